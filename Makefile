@@ -1,0 +1,58 @@
+# Entry points of the TOE user-logic generator. `make help` lists them.
+SHELL := /bin/bash
+CARGO ?= cargo
+BUILD ?= build
+
+.PHONY: help gen verilog deps test test-rust test-host-large lint synth-estimate bench bench-host demo vivado-ooc quartus-ooc golden clean
+
+help:
+	@echo "make gen            generate build/ from the default config (same as cargo run -p gen)"
+	@echo "make test           install missing tools (apt-get), then lint, synthesise and run every test"
+	@echo "make lint           verilator --lint-only -Wall on every generated Verilog file"
+	@echo "make synth-estimate yosys synth_xilinx -family xcup: LUT/FF/carry/BRAM and logic depth per module"
+	@echo "make bench          verilated model vs rust-hdl simulator speed, loopback throughput"
+	@echo "make bench-host     tcpdatatest vs iperf3 on loopback"
+	@echo "make vivado-ooc     out-of-context Vivado synthesis (needs vivado on PATH)"
+	@echo "make quartus-ooc    out-of-context Quartus synthesis (needs quartus_sh on PATH)"
+	@echo "make golden         refresh the golden files of generated text after an intended change"
+
+gen verilog:
+	$(CARGO) run -q -p gen -- --out $(BUILD)
+
+deps:
+	@bash scripts/install-deps.sh
+
+test: deps
+	$(MAKE) lint
+	$(MAKE) synth-estimate
+	$(CARGO) test --workspace
+	$(MAKE) test-host-large
+
+# The multi-gigabyte loopback transfer of the host tools, optimised build.
+test-host-large:
+	$(CARGO) test --release -p host -- --ignored multi_gigabyte
+
+lint: gen
+	@bash scripts/lint.sh $(BUILD)
+
+synth-estimate: gen
+	@bash scripts/synth-estimate.sh $(BUILD)
+
+bench:
+	$(CARGO) run --release -q -p testbench --bin bench
+
+bench-host:
+	@bash host/bench-host.sh
+
+vivado-ooc: gen
+	@bash flows/scripts/run-tool.sh vivado $(BUILD)
+
+quartus-ooc: gen
+	@bash flows/scripts/run-tool.sh quartus $(BUILD)
+
+golden:
+	UPDATE_GOLDEN=1 $(CARGO) test --workspace golden
+
+clean:
+	rm -rf $(BUILD)
+	$(CARGO) clean
