@@ -1,1 +1,54 @@
-fn main() {}
+//! `gen`: configuration in, build folder out.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Generate the TOE user logic (Verilog, Vivado and Quartus scripts,
+/// constraints, register map) from one TOML configuration.
+#[derive(Parser, Debug)]
+#[command(name = "gen", version, about, long_about = None)]
+struct Args {
+    /// Configuration file (TOML); the embedded default (the reference demo) when absent.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Output folder, replaced as a whole once every file is generated.
+    #[arg(long, value_name = "DIR", default_value = "build")]
+    out: PathBuf,
+    /// Print the default configuration and exit.
+    #[arg(long)]
+    print_default_config: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    if args.print_default_config {
+        print!("{}", config::DEFAULT_TOML);
+        return ExitCode::SUCCESS;
+    }
+    match run(&args) {
+        Ok(count) => {
+            eprintln!("gen: wrote {count} files to {}", args.out.display());
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("gen: error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<usize, String> {
+    let (text, origin) = match &args.config {
+        Some(path) => (
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?,
+            path.display().to_string(),
+        ),
+        None => (config::DEFAULT_TOML.to_string(), "the default configuration".to_string()),
+    };
+    let design = toe_gen::parse_config(&text).map_err(|e| format!("{origin}: {e}"))?;
+    let files = toe_gen::generate(&design).map_err(|e| e.to_string())?;
+    toe_gen::write_atomically(&args.out, &files).map_err(|e| e.to_string())?;
+    Ok(files.len())
+}

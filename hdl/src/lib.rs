@@ -1,1 +1,15 @@
-//! Placeholder: this crate is being written.
+//! rust-hdl blocks of the TOE user logic, one block per file, and the
+//! assembly of their Verilog.
+//!
+//! Blocks are generic over the data width `W` (64..1024 bits) and its byte
+//! count `K = W / 8` (rust-hdl cannot compute one const generic from another);
+//! [`verilog::session_verilog`] dispatches a configured width to the matching
+//! instantiation.
+
+pub mod pattern_lanes;
+pub mod session;
+pub mod traffic_generator;
+pub mod verilog;
+
+pub use pattern_lanes::PatternLanes;
+pub use traffic_generator::TrafficGenerator;

@@ -1,0 +1,285 @@
+//! Traffic generator: one session's transmit stream.
+//!
+//! ```text
+//!            start/abort, sizes, pattern          enable (rate limiter)
+//!                      |                               |
+//!                 +----v-------------------------------v----+
+//!   user_clk ---->|  beat counters -> beat_word, keep, last  |---> m_tdata/tkeep/tlast/tvalid
+//!                 |  (one beat per cycle while enabled)      |<--- m_tready
+//!                 +------------------------------------------+---> busy, done, bytes_sent
+//! ```
+//!
+//! A transfer of `transfer_size` bytes (1 .. 2^48-1) leaves as `ceil(size / B)`
+//! beats of `B = W/8` bytes; only the final beat may be partial (ARCHITECTURE
+//! section 3), and its `tkeep` holds exactly the remaining bytes. Packets are
+//! whole beats: a packet of `packet_size` bytes is `ceil(packet_size / B)`
+//! beats, `tlast` marks the last beat of each packet and the final beat of
+//! the transfer (the final packet may be shorter). A packet size of 0 means
+//! no packet boundary before the end of the transfer.
+//!
+//! The pattern: beat `n` lane `i` holds the 32-bit word `n * (W/32) + i`, the
+//! incremental pattern of the `pattern` crate; with `pattern` low the data is
+//! all zeros (the dummy pattern).
+//!
+//! Flow control: the output stage is a register loaded whenever it is empty or
+//! being accepted (`!tvalid || tready`) and `enable` is high, so with `tready`
+//! and `enable` always high one beat leaves every cycle, across packet
+//! boundaries too. A beat once presented stays until accepted; `enable` only
+//! decides when the next beat may be presented. `abort` drops everything at
+//! once, including a presented beat (the session is being torn down).
+//! A transfer of size 0 finishes at once with 0 bytes.
+
+use rust_hdl::prelude::*;
+
+use crate::pattern_lanes::PatternLanes;
+
+#[derive(LogicBlock)]
+pub struct TrafficGenerator<const W: usize, const K: usize> {
+    /// User clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: back to idle, counters cleared.
+    pub reset: Signal<In, Bit>,
+    /// One-cycle pulse: latch the sizes and pattern, clear the counters, begin.
+    pub start: Signal<In, Bit>,
+    /// One-cycle pulse: stop at once and drop any presented beat.
+    pub abort_req: Signal<In, Bit>,
+    /// Bytes to send, 1 .. 2^48-1; sampled on `start`.
+    pub transfer_size: Signal<In, Bits<48>>,
+    /// Packet size in bytes (rounded up to whole beats; 0 = no boundary); sampled on `start`.
+    pub packet_size: Signal<In, Bits<48>>,
+    /// 1: incremental pattern, 0: dummy data (zeros); sampled on `start`.
+    pub pattern: Signal<In, Bit>,
+    /// High when the next beat may be presented (from the rate limiter).
+    pub enable: Signal<In, Bit>,
+    /// A transfer is in progress (from `start` until its last beat is accepted or `abort`).
+    pub busy: Signal<Out, Bit>,
+    /// The last transfer completed; cleared by `start`, `abort` or `reset`.
+    pub done: Signal<Out, Bit>,
+    /// Bytes accepted downstream since `start`.
+    pub bytes_sent: Signal<Out, Bits<64>>,
+    /// Stream data, byte 0 in bits 7:0.
+    pub m_tdata: Signal<Out, Bits<W>>,
+    /// Byte qualifiers, contiguous from bit 0.
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    /// Last beat of a packet.
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    // Sampled parameters.
+    size_q: DFF<Bits<48>>,
+    psize_q: DFF<Bits<48>>,
+    pattern_q: DFF<Bit>,
+    // Control.
+    setup: DFF<Bit>,
+    running: DFF<Bit>,
+    done_q: DFF<Bit>,
+    // Beat bookkeeping: beats still to load, packet length and position in beats.
+    beats_left: DFF<Bits<48>>,
+    pkt_beats: DFF<Bits<48>>,
+    pkt_left: DFF<Bits<48>>,
+    final_keep: DFF<Bits<K>>,
+    final_nbytes: DFF<Bits<16>>,
+    // Word index of the next beat to load and of the presented beat.
+    next_word: DFF<Bits<32>>,
+    beat_word: DFF<Bits<32>>,
+    // Output stage.
+    out_valid: DFF<Bit>,
+    out_last: DFF<Bit>,
+    out_final: DFF<Bit>,
+    out_keep: DFF<Bits<K>>,
+    out_nbytes: DFF<Bits<16>>,
+    sent: DFF<Bits<64>>,
+    // Combinational helpers.
+    load: Signal<Local, Bit>,
+    accept: Signal<Local, Bit>,
+    low_bytes: Signal<Local, Bits<48>>,
+    lanes: PatternLanes<W>,
+    // Constants.
+    c_zero48: Constant<Bits<48>>,
+    c_one48: Constant<Bits<48>>,
+    c_log2_bytes: Constant<Bits<48>>,
+    c_byte_mask: Constant<Bits<48>>,
+    c_beat_bytes: Constant<Bits<16>>,
+    c_lanes: Constant<Bits<32>>,
+    c_all_keep: Constant<Bits<K>>,
+    c_zero_data: Constant<Bits<W>>,
+    c_zero64: Constant<Bits<64>>,
+    c_zero32: Constant<Bits<32>>,
+}
+
+impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
+    /// Panics unless `W` is one of 64, 128, 256, 512, 1024 and `K == W / 8`:
+    /// these are programming errors of the assembly, not user input (the
+    /// config is validated before any block is built).
+    pub fn new() -> Self {
+        assert!(matches!(W, 64 | 128 | 256 | 512 | 1024), "TrafficGenerator: W = {W} is not 64, 128, 256, 512 or 1024");
+        assert_eq!(K, W / 8, "TrafficGenerator: K must be W / 8");
+        let lanes = W / 32;
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            start: Default::default(),
+            abort_req: Default::default(),
+            transfer_size: Default::default(),
+            packet_size: Default::default(),
+            pattern: Default::default(),
+            enable: Default::default(),
+            busy: Default::default(),
+            done: Default::default(),
+            bytes_sent: Default::default(),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            size_q: Default::default(),
+            psize_q: Default::default(),
+            pattern_q: Default::default(),
+            setup: Default::default(),
+            running: Default::default(),
+            done_q: Default::default(),
+            beats_left: Default::default(),
+            pkt_beats: Default::default(),
+            pkt_left: Default::default(),
+            final_keep: Default::default(),
+            final_nbytes: Default::default(),
+            next_word: Default::default(),
+            beat_word: Default::default(),
+            out_valid: Default::default(),
+            out_last: Default::default(),
+            out_final: Default::default(),
+            out_keep: Default::default(),
+            out_nbytes: Default::default(),
+            sent: Default::default(),
+            load: Default::default(),
+            accept: Default::default(),
+            low_bytes: Default::default(),
+            lanes: PatternLanes::new(),
+            c_zero48: Constant::new(bits(0)),
+            c_one48: Constant::new(bits(1)),
+            c_log2_bytes: Constant::new(bits(K.trailing_zeros() as u64)),
+            c_byte_mask: Constant::new(bits(K as u64 - 1)),
+            c_beat_bytes: Constant::new(bits(K as u64)),
+            c_lanes: Constant::new(bits(lanes as u64)),
+            c_all_keep: Constant::new(Bits::<K>::mask()),
+            c_zero_data: Constant::new(Bits::<W>::default()),
+            c_zero64: Constant::new(bits(0)),
+            c_zero32: Constant::new(bits(0)),
+        }
+    }
+}
+
+impl<const W: usize, const K: usize> Default for TrafficGenerator<W, K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, size_q, psize_q, pattern_q, setup, running, done_q, beats_left, pkt_beats, pkt_left,
+            final_keep, final_nbytes, next_word, beat_word, out_valid, out_last, out_final, out_keep, out_nbytes,
+            sent
+        );
+        self.lanes.word.next = self.beat_word.q.val();
+        if self.pattern_q.q.val() {
+            self.m_tdata.next = self.lanes.data.val();
+        } else {
+            self.m_tdata.next = self.c_zero_data.val();
+        }
+        self.m_tkeep.next = self.out_keep.q.val();
+        self.m_tlast.next = self.out_last.q.val();
+        self.m_tvalid.next = self.out_valid.q.val();
+        self.busy.next = self.setup.q.val() | self.running.q.val() | self.out_valid.q.val();
+        self.done.next = self.done_q.q.val();
+        self.bytes_sent.next = self.sent.q.val();
+
+        self.accept.next = self.out_valid.q.val() & self.m_tready.val();
+        self.load.next =
+            self.running.q.val() & self.enable.val() & (!self.out_valid.q.val() | self.m_tready.val());
+        self.low_bytes.next = self.size_q.q.val() & self.c_byte_mask.val();
+
+        // Setup cycle: sizes in beats, and the final beat's keep and byte count.
+        if self.setup.q.val() {
+            self.setup.d.next = false;
+            if self.low_bytes.val() == self.c_zero48.val() {
+                self.beats_left.d.next = self.size_q.q.val() >> self.c_log2_bytes.val();
+                self.final_keep.d.next = self.c_all_keep.val();
+                self.final_nbytes.d.next = self.c_beat_bytes.val();
+            } else {
+                self.beats_left.d.next = (self.size_q.q.val() >> self.c_log2_bytes.val()) + self.c_one48.val();
+                self.final_keep.d.next = !(self.c_all_keep.val() << self.low_bytes.val());
+                self.final_nbytes.d.next = self.low_bytes.val().get_bits::<16>(0);
+            }
+            if (self.psize_q.q.val() & self.c_byte_mask.val()) == self.c_zero48.val() {
+                self.pkt_beats.d.next = self.psize_q.q.val() >> self.c_log2_bytes.val();
+                self.pkt_left.d.next = self.psize_q.q.val() >> self.c_log2_bytes.val();
+            } else {
+                self.pkt_beats.d.next = (self.psize_q.q.val() >> self.c_log2_bytes.val()) + self.c_one48.val();
+                self.pkt_left.d.next = (self.psize_q.q.val() >> self.c_log2_bytes.val()) + self.c_one48.val();
+            }
+            if self.size_q.q.val() == self.c_zero48.val() {
+                self.done_q.d.next = true;
+            } else {
+                self.running.d.next = true;
+            }
+        }
+
+        if self.accept.val() {
+            self.sent.d.next = self.sent.q.val() + bit_cast::<64, 16>(self.out_nbytes.q.val());
+            if self.out_final.q.val() {
+                self.done_q.d.next = true;
+            }
+        }
+
+        if self.load.val() {
+            self.out_valid.d.next = true;
+            self.beat_word.d.next = self.next_word.q.val();
+            self.next_word.d.next = self.next_word.q.val() + self.c_lanes.val();
+            self.beats_left.d.next = self.beats_left.q.val() - self.c_one48.val();
+            if self.beats_left.q.val() == self.c_one48.val() {
+                self.running.d.next = false;
+                self.out_final.d.next = true;
+                self.out_last.d.next = true;
+                self.out_keep.d.next = self.final_keep.q.val();
+                self.out_nbytes.d.next = self.final_nbytes.q.val();
+            } else {
+                self.out_final.d.next = false;
+                self.out_last.d.next = self.pkt_left.q.val() == self.c_one48.val();
+                self.out_keep.d.next = self.c_all_keep.val();
+                self.out_nbytes.d.next = self.c_beat_bytes.val();
+            }
+            if self.pkt_left.q.val() == self.c_one48.val() {
+                self.pkt_left.d.next = self.pkt_beats.q.val();
+            } else {
+                self.pkt_left.d.next = self.pkt_left.q.val() - self.c_one48.val();
+            }
+        } else if self.accept.val() {
+            self.out_valid.d.next = false;
+        }
+
+        if self.start.val() {
+            self.size_q.d.next = self.transfer_size.val();
+            self.psize_q.d.next = self.packet_size.val();
+            self.pattern_q.d.next = self.pattern.val();
+            self.setup.d.next = true;
+            self.running.d.next = false;
+            self.done_q.d.next = false;
+            self.out_valid.d.next = false;
+            self.next_word.d.next = self.c_zero32.val();
+            self.sent.d.next = self.c_zero64.val();
+        }
+        if self.abort_req.val() | self.reset.val() {
+            self.setup.d.next = false;
+            self.running.d.next = false;
+            self.done_q.d.next = false;
+            self.out_valid.d.next = false;
+        }
+        if self.reset.val() {
+            self.sent.d.next = self.c_zero64.val();
+            self.next_word.d.next = self.c_zero32.val();
+        }
+    }
+}
