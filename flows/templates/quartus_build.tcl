@@ -1,0 +1,90 @@
+# {{ banner[0] }}
+# {{ banner[1] }}
+#
+# Full board build for {{ board_desc }} ({{ part }}):
+# user logic + TOE core (black box, licensed netlist) + Ethernet MAC IP
+# + register path ({{ reg_desc }}), pins and clocks from {{ board_file }},
+# compilation (synthesis, fit, timing, assembler: .sof) and reports. Run from anywhere:
+#   quartus_sh -t quartus/build.tcl
+# The project lands in quartus/out/board/. See README.md for what you must supply.
+
+package require ::quartus::project
+package require ::quartus::flow
+
+set script_dir [file dirname [file normalize [info script]]]
+set build_dir [file dirname $script_dir]
+set work_dir [file join $script_dir out board]
+
+# The licensed TOE core is not generated: stop before anything else if it is absent.
+set toe_netlist {{ toe_netlist }}
+if {[file pathtype $toe_netlist] ne "absolute"} {
+    set toe_netlist [file join $build_dir $toe_netlist]
+}
+if {![file exists $toe_netlist]} {
+    puts stderr "ERROR: TOE core netlist not found: $toe_netlist"
+    puts stderr "ERROR: copy your licensed TOE core there, or set toe.netlist in the configuration and run `cargo run -p gen` again."
+    exit 1
+}
+
+# The board top wires TOE, MAC, register path and user logic; it is not generated yet.
+set board_top {{ board_top }}
+set board_top_file [file join $build_dir rtl "$board_top.v"]
+if {![file exists $board_top_file]} {
+    puts stderr "ERROR: board top $board_top_file not found: it instantiates {{ user_inst_plain }} ({{ top_plain }}), {{ toe_inst_plain }} (the TOE core), the MAC and the register bridge; see README.md, section 'Not generated'."
+    exit 1
+}
+
+# IP you create in Quartus (parameters in README.md): checked before the long compile.
+set ip_files [list{% for ip in ip_files %} \
+    {{ ip }}{% endfor %}]
+foreach ip $ip_files {
+    if {![file exists [file join $script_dir $ip]]} {
+        puts stderr "ERROR: IP file [file join $script_dir $ip] not found: create it as README.md, section 'Quartus IP', describes."
+        exit 1
+    }
+}
+
+set family {{ family }}
+set part {{ part }}
+set rtl_files [list{% for f in rtl %} \
+    {{ f }}{% endfor %}]
+foreach f $rtl_files {
+    if {![file exists [file join $build_dir $f]]} {
+        puts stderr "ERROR: RTL file [file join $build_dir $f] is missing: run `cargo run -p gen -- --out $build_dir` first."
+        exit 1
+    }
+}
+
+file mkdir $work_dir
+cd $work_dir
+project_new -overwrite -revision $board_top $board_top
+set_global_assignment -name FAMILY $family
+set_global_assignment -name DEVICE $part
+set_global_assignment -name TOP_LEVEL_ENTITY $board_top
+set_global_assignment -name PROJECT_OUTPUT_DIRECTORY output_files
+foreach f $rtl_files {
+    set_global_assignment -name VERILOG_FILE [file join $build_dir $f]
+}
+set_global_assignment -name VERILOG_FILE $board_top_file
+switch -- [string tolower [file extension $toe_netlist]] {
+    .v { set_global_assignment -name VERILOG_FILE $toe_netlist }
+    .sv { set_global_assignment -name SYSTEMVERILOG_FILE $toe_netlist }
+    .vqm { set_global_assignment -name VQM_FILE $toe_netlist }
+    .ip { set_global_assignment -name IP_FILE $toe_netlist }
+    default {
+        puts stderr "ERROR: TOE core $toe_netlist: unsupported file type; use .v, .sv, .vqm or .ip"
+        exit 1
+    }
+}
+foreach ip $ip_files {
+    set_global_assignment -name IP_FILE [file join $script_dir $ip]
+}
+# Pins and I/O standards of the board.
+source [file join $script_dir board.qsf]
+set_global_assignment -name SDC_FILE [file join $script_dir board.sdc]
+export_assignments
+
+execute_flow -compile
+execute_module -tool sta -args "--report_script=[file join $script_dir sta_report.tcl]"
+project_close
+puts "Board build for $part done: output_files/$board_top.sof and reports in $work_dir"

@@ -1,0 +1,86 @@
+# {{ banner[0] }}
+# {{ banner[1] }}
+#
+# Full board build for {{ board_desc }} ({{ part }}):
+# user logic + TOE core (black box, licensed netlist) + {{ mac_desc }}
+# + register path ({{ reg_desc }}), pins and clocks from {{ board_file }},
+# implementation, reports and bitstream. Run from anywhere:
+#   vivado -mode batch -source vivado/build.tcl
+# Outputs land in vivado/out/board/. See README.md for what you must supply.
+
+set script_dir [file dirname [file normalize [info script]]]
+set build_dir [file dirname $script_dir]
+set out_dir [file join $script_dir out board]
+
+# The licensed TOE core is not generated: stop before anything else if it is absent.
+set toe_netlist {{ toe_netlist }}
+if {[file pathtype $toe_netlist] ne "absolute"} {
+    set toe_netlist [file join $build_dir $toe_netlist]
+}
+if {![file exists $toe_netlist]} {
+    puts stderr "ERROR: TOE core netlist not found: $toe_netlist"
+    puts stderr "ERROR: copy your licensed TOE core there, or set toe.netlist in the configuration and run `cargo run -p gen` again."
+    exit 1
+}
+
+# The board top wires TOE, MAC, register path and user logic; it is not generated yet.
+set board_top {{ board_top }}
+set board_top_file [file join $build_dir rtl "$board_top.v"]
+if {![file exists $board_top_file]} {
+    puts stderr "ERROR: board top $board_top_file not found: it instantiates {{ user_inst_plain }} ({{ top_plain }}), {{ toe_inst_plain }} (the TOE core), the MAC and the register bridge; see README.md, section 'Not generated'."
+    exit 1
+}
+
+set part {{ part }}
+set top {{ top }}
+set rtl_files [list{% for f in rtl %} \
+    {{ f }}{% endfor %}]
+
+file mkdir $out_dir
+create_project -in_memory -part $part
+set_property target_language Verilog [current_project]
+
+foreach f $rtl_files {
+    set path [file join $build_dir $f]
+    if {![file exists $path]} {
+        puts stderr "ERROR: RTL file $path is missing: run `cargo run -p gen -- --out $build_dir` first."
+        exit 1
+    }
+    read_verilog $path
+}
+read_verilog $board_top_file
+
+switch -- [string tolower [file extension $toe_netlist]] {
+    .edf - .edn - .edif { read_edif $toe_netlist }
+    .v { read_verilog $toe_netlist }
+    .sv { read_verilog -sv $toe_netlist }
+    .xci { read_ip $toe_netlist }
+    default {
+        puts stderr "ERROR: TOE core $toe_netlist: unsupported file type; use .edf/.edn/.edif, .v, .sv or .xci"
+        exit 1
+    }
+}
+
+# Vendor IP: register path and Ethernet MAC.
+source [file join $script_dir ip.tcl]
+
+read_xdc [file join $script_dir board.xdc]
+
+synth_design -top $board_top -part $part
+write_checkpoint -force [file join $out_dir post_synth.dcp]
+opt_design
+place_design
+phys_opt_design
+route_design
+write_checkpoint -force [file join $out_dir post_route.dcp]
+
+report_utilization -hierarchical -file [file join $out_dir utilization_hier.rpt]
+report_utilization -file [file join $out_dir utilization.rpt]
+report_timing_summary -max_paths 20 -report_unconstrained -file [file join $out_dir timing_summary.rpt]
+report_clock_interaction -file [file join $out_dir clock_interaction.rpt]
+report_cdc -details -file [file join $out_dir cdc.rpt]
+report_design_analysis -logic_level_distribution -file [file join $out_dir logic_levels.rpt]
+report_drc -file [file join $out_dir drc.rpt]
+
+write_bitstream -force [file join $out_dir "$board_top.bit"]
+puts "Board build for $part done: bitstream and reports in $out_dir"
