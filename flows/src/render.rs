@@ -176,7 +176,6 @@ struct VivadoBuildTcl<'a> {
     toe_netlist: String,
     board_top: String,
     top: String,
-    top_plain: &'a str,
     user_inst_plain: &'a str,
     toe_inst_plain: &'a str,
     rtl: Vec<String>,
@@ -210,7 +209,7 @@ struct QuartusBuildTcl<'a> {
     reg_desc: &'a str,
     toe_netlist: String,
     board_top: String,
-    top_plain: &'a str,
+    top: String,
     user_inst_plain: &'a str,
     toe_inst_plain: &'a str,
     ip_files: Vec<String>,
@@ -341,7 +340,11 @@ fn part_note(target: &Board, board: &Board) -> String {
 }
 
 fn t<T: Template>(path: &str, tpl: T) -> Result<(String, String), FlowError> {
-    tpl.render().map(|text| (path.to_string(), text)).map_err(|e| FlowError::Template(format!("{path}: {e}")))
+    let mut text = tpl.render().map_err(|e| FlowError::Template(format!("{path}: {e}")))?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok((path.to_string(), text))
 }
 
 /// The files of the build folder for `design` on `board`, as (path relative
@@ -427,7 +430,6 @@ pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Re
                     toe_netlist: toe_netlist.clone(),
                     board_top: board_top.clone(),
                     top: top.clone(),
-                    top_plain,
                     user_inst_plain: USER_INST,
                     toe_inst_plain: TOE_INST,
                     rtl: rtl.clone(),
@@ -493,7 +495,7 @@ pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Re
                     reg_desc,
                     toe_netlist: toe_netlist.clone(),
                     board_top: board_top.clone(),
-                    top_plain,
+                    top: top.clone(),
                     user_inst_plain: USER_INST,
                     toe_inst_plain: TOE_INST,
                     ip_files: QUARTUS_IP.iter().map(|(p, _)| tcl_word(p)).collect(),

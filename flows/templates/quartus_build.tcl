@@ -27,10 +27,11 @@ if {![file exists $toe_netlist]} {
 }
 
 # The board top wires TOE, MAC, register path and user logic; it is not generated yet.
+set top {{ top }}
 set board_top {{ board_top }}
 set board_top_file [file join $build_dir rtl "$board_top.v"]
 if {![file exists $board_top_file]} {
-    puts stderr "ERROR: board top $board_top_file not found: it instantiates {{ user_inst_plain }} ({{ top_plain }}), {{ toe_inst_plain }} (the TOE core), the MAC and the register bridge; see README.md, section 'Not generated'."
+    puts stderr "ERROR: board top $board_top_file not found: it instantiates {{ user_inst_plain }} ($top), {{ toe_inst_plain }} (the TOE core), the MAC and the register bridge; see README.md, section 'Not generated'."
     exit 1
 }
 

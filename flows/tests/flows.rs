@@ -1,0 +1,619 @@
+//! The generated flows, checked three ways: golden files (byte for byte),
+//! every Tcl script run by `tclsh` against recording stand-ins of the vendor
+//! commands, and a matrix of boards x sessions x widths.
+//!
+//! Refresh the golden files after an intended change: `make golden`
+//! (`UPDATE_GOLDEN=1 cargo test --workspace golden`).
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use flows::{board_names, load_board, render, Board, ClockPort, FlowInputs, Vendor};
+
+const USER_RTL: &str = "rtl/toe_user_logic.v";
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+// ---------------------------------------------------------------- designs
+
+fn design_for(board: &str, sessions: usize, width: usize) -> config::Design {
+    let ports = |base: u32| (0..sessions as u32).map(|s| (base + s).to_string()).collect::<Vec<_>>().join(", ");
+    let text = config::DEFAULT_TOML
+        .replacen("sessions = 4", &format!("sessions = {sessions}"), 1)
+        .replacen("data_width = 1024", &format!("data_width = {width}"), 1)
+        .replacen("name = \"alveo-u50\"", &format!("name = \"{board}\""), 1)
+        .replacen("[60000, 60001, 60002, 60003]", &format!("[{}]", ports(60000)), 1)
+        .replacen("[61000, 61001, 61002, 61003]", &format!("[{}]", ports(61000)), 1);
+    let d = config::parse(&text, &board_names()).unwrap_or_else(|e| panic!("{board} {sessions} {width}: {e}"));
+    assert_eq!((d.board.as_str(), d.sessions, d.data_width), (board, sessions, width));
+    d
+}
+
+fn default_design() -> config::Design {
+    config::parse(config::DEFAULT_TOML, &board_names()).unwrap()
+}
+
+fn inputs(design: &config::Design, rtl: &[&str]) -> FlowInputs {
+    FlowInputs::standard(design, rtl.iter().map(|s| s.to_string()).collect())
+}
+
+// ---------------------------------------------------------------- stand-in runs
+
+fn tclsh() -> PathBuf {
+    for dir in std::env::var("PATH").unwrap_or_default().split(':').chain(["/usr/bin"]) {
+        let p = Path::new(dir).join("tclsh");
+        if p.is_file() {
+            return p;
+        }
+    }
+    panic!("tclsh not found on PATH: the generated Tcl scripts cannot be checked. Install it (Debian: `apt-get install tcl`).");
+}
+
+/// One stand-in run: the recorded commands and how the script ended.
+struct Run {
+    records: Vec<Vec<String>>,
+    stderr: String,
+    status: i32,
+}
+
+impl Run {
+    fn completed(&self) -> bool {
+        self.status == 0 && self.records.last().map(|r| r[0].as_str()) == Some("DONE")
+    }
+    fn assert_completed(&self, what: &str) {
+        assert!(
+            self.completed(),
+            "{what}: script did not complete (status {}):\nstderr: {}\nlast records: {:?}",
+            self.status,
+            self.stderr,
+            self.records.iter().rev().take(3).collect::<Vec<_>>()
+        );
+    }
+    fn cmds<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Vec<String>> + 'a {
+        self.records.iter().filter(move |r| r[0] == name)
+    }
+    fn has(&self, name: &str, args: &[&str]) -> bool {
+        self.cmds(name).any(|r| contains_seq(&r[1..], args))
+    }
+    fn assert_has(&self, what: &str, name: &str, args: &[&str]) {
+        assert!(
+            self.has(name, args),
+            "{what}: no `{name}` with {args:?}; recorded `{name}`: {:?}",
+            self.cmds(name).collect::<Vec<_>>()
+        );
+    }
+    /// Value following `flag` in the first `name` command that has `marker`.
+    fn arg_after(&self, name: &str, marker: &str, flag: &str) -> Option<String> {
+        self.cmds(name).filter(|r| r.iter().any(|a| a == marker)).find_map(|r| {
+            let i = r.iter().position(|a| a == flag)?;
+            r.get(i + 1).cloned()
+        })
+    }
+}
+
+/// `needle` appears in `hay` as a contiguous run.
+fn contains_seq(hay: &[String], needle: &[&str]) -> bool {
+    needle.is_empty() || hay.windows(needle.len()).any(|w| w.iter().zip(needle).all(|(a, b)| a == b))
+}
+
+/// Runs `script` under tclsh with the named stand-in sets, from `cwd`.
+fn run_standin(sets: &[&str], script: &Path, cwd: &Path) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record");
+    let standin = manifest().join("tests").join("standin");
+    let mut driver = format!("set ::record_path {{{}}}\n", record.display());
+    driver.push_str(&format!("source {{{}}}\n", standin.join("common.tcl").display()));
+    for s in sets {
+        driver.push_str(&format!("source {{{}}}\n", standin.join(format!("{s}.tcl")).display()));
+    }
+    driver.push_str(&format!("cd {{{}}}\nsource {{{}}}\n::standin_done\n", cwd.display(), script.display()));
+    let driver_path = dir.path().join("driver.tcl");
+    fs::write(&driver_path, driver).unwrap();
+    let out = Command::new(tclsh()).arg(&driver_path).output().expect("tclsh runs");
+    let text = fs::read_to_string(&record).unwrap_or_default();
+    let records = text
+        .split('\u{1e}')
+        .filter(|r| !r.is_empty())
+        .map(|r| r.split('\u{1f}').map(str::to_string).collect())
+        .collect();
+    Run { records, stderr: String::from_utf8_lossy(&out.stderr).into_owned(), status: out.status.code().unwrap_or(-1) }
+}
+
+/// A build folder with the rendered files and the RTL files of `inputs`.
+struct BuildDir {
+    dir: tempfile::TempDir,
+}
+
+impl BuildDir {
+    fn new(files: &[(String, String)], inputs: &FlowInputs) -> BuildDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let p = dir.path().join(path);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        let b = BuildDir { dir };
+        for f in &inputs.rtl_files {
+            b.touch(f);
+        }
+        b
+    }
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+    fn abs(&self, rel: &str) -> String {
+        self.path(rel).display().to_string()
+    }
+    fn touch(&self, rel: &str) {
+        let p = self.path(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, "// stand-in file\n").unwrap();
+    }
+    fn run(&self, sets: &[&str], script: &str) -> Run {
+        run_standin(sets, &self.path(script), self.dir.path())
+    }
+}
+
+fn first_board_of(vendor: Vendor) -> Board {
+    board_names().into_iter().map(|n| load_board(n).unwrap()).find(|b| b.vendor == vendor).unwrap()
+}
+
+fn close(text: &str, expected: f64) -> bool {
+    text.parse::<f64>().map(|v| (v - expected).abs() < 0.0005).unwrap_or(false)
+}
+
+/// create_clock of `name` with `period` on port `port` (Vivado or SDC form).
+fn assert_clock(run: &Run, what: &str, name: &str, port: &str, period_ns: f64) {
+    let found = run.cmds("create_clock").any(|r| {
+        contains_seq(&r[1..], &["-name", name])
+            && r.last().map(|p| p == &format!("port:{port}")).unwrap_or(false)
+            && r.iter().position(|a| a == "-period").map(|i| close(&r[i + 1], period_ns)).unwrap_or(false)
+    });
+    assert!(
+        found,
+        "{what}: no create_clock -name {name} -period {period_ns} on port {port}; recorded: {:?}",
+        run.cmds("create_clock").collect::<Vec<_>>()
+    );
+    assert!(run.has("get_ports", &[port]), "{what}: port {port} was not looked up by its literal name");
+}
+
+/// One set_clock_groups -asynchronous holding each of `groups` as a group.
+fn assert_async_groups(run: &Run, what: &str, groups: &[String]) {
+    let found = run.cmds("set_clock_groups").any(|r| {
+        r.iter().any(|a| a == "-asynchronous") && groups.iter().all(|g| contains_seq(&r[1..], &["-group", g.as_str()]))
+    });
+    assert!(found, "{what}: no asynchronous clock groups {groups:?}; recorded: {:?}", run.cmds("set_clock_groups").collect::<Vec<_>>());
+}
+
+// ---------------------------------------------------------------- the checks
+
+/// Renders `design` on `board` and runs every generated script against the
+/// stand-ins, asserting what each must do.
+fn check_flows(design: &config::Design, board: &Board, inputs: &FlowInputs) {
+    let what = format!("{} s{} w{}", board.name, design.sessions, design.data_width);
+    let files = render(design, board, inputs).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let paths: BTreeSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    for (path, text) in &files {
+        assert!(text.contains(&design.banner()[0]), "{what}: {path} lacks the banner");
+    }
+    let b = BuildDir::new(&files, inputs);
+    let rtl_abs: Vec<String> = inputs.rtl_files.iter().map(|f| b.abs(f)).collect();
+
+    // Vivado OOC synthesis (always: on the board, or on the first AMD board).
+    let amd = if board.vendor == Vendor::Amd { board.clone() } else { first_board_of(Vendor::Amd) };
+    let run = b.run(&["vivado"], "vivado/ooc_synth.tcl");
+    let w = format!("{what}: vivado/ooc_synth.tcl");
+    run.assert_completed(&w);
+    let read: Vec<&String> = run.cmds("read_verilog").map(|r| r.last().unwrap()).collect();
+    assert_eq!(read, rtl_abs.iter().collect::<Vec<_>>(), "{w}: RTL files read");
+    run.assert_has(&w, "synth_design", &["-top", &inputs.top_module]);
+    run.assert_has(&w, "synth_design", &["-part", &amd.part]);
+    run.assert_has(&w, "synth_design", &["-mode", "out_of_context"]);
+    run.assert_has(&w, "read_xdc", &["-mode", "out_of_context"]);
+    for c in &inputs.clocks {
+        assert_clock(&run, &w, &c.port, &c.port, c.period_ns);
+    }
+    let groups: Vec<String> = inputs.clocks.iter().map(|c| format!("clock:{}", c.port)).collect();
+    assert_async_groups(&run, &w, &groups);
+    run.assert_has(&w, "report_utilization", &[]);
+    run.assert_has(&w, "report_timing_summary", &[]);
+    run.assert_has(&w, "report_design_analysis", &["-logic_level_distribution"]);
+    // the synthesis runs after every file and constraint is read
+    let pos = |name: &str| run.records.iter().rposition(|r| r[0] == name).unwrap();
+    assert!(pos("read_verilog") < pos("synth_design") && pos("create_clock") < pos("synth_design"), "{w}: order");
+
+    // Quartus OOC synthesis (always).
+    let intel = if board.vendor == Vendor::Intel { board.clone() } else { first_board_of(Vendor::Intel) };
+    let run = b.run(&["quartus"], "quartus/ooc_synth.tcl");
+    let w = format!("{what}: quartus/ooc_synth.tcl");
+    run.assert_completed(&w);
+    run.assert_has(&w, "set_global_assignment", &["-name", "DEVICE", &intel.part]);
+    run.assert_has(&w, "set_global_assignment", &["-name", "FAMILY", &intel.family]);
+    run.assert_has(&w, "set_global_assignment", &["-name", "TOP_LEVEL_ENTITY", &inputs.top_module]);
+    for f in &rtl_abs {
+        run.assert_has(&w, "set_global_assignment", &["-name", "VERILOG_FILE", f]);
+    }
+    run.assert_has(&w, "set_global_assignment", &["-name", "SDC_FILE", &b.abs("quartus/ooc.sdc")]);
+    for tool in ["syn", "fit", "sta"] {
+        run.assert_has(&w, "execute_module", &["-tool", tool]);
+    }
+    for c in &inputs.clocks {
+        run.assert_has(&w, "set_instance_assignment", &["-name", "VIRTUAL_PIN", "OFF", "-to", &c.port]);
+    }
+    let sdc = b.run(&["sdc"], "quartus/ooc.sdc");
+    let w = format!("{what}: quartus/ooc.sdc");
+    sdc.assert_completed(&w);
+    for c in &inputs.clocks {
+        assert_clock(&sdc, &w, &c.port, &c.port, c.period_ns);
+    }
+    assert_async_groups(&sdc, &w, &groups);
+    let sta = b.run(&["sta"], "quartus/sta_report.tcl");
+    sta.assert_completed(&format!("{what}: quartus/sta_report.tcl"));
+    sta.assert_has(&what, "report_logic_depth", &[]);
+    sta.assert_has(&what, "create_timing_summary", &["-setup"]);
+
+    match board.vendor {
+        Vendor::Amd => check_vivado_board(&what, design, board, inputs, &files, &paths),
+        Vendor::Intel => check_quartus_board(&what, design, board, inputs, &files, &paths),
+    }
+}
+
+fn toe_abs(b: &BuildDir, design: &config::Design) -> String {
+    b.abs(&design.toe_netlist)
+}
+
+fn check_vivado_board(
+    what: &str,
+    design: &config::Design,
+    board: &Board,
+    inputs: &FlowInputs,
+    files: &[(String, String)],
+    paths: &BTreeSet<&str>,
+) {
+    for p in ["vivado/build.tcl", "vivado/ip.tcl", "vivado/board.xdc"] {
+        assert!(paths.contains(p), "{what}: {p} not generated");
+    }
+    assert!(!paths.contains("quartus/build.tcl"), "{what}: an AMD board gets no Quartus board build");
+    let b = BuildDir::new(files, inputs);
+    let w = format!("{what}: vivado/build.tcl");
+
+    // Without the TOE core: the clear error, before anything is read.
+    let run = b.run(&["vivado"], "vivado/build.tcl");
+    assert_eq!(run.status, 1, "{w}: must stop when the TOE netlist is missing");
+    assert!(
+        run.stderr.contains(&format!("ERROR: TOE core netlist not found: {}", toe_abs(&b, design))),
+        "{w}: stderr {:?}",
+        run.stderr
+    );
+    assert!(run.cmds("read_verilog").next().is_none() && run.cmds("create_project").next().is_none(), "{w}: ran past the check");
+
+    // With the TOE core and the board top: the whole build.
+    let board_top = format!("{}_board", inputs.top_module);
+    b.touch(&design.toe_netlist);
+    b.touch(&format!("rtl/{board_top}.v"));
+    let run = b.run(&["vivado"], "vivado/build.tcl");
+    run.assert_completed(&w);
+    run.assert_has(&w, "create_project", &["-part", &board.part]);
+    run.assert_has(&w, "synth_design", &["-top", &board_top, "-part", &board.part]);
+    run.assert_has(&w, "read_edif", &[&toe_abs(&b, design)]);
+    for f in &inputs.rtl_files {
+        run.assert_has(&w, "read_verilog", &[&b.abs(f)]);
+    }
+    run.assert_has(&w, "read_verilog", &[&b.abs(&format!("rtl/{board_top}.v"))]);
+    run.assert_has(&w, "create_ip", &["-name", "xdma"]);
+    run.assert_has(&w, "create_ip", &["-name", "cmac_usplus"]);
+    let cmac_dict = run
+        .cmds("set_property")
+        .find(|r| r.last().map(|l| l == "ip:cmac_eth").unwrap_or(false))
+        .unwrap_or_else(|| panic!("{w}: CMAC not configured"))
+        .join(" ");
+    assert!(cmac_dict.contains(&format!("CONFIG.GT_REF_CLK_FREQ {}", board.qsfp.refclk.freq_mhz)), "{w}: {cmac_dict}");
+    if let Some(site) = &board.qsfp.mac_site {
+        assert!(cmac_dict.contains(&format!("CONFIG.CMAC_CORE_SELECT {site}")), "{w}: {cmac_dict}");
+    }
+    let xdma_dict = run.cmds("set_property").find(|r| r.last().map(|l| l == "ip:xdma_regs").unwrap_or(false)).unwrap().join(" ");
+    assert!(xdma_dict.contains("CONFIG.axilite_master_en true"), "{w}: {xdma_dict}");
+    for step in ["opt_design", "place_design", "route_design", "write_bitstream", "report_cdc"] {
+        run.assert_has(&w, step, &[]);
+    }
+    run.assert_has(&w, "report_design_analysis", &["-logic_level_distribution"]);
+    run.assert_has(&w, "read_xdc", &[&b.abs("vivado/board.xdc")]);
+
+    // board.xdc, run through read_xdc: pins, clocks, crossings.
+    let w = format!("{what}: vivado/board.xdc");
+    let f = &board.free_clock;
+    run.assert_has(&w, "set_property", &["PACKAGE_PIN", &f.pin_p, &format!("port:{}_p", f.port)]);
+    if let Some(io) = &f.io_standard {
+        run.assert_has(&w, "set_property", &["IOSTANDARD", io, &format!("port:{}_p", f.port)]);
+    }
+    assert_clock(&run, &w, &f.port, &format!("{}_p", f.port), 1000.0 / f.freq_mhz);
+    let r = &board.qsfp.refclk;
+    run.assert_has(&w, "set_property", &["PACKAGE_PIN", &r.pin_p, &format!("port:{}_p", r.port)]);
+    assert_clock(&run, &w, &r.port, &format!("{}_p", r.port), 1000.0 / r.freq_mhz);
+    for (i, l) in board.qsfp.lanes.iter().enumerate() {
+        for (pin, dir) in [(&l.tx_p, "tx_p"), (&l.tx_n, "tx_n"), (&l.rx_p, "rx_p"), (&l.rx_n, "rx_n")] {
+            run.assert_has(&w, "set_property", &["PACKAGE_PIN", pin, &format!("port:{}_{dir}[{i}]", board.qsfp.name)]);
+        }
+    }
+    let pcie = board.register_path.pcie.as_ref().unwrap();
+    run.assert_has(&w, "set_property", &["PACKAGE_PIN", &pcie.perst_pin, &format!("port:{}", pcie.perst_port)]);
+    run.assert_has(&w, "set_property", &["IOSTANDARD", &pcie.perst_io_standard, &format!("port:{}", pcie.perst_port)]);
+    assert_clock(&run, &w, &pcie.refclk.port, &format!("{}_p", pcie.refclk.port), 1000.0 / pcie.refclk.freq_mhz);
+    let user_groups: Vec<String> =
+        inputs.clocks.iter().map(|c| format!("clock:of(pin:u_user_logic/{})", c.port)).collect();
+    assert_async_groups(&run, &w, &user_groups);
+    assert_async_groups(&run, &w, &[format!("clock:{}", f.port), format!("clock:{}", r.port), format!("clock:{}", pcie.refclk.port)]);
+}
+
+fn check_quartus_board(
+    what: &str,
+    design: &config::Design,
+    board: &Board,
+    inputs: &FlowInputs,
+    files: &[(String, String)],
+    paths: &BTreeSet<&str>,
+) {
+    for p in ["quartus/build.tcl", "quartus/board.qsf", "quartus/board.sdc"] {
+        assert!(paths.contains(p), "{what}: {p} not generated");
+    }
+    assert!(!paths.contains("vivado/build.tcl"), "{what}: an Intel board gets no Vivado board build");
+    let b = BuildDir::new(files, inputs);
+    let w = format!("{what}: quartus/build.tcl");
+
+    let run = b.run(&["quartus"], "quartus/build.tcl");
+    assert_eq!(run.status, 1, "{w}: must stop when the TOE netlist is missing");
+    assert!(
+        run.stderr.contains(&format!("ERROR: TOE core netlist not found: {}", toe_abs(&b, design))),
+        "{w}: stderr {:?}",
+        run.stderr
+    );
+    assert!(run.cmds("project_new").next().is_none(), "{w}: ran past the check");
+
+    // The default netlist name is .edf, which Quartus cannot read: use a .vqm.
+    let mut design = design.clone();
+    design.toe_netlist = "toe/toe_core.vqm".into();
+    let files = render(&design, board, inputs).unwrap();
+    let b = BuildDir::new(&files, inputs);
+    let board_top = format!("{}_board", inputs.top_module);
+    b.touch(&design.toe_netlist);
+    b.touch(&format!("rtl/{board_top}.v"));
+    let run = b.run(&["quartus"], "quartus/build.tcl");
+    assert_eq!(run.status, 1, "{w}: must stop when the IP is missing");
+    assert!(run.stderr.contains(&format!("ERROR: IP file {} not found", b.abs("quartus/ip/reg_bridge.ip"))), "{w}: {}", run.stderr);
+
+    b.touch("quartus/ip/reg_bridge.ip");
+    b.touch("quartus/ip/eth_mac.ip");
+    let run = b.run(&["quartus"], "quartus/build.tcl");
+    run.assert_completed(&w);
+    run.assert_has(&w, "set_global_assignment", &["-name", "DEVICE", &board.part]);
+    run.assert_has(&w, "set_global_assignment", &["-name", "TOP_LEVEL_ENTITY", &board_top]);
+    run.assert_has(&w, "set_global_assignment", &["-name", "VQM_FILE", &toe_abs(&b, &design)]);
+    for f in &inputs.rtl_files {
+        run.assert_has(&w, "set_global_assignment", &["-name", "VERILOG_FILE", &b.abs(f)]);
+    }
+    run.assert_has(&w, "set_global_assignment", &["-name", "SDC_FILE", &b.abs("quartus/board.sdc")]);
+    run.assert_has(&w, "execute_flow", &["-compile"]);
+    // board.qsf, sourced by build.tcl
+    let f = &board.free_clock;
+    run.assert_has(&w, "set_location_assignment", &[&format!("PIN_{}", f.pin_p), "-to", &format!("{}_p", f.port)]);
+    if let Some(io) = &f.io_standard {
+        run.assert_has(&w, "set_instance_assignment", &["-name", "IO_STANDARD", io, "-to", &format!("{}_p", f.port)]);
+    }
+    let r = &board.qsfp.refclk;
+    run.assert_has(&w, "set_location_assignment", &[&format!("PIN_{}", r.pin_p), "-to", &format!("{}_p", r.port)]);
+    for (i, l) in board.qsfp.lanes.iter().enumerate() {
+        for (pin, dir) in [(&l.tx_p, "tx_p"), (&l.tx_n, "tx_n"), (&l.rx_p, "rx_p"), (&l.rx_n, "rx_n")] {
+            let port = format!("{}_{dir}[{i}]", board.qsfp.name);
+            run.assert_has(&w, "set_location_assignment", &[&format!("PIN_{pin}"), "-to", &port]);
+        }
+    }
+
+    let sdc = b.run(&["sdc"], "quartus/board.sdc");
+    let w = format!("{what}: quartus/board.sdc");
+    sdc.assert_completed(&w);
+    assert_clock(&sdc, &w, &f.port, &format!("{}_p", f.port), 1000.0 / f.freq_mhz);
+    assert_clock(&sdc, &w, &r.port, &format!("{}_p", r.port), 1000.0 / r.freq_mhz);
+    let user_groups: Vec<String> = inputs.clocks.iter().map(|c| format!("clock:{}", c.port)).collect();
+    assert_async_groups(&sdc, &w, &user_groups);
+}
+
+// ---------------------------------------------------------------- tests
+
+#[test]
+fn default_design_passes_the_standin_checks() {
+    let d = default_design();
+    let board = load_board(&d.board).unwrap();
+    check_flows(&d, &board, &inputs(&d, &[USER_RTL]));
+}
+
+#[test]
+fn config_matrix_renders_and_passes_the_standin_checks() {
+    for name in board_names() {
+        let board = load_board(name).unwrap();
+        for sessions in [1, 4] {
+            for width in [512, 1024] {
+                let d = design_for(name, sessions, width);
+                check_flows(&d, &board, &inputs(&d, &[USER_RTL, "rtl/toe_session.v"]));
+            }
+        }
+    }
+}
+
+#[test]
+fn dollar_names_reach_the_tools_literally() {
+    let d = default_design();
+    let board = load_board("alveo-u50").unwrap();
+    let i = FlowInputs {
+        top_module: "top$wrap".into(),
+        rtl_files: vec!["rtl/a$b.v".into()],
+        clocks: vec![
+            ClockPort { port: "iface$user_clk".into(), period_ns: 4.0 },
+            ClockPort { port: "s_axil$aclk".into(), period_ns: 8.0 },
+        ],
+    };
+    let files = render(&d, &board, &i).unwrap();
+    for (path, text) in &files {
+        if path.ends_with(".tcl") || path.ends_with(".xdc") || path.ends_with(".sdc") || path.ends_with(".qsf") {
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split(" ;#").next().unwrap_or("");
+                if code.trim_start().starts_with('#') {
+                    continue;
+                }
+                for name in ["$wrap", "$b.v", "$user_clk", "$aclk"] {
+                    if let Some(at) = code.find(name) {
+                        let before = &code[..at];
+                        assert!(
+                            before.rfind('{').map(|o| before[o..].find('}').is_none()).unwrap_or(false),
+                            "{path}:{}: `{name}` not inside braces: {line}",
+                            n + 1
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // And the stand-ins see the names unsubstituted.
+    let b = BuildDir::new(&files, &i);
+    let run = b.run(&["vivado"], "vivado/ooc_synth.tcl");
+    run.assert_completed("dollar names, vivado");
+    run.assert_has("dollar names", "synth_design", &["-top", "top$wrap"]);
+    run.assert_has("dollar names", "read_verilog", &[&b.abs("rtl/a$b.v")]);
+    assert_clock(&run, "dollar names", "iface$user_clk", "iface$user_clk", 4.0);
+    assert_clock(&run, "dollar names", "s_axil$aclk", "s_axil$aclk", 8.0);
+    let sdc = b.run(&["sdc"], "quartus/ooc.sdc");
+    sdc.assert_completed("dollar names, sdc");
+    assert_clock(&sdc, "dollar names sdc", "iface$user_clk", "iface$user_clk", 4.0);
+    let run = b.run(&["vivado"], "vivado/build.tcl");
+    assert_eq!(run.status, 1);
+    b.touch(&d.toe_netlist);
+    b.touch("rtl/top$wrap_board.v");
+    let run = b.run(&["vivado"], "vivado/build.tcl");
+    run.assert_completed("dollar names, board build");
+    assert_async_groups(
+        &run,
+        "dollar names board.xdc",
+        &["clock:of(pin:u_user_logic/iface$user_clk)".into(), "clock:of(pin:u_user_logic/s_axil$aclk)".into()],
+    );
+}
+
+#[test]
+fn stand_in_rejects_commands_the_tool_lacks() {
+    // The stand-in is only worth something if an unknown command fails.
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("bad.tcl");
+    fs::write(&script, "read_verilog a.v\nsynth_desing -top x\n").unwrap();
+    let run = run_standin(&["vivado"], &script, dir.path());
+    assert!(!run.completed());
+    assert!(run.stderr.contains("unknown command \"synth_desing\""), "{}", run.stderr);
+    assert!(run.has("read_verilog", &["a.v"]));
+}
+
+#[test]
+fn rendering_is_deterministic() {
+    let d = default_design();
+    let board = load_board(&d.board).unwrap();
+    let i = inputs(&d, &[USER_RTL]);
+    assert_eq!(render(&d, &board, &i).unwrap(), render(&d, &board, &i).unwrap());
+}
+
+#[test]
+fn bad_flow_inputs_are_rejected_with_the_field() {
+    let d = default_design();
+    let board = load_board(&d.board).unwrap();
+    let mut i = inputs(&d, &[USER_RTL]);
+    i.clocks[1].port = "user_clk".into();
+    assert_eq!(
+        render(&d, &board, &i).unwrap_err().to_string(),
+        "flow inputs: `clocks[1].port`: \"user_clk\" appears twice: each clock port once"
+    );
+    let mut i = inputs(&d, &[USER_RTL]);
+    i.clocks[0].period_ns = f64::NAN;
+    assert_eq!(
+        render(&d, &board, &i).unwrap_err().to_string(),
+        "flow inputs: `clocks[0].period_ns`: NaN must be a positive number of ns"
+    );
+    let i = inputs(&d, &[]);
+    assert_eq!(render(&d, &board, &i).unwrap_err().to_string(), "flow inputs: `rtl_files`: must list at least one Verilog file");
+}
+
+#[test]
+fn build_readme_tells_what_to_run_and_supply() {
+    let d = default_design();
+    let board = load_board(&d.board).unwrap();
+    let files = render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap();
+    let readme = &files.iter().find(|(p, _)| p == "README.md").unwrap().1;
+    for needle in [
+        "licensed TOE core",
+        "toe/toe_core.edf",
+        "vivado -mode batch -source vivado/build.tcl",
+        "make vivado-ooc",
+        "make quartus-ooc",
+        "Not generated",
+        "rtl/toe_user_logic_board.v",
+    ] {
+        assert!(readme.contains(needle), "README lacks {needle:?}");
+    }
+    let agilex = load_board("agilex7-f-devkit").unwrap();
+    let d = design_for("agilex7-f-devkit", 4, 1024);
+    let files = render(&d, &agilex, &inputs(&d, &[USER_RTL])).unwrap();
+    let readme = &files.iter().find(|(p, _)| p == "README.md").unwrap().1;
+    assert!(readme.contains("quartus_sh -t quartus/build.tcl") && readme.contains("quartus/ip/reg_bridge.ip") || readme.contains("`ip/reg_bridge.ip`"));
+    for m in &agilex.missing {
+        assert!(readme.contains(m.as_str()), "README lacks missing fact {m:?}");
+    }
+}
+
+// ---------------------------------------------------------------- golden files
+
+fn golden_compare(set: &str, files: &[(String, String)]) {
+    let root = manifest().join("tests").join("golden").join(set);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        let _ = fs::remove_dir_all(&root);
+        for (path, text) in files {
+            let p = root.join(path);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        return;
+    }
+    let mut on_disk = BTreeSet::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in fs::read_dir(&dir).unwrap_or_else(|_| panic!("{} missing: run `make golden`", dir.display())) {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                on_disk.insert(p.strip_prefix(&root).unwrap().display().to_string());
+            }
+        }
+    }
+    let rendered: BTreeSet<String> = files.iter().map(|(p, _)| p.clone()).collect();
+    assert_eq!(rendered, on_disk, "golden set {set}: file lists differ (refresh with `make golden` if intended)");
+    for (path, text) in files {
+        let expected = fs::read_to_string(root.join(path)).unwrap();
+        assert!(
+            *text == expected,
+            "golden {set}/{path} differs (refresh with `make golden` if intended); first differing line: {:?}",
+            text.lines().zip(expected.lines()).find(|(a, b)| a != b)
+        );
+    }
+}
+
+#[test]
+fn golden_default_design() {
+    let d = default_design();
+    let board = load_board(&d.board).unwrap();
+    golden_compare("default", &render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap());
+}
+
+#[test]
+fn golden_default_design_on_agilex() {
+    let d = design_for("agilex7-f-devkit", 4, 1024);
+    let board = load_board(&d.board).unwrap();
+    golden_compare("agilex7-f-devkit", &render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap());
+}
