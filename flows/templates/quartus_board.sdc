@@ -14,7 +14,8 @@ create_clock -name {altera_reserved_tck} -period 41.667 [get_ports {altera_reser
 {% endif %}
 derive_clock_uncertainty
 
-# Board clocks come from separate oscillators: no timed path between their domains.
+# Board clocks are unrelated (separate sources or unrelated frequencies): logic that
+# crosses between their domains synchronises, so no path between them is timed.
 set_clock_groups -asynchronous{% for c in board_clocks %} -group [get_clocks {{ c }}]{% endfor %}
 
 # Clock-domain crossings inside the user logic: its clocks are independent and

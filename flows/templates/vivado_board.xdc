@@ -30,7 +30,8 @@ set_property PACKAGE_PIN {{ p.perst_pin }} [get_ports {{ p.perst_port }}]
 set_property IOSTANDARD {{ p.perst_io_standard }} [get_ports {{ p.perst_port }}]
 set_false_path -from [get_ports {{ p.perst_port }}]
 {% endif %}
-# Board clocks come from separate oscillators: no timed path between their domains.
+# Board clocks are unrelated (separate sources or unrelated frequencies): logic that
+# crosses between their domains synchronises, so no path between them is timed.
 set_clock_groups -asynchronous{% for c in board_clocks %} -group [get_clocks -include_generated_clocks {{ c }}]{% endfor %}
 
 # Clock-domain crossings inside the user logic: its clocks are independent

@@ -617,3 +617,46 @@ fn golden_default_design_on_agilex() {
     let board = load_board(&d.board).unwrap();
     golden_compare("agilex7-f-devkit", &render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap());
 }
+
+// ---------------------------------------------------------------- run-tool.sh
+
+fn run_tool(path_dirs: &str, args: &[&str]) -> (i32, String) {
+    let out = Command::new("bash")
+        .arg(manifest().join("scripts").join("run-tool.sh"))
+        .args(args)
+        .env("PATH", path_dirs)
+        .output()
+        .expect("bash runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn run_tool_says_when_the_tool_is_missing_and_runs_it_when_present() {
+    let d = default_design();
+    let board = load_board(&d.board).unwrap();
+    let i = inputs(&d, &[USER_RTL]);
+    let b = BuildDir::new(&render(&d, &board, &i).unwrap(), &i);
+    let build = b.dir.path().display().to_string();
+
+    let (code, err) = run_tool("/usr/bin:/bin", &["vivado", &build]);
+    assert_eq!(code, 127, "{err}");
+    assert!(err.contains("vivado is not on PATH"), "{err}");
+    let (code, err) = run_tool("/usr/bin:/bin", &["quartus", &build]);
+    assert_eq!(code, 127, "{err}");
+    assert!(err.contains("quartus_sh is not on PATH"), "{err}");
+    // An AMD board has no Quartus board build.
+    let (code, err) = run_tool("/usr/bin:/bin", &["quartus", &build, "board"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("quartus/build.tcl not found"), "{err}");
+
+    // A fake vivado on PATH is run in vivado/ with the OOC script.
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("args");
+    let fake = bin.path().join("vivado");
+    fs::write(&fake, format!("#!/bin/sh\necho \"$(pwd) $*\" > {}\n", log.display())).unwrap();
+    Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
+    let (code, err) = run_tool(&format!("{}:/usr/bin:/bin", bin.path().display()), &["vivado", &build]);
+    assert_eq!(code, 0, "{err}");
+    let called = fs::read_to_string(&log).unwrap();
+    assert!(called.contains("/vivado -mode batch") && called.trim_end().ends_with("-source ooc_synth.tcl"), "{called}");
+}

@@ -14,7 +14,8 @@ create_clock -name {altera_reserved_tck} -period 41.667 [get_ports {altera_reser
 
 derive_clock_uncertainty
 
-# Board clocks come from separate oscillators: no timed path between their domains.
+# Board clocks are unrelated (separate sources or unrelated frequencies): logic that
+# crosses between their domains synchronises, so no path between them is timed.
 set_clock_groups -asynchronous -group [get_clocks {clk_sys_100m}] -group [get_clocks {refclk_156m_qsfpdd}] -group [get_clocks {altera_reserved_tck}]
 
 # Clock-domain crossings inside the user logic: its clocks are independent and

@@ -42,7 +42,8 @@ set_property PACKAGE_PIN AW27 [get_ports {pcie_perst_n}]
 set_property IOSTANDARD LVCMOS18 [get_ports {pcie_perst_n}]
 set_false_path -from [get_ports {pcie_perst_n}]
 
-# Board clocks come from separate oscillators: no timed path between their domains.
+# Board clocks are unrelated (separate sources or unrelated frequencies): logic that
+# crosses between their domains synchronises, so no path between them is timed.
 set_clock_groups -asynchronous -group [get_clocks -include_generated_clocks {clk_100mhz}] -group [get_clocks -include_generated_clocks {qsfp_refclk}] -group [get_clocks -include_generated_clocks {pcie_refclk}]
 
 # Clock-domain crossings inside the user logic: its clocks are independent
