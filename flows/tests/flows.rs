@@ -280,8 +280,10 @@ fn check_vivado_board(
     assert!(!paths.contains("quartus/build.tcl"), "{what}: an AMD board gets no Quartus board build");
     let b = BuildDir::new(files, inputs);
     let w = format!("{what}: vivado/build.tcl");
+    let board_top = format!("{}_board", inputs.top_module);
+    b.touch(&format!("rtl/{board_top}.v"));
 
-    // Without the TOE core: the clear error, before anything is read.
+    // Without the TOE core (everything else there): the clear error, before anything is read.
     let run = b.run(&["vivado"], "vivado/build.tcl");
     assert_eq!(run.status, 1, "{w}: must stop when the TOE netlist is missing");
     assert!(
@@ -291,10 +293,8 @@ fn check_vivado_board(
     );
     assert!(run.cmds("read_verilog").next().is_none() && run.cmds("create_project").next().is_none(), "{w}: ran past the check");
 
-    // With the TOE core and the board top: the whole build.
-    let board_top = format!("{}_board", inputs.top_module);
+    // With the TOE core too: the whole build.
     b.touch(&design.toe_netlist);
-    b.touch(&format!("rtl/{board_top}.v"));
     let run = b.run(&["vivado"], "vivado/build.tcl");
     run.assert_completed(&w);
     run.assert_has(&w, "create_project", &["-part", &board.part]);
@@ -363,7 +363,11 @@ fn check_quartus_board(
     assert!(!paths.contains("vivado/build.tcl"), "{what}: an Intel board gets no Vivado board build");
     let b = BuildDir::new(files, inputs);
     let w = format!("{what}: quartus/build.tcl");
+    b.touch(&format!("rtl/{}_board.v", inputs.top_module));
+    b.touch("quartus/ip/reg_bridge.ip");
+    b.touch("quartus/ip/eth_mac.ip");
 
+    // Without the TOE core (everything else there): the clear error, before anything is read.
     let run = b.run(&["quartus"], "quartus/build.tcl");
     assert_eq!(run.status, 1, "{w}: must stop when the TOE netlist is missing");
     assert!(
