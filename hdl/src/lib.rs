@@ -8,6 +8,7 @@
 
 pub mod pattern_lanes;
 pub mod session;
+pub mod sim;
 pub mod traffic_generator;
 pub mod verilog;
 

@@ -1,0 +1,294 @@
+//! The traffic generator on the verilated top, against the stream model.
+//!
+//! Every test runs on the 64-bit and the 1024-bit build. Random `tready`
+//! uses a printed seed (`TB_SEED=<n>` replays it).
+
+use rand::{Rng, SeedableRng};
+use testbench::models::{top1024, top64};
+use testbench::seed;
+use testbench::stream::{StreamChecker, Transfer};
+use testbench::verilated::{Model, ModelFns, Port};
+
+struct GenPorts {
+    start: Port,
+    abort: Port,
+    transfer_size: Port,
+    packet_size: Port,
+    pattern: Port,
+    busy: Port,
+    done: Port,
+    bytes: Port,
+    tdata: Port,
+    tkeep: Port,
+    tlast: Port,
+    tvalid: Port,
+    tready: Port,
+}
+
+struct Bench {
+    model: Model,
+    sessions: Vec<GenPorts>,
+    beat_bytes: usize,
+    data: Vec<u32>,
+    keep: Vec<u32>,
+}
+
+/// What one session did during a run.
+#[derive(Debug, Default)]
+struct Run {
+    beats: u64,
+    /// Cycle of the first presented beat and of the final handshake.
+    first_valid: Option<u64>,
+    last_accept: Option<u64>,
+}
+
+impl Bench {
+    fn new(fns: &'static ModelFns, sessions: usize, width: usize) -> Self {
+        let mut model = Model::new(fns);
+        model.set_clock("user_clk");
+        let ports = (0..sessions)
+            .map(|s| {
+                let p = |n: &str| model.port(&format!("s{s}_{n}"));
+                GenPorts {
+                    start: p("start"),
+                    abort: p("abort_req"),
+                    transfer_size: p("transfer_size"),
+                    packet_size: p("packet_size"),
+                    pattern: p("pattern"),
+                    busy: p("tx_busy"),
+                    done: p("tx_done"),
+                    bytes: p("tx_bytes"),
+                    tdata: p("tx_tdata"),
+                    tkeep: p("tx_tkeep"),
+                    tlast: p("tx_tlast"),
+                    tvalid: p("tx_tvalid"),
+                    tready: p("tx_tready"),
+                }
+            })
+            .collect();
+        let rst = model.port("user_rst");
+        model.set(rst, 1);
+        model.cycle();
+        model.cycle();
+        model.set(rst, 0);
+        model.eval();
+        let beat_bytes = width / 8;
+        Bench { model, sessions: ports, beat_bytes, data: vec![0; width / 32], keep: vec![0; beat_bytes.div_ceil(32)] }
+    }
+
+    fn transfer(&self, size: u64, packet_size: u64, pattern: bool) -> Transfer {
+        Transfer { size, packet_size, beat_bytes: self.beat_bytes, pattern }
+    }
+
+    fn start(&mut self, s: usize, t: &Transfer) {
+        let p = &self.sessions[s];
+        let (start, ts, ps, pat) = (p.start, p.transfer_size, p.packet_size, p.pattern);
+        self.model.set(ts, t.size);
+        self.model.set(ps, t.packet_size);
+        self.model.set(pat, t.pattern as u64);
+        self.model.set(start, 1);
+        self.model.cycle();
+        self.model.set(start, 0);
+        self.model.eval();
+    }
+
+    fn pulse(&mut self, port: Port) {
+        self.model.set(port, 1);
+        self.model.cycle();
+        self.model.set(port, 0);
+        self.model.eval();
+    }
+
+    /// Runs every session in `checkers` (session index, checker) until each
+    /// has received its transfer, with `ready(session)` choosing tready per
+    /// cycle. Each cycle: read the outputs, drive tready, settle, check a
+    /// handshake, clock.
+    fn run(
+        &mut self,
+        checkers: &mut [(usize, StreamChecker)],
+        mut ready: impl FnMut(usize) -> bool,
+        max_cycles: u64,
+    ) -> Vec<Run> {
+        let mut runs: Vec<Run> = checkers.iter().map(|_| Run::default()).collect();
+        let mut cycle = 0;
+        while checkers.iter().any(|(_, c)| !c.finished()) {
+            assert!(cycle < max_cycles, "no completion after {max_cycles} cycles: {runs:?}");
+            for (k, (s, checker)) in checkers.iter_mut().enumerate() {
+                let p = &self.sessions[*s];
+                let r = ready(*s);
+                self.model.set(p.tready, r as u64);
+                let valid = self.model.bit(p.tvalid);
+                if valid && runs[k].first_valid.is_none() {
+                    runs[k].first_valid = Some(cycle);
+                }
+                if valid && r {
+                    self.model.get_wide(p.tdata, &mut self.data);
+                    self.model.get_wide(p.tkeep, &mut self.keep);
+                    let last = self.model.bit(p.tlast);
+                    if let Err(e) = checker.accept(&self.data, &self.keep, last) {
+                        panic!("session {s}: {e}");
+                    }
+                    runs[k].beats += 1;
+                    runs[k].last_accept = Some(cycle);
+                }
+            }
+            self.model.eval();
+            self.model.cycle();
+            cycle += 1;
+        }
+        for (s, _) in checkers.iter() {
+            let p = &self.sessions[*s];
+            self.model.set(p.tready, 0);
+        }
+        self.model.eval();
+        runs
+    }
+
+    /// Sends one transfer on session `s` and checks status and counters after it.
+    fn send(&mut self, s: usize, t: Transfer, ready: impl FnMut(usize) -> bool) -> Run {
+        self.start(s, &t);
+        let p = &self.sessions[s];
+        assert!(self.model.bit(p.busy), "busy after start");
+        let mut checkers = vec![(s, StreamChecker::new(t))];
+        let run = self.run(&mut checkers, ready, 20 * t.beats() + 100).remove(0);
+        self.model.cycle();
+        self.check_finished(s, t.size);
+        run
+    }
+
+    fn check_finished(&mut self, s: usize, size: u64) {
+        let p = &self.sessions[s];
+        assert!(!self.model.bit(p.tvalid), "session {s}: tvalid after the final beat");
+        assert!(!self.model.bit(p.busy), "session {s}: busy after the final beat");
+        assert!(self.model.bit(p.done), "session {s}: done not set");
+        assert_eq!(self.model.get(p.bytes), size, "session {s}: byte counter");
+    }
+}
+
+fn each_width(mut test: impl FnMut(&mut Bench)) {
+    test(&mut Bench::new(&top64::FNS, top64::SESSIONS, top64::DATA_WIDTH));
+    test(&mut Bench::new(&top1024::FNS, top1024::SESSIONS, top1024::DATA_WIDTH));
+}
+
+#[test]
+fn sizes_around_the_beat_and_word_boundaries() {
+    each_width(|b| {
+        let w = b.beat_bytes as u64;
+        for size in [1, 3, 4, 5, w - 1, w, w + 1, 2 * w + 3, 1000] {
+            let t = b.transfer(size, 1 << 20, true);
+            b.send(0, t, |_| true);
+        }
+    });
+}
+
+#[test]
+fn packet_sizes_below_at_and_above_the_transfer() {
+    each_width(|b| {
+        let w = b.beat_bytes as u64;
+        let size = 10 * w + 7;
+        for packet in [1, w - 1, w, w + 1, 3 * w, size - 1, size, size + 1, 0] {
+            let t = b.transfer(size, packet, true);
+            let run = b.send(0, t, |_| true);
+            assert_eq!(run.beats, t.beats(), "packet {packet}");
+        }
+    });
+}
+
+#[test]
+fn one_beat_per_cycle_at_full_rate_across_packet_boundaries() {
+    each_width(|b| {
+        let w = b.beat_bytes as u64;
+        for packet in [w, 2 * w, 5 * w + 1] {
+            let t = b.transfer(64 * w + 5, packet, true);
+            let run = b.send(0, t, |_| true);
+            let span = run.last_accept.unwrap() - run.first_valid.unwrap() + 1;
+            assert_eq!(span, t.beats(), "packet {packet}: {} beats took {span} cycles", t.beats());
+        }
+    });
+}
+
+#[test]
+fn random_backpressure_loses_repeats_and_reorders_nothing() {
+    let mut rng = seed::rng("random_backpressure");
+    each_width(|b| {
+        let w = b.beat_bytes as u64;
+        for _ in 0..20 {
+            let size = rng.gen_range(1..=50 * w);
+            let packet = rng.gen_range(0..=8 * w);
+            let busy = rng.gen_range(0.05..0.95);
+            let t = b.transfer(size, packet, true);
+            let mut r = rand_chacha::ChaCha8Rng::from_rng(&mut rng).unwrap();
+            b.send(0, t, |_| r.gen_bool(busy));
+        }
+    });
+}
+
+#[test]
+fn dummy_pattern_is_zeros_and_counts_bytes() {
+    each_width(|b| {
+        let w = b.beat_bytes as u64;
+        let t = b.transfer(7 * w + 3, 2 * w, false);
+        b.send(0, t, |_| true);
+    });
+}
+
+#[test]
+fn back_to_back_transfers_restart_pattern_and_counter() {
+    each_width(|b| {
+        let w = b.beat_bytes as u64;
+        for size in [3 * w + 1, 1, 5 * w] {
+            let t = b.transfer(size, w, true);
+            b.send(0, t, |_| true);
+        }
+    });
+}
+
+#[test]
+fn abort_in_the_middle_returns_to_idle_and_the_next_transfer_is_whole() {
+    let mut rng = seed::rng("abort");
+    each_width(|b| {
+        let w = b.beat_bytes as u64;
+        let t = b.transfer(1000 * w, 0, true);
+        b.start(0, &t);
+        let p = &b.sessions[0];
+        let (tready, tvalid, busy, done, abort) = (p.tready, p.tvalid, p.busy, p.done, p.abort);
+        let stop_after = rng.gen_range(1..500);
+        for _ in 0..stop_after {
+            b.model.set(tready, rng.gen_bool(0.7) as u64);
+            b.model.eval();
+            b.model.cycle();
+        }
+        b.model.set(tready, 0);
+        b.pulse(abort);
+        assert!(!b.model.bit(tvalid), "tvalid after abort");
+        assert!(!b.model.bit(busy), "busy after abort");
+        assert!(!b.model.bit(done), "done after abort");
+        for _ in 0..10 {
+            b.model.set(tready, 1);
+            b.model.eval();
+            assert!(!b.model.bit(tvalid), "beat presented after abort");
+            b.model.cycle();
+        }
+        let t = b.transfer(4 * w + 2, w, true);
+        b.send(0, t, |_| true);
+    });
+}
+
+#[test]
+fn sessions_run_independently_at_once() {
+    let mut rng = seed::rng("sessions");
+    let mut b = Bench::new(&top1024::FNS, top1024::SESSIONS, top1024::DATA_WIDTH);
+    let w = b.beat_bytes as u64;
+    let transfers: Vec<Transfer> =
+        (0..top1024::SESSIONS).map(|s| b.transfer((s as u64 + 1) * 37 * w + s as u64, (s as u64) * w, s != 2)).collect();
+    for (s, t) in transfers.iter().enumerate() {
+        b.start(s, t);
+    }
+    let mut checkers: Vec<(usize, StreamChecker)> =
+        transfers.iter().enumerate().map(|(s, t)| (s, StreamChecker::new(*t))).collect();
+    b.run(&mut checkers, |s| s == 0 || rng.gen_bool(0.5), 100_000);
+    b.model.cycle();
+    for (s, t) in transfers.iter().enumerate() {
+        b.check_finished(s, t.size);
+    }
+}
