@@ -1,0 +1,363 @@
+//! The contents of the register map: every register the reference demo's
+//! console needs (menus 3.1-3.4 and 4.1-4.4), with explicit offsets.
+//!
+//! Layout: `info` at 0x000 (identification, design parameters, cycle counter),
+//! `toe` at 0x040 (TOE parameters and initialisation), `session` at 0x100 +
+//! s * 0x100 for s in 0..sessions.
+
+use config::Design;
+
+use crate::{Access, Block, EnumValue, Field, Register, RegisterMap, Repeat, Reset, Wide};
+
+/// Value of the ID register: ASCII "TOEU" (`T`=0x54 in bits 31:24).
+pub const ID_MAGIC: u32 = u32::from_be_bytes(*b"TOEU");
+/// Register-map version: the major number changes when a register moves or
+/// changes meaning, the minor number when registers or fields are added.
+pub const VERSION_MAJOR: u32 = 1;
+pub const VERSION_MINOR: u32 = 0;
+
+/// Reset of the per-session transfer size: 1 MiB, short enough for simulation.
+const DEFAULT_TRANSFER_SIZE: u64 = 1 << 20;
+/// Reset of the per-session packet size: 8 KiB.
+const DEFAULT_PACKET_SIZE: u64 = 8 << 10;
+
+fn field(name: &str, lsb: u32, width: u32, access: Access, reset: u32, description: &str) -> Field {
+    Field {
+        name: name.to_string(),
+        lsb,
+        width,
+        access,
+        reset: Reset::Fixed(reset),
+        volatile: false,
+        range: None,
+        enum_values: Vec::new(),
+        description: description.to_string(),
+    }
+}
+
+impl Field {
+    fn volatile(mut self) -> Self {
+        self.volatile = true;
+        self
+    }
+    fn range(mut self, min: u32, max: u32) -> Self {
+        self.range = Some((min, max));
+        self
+    }
+    fn values(mut self, values: &[(&str, u32, &str)]) -> Self {
+        self.enum_values = values
+            .iter()
+            .map(|(name, value, description)| EnumValue { name: name.to_string(), value: *value, description: description.to_string() })
+            .collect();
+        self
+    }
+    fn per_instance(mut self, resets: Vec<u32>) -> Self {
+        self.reset = Reset::PerInstance(resets);
+        self
+    }
+}
+
+fn reg(name: &str, offset: u32, description: &str, fields: Vec<Field>) -> Register {
+    Register { name: name.to_string(), offset, description: description.to_string(), fields }
+}
+
+/// A wide value's two registers and its [`Wide`] record. `hi` is at `offset + 4`.
+fn wide(
+    regs: &mut Vec<Register>,
+    wides: &mut Vec<Wide>,
+    name: &str,
+    offset: u32,
+    width: u32,
+    access: Access,
+    volatile: bool,
+    reset: u64,
+    description: &str,
+) {
+    let lo_name = format!("{name}_lo");
+    let hi_name = format!("{name}_hi");
+    let mut lo = field("value", 0, 32, access, reset as u32, &format!("Bits 31:0 of {name}."));
+    let mut hi = field("value", 0, width - 32, access, (reset >> 32) as u32, &format!("Bits {}:32 of {name}.", width - 1));
+    lo.volatile = volatile;
+    hi.volatile = volatile;
+    let lo_doc = format!("{description} Bits 31:0; reading this register latches `{hi_name}`.");
+    let hi_doc = format!("{description} Bits {}:32, as latched by the last read of `{lo_name}`.", width - 1);
+    regs.push(reg(&lo_name, offset, &lo_doc, vec![lo]));
+    regs.push(reg(&hi_name, offset + 4, &hi_doc, vec![hi]));
+    wides.push(Wide { name: name.to_string(), lo: lo_name, hi: hi_name, width, description: description.to_string() });
+}
+
+fn mac_value(mac: [u8; 6]) -> u64 {
+    mac.iter().fold(0, |v, b| (v << 8) | u64::from(*b))
+}
+
+fn info_block(design: &Design) -> Block {
+    use Access::*;
+    let mut regs = vec![
+        reg("id", 0x00, "Identifies the register file: ASCII \"TOEU\" (byte 'T' in bits 31:24). Check it before anything else.", vec![
+            field("value", 0, 32, Ro, ID_MAGIC, "0x544F4555, constant."),
+        ]),
+        reg("version", 0x04, "Register-map version. The major number changes when a register moves or changes meaning, the minor number when registers are added.", vec![
+            field("minor", 0, 16, Ro, VERSION_MINOR, "Minor version."),
+            field("major", 16, 16, Ro, VERSION_MAJOR, "Major version."),
+        ]),
+        reg("sessions", 0x08, "Number of TCP sessions the design has (session blocks present).", vec![
+            field("count", 0, 3, Ro, design.sessions as u32, "Sessions, 1..=4."),
+        ]),
+        reg("data_width", 0x0C, "Width of the TOE data streams.", vec![
+            field("bits", 0, 11, Ro, design.data_width as u32, "Bits per beat: 64, 128, 256, 512 or 1024."),
+        ]),
+        reg("user_clock_khz", 0x10, "User (TOE data) clock frequency. Peak bandwidth in bytes/s = data_width / 8 * user_clock_khz * 1000; cycle counts are in this clock.", vec![
+            field("khz", 0, 32, Ro, design.user_clock_khz(), "Frequency in kHz."),
+        ]),
+        reg("reg_clock_khz", 0x14, "Register-bus (AXI4-Lite) clock frequency.", vec![
+            field("khz", 0, 32, Ro, (design.reg_clock_mhz * 1000.0).round() as u32, "Frequency in kHz."),
+        ]),
+    ];
+    let mut wides = Vec::new();
+    let hash = u64::from_str_radix(&design.config_hash, 16).unwrap_or(0);
+    wide(&mut regs, &mut wides, "config_hash", 0x18, 64, Ro, false, hash,
+        "First 64 bits of the SHA-256 of the configuration this bitstream was generated from (the `configuration` in every generated file's banner).");
+    wide(&mut regs, &mut wides, "cycle_count", 0x20, 64, Ro, true, 0,
+        "Free-running count of user-clock cycles since reset; wraps at 2^64.");
+    Block {
+        name: "info".into(),
+        description: "Identification, design parameters and the free-running cycle counter. Constant except `cycle_count`.".into(),
+        base: 0x000,
+        size: 0x040,
+        repeat: None,
+        registers: regs,
+        wides,
+    }
+}
+
+fn toe_block(design: &Design) -> Block {
+    use Access::*;
+    let d = &design.defaults;
+    let mut regs = vec![
+        reg("toe_ctrl", 0x00, "TOE commands.", vec![
+            field("init", 0, 1, WPulse, 0, "Write 1: reset the TOE and initialise it with the current TOE parameters (the demo's menu 1). `toe_status.init_done` falls, then rises when initialisation completes."),
+        ]),
+        reg("toe_status", 0x04, "TOE state.", vec![
+            field("init_done", 0, 1, Ro, 0, "1: the TOE finished initialising and accepts connections.").volatile(),
+        ]),
+        reg("toe_config", 0x08, "TOE parameters; the TOE takes them at `toe_ctrl.init`.", vec![
+            field("mode", 0, 2, Rw, d.mode as u32, "How the TOE finds its peer.").values(&[
+                ("client", 0, "Resolve the target MAC with ARP; the FPGA starts the ARP exchange."),
+                ("server", 1, "Wait for the peer's ARP request."),
+                ("fixed_mac", 2, "Use `target_mac`, no ARP (peer in another network domain)."),
+            ]),
+            field("last_packet_mode", 4, 2, Rw, d.last_packet_mode as u32, "How the TOE marks the last packet of a transmission.").values(&[
+                ("dup", 0, "Send the last packet twice, for a fast acknowledgement."),
+                ("psh", 1, "Set PSH on the last packet."),
+                ("normal", 2, "No special treatment."),
+            ]),
+            field("window_update_gap", 16, 10, Rw, u32::from(d.window_update_gap_kb), "Threshold for sending a window update packet, in units of 1 KB; 0 disables window updates (set it non-zero when an RX max speed is below 100)."),
+        ]),
+        reg("fpga_ip", 0x14, "IPv4 address of the FPGA; taken at `toe_ctrl.init`.", vec![
+            field("value", 0, 32, Rw, u32::from(d.fpga_ip), "Address, first octet in bits 31:24 (192.168.200.42 = 0xC0A8C82A)."),
+        ]),
+        reg("target_ip", 0x20, "IPv4 address of the target (peer); taken at `toe_ctrl.init`.", vec![
+            field("value", 0, 32, Rw, u32::from(d.target_ip), "Address, first octet in bits 31:24."),
+        ]),
+    ];
+    let mut wides = Vec::new();
+    wide(&mut regs, &mut wides, "fpga_mac", 0x0C, 48, Rw, false, mac_value(d.fpga_mac),
+        "MAC address of the FPGA, first byte on the wire in bits 47:40 (00:01:02:03:04:05 = 0x000102030405); taken at `toe_ctrl.init`.");
+    wide(&mut regs, &mut wides, "target_mac", 0x18, 48, Rw, false, mac_value(d.target_mac),
+        "MAC address of the target, used in fixed-MAC mode only; first byte in bits 47:40; taken at `toe_ctrl.init`.");
+    regs.sort_by_key(|r| r.offset);
+    Block {
+        name: "toe".into(),
+        description: "TOE parameters (the demo's menus 0 and 1), initialisation command and status.".into(),
+        base: 0x040,
+        size: 0x0C0,
+        repeat: None,
+        registers: regs,
+        wides,
+    }
+}
+
+fn session_block(design: &Design) -> Block {
+    use Access::*;
+    let ports = |p: &[u16]| p.iter().map(|&v| u32::from(v)).collect::<Vec<_>>();
+    let mut regs = vec![
+        reg("ctrl", 0x00, "Session commands; each crosses to the user clock as one event.", vec![
+            field("start", 0, 1, WPulse, 0, "Write 1: clear the counters and the sticky status, open the connection as `test_config` says and run the test. Ignored while `status.busy`."),
+            field("abort", 1, 1, WPulse, 0, "Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`."),
+            field("clear_errors", 2, 1, WPulse, 0, "Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)."),
+        ]),
+        reg("status", 0x04, "Session state. `done` and `error` are sticky; `start` clears them too.", vec![
+            field("busy", 0, 1, Ro, 0, "1 from `start` until the test ends (done or error).").volatile(),
+            field("connected", 1, 1, Ro, 0, "1 while the connection is established.").volatile(),
+            field("closed", 2, 1, Ro, 0, "1 once the connection was closed after being established; cleared by `start`.").volatile(),
+            field("done", 3, 1, W1c, 0, "Set when the test completed: every byte sent and/or received and the connection closed.").volatile(),
+            field("error", 4, 1, W1c, 0, "Set when the test failed; `error_cause` says why. Clearing it also clears `error_cause`.").volatile(),
+            field("error_cause", 8, 4, Ro, 0, "Why `error` was set; `none` while `error` is 0.").volatile().values(&[
+                ("none", 0, "No error."),
+                ("refused", 1, "The connection was refused or timed out."),
+                ("peer_closed", 2, "The peer closed the connection before `transfer_size` bytes were received."),
+                ("verify", 3, "Received data differs from the incremental pattern (see `err_count`)."),
+                ("beyond_size", 4, "The peer sent more than `transfer_size` bytes."),
+                ("aborted", 5, "Software wrote `ctrl.abort`."),
+            ]),
+        ]),
+        reg("test_config", 0x08, "Test parameters (the demo's menus 2 and 3); taken at `ctrl.start`.", vec![
+            field("test_mode", 0, 2, Rw, 0, "What the session does.").values(&[
+                ("disabled", 0, "No test; `start` is ignored."),
+                ("send", 1, "Send `transfer_size` bytes to the target."),
+                ("receive", 2, "Receive `transfer_size` bytes from the target."),
+                ("full_duplex", 3, "Send and receive `transfer_size` bytes at the same time."),
+            ]),
+            field("verify", 4, 1, Rw, 1, "1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)."),
+            field("tx_pattern", 5, 1, Rw, 0, "Data the session sends.").values(&[
+                ("incremental", 0, "32-bit word k of the stream has value k (little-endian)."),
+                ("dummy", 1, "Zeros."),
+            ]),
+            field("conn_mode", 8, 1, Rw, 1, "How the session opens (and, in full duplex, closes) its connection.").values(&[
+                ("active", 0, "Client: open the connection to `target_port` (active open)."),
+                ("passive", 1, "Server: listen on `fpga_port` (passive open)."),
+            ]),
+        ]),
+        reg("speed", 0x0C, "Maximum speed per direction, in percent of the peak bandwidth (data_width / 8 * user clock); taken at `ctrl.start`.", vec![
+            field("tx_percent", 0, 7, Rw, 100, "Transmit limit; gates tvalid.").range(1, 100),
+            field("rx_percent", 16, 7, Rw, 100, "Receive limit; gates tready.").range(1, 100),
+        ]),
+        reg("fpga_port", 0x20, "TCP port of the FPGA for this session; taken at `ctrl.start`.", vec![
+            field("port", 0, 16, Rw, 0, "Port number.").per_instance(ports(&design.defaults.fpga_ports)),
+        ]),
+        reg("target_port", 0x24, "TCP port of the target for this session (active open connects to it); taken at `ctrl.start`.", vec![
+            field("port", 0, 16, Rw, 0, "Port number.").per_instance(ports(&design.defaults.target_ports)),
+        ]),
+        reg("err_expected", 0x58, "First verification error: the expected 32-bit word.", vec![
+            field("value", 0, 32, Ro, 0, "Pattern word at `err_offset`.").volatile(),
+        ]),
+        reg("err_received", 0x5C, "First verification error: the received 32-bit word.", vec![
+            field("value", 0, 32, Ro, 0, "Received word at `err_offset`.").volatile(),
+        ]),
+        reg("err_count", 0x60, "Number of received 32-bit words that differed from the pattern; saturates at 0xFFFFFFFF. Cleared by `ctrl.start` and `ctrl.clear_errors`.", vec![
+            field("value", 0, 32, Ro, 0, "Count.").volatile(),
+        ]),
+        reg("peer_port", 0x70, "The peer's TCP port as the TOE reports it once connected (the OS may choose another than `target_port`).", vec![
+            field("port", 0, 16, Ro, 0, "Port number.").volatile(),
+        ]),
+        reg("peer_mss", 0x74, "The peer's maximum segment size as the TOE reports it once connected.", vec![
+            field("bytes", 0, 16, Ro, 0, "MSS in bytes.").volatile(),
+        ]),
+        reg("peer_window_scale", 0x78, "The peer's window-scale factor as the TOE reports it once connected.", vec![
+            field("shift", 0, 4, Ro, 0, "Window scale shift count, 0..=14.").volatile(),
+        ]),
+    ];
+    let mut wides = Vec::new();
+    wide(&mut regs, &mut wides, "transfer_size", 0x10, 48, Rw, false, DEFAULT_TRANSFER_SIZE,
+        "Bytes to transfer per direction, 1..=2^48-1; taken at `ctrl.start`.");
+    wide(&mut regs, &mut wides, "packet_size", 0x18, 48, Rw, false, DEFAULT_PACKET_SIZE,
+        "Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; taken at `ctrl.start`.");
+    wide(&mut regs, &mut wides, "tx_bytes", 0x30, 64, Ro, true, 0,
+        "Bytes sent since `ctrl.start`; counts while the test runs.");
+    wide(&mut regs, &mut wides, "rx_bytes", 0x38, 64, Ro, true, 0,
+        "Bytes received since `ctrl.start`; counts while the test runs.");
+    wide(&mut regs, &mut wides, "elapsed", 0x40, 64, Ro, true, 0,
+        "User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards. MB/s = bytes * user_clock_khz / 1000 / elapsed.");
+    wide(&mut regs, &mut wides, "err_offset", 0x50, 48, Ro, true, 0,
+        "First verification error: stream byte offset of the first differing 32-bit word. Valid when `err_count` is non-zero.");
+    regs.sort_by_key(|r| r.offset);
+    Block {
+        name: "session".into(),
+        description: "One TCP session: test parameters, commands, status, counters, verifier and peer information. Repeated per session at a fixed stride.".into(),
+        base: 0x100,
+        size: 0x100,
+        repeat: Some(Repeat { count: design.sessions, stride: 0x100 }),
+        registers: regs,
+        wides,
+    }
+}
+
+impl RegisterMap {
+    /// The register map of `design`: TOE parameter resets from its
+    /// `[defaults]`, one session block per session, design parameters as
+    /// constants.
+    ///
+    /// The map is validated. A `Design` from `config::parse` always gives a
+    /// valid map (the unit tests build every session count), so a failure is a
+    /// bug in this crate and panics with the validation message; use
+    /// [`RegisterMap::try_for_design`] for a hand-built `Design`.
+    pub fn for_design(design: &Design) -> RegisterMap {
+        match Self::try_for_design(design) {
+            Ok(map) => map,
+            Err(e) => panic!("the built-in register map is invalid: {e}"),
+        }
+    }
+
+    /// As [`RegisterMap::for_design`], but returns the validation error; for a
+    /// [`Design`] built by hand rather than by `config::parse` (say, port lists
+    /// shorter than `sessions`).
+    pub fn try_for_design(design: &Design) -> Result<RegisterMap, crate::RegmapError> {
+        let map = RegisterMap { blocks: vec![info_block(design), toe_block(design), session_block(design)] };
+        map.validate()?;
+        Ok(map)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn design(sessions: usize) -> Design {
+        let ports = |base: u32| (0..sessions as u32).map(|i| (base + i).to_string()).collect::<Vec<_>>().join(", ");
+        let text = config::DEFAULT_TOML
+            .replacen("sessions = 4", &format!("sessions = {sessions}"), 1)
+            .replacen("[60000, 60001, 60002, 60003]", &format!("[{}]", ports(60000)), 1)
+            .replacen("[61000, 61001, 61002, 61003]", &format!("[{}]", ports(61000)), 1);
+        config::parse(&text, &["alveo-u50"]).unwrap()
+    }
+
+    #[test]
+    fn every_session_count_gives_a_valid_map() {
+        for sessions in 1..=config::MAX_SESSIONS {
+            let map = RegisterMap::for_design(&design(sessions));
+            assert_eq!(map.block("session").unwrap().instances(), sessions);
+            assert_eq!(map.validate(), Ok(()));
+        }
+    }
+
+    #[test]
+    fn resets_follow_the_design_defaults() {
+        let d = design(4);
+        let map = RegisterMap::for_design(&d);
+        let reset = |name: &str, instance: usize| {
+            let (_, r) = map.find_register(name).unwrap();
+            r.reset_for(instance)
+        };
+        assert_eq!(reset("id", 0).to_be_bytes(), *b"TOEU");
+        assert_eq!(reset("sessions", 0), 4);
+        assert_eq!(reset("data_width", 0), 1024);
+        assert_eq!(reset("user_clock_khz", 0), 250_000);
+        assert_eq!(reset("fpga_mac_lo", 0), 0x0203_0405);
+        assert_eq!(reset("fpga_mac_hi", 0), 0x0001);
+        assert_eq!(reset("target_mac_lo", 0), 0x3322_1100);
+        assert_eq!(reset("target_mac_hi", 0), 0x5544);
+        assert_eq!(reset("fpga_ip", 0), 0xC0A8_C82A);
+        assert_eq!(reset("target_ip", 0), 0xC0A8_C819);
+        // mode client (0), last packet dup (0), gap 16 at bit 16
+        assert_eq!(reset("toe_config", 0), 16 << 16);
+        assert_eq!(reset("fpga_port", 3), 60003);
+        assert_eq!(reset("target_port", 1), 61001);
+        let hash = u64::from(reset("config_hash_hi", 0)) << 32 | u64::from(reset("config_hash_lo", 0));
+        assert_eq!(format!("{hash:016x}"), d.config_hash);
+    }
+
+    #[test]
+    fn every_address_decodes_back_to_its_register() {
+        let map = RegisterMap::for_design(&design(4));
+        let all = map.instances();
+        assert!(all.len() > 60, "{} register instances", all.len());
+        for loc in &all {
+            let addr = loc.block.address(loc.instance, loc.register).unwrap();
+            assert_eq!(map.lookup(addr), Some(*loc), "address {addr:#x}");
+            assert_eq!(map.lookup(addr + 1), None, "unaligned {addr:#x}+1 must not decode");
+        }
+        let past = map.block("session").unwrap().instance_base(3).unwrap() + 0x100;
+        assert_eq!(map.lookup(past), None);
+        assert_eq!(map.address_bits(), 11);
+    }
+}
