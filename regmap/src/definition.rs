@@ -94,7 +94,7 @@ fn info_block(design: &Design) -> Block {
     use Access::*;
     let mut regs = vec![
         reg("id", 0x00, "Identifies the register file: ASCII \"TOEU\" (byte 'T' in bits 31:24). Check it before anything else.", vec![
-            field("value", 0, 32, Ro, ID_MAGIC, "0x544F4555, constant."),
+            field("value", 0, 32, Ro, ID_MAGIC, "The magic value 0x544F4555."),
         ]),
         reg("version", 0x04, "Register-map version. The major number changes when a register moves or changes meaning, the minor number when registers are added.", vec![
             field("minor", 0, 16, Ro, VERSION_MINOR, "Minor version."),

@@ -1,7 +1,7 @@
 //! The C header and the C file of `_Static_assert`s that checks it.
 //!
 //! Names: `<NAME>_<REG>_OFFSET` for a register of a block that does not
-//! repeat (an absolute address), `<NAME>_<BLOCK>_<REG>_OFFSET` for one of a
+//! repeat (its bus address, block base included), `<NAME>_<BLOCK>_<REG>_OFFSET` for one of a
 //! repeated block (an offset from the instance base; `<NAME>_<BLOCK>_ADDR(s,
 //! offset)` gives the address in instance s). Per field `_MASK` (in place),
 //! `_SHIFT`, `_WIDTH`, `_RESET` (the field value), `_ACCESS`, `_VOLATILE`,
@@ -45,6 +45,16 @@ fn reg_stem(block: &Block, name: &str) -> String {
         format!("{}_{}", up(&block.name), up(name))
     } else {
         up(name)
+    }
+}
+
+/// What `_OFFSET` holds: the address for a block that does not repeat, the
+/// offset from the instance base for a repeated one.
+fn header_offset(block: &Block, reg: &Register) -> u32 {
+    if block.repeat.is_some() {
+        reg.offset
+    } else {
+        block.base.wrapping_add(reg.offset)
     }
 }
 
@@ -108,8 +118,8 @@ fn items(map: &RegisterMap) -> Vec<Item> {
             let origin = format!("register `{}`", crate::register_id(&block.name, &reg.name));
             items.push(Item::Blank);
             let place = if block.repeat.is_some() { "offset in the instance" } else { "address" };
-            items.push(Item::Comment(format!("{} ({}, {place} {}): {}", reg.name, reg.access_summary(), hex(u64::from(reg.offset), 3), reg.description)));
-            define(&mut items, format!("{stem}_OFFSET"), Value::Hex(u64::from(reg.offset), 3), &origin);
+            items.push(Item::Comment(format!("{} ({}, {place} {}): {}", reg.name, reg.access_summary(), hex(u64::from(header_offset(block, reg)), 3), reg.description)));
+            define(&mut items, format!("{stem}_OFFSET"), Value::Hex(u64::from(header_offset(block, reg)), 3), &origin);
             resets(&mut items, block, &stem, &origin, reg.reset_is_uniform(), |s| u64::from(reg.reset_for(s)), 8);
             for field in &reg.fields {
                 field_items(&mut items, block, reg, field);
@@ -281,8 +291,9 @@ pub fn c_static_asserts(map: &RegisterMap, design: &Design) -> String {
         for reg in &regs {
             let stem = format!("{p}_{}", reg_stem(block, &reg.name));
             let id = crate::register_id(&block.name, &reg.name);
-            sa(&mut out, format!("{stem}_OFFSET == {}u", hex(u64::from(reg.offset), 3)), format!("{id}: offset"));
-            sa(&mut out, format!("{stem}_OFFSET % 4u == 0u && {stem}_OFFSET + 4u <= {b}_SIZE"), format!("{id}: aligned, inside the block"));
+            sa(&mut out, format!("{stem}_OFFSET == {}u", hex(u64::from(header_offset(block, reg)), 3)), format!("{id}: offset"));
+            let rel = if block.repeat.is_some() { format!("{stem}_OFFSET") } else { format!("({stem}_OFFSET - {b}_BASE)") };
+            sa(&mut out, format!("{rel} % 4u == 0u && {rel} + 4u <= {b}_SIZE"), format!("{id}: aligned, inside the block"));
             for field in &reg.fields {
                 field_asserts(&mut out, &p, block, reg, field);
             }

@@ -21,8 +21,11 @@ fn reset_cell(block: &Block, uniform: bool, value: impl Fn(usize) -> u64, digits
     }
 }
 
-fn offset_text(reg: &Register) -> String {
-    hex(u64::from(reg.offset), 3)
+/// The address for a block that does not repeat, the offset from the
+/// instance base for a repeated one.
+fn offset_text(block: &Block, reg: &Register) -> String {
+    let offset = if block.repeat.is_some() { reg.offset } else { block.base.wrapping_add(reg.offset) };
+    hex(u64::from(offset), 3)
 }
 
 fn field_description(block: &Block, reg: &Register, field: &Field) -> String {
@@ -33,7 +36,7 @@ fn field_description(block: &Block, reg: &Register, field: &Field) -> String {
     }
     if !field.enum_values.is_empty() {
         let values: Vec<String> = field.enum_values.iter().map(|v| format!("{} `{}`: {}", v.value, v.name, v.description)).collect();
-        text += &format!(" Values: {}", values.join("; "));
+        text += &format!(" Values: {}", values.join(" "));
     }
     cell(&text)
 }
@@ -49,21 +52,21 @@ fn block_section(out: &mut String, block: &Block) {
                 hex(u64::from(r.stride), 3)
             )
         }
-        None => *out += &format!("Base {}; offsets below are addresses.\n\n", hex(u64::from(block.base), 3)),
+        None => *out += &format!("Base {}; the offsets below are bus addresses (base included).\n\n", hex(u64::from(block.base), 3)),
     }
     *out += "| Offset | Name | Access | Reset | Description |\n|---|---|---|---|---|\n";
     let mut regs: Vec<&Register> = block.registers.iter().collect();
     regs.sort_by_key(|r| r.offset);
     for reg in &regs {
         let reset = reset_cell(block, reg.reset_is_uniform(), |s| u64::from(reg.reset_for(s)), 8);
-        *out += &format!("| {} | `{}` | {} | {} | {} |\n", offset_text(reg), reg.name, reg.access_summary(), reset, cell(&reg.description));
+        *out += &format!("| {} | `{}` | {} | {} | {} |\n", offset_text(block, reg), reg.name, reg.access_summary(), reset, cell(&reg.description));
     }
     if !block.wides.is_empty() {
         *out += "\nValues wider than 32 bits (read `_lo` first: it latches `_hi`):\n\n";
         *out += "| Value | Bits | Low half | High half | Description |\n|---|---|---|---|---|\n";
         for wide in &block.wides {
             let (lo, hi) = (block.register(&wide.lo), block.register(&wide.hi));
-            let offset = |r: Option<&Register>| r.map_or(String::new(), |r| hex(u64::from(r.offset), 3));
+            let offset = |r: Option<&Register>| r.map_or(String::new(), |r| offset_text(block, r));
             *out += &format!(
                 "| `{}` | {} | `{}` ({}) | `{}` ({}) | {} |\n",
                 wide.name,
@@ -78,7 +81,7 @@ fn block_section(out: &mut String, block: &Block) {
     }
     *out += &format!("\n### Fields of block `{}`\n", block.name);
     for reg in &regs {
-        *out += &format!("\n#### `{}` ({})\n\n", reg.name, offset_text(reg));
+        *out += &format!("\n#### `{}` ({})\n\n", reg.name, offset_text(block, reg));
         *out += "| Bits | Field | Access | Reset | Description |\n|---|---|---|---|---|\n";
         let mut fields: Vec<&Field> = reg.fields.iter().collect();
         fields.sort_by_key(|f| std::cmp::Reverse(f.lsb));

@@ -40,7 +40,11 @@ fn up(name: &str) -> String {
 /// Doc-comment lines at `indent`.
 fn doc(out: &mut String, indent: &str, text: &str) {
     for line in text.lines() {
-        *out += &format!("{indent}/// {line}\n");
+        if line.is_empty() {
+            *out += &format!("{indent}///\n");
+        } else {
+            *out += &format!("{indent}/// {line}\n");
+        }
     }
 }
 
@@ -241,7 +245,7 @@ fn register_literal(block: &Block, reg: &Register, base: &str, reset: &str, inst
 fn field_items(out: &mut String, block: &Block, reg: &Register, field: &Field) {
     let i = "            ";
     let notes = super::field_notes(block, reg, field).join(" ");
-    doc(out, i, &format!("Bits {}, {}. {} {}", super::bits(field), field.access, field.description, notes).trim_end().to_string());
+    doc(out, i, &format!("{} {}, {}. {} {}", if field.width == 1 { "Bit" } else { "Bits" }, super::bits(field), field.access, field.description, notes).trim_end().to_string());
     let (min, max) = field.valid_range();
     *out += &format!(
         "{i}pub const {}: super::super::Field = super::super::Field {{ id: \"{}\", shift: {}, width: {}, mask: {}, min: {min}, max: {max} }};\n",
@@ -361,7 +365,7 @@ pub fn rust_accessors(map: &RegisterMap, design: &Design) -> String {
         &format!(
             "Typed register accessors of `{}`, register-map version {}.{}.\n\n\
              Every address comes from here. Registers are 32 bits; a value wider than 32 bits\n\
-             is a [`regs::Wide`] whose `lo` register latches `hi` when read: read `lo` first.",
+             is a `Wide` whose `lo` register latches `hi` when read: read `lo` first.",
             design.name,
             crate::VERSION_MAJOR,
             crate::VERSION_MINOR
