@@ -1,1 +1,40 @@
-//! Placeholder: this crate is being written.
+//! PC-side test tools of the TOE demo (reference sections 3.3 and 3.4):
+//! `tcpdatatest` (one direction per connection) and `tcp_client_txrx_single`
+//! (both directions at once), with a server side for board-less testing.
+//!
+//! The incremental pattern comes from the `pattern` crate, the workspace's
+//! one implementation of it.
+
+pub mod app;
+pub mod args;
+pub mod transfer;
+
+use std::io::Write;
+
+use args::{ArgError, Command};
+
+/// Shared `main` of both binaries: parse, run, return the exit status.
+pub fn main_with<T>(
+    tool: &'static str,
+    usage: &str,
+    argv: &[String],
+    parse: fn(&[String]) -> Result<Command<T>, ArgError>,
+    job: fn(T) -> app::Job,
+) -> i32 {
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    match parse(argv) {
+        Ok(Command::Help) => {
+            let _ = writeln!(stdout.lock(), "{usage}");
+            transfer::exit::OK
+        }
+        Err(e) => {
+            let _ = writeln!(stderr.lock(), "{tool}: error: {e} (see {tool} --help)");
+            transfer::exit::USAGE
+        }
+        Ok(Command::Run(a)) => {
+            let job = job(a);
+            app::run(&job, app::Sinks { out: &mut stdout.lock(), err: &mut stderr.lock() })
+        }
+    }
+}

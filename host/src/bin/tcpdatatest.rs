@@ -1,0 +1,28 @@
+//! `tcpdatatest <mode> <dir> <server IP> <server port> <bytelen> <pattern> <buffer> [options]`
+//! (see host/README.md).
+
+use host::app::Job;
+use host::args::{self, DataTestArgs, Dir};
+use host::transfer::Plan;
+
+fn job(a: DataTestArgs) -> Job {
+    let t = &a.transfer;
+    let (tx_len, rx_len, dir) = match a.dir {
+        Dir::Transmit => (t.bytelen, 0, "transmit"),
+        Dir::Receive => (0, t.bytelen, "receive"),
+    };
+    Job {
+        tool: "tcpdatatest",
+        dir,
+        complete: "half-duplex test complete",
+        role: a.role,
+        plan: Plan { tx_len, rx_len, pattern: t.pattern, buffer: t.buffer, timeout: a.options.timeout },
+        transfer: a.transfer,
+        options: a.options,
+    }
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    std::process::exit(host::main_with("tcpdatatest", args::DATATEST_USAGE, &argv, args::parse_datatest, job));
+}

@@ -1,0 +1,413 @@
+//! The data path: connect or accept, send and/or receive one transfer per
+//! connection, verify the incremental pattern in place.
+//!
+//! One buffer per direction is allocated per session and reused for every
+//! chunk; the sender refills it from [`pattern::Generator`] (or leaves the
+//! zeros of the dummy pattern), the receiver verifies each `read` in place
+//! with [`pattern::Checker`]. Progress is published through relaxed atomics
+//! that a reporter thread samples once a second.
+
+use std::fmt;
+use std::io::{self, ErrorKind, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use pattern::{Checker, Generator, Mismatch};
+
+/// Process exit status of each outcome (documented in host/README.md).
+pub mod exit {
+    pub const OK: i32 = 0;
+    pub const USAGE: i32 = 2;
+    pub const CONNECT: i32 = 3;
+    pub const RESET: i32 = 4;
+    pub const CLOSED_EARLY: i32 = 5;
+    pub const TOO_MUCH: i32 = 6;
+    pub const MISMATCH: i32 = 7;
+}
+
+/// Direction of a byte count, for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Way {
+    Tx,
+    Rx,
+}
+
+impl Way {
+    fn verb(self) -> &'static str {
+        match self {
+            Way::Tx => "sending",
+            Way::Rx => "receiving",
+        }
+    }
+}
+
+/// Everything that can end a session unsuccessfully.
+#[derive(Debug)]
+pub enum TransferError {
+    /// The server refused the connection.
+    Refused { addr: SocketAddr },
+    /// No answer to the connection request within the timeout.
+    ConnectTimeout { addr: SocketAddr, after: Duration },
+    /// Any other failure to connect.
+    Connect { addr: SocketAddr, err: io::Error },
+    /// The listening socket could not be opened.
+    Listen { addr: SocketAddr, err: io::Error },
+    /// No client connected within the timeout.
+    AcceptTimeout { addr: SocketAddr, after: Duration },
+    /// The peer reset the connection (or it broke) mid-transfer.
+    Reset { way: Way, done: u64, total: u64 },
+    /// A read or write waited longer than the timeout.
+    Stalled { way: Way, done: u64, total: u64, after: Duration },
+    /// Any other socket error mid-transfer.
+    Io { way: Way, done: u64, total: u64, err: io::Error },
+    /// The peer closed before `bytelen` bytes arrived.
+    ClosedEarly { received: u64, expected: u64 },
+    /// The peer sent more than `bytelen` bytes.
+    TooMuch { received: u64, expected: u64 },
+    /// The first received byte that differs from the incremental pattern.
+    Mismatch(Mismatch),
+}
+
+impl TransferError {
+    /// The process exit status for this error.
+    pub fn exit_code(&self) -> i32 {
+        use TransferError::*;
+        match self {
+            Refused { .. } | ConnectTimeout { .. } | Connect { .. } | Listen { .. } | AcceptTimeout { .. } => exit::CONNECT,
+            Reset { .. } | Stalled { .. } | Io { .. } => exit::RESET,
+            ClosedEarly { .. } => exit::CLOSED_EARLY,
+            TooMuch { .. } => exit::TOO_MUCH,
+            Mismatch(_) => exit::MISMATCH,
+        }
+    }
+}
+
+fn secs(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+impl fmt::Display for TransferError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use TransferError::*;
+        match self {
+            Refused { addr } => write!(f, "connect to {addr} failed: connection refused (is the server listening?)"),
+            ConnectTimeout { addr, after } => write!(f, "connect to {addr} timed out after {}", secs(*after)),
+            Connect { addr, err } => write!(f, "connect to {addr} failed: {err}"),
+            Listen { addr, err } => write!(f, "cannot listen on {addr}: {err}"),
+            AcceptTimeout { addr, after } => write!(f, "no client connected to {addr} within {}", secs(*after)),
+            Reset { way, done, total } => {
+                write!(f, "connection reset by peer after {} {done} of {total} bytes", way.verb())
+            }
+            Stalled { way, done, total, after } => write!(
+                f,
+                "connection stalled: no progress for {} while {} ({done} of {total} bytes done)",
+                secs(*after),
+                way.verb()
+            ),
+            Io { way, done, total, err } => {
+                write!(f, "socket error while {} after {done} of {total} bytes: {err}", way.verb())
+            }
+            ClosedEarly { received, expected } => {
+                write!(f, "peer closed early: received {received} bytes, expected {expected} bytes")
+            }
+            TooMuch { received, expected } => write!(
+                f,
+                "peer sent more data than expected: received at least {received} bytes, expected {expected} bytes"
+            ),
+            Mismatch(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for TransferError {}
+
+/// What one session does on its connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Bytes to send, then shut down the sending side (0: send nothing).
+    pub tx_len: u64,
+    /// Bytes the peer must send before closing (0: any byte is an error).
+    pub rx_len: u64,
+    /// Send the incremental pattern and verify it on receive (else zeros, unverified).
+    pub pattern: bool,
+    /// Application buffer size of each direction.
+    pub buffer: usize,
+    /// Bound on every blocking read and write.
+    pub timeout: Option<Duration>,
+}
+
+/// Byte counts a reporter thread reads while the session runs.
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub tx: AtomicU64,
+    pub rx: AtomicU64,
+}
+
+/// A finished direction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Leg {
+    pub bytes: u64,
+    /// From the session start to the last byte sent (after shutdown) or to
+    /// the peer's close (receive).
+    pub elapsed: Duration,
+}
+
+impl Leg {
+    /// Throughput in MB/s (10^6 bytes per second).
+    pub fn mb_per_s(&self) -> f64 {
+        mb_per_s(self.bytes, self.elapsed)
+    }
+}
+
+/// Throughput in MB/s (10^6 bytes per second); 0 for an empty interval.
+pub fn mb_per_s(bytes: u64, elapsed: Duration) -> f64 {
+    let s = elapsed.as_secs_f64();
+    if s > 0.0 {
+        bytes as f64 / s / 1e6
+    } else {
+        0.0
+    }
+}
+
+/// A successful session.
+#[derive(Clone, Debug)]
+pub struct SessionReport {
+    pub local: SocketAddr,
+    pub peer: SocketAddr,
+    pub start: Instant,
+    pub end: Instant,
+    /// Present when the plan sends.
+    pub tx: Option<Leg>,
+    /// Present when the plan receives.
+    pub rx: Option<Leg>,
+}
+
+/// Connects to `addr`, bounded by `timeout`.
+pub fn connect(addr: SocketAddr, timeout: Option<Duration>) -> Result<TcpStream, TransferError> {
+    let result = match timeout {
+        Some(t) => TcpStream::connect_timeout(&addr, t),
+        None => TcpStream::connect(addr),
+    };
+    result.map_err(|err| match err.kind() {
+        ErrorKind::ConnectionRefused => TransferError::Refused { addr },
+        ErrorKind::TimedOut | ErrorKind::WouldBlock => {
+            TransferError::ConnectTimeout { addr, after: timeout.unwrap_or_default() }
+        }
+        _ => TransferError::Connect { addr, err },
+    })
+}
+
+/// Opens a listening socket on `addr` (port 0 picks a free port).
+pub fn listen(addr: SocketAddr) -> Result<TcpListener, TransferError> {
+    TcpListener::bind(addr).map_err(|err| TransferError::Listen { addr, err })
+}
+
+/// Waits for one client, bounded by `timeout`.
+pub fn accept(listener: &TcpListener, timeout: Option<Duration>) -> Result<TcpStream, TransferError> {
+    let addr = listener.local_addr().map_err(|err| TransferError::Listen { addr: unspecified(), err })?;
+    let listen_err = |err| TransferError::Listen { addr, err };
+    let Some(limit) = timeout else {
+        return listener.accept().map(|(s, _)| s).map_err(listen_err);
+    };
+    // std has no accept timeout: poll a non-blocking listener, briefly sleeping.
+    let deadline = Instant::now() + limit;
+    listener.set_nonblocking(true).map_err(listen_err)?;
+    let stream = loop {
+        match listener.accept() {
+            Ok((s, _)) => break s,
+            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
+                if Instant::now() >= deadline {
+                    return Err(TransferError::AcceptTimeout { addr, after: limit });
+                }
+                thread::sleep(Duration::from_millis(2));
+            }
+            Err(e) => return Err(listen_err(e)),
+        }
+    };
+    stream.set_nonblocking(false).map_err(listen_err)?;
+    Ok(stream)
+}
+
+fn unspecified() -> SocketAddr {
+    SocketAddr::from(([0, 0, 0, 0], 0))
+}
+
+/// Runs `plan` on a connected stream: sending and receiving at the same time
+/// when it does both, then closes the connection.
+pub fn run_session(stream: TcpStream, plan: &Plan, progress: &Progress) -> Result<SessionReport, TransferError> {
+    let start = Instant::now();
+    let io_err = |err| TransferError::Io { way: Way::Rx, done: 0, total: plan.rx_len, err };
+    let local = stream.local_addr().map_err(io_err)?;
+    let peer = stream.peer_addr().map_err(io_err)?;
+    stream.set_read_timeout(plan.timeout).map_err(io_err)?;
+    stream.set_write_timeout(plan.timeout).map_err(io_err)?;
+
+    let (tx, rx) = if plan.tx_len > 0 && plan.rx_len > 0 {
+        // Full duplex: send on a second thread; both share the socket by reference.
+        thread::scope(|s| {
+            let sender = s.spawn(|| send(&stream, plan, progress, start));
+            let rx = receive(&stream, plan, progress, start);
+            if rx.is_err() {
+                // Wake the sender at once instead of letting it wait for the timeout.
+                let _ = stream.shutdown(Shutdown::Both);
+            }
+            let tx = sender.join().unwrap_or_else(|_| {
+                Err(TransferError::Io { way: Way::Tx, done: 0, total: plan.tx_len, err: io::Error::other("sender thread panicked") })
+            });
+            (tx.map(Some), rx.map(Some))
+        })
+    } else if plan.tx_len > 0 {
+        let tx = send(&stream, plan, progress, start);
+        // Wait for the peer to close after reading everything: the transfer
+        // only succeeded once the receiver has all of it. Any data it sends
+        // back on a transmit-only connection is an error.
+        let rx = if tx.is_ok() { receive(&stream, plan, progress, start).map(|_| None) } else { Ok(None) };
+        (tx.map(Some), rx)
+    } else {
+        (Ok(None), receive(&stream, plan, progress, start).map(Some))
+    };
+    // The receive error wins: it is either a data error (more telling than
+    // the send error it causes) or the reason the sender was woken up above.
+    let (tx, rx) = match (tx, rx) {
+        (_, Err(e)) | (Err(e), _) => return Err(e),
+        (Ok(tx), Ok(rx)) => (tx, rx),
+    };
+    drop(stream);
+    Ok(SessionReport { local, peer, start, end: Instant::now(), tx, rx })
+}
+
+fn classify(err: io::Error, way: Way, done: u64, total: u64, timeout: Option<Duration>) -> TransferError {
+    match err.kind() {
+        ErrorKind::ConnectionReset | ErrorKind::BrokenPipe | ErrorKind::ConnectionAborted | ErrorKind::UnexpectedEof => {
+            TransferError::Reset { way, done, total }
+        }
+        ErrorKind::WouldBlock | ErrorKind::TimedOut => {
+            TransferError::Stalled { way, done, total, after: timeout.unwrap_or_default() }
+        }
+        _ => TransferError::Io { way, done, total, err },
+    }
+}
+
+/// Sends `plan.tx_len` bytes from one reused buffer, then shuts down the
+/// sending side.
+fn send(mut stream: &TcpStream, plan: &Plan, progress: &Progress, start: Instant) -> Result<Leg, TransferError> {
+    let total = plan.tx_len;
+    let cap = (plan.buffer as u64).min(total) as usize;
+    // Zeros are the dummy pattern: written once, never refilled.
+    let mut buf = vec![0u8; cap];
+    let mut gen = Generator::new(0);
+    let mut sent = 0u64;
+    let (mut pos, mut filled) = (0usize, 0usize);
+    while sent < total {
+        if pos == filled {
+            filled = (total - sent).min(cap as u64) as usize;
+            if plan.pattern {
+                gen.fill_next(&mut buf[..filled]);
+            }
+            pos = 0;
+        }
+        match stream.write(&buf[pos..filled]) {
+            Ok(0) => return Err(TransferError::Reset { way: Way::Tx, done: sent, total }),
+            Ok(n) => {
+                pos += n;
+                sent += n as u64;
+                progress.tx.store(sent, Ordering::Relaxed);
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(classify(e, Way::Tx, sent, total, plan.timeout)),
+        }
+    }
+    stream.shutdown(Shutdown::Write).map_err(|e| classify(e, Way::Tx, sent, total, plan.timeout))?;
+    Ok(Leg { bytes: sent, elapsed: start.elapsed() })
+}
+
+/// Receives until the peer closes, verifying each chunk in place; the count
+/// must equal `plan.rx_len`.
+fn receive(mut stream: &TcpStream, plan: &Plan, progress: &Progress, start: Instant) -> Result<Leg, TransferError> {
+    let expected = plan.rx_len;
+    // A transmit-only session still reads (to see the peer's close): a small
+    // buffer is enough for that.
+    let cap = if expected == 0 { 4096 } else { plan.buffer };
+    let mut buf = vec![0u8; cap];
+    let mut checker = Checker::new(0);
+    let mut received = 0u64;
+    loop {
+        let n = match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(classify(e, Way::Rx, received, expected, plan.timeout)),
+        };
+        let in_range = (expected - received).min(n as u64) as usize;
+        if plan.pattern {
+            checker.check_next(&buf[..in_range]).map_err(TransferError::Mismatch)?;
+        }
+        received += n as u64;
+        progress.rx.store(received, Ordering::Relaxed);
+        if in_range < n {
+            return Err(TransferError::TooMuch { received, expected });
+        }
+    }
+    if received < expected {
+        return Err(TransferError::ClosedEarly { received, expected });
+    }
+    Ok(Leg { bytes: received, elapsed: start.elapsed() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair() -> (TcpStream, TcpStream) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (s, _) = l.accept().unwrap();
+        (c, s)
+    }
+
+    fn plan(tx_len: u64, rx_len: u64) -> Plan {
+        Plan { tx_len, rx_len, pattern: true, buffer: 64 << 10, timeout: Some(Duration::from_secs(10)) }
+    }
+
+    #[test]
+    fn duplex_session_pair_verifies_both_directions() {
+        let (a, b) = pair();
+        let n = 3_000_001;
+        let (pa, pb) = (Progress::default(), Progress::default());
+        let (ra, rb) = thread::scope(|s| {
+            let h = s.spawn(|| run_session(b, &plan(n, n), &pb));
+            (run_session(a, &plan(n, n), &pa), h.join().unwrap())
+        });
+        for r in [ra.unwrap(), rb.unwrap()] {
+            assert_eq!(r.tx.unwrap().bytes, n);
+            assert_eq!(r.rx.unwrap().bytes, n);
+        }
+        assert_eq!(pa.rx.load(Ordering::Relaxed), n);
+        assert_eq!(pb.tx.load(Ordering::Relaxed), n);
+    }
+
+    #[test]
+    fn receiver_reports_corruption_offset_in_a_later_chunk() {
+        let (mut a, b) = pair();
+        let n = 200_000u64;
+        let mut data = vec![0u8; n as usize];
+        pattern::fill(&mut data, 0);
+        data[150_001] ^= 0xFF;
+        let h = thread::spawn(move || {
+            // Small uneven writes so the error lands mid-read.
+            for chunk in data.chunks(7_777) {
+                if a.write_all(chunk).is_err() {
+                    break;
+                }
+            }
+        });
+        let err = run_session(b, &plan(0, n), &Progress::default()).unwrap_err();
+        h.join().unwrap();
+        let TransferError::Mismatch(m) = err else { panic!("wrong error {err}") };
+        assert_eq!(m.offset, 150_001);
+        assert_eq!(m.expected, 37_500);
+        assert_eq!(m.received, 37_500 ^ 0xFF00);
+    }
+}
