@@ -61,18 +61,21 @@ fn reg(name: &str, offset: u32, description: &str, fields: Vec<Field>) -> Regist
     Register { name: name.to_string(), offset, description: description.to_string(), fields }
 }
 
-/// A wide value's two registers and its [`Wide`] record. `hi` is at `offset + 4`.
-fn wide(
-    regs: &mut Vec<Register>,
-    wides: &mut Vec<Wide>,
-    name: &str,
+/// A value wider than 32 bits, before it becomes two registers.
+struct WideDef<'a> {
+    name: &'a str,
+    /// Offset of the low half; the high half is at `offset + 4`.
     offset: u32,
     width: u32,
     access: Access,
     volatile: bool,
     reset: u64,
-    description: &str,
-) {
+    description: &'a str,
+}
+
+/// Adds a wide value's two registers and its [`Wide`] record.
+fn wide(regs: &mut Vec<Register>, wides: &mut Vec<Wide>, def: WideDef<'_>) {
+    let WideDef { name, offset, width, access, volatile, reset, description } = def;
     let lo_name = format!("{name}_lo");
     let hi_name = format!("{name}_hi");
     let mut lo = field("value", 0, 32, access, reset as u32, &format!("Bits 31:0 of {name}."));
@@ -115,10 +118,24 @@ fn info_block(design: &Design) -> Block {
     ];
     let mut wides = Vec::new();
     let hash = u64::from_str_radix(&design.config_hash, 16).unwrap_or(0);
-    wide(&mut regs, &mut wides, "config_hash", 0x18, 64, Ro, false, hash,
-        "First 64 bits of the SHA-256 of the configuration this bitstream was generated from (the `configuration` in every generated file's banner).");
-    wide(&mut regs, &mut wides, "cycle_count", 0x20, 64, Ro, true, 0,
-        "Free-running count of user-clock cycles since reset; wraps at 2^64.");
+    wide(&mut regs, &mut wides, WideDef {
+        name: "config_hash",
+        offset: 0x18,
+        width: 64,
+        access: Ro,
+        volatile: false,
+        reset: hash,
+        description: "First 64 bits of the SHA-256 of the configuration this bitstream was generated from (the `configuration` in every generated file's banner).",
+    });
+    wide(&mut regs, &mut wides, WideDef {
+        name: "cycle_count",
+        offset: 0x20,
+        width: 64,
+        access: Ro,
+        volatile: true,
+        reset: 0,
+        description: "Free-running count of user-clock cycles since reset; wraps at 2^64.",
+    });
     Block {
         name: "info".into(),
         description: "Identification, design parameters and the free-running cycle counter. Constant except `cycle_count`.".into(),
@@ -161,10 +178,24 @@ fn toe_block(design: &Design) -> Block {
         ]),
     ];
     let mut wides = Vec::new();
-    wide(&mut regs, &mut wides, "fpga_mac", 0x0C, 48, Rw, false, mac_value(d.fpga_mac),
-        "MAC address of the FPGA, first byte on the wire in bits 47:40 (00:01:02:03:04:05 = 0x000102030405); taken at `toe_ctrl.init`.");
-    wide(&mut regs, &mut wides, "target_mac", 0x18, 48, Rw, false, mac_value(d.target_mac),
-        "MAC address of the target, used in fixed-MAC mode only; first byte in bits 47:40; taken at `toe_ctrl.init`.");
+    wide(&mut regs, &mut wides, WideDef {
+        name: "fpga_mac",
+        offset: 0x0C,
+        width: 48,
+        access: Rw,
+        volatile: false,
+        reset: mac_value(d.fpga_mac),
+        description: "MAC address of the FPGA, first byte on the wire in bits 47:40 (00:01:02:03:04:05 = 0x000102030405); taken at `toe_ctrl.init`.",
+    });
+    wide(&mut regs, &mut wides, WideDef {
+        name: "target_mac",
+        offset: 0x18,
+        width: 48,
+        access: Rw,
+        volatile: false,
+        reset: mac_value(d.target_mac),
+        description: "MAC address of the target, used in fixed-MAC mode only; first byte in bits 47:40; taken at `toe_ctrl.init`.",
+    });
     regs.sort_by_key(|r| r.offset);
     Block {
         name: "toe".into(),
@@ -248,18 +279,60 @@ fn session_block(design: &Design) -> Block {
         ]),
     ];
     let mut wides = Vec::new();
-    wide(&mut regs, &mut wides, "transfer_size", 0x10, 48, Rw, false, DEFAULT_TRANSFER_SIZE,
-        "Bytes to transfer per direction, 1..=2^48-1; taken at `ctrl.start`.");
-    wide(&mut regs, &mut wides, "packet_size", 0x18, 48, Rw, false, DEFAULT_PACKET_SIZE,
-        "Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; taken at `ctrl.start`.");
-    wide(&mut regs, &mut wides, "tx_bytes", 0x30, 64, Ro, true, 0,
-        "Bytes sent since `ctrl.start`; counts while the test runs.");
-    wide(&mut regs, &mut wides, "rx_bytes", 0x38, 64, Ro, true, 0,
-        "Bytes received since `ctrl.start`; counts while the test runs.");
-    wide(&mut regs, &mut wides, "elapsed", 0x40, 64, Ro, true, 0,
-        "User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards. MB/s = bytes * user_clock_khz / 1000 / elapsed.");
-    wide(&mut regs, &mut wides, "err_offset", 0x50, 48, Ro, true, 0,
-        "First verification error: stream byte offset of the first differing 32-bit word. Valid when `err_count` is non-zero.");
+    wide(&mut regs, &mut wides, WideDef {
+        name: "transfer_size",
+        offset: 0x10,
+        width: 48,
+        access: Rw,
+        volatile: false,
+        reset: DEFAULT_TRANSFER_SIZE,
+        description: "Bytes to transfer per direction, 1..=2^48-1; taken at `ctrl.start`.",
+    });
+    wide(&mut regs, &mut wides, WideDef {
+        name: "packet_size",
+        offset: 0x18,
+        width: 48,
+        access: Rw,
+        volatile: false,
+        reset: DEFAULT_PACKET_SIZE,
+        description: "Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; taken at `ctrl.start`.",
+    });
+    wide(&mut regs, &mut wides, WideDef {
+        name: "tx_bytes",
+        offset: 0x30,
+        width: 64,
+        access: Ro,
+        volatile: true,
+        reset: 0,
+        description: "Bytes sent since `ctrl.start`; counts while the test runs.",
+    });
+    wide(&mut regs, &mut wides, WideDef {
+        name: "rx_bytes",
+        offset: 0x38,
+        width: 64,
+        access: Ro,
+        volatile: true,
+        reset: 0,
+        description: "Bytes received since `ctrl.start`; counts while the test runs.",
+    });
+    wide(&mut regs, &mut wides, WideDef {
+        name: "elapsed",
+        offset: 0x40,
+        width: 64,
+        access: Ro,
+        volatile: true,
+        reset: 0,
+        description: "User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards. MB/s = bytes * user_clock_khz / 1000 / elapsed.",
+    });
+    wide(&mut regs, &mut wides, WideDef {
+        name: "err_offset",
+        offset: 0x50,
+        width: 48,
+        access: Ro,
+        volatile: true,
+        reset: 0,
+        description: "First verification error: stream byte offset of the first differing 32-bit word. Valid when `err_count` is non-zero.",
+    });
     regs.sort_by_key(|r| r.offset);
     Block {
         name: "session".into(),

@@ -245,7 +245,8 @@ fn register_literal(block: &Block, reg: &Register, base: &str, reset: &str, inst
 fn field_items(out: &mut String, block: &Block, reg: &Register, field: &Field) {
     let i = "            ";
     let notes = super::field_notes(block, reg, field).join(" ");
-    doc(out, i, &format!("{} {}, {}. {} {}", if field.width == 1 { "Bit" } else { "Bits" }, super::bits(field), field.access, field.description, notes).trim_end().to_string());
+    let text = format!("{} {}, {}. {} {}", if field.width == 1 { "Bit" } else { "Bits" }, super::bits(field), field.access, field.description, notes);
+    doc(out, i, text.trim_end());
     let (min, max) = field.valid_range();
     *out += &format!(
         "{i}pub const {}: super::super::Field = super::super::Field {{ id: \"{}\", shift: {}, width: {}, mask: {}, min: {min}, max: {max} }};\n",
