@@ -153,9 +153,15 @@ fn err<T>(key: &str, message: impl Into<String>) -> Result<T, ConfigError> {
 /// Parses and validates configuration text. `boards` lists the board names
 /// that exist (the ones under `constraints/`).
 pub fn parse(text: &str, boards: &[&str]) -> Result<Design, ConfigError> {
-    let root: Table = text.parse().map_err(|e: toml::de::Error| ConfigError {
-        key: String::new(),
-        message: format!("malformed TOML: {}", e.to_string().trim_end()),
+    let root: Table = text.parse().map_err(|e: toml::de::Error| {
+        let at = match e.span() {
+            Some(span) => {
+                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                format!(" at line {line}")
+            }
+            None => String::new(),
+        };
+        ConfigError { key: String::new(), message: format!("malformed TOML{at}: {}", e.message().trim_end().replace('\n', "; ")) }
     })?;
     let mut root = Section::new("", root);
     let mut design = root.section("design")?;

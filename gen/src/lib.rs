@@ -25,6 +25,7 @@ pub enum GenError {
     Config(config::ConfigError),
     Hdl(hdl::verilog::HdlError),
     Template(String),
+    Flow(String),
     Io(String),
 }
 
@@ -34,6 +35,7 @@ impl fmt::Display for GenError {
             GenError::Config(e) => write!(f, "invalid configuration: {e}"),
             GenError::Hdl(e) => write!(f, "hardware description: {e}"),
             GenError::Template(e) => write!(f, "template: {e}"),
+            GenError::Flow(e) => write!(f, "build flow: {e}"),
             GenError::Io(e) => write!(f, "{e}"),
         }
     }
@@ -53,9 +55,9 @@ impl From<hdl::verilog::HdlError> for GenError {
     }
 }
 
-/// The boards `gen` knows.
+/// The boards `gen` knows: one TOML file each under `constraints/`.
 pub fn board_names() -> Vec<&'static str> {
-    vec!["alveo-u50", "alveo-u250", "alveo-u55c", "agilex7-f-dk"]
+    flows::board_names()
 }
 
 /// Parses and validates configuration text against the known boards.
@@ -65,7 +67,14 @@ pub fn parse_config(text: &str) -> Result<config::Design, GenError> {
 
 /// Every file of the build folder, sorted by path.
 pub fn generate(design: &config::Design) -> Result<Vec<GeneratedFile>, GenError> {
-    let mut files = rtl::generate(design)?;
+    let rtl = rtl::generate(design)?;
+    let board = flows::load_board(&design.board).map_err(|e| GenError::Flow(e.to_string()))?;
+    let mut inputs = flows::FlowInputs::standard(design, rtl.sources.clone());
+    // Constrain only the clocks the top has (the register clock arrives with the register file).
+    inputs.clocks.retain(|c| rtl.input_ports.contains(&c.port));
+    let scripts = flows::render(design, &board, &inputs).map_err(|e| GenError::Flow(e.to_string()))?;
+    let mut files = rtl.files;
+    files.extend(scripts.into_iter().map(|(path, contents)| GeneratedFile { path, contents }));
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }

@@ -45,10 +45,26 @@ pub fn verilog_file(design: &config::Design, body: &str) -> String {
     out
 }
 
-pub fn generate(design: &config::Design) -> Result<Vec<GeneratedFile>, GenError> {
+/// The Verilog files and what the rest of the build needs to know of them.
+pub struct Rtl {
+    pub files: Vec<GeneratedFile>,
+    /// Source paths relative to the build folder, in compile order.
+    pub sources: Vec<String>,
+    /// Input ports of the top.
+    pub input_ports: Vec<String>,
+}
+
+pub fn generate(design: &config::Design) -> Result<Rtl, GenError> {
     let session = session_module(design);
     let session_text = hdl::verilog::session_verilog(design.data_width, &session)?;
-    let ports = hdl::verilog::module_ports(&session_text, &session)?
+    let session_ports = hdl::verilog::module_ports(&session_text, &session)?;
+    let mut input_ports = vec!["user_clk".to_string(), "user_rst".to_string()];
+    for s in 0..design.sessions {
+        for p in session_ports.iter().filter(|p| p.direction == "input" && p.name != "clock" && p.name != "reset") {
+            input_ports.push(format!("s{s}_{}", p.name));
+        }
+    }
+    let ports = session_ports
         .into_iter()
         .filter(|p| p.name != "clock" && p.name != "reset")
         .map(|p| TopPort {
@@ -69,10 +85,15 @@ pub fn generate(design: &config::Design) -> Result<Vec<GeneratedFile>, GenError>
 
     let session_path = format!("{RTL_DIR}/{session}.v");
     let top_path = format!("{RTL_DIR}/{}.v", design.name);
-    let filelist = format!("{session_path}\n{top_path}\n");
-    Ok(vec![
-        GeneratedFile { path: session_path, contents: verilog_file(design, &session_text) },
-        GeneratedFile { path: top_path, contents: verilog_file(design, &top) },
-        GeneratedFile { path: FILELIST.to_string(), contents: filelist },
-    ])
+    let sources = vec![session_path.clone(), top_path.clone()];
+    let filelist = sources.iter().map(|s| format!("{s}\n")).collect();
+    Ok(Rtl {
+        files: vec![
+            GeneratedFile { path: session_path, contents: verilog_file(design, &session_text) },
+            GeneratedFile { path: top_path, contents: verilog_file(design, &top) },
+            GeneratedFile { path: FILELIST.to_string(), contents: filelist },
+        ],
+        sources,
+        input_ports,
+    })
 }

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Resource and logic-depth estimate without vendor tools: yosys
+# `synth_xilinx -family xcup` (UltraScale+) on each block of the generated
+# design and on the whole top, flattened, figures from the mapped netlist.
+set -euo pipefail
+build=${1:-build}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cargo build -q --release -p gen --bin synth_report
+report="$root/target/release/synth_report"
+cd "$build"
+mapfile -t files < rtl/files.f
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "synth-estimate: yosys $(yosys -V | awk '{print $2}') synth_xilinx -family xcup, flattened per module"
+"$report" header
+mapfile -t blocks < <("$report" blocks "${files[@]}")
+for module in "${blocks[@]}"; do
+    net="$work/net.json"
+    yosys -q -p "read_verilog -sv ${files[*]}; synth_xilinx -family xcup -noiopad -noclkbuf -flatten -top $module; write_json $net" >"$work/log" 2>&1 \
+        || { cat "$work/log"; echo "synth-estimate: yosys failed on $module"; exit 1; }
+    "$report" row "$module" "$net"
+done
+echo "levels: LUT+MUXF levels on the deepest register-to-register path (carry cells not counted); carry: longest carry chain in cells"
