@@ -154,7 +154,7 @@ impl Field {
 
     /// Highest bit, `lsb + width - 1`.
     pub fn msb(&self) -> u32 {
-        (self.lsb + self.width).saturating_sub(1)
+        self.lsb.saturating_add(self.width).saturating_sub(1)
     }
 
     /// Largest value the field holds.
