@@ -26,6 +26,7 @@ pub enum GenError {
     Hdl(hdl::verilog::HdlError),
     Template(String),
     Flow(String),
+    Regmap(String),
     Io(String),
 }
 
@@ -36,6 +37,7 @@ impl fmt::Display for GenError {
             GenError::Hdl(e) => write!(f, "hardware description: {e}"),
             GenError::Template(e) => write!(f, "template: {e}"),
             GenError::Flow(e) => write!(f, "build flow: {e}"),
+            GenError::Regmap(e) => write!(f, "register map: {e}"),
             GenError::Io(e) => write!(f, "{e}"),
         }
     }
@@ -73,8 +75,14 @@ pub fn generate(design: &config::Design) -> Result<Vec<GeneratedFile>, GenError>
     // Constrain only the clocks the top has (the register clock arrives with the register file).
     inputs.clocks.retain(|c| rtl.input_ports.contains(&c.port));
     let scripts = flows::render(design, &board, &inputs).map_err(|e| GenError::Flow(e.to_string()))?;
+    let map = regmap::RegisterMap::try_for_design(design).map_err(|e| GenError::Regmap(e.to_string()))?;
     let mut files = rtl.files;
     files.extend(scripts.into_iter().map(|(path, contents)| GeneratedFile { path, contents }));
+    for out in regmap::outputs(&map, design) {
+        // The Markdown is documentation; header, self-test, JSON and accessors are for software.
+        let dir = if out.file_name.ends_with(".md") { "doc" } else { "sw" };
+        files.push(GeneratedFile { path: format!("{dir}/{}", out.file_name), contents: out.contents });
+    }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }
