@@ -5,8 +5,8 @@
 set -euo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
-cargo build -q --release -p gen --bin synth_report
-report="$root/target/release/synth_report"
+cargo build -q -p gen --bin synth_report
+report="${CARGO_TARGET_DIR:-$root/target}/debug/synth_report"
 cd "$build"
 mapfile -t files < rtl/files.f
 work=$(mktemp -d)

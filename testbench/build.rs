@@ -28,6 +28,10 @@ const MODELS: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
+/// Block-level models: (model name, data width, builder of (top module, Verilog)).
+type BlockBuilder = fn() -> Result<(String, String), hdl::verilog::HdlError>;
+const BLOCK_MODELS: &[(&str, usize, BlockBuilder)] = &[];
+
 struct PortDecl {
     name: String,
     /// 8, 16, 32, 64 for scalars; 0 for VlWide.
@@ -51,6 +55,34 @@ fn main() {
     let mut rust = String::new();
     let mut shim_files = Vec::new();
     let mut archives = Vec::new();
+    let mut add = |model: &str, top: &str, sources: &[PathBuf], summary: String, consts: String| {
+        let dir = out.join(model);
+        let prefix = format!("V{model}");
+        let obj = dir.join("obj");
+        let mut cmd = Command::new("verilator");
+        cmd.args(["--cc", "--build", "-j", "2", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
+            .args(["--prefix", &prefix, "--top-module", top, "-Mdir"])
+            .arg(&obj)
+            .args(["-CFLAGS", "-fPIC -O2"])
+            .arg(&waivers)
+            .args(sources);
+        if trace {
+            cmd.arg("--trace-fst");
+        }
+        let status = cmd.status().expect("cannot run verilator: install it (make deps) or put it on PATH");
+        assert!(status.success(), "verilator failed on model {model}");
+        let archive = find_archive(&obj, &prefix);
+        let lib = format!("{prefix}_model");
+        fs::copy(&archive, obj.join(format!("lib{lib}.a"))).unwrap();
+        archives.push((obj.clone(), lib));
+        let ports = parse_ports(&fs::read_to_string(obj.join(format!("{prefix}.h"))).unwrap());
+        let shim = obj.join(format!("{model}_shim.cpp"));
+        fs::write(&shim, render_shim(model, &prefix, &ports, trace)).unwrap();
+        shim_files.push((shim, obj));
+        render_rust(&mut rust, model, &summary, &consts, &ports);
+    };
+
+    // Product tops: the Verilog exactly as `gen` writes it.
     for (model, edits) in MODELS {
         let mut text = config::DEFAULT_TOML.to_string();
         for (from, to) in edits.iter() {
@@ -71,30 +103,24 @@ fn main() {
             .lines()
             .map(|l| dir.join("build").join(l))
             .collect();
-        let prefix = format!("V{model}");
-        let obj = dir.join("obj");
-        let mut cmd = Command::new("verilator");
-        cmd.args(["--cc", "--build", "-j", "2", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
-            .args(["--prefix", &prefix, "--top-module", &design.name, "-Mdir"])
-            .arg(&obj)
-            .args(["-CFLAGS", "-fPIC -O2"])
-            .arg(&waivers)
-            .args(&sources);
-        if trace {
-            cmd.arg("--trace-fst");
-        }
-        let status = cmd.status().expect("cannot run verilator: install it (make deps) or put it on PATH");
-        assert!(status.success(), "verilator failed on model {model}");
-        let archive = find_archive(&obj, &prefix);
-        let lib = format!("{prefix}_model");
-        fs::copy(&archive, obj.join(format!("lib{lib}.a"))).unwrap();
-        archives.push((obj.clone(), lib));
+        let summary = format!("design `{}`, {} session(s) of {} bits", design.name, design.sessions, design.data_width);
+        let consts = format!(
+            "    pub const SESSIONS: usize = {};\n    pub const DATA_WIDTH: usize = {};\n",
+            design.sessions, design.data_width
+        );
+        add(model, &design.name, &sources, summary, consts);
+    }
 
-        let ports = parse_ports(&fs::read_to_string(obj.join(format!("{prefix}.h"))).unwrap());
-        let shim = obj.join(format!("{model}_shim.cpp"));
-        fs::write(&shim, render_shim(model, &prefix, &ports, trace)).unwrap();
-        shim_files.push((shim, obj));
-        render_rust(&mut rust, model, &design, &ports);
+    // Block-level models: one rust-hdl block (or test assembly) on its own.
+    for (model, width, build) in BLOCK_MODELS {
+        let dir = out.join(model);
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let (top, text) = build().unwrap_or_else(|e| panic!("model {model}: {e}"));
+        let source = dir.join(format!("{top}.v"));
+        fs::write(&source, text).unwrap();
+        let consts = format!("    pub const DATA_WIDTH: usize = {width};\n");
+        add(model, &top, &[source], format!("block `{top}`, {width} bits"), consts);
     }
 
     let mut build = cc::Build::new();
@@ -210,8 +236,8 @@ fn render_shim(model: &str, prefix: &str, ports: &[PortDecl], trace: bool) -> St
     s
 }
 
-fn render_rust(s: &mut String, model: &str, design: &config::Design, ports: &[PortDecl]) {
-    let _ = writeln!(s, "/// Model `{model}`: design `{}`, {} session(s) of {} bits.", design.name, design.sessions, design.data_width);
+fn render_rust(s: &mut String, model: &str, summary: &str, consts: &str, ports: &[PortDecl]) {
+    let _ = writeln!(s, "/// Model `{model}`: {summary}.");
     let _ = writeln!(s, "pub mod {model} {{");
     let _ = writeln!(s, "    extern \"C\" {{");
     for f in ["new() -> *mut core::ffi::c_void", "eval(p: *mut core::ffi::c_void)", "delete(p: *mut core::ffi::c_void)"] {
@@ -221,8 +247,7 @@ fn render_rust(s: &mut String, model: &str, design: &config::Design, ports: &[Po
     let _ = writeln!(s, "        pub fn {model}_trace_open(p: *mut core::ffi::c_void, path: *const core::ffi::c_char);");
     let _ = writeln!(s, "        pub fn {model}_trace_dump(p: *mut core::ffi::c_void, time: u64);");
     let _ = writeln!(s, "    }}");
-    let _ = writeln!(s, "    pub const SESSIONS: usize = {};", design.sessions);
-    let _ = writeln!(s, "    pub const DATA_WIDTH: usize = {};", design.data_width);
+    s.push_str(consts);
     let _ = writeln!(s, "    pub const PORTS: &[crate::verilated::PortInfo] = &[");
     for p in ports {
         let _ = writeln!(
