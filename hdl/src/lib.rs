@@ -6,7 +6,9 @@
 //! [`verilog::session_verilog`] dispatches a configured width to the matching
 //! instantiation.
 
+pub mod cdc;
 pub mod pattern_lanes;
+pub mod register_file;
 pub mod session;
 pub mod sim;
 pub mod traffic_generator;

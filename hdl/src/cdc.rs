@@ -1,0 +1,70 @@
+//! Clock-domain crossing primitives.
+//!
+//! ```text
+//!   d (other domain) --> [ff1] --> [ff2] --> q      (clock = receiving domain)
+//! ```
+//!
+//! [`SyncBit`] is the two-flip-flop synchroniser of one level signal into the
+//! receiving clock: `q` follows `d` two to three receiving-clock edges later,
+//! and a metastable `ff1` has a whole cycle to resolve before `ff2` samples it.
+//! It carries the toggles of the register file's request/acknowledge handshake
+//! (`register_file.rs`); a multi-bit value never goes through it, it stays
+//! still in its source domain while the toggle crosses. The flip-flops have no
+//! reset: a toggle handshake must not see an edge because one domain was reset
+//! and the other was not.
+//!
+//! Implementation constraints: place `ff1` and `ff2` close together
+//! (Vivado `ASYNC_REG`), and cut or bound the path into `ff1`
+//! (`set_max_delay -datapath_only` of one destination period).
+
+use rust_hdl::prelude::*;
+
+/// Two-flip-flop synchroniser of a level into the `clock` domain.
+#[derive(LogicBlock, Default)]
+pub struct SyncBit {
+    /// Clock of the receiving domain.
+    pub clock: Signal<In, Clock>,
+    /// Level from the other domain; must come straight from a flip-flop there.
+    pub d: Signal<In, Bit>,
+    /// `d`, two to three `clock` edges later.
+    pub q: Signal<Out, Bit>,
+    ff1: DFF<Bit>,
+    ff2: DFF<Bit>,
+}
+
+impl Logic for SyncBit {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.ff1.clock.next = self.clock.val();
+        self.ff2.clock.next = self.clock.val();
+        self.ff1.d.next = self.d.val();
+        self.ff2.d.next = self.ff1.q.val();
+        self.q.next = self.ff2.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{cycle, settle};
+
+    #[test]
+    fn a_level_arrives_after_two_receiving_edges() {
+        let mut s = SyncBit::default();
+        s.connect_all();
+        settle(&mut s);
+        s.d.next = true;
+        settle(&mut s);
+        let clock = |s: &mut SyncBit, level: bool| s.clock.next = Clock::from(level);
+        cycle(&mut s, clock);
+        assert!(!s.q.val(), "after one edge the level is still in the first flip-flop");
+        cycle(&mut s, clock);
+        assert!(s.q.val(), "after two edges the level is out");
+    }
+
+    #[test]
+    fn verilog_has_two_flip_flops() {
+        let text = crate::verilog::block_verilog(&mut SyncBit::default(), "sync_bit").unwrap();
+        assert!(text.contains("module sync_bit$ff1") && text.contains("module sync_bit$ff2"), "{text}");
+    }
+}
