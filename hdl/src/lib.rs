@@ -6,13 +6,18 @@
 //! [`verilog::session_verilog`] dispatches a configured width to the matching
 //! instantiation.
 
+pub mod beat_check;
+pub mod data_verifier;
 pub mod cdc;
 pub mod pattern_lanes;
 pub mod register_file;
+pub mod rate_limiter;
 pub mod session;
 pub mod sim;
 pub mod traffic_generator;
 pub mod verilog;
 
+pub use data_verifier::DataVerifier;
 pub use pattern_lanes::PatternLanes;
+pub use rate_limiter::RateLimiter;
 pub use traffic_generator::TrafficGenerator;

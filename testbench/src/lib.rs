@@ -4,7 +4,9 @@
 //! `build.rs` generates the Verilog of each model with the `gen` library,
 //! verilates it and renders the port tables included below as `models`.
 
+pub mod dut;
 pub mod seed;
+pub mod token_bucket;
 pub mod stream;
 pub mod verilated;
 

@@ -146,10 +146,16 @@ impl Model {
         }
     }
 
-    /// Drives a wide input; unused top bits of the last word are cleared.
+    /// Drives an input of any width from 32-bit words, least significant
+    /// first; unused top bits are cleared.
     pub fn set_wide(&mut self, port: Port, words: &[u32]) {
         let info = self.info(port);
-        assert!(!info.output && info.kind == 0, "port {} is not a wide input", info.name);
+        if info.kind != 0 {
+            let value = words.iter().take(2).enumerate().fold(0u64, |v, (i, w)| v | (u64::from(*w) << (32 * i)));
+            self.set(port, value);
+            return;
+        }
+        assert!(!info.output, "port {} is an output", info.name);
         assert_eq!(words.len(), info.words, "port {}: {} words", info.name, info.words);
         // SAFETY: a VlWide of `words` u32.
         let dst = unsafe { std::slice::from_raw_parts_mut(self.storage[port.index] as *mut u32, info.words) };

@@ -50,8 +50,8 @@ impl Bench {
             .map(|s| {
                 let p = |n: &str| model.port(&format!("s{s}_{n}"));
                 GenPorts {
-                    start: p("start"),
-                    abort: p("abort_req"),
+                    start: p("tx_start"),
+                    abort: p("tx_abort"),
                     transfer_size: p("transfer_size"),
                     packet_size: p("packet_size"),
                     pattern: p("pattern"),
@@ -66,6 +66,10 @@ impl Bench {
                 }
             })
             .collect();
+        for s in 0..sessions {
+            let tx_percent = model.port(&format!("s{s}_tx_percent"));
+            model.set(tx_percent, 100);
+        }
         let rst = model.port("user_rst");
         model.set(rst, 1);
         model.cycle();
@@ -150,7 +154,8 @@ impl Bench {
         let p = &self.sessions[s];
         assert!(self.model.bit(p.busy), "busy after start");
         let mut checkers = vec![(s, StreamChecker::new(t))];
-        let run = self.run(&mut checkers, ready, 20 * t.beats() + 100).remove(0);
+        // A hang guard, far above the 1 / p_ready cycles per beat of the slowest test.
+        let run = self.run(&mut checkers, ready, 100 * t.beats() + 1000).remove(0);
         self.model.cycle();
         self.check_finished(s, t.size);
         run
@@ -215,10 +220,10 @@ fn random_backpressure_loses_repeats_and_reorders_nothing() {
         for _ in 0..20 {
             let size = rng.gen_range(1..=50 * w);
             let packet = rng.gen_range(0..=8 * w);
-            let busy = rng.gen_range(0.05..0.95);
+            let p_ready = rng.gen_range(0.05..0.95);
             let t = b.transfer(size, packet, true);
             let mut r = rand_chacha::ChaCha8Rng::from_rng(&mut rng).unwrap();
-            b.send(0, t, |_| r.gen_bool(busy));
+            b.send(0, t, |_| r.gen_bool(p_ready));
         }
     });
 }

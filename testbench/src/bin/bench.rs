@@ -24,7 +24,8 @@ fn verilated(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
     let bytes: Vec<_> = (0..sessions).map(|s| m.port(&format!("s{s}_tx_bytes"))).collect();
     for s in 0..sessions {
         let p = |n: &str| m.port(&format!("s{s}_{n}"));
-        let (ts, ps, pat, start) = (p("transfer_size"), p("packet_size"), p("pattern"), p("start"));
+        let (ts, ps, pat, start, pct) = (p("transfer_size"), p("packet_size"), p("pattern"), p("tx_start"), p("tx_percent"));
+        m.set(pct, 100);
         m.set(ts, SIZE);
         m.set(ps, 8192);
         m.set(pat, 1);
@@ -52,10 +53,11 @@ fn rust_hdl_sim(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
         s.transfer_size.next = bits(SIZE);
         s.packet_size.next = bits(8192);
         s.pattern.next = true;
-        s.start.next = true;
+        s.tx_percent.next = bits(100);
+        s.tx_start.next = true;
         hdl::sim::settle(s);
         hdl::sim::cycle(s, clock);
-        s.start.next = false;
+        s.tx_start.next = false;
         hdl::sim::settle(s);
     }
     let t = Instant::now();

@@ -1,0 +1,120 @@
+//! Rate limiter: passes at most `percent` % of the bus peak, one direction
+//! of one session.
+//!
+//! ```text
+//!   s_tvalid --->| AND |---> m_tvalid           credit += percent every cycle
+//!   s_tready <---| AND |<--- m_tready           credit -= 100 per beat passed
+//!                  ^                            allow  = credit >= 100
+//!                allow (register)
+//! ```
+//!
+//! A token bucket in units of 1 % of a beat: every cycle adds `percent` to
+//! the credit, every beat that passes takes 100, and beats pass only while the
+//! credit holds a whole beat. With the other side always ready the long-run
+//! rate is exactly `percent / 100` beats per cycle (the remainder carries).
+//!
+//! Burst bound: credit stops growing once it holds a whole beat, so after any
+//! stall at most one beat passes ahead of the steady rate. At 100 % the
+//! bucket starts and stays full, so there is no gap at all.
+//!
+//! AXI4-Stream safety: `allow` is a register that falls only on the cycle
+//! after a beat passes, so a beat presented while allowed stays presented
+//! (`m_tvalid` never drops before its handshake). On TX the limiter sits
+//! between the generator and the TOE (gating `tvalid`); on RX between the TOE
+//! and the verifier (gating `tready`, so a slow receiver pushes back).
+//!
+//! `percent` is read every cycle (a new setting takes effect at once, no
+//! reset); values above 100 act as 100, and 0 as 1.
+
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct RateLimiter<const W: usize, const K: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: bucket full.
+    pub reset: Signal<In, Bit>,
+    /// Max speed in % of the bus peak, 1..=100.
+    pub percent: Signal<In, Bits<7>>,
+    pub s_tdata: Signal<In, Bits<W>>,
+    pub s_tkeep: Signal<In, Bits<K>>,
+    pub s_tlast: Signal<In, Bit>,
+    pub s_tvalid: Signal<In, Bit>,
+    pub s_tready: Signal<Out, Bit>,
+    pub m_tdata: Signal<Out, Bits<W>>,
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    credit: DFF<Bits<8>>,
+    rate: Signal<Local, Bits<8>>,
+    pass: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    c_full: Constant<Bits<8>>,
+    c_one: Constant<Bits<8>>,
+    c_zero7: Constant<Bits<7>>,
+    c_hundred7: Constant<Bits<7>>,
+}
+
+impl<const W: usize, const K: usize> RateLimiter<W, K> {
+    pub fn new() -> Self {
+        assert_eq!(K * 8, W, "RateLimiter: K must be W / 8");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            percent: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tvalid: Default::default(),
+            s_tready: Default::default(),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            credit: Default::default(),
+            rate: Default::default(),
+            pass: Default::default(),
+            take: Default::default(),
+            c_full: Constant::new(bits(100)),
+            c_one: Constant::new(bits(1)),
+            c_zero7: Constant::new(bits(0)),
+            c_hundred7: Constant::new(bits(100)),
+        }
+    }
+}
+
+impl<const W: usize, const K: usize> Default for RateLimiter<W, K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const W: usize, const K: usize> Logic for RateLimiter<W, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, credit);
+        if self.percent.val() == self.c_zero7.val() {
+            self.rate.next = self.c_one.val();
+        } else if self.percent.val() > self.c_hundred7.val() {
+            self.rate.next = self.c_full.val();
+        } else {
+            self.rate.next = bit_cast::<8, 7>(self.percent.val());
+        }
+        self.pass.next = self.credit.q.val() >= self.c_full.val();
+        self.m_tdata.next = self.s_tdata.val();
+        self.m_tkeep.next = self.s_tkeep.val();
+        self.m_tlast.next = self.s_tlast.val();
+        self.m_tvalid.next = self.s_tvalid.val() & self.pass.val();
+        self.s_tready.next = self.m_tready.val() & self.pass.val();
+        self.take.next = self.s_tvalid.val() & self.m_tready.val() & self.pass.val();
+        if self.take.val() {
+            self.credit.d.next = self.credit.q.val() + self.rate.val() - self.c_full.val();
+        } else if !self.pass.val() {
+            self.credit.d.next = self.credit.q.val() + self.rate.val();
+        }
+        if self.reset.val() {
+            self.credit.d.next = self.c_full.val();
+        }
+    }
+}

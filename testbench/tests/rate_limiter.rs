@@ -1,0 +1,174 @@
+//! The TX and RX rate limiters on the verilated tops, cycle by cycle against
+//! the token-bucket model, at 64 and 1024 bits.
+
+use rand::Rng;
+use testbench::dut::{Beat, Dut};
+use testbench::models::{top1024, top64};
+use testbench::seed;
+use testbench::token_bucket::TokenBucket;
+
+const SETTINGS: [u32; 8] = [1, 5, 25, 33, 50, 77, 99, 100];
+const WINDOW: usize = 100_000;
+
+fn duts() -> [Dut; 2] {
+    [Dut::new(&top64::FNS, top64::SESSIONS, top64::DATA_WIDTH), Dut::new(&top1024::FNS, top1024::SESSIONS, top1024::DATA_WIDTH)]
+}
+
+/// Beats passed in every window of `WINDOW` cycles of `passed`: (min, max).
+fn window_extremes(passed: &[bool]) -> (u64, u64) {
+    let mut sum: u64 = passed[..WINDOW].iter().map(|&p| p as u64).sum();
+    let (mut lo, mut hi) = (sum, sum);
+    for i in WINDOW..passed.len() {
+        sum = sum + passed[i] as u64 - passed[i - WINDOW] as u64;
+        lo = lo.min(sum);
+        hi = hi.max(sum);
+    }
+    (lo, hi)
+}
+
+fn assert_rate(what: &str, percent: u32, passed: &[bool]) {
+    let target = (WINDOW as u64 * percent as u64) / 100;
+    let tolerance = target / 1000; // 0.1 %
+    let (lo, hi) = window_extremes(passed);
+    println!("{what} {percent:3}%: {lo}..={hi} beats in every window of {WINDOW} cycles (target {target})");
+    assert!(lo + tolerance >= target && hi <= target + tolerance, "{what} {percent}%: windows hold {lo}..={hi} beats, target {target} +- {tolerance}");
+    if percent == 100 {
+        assert!(passed.iter().all(|&p| p), "{what} 100%: a gap");
+    }
+}
+
+/// TX: the generator always has data and the TOE is always ready, so the
+/// limiter alone decides; every cycle must match the model.
+#[test]
+fn tx_rate_matches_the_token_bucket_for_every_setting() {
+    for mut dut in duts() {
+        let p = &dut.sessions[0];
+        let (pct, valid, ready) = (p.tx_percent, p.tx_tvalid, p.tx_tready);
+        for percent in SETTINGS {
+            // Reset: the bucket is exactly full, as the model starts.
+            dut.reset();
+            dut.model.set(pct, percent as u64);
+            dut.start(0, 1 << 46, 0, true, false, true, false);
+            // The generator's first beat takes two cycles (setup, load); a full bucket stays full.
+            dut.idle(2);
+            let mut bucket = TokenBucket::new(percent);
+            let mut passed = Vec::with_capacity(WINDOW + 20_000);
+            dut.model.set(ready, 1);
+            dut.model.eval();
+            for cycle in 0..WINDOW + 20_000 {
+                let v = dut.model.bit(valid);
+                assert_eq!(v, bucket.allows(), "{}-bit, {percent}%: cycle {cycle}", dut.beat_bytes * 8);
+                bucket.step(v);
+                passed.push(v);
+                dut.model.cycle();
+            }
+            assert_rate(&format!("{}-bit TX", dut.beat_bytes * 8), percent, &passed);
+        }
+    }
+}
+
+/// RX: the TOE always offers data, the limiter gates tready.
+#[test]
+fn rx_rate_matches_the_token_bucket_for_every_setting() {
+    for mut dut in duts() {
+        let p = &dut.sessions[1];
+        let (pct, ready) = (p.rx_percent, p.rx_tready);
+        let words = dut.words();
+        let keep = dut.keep_words();
+        let beat = Beat { data: vec![0; words], keep: vec![u32::MAX; keep], last: false };
+        for percent in SETTINGS {
+            dut.reset();
+            dut.model.set(pct, percent as u64);
+            dut.start(1, 1 << 46, 0, false, false, false, true);
+            dut.drive_rx(1, Some(&beat));
+            dut.model.eval();
+            let mut bucket = TokenBucket::new(percent);
+            let mut passed = Vec::with_capacity(WINDOW + 20_000);
+            for cycle in 0..WINDOW + 20_000 {
+                let r = dut.model.bit(ready);
+                assert_eq!(r, bucket.allows(), "{}-bit, {percent}%: cycle {cycle}", dut.beat_bytes * 8);
+                bucket.step(r);
+                passed.push(r);
+                dut.model.cycle();
+            }
+            assert_rate(&format!("{}-bit RX", dut.beat_bytes * 8), percent, &passed);
+            dut.drive_rx(1, None);
+            dut.model.eval();
+        }
+    }
+}
+
+/// After a long stall the session sends one stored beat, then its rate: never
+/// more than one beat above the rate over any stretch after the stall.
+#[test]
+fn burst_after_a_long_stall_is_at_most_one_beat() {
+    let mut rng = seed::rng("burst");
+    for mut dut in duts() {
+        let p = &dut.sessions[0];
+        let (pct, valid, ready) = (p.tx_percent, p.tx_tvalid, p.tx_tready);
+        for percent in [1, 5, 33, 77, 99] {
+            dut.reset();
+            dut.model.set(pct, percent as u64);
+            dut.start(0, 1 << 46, 0, true, false, true, false);
+            let mut bucket = TokenBucket::new(percent);
+            dut.idle(2);
+            // Random stalls, then a long one, then always ready.
+            let mut history = Vec::new();
+            for phase in 0..3 {
+                let cycles = if phase == 1 { 50_000 } else { 5_000 };
+                for _ in 0..cycles {
+                    let r = match phase {
+                        0 => rng.gen_bool(0.5),
+                        1 => false,
+                        _ => true,
+                    };
+                    dut.model.set(ready, r as u64);
+                    dut.model.eval();
+                    let v = dut.model.bit(valid);
+                    assert_eq!(v, bucket.allows(), "{percent}%: valid against the model");
+                    bucket.step(v && r);
+                    if phase == 2 {
+                        history.push(v && r);
+                    }
+                    dut.model.cycle();
+                }
+            }
+            let mut passed = 0u64;
+            for (n, &p) in history.iter().enumerate() {
+                passed += p as u64;
+                let allowed = ((n as u64 + 1) * percent as u64) / 100 + 1;
+                assert!(passed <= allowed, "{percent}%: {passed} beats in the {} cycles after the stall, bound {allowed}", n + 1);
+            }
+            dut.model.set(ready, 0);
+        }
+    }
+}
+
+/// A new setting takes effect at once, without a reset or a restart.
+#[test]
+fn a_new_setting_takes_effect_without_a_reset() {
+    let mut dut = Dut::new(&top64::FNS, top64::SESSIONS, top64::DATA_WIDTH);
+    let p = &dut.sessions[0];
+    let (pct, valid, ready) = (p.tx_percent, p.tx_tvalid, p.tx_tready);
+    dut.model.set(pct, 25);
+    dut.start(0, 1 << 46, 0, true, false, true, false);
+    dut.idle(2);
+    dut.model.set(ready, 1);
+    let mut bucket = TokenBucket::new(25);
+    let mut counts = [0u32; 3];
+    for (phase, percent) in [25u32, 77, 3].into_iter().enumerate() {
+        dut.model.set(pct, percent as u64);
+        bucket.set_percent(percent);
+        dut.model.eval();
+        for _ in 0..10_000 {
+            let v = dut.model.bit(valid);
+            assert_eq!(v, bucket.allows(), "{percent}%");
+            bucket.step(v);
+            counts[phase] += v as u32;
+            dut.model.cycle();
+        }
+    }
+    assert!((2499..=2501).contains(&counts[0]), "{counts:?}");
+    assert!((7699..=7701).contains(&counts[1]), "{counts:?}");
+    assert!((299..=301).contains(&counts[2]), "{counts:?}");
+}
