@@ -4,12 +4,12 @@
 //! ```text
 //!   data, expected (W) --XOR/OR per byte--+
 //!   keep (K) ----------------------------AND--> byte_err[K]   (only bytes at index < room)
-//!   room (8) --thermometer(i < room)-----+
+//!   in_transfer (K) --------------------------+
 //!   keep (K) --thermometer to count------------> count (8)
 //! ```
 //!
 //! Each output bit depends on one byte of each input plus `room`, so the
-//! compare is shallow (a byte compare and a constant compare, then an AND)
+//! compare is shallow (a byte compare, then an AND)
 //! whatever the width; the OR-reduction over the beat is a separate pipeline
 //! stage of the verifier. `count` reads `keep` as the contiguous code the
 //! data conventions require: the index of its last set bit, plus one.
@@ -23,8 +23,8 @@ pub struct BeatCheck<const W: usize, const K: usize> {
     pub data: Signal<In, Bits<W>>,
     pub expected: Signal<In, Bits<W>>,
     pub keep: Signal<In, Bits<K>>,
-    /// Bytes of the beat that lie inside the transfer (saturated at 255).
-    pub room: Signal<In, Bits<8>>,
+    /// Byte i lies inside the transfer (from [`ByteMask`], a stage earlier).
+    pub in_transfer: Signal<In, Bits<K>>,
     /// Byte i is kept, inside the transfer, and wrong.
     pub byte_err: Signal<Out, Bits<K>>,
     /// Bytes the beat carries.
@@ -38,7 +38,7 @@ impl<const W: usize, const K: usize> BeatCheck<W, K> {
             data: Default::default(),
             expected: Default::default(),
             keep: Default::default(),
-            room: Default::default(),
+            in_transfer: Default::default(),
             byte_err: Default::default(),
             count: Default::default(),
         }
@@ -54,13 +54,13 @@ impl<const W: usize, const K: usize> Default for BeatCheck<W, K> {
 impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
     fn update(&mut self) {
         let (data, expected, keep) = (self.data.val(), self.expected.val(), self.keep.val());
-        let room = self.room.val().index();
+        let in_transfer = self.in_transfer.val();
         let mut err = Bits::<K>::default();
         let mut count = 0u64;
         for i in 0..K {
             let wrong = data.get_bits::<8>(8 * i) != expected.get_bits::<8>(8 * i);
             let kept = keep.get_bit(i);
-            err = err.replace_bit(i, kept && wrong && i < room);
+            err = err.replace_bit(i, kept && wrong && in_transfer.get_bit(i));
             if kept && (i + 1 == K || !keep.get_bit(i + 1)) {
                 count |= (i + 1) as u64;
             }
@@ -75,18 +75,77 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            "\
-integer i;
-integer next;
-always @(*) begin
-    count = 8'd0;
-    for (i = 0; i < {K}; i = i + 1) begin
-        next = i + 1;
-        byte_err[i] = keep[i] & (data[8*i +: 8] != expected[8*i +: 8]) & (i < {{24'd0, room}});
-        if (keep[i] & ((i == {last}) || !keep[next % {K}])) count = count | next[7:0];
-    end
-end"
-        , last = K - 1))
+        // count = (index of the last kept byte) + 1, from the one-hot edge of
+        // the contiguous keep: bit j of count is the OR of the edges at the
+        // positions i whose i + 1 has bit j set (a flat OR, no priority chain).
+        let mut count_bits = String::new();
+        for j in 0..8 {
+            let mut mask = Bits::<K>::default();
+            for i in 0..K {
+                if (i + 1) >> j & 1 == 1 {
+                    mask = mask.replace_bit(i, true);
+                }
+            }
+            let mask: VerilogLiteral = mask.into();
+            count_bits.push_str(&format!("    count[{j}] = |(last_kept & {mask});\n"));
+        }
+        // One line per byte with constant indices: loop variables and
+        // indexed part-selects make yosys build shift multiplexers.
+        let mut body = String::new();
+        for i in 0..K {
+            let next_kept = if i + 1 == K { "1'b0".to_string() } else { format!("keep[{}]", i + 1) };
+            body.push_str(&format!(
+                "    byte_err[{i}] = keep[{i}] & (data[{hi}:{lo}] != expected[{hi}:{lo}]) & in_transfer[{i}];\n    last_kept[{i}] = keep[{i}] & ~{next_kept};\n",
+                hi = 8 * i + 7,
+                lo = 8 * i
+            ));
+        }
+        Verilog::Custom(format!("reg [{msb}:0] last_kept;\nalways @(*) begin\n{body}{count_bits}end", msb = K - 1))
+    }
+}
+
+/// `in_transfer[i] = i < room`: which bytes of a beat lie inside the transfer.
+/// A leaf for the same reason as [`BeatCheck`]; its output is registered
+/// before the compare uses it.
+#[derive(LogicBlock)]
+pub struct ByteMask<const K: usize> {
+    /// Bytes of the beat inside the transfer, saturated at 255.
+    pub room: Signal<In, Bits<8>>,
+    pub in_transfer: Signal<Out, Bits<K>>,
+}
+
+impl<const K: usize> ByteMask<K> {
+    pub fn new() -> Self {
+        assert!(K <= 128, "ByteMask: K = {K} exceeds 128 bytes");
+        Self { room: Default::default(), in_transfer: Default::default() }
+    }
+}
+
+impl<const K: usize> Default for ByteMask<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const K: usize> Logic for ByteMask<K> {
+    fn update(&mut self) {
+        let room = self.room.val().index();
+        let mut in_transfer = Bits::<K>::default();
+        for i in 0..K.min(room) {
+            in_transfer = in_transfer.replace_bit(i, true);
+        }
+        self.in_transfer.next = in_transfer;
+    }
+
+    fn connect(&mut self) {
+        self.in_transfer.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let mut body = String::new();
+        for i in 0..K {
+            body.push_str(&format!("    in_transfer[{i}] = room > 8'd{i};\n"));
+        }
+        Verilog::Custom(format!("always @(*) begin\n{body}end"))
     }
 }

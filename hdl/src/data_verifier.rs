@@ -2,7 +2,8 @@
 //! pattern, one beat per cycle at any width.
 //!
 //! ```text
-//!  s_t* --> A: register beat, expected word, offset, room
+//!  s_t* --> A: register beat, expected word, offset, bytes left in the transfer
+//!           M: bytes of the beat inside the transfer (ByteMask), registered
 //!           B: BeatCheck -> byte_err[K], count      (byte compares, shallow)
 //!           C: any_err = |byte_err, beyond = count > room, bytes += count
 //!           D: first error? capture beat, error count, sticky flag
@@ -25,11 +26,12 @@
 //! `err_count` counts beats with a mismatch or beyond data, plus a short end,
 //! saturating at 2^32-1. `clear` empties the record and the count; `start`
 //! does too and also zeroes the byte counter. The record is complete
-//! (`err_valid`) at most W/32 + 2 cycles after the error is captured.
+//! (`err_valid`) at most W/32 + 2 cycles after the error is captured, which
+//! is five cycles after the beat was accepted.
 
 use rust_hdl::prelude::*;
 
-use crate::beat_check::BeatCheck;
+use crate::beat_check::{BeatCheck, ByteMask};
 use crate::pattern_lanes::PatternLanes;
 
 /// `err_cause` values.
@@ -87,8 +89,18 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     a_keep: DFF<Bits<K>>,
     a_word: DFF<Bits<32>>,
     a_offset: DFF<Bits<48>>,
-    a_room: DFF<Bits<48>>,
+    a_room: DFF<Bits<8>>,
     a_past: DFF<Bit>,
+    // Stage M.
+    m_valid: DFF<Bit>,
+    m_end: DFF<Bit>,
+    m_data: DFF<Bits<W>>,
+    m_keep: DFF<Bits<K>>,
+    m_word: DFF<Bits<32>>,
+    m_offset: DFF<Bits<48>>,
+    m_room: DFF<Bits<8>>,
+    m_inside: DFF<Bits<K>>,
+    m_past: DFF<Bit>,
     // Stage B.
     b_valid: DFF<Bit>,
     b_end: DFF<Bit>,
@@ -131,7 +143,8 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     // Combinational.
     lanes: PatternLanes<W>,
     check: BeatCheck<W, K>,
-    room_hi: Signal<Local, Bit>,
+    mask: ByteMask<K>,
+    room48: Signal<Local, Bits<48>>,
     lane_err: Signal<Local, Bits<4>>,
     first_in_lane: Signal<Local, Bits<48>>,
     c_zero48: Constant<Bits<48>>,
@@ -199,6 +212,15 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             a_offset: Default::default(),
             a_room: Default::default(),
             a_past: Default::default(),
+            m_valid: Default::default(),
+            m_end: Default::default(),
+            m_data: Default::default(),
+            m_keep: Default::default(),
+            m_word: Default::default(),
+            m_offset: Default::default(),
+            m_room: Default::default(),
+            m_inside: Default::default(),
+            m_past: Default::default(),
             b_valid: Default::default(),
             b_end: Default::default(),
             b_data: Default::default(),
@@ -237,7 +259,8 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             rec_received: Default::default(),
             lanes: PatternLanes::new(),
             check: BeatCheck::new(),
-            room_hi: Default::default(),
+            mask: ByteMask::new(),
+            room48: Default::default(),
             lane_err: Default::default(),
             first_in_lane: Default::default(),
             c_zero48: Constant::new(bits(0)),
@@ -279,7 +302,7 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, size_q, verify_q, next_word, next_offset, a_valid, a_end, a_data, a_keep, a_word, a_offset,
-            a_room, a_past, b_valid, b_end, b_data, b_err, b_count, b_room, b_past, b_word, b_offset, c_valid, c_end,
+            a_room, a_past, m_valid, m_end, m_data, m_keep, m_word, m_offset, m_room, m_inside, m_past, b_valid, b_end, b_data, b_err, b_count, b_room, b_past, b_word, b_offset, c_valid, c_end,
             c_any, c_beyond, c_data, c_err, c_room, c_word, c_offset, count, errors, flag, latched, scanning,
             rec_valid, cause, cap_data, cap_err, cap_word, cap_offset, cap_index, scan_byte, scan_lane, npackets, rec_offset,
             rec_expected, rec_received
@@ -303,8 +326,17 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         self.a_keep.d.next = self.s_tkeep.val();
         self.a_word.d.next = self.next_word.q.val();
         self.a_offset.d.next = self.next_offset.q.val();
-        self.a_room.d.next = self.size_q.q.val() - self.next_offset.q.val();
+        // Bytes left in the transfer at this beat, saturated to 8 bits: 0 for a
+        // beat that starts past the end.
+        self.room48.next = self.size_q.q.val() - self.next_offset.q.val();
         self.a_past.d.next = self.next_offset.q.val() >= self.size_q.q.val();
+        if self.next_offset.q.val() >= self.size_q.q.val() {
+            self.a_room.d.next = self.c_zero8.val();
+        } else if (self.room48.val() & self.c_room_mask.val()) != self.c_zero48.val() {
+            self.a_room.d.next = self.c_255.val();
+        } else {
+            self.a_room.d.next = self.room48.val().get_bits::<8>(0);
+        }
         if self.s_tvalid.val() & self.s_tlast.val() {
             self.npackets.d.next = self.npackets.q.val() + self.c_one32.val();
         }
@@ -313,32 +345,37 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             self.next_offset.d.next = self.next_offset.q.val() + self.c_beat_bytes.val();
         }
 
+        // Stage M: which bytes of the beat lie inside the transfer.
+        self.mask.room.next = self.a_room.q.val();
+        self.m_valid.d.next = self.a_valid.q.val();
+        self.m_end.d.next = self.a_end.q.val();
+        self.m_data.d.next = self.a_data.q.val();
+        self.m_keep.d.next = self.a_keep.q.val();
+        self.m_word.d.next = self.a_word.q.val();
+        self.m_offset.d.next = self.a_offset.q.val();
+        self.m_room.d.next = self.a_room.q.val();
+        self.m_inside.d.next = self.mask.in_transfer.val();
+        self.m_past.d.next = self.a_past.q.val();
+
         // Stage B: per-byte compare against the pattern.
-        self.lanes.word.next = self.a_word.q.val();
-        self.check.data.next = self.a_data.q.val();
+        self.lanes.word.next = self.m_word.q.val();
+        self.check.data.next = self.m_data.q.val();
         self.check.expected.next = self.lanes.data.val();
-        self.check.keep.next = self.a_keep.q.val();
-        self.room_hi.next = (self.a_room.q.val() & self.c_room_mask.val()) != self.c_zero48.val();
-        if self.a_past.q.val() {
-            self.check.room.next = self.c_zero8.val();
-        } else if self.room_hi.val() {
-            self.check.room.next = self.c_255.val();
-        } else {
-            self.check.room.next = self.a_room.q.val().get_bits::<8>(0);
-        }
-        self.b_valid.d.next = self.a_valid.q.val();
-        self.b_end.d.next = self.a_end.q.val();
-        self.b_data.d.next = self.a_data.q.val();
+        self.check.keep.next = self.m_keep.q.val();
+        self.check.in_transfer.next = self.m_inside.q.val();
+        self.b_valid.d.next = self.m_valid.q.val();
+        self.b_end.d.next = self.m_end.q.val();
+        self.b_data.d.next = self.m_data.q.val();
         if self.verify_q.q.val() {
             self.b_err.d.next = self.check.byte_err.val();
         } else {
             self.b_err.d.next = self.c_zero_keep.val();
         }
         self.b_count.d.next = self.check.count.val();
-        self.b_room.d.next = self.check.room.val();
-        self.b_past.d.next = self.a_past.q.val();
-        self.b_word.d.next = self.a_word.q.val();
-        self.b_offset.d.next = self.a_offset.q.val();
+        self.b_room.d.next = self.m_room.q.val();
+        self.b_past.d.next = self.m_past.q.val();
+        self.b_word.d.next = self.m_word.q.val();
+        self.b_offset.d.next = self.m_offset.q.val();
 
         // Stage C: reduce, count bytes, data past the transfer size.
         self.c_valid.d.next = self.b_valid.q.val();
@@ -470,6 +507,8 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             self.c_any.d.next = false;
             self.c_beyond.d.next = false;
             self.a_end.d.next = false;
+            self.m_valid.d.next = false;
+            self.m_end.d.next = false;
             self.b_end.d.next = false;
             self.c_end.d.next = false;
             self.count.d.next = self.c_zero64.val();

@@ -39,6 +39,7 @@ fn kind(cell_type: &str) -> Kind {
 }
 
 struct Cell {
+    name: String,
     kind: Kind,
     inputs: Vec<u64>,
     carry_in: Vec<u64>,
@@ -63,7 +64,7 @@ fn load(path: &str, module: &str) -> Result<Netlist, String> {
         .ok_or_else(|| format!("{path}: no module {module}"))?;
     let mut net = Netlist { cells: Vec::new(), driver: HashMap::new(), counts: HashMap::new() };
     if let Some(cells) = m.get("cells").and_then(Value::as_object) {
-        for cell in cells.values() {
+        for (name, cell) in cells {
             let ty = cell.get("type").and_then(Value::as_str).unwrap_or("?").to_string();
             let k = kind(&ty);
             *net.counts.entry(ty).or_default() += 1;
@@ -71,7 +72,7 @@ fn load(path: &str, module: &str) -> Result<Netlist, String> {
             let conns = cell.get("connections").and_then(Value::as_object);
             let (Some(dirs), Some(conns)) = (dirs, conns) else { continue };
             let index = net.cells.len();
-            let mut c = Cell { kind: k, inputs: Vec::new(), carry_in: Vec::new() };
+            let mut c = Cell { name: name.clone(), kind: k, inputs: Vec::new(), carry_in: Vec::new() };
             for (port, dir) in dirs {
                 let b = bits(&conns[port]);
                 if dir.as_str() == Some("output") {
@@ -127,6 +128,28 @@ impl Netlist {
         longest + 1
     }
 
+    /// The cells of the deepest path ending at `cell`, deepest first.
+    fn path(&self, cell: usize, memo: &mut Vec<Option<u32>>) -> Vec<String> {
+        let mut out = vec![self.cells[cell].name.clone()];
+        let mut at = cell;
+        loop {
+            let c = &self.cells[at];
+            let next = c
+                .inputs
+                .iter()
+                .chain(&c.carry_in)
+                .filter_map(|b| self.driver.get(b).copied())
+                .max_by_key(|&d| self.level(d, memo));
+            match next {
+                Some(d) if self.level(d, memo) > 0 || self.cells[d].kind == Kind::Carry => {
+                    out.push(self.cells[d].name.clone());
+                    at = d;
+                }
+                _ => return out,
+            }
+        }
+    }
+
     fn count(&self, prefix: &str) -> usize {
         self.counts.iter().filter(|(t, _)| t.starts_with(prefix)).map(|(_, n)| n).sum()
     }
@@ -135,7 +158,16 @@ impl Netlist {
 fn row(module: &str, path: &str) -> Result<String, String> {
     let net = load(path, module)?;
     let mut memo = vec![None; net.cells.len()];
-    let depth = (0..net.cells.len()).map(|c| net.level(c, &mut memo)).max().unwrap_or(0);
+    let deepest = (0..net.cells.len()).max_by_key(|&c| net.level(c, &mut memo));
+    let depth = deepest.map(|c| net.level(c, &mut memo)).unwrap_or(0);
+    if std::env::var("SYNTH_REPORT_PATH").is_ok() {
+        if let Some(c) = deepest {
+            eprintln!("deepest path in {module} ({depth} levels), from its end back:");
+            for name in net.path(c, &mut memo) {
+                eprintln!("    {name}");
+            }
+        }
+    }
     let mut memo = vec![None; net.cells.len()];
     let chain = (0..net.cells.len()).filter(|&c| net.cells[c].kind == Kind::Carry).map(|c| net.chain(c, &mut memo)).max().unwrap_or(0);
     let bram = net.count("RAMB36") as f64 + net.count("RAMB18") as f64 / 2.0;
