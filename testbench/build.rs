@@ -30,7 +30,43 @@ const MODELS: &[(&str, &[(&str, &str)])] = &[
 
 /// Block-level models: (model name, data width, builder of (top module, Verilog)).
 type BlockBuilder = fn() -> Result<(String, String), hdl::verilog::HdlError>;
-const BLOCK_MODELS: &[(&str, usize, BlockBuilder)] = &[];
+const BLOCK_MODELS: &[(&str, usize, BlockBuilder)] = &[
+    // The register file of the default design (4 sessions).
+    ("regfile", 32, regfile_default),
+    // Two sessions, and `toe.target_ip` moved in the map (tests/register_file.rs).
+    ("regfile_alt", 32, regfile_alt),
+];
+
+/// The register file of `text`'s design for `map_edit`'s map, as a house-style file.
+fn regfile_model(
+    top: &str,
+    text: &str,
+    map_edit: fn(&mut regmap::RegisterMap),
+) -> Result<(String, String), hdl::verilog::HdlError> {
+    let design = toe_gen::parse_config(text).map_err(|e| hdl::verilog::HdlError(e.to_string()))?;
+    let mut map = regmap::RegisterMap::for_design(&design);
+    map_edit(&mut map);
+    map.validate().map_err(|e| hdl::verilog::HdlError(e.to_string()))?;
+    let body = hdl::register_file::register_file_verilog(&design, &map, top)?;
+    let file = format!("`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n{body}\n`resetall\n`default_nettype wire\n");
+    Ok((top.to_string(), file))
+}
+
+fn regfile_default() -> Result<(String, String), hdl::verilog::HdlError> {
+    regfile_model("regfile", config::DEFAULT_TOML, |_| {})
+}
+
+fn regfile_alt() -> Result<(String, String), hdl::verilog::HdlError> {
+    let text = config::DEFAULT_TOML
+        .replacen("sessions = 4", "sessions = 2", 1)
+        .replacen("[60000, 60001, 60002, 60003]", "[60000, 60001]", 1)
+        .replacen("[61000, 61001, 61002, 61003]", "[61000, 61001]", 1);
+    regfile_model("regfile_alt", &text, |map| {
+        if let Some(r) = map.block_mut("toe").and_then(|b| b.register_mut("target_ip")) {
+            r.offset = 0x80;
+        }
+    })
+}
 
 struct PortDecl {
     name: String,

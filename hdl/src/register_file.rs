@@ -396,6 +396,9 @@ pub struct RegisterFileCore {
     req_tog: DFF<Bit>,
     ack_sync: SyncBit,
     ack_seen: DFF<Bit>,
+    ack_edge: Signal<Local, Bit>,
+    /// The bus was reset with a request in flight: wait for its acknowledge, answer nothing.
+    drop_resp: DFF<Bit>,
     b_valid: DFF<Bit>,
     b_resp: DFF<Bits<2>>,
     r_valid: DFF<Bit>,
@@ -516,6 +519,8 @@ impl RegisterFileCore {
             req_tog: Default::default(),
             ack_sync: Default::default(),
             ack_seen: Default::default(),
+            ack_edge: Default::default(),
+            drop_resp: Default::default(),
             b_valid: Default::default(),
             b_resp: Default::default(),
             r_valid: Default::default(),
@@ -588,6 +593,7 @@ impl Logic for RegisterFileCore {
         self.req_tog.clock.next = self.s_axil_aclk.val();
         self.ack_sync.clock.next = self.s_axil_aclk.val();
         self.ack_seen.clock.next = self.s_axil_aclk.val();
+        self.drop_resp.clock.next = self.s_axil_aclk.val();
         self.b_valid.clock.next = self.s_axil_aclk.val();
         self.b_resp.clock.next = self.s_axil_aclk.val();
         self.r_valid.clock.next = self.s_axil_aclk.val();
@@ -602,6 +608,7 @@ impl Logic for RegisterFileCore {
         self.ar_full.d.next = self.ar_full.q.val();
         self.ar_addr.d.next = self.ar_addr.q.val();
         self.busy.d.next = self.busy.q.val();
+        self.drop_resp.d.next = self.drop_resp.q.val();
         self.last_write.d.next = self.last_write.q.val();
         self.req_write.d.next = self.req_write.q.val();
         self.req_addr.d.next = self.req_addr.q.val();
@@ -648,9 +655,13 @@ impl Logic for RegisterFileCore {
         // holds its result still.
         self.ack_sync.d.next = self.ack_tog.q.val();
         self.ack_seen.d.next = self.ack_sync.q.val();
-        if self.busy.q.val() & (self.ack_sync.q.val() != self.ack_seen.q.val()) {
+        self.ack_edge.next = self.busy.q.val() & (self.ack_sync.q.val() != self.ack_seen.q.val());
+        if self.ack_edge.val() {
             self.busy.d.next = false;
-            if self.req_write.q.val() {
+            self.drop_resp.d.next = false;
+            if self.drop_resp.q.val() {
+                // The request of before a bus reset: its answer goes nowhere.
+            } else if self.req_write.q.val() {
                 self.b_valid.d.next = true;
                 self.b_resp.d.next = self.resp_okay.val();
                 if self.resp_err.q.val() {
@@ -668,7 +679,7 @@ impl Logic for RegisterFileCore {
 
         // One request at a time, issued when the previous response has left;
         // a write and a read both waiting take turns.
-        if !self.busy.q.val() & !self.b_valid.q.val() & !self.r_valid.q.val() {
+        if self.s_axil_aresetn.val() & !self.busy.q.val() & !self.b_valid.q.val() & !self.r_valid.q.val() {
             if self.aw_full.q.val() & self.w_full.q.val() & (!self.ar_full.q.val() | !self.last_write.q.val()) {
                 self.req_write.d.next = true;
                 self.req_addr.d.next = self.aw_addr.q.val();
@@ -689,14 +700,18 @@ impl Logic for RegisterFileCore {
             }
         }
 
-        // The toggle and the request it announces are not reset: a reset of
+        // The toggles and the request they announce are not reset: a reset of
         // one domain alone must not make an edge the other side would take
-        // for a request or an acknowledge.
+        // for a request or an acknowledge. A request in flight at a bus reset
+        // still completes its handshake (so request and acknowledge toggles
+        // keep alternating) and its response is dropped.
         if !self.s_axil_aresetn.val() {
             self.aw_full.d.next = false;
             self.w_full.d.next = false;
             self.ar_full.d.next = false;
-            self.busy.d.next = false;
+            if self.busy.q.val() & !self.ack_edge.val() {
+                self.drop_resp.d.next = true;
+            }
             self.b_valid.d.next = false;
             self.r_valid.d.next = false;
             self.last_write.d.next = false;

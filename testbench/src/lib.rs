@@ -5,6 +5,8 @@
 //! verilates it and renders the port tables included below as `models`.
 
 pub mod dut;
+pub mod axil;
+pub mod clocks;
 pub mod seed;
 pub mod token_bucket;
 pub mod stream;
@@ -21,4 +23,6 @@ pub use generated::TRACE_BUILT;
 pub mod models {
     pub use crate::generated::top1024;
     pub use crate::generated::top64;
+    pub use crate::generated::regfile;
+    pub use crate::generated::regfile_alt;
 }
