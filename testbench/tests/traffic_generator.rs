@@ -7,31 +7,8 @@ use rand::{Rng, SeedableRng};
 use testbench::models::{top1024, top64};
 use testbench::seed;
 use testbench::stream::{StreamChecker, Transfer};
-use testbench::verilated::{Model, ModelFns, Port};
-
-struct GenPorts {
-    start: Port,
-    abort: Port,
-    transfer_size: Port,
-    packet_size: Port,
-    pattern: Port,
-    busy: Port,
-    done: Port,
-    bytes: Port,
-    tdata: Port,
-    tkeep: Port,
-    tlast: Port,
-    tvalid: Port,
-    tready: Port,
-}
-
-struct Bench {
-    model: Model,
-    sessions: Vec<GenPorts>,
-    beat_bytes: usize,
-    data: Vec<u32>,
-    keep: Vec<u32>,
-}
+use testbench::dut::Dut;
+use testbench::verilated::ModelFns;
 
 /// What one session did during a run.
 #[derive(Debug, Default)]
@@ -42,65 +19,22 @@ struct Run {
     last_accept: Option<u64>,
 }
 
+/// The top under test, with the generator-side helpers of these tests.
+struct Bench {
+    dut: Dut,
+}
+
 impl Bench {
     fn new(fns: &'static ModelFns, sessions: usize, width: usize) -> Self {
-        let mut model = Model::new(fns);
-        model.set_clock("user_clk");
-        let ports = (0..sessions)
-            .map(|s| {
-                let p = |n: &str| model.port(&format!("s{s}_{n}"));
-                GenPorts {
-                    start: p("tx_start"),
-                    abort: p("tx_abort"),
-                    transfer_size: p("transfer_size"),
-                    packet_size: p("packet_size"),
-                    pattern: p("pattern"),
-                    busy: p("tx_busy"),
-                    done: p("tx_done"),
-                    bytes: p("tx_bytes"),
-                    tdata: p("tx_tdata"),
-                    tkeep: p("tx_tkeep"),
-                    tlast: p("tx_tlast"),
-                    tvalid: p("tx_tvalid"),
-                    tready: p("tx_tready"),
-                }
-            })
-            .collect();
-        for s in 0..sessions {
-            let tx_percent = model.port(&format!("s{s}_tx_percent"));
-            model.set(tx_percent, 100);
-        }
-        let rst = model.port("user_rst");
-        model.set(rst, 1);
-        model.cycle();
-        model.cycle();
-        model.set(rst, 0);
-        model.eval();
-        let beat_bytes = width / 8;
-        Bench { model, sessions: ports, beat_bytes, data: vec![0; width / 32], keep: vec![0; beat_bytes.div_ceil(32)] }
+        Bench { dut: Dut::new(fns, sessions, width) }
     }
 
     fn transfer(&self, size: u64, packet_size: u64, pattern: bool) -> Transfer {
-        Transfer { size, packet_size, beat_bytes: self.beat_bytes, pattern }
+        Transfer { size, packet_size, beat_bytes: self.dut.beat_bytes, pattern }
     }
 
     fn start(&mut self, s: usize, t: &Transfer) {
-        let p = &self.sessions[s];
-        let (start, ts, ps, pat) = (p.start, p.transfer_size, p.packet_size, p.pattern);
-        self.model.set(ts, t.size);
-        self.model.set(ps, t.packet_size);
-        self.model.set(pat, t.pattern as u64);
-        self.model.set(start, 1);
-        self.model.cycle();
-        self.model.set(start, 0);
-        self.model.eval();
-    }
-
-    fn pulse(&mut self, port: Port) {
-        self.model.set(port, 1);
-        self.model.cycle();
-        self.model.set(port, 0);
-        self.model.eval();
+        self.dut.start(s, t.size, t.packet_size, t.pattern, false, true, false);
     }
 
     /// Runs every session in `checkers` (session index, checker) until each
@@ -118,55 +52,52 @@ impl Bench {
         while checkers.iter().any(|(_, c)| !c.finished()) {
             assert!(cycle < max_cycles, "no completion after {max_cycles} cycles: {runs:?}");
             for (k, (s, checker)) in checkers.iter_mut().enumerate() {
-                let p = &self.sessions[*s];
+                let p = &self.dut.sessions[*s];
                 let r = ready(*s);
-                self.model.set(p.tready, r as u64);
-                let valid = self.model.bit(p.tvalid);
+                self.dut.model.set(p.tx_tready, r as u64);
+                let valid = self.dut.model.bit(p.tx_tvalid);
                 if valid && runs[k].first_valid.is_none() {
                     runs[k].first_valid = Some(cycle);
                 }
                 if valid && r {
-                    self.model.get_wide(p.tdata, &mut self.data);
-                    self.model.get_wide(p.tkeep, &mut self.keep);
-                    let last = self.model.bit(p.tlast);
-                    if let Err(e) = checker.accept(&self.data, &self.keep, last) {
+                    let beat = self.dut.tx_beat(*s);
+                    if let Err(e) = checker.accept(&beat.data, &beat.keep, beat.last) {
                         panic!("session {s}: {e}");
                     }
                     runs[k].beats += 1;
                     runs[k].last_accept = Some(cycle);
                 }
             }
-            self.model.eval();
-            self.model.cycle();
+            self.dut.model.eval();
+            self.dut.model.cycle();
             cycle += 1;
         }
         for (s, _) in checkers.iter() {
-            let p = &self.sessions[*s];
-            self.model.set(p.tready, 0);
+            let p = &self.dut.sessions[*s];
+            self.dut.model.set(p.tx_tready, 0);
         }
-        self.model.eval();
+        self.dut.model.eval();
         runs
     }
 
     /// Sends one transfer on session `s` and checks status and counters after it.
     fn send(&mut self, s: usize, t: Transfer, ready: impl FnMut(usize) -> bool) -> Run {
         self.start(s, &t);
-        let p = &self.sessions[s];
-        assert!(self.model.bit(p.busy), "busy after start");
+        assert!(self.dut.model.bit(self.dut.sessions[s].tx_busy), "busy after start");
         let mut checkers = vec![(s, StreamChecker::new(t))];
         // A hang guard, far above the 1 / p_ready cycles per beat of the slowest test.
         let run = self.run(&mut checkers, ready, 100 * t.beats() + 1000).remove(0);
-        self.model.cycle();
+        self.dut.model.cycle();
         self.check_finished(s, t.size);
         run
     }
 
     fn check_finished(&mut self, s: usize, size: u64) {
-        let p = &self.sessions[s];
-        assert!(!self.model.bit(p.tvalid), "session {s}: tvalid after the final beat");
-        assert!(!self.model.bit(p.busy), "session {s}: busy after the final beat");
-        assert!(self.model.bit(p.done), "session {s}: done not set");
-        assert_eq!(self.model.get(p.bytes), size, "session {s}: byte counter");
+        let (p, m) = (&self.dut.sessions[s], &self.dut.model);
+        assert!(!m.bit(p.tx_tvalid), "session {s}: tvalid after the final beat");
+        assert!(!m.bit(p.tx_busy), "session {s}: busy after the final beat");
+        assert!(m.bit(p.tx_done), "session {s}: done not set");
+        assert_eq!(m.get(p.tx_bytes), size, "session {s}: byte counter");
     }
 }
 
@@ -178,7 +109,7 @@ fn each_width(mut test: impl FnMut(&mut Bench)) {
 #[test]
 fn sizes_around_the_beat_and_word_boundaries() {
     each_width(|b| {
-        let w = b.beat_bytes as u64;
+        let w = b.dut.beat_bytes as u64;
         for size in [1, 3, 4, 5, w - 1, w, w + 1, 2 * w + 3, 1000] {
             let t = b.transfer(size, 1 << 20, true);
             b.send(0, t, |_| true);
@@ -189,7 +120,7 @@ fn sizes_around_the_beat_and_word_boundaries() {
 #[test]
 fn packet_sizes_below_at_and_above_the_transfer() {
     each_width(|b| {
-        let w = b.beat_bytes as u64;
+        let w = b.dut.beat_bytes as u64;
         let size = 10 * w + 7;
         for packet in [1, w - 1, w, w + 1, 3 * w, size - 1, size, size + 1, 0] {
             let t = b.transfer(size, packet, true);
@@ -202,7 +133,7 @@ fn packet_sizes_below_at_and_above_the_transfer() {
 #[test]
 fn one_beat_per_cycle_at_full_rate_across_packet_boundaries() {
     each_width(|b| {
-        let w = b.beat_bytes as u64;
+        let w = b.dut.beat_bytes as u64;
         for packet in [w, 2 * w, 5 * w + 1] {
             let t = b.transfer(64 * w + 5, packet, true);
             let run = b.send(0, t, |_| true);
@@ -216,7 +147,7 @@ fn one_beat_per_cycle_at_full_rate_across_packet_boundaries() {
 fn random_backpressure_loses_repeats_and_reorders_nothing() {
     let mut rng = seed::rng("random_backpressure");
     each_width(|b| {
-        let w = b.beat_bytes as u64;
+        let w = b.dut.beat_bytes as u64;
         for _ in 0..20 {
             let size = rng.gen_range(1..=50 * w);
             let packet = rng.gen_range(0..=8 * w);
@@ -231,7 +162,7 @@ fn random_backpressure_loses_repeats_and_reorders_nothing() {
 #[test]
 fn dummy_pattern_is_zeros_and_counts_bytes() {
     each_width(|b| {
-        let w = b.beat_bytes as u64;
+        let w = b.dut.beat_bytes as u64;
         let t = b.transfer(7 * w + 3, 2 * w, false);
         b.send(0, t, |_| true);
     });
@@ -240,7 +171,7 @@ fn dummy_pattern_is_zeros_and_counts_bytes() {
 #[test]
 fn back_to_back_transfers_restart_pattern_and_counter() {
     each_width(|b| {
-        let w = b.beat_bytes as u64;
+        let w = b.dut.beat_bytes as u64;
         for size in [3 * w + 1, 1, 5 * w] {
             let t = b.transfer(size, w, true);
             b.send(0, t, |_| true);
@@ -252,27 +183,29 @@ fn back_to_back_transfers_restart_pattern_and_counter() {
 fn abort_in_the_middle_returns_to_idle_and_the_next_transfer_is_whole() {
     let mut rng = seed::rng("abort");
     each_width(|b| {
-        let w = b.beat_bytes as u64;
+        let w = b.dut.beat_bytes as u64;
         let t = b.transfer(1000 * w, 0, true);
         b.start(0, &t);
-        let p = &b.sessions[0];
-        let (tready, tvalid, busy, done, abort) = (p.tready, p.tvalid, p.busy, p.done, p.abort);
+        let p = &b.dut.sessions[0];
+        let (tready, tvalid, busy, done, abort) = (p.tx_tready, p.tx_tvalid, p.tx_busy, p.tx_done, p.tx_abort);
+        let m = &mut b.dut.model;
         let stop_after = rng.gen_range(1..500);
         for _ in 0..stop_after {
-            b.model.set(tready, rng.gen_bool(0.7) as u64);
-            b.model.eval();
-            b.model.cycle();
+            m.set(tready, rng.gen_bool(0.7) as u64);
+            m.eval();
+            m.cycle();
         }
-        b.model.set(tready, 0);
-        b.pulse(abort);
-        assert!(!b.model.bit(tvalid), "tvalid after abort");
-        assert!(!b.model.bit(busy), "busy after abort");
-        assert!(!b.model.bit(done), "done after abort");
+        m.set(tready, 0);
+        b.dut.pulse(abort);
+        let m = &mut b.dut.model;
+        assert!(!m.bit(tvalid), "tvalid after abort");
+        assert!(!m.bit(busy), "busy after abort");
+        assert!(!m.bit(done), "done after abort");
         for _ in 0..10 {
-            b.model.set(tready, 1);
-            b.model.eval();
-            assert!(!b.model.bit(tvalid), "beat presented after abort");
-            b.model.cycle();
+            m.set(tready, 1);
+            m.eval();
+            assert!(!m.bit(tvalid), "beat presented after abort");
+            m.cycle();
         }
         let t = b.transfer(4 * w + 2, w, true);
         b.send(0, t, |_| true);
@@ -283,7 +216,7 @@ fn abort_in_the_middle_returns_to_idle_and_the_next_transfer_is_whole() {
 fn sessions_run_independently_at_once() {
     let mut rng = seed::rng("sessions");
     let mut b = Bench::new(&top1024::FNS, top1024::SESSIONS, top1024::DATA_WIDTH);
-    let w = b.beat_bytes as u64;
+    let w = b.dut.beat_bytes as u64;
     let transfers: Vec<Transfer> =
         (0..top1024::SESSIONS).map(|s| b.transfer((s as u64 + 1) * 37 * w + s as u64, (s as u64) * w, s != 2)).collect();
     for (s, t) in transfers.iter().enumerate() {
@@ -292,7 +225,7 @@ fn sessions_run_independently_at_once() {
     let mut checkers: Vec<(usize, StreamChecker)> =
         transfers.iter().enumerate().map(|(s, t)| (s, StreamChecker::new(*t))).collect();
     b.run(&mut checkers, |s| s == 0 || rng.gen_bool(0.5), 100_000);
-    b.model.cycle();
+    b.dut.model.cycle();
     for (s, t) in transfers.iter().enumerate() {
         b.check_finished(s, t.size);
     }
