@@ -23,9 +23,10 @@
 //! domain then takes `resp_data`/`resp_err`, held still in the user domain, into
 //! B or R. Every multi-bit value crosses while its source holds it, so nothing
 //! is torn, and each write is performed exactly once in the user domain, so a
-//! write-pulse field is exactly one user-clock pulse. Latency: see
-//! `docs/register_file.md` (a write: BVALID 2 bus cycles + 3 user edges + 3
-//! bus edges after the last of AW/W is accepted, at most).
+//! write-pulse field is exactly one user-clock pulse. Latency
+//! (`docs/register_file.md`): the access happens 2 to 3 user cycles after the
+//! bus cycle that follows the acceptance of AW+W or AR; BVALID/RVALID rise 3
+//! to 4 bus cycles plus 2 to 3 user cycles after that acceptance.
 //!
 //! **From the map.** [`Layout::new`] walks the [`regmap::RegisterMap`]: every
 //! register instance becomes slots by the access of its fields (storage for
@@ -990,9 +991,8 @@ fn wrapper(layout: &Layout, module: &str) -> String {
     let _ = writeln!(v, "\n    {core} core (");
     let mut conns: Vec<String> = Vec::new();
     let wide_a = CORE_ADDRESS_BITS as u32;
-    for (_, width, name) in bus {
+    for (_, _, name) in bus {
         let expr = if name.ends_with("addr") && wide_a > a { format!("{{{}'d0, {name}}}", wide_a - a) } else { name.to_string() };
-        let _ = width;
         conns.push(format!("        .{name}({expr})"));
     }
     conns.push("        .cycle_count(cycle_count)".into());

@@ -250,6 +250,9 @@ struct UserPort {
     output: bool,
 }
 
+/// Called after every user clock edge with the user cycle number.
+type UserHook = Box<dyn FnMut(&mut Model, u64)>;
+
 struct Bench {
     m: Model,
     clocks: TwoClocks,
@@ -267,7 +270,7 @@ struct Bench {
     set_high: Vec<Port>,
     user_cycles: u64,
     /// Called after every user clock edge.
-    user_hook: Option<Box<dyn FnMut(&mut Model, u64)>>,
+    user_hook: Option<UserHook>,
     rng: ChaCha8Rng,
 }
 
@@ -568,6 +571,16 @@ fn w1c_bits_are_set_by_the_user_logic_and_cleared_only_by_writing_one() {
         b.check_write(status, error, 0xF);
         assert_eq!(b.read(status).0 & (done | error), 0);
         b.check_outputs();
+        // A set held high wins over a clearing write in the same cycle.
+        let set = b.p(&name("error_set"));
+        b.m.set(set, 1);
+        b.idle(3);
+        b.write(status, error, 0xF);
+        assert_eq!(b.read(status).0 & error, error, "session {s}: set held high, clear lost");
+        b.m.set(set, 0);
+        b.idle(3);
+        b.write(status, error, 0xF);
+        assert_eq!(b.read(status).0 & error, 0, "session {s}: set released, clear works");
     }
 }
 
