@@ -69,13 +69,13 @@ pub fn parse_config(text: &str) -> Result<config::Design, GenError> {
 
 /// Every file of the build folder, sorted by path.
 pub fn generate(design: &config::Design) -> Result<Vec<GeneratedFile>, GenError> {
-    let rtl = rtl::generate(design)?;
+    let map = regmap::RegisterMap::try_for_design(design).map_err(|e| GenError::Regmap(e.to_string()))?;
+    let rtl = rtl::generate(design, &map)?;
     let board = flows::load_board(&design.board).map_err(|e| GenError::Flow(e.to_string()))?;
     let mut inputs = flows::FlowInputs::standard(design, rtl.sources.clone());
     // Constrain only the clocks the top has (the register clock arrives with the register file).
     inputs.clocks.retain(|c| rtl.input_ports.contains(&c.port));
     let scripts = flows::render(design, &board, &inputs).map_err(|e| GenError::Flow(e.to_string()))?;
-    let map = regmap::RegisterMap::try_for_design(design).map_err(|e| GenError::Regmap(e.to_string()))?;
     let mut files = rtl.files;
     files.extend(scripts.into_iter().map(|(path, contents)| GeneratedFile { path, contents }));
     for out in regmap::outputs(&map, design) {

@@ -54,7 +54,15 @@ pub struct Rtl {
     pub input_ports: Vec<String>,
 }
 
-pub fn generate(design: &config::Design) -> Result<Rtl, GenError> {
+/// Name of the register-file module of a design.
+pub fn register_file_module(design: &config::Design) -> String {
+    format!("{}_regs", design.name)
+}
+
+/// The session module, the register file (generated from the map; the
+/// session controller that connects it to the sessions is the next step, so
+/// the top does not instantiate it yet) and the top.
+pub fn generate(design: &config::Design, map: &regmap::RegisterMap) -> Result<Rtl, GenError> {
     let session = session_module(design);
     let session_text = hdl::verilog::session_verilog(design.data_width, &session)?;
     let session_ports = hdl::verilog::module_ports(&session_text, &session)?;
@@ -85,11 +93,16 @@ pub fn generate(design: &config::Design) -> Result<Rtl, GenError> {
 
     let session_path = format!("{RTL_DIR}/{session}.v");
     let top_path = format!("{RTL_DIR}/{}.v", design.name);
-    let sources = vec![session_path.clone(), top_path.clone()];
+    let regs = register_file_module(design);
+    let regs_text = hdl::register_file::register_file_verilog(design, map, &regs)?;
+    let regs_path = format!("{RTL_DIR}/{regs}.v");
+    // The top comes last: lint and the scripts take the last file's module as the top.
+    let sources = vec![session_path.clone(), regs_path.clone(), top_path.clone()];
     let filelist = sources.iter().map(|s| format!("{s}\n")).collect();
     Ok(Rtl {
         files: vec![
             GeneratedFile { path: session_path, contents: verilog_file(design, &session_text) },
+            GeneratedFile { path: regs_path, contents: verilog_file(design, &regs_text) },
             GeneratedFile { path: top_path, contents: verilog_file(design, &top) },
             GeneratedFile { path: FILELIST.to_string(), contents: filelist },
         ],

@@ -35,7 +35,7 @@ fn default_run_writes_the_verilog_and_scripts_deterministically() {
     let (ta, tb) = (tree(&a), tree(&b));
     assert_eq!(ta, tb, "two runs of the same config differ");
     let names: Vec<String> = ta.iter().map(|(p, _)| p.to_string_lossy().into_owned()).collect();
-    for want in ["rtl/toe_user_logic.v", "rtl/toe_user_logic_session.v", "rtl/files.f", "vivado/ooc_synth.tcl", "quartus/ooc_synth.tcl", "README.md", "sw/toe_user_logic.h", "sw/regmap.json", "doc/REGISTERS.md"] {
+    for want in ["rtl/toe_user_logic.v", "rtl/toe_user_logic_session.v", "rtl/toe_user_logic_regs.v", "rtl/files.f", "vivado/ooc_synth.tcl", "quartus/ooc_synth.tcl", "README.md", "sw/toe_user_logic.h", "sw/regmap.json", "doc/REGISTERS.md"] {
         assert!(names.iter().any(|n| n == want), "{want} missing from {names:?}");
     }
     let top = std::fs::read_to_string(a.join("rtl/toe_user_logic.v")).unwrap();
