@@ -32,6 +32,16 @@ pub const MAX_SESSIONS: usize = 4;
 /// Supported data widths in bits.
 pub const DATA_WIDTHS: [usize; 5] = [64, 128, 256, 512, 1024];
 
+/// The default configuration text with `sessions` sessions, its port lists
+/// cut to match: the starting point for tests and for smaller designs.
+pub fn default_toml_with_sessions(sessions: usize) -> String {
+    let ports = |base: usize| (0..sessions).map(|i| (base + i).to_string()).collect::<Vec<_>>().join(", ");
+    DEFAULT_TOML
+        .replacen("sessions = 4", &format!("sessions = {sessions}"), 1)
+        .replacen("[60000, 60001, 60002, 60003]", &format!("[{}]", ports(60000)), 1)
+        .replacen("[61000, 61001, 61002, 61003]", &format!("[{}]", ports(61000)), 1)
+}
+
 /// A configuration that passed validation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Design {
@@ -500,12 +510,11 @@ mod tests {
 
     #[test]
     fn fewer_sessions_take_shorter_port_lists() {
-        let text = DEFAULT_TOML
-            .replacen("sessions = 4", "sessions = 1", 1)
-            .replacen("[60000, 60001, 60002, 60003]", "[60000]", 1)
-            .replacen("[61000, 61001, 61002, 61003]", "[61000]", 1);
-        let d = parse(&text, BOARDS).unwrap();
+        let d = parse(&default_toml_with_sessions(1), BOARDS).unwrap();
         assert_eq!(d.sessions, 1);
         assert_eq!(d.defaults.target_ports, vec![61000]);
+        let d = parse(&default_toml_with_sessions(3), BOARDS).unwrap();
+        assert_eq!(d.defaults.fpga_ports, vec![60000, 60001, 60002]);
+        assert_eq!(default_toml_with_sessions(4), DEFAULT_TOML);
     }
 }

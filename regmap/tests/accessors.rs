@@ -11,12 +11,7 @@ include!("golden/regmap_accessors.rs");
 use regmap::{Access, RegisterMap};
 
 fn design(sessions: usize) -> config::Design {
-    let ports = |base: u32| (0..sessions as u32).map(|i| (base + i).to_string()).collect::<Vec<_>>().join(", ");
-    let text = config::DEFAULT_TOML
-        .replacen("sessions = 4", &format!("sessions = {sessions}"), 1)
-        .replacen("[60000, 60001, 60002, 60003]", &format!("[{}]", ports(60000)), 1)
-        .replacen("[61000, 61001, 61002, 61003]", &format!("[{}]", ports(61000)), 1);
-    config::parse(&text, &["alveo-u50"]).unwrap()
+    config::parse(&config::default_toml_with_sessions(sessions), &["alveo-u50"]).unwrap()
 }
 
 fn default_map() -> RegisterMap {
