@@ -6,6 +6,7 @@ use testbench::dut::{Beat, Dut};
 use testbench::models::{top1024, top64};
 use testbench::seed;
 use testbench::token_bucket::TokenBucket;
+use testbench::verilated::Port;
 
 const SETTINGS: [u32; 8] = [1, 5, 25, 33, 50, 77, 99, 100];
 const WINDOW: usize = 100_000;
@@ -37,6 +38,22 @@ fn assert_rate(what: &str, percent: u32, passed: &[bool]) {
     }
 }
 
+/// Runs `WINDOW + 20_000` cycles in which the other side is always ready,
+/// checking every cycle that `gate` (the limited handshake signal) equals the
+/// model's decision; returns which cycles passed a beat.
+fn compare_with_bucket(dut: &mut Dut, gate: Port, percent: u32) -> Vec<bool> {
+    let mut bucket = TokenBucket::new(percent);
+    let mut passed = Vec::with_capacity(WINDOW + 20_000);
+    for cycle in 0..WINDOW + 20_000 {
+        let open = dut.model.bit(gate);
+        assert_eq!(open, bucket.allows(), "{}-bit, {percent}%: cycle {cycle}", dut.beat_bytes * 8);
+        bucket.step(open);
+        passed.push(open);
+        dut.model.cycle();
+    }
+    passed
+}
+
 /// TX: the generator always has data and the TOE is always ready, so the
 /// limiter alone decides; every cycle must match the model.
 #[test]
@@ -51,17 +68,9 @@ fn tx_rate_matches_the_token_bucket_for_every_setting() {
             dut.start(0, 1 << 46, 0, true, false, true, false);
             // The generator's first beat takes two cycles (setup, load); a full bucket stays full.
             dut.idle(2);
-            let mut bucket = TokenBucket::new(percent);
-            let mut passed = Vec::with_capacity(WINDOW + 20_000);
             dut.model.set(ready, 1);
             dut.model.eval();
-            for cycle in 0..WINDOW + 20_000 {
-                let v = dut.model.bit(valid);
-                assert_eq!(v, bucket.allows(), "{}-bit, {percent}%: cycle {cycle}", dut.beat_bytes * 8);
-                bucket.step(v);
-                passed.push(v);
-                dut.model.cycle();
-            }
+            let passed = compare_with_bucket(&mut dut, valid, percent);
             assert_rate(&format!("{}-bit TX", dut.beat_bytes * 8), percent, &passed);
         }
     }
@@ -82,15 +91,7 @@ fn rx_rate_matches_the_token_bucket_for_every_setting() {
             dut.start(1, 1 << 46, 0, false, false, false, true);
             dut.drive_rx(1, Some(&beat));
             dut.model.eval();
-            let mut bucket = TokenBucket::new(percent);
-            let mut passed = Vec::with_capacity(WINDOW + 20_000);
-            for cycle in 0..WINDOW + 20_000 {
-                let r = dut.model.bit(ready);
-                assert_eq!(r, bucket.allows(), "{}-bit, {percent}%: cycle {cycle}", dut.beat_bytes * 8);
-                bucket.step(r);
-                passed.push(r);
-                dut.model.cycle();
-            }
+            let passed = compare_with_bucket(&mut dut, ready, percent);
             assert_rate(&format!("{}-bit RX", dut.beat_bytes * 8), percent, &passed);
             dut.drive_rx(1, None);
             dut.model.eval();
