@@ -1,0 +1,1 @@
+//! Placeholder: the TOE and link model (being written).
