@@ -229,7 +229,11 @@ pub struct LinkConfig {
 
 impl Default for LinkConfig {
     fn default() -> Self {
-        Self { payload_mb_s: 24_751, user_clock_mhz: 250, latency_cycles: 250 }
+        Self {
+            payload_mb_s: 24_751,
+            user_clock_mhz: 250,
+            latency_cycles: 250,
+        }
     }
 }
 
@@ -264,7 +268,10 @@ pub struct ToeConfig {
 impl ToeConfig {
     /// The defaults with `beat_bytes` bytes per beat.
     pub fn new(beat_bytes: usize) -> Self {
-        assert!((1..=128).contains(&beat_bytes), "beat_bytes {beat_bytes} out of 1..=128");
+        assert!(
+            (1..=128).contains(&beat_bytes),
+            "beat_bytes {beat_bytes} out of 1..=128"
+        );
         Self {
             beat_bytes,
             rx_buffer_bytes: 1 << 20,
@@ -578,7 +585,8 @@ impl Session {
     /// Raises `peer_closed` once every byte before the FIN was taken, and
     /// closes the connection when our FIN was sent too.
     fn check_closed(&mut self) {
-        if self.fin_at == Some(self.taken) && !self.peer_closed && self.state == State::Established {
+        if self.fin_at == Some(self.taken) && !self.peer_closed && self.state == State::Established
+        {
             self.peer_closed = true;
         }
         if self.peer_closed && self.fin_sent && self.state == State::Established {
@@ -590,17 +598,37 @@ impl Session {
 /// Items on the link.
 #[derive(Clone, Copy, Debug)]
 enum Kind {
-    Syn { src_port: u16, dst_port: u16, mss: u16, ws: u8, window: u64 },
-    SynAck { src_port: u16, mss: u16, ws: u8, window: u64 },
+    Syn {
+        src_port: u16,
+        dst_port: u16,
+        mss: u16,
+        ws: u8,
+        window: u64,
+    },
+    SynAck {
+        src_port: u16,
+        mss: u16,
+        ws: u8,
+        window: u64,
+    },
     /// Final ACK of the three-way handshake.
     HsAck,
     Rst,
     /// `len` payload bytes, which are the next `len` bytes of the direction's wire.
-    Data { len: usize, push: bool },
+    Data {
+        len: usize,
+        push: bool,
+    },
     /// The duplicated last segment (its bytes are not carried; the receiver drops it).
-    Dup { push_to: u64 },
-    Fin { at: u64 },
-    Ack { right_edge: u64 },
+    Dup {
+        push_to: u64,
+    },
+    Fin {
+        at: u64,
+    },
+    Ack {
+        right_edge: u64,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -654,7 +682,8 @@ impl Log {
     fn push(&mut self, cycle: u64, b: usize, s: usize, msg: impl fmt::Display) {
         self.total += 1;
         if self.list.len() < MAX_VIOLATIONS {
-            self.list.push(format!("cycle {cycle}: board {b} session {s}: {msg}"));
+            self.list
+                .push(format!("cycle {cycle}: board {b} session {s}: {msg}"));
         }
     }
 }
@@ -692,7 +721,10 @@ impl TwoBoards {
     /// Two boards with their own TOE parameters (`toe[b]` for board b).
     pub fn with_configs(sessions: usize, link: LinkConfig, toe: [ToeConfig; 2]) -> Self {
         assert!(sessions >= 1, "at least one session");
-        assert!(link.user_clock_mhz > 0 && link.payload_mb_s > 0, "link rates must be non-zero");
+        assert!(
+            link.user_clock_mhz > 0 && link.payload_mb_s > 0,
+            "link rates must be non-zero"
+        );
         let board = |cfg: ToeConfig| Board {
             cfg,
             sessions: (0..sessions).map(|_| Session::new()).collect(),
@@ -739,7 +771,10 @@ impl TwoBoards {
     /// The global parameters in effect on board b (`init` is always false):
     /// latched at the last `toe_init`, or the last levels seen before the first.
     pub fn params(&self, b: usize) -> GlobalOutputs {
-        GlobalOutputs { init: false, ..self.boards[b].params }
+        GlobalOutputs {
+            init: false,
+            ..self.boards[b].params
+        }
     }
 
     /// Phase 1, before the edge: the inputs for board `b` (0 or 1) for the coming edge.
@@ -820,11 +855,19 @@ impl TwoBoards {
         let link = &mut self.links[b];
         let log = &mut self.log;
         if !board.latched {
-            board.params = GlobalOutputs { init: false, ..global };
+            board.params = GlobalOutputs {
+                init: false,
+                ..global
+            };
         }
         let n = board.sessions.len();
         if outs.len() != n {
-            log.push(cycle, b, 0, format!("edge got {} session outputs for {n} sessions", outs.len()));
+            log.push(
+                cycle,
+                b,
+                0,
+                format!("edge got {} session outputs for {n} sessions", outs.len()),
+            );
         }
         let beat = board.cfg.beat_bytes;
         let init_done = board.init_countdown == 0;
@@ -838,14 +881,24 @@ impl TwoBoards {
                 if !o.tx_tvalid {
                     log.push(cycle, b, s, "tx_tvalid dropped before tx_tready");
                 } else if o.tx_tlast != sess.tx_hold_last || o.tx_data != sess.tx_hold_data {
-                    log.push(cycle, b, s, "TX beat (data/keep/tlast) changed while tx_tvalid and not tx_tready");
+                    log.push(
+                        cycle,
+                        b,
+                        s,
+                        "TX beat (data/keep/tlast) changed while tx_tvalid and not tx_tready",
+                    );
                 }
                 sess.tx_hold = false;
             }
             if o.tx_tvalid {
                 let len = o.tx_data.len();
                 if len == 0 || len > beat {
-                    log.push(cycle, b, s, format!("TX beat of {len} bytes (1..={beat} allowed)"));
+                    log.push(
+                        cycle,
+                        b,
+                        s,
+                        format!("TX beat of {len} bytes (1..={beat} allowed)"),
+                    );
                 }
                 if tready && len > 0 {
                     if sess.after_partial {
@@ -867,14 +920,26 @@ impl TwoBoards {
                     link.send(cycle + lat, sess.conn, Kind::Data { len, push });
                     sess.after_partial |= partial;
                     if last_data {
-                        last_packet(sess, link, tx_stats, &mut board.credit, board.params, cycle + lat, clk);
+                        last_packet(
+                            sess,
+                            link,
+                            tx_stats,
+                            &mut board.credit,
+                            board.params,
+                            cycle + lat,
+                            clk,
+                        );
                     }
                 } else if !tready {
                     match sess.block {
                         Block::NotOpen => {
                             if !sess.not_open_reported {
                                 sess.not_open_reported = true;
-                                let why = if sess.fin_sent { "after its close request" } else { "while not established" };
+                                let why = if sess.fin_sent {
+                                    "after its close request"
+                                } else {
+                                    "while not established"
+                                };
                                 log.push(cycle, b, s, format!("tx_tvalid {why}"));
                             }
                         }
@@ -912,14 +977,35 @@ impl TwoBoards {
                 if !o.conn_req_valid {
                     log.push(cycle, b, s, "conn_req_valid dropped before conn_req_ready");
                 } else if held != req {
-                    log.push(cycle, b, s, "connection request changed while valid and not ready");
+                    log.push(
+                        cycle,
+                        b,
+                        s,
+                        "connection request changed while valid and not ready",
+                    );
                 }
             }
             if o.conn_req_valid {
                 if req_ready {
                     sess.req_wait = 0;
                     let conn = self.next_conn;
-                    if request(sess, req, conn, init_done, &board.cfg, link, tx_stats, board.params, &mut board.credit, cycle, lat, clk, log, b, s) {
+                    if request(
+                        sess,
+                        req,
+                        conn,
+                        init_done,
+                        &board.cfg,
+                        link,
+                        tx_stats,
+                        board.params,
+                        &mut board.credit,
+                        cycle,
+                        lat,
+                        clk,
+                        log,
+                        b,
+                        s,
+                    ) {
                         self.next_conn += 1;
                     }
                 } else {
@@ -929,7 +1015,10 @@ impl TwoBoards {
             }
         }
         if global.init {
-            board.params = GlobalOutputs { init: false, ..global };
+            board.params = GlobalOutputs {
+                init: false,
+                ..global
+            };
             board.latched = true;
             board.init_countdown = board.cfg.init_cycles;
             for sess in &mut board.sessions {
@@ -957,7 +1046,17 @@ impl TwoBoards {
             let board = &mut self.boards[r];
             while inbound.events.front().is_some_and(|e| e.due <= cycle) {
                 let ev = inbound.events.pop_front().expect("front exists");
-                deliver(board, ev, inbound, outbound, fwd_stats, cycle + lat, &mut self.log, cycle, r);
+                deliver(
+                    board,
+                    ev,
+                    inbound,
+                    outbound,
+                    fwd_stats,
+                    cycle + lat,
+                    &mut self.log,
+                    cycle,
+                    r,
+                );
             }
         }
         let add = self.link.payload_mb_s as i64;
@@ -981,7 +1080,10 @@ impl TwoBoards {
                         sess.drop_connection();
                     }
                     State::Established => {
-                        if sess.presented.is_none() && !sess.rx_q.is_empty() && sess.next_beat(beat).is_none() {
+                        if sess.presented.is_none()
+                            && !sess.rx_q.is_empty()
+                            && sess.next_beat(beat).is_none()
+                        {
                             // Counts the cycles since the tick the last data arrived in.
                             if sess.push_idle >= board.cfg.push_timeout_cycles {
                                 let end = sess.taken + sess.rx_q.len() as u64;
@@ -1056,7 +1158,9 @@ impl TwoBoards {
     /// start of a connection; the corruption applies once, to the first
     /// connection whose data reaches that offset.
     pub fn corrupt(&mut self, to_board: usize, s: usize, offset: u64, xor: u8) {
-        self.boards[to_board].sessions[s].corrupt.push((offset, xor));
+        self.boards[to_board].sessions[s]
+            .corrupt
+            .push((offset, xor));
     }
 }
 
@@ -1111,7 +1215,15 @@ fn request(
 ) -> bool {
     if req.open {
         if sess.state != State::Idle {
-            log.push(cycle, b, s, format!("open request while the session is busy ({:?}); ignored", sess.state));
+            log.push(
+                cycle,
+                b,
+                s,
+                format!(
+                    "open request while the session is busy ({:?}); ignored",
+                    sess.state
+                ),
+            );
             return false;
         }
         sess.peer_closed = false;
@@ -1128,7 +1240,9 @@ fn request(
         }
         if req.active {
             sess.conn = conn;
-            sess.state = State::SynSent { deadline: cycle + cfg.syn_timeout_cycles };
+            sess.state = State::SynSent {
+                deadline: cycle + cfg.syn_timeout_cycles,
+            };
             sess.last_adv = cfg.rx_buffer_bytes;
             stats.syns += 1;
             link.send(
@@ -1144,7 +1258,9 @@ fn request(
             );
             true
         } else {
-            sess.state = State::Listening { port: req.local_port };
+            sess.state = State::Listening {
+                port: req.local_port,
+            };
             false
         }
     } else {
@@ -1185,9 +1301,19 @@ fn deliver(
     r: usize,
 ) {
     let cfg = &board.cfg;
-    let find = |sessions: &[Session]| sessions.iter().position(|x| x.conn == ev.conn && x.conn != 0);
+    let find = |sessions: &[Session]| {
+        sessions
+            .iter()
+            .position(|x| x.conn == ev.conn && x.conn != 0)
+    };
     match ev.kind {
-        Kind::Syn { src_port, dst_port, mss, ws, window } => {
+        Kind::Syn {
+            src_port,
+            dst_port,
+            mss,
+            ws,
+            window,
+        } => {
             if board.silent || board.init_countdown > 0 {
                 return;
             }
@@ -1209,13 +1335,23 @@ fn deliver(
                     outbound.send(
                         due,
                         ev.conn,
-                        Kind::SynAck { src_port: sess.local_port, mss: cfg.mss, ws: cfg.window_scale(), window: cfg.rx_buffer_bytes },
+                        Kind::SynAck {
+                            src_port: sess.local_port,
+                            mss: cfg.mss,
+                            ws: cfg.window_scale(),
+                            window: cfg.rx_buffer_bytes,
+                        },
                     );
                 }
                 None => outbound.send(due, ev.conn, Kind::Rst),
             }
         }
-        Kind::SynAck { src_port, mss, ws, window } => {
+        Kind::SynAck {
+            src_port,
+            mss,
+            ws,
+            window,
+        } => {
             if let Some(s) = find(&board.sessions) {
                 let sess = &mut board.sessions[s];
                 if matches!(sess.state, State::SynSent { .. }) {
@@ -1256,7 +1392,8 @@ fn deliver(
             }
         }
         Kind::Data { len, push } => {
-            let target = find(&board.sessions).filter(|&s| board.sessions[s].state == State::Established);
+            let target =
+                find(&board.sessions).filter(|&s| board.sessions[s].state == State::Established);
             let Some(s) = target else {
                 inbound.wire.drain(..len);
                 return;
@@ -1282,7 +1419,12 @@ fn deliver(
             }
             sess.push_idle = 0;
             if sess.rx_q.len() as u64 > cfg.rx_buffer_bytes {
-                log.push(cycle, r, s, "model: receive buffer overflow (window accounting bug)");
+                log.push(
+                    cycle,
+                    r,
+                    s,
+                    "model: receive buffer overflow (window accounting bug)",
+                );
             }
             let edge = sess.taken + cfg.rx_buffer_bytes;
             let sws = u64::from(cfg.mss).min(cfg.rx_buffer_bytes / 2).max(1);
