@@ -12,21 +12,24 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::{env, fs};
 
-/// (model name, config edits applied to the default configuration).
-const MODELS: &[(&str, &[(&str, &str)])] = &[
-    // The default design: 4 sessions of 1024 bits.
-    ("top1024", &[]),
-    // The narrowest bus, two sessions.
-    (
-        "top64",
-        &[
-            ("data_width = 1024", "data_width = 64"),
-            ("sessions = 4", "sessions = 2"),
-            ("[60000, 60001, 60002, 60003]", "[60000, 60001]"),
-            ("[61000, 61001, 61002, 61003]", "[61000, 61001]"),
-        ],
-    ),
+/// Config edits for two sessions of 64 bits, the narrowest bus.
+const NARROW: &[(&str, &str)] = &[
+    ("data_width = 1024", "data_width = 64"),
+    ("sessions = 4", "sessions = 2"),
+    ("[60000, 60001, 60002, 60003]", "[60000, 60001]"),
+    ("[61000, 61001, 61002, 61003]", "[61000, 61001]"),
 ];
+
+/// Product tops, exactly as `gen` writes them: (model name, config edits
+/// applied to the default configuration).
+const MODELS: &[(&str, &[(&str, &str)])] = &[
+    // The default design: register file and 4 sessions of 1024 bits.
+    ("top1024", &[]),
+];
+
+/// Datapath harnesses (`toe_gen::rtl::datapath_harness`): the sessions'
+/// generators, verifiers and rate limiters with plain ports, no controller.
+const HARNESS_MODELS: &[(&str, &[(&str, &str)])] = &[("dp1024", &[]), ("dp64", NARROW)];
 
 /// Block-level models: (model name, data width, builder of (top module, Verilog)).
 type BlockBuilder = fn() -> Result<(String, String), hdl::verilog::HdlError>;
@@ -48,7 +51,8 @@ fn regfile_model(
     map_edit(&mut map);
     map.validate().map_err(|e| hdl::verilog::HdlError(e.to_string()))?;
     let body = hdl::register_file::register_file_verilog(&design, &map, top)?;
-    let file = format!("`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n{body}\n`resetall\n`default_nettype wire\n");
+    let file =
+        format!("`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n{body}\n`resetall\n`default_nettype wire\n");
     Ok((top.to_string(), file))
 }
 
@@ -120,12 +124,7 @@ fn main() {
 
     // Product tops: the Verilog exactly as `gen` writes it.
     for (model, edits) in MODELS {
-        let mut text = config::DEFAULT_TOML.to_string();
-        for (from, to) in edits.iter() {
-            assert!(text.contains(from), "model {model}: default config lacks {from:?}");
-            text = text.replacen(from, to, 1);
-        }
-        let design = toe_gen::parse_config(&text).unwrap_or_else(|e| panic!("model {model}: {e}"));
+        let design = edited_design(model, edits);
         let dir = out.join(model);
         let _ = fs::remove_dir_all(&dir);
         let files = toe_gen::generate(&design).unwrap_or_else(|e| panic!("model {model}: {e}"));
@@ -145,6 +144,29 @@ fn main() {
             design.sessions, design.data_width
         );
         add(model, &design.name, &sources, summary, consts);
+    }
+
+    // Datapath harnesses.
+    for (model, edits) in HARNESS_MODELS {
+        let design = edited_design(model, edits);
+        let dir = out.join(model);
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let files = toe_gen::rtl::datapath_harness(&design, model).unwrap_or_else(|e| panic!("model {model}: {e}"));
+        let sources: Vec<PathBuf> = files
+            .iter()
+            .map(|f| {
+                let p = dir.join(&f.path);
+                fs::write(&p, &f.contents).unwrap();
+                p
+            })
+            .collect();
+        let summary = format!("datapath harness, {} session(s) of {} bits", design.sessions, design.data_width);
+        let consts = format!(
+            "    pub const SESSIONS: usize = {};\n    pub const DATA_WIDTH: usize = {};\n",
+            design.sessions, design.data_width
+        );
+        add(model, model, &sources, summary, consts);
     }
 
     // Block-level models: one rust-hdl block (or test assembly) on its own.
@@ -190,11 +212,23 @@ fn main() {
     fs::write(out.join("models.rs"), rust).unwrap();
 }
 
+/// The default configuration with `edits` applied, validated.
+fn edited_design(model: &str, edits: &[(&str, &str)]) -> config::Design {
+    let mut text = config::DEFAULT_TOML.to_string();
+    for (from, to) in edits {
+        assert!(text.contains(from), "model {model}: default config lacks {from:?}");
+        text = text.replacen(from, to, 1);
+    }
+    toe_gen::parse_config(&text).unwrap_or_else(|e| panic!("model {model}: {e}"))
+}
+
 fn verilator_root() -> PathBuf {
     let out = Command::new("verilator").arg("--getenv").arg("VERILATOR_ROOT").output();
     match out {
         Ok(o) if o.status.success() => PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()),
-        _ => panic!("cannot run `verilator --getenv VERILATOR_ROOT`: install Verilator (make deps)"),
+        _ => {
+            panic!("cannot run `verilator --getenv VERILATOR_ROOT`: install Verilator (make deps)")
+        }
     }
 }
 
@@ -213,8 +247,12 @@ fn find_archive(obj: &Path, prefix: &str) -> PathBuf {
 fn parse_ports(header: &str) -> Vec<PortDecl> {
     let mut ports = Vec::new();
     for line in header.lines().map(str::trim) {
-        let Some(rest) = line.strip_prefix("VL_") else { continue };
-        let Some((macro_name, args)) = rest.split_once('(') else { continue };
+        let Some(rest) = line.strip_prefix("VL_") else {
+            continue;
+        };
+        let Some((macro_name, args)) = rest.split_once('(') else {
+            continue;
+        };
         let (output, kind) = match macro_name {
             "IN8" => (false, 8),
             "IN16" => (false, 16),
@@ -276,11 +314,14 @@ fn render_rust(s: &mut String, model: &str, summary: &str, consts: &str, ports: 
     let _ = writeln!(s, "/// Model `{model}`: {summary}.");
     let _ = writeln!(s, "pub mod {model} {{");
     let _ = writeln!(s, "    extern \"C\" {{");
-    for f in ["new() -> *mut core::ffi::c_void", "eval(p: *mut core::ffi::c_void)", "delete(p: *mut core::ffi::c_void)"] {
+    for f in ["new() -> *mut core::ffi::c_void", "eval(p: *mut core::ffi::c_void)", "delete(p: *mut core::ffi::c_void)"]
+    {
         let _ = writeln!(s, "        pub fn {model}_{f};");
     }
-    let _ = writeln!(s, "        pub fn {model}_port(p: *mut core::ffi::c_void, index: u32) -> *mut core::ffi::c_void;");
-    let _ = writeln!(s, "        pub fn {model}_trace_open(p: *mut core::ffi::c_void, path: *const core::ffi::c_char);");
+    let _ =
+        writeln!(s, "        pub fn {model}_port(p: *mut core::ffi::c_void, index: u32) -> *mut core::ffi::c_void;");
+    let _ =
+        writeln!(s, "        pub fn {model}_trace_open(p: *mut core::ffi::c_void, path: *const core::ffi::c_char);");
     let _ = writeln!(s, "        pub fn {model}_trace_dump(p: *mut core::ffi::c_void, time: u64);");
     let _ = writeln!(s, "    }}");
     s.push_str(consts);

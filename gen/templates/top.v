@@ -1,17 +1,32 @@
-// The user-logic top: {{ sessions.len() }} session(s) of {{ data_width }}-bit data.
-// Session n's ports are s<n>_<port of {{ session_module }}>.
+// The user-logic top: the register file and {{ sessions }} session(s) of {{ data_width }}-bit data.
+//
+//   AXI4-Lite (s_axil_*, s_axil_aclk) --> {{ regs_module }} --> s<n>_* nets --> {{ session_module }} x{{ sessions }} --> toe<n>_* (TOE session interface)
+//                                          \--> toe_* (TOE parameters, init)
+//
+// Nets named unused_* carry register-file outputs this design does not consume
+// (Verilator's lint skips names matching *unused*).
 module {{ name }} (
-    // User clock domain
-    input  wire user_clk,
-    input  wire user_rst{% for s in sessions %}{% for p in ports %},{% if loop.first %}
-    // Session {{ s }}{% endif %}
-    {{ p.direction }} wire {{ p.range }}s{{ s }}_{{ p.name }}{% endfor %}{% endfor %}
+{%- for g in groups %}
+    // {{ g.comment }}
+{%- for p in g.ports %}
+    {{ p.direction }} wire {{ p.range }}{{ p.name }}{% if !(loop.last && g.last) %},{% endif %}
+{%- endfor %}
+{%- endfor %}
 );
-{% for s in sessions %}
-    {{ session_module }} session{{ s }} (
-        .clock(user_clk),
-        .reset(user_rst){% for p in ports %},
-        .{{ p.name }}(s{{ s }}_{{ p.name }}){% endfor %}
+{% for w in wires %}
+    wire {{ w.range }}{{ w.name }};
+{%- endfor %}
+
+    {{ regs_module }} u_regs (
+{%- for c in regs_conns %}
+        .{{ c.port }}({{ c.net }}){% if !loop.last %},{% endif %}
+{%- endfor %}
+    );
+{% for inst in units %}
+    {{ session_module }} u_session{{ inst.index }} (
+{%- for c in inst.conns %}
+        .{{ c.port }}({{ c.net }}){% if !loop.last %},{% endif %}
+{%- endfor %}
     );
 {% endfor %}
 endmodule

@@ -35,7 +35,18 @@ fn default_run_writes_the_verilog_and_scripts_deterministically() {
     let (ta, tb) = (tree(&a), tree(&b));
     assert_eq!(ta, tb, "two runs of the same config differ");
     let names: Vec<String> = ta.iter().map(|(p, _)| p.to_string_lossy().into_owned()).collect();
-    for want in ["rtl/toe_user_logic.v", "rtl/toe_user_logic_session.v", "rtl/toe_user_logic_regs.v", "rtl/files.f", "vivado/ooc_synth.tcl", "quartus/ooc_synth.tcl", "README.md", "sw/toe_user_logic.h", "sw/regmap.json", "doc/REGISTERS.md"] {
+    for want in [
+        "rtl/toe_user_logic.v",
+        "rtl/toe_user_logic_session.v",
+        "rtl/toe_user_logic_regs.v",
+        "rtl/files.f",
+        "vivado/ooc_synth.tcl",
+        "quartus/ooc_synth.tcl",
+        "README.md",
+        "sw/toe_user_logic.h",
+        "sw/regmap.json",
+        "doc/REGISTERS.md",
+    ] {
         assert!(names.iter().any(|n| n == want), "{want} missing from {names:?}");
     }
     let top = std::fs::read_to_string(a.join("rtl/toe_user_logic.v")).unwrap();
@@ -46,25 +57,33 @@ fn default_run_writes_the_verilog_and_scripts_deterministically() {
     let header = &top[top.find("module toe_user_logic (").unwrap()..top.find(");").unwrap()];
     assert!(!header.contains('$'), "a top port carries `$`");
     for s in 0..4 {
-        assert!(header.contains(&format!("output wire [1023:0] s{s}_tx_tdata")), "session {s}");
+        assert!(header.contains(&format!("output wire [1023:0] toe{s}_tx_tdata")), "session {s}");
+        assert!(top.contains(&format!("toe_user_logic_session u_session{s} (")), "session {s}");
     }
-    assert!(!header.contains("s4_"));
+    assert!(!header.contains("toe4_"));
+    for port in ["s_axil_aclk", "s_axil_awaddr", "s_axil_rdata", "toe_init_done", "toe_fpga_mac"] {
+        assert!(header.contains(port), "{port} missing from the top");
+    }
+    assert!(top.contains("toe_user_logic_regs u_regs ("));
 }
 
 #[test]
 fn a_config_file_selects_width_and_sessions() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = tmp.path().join("narrow.toml");
-    let text = config::default_toml_with_sessions(1)
-        .replacen("data_width = 1024", "data_width = 64", 1)
-        .replacen("name = \"toe_user_logic\"", "name = \"narrow_top\"", 1);
+    let text = config::default_toml_with_sessions(1).replacen("data_width = 1024", "data_width = 64", 1).replacen(
+        "name = \"toe_user_logic\"",
+        "name = \"narrow_top\"",
+        1,
+    );
     std::fs::write(&cfg, text).unwrap();
     let out = tmp.path().join("out");
     let o = gen(&["--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let top = std::fs::read_to_string(out.join("rtl/narrow_top.v")).unwrap();
-    assert!(top.contains("output wire [63:0] s0_tx_tdata"));
-    assert!(!top.contains("s1_"));
+    assert!(top.contains("output wire [63:0] toe0_tx_tdata"));
+    assert!(!top.contains("toe1_"));
+    assert!(top.contains("input  wire [8:0] s_axil_awaddr"), "one session decodes 9 address bits");
 }
 
 #[test]

@@ -7,11 +7,12 @@
 //! instantiation.
 
 pub mod beat_check;
-pub mod data_verifier;
 pub mod cdc;
+pub mod controller;
+pub mod data_verifier;
 pub mod pattern_lanes;
-pub mod register_file;
 pub mod rate_limiter;
+pub mod register_file;
 pub mod session;
 pub mod sim;
 pub mod traffic_generator;

@@ -4,6 +4,7 @@ use std::fmt;
 
 use rust_hdl::prelude::*;
 
+use crate::controller::SessionController;
 use crate::session::Session;
 
 /// A block that rust-hdl cannot turn into sound Verilog.
@@ -37,19 +38,32 @@ pub fn block_verilog<B: Block>(block: &mut B, module: &str) -> Result<String, Hd
     Ok(text)
 }
 
-/// The per-session module `module` for a data width of `width` bits.
+/// Builds `$block::<W, K>` for a configured width and returns its Verilog.
+macro_rules! by_width {
+    ($width:expr, $block:ident, $module:expr) => {
+        match $width {
+            64 => block_verilog(&mut $block::<64, 8>::new(), $module),
+            128 => block_verilog(&mut $block::<128, 16>::new(), $module),
+            256 => block_verilog(&mut $block::<256, 32>::new(), $module),
+            512 => block_verilog(&mut $block::<512, 64>::new(), $module),
+            1024 => block_verilog(&mut $block::<1024, 128>::new(), $module),
+            other => Err(HdlError(format!("unsupported data width {other}: use 64, 128, 256, 512 or 1024"))),
+        }
+    };
+}
+
+/// The per-session module `module` of the product for a data width of
+/// `width` bits: the session controller with its datapath
+/// ([`SessionController`]); its ports face the register file and the TOE.
 pub fn session_verilog(width: usize, module: &str) -> Result<String, HdlError> {
-    fn one<const W: usize, const K: usize>(module: &str) -> Result<String, HdlError> {
-        block_verilog(&mut Session::<W, K>::new(), module)
-    }
-    match width {
-        64 => one::<64, 8>(module),
-        128 => one::<128, 16>(module),
-        256 => one::<256, 32>(module),
-        512 => one::<512, 64>(module),
-        1024 => one::<1024, 128>(module),
-        other => Err(HdlError(format!("unsupported data width {other}: use 64, 128, 256, 512 or 1024"))),
-    }
+    by_width!(width, SessionController, module)
+}
+
+/// The session datapath alone ([`Session`]: generator, verifier, rate
+/// limiters, with plain start/abort ports): the testbench drives it directly
+/// to test those blocks without a TOE.
+pub fn datapath_verilog(width: usize, module: &str) -> Result<String, HdlError> {
+    by_width!(width, Session, module)
 }
 
 /// A port of a generated module, as its declaration reads.
@@ -80,9 +94,8 @@ pub fn module_ports(text: &str, module: &str) -> Result<Vec<Port>, HdlError> {
         let rest = rest.trim().trim_end_matches(';');
         let (width, name) = match rest.strip_prefix('[') {
             Some(range) => {
-                let (msb, name) = range
-                    .split_once(":0]")
-                    .ok_or_else(|| HdlError(format!("unexpected port declaration `{line}`")))?;
+                let (msb, name) =
+                    range.split_once(":0]").ok_or_else(|| HdlError(format!("unexpected port declaration `{line}`")))?;
                 let msb: usize = msb.parse().map_err(|_| HdlError(format!("unexpected port range in `{line}`")))?;
                 (msb + 1, name.trim())
             }

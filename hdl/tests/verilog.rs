@@ -5,22 +5,21 @@ fn session_verilog_has_named_nonempty_modules_for_every_width() {
     for width in [64, 128, 256, 512, 1024] {
         let text = hdl::verilog::session_verilog(width, "dut_session").unwrap();
         assert!(text.contains("module dut_session("), "width {width}");
-        assert!(text.contains("module dut_session$generator("), "width {width}");
-        assert!(text.contains(&format!("[{}:0] tx_tdata;", width - 1)), "width {width}");
+        assert!(text.contains("module dut_session$datapath$generator("), "width {width}");
+        assert!(text.contains(&format!("[{}:0] toe_tx_tdata;", width - 1)), "width {width}");
         assert!(!text.contains("module top"), "width {width}: rust-hdl's default name leaked");
+        let dp = hdl::verilog::datapath_verilog(width, "dut_dp").unwrap();
+        assert!(dp.contains("module dut_dp$generator("), "width {width}");
+        assert!(dp.contains(&format!("[{}:0] tx_tdata;", width - 1)), "width {width}");
     }
 }
 
 #[test]
 fn unsupported_width_is_an_error_not_a_panic() {
-    let e = hdl::verilog::session_verilog(96, "x").unwrap_err();
-    assert!(e.0.contains("unsupported data width 96"), "{e}");
-}
-
-#[test]
-#[ignore]
-fn dump() {
-    std::fs::write("/tmp/s64.v", hdl::verilog::session_verilog(64, "dut_session").unwrap()).unwrap();
+    for e in [hdl::verilog::session_verilog(96, "x").unwrap_err(), hdl::verilog::datapath_verilog(96, "x").unwrap_err()]
+    {
+        assert!(e.0.contains("unsupported data width 96"), "{e}");
+    }
 }
 
 #[test]
@@ -29,8 +28,9 @@ fn session_ports_are_read_back_with_direction_and_width() {
     let ports = hdl::verilog::module_ports(&text, "s").unwrap();
     let find = |n: &str| ports.iter().find(|p| p.name == n).unwrap_or_else(|| panic!("no port {n}: {ports:?}"));
     assert_eq!((find("clock").direction, find("clock").width), ("input", 1));
-    assert_eq!((find("transfer_size").direction, find("transfer_size").width), ("input", 48));
-    assert_eq!((find("tx_tdata").direction, find("tx_tdata").width), ("output", 128));
-    assert_eq!(find("tx_tkeep").width, 16);
+    assert_eq!((find("reg_transfer_size").direction, find("reg_transfer_size").width), ("input", 48));
+    assert_eq!((find("toe_tx_tdata").direction, find("toe_tx_tdata").width), ("output", 128));
+    assert_eq!(find("toe_tx_tkeep").width, 16);
+    assert_eq!((find("reg_elapsed").direction, find("reg_elapsed").width), ("output", 64));
     assert!(ports.iter().all(|p| !p.name.contains('$')));
 }

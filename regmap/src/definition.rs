@@ -14,7 +14,7 @@ pub const ID_MAGIC: u32 = u32::from_be_bytes(*b"TOEU");
 /// Register-map version: the major number changes when a register moves or
 /// changes meaning, the minor number when registers or fields are added.
 pub const VERSION_MAJOR: u32 = 1;
-pub const VERSION_MINOR: u32 = 0;
+pub const VERSION_MINOR: u32 = 1;
 
 /// Reset of the per-session transfer size: 1 MiB, short enough for simulation.
 const DEFAULT_TRANSFER_SIZE: u64 = 1 << 20;
@@ -213,11 +213,11 @@ fn session_block(design: &Design) -> Block {
     let ports = |p: &[u16]| p.iter().map(|&v| u32::from(v)).collect::<Vec<_>>();
     let mut regs = vec![
         reg("ctrl", 0x00, "Session commands; each crosses to the user clock as one event.", vec![
-            field("start", 0, 1, WPulse, 0, "Write 1: clear the counters and the sticky status, open the connection as `test_config` says and run the test. Ignored while `status.busy`."),
+            field("start", 0, 1, WPulse, 0, "Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test. Ignored while `status.busy` and with test mode `disabled`. Clear `status.done` and `status.error` (write 1) before, to see this run's outcome."),
             field("abort", 1, 1, WPulse, 0, "Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`."),
             field("clear_errors", 2, 1, WPulse, 0, "Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)."),
         ]),
-        reg("status", 0x04, "Session state. `done` and `error` are sticky; `start` clears them too.", vec![
+        reg("status", 0x04, "Session state. `done` and `error` are sticky until software writes 1 to them.", vec![
             field("busy", 0, 1, Ro, 0, "1 from `start` until the test ends (done or error).").volatile(),
             field("connected", 1, 1, Ro, 0, "1 while the connection is established.").volatile(),
             field("closed", 2, 1, Ro, 0, "1 once the connection was closed after being established; cleared by `start`.").volatile(),
@@ -267,6 +267,9 @@ fn session_block(design: &Design) -> Block {
         ]),
         reg("err_count", 0x60, "Number of received 32-bit words that differed from the pattern; saturates at 0xFFFFFFFF. Cleared by `ctrl.start` and `ctrl.clear_errors`.", vec![
             field("value", 0, 32, Ro, 0, "Count.").volatile(),
+        ]),
+        reg("rx_packets", 0x64, "Received beats marked with tlast (the TOE's segment marks) since the transfer started.", vec![
+            field("value", 0, 32, Ro, 0, "Count; wraps at 2^32.").volatile(),
         ]),
         reg("peer_port", 0x70, "The peer's TCP port as the TOE reports it once connected (the OS may choose another than `target_port`).", vec![
             field("port", 0, 16, Ro, 0, "Port number.").volatile(),

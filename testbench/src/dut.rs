@@ -1,4 +1,5 @@
-//! A product top (`top64`, `top1024`) with each session's ports resolved by
+//! A datapath harness (`dp64`, `dp1024`: the sessions without their
+//! controller, `toe_gen::rtl::datapath_harness`) with each session's ports resolved by
 //! name once, and the helpers every session test needs.
 
 use crate::verilated::{Model, ModelFns, Port};
@@ -171,7 +172,8 @@ impl Dut {
     /// Sets the sizes and starts session `s`'s generator (`tx`) and/or verifier (`rx`).
     pub fn start(&mut self, s: usize, size: u64, packet_size: u64, pattern: bool, verify: bool, tx: bool, rx: bool) {
         let p = &self.sessions[s];
-        let (ts, ps, pat, ver, txs, rxs) = (p.transfer_size, p.packet_size, p.pattern, p.verify, p.tx_start, p.rx_start);
+        let (ts, ps, pat, ver, txs, rxs) =
+            (p.transfer_size, p.packet_size, p.pattern, p.verify, p.tx_start, p.rx_start);
         self.model.set(ts, size);
         self.model.set(ps, packet_size);
         self.model.set(pat, pattern as u64);

@@ -3,7 +3,7 @@
 
 use rand::Rng;
 use testbench::dut::{Beat, Dut};
-use testbench::models::{top1024, top64};
+use testbench::models::{dp1024, dp64};
 use testbench::seed;
 use testbench::token_bucket::TokenBucket;
 use testbench::verilated::Port;
@@ -12,7 +12,7 @@ const SETTINGS: [u32; 8] = [1, 5, 25, 33, 50, 77, 99, 100];
 const WINDOW: usize = 100_000;
 
 fn duts() -> [Dut; 2] {
-    [Dut::new(&top64::FNS, top64::SESSIONS, top64::DATA_WIDTH), Dut::new(&top1024::FNS, top1024::SESSIONS, top1024::DATA_WIDTH)]
+    [Dut::new(&dp64::FNS, dp64::SESSIONS, dp64::DATA_WIDTH), Dut::new(&dp1024::FNS, dp1024::SESSIONS, dp1024::DATA_WIDTH)]
 }
 
 /// Beats passed in every window of `WINDOW` cycles of `passed`: (min, max).
@@ -148,7 +148,7 @@ fn burst_after_a_long_stall_is_at_most_one_beat() {
 /// A new setting takes effect at once, without a reset or a restart.
 #[test]
 fn a_new_setting_takes_effect_without_a_reset() {
-    let mut dut = Dut::new(&top64::FNS, top64::SESSIONS, top64::DATA_WIDTH);
+    let mut dut = Dut::new(&dp64::FNS, dp64::SESSIONS, dp64::DATA_WIDTH);
     let p = &dut.sessions[0];
     let (pct, valid, ready) = (p.tx_percent, p.tx_tvalid, p.tx_tready);
     dut.model.set(pct, 25);

@@ -4,7 +4,7 @@
 //! uses a printed seed (`TB_SEED=<n>` replays it).
 
 use rand::{Rng, SeedableRng};
-use testbench::models::{top1024, top64};
+use testbench::models::{dp1024, dp64};
 use testbench::seed;
 use testbench::stream::{StreamChecker, Transfer};
 use testbench::dut::Dut;
@@ -102,8 +102,8 @@ impl Bench {
 }
 
 fn each_width(mut test: impl FnMut(&mut Bench)) {
-    test(&mut Bench::new(&top64::FNS, top64::SESSIONS, top64::DATA_WIDTH));
-    test(&mut Bench::new(&top1024::FNS, top1024::SESSIONS, top1024::DATA_WIDTH));
+    test(&mut Bench::new(&dp64::FNS, dp64::SESSIONS, dp64::DATA_WIDTH));
+    test(&mut Bench::new(&dp1024::FNS, dp1024::SESSIONS, dp1024::DATA_WIDTH));
 }
 
 #[test]
@@ -215,10 +215,10 @@ fn abort_in_the_middle_returns_to_idle_and_the_next_transfer_is_whole() {
 #[test]
 fn sessions_run_independently_at_once() {
     let mut rng = seed::rng("sessions");
-    let mut b = Bench::new(&top1024::FNS, top1024::SESSIONS, top1024::DATA_WIDTH);
+    let mut b = Bench::new(&dp1024::FNS, dp1024::SESSIONS, dp1024::DATA_WIDTH);
     let w = b.dut.beat_bytes as u64;
     let transfers: Vec<Transfer> =
-        (0..top1024::SESSIONS).map(|s| b.transfer((s as u64 + 1) * 37 * w + s as u64, (s as u64) * w, s != 2)).collect();
+        (0..dp1024::SESSIONS).map(|s| b.transfer((s as u64 + 1) * 37 * w + s as u64, (s as u64) * w, s != 2)).collect();
     for (s, t) in transfers.iter().enumerate() {
         b.start(s, t);
     }

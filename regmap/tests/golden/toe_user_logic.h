@@ -4,7 +4,7 @@
 #ifndef TOE_USER_LOGIC_H
 #define TOE_USER_LOGIC_H
 
-/* Register map of `toe_user_logic`, version 1.0, on a 32-bit register bus (AXI4-Lite).
+/* Register map of `toe_user_logic`, version 1.1, on a 32-bit register bus (AXI4-Lite).
  *
  * Registers are 32 bits, 4-byte aligned; bits no field covers read 0 and ignore writes.
  * Fields: value = (word & _MASK) >> _SHIFT; word = (word & ~_MASK) | ((value << _SHIFT) & _MASK).
@@ -39,11 +39,11 @@
 
 /* version (ro, address 0x004): Register-map version. The major number changes when a register moves or changes meaning, the minor number when registers are added. */
 #define TOE_USER_LOGIC_VERSION_OFFSET 0x004u
-#define TOE_USER_LOGIC_VERSION_RESET 0x00010000u
+#define TOE_USER_LOGIC_VERSION_RESET 0x00010001u
 #define TOE_USER_LOGIC_VERSION_MINOR_MASK 0x0000FFFFu
 #define TOE_USER_LOGIC_VERSION_MINOR_SHIFT 0u
 #define TOE_USER_LOGIC_VERSION_MINOR_WIDTH 16u
-#define TOE_USER_LOGIC_VERSION_MINOR_RESET 0x0000u
+#define TOE_USER_LOGIC_VERSION_MINOR_RESET 0x0001u
 #define TOE_USER_LOGIC_VERSION_MINOR_ACCESS TOE_USER_LOGIC_ACCESS_RO
 #define TOE_USER_LOGIC_VERSION_MINOR_VOLATILE 0u
 #define TOE_USER_LOGIC_VERSION_MAJOR_MASK 0xFFFF0000u
@@ -290,7 +290,7 @@
 #define TOE_USER_LOGIC_SESSION_CTRL_CLEAR_ERRORS_ACCESS TOE_USER_LOGIC_ACCESS_WPULSE
 #define TOE_USER_LOGIC_SESSION_CTRL_CLEAR_ERRORS_VOLATILE 0u
 
-/* status (ro/w1c, offset in the instance 0x004): Session state. `done` and `error` are sticky; `start` clears them too. */
+/* status (ro/w1c, offset in the instance 0x004): Session state. `done` and `error` are sticky until software writes 1 to them. */
 #define TOE_USER_LOGIC_SESSION_STATUS_OFFSET 0x004u
 #define TOE_USER_LOGIC_SESSION_STATUS_RESET 0x00000000u
 #define TOE_USER_LOGIC_SESSION_STATUS_BUSY_MASK 0x00000001u
@@ -573,6 +573,16 @@
 #define TOE_USER_LOGIC_SESSION_ERR_COUNT_VALUE_RESET 0x00000000u
 #define TOE_USER_LOGIC_SESSION_ERR_COUNT_VALUE_ACCESS TOE_USER_LOGIC_ACCESS_RO
 #define TOE_USER_LOGIC_SESSION_ERR_COUNT_VALUE_VOLATILE 1u
+
+/* rx_packets (ro, offset in the instance 0x064): Received beats marked with tlast (the TOE's segment marks) since the transfer started. */
+#define TOE_USER_LOGIC_SESSION_RX_PACKETS_OFFSET 0x064u
+#define TOE_USER_LOGIC_SESSION_RX_PACKETS_RESET 0x00000000u
+#define TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_MASK 0xFFFFFFFFu
+#define TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_SHIFT 0u
+#define TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_WIDTH 32u
+#define TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_RESET 0x00000000u
+#define TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_ACCESS TOE_USER_LOGIC_ACCESS_RO
+#define TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_VOLATILE 1u
 
 /* peer_port (ro, offset in the instance 0x070): The peer's TCP port as the TOE reports it once connected (the OS may choose another than `target_port`). */
 #define TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET 0x070u

@@ -452,6 +452,13 @@ _Static_assert(TOE_USER_LOGIC_SESSION_ERR_COUNT_VALUE_WIDTH >= 1u && TOE_USER_LO
 _Static_assert(TOE_USER_LOGIC_SESSION_ERR_COUNT_VALUE_MASK == ((0xFFFFFFFFu >> (32u - TOE_USER_LOGIC_SESSION_ERR_COUNT_VALUE_WIDTH)) << TOE_USER_LOGIC_SESSION_ERR_COUNT_VALUE_SHIFT), "session.err_count.value: mask matches shift and width");
 _Static_assert((TOE_USER_LOGIC_SESSION_ERR_COUNT_VALUE_RESET & ~(TOE_USER_LOGIC_SESSION_ERR_COUNT_VALUE_MASK >> TOE_USER_LOGIC_SESSION_ERR_COUNT_VALUE_SHIFT)) == 0u, "session.err_count.value: reset fits the field");
 _Static_assert(TOE_USER_LOGIC_SESSION_ERR_COUNT_RESET == ((TOE_USER_LOGIC_SESSION_ERR_COUNT_VALUE_RESET << TOE_USER_LOGIC_SESSION_ERR_COUNT_VALUE_SHIFT)), "session.err_count: reset composed of its fields");
+_Static_assert(TOE_USER_LOGIC_SESSION_RX_PACKETS_OFFSET == 0x064u, "session.rx_packets: offset");
+_Static_assert(TOE_USER_LOGIC_SESSION_RX_PACKETS_OFFSET % 4u == 0u && TOE_USER_LOGIC_SESSION_RX_PACKETS_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_SIZE, "session.rx_packets: aligned, inside the block");
+_Static_assert(TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_SHIFT == 0u && TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_WIDTH == 32u, "session.rx_packets.value: position");
+_Static_assert(TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_WIDTH >= 1u && TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_SHIFT + TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_WIDTH <= 32u, "session.rx_packets.value: inside bits 31:0");
+_Static_assert(TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_MASK == ((0xFFFFFFFFu >> (32u - TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_WIDTH)) << TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_SHIFT), "session.rx_packets.value: mask matches shift and width");
+_Static_assert((TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_RESET & ~(TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_MASK >> TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_SHIFT)) == 0u, "session.rx_packets.value: reset fits the field");
+_Static_assert(TOE_USER_LOGIC_SESSION_RX_PACKETS_RESET == ((TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_RESET << TOE_USER_LOGIC_SESSION_RX_PACKETS_VALUE_SHIFT)), "session.rx_packets: reset composed of its fields");
 _Static_assert(TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET == 0x070u, "session.peer_port: offset");
 _Static_assert(TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET % 4u == 0u && TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_SIZE, "session.peer_port: aligned, inside the block");
 _Static_assert(TOE_USER_LOGIC_SESSION_PEER_PORT_PORT_SHIFT == 0u && TOE_USER_LOGIC_SESSION_PEER_PORT_PORT_WIDTH == 16u, "session.peer_port.port: position");
@@ -493,7 +500,8 @@ _Static_assert(TOE_USER_LOGIC_SESSION_ERR_OFFSET_LO_OFFSET + 4u <= TOE_USER_LOGI
 _Static_assert(TOE_USER_LOGIC_SESSION_ERR_OFFSET_HI_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_ERR_EXPECTED_OFFSET, "session: err_offset_hi and err_expected do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_ERR_EXPECTED_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_ERR_RECEIVED_OFFSET, "session: err_expected and err_received do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_ERR_RECEIVED_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_ERR_COUNT_OFFSET, "session: err_received and err_count do not overlap");
-_Static_assert(TOE_USER_LOGIC_SESSION_ERR_COUNT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET, "session: err_count and peer_port do not overlap");
+_Static_assert(TOE_USER_LOGIC_SESSION_ERR_COUNT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_RX_PACKETS_OFFSET, "session: err_count and rx_packets do not overlap");
+_Static_assert(TOE_USER_LOGIC_SESSION_RX_PACKETS_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET, "session: rx_packets and peer_port do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_PEER_MSS_OFFSET, "session: peer_port and peer_mss do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_PEER_MSS_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_PEER_WINDOW_SCALE_OFFSET, "session: peer_mss and peer_window_scale do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_HI_OFFSET == TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_LO_OFFSET + 4u, "session.transfer_size: high half follows the low half");

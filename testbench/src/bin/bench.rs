@@ -1,4 +1,4 @@
-//! `make bench`: simulation speed of the default top (4 sessions, 1024 bits,
+//! `make bench`: simulation speed of the default datapath harness (4 sessions, 1024 bits,
 //! every session sending, random tready) in the verilated model and in
 //! rust-hdl's own simulator, measured in one run. Prints figures only.
 
@@ -7,19 +7,19 @@ use std::time::Instant;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rust_hdl::prelude::*;
-use testbench::models::top1024;
+use testbench::models::dp1024;
 use testbench::verilated::Model;
 
 const SIZE: u64 = 1 << 40;
 
 fn verilated(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
-    let mut m = Model::new(&top1024::FNS);
+    let mut m = Model::new(&dp1024::FNS);
     m.set_clock("user_clk");
     let rst = m.port("user_rst");
     m.set(rst, 1);
     m.cycle();
     m.set(rst, 0);
-    let sessions = top1024::SESSIONS;
+    let sessions = dp1024::SESSIONS;
     let ready: Vec<_> = (0..sessions).map(|s| m.port(&format!("s{s}_tx_tready"))).collect();
     let bytes: Vec<_> = (0..sessions).map(|s| m.port(&format!("s{s}_tx_bytes"))).collect();
     for s in 0..sessions {
@@ -46,7 +46,7 @@ fn verilated(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
 }
 
 fn rust_hdl_sim(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
-    let mut sessions: Vec<hdl::session::Session<1024, 128>> = (0..top1024::SESSIONS).map(|_| hdl::session::Session::new()).collect();
+    let mut sessions: Vec<hdl::session::Session<1024, 128>> = (0..dp1024::SESSIONS).map(|_| hdl::session::Session::new()).collect();
     let clock = |s: &mut hdl::session::Session<1024, 128>, level: bool| s.clock.next = Clock { clk: level };
     for s in sessions.iter_mut() {
         s.connect_all();
@@ -72,10 +72,10 @@ fn rust_hdl_sim(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
     (cycles as f64 / secs, sent)
 }
 
-/// Loopback on the verilated default top: session 0's TX wired to its own RX
+/// Loopback on the verilated datapath harness: session 0's TX wired to its own RX
 /// in the bench loop, verification on. Returns (cycles/s, MB/s at the user clock).
 fn loopback(cycles: u64, percent: u64) -> (f64, f64) {
-    let mut dut = testbench::dut::Dut::new(&top1024::FNS, top1024::SESSIONS, top1024::DATA_WIDTH);
+    let mut dut = testbench::dut::Dut::new(&dp1024::FNS, dp1024::SESSIONS, dp1024::DATA_WIDTH);
     let pct = dut.sessions[0].tx_percent;
     dut.model.set(pct, percent);
     dut.start(0, SIZE, 8192, true, true, true, true);
@@ -102,7 +102,7 @@ fn main() {
     let seed: u64 = std::env::var("TB_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
     let v_cycles: u64 = std::env::var("BENCH_CYCLES").ok().and_then(|s| s.parse().ok()).unwrap_or(2_000_000);
     let h_cycles = (v_cycles / 500).max(200);
-    println!("bench: default top, {} sessions x {} bits sending, tready random (80 % high), seed {seed}", top1024::SESSIONS, top1024::DATA_WIDTH);
+    println!("bench: datapath harness, {} sessions x {} bits sending, tready random (80 % high), seed {seed}", dp1024::SESSIONS, dp1024::DATA_WIDTH);
     let (v, v_bytes) = verilated(v_cycles, &mut ChaCha8Rng::seed_from_u64(seed));
     let (h, h_bytes) = rust_hdl_sim(h_cycles, &mut ChaCha8Rng::seed_from_u64(seed));
     println!("verilated model : {v:>12.0} cycles/s over {v_cycles} cycles ({v_bytes} bytes sent)");
