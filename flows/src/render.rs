@@ -6,7 +6,72 @@
 use askama::Template;
 
 use crate::board::{board_names, load_board, Board, BoardClock, FlowError, RegisterKind, Vendor};
-use crate::{tcl_word, FlowInputs};
+use crate::board_top::{render_board_top, BoardFiles};
+use crate::{tcl_word, FlowInputs, REG_CLOCK_PORT, USER_CLOCK_PORT};
+
+/// The register file's crossing (docs/register_file.md, "Implementation
+/// constraints"). rust-hdl names the modules `<regs>$core$req_sync$ff1`; the
+/// instance path of the flip-flop is `.../core/req_sync/ff1/q` (`|` in
+/// Quartus), which is what the constraints match.
+const SYNC_FLOPS: &[&str] = &[
+    "req_sync/ff1",
+    "req_sync/ff2",
+    "ack_sync/ff1",
+    "ack_sync/ff2",
+];
+/// Held request registers (bus domain) read in the user domain.
+const TO_USER: &[&str] = &["req_addr", "req_write", "req_wdata", "req_wstrb", "req_tog"];
+/// Held response registers (user domain) read in the bus domain.
+const TO_BUS: &[&str] = &["resp_data", "resp_err", "ack_tog"];
+
+/// One held-value crossing: source registers, destination clock and its period.
+struct Crossing {
+    /// Vivado `get_cells -hierarchical -filter` expression, as a Tcl word.
+    vivado_cells: String,
+    /// Quartus `get_registers` patterns, as Tcl words.
+    quartus_regs: Vec<String>,
+    /// Destination clock port.
+    clock: String,
+    /// `u_user_logic/<clock>` as a Tcl word, for the board XDC.
+    clock_pin: String,
+    period: String,
+    what: &'static str,
+}
+
+/// The crossing constraints, when the top has both the user and the register clock.
+struct Cdc {
+    /// Vivado filter of each synchroniser flip-flop, as Tcl words.
+    vivado_sync: Vec<String>,
+    /// Quartus pattern of each synchroniser flip-flop, as Tcl words.
+    quartus_sync: Vec<String>,
+    crossings: Vec<Crossing>,
+}
+
+fn cdc(inputs: &FlowInputs) -> Option<Cdc> {
+    let user = inputs.clocks.iter().find(|c| c.port == USER_CLOCK_PORT)?;
+    let reg = inputs.clocks.iter().find(|c| c.port == REG_CLOCK_PORT)?;
+    let vivado = |names: &[&str]| {
+        let terms: Vec<String> = names.iter().map(|n| format!("NAME =~ */{n}/*")).collect();
+        tcl_word(&format!("IS_SEQUENTIAL && ({})", terms.join(" || ")))
+    };
+    let quartus = |n: &str| tcl_word(&format!("*|{}|*", n.replace('/', "|")));
+    let crossing = |names: &[&str], clock: &crate::ClockPort, what| Crossing {
+        vivado_cells: vivado(names),
+        quartus_regs: names.iter().map(|n| quartus(n)).collect(),
+        clock: tcl_word(&clock.port),
+        clock_pin: tcl_word(&format!("{USER_INST}/{}", clock.port)),
+        period: period(clock.period_ns),
+        what,
+    };
+    Some(Cdc {
+        vivado_sync: SYNC_FLOPS.iter().map(|n| vivado(&[n])).collect(),
+        quartus_sync: SYNC_FLOPS.iter().map(|n| quartus(n)).collect(),
+        crossings: vec![
+            crossing(TO_USER, user, "request (bus domain) into the user domain"),
+            crossing(TO_BUS, reg, "response (user domain) into the bus domain"),
+        ],
+    })
+}
 
 /// Instance names the board top must use (the CDC constraints find the
 /// user logic's clock pins through them).
@@ -17,7 +82,7 @@ fn period(ns: f64) -> String {
     format!("{ns:.3}")
 }
 
-fn mhz(f: f64) -> String {
+pub(crate) fn mhz(f: f64) -> String {
     // Shortest exact decimal: 161.1328125 stays whole, 100.0 prints as 100.
     let s = format!("{f}");
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
@@ -29,7 +94,14 @@ struct ClockCtx {
 }
 
 fn clock_ctxs(inputs: &FlowInputs) -> Vec<ClockCtx> {
-    inputs.clocks.iter().map(|c| ClockCtx { name: tcl_word(&c.port), period: period(c.period_ns) }).collect()
+    inputs
+        .clocks
+        .iter()
+        .map(|c| ClockCtx {
+            name: tcl_word(&c.port),
+            period: period(c.period_ns),
+        })
+        .collect()
 }
 
 fn rtl_words(inputs: &FlowInputs) -> Vec<String> {
@@ -52,6 +124,7 @@ struct VivadoOocTcl<'a> {
 struct VivadoOocXdc<'a> {
     banner: &'a [String; 2],
     clocks: Vec<ClockCtx>,
+    cdc: Option<Cdc>,
 }
 
 #[derive(Template)]
@@ -65,6 +138,7 @@ struct QuartusOocTcl<'a> {
     part_note: String,
     rtl: Vec<String>,
     clocks: Vec<ClockCtx>,
+    cdc: Option<Cdc>,
 }
 
 #[derive(Template)]
@@ -72,6 +146,7 @@ struct QuartusOocTcl<'a> {
 struct QuartusOocSdc<'a> {
     banner: &'a [String; 2],
     clocks: Vec<ClockCtx>,
+    cdc: Option<Cdc>,
 }
 
 #[derive(Template)]
@@ -162,6 +237,7 @@ struct VivadoBoardXdc<'a> {
     pcie: Option<PcieCtx>,
     board_clocks: Vec<String>,
     user_clock_pins: Vec<String>,
+    cdc: Option<Cdc>,
 }
 
 #[derive(Template)]
@@ -178,6 +254,7 @@ struct VivadoBuildTcl<'a> {
     top: String,
     user_inst_plain: &'a str,
     toe_inst_plain: &'a str,
+    board: BoardCtx,
     rtl: Vec<String>,
 }
 
@@ -212,6 +289,7 @@ struct QuartusBuildTcl<'a> {
     top: String,
     user_inst_plain: &'a str,
     toe_inst_plain: &'a str,
+    board: BoardCtx,
     ip_files: Vec<String>,
     rtl: Vec<String>,
 }
@@ -228,6 +306,7 @@ struct QuartusBoardQsf<'a> {
     refclk: PinClock,
     lanes: Vec<LaneCtx>,
     lane_io_standard: Option<String>,
+    cdc: Option<Cdc>,
 }
 
 #[derive(Template)]
@@ -242,6 +321,29 @@ struct QuartusBoardSdc<'a> {
     jtag: bool,
     board_clocks: Vec<String>,
     user_clocks: Vec<String>,
+    cdc: Option<Cdc>,
+}
+
+/// The generated board files and the platform file the user supplies, as the build scripts name them.
+struct BoardCtx {
+    board_top_file: String,
+    toe_stub: String,
+    platform_file: String,
+    platform_stub: String,
+    platform_stub_plain: String,
+    platform_inst_plain: &'static str,
+}
+
+fn board_ctx(top: &str) -> BoardCtx {
+    let f = BoardFiles::new(top);
+    BoardCtx {
+        board_top_file: tcl_word(&f.top),
+        toe_stub: tcl_word(&f.toe_stub),
+        platform_file: tcl_word(&format!("{top}_platform.v")),
+        platform_stub: tcl_word(&f.platform_stub),
+        platform_stub_plain: f.platform_stub,
+        platform_inst_plain: crate::PLATFORM_INST,
+    }
 }
 
 /// One OOC target in the README.
@@ -266,6 +368,13 @@ struct BuildReadme<'a> {
     board_top: String,
     user_inst: &'a str,
     toe_inst: &'a str,
+    platform_inst: &'a str,
+    toe_stub: String,
+    platform_stub: String,
+    platform_module: String,
+    toe_module: String,
+    toe_netlist_dir: String,
+    cdc: bool,
     amd: bool,
     rtl: &'a [String],
     clocks: Vec<(String, String)>,
@@ -290,30 +399,59 @@ const QUARTUS_IP: &[(&str, &str)] = &[
 ];
 
 fn check_inputs(inputs: &FlowInputs) -> Result<(), FlowError> {
-    let bad = |field: &str, message: String| Err(FlowError::Inputs { field: field.to_string(), message });
+    let bad = |field: &str, message: String| {
+        Err(FlowError::Inputs {
+            field: field.to_string(),
+            message,
+        })
+    };
     if inputs.top_module.is_empty() || inputs.top_module.chars().any(char::is_whitespace) {
-        return bad("top_module", format!("{:?} must be a non-empty module name without whitespace", inputs.top_module));
+        return bad(
+            "top_module",
+            format!(
+                "{:?} must be a non-empty module name without whitespace",
+                inputs.top_module
+            ),
+        );
     }
     if inputs.rtl_files.is_empty() {
         return bad("rtl_files", "must list at least one Verilog file".into());
     }
     for (i, f) in inputs.rtl_files.iter().enumerate() {
         if f.is_empty() || f.contains('\n') || f.starts_with('/') {
-            return bad(&format!("rtl_files[{i}]"), format!("{f:?} must be a non-empty path relative to the build folder"));
+            return bad(
+                &format!("rtl_files[{i}]"),
+                format!("{f:?} must be a non-empty path relative to the build folder"),
+            );
         }
+    }
+    if inputs.top_ports.is_empty() {
+        return bad(
+            "top_ports",
+            "must list the top's ports: the board top is derived from them".into(),
+        );
     }
     if inputs.clocks.is_empty() {
         return bad("clocks", "must list at least one clock port".into());
     }
     for (i, c) in inputs.clocks.iter().enumerate() {
         if c.port.is_empty() || c.port.chars().any(char::is_whitespace) {
-            return bad(&format!("clocks[{i}].port"), format!("{:?} must be a port name without whitespace", c.port));
+            return bad(
+                &format!("clocks[{i}].port"),
+                format!("{:?} must be a port name without whitespace", c.port),
+            );
         }
         if !(c.period_ns.is_finite() && c.period_ns > 0.0) {
-            return bad(&format!("clocks[{i}].period_ns"), format!("{} must be a positive number of ns", c.period_ns));
+            return bad(
+                &format!("clocks[{i}].period_ns"),
+                format!("{} must be a positive number of ns", c.period_ns),
+            );
         }
         if inputs.clocks[..i].iter().any(|o| o.port == c.port) {
-            return bad(&format!("clocks[{i}].port"), format!("{:?} appears twice: each clock port once", c.port));
+            return bad(
+                &format!("clocks[{i}].port"),
+                format!("{:?} appears twice: each clock port once", c.port),
+            );
         }
     }
     Ok(())
@@ -335,12 +473,17 @@ fn part_note(target: &Board, board: &Board) -> String {
     if target.name == board.name {
         format!("board {}", board.name)
     } else {
-        format!("reference part of board {}; the configured board {} is built by the other vendor's tools", target.name, board.name)
+        format!(
+            "reference part of board {}; the configured board {} is built by the other vendor's tools",
+            target.name, board.name
+        )
     }
 }
 
 fn t<T: Template>(path: &str, tpl: T) -> Result<(String, String), FlowError> {
-    let mut text = tpl.render().map_err(|e| FlowError::Template(format!("{path}: {e}")))?;
+    let mut text = tpl
+        .render()
+        .map_err(|e| FlowError::Template(format!("{path}: {e}")))?;
     if !text.ends_with('\n') {
         text.push('\n');
     }
@@ -349,7 +492,11 @@ fn t<T: Template>(path: &str, tpl: T) -> Result<(String, String), FlowError> {
 
 /// The files of the build folder for `design` on `board`, as (path relative
 /// to the build folder, contents), in a fixed order.
-pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Result<Vec<(String, String)>, FlowError> {
+pub fn render(
+    design: &config::Design,
+    board: &Board,
+    inputs: &FlowInputs,
+) -> Result<Vec<(String, String)>, FlowError> {
     check_inputs(inputs)?;
     let banner = design.banner();
     let banner = &banner;
@@ -360,17 +507,39 @@ pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Re
     let board_top = tcl_word(&board_top_plain);
     let toe_netlist = tcl_word(&design.toe_netlist);
 
-    let amd_board = if board.vendor == Vendor::Amd { Some(board.clone()) } else { reference_board(Vendor::Amd)? };
-    let intel_board = if board.vendor == Vendor::Intel { Some(board.clone()) } else { reference_board(Vendor::Intel)? };
+    let amd_board = if board.vendor == Vendor::Amd {
+        Some(board.clone())
+    } else {
+        reference_board(Vendor::Amd)?
+    };
+    let intel_board = if board.vendor == Vendor::Intel {
+        Some(board.clone())
+    } else {
+        reference_board(Vendor::Intel)?
+    };
 
     let mut files = Vec::new();
     let mut ooc = Vec::new();
     if let Some(amd) = &amd_board {
         files.push(t(
             "vivado/ooc_synth.tcl",
-            VivadoOocTcl { banner, top: top.clone(), top_plain, part: &amd.part, part_note: part_note(amd, board), rtl: rtl.clone() },
+            VivadoOocTcl {
+                banner,
+                top: top.clone(),
+                top_plain,
+                part: &amd.part,
+                part_note: part_note(amd, board),
+                rtl: rtl.clone(),
+            },
         )?);
-        files.push(t("vivado/ooc.xdc", VivadoOocXdc { banner, clocks: clock_ctxs(inputs) })?);
+        files.push(t(
+            "vivado/ooc.xdc",
+            VivadoOocXdc {
+                banner,
+                clocks: clock_ctxs(inputs),
+                cdc: cdc(inputs),
+            },
+        )?);
         ooc.push(OocLine {
             tool: "Vivado",
             script: "vivado/ooc_synth.tcl",
@@ -391,9 +560,17 @@ pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Re
                 part_note: part_note(intel, board),
                 rtl: rtl.clone(),
                 clocks: clock_ctxs(inputs),
+                cdc: cdc(inputs),
             },
         )?);
-        files.push(t("quartus/ooc.sdc", QuartusOocSdc { banner, clocks: clock_ctxs(inputs) })?);
+        files.push(t(
+            "quartus/ooc.sdc",
+            QuartusOocSdc {
+                banner,
+                clocks: clock_ctxs(inputs),
+                cdc: cdc(inputs),
+            },
+        )?);
         files.push(t("quartus/sta_report.tcl", QuartusStaReport { banner })?);
         ooc.push(OocLine {
             tool: "Quartus",
@@ -409,7 +586,10 @@ pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Re
         RegisterKind::PcieXdma => "PCIe BAR -> XDMA AXI4-Lite master",
         RegisterKind::JtagAvalon => "JTAG to Avalon Master Bridge -> AXI4-Lite",
     };
-    let mut board_clocks = vec![tcl_word(&board.free_clock.port), tcl_word(&board.qsfp.refclk.port)];
+    let mut board_clocks = vec![
+        tcl_word(&board.free_clock.port),
+        tcl_word(&board.qsfp.refclk.port),
+    ];
     match board.vendor {
         Vendor::Amd => {
             let pcie = board.register_path.pcie.as_ref().ok_or_else(|| FlowError::Board {
@@ -432,11 +612,16 @@ pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Re
                     top: top.clone(),
                     user_inst_plain: USER_INST,
                     toe_inst_plain: TOE_INST,
+                    board: board_ctx(top_plain),
                     rtl: rtl.clone(),
                 },
             )?);
-            let sites: Vec<String> =
-                board.qsfp.lanes.iter().map(|l| l.gt.rsplit('_').next().unwrap_or(&l.gt).to_string()).collect();
+            let sites: Vec<String> = board
+                .qsfp
+                .lanes
+                .iter()
+                .map(|l| l.gt.rsplit('_').next().unwrap_or(&l.gt).to_string())
+                .collect();
             let first = sites.first().cloned().unwrap_or_default();
             let last = sites.last().cloned().unwrap_or_default();
             files.push(t(
@@ -475,7 +660,12 @@ pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Re
                         perst_io_standard: pcie.perst_io_standard.clone(),
                     }),
                     board_clocks,
-                    user_clock_pins: inputs.clocks.iter().map(|c| tcl_word(&format!("{USER_INST}/{}", c.port))).collect(),
+                    user_clock_pins: inputs
+                        .clocks
+                        .iter()
+                        .map(|c| tcl_word(&format!("{USER_INST}/{}", c.port)))
+                        .collect(),
+                    cdc: cdc(inputs),
                 },
             )?);
         }
@@ -498,6 +688,7 @@ pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Re
                     top: top.clone(),
                     user_inst_plain: USER_INST,
                     toe_inst_plain: TOE_INST,
+                    board: board_ctx(top_plain),
                     ip_files: QUARTUS_IP.iter().map(|(p, _)| tcl_word(p)).collect(),
                     rtl: rtl.clone(),
                 },
@@ -514,6 +705,7 @@ pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Re
                     refclk: pin_clock(&board.qsfp.refclk),
                     lanes: lane_ctxs(board),
                     lane_io_standard: board.qsfp.lane_io_standard.as_deref().map(tcl_word),
+                    cdc: cdc(inputs),
                 },
             )?);
             files.push(t(
@@ -528,6 +720,7 @@ pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Re
                     jtag,
                     board_clocks,
                     user_clocks: user_clock_names.clone(),
+                    cdc: cdc(inputs),
                 },
             )?);
         }
@@ -536,7 +729,11 @@ pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Re
     let mut ports = vec![
         format!("{}_p", board.free_clock.port),
         format!("{}_p", board.qsfp.refclk.port),
-        format!("{0}_tx_p/_tx_n/_rx_p/_rx_n[{1}:0]", board.qsfp.name, board.qsfp.lanes.len() - 1),
+        format!(
+            "{0}_tx_p/_tx_n/_rx_p/_rx_n[{1}:0]",
+            board.qsfp.name,
+            board.qsfp.lanes.len() - 1
+        ),
     ];
     if board.free_clock.pin_n.is_some() {
         ports[0] = format!("{0}_p / {0}_n", board.free_clock.port);
@@ -561,13 +758,32 @@ pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Re
             board_top: board_top_plain,
             user_inst: USER_INST,
             toe_inst: TOE_INST,
+            platform_inst: crate::PLATFORM_INST,
+            toe_stub: BoardFiles::new(top_plain).toe_stub,
+            platform_stub: BoardFiles::new(top_plain).platform_stub,
+            platform_module: format!("{top_plain}_platform"),
+            toe_module: format!("{top_plain}_toe"),
+            toe_netlist_dir: std::path::Path::new(&design.toe_netlist)
+                .parent()
+                .map(|p| p.display().to_string())
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| ".".into()),
+            cdc: cdc(inputs).is_some(),
             amd: board.vendor == Vendor::Amd,
             rtl: &inputs.rtl_files,
-            clocks: inputs.clocks.iter().map(|c| (c.port.clone(), period(c.period_ns))).collect(),
+            clocks: inputs
+                .clocks
+                .iter()
+                .map(|c| (c.port.clone(), period(c.period_ns)))
+                .collect(),
             ports,
-            quartus_ip: QUARTUS_IP.iter().map(|(p, d)| (p.to_string(), d.to_string())).collect(),
+            quartus_ip: QUARTUS_IP
+                .iter()
+                .map(|(p, d)| (p.to_string(), d.to_string()))
+                .collect(),
             missing: &board.missing,
         },
     )?);
+    files.extend(render_board_top(design, board, inputs)?);
     Ok(files)
 }

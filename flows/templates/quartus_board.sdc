@@ -18,7 +18,17 @@ derive_clock_uncertainty
 # crosses between their domains synchronises, so no path between them is timed.
 set_clock_groups -asynchronous{% for c in board_clocks %} -group [get_clocks {{ c }}]{% endfor %}
 
+# The platform's PLL outputs that drive the user-logic clock ports carry the ports'
+# names (create_generated_clock -name <port>, see README.md).{% if let Some(x) = cdc %}
+# Register-file crossing inside the user logic (docs/register_file.md, "Implementation constraints").
+# The two clocks are not put in asynchronous groups: a clock group would override
+# the max delays below. Held values, stable while the other domain samples them:
+# setup within one destination period, no hold check (Quartus has no -datapath_only).{% for c in x.crossings %}
+# {{ c.what }}{% for r in c.quartus_regs %}
+set_max_delay -from [get_registers {{ r }}] -to [get_clocks {{ c.clock }}] {{ c.period }}
+set_false_path -hold -from [get_registers {{ r }}] -to [get_clocks {{ c.clock }}]{% endfor %}{% endfor %}
+{% else %}
 # Clock-domain crossings inside the user logic: its clocks are independent and
-# every crossing goes through a synchroniser in the RTL. The board top's PLL
-# outputs that drive these ports carry the ports' names (see README.md).
+# every crossing goes through a synchroniser in the RTL.
 set_clock_groups -asynchronous{% for c in user_clocks %} -group [get_clocks {{ c }}]{% endfor %}
+{% endif %}

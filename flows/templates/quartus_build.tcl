@@ -26,12 +26,17 @@ if {![file exists $toe_netlist]} {
     exit 1
 }
 
-# The board top wires TOE, MAC, register path and user logic; it is not generated yet.
+# The board top (generated) instantiates {{ user_inst_plain }} ($top), {{ toe_inst_plain }} (the TOE core) and
+# {{ board.platform_inst_plain }}: the platform module (clocks, resets, register master) is yours, in the
+# folder of the TOE netlist, with the ports of the stub {{ board.platform_stub_plain }}.
 set top {{ top }}
 set board_top {{ board_top }}
-set board_top_file [file join $build_dir rtl "$board_top.v"]
-if {![file exists $board_top_file]} {
-    puts stderr "ERROR: board top $board_top_file not found: it instantiates {{ user_inst_plain }} ($top), {{ toe_inst_plain }} (the TOE core), the MAC and the register bridge; see README.md, section 'Not generated'."
+set board_top_file [file join $build_dir {{ board.board_top_file }}]
+set platform_file [file join [file dirname $toe_netlist] {{ board.platform_file }}]
+set platform_stub [file join $build_dir {{ board.platform_stub }}]
+if {![file exists $platform_file]} {
+    puts stderr "ERROR: platform module not found: $platform_file"
+    puts stderr "ERROR: write [file rootname [file tail $platform_file]] (clocks, resets, register master) with the ports of $platform_stub beside the TOE netlist; see README.md, section 'What you supply'."
     exit 1
 }
 
@@ -66,7 +71,13 @@ set_global_assignment -name PROJECT_OUTPUT_DIRECTORY output_files
 foreach f $rtl_files {
     set_global_assignment -name VERILOG_FILE [file join $build_dir $f]
 }
-set_global_assignment -name VERILOG_FILE $board_top_file
+foreach f [list $board_top_file $platform_file] {
+    if {![file exists $f]} {
+        puts stderr "ERROR: RTL file $f is missing: run `cargo run -p gen -- --out $build_dir` first."
+        exit 1
+    }
+    set_global_assignment -name VERILOG_FILE $f
+}
 switch -- [string tolower [file extension $toe_netlist]] {
     .v { set_global_assignment -name VERILOG_FILE $toe_netlist }
     .sv { set_global_assignment -name SYSTEMVERILOG_FILE $toe_netlist }

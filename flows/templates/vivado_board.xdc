@@ -33,7 +33,18 @@ set_false_path -from [get_ports {{ p.perst_port }}]
 # Board clocks are unrelated (separate sources or unrelated frequencies): logic that
 # crosses between their domains synchronises, so no path between them is timed.
 set_clock_groups -asynchronous{% for c in board_clocks %} -group [get_clocks -include_generated_clocks {{ c }}]{% endfor %}
-
+{% if let Some(x) = cdc %}
+# Register-file crossing inside the user logic (docs/register_file.md, "Implementation
+# constraints"). Its two clocks are not put in asynchronous groups: a clock group would
+# override these max delays. If your platform derives them from two different board
+# clocks, the board clock groups above do the same: derive both from one board clock.
+# Synchroniser flip-flops (modules <regs>$core$req_sync$ff1 ...; instances .../req_sync/ff1/q):{% for c in x.vivado_sync %}
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {{ c }}]{% endfor %}
+# Held values, stable while the other domain samples them: at most one destination period.{% for c in x.crossings %}
+# {{ c.what }}
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {{ c.vivado_cells }}] -to [get_clocks -of_objects [get_pins {{ c.clock_pin }}]] {{ c.period }}{% endfor %}
+{% else %}
 # Clock-domain crossings inside the user logic: its clocks are independent
 # and every crossing goes through a synchroniser in the RTL.
 set_clock_groups -asynchronous{% for c in user_clock_pins %} -group [get_clocks -of_objects [get_pins {{ c }}]]{% endfor %}
+{% endif %}

@@ -10,7 +10,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use flows::{board_names, load_board, render, Board, ClockPort, FlowInputs, Vendor};
+use flows::{
+    board_names, load_board, render, Board, ClockPort, Direction, FlowInputs, TopPort, Vendor,
+};
 
 const USER_RTL: &str = "rtl/toe_user_logic.v";
 
@@ -24,8 +26,12 @@ fn design_for(board: &str, sessions: usize, width: usize) -> config::Design {
     let text = config::default_toml_with_sessions(sessions)
         .replacen("data_width = 1024", &format!("data_width = {width}"), 1)
         .replacen("name = \"alveo-u50\"", &format!("name = \"{board}\""), 1);
-    let d = config::parse(&text, &board_names()).unwrap_or_else(|e| panic!("{board} {sessions} {width}: {e}"));
-    assert_eq!((d.board.as_str(), d.sessions, d.data_width), (board, sessions, width));
+    let d = config::parse(&text, &board_names())
+        .unwrap_or_else(|e| panic!("{board} {sessions} {width}: {e}"));
+    assert_eq!(
+        (d.board.as_str(), d.sessions, d.data_width),
+        (board, sessions, width)
+    );
     d
 }
 
@@ -33,14 +39,179 @@ fn default_design() -> config::Design {
     config::parse(config::DEFAULT_TOML, &board_names()).unwrap()
 }
 
+/// The user logic's ports as `gen` declares them (clocks, AXI4-Lite, TOE
+/// parameters, per-session TOE interface), for the board top.
+fn user_ports(design: &config::Design) -> Vec<TopPort> {
+    let (i, o) = (Direction::Input, Direction::Output);
+    let mut v: Vec<(String, Direction, usize)> =
+        ["user_clk", "user_rst", "s_axil_aclk", "s_axil_aresetn"]
+            .iter()
+            .map(|n| (n.to_string(), i, 1))
+            .collect();
+    for (n, d, w) in [
+        ("awaddr", i, 11),
+        ("awvalid", i, 1),
+        ("awready", o, 1),
+        ("wdata", i, 32),
+        ("wstrb", i, 4),
+        ("wvalid", i, 1),
+        ("wready", o, 1),
+        ("bresp", o, 2),
+        ("bvalid", o, 1),
+        ("bready", i, 1),
+        ("araddr", i, 11),
+        ("arvalid", i, 1),
+        ("arready", o, 1),
+        ("rdata", o, 32),
+        ("rresp", o, 2),
+        ("rvalid", o, 1),
+        ("rready", i, 1),
+    ] {
+        v.push((format!("s_axil_{n}"), d, w));
+    }
+    for (n, d, w) in [
+        ("init", o, 1),
+        ("init_done", i, 1),
+        ("mode", o, 2),
+        ("fpga_mac", o, 48),
+        ("target_ip", o, 32),
+    ] {
+        v.push((format!("toe_{n}"), d, w));
+    }
+    let dw = design.data_width;
+    for s in 0..design.sessions {
+        for (n, d, w) in [
+            ("conn_req_valid", o, 1),
+            ("conn_req_ready", i, 1),
+            ("peer_mss", i, 16),
+            ("tx_tdata", o, dw),
+            ("tx_tkeep", o, dw / 8),
+            ("tx_tready", i, 1),
+            ("rx_tdata", i, dw),
+            ("rx_tready", o, 1),
+        ] {
+            v.push((format!("toe{s}_{n}"), d, w));
+        }
+    }
+    v.into_iter()
+        .map(|(name, direction, width)| TopPort {
+            name,
+            direction,
+            width,
+        })
+        .collect()
+}
+
 fn inputs(design: &config::Design, rtl: &[&str]) -> FlowInputs {
     FlowInputs::standard(design, rtl.iter().map(|s| s.to_string()).collect())
+        .with_ports(user_ports(design))
+}
+
+/// The platform module the user supplies, beside the TOE netlist.
+fn platform_rel(design: &config::Design, top: &str) -> String {
+    let dir = Path::new(&design.toe_netlist)
+        .parent()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    if dir.is_empty() {
+        format!("{top}_platform.v")
+    } else {
+        format!("{dir}/{top}_platform.v")
+    }
+}
+
+/// The register-file crossing constraints (docs/register_file.md) as the stand-ins record
+/// them: ASYNC_REG / SYNCHRONIZER_IDENTIFICATION on the four synchroniser flip-flops and a
+/// max delay of one destination period on the held values, with no clock group between the
+/// two clocks overriding them. `dest` maps a clock port to the recorded clock object.
+fn assert_cdc(
+    run: &Run,
+    what: &str,
+    vendor: Vendor,
+    inputs: &FlowInputs,
+    dest: &dyn Fn(&str) -> String,
+) {
+    let period = |port: &str| {
+        inputs
+            .clocks
+            .iter()
+            .find(|c| c.port == port)
+            .unwrap()
+            .period_ns
+    };
+    for ff in [
+        "req_sync/ff1",
+        "req_sync/ff2",
+        "ack_sync/ff1",
+        "ack_sync/ff2",
+    ] {
+        match vendor {
+            Vendor::Amd => run.assert_has(
+                what,
+                "set_property",
+                &[
+                    "ASYNC_REG",
+                    "TRUE",
+                    &format!("cell:IS_SEQUENTIAL && (NAME =~ */{ff}/*)"),
+                ],
+            ),
+            Vendor::Intel => run.assert_has(
+                what,
+                "set_instance_assignment",
+                &[
+                    "-name",
+                    "SYNCHRONIZER_IDENTIFICATION",
+                    "FORCED",
+                    "-to",
+                    &format!("*|{}|*", ff.replace('/', "|")),
+                ],
+            ),
+        }
+    }
+    for (regs, port) in [
+        (
+            &["req_addr", "req_write", "req_wdata", "req_wstrb", "req_tog"][..],
+            "user_clk",
+        ),
+        (&["resp_data", "resp_err", "ack_tog"][..], "s_axil_aclk"),
+    ] {
+        for r in regs {
+            let found = run.cmds("set_max_delay").any(|rec| {
+                let from_ok = match vendor {
+                    Vendor::Amd => {
+                        rec.iter().any(|a| {
+                            a.starts_with("cell:IS_SEQUENTIAL")
+                                && a.contains(&format!("NAME =~ */{r}/*"))
+                        }) && rec.iter().any(|a| a == "-datapath_only")
+                    }
+                    Vendor::Intel => rec.iter().any(|a| a == &format!("reg:*|{r}|*")),
+                };
+                from_ok
+                    && contains_seq(&rec[1..], &["-to", &dest(port)])
+                    && rec.last().map(|p| close(p, period(port))).unwrap_or(false)
+            });
+            assert!(
+                found,
+                "{what}: no set_max_delay from {r} to {port} ({} ns); recorded: {:?}",
+                period(port),
+                run.cmds("set_max_delay").collect::<Vec<_>>()
+            );
+        }
+    }
+    let overridden = run
+        .cmds("set_clock_groups")
+        .any(|r| r.contains(&dest("user_clk")) && r.contains(&dest("s_axil_aclk")));
+    assert!(!overridden, "{what}: a clock group between the user-logic clocks would override the crossing's max delays");
 }
 
 // ---------------------------------------------------------------- stand-in runs
 
 fn tclsh() -> PathBuf {
-    for dir in std::env::var("PATH").unwrap_or_default().split(':').chain(["/usr/bin"]) {
+    for dir in std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .chain(["/usr/bin"])
+    {
         let p = Path::new(dir).join("tclsh");
         if p.is_file() {
             return p;
@@ -86,7 +257,10 @@ impl Run {
 
 /// `needle` appears in `hay` as a contiguous run.
 fn contains_seq(hay: &[String], needle: &[&str]) -> bool {
-    needle.is_empty() || hay.windows(needle.len()).any(|w| w.iter().zip(needle).all(|(a, b)| a == b))
+    needle.is_empty()
+        || hay
+            .windows(needle.len())
+            .any(|w| w.iter().zip(needle).all(|(a, b)| a == b))
 }
 
 /// Runs `script` under tclsh with the named stand-in sets, from `cwd`.
@@ -95,21 +269,38 @@ fn run_standin(sets: &[&str], script: &Path, cwd: &Path) -> Run {
     let record = dir.path().join("record");
     let standin = manifest().join("tests").join("standin");
     let mut driver = format!("set ::record_path {{{}}}\n", record.display());
-    driver.push_str(&format!("source {{{}}}\n", standin.join("common.tcl").display()));
+    driver.push_str(&format!(
+        "source {{{}}}\n",
+        standin.join("common.tcl").display()
+    ));
     for s in sets {
-        driver.push_str(&format!("source {{{}}}\n", standin.join(format!("{s}.tcl")).display()));
+        driver.push_str(&format!(
+            "source {{{}}}\n",
+            standin.join(format!("{s}.tcl")).display()
+        ));
     }
-    driver.push_str(&format!("cd {{{}}}\nsource {{{}}}\n::standin_done\n", cwd.display(), script.display()));
+    driver.push_str(&format!(
+        "cd {{{}}}\nsource {{{}}}\n::standin_done\n",
+        cwd.display(),
+        script.display()
+    ));
     let driver_path = dir.path().join("driver.tcl");
     fs::write(&driver_path, driver).unwrap();
-    let out = Command::new(tclsh()).arg(&driver_path).output().expect("tclsh runs");
+    let out = Command::new(tclsh())
+        .arg(&driver_path)
+        .output()
+        .expect("tclsh runs");
     let text = fs::read_to_string(&record).unwrap_or_default();
     let records = text
         .split('\u{1e}')
         .filter(|r| !r.is_empty())
         .map(|r| r.split('\u{1f}').map(str::to_string).collect())
         .collect();
-    Run { records, stderr: String::from_utf8_lossy(&out.stderr).into_owned(), status: out.status.code().unwrap_or(-1) }
+    Run {
+        records,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status.code().unwrap_or(-1),
+    }
 }
 
 /// A build folder with the rendered files and the RTL files of `inputs`.
@@ -148,34 +339,55 @@ impl BuildDir {
 }
 
 fn first_board_of(vendor: Vendor) -> Board {
-    board_names().into_iter().map(|n| load_board(n).unwrap()).find(|b| b.vendor == vendor).unwrap()
+    board_names()
+        .into_iter()
+        .map(|n| load_board(n).unwrap())
+        .find(|b| b.vendor == vendor)
+        .unwrap()
 }
 
 fn close(text: &str, expected: f64) -> bool {
-    text.parse::<f64>().map(|v| (v - expected).abs() < 0.0005).unwrap_or(false)
+    text.parse::<f64>()
+        .map(|v| (v - expected).abs() < 0.0005)
+        .unwrap_or(false)
 }
 
 /// create_clock of `name` with `period` on port `port` (Vivado or SDC form).
 fn assert_clock(run: &Run, what: &str, name: &str, port: &str, period_ns: f64) {
     let found = run.cmds("create_clock").any(|r| {
         contains_seq(&r[1..], &["-name", name])
-            && r.last().map(|p| p == &format!("port:{port}")).unwrap_or(false)
-            && r.iter().position(|a| a == "-period").map(|i| close(&r[i + 1], period_ns)).unwrap_or(false)
+            && r.last()
+                .map(|p| p == &format!("port:{port}"))
+                .unwrap_or(false)
+            && r.iter()
+                .position(|a| a == "-period")
+                .map(|i| close(&r[i + 1], period_ns))
+                .unwrap_or(false)
     });
     assert!(
         found,
         "{what}: no create_clock -name {name} -period {period_ns} on port {port}; recorded: {:?}",
         run.cmds("create_clock").collect::<Vec<_>>()
     );
-    assert!(run.has("get_ports", &[port]), "{what}: port {port} was not looked up by its literal name");
+    assert!(
+        run.has("get_ports", &[port]),
+        "{what}: port {port} was not looked up by its literal name"
+    );
 }
 
 /// One set_clock_groups -asynchronous holding each of `groups` as a group.
 fn assert_async_groups(run: &Run, what: &str, groups: &[String]) {
     let found = run.cmds("set_clock_groups").any(|r| {
-        r.iter().any(|a| a == "-asynchronous") && groups.iter().all(|g| contains_seq(&r[1..], &["-group", g.as_str()]))
+        r.iter().any(|a| a == "-asynchronous")
+            && groups
+                .iter()
+                .all(|g| contains_seq(&r[1..], &["-group", g.as_str()]))
     });
-    assert!(found, "{what}: no asynchronous clock groups {groups:?}; recorded: {:?}", run.cmds("set_clock_groups").collect::<Vec<_>>());
+    assert!(
+        found,
+        "{what}: no asynchronous clock groups {groups:?}; recorded: {:?}",
+        run.cmds("set_clock_groups").collect::<Vec<_>>()
+    );
 }
 
 // ---------------------------------------------------------------- the checks
@@ -187,18 +399,32 @@ fn check_flows(design: &config::Design, board: &Board, inputs: &FlowInputs) {
     let files = render(design, board, inputs).unwrap_or_else(|e| panic!("{what}: {e}"));
     let paths: BTreeSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
     for (path, text) in &files {
-        assert!(text.contains(&design.banner()[0]), "{what}: {path} lacks the banner");
+        assert!(
+            text.contains(&design.banner()[0]),
+            "{what}: {path} lacks the banner"
+        );
     }
     let b = BuildDir::new(&files, inputs);
     let rtl_abs: Vec<String> = inputs.rtl_files.iter().map(|f| b.abs(f)).collect();
 
     // Vivado OOC synthesis (always: on the board, or on the first AMD board).
-    let amd = if board.vendor == Vendor::Amd { board.clone() } else { first_board_of(Vendor::Amd) };
+    let amd = if board.vendor == Vendor::Amd {
+        board.clone()
+    } else {
+        first_board_of(Vendor::Amd)
+    };
     let run = b.run(&["vivado"], "vivado/ooc_synth.tcl");
     let w = format!("{what}: vivado/ooc_synth.tcl");
     run.assert_completed(&w);
-    let read: Vec<&String> = run.cmds("read_verilog").map(|r| r.last().unwrap()).collect();
-    assert_eq!(read, rtl_abs.iter().collect::<Vec<_>>(), "{w}: RTL files read");
+    let read: Vec<&String> = run
+        .cmds("read_verilog")
+        .map(|r| r.last().unwrap())
+        .collect();
+    assert_eq!(
+        read,
+        rtl_abs.iter().collect::<Vec<_>>(),
+        "{w}: RTL files read"
+    );
     run.assert_has(&w, "synth_design", &["-top", &inputs.top_module]);
     run.assert_has(&w, "synth_design", &["-part", &amd.part]);
     run.assert_has(&w, "synth_design", &["-mode", "out_of_context"]);
@@ -206,32 +432,76 @@ fn check_flows(design: &config::Design, board: &Board, inputs: &FlowInputs) {
     for c in &inputs.clocks {
         assert_clock(&run, &w, &c.port, &c.port, c.period_ns);
     }
-    let groups: Vec<String> = inputs.clocks.iter().map(|c| format!("clock:{}", c.port)).collect();
-    assert_async_groups(&run, &w, &groups);
+    assert_cdc(&run, &w, Vendor::Amd, inputs, &|p| format!("clock:{p}"));
     run.assert_has(&w, "report_utilization", &[]);
     run.assert_has(&w, "report_timing_summary", &[]);
     run.assert_has(&w, "report_design_analysis", &["-logic_level_distribution"]);
     // the synthesis runs after every file and constraint is read
     let pos = |name: &str| run.records.iter().rposition(|r| r[0] == name).unwrap();
-    assert!(pos("read_verilog") < pos("synth_design") && pos("create_clock") < pos("synth_design"), "{w}: order");
+    assert!(
+        pos("read_verilog") < pos("synth_design") && pos("create_clock") < pos("synth_design"),
+        "{w}: order"
+    );
 
     // Quartus OOC synthesis (always).
-    let intel = if board.vendor == Vendor::Intel { board.clone() } else { first_board_of(Vendor::Intel) };
+    let intel = if board.vendor == Vendor::Intel {
+        board.clone()
+    } else {
+        first_board_of(Vendor::Intel)
+    };
     let run = b.run(&["quartus"], "quartus/ooc_synth.tcl");
     let w = format!("{what}: quartus/ooc_synth.tcl");
     run.assert_completed(&w);
-    run.assert_has(&w, "set_global_assignment", &["-name", "DEVICE", &intel.part]);
-    run.assert_has(&w, "set_global_assignment", &["-name", "FAMILY", &intel.family]);
-    run.assert_has(&w, "set_global_assignment", &["-name", "TOP_LEVEL_ENTITY", &inputs.top_module]);
+    run.assert_has(
+        &w,
+        "set_global_assignment",
+        &["-name", "DEVICE", &intel.part],
+    );
+    run.assert_has(
+        &w,
+        "set_global_assignment",
+        &["-name", "FAMILY", &intel.family],
+    );
+    run.assert_has(
+        &w,
+        "set_global_assignment",
+        &["-name", "TOP_LEVEL_ENTITY", &inputs.top_module],
+    );
     for f in &rtl_abs {
         run.assert_has(&w, "set_global_assignment", &["-name", "VERILOG_FILE", f]);
     }
-    run.assert_has(&w, "set_global_assignment", &["-name", "SDC_FILE", &b.abs("quartus/ooc.sdc")]);
+    run.assert_has(
+        &w,
+        "set_global_assignment",
+        &["-name", "SDC_FILE", &b.abs("quartus/ooc.sdc")],
+    );
     for tool in ["syn", "fit", "sta"] {
         run.assert_has(&w, "execute_module", &["-tool", tool]);
     }
     for c in &inputs.clocks {
-        run.assert_has(&w, "set_instance_assignment", &["-name", "VIRTUAL_PIN", "OFF", "-to", &c.port]);
+        run.assert_has(
+            &w,
+            "set_instance_assignment",
+            &["-name", "VIRTUAL_PIN", "OFF", "-to", &c.port],
+        );
+    }
+    for ff in [
+        "req_sync|ff1",
+        "req_sync|ff2",
+        "ack_sync|ff1",
+        "ack_sync|ff2",
+    ] {
+        run.assert_has(
+            &w,
+            "set_instance_assignment",
+            &[
+                "-name",
+                "SYNCHRONIZER_IDENTIFICATION",
+                "FORCED",
+                "-to",
+                &format!("*|{ff}|*"),
+            ],
+        );
     }
     let sdc = b.run(&["sdc"], "quartus/ooc.sdc");
     let w = format!("{what}: quartus/ooc.sdc");
@@ -239,7 +509,7 @@ fn check_flows(design: &config::Design, board: &Board, inputs: &FlowInputs) {
     for c in &inputs.clocks {
         assert_clock(&sdc, &w, &c.port, &c.port, c.period_ns);
     }
-    assert_async_groups(&sdc, &w, &groups);
+    assert_cdc_sdc(&sdc, &w, inputs);
     let sta = b.run(&["sta"], "quartus/sta_report.tcl");
     sta.assert_completed(&format!("{what}: quartus/sta_report.tcl"));
     sta.assert_has(&what, "report_logic_depth", &[]);
@@ -266,28 +536,88 @@ fn check_vivado_board(
     for p in ["vivado/build.tcl", "vivado/ip.tcl", "vivado/board.xdc"] {
         assert!(paths.contains(p), "{what}: {p} not generated");
     }
-    assert!(!paths.contains("quartus/build.tcl"), "{what}: an AMD board gets no Quartus board build");
+    assert!(
+        !paths.contains("quartus/build.tcl"),
+        "{what}: an AMD board gets no Quartus board build"
+    );
     let b = BuildDir::new(files, inputs);
     let w = format!("{what}: vivado/build.tcl");
     let board_top = format!("{}_board", inputs.top_module);
-    b.touch(&format!("rtl/{board_top}.v"));
+    assert!(
+        paths.contains(format!("rtl/{board_top}.v").as_str()),
+        "{what}: board top not generated"
+    );
 
     // Without the TOE core (everything else there): the clear error, before anything is read.
     let run = b.run(&["vivado"], "vivado/build.tcl");
-    assert_eq!(run.status, 1, "{w}: must stop when the TOE netlist is missing");
+    assert_eq!(
+        run.status, 1,
+        "{w}: must stop when the TOE netlist is missing"
+    );
     assert!(
-        run.stderr.contains(&format!("ERROR: TOE core netlist not found: {}", toe_abs(&b, design))),
+        run.stderr.contains(&format!(
+            "ERROR: TOE core netlist not found: {}",
+            toe_abs(&b, design)
+        )),
         "{w}: stderr {:?}",
         run.stderr
     );
-    assert!(run.cmds("read_verilog").next().is_none() && run.cmds("create_project").next().is_none(), "{w}: ran past the check");
+    assert!(
+        run.cmds("read_verilog").next().is_none() && run.cmds("create_project").next().is_none(),
+        "{w}: ran past the check"
+    );
 
-    // With the TOE core too: the whole build.
+    // With the TOE core but without the platform: the clear error, before anything is read.
     b.touch(&design.toe_netlist);
+    let platform = platform_rel(design, &inputs.top_module);
+    let run = b.run(&["vivado"], "vivado/build.tcl");
+    assert_eq!(run.status, 1, "{w}: must stop when the platform is missing");
+    assert!(
+        run.stderr.contains(&format!(
+            "ERROR: platform module not found: {}",
+            b.abs(&platform)
+        )),
+        "{w}: stderr {:?}",
+        run.stderr
+    );
+    assert!(
+        run.cmds("read_verilog").next().is_none(),
+        "{w}: ran past the check"
+    );
+
+    // With the TOE core and the platform: the whole build.
+    b.touch(&platform);
     let run = b.run(&["vivado"], "vivado/build.tcl");
     run.assert_completed(&w);
+    run.assert_has(&w, "read_verilog", &[&b.abs(&platform)]);
+    // An EDIF fills the black box the generated stub declares: the stub is read, before the netlist.
+    let stub = b.abs(&format!("rtl/stub/{}_toe.v", inputs.top_module));
+    let stub_at = run
+        .records
+        .iter()
+        .position(|r| r[0] == "read_verilog" && r.last() == Some(&stub))
+        .unwrap_or_else(|| panic!("{w}: stub not read"));
+    let edif_at = run
+        .records
+        .iter()
+        .position(|r| r[0] == "read_edif")
+        .unwrap();
+    assert!(
+        stub_at < edif_at,
+        "{w}: the stub must be read before the netlist"
+    );
+    for f in &inputs.rtl_files {
+        assert!(
+            !f.contains("/stub/"),
+            "{w}: a stub in the user-logic sources"
+        );
+    }
     run.assert_has(&w, "create_project", &["-part", &board.part]);
-    run.assert_has(&w, "synth_design", &["-top", &board_top, "-part", &board.part]);
+    run.assert_has(
+        &w,
+        "synth_design",
+        &["-top", &board_top, "-part", &board.part],
+    );
     run.assert_has(&w, "read_edif", &[&toe_abs(&b, design)]);
     for f in &inputs.rtl_files {
         run.assert_has(&w, "read_verilog", &[&b.abs(f)]);
@@ -300,13 +630,35 @@ fn check_vivado_board(
         .find(|r| r.last().map(|l| l == "ip:cmac_eth").unwrap_or(false))
         .unwrap_or_else(|| panic!("{w}: CMAC not configured"))
         .join(" ");
-    assert!(cmac_dict.contains(&format!("CONFIG.GT_REF_CLK_FREQ {}", board.qsfp.refclk.freq_mhz)), "{w}: {cmac_dict}");
+    assert!(
+        cmac_dict.contains(&format!(
+            "CONFIG.GT_REF_CLK_FREQ {}",
+            board.qsfp.refclk.freq_mhz
+        )),
+        "{w}: {cmac_dict}"
+    );
     if let Some(site) = &board.qsfp.mac_site {
-        assert!(cmac_dict.contains(&format!("CONFIG.CMAC_CORE_SELECT {site}")), "{w}: {cmac_dict}");
+        assert!(
+            cmac_dict.contains(&format!("CONFIG.CMAC_CORE_SELECT {site}")),
+            "{w}: {cmac_dict}"
+        );
     }
-    let xdma_dict = run.cmds("set_property").find(|r| r.last().map(|l| l == "ip:xdma_regs").unwrap_or(false)).unwrap().join(" ");
-    assert!(xdma_dict.contains("CONFIG.axilite_master_en true"), "{w}: {xdma_dict}");
-    for step in ["opt_design", "place_design", "route_design", "write_bitstream", "report_cdc"] {
+    let xdma_dict = run
+        .cmds("set_property")
+        .find(|r| r.last().map(|l| l == "ip:xdma_regs").unwrap_or(false))
+        .unwrap()
+        .join(" ");
+    assert!(
+        xdma_dict.contains("CONFIG.axilite_master_en true"),
+        "{w}: {xdma_dict}"
+    );
+    for step in [
+        "opt_design",
+        "place_design",
+        "route_design",
+        "write_bitstream",
+        "report_cdc",
+    ] {
         run.assert_has(&w, step, &[]);
     }
     run.assert_has(&w, "report_design_analysis", &["-logic_level_distribution"]);
@@ -315,27 +667,94 @@ fn check_vivado_board(
     // board.xdc, run through read_xdc: pins, clocks, crossings.
     let w = format!("{what}: vivado/board.xdc");
     let f = &board.free_clock;
-    run.assert_has(&w, "set_property", &["PACKAGE_PIN", &f.pin_p, &format!("port:{}_p", f.port)]);
+    run.assert_has(
+        &w,
+        "set_property",
+        &["PACKAGE_PIN", &f.pin_p, &format!("port:{}_p", f.port)],
+    );
     if let Some(io) = &f.io_standard {
-        run.assert_has(&w, "set_property", &["IOSTANDARD", io, &format!("port:{}_p", f.port)]);
+        run.assert_has(
+            &w,
+            "set_property",
+            &["IOSTANDARD", io, &format!("port:{}_p", f.port)],
+        );
     }
-    assert_clock(&run, &w, &f.port, &format!("{}_p", f.port), 1000.0 / f.freq_mhz);
+    assert_clock(
+        &run,
+        &w,
+        &f.port,
+        &format!("{}_p", f.port),
+        1000.0 / f.freq_mhz,
+    );
     let r = &board.qsfp.refclk;
-    run.assert_has(&w, "set_property", &["PACKAGE_PIN", &r.pin_p, &format!("port:{}_p", r.port)]);
-    assert_clock(&run, &w, &r.port, &format!("{}_p", r.port), 1000.0 / r.freq_mhz);
+    run.assert_has(
+        &w,
+        "set_property",
+        &["PACKAGE_PIN", &r.pin_p, &format!("port:{}_p", r.port)],
+    );
+    assert_clock(
+        &run,
+        &w,
+        &r.port,
+        &format!("{}_p", r.port),
+        1000.0 / r.freq_mhz,
+    );
     for (i, l) in board.qsfp.lanes.iter().enumerate() {
-        for (pin, dir) in [(&l.tx_p, "tx_p"), (&l.tx_n, "tx_n"), (&l.rx_p, "rx_p"), (&l.rx_n, "rx_n")] {
-            run.assert_has(&w, "set_property", &["PACKAGE_PIN", pin, &format!("port:{}_{dir}[{i}]", board.qsfp.name)]);
+        for (pin, dir) in [
+            (&l.tx_p, "tx_p"),
+            (&l.tx_n, "tx_n"),
+            (&l.rx_p, "rx_p"),
+            (&l.rx_n, "rx_n"),
+        ] {
+            run.assert_has(
+                &w,
+                "set_property",
+                &[
+                    "PACKAGE_PIN",
+                    pin,
+                    &format!("port:{}_{dir}[{i}]", board.qsfp.name),
+                ],
+            );
         }
     }
     let pcie = board.register_path.pcie.as_ref().unwrap();
-    run.assert_has(&w, "set_property", &["PACKAGE_PIN", &pcie.perst_pin, &format!("port:{}", pcie.perst_port)]);
-    run.assert_has(&w, "set_property", &["IOSTANDARD", &pcie.perst_io_standard, &format!("port:{}", pcie.perst_port)]);
-    assert_clock(&run, &w, &pcie.refclk.port, &format!("{}_p", pcie.refclk.port), 1000.0 / pcie.refclk.freq_mhz);
-    let user_groups: Vec<String> =
-        inputs.clocks.iter().map(|c| format!("clock:of(pin:u_user_logic/{})", c.port)).collect();
-    assert_async_groups(&run, &w, &user_groups);
-    assert_async_groups(&run, &w, &[format!("clock:{}", f.port), format!("clock:{}", r.port), format!("clock:{}", pcie.refclk.port)]);
+    run.assert_has(
+        &w,
+        "set_property",
+        &[
+            "PACKAGE_PIN",
+            &pcie.perst_pin,
+            &format!("port:{}", pcie.perst_port),
+        ],
+    );
+    run.assert_has(
+        &w,
+        "set_property",
+        &[
+            "IOSTANDARD",
+            &pcie.perst_io_standard,
+            &format!("port:{}", pcie.perst_port),
+        ],
+    );
+    assert_clock(
+        &run,
+        &w,
+        &pcie.refclk.port,
+        &format!("{}_p", pcie.refclk.port),
+        1000.0 / pcie.refclk.freq_mhz,
+    );
+    assert_cdc(&run, &w, Vendor::Amd, inputs, &|p| {
+        format!("clock:of(pin:u_user_logic/{p})")
+    });
+    assert_async_groups(
+        &run,
+        &w,
+        &[
+            format!("clock:{}", f.port),
+            format!("clock:{}", r.port),
+            format!("clock:{}", pcie.refclk.port),
+        ],
+    );
 }
 
 fn check_quartus_board(
@@ -346,25 +765,44 @@ fn check_quartus_board(
     files: &[(String, String)],
     paths: &BTreeSet<&str>,
 ) {
-    for p in ["quartus/build.tcl", "quartus/board.qsf", "quartus/board.sdc"] {
+    for p in [
+        "quartus/build.tcl",
+        "quartus/board.qsf",
+        "quartus/board.sdc",
+    ] {
         assert!(paths.contains(p), "{what}: {p} not generated");
     }
-    assert!(!paths.contains("vivado/build.tcl"), "{what}: an Intel board gets no Vivado board build");
+    assert!(
+        !paths.contains("vivado/build.tcl"),
+        "{what}: an Intel board gets no Vivado board build"
+    );
     let b = BuildDir::new(files, inputs);
     let w = format!("{what}: quartus/build.tcl");
-    b.touch(&format!("rtl/{}_board.v", inputs.top_module));
+    assert!(
+        paths.contains(format!("rtl/{}_board.v", inputs.top_module).as_str()),
+        "{what}: board top not generated"
+    );
     b.touch("quartus/ip/reg_bridge.ip");
     b.touch("quartus/ip/eth_mac.ip");
 
     // Without the TOE core (everything else there): the clear error, before anything is read.
     let run = b.run(&["quartus"], "quartus/build.tcl");
-    assert_eq!(run.status, 1, "{w}: must stop when the TOE netlist is missing");
+    assert_eq!(
+        run.status, 1,
+        "{w}: must stop when the TOE netlist is missing"
+    );
     assert!(
-        run.stderr.contains(&format!("ERROR: TOE core netlist not found: {}", toe_abs(&b, design))),
+        run.stderr.contains(&format!(
+            "ERROR: TOE core netlist not found: {}",
+            toe_abs(&b, design)
+        )),
         "{w}: stderr {:?}",
         run.stderr
     );
-    assert!(run.cmds("project_new").next().is_none(), "{w}: ran past the check");
+    assert!(
+        run.cmds("project_new").next().is_none(),
+        "{w}: ran past the check"
+    );
 
     // The default netlist name is .edf, which Quartus cannot read: use a .vqm.
     let mut design = design.clone();
@@ -373,45 +811,189 @@ fn check_quartus_board(
     let b = BuildDir::new(&files, inputs);
     let board_top = format!("{}_board", inputs.top_module);
     b.touch(&design.toe_netlist);
-    b.touch(&format!("rtl/{board_top}.v"));
+    let platform = platform_rel(&design, &inputs.top_module);
+    let run = b.run(&["quartus"], "quartus/build.tcl");
+    assert_eq!(run.status, 1, "{w}: must stop when the platform is missing");
+    assert!(
+        run.stderr.contains(&format!(
+            "ERROR: platform module not found: {}",
+            b.abs(&platform)
+        )),
+        "{w}: {}",
+        run.stderr
+    );
+    b.touch(&platform);
     let run = b.run(&["quartus"], "quartus/build.tcl");
     assert_eq!(run.status, 1, "{w}: must stop when the IP is missing");
-    assert!(run.stderr.contains(&format!("ERROR: IP file {} not found", b.abs("quartus/ip/reg_bridge.ip"))), "{w}: {}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "ERROR: IP file {} not found",
+            b.abs("quartus/ip/reg_bridge.ip")
+        )),
+        "{w}: {}",
+        run.stderr
+    );
 
     b.touch("quartus/ip/reg_bridge.ip");
     b.touch("quartus/ip/eth_mac.ip");
     let run = b.run(&["quartus"], "quartus/build.tcl");
     run.assert_completed(&w);
-    run.assert_has(&w, "set_global_assignment", &["-name", "DEVICE", &board.part]);
-    run.assert_has(&w, "set_global_assignment", &["-name", "TOP_LEVEL_ENTITY", &board_top]);
-    run.assert_has(&w, "set_global_assignment", &["-name", "VQM_FILE", &toe_abs(&b, &design)]);
+    run.assert_has(
+        &w,
+        "set_global_assignment",
+        &["-name", "DEVICE", &board.part],
+    );
+    run.assert_has(
+        &w,
+        "set_global_assignment",
+        &["-name", "TOP_LEVEL_ENTITY", &board_top],
+    );
+    run.assert_has(
+        &w,
+        "set_global_assignment",
+        &["-name", "VQM_FILE", &toe_abs(&b, &design)],
+    );
     for f in &inputs.rtl_files {
-        run.assert_has(&w, "set_global_assignment", &["-name", "VERILOG_FILE", &b.abs(f)]);
+        run.assert_has(
+            &w,
+            "set_global_assignment",
+            &["-name", "VERILOG_FILE", &b.abs(f)],
+        );
     }
-    run.assert_has(&w, "set_global_assignment", &["-name", "SDC_FILE", &b.abs("quartus/board.sdc")]);
+    run.assert_has(
+        &w,
+        "set_global_assignment",
+        &["-name", "SDC_FILE", &b.abs("quartus/board.sdc")],
+    );
+    run.assert_has(
+        &w,
+        "set_global_assignment",
+        &[
+            "-name",
+            "VERILOG_FILE",
+            &b.abs(&format!("rtl/{board_top}.v")),
+        ],
+    );
+    run.assert_has(
+        &w,
+        "set_global_assignment",
+        &["-name", "VERILOG_FILE", &b.abs(&platform)],
+    );
     run.assert_has(&w, "execute_flow", &["-compile"]);
+    for ff in [
+        "req_sync|ff1",
+        "req_sync|ff2",
+        "ack_sync|ff1",
+        "ack_sync|ff2",
+    ] {
+        run.assert_has(
+            &w,
+            "set_instance_assignment",
+            &[
+                "-name",
+                "SYNCHRONIZER_IDENTIFICATION",
+                "FORCED",
+                "-to",
+                &format!("*|{ff}|*"),
+            ],
+        );
+    }
     // board.qsf, sourced by build.tcl
     let f = &board.free_clock;
-    run.assert_has(&w, "set_location_assignment", &[&format!("PIN_{}", f.pin_p), "-to", &format!("{}_p", f.port)]);
+    run.assert_has(
+        &w,
+        "set_location_assignment",
+        &[&format!("PIN_{}", f.pin_p), "-to", &format!("{}_p", f.port)],
+    );
     if let Some(io) = &f.io_standard {
-        run.assert_has(&w, "set_instance_assignment", &["-name", "IO_STANDARD", io, "-to", &format!("{}_p", f.port)]);
+        run.assert_has(
+            &w,
+            "set_instance_assignment",
+            &["-name", "IO_STANDARD", io, "-to", &format!("{}_p", f.port)],
+        );
     }
     let r = &board.qsfp.refclk;
-    run.assert_has(&w, "set_location_assignment", &[&format!("PIN_{}", r.pin_p), "-to", &format!("{}_p", r.port)]);
+    run.assert_has(
+        &w,
+        "set_location_assignment",
+        &[&format!("PIN_{}", r.pin_p), "-to", &format!("{}_p", r.port)],
+    );
     for (i, l) in board.qsfp.lanes.iter().enumerate() {
-        for (pin, dir) in [(&l.tx_p, "tx_p"), (&l.tx_n, "tx_n"), (&l.rx_p, "rx_p"), (&l.rx_n, "rx_n")] {
+        for (pin, dir) in [
+            (&l.tx_p, "tx_p"),
+            (&l.tx_n, "tx_n"),
+            (&l.rx_p, "rx_p"),
+            (&l.rx_n, "rx_n"),
+        ] {
             let port = format!("{}_{dir}[{i}]", board.qsfp.name);
-            run.assert_has(&w, "set_location_assignment", &[&format!("PIN_{pin}"), "-to", &port]);
+            run.assert_has(
+                &w,
+                "set_location_assignment",
+                &[&format!("PIN_{pin}"), "-to", &port],
+            );
         }
     }
 
     let sdc = b.run(&["sdc"], "quartus/board.sdc");
     let w = format!("{what}: quartus/board.sdc");
     sdc.assert_completed(&w);
-    assert_clock(&sdc, &w, &f.port, &format!("{}_p", f.port), 1000.0 / f.freq_mhz);
-    assert_clock(&sdc, &w, &r.port, &format!("{}_p", r.port), 1000.0 / r.freq_mhz);
-    let user_groups: Vec<String> = inputs.clocks.iter().map(|c| format!("clock:{}", c.port)).collect();
-    assert_async_groups(&sdc, &w, &user_groups);
+    assert_clock(
+        &sdc,
+        &w,
+        &f.port,
+        &format!("{}_p", f.port),
+        1000.0 / f.freq_mhz,
+    );
+    assert_clock(
+        &sdc,
+        &w,
+        &r.port,
+        &format!("{}_p", r.port),
+        1000.0 / r.freq_mhz,
+    );
+    assert_cdc_sdc(&sdc, &w, inputs);
+}
+
+/// The SDC half of the crossing constraints (the QSF half is checked with the build).
+fn assert_cdc_sdc(run: &Run, what: &str, inputs: &FlowInputs) {
+    let period = |port: &str| {
+        inputs
+            .clocks
+            .iter()
+            .find(|c| c.port == port)
+            .unwrap()
+            .period_ns
+    };
+    for (regs, port) in [
+        (
+            &["req_addr", "req_write", "req_wdata", "req_wstrb", "req_tog"][..],
+            "user_clk",
+        ),
+        (&["resp_data", "resp_err", "ack_tog"][..], "s_axil_aclk"),
+    ] {
+        for r in regs {
+            let from = format!("reg:*|{r}|*");
+            let to = format!("clock:{port}");
+            let max = run.cmds("set_max_delay").any(|rec| {
+                contains_seq(&rec[1..], &["-from", &from, "-to", &to])
+                    && rec.last().map(|p| close(p, period(port))).unwrap_or(false)
+            });
+            assert!(
+                max,
+                "{what}: no set_max_delay from {from} to {to} ({} ns)",
+                period(port)
+            );
+            run.assert_has(
+                what,
+                "set_false_path",
+                &["-hold", "-from", &from, "-to", &to],
+            );
+        }
+    }
+    let overridden = run.cmds("set_clock_groups").any(|r| {
+        r.iter().any(|a| a == "clock:user_clk") && r.iter().any(|a| a == "clock:s_axil_aclk")
+    });
+    assert!(!overridden, "{what}: a clock group between the user-logic clocks would override the crossing's max delays");
 }
 
 // ---------------------------------------------------------------- tests
@@ -444,13 +1026,24 @@ fn dollar_names_reach_the_tools_literally() {
         top_module: "top$wrap".into(),
         rtl_files: vec!["rtl/a$b.v".into()],
         clocks: vec![
-            ClockPort { port: "iface$user_clk".into(), period_ns: 4.0 },
-            ClockPort { port: "s_axil$aclk".into(), period_ns: 8.0 },
+            ClockPort {
+                port: "iface$user_clk".into(),
+                period_ns: 4.0,
+            },
+            ClockPort {
+                port: "s_axil$aclk".into(),
+                period_ns: 8.0,
+            },
         ],
+        top_ports: user_ports(&d),
     };
     let files = render(&d, &board, &i).unwrap();
     for (path, text) in &files {
-        if path.ends_with(".tcl") || path.ends_with(".xdc") || path.ends_with(".sdc") || path.ends_with(".qsf") {
+        if path.ends_with(".tcl")
+            || path.ends_with(".xdc")
+            || path.ends_with(".sdc")
+            || path.ends_with(".qsf")
+        {
             for (n, line) in text.lines().enumerate() {
                 let code = line.split(" ;#").next().unwrap_or("");
                 if code.trim_start().starts_with('#') {
@@ -460,7 +1053,10 @@ fn dollar_names_reach_the_tools_literally() {
                     if let Some(at) = code.find(name) {
                         let before = &code[..at];
                         assert!(
-                            before.rfind('{').map(|o| before[o..].find('}').is_none()).unwrap_or(false),
+                            before
+                                .rfind('{')
+                                .map(|o| before[o..].find('}').is_none())
+                                .unwrap_or(false),
                             "{path}:{}: `{name}` not inside braces: {line}",
                             n + 1
                         );
@@ -475,21 +1071,36 @@ fn dollar_names_reach_the_tools_literally() {
     run.assert_completed("dollar names, vivado");
     run.assert_has("dollar names", "synth_design", &["-top", "top$wrap"]);
     run.assert_has("dollar names", "read_verilog", &[&b.abs("rtl/a$b.v")]);
-    assert_clock(&run, "dollar names", "iface$user_clk", "iface$user_clk", 4.0);
+    assert_clock(
+        &run,
+        "dollar names",
+        "iface$user_clk",
+        "iface$user_clk",
+        4.0,
+    );
     assert_clock(&run, "dollar names", "s_axil$aclk", "s_axil$aclk", 8.0);
     let sdc = b.run(&["sdc"], "quartus/ooc.sdc");
     sdc.assert_completed("dollar names, sdc");
-    assert_clock(&sdc, "dollar names sdc", "iface$user_clk", "iface$user_clk", 4.0);
+    assert_clock(
+        &sdc,
+        "dollar names sdc",
+        "iface$user_clk",
+        "iface$user_clk",
+        4.0,
+    );
     let run = b.run(&["vivado"], "vivado/build.tcl");
     assert_eq!(run.status, 1);
     b.touch(&d.toe_netlist);
-    b.touch("rtl/top$wrap_board.v");
+    b.touch(&platform_rel(&d, "top$wrap"));
     let run = b.run(&["vivado"], "vivado/build.tcl");
     run.assert_completed("dollar names, board build");
     assert_async_groups(
         &run,
         "dollar names board.xdc",
-        &["clock:of(pin:u_user_logic/iface$user_clk)".into(), "clock:of(pin:u_user_logic/s_axil$aclk)".into()],
+        &[
+            "clock:of(pin:u_user_logic/iface$user_clk)".into(),
+            "clock:of(pin:u_user_logic/s_axil$aclk)".into(),
+        ],
     );
 }
 
@@ -501,7 +1112,11 @@ fn stand_in_rejects_commands_the_tool_lacks() {
     fs::write(&script, "read_verilog a.v\nsynth_desing -top x\n").unwrap();
     let run = run_standin(&["vivado"], &script, dir.path());
     assert!(!run.completed());
-    assert!(run.stderr.contains("unknown command \"synth_desing\""), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("unknown command \"synth_desing\""),
+        "{}",
+        run.stderr
+    );
     assert!(run.has("read_verilog", &["a.v"]));
 }
 
@@ -510,7 +1125,10 @@ fn rendering_is_deterministic() {
     let d = default_design();
     let board = load_board(&d.board).unwrap();
     let i = inputs(&d, &[USER_RTL]);
-    assert_eq!(render(&d, &board, &i).unwrap(), render(&d, &board, &i).unwrap());
+    assert_eq!(
+        render(&d, &board, &i).unwrap(),
+        render(&d, &board, &i).unwrap()
+    );
 }
 
 #[test]
@@ -530,7 +1148,10 @@ fn bad_flow_inputs_are_rejected_with_the_field() {
         "flow inputs: `clocks[0].period_ns`: NaN must be a positive number of ns"
     );
     let i = inputs(&d, &[]);
-    assert_eq!(render(&d, &board, &i).unwrap_err().to_string(), "flow inputs: `rtl_files`: must list at least one Verilog file");
+    assert_eq!(
+        render(&d, &board, &i).unwrap_err().to_string(),
+        "flow inputs: `rtl_files`: must list at least one Verilog file"
+    );
 }
 
 #[test]
@@ -546,7 +1167,12 @@ fn build_readme_tells_what_to_run_and_supply() {
         "make vivado-ooc",
         "make quartus-ooc",
         "Not generated",
+        "What you supply",
         "rtl/toe_user_logic_board.v",
+        "rtl/stub/toe_user_logic_toe.v",
+        "rtl/stub/toe_user_logic_platform.v",
+        "`toe_user_logic_platform.v`",
+        "register master",
     ] {
         assert!(readme.contains(needle), "README lacks {needle:?}");
     }
@@ -554,11 +1180,19 @@ fn build_readme_tells_what_to_run_and_supply() {
     let d = design_for("agilex7-f-devkit", 4, 1024);
     let files = render(&d, &agilex, &inputs(&d, &[USER_RTL])).unwrap();
     let readme = &files.iter().find(|(p, _)| p == "README.md").unwrap().1;
-    for needle in ["quartus_sh -t quartus/build.tcl", "`ip/reg_bridge.ip`", "`ip/eth_mac.ip`", "toe/toe_core.edf"] {
+    for needle in [
+        "quartus_sh -t quartus/build.tcl",
+        "`ip/reg_bridge.ip`",
+        "`ip/eth_mac.ip`",
+        "toe/toe_core.edf",
+    ] {
         assert!(readme.contains(needle), "Agilex README lacks {needle:?}");
     }
     for m in &agilex.missing {
-        assert!(readme.contains(m.as_str()), "README lacks missing fact {m:?}");
+        assert!(
+            readme.contains(m.as_str()),
+            "README lacks missing fact {m:?}"
+        );
     }
 }
 
@@ -578,7 +1212,9 @@ fn golden_compare(set: &str, files: &[(String, String)]) {
     let mut on_disk = BTreeSet::new();
     let mut stack = vec![root.clone()];
     while let Some(dir) = stack.pop() {
-        for e in fs::read_dir(&dir).unwrap_or_else(|_| panic!("{} missing: run `make golden`", dir.display())) {
+        for e in fs::read_dir(&dir)
+            .unwrap_or_else(|_| panic!("{} missing: run `make golden`", dir.display()))
+        {
             let p = e.unwrap().path();
             if p.is_dir() {
                 stack.push(p);
@@ -588,7 +1224,10 @@ fn golden_compare(set: &str, files: &[(String, String)]) {
         }
     }
     let rendered: BTreeSet<String> = files.iter().map(|(p, _)| p.clone()).collect();
-    assert_eq!(rendered, on_disk, "golden set {set}: file lists differ (refresh with `make golden` if intended)");
+    assert_eq!(
+        rendered, on_disk,
+        "golden set {set}: file lists differ (refresh with `make golden` if intended)"
+    );
     for (path, text) in files {
         let expected = fs::read_to_string(root.join(path)).unwrap();
         assert!(
@@ -603,14 +1242,20 @@ fn golden_compare(set: &str, files: &[(String, String)]) {
 fn golden_default_design() {
     let d = default_design();
     let board = load_board(&d.board).unwrap();
-    golden_compare("default", &render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap());
+    golden_compare(
+        "default",
+        &render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap(),
+    );
 }
 
 #[test]
 fn golden_default_design_on_agilex() {
     let d = design_for("agilex7-f-devkit", 4, 1024);
     let board = load_board(&d.board).unwrap();
-    golden_compare("agilex7-f-devkit", &render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap());
+    golden_compare(
+        "agilex7-f-devkit",
+        &render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap(),
+    );
 }
 
 // ---------------------------------------------------------------- run-tool.sh
@@ -622,7 +1267,10 @@ fn run_tool(path_dirs: &str, args: &[&str]) -> (i32, String) {
         .env("PATH", path_dirs)
         .output()
         .expect("bash runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -648,10 +1296,21 @@ fn run_tool_says_when_the_tool_is_missing_and_runs_it_when_present() {
     let bin = tempfile::tempdir().unwrap();
     let log = bin.path().join("args");
     let fake = bin.path().join("vivado");
-    fs::write(&fake, format!("#!/bin/sh\necho \"$(pwd) $*\" > {}\n", log.display())).unwrap();
+    fs::write(
+        &fake,
+        format!("#!/bin/sh\necho \"$(pwd) $*\" > {}\n", log.display()),
+    )
+    .unwrap();
     Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
-    let (code, err) = run_tool(&format!("{}:/usr/bin:/bin", bin.path().display()), &["vivado", &build]);
+    let (code, err) = run_tool(
+        &format!("{}:/usr/bin:/bin", bin.path().display()),
+        &["vivado", &build],
+    );
     assert_eq!(code, 0, "{err}");
     let called = fs::read_to_string(&log).unwrap();
-    assert!(called.contains("/vivado -mode batch") && called.trim_end().ends_with("-source ooc_synth.tcl"), "{called}");
+    assert!(
+        called.contains("/vivado -mode batch")
+            && called.trim_end().ends_with("-source ooc_synth.tcl"),
+        "{called}"
+    );
 }

@@ -72,8 +72,17 @@ pub fn generate(design: &config::Design) -> Result<Vec<GeneratedFile>, GenError>
     let map = regmap::RegisterMap::try_for_design(design).map_err(|e| GenError::Regmap(e.to_string()))?;
     let rtl = rtl::generate(design, &map)?;
     let board = flows::load_board(&design.board).map_err(|e| GenError::Flow(e.to_string()))?;
-    let mut inputs = flows::FlowInputs::standard(design, rtl.sources.clone());
-    // Constrain only the clocks the top has (the register clock arrives with the register file).
+    let ports = rtl
+        .top_ports
+        .iter()
+        .map(|p| flows::TopPort {
+            name: p.name.clone(),
+            direction: if p.direction == "input" { flows::Direction::Input } else { flows::Direction::Output },
+            width: p.width,
+        })
+        .collect();
+    let mut inputs = flows::FlowInputs::standard(design, rtl.sources.clone()).with_ports(ports);
+    // Constrain only the clocks the top has.
     inputs.clocks.retain(|c| rtl.input_ports.contains(&c.port));
     let scripts = flows::render(design, &board, &inputs).map_err(|e| GenError::Flow(e.to_string()))?;
     let mut files = rtl.files;

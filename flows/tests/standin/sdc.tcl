@@ -5,3 +5,4 @@
 }
 ::getter get_ports port
 ::getter get_clocks clock
+::getter get_registers reg

@@ -18,7 +18,27 @@ derive_clock_uncertainty
 # crosses between their domains synchronises, so no path between them is timed.
 set_clock_groups -asynchronous -group [get_clocks {clk_sys_100m}] -group [get_clocks {refclk_156m_qsfpdd}] -group [get_clocks {altera_reserved_tck}]
 
-# Clock-domain crossings inside the user logic: its clocks are independent and
-# every crossing goes through a synchroniser in the RTL. The board top's PLL
-# outputs that drive these ports carry the ports' names (see README.md).
-set_clock_groups -asynchronous -group [get_clocks {user_clk}] -group [get_clocks {s_axil_aclk}]
+# The platform's PLL outputs that drive the user-logic clock ports carry the ports'
+# names (create_generated_clock -name <port>, see README.md).
+# Register-file crossing inside the user logic (docs/register_file.md, "Implementation constraints").
+# The two clocks are not put in asynchronous groups: a clock group would override
+# the max delays below. Held values, stable while the other domain samples them:
+# setup within one destination period, no hold check (Quartus has no -datapath_only).
+# request (bus domain) into the user domain
+set_max_delay -from [get_registers {*|req_addr|*}] -to [get_clocks {user_clk}] 4.000
+set_false_path -hold -from [get_registers {*|req_addr|*}] -to [get_clocks {user_clk}]
+set_max_delay -from [get_registers {*|req_write|*}] -to [get_clocks {user_clk}] 4.000
+set_false_path -hold -from [get_registers {*|req_write|*}] -to [get_clocks {user_clk}]
+set_max_delay -from [get_registers {*|req_wdata|*}] -to [get_clocks {user_clk}] 4.000
+set_false_path -hold -from [get_registers {*|req_wdata|*}] -to [get_clocks {user_clk}]
+set_max_delay -from [get_registers {*|req_wstrb|*}] -to [get_clocks {user_clk}] 4.000
+set_false_path -hold -from [get_registers {*|req_wstrb|*}] -to [get_clocks {user_clk}]
+set_max_delay -from [get_registers {*|req_tog|*}] -to [get_clocks {user_clk}] 4.000
+set_false_path -hold -from [get_registers {*|req_tog|*}] -to [get_clocks {user_clk}]
+# response (user domain) into the bus domain
+set_max_delay -from [get_registers {*|resp_data|*}] -to [get_clocks {s_axil_aclk}] 4.000
+set_false_path -hold -from [get_registers {*|resp_data|*}] -to [get_clocks {s_axil_aclk}]
+set_max_delay -from [get_registers {*|resp_err|*}] -to [get_clocks {s_axil_aclk}] 4.000
+set_false_path -hold -from [get_registers {*|resp_err|*}] -to [get_clocks {s_axil_aclk}]
+set_max_delay -from [get_registers {*|ack_tog|*}] -to [get_clocks {s_axil_aclk}] 4.000
+set_false_path -hold -from [get_registers {*|ack_tog|*}] -to [get_clocks {s_axil_aclk}]

@@ -43,6 +43,11 @@ set_instance_assignment -name VIRTUAL_PIN ON -to *
 foreach clk $clock_ports {
     set_instance_assignment -name VIRTUAL_PIN OFF -to $clk
 }
+# Register-file crossing: the synchroniser flip-flops (instances .../req_sync/ff1/q ...).
+set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|req_sync|ff1|*}
+set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|req_sync|ff2|*}
+set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|ack_sync|ff1|*}
+set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|ack_sync|ff2|*}
 export_assignments
 
 execute_module -tool syn

@@ -46,6 +46,17 @@ set_false_path -from [get_ports {pcie_perst_n}]
 # crosses between their domains synchronises, so no path between them is timed.
 set_clock_groups -asynchronous -group [get_clocks -include_generated_clocks {clk_100mhz}] -group [get_clocks -include_generated_clocks {qsfp_refclk}] -group [get_clocks -include_generated_clocks {pcie_refclk}]
 
-# Clock-domain crossings inside the user logic: its clocks are independent
-# and every crossing goes through a synchroniser in the RTL.
-set_clock_groups -asynchronous -group [get_clocks -of_objects [get_pins {u_user_logic/user_clk}]] -group [get_clocks -of_objects [get_pins {u_user_logic/s_axil_aclk}]]
+# Register-file crossing inside the user logic (docs/register_file.md, "Implementation
+# constraints"). Its two clocks are not put in asynchronous groups: a clock group would
+# override these max delays. If your platform derives them from two different board
+# clocks, the board clock groups above do the same: derive both from one board clock.
+# Synchroniser flip-flops (modules <regs>$core$req_sync$ff1 ...; instances .../req_sync/ff1/q):
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */req_sync/ff1/*)}]
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */req_sync/ff2/*)}]
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */ack_sync/ff1/*)}]
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */ack_sync/ff2/*)}]
+# Held values, stable while the other domain samples them: at most one destination period.
+# request (bus domain) into the user domain
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */req_addr/* || NAME =~ */req_write/* || NAME =~ */req_wdata/* || NAME =~ */req_wstrb/* || NAME =~ */req_tog/*)}] -to [get_clocks -of_objects [get_pins {u_user_logic/user_clk}]] 4.000
+# response (user domain) into the bus domain
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */resp_data/* || NAME =~ */resp_err/* || NAME =~ */ack_tog/*)}] -to [get_clocks -of_objects [get_pins {u_user_logic/s_axil_aclk}]] 4.000

@@ -23,12 +23,17 @@ if {![file exists $toe_netlist]} {
     exit 1
 }
 
-# The board top wires TOE, MAC, register path and user logic; it is not generated yet.
+# The board top (generated) instantiates u_user_logic ($top), u_toe (the TOE core) and
+# u_platform: the platform module (clocks, resets, register master) is yours, in the
+# folder of the TOE netlist, with the ports of the stub rtl/stub/toe_user_logic_platform.v.
 set top {toe_user_logic}
 set board_top {toe_user_logic_board}
-set board_top_file [file join $build_dir rtl "$board_top.v"]
-if {![file exists $board_top_file]} {
-    puts stderr "ERROR: board top $board_top_file not found: it instantiates u_user_logic ($top), u_toe (the TOE core), the MAC and the register bridge; see README.md, section 'Not generated'."
+set board_top_file [file join $build_dir {rtl/toe_user_logic_board.v}]
+set platform_file [file join [file dirname $toe_netlist] {toe_user_logic_platform.v}]
+set platform_stub [file join $build_dir {rtl/stub/toe_user_logic_platform.v}]
+if {![file exists $platform_file]} {
+    puts stderr "ERROR: platform module not found: $platform_file"
+    puts stderr "ERROR: write [file rootname [file tail $platform_file]] (clocks, resets, register master) with the ports of $platform_stub beside the TOE netlist; see README.md, section 'What you supply'."
     exit 1
 }
 
@@ -48,10 +53,20 @@ foreach f $rtl_files {
     }
     read_verilog $path
 }
-read_verilog $board_top_file
+foreach path [list $board_top_file $platform_file] {
+    if {![file exists $path]} {
+        puts stderr "ERROR: RTL file $path is missing: run `cargo run -p gen -- --out $build_dir` first."
+        exit 1
+    }
+    read_verilog $path
+}
 
 switch -- [string tolower [file extension $toe_netlist]] {
-    .edf - .edn - .edif { read_edif $toe_netlist }
+    .edf - .edn - .edif {
+        # A netlist fills the black box declared by the generated stub (same module name and ports).
+        read_verilog [file join $build_dir {rtl/stub/toe_user_logic_toe.v}]
+        read_edif $toe_netlist
+    }
     .v { read_verilog $toe_netlist }
     .sv { read_verilog -sv $toe_netlist }
     .xci { read_ip $toe_netlist }

@@ -1,0 +1,471 @@
+//! The board top `<top>_board` and the black-box stubs of the two modules it
+//! instantiates besides the user logic, derived from the user logic's port
+//! list and the board model:
+//!
+//! ```text
+//!  board pins ──> u_platform (<top>_platform: clocks, resets, register master) ──┐
+//!                  user_clk, user_rst, s_axil_aclk, s_axil_aresetn, m_axil_* ────┤
+//!                                                                                 v
+//!                                                      u_user_logic (<top>) <──> u_toe (<top>_toe) <──> QSFP pins
+//! ```
+//!
+//! - `u_toe`: every `toe_*` / `toe<s>_*` port of the user logic with the
+//!   opposite direction, plus `user_clk`, `user_rst` and the QSFP reference
+//!   clock and lanes of the board file. The licensed core fills it (a netlist
+//!   of that name, or one wrapper adapting its pin names).
+//! - `u_platform`: the vendor shell the user supplies: the user-logic clocks
+//!   and resets from the free-running board clock, and the register master
+//!   (XDMA over PCIe on Alveo, JTAG-to-Avalon bridge on the Agilex kit)
+//!   driving every `s_axil_*` port as `m_axil_*`.
+//!
+//! Any other user-logic port is an error naming it, so a new port cannot be
+//! left dangling on the board.
+
+use crate::board::{Board, FlowError};
+use crate::render::{TOE_INST, USER_INST};
+use crate::{Direction, FlowInputs, TopPort, REG_CLOCK_PORT, USER_CLOCK_PORT};
+
+/// Instance name of the platform (clocks, resets, register master).
+pub const PLATFORM_INST: &str = "u_platform";
+
+/// Build-folder paths of the generated board files.
+pub struct BoardFiles {
+    pub top: String,
+    pub toe_stub: String,
+    pub platform_stub: String,
+}
+
+impl BoardFiles {
+    pub fn new(top: &str) -> BoardFiles {
+        BoardFiles {
+            top: format!("rtl/{top}_board.v"),
+            toe_stub: format!("rtl/stub/{top}_toe.v"),
+            platform_stub: format!("rtl/stub/{top}_platform.v"),
+        }
+    }
+}
+
+/// A port of a generated module: direction, width, name.
+#[derive(Clone)]
+struct P {
+    dir: Direction,
+    width: usize,
+    name: String,
+}
+
+impl P {
+    fn new(dir: Direction, width: usize, name: impl Into<String>) -> P {
+        P {
+            dir,
+            width,
+            name: name.into(),
+        }
+    }
+    fn decl(&self) -> String {
+        let dir = match self.dir {
+            Direction::Input => "input ",
+            Direction::Output => "output",
+        };
+        format!("{dir} wire {}{}", range(self.width), self.name)
+    }
+}
+
+fn range(width: usize) -> String {
+    if width == 1 {
+        String::new()
+    } else {
+        format!("[{}:0] ", width - 1)
+    }
+}
+
+fn flip(d: Direction) -> Direction {
+    match d {
+        Direction::Input => Direction::Output,
+        Direction::Output => Direction::Input,
+    }
+}
+
+/// The board pins: (group comment, ports), and which of them the TOE and the platform take.
+struct Pins {
+    toe: Vec<P>,
+    platform: Vec<P>,
+}
+
+fn clock_pins(port: &str, has_n: bool) -> Vec<P> {
+    let mut v = vec![P::new(Direction::Input, 1, format!("{port}_p"))];
+    if has_n {
+        v.push(P::new(Direction::Input, 1, format!("{port}_n")));
+    }
+    v
+}
+
+fn lane_pins(prefix: &str, n: usize) -> Vec<P> {
+    vec![
+        P::new(Direction::Output, n, format!("{prefix}_tx_p")),
+        P::new(Direction::Output, n, format!("{prefix}_tx_n")),
+        P::new(Direction::Input, n, format!("{prefix}_rx_p")),
+        P::new(Direction::Input, n, format!("{prefix}_rx_n")),
+    ]
+}
+
+fn board_pins(board: &Board) -> Pins {
+    let mut toe = clock_pins(&board.qsfp.refclk.port, board.qsfp.refclk.pin_n.is_some());
+    toe.extend(lane_pins(&board.qsfp.name, board.qsfp.lanes.len()));
+    let mut platform = clock_pins(&board.free_clock.port, board.free_clock.pin_n.is_some());
+    if let Some(p) = &board.register_path.pcie {
+        platform.extend(clock_pins(&p.refclk.port, p.refclk.pin_n.is_some()));
+        platform.push(P::new(Direction::Input, 1, p.perst_port.clone()));
+        platform.extend(lane_pins("pcie", p.lanes as usize));
+    }
+    Pins { toe, platform }
+}
+
+/// Where each user-logic port goes on the board.
+struct Split {
+    /// User-logic TOE ports (as the user logic has them).
+    toe: Vec<P>,
+    /// `s_axil_*` ports other than clock and reset (as the user logic has them).
+    bus: Vec<P>,
+}
+
+fn split(ports: &[TopPort]) -> Result<Split, FlowError> {
+    let bad = |field: String, message: String| FlowError::Inputs { field, message };
+    let mut toe = Vec::new();
+    let mut bus = Vec::new();
+    let mut seen = Vec::new();
+    for (i, p) in ports.iter().enumerate() {
+        if p.name.is_empty()
+            || !p
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            || p.width == 0
+        {
+            return Err(bad(
+                format!("top_ports[{i}]"),
+                format!(
+                    "{:?} width {}: must be a plain Verilog identifier of width >= 1",
+                    p.name, p.width
+                ),
+            ));
+        }
+        if seen.contains(&p.name) {
+            return Err(bad(
+                format!("top_ports[{i}]"),
+                format!("{:?} appears twice", p.name),
+            ));
+        }
+        seen.push(p.name.clone());
+        let fixed = |want: Direction, w: usize| {
+            if p.direction != want || p.width != w {
+                Err(bad(
+                    format!("top_ports[{i}]"),
+                    format!("{:?} must be a 1-bit {want:?}", p.name),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let is_toe = p.name.starts_with("toe_")
+            || p.name
+                .strip_prefix("toe")
+                .and_then(|r| r.split_once('_'))
+                .map(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+                .unwrap_or(false);
+        match p.name.as_str() {
+            "user_clk" | "user_rst" | "s_axil_aclk" | "s_axil_aresetn" => fixed(Direction::Input, 1)?,
+            n if n.starts_with("s_axil_") => bus.push(P::new(p.direction, p.width, n)),
+            n if is_toe => toe.push(P::new(p.direction, p.width, n)),
+            n => {
+                return Err(bad(
+                    format!("top_ports[{i}]"),
+                    format!("{n:?} is neither a clock/reset, `s_axil_*` (register bus) nor `toe_*`/`toe<s>_*` (TOE): the board top cannot place it"),
+                ))
+            }
+        }
+    }
+    for need in [
+        USER_CLOCK_PORT,
+        "user_rst",
+        REG_CLOCK_PORT,
+        "s_axil_aresetn",
+    ] {
+        if !seen.iter().any(|s| s == need) {
+            return Err(bad(
+                "top_ports".into(),
+                format!("the user logic has no `{need}` port"),
+            ));
+        }
+    }
+    Ok(Split { toe, bus })
+}
+
+fn port_list(groups: &[(String, Vec<P>)]) -> String {
+    let mut out = String::new();
+    let total: usize = groups.iter().map(|(_, g)| g.len()).sum();
+    let mut k = 0;
+    for (comment, ports) in groups {
+        if ports.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("    // {comment}\n"));
+        for p in ports {
+            k += 1;
+            out.push_str(&format!(
+                "    {}{}\n",
+                p.decl(),
+                if k == total { "" } else { "," }
+            ));
+        }
+    }
+    out
+}
+
+fn conns(pairs: &[(String, String)]) -> String {
+    let width = pairs.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
+    pairs
+        .iter()
+        .enumerate()
+        .map(|(i, (p, n))| {
+            format!(
+                "        .{p:<width$} ({n}){}\n",
+                if i + 1 == pairs.len() { "" } else { "," }
+            )
+        })
+        .collect()
+}
+
+/// The house prologue and epilogue of generated Verilog, after the banner
+/// (the same as `gen::rtl::verilog_file`).
+fn verilog_file(design: &config::Design, body: &str) -> String {
+    let mut out = String::new();
+    for line in design.banner() {
+        out.push_str("// ");
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str("`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n");
+    out.push_str(body.trim_matches('\n'));
+    out.push_str("\n\n`resetall\n`default_nettype wire\n");
+    out
+}
+
+/// A black-box module: its ports, outputs tied low and inputs gathered in an
+/// `unused_*` net so the stub itself is lint-clean. Synthesis ignores the body.
+fn stub_module(name: &str, header: &str, groups: &[(String, Vec<P>)]) -> String {
+    let mut s = String::new();
+    s.push_str(header);
+    s.push_str(&format!("(* black_box *)\nmodule {name} (\n"));
+    s.push_str(&port_list(groups));
+    s.push_str(");\n\n    // Stand-in body for lint only: a black box has no logic of its own.\n");
+    let all: Vec<&P> = groups.iter().flat_map(|(_, g)| g.iter()).collect();
+    for p in all.iter().filter(|p| p.dir == Direction::Output) {
+        s.push_str(&format!(
+            "    assign {} = {{{}{{1'b0}}}};\n",
+            p.name, p.width
+        ));
+    }
+    let ins: Vec<&str> = all
+        .iter()
+        .filter(|p| p.dir == Direction::Input)
+        .map(|p| p.name.as_str())
+        .collect();
+    if !ins.is_empty() {
+        s.push_str(&format!(
+            "    wire unused_inputs = &{{1'b0, {}}};\n",
+            ins.join(", ")
+        ));
+    }
+    s.push_str(&format!("\nendmodule // {name}\n"));
+    s
+}
+
+/// `(path, text)` of the board top and the two stubs.
+pub fn render_board_top(
+    design: &config::Design,
+    board: &Board,
+    inputs: &FlowInputs,
+) -> Result<Vec<(String, String)>, FlowError> {
+    let top = &inputs.top_module;
+    let files = BoardFiles::new(top);
+    let s = split(&inputs.top_ports)?;
+    let pins = board_pins(board);
+    let toe_mod = format!("{top}_toe");
+    let plat_mod = format!("{top}_platform");
+    let board_mod = format!("{top}_board");
+    let clk_rst = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| P::new(Direction::Input, 1, *n))
+            .collect::<Vec<_>>()
+    };
+
+    // ---- TOE core black box
+    let toe_core: Vec<P> = s
+        .toe
+        .iter()
+        .map(|p| P::new(flip(p.dir), p.width, p.name.clone()))
+        .collect();
+    let toe_groups = vec![
+        (
+            "User clock domain (the TOE session interface is synchronous to user_clk)".to_string(),
+            clk_rst(&["user_clk", "user_rst"]),
+        ),
+        (
+            "TOE side of the user logic's TOE ports (docs/toe_interface.md), opposite directions"
+                .to_string(),
+            toe_core,
+        ),
+        (
+            format!(
+                "{} reference clock and lanes ({})",
+                board.qsfp.name, board.file
+            ),
+            pins.toe.clone(),
+        ),
+    ];
+    let toe_header = format!(
+        "// Black box of the TOE core `{toe_mod}` for the board top `{board_mod}`.\n\
+         // REPLACE WITH YOUR LICENSED CORE: its netlist (toe.netlist) must define this\n\
+         // module with these ports, or you write one wrapper `{toe_mod}` with these ports\n\
+         // around the core that adapts the pin names (and instantiates the Ethernet MAC/PHY\n\
+         // if the core needs one outside). The ports follow the configuration: {} session(s),\n\
+         // {}-bit data. Read by the board build only when toe.netlist is a netlist (.edf/.edn/.edif);\n\
+         // not in rtl/files.f.\n",
+        design.sessions, design.data_width
+    );
+    let toe_text = stub_module(&toe_mod, &toe_header, &toe_groups);
+
+    // ---- Platform black box
+    let master: Vec<P> = s
+        .bus
+        .iter()
+        .map(|p| {
+            P::new(
+                flip(p.dir),
+                p.width,
+                format!("m_axil_{}", &p.name["s_axil_".len()..]),
+            )
+        })
+        .collect();
+    let clocks: Vec<P> = ["user_clk", "user_rst", "s_axil_aclk", "s_axil_aresetn"]
+        .iter()
+        .map(|n| P::new(Direction::Output, 1, *n))
+        .collect();
+    let reg_desc = match board.register_path.kind {
+        crate::RegisterKind::PcieXdma => "the XDMA IP `xdma_regs` of vivado/ip.tcl (its AXI4-Lite master, through an AXI clock converter into s_axil_aclk)",
+        crate::RegisterKind::JtagAvalon => "the Platform Designer system quartus/ip/reg_bridge.ip (JTAG to Avalon Master Bridge exporting AXI4-Lite, clocked by s_axil_aclk)",
+    };
+    let user_mhz = design.user_clock_mhz;
+    let reg_mhz = design.reg_clock_mhz;
+    let plat_groups = vec![
+        (
+            format!("Board pins ({})", board.file),
+            pins.platform.clone(),
+        ),
+        (
+            "User-logic clocks and resets (resets synchronous to their clock, released after lock)"
+                .to_string(),
+            clocks,
+        ),
+        (
+            "Register master: AXI4-Lite, s_axil_aclk domain".to_string(),
+            master.clone(),
+        ),
+    ];
+    let plat_header = format!(
+        "// Black box of the platform `{plat_mod}` for the board top `{board_mod}`: YOU SUPPLY IT\n\
+         // (board build: `{plat_mod}.v` beside the TOE netlist). It holds the vendor IP that cannot be generated here:\n\
+         // - a PLL / clocking wizard from the free-running {} MHz board clock `{}` to\n\
+         //   user_clk ({user_mhz} MHz) and s_axil_aclk ({reg_mhz} MHz), the frequencies the constraints assume;\n\
+         // - user_rst (active high) and s_axil_aresetn (active low), each synchronous to its clock;\n\
+         // - the register master: {reg_desc}.\n\
+         // Lint only reads this stub; it is not in rtl/files.f.\n",
+        crate::render::mhz(board.free_clock.freq_mhz),
+        board.free_clock.port
+    );
+    let plat_text = stub_module(&plat_mod, &plat_header, &plat_groups);
+
+    // ---- The board top
+    let mut body = String::new();
+    body.push_str(&format!(
+        "// Board top of `{top}` on {}: wiring only.\n\
+         //\n\
+         //   board clock{} --> {PLATFORM_INST} ({plat_mod}) --> user_clk/user_rst, s_axil_aclk/aresetn, AXI4-Lite master\n\
+         //   {PLATFORM_INST} m_axil_* <--> {USER_INST} ({top}) s_axil_*\n\
+         //   {USER_INST} toe_*, toe<s>_* <--> {TOE_INST} ({toe_mod}) <--> {} refclk + {} lanes\n\
+         //\n\
+         // {toe_mod} is the licensed TOE core (stub: rtl/stub/{toe_mod}.v); {plat_mod} is yours\n\
+         // (stub: rtl/stub/{plat_mod}.v). Pins: vivado/board.xdc or quartus/board.qsf.\n",
+        board.description,
+        if board.register_path.pcie.is_some() { ", PCIe" } else { "" },
+        board.qsfp.name,
+        board.qsfp.lanes.len(),
+    ));
+    let board_groups = vec![
+        (
+            "Free-running board clock and register path".to_string(),
+            pins.platform.clone(),
+        ),
+        (
+            format!("{} reference clock and lanes", board.qsfp.name),
+            pins.toe.clone(),
+        ),
+    ];
+    body.push_str(&format!(
+        "module {board_mod} (\n{});\n\n",
+        port_list(&board_groups)
+    ));
+    body.push_str("    // User-logic clocks and resets\n");
+    for n in ["user_clk", "user_rst", "s_axil_aclk", "s_axil_aresetn"] {
+        body.push_str(&format!("    wire {n};\n"));
+    }
+    body.push_str("    // Register bus\n");
+    for p in &s.bus {
+        body.push_str(&format!("    wire {}{};\n", range(p.width), p.name));
+    }
+    body.push_str("    // TOE interface\n");
+    for p in &s.toe {
+        body.push_str(&format!("    wire {}{};\n", range(p.width), p.name));
+    }
+    let mut pc: Vec<(String, String)> = pins
+        .platform
+        .iter()
+        .map(|p| (p.name.clone(), p.name.clone()))
+        .collect();
+    for n in ["user_clk", "user_rst", "s_axil_aclk", "s_axil_aresetn"] {
+        pc.push((n.into(), n.into()));
+    }
+    for (m, p) in master.iter().zip(&s.bus) {
+        pc.push((m.name.clone(), p.name.clone()));
+    }
+    body.push_str(&format!(
+        "\n    {plat_mod} {PLATFORM_INST} (\n{}    );\n",
+        conns(&pc)
+    ));
+    let uc: Vec<(String, String)> = inputs
+        .top_ports
+        .iter()
+        .map(|p| (p.name.clone(), p.name.clone()))
+        .collect();
+    body.push_str(&format!(
+        "\n    {top} {USER_INST} (\n{}    );\n",
+        conns(&uc)
+    ));
+    let mut tc: Vec<(String, String)> = vec![
+        ("user_clk".into(), "user_clk".into()),
+        ("user_rst".into(), "user_rst".into()),
+    ];
+    tc.extend(s.toe.iter().map(|p| (p.name.clone(), p.name.clone())));
+    tc.extend(pins.toe.iter().map(|p| (p.name.clone(), p.name.clone())));
+    body.push_str(&format!(
+        "\n    {toe_mod} {TOE_INST} (\n{}    );\n\nendmodule // {board_mod}\n",
+        conns(&tc)
+    ));
+
+    Ok(vec![
+        (files.top, verilog_file(design, &body)),
+        (files.toe_stub, verilog_file(design, &toe_text)),
+        (files.platform_stub, verilog_file(design, &plat_text)),
+    ])
+}

@@ -1,0 +1,120 @@
+//! The generated board top, with the user-logic files and both stubs, through
+//! `verilator --lint-only -Wall` and the repository's waivers, for the default
+//! design and a 1-session 64-bit design. Skipped with a note when verilator is
+//! not on PATH.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn verilator() -> Option<PathBuf> {
+    std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .map(|d| Path::new(d).join("verilator"))
+        .find(|p| p.is_file())
+}
+
+fn lint(config_text: &str, what: &str) {
+    let Some(verilator) = verilator() else {
+        println!("note: verilator not on PATH: board top lint of {what} skipped (Debian: `apt-get install verilator`)");
+        return;
+    };
+    let design = toe_gen::parse_config(config_text).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let files = toe_gen::generate(&design).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let dir = tempfile::tempdir().unwrap();
+    for f in &files {
+        let p = dir.path().join(&f.path);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, &f.contents).unwrap();
+    }
+    let top = &design.name;
+    let board = format!("rtl/{top}_board.v");
+    let stubs = [
+        format!("rtl/stub/{top}_toe.v"),
+        format!("rtl/stub/{top}_platform.v"),
+    ];
+    let filelist = fs::read_to_string(dir.path().join("rtl/files.f")).unwrap();
+    assert_eq!(
+        filelist.lines().last(),
+        Some(format!("rtl/{top}.v").as_str()),
+        "{what}: the product top must stay last in files.f"
+    );
+    for f in stubs.iter().chain([&board]) {
+        assert!(dir.path().join(f).is_file(), "{what}: {f} not generated");
+        assert!(
+            !filelist.contains(f.as_str()),
+            "{what}: {f} must not be in rtl/files.f"
+        );
+    }
+    // The crossing constraints match the register file's synchroniser instances.
+    let regs = fs::read_to_string(dir.path().join(format!("rtl/{top}_regs.v"))).unwrap();
+    for sync in ["req_sync", "ack_sync"] {
+        for ff in ["ff1", "ff2"] {
+            assert!(
+                regs.contains(&format!("{top}_regs$core${sync}${ff} {ff}(")),
+                "{what}: no instance {sync}/{ff} in the register file"
+            );
+        }
+    }
+    for held in [
+        "req_addr",
+        "req_write",
+        "req_wdata",
+        "req_wstrb",
+        "req_tog",
+        "resp_data",
+        "resp_err",
+        "ack_tog",
+    ] {
+        assert!(
+            regs.contains(&format!("{top}_regs$core${held} {held}(")),
+            "{what}: no instance {held} in the register file"
+        );
+    }
+    let board_text = fs::read_to_string(dir.path().join(&board)).unwrap();
+    assert!(
+        board_text.contains("`default_nettype none") && board_text.contains(&design.banner()[0]),
+        "{what}: prologue or banner"
+    );
+    assert!(
+        board_text.contains(" u_user_logic (") && board_text.contains(" u_toe ("),
+        "{what}: instances"
+    );
+    let toe_stub = fs::read_to_string(dir.path().join(&stubs[0])).unwrap();
+    assert!(
+        toe_stub.contains("(* black_box *)")
+            && toe_stub.contains("REPLACE WITH YOUR LICENSED CORE"),
+        "{what}: TOE stub marking"
+    );
+
+    let waivers = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/verilator_waivers.vlt");
+    let out = Command::new(&verilator)
+        .current_dir(dir.path())
+        .args(["--lint-only", "-Wall"])
+        .arg(&waivers)
+        .args(["-f", "rtl/files.f"])
+        .args(&stubs)
+        .arg(&board)
+        .args(["--top-module", &format!("{top}_board")])
+        .output()
+        .expect("verilator runs");
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{what}: verilator lint of the board top failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn board_top_lints_clean_for_the_default_design() {
+    lint(config::DEFAULT_TOML, "default design");
+}
+
+#[test]
+fn board_top_lints_clean_for_one_session_of_64_bits() {
+    let text =
+        config::default_toml_with_sessions(1).replacen("data_width = 1024", "data_width = 64", 1);
+    lint(&text, "1 session x 64 bits");
+}
