@@ -6,8 +6,7 @@ use std::fs;
 use std::path::PathBuf;
 
 fn main() {
-    let manifest =
-        PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let dir = manifest.join("..").join("constraints");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut boards = Vec::new();
@@ -16,25 +15,16 @@ fn main() {
             let path = entry.path();
             if path.extension().and_then(|e| e.to_str()) == Some("toml") {
                 println!("cargo:rerun-if-changed={}", path.display());
-                let stem = path
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or_default()
-                    .to_string();
+                let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
                 let abs = fs::canonicalize(&path).expect("board file path");
                 boards.push((stem, abs));
             }
         }
     }
     boards.sort();
-    let mut out = String::from(
-        "/// (board name, file name, TOML text), sorted by name.\npub static BOARD_FILES: &[(&str, &str, &str)] = &[\n",
-    );
+    let mut out = String::from("/// (board name, file name, TOML text), sorted by name.\npub static BOARD_FILES: &[(&str, &str, &str)] = &[\n");
     for (stem, abs) in &boards {
-        out.push_str(&format!(
-            "    ({stem:?}, \"constraints/{stem}.toml\", include_str!({:?})),\n",
-            abs.display().to_string()
-        ));
+        out.push_str(&format!("    ({stem:?}, \"constraints/{stem}.toml\", include_str!({:?})),\n", abs.display().to_string()));
     }
     out.push_str("];\n");
     let dest = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("boards.rs");

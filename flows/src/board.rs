@@ -125,11 +125,7 @@ pub struct Board {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FlowError {
     /// A board file failed validation.
-    Board {
-        file: String,
-        key: String,
-        message: String,
-    },
+    Board { file: String, key: String, message: String },
     /// The name matches no file under `constraints/`.
     UnknownBoard { name: String, known: Vec<String> },
     /// The design or the flow inputs cannot be turned into scripts.
@@ -141,16 +137,10 @@ pub enum FlowError {
 impl fmt::Display for FlowError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FlowError::Board { file, key, message } if key.is_empty() => {
-                write!(f, "{file}: {message}")
-            }
+            FlowError::Board { file, key, message } if key.is_empty() => write!(f, "{file}: {message}"),
             FlowError::Board { file, key, message } => write!(f, "{file}: `{key}`: {message}"),
             FlowError::UnknownBoard { name, known } => {
-                write!(
-                    f,
-                    "unknown board {name:?}; known boards: {}",
-                    known.join(", ")
-                )
+                write!(f, "unknown board {name:?}; known boards: {}", known.join(", "))
             }
             FlowError::Inputs { field, message } => write!(f, "flow inputs: `{field}`: {message}"),
             FlowError::Template(e) => write!(f, "template rendering failed: {e}"),
@@ -179,35 +169,21 @@ pub fn load_board(name: &str) -> Result<Board, FlowError> {
 /// Parses board text; `name` is the file stem the `name` key must equal and
 /// `file` the path messages print.
 pub fn parse_board(name: &str, file: &str, text: &str) -> Result<Board, FlowError> {
-    let table: Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| FlowError::Board {
-            file: file.to_string(),
-            key: String::new(),
-            message: format!("malformed TOML: {}", e.to_string().trim_end()),
-        })?;
-    let mut root = Reader {
-        file,
-        path: String::new(),
-        table,
-    };
+    let table: Table = text.parse().map_err(|e: toml::de::Error| FlowError::Board {
+        file: file.to_string(),
+        key: String::new(),
+        message: format!("malformed TOML: {}", e.to_string().trim_end()),
+    })?;
+    let mut root = Reader { file, path: String::new(), table };
 
     let board_name = root.string("name", "the file's name without `.toml`")?;
     if board_name != name {
-        return root.fail(
-            "name",
-            format!("is {board_name:?} but the file is {file}: must be {name:?}"),
-        );
+        return root.fail("name", format!("is {board_name:?} but the file is {file}: must be {name:?}"));
     }
     let vendor = match root.string("vendor", "\"amd\" or \"intel\"")?.as_str() {
         "amd" => Vendor::Amd,
         "intel" => Vendor::Intel,
-        other => {
-            return root.fail(
-                "vendor",
-                format!("{other:?} is not a vendor: use \"amd\" or \"intel\""),
-            )
-        }
+        other => return root.fail("vendor", format!("{other:?} is not a vendor: use \"amd\" or \"intel\"")),
     };
     let description = root.string("description", "a one-line description")?;
     let part = root.word("part", "a part number such as \"xcu50-fsvh2104-2-e\"")?;
@@ -230,10 +206,7 @@ pub fn parse_board(name: &str, file: &str, text: &str) -> Result<Board, FlowErro
     let mut lanes = Vec::new();
     for mut lane in lanes_t {
         lanes.push(Lane {
-            gt: lane.word(
-                "gt",
-                "the transceiver site or channel, e.g. \"GTYE4_CHANNEL_X0Y28\"",
-            )?,
+            gt: lane.word("gt", "the transceiver site or channel, e.g. \"GTYE4_CHANNEL_X0Y28\"")?,
             tx_p: lane.pin("tx_p")?,
             tx_n: lane.pin("tx_n")?,
             rx_p: lane.pin("rx_p")?,
@@ -244,10 +217,7 @@ pub fn parse_board(name: &str, file: &str, text: &str) -> Result<Board, FlowErro
     qsfp_t.finish()?;
 
     let mut reg_t = root.table("register_path")?;
-    let kind = match reg_t
-        .string("kind", "\"pcie-xdma\" or \"jtag-avalon\"")?
-        .as_str()
-    {
+    let kind = match reg_t.string("kind", "\"pcie-xdma\" or \"jtag-avalon\"")?.as_str() {
         "pcie-xdma" if vendor == Vendor::Amd => RegisterKind::PcieXdma,
         "jtag-avalon" if vendor == Vendor::Intel => RegisterKind::JtagAvalon,
         other => {
@@ -255,10 +225,7 @@ pub fn parse_board(name: &str, file: &str, text: &str) -> Result<Board, FlowErro
                 Vendor::Amd => "\"pcie-xdma\" (the register path generated for amd boards)",
                 Vendor::Intel => "\"jtag-avalon\" (the register path generated for intel boards)",
             };
-            return reg_t.fail(
-                "kind",
-                format!("{other:?} is not a register path for this vendor: use {valid}"),
-            );
+            return reg_t.fail("kind", format!("{other:?} is not a register path for this vendor: use {valid}"));
         }
     };
     let pcie = if kind == RegisterKind::PcieXdma {
@@ -269,16 +236,9 @@ pub fn parse_board(name: &str, file: &str, text: &str) -> Result<Board, FlowErro
         rc.finish()?;
         let perst_port = p.identifier("perst_port")?;
         let perst_pin = p.pin("perst_pin")?;
-        let perst_io_standard =
-            p.word("perst_io_standard", "an I/O standard such as \"LVCMOS18\"")?;
+        let perst_io_standard = p.word("perst_io_standard", "an I/O standard such as \"LVCMOS18\"")?;
         p.finish()?;
-        Some(Pcie {
-            lanes,
-            refclk,
-            perst_port,
-            perst_pin,
-            perst_io_standard,
-        })
+        Some(Pcie { lanes, refclk, perst_port, perst_pin, perst_io_standard })
     } else {
         None
     };
@@ -295,13 +255,7 @@ pub fn parse_board(name: &str, file: &str, text: &str) -> Result<Board, FlowErro
         speed_grade,
         missing,
         free_clock,
-        qsfp: Qsfp {
-            name: qsfp_name,
-            mac_site,
-            refclk,
-            lane_io_standard,
-            lanes,
-        },
+        qsfp: Qsfp { name: qsfp_name, mac_site, refclk, lane_io_standard, lanes },
         register_path: RegisterPath { kind, pcie },
     })
 }
@@ -323,11 +277,7 @@ impl<'a> Reader<'a> {
     }
 
     fn fail<T>(&self, key: &str, message: impl Into<String>) -> Result<T, FlowError> {
-        Err(FlowError::Board {
-            file: self.file.to_string(),
-            key: self.key(key),
-            message: message.into(),
-        })
+        Err(FlowError::Board { file: self.file.to_string(), key: self.key(key), message: message.into() })
     }
 
     fn take(&mut self, key: &str, form: &str) -> Result<Value, FlowError> {
@@ -341,10 +291,7 @@ impl<'a> Reader<'a> {
         match self.take(key, &format!("a string, {form}"))? {
             Value::String(s) if !s.trim().is_empty() => Ok(s),
             Value::String(_) => self.fail(key, format!("is empty: must be {form}")),
-            other => self.fail(
-                key,
-                format!("must be a string, {form}; found {}", other.type_str()),
-            ),
+            other => self.fail(key, format!("must be a string, {form}; found {}", other.type_str())),
         }
     }
 
@@ -352,9 +299,7 @@ impl<'a> Reader<'a> {
     /// written into scripts as a bare word.
     fn word(&mut self, key: &str, form: &str) -> Result<String, FlowError> {
         let s = self.string(key, form)?;
-        if s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-        {
+        if s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
             Ok(s)
         } else {
             self.fail(key, format!("{s:?} has characters other than letters, digits, `-`, `_`, `.`: must be {form}"))
@@ -374,10 +319,7 @@ impl<'a> Reader<'a> {
         if config::is_verilog_identifier(&s) {
             Ok(s)
         } else {
-            self.fail(
-                key,
-                format!("{s:?} is not a Verilog identifier: use letters, digits and `_`, starting with a letter"),
-            )
+            self.fail(key, format!("{s:?} is not a Verilog identifier: use letters, digits and `_`, starting with a letter"))
         }
     }
 
@@ -386,18 +328,10 @@ impl<'a> Reader<'a> {
         let s = self.string(key, "a package pin such as \"AW27\"")?;
         let letters = s.chars().take_while(|c| c.is_ascii_uppercase()).count();
         let digits = s.len() - letters;
-        if (1..=3).contains(&letters)
-            && (1..=2).contains(&digits)
-            && s[letters..].chars().all(|c| c.is_ascii_digit())
-        {
+        if (1..=3).contains(&letters) && (1..=2).contains(&digits) && s[letters..].chars().all(|c| c.is_ascii_digit()) {
             Ok(s)
         } else {
-            self.fail(
-                key,
-                format!(
-                    "{s:?} is not a package pin: use capital letters then digits, e.g. \"AW27\""
-                ),
-            )
+            self.fail(key, format!("{s:?} is not a package pin: use capital letters then digits, e.g. \"AW27\""))
         }
     }
 
@@ -424,23 +358,11 @@ impl<'a> Reader<'a> {
     }
 
     fn integer(&mut self, key: &str, allowed: &[i64]) -> Result<i64, FlowError> {
-        let list = allowed
-            .iter()
-            .map(|a| a.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let list = allowed.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
         match self.take(key, &format!("one of {list}"))? {
             Value::Integer(i) if allowed.contains(&i) => Ok(i),
-            Value::Integer(i) => {
-                self.fail(key, format!("{i} is not allowed: must be one of {list}"))
-            }
-            other => self.fail(
-                key,
-                format!(
-                    "must be an integer, one of {list}; found {}",
-                    other.type_str()
-                ),
-            ),
+            Value::Integer(i) => self.fail(key, format!("{i} is not allowed: must be one of {list}")),
+            other => self.fail(key, format!("must be an integer, one of {list}; found {}", other.type_str())),
         }
     }
 
@@ -454,12 +376,7 @@ impl<'a> Reader<'a> {
         for (i, item) in items.into_iter().enumerate() {
             match item {
                 Value::String(s) => out.push(s),
-                other => {
-                    return self.fail(
-                        &format!("{key}[{i}]"),
-                        format!("must be a string; found {}", other.type_str()),
-                    )
-                }
+                other => return self.fail(&format!("{key}[{i}]"), format!("must be a string; found {}", other.type_str())),
             }
         }
         Ok(out)
@@ -467,27 +384,13 @@ impl<'a> Reader<'a> {
 
     fn table(&mut self, key: &str) -> Result<Reader<'a>, FlowError> {
         match self.take(key, &format!("a table `[{}]`", self.key(key)))? {
-            Value::Table(t) => Ok(Reader {
-                file: self.file,
-                path: self.key(key),
-                table: t,
-            }),
-            other => self.fail(
-                key,
-                format!(
-                    "must be a table `[{}]`; found {}",
-                    self.key(key),
-                    other.type_str()
-                ),
-            ),
+            Value::Table(t) => Ok(Reader { file: self.file, path: self.key(key), table: t }),
+            other => self.fail(key, format!("must be a table `[{}]`; found {}", self.key(key), other.type_str())),
         }
     }
 
     fn tables(&mut self, key: &str, min: usize, max: usize) -> Result<Vec<Reader<'a>>, FlowError> {
-        let form = format!(
-            "an array of tables `[[{}]]` with {min}..={max} entries",
-            self.key(key)
-        );
+        let form = format!("an array of tables `[[{}]]` with {min}..={max} entries", self.key(key));
         let items = match self.take(key, &form)? {
             Value::Array(items) => items,
             other => return self.fail(key, format!("must be {form}; found {}", other.type_str())),
@@ -498,17 +401,8 @@ impl<'a> Reader<'a> {
         let mut out = Vec::new();
         for (i, item) in items.into_iter().enumerate() {
             match item {
-                Value::Table(t) => out.push(Reader {
-                    file: self.file,
-                    path: format!("{}[{i}]", self.key(key)),
-                    table: t,
-                }),
-                other => {
-                    return self.fail(
-                        &format!("{key}[{i}]"),
-                        format!("must be a table; found {}", other.type_str()),
-                    )
-                }
+                Value::Table(t) => out.push(Reader { file: self.file, path: format!("{}[{i}]", self.key(key)), table: t }),
+                other => return self.fail(&format!("{key}[{i}]"), format!("must be a table; found {}", other.type_str())),
             }
         }
         Ok(out)
@@ -519,19 +413,9 @@ impl<'a> Reader<'a> {
         let port = self.identifier("port")?;
         let freq_mhz = self.frequency("freq_mhz")?;
         let pin_p = self.pin("pin_p")?;
-        let pin_n = if single_ended_ok {
-            self.opt_pin("pin_n")?
-        } else {
-            Some(self.pin("pin_n")?)
-        };
+        let pin_n = if single_ended_ok { self.opt_pin("pin_n")? } else { Some(self.pin("pin_n")?) };
         let io_standard = self.opt_io_standard("io_standard")?;
-        Ok(BoardClock {
-            port,
-            freq_mhz,
-            pin_p,
-            pin_n,
-            io_standard,
-        })
+        Ok(BoardClock { port, freq_mhz, pin_p, pin_n, io_standard })
     }
 
     fn opt_io_standard(&mut self, key: &str) -> Result<Option<String>, FlowError> {
@@ -539,25 +423,17 @@ impl<'a> Reader<'a> {
             return Ok(None);
         }
         let s = self.string(key, "an I/O standard such as \"LVDS\"")?;
-        if s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || " _.-/".contains(c))
-        {
+        if s.chars().all(|c| c.is_ascii_alphanumeric() || " _.-/".contains(c)) {
             Ok(Some(s))
         } else {
-            self.fail(
-                key,
-                format!("{s:?} is not an I/O standard name: use letters, digits, spaces, `_`, `.`, `-`, `/`"),
-            )
+            self.fail(key, format!("{s:?} is not an I/O standard name: use letters, digits, spaces, `_`, `.`, `-`, `/`"))
         }
     }
 
     fn finish(self) -> Result<(), FlowError> {
         match self.table.keys().next() {
             None => Ok(()),
-            Some(extra) => self.fail(
-                extra,
-                "unknown key (see flows/README.md for the board file keys)",
-            ),
+            Some(extra) => self.fail(extra, "unknown key (see flows/README.md for the board file keys)"),
         }
     }
 }
@@ -567,32 +443,21 @@ mod tests {
     use super::*;
 
     fn u50_text() -> &'static str {
-        BOARD_FILES
-            .iter()
-            .find(|(n, _, _)| *n == "alveo-u50")
-            .map(|(_, _, t)| *t)
-            .unwrap()
+        BOARD_FILES.iter().find(|(n, _, _)| *n == "alveo-u50").map(|(_, _, t)| *t).unwrap()
     }
 
     fn rejected(from: &str, to: &str) -> String {
         let text = u50_text();
         assert!(text.contains(from), "alveo-u50.toml lacks {from:?}");
-        parse_board(
-            "alveo-u50",
-            "constraints/alveo-u50.toml",
-            &text.replacen(from, to, 1),
-        )
-        .expect_err("board must be rejected")
-        .to_string()
+        parse_board("alveo-u50", "constraints/alveo-u50.toml", &text.replacen(from, to, 1))
+            .expect_err("board must be rejected")
+            .to_string()
     }
 
     #[test]
     fn every_board_file_loads() {
         let names = board_names();
-        assert_eq!(
-            names,
-            vec!["agilex7-f-devkit", "alveo-u250", "alveo-u50", "alveo-u55c"]
-        );
+        assert_eq!(names, vec!["agilex7-f-devkit", "alveo-u250", "alveo-u50", "alveo-u55c"]);
         for name in names {
             let b = load_board(name).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(b.name, name);
@@ -686,19 +551,13 @@ mod tests {
             ),
         ];
         for (from, to, expected) in cases {
-            assert_eq!(
-                &rejected(from, to),
-                expected,
-                "replacing {from:?} by {to:?}"
-            );
+            assert_eq!(&rejected(from, to), expected, "replacing {from:?} by {to:?}");
         }
     }
 
     #[test]
     fn malformed_toml_names_the_file() {
-        let e = parse_board("x", "constraints/x.toml", "name = ")
-            .unwrap_err()
-            .to_string();
+        let e = parse_board("x", "constraints/x.toml", "name = ").unwrap_err().to_string();
         assert!(e.starts_with("constraints/x.toml: malformed TOML"), "{e}");
     }
 }
