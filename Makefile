@@ -12,6 +12,7 @@ help:
 	@echo "make synth-estimate yosys synth_xilinx -family xcup: LUT/FF/carry/BRAM and logic depth per module"
 	@echo "make bench          verilated model vs rust-hdl simulator speed, loopback throughput"
 	@echo "make bench-host     tcpdatatest vs iperf3 on loopback"
+	@echo "make demo           the demo's FPGA-to-FPGA scenarios on two simulated boards, next to the reference figures"
 	@echo "make vivado-ooc     out-of-context Vivado synthesis (needs vivado on PATH)"
 	@echo "make quartus-ooc    out-of-context Quartus synthesis (needs quartus_sh on PATH)"
 	@echo "make golden         refresh the golden files of generated text after an intended change"
@@ -40,6 +41,11 @@ synth-estimate: gen
 
 bench:
 	$(CARGO) run --release -q -p testbench --bin bench
+
+# Two verilated boards joined by the Rust TOE/link model, programmed through
+# their registers; prints the console-style table (docs/two_board_sim.md).
+demo: deps
+	$(CARGO) run --release -q -p testbench --bin demo
 
 bench-host:
 	@bash host/bench-host.sh

@@ -408,7 +408,11 @@ impl<const W: usize, const K: usize> Logic for SessionController<W, K> {
         self.reg_error_set.next = false;
 
         self.tx_ok.next = !self.tx_en.q.val() | self.datapath.tx_done.val();
-        self.rx_ok.next = !self.rx_en.q.val() | self.datapath.rx_complete.val();
+        // Receiving is over when every byte arrived, or when data beyond the
+        // size did (the byte counter then never equals the size).
+        self.rx_ok.next = !self.rx_en.q.val()
+            | self.datapath.rx_complete.val()
+            | (self.datapath.rx_error.val() & (self.datapath.rx_err_cause.val() == self.c_vcause_beyond.val()));
         // Half duplex: the sender closes first; full duplex: the client.
         self.close_first.next = self.tx_en.q.val() & (!self.rx_en.q.val() | self.active.q.val());
         // The verifier's cause in register terms.

@@ -334,7 +334,7 @@ fn session_block(design: &Design) -> Block {
         access: Ro,
         volatile: true,
         reset: 0,
-        description: "First verification error: stream byte offset of the first differing 32-bit word. Valid when `err_count` is non-zero.",
+        description: "First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero.",
     });
     regs.sort_by_key(|r| r.offset);
     Block {

@@ -6,6 +6,7 @@
 
 pub mod axil;
 pub mod boards;
+pub mod demo;
 pub mod clocks;
 pub mod dut;
 pub mod seed;

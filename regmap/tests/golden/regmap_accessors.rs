@@ -958,7 +958,7 @@ pub mod regs {
             pub const VALUE: super::super::Field = super::super::Field { id: "session.elapsed_hi.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
         }
 
-        /// Offset and fields of `err_offset_lo`: First verification error: stream byte offset of the first differing 32-bit word. Valid when `err_count` is non-zero. Bits 31:0; reading this register latches `err_offset_hi`.
+        /// Offset and fields of `err_offset_lo`: First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero. Bits 31:0; reading this register latches `err_offset_hi`.
         pub mod err_offset_lo {
             /// Offset from the block instance's base.
             pub const OFFSET: u32 = 0x050;
@@ -968,7 +968,7 @@ pub mod regs {
             pub const VALUE: super::super::Field = super::super::Field { id: "session.err_offset_lo.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
         }
 
-        /// Offset and fields of `err_offset_hi`: First verification error: stream byte offset of the first differing 32-bit word. Valid when `err_count` is non-zero. Bits 47:32, as latched by the last read of `err_offset_lo`.
+        /// Offset and fields of `err_offset_hi`: First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero. Bits 47:32, as latched by the last read of `err_offset_lo`.
         pub mod err_offset_hi {
             /// Offset from the block instance's base.
             pub const OFFSET: u32 = 0x054;
@@ -1334,7 +1334,7 @@ pub mod regs {
             }
         }
 
-        /// `err_offset_lo` (ro): First verification error: stream byte offset of the first differing 32-bit word. Valid when `err_count` is non-zero. Bits 31:0; reading this register latches `err_offset_hi`.
+        /// `err_offset_lo` (ro): First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero. Bits 31:0; reading this register latches `err_offset_hi`.
         pub const fn err_offset_lo(self) -> Register {
             Register {
                 id: "session.err_offset_lo",
@@ -1350,7 +1350,7 @@ pub mod regs {
             }
         }
 
-        /// `err_offset_hi` (ro): First verification error: stream byte offset of the first differing 32-bit word. Valid when `err_count` is non-zero. Bits 47:32, as latched by the last read of `err_offset_lo`.
+        /// `err_offset_hi` (ro): First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero. Bits 47:32, as latched by the last read of `err_offset_lo`.
         pub const fn err_offset_hi(self) -> Register {
             Register {
                 id: "session.err_offset_hi",
@@ -1503,7 +1503,7 @@ pub mod regs {
             Wide { id: "session.elapsed", lo: self.elapsed_lo(), hi: self.elapsed_hi(), width: 64 }
         }
 
-        /// `err_offset` (48 bits): First verification error: stream byte offset of the first differing 32-bit word. Valid when `err_count` is non-zero. Read `lo` first: it latches `hi`.
+        /// `err_offset` (48 bits): First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero. Read `lo` first: it latches `hi`.
         pub const fn err_offset(self) -> Wide {
             Wide { id: "session.err_offset", lo: self.err_offset_lo(), hi: self.err_offset_hi(), width: 48 }
         }

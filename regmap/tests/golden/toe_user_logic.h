@@ -524,7 +524,7 @@
 #define TOE_USER_LOGIC_SESSION_ELAPSED_HI_VALUE_ACCESS TOE_USER_LOGIC_ACCESS_RO
 #define TOE_USER_LOGIC_SESSION_ELAPSED_HI_VALUE_VOLATILE 1u
 
-/* err_offset_lo (ro, offset in the instance 0x050): First verification error: stream byte offset of the first differing 32-bit word. Valid when `err_count` is non-zero. Bits 31:0; reading this register latches `err_offset_hi`. */
+/* err_offset_lo (ro, offset in the instance 0x050): First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero. Bits 31:0; reading this register latches `err_offset_hi`. */
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_LO_OFFSET 0x050u
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_LO_RESET 0x00000000u
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_LO_VALUE_MASK 0xFFFFFFFFu
@@ -534,7 +534,7 @@
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_LO_VALUE_ACCESS TOE_USER_LOGIC_ACCESS_RO
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_LO_VALUE_VOLATILE 1u
 
-/* err_offset_hi (ro, offset in the instance 0x054): First verification error: stream byte offset of the first differing 32-bit word. Valid when `err_count` is non-zero. Bits 47:32, as latched by the last read of `err_offset_lo`. */
+/* err_offset_hi (ro, offset in the instance 0x054): First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero. Bits 47:32, as latched by the last read of `err_offset_lo`. */
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_HI_OFFSET 0x054u
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_HI_RESET 0x00000000u
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_HI_VALUE_MASK 0x0000FFFFu
@@ -634,7 +634,7 @@
 #define TOE_USER_LOGIC_SESSION_ELAPSED_WIDTH 64u
 #define TOE_USER_LOGIC_SESSION_ELAPSED_RESET 0x0000000000000000u
 
-/* err_offset (48 bits): `err_offset_lo` holds bits 31:0 and latches `err_offset_hi` when read; read `_LO` first. First verification error: stream byte offset of the first differing 32-bit word. Valid when `err_count` is non-zero. */
+/* err_offset (48 bits): `err_offset_lo` holds bits 31:0 and latches `err_offset_hi` when read; read `_LO` first. First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero. */
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_WIDTH 48u
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_RESET 0x0000000000000000u
 
