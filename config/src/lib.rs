@@ -130,6 +130,23 @@ impl Design {
             "Do not edit: change the configuration and run `cargo run -p gen`.".to_string(),
         ]
     }
+    /// A generated Verilog file: the banner as comments, then the house
+    /// prologue (`resetall`, `timescale 1ns / 1ps`, `default_nettype none`),
+    /// `body`, and the epilogue that restores the defaults for whatever file
+    /// a tool reads next.
+    pub fn verilog_file(&self, body: &str) -> String {
+        let mut out = String::new();
+        for line in self.banner() {
+            out.push_str("// ");
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out.push_str("`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n");
+        out.push_str(body.trim_matches('\n'));
+        out.push_str("\n\n`resetall\n`default_nettype wire\n");
+        out
+    }
+
     /// Register clock period in ns, for constraints.
     pub fn reg_clock_period_ns(&self) -> f64 {
         1000.0 / self.reg_clock_mhz

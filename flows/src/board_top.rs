@@ -235,21 +235,6 @@ fn conns(pairs: &[(String, String)]) -> String {
         .collect()
 }
 
-/// The house prologue and epilogue of generated Verilog, after the banner
-/// (the same as `gen::rtl::verilog_file`).
-fn verilog_file(design: &config::Design, body: &str) -> String {
-    let mut out = String::new();
-    for line in design.banner() {
-        out.push_str("// ");
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out.push_str("`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n");
-    out.push_str(body.trim_matches('\n'));
-    out.push_str("\n\n`resetall\n`default_nettype wire\n");
-    out
-}
-
 /// A black-box module: its ports, outputs tied low and inputs gathered in an
 /// `unused_*` net so the stub itself is lint-clean. Synthesis ignores the body.
 fn stub_module(name: &str, header: &str, groups: &[(String, Vec<P>)]) -> String {
@@ -464,8 +449,8 @@ pub fn render_board_top(
     ));
 
     Ok(vec![
-        (files.top, verilog_file(design, &body)),
-        (files.toe_stub, verilog_file(design, &toe_text)),
-        (files.platform_stub, verilog_file(design, &plat_text)),
+        (files.top, design.verilog_file(&body)),
+        (files.toe_stub, design.verilog_file(&toe_text)),
+        (files.platform_stub, design.verilog_file(&plat_text)),
     ])
 }

@@ -93,20 +93,6 @@ pub fn register_file_module(design: &config::Design) -> String {
     format!("{}_regs", design.name)
 }
 
-/// Wraps a Verilog body in the house prologue and epilogue, after the banner.
-pub fn verilog_file(design: &config::Design, body: &str) -> String {
-    let mut out = String::new();
-    for line in design.banner() {
-        out.push_str("// ");
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out.push_str("`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n");
-    out.push_str(body.trim_matches('\n'));
-    out.push_str("\n\n`resetall\n`default_nettype wire\n");
-    out
-}
-
 /// The Verilog files and what the rest of the build needs to know of them.
 pub struct Rtl {
     pub files: Vec<GeneratedFile>,
@@ -156,9 +142,9 @@ pub fn generate(design: &config::Design, map: &regmap::RegisterMap) -> Result<Rt
     let filelist = sources.iter().map(|s| format!("{s}\n")).collect();
     Ok(Rtl {
         files: vec![
-            GeneratedFile { path: session_path, contents: verilog_file(design, &session_text) },
-            GeneratedFile { path: regs_path, contents: verilog_file(design, &regs_text) },
-            GeneratedFile { path: top_path, contents: verilog_file(design, &top_text) },
+            GeneratedFile { path: session_path, contents: design.verilog_file(&session_text) },
+            GeneratedFile { path: regs_path, contents: design.verilog_file(&regs_text) },
+            GeneratedFile { path: top_path, contents: design.verilog_file(&top_text) },
             GeneratedFile { path: FILELIST.to_string(), contents: filelist },
         ],
         sources,
@@ -313,8 +299,8 @@ pub fn datapath_harness(design: &config::Design, module: &str) -> Result<Vec<Gen
     .render()
     .map_err(|e| GenError::Template(e.to_string()))?;
     Ok(vec![
-        GeneratedFile { path: format!("{datapath}.v"), contents: verilog_file(design, &text) },
-        GeneratedFile { path: format!("{module}.v"), contents: verilog_file(design, &top) },
+        GeneratedFile { path: format!("{datapath}.v"), contents: design.verilog_file(&text) },
+        GeneratedFile { path: format!("{module}.v"), contents: design.verilog_file(&top) },
     ])
 }
 
