@@ -51,9 +51,7 @@ fn regfile_model(
     map_edit(&mut map);
     map.validate().map_err(|e| hdl::verilog::HdlError(e.to_string()))?;
     let body = hdl::register_file::register_file_verilog(&design, &map, top)?;
-    let file =
-        format!("`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n{body}\n`resetall\n`default_nettype wire\n");
-    Ok((top.to_string(), file))
+    Ok((top.to_string(), design.verilog_file(&body)))
 }
 
 fn regfile_default() -> Result<(String, String), hdl::verilog::HdlError> {
