@@ -1,6 +1,7 @@
 //! One TCP session's user logic: the transmit path (traffic generator behind
 //! a rate limiter) and the receive path (rate limiter in front of the data
-//! verifier). The session controller joins them here next.
+//! verifier): the session's datapath. The session controller
+//! (`controller.rs`) wraps it and drives its start/abort/end pulses.
 //!
 //! ```text
 //!   tx_start/abort, sizes, pattern --> TrafficGenerator --> RateLimiter(tx_percent) --> tx_t* (to the TOE)
@@ -8,9 +9,9 @@
 //! ```
 //!
 //! The TX limiter gates `tx_tvalid`, the RX limiter gates `rx_tready`, so a
-//! limited receiver pushes back on the TOE. The assembly (`gen`) instantiates
-//! one `<design>_session` module per configured session inside the top; the
-//! top's port names are `s<n>_<port>`.
+//! limited receiver pushes back on the TOE. In the product the controller
+//! instantiates it as `datapath`; the testbench also builds it alone as a
+//! harness (`toe_gen::rtl::datapath_harness`) with ports `s<n>_<port>`.
 
 use rust_hdl::prelude::*;
 

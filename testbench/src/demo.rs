@@ -227,10 +227,7 @@ pub fn run(sc: &Scenario, seed: u64) -> Outcome {
         results.push((leg.board, leg.session, r));
         let verification = if r.error { cause_name(r.error_cause) } else if r.done { "ok".into() } else { "not done".into() };
         for dir in [Dir::Tx, Dir::Rx] {
-            let moves = match (leg.test.mode, dir) {
-                (Mode::Send, Dir::Tx) | (Mode::Receive, Dir::Rx) | (Mode::FullDuplex, _) => true,
-                _ => false,
-            };
+            let moves = matches!((leg.test.mode, dir), (Mode::Send, Dir::Tx) | (Mode::Receive, Dir::Rx) | (Mode::FullDuplex, _));
             if !moves {
                 continue;
             }
