@@ -25,6 +25,8 @@ const NARROW: &[(&str, &str)] = &[
 const MODELS: &[(&str, &[(&str, &str)])] = &[
     // The default design: register file and 4 sessions of 1024 bits.
     ("top1024", &[]),
+    // Two sessions of 64 bits: the controller and the top at the narrowest bus.
+    ("top64", NARROW),
 ];
 
 /// Datapath harnesses (`toe_gen::rtl::datapath_harness`): the sessions'

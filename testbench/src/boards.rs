@@ -26,7 +26,7 @@ use crate::axil::{Checker, Master, Timing, OKAY};
 use crate::clocks::TwoClocks;
 use crate::models::top1024;
 use crate::top1024_regs::regs;
-use crate::verilated::{Model, Port};
+use crate::verilated::{Model, ModelFns, Port};
 
 /// User clock period (250 MHz), ps.
 pub const USER_PS: u64 = 4_000;
@@ -109,14 +109,17 @@ pub struct Board {
 }
 
 impl Board {
-    fn new(seed: u64) -> Self {
-        let mut m = Model::new(&top1024::FNS);
+    fn new(fns: &'static ModelFns, seed: u64) -> Self {
+        let mut m = Model::new(fns);
+        // Sessions and width, from the model's own ports.
+        let sessions = (0..).take_while(|s| m.try_port(&format!("toe{s}_established")).is_some()).count();
+        let width = m.port("toe0_tx_tdata").width;
         let clocks = TwoClocks::new(&mut m, "user_clk", USER_PS, "s_axil_aclk", BUS_PS, 1_300);
         let axi = Master::new(&mut m, ChaCha8Rng::seed_from_u64(seed), Timing { max_delay: 2, ready_probability: 0.8 });
         let checker = Checker::new(&m, 2_000);
-        let toe = (0..top1024::SESSIONS).map(|s| ToePorts::resolve(&m, s)).collect();
-        let words = vec![0; top1024::DATA_WIDTH / 32];
-        let keep = vec![0; top1024::DATA_WIDTH / 8 / 32];
+        let toe = (0..sessions).map(|s| ToePorts::resolve(&m, s)).collect();
+        let words = vec![0; width / 32];
+        let keep = vec![0; (width / 8).div_ceil(32)];
         Board {
             init: m.port("toe_init"),
             init_done: m.port("toe_init_done"),
@@ -129,8 +132,8 @@ impl Board {
             axi,
             checker,
             toe,
-            outs: vec![SessionOutputs::default(); top1024::SESSIONS],
-            tvalid: vec![false; top1024::SESSIONS],
+            outs: vec![SessionOutputs::default(); sessions],
+            tvalid: vec![false; sessions],
             words,
             keep,
         }
@@ -138,7 +141,7 @@ impl Board {
 
     /// Drives the model's inputs for the coming user edge.
     fn apply(&mut self, ins: &[toe_model::SessionInputs], init_done: bool) {
-        let bytes = top1024::DATA_WIDTH / 8;
+        let bytes = self.words.len() * 4;
         self.m.set(self.init_done, u64::from(init_done));
         for (p, i) in self.toe.iter().zip(ins) {
             self.m.set(p.req_ready, u64::from(i.conn_req_ready));
@@ -272,16 +275,41 @@ pub struct TwoBoardSim {
 }
 
 impl TwoBoardSim {
+    /// Two default tops (`top1024`: 4 sessions of 1024 bits).
     pub fn new(seed: u64, link: LinkConfig, toe: ToeConfig) -> Self {
-        let toe = TwoBoards::new(top1024::SESSIONS, link, toe);
-        let mut sim = TwoBoardSim { boards: [Board::new(seed), Board::new(seed ^ 0x5a5a)], toe, user_cycles: 0 };
+        Self::with_model(&top1024::FNS, seed, link, toe)
+    }
+
+    /// Two copies of product model `fns`; `toe.beat_bytes` must match its width.
+    pub fn with_model(fns: &'static ModelFns, seed: u64, link: LinkConfig, toe: ToeConfig) -> Self {
+        let boards = [Board::new(fns, seed), Board::new(fns, seed ^ 0x5a5a)];
+        assert_eq!(toe.beat_bytes * 8, boards[0].words.len() * 32, "ToeConfig::beat_bytes must match the model's width");
+        let toe = TwoBoards::new(boards[0].toe.len(), link, toe);
+        let mut sim = TwoBoardSim { boards, toe, user_cycles: 0 };
         sim.reset();
         sim
+    }
+
+    /// Sessions of each board.
+    pub fn sessions(&self) -> usize {
+        self.boards[0].toe.len()
     }
 
     /// Default link (200G, 99.0 bytes per cycle) and TOE (1 MB buffers).
     pub fn standard(seed: u64) -> Self {
         Self::new(seed, LinkConfig::default(), ToeConfig::new(top1024::DATA_WIDTH / 8))
+    }
+
+    /// Checks that board `b`'s register file is the one the accessors
+    /// describe for the sessions it has: the `id`, and `info.sessions`
+    /// equal to the model's session count. The accessors are those of the
+    /// default design; a design with fewer sessions has its session blocks at
+    /// the same addresses (the map places block s at BASE + s * STRIDE), and a
+    /// wrong address would answer SLVERR, which every access checks.
+    pub fn check_identity(&mut self, b: usize) {
+        assert_eq!(self.read(b, regs::info::ID), regs::ID_MAGIC, "board {b}: not a TOE user-logic register file");
+        let sessions = regs::info::sessions::COUNT.get(self.read(b, regs::info::SESSIONS));
+        assert_eq!(sessions as usize, self.sessions(), "board {b}: info.sessions");
     }
 
     /// User-clock cycles simulated so far.

@@ -35,4 +35,5 @@ pub mod models {
     pub use crate::generated::regfile;
     pub use crate::generated::regfile_alt;
     pub use crate::generated::top1024;
+    pub use crate::generated::top64;
 }

@@ -305,3 +305,49 @@ fn register_programmed_send_matches_the_token_bucket_model() {
     assert!(offsets.iter().all(|&o| o == offsets[0]), "latency varies: {offsets:?}");
     assert!((0..=4).contains(&offsets[0]), "latency {} cycles", offsets[0]);
 }
+
+/// The narrowest configuration (2 sessions of 64 bits, model `top64`):
+/// session 0 full duplex, session 1 half duplex, sizes that end in a partial
+/// beat. The bus (8 bytes a cycle, 2,000 MB/s) is the limit, not the link.
+#[test]
+fn two_sessions_of_64_bits_full_and_half_duplex() {
+    let seed = seed::from_env("two_sessions_of_64_bits");
+    let mut sim = TwoBoardSim::with_model(&testbench::models::top64::FNS, seed, LinkConfig::default(), ToeConfig::new(8));
+    for b in 0..2 {
+        sim.check_identity(b);
+    }
+    let size = 1_000_003;
+    let legs = [
+        (0, 0, SessionTest::new(Mode::FullDuplex, size, false)),
+        (1, 0, SessionTest::new(Mode::FullDuplex, size, true)),
+        (0, 1, SessionTest::new(Mode::Receive, size + 2, false)),
+        (1, 1, SessionTest::new(Mode::Send, size + 2, true)),
+    ];
+    for (b, s, t) in &legs {
+        sim.program(*b, *s, t);
+        let (fpga, target) = demo::ports(*b, *s);
+        sim.ports(*b, *s, fpga, target);
+    }
+    for (b, s, t) in &legs {
+        if !t.client {
+            sim.start(*b, *s);
+        }
+    }
+    for (b, s, t) in &legs {
+        if t.client {
+            sim.start(*b, *s);
+        }
+    }
+    let all: Vec<_> = legs.iter().map(|(b, s, _)| (*b, *s)).collect();
+    assert!(sim.wait_idle(&all, 2_000, 400_000));
+    let khz = sim.user_clock_khz(0);
+    for (b, s, t) in &legs {
+        let r = sim.result(*b, *s);
+        assert!(r.done && !r.error && r.closed && r.err_count == 0, "board {b} session {s}: {r:?}");
+        let bytes = if t.mode == Mode::Send { r.tx_bytes } else { r.rx_bytes };
+        assert_eq!(bytes, t.transfer_size, "board {b} session {s}");
+        let mb_s = r.mb_s(bytes, khz);
+        assert!((mb_s / 2_000.0 - 1.0).abs() <= 0.01, "board {b} session {s}: {mb_s:.1} MB/s, expected 2,000 (8 bytes x 250 MHz)");
+    }
+    assert!(sim.toe.violations().is_empty(), "{:?}", sim.toe.violations());
+}
