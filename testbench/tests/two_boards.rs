@@ -351,3 +351,33 @@ fn two_sessions_of_64_bits_full_and_half_duplex() {
     }
     assert!(sim.toe.violations().is_empty(), "{:?}", sim.toe.violations());
 }
+
+/// `ctrl.start` is ignored while the session is busy (the running transfer
+/// goes on untouched) and with test mode `disabled` (nothing happens).
+#[test]
+fn start_is_ignored_while_busy_and_when_disabled() {
+    let mut sim = quick_sim("start_ignored");
+    let size = 1 << 20;
+    half_duplex(&mut sim, size, size);
+    sim.start(0, 0);
+    sim.start(1, 0);
+    sim.run(3_000);
+    let r = testbench::top1024_regs::regs::session(0).unwrap();
+    let before = sim.read_wide(1, r.tx_bytes());
+    assert!(before > 0 && before < size);
+    sim.write(1, r.ctrl(), testbench::top1024_regs::regs::session::ctrl::START.word(1).unwrap());
+    assert!(sim.read_wide(1, r.tx_bytes()) >= before, "a second start must not restart the counters");
+    assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 50_000));
+    let (rx, tx) = (sim.result(0, 0), sim.result(1, 0));
+    assert!(rx.done && !rx.error && rx.rx_bytes == size, "{rx:?}");
+    assert!(tx.done && !tx.error && tx.tx_bytes == size, "{tx:?}");
+    // Disabled: start does nothing at all.
+    sim.program(1, 1, &SessionTest::new(Mode::Send, size, true));
+    let s1 = testbench::top1024_regs::regs::session(1).unwrap();
+    let disabled = testbench::top1024_regs::regs::session::test_config::TEST_MODE.word(0).unwrap();
+    sim.write(1, s1.test_config(), disabled);
+    sim.start(1, 1);
+    sim.run(1_000);
+    let res = sim.result(1, 1);
+    assert!(!res.busy && !res.done && !res.error && res.tx_bytes == 0, "{res:?}");
+}
