@@ -174,6 +174,10 @@ fn a_corrupted_byte_is_reported_with_its_word() {
     let expected = pattern::word_at(offset / 4);
     assert_eq!(sim.read(0, r.err_expected()), expected);
     assert_eq!(sim.read(0, r.err_received()), expected ^ (0x40 << (8 * (offset % 4))));
+    // ctrl.clear_errors empties the record and the count.
+    sim.write(0, r.ctrl(), testbench::top1024_regs::regs::session::ctrl::CLEAR_ERRORS.word(1).unwrap());
+    sim.run(10);
+    assert_eq!((sim.read(0, r.err_count()), sim.read_wide(0, r.err_offset())), (0, 0));
 }
 
 #[test]
