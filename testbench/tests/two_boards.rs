@@ -385,3 +385,29 @@ fn start_is_ignored_while_busy_and_when_disabled() {
     let res = sim.result(1, 1);
     assert!(!res.busy && !res.done && !res.error && res.tx_bytes == 0, "{res:?}");
 }
+
+/// Software restarts a session right after aborting it, before the peer has
+/// closed the old connection: the TOE resets the old connection (the peer
+/// sees it as an error) and nothing waits on it; both sessions end in a
+/// status, and a clean transfer follows.
+#[test]
+fn restart_right_after_abort_does_not_hang() {
+    let mut sim = quick_sim("restart_after_abort");
+    let size = 4 << 20;
+    half_duplex(&mut sim, size, size);
+    sim.start(0, 0);
+    sim.start(1, 0);
+    sim.run(5_000);
+    sim.abort(1, 0);
+    sim.start(1, 0);
+    assert!(sim.wait_idle(&[(0, 0), (1, 0)], 200, 60_000), "no session may hang");
+    let (rx, tx) = (sim.result(0, 0), sim.result(1, 0));
+    assert!(rx.error && tx.error, "receiver {rx:?}, sender {tx:?}");
+    assert!(sim.toe.violations().is_empty(), "{:?}", sim.toe.violations());
+    sim.run(2_000);
+    half_duplex(&mut sim, 1 << 18, 1 << 18);
+    sim.start(0, 0);
+    sim.start(1, 0);
+    assert!(sim.wait_idle(&[(0, 0), (1, 0)], 500, 50_000));
+    assert!(sim.result(0, 0).done && sim.result(1, 0).done);
+}

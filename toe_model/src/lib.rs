@@ -103,8 +103,11 @@
 //! * `established` falls when the session has sent its FIN and `peer_closed`
 //!   is high (fully closed). `peer_port/mss/window_scale` and `peer_closed`
 //!   keep their values until the next open request.
-//! * An open request while the session still has a connection (or listens) is a
-//!   protocol violation and is ignored.
+//! * An open request while the session still has a connection (it aborted and
+//!   starts again before the peer closed) resets that connection: an RST goes
+//!   to the peer (which sees `conn_error`) and the new request is taken. While
+//!   listening, the listen is replaced. So a restart after an abort never
+//!   waits on the old peer.
 //!
 //! # Initialisation
 //!
@@ -182,7 +185,7 @@
 //! without `tlast`; data after a partial beat before the close; TX data while
 //! the session is not established or after its close request (reported once
 //! per open request); `conn_req_valid` dropped or the request changed while
-//! not ready; an open request while the session is busy; `outs` of the wrong
+//! not ready; `outs` of the wrong
 //! length; and model-internal inconsistencies (receive buffer overflow), which
 //! would be bugs here. At most [`MAX_VIOLATIONS`] messages are kept,
 //! [`TwoBoards::violation_count`] counts all.
@@ -1215,16 +1218,15 @@ fn request(
 ) -> bool {
     if req.open {
         if sess.state != State::Idle {
-            log.push(
-                cycle,
-                b,
-                s,
-                format!(
-                    "open request while the session is busy ({:?}); ignored",
-                    sess.state
-                ),
-            );
-            return false;
+            // The previous connection is not closed yet (the user logic
+            // aborted and starts again before the peer closed): the TOE
+            // reuses the session, so it resets the old connection (RST to the
+            // peer, which sees `conn_error`) and takes the new request.
+            if !matches!(sess.state, State::Listening { .. }) {
+                stats.rsts += 1;
+                link.send(cycle + lat, sess.conn, Kind::Rst);
+            }
+            sess.drop_connection();
         }
         sess.peer_closed = false;
         sess.conn_error = false;

@@ -695,12 +695,31 @@ fn violations_are_reported() {
     raw.step();
     raw.expect("after its close request");
 
-    // Open while busy.
+}
+
+/// A new open on a session whose connection is still open (the user logic
+/// aborted and restarts) resets the old connection: the peer gets
+/// `conn_error` one latency later, and the new open proceeds (here it is
+/// refused: nobody listens on its port any more).
+#[test]
+fn open_on_a_busy_session_resets_the_old_connection() {
     let mut raw = Raw::connected();
+    assert!(raw.tb.drive(1, &[false])[0].established);
     raw.out[0].conn_req_valid = true;
     raw.out[0].conn_req_open = true;
     raw.step();
-    raw.expect("open request while the session is busy");
+    raw.out[0].conn_req_valid = false;
+    for _ in 0..L + 1 {
+        raw.step();
+    }
+    let peer = raw.tb.drive(1, &[false])[0].clone();
+    assert!(peer.conn_error && !peer.established, "{peer:?}");
+    for _ in 0..L {
+        raw.step();
+    }
+    let own = raw.tb.drive(0, &[false])[0].clone();
+    assert!(own.conn_error && !own.established, "the new open is refused: {own:?}");
+    assert!(raw.tb.violations().is_empty(), "{:?}", raw.tb.violations());
 }
 
 #[test]
