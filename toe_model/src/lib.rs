@@ -1005,9 +1005,6 @@ impl TwoBoards {
                         cycle,
                         lat,
                         clk,
-                        log,
-                        b,
-                        s,
                     ) {
                         self.next_conn += 1;
                     }
@@ -1212,9 +1209,6 @@ fn request(
     cycle: u64,
     lat: u64,
     clk: i64,
-    log: &mut Log,
-    b: usize,
-    s: usize,
 ) -> bool {
     if req.open {
         if sess.state != State::Idle {
