@@ -65,8 +65,9 @@ pub struct TotalCheck {
 #[derive(Clone, Debug)]
 pub struct Scenario {
     pub name: &'static str,
-    /// Where the figure comes from in the reference demo.
-    pub figure: &'static str,
+    /// Where the reference figures come from, as the table's heading shows it:
+    /// a figure of the reference demo, or how the figure was derived.
+    pub source: &'static str,
     pub legs: Vec<Leg>,
     pub checks: Vec<Check>,
     pub totals: Vec<TotalCheck>,
@@ -106,7 +107,7 @@ pub fn scenarios() -> Vec<Scenario> {
     const MB: u64 = 1 << 20;
     let one = Scenario {
         name: "1 session half duplex",
-        figure: "4-4",
+        source: "reference figure 4-4",
         legs: half_duplex(0, 4 * MB, 100).to_vec(),
         checks: vec![
             Check { board: 0, session: 0, dir: Dir::Rx, reference: 24_750.0 },
@@ -117,7 +118,7 @@ pub fn scenarios() -> Vec<Scenario> {
     };
     let four = Scenario {
         name: "4 sessions half duplex",
-        figure: "4-5",
+        source: "reference figure 4-5",
         legs: (0..4).flat_map(|s| half_duplex(s, 3 * MB, 100)).collect(),
         checks: (0..4).map(|s| Check { board: 0, session: s, dir: Dir::Rx, reference: 6_188.0 }).collect(),
         totals: vec![TotalCheck { board: 0, dir: Dir::Rx, reference: 24_752.0 }, TotalCheck { board: 1, dir: Dir::Tx, reference: 24_752.0 }],
@@ -128,7 +129,7 @@ pub fn scenarios() -> Vec<Scenario> {
     // limited sessions for its whole run: 32 MB at ~79.8 B/cycle, 2.75 MB at 6.4.
     let limited = Scenario {
         name: "4 sessions, RX of 1-3 at 5 %",
-        figure: "4-7",
+        source: "reference figure 4-7",
         legs: (0..4).flat_map(|s| if s == 0 { half_duplex(0, 32 * MB, 100) } else { half_duplex(s, 11 * MB / 4, 5) }).collect(),
         checks: (0..4)
             .map(|s| Check { board: 0, session: s, dir: Dir::Rx, reference: if s == 0 { 19_954.0 } else { 1_600.0 } })
@@ -139,9 +140,9 @@ pub fn scenarios() -> Vec<Scenario> {
         // enough to simulate cannot average out (see docs/two_board_sim.md).
         rx_buffer: 64 * 1024,
     };
-    let fd = |n: usize, figure: &'static str| Scenario {
+    let fd = |n: usize, source: &'static str| Scenario {
         name: if n == 2 { "2 sessions full duplex" } else { "4 sessions full duplex" },
-        figure,
+        source,
         legs: (0..n).flat_map(|s| full_duplex(s, 12 * MB / n as u64)).collect(),
         checks: vec![],
         totals: (0..2)
@@ -154,7 +155,7 @@ pub fn scenarios() -> Vec<Scenario> {
     // half the link each).
     let mixed = Scenario {
         name: "mixed: 2 send, 2 receive",
-        figure: "(3-13 style)",
+        source: "no figure in the reference: half the link each",
         legs: (0..4)
             .flat_map(|s| {
                 let mut legs = half_duplex(s, 6 * MB, 100);
@@ -169,7 +170,7 @@ pub fn scenarios() -> Vec<Scenario> {
         totals: vec![],
         rx_buffer: MB,
     };
-    vec![one, four, limited, fd(2, "4-8"), fd(4, "4-9"), mixed]
+    vec![one, four, limited, fd(2, "reference figure 4-8"), fd(4, "reference figure 4-9"), mixed]
 }
 
 /// The outcome of one scenario.
@@ -266,9 +267,9 @@ pub fn run(sc: &Scenario, seed: u64) -> Outcome {
 /// The report table, in the demo console's terms.
 pub fn table(sc: &Scenario, out: &Outcome) -> String {
     let mut s = format!(
-        "{} (reference figure {}), {} user cycles simulated, RX buffer {} KB\n",
+        "{} ({}), {} user cycles simulated, RX buffer {} KB\n",
         sc.name,
-        sc.figure,
+        sc.source,
         out.cycles,
         sc.rx_buffer / 1024
     );
