@@ -1,36 +1,18 @@
-//! A verilated model driven from Rust through the shim that `build.rs` renders.
+//! A verilated model driven from Rust through the shim that `build.rs` renders
+//! with the `verilate` crate (or that `verilate::load_cached` builds at run
+//! time: [`Model::new`] takes either's [`ModelFns`]).
 //!
 //! Ports are looked up by name once ([`Model::port`]) and then read and
 //! written through a pointer into the model's own storage, so a cycle costs
 //! little more than the model's `eval`. A model is not `Send`: it stays on the
 //! thread that made it, and each has its own `VerilatedContext`.
 
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::{c_void, CString};
 use std::path::PathBuf;
 
-/// One port as the verilated header declares it.
-#[derive(Clone, Copy, Debug)]
-pub struct PortInfo {
-    pub name: &'static str,
-    /// 8, 16, 32 or 64 for scalar storage; 0 for a wide (`VlWide`) port.
-    pub kind: u32,
-    pub width: usize,
-    /// 32-bit words of a wide port.
-    pub words: usize,
-    pub output: bool,
-}
-
-/// The C entry points of one model kind.
-pub struct ModelFns {
-    pub name: &'static str,
-    pub new: unsafe extern "C" fn() -> *mut c_void,
-    pub eval: unsafe extern "C" fn(*mut c_void),
-    pub delete: unsafe extern "C" fn(*mut c_void),
-    pub port: unsafe extern "C" fn(*mut c_void, u32) -> *mut c_void,
-    pub trace_open: unsafe extern "C" fn(*mut c_void, *const c_char),
-    pub trace_dump: unsafe extern "C" fn(*mut c_void, u64),
-    pub ports: &'static [PortInfo],
-}
+/// The port table and entry points of a model, from the `verilate` crate
+/// (shared with models built at run time by `verilate::load_cached`).
+pub use verilate::{ModelFns, PortInfo};
 
 /// A resolved port of one model.
 #[derive(Clone, Copy, Debug)]

@@ -1,0 +1,174 @@
+//! The one recipe that verilates a generated top and binds its ports to Rust.
+//!
+//! # The recipe
+//!
+//! 1. Run Verilator on the top's sources ([`Verilation`]):
+//!    `verilator --cc --build -j 2 -O3 --x-assign fast --x-initial fast
+//!    --prefix V<model> --top-module <top> -Mdir <obj> -CFLAGS "-fPIC -O2"
+//!    [<waivers.vlt>] <sources> [--trace-fst]`. Verilator writes the C++ model
+//!    and compiles it into one archive ([`find_archive`]).
+//! 2. Read the ports from the verilated header `V<model>.h`
+//!    ([`parse_ports`]): `VL_IN8(&name,msb,lsb);`, `VL_OUTW(&name,msb,lsb,words);`...
+//! 3. Render a C++ shim ([`render_shim`]) with C entry points per model:
+//!    `<model>_new`, `_eval`, `_delete`, `_port(model, index)` (a pointer
+//!    into the model's storage of port `index`, in header order),
+//!    `_trace_open` and `_trace_dump` (no-ops unless built with tracing).
+//!    Each model gets its own `VerilatedContext`.
+//! 4. Describe the ports to Rust as a [`PortInfo`] table, and the entry
+//!    points as a [`ModelFns`]; a driver (the testbench's `Model`) finds
+//!    ports by name in the table and reads and writes them through `_port`.
+//!
+//! # Build time: models linked into a crate
+//!
+//! [`StaticModels`] is for a build script (the testbench's `build.rs`): for
+//! each model it runs the recipe under `OUT_DIR/<model>/obj`, and renders the
+//! Rust port table (`models.rs`: one module per model with `extern "C"`
+//! declarations, `PORTS` and `FNS`). The build script compiles the shims and
+//! the Verilator runtime with the `cc` crate from the lists
+//! [`StaticModels`] gives, then [`StaticModels::finish`] prints the link lines
+//! of the model archives and writes the table. Failures panic with a message
+//! naming the model, as a build script should.
+//!
+//! # Run time: models built on first use, cached
+//!
+//! [`load_cached`] runs the same recipe for sources known only at run time
+//! (a user's configuration), links the result into one shared library, loads
+//! it and returns its [`ModelFns`]. The port table comes from the same parsed
+//! header: the run-time shim also exports `<model>_port_count()` and
+//! `<model>_port_info(index, &kind, &width, &words, &output) -> name`
+//! ([`render_port_table`]), so the library describes itself and no side file
+//! can disagree with it. Failures are [`Error`]s that say what failed
+//! (Verilator missing, Verilator's complaint, the compiler's complaint).
+//!
+//! The cache, under a root the caller chooses, one folder per key (the
+//! caller's choice: the virtual board uses its configuration's hash):
+//!
+//! ```text
+//! <cache_root>/
+//!   <key>/
+//!     stamp                  what was built: recipe, key, model, top, Verilator
+//!                            version, sources fingerprint, library file name
+//!     src/<path>             the sources as given
+//!     obj/                   Verilator's output (V<model>.h, the archive...)
+//!     <model>_shim.cpp       the C entry points and the port table
+//!     exports.map            the linker version script: only those entry points
+//!     lib<model>.<id>.so     the shared model
+//!   .tmp-<key>-<pid>-<id>/   a build under way (or interrupted: swept later)
+//! ```
+//!
+//! A folder is reused only when its stamp records the same recipe, key, model,
+//! top, Verilator version and sources, and its library exists; `rebuild`
+//! forces a fresh build. A build happens in a `.tmp-` folder that is renamed
+//! into place once complete (the stamp written last), so an interrupted build
+//! never leaves a half cache. Each build names its library with a fresh `<id>`
+//! because the dynamic loader returns an already loaded library for a path it
+//! has seen, so a model rebuilt within one process would otherwise not load.
+//!
+//! The shared library is one `g++ -shared -fPIC -O2 -std=c++17` of the shim,
+//! `$VERILATOR_ROOT/include/verilated.cpp`, `verilated_threads.cpp` and the
+//! model archive (`-Wl,--whole-archive`), so it carries its own copy of the
+//! Verilator runtime. An executable may contain other copies: statically
+//! linked models (the testbench's, possibly of another Verilator version),
+//! and every other run-time model brings one. Three things keep the copies
+//! apart. `-Wl,-Bsymbolic` binds the library's references to its own
+//! definitions, never to another copy in the process. A version script
+//! (`exports.map`) exports only the model's entry points, so nothing else
+//! can bind to the library's runtime, and its runtime cannot bind to another:
+//! without it, the thread-local "unique" statics of Verilator's inline
+//! functions (`VerilatedThreadMsgQueue::threadton()::t_s`) still bind to
+//! an executable's exported copy despite `-Bsymbolic`. And the library is
+//! loaded with `RTLD_LOCAL`. The library and its port
+//! table are leaked: the process keeps a model for its lifetime.
+
+mod cache;
+mod recipe;
+mod static_models;
+
+use std::ffi::{c_char, c_void};
+use std::fmt;
+
+pub use cache::{load_cached, load_library, Source, RECIPE_VERSION};
+pub use recipe::{
+    find_archive, parse_ports, render_port_table, render_rust, render_shim, verilator_root, verilator_version,
+    PortDecl, Verilation,
+};
+pub use static_models::StaticModels;
+
+/// One port as the verilated header declares it.
+#[derive(Clone, Copy, Debug)]
+pub struct PortInfo {
+    pub name: &'static str,
+    /// 8, 16, 32 or 64 for scalar storage; 0 for a wide (`VlWide`) port.
+    pub kind: u32,
+    pub width: usize,
+    /// 32-bit words of a wide port.
+    pub words: usize,
+    pub output: bool,
+}
+
+/// The C entry points of one model kind.
+pub struct ModelFns {
+    pub name: &'static str,
+    pub new: unsafe extern "C" fn() -> *mut c_void,
+    pub eval: unsafe extern "C" fn(*mut c_void),
+    pub delete: unsafe extern "C" fn(*mut c_void),
+    pub port: unsafe extern "C" fn(*mut c_void, u32) -> *mut c_void,
+    pub trace_open: unsafe extern "C" fn(*mut c_void, *const c_char),
+    pub trace_dump: unsafe extern "C" fn(*mut c_void, u64),
+    pub ports: &'static [PortInfo],
+}
+
+impl fmt::Debug for ModelFns {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModelFns").field("name", &self.name).field("ports", &self.ports).finish_non_exhaustive()
+    }
+}
+
+/// What went wrong verilating, compiling or loading a model at run time.
+#[derive(Debug)]
+pub enum Error {
+    /// `verilator` (or `g++`) could not be run at all.
+    ToolMissing { tool: &'static str, detail: String },
+    /// Verilator ran and failed: its output.
+    Verilator { top: String, output: String },
+    /// The compiler failed on the shared model: its output.
+    Compiler { model: String, output: String },
+    /// The shared library could not be loaded or lacks an entry point.
+    Load { path: String, detail: String },
+    /// A file could not be read or written.
+    Io { what: String, source: std::io::Error },
+    /// Bad arguments, or a Verilator output this recipe cannot read.
+    Invalid(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::ToolMissing { tool, detail } => {
+                write!(f, "cannot run `{tool}` ({detail}): install it with `make deps` or put it on PATH")
+            }
+            Error::Verilator { top, output } => write!(f, "verilator failed on top `{top}`:\n{}", output.trim_end()),
+            Error::Compiler { model, output } => {
+                write!(f, "g++ failed on the shared model `{model}`:\n{}", output.trim_end())
+            }
+            Error::Load { path, detail } => write!(f, "cannot load the shared model {path}: {detail}"),
+            Error::Io { what, source } => write!(f, "{what}: {source}"),
+            Error::Invalid(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// `Error::Io` with what was being done.
+pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
+    let what = what.into();
+    move |source| Error::Io { what, source }
+}

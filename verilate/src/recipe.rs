@@ -1,0 +1,296 @@
+//! The steps of the recipe, shared by the build-time and the run-time paths.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::{io, Error};
+
+/// One port read from the verilated header, with its name owned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortDecl {
+    pub name: String,
+    /// 8, 16, 32, 64 for scalars; 0 for VlWide.
+    pub kind: u32,
+    pub width: usize,
+    /// 32-bit words of a wide port, 0 for a scalar.
+    pub words: usize,
+    pub output: bool,
+}
+
+/// One run of Verilator: `top` of `sources` into the model `V<model>` under `obj_dir`.
+#[derive(Clone, Copy, Debug)]
+pub struct Verilation<'a> {
+    /// The model's name: a C identifier, the prefix of its entry points.
+    pub model: &'a str,
+    /// The top module.
+    pub top: &'a str,
+    pub sources: &'a [PathBuf],
+    /// A Verilator configuration file (`.vlt`) passed before the sources.
+    pub waivers: Option<&'a Path>,
+    /// Verilator's `-Mdir`.
+    pub obj_dir: &'a Path,
+    /// Adds `--trace-fst`.
+    pub trace: bool,
+}
+
+impl Verilation<'_> {
+    /// `V<model>`: the class Verilator writes, and the name of its header.
+    pub fn prefix(&self) -> String {
+        format!("V{}", self.model)
+    }
+
+    /// The verilated header, once Verilator has run.
+    pub fn header(&self) -> PathBuf {
+        self.obj_dir.join(format!("{}.h", self.prefix()))
+    }
+
+    /// The command of the recipe, not yet run.
+    pub fn command(&self) -> Command {
+        let prefix = self.prefix();
+        let mut cmd = Command::new("verilator");
+        cmd.args(["--cc", "--build", "-j", "2", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
+            .args(["--prefix", &prefix, "--top-module", self.top, "-Mdir"])
+            .arg(self.obj_dir)
+            .args(["-CFLAGS", "-fPIC -O2"]);
+        if let Some(waivers) = self.waivers {
+            cmd.arg(waivers);
+        }
+        cmd.args(self.sources);
+        if self.trace {
+            cmd.arg("--trace-fst");
+        }
+        cmd
+    }
+}
+
+fn verilator_missing(e: std::io::Error) -> Error {
+    Error::ToolMissing { tool: "verilator", detail: e.to_string() }
+}
+
+/// `verilator --getenv VERILATOR_ROOT`: its `include/` has `verilated.cpp`.
+pub fn verilator_root() -> Result<PathBuf, Error> {
+    let out = Command::new("verilator").arg("--getenv").arg("VERILATOR_ROOT").output().map_err(verilator_missing)?;
+    if !out.status.success() {
+        return Err(Error::ToolMissing {
+            tool: "verilator",
+            detail: format!(
+                "`verilator --getenv VERILATOR_ROOT` failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        });
+    }
+    Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+/// The first line of `verilator --version`, e.g. `Verilator 5.006 2023-01-22 rev (Debian 5.006-3)`.
+pub fn verilator_version() -> Result<String, Error> {
+    let out = Command::new("verilator").arg("--version").output().map_err(verilator_missing)?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().next().unwrap_or("").trim();
+    if !out.status.success() || line.is_empty() {
+        return Err(Error::ToolMissing {
+            tool: "verilator",
+            detail: format!("`verilator --version` failed: {}", String::from_utf8_lossy(&out.stderr).trim()),
+        });
+    }
+    Ok(line.to_string())
+}
+
+/// The model archive Verilator built: 5.006 names it `V<prefix>__ALL.a`, later versions `libV<prefix>.a`.
+pub fn find_archive(obj: &Path, prefix: &str) -> Result<PathBuf, Error> {
+    for name in [format!("{prefix}__ALL.a"), format!("lib{prefix}.a")] {
+        let p = obj.join(name);
+        if p.exists() {
+            return Ok(p);
+        }
+    }
+    Err(Error::Invalid(format!("no model archive for {prefix} in {}", obj.display())))
+}
+
+/// Reads `VL_IN8(&name,msb,lsb);`, `VL_OUTW(&name,msb,lsb,words);` and friends, in header order.
+pub fn parse_ports(header: &str) -> Result<Vec<PortDecl>, Error> {
+    let mut ports = Vec::new();
+    for line in header.lines().map(str::trim) {
+        let Some(rest) = line.strip_prefix("VL_") else {
+            continue;
+        };
+        let Some((macro_name, args)) = rest.split_once('(') else {
+            continue;
+        };
+        let (output, kind) = match macro_name {
+            "IN8" => (false, 8),
+            "IN16" => (false, 16),
+            "IN" => (false, 32),
+            "IN64" => (false, 64),
+            "INW" => (false, 0),
+            "OUT8" => (true, 8),
+            "OUT16" => (true, 16),
+            "OUT" => (true, 32),
+            "OUT64" => (true, 64),
+            "OUTW" => (true, 0),
+            _ => continue,
+        };
+        let bad = || Error::Invalid(format!("unreadable port declaration in the verilated header: {line}"));
+        let args: Vec<&str> = args.trim_end_matches(");").split(',').map(str::trim).collect();
+        if args.len() < if kind == 0 { 4 } else { 3 } {
+            return Err(bad());
+        }
+        let name = args[0].trim_start_matches('&').to_string();
+        let msb: usize = args[1].parse().map_err(|_| bad())?;
+        let words = if kind == 0 { args[3].parse().map_err(|_| bad())? } else { 0 };
+        ports.push(PortDecl { name, kind, width: msb + 1, words, output });
+    }
+    if ports.is_empty() {
+        return Err(Error::Invalid("no ports found in the verilated header".into()));
+    }
+    Ok(ports)
+}
+
+/// The C++ shim: C entry points of `model` (class `prefix`), one
+/// `VerilatedContext` per instance; with `trace`, FST tracing.
+pub fn render_shim(model: &str, prefix: &str, ports: &[PortDecl], trace: bool) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "// Generated by the verilate crate: C entry points of model {model}.");
+    let _ = writeln!(s, "#include <cstdint>\n#include \"{prefix}.h\"\n#include \"verilated.h\"");
+    if trace {
+        let _ = writeln!(s, "#include \"verilated_fst_c.h\"");
+    }
+    let _ = writeln!(s, "namespace {{ struct Model {{ VerilatedContext* ctx; {prefix}* top; void* trace; }}; }}");
+    let _ = writeln!(s, "extern \"C\" {{");
+    let _ = writeln!(
+        s,
+        "void* {model}_new() {{ auto* m = new Model; m->ctx = new VerilatedContext; m->ctx->traceEverOn({t}); m->top = new {prefix}{{m->ctx, \"top\"}}; m->trace = nullptr; return m; }}",
+        t = trace
+    );
+    let _ = writeln!(s, "void {model}_eval(void* p) {{ static_cast<Model*>(p)->top->eval(); }}");
+    if trace {
+        let _ = writeln!(s, "void {model}_trace_open(void* p, const char* path) {{ auto* m = static_cast<Model*>(p); auto* t = new VerilatedFstC; m->top->trace(t, 99); t->open(path); m->trace = t; }}");
+        let _ = writeln!(s, "void {model}_trace_dump(void* p, uint64_t time) {{ auto* m = static_cast<Model*>(p); if (m->trace) static_cast<VerilatedFstC*>(m->trace)->dump(static_cast<uint64_t>(time)); }}");
+        let _ = writeln!(s, "static void {model}_trace_close(Model* m) {{ if (m->trace) {{ auto* t = static_cast<VerilatedFstC*>(m->trace); t->close(); delete t; m->trace = nullptr; }} }}");
+    } else {
+        let _ = writeln!(s, "void {model}_trace_open(void*, const char*) {{}}");
+        let _ = writeln!(s, "void {model}_trace_dump(void*, uint64_t) {{}}");
+        let _ = writeln!(s, "static void {model}_trace_close(Model*) {{}}");
+    }
+    let _ = writeln!(s, "void {model}_delete(void* p) {{ auto* m = static_cast<Model*>(p); {model}_trace_close(m); m->top->final(); delete m->top; delete m->ctx; delete m; }}");
+    let _ = writeln!(s, "void* {model}_port(void* p, unsigned index) {{\n    auto* t = static_cast<Model*>(p)->top;\n    switch (index) {{");
+    for (i, port) in ports.iter().enumerate() {
+        let expr = if port.kind == 0 { format!("t->{}.data()", port.name) } else { format!("&t->{}", port.name) };
+        let _ = writeln!(s, "    case {i}: return static_cast<void*>({expr});");
+    }
+    let _ = writeln!(s, "    default: return nullptr;\n    }}\n}}\n}}");
+    s
+}
+
+/// C entry points that describe the ports, appended to the shim of a shared
+/// model so that the library carries its own port table:
+/// `uint32_t <model>_port_count()` and
+/// `const char* <model>_port_info(uint32_t index, uint32_t* kind, uint32_t* width, uint32_t* words, uint32_t* output)`
+/// (the name, or null past the last port).
+pub fn render_port_table(model: &str, ports: &[PortDecl]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "// The port table of model {model}, in the order of {model}_port.");
+    let _ = writeln!(
+        s,
+        "namespace {{ struct PortRow {{ const char* name; uint32_t kind, width, words, output; }};\nconst PortRow {model}_ports[] = {{"
+    );
+    for p in ports {
+        let _ = writeln!(s, "    {{{:?}, {}, {}, {}, {}}},", p.name, p.kind, p.width, p.words, u32::from(p.output));
+    }
+    let _ = writeln!(s, "}}; }}");
+    let _ = writeln!(s, "extern \"C\" {{");
+    let _ = writeln!(s, "uint32_t {model}_port_count() {{ return {}; }}", ports.len());
+    let _ = writeln!(s, "const char* {model}_port_info(uint32_t i, uint32_t* kind, uint32_t* width, uint32_t* words, uint32_t* output) {{");
+    let _ = writeln!(s, "    if (i >= {}) return nullptr;", ports.len());
+    let _ = writeln!(s, "    const PortRow& r = {model}_ports[i];");
+    let _ = writeln!(
+        s,
+        "    *kind = r.kind; *width = r.width; *words = r.words; *output = r.output;\n    return r.name;\n}}\n}}"
+    );
+    s
+}
+
+/// The Rust module of one statically linked model: `extern "C"` declarations
+/// of its entry points, `consts` (lines of the module body), `PORTS` and
+/// `FNS`. `types` is the path where `PortInfo` and `ModelFns` are seen from
+/// the including crate (`crate::verilated` in the testbench).
+pub fn render_rust(s: &mut String, model: &str, summary: &str, consts: &str, ports: &[PortDecl], types: &str) {
+    let _ = writeln!(s, "/// Model `{model}`: {summary}.");
+    let _ = writeln!(s, "pub mod {model} {{");
+    let _ = writeln!(s, "    extern \"C\" {{");
+    for f in ["new() -> *mut core::ffi::c_void", "eval(p: *mut core::ffi::c_void)", "delete(p: *mut core::ffi::c_void)"]
+    {
+        let _ = writeln!(s, "        pub fn {model}_{f};");
+    }
+    let _ =
+        writeln!(s, "        pub fn {model}_port(p: *mut core::ffi::c_void, index: u32) -> *mut core::ffi::c_void;");
+    let _ =
+        writeln!(s, "        pub fn {model}_trace_open(p: *mut core::ffi::c_void, path: *const core::ffi::c_char);");
+    let _ = writeln!(s, "        pub fn {model}_trace_dump(p: *mut core::ffi::c_void, time: u64);");
+    let _ = writeln!(s, "    }}");
+    s.push_str(consts);
+    let _ = writeln!(s, "    pub const PORTS: &[{types}::PortInfo] = &[");
+    for p in ports {
+        let _ = writeln!(
+            s,
+            "        {types}::PortInfo {{ name: {:?}, kind: {}, width: {}, words: {}, output: {} }},",
+            p.name, p.kind, p.width, p.words, p.output
+        );
+    }
+    let _ = writeln!(s, "    ];");
+    let _ = writeln!(s, "    pub const FNS: {types}::ModelFns = {types}::ModelFns {{ name: {model:?}, new: {model}_new, eval: {model}_eval, delete: {model}_delete, port: {model}_port, trace_open: {model}_trace_open, trace_dump: {model}_trace_dump, ports: PORTS }};");
+    let _ = writeln!(s, "}}");
+}
+
+/// Reads a file, saying which.
+pub(crate) fn read(path: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(io(format!("cannot read {}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "class Vm {\n  public:\n    VL_IN8(&clk,0,0);\n    VL_IN16(&a,9,0);\n    VL_IN(&b,31,0);\n    VL_OUT64(&c,40,0);\n    VL_INW(&w,99,0,4);\n    VL_OUTW(&o,99,0,4);\n    VL_OUT8(&q,7,0);\n};\n";
+
+    #[test]
+    fn parses_every_kind() {
+        let ports = parse_ports(HEADER).unwrap();
+        let got: Vec<_> = ports.iter().map(|p| (p.name.as_str(), p.kind, p.width, p.words, p.output)).collect();
+        assert_eq!(
+            got,
+            [
+                ("clk", 8, 1, 0, false),
+                ("a", 16, 10, 0, false),
+                ("b", 32, 32, 0, false),
+                ("c", 64, 41, 0, true),
+                ("w", 0, 100, 4, false),
+                ("o", 0, 100, 4, true),
+                ("q", 8, 8, 0, true)
+            ]
+        );
+    }
+
+    #[test]
+    fn no_ports_is_an_error() {
+        assert!(parse_ports("class Vm {};").is_err());
+        assert!(parse_ports("VL_INW(&w,99,0);").is_err());
+    }
+
+    #[test]
+    fn shim_and_table_name_every_port() {
+        let ports = parse_ports(HEADER).unwrap();
+        let shim = render_shim("m", "Vm", &ports, false);
+        assert!(shim.contains("case 4: return static_cast<void*>(t->w.data());"));
+        assert!(shim.contains("case 6: return static_cast<void*>(&t->q);"));
+        let table = render_port_table("m", &ports);
+        assert!(table.contains("{\"o\", 0, 100, 4, 1},"));
+        assert!(table.contains("uint32_t m_port_count() { return 7; }"));
+        let mut rust = String::new();
+        render_rust(&mut rust, "m", "a test", "", &ports, "crate::verilated");
+        assert!(
+            rust.contains("crate::verilated::PortInfo { name: \"w\", kind: 0, width: 100, words: 4, output: false },")
+        );
+    }
+}

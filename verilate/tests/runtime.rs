@@ -1,0 +1,333 @@
+//! Models verilated at run time into a cache, loaded and clocked through the
+//! raw entry points.
+//!
+//! Each test has its own cache in a temporary folder, so every first load
+//! really runs Verilator and g++ (a few seconds each for these modules).
+
+use std::ffi::c_void;
+use std::path::Path;
+use std::time::Instant;
+
+use verilate::{load_cached, Error, ModelFns, Source};
+
+/// An 8-bit counter with enable, a 100-bit input echoed to an output (wide
+/// `VlWide` ports), in a sub-folder of the sources.
+const COUNTER: &str = "\
+module counter(
+    input clk,
+    input rst,
+    input en,
+    output reg [7:0] count,
+    input [99:0] wide_in,
+    output [99:0] wide_out
+);
+    always @(posedge clk)
+        if (rst) count <= 8'd0;
+        else if (en) count <= count + 8'd1;
+    assign wide_out = wide_in;
+endmodule
+";
+
+/// A multiply-accumulate (16- and 32-bit inputs, 48-bit output) with a
+/// truncation that Verilator refuses unless the waivers file waives WIDTH.
+const MAC: &str = "\
+module mac(
+    input clk,
+    input rst,
+    input [15:0] a,
+    input [31:0] b,
+    output reg [47:0] acc,
+    output [7:0] low
+);
+    always @(posedge clk)
+        if (rst) acc <= 48'd0;
+        else acc <= acc + a * b;
+    assign low = a;
+endmodule
+";
+
+const WAIVERS: &str = "`verilator_config\nlint_off -rule WIDTH\n";
+
+fn counter_sources() -> Vec<Source> {
+    vec![Source { path: "rtl/counter.v".into(), contents: COUNTER.into() }]
+}
+
+/// Loads, keeping the log lines (also printed, for `--nocapture`).
+fn load(
+    model: &str,
+    top: &str,
+    sources: &[Source],
+    waivers: Option<&Path>,
+    key: &str,
+    root: &Path,
+    rebuild: bool,
+) -> (Result<&'static ModelFns, Error>, Vec<String>) {
+    let mut lines = Vec::new();
+    let start = Instant::now();
+    let result = load_cached(model, top, sources, waivers, key, root, rebuild, &mut |l| {
+        eprintln!("[{model}] {l}");
+        lines.push(l.to_string());
+    });
+    eprintln!("[{model}] load_cached: {:.1} s", start.elapsed().as_secs_f64());
+    (result, lines)
+}
+
+/// A live model driven through the raw entry points.
+struct Raw {
+    fns: &'static ModelFns,
+    handle: *mut c_void,
+}
+
+impl Raw {
+    fn new(fns: &'static ModelFns) -> Self {
+        // SAFETY: no preconditions.
+        let handle = unsafe { (fns.new)() };
+        assert!(!handle.is_null());
+        Raw { fns, handle }
+    }
+
+    fn ptr(&self, name: &str) -> (*mut c_void, verilate::PortInfo) {
+        let index = self.fns.ports.iter().position(|p| p.name == name).unwrap_or_else(|| panic!("no port {name}"));
+        // SAFETY: index is a port of this live model.
+        let p = unsafe { (self.fns.port)(self.handle, index as u32) };
+        assert!(!p.is_null());
+        (p, self.fns.ports[index])
+    }
+
+    fn set(&mut self, name: &str, value: u64) {
+        let (p, info) = self.ptr(name);
+        assert!(!info.output);
+        // SAFETY: p is the port's storage of the declared kind.
+        unsafe {
+            match info.kind {
+                8 => *(p as *mut u8) = value as u8,
+                16 => *(p as *mut u16) = value as u16,
+                32 => *(p as *mut u32) = value as u32,
+                64 => *(p as *mut u64) = value,
+                k => panic!("kind {k}"),
+            }
+        }
+    }
+
+    fn get(&self, name: &str) -> u64 {
+        let (p, info) = self.ptr(name);
+        // SAFETY: as in `set`.
+        unsafe {
+            match info.kind {
+                8 => u64::from(*(p as *const u8)),
+                16 => u64::from(*(p as *const u16)),
+                32 => u64::from(*(p as *const u32)),
+                64 => *(p as *const u64),
+                k => panic!("kind {k}"),
+            }
+        }
+    }
+
+    fn set_wide(&mut self, name: &str, words: &[u32]) {
+        let (p, info) = self.ptr(name);
+        assert_eq!((info.kind, info.words), (0, words.len()));
+        // SAFETY: a VlWide of `words` u32.
+        unsafe { std::slice::from_raw_parts_mut(p as *mut u32, info.words) }.copy_from_slice(words);
+    }
+
+    fn get_wide(&self, name: &str) -> Vec<u32> {
+        let (p, info) = self.ptr(name);
+        assert_eq!(info.kind, 0);
+        // SAFETY: as in `set_wide`.
+        unsafe { std::slice::from_raw_parts(p as *const u32, info.words) }.to_vec()
+    }
+
+    fn eval(&mut self) {
+        // SAFETY: live handle.
+        unsafe { (self.fns.eval)(self.handle) };
+    }
+
+    fn cycle(&mut self) {
+        self.set("clk", 1);
+        self.eval();
+        self.set("clk", 0);
+        self.eval();
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        // SAFETY: deleted once.
+        unsafe { (self.fns.delete)(self.handle) };
+    }
+}
+
+/// Resets the counter, counts 5 enabled cycles of 7, wraps past 255, and
+/// echoes a 100-bit value.
+fn check_counter(fns: &'static ModelFns) {
+    let mut m = Raw::new(fns);
+    m.set("rst", 1);
+    m.cycle();
+    m.set("rst", 0);
+    assert_eq!(m.get("count"), 0);
+    for i in 0..7 {
+        m.set("en", u64::from(i % 3 != 2));
+        m.cycle();
+    }
+    assert_eq!(m.get("count"), 5);
+    m.set("en", 1);
+    for _ in 0..300 {
+        m.cycle();
+    }
+    assert_eq!(m.get("count"), (5 + 300) % 256);
+    let value = [0xdead_beef, 0x0123_4567, 0x89ab_cdef, 0xf];
+    m.set_wide("wide_in", &value);
+    m.eval();
+    assert_eq!(m.get_wide("wide_out"), value);
+}
+
+fn stamp_library(dir: &Path) -> String {
+    let stamp = std::fs::read_to_string(dir.join("stamp")).unwrap();
+    stamp.lines().find_map(|l| l.strip_prefix("library=")).unwrap().to_string()
+}
+
+/// Only the finished folder is left in the cache root: no `.tmp-` or `.old-`.
+fn cache_entries(root: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(root).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn counter_built_at_run_time_counts_then_hits_the_cache_and_rebuilds() {
+    let root = tempfile::tempdir().unwrap();
+    let sources = counter_sources();
+
+    let (fns, log) = load("counter", "counter", &sources, None, "k1", root.path(), false);
+    let fns = fns.unwrap_or_else(|e| panic!("{e}"));
+    assert!(log.iter().any(|l| l.contains("(not cached)")), "{log:?}");
+    assert!(log.iter().any(|l| l.starts_with("verilating counter into ") && l.ends_with(" s")), "{log:?}");
+    assert!(log.iter().any(|l| l.starts_with("compiling shared model ") && l.ends_with(" s")), "{log:?}");
+    let names: Vec<_> = fns.ports.iter().map(|p| (p.name, p.kind, p.width, p.words, p.output)).collect();
+    assert_eq!(
+        names,
+        [
+            ("clk", 8, 1, 0, false),
+            ("rst", 8, 1, 0, false),
+            ("en", 8, 1, 0, false),
+            ("count", 8, 8, 0, true),
+            ("wide_in", 0, 100, 4, false),
+            ("wide_out", 0, 100, 4, true)
+        ]
+    );
+    check_counter(fns);
+    let dir = root.path().join("k1");
+    assert!(dir.join("src/rtl/counter.v").is_file());
+    assert!(dir.join("obj/Vcounter.h").is_file());
+    let first = stamp_library(&dir);
+    assert_eq!(cache_entries(root.path()), ["k1"]);
+    // The library exports its entry points and nothing else (no Verilator runtime).
+    let nm = std::process::Command::new("nm").args(["-D", "--defined-only"]).arg(dir.join(&first)).output().unwrap();
+    let mut exported: Vec<String> = String::from_utf8_lossy(&nm.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2).map(str::to_string))
+        .collect();
+    exported.sort();
+    let mut want: Vec<String> =
+        ["delete", "eval", "new", "port", "port_count", "port_info", "trace_dump", "trace_open"]
+            .iter()
+            .map(|e| format!("counter_{e}"))
+            .collect();
+    want.sort();
+    assert_eq!(exported, want);
+
+    // Again: a cache hit, no Verilator, the same library.
+    let (again, log) = load("counter", "counter", &sources, None, "k1", root.path(), false);
+    let again = again.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(log, [format!("cache hit {}", dir.display())]);
+    assert_eq!(stamp_library(&dir), first);
+    check_counter(again);
+
+    // Rebuild on request: Verilator runs again, a new library replaces the
+    // folder, and the model loaded before keeps working.
+    let (rebuilt, log) = load("counter", "counter", &sources, None, "k1", root.path(), true);
+    let rebuilt = rebuilt.unwrap_or_else(|e| panic!("{e}"));
+    assert!(log.iter().any(|l| l.contains("(rebuild requested)")), "{log:?}");
+    assert!(log.iter().any(|l| l.starts_with("verilating counter into ")), "{log:?}");
+    let second = stamp_library(&dir);
+    assert_ne!(second, first);
+    assert!(!dir.join(&first).exists());
+    assert_eq!(cache_entries(root.path()), ["k1"]);
+    check_counter(rebuilt);
+    check_counter(fns);
+
+    // Other sources under the same key are not served from the cache; a
+    // failed build leaves the cached folder as it was.
+    let mut broken = counter_sources();
+    broken[0].contents.push_str("module oops(;\n");
+    let (result, log) = load("counter", "counter", &broken, None, "k1", root.path(), false);
+    assert!(log.iter().any(|l| l.contains("(other sources)")), "{log:?}");
+    assert!(result.is_err());
+    assert_eq!(stamp_library(&dir), second);
+    assert_eq!(cache_entries(root.path()), ["k1"]);
+    let (fns, log) = load("counter", "counter", &sources, None, "k1", root.path(), false);
+    assert_eq!(log, [format!("cache hit {}", dir.display())]);
+    check_counter(fns.unwrap_or_else(|e| panic!("{e}")));
+}
+
+#[test]
+fn syntax_error_is_an_error_with_verilators_complaint() {
+    let root = tempfile::tempdir().unwrap();
+    let sources = [Source { path: "broken.v".into(), contents: "module broken(input clk;\nendmodule\n".into() }];
+    let (result, log) = load("broken", "broken", &sources, None, "bad", root.path(), false);
+    let err = result.expect_err("a syntax error must not load");
+    let message = err.to_string();
+    assert!(matches!(err, Error::Verilator { .. }), "{message}");
+    assert!(message.contains("verilator failed on top `broken`"), "{message}");
+    assert!(message.contains("broken.v:1:24: syntax error"), "{message}");
+    assert!(log.iter().any(|l| l.ends_with("(failed)")), "{log:?}");
+    // Nothing half-built is left behind.
+    assert!(cache_entries(root.path()).is_empty(), "{:?}", cache_entries(root.path()));
+}
+
+#[test]
+fn two_models_in_one_process() {
+    let root = tempfile::tempdir().unwrap();
+    let waivers = root.path().join("waivers.vlt");
+    std::fs::write(&waivers, WAIVERS).unwrap();
+    let mac_sources = [Source { path: "mac.v".into(), contents: MAC.into() }];
+
+    // Without its waiver, Verilator refuses the truncation.
+    let (result, _) = load("mac", "mac", &mac_sources, None, "mac-nowaiver", root.path(), false);
+    let message = result.expect_err("WIDTH is fatal").to_string();
+    assert!(message.contains("%Warning-WIDTH"), "{message}");
+
+    let (mac, _) = load("mac", "mac", &mac_sources, Some(&waivers), "mac", root.path(), false);
+    let mac = mac.unwrap_or_else(|e| panic!("{e}"));
+    let (counter, _) = load("counter", "counter", &counter_sources(), None, "counter", root.path(), false);
+    let counter = counter.unwrap_or_else(|e| panic!("{e}"));
+    let kinds: Vec<_> = mac.ports.iter().map(|p| (p.name, p.kind, p.width)).collect();
+    // Verilator declares the ports by storage size.
+    assert_eq!(kinds, [("clk", 8, 1), ("rst", 8, 1), ("low", 8, 8), ("a", 16, 16), ("b", 32, 32), ("acc", 64, 48)]);
+
+    // Both live at once, clocked in turn.
+    let mut m = Raw::new(mac);
+    let mut c = Raw::new(counter);
+    m.set("rst", 1);
+    m.cycle();
+    m.set("rst", 0);
+    c.set("rst", 1);
+    c.cycle();
+    c.set("rst", 0);
+    c.set("en", 1);
+    let mut expect: u64 = 0;
+    for i in 0..20u64 {
+        let (a, b) = (0xff00 + i, 0xffff_0000 + 3 * i);
+        m.set("a", a);
+        m.set("b", b);
+        m.cycle();
+        c.cycle();
+        expect = (expect + a * b) & ((1 << 48) - 1);
+        assert_eq!(m.get("acc"), expect, "cycle {i}");
+        assert_eq!(m.get("low"), a & 0xff);
+        assert_eq!(c.get("count"), i + 1);
+    }
+    drop(c);
+    check_counter(counter);
+}
