@@ -1,0 +1,611 @@
+//! The register server: Etherbone over TCP in, [`BusRequest`]s out to the
+//! simulation loop, answers back (the crate docs give the behaviour).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::{self, BufReader, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use crate::bus::{BusError, Op, RegisterBus};
+use crate::codec::{
+    read_packet, AddrSize, Packet, PacketHeader, Record, RecordFlags, BYTE_ENABLE_32,
+};
+
+/// Config space, byte address of the upper 32 bits of the connection's error
+/// shift register (the Etherbone specification's register at 0x0).
+pub const CONFIG_ERROR_HIGH: u32 = 0x0;
+/// Config space: lower 32 bits of the error shift register. Bit 0 is the most
+/// recent bus access of this connection, bit 1 the one before, and so on;
+/// a bit is 1 when that access failed.
+pub const CONFIG_ERROR_LOW: u32 = 0x4;
+/// Config space: the two words of the SDB address; this server has no SDB (0).
+pub const CONFIG_SDB_HIGH: u32 = 0x8;
+pub const CONFIG_SDB_LOW: u32 = 0xc;
+/// Config space (an addition to the specification's layout): the number of
+/// failed bus accesses of the whole server, all connections, modulo 2^32.
+pub const CONFIG_BUS_ERROR_COUNT: u32 = 0x10;
+
+/// What a read answers when its access failed: all ones, as a PCIe host reads
+/// from a failed or absent device.
+pub const FAILED_READ_VALUE: u32 = 0xffff_ffff;
+
+/// How the server introduces itself, and how long it waits for the simulation.
+///
+/// A connecting client first receives the line `<comm>:<host>:<port>`, ASCII,
+/// with no line terminator, in one write, as LiteX's `litex_server` sends it
+/// (for instance `CommUDP:localhost:1234`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerInfo {
+    comm: String,
+    host: String,
+    port: u16,
+    reply_timeout: Duration,
+}
+
+/// Why a server-information line is not acceptable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InfoError(String);
+
+impl fmt::Display for InfoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InfoError {}
+
+/// LiteX's client reads the line with one `recv(128)`.
+const INFO_MAX_LEN: usize = 128;
+
+impl ServerInfo {
+    /// The `comm` this crate's users announce: a simulated board, not real hardware.
+    pub const DEFAULT_COMM: &'static str = "CommVirtualBoard";
+    /// Below the 2 s after which LiteX's `RemoteClient` gives up on an answer,
+    /// so that a stalled simulation still yields an (error) answer in time.
+    pub const DEFAULT_REPLY_TIMEOUT: Duration = Duration::from_millis(1500);
+
+    /// `comm` names the interface, like LiteX's `CommUART`/`CommUDP`: letters,
+    /// digits and `_`. It must not contain `CommPCIe`: LiteX's client then
+    /// rebases every address on the PCIe CSR window.
+    pub fn new(comm: &str, host: &str, port: u16) -> Result<Self, InfoError> {
+        if comm.is_empty() || !comm.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return Err(InfoError(format!(
+                "server-information comm {comm:?} must be non-empty letters, digits and '_'"
+            )));
+        }
+        if comm.contains("CommPCIe") {
+            return Err(InfoError(format!(
+                "server-information comm {comm:?} must not contain \"CommPCIe\": LiteX's client would rebase every address"
+            )));
+        }
+        if host.is_empty() || !host.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(InfoError(format!(
+                "server-information host {host:?} must be non-empty printable ASCII without spaces"
+            )));
+        }
+        let info = ServerInfo {
+            comm: comm.to_string(),
+            host: host.to_string(),
+            port,
+            reply_timeout: Self::DEFAULT_REPLY_TIMEOUT,
+        };
+        let len = info.line().len();
+        if len > INFO_MAX_LEN {
+            return Err(InfoError(format!(
+                "server-information line is {len} bytes; LiteX's client reads at most {INFO_MAX_LEN}"
+            )));
+        }
+        Ok(info)
+    }
+
+    /// The line for a server listening on `addr` (host = its IP address).
+    pub fn for_addr(comm: &str, addr: SocketAddr) -> Result<Self, InfoError> {
+        ServerInfo::new(comm, &addr.ip().to_string(), addr.port())
+    }
+
+    /// How long the server waits for the simulation to answer a request
+    /// before answering the client that the accesses failed.
+    pub fn with_reply_timeout(mut self, timeout: Duration) -> Self {
+        self.reply_timeout = timeout;
+        self
+    }
+
+    pub fn comm(&self) -> &str {
+        &self.comm
+    }
+
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn reply_timeout(&self) -> Duration {
+        self.reply_timeout
+    }
+
+    /// `<comm>:<host>:<port>`.
+    pub fn line(&self) -> String {
+        format!("{}:{}:{}", self.comm, self.host, self.port)
+    }
+
+    /// Parses a line as a client receives it: comm up to the first `:`, port
+    /// after the last one, host in between (so an IPv6 host is fine).
+    pub fn parse(line: &str) -> Result<Self, InfoError> {
+        let bad = || {
+            InfoError(format!(
+                "server-information line {line:?} is not <comm>:<host>:<port>"
+            ))
+        };
+        let (comm, rest) = line.split_once(':').ok_or_else(bad)?;
+        let (host, port) = rest.rsplit_once(':').ok_or_else(bad)?;
+        let port = port.parse().map_err(|_| bad())?;
+        ServerInfo::new(comm, host, port)
+    }
+}
+
+/// The accesses of one Etherbone record, for the simulation loop to perform
+/// in order on the AXI4-Lite bus, as one uninterrupted sequence (another
+/// client's accesses come before or after, never in between).
+#[derive(Debug)]
+pub struct BusRequest {
+    ops: Vec<Op>,
+    reply: Sender<Vec<Result<u32, BusError>>>,
+}
+
+impl BusRequest {
+    pub fn ops(&self) -> &[Op] {
+        &self.ops
+    }
+
+    /// Answers with one result per op, in order (a write's value is ignored).
+    /// Errors should be [`BusError::Response`]. Returns false when nobody
+    /// waits any more (the client left, or the server's reply time-out passed).
+    pub fn respond(self, results: Vec<Result<u32, BusError>>) -> bool {
+        self.reply.send(results).is_ok()
+    }
+
+    /// Performs every op on `bus` and answers with the results.
+    pub fn execute<B: RegisterBus + ?Sized>(self, bus: &mut B) -> bool {
+        let results = self.ops.iter().map(|&op| bus.execute(op)).collect();
+        self.respond(results)
+    }
+}
+
+/// Serves `requests` with `bus` on a new thread until every sender is gone
+/// (the server stopped); the thread then returns the bus. This is what a
+/// simulation loop does, without the clock.
+pub fn serve_requests<B>(requests: Receiver<BusRequest>, mut bus: B) -> JoinHandle<B>
+where
+    B: RegisterBus + Send + 'static,
+{
+    thread::Builder::new()
+        .name("etherbone-bus".into())
+        .spawn(move || {
+            for request in requests {
+                request.execute(&mut bus);
+            }
+            bus
+        })
+        .expect("spawn the bus thread")
+}
+
+struct Shared {
+    info: ServerInfo,
+    stop: AtomicBool,
+    bus_errors: AtomicU64,
+    /// Open connections, so that stopping can shut them down.
+    conns: Mutex<HashMap<u64, TcpStream>>,
+    workers: Mutex<Vec<JoinHandle<()>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A running server. Dropping it stops it, as [`ServerHandle::stop`] does.
+pub struct ServerHandle {
+    shared: Arc<Shared>,
+    accept: Option<JoinHandle<()>>,
+    addr: SocketAddr,
+}
+
+impl ServerHandle {
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn info(&self) -> &ServerInfo {
+        &self.shared.info
+    }
+
+    /// Failed bus accesses since the start, all connections.
+    pub fn bus_errors(&self) -> u64 {
+        self.shared.bus_errors.load(Ordering::Relaxed)
+    }
+
+    /// Connections open now.
+    pub fn connections(&self) -> usize {
+        lock(&self.shared.conns).len()
+    }
+
+    /// Stops accepting, closes every connection and waits for the server's
+    /// threads, which takes at most a few tens of milliseconds. The request
+    /// receiver then reports the senders gone.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        if let Some(accept) = self.accept.take() {
+            let _ = accept.join();
+        }
+        for (_, stream) in lock(&self.shared.conns).drain() {
+            let _ = stream.shutdown(Shutdown::Both);
+        }
+        let workers = std::mem::take(&mut *lock(&self.shared.workers));
+        for w in workers {
+            let _ = w.join();
+        }
+    }
+}
+
+impl Drop for ServerHandle {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// How often the accept loop and a waiting connection look at the stop flag.
+const POLL: Duration = Duration::from_millis(10);
+
+/// Serves Etherbone on `listener`, one thread per connection. Every record's
+/// bus accesses arrive on the returned receiver as one [`BusRequest`].
+pub fn spawn_server(
+    listener: TcpListener,
+    info: ServerInfo,
+) -> io::Result<(ServerHandle, Receiver<BusRequest>)> {
+    let addr = listener.local_addr()?;
+    // Non-blocking so that the accept loop can see the stop flag.
+    listener.set_nonblocking(true)?;
+    let (tx, rx) = mpsc::channel();
+    let shared = Arc::new(Shared {
+        info,
+        stop: AtomicBool::new(false),
+        bus_errors: AtomicU64::new(0),
+        conns: Mutex::new(HashMap::new()),
+        workers: Mutex::new(Vec::new()),
+    });
+    let s = shared.clone();
+    let accept = thread::Builder::new()
+        .name("etherbone-accept".into())
+        .spawn(move || accept_loop(listener, s, tx))?;
+    Ok((
+        ServerHandle {
+            shared,
+            accept: Some(accept),
+            addr,
+        },
+        rx,
+    ))
+}
+
+fn accept_loop(listener: TcpListener, shared: Arc<Shared>, requests: Sender<BusRequest>) {
+    let mut next_id = 0u64;
+    while !shared.stop.load(Ordering::SeqCst) {
+        match listener.accept() {
+            Ok((stream, peer)) => {
+                let id = next_id;
+                next_id += 1;
+                if let Err(e) = start_connection(&shared, &requests, stream, peer, id) {
+                    eprintln!("etherbone: {peer}: cannot serve the connection: {e}");
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => thread::sleep(POLL),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                // Out of file descriptors and the like: say so, and try again later.
+                eprintln!("etherbone: accept on {}: {e}", shared.info.line());
+                thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+}
+
+fn start_connection(
+    shared: &Arc<Shared>,
+    requests: &Sender<BusRequest>,
+    stream: TcpStream,
+    peer: SocketAddr,
+    id: u64,
+) -> io::Result<()> {
+    stream.set_nonblocking(false)?;
+    stream.set_nodelay(true)?;
+    lock(&shared.conns).insert(id, stream.try_clone()?);
+    let mut conn = Connection {
+        stream,
+        peer,
+        shared: shared.clone(),
+        requests: requests.clone(),
+        error_shift: 0,
+    };
+    let worker = thread::Builder::new()
+        .name(format!("etherbone-{peer}"))
+        .spawn(move || {
+            let result = conn.serve();
+            lock(&conn.shared.conns).remove(&id);
+            if let Err(e) = result {
+                if !conn.shared.stop.load(Ordering::SeqCst) {
+                    eprintln!("etherbone: {peer}: connection dropped: {e}");
+                }
+            }
+        });
+    let mut workers = lock(&shared.workers);
+    workers.retain(|w| !w.is_finished());
+    match worker {
+        Ok(w) => {
+            workers.push(w);
+            Ok(())
+        }
+        Err(e) => {
+            lock(&shared.conns).remove(&id);
+            Err(e)
+        }
+    }
+}
+
+struct Connection {
+    stream: TcpStream,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    requests: Sender<BusRequest>,
+    /// The Etherbone error shift register of this connection: one bit per
+    /// bus access, newest in bit 0, 1 = failed.
+    error_shift: u64,
+}
+
+impl Connection {
+    fn serve(&mut self) -> Result<(), String> {
+        let line = self.shared.info.line();
+        (&self.stream)
+            .write_all(line.as_bytes())
+            .map_err(|e| format!("sending the server-information line: {e}"))?;
+        let read_half = self
+            .stream
+            .try_clone()
+            .map_err(|e| format!("cloning the socket: {e}"))?;
+        let mut reader = BufReader::new(read_half);
+        loop {
+            let packet = match read_packet(&mut reader) {
+                Ok(Some(p)) => p,
+                Ok(None) => return Ok(()),
+                Err(e) => return Err(e.to_string()),
+            };
+            if let Some(answer) = self.handle(packet)? {
+                (&self.stream)
+                    .write_all(&answer)
+                    .map_err(|e| format!("sending an answer: {e}"))?;
+            }
+        }
+    }
+
+    fn handle(&mut self, packet: Packet) -> Result<Option<Vec<u8>>, String> {
+        if packet.header.probe {
+            let answer = Packet {
+                header: PacketHeader {
+                    probe: false,
+                    probe_reply: true,
+                    no_reads: true,
+                    probe_id: packet.header.probe_id,
+                    ..PacketHeader::default()
+                },
+                records: Vec::new(),
+            };
+            return answer.encode().map(Some).map_err(|e| e.to_string());
+        }
+        if packet.header.addr_size != AddrSize::A32 {
+            return Err("the packet has 64-bit addresses; this server's bus has 32-bit addresses (LiteX: --addr-width 32)".into());
+        }
+        let answers: Vec<Record> = packet
+            .records
+            .into_iter()
+            .filter_map(|r| self.handle_record(r))
+            .collect();
+        if answers.is_empty() {
+            return Ok(None);
+        }
+        Packet::new(answers)
+            .encode()
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Performs a record's bus accesses and returns the answer record, if it
+    /// has reads. Writes come first, as in LiteX and the specification.
+    fn handle_record(&mut self, rec: Record) -> Option<Record> {
+        let mut ops = Vec::with_capacity(rec.writes.len() + rec.reads.len());
+        if rec.flags.wca {
+            if !rec.writes.is_empty() {
+                eprintln!(
+                    "etherbone: {}: {} config-space write(s) ignored: the config space is read-only",
+                    self.peer,
+                    rec.writes.len()
+                );
+            }
+        } else {
+            let base = rec.write_base as u32;
+            for (i, &value) in rec.writes.iter().enumerate() {
+                let step = if rec.flags.wff { 0 } else { 4 * i as u32 };
+                ops.push(Op::Write {
+                    addr: base.wrapping_add(step),
+                    value,
+                });
+            }
+        }
+        if !rec.flags.rca {
+            ops.extend(rec.reads.iter().map(|&a| Op::Read { addr: a as u32 }));
+        }
+
+        let results = if ops.is_empty() {
+            Vec::new()
+        } else if rec.byte_enable != BYTE_ENABLE_32 {
+            let why = format!(
+                "byte enable {:#04x} refused: only 0x0f (32-bit accesses) is supported",
+                rec.byte_enable
+            );
+            vec![Err(why); ops.len()]
+        } else {
+            self.run(&ops)
+        };
+        for (op, result) in ops.iter().zip(&results) {
+            self.error_shift = (self.error_shift << 1) | u64::from(result.is_err());
+            if let Err(why) = result {
+                let n = self.shared.bus_errors.fetch_add(1, Ordering::Relaxed) + 1;
+                eprintln!(
+                    "etherbone: {}: {op} failed: {why} (bus error {n})",
+                    self.peer
+                );
+            }
+        }
+
+        if rec.reads.is_empty() {
+            return None;
+        }
+        let values = if rec.flags.rca {
+            rec.reads.iter().map(|&a| self.config_read(a)).collect()
+        } else {
+            let reads = &results[results.len() - rec.reads.len()..];
+            reads
+                .iter()
+                .map(|r| *r.as_ref().unwrap_or(&FAILED_READ_VALUE))
+                .collect()
+        };
+        Some(Record {
+            flags: RecordFlags {
+                wca: rec.flags.bca,
+                wff: rec.flags.rff,
+                ..RecordFlags::default()
+            },
+            byte_enable: rec.byte_enable,
+            write_base: rec.read_base,
+            writes: values,
+            ..Record::default()
+        })
+    }
+
+    fn config_read(&self, addr: u64) -> u32 {
+        match u32::try_from(addr) {
+            Ok(CONFIG_ERROR_HIGH) => (self.error_shift >> 32) as u32,
+            Ok(CONFIG_ERROR_LOW) => self.error_shift as u32,
+            Ok(CONFIG_BUS_ERROR_COUNT) => self.shared.bus_errors.load(Ordering::Relaxed) as u32,
+            _ => 0,
+        }
+    }
+
+    /// Hands the ops to the simulation and waits, bounded, for the results.
+    /// An op that did not complete has the reason as its error.
+    fn run(&self, ops: &[Op]) -> Vec<Result<u32, String>> {
+        let all = |why: String| vec![Err(why); ops.len()];
+        let (tx, rx) = mpsc::channel();
+        if self
+            .requests
+            .send(BusRequest {
+                ops: ops.to_vec(),
+                reply: tx,
+            })
+            .is_err()
+        {
+            return all("the simulation takes no more requests".into());
+        }
+        let timeout = self.shared.info.reply_timeout;
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.shared.stop.load(Ordering::SeqCst) {
+                return all("the server is stopping".into());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return all(format!("the simulation did not answer within {timeout:?}"));
+            }
+            match rx.recv_timeout(left.min(POLL)) {
+                Ok(results) => {
+                    if results.len() != ops.len() {
+                        eprintln!(
+                            "etherbone: {}: the simulation answered {} results for {} accesses",
+                            self.peer,
+                            results.len(),
+                            ops.len()
+                        );
+                    }
+                    let mut out: Vec<Result<u32, String>> = results
+                        .into_iter()
+                        .take(ops.len())
+                        .map(|r| r.map_err(describe))
+                        .collect();
+                    out.resize(ops.len(), Err("the simulation gave no result".into()));
+                    return out;
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    return all("the simulation dropped the request unanswered".into())
+                }
+            }
+        }
+    }
+}
+
+fn describe(e: BusError) -> String {
+    match e {
+        BusError::Response { resp, .. } => resp.to_string(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn info_line_is_litex_format() {
+        let info = ServerInfo::new("CommUDP", "localhost", 1234).unwrap();
+        assert_eq!(info.line(), "CommUDP:localhost:1234");
+        assert_eq!(ServerInfo::parse("CommUDP:localhost:1234").unwrap(), info);
+        let v6 = ServerInfo::parse("CommVirtualBoard:::1:4000").unwrap();
+        assert_eq!(
+            (v6.comm(), v6.host(), v6.port()),
+            ("CommVirtualBoard", "::1", 4000)
+        );
+    }
+
+    #[test]
+    fn info_refuses_what_litex_would_misread() {
+        let e = ServerInfo::new("CommPCIe", "127.0.0.1", 1).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "server-information comm \"CommPCIe\" must not contain \"CommPCIe\": LiteX's client would rebase every address"
+        );
+        let e = ServerInfo::new("Comm:X", "127.0.0.1", 1).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "server-information comm \"Comm:X\" must be non-empty letters, digits and '_'"
+        );
+        let e = ServerInfo::new("CommX", &"h".repeat(130), 1).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "server-information line is 138 bytes; LiteX's client reads at most 128"
+        );
+        let e = ServerInfo::parse("CommX:1234").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "server-information line \"CommX:1234\" is not <comm>:<host>:<port>"
+        );
+    }
+}

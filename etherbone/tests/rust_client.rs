@@ -1,0 +1,371 @@
+//! The Rust client against the Rust server, and the server against raw bytes.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::{start, start_with, wait_until};
+use etherbone::codec::{read_packet, Packet, PacketHeader, Record, RecordFlags};
+use etherbone::{
+    spawn_server, AxiResp, BusError, Client, MemoryBus, RegisterBus, ServerInfo, CONFIG_ERROR_LOW,
+    FAILED_READ_VALUE,
+};
+
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+fn raw_connect(addr: std::net::SocketAddr) -> (TcpStream, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let mut buf = [0u8; 128];
+    let n = s.read(&mut buf).unwrap();
+    (s, String::from_utf8(buf[..n].to_vec()).unwrap())
+}
+
+fn raw_transact(s: &mut TcpStream, p: &Packet) -> Packet {
+    s.write_all(&p.encode().unwrap()).unwrap();
+    read_packet(s).unwrap().expect("an answer")
+}
+
+#[test]
+fn server_information_line_on_connect() {
+    let t = start(&MemoryBus::new());
+    let (mut s, line) = raw_connect(t.addr());
+    assert_eq!(
+        line,
+        format!("CommVirtualBoard:127.0.0.1:{}", t.addr().port())
+    );
+    // Nothing else follows until the client asks.
+    s.set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    let mut more = [0u8; 16];
+    assert!(
+        s.read(&mut more).is_err(),
+        "the line is all the server sends first"
+    );
+
+    let c = Client::connect(t.addr(), TIMEOUT).unwrap();
+    assert_eq!(c.server_info().comm(), "CommVirtualBoard");
+    assert_eq!(c.server_info().port(), t.addr().port());
+}
+
+#[test]
+fn client_reads_and_writes() {
+    let mem = MemoryBus::new();
+    mem.poke(0x100, 0xcafe_f00d);
+    let t = start(&mem);
+    let mut c = Client::connect(t.addr(), TIMEOUT).unwrap();
+    assert_eq!(c.read32(0x100), Ok(0xcafe_f00d));
+    assert_eq!(c.read32(0x104), Ok(0));
+    c.write32(0x104, 0x1234_5678).unwrap();
+    assert_eq!(mem.peek(0x104), Some(0x1234_5678));
+    assert_eq!(c.read32(0x104), Ok(0x1234_5678));
+    assert_eq!(c.error_status(), Ok(0));
+    assert_eq!(t.server.bus_errors(), 0);
+}
+
+#[test]
+fn client_reports_error_responses() {
+    let mem = MemoryBus::new()
+        .with_error(0x10, AxiResp::SlvErr)
+        .with_error(0x20, AxiResp::DecErr);
+    mem.poke(0x10, 7);
+    let t = start(&mem);
+    let mut c = Client::connect(t.addr(), TIMEOUT).unwrap();
+
+    let e = c.read32(0x10).unwrap_err();
+    assert_eq!(
+        e,
+        BusError::Response {
+            addr: 0x10,
+            resp: AxiResp::Error
+        }
+    );
+    assert!(e.is_response());
+    assert_eq!(
+        e.to_string(),
+        "bus error at 0x00000010: an error response (SLVERR or DECERR; Etherbone does not say which)"
+    );
+    assert_eq!(
+        c.write32(0x10, 1),
+        Err(BusError::Response {
+            addr: 0x10,
+            resp: AxiResp::Error
+        })
+    );
+    assert_eq!(mem.peek(0x10), Some(7), "a failed write changes nothing");
+    assert_eq!(
+        c.write32(0x20, 1),
+        Err(BusError::Response {
+            addr: 0x20,
+            resp: AxiResp::Error
+        })
+    );
+    // The connection stays usable after an error response.
+    c.write32(0x24, 9).unwrap();
+    assert_eq!(c.read32(0x24), Ok(9));
+    // Shift register, newest access in bit 0: fail fail fail ok ok.
+    assert_eq!(c.error_status(), Ok(0b11100));
+    assert_eq!(t.server.bus_errors(), 3);
+    assert_eq!(c.server_bus_errors(), Ok(3));
+}
+
+#[test]
+fn failed_read_answers_all_ones_in_one_record() {
+    let mem = MemoryBus::new().with_error(0x8, AxiResp::DecErr);
+    mem.poke(0x0, 1);
+    mem.poke(0x4, 2);
+    let t = start(&mem);
+    let (mut s, _) = raw_connect(t.addr());
+    let answer = raw_transact(
+        &mut s,
+        &Packet::new(vec![Record::reads([0x0, 0x4, 0x8, 0x4])]),
+    );
+    // LiteX's server answers: same header, one record carrying the values as writes.
+    assert_eq!(answer.header, PacketHeader::default());
+    assert_eq!(
+        answer.records,
+        vec![Record::writes(0, [1, 2, FAILED_READ_VALUE, 2])]
+    );
+    let status = Packet::new(vec![Record {
+        flags: RecordFlags {
+            rca: true,
+            ..RecordFlags::default()
+        },
+        ..Record::reads([u64::from(CONFIG_ERROR_LOW)])
+    }]);
+    assert_eq!(
+        raw_transact(&mut s, &status).records[0].writes,
+        vec![0b0010]
+    );
+}
+
+#[test]
+fn writes_are_posted_and_ordered() {
+    let mem = MemoryBus::new();
+    let t = start(&mem);
+    let (mut s, _) = raw_connect(t.addr());
+    let mut bytes = Packet::new(vec![Record::writes(0x40, [1, 2, 3])])
+        .encode()
+        .unwrap();
+    let fifo = Record {
+        flags: RecordFlags {
+            wff: true,
+            ..RecordFlags::default()
+        },
+        ..Record::writes(0x50, [4, 5])
+    };
+    bytes.extend(Packet::new(vec![fifo]).encode().unwrap());
+    bytes.extend(
+        Packet::new(vec![Record::reads([0x40, 0x44, 0x48, 0x50])])
+            .encode()
+            .unwrap(),
+    );
+    s.write_all(&bytes).unwrap();
+    let answer = read_packet(&mut s).unwrap().unwrap();
+    assert_eq!(answer.records[0].writes, vec![1, 2, 3, 5]);
+    assert_eq!(
+        mem.peek(0x54),
+        None,
+        "wff writes all go to the base address"
+    );
+}
+
+#[test]
+fn two_clients_at_once() {
+    let mem = MemoryBus::new();
+    let t = start(&mem);
+    let workers: Vec<_> = (0..2u32)
+        .map(|k| {
+            let addr = t.addr();
+            thread::spawn(move || {
+                let mut c = Client::connect(addr, TIMEOUT).unwrap();
+                for i in 0..200u32 {
+                    let a = 0x1000 * (k + 1) + 4 * (i % 16);
+                    let v = (k << 24) | i;
+                    c.write32(a, v).unwrap();
+                    assert_eq!(c.read32(a), Ok(v), "client {k} access {i}");
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert_eq!(t.server.bus_errors(), 0);
+}
+
+#[test]
+fn client_leaving_mid_packet_leaves_others_alone() {
+    let mem = MemoryBus::new();
+    mem.poke(0x8, 8);
+    let t = start(&mem);
+    let mut good = Client::connect(t.addr(), TIMEOUT).unwrap();
+    assert_eq!(good.read32(0x8), Ok(8));
+
+    let (mut bad, _) = raw_connect(t.addr());
+    wait_until(TIMEOUT, "two connections", || t.server.connections() == 2);
+    let bytes = Packet::new(vec![Record::writes(0x8, [1, 2, 3])])
+        .encode()
+        .unwrap();
+    bad.write_all(&bytes[..bytes.len() - 5]).unwrap();
+    drop(bad);
+    wait_until(TIMEOUT, "the broken connection closed", || {
+        t.server.connections() == 1
+    });
+
+    assert_eq!(mem.peek(0x8), Some(8), "a partial record performs nothing");
+    assert_eq!(good.read32(0x8), Ok(8));
+    good.write32(0xc, 12).unwrap();
+    assert_eq!(good.read32(0xc), Ok(12));
+}
+
+#[test]
+fn malformed_packet_closes_only_that_connection() {
+    let t = start(&MemoryBus::new());
+    let mut good = Client::connect(t.addr(), TIMEOUT).unwrap();
+    let (mut bad, _) = raw_connect(t.addr());
+    bad.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+    let mut buf = [0u8; 16];
+    assert_eq!(
+        bad.read(&mut buf).unwrap(),
+        0,
+        "the server closes a connection that sends garbage"
+    );
+    good.write32(0, 1).unwrap();
+    assert_eq!(good.read32(0), Ok(1));
+}
+
+#[test]
+fn probe_is_answered() {
+    let t = start(&MemoryBus::new());
+    let (mut s, _) = raw_connect(t.addr());
+    let probe = Packet {
+        header: PacketHeader {
+            probe: true,
+            probe_id: 0xabcd,
+            ..PacketHeader::default()
+        },
+        records: vec![],
+    };
+    let answer = raw_transact(&mut s, &probe);
+    assert!(answer.header.probe_reply && answer.header.no_reads && !answer.header.probe);
+    assert_eq!(answer.header.probe_id, 0xabcd);
+}
+
+#[test]
+fn stalled_simulation_answers_failure_in_time() {
+    let mem = MemoryBus::new();
+    mem.poke(0x0, 5);
+    mem.set_latency(Duration::from_millis(600));
+    let t = start_with(&mem, Duration::from_millis(100));
+    let (mut s, _) = raw_connect(t.addr());
+    let started = Instant::now();
+    let answer = raw_transact(&mut s, &Packet::new(vec![Record::reads([0x0])]));
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(answer.records[0].writes, vec![FAILED_READ_VALUE]);
+    assert_eq!(t.server.bus_errors(), 1);
+
+    mem.set_latency(Duration::ZERO);
+    // The stale request is still performed; wait for it before the next access.
+    thread::sleep(Duration::from_millis(700));
+    let mut c = Client::connect(t.addr(), TIMEOUT).unwrap();
+    assert_eq!(c.read32(0x0), Ok(5));
+}
+
+#[test]
+fn simulation_gone_is_an_error_not_a_hang() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let info = ServerInfo::for_addr("CommTest", listener.local_addr().unwrap()).unwrap();
+    let (server, requests) = spawn_server(listener, info).unwrap();
+    drop(requests);
+    let mut c = Client::connect(server.local_addr(), TIMEOUT).unwrap();
+    assert_eq!(c.server_info().comm(), "CommTest");
+    assert!(c.read32(0).unwrap_err().is_response());
+    assert_eq!(server.bus_errors(), 1);
+}
+
+#[test]
+fn client_times_out_on_a_silent_server() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let fake = thread::spawn(move || {
+        // First connection: no information line at all.
+        let (first, _) = listener.accept().unwrap();
+        // Second: the line, then silence.
+        let (mut second, _) = listener.accept().unwrap();
+        second.write_all(b"CommSilent:127.0.0.1:1").unwrap();
+        let mut sink = Vec::new();
+        let _ = second.read_to_end(&mut sink);
+        drop(first);
+    });
+    let t = Duration::from_millis(200);
+
+    let started = Instant::now();
+    let e = Client::connect(addr, t).err().expect("no information line");
+    assert_eq!(
+        e.to_string(),
+        format!("timed out after 200ms waiting for the server-information line from {addr}")
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+
+    let mut c = Client::connect(addr, t).unwrap();
+    let started = Instant::now();
+    let e = c.read32(0x40).unwrap_err();
+    assert_eq!(
+        e,
+        BusError::Timeout {
+            what: format!("waiting for the answer for read 0x00000040 from {addr}"),
+            after: t
+        }
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let e = c.write32(0, 0).unwrap_err();
+    assert!(
+        e.to_string().starts_with(&format!(
+            "connection to {addr} unusable after an earlier error (timed out"
+        )),
+        "{e}"
+    );
+    drop(c);
+    fake.join().unwrap();
+}
+
+#[test]
+fn stop_closes_connections_and_ends_the_simulation_feed() {
+    let mem = MemoryBus::new();
+    let t = start(&mem);
+    let mut c = Client::connect(t.addr(), TIMEOUT).unwrap();
+    c.write32(0, 1).unwrap();
+    let started = Instant::now();
+    t.server.stop();
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "stop took {:?}",
+        started.elapsed()
+    );
+    assert!(!c.read32(0).unwrap_err().is_response());
+    // Every sender is gone, so the bus thread ends.
+    let mem_back = t.sim.join().unwrap();
+    assert_eq!(mem_back.peek(0), Some(1));
+}
+
+#[test]
+fn without_error_checks_the_client_is_plain_litex() {
+    let mem = MemoryBus::new().with_error(0x10, AxiResp::SlvErr);
+    let t = start(&mem);
+    let mut c = Client::connect(t.addr(), TIMEOUT).unwrap();
+    c.set_error_checks(false);
+    assert_eq!(c.read32(0x10), Ok(FAILED_READ_VALUE));
+    c.write32(0x10, 1).unwrap();
+    c.write32(0x14, 2).unwrap();
+    assert_eq!(c.read32(0x14), Ok(2));
+    // The register still recorded everything: read fail, write fail, ok, ok.
+    assert_eq!(c.error_status(), Ok(0b1100));
+}
