@@ -88,7 +88,8 @@ pub fn generate(design: &config::Design) -> Result<Vec<GeneratedFile>, GenError>
     let mut files = rtl.files;
     files.extend(scripts.into_iter().map(|(path, contents)| GeneratedFile { path, contents }));
     for out in regmap::outputs(&map, design) {
-        // The Markdown is documentation; header, self-test, JSON and accessors are for software.
+        // The Markdown is documentation; header, self-test, JSON, accessors and
+        // LiteX's csr.csv (`litex_cli --csr-csv build/sw/csr.csv --regs`) are for software.
         let dir = if out.file_name.ends_with(".md") { "doc" } else { "sw" };
         files.push(GeneratedFile { path: format!("{dir}/{}", out.file_name), contents: out.contents });
     }

@@ -3,8 +3,8 @@
 //! [`RegisterMap::for_design`] builds the map of a validated [`config::Design`]
 //! (the contents are in `definition.rs`); everything else is derived from it:
 //! the register-file hardware (walks [`RegisterMap::blocks`]), and the text
-//! outputs in [`render`] (C header, C static asserts, Markdown, JSON and Rust
-//! accessors). Addresses exist only here: a block has an explicit base, a
+//! outputs in [`render`] (C header, C static asserts, Markdown, JSON, Rust
+//! accessors and LiteX's `csr.csv`). Addresses exist only here: a block has an explicit base, a
 //! register an explicit offset inside its block, a field an explicit lsb.
 //!
 //! ```
@@ -31,7 +31,7 @@ use std::fmt;
 mod definition;
 pub mod render;
 
-pub use render::{c_header, c_static_asserts, json, markdown, outputs, rust_accessors, Output};
+pub use render::{c_header, c_static_asserts, csr_csv, json, markdown, outputs, rust_accessors, Output};
 
 pub use definition::{ID_MAGIC, VERSION_MAJOR, VERSION_MINOR};
 

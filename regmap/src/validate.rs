@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::render::{c, rust};
+use crate::render::{c, csv, rust};
 use crate::{field_id, register_id, Access, Block, Field, RegisterMap, RegmapError, Reset};
 
 /// Words a name must not be, because it becomes a Rust or C identifier.
@@ -53,6 +53,7 @@ impl RegisterMap {
         }
         check_collisions(c::generated_names(self))?;
         check_collisions(rust::generated_names(self))?;
+        check_collisions(csv::generated_names(self))?;
         Ok(())
     }
 

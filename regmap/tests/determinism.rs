@@ -13,7 +13,7 @@ fn rendering_twice_gives_identical_bytes() {
     let (a, b) = (RegisterMap::for_design(&d), RegisterMap::for_design(&d));
     let first = regmap::outputs(&a, &d);
     let second = regmap::outputs(&b, &d);
-    assert_eq!(first.len(), 5);
+    assert_eq!(first.len(), 6);
     for (x, y) in first.iter().zip(&second) {
         assert_eq!(x.file_name, y.file_name);
         assert!(x.contents == y.contents, "{} differs between two renders", x.file_name);
@@ -73,4 +73,14 @@ fn one_offset_change_reaches_every_output() {
     // Rust accessors: the register module's OFFSET.
     let changed = changed_lines(&regmap::rust_accessors(&original, &d), &regmap::rust_accessors(&moved, &d));
     assert_eq!(changed, vec![(format!("            pub const OFFSET: u32 = {old_hex};"), format!("            pub const OFFSET: u32 = {new_hex};"))]);
+
+    // csr.csv: the register's row in each instance, nothing else (it stays
+    // the last register of its block, so the address order is unchanged).
+    let changed = changed_lines(&regmap::csr_csv(&original, &d), &regmap::csr_csv(&moved, &d));
+    let rows: Vec<(String, String)> = addresses
+        .iter()
+        .enumerate()
+        .map(|(s, a)| (format!("csr_register,session{s}_peer_window_scale,0x{:08x},1,ro", a - 4), format!("csr_register,session{s}_peer_window_scale,0x{a:08x},1,ro")))
+        .collect();
+    assert_eq!(changed, rows);
 }

@@ -42,7 +42,7 @@ fn golden_outputs_of_the_default_config() {
     let map = regmap::RegisterMap::for_design(&design);
     let outputs = regmap::outputs(&map, &design);
     let names: Vec<&str> = outputs.iter().map(|o| o.file_name.as_str()).collect();
-    assert_eq!(names, ["toe_user_logic.h", "toe_user_logic_selftest.c", "REGISTERS.md", "regmap.json", "regmap_accessors.rs"]);
+    assert_eq!(names, ["toe_user_logic.h", "toe_user_logic_selftest.c", "REGISTERS.md", "regmap.json", "regmap_accessors.rs", "csr.csv"]);
     for output in &outputs {
         check(&output.file_name, &output.contents);
     }
@@ -63,7 +63,7 @@ fn golden_outputs_open_with_the_banner() {
         let head: Vec<&str> = output.contents.lines().take(2).collect();
         assert_eq!(head.len(), 2, "{name}");
         let marker = head[0].strip_suffix(line1.as_str()).unwrap_or_else(|| panic!("{name} line 1: {}", head[0]));
-        assert!(["/* ", "<!-- ", "// "].contains(&marker), "{name}: comment marker {marker:?}");
+        assert!(["/* ", "<!-- ", "// ", "# "].contains(&marker), "{name}: comment marker {marker:?}");
         assert!(head[1].contains(&line2), "{name} line 2: {}", head[1]);
     }
 }

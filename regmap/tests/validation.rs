@@ -160,6 +160,21 @@ fn generated_rust_names_collide() {
 }
 
 #[test]
+fn generated_litex_csv_names_collide() {
+    // csr.csv names a register `<block>_<register>`: register `toe_fpga_ip`
+    // of block `info` and register `fpga_ip` of a block `info_toe` both give
+    // `info_toe_fpga_ip`.
+    let message = broken(|m| {
+        reg(m, "info", "reg_clock_khz").name = "toe_fpga_ip".into();
+        m.block_mut("toe").unwrap().name = "info_toe".into();
+    });
+    assert_eq!(
+        message,
+        "generated name `csr.csv csr_register info_toe_fpga_ip` is produced by both register `info.toe_fpga_ip` and register `info_toe.fpga_ip`: rename one of them"
+    );
+}
+
+#[test]
 fn misaligned_block_base() {
     let message = broken(|m| m.block_mut("toe").unwrap().base = 0x042);
     assert_eq!(message, "block `toe`: base 0x042 is not a multiple of 4 bytes");

@@ -7,11 +7,13 @@ use config::Design;
 use crate::{Access, Block, Field, Register, RegisterMap};
 
 pub mod c;
+pub mod csv;
 pub mod json;
 pub mod markdown;
 pub mod rust;
 
 pub use c::{c_header, c_static_asserts};
+pub use csv::csr_csv;
 pub use json::json;
 pub use markdown::markdown;
 pub use rust::rust_accessors;
@@ -31,7 +33,7 @@ pub fn header_file_name(design: &Design) -> String {
 
 /// Every derived output with its file name, in a fixed order:
 /// `<name>.h`, `<name>_selftest.c`, `REGISTERS.md`, `regmap.json`,
-/// `regmap_accessors.rs`.
+/// `regmap_accessors.rs`, `csr.csv` (LiteX).
 pub fn outputs(map: &RegisterMap, design: &Design) -> Vec<Output> {
     let out = |file_name: String, contents: String| Output { file_name, contents };
     vec![
@@ -40,6 +42,7 @@ pub fn outputs(map: &RegisterMap, design: &Design) -> Vec<Output> {
         out("REGISTERS.md".to_string(), markdown(map, design)),
         out("regmap.json".to_string(), json(map, design)),
         out("regmap_accessors.rs".to_string(), rust_accessors(map, design)),
+        out(csv::FILE_NAME.to_string(), csr_csv(map, design)),
     ]
 }
 
