@@ -35,8 +35,11 @@
 //!    with `error_cause`:
 //!    - `refused` (1): the open failed (refused, timed out) or the
 //!      connection was reset;
-//!    - `peer_closed` (2): the peer closed before every byte was received
-//!      (the verifier records the short transfer), or before a send finished;
+//!    - `peer_closed` (2): the peer closed before every expected byte was
+//!      received (the verifier records the short transfer). A peer that
+//!      closes its direction after sending everything we expect (or on a
+//!      send-only test) has half-closed the connection, which is legal TCP:
+//!      the controller finishes sending, then closes;
 //!    - `verify` (3): received data differed from the pattern;
 //!    - `beyond_size` (4): the peer sent more than `transfer_size` bytes;
 //!    - `aborted` (5): `abort` arrived.
@@ -498,8 +501,11 @@ impl<const W: usize, const K: usize> Logic for SessionController<W, K> {
                 } else {
                     self.state.d.next = self.s_wait_peer.val();
                 }
-            } else if self.toe_peer_closed.val() {
-                // The peer closed early: let the verifier finish what it took, then judge.
+            } else if self.toe_peer_closed.val() & !self.rx_ok.val() {
+                // The peer closed before every expected byte arrived: let the
+                // verifier finish what it took, then judge. A FIN after the
+                // last expected byte (or on a send-only test) is a legal
+                // half-close: we keep sending.
                 self.drain.d.next = self.c_drain.val();
                 self.state.d.next = self.s_drain.val();
             }
@@ -509,6 +515,9 @@ impl<const W: usize, const K: usize> Logic for SessionController<W, K> {
                 // Everything arrived after all: a normal end, the peer closed first.
                 self.timing.d.next = false;
                 self.state.d.next = self.s_close_req.val();
+            } else if self.rx_ok.val() {
+                // Everything arrived; the peer half-closed while we still send.
+                self.state.d.next = self.s_run.val();
             } else if self.drain.q.val() == self.c_zero4.val() {
                 self.timing.d.next = false;
                 self.fail.d.next = self.c_peer_closed.val();

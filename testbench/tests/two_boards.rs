@@ -139,6 +139,38 @@ fn peer_closing_early_is_a_short_transfer_on_the_receiver() {
     assert_eq!(rx.err_offset, sent);
 }
 
+/// A peer that closes its sending direction after sending everything the
+/// server expects has half-closed the connection, which is legal TCP: the
+/// full-duplex server must finish its own transmission and end in `done`.
+/// (Found by a real peer: `tcp_client_txrx_single` shuts down its send side
+/// as soon as it has sent everything.)
+#[test]
+fn a_half_close_after_every_expected_byte_lets_the_server_finish_sending() {
+    let mut sim = quick_sim("half_close_full_duplex");
+    let size = 256 * 1024;
+    // Board 0: full-duplex server sending at 10 %, so the peer's FIN arrives
+    // long before its own transmission ends. Board 1: a client that only
+    // sends (it closes as soon as its data is out) and sinks what it gets.
+    let mut server = SessionTest::new(Mode::FullDuplex, size, false);
+    server.tx_percent = 10;
+    sim.program(0, 0, &server);
+    sim.program(1, 0, &SessionTest::new(Mode::Send, size, true));
+    for b in 0..2 {
+        let (fpga, target) = demo::ports(b, 0);
+        sim.ports(b, 0, fpga, target);
+    }
+    sim.start(0, 0);
+    sim.start(1, 0);
+    assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 200_000), "both sessions must end");
+    let server = sim.result(0, 0);
+    assert!(server.done && !server.error && server.closed, "{server:?}");
+    assert_eq!((server.tx_bytes, server.rx_bytes), (size, size));
+    let client = sim.result(1, 0);
+    assert!(client.done && !client.error, "{client:?}");
+    // The server's whole transmission reached the client's TOE.
+    assert_eq!(sim.toe.rx_taken(1, 0), size);
+}
+
 #[test]
 fn more_data_than_expected_is_beyond_size() {
     let mut sim = quick_sim("beyond_size");
