@@ -18,12 +18,18 @@
 //! (`tx_bytes`, `rx_bytes`, `elapsed`, `status`, the first-error record),
 //! as the console would; the model only moves bytes.
 
+//!
+//! The same board glue serves any TOE that implements [`ToeSide`]: the
+//! two-board link model here, and the host-TCP-stack TOE of the virtual
+//! board (`vboard`), which drives one [`Board`] through [`Rig`].
+
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use toe_model::{GlobalOutputs, LinkConfig, SessionOutputs, ToeConfig, TwoBoards};
+use toe_model::{GlobalOutputs, LinkConfig, SessionInputs, SessionOutputs, ToeConfig, TwoBoards};
 
-use crate::axil::{Checker, Master, Timing, OKAY};
-use crate::clocks::TwoClocks;
+use crate::axil::{Checker, Completion, Master, Timing, OKAY};
+use crate::clocks::{Edges, TwoClocks};
+use crate::console::{self, Registers};
 use crate::models::top1024;
 use crate::top1024_regs::regs;
 use crate::verilated::{Model, ModelFns, Port};
@@ -89,6 +95,59 @@ impl ToePorts {
     }
 }
 
+/// The TOE side of one or more boards, called once per user-clock cycle in
+/// this order: `drive` (inputs for the coming edge) for every board, then
+/// `edge` (the handshakes of that edge) for every board, then `tick`.
+pub trait ToeSide {
+    /// Inputs of board `b`'s sessions for the coming rising edge.
+    fn drive(&mut self, b: usize, tx_tvalid: &[bool]) -> &[SessionInputs];
+    /// `toe_init_done` of board `b`.
+    fn init_done(&self, b: usize) -> bool;
+    /// What board `b`'s user logic shows just before the edge.
+    fn edge(&mut self, b: usize, global: GlobalOutputs, outs: &[SessionOutputs]);
+    /// One user-clock cycle passes.
+    fn tick(&mut self);
+    /// Nothing in flight on the TOE side: a simulation may slow down.
+    fn quiet(&self) -> bool;
+}
+
+impl ToeSide for TwoBoards {
+    fn drive(&mut self, b: usize, tx_tvalid: &[bool]) -> &[SessionInputs] {
+        TwoBoards::drive(self, b, tx_tvalid)
+    }
+    fn init_done(&self, b: usize) -> bool {
+        TwoBoards::init_done(self, b)
+    }
+    fn edge(&mut self, b: usize, global: GlobalOutputs, outs: &[SessionOutputs]) {
+        TwoBoards::edge(self, b, global, outs)
+    }
+    fn tick(&mut self) {
+        TwoBoards::tick(self)
+    }
+    fn quiet(&self) -> bool {
+        TwoBoards::quiet(self)
+    }
+}
+
+/// Clock periods and register-bus behaviour of a board.
+#[derive(Clone, Copy, Debug)]
+pub struct BoardTiming {
+    /// User clock period, ps.
+    pub user_ps: u64,
+    /// Register-bus clock period, ps.
+    pub bus_ps: u64,
+    /// The bus master's channel timing.
+    pub bus: Timing,
+}
+
+impl BoardTiming {
+    /// The tests' timing: 250 MHz user clock, an unrelated 10.3 ns bus clock,
+    /// random channel delays.
+    pub fn test() -> Self {
+        BoardTiming { user_ps: USER_PS, bus_ps: BUS_PS, bus: Timing { max_delay: 2, ready_probability: 0.8 } }
+    }
+}
+
 /// One board: the verilated top, its clocks and its register-bus master.
 pub struct Board {
     pub m: Model,
@@ -109,13 +168,19 @@ pub struct Board {
 }
 
 impl Board {
-    fn new(fns: &'static ModelFns, seed: u64) -> Self {
+    /// A board of product model `fns` with the tests' timing.
+    pub fn new(fns: &'static ModelFns, seed: u64) -> Self {
+        Self::with_timing(fns, seed, BoardTiming::test())
+    }
+
+    /// A board of product model `fns`; `seed` drives the bus master's random timing.
+    pub fn with_timing(fns: &'static ModelFns, seed: u64, timing: BoardTiming) -> Self {
         let mut m = Model::new(fns);
         // Sessions and width, from the model's own ports.
         let sessions = (0..).take_while(|s| m.try_port(&format!("toe{s}_established")).is_some()).count();
         let width = m.port("toe0_tx_tdata").width;
-        let clocks = TwoClocks::new(&mut m, "user_clk", USER_PS, "s_axil_aclk", BUS_PS, 1_300);
-        let axi = Master::new(&mut m, ChaCha8Rng::seed_from_u64(seed), Timing { max_delay: 2, ready_probability: 0.8 });
+        let clocks = TwoClocks::new(&mut m, "user_clk", timing.user_ps, "s_axil_aclk", timing.bus_ps, 1_300);
+        let axi = Master::new(&mut m, ChaCha8Rng::seed_from_u64(seed), timing.bus);
         let checker = Checker::new(&m, 2_000);
         let toe = (0..sessions).map(|s| ToePorts::resolve(&m, s)).collect();
         let words = vec![0; width / 32];
@@ -137,6 +202,43 @@ impl Board {
             words,
             keep,
         }
+    }
+
+    /// Sessions of the top.
+    pub fn sessions(&self) -> usize {
+        self.toe.len()
+    }
+
+    /// Bytes of a stream beat.
+    pub fn beat_bytes(&self) -> usize {
+        self.words.len() * 4
+    }
+
+    /// Queues a 32-bit register read on the bus; see [`Board::bus_done`].
+    pub fn bus_read(&mut self, addr: u32) -> u64 {
+        self.axi.read(addr)
+    }
+
+    /// Queues a 32-bit register write (all byte lanes) on the bus.
+    pub fn bus_write(&mut self, addr: u32, value: u32) -> u64 {
+        self.axi.write(addr, value, 0xF)
+    }
+
+    /// Bus accesses not answered yet.
+    pub fn bus_outstanding(&self) -> usize {
+        self.axi.outstanding()
+    }
+
+    /// The answered bus accesses, in completion order.
+    pub fn bus_done(&mut self) -> Vec<Completion> {
+        self.axi.take_done()
+    }
+
+    /// The user logic shows the TOE nothing: no request, no beat, no connection.
+    pub fn quiet(&self) -> bool {
+        self.toe.iter().all(|p| {
+            !(self.m.bit(p.req_valid) || self.m.bit(p.established) || self.m.bit(p.tx_tvalid) || self.m.bit(p.rx_tvalid))
+        })
     }
 
     /// Drives the model's inputs for the coming user edge.
@@ -199,82 +301,22 @@ impl Board {
     }
 }
 
-/// What the demo's console asks per session (sections 3.3, 3.4, 4.3, 4.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    Send,
-    Receive,
-    FullDuplex,
-}
+pub use crate::console::{Mode, SessionResult, SessionTest};
 
-/// One session's test parameters, in the console's terms.
-#[derive(Clone, Copy, Debug)]
-pub struct SessionTest {
-    pub mode: Mode,
-    pub transfer_size: u64,
-    pub packet_size: u64,
-    pub verify: bool,
-    /// Max speed, % of 32,000 MB/s, per direction.
-    pub tx_percent: u8,
-    pub rx_percent: u8,
-    /// Client (active open) or server (passive open).
-    pub client: bool,
-    /// Incremental pattern (true) or dummy data.
-    pub incremental: bool,
-}
-
-impl SessionTest {
-    pub fn new(mode: Mode, transfer_size: u64, client: bool) -> Self {
-        SessionTest {
-            mode,
-            transfer_size,
-            packet_size: 8192,
-            verify: true,
-            tx_percent: 100,
-            rx_percent: 100,
-            client,
-            incremental: true,
-        }
-    }
-}
-
-/// What the console reads back for a session.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SessionResult {
-    pub busy: bool,
-    pub done: bool,
-    pub error: bool,
-    pub closed: bool,
-    pub error_cause: u32,
-    pub tx_bytes: u64,
-    pub rx_bytes: u64,
-    pub elapsed: u64,
-    pub err_count: u32,
-    pub err_offset: u64,
-    pub peer_port: u32,
-    pub peer_mss: u32,
-    pub peer_window_scale: u32,
-}
-
-impl SessionResult {
-    /// MB/s as the console computes it: bytes * f_MHz / cycles.
-    pub fn mb_s(&self, bytes: u64, user_clock_khz: u32) -> f64 {
-        if self.elapsed == 0 {
-            0.0
-        } else {
-            bytes as f64 * f64::from(user_clock_khz) / 1000.0 / self.elapsed as f64
-        }
-    }
-}
-
-/// Two boards, the TOE/link model between them.
-pub struct TwoBoardSim {
-    pub boards: [Board; 2],
-    pub toe: TwoBoards,
+/// Boards and the TOE side that serves them: two boards joined by the link
+/// model ([`TwoBoardSim`]), or the virtual board's one board on the host's
+/// TCP stack. Everything a test or the console learns comes from the
+/// boards' registers.
+pub struct Rig<T: ToeSide> {
+    pub boards: Vec<Board>,
+    pub toe: T,
     user_cycles: u64,
 }
 
-impl TwoBoardSim {
+/// Two boards, the TOE/link model between them.
+pub type TwoBoardSim = Rig<TwoBoards>;
+
+impl Rig<TwoBoards> {
     /// Two default tops (`top1024`: 4 sessions of 1024 bits).
     pub fn new(seed: u64, link: LinkConfig, toe: ToeConfig) -> Self {
         Self::with_model(&top1024::FNS, seed, link, toe)
@@ -282,22 +324,35 @@ impl TwoBoardSim {
 
     /// Two copies of product model `fns`; `toe.beat_bytes` must match its width.
     pub fn with_model(fns: &'static ModelFns, seed: u64, link: LinkConfig, toe: ToeConfig) -> Self {
-        let boards = [Board::new(fns, seed), Board::new(fns, seed ^ 0x5a5a)];
-        assert_eq!(toe.beat_bytes * 8, boards[0].words.len() * 32, "ToeConfig::beat_bytes must match the model's width");
-        let toe = TwoBoards::new(boards[0].toe.len(), link, toe);
-        let mut sim = TwoBoardSim { boards, toe, user_cycles: 0 };
-        sim.reset();
-        sim
+        Self::with_timing(fns, seed, link, toe, BoardTiming::test())
     }
 
-    /// Sessions of each board.
-    pub fn sessions(&self) -> usize {
-        self.boards[0].toe.len()
+    /// Two copies of product model `fns` with the given clocks and bus timing.
+    pub fn with_timing(fns: &'static ModelFns, seed: u64, link: LinkConfig, toe: ToeConfig, timing: BoardTiming) -> Self {
+        let boards = vec![Board::with_timing(fns, seed, timing), Board::with_timing(fns, seed ^ 0x5a5a, timing)];
+        assert_eq!(toe.beat_bytes, boards[0].beat_bytes(), "ToeConfig::beat_bytes must match the model's width");
+        let toe = TwoBoards::new(boards[0].sessions(), link, toe);
+        Rig::from_parts(boards, toe)
     }
 
     /// Default link (200G, 99.0 bytes per cycle) and TOE (1 MB buffers).
     pub fn standard(seed: u64) -> Self {
         Self::new(seed, LinkConfig::default(), ToeConfig::new(top1024::DATA_WIDTH / 8))
+    }
+}
+
+impl<T: ToeSide> Rig<T> {
+    /// Boards of one model (their clocks run in step) served by `toe`; resets them.
+    pub fn from_parts(boards: Vec<Board>, toe: T) -> Self {
+        assert!(!boards.is_empty(), "a rig needs a board");
+        let mut rig = Rig { boards, toe, user_cycles: 0 };
+        rig.reset();
+        rig
+    }
+
+    /// Sessions of each board.
+    pub fn sessions(&self) -> usize {
+        self.boards[0].sessions()
     }
 
     /// Checks that board `b`'s register file is the one the accessors
@@ -307,9 +362,10 @@ impl TwoBoardSim {
     /// the same addresses (the map places block s at BASE + s * STRIDE), and a
     /// wrong address would answer SLVERR, which every access checks.
     pub fn check_identity(&mut self, b: usize) {
-        assert_eq!(self.read(b, regs::info::ID), regs::ID_MAGIC, "board {b}: not a TOE user-logic register file");
-        let sessions = regs::info::sessions::COUNT.get(self.read(b, regs::info::SESSIONS));
-        assert_eq!(sessions as usize, self.sessions(), "board {b}: info.sessions");
+        let sessions = self.sessions();
+        if let Err(e) = console::check_identity(&mut self.bus(b), sessions) {
+            panic!("board {b}: {e}");
+        }
     }
 
     /// User-clock cycles simulated so far.
@@ -334,24 +390,22 @@ impl TwoBoardSim {
         }
     }
 
-    /// One clock event (rising or falling edge of either clock) on both boards.
+    /// One clock event (rising or falling edge of either clock) on every board.
     fn event(&mut self) {
-        let edges = self.boards[0].clocks.peek();
-        debug_assert_eq!(edges, self.boards[1].clocks.peek(), "the boards' clocks run in step");
+        let edges: Edges = self.boards[0].clocks.peek();
+        debug_assert!(self.boards.iter().all(|b| b.clocks.peek() == edges), "the boards' clocks run in step");
+        let n = self.boards.len();
         if edges.a {
-            for b in 0..2 {
-                let tvalid: Vec<bool> = {
-                    let board = &mut self.boards[b];
-                    for (s, p) in board.toe.iter().enumerate() {
-                        board.tvalid[s] = board.m.bit(p.tx_tvalid);
-                    }
-                    board.tvalid.clone()
-                };
+            for b in 0..n {
+                let board = &mut self.boards[b];
+                for (s, p) in board.toe.iter().enumerate() {
+                    board.tvalid[s] = board.m.bit(p.tx_tvalid);
+                }
                 let init_done = self.toe.init_done(b);
-                let ins = self.toe.drive(b, &tvalid);
-                self.boards[b].apply(ins, init_done);
+                let ins = self.toe.drive(b, &board.tvalid);
+                board.apply(ins, init_done);
             }
-            for b in 0..2 {
+            for b in 0..n {
                 self.boards[b].m.eval();
                 let global = self.boards[b].sample();
                 self.toe.edge(b, global, &self.boards[b].outs);
@@ -383,129 +437,55 @@ impl TwoBoardSim {
         }
     }
 
-    /// Runs until every queued register access of board `b` has completed;
-    /// returns the read data in order. Panics on SLVERR (a test bug).
-    fn settle_bus(&mut self, b: usize) -> Vec<u32> {
-        let mut data = Vec::new();
-        let limit = self.user_cycles + 100_000;
-        while self.boards[b].axi.outstanding() > 0 {
-            assert!(self.user_cycles < limit, "register access on board {b} did not complete");
-            self.event();
-        }
-        for c in self.boards[b].axi.take_done() {
-            assert_eq!(c.resp, OKAY, "register access {c:?} on board {b} failed");
-            if !c.write {
-                data.push(c.data);
-            }
-        }
-        data
-    }
-
     pub fn write(&mut self, b: usize, reg: regs::Register, value: u32) {
-        self.boards[b].axi.write(reg.addr, value, 0xF);
-        self.settle_bus(b);
+        self.bus(b).write(reg.addr, value);
     }
 
     pub fn read(&mut self, b: usize, reg: regs::Register) -> u32 {
-        self.boards[b].axi.read(reg.addr);
-        self.settle_bus(b)[0]
+        self.bus(b).read(reg.addr)
+    }
+
+    /// Board `b`'s registers, for the console operations of [`crate::console`].
+    pub fn bus(&mut self, b: usize) -> BoardBus<'_, T> {
+        BoardBus { rig: self, b }
     }
 
     /// Reads a wide value: `_lo` first (it latches `_hi`), then `_hi`.
     pub fn read_wide(&mut self, b: usize, wide: regs::Wide) -> u64 {
-        self.boards[b].axi.read(wide.lo.addr);
-        self.boards[b].axi.read(wide.hi.addr);
-        let d = self.settle_bus(b);
-        wide.join(d[0], d[1])
+        console::read_wide(&mut self.bus(b), wide)
     }
 
     /// TOE parameters: window update gap (1 KB units) and last packet mode,
     /// then `toe_ctrl.init`, waiting for `init_done` (the demo's menu 1).
     pub fn init_toe(&mut self, b: usize, window_update_gap: u32, last_packet_mode: u32) {
-        use regs::toe::toe_config as c;
-        let mut word = self.read(b, regs::toe::TOE_CONFIG);
-        word = c::WINDOW_UPDATE_GAP.set(word, window_update_gap).expect("window update gap 0..=1023");
-        word = c::LAST_PACKET_MODE.set(word, last_packet_mode).expect("last packet mode 0..=2");
-        self.write(b, regs::toe::TOE_CONFIG, word);
-        self.write(b, regs::toe::TOE_CTRL, regs::toe::toe_ctrl::INIT.word(1).unwrap());
-        for _ in 0..1_000 {
-            self.run(50);
-            if regs::toe::toe_status::INIT_DONE.get(self.read(b, regs::toe::TOE_STATUS)) == 1 {
-                return;
-            }
-        }
-        panic!("board {b}: TOE initialisation did not complete");
+        let done = console::init_toe(&mut self.bus(b), window_update_gap, last_packet_mode, 1_000, |bus| bus.rig.run(50));
+        assert!(done, "board {b}: TOE initialisation did not complete");
     }
 
     /// Programs session `s` of board `b` (does not start it).
     pub fn program(&mut self, b: usize, s: usize, t: &SessionTest) {
-        use regs::session::{speed, test_config};
-        let r = regs::session(s).expect("session index");
-        let mode = match t.mode {
-            Mode::Send => test_config::TestMode::Send,
-            Mode::Receive => test_config::TestMode::Receive,
-            Mode::FullDuplex => test_config::TestMode::FullDuplex,
-        };
-        let mut cfg = test_config::TEST_MODE.word(mode.bits()).unwrap();
-        cfg = test_config::VERIFY.set(cfg, u32::from(t.verify)).unwrap();
-        cfg = test_config::TX_PATTERN.set(cfg, u32::from(!t.incremental)).unwrap();
-        let conn = if t.client { test_config::ConnMode::Active } else { test_config::ConnMode::Passive };
-        cfg = test_config::CONN_MODE.set(cfg, conn.bits()).unwrap();
-        self.write(b, r.test_config(), cfg);
-        let sp = speed::TX_PERCENT
-            .word(u32::from(t.tx_percent))
-            .and_then(|w| speed::RX_PERCENT.set(w, u32::from(t.rx_percent)));
-        self.write(b, r.speed(), sp.expect("percent 1..=100"));
-        for (wide, value) in [(r.transfer_size(), t.transfer_size), (r.packet_size(), t.packet_size)] {
-            let (lo, hi) = wide.split(value).expect("size fits 48 bits");
-            self.write(b, wide.lo, lo);
-            self.write(b, wide.hi, hi);
-        }
+        console::program(&mut self.bus(b), s, t);
     }
 
     /// Sets session `s`'s ports: board `b` listens on / connects from
     /// `fpga_port` and connects to `target_port`.
     pub fn ports(&mut self, b: usize, s: usize, fpga_port: u16, target_port: u16) {
-        let r = regs::session(s).expect("session index");
-        self.write(b, r.fpga_port(), u32::from(fpga_port));
-        self.write(b, r.target_port(), u32::from(target_port));
+        console::ports(&mut self.bus(b), s, fpga_port, target_port);
     }
 
     /// Clears `done`/`error` of session `s` and starts it.
     pub fn start(&mut self, b: usize, s: usize) {
-        use regs::session::{ctrl, status};
-        let r = regs::session(s).expect("session index");
-        let clear = status::DONE.word(1).unwrap() | status::ERROR.word(1).unwrap();
-        self.write(b, r.status(), clear);
-        self.write(b, r.ctrl(), ctrl::START.word(1).unwrap());
+        console::start(&mut self.bus(b), s);
     }
 
     /// Writes `ctrl.abort` of session `s`.
     pub fn abort(&mut self, b: usize, s: usize) {
-        let r = regs::session(s).expect("session index");
-        self.write(b, r.ctrl(), regs::session::ctrl::ABORT.word(1).unwrap());
+        console::abort(&mut self.bus(b), s);
     }
 
     /// Reads session `s`'s status, counters and peer information.
     pub fn result(&mut self, b: usize, s: usize) -> SessionResult {
-        use regs::session::status;
-        let r = regs::session(s).expect("session index");
-        let st = self.read(b, r.status());
-        SessionResult {
-            busy: status::BUSY.get(st) == 1,
-            done: status::DONE.get(st) == 1,
-            error: status::ERROR.get(st) == 1,
-            closed: status::CLOSED.get(st) == 1,
-            error_cause: status::ERROR_CAUSE.get(st),
-            tx_bytes: self.read_wide(b, r.tx_bytes()),
-            rx_bytes: self.read_wide(b, r.rx_bytes()),
-            elapsed: self.read_wide(b, r.elapsed()),
-            err_count: self.read(b, r.err_count()),
-            err_offset: self.read_wide(b, r.err_offset()),
-            peer_port: self.read(b, r.peer_port()),
-            peer_mss: self.read(b, r.peer_mss()),
-            peer_window_scale: self.read(b, r.peer_window_scale()),
-        }
+        console::result(&mut self.bus(b), s)
     }
 
     /// Polls `status.busy` of the listed sessions every `poll` cycles until
@@ -515,8 +495,7 @@ impl TwoBoardSim {
         loop {
             let mut busy = false;
             for &(b, s) in sessions {
-                let r = regs::session(s).expect("session index");
-                busy |= regs::session::status::BUSY.get(self.read(b, r.status())) == 1;
+                busy |= console::busy(&mut self.bus(b), s);
             }
             if !busy {
                 return true;
@@ -531,5 +510,45 @@ impl TwoBoardSim {
     /// The user clock in kHz, from the `info` block.
     pub fn user_clock_khz(&mut self, b: usize) -> u32 {
         self.read(b, regs::info::USER_CLOCK_KHZ)
+    }
+}
+
+/// One board's register bus inside a [`Rig`]: every access runs the
+/// simulation until it completes, and an error response is a test failure.
+pub struct BoardBus<'a, T: ToeSide> {
+    rig: &'a mut Rig<T>,
+    b: usize,
+}
+
+impl<T: ToeSide> BoardBus<'_, T> {
+    /// Runs until every queued access of this board completed; the read data in order.
+    fn settle(&mut self) -> Vec<u32> {
+        let b = self.b;
+        let rig = &mut *self.rig;
+        let limit = rig.user_cycles + 100_000;
+        while rig.boards[b].axi.outstanding() > 0 {
+            assert!(rig.user_cycles < limit, "register access on board {b} did not complete");
+            rig.event();
+        }
+        let mut data = Vec::new();
+        for c in rig.boards[b].axi.take_done() {
+            assert_eq!(c.resp, OKAY, "register access {c:?} on board {b} failed");
+            if !c.write {
+                data.push(c.data);
+            }
+        }
+        data
+    }
+}
+
+impl<T: ToeSide> Registers for BoardBus<'_, T> {
+    fn read(&mut self, addr: u32) -> u32 {
+        self.rig.boards[self.b].axi.read(addr);
+        self.settle()[0]
+    }
+
+    fn write(&mut self, addr: u32, value: u32) {
+        self.rig.boards[self.b].axi.write(addr, value, 0xF);
+        self.settle();
     }
 }

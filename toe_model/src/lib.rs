@@ -756,6 +756,20 @@ impl TwoBoards {
         }
     }
 
+    /// Nothing can change without the user logic: no item on the link, no
+    /// initialisation running, and every session idle or listening with no
+    /// received byte waiting. A simulation may then slow down (the virtual
+    /// board sleeps) until the user logic presents a request or a beat.
+    pub fn quiet(&self) -> bool {
+        self.links.iter().all(|l| l.events.is_empty())
+            && self.boards.iter().all(|b| {
+                b.init_countdown == 0
+                    && b.sessions.iter().all(|s| {
+                        matches!(s.state, State::Idle | State::Listening { .. }) && s.rx_q.is_empty()
+                    })
+            })
+    }
+
     /// Number of sessions per board.
     pub fn sessions(&self) -> usize {
         self.boards[0].sessions.len()
