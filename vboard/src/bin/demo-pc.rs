@@ -1,0 +1,106 @@
+//! `make demo-pc`: the reference demo's first environment (FPGA and PC,
+//! section 3) on the virtual board, with the real PC tools on loopback,
+//! programmed only over Etherbone. Prints one row per test like the
+//! reference's tables and exits non-zero if any byte is unaccounted for.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use testbench::boards::Mode;
+use testbench::console::{self, Registers};
+use testbench::top1024_regs::regs;
+use vboard::pc::{free_port, run_legs, Leg, Remote, Tools};
+use vboard::{Options, VirtualBoard};
+
+struct Row {
+    name: &'static str,
+    mode: Mode,
+    sessions: usize,
+    /// Sessions that send (the rest receive) in the mixed row.
+    mixed_senders: Option<usize>,
+}
+
+fn main() -> ExitCode {
+    let size: u64 = match std::env::var("DEMO_PC_BYTES") {
+        Ok(s) => match s.parse() {
+            Ok(n) if (1..=1u64 << 40).contains(&n) => n,
+            _ => {
+                eprintln!("demo-pc: error: DEMO_PC_BYTES={s:?} must be an integer in 1..=2^40");
+                return ExitCode::from(2);
+            }
+        },
+        Err(_) => 4 * 1024 * 1024 + 7,
+    };
+    let tools = match Tools::beside_exe() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("demo-pc: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let vb = match VirtualBoard::start(&Options { port: 0, ..Options::default() }, |_| {}) {
+        Ok(vb) => vb,
+        Err(e) => {
+            eprintln!("demo-pc: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut bus = match Remote::connect(vb.register_addrs()[0]) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("demo-pc: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let khz = bus.read(regs::info::USER_CLOCK_KHZ.addr);
+    let sessions = vb.design.sessions;
+    if !console::init_toe(&mut bus, 16, 0, 200, |_| std::thread::sleep(Duration::from_millis(5))) {
+        eprintln!("demo-pc: error: the TOE did not report init_done within 1 s");
+        return ExitCode::from(1);
+    }
+    let rows = [
+        Row { name: "3.3 send (FPGA -> tcpdatatest c r)", mode: Mode::Send, sessions: 1, mixed_senders: None },
+        Row { name: "3.3 send (FPGA -> tcpdatatest c r)", mode: Mode::Send, sessions, mixed_senders: None },
+        Row { name: "3.3 receive (tcpdatatest c t -> FPGA)", mode: Mode::Receive, sessions: 1, mixed_senders: None },
+        Row { name: "3.3 receive (tcpdatatest c t -> FPGA)", mode: Mode::Receive, sessions, mixed_senders: None },
+        Row { name: "3.3 mixed (half send, half receive)", mode: Mode::Send, sessions, mixed_senders: Some(sessions / 2) },
+        Row { name: "3.4 full duplex (tcp_client_txrx_single)", mode: Mode::FullDuplex, sessions: 1, mixed_senders: None },
+        Row { name: "3.4 full duplex (tcp_client_txrx_single)", mode: Mode::FullDuplex, sessions, mixed_senders: None },
+    ];
+    println!("virtual board: design `{}`, {} session(s) of {} bits at {} MHz; {size} bytes per session and direction", vb.design.name, sessions, vb.design.data_width, vb.design.user_clock_mhz);
+    println!("PC MB/s: what the PC tool measured (wall clock, limited by the simulation's speed);");
+    println!("board MB/s: from the board's byte counters and `elapsed` (simulated user-clock cycles), the figure the console shows.");
+    println!();
+    println!("{:<42} {:>8} {:>9} {:>12} {:>14}  {}", "test", "sessions", "verified", "PC MB/s", "board MB/s", "result");
+    let mut failed = 0;
+    for row in &rows {
+        let legs: Vec<Leg> = (0..row.sessions)
+            .map(|s| {
+                let mode = match row.mixed_senders {
+                    Some(n) if s >= n => Mode::Receive,
+                    _ => row.mode,
+                };
+                Leg { session: s, mode, size, fpga_client: false, incremental: true, fpga_port: free_port(), pc_port: free_port() }
+            })
+            .collect();
+        let (pc, board, result) = match run_legs(&mut bus, &tools, &legs, Duration::from_secs(600)) {
+            Ok(out) => {
+                let errs: Vec<String> = out.iter().filter_map(|o| o.check().err()).collect();
+                let pc: f64 = out.iter().map(|o| o.pc_mb_s()).sum();
+                let board: f64 = out.iter().map(|o| o.board_mb_s(khz)).sum();
+                (pc, board, if errs.is_empty() { "ok".to_string() } else { errs.join("; ") })
+            }
+            Err(e) => (0.0, 0.0, e),
+        };
+        if result != "ok" {
+            failed += 1;
+        }
+        let verified = if result == "ok" { "yes" } else { "NO" };
+        println!("{:<42} {:>8} {:>9} {:>12.1} {:>14.1}  {}", row.name, row.sessions, verified, pc, board, result);
+    }
+    if failed > 0 {
+        eprintln!("demo-pc: {failed} test(s) failed");
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

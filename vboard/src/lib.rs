@@ -1,0 +1,228 @@
+//! The virtual board: the generated user-logic top, verilated, with its TOE
+//! session interface on the host's real TCP stack and its AXI4-Lite register
+//! bus served over Etherbone/TCP, as LiteX's `litex_server` serves a real
+//! board's. The PC tools (`tcpdatatest`, `tcp_client_txrx_single`) talk to
+//! it over loopback; LiteX's `litex_cli`/`RemoteClient`, the testbench's
+//! console operations and (next) `toe-console` program it.
+//!
+//! ```text
+//!  litex_cli / RemoteClient / tests --Etherbone/TCP :1234--> etherbone server --requests--+
+//!                                                                                         v
+//!                     +-------------------------- simulation thread ---------------------------+
+//!                     |  AXI4-Lite master --> verilated top (register file + sessions)          |
+//!                     |                          toe<s>_* ports <--> host_toe (sockets) ------+--> 127.0.0.1 <--> tcpdatatest ...
+//!                     +--------------------------------------------------------------------------+
+//! ```
+//!
+//! With `--pair`, two boards are joined by the link model (`toe_model`)
+//! instead, each with its own register port (`port`, `port + 1`): the
+//! demo's FPGA-to-FPGA environment.
+//!
+//! Time: the boards count user-clock cycles (`elapsed` and the MB/s the
+//! console computes from it are *simulated* time at the configured clock);
+//! the PC tools measure wall-clock time. See `docs/virtual_board.md`.
+
+pub mod model;
+pub mod pc;
+pub mod sim;
+
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpListener};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use testbench::axil::Timing;
+use testbench::boards::{Board, BoardTiming, Rig};
+use toe_model::{LinkConfig, ToeConfig, TwoBoards};
+
+/// Default Etherbone port, as `litex_server`'s.
+pub const DEFAULT_PORT: u16 = 1234;
+
+/// What to simulate and where to serve it.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The configuration; `None` = the embedded default.
+    pub config: Option<PathBuf>,
+    /// Etherbone port of board 0 (board 1 of a pair uses the next); 0 = any free port.
+    pub port: u16,
+    /// Address of the FPGA side of every session (listen, and source of connects), loopback only.
+    pub bind: Ipv4Addr,
+    /// Address the sessions connect to as clients, loopback only.
+    pub target: Ipv4Addr,
+    /// Two boards joined by the link model instead of one on the host's stack.
+    pub pair: bool,
+    /// Folder of the verilated-model cache.
+    pub cache: PathBuf,
+    /// Verilate the model again even if the cache (or the built-in model) has it.
+    pub rebuild: bool,
+    /// TOE connect timeout (an active open that gets no answer).
+    pub connect_timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            config: None,
+            port: DEFAULT_PORT,
+            bind: Ipv4Addr::LOCALHOST,
+            target: Ipv4Addr::LOCALHOST,
+            pair: false,
+            cache: model::default_cache(),
+            rebuild: false,
+            connect_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// A running virtual board (or pair). Dropping it stops the simulation.
+pub struct VirtualBoard {
+    addrs: Vec<SocketAddr>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+    servers: Vec<etherbone::ServerHandle>,
+    pub design: config::Design,
+}
+
+fn loopback_only(what: &str, addr: Ipv4Addr) -> Result<(), String> {
+    if addr.is_loopback() {
+        Ok(())
+    } else {
+        Err(format!("{what} {addr} is not a loopback address: the virtual board only binds and connects on 127.0.0.0/8"))
+    }
+}
+
+/// Reads and validates the configuration (the embedded default without a file).
+pub fn load_design(path: Option<&PathBuf>) -> Result<config::Design, String> {
+    match path {
+        None => toe_gen::parse_config(config::DEFAULT_TOML).map_err(|e| format!("the default configuration: {e}")),
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            toe_gen::parse_config(&text).map_err(|e| format!("{}: {e}", p.display()))
+        }
+    }
+}
+
+impl VirtualBoard {
+    /// Resolves the model (verilating it into the cache if needed), binds
+    /// the register ports and starts the simulation thread. Every line the
+    /// board prints goes to `log` (from the simulation thread too).
+    pub fn start(opts: &Options, log: impl FnMut(String) + Send + 'static) -> Result<VirtualBoard, String> {
+        let mut log = log;
+        loopback_only("--bind", opts.bind)?;
+        loopback_only("--target", opts.target)?;
+        let design = load_design(opts.config.as_ref())?;
+        let resolved = model::resolve(&design, &opts.cache, opts.rebuild, &mut |line| log(format!("model: {line}")))?;
+        log(format!(
+            "design `{}`: {} session(s) of {} bits, user clock {} MHz, register clock {} MHz ({})",
+            design.name, design.sessions, design.data_width, design.user_clock_mhz, design.reg_clock_mhz, resolved.origin
+        ));
+        let boards = if opts.pair { 2 } else { 1 };
+        let mut listeners = Vec::new();
+        for b in 0..boards {
+            let port = if opts.port == 0 { 0 } else { opts.port.checked_add(b as u16).ok_or("--port: no room for the second board's port")? };
+            let l = TcpListener::bind(SocketAddrV4::new(opts.bind, port))
+                .map_err(|e| format!("cannot listen for Etherbone on {}:{port}: {e}", opts.bind))?;
+            listeners.push(l);
+        }
+        let addrs: Vec<SocketAddr> = listeners.iter().map(|l| l.local_addr().expect("bound listener")).collect();
+        let mut servers = Vec::new();
+        let mut ports = Vec::new();
+        for l in listeners {
+            let addr = l.local_addr().map_err(|e| format!("Etherbone listener: {e}"))?;
+            let info = etherbone::ServerInfo::for_addr("CommVirtualBoard", addr).map_err(|e| format!("Etherbone server: {e}"))?;
+            let (handle, rx) = etherbone::spawn_server(l, info).map_err(|e| format!("Etherbone server: {e}"))?;
+            servers.push(handle);
+            ports.push(sim::BusPort::new(rx));
+        }
+        let net = host_toe::NetConfig {
+            bind: opts.bind,
+            target: opts.target,
+            connect_timeout: opts.connect_timeout,
+            // Only a peer that stops sending without closing needs the push
+            // timeout; the PC tools always close. A short one could cut a
+            // beat in the middle of a stream whose sender was descheduled,
+            // and the verifier expects only the last beat to be partial.
+            push_timeout: Duration::from_secs(1),
+            ..host_toe::NetConfig::default()
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let fns = resolved.fns;
+        let d = design.clone();
+        let pair = opts.pair;
+        let stop_sim = Arc::clone(&stop);
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), String>>();
+        let thread = std::thread::Builder::new()
+            .name("vboard-sim".into())
+            .spawn(move || {
+                let timing = BoardTiming {
+                    user_ps: (1e6 / d.user_clock_mhz).round() as u64,
+                    bus_ps: (1e6 / d.reg_clock_mhz).round() as u64,
+                    bus: Timing { max_delay: 0, ready_probability: 1.0 },
+                };
+                let mhz = d.user_clock_mhz;
+                if pair {
+                    let link = LinkConfig { user_clock_mhz: mhz.round() as u64, ..LinkConfig::default() };
+                    let toe = ToeConfig::new(d.bytes_per_beat());
+                    let mut rig = Rig::<TwoBoards>::with_timing(fns, 1, link, toe, timing);
+                    let _ = ready_tx.send(Ok(()));
+                    sim::run(&mut rig, &mut ports, &stop_sim, mhz, &mut log);
+                } else {
+                    let board = Board::with_timing(fns, 1, timing);
+                    let toe = match host_toe::HostToe::new(board.sessions(), board.beat_bytes(), net) {
+                        Ok(t) => t,
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(format!("host TOE: {e}")));
+                            return;
+                        }
+                    };
+                    let mut rig = Rig::from_parts(vec![board], sim::HostSide(toe));
+                    let _ = ready_tx.send(Ok(()));
+                    sim::run(&mut rig, &mut ports, &stop_sim, mhz, &mut log);
+                }
+            })
+            .map_err(|e| format!("cannot start the simulation thread: {e}"))?;
+        let mut vb = VirtualBoard { addrs, stop, thread: Some(thread), servers, design };
+        match ready_rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(Ok(())) => Ok(vb),
+            Ok(Err(e)) => Err(e),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                vb.stop_now();
+                Err("the simulation thread stopped while starting (its message is above)".into())
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                vb.stop_now();
+                Err("the simulation thread did not start within 60 s".into())
+            }
+        }
+    }
+
+    /// The Etherbone address of each board.
+    pub fn register_addrs(&self) -> &[SocketAddr] {
+        &self.addrs
+    }
+
+    /// Blocks until the simulation thread ends (it runs until stopped).
+    pub fn wait(mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+
+    fn stop_now(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for s in self.servers.drain(..) {
+            s.stop();
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for VirtualBoard {
+    fn drop(&mut self) {
+        self.stop_now();
+    }
+}
