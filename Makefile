@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BUILD ?= build
 
-.PHONY: help gen verilog deps test test-rust test-host-large lint synth-estimate bench bench-host demo vivado-ooc quartus-ooc golden clean
+.PHONY: help gen verilog deps test test-rust test-host-large lint synth-estimate bench bench-host demo vboard demo-pc vivado-ooc quartus-ooc golden clean
 
 help:
 	@echo "make gen            generate build/ from the default config (same as cargo run -p gen)"
@@ -13,6 +13,8 @@ help:
 	@echo "make bench          verilated model vs rust-hdl simulator speed, loopback throughput"
 	@echo "make bench-host     tcpdatatest vs iperf3 on loopback"
 	@echo "make demo           the demo's FPGA-to-FPGA scenarios on two simulated boards, next to the reference figures"
+	@echo "make vboard         run the virtual board: registers on Etherbone 127.0.0.1:1234, TOE on loopback (VBOARD_ARGS=...)"
+	@echo "make demo-pc        the demo's FPGA-and-PC tests: the PC tools against the virtual board, as a table"
 	@echo "make vivado-ooc     out-of-context Vivado synthesis (needs vivado on PATH)"
 	@echo "make quartus-ooc    out-of-context Quartus synthesis (needs quartus_sh on PATH)"
 	@echo "make golden         refresh the golden files of generated text after an intended change"
@@ -46,6 +48,16 @@ bench:
 # their registers; prints the console-style table (docs/two_board_sim.md).
 demo: deps
 	$(CARGO) run --release -q -p testbench --bin demo
+
+# The virtual board (docs/virtual_board.md); extra arguments in VBOARD_ARGS,
+# e.g. make vboard VBOARD_ARGS="--pair" or VBOARD_ARGS="--config my.toml".
+vboard: deps
+	$(CARGO) run --release -q -p vboard -- $(VBOARD_ARGS)
+
+# Section 3 of the demo: the PC tools against the virtual board.
+demo-pc: deps
+	$(CARGO) build --release -q -p host
+	$(CARGO) run --release -q -p vboard --bin demo-pc
 
 bench-host:
 	@bash host/bench-host.sh

@@ -92,6 +92,7 @@
 pub mod bus;
 pub mod client;
 pub mod codec;
+pub mod litex;
 pub mod server;
 
 pub use bus::{AxiResp, BusError, MemoryBus, Op, RegisterBus};
