@@ -412,6 +412,7 @@ impl<const W: usize, const K: usize> Logic for SessionController<W, K> {
         self.datapath.rx_start.next = false;
         self.datapath.rx_end.next = false;
         self.datapath.tx_abort.next = false;
+        self.datapath.tx_clear.next = false;
         self.reg_done_set.next = false;
         self.reg_error_set.next = false;
 
@@ -465,9 +466,12 @@ impl<const W: usize, const K: usize> Logic for SessionController<W, K> {
                 self.state.d.next = self.s_open_req.val();
             }
         } else if self.state.q.val() == self.s_open_req.val() {
-            // A new transfer for the verifier (clears its counters and record); the
-            // parameters were latched at `start`, the cycle before.
+            // A new transfer for the verifier (clears its counters and record)
+            // and a zero transmit count, whatever the test mode: a receive test
+            // or a refused open must not show the previous test's `tx_bytes`.
+            // The parameters were latched at `start`, the cycle before.
             self.datapath.rx_start.next = true;
+            self.datapath.tx_clear.next = true;
             if self.toe_conn_req_ready.val() {
                 if self.aborting.q.val() {
                     self.state.d.next = self.s_close_req.val();

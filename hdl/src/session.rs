@@ -29,6 +29,8 @@ pub struct Session<const W: usize, const K: usize> {
     pub tx_start: Signal<In, Bit>,
     /// Abort sending (one-cycle pulse).
     pub tx_abort: Signal<In, Bit>,
+    /// A new test begins: zero the transmit byte count (one-cycle pulse).
+    pub tx_clear: Signal<In, Bit>,
     /// Start receiving: new transfer for the verifier (one-cycle pulse).
     pub rx_start: Signal<In, Bit>,
     /// The peer has closed: check for a short transfer (one-cycle pulse).
@@ -93,6 +95,7 @@ impl<const W: usize, const K: usize> Session<W, K> {
             clock: Default::default(),
             reset: Default::default(),
             tx_start: Default::default(),
+            tx_clear: Default::default(),
             tx_abort: Default::default(),
             rx_start: Default::default(),
             rx_end: Default::default(),
@@ -148,6 +151,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.generator.reset.next = self.reset.val();
         self.generator.start.next = self.tx_start.val();
         self.generator.abort_req.next = self.tx_abort.val();
+        self.generator.clear.next = self.tx_clear.val();
         self.generator.transfer_size.next = self.transfer_size.val();
         self.generator.packet_size.next = self.packet_size.val();
         self.generator.pattern.next = self.pattern.val();

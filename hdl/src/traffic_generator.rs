@@ -43,6 +43,10 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     pub start: Signal<In, Bit>,
     /// One-cycle pulse: stop at once and drop any presented beat.
     pub abort_req: Signal<In, Bit>,
+    /// One-cycle pulse: a new test begins; zero `bytes_sent` and `done`
+    /// without starting (a test that never sends must not show the previous
+    /// test's count). `start` does the same and begins.
+    pub clear: Signal<In, Bit>,
     /// Bytes to send, 1 .. 2^48-1; sampled on `start`.
     pub transfer_size: Signal<In, Bits<48>>,
     /// Packet size in bytes (rounded up to whole beats; 0 = no boundary); sampled on `start`.
@@ -120,6 +124,7 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
             reset: Default::default(),
             start: Default::default(),
             abort_req: Default::default(),
+            clear: Default::default(),
             transfer_size: Default::default(),
             packet_size: Default::default(),
             pattern: Default::default(),
@@ -260,6 +265,10 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
             self.out_valid.d.next = false;
         }
 
+        if self.clear.val() {
+            self.done_q.d.next = false;
+            self.sent.d.next = self.c_zero64.val();
+        }
         if self.start.val() {
             self.size_q.d.next = self.transfer_size.val();
             self.psize_q.d.next = self.packet_size.val();

@@ -60,6 +60,17 @@ fn receive_test_tcpdatatest_to_fpga() {
     run_clean(&mut bus, &[leg(0, Mode::Receive, 1_048_573, false)]);
 }
 
+/// Tests in a row on one session, as a person at the console runs them:
+/// each reports only its own bytes.
+#[test]
+fn tests_in_a_row_on_one_session_report_only_their_own_bytes() {
+    let (_vb, mut bus) = board();
+    run_clean(&mut bus, &[leg(0, Mode::Send, 300_000, false)]);
+    run_clean(&mut bus, &[leg(0, Mode::Receive, 200_000, false)]);
+    run_clean(&mut bus, &[leg(0, Mode::FullDuplex, 100_000, true)]);
+    run_clean(&mut bus, &[leg(0, Mode::Send, 50_000, false)]);
+}
+
 #[test]
 fn fpga_as_client_against_tcpdatatest_servers() {
     let (_vb, mut bus) = board();

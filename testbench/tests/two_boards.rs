@@ -171,6 +171,31 @@ fn a_half_close_after_every_expected_byte_lets_the_server_finish_sending() {
     assert_eq!(sim.toe.rx_taken(1, 0), size);
 }
 
+/// Every test starts from zero counters, whatever it does: a receive test
+/// after a send test on the same session shows no transmitted bytes (found
+/// by running the PC tools' tests in a row on the virtual board).
+#[test]
+fn a_test_that_does_not_send_shows_no_bytes_of_the_previous_test() {
+    let mut sim = quick_sim("tx_count_cleared");
+    half_duplex(&mut sim, 100_000, 100_000);
+    sim.start(0, 0);
+    sim.start(1, 0);
+    assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 100_000));
+    assert_eq!(sim.result(1, 0).tx_bytes, 100_000);
+    // Roles swap: board 1 listens and receives, board 0 connects and sends.
+    sim.program(1, 0, &SessionTest::new(Mode::Receive, 50_000, false));
+    sim.program(0, 0, &SessionTest::new(Mode::Send, 50_000, true));
+    sim.start(1, 0);
+    sim.start(0, 0);
+    assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 100_000));
+    let rx = sim.result(1, 0);
+    assert!(rx.done && !rx.error, "{rx:?}");
+    assert_eq!((rx.tx_bytes, rx.rx_bytes), (0, 50_000));
+    let tx = sim.result(0, 0);
+    assert!(tx.done && !tx.error, "{tx:?}");
+    assert_eq!((tx.tx_bytes, tx.rx_bytes), (50_000, 0));
+}
+
 #[test]
 fn more_data_than_expected_is_beyond_size() {
     let mut sim = quick_sim("beyond_size");
