@@ -91,6 +91,9 @@ pub fn run(job: &Job, sinks: Sinks<'_>) -> i32 {
             if n == 1 { "" } else { "s" }
         ),
     );
+    if let Some(at) = job.plan.corrupt {
+        say(out, err, format!("fault injection: the byte at offset {at} is sent with its lowest bit flipped"));
+    }
 
     let addrs: Vec<SocketAddr> =
         (0..n).map(|i| SocketAddr::new(t.ip, if t.port == 0 { 0 } else { t.port + i as u16 })).collect();
@@ -287,7 +290,7 @@ fn summary(job: &Job, out: &mut dyn Write, err: &mut dyn Write, reports: &[(usiz
         let doc = json!({
             "tool": job.tool, "ok": true, "exit_code": 0, "dir": job.dir,
             "role": role_name(job.role), "bytelen": job.transfer.bytelen, "pattern": job.transfer.pattern,
-            "buffer": job.transfer.buffer, "sessions": sessions,
+            "buffer": job.transfer.buffer, "corrupt": job.plan.corrupt, "sessions": sessions,
             "total": {
                 "seconds": span.as_secs_f64(),
                 "tx_bytes": tx, "tx_mb_per_s": mb_per_s(tx, span),

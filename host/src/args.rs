@@ -66,11 +66,15 @@ pub struct Options {
     pub quiet: bool,
     /// Bound on connect, accept and every blocking read or write; `None` waits forever.
     pub timeout: Option<Duration>,
+    /// Fault injection: flip the lowest bit of the byte at this stream
+    /// offset of every sending session, so the peer's verification can be
+    /// seen to catch it.
+    pub corrupt: Option<u64>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Self { sessions: 1, json: false, quiet: false, timeout: Some(Duration::from_secs(DEFAULT_TIMEOUT_S)) }
+        Self { sessions: 1, json: false, quiet: false, timeout: Some(Duration::from_secs(DEFAULT_TIMEOUT_S)), corrupt: None }
     }
 }
 
@@ -127,6 +131,7 @@ options:
   --sessions N   run N connections (1-64) on consecutive ports starting at <server port>
   --timeout S    seconds (0-86400, 0 = no limit) to wait for connect, accept and each read/write; default 30
   --quiet        no per-second progress lines
+  --corrupt N    fault injection: flip the lowest bit of sent byte N (0 to <bytelen>-1; needs <pattern> 1)
   --json         print a JSON summary on stdout (other lines go to stderr)
   -h, --help     this text";
 
@@ -143,6 +148,7 @@ options:
   --sessions N   run N connections (1-64) on consecutive ports starting at <server port>
   --timeout S    seconds (0-86400, 0 = no limit) to wait for connect, accept and each read/write; default 30
   --quiet        no per-second progress lines
+  --corrupt N    fault injection: flip the lowest bit of sent byte N (0 to <bytelen>-1; needs <pattern> 1)
   --json         print a JSON summary on stdout (other lines go to stderr)
   -h, --help     this text";
 
@@ -164,6 +170,10 @@ pub fn parse_datatest<S: AsRef<str>>(args: &[S]) -> Result<Command<DataTestArgs>
         other => return err(format!("argument <dir>: '{other}' is not valid; use t (transmit) or r (receive)")),
     };
     let transfer = parse_transfer(&pos[2..], role, options.sessions)?;
+    if options.corrupt.is_some() && dir == Dir::Receive {
+        return err("option --corrupt: only a sending test (<dir> t) has bytes to corrupt".to_string());
+    }
+    check_corrupt(&options, &transfer)?;
     Ok(Command::Run(DataTestArgs { role, dir, transfer, options }))
 }
 
@@ -176,7 +186,22 @@ pub fn parse_txrx<S: AsRef<str>>(args: &[S]) -> Result<Command<TxRxArgs>, ArgErr
     }
     let role = if server { Role::Server } else { Role::Client };
     let transfer = parse_transfer(&pos, role, options.sessions)?;
+    check_corrupt(&options, &transfer)?;
     Ok(Command::Run(TxRxArgs { role, transfer, options }))
+}
+
+/// `--corrupt` must name a byte of the transfer, of a verified pattern.
+fn check_corrupt(options: &Options, transfer: &Transfer) -> Result<(), ArgError> {
+    match options.corrupt {
+        Some(_) if !transfer.pattern => {
+            err("option --corrupt: needs <pattern> 1 (dummy data is not verified)".to_string())
+        }
+        Some(n) if n >= transfer.bytelen => err(format!(
+            "option --corrupt: '{n}' is out of range; valid range is 0 to {} (<bytelen> - 1)",
+            transfer.bytelen - 1
+        )),
+        _ => Ok(()),
+    }
 }
 
 type Split<'a> = (Vec<&'a str>, Options, bool);
@@ -187,9 +212,9 @@ fn split<S: AsRef<str>>(args: &[S], allow_server: bool) -> Result<Option<Split<'
     let mut options = Options::default();
     let mut server = false;
     let valid = if allow_server {
-        "--server, --sessions N, --timeout S, --quiet, --json, --help"
+        "--server, --sessions N, --timeout S, --corrupt N, --quiet, --json, --help"
     } else {
-        "--sessions N, --timeout S, --quiet, --json, --help"
+        "--sessions N, --timeout S, --corrupt N, --quiet, --json, --help"
     };
     let mut it = args.iter().map(AsRef::as_ref);
     while let Some(arg) = it.next() {
@@ -229,6 +254,13 @@ fn split<S: AsRef<str>>(args: &[S], allow_server: bool) -> Result<Option<Split<'
                             "option --timeout: '{v}' is out of range; valid range is 0 (no limit) to {MAX_TIMEOUT_S} seconds"
                         ))
                     }
+                };
+            }
+            "--corrupt" => {
+                let v = value("N (a byte offset)")?;
+                options.corrupt = match parse_number(v) {
+                    Some(n) => Some(n),
+                    None => return err(format!("option --corrupt: '{v}' is not a number; use a byte offset, decimal or 0x hex")),
                 };
             }
             _ => return err(format!("unknown option '{arg}'; valid options are {valid}")),
@@ -280,18 +312,39 @@ fn parse_transfer(pos: &[&str], role: Role, sessions: u16) -> Result<Transfer, A
 /// (the demo writes `0xFFFF_FFFF_FFFF`).
 pub fn parse_bytelen(text: &str) -> Result<u64, ArgError> {
     let range = "valid range is 1 to 0xFFFF_FFFF_FFFF (281474976710655), decimal or 0x hex";
+    match number(text) {
+        Number::NotANumber => err(format!("argument <bytelen>: '{text}' is not a number; {range}")),
+        Number::Value(n) if (1..=MAX_BYTELEN).contains(&n) => Ok(n),
+        _ => err(format!("argument <bytelen>: '{text}' is out of range; {range}")),
+    }
+}
+
+/// A number as the demo writes it: decimal, or hex with a `0x` prefix, `_` separators allowed.
+enum Number {
+    Value(u64),
+    TooLarge,
+    NotANumber,
+}
+
+fn number(text: &str) -> Number {
     let cleaned: String = text.chars().filter(|&c| c != '_').collect();
     let (digits, radix) = match cleaned.strip_prefix("0x").or_else(|| cleaned.strip_prefix("0X")) {
         Some(hex) => (hex, 16),
         None => (cleaned.as_str(), 10),
     };
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return err(format!("argument <bytelen>: '{text}' is not a number; {range}"));
+        return Number::NotANumber;
     }
-    // Digits only, so the one possible parse error is overflow: out of range too.
-    match u64::from_str_radix(digits, radix) {
-        Ok(n) if (1..=MAX_BYTELEN).contains(&n) => Ok(n),
-        _ => err(format!("argument <bytelen>: '{text}' is out of range; {range}")),
+    // Digits only, so the one possible parse error is overflow.
+    u64::from_str_radix(digits, radix).map_or(Number::TooLarge, Number::Value)
+}
+
+/// `number` for an option value: `None` if it is not a number (too large for u64 reads as `u64::MAX`).
+fn parse_number(text: &str) -> Option<u64> {
+    match number(text) {
+        Number::Value(n) => Some(n),
+        Number::TooLarge => Some(u64::MAX),
+        Number::NotANumber => None,
     }
 }
 
@@ -322,7 +375,7 @@ mod tests {
             panic!("not run")
         };
         assert_eq!((a.role, a.dir, a.transfer.pattern, a.transfer.buffer), (Role::Server, Dir::Transmit, false, 65536));
-        assert_eq!(a.options, Options { sessions: 4, json: true, quiet: true, timeout: None });
+        assert_eq!(a.options, Options { sessions: 4, json: true, quiet: true, timeout: None, corrupt: None });
         assert_eq!(dt("--help").unwrap(), Command::Help);
     }
 
@@ -362,6 +415,19 @@ mod tests {
         assert_eq!(dt_err("c r 127.0.0.1 5000 100 1 1 --sessions 65"), "option --sessions: '65' is out of range; valid range is 1 to 64");
         assert!(dt_err("c r 127.0.0.1 5000 100 1 1 --timeout -1").starts_with("option --timeout: '-1' is out of range"));
         assert_eq!(dt_err("c r 127.0.0.1 5000 100 1 1 --timeout"), "option --timeout: missing value S (0-86400)");
+        assert_eq!(
+            dt_err("c t 127.0.0.1 5000 100 1 1 --corrupt 100"),
+            "option --corrupt: '100' is out of range; valid range is 0 to 99 (<bytelen> - 1)"
+        );
+        assert_eq!(
+            dt_err("c t 127.0.0.1 5000 100 1 1 --corrupt x1"),
+            "option --corrupt: 'x1' is not a number; use a byte offset, decimal or 0x hex"
+        );
+        assert_eq!(dt_err("c t 127.0.0.1 5000 100 0 1 --corrupt 5"), "option --corrupt: needs <pattern> 1 (dummy data is not verified)");
+        assert_eq!(
+            dt_err("c r 127.0.0.1 5000 100 1 1 --corrupt 5"),
+            "option --corrupt: only a sending test (<dir> t) has bytes to corrupt"
+        );
         assert!(dt_err("c r 127.0.0.1 5000 100 1 1 --server").starts_with("unknown option '--server'"));
     }
 

@@ -136,6 +136,8 @@ pub struct Plan {
     pub buffer: usize,
     /// Bound on every blocking read and write.
     pub timeout: Option<Duration>,
+    /// Fault injection: the stream offset whose byte is sent with its lowest bit flipped.
+    pub corrupt: Option<u64>,
 }
 
 /// Byte counts a reporter thread reads while the session runs.
@@ -305,6 +307,10 @@ fn send(mut stream: &TcpStream, plan: &Plan, progress: &Progress, start: Instant
             filled = (total - sent).min(cap as u64) as usize;
             if plan.pattern {
                 gen.fill_next(&mut buf[..filled]);
+                // Refilled for every chunk, so the flipped bit stays in this one.
+                if let Some(at) = plan.corrupt.filter(|at| (sent..sent + filled as u64).contains(at)) {
+                    buf[(at - sent) as usize] ^= 1;
+                }
             }
             pos = 0;
         }
@@ -368,7 +374,7 @@ mod tests {
     }
 
     fn plan(tx_len: u64, rx_len: u64) -> Plan {
-        Plan { tx_len, rx_len, pattern: true, buffer: 64 << 10, timeout: Some(Duration::from_secs(10)) }
+        Plan { tx_len, rx_len, pattern: true, buffer: 64 << 10, timeout: Some(Duration::from_secs(10)), corrupt: None }
     }
 
     #[test]

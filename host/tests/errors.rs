@@ -117,6 +117,28 @@ fn pattern_mismatch_reports_offset_and_both_words() {
     );
 }
 
+/// `--corrupt N`: the sender flips the lowest bit of byte N (here in the
+/// second of several 64 KB buffers), and a verifying receiver names it.
+#[test]
+fn corrupt_flips_one_sent_byte_that_the_receiver_names() {
+    let (srv, port) = server(DATATEST, &["s", "t", "127.0.0.1", "0", "300000", "1", "1", "--corrupt", "77777"]);
+    let o = run(DATATEST, &["c", "r", "127.0.0.1", &port.to_string(), "300000", "1", "1"]);
+    let sender = srv.finish();
+    assert!(sender.stdout.contains("fault injection: the byte at offset 77777"), "{}", sender.stdout);
+    // Word 19,444 = 0x4bf4, byte lane 1: 0x4b ^ 1 = 0x4a.
+    assert_fails(
+        &o,
+        MISMATCH,
+        "tcpdatatest: error: pattern mismatch at byte offset 77777 (0x12fd1): expected word 0x00004bf4, received 0x00004af4",
+    );
+    // Full duplex: each side corrupts what it sends at its own offset.
+    let (srv, port) = server(TXRX, &["--server", "127.0.0.1", "0", "100000", "1", "1", "--corrupt", "5"]);
+    let o = run(TXRX, &["127.0.0.1", &port.to_string(), "100000", "1", "1"]);
+    assert_eq!(o.code, MISMATCH, "{}", o.stderr);
+    assert!(o.stderr.contains("pattern mismatch at byte offset 5 (0x5)"), "{}", o.stderr);
+    let _ = srv.finish();
+}
+
 #[test]
 fn only_the_first_of_several_mismatches_is_reported() {
     let (addr, h) = peer(|mut s| {

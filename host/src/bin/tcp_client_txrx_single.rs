@@ -12,7 +12,7 @@ fn job(a: TxRxArgs) -> Job {
         dir: "duplex",
         complete: "full-duplex test complete",
         role: a.role,
-        plan: Plan { tx_len: t.bytelen, rx_len: t.bytelen, pattern: t.pattern, buffer: t.buffer, timeout: a.options.timeout },
+        plan: Plan { tx_len: t.bytelen, rx_len: t.bytelen, pattern: t.pattern, buffer: t.buffer, timeout: a.options.timeout, corrupt: a.options.corrupt },
         transfer: a.transfer,
         options: a.options,
     }
