@@ -119,13 +119,15 @@
 //!   and raises `conn_error`; `init_done` is low for the next [`INIT_CYCLES`]
 //!   cycles. An open request while not initialised gets `conn_error` at once.
 //!   `init_done` is high after [`HostToe::new`].
-//! * Protocol checks ([`HostToe::violations`]), as the model's: `tx_tvalid`
-//!   dropped before `tx_tready`; TX beat changed while waiting; a TX beat with
-//!   no bytes or more than `beat_bytes` (only the first `beat_bytes` are sent);
+//! * Protocol checks ([`HostToe::violations`]), the model's own
+//!   ([`toe_model::checker`]): `tx_tvalid` dropped before `tx_tready`; TX beat
+//!   changed while waiting; a TX beat with no bytes or more than `beat_bytes`
+//!   (only the first `beat_bytes` are sent);
 //!   a partial TX beat without `tlast`; data after a partial beat before the
 //!   close; `tx_tvalid` while not established or after the close request
 //!   (once per open request; not reported while `conn_error` is high, as the
 //!   beat was in flight when the connection died); `outs` of the wrong length.
+//!   (The request checks never fire: `conn_req_ready` is always high.)
 //!
 //! # What it cannot model
 //!
@@ -173,6 +175,7 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 
+use toe_model::checker::{Place, SessionChecker, ViolationLog};
 pub use toe_model::{GlobalOutputs, SessionInputs, SessionOutputs, MAX_VIOLATIONS};
 
 /// Cycles `init_done` stays low after a `toe_init` pulse (it falls at the next
@@ -391,22 +394,6 @@ impl Log {
     }
 }
 
-/// Bounded violation log.
-#[derive(Default)]
-struct Violations {
-    list: Vec<String>,
-    count: u64,
-}
-
-impl Violations {
-    fn push(&mut self, cycle: u64, s: usize, msg: impl fmt::Display) {
-        self.count += 1;
-        if self.list.len() < MAX_VIOLATIONS {
-            self.list.push(format!("cycle {cycle}: session {s}: {msg}"));
-        }
-    }
-}
-
 struct Session {
     conn: Conn,
     local: Option<SocketAddr>,
@@ -426,11 +413,8 @@ struct Session {
     tx_out: u64,
     close_req: bool,
     fin_sent: bool,
-    tx_after_partial: bool,
-    tx_reported: bool,
-    tx_hold: bool,
-    tx_hold_last: bool,
-    tx_hold_data: Vec<u8>,
+    /// The interface checks of this session.
+    check: SessionChecker,
 
     // RX.
     rx: Ring,
@@ -449,7 +433,7 @@ struct Session {
 }
 
 impl Session {
-    fn new(net: &NetConfig, beat: usize) -> Self {
+    fn new(s: usize, net: &NetConfig, beat: usize) -> Self {
         Self {
             conn: Conn::Idle,
             local: None,
@@ -464,11 +448,9 @@ impl Session {
             tx_out: 0,
             close_req: false,
             fin_sent: false,
-            tx_after_partial: false,
-            tx_reported: false,
-            tx_hold: false,
-            tx_hold_last: false,
-            tx_hold_data: Vec::with_capacity(beat),
+            // A reset is seen at the next poll, after the user logic may
+            // already show a beat: not reported while conn_error is high.
+            check: SessionChecker::new(Place::session(s), beat).excusing_conn_error(),
             rx: Ring::new(net.rx_buffer),
             rx_in: 0,
             rx_taken: 0,
@@ -518,7 +500,7 @@ impl Session {
         self.push_points.clear();
         self.last_push = 0;
         self.presented = None;
-        self.tx_hold = false;
+        self.check.connection_gone();
     }
 
     /// Raises `peer_closed` once every byte before the FIN was taken, and
@@ -878,7 +860,7 @@ pub struct HostToe {
     init_countdown: u64,
     cycle: u64,
     log: Log,
-    violations: Violations,
+    violations: ViolationLog,
     pollfds: Vec<libc::pollfd>,
 }
 
@@ -919,7 +901,7 @@ impl HostToe {
             )));
         }
         let sess: Vec<Session> = (0..sessions)
-            .map(|_| Session::new(&net, beat_bytes))
+            .map(|s| Session::new(s, &net, beat_bytes))
             .collect();
         let inputs = (0..sessions)
             .map(|_| SessionInputs {
@@ -936,7 +918,7 @@ impl HostToe {
             init_countdown: 0,
             cycle: 0,
             log: Log::default(),
-            violations: Violations::default(),
+            violations: ViolationLog::new(),
             pollfds: Vec::with_capacity(sessions),
         })
     }
@@ -1019,73 +1001,21 @@ impl HostToe {
         }
         let init_done = self.init_countdown == 0;
         let n = self.sessions.len();
-        if outs.len() != n {
-            self.violations.push(
-                cycle,
-                0,
-                format!("edge got {} session outputs for {n} sessions", outs.len()),
-            );
-        }
+        self.violations
+            .check_outputs_len(cycle, Place::session(0), outs.len(), n);
         for (s, o) in outs.iter().enumerate().take(n) {
             let inp = &self.inputs[s];
             let (tready, rx_valid) = (inp.tx_tready, inp.rx_tvalid);
             let sess = &mut self.sessions[s];
-            let viol = &mut self.violations;
+            sess.check
+                .edge(&mut self.violations, cycle, o, inp, sess.close_req);
 
             // --- TX stream ---
-            if sess.tx_hold {
-                if !o.tx_tvalid {
-                    viol.push(cycle, s, "tx_tvalid dropped before tx_tready");
-                } else if o.tx_tlast != sess.tx_hold_last || o.tx_data != sess.tx_hold_data {
-                    viol.push(
-                        cycle,
-                        s,
-                        "TX beat (data/keep/tlast) changed while tx_tvalid and not tx_tready",
-                    );
-                }
-                sess.tx_hold = false;
-            }
-            if o.tx_tvalid {
-                let len = o.tx_data.len();
-                if len == 0 || len > beat {
-                    viol.push(
-                        cycle,
-                        s,
-                        format!("TX beat of {len} bytes (1..={beat} allowed)"),
-                    );
-                }
-                if tready {
-                    if len > 0 {
-                        if sess.tx_after_partial {
-                            viol.push(cycle, s, "TX data after a partial beat (only the last beat of a transfer may be partial)");
-                        }
-                        let partial = len < beat;
-                        if partial && !o.tx_tlast {
-                            viol.push(cycle, s, "partial TX beat without tlast");
-                        }
-                        sess.tx_after_partial |= partial;
-                        let take = len.min(beat).min(sess.tx.free());
-                        if matches!(sess.conn, Conn::Open(_)) {
-                            sess.tx.push(&o.tx_data[..take]);
-                            sess.stats.tx_taken += take as u64;
-                        }
-                    }
-                } else if sess.close_req {
-                    if !sess.tx_reported {
-                        sess.tx_reported = true;
-                        viol.push(cycle, s, "tx_tvalid after its close request");
-                    }
-                } else if !sess.established {
-                    if !sess.conn_error && !sess.tx_reported {
-                        sess.tx_reported = true;
-                        viol.push(cycle, s, "tx_tvalid while not established");
-                    }
-                } else {
-                    // Waiting for buffer room: the beat must stay as it is.
-                    sess.tx_hold = true;
-                    sess.tx_hold_last = o.tx_tlast;
-                    sess.tx_hold_data.clear();
-                    sess.tx_hold_data.extend_from_slice(&o.tx_data);
+            if o.tx_tvalid && tready && !o.tx_data.is_empty() {
+                let take = o.tx_data.len().min(beat).min(sess.tx.free());
+                if matches!(sess.conn, Conn::Open(_)) {
+                    sess.tx.push(&o.tx_data[..take]);
+                    sess.stats.tx_taken += take as u64;
                 }
             }
 
@@ -1173,8 +1103,7 @@ impl HostToe {
         sess.peer_port = 0;
         sess.peer_mss = 0;
         sess.peer_ws = 0;
-        sess.tx_after_partial = false;
-        sess.tx_reported = false;
+        sess.check.open_request();
         sess.local = None;
         sess.remote = None;
         if !init_done {
@@ -1389,12 +1318,12 @@ impl HostToe {
     /// Interface violations seen so far (at most [`MAX_VIOLATIONS`] kept),
     /// each `cycle C: session S: what`.
     pub fn violations(&self) -> &[String] {
-        &self.violations.list
+        self.violations.list()
     }
 
     /// Number of violations seen (all counted, including those not kept).
     pub fn violation_count(&self) -> u64 {
-        self.violations.count
+        self.violations.total()
     }
 }
 

@@ -188,7 +188,8 @@
 //! not ready; `outs` of the wrong
 //! length; and model-internal inconsistencies (receive buffer overflow), which
 //! would be bugs here. At most [`MAX_VIOLATIONS`] messages are kept,
-//! [`TwoBoards::violation_count`] counts all.
+//! [`TwoBoards::violation_count`] counts all. The per-session rules are those
+//! of the [`checker`] module, which `host_toe` uses too.
 //!
 //! # Fault injection
 //!
@@ -213,10 +214,11 @@
 //!   probing (that is why gap 0 stalls), no urgent data.
 
 use std::collections::VecDeque;
-use std::fmt;
 
-/// At most this many violation messages are stored (all are counted).
-pub const MAX_VIOLATIONS: usize = 1000;
+pub mod checker;
+
+pub use checker::MAX_VIOLATIONS;
+use checker::{Place, Request, SessionChecker, ViolationLog};
 
 /// The link between the two TOEs (the same in both directions).
 #[derive(Clone, Debug)]
@@ -424,26 +426,6 @@ enum State {
     Established,
 }
 
-/// A connection request as presented (for the stability check).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Request {
-    open: bool,
-    active: bool,
-    local_port: u16,
-    remote_port: u16,
-}
-
-impl Request {
-    fn of(o: &SessionOutputs) -> Self {
-        Self {
-            open: o.conn_req_open,
-            active: o.conn_req_active,
-            local_port: o.conn_req_local_port,
-            remote_port: o.conn_req_remote_port,
-        }
-    }
-}
-
 /// The TOE side of one session.
 #[derive(Debug)]
 struct Session {
@@ -467,14 +449,6 @@ struct Session {
     right_edge: u64,
     /// `sent` at the previous push (last data).
     last_push: u64,
-    /// A partial beat with tlast was taken (only the close may follow).
-    after_partial: bool,
-    /// Set when tvalid && !tready at the previous edge: the beat must stay.
-    tx_hold: bool,
-    tx_hold_last: bool,
-    tx_hold_data: Vec<u8>,
-    /// TX shown while not established was reported (reset on open request).
-    not_open_reported: bool,
     block: Block,
     // --- receive side ---
     /// Arrived bytes not yet taken; front is stream offset `taken`.
@@ -494,12 +468,14 @@ struct Session {
     /// Pending corruptions: (stream offset, xor).
     corrupt: Vec<(u64, u8)>,
     // --- requests ---
+    /// Edges the current request has waited for `conn_req_ready`.
     req_wait: u64,
-    req_hold: Option<Request>,
+    /// The interface checks of this session.
+    check: SessionChecker,
 }
 
 impl Session {
-    fn new() -> Self {
+    fn new(place: Place, beat_bytes: usize) -> Self {
         Self {
             state: State::Idle,
             conn: 0,
@@ -514,11 +490,6 @@ impl Session {
             sent: 0,
             right_edge: 0,
             last_push: 0,
-            after_partial: false,
-            tx_hold: false,
-            tx_hold_last: false,
-            tx_hold_data: Vec::new(),
-            not_open_reported: false,
             block: Block::None,
             rx_q: VecDeque::new(),
             taken: 0,
@@ -529,7 +500,7 @@ impl Session {
             last_adv: 0,
             corrupt: Vec::new(),
             req_wait: 0,
-            req_hold: None,
+            check: SessionChecker::new(place, beat_bytes),
         }
     }
 
@@ -539,8 +510,7 @@ impl Session {
         self.sent = 0;
         self.right_edge = 0;
         self.last_push = 0;
-        self.after_partial = false;
-        self.tx_hold = false;
+        self.check.connection_gone();
         self.rx_q.clear();
         self.taken = 0;
         self.push_points.clear();
@@ -555,7 +525,7 @@ impl Session {
         self.state = State::Idle;
         self.conn = 0;
         self.established = false;
-        self.tx_hold = false;
+        self.check.connection_gone();
         self.presented = None;
         self.rx_q.clear();
         self.push_points.clear();
@@ -674,23 +644,6 @@ struct Board {
     rr: usize,
 }
 
-/// The violation log.
-#[derive(Debug, Default)]
-struct Log {
-    list: Vec<String>,
-    total: u64,
-}
-
-impl Log {
-    fn push(&mut self, cycle: u64, b: usize, s: usize, msg: impl fmt::Display) {
-        self.total += 1;
-        if self.list.len() < MAX_VIOLATIONS {
-            self.list
-                .push(format!("cycle {cycle}: board {b} session {s}: {msg}"));
-        }
-    }
-}
-
 /// Mutable references to `arr[b]` and `arr[1 - b]`.
 fn pair<T>(arr: &mut [T; 2], b: usize) -> (&mut T, &mut T) {
     let [x, y] = arr;
@@ -712,7 +665,7 @@ pub struct TwoBoards {
     stats: [LinkStats; 2],
     cycle: u64,
     next_conn: u64,
-    log: Log,
+    log: ViolationLog,
 }
 
 impl TwoBoards {
@@ -728,9 +681,11 @@ impl TwoBoards {
             link.user_clock_mhz > 0 && link.payload_mb_s > 0,
             "link rates must be non-zero"
         );
-        let board = |cfg: ToeConfig| Board {
+        let board = |b: usize, cfg: ToeConfig| Board {
+            sessions: (0..sessions)
+                .map(|s| Session::new(Place::board_session(b, s), cfg.beat_bytes))
+                .collect(),
             cfg,
-            sessions: (0..sessions).map(|_| Session::new()).collect(),
             inputs: vec![SessionInputs::default(); sessions],
             init_countdown: 0,
             params: GlobalOutputs::default(),
@@ -747,12 +702,12 @@ impl TwoBoards {
         };
         Self {
             link,
-            boards: [board(t0), board(t1)],
+            boards: [board(0, t0), board(1, t1)],
             links: [Link::default(), Link::default()],
             stats: [stats.clone(), stats],
             cycle: 0,
             next_conn: 1,
-            log: Log::default(),
+            log: ViolationLog::new(),
         }
     }
 
@@ -878,53 +833,20 @@ impl TwoBoards {
             };
         }
         let n = board.sessions.len();
-        if outs.len() != n {
-            log.push(
-                cycle,
-                b,
-                0,
-                format!("edge got {} session outputs for {n} sessions", outs.len()),
-            );
-        }
+        log.check_outputs_len(cycle, Place::board_session(b, 0), outs.len(), n);
         let beat = board.cfg.beat_bytes;
         let init_done = board.init_countdown == 0;
         for (s, o) in outs.iter().enumerate().take(n) {
             let inp = &board.inputs[s];
             let (tready, rx_valid, req_ready) = (inp.tx_tready, inp.rx_tvalid, inp.conn_req_ready);
             let sess = &mut board.sessions[s];
+            sess.check.edge(log, cycle, o, inp, sess.fin_sent);
 
             // --- TX stream ---
-            if sess.tx_hold {
-                if !o.tx_tvalid {
-                    log.push(cycle, b, s, "tx_tvalid dropped before tx_tready");
-                } else if o.tx_tlast != sess.tx_hold_last || o.tx_data != sess.tx_hold_data {
-                    log.push(
-                        cycle,
-                        b,
-                        s,
-                        "TX beat (data/keep/tlast) changed while tx_tvalid and not tx_tready",
-                    );
-                }
-                sess.tx_hold = false;
-            }
             if o.tx_tvalid {
                 let len = o.tx_data.len();
-                if len == 0 || len > beat {
-                    log.push(
-                        cycle,
-                        b,
-                        s,
-                        format!("TX beat of {len} bytes (1..={beat} allowed)"),
-                    );
-                }
                 if tready && len > 0 {
-                    if sess.after_partial {
-                        log.push(cycle, b, s, "TX data after a partial beat (only the last beat of a transfer may be partial)");
-                    }
                     let partial = len < beat;
-                    if partial && !o.tx_tlast {
-                        log.push(cycle, b, s, "partial TX beat without tlast");
-                    }
                     link.wire.extend(o.tx_data.iter());
                     sess.sent += len as u64;
                     board.credit -= len as i64 * clk;
@@ -935,7 +857,6 @@ impl TwoBoards {
                     let last_data = partial && o.tx_tlast;
                     let push = last_data && board.params.last_packet_mode == 1;
                     link.send(cycle + lat, sess.conn, Kind::Data { len, push });
-                    sess.after_partial |= partial;
                     if last_data {
                         last_packet(
                             sess,
@@ -949,28 +870,9 @@ impl TwoBoards {
                     }
                 } else if !tready {
                     match sess.block {
-                        Block::NotOpen => {
-                            if !sess.not_open_reported {
-                                sess.not_open_reported = true;
-                                let why = if sess.fin_sent {
-                                    "after its close request"
-                                } else {
-                                    "while not established"
-                                };
-                                log.push(cycle, b, s, format!("tx_tvalid {why}"));
-                            }
-                        }
-                        blk => {
-                            if blk == Block::Window {
-                                tx_stats.window_stall_cycles += 1;
-                            } else if blk == Block::Credit {
-                                tx_stats.link_stall_cycles += 1;
-                            }
-                            sess.tx_hold = true;
-                            sess.tx_hold_last = o.tx_tlast;
-                            sess.tx_hold_data.clear();
-                            sess.tx_hold_data.extend_from_slice(&o.tx_data);
-                        }
+                        Block::Window => tx_stats.window_stall_cycles += 1,
+                        Block::Credit => tx_stats.link_stall_cycles += 1,
+                        Block::None | Block::NotOpen => {}
                     }
                 }
             }
@@ -989,26 +891,13 @@ impl TwoBoards {
             }
 
             // --- connection requests ---
-            let req = Request::of(o);
-            if let Some(held) = sess.req_hold.take() {
-                if !o.conn_req_valid {
-                    log.push(cycle, b, s, "conn_req_valid dropped before conn_req_ready");
-                } else if held != req {
-                    log.push(
-                        cycle,
-                        b,
-                        s,
-                        "connection request changed while valid and not ready",
-                    );
-                }
-            }
             if o.conn_req_valid {
                 if req_ready {
                     sess.req_wait = 0;
                     let conn = self.next_conn;
                     if request(
                         sess,
-                        req,
+                        Request::of(o),
                         conn,
                         init_done,
                         &board.cfg,
@@ -1024,7 +913,6 @@ impl TwoBoards {
                     }
                 } else {
                     sess.req_wait += 1;
-                    sess.req_hold = Some(req);
                 }
             }
         }
@@ -1133,12 +1021,12 @@ impl TwoBoards {
     /// TX data while not established, ...). Tests assert this is empty.
     /// At most [`MAX_VIOLATIONS`] are kept.
     pub fn violations(&self) -> &[String] {
-        &self.log.list
+        self.log.list()
     }
 
     /// Number of violations seen, including those not kept.
     pub fn violation_count(&self) -> u64 {
-        self.log.total
+        self.log.total()
     }
 
     /// Counters of the direction leaving `from_board`.
@@ -1241,7 +1129,7 @@ fn request(
         sess.peer_port = 0;
         sess.peer_mss = 0;
         sess.peer_ws = 0;
-        sess.not_open_reported = false;
+        sess.check.open_request();
         sess.reset_streams();
         sess.local_port = req.local_port;
         if !init_done {
@@ -1306,7 +1194,7 @@ fn deliver(
     outbound: &mut Link,
     stats: &mut LinkStats,
     due: u64,
-    log: &mut Log,
+    log: &mut ViolationLog,
     cycle: u64,
     r: usize,
 ) {
@@ -1431,8 +1319,7 @@ fn deliver(
             if sess.rx_q.len() as u64 > cfg.rx_buffer_bytes {
                 log.push(
                     cycle,
-                    r,
-                    s,
+                    Place::board_session(r, s),
                     "model: receive buffer overflow (window accounting bug)",
                 );
             }
