@@ -30,7 +30,7 @@ fn tcpdatatest_rejects_each_bad_argument() {
     assert_usage_error(
         &run(DATATEST, &["c", "r", "127.0.0.1", "5000", "100", "1", "1", "--bogus"]),
         "tcpdatatest",
-        "unknown option '--bogus'; valid options are --sessions N, --timeout S, --quiet, --json, --help",
+        "unknown option '--bogus'; valid options are --sessions N, --timeout S, --corrupt N, --quiet, --json, --help",
     );
 }
 
