@@ -4,15 +4,14 @@
 //! section 3). Every byte is accounted for three times: the board's
 //! counters and first-error record, the tool's report, and the size asked.
 
-use std::io::Write;
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use testbench::boards::Mode;
-use testbench::console::{self, Registers};
-use testbench::top1024_regs::regs;
-use testbench::top1024_regs::regs::session::status::ErrorCause;
-use vboard::pc::{free_port, run_legs, start_fpga, wait_idle, wait_listening, Leg, Remote, ToolProcess, Tools};
+use ::console::ops as console;
+use ::console::regs;
+use ::console::regs::session::status::ErrorCause;
+use ::console::Mode;
+use etherbone::RegisterBus;
+use vboard::pc::{connect, free_port, run_legs, wait_listening, Leg, Remote, ToolProcess, Tools};
 use vboard::{Options, VirtualBoard};
 
 const LIMIT: Duration = Duration::from_secs(120);
@@ -28,10 +27,18 @@ fn board() -> (VirtualBoard, Remote) {
 
 fn board_with(opts: Options) -> (VirtualBoard, Remote) {
     let vb = VirtualBoard::start(&opts, |l| eprintln!("vboard: {l}")).expect("the virtual board starts");
-    let mut bus = Remote::connect(vb.register_addrs()[0]).expect("Etherbone connect");
+    let mut bus = connect(vb.register_addrs()[0]).expect("Etherbone connect");
     let sessions = vb.design.sessions;
     console::check_identity(&mut bus, sessions).expect("the board's identity");
     (vb, bus)
+}
+
+fn start_fpga(bus: &mut Remote, leg: &Leg) {
+    vboard::pc::start_fpga(bus, leg).expect("the session starts");
+}
+
+fn wait_idle(bus: &mut Remote, sessions: &[usize], limit: Duration) -> bool {
+    vboard::pc::wait_idle(bus, sessions, limit).expect("register access")
 }
 
 fn leg(session: usize, mode: Mode, size: u64, fpga_client: bool) -> Leg {
@@ -121,25 +128,24 @@ fn a_wrong_byte_from_the_pc_is_recorded_with_its_word() {
     let (_vb, mut bus) = board();
     let size = 200_000u64;
     let offset = 123_457u64;
-    let xor = 0x20u8;
     let l = leg(0, Mode::Receive, size, false);
     start_fpga(&mut bus, &l);
-    let mut data = vec![0u8; size as usize];
-    pattern::fill(&mut data, 0);
-    data[offset as usize] ^= xor;
     assert!(wait_listening(l.fpga_port, Duration::from_secs(10)));
-    let mut peer = TcpStream::connect(("127.0.0.1", l.fpga_port)).expect("connect to the board");
-    peer.write_all(&data).expect("send");
-    peer.shutdown(std::net::Shutdown::Write).expect("FIN");
+    // The tool itself sends the one wrong byte: its lowest bit flipped.
+    let mut cmd = l.command(&tools(), 60);
+    cmd.args(["--corrupt", &offset.to_string()]);
+    let tool = ToolProcess::spawn(cmd, false).expect("tool").finish(LIMIT);
+    assert!(tool.ok(), "the sender does not see the receiver's verification: {}", tool.stderr);
+    assert_eq!(tool.json["corrupt"].as_u64(), Some(offset));
     assert!(wait_idle(&mut bus, &[0], LIMIT), "the session must end");
-    let r = console::result(&mut bus, 0);
+    let r = console::result(&mut bus, 0).unwrap();
     assert!(r.error && !r.done, "{r:?}");
     assert_eq!(r.error_cause, ErrorCause::Verify.bits());
     assert_eq!(r.rx_bytes, size, "a verification error does not stop the transfer");
     assert_eq!((r.err_count, r.err_offset), (1, offset));
     let expected = pattern::word_at(offset / 4);
     assert_eq!(r.err_expected, expected);
-    assert_eq!(r.err_received, expected ^ (u32::from(xor) << (8 * (offset % 4))));
+    assert_eq!(r.err_received, expected ^ (1 << (8 * (offset % 4))));
 }
 
 #[test]
@@ -155,7 +161,7 @@ fn the_pc_closing_early_is_peer_closed_with_the_bytes_received() {
     let tool = ToolProcess::spawn(short.command(&tools(), 60), false).expect("tool").finish(LIMIT);
     assert!(tool.ok(), "the tool sent its bytes: {}", tool.stderr);
     assert!(wait_idle(&mut bus, &[0], LIMIT));
-    let r = console::result(&mut bus, 0);
+    let r = console::result(&mut bus, 0).unwrap();
     assert!(r.error, "{r:?}");
     assert_eq!(r.error_cause, ErrorCause::PeerClosed.bits());
     assert_eq!((r.rx_bytes, r.err_offset), (sent, sent));
@@ -167,7 +173,7 @@ fn nobody_listening_is_refused() {
     // The PC port is free: nobody listens there.
     start_fpga(&mut bus, &leg(0, Mode::Send, 10_000, true));
     assert!(wait_idle(&mut bus, &[0], LIMIT));
-    let r = console::result(&mut bus, 0);
+    let r = console::result(&mut bus, 0).unwrap();
     assert!(r.error && !r.done, "{r:?}");
     assert_eq!(r.error_cause, ErrorCause::Refused.bits());
     assert_eq!((r.tx_bytes, r.elapsed), (0, 0));
@@ -186,17 +192,17 @@ fn a_killed_tool_ends_in_an_error_and_the_session_runs_again() {
     let tool = ToolProcess::spawn(l.command(&tools(), 60), false).expect("tool");
     let r = regs::session(0).unwrap();
     let deadline = Instant::now() + LIMIT;
-    while console::read_wide(&mut bus, r.tx_bytes()) < 2_000_000 {
+    while console::read_wide(&mut bus, r.tx_bytes()).unwrap() < 2_000_000 {
         assert!(Instant::now() < deadline, "the transfer did not start");
         std::thread::sleep(Duration::from_millis(5));
     }
     tool.kill();
     let ended = wait_idle(&mut bus, &[0], Duration::from_secs(20));
     if !ended {
-        console::abort(&mut bus, 0);
+        console::abort(&mut bus, 0).unwrap();
         assert!(wait_idle(&mut bus, &[0], Duration::from_secs(5)), "abort must bring the session back to idle");
     }
-    let res = console::result(&mut bus, 0);
+    let res = console::result(&mut bus, 0).unwrap();
     assert!(res.error && !res.done, "{res:?}");
     let cause = res.error_cause;
     assert!(
@@ -216,7 +222,7 @@ fn a_users_configuration_is_verilated_into_the_cache_and_runs() {
     std::fs::write(&path, text).unwrap();
     let (vb, mut bus) = board_with(Options { port: 0, config: Some(path), ..Options::default() });
     assert_eq!(vb.design.sessions, 1);
-    assert_eq!(regs::info::data_width::BITS.get(bus.read(regs::info::DATA_WIDTH.addr)), 128);
+    assert_eq!(regs::info::data_width::BITS.get(bus.read32(regs::info::DATA_WIDTH.addr).unwrap()), 128);
     run_clean(&mut bus, &[leg(0, Mode::FullDuplex, 100_003, false)]);
 }
 

@@ -27,9 +27,10 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use toe_model::{GlobalOutputs, LinkConfig, SessionInputs, SessionOutputs, ToeConfig, TwoBoards};
 
-use crate::axil::{Checker, Completion, Master, Timing, OKAY};
+use crate::axil::{Checker, Completion, Master, Timing, OKAY, SLVERR};
 use crate::clocks::{Edges, TwoClocks};
-use crate::console::{self, Registers};
+use console::ops;
+use etherbone::{AxiResp, BusError, RegisterBus};
 use crate::models::top1024;
 use crate::top1024_regs::regs;
 use crate::verilated::{Model, ModelFns, Port};
@@ -301,7 +302,7 @@ impl Board {
     }
 }
 
-pub use crate::console::{Mode, SessionResult, SessionTest};
+pub use console::{Mode, SessionResult, SessionTest};
 
 /// Boards and the TOE side that serves them: two boards joined by the link
 /// model ([`TwoBoardSim`]), or the virtual board's one board on the host's
@@ -363,7 +364,7 @@ impl<T: ToeSide> Rig<T> {
     /// wrong address would answer SLVERR, which every access checks.
     pub fn check_identity(&mut self, b: usize) {
         let sessions = self.sessions();
-        if let Err(e) = console::check_identity(&mut self.bus(b), sessions) {
+        if let Err(e) = ops::check_identity(&mut self.bus(b), sessions) {
             panic!("board {b}: {e}");
         }
     }
@@ -438,54 +439,57 @@ impl<T: ToeSide> Rig<T> {
     }
 
     pub fn write(&mut self, b: usize, reg: regs::Register, value: u32) {
-        self.bus(b).write(reg.addr, value);
+        self.bus(b).write32(reg.addr, value).unwrap_or_else(|e| panic!("board {b}: {e}"));
     }
 
     pub fn read(&mut self, b: usize, reg: regs::Register) -> u32 {
-        self.bus(b).read(reg.addr)
+        self.bus(b).read32(reg.addr).unwrap_or_else(|e| panic!("board {b}: {e}"))
     }
 
-    /// Board `b`'s registers, for the console operations of [`crate::console`].
+    /// Board `b`'s registers, for the console's register operations (`console::ops`).
     pub fn bus(&mut self, b: usize) -> BoardBus<'_, T> {
         BoardBus { rig: self, b }
     }
 
     /// Reads a wide value: `_lo` first (it latches `_hi`), then `_hi`.
     pub fn read_wide(&mut self, b: usize, wide: regs::Wide) -> u64 {
-        console::read_wide(&mut self.bus(b), wide)
+        let lo = self.read(b, wide.lo);
+        let hi = self.read(b, wide.hi);
+        wide.join(lo, hi)
     }
 
     /// TOE parameters: window update gap (1 KB units) and last packet mode,
     /// then `toe_ctrl.init`, waiting for `init_done` (the demo's menu 1).
     pub fn init_toe(&mut self, b: usize, window_update_gap: u32, last_packet_mode: u32) {
-        let done = console::init_toe(&mut self.bus(b), window_update_gap, last_packet_mode, 1_000, |bus| bus.rig.run(50));
+        let done = ops::init_toe(&mut self.bus(b), window_update_gap, last_packet_mode, 1_000, |bus| bus.rig.run(50))
+            .unwrap_or_else(|e| panic!("board {b}: {e}"));
         assert!(done, "board {b}: TOE initialisation did not complete");
     }
 
     /// Programs session `s` of board `b` (does not start it).
     pub fn program(&mut self, b: usize, s: usize, t: &SessionTest) {
-        console::program(&mut self.bus(b), s, t);
+        ops::program(&mut self.bus(b), s, t).unwrap_or_else(|e| panic!("board {b}: {e}"));
     }
 
     /// Sets session `s`'s ports: board `b` listens on / connects from
     /// `fpga_port` and connects to `target_port`.
     pub fn ports(&mut self, b: usize, s: usize, fpga_port: u16, target_port: u16) {
-        console::ports(&mut self.bus(b), s, fpga_port, target_port);
+        ops::ports(&mut self.bus(b), s, fpga_port, target_port).unwrap_or_else(|e| panic!("board {b}: {e}"));
     }
 
     /// Clears `done`/`error` of session `s` and starts it.
     pub fn start(&mut self, b: usize, s: usize) {
-        console::start(&mut self.bus(b), s);
+        ops::start(&mut self.bus(b), s).unwrap_or_else(|e| panic!("board {b}: {e}"));
     }
 
     /// Writes `ctrl.abort` of session `s`.
     pub fn abort(&mut self, b: usize, s: usize) {
-        console::abort(&mut self.bus(b), s);
+        ops::abort(&mut self.bus(b), s).unwrap_or_else(|e| panic!("board {b}: {e}"));
     }
 
     /// Reads session `s`'s status, counters and peer information.
     pub fn result(&mut self, b: usize, s: usize) -> SessionResult {
-        console::result(&mut self.bus(b), s)
+        ops::result(&mut self.bus(b), s).unwrap_or_else(|e| panic!("board {b}: {e}"))
     }
 
     /// Polls `status.busy` of the listed sessions every `poll` cycles until
@@ -495,7 +499,7 @@ impl<T: ToeSide> Rig<T> {
         loop {
             let mut busy = false;
             for &(b, s) in sessions {
-                busy |= console::busy(&mut self.bus(b), s);
+                busy |= ops::busy(&mut self.bus(b), s).unwrap_or_else(|e| panic!("board {b}: {e}"));
             }
             if !busy {
                 return true;
@@ -514,15 +518,17 @@ impl<T: ToeSide> Rig<T> {
 }
 
 /// One board's register bus inside a [`Rig`]: every access runs the
-/// simulation until it completes, and an error response is a test failure.
+/// simulation until it completes; an error response (SLVERR) is
+/// `BusError::Response`, an access that never completes a panic.
 pub struct BoardBus<'a, T: ToeSide> {
     rig: &'a mut Rig<T>,
     b: usize,
 }
 
 impl<T: ToeSide> BoardBus<'_, T> {
-    /// Runs until every queued access of this board completed; the read data in order.
-    fn settle(&mut self) -> Vec<u32> {
+    /// Runs until every queued access of this board completed; the read data
+    /// in order, or the first access that answered an error.
+    fn settle(&mut self) -> Result<Vec<u32>, BusError> {
         let b = self.b;
         let rig = &mut *self.rig;
         let limit = rig.user_cycles + 100_000;
@@ -531,24 +537,27 @@ impl<T: ToeSide> BoardBus<'_, T> {
             rig.event();
         }
         let mut data = Vec::new();
+        let mut failed = None;
         for c in rig.boards[b].axi.take_done() {
-            assert_eq!(c.resp, OKAY, "register access {c:?} on board {b} failed");
-            if !c.write {
+            if c.resp != OKAY {
+                let resp = if c.resp == SLVERR { AxiResp::SlvErr } else { AxiResp::DecErr };
+                failed.get_or_insert(BusError::Response { addr: c.addr, resp });
+            } else if !c.write {
                 data.push(c.data);
             }
         }
-        data
+        failed.map_or(Ok(data), Err)
     }
 }
 
-impl<T: ToeSide> Registers for BoardBus<'_, T> {
-    fn read(&mut self, addr: u32) -> u32 {
+impl<T: ToeSide> RegisterBus for BoardBus<'_, T> {
+    fn read32(&mut self, addr: u32) -> Result<u32, BusError> {
         self.rig.boards[self.b].axi.read(addr);
-        self.settle()[0]
+        Ok(self.settle()?[0])
     }
 
-    fn write(&mut self, addr: u32, value: u32) {
+    fn write32(&mut self, addr: u32, value: u32) -> Result<(), BusError> {
         self.rig.boards[self.b].axi.write(addr, value, 0xF);
-        self.settle();
+        self.settle().map(|_| ())
     }
 }

@@ -8,7 +8,6 @@ pub mod axil;
 pub mod boards;
 pub mod demo;
 pub mod clocks;
-pub mod console;
 pub mod dut;
 pub mod seed;
 pub mod stream;

@@ -2,8 +2,8 @@
 //! session interface on the host's real TCP stack and its AXI4-Lite register
 //! bus served over Etherbone/TCP, as LiteX's `litex_server` serves a real
 //! board's. The PC tools (`tcpdatatest`, `tcp_client_txrx_single`) talk to
-//! it over loopback; LiteX's `litex_cli`/`RemoteClient`, the testbench's
-//! console operations and (next) `toe-console` program it.
+//! it over loopback; LiteX's `litex_cli`/`RemoteClient`, the console's
+//! register operations (`console::ops`) and `toe-console` program it.
 //!
 //! ```text
 //!  litex_cli / RemoteClient / tests --Etherbone/TCP :1234--> etherbone server --requests--+

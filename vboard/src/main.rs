@@ -12,7 +12,7 @@ use clap::Parser;
 /// as LiteX's litex_server serves them.
 ///
 /// Example: `vboard` in one terminal; `litex_cli --csr-csv build/sw/csr.csv --regs`
-/// or the tests' console in another; the PC tools against 127.0.0.1.
+/// or `toe-console --connect 127.0.0.1:1234` in another; the PC tools against 127.0.0.1.
 #[derive(Parser, Debug)]
 #[command(name = "vboard", version, about, long_about = None)]
 struct Args {

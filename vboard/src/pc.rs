@@ -15,29 +15,17 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use testbench::boards::{Mode, SessionResult, SessionTest};
-use testbench::console::{self, Registers};
+use console::ops;
+use console::{Mode, SessionResult, SessionTest};
+use etherbone::RegisterBus;
 
-/// A board's registers over Etherbone. A failed access panics with the
-/// address and the error (the console operations treat it as a bug).
-pub struct Remote(pub etherbone::Client);
+/// A board's registers over Etherbone: the client implements
+/// `etherbone::RegisterBus`, which every console operation takes.
+pub type Remote = etherbone::Client;
 
-impl Remote {
-    /// Connects to the board at `addr` (bounded wait).
-    pub fn connect(addr: SocketAddr) -> Result<Remote, String> {
-        etherbone::Client::connect(addr, Duration::from_secs(5)).map(Remote).map_err(|e| format!("Etherbone {addr}: {e}"))
-    }
-}
-
-impl Registers for Remote {
-    fn read(&mut self, addr: u32) -> u32 {
-        use etherbone::RegisterBus;
-        self.0.read32(addr).unwrap_or_else(|e| panic!("register read at {addr:#06x}: {e}"))
-    }
-    fn write(&mut self, addr: u32, value: u32) {
-        use etherbone::RegisterBus;
-        self.0.write32(addr, value).unwrap_or_else(|e| panic!("register write at {addr:#06x}: {e}"))
-    }
+/// Connects to the board at `addr` (bounded wait).
+pub fn connect(addr: SocketAddr) -> Result<Remote, String> {
+    etherbone::Client::connect(addr, Duration::from_secs(5)).map_err(|e| format!("Etherbone {addr}: {e}"))
 }
 
 /// Where the PC tools are.
@@ -265,21 +253,25 @@ pub fn wait_listening(port: u16, limit: Duration) -> bool {
 }
 
 /// Programs and starts the FPGA side of `leg`.
-pub fn start_fpga(bus: &mut impl Registers, leg: &Leg) {
-    console::program(bus, leg.session, &leg.session_test());
-    console::ports(bus, leg.session, leg.fpga_port, leg.pc_port);
-    console::start(bus, leg.session);
+pub fn start_fpga(bus: &mut impl RegisterBus, leg: &Leg) -> Result<(), ops::OpError> {
+    ops::program(bus, leg.session, &leg.session_test())?;
+    ops::ports(bus, leg.session, leg.fpga_port, leg.pc_port)?;
+    ops::start(bus, leg.session)
 }
 
-/// Polls `status.busy` of `sessions` until all are idle; false after `limit`.
-pub fn wait_idle(bus: &mut impl Registers, sessions: &[usize], limit: Duration) -> bool {
+/// Polls `status.busy` of `sessions` until all are idle; `Ok(false)` after `limit`.
+pub fn wait_idle(bus: &mut impl RegisterBus, sessions: &[usize], limit: Duration) -> Result<bool, ops::OpError> {
     let deadline = Instant::now() + limit;
     loop {
-        if !sessions.iter().any(|&s| console::busy(bus, s)) {
-            return true;
+        let mut busy = false;
+        for &s in sessions {
+            busy |= ops::busy(bus, s)?;
+        }
+        if !busy {
+            return Ok(true);
         }
         if Instant::now() > deadline {
-            return false;
+            return Ok(false);
         }
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -336,14 +328,14 @@ impl LegOutcome {
 /// Runs `legs` at once: FPGA servers are started before their PC clients,
 /// PC servers before their FPGA clients; then waits for every tool and
 /// session (bounded by `limit`) and reads the results.
-pub fn run_legs(bus: &mut impl Registers, tools: &Tools, legs: &[Leg], limit: Duration) -> Result<Vec<LegOutcome>, String> {
+pub fn run_legs(bus: &mut impl RegisterBus, tools: &Tools, legs: &[Leg], limit: Duration) -> Result<Vec<LegOutcome>, String> {
     let timeout_s = limit.as_secs().max(1);
     let mut procs = Vec::new();
     for leg in legs.iter().filter(|l| l.fpga_client) {
         procs.push((leg.session, ToolProcess::spawn(leg.command(tools, timeout_s), true)?));
     }
     for leg in legs {
-        start_fpga(bus, leg);
+        start_fpga(bus, leg).map_err(|e| e.to_string())?;
     }
     for leg in legs.iter().filter(|l| !l.fpga_client) {
         if !wait_listening(leg.fpga_port, Duration::from_secs(10)) {
@@ -358,9 +350,9 @@ pub fn run_legs(bus: &mut impl Registers, tools: &Tools, legs: &[Leg], limit: Du
     let failed: Vec<String> =
         runs.iter().filter(|(_, r)| !r.ok()).map(|(s, r)| format!("session {s}: tool exit {:?}: {}", r.exit, r.stderr)).collect();
     let grace = if failed.is_empty() { limit } else { Duration::from_secs(5) };
-    if !wait_idle(bus, &sessions, grace) {
+    if !wait_idle(bus, &sessions, grace).map_err(|e| e.to_string())? {
         for &s in &sessions {
-            console::abort(bus, s);
+            ops::abort(bus, s).map_err(|e| e.to_string())?;
         }
         let _ = wait_idle(bus, &sessions, Duration::from_secs(5));
         return Err(format!("sessions {sessions:?} still busy after {grace:?} (aborted); {}", failed.join("; ")));
@@ -369,7 +361,7 @@ pub fn run_legs(bus: &mut impl Registers, tools: &Tools, legs: &[Leg], limit: Du
     for leg in legs {
         let pos = runs.iter().position(|(s, _)| *s == leg.session).expect("a tool per leg");
         let (_, tool) = runs.swap_remove(pos);
-        out.push(LegOutcome { leg: *leg, fpga: console::result(bus, leg.session), tool });
+        out.push(LegOutcome { leg: *leg, fpga: ops::result(bus, leg.session).map_err(|e| e.to_string())?, tool });
     }
     Ok(out)
 }

@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
-use testbench::console;
+use ::console::ops as console;
 use testbench::demo;
-use vboard::pc::{wait_idle, Remote};
+use vboard::pc::{connect, wait_idle, Remote};
 use vboard::{Options, VirtualBoard};
 
 #[test]
@@ -16,28 +16,28 @@ fn pair_runs_the_4_4_scenario_over_etherbone_with_every_byte_verified() {
         .expect("the pair starts");
     let addrs = vb.register_addrs().to_vec();
     assert_eq!(addrs.len(), 2, "one register port per board");
-    let mut buses: Vec<Remote> = addrs.iter().map(|a| Remote::connect(*a).expect("Etherbone")).collect();
+    let mut buses: Vec<Remote> = addrs.iter().map(|a| connect(*a).expect("Etherbone")).collect();
     for bus in &mut buses {
         console::check_identity(bus, vb.design.sessions).expect("identity");
     }
     let sc = demo::scenarios().into_iter().find(|s| s.name == "1 session half duplex").expect("the 4-4 scenario");
     for leg in &sc.legs {
         let bus = &mut buses[leg.board];
-        console::program(bus, leg.session, &leg.test);
+        console::program(bus, leg.session, &leg.test).unwrap();
         let (fpga, target) = demo::ports(leg.board, leg.session);
-        console::ports(bus, leg.session, fpga, target);
+        console::ports(bus, leg.session, fpga, target).unwrap();
     }
     // The server (board 0) listens before the client (board 1) connects.
     let mut order: Vec<_> = sc.legs.iter().collect();
     order.sort_by_key(|l| l.test.client);
     for leg in order {
-        console::start(&mut buses[leg.board], leg.session);
+        console::start(&mut buses[leg.board], leg.session).unwrap();
     }
     for leg in &sc.legs {
-        assert!(wait_idle(&mut buses[leg.board], &[leg.session], Duration::from_secs(120)), "board {} session {}", leg.board, leg.session);
+        assert!(wait_idle(&mut buses[leg.board], &[leg.session], Duration::from_secs(120)).unwrap(), "board {} session {}", leg.board, leg.session);
     }
     for leg in &sc.legs {
-        let r = console::result(&mut buses[leg.board], leg.session);
+        let r = console::result(&mut buses[leg.board], leg.session).unwrap();
         assert!(r.done && !r.error && r.closed, "board {} session {}: {r:?}", leg.board, leg.session);
         assert_eq!(r.err_count, 0);
         let size = leg.test.transfer_size;

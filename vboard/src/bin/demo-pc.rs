@@ -6,10 +6,9 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use testbench::boards::Mode;
-use testbench::console::{self, Registers};
-use testbench::top1024_regs::regs;
-use vboard::pc::{free_port, run_legs, Leg, Remote, Tools};
+use console::{ops, regs, Mode};
+use etherbone::RegisterBus;
+use vboard::pc::{connect, free_port, run_legs, Leg, Tools};
 use vboard::{Options, VirtualBoard};
 
 struct Row {
@@ -45,18 +44,31 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut bus = match Remote::connect(vb.register_addrs()[0]) {
+    let mut bus = match connect(vb.register_addrs()[0]) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("demo-pc: error: {e}");
             return ExitCode::from(2);
         }
     };
-    let khz = bus.read(regs::info::USER_CLOCK_KHZ.addr);
+    let khz = match bus.read32(regs::info::USER_CLOCK_KHZ.addr) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("demo-pc: error: reading the user clock: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let sessions = vb.design.sessions;
-    if !console::init_toe(&mut bus, 16, 0, 200, |_| std::thread::sleep(Duration::from_millis(5))) {
-        eprintln!("demo-pc: error: the TOE did not report init_done within 1 s");
-        return ExitCode::from(1);
+    match ops::init_toe(&mut bus, 16, 0, 200, |_| std::thread::sleep(Duration::from_millis(5))) {
+        Ok(true) => {}
+        Ok(false) => {
+            eprintln!("demo-pc: error: the TOE did not report init_done within 1 s");
+            return ExitCode::from(1);
+        }
+        Err(e) => {
+            eprintln!("demo-pc: error: {e}");
+            return ExitCode::from(1);
+        }
     }
     let rows = [
         Row { name: "3.3 send (FPGA -> tcpdatatest c r)", mode: Mode::Send, sessions: 1, mixed_senders: None },

@@ -1,0 +1,372 @@
+//! The console's register operations, in the demo's terms, over any
+//! [`RegisterBus`]: a board inside a simulation (`testbench::boards::BoardBus`),
+//! a virtual or real board over Etherbone ([`etherbone::Client`]), a PCIe BAR
+//! or the XDMA user device ([`crate::backend`]).
+//!
+//! Every address and field comes from the typed accessors of the register
+//! map ([`crate::regs`]). A design with fewer sessions has its session blocks
+//! at the same addresses (the map places block s at BASE + s * STRIDE), so
+//! the default design's accessors serve every design of up to 4 sessions.
+//! Every operation returns an [`OpError`] naming the register and the bus's
+//! error instead of panicking.
+
+use std::fmt;
+
+use etherbone::{BusError, RegisterBus};
+
+use crate::regs;
+
+/// A failed operation: what was being done and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpError(pub String);
+
+impl fmt::Display for OpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OpError {}
+
+pub type Result<T> = std::result::Result<T, OpError>;
+
+/// Reads `reg`, naming it in the error.
+pub fn read(bus: &mut (impl RegisterBus + ?Sized), reg: regs::Register) -> Result<u32> {
+    bus.read32(reg.addr)
+        .map_err(|e| access_error("reading", reg, e))
+}
+
+/// Writes `reg`, naming it in the error.
+pub fn write(bus: &mut (impl RegisterBus + ?Sized), reg: regs::Register, value: u32) -> Result<()> {
+    bus.write32(reg.addr, value)
+        .map_err(|e| access_error("writing", reg, e))
+}
+
+fn access_error(what: &str, reg: regs::Register, e: BusError) -> OpError {
+    let name = register_name(reg);
+    OpError(format!("{what} register {name} at {:#06x}: {e}", reg.addr))
+}
+
+/// `session2.status`, `toe.toe_config`: the name a person reads in
+/// `REGISTERS.md` (LiteX's csr.csv writes it `session2_status`).
+pub fn register_name(reg: regs::Register) -> String {
+    match reg.id.strip_prefix("session.") {
+        Some(rest) => format!("session{}.{rest}", reg.instance),
+        None => reg.id.to_string(),
+    }
+}
+
+fn session(s: usize) -> Result<regs::Session> {
+    regs::session(s).ok_or_else(|| {
+        OpError(format!(
+            "session {s} does not exist: the register map has {} sessions",
+            regs::session::COUNT
+        ))
+    })
+}
+
+/// What the demo's console asks per session (sections 3.3, 3.4, 4.3, 4.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Send,
+    Receive,
+    FullDuplex,
+}
+
+/// One session's test parameters, in the console's terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionTest {
+    pub mode: Mode,
+    pub transfer_size: u64,
+    pub packet_size: u64,
+    pub verify: bool,
+    /// Max speed, % of the design's peak (32,000 MB/s by default), per direction.
+    pub tx_percent: u8,
+    pub rx_percent: u8,
+    /// Client (active open) or server (passive open).
+    pub client: bool,
+    /// Incremental pattern (true) or dummy data.
+    pub incremental: bool,
+}
+
+impl SessionTest {
+    pub fn new(mode: Mode, transfer_size: u64, client: bool) -> Self {
+        SessionTest {
+            mode,
+            transfer_size,
+            packet_size: 8192,
+            verify: true,
+            tx_percent: 100,
+            rx_percent: 100,
+            client,
+            incremental: true,
+        }
+    }
+}
+
+/// What the console reads back for a session.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SessionResult {
+    pub busy: bool,
+    pub connected: bool,
+    pub done: bool,
+    pub error: bool,
+    pub closed: bool,
+    pub error_cause: u32,
+    pub tx_bytes: u64,
+    pub rx_bytes: u64,
+    pub elapsed: u64,
+    pub err_count: u32,
+    pub err_offset: u64,
+    /// The first-error record's expected and received 32-bit words.
+    pub err_expected: u32,
+    pub err_received: u32,
+    pub peer_port: u32,
+    pub peer_mss: u32,
+    pub peer_window_scale: u32,
+}
+
+impl SessionResult {
+    /// MB/s as the console computes it: bytes * f_MHz / cycles.
+    pub fn mb_s(&self, bytes: u64, user_clock_khz: u32) -> f64 {
+        if self.elapsed == 0 {
+            0.0
+        } else {
+            bytes as f64 * f64::from(user_clock_khz) / 1000.0 / self.elapsed as f64
+        }
+    }
+
+    /// The error cause's name (`refused`, `verify`, ...).
+    pub fn cause_name(&self) -> &'static str {
+        use regs::session::status::ErrorCause;
+        match ErrorCause::from_bits(self.error_cause) {
+            Some(ErrorCause::None) => "none",
+            Some(ErrorCause::Refused) => "refused",
+            Some(ErrorCause::PeerClosed) => "peer_closed",
+            Some(ErrorCause::Verify) => "verify",
+            Some(ErrorCause::BeyondSize) => "beyond_size",
+            Some(ErrorCause::Aborted) => "aborted",
+            None => "unknown",
+        }
+    }
+}
+
+/// Reads a wide value: `_lo` first (it latches `_hi`), then `_hi`.
+pub fn read_wide(bus: &mut (impl RegisterBus + ?Sized), wide: regs::Wide) -> Result<u64> {
+    let lo = read(bus, wide.lo)?;
+    let hi = read(bus, wide.hi)?;
+    Ok(wide.join(lo, hi))
+}
+
+/// Writes a wide value: `_lo`, then `_hi`; `Err` when it does not fit.
+pub fn write_wide(
+    bus: &mut (impl RegisterBus + ?Sized),
+    wide: regs::Wide,
+    value: u64,
+) -> Result<()> {
+    let (lo, hi) = wide.split(value).ok_or_else(|| {
+        OpError(format!(
+            "{value:#x} does not fit the {} bits of {}",
+            wide.width, wide.id
+        ))
+    })?;
+    write(bus, wide.lo, lo)?;
+    write(bus, wide.hi, hi)
+}
+
+/// The `id` register holds the map's magic and `info.sessions` the
+/// session count: `Err` says which does not match.
+pub fn check_identity(bus: &mut (impl RegisterBus + ?Sized), sessions: usize) -> Result<()> {
+    let id = read(bus, regs::info::ID)?;
+    if id != regs::ID_MAGIC {
+        return Err(OpError(format!(
+            "id register reads {id:#010x}, expected {:#010x}: not a TOE user-logic register file",
+            regs::ID_MAGIC
+        )));
+    }
+    let n = regs::info::sessions::COUNT.get(read(bus, regs::info::SESSIONS)?) as usize;
+    if n != sessions {
+        return Err(OpError(format!(
+            "info.sessions reads {n}, expected {sessions}"
+        )));
+    }
+    Ok(())
+}
+
+fn field(what: &str, f: regs::Field, word: u32, value: u32) -> Result<u32> {
+    f.set(word, value).ok_or_else(|| {
+        OpError(format!(
+            "{what} {value} is out of range: must be in {}..={}",
+            f.min, f.max
+        ))
+    })
+}
+
+/// TOE parameters: window update gap (1 KB units) and last packet mode, then
+/// `toe_ctrl.init`; polls `init_done` up to `polls` times, calling `wait`
+/// between polls. `Ok(true)` when the TOE reported it initialised.
+pub fn init_toe<R: RegisterBus>(
+    bus: &mut R,
+    window_update_gap: u32,
+    last_packet_mode: u32,
+    polls: u32,
+    mut wait: impl FnMut(&mut R),
+) -> Result<bool> {
+    use regs::toe::toe_config as c;
+    let mut word = read(bus, regs::toe::TOE_CONFIG)?;
+    word = field(
+        "window update gap",
+        c::WINDOW_UPDATE_GAP,
+        word,
+        window_update_gap,
+    )?;
+    word = field(
+        "last packet mode",
+        c::LAST_PACKET_MODE,
+        word,
+        last_packet_mode,
+    )?;
+    write(bus, regs::toe::TOE_CONFIG, word)?;
+    start_init(bus)?;
+    for _ in 0..polls {
+        wait(bus);
+        if init_done(bus)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Writes `toe_ctrl.init`: the TOE resets and initialises with the parameters in the registers.
+pub fn start_init(bus: &mut (impl RegisterBus + ?Sized)) -> Result<()> {
+    write(
+        bus,
+        regs::toe::TOE_CTRL,
+        regs::toe::toe_ctrl::INIT
+            .word(1)
+            .expect("1 is a valid init"),
+    )
+}
+
+/// `toe_status.init_done`.
+pub fn init_done(bus: &mut (impl RegisterBus + ?Sized)) -> Result<bool> {
+    Ok(regs::toe::toe_status::INIT_DONE.get(read(bus, regs::toe::TOE_STATUS)?) == 1)
+}
+
+/// Programs session `s` (does not start it).
+pub fn program(bus: &mut (impl RegisterBus + ?Sized), s: usize, t: &SessionTest) -> Result<()> {
+    use regs::session::{speed, test_config};
+    let r = session(s)?;
+    let mode = match t.mode {
+        Mode::Send => test_config::TestMode::Send,
+        Mode::Receive => test_config::TestMode::Receive,
+        Mode::FullDuplex => test_config::TestMode::FullDuplex,
+    };
+    let mut cfg = field("test mode", test_config::TEST_MODE, 0, mode.bits())?;
+    cfg = field(
+        "verification",
+        test_config::VERIFY,
+        cfg,
+        u32::from(t.verify),
+    )?;
+    let pattern = if t.incremental {
+        test_config::TxPattern::Incremental
+    } else {
+        test_config::TxPattern::Dummy
+    };
+    cfg = field("TX pattern", test_config::TX_PATTERN, cfg, pattern.bits())?;
+    let conn = if t.client {
+        test_config::ConnMode::Active
+    } else {
+        test_config::ConnMode::Passive
+    };
+    cfg = field("connection mode", test_config::CONN_MODE, cfg, conn.bits())?;
+    let sp = field(
+        "TX max speed (%)",
+        speed::TX_PERCENT,
+        0,
+        u32::from(t.tx_percent),
+    )?;
+    let sp = field(
+        "RX max speed (%)",
+        speed::RX_PERCENT,
+        sp,
+        u32::from(t.rx_percent),
+    )?;
+    write(bus, r.test_config(), cfg)?;
+    write(bus, r.speed(), sp)?;
+    write_wide(bus, r.transfer_size(), t.transfer_size)?;
+    write_wide(bus, r.packet_size(), t.packet_size)
+}
+
+/// Sets session `s`'s ports: the board listens on / connects from
+/// `fpga_port` and connects to `target_port`.
+pub fn ports(
+    bus: &mut (impl RegisterBus + ?Sized),
+    s: usize,
+    fpga_port: u16,
+    target_port: u16,
+) -> Result<()> {
+    let r = session(s)?;
+    write(bus, r.fpga_port(), u32::from(fpga_port))?;
+    write(bus, r.target_port(), u32::from(target_port))
+}
+
+/// Session `s`'s FPGA and target ports.
+pub fn read_ports(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<(u16, u16)> {
+    use regs::session::{fpga_port, target_port};
+    let r = session(s)?;
+    let f = fpga_port::PORT.get(read(bus, r.fpga_port())?) as u16;
+    let t = target_port::PORT.get(read(bus, r.target_port())?) as u16;
+    Ok((f, t))
+}
+
+/// Clears `done`/`error` of session `s` and starts it.
+pub fn start(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<()> {
+    use regs::session::{ctrl, status};
+    let r = session(s)?;
+    let clear = status::DONE.word(1).expect("1 bit") | status::ERROR.word(1).expect("1 bit");
+    write(bus, r.status(), clear)?;
+    write(bus, r.ctrl(), ctrl::START.word(1).expect("1 bit"))
+}
+
+/// Writes `ctrl.abort` of session `s`.
+pub fn abort(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<()> {
+    let r = session(s)?;
+    write(
+        bus,
+        r.ctrl(),
+        regs::session::ctrl::ABORT.word(1).expect("1 bit"),
+    )
+}
+
+/// `status.busy` of session `s`.
+pub fn busy(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<bool> {
+    let r = session(s)?;
+    Ok(regs::session::status::BUSY.get(read(bus, r.status())?) == 1)
+}
+
+/// Reads session `s`'s status, counters and peer information.
+pub fn result(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<SessionResult> {
+    use regs::session::status;
+    let r = session(s)?;
+    let st = read(bus, r.status())?;
+    Ok(SessionResult {
+        busy: status::BUSY.get(st) == 1,
+        connected: status::CONNECTED.get(st) == 1,
+        done: status::DONE.get(st) == 1,
+        error: status::ERROR.get(st) == 1,
+        closed: status::CLOSED.get(st) == 1,
+        error_cause: status::ERROR_CAUSE.get(st),
+        tx_bytes: read_wide(bus, r.tx_bytes())?,
+        rx_bytes: read_wide(bus, r.rx_bytes())?,
+        elapsed: read_wide(bus, r.elapsed())?,
+        err_count: read(bus, r.err_count())?,
+        err_offset: read_wide(bus, r.err_offset())?,
+        err_expected: read(bus, r.err_expected())?,
+        err_received: read(bus, r.err_received())?,
+        peer_port: read(bus, r.peer_port())?,
+        peer_mss: read(bus, r.peer_mss())?,
+        peer_window_scale: read(bus, r.peer_window_scale())?,
+    })
+}
