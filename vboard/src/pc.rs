@@ -143,7 +143,9 @@ impl ToolRun {
     }
 }
 
-fn pump(r: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+/// The lines of a child's pipe, on a channel, read by a thread of their own
+/// (ends with the pipe).
+pub fn pump(r: impl Read + Send + 'static) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(r).lines().map_while(Result::ok) {

@@ -3,14 +3,13 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use vboard::pc::Tools;
+use vboard::pc::{pump, Tools};
 use vboard::{Options, VirtualBoard};
 
 pub const CONSOLE: &str = env!("CARGO_BIN_EXE_toe-console");
@@ -71,18 +70,6 @@ pub struct Proc {
     pub out: mpsc::Receiver<String>,
     pub err: mpsc::Receiver<String>,
     pub what: String,
-}
-
-fn pump(r: impl Read + Send + 'static) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(r).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
 }
 
 /// What a finished process printed.
