@@ -153,7 +153,7 @@ fn the_console_binary_over_xdma_identifies_the_board_first() {
     let dir = tempfile::tempdir().unwrap();
     let p = bar_file(dir.path(), 1 << regs::ADDRESS_BITS);
     let run = |args: &[&str]| {
-        common::Proc::spawn({
+        common::spawn({
             let mut c = Command::new(common::CONSOLE);
             c.args(args);
             c

@@ -9,7 +9,7 @@ mod common;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use common::{console, console_cmd, Proc};
+use common::{console, console_cmd, spawn};
 use console::ops;
 
 /// Board 2 mirrors board 1's ports (reference 4.2: its FPGA ports are board 1's target ports).
@@ -45,7 +45,7 @@ fn run(sessions: usize, size: u64) -> (serde_json::Value, serde_json::Value) {
         a
     };
     let rx_args = args(&rx);
-    let server = Proc::spawn(console_cmd(
+    let server = spawn(console_cmd(
         addrs[0],
         &rx_args.iter().map(String::as_str).collect::<Vec<_>>(),
     ));
@@ -60,7 +60,7 @@ fn run(sessions: usize, size: u64) -> (serde_json::Value, serde_json::Value) {
         std::thread::sleep(Duration::from_millis(10));
     }
     let tx_args = args(&tx);
-    let client = Proc::spawn(console_cmd(
+    let client = spawn(console_cmd(
         addrs[1],
         &tx_args.iter().map(String::as_str).collect::<Vec<_>>(),
     ));

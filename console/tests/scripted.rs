@@ -11,7 +11,7 @@ mod common;
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-use common::{console, console_cmd, pc_tool, tools, Proc};
+use common::{console, console_cmd, pc_tool, spawn, tools};
 use console::ops;
 use vboard::pc::{free_port, wait_listening, ToolProcess, ToolRun};
 
@@ -80,7 +80,7 @@ fn run_test(duplex: &str, specs: &[&str]) -> (serde_json::Value, Vec<(u64, ToolR
             ToolProcess::spawn(pc_tool(&tools, c), true).expect("PC server"),
         ));
     }
-    let con = Proc::spawn(console_cmd(addr, &args));
+    let con = spawn(console_cmd(addr, &args));
     for (s, c) in commands.iter().filter(|(_, c)| !is_server(c)) {
         assert!(
             wait_listening(fpga_ports[*s as usize], Duration::from_secs(30)),
@@ -241,7 +241,7 @@ fn a_send_session_without_verification_sends_zeros() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
     let ports = loopback_params(addr, vb.design.sessions);
-    let con = Proc::spawn(console_cmd(
+    let con = spawn(console_cmd(
         addr,
         &["test", "half", "--session", "0:1:100000:8192:0"],
     ));
@@ -313,7 +313,7 @@ fn a_wrong_byte_is_a_verification_failure_with_its_offset() {
     let addr = vb.register_addrs()[0];
     let ports = loopback_params(addr, vb.design.sessions);
     let (size, offset) = (200_000usize, 123_457usize);
-    let con = Proc::spawn(console_cmd(
+    let con = spawn(console_cmd(
         addr,
         &["--json", "test", "half", "--session", "0:2:200000"],
     ));
@@ -385,7 +385,7 @@ fn ctrl_c_aborts_every_session_cleanly() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
     let ports = loopback_params(addr, vb.design.sessions);
-    let con = Proc::spawn(console_cmd(
+    let con = spawn(console_cmd(
         addr,
         &[
             "test",
@@ -641,7 +641,7 @@ fn a_design_that_is_not_the_expected_one_is_refused_before_anything_else() {
 #[test]
 fn no_board_listening_is_a_clear_error() {
     let port = free_port();
-    let f = Proc::spawn(console_cmd(
+    let f = spawn(console_cmd(
         ([127, 0, 0, 1], port).into(),
         &["--bus-timeout", "2", "regs"],
     ))

@@ -107,12 +107,98 @@ pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free loopback port")
 }
 
-/// A PC tool started for a leg.
-pub struct ToolProcess {
+/// A child process whose stdout and stderr lines arrive on channels, so
+/// every wait on it is bounded.
+pub struct Proc {
     pub child: Child,
-    stdout: mpsc::Receiver<String>,
-    stderr: mpsc::Receiver<String>,
+    out: mpsc::Receiver<String>,
+    err: mpsc::Receiver<String>,
+    /// The command line, for messages.
+    pub what: String,
 }
+
+/// What a finished process printed.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    /// Exit status (None if killed).
+    pub code: Option<i32>,
+    pub stdout: Vec<String>,
+    pub stderr: Vec<String>,
+}
+
+impl Finished {
+    /// The last stdout line that is a JSON document (Null if none).
+    pub fn json(&self) -> serde_json::Value {
+        self.stdout.iter().rev().find_map(|l| serde_json::from_str(l).ok()).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Both outputs, for a failure message.
+    pub fn all(&self) -> String {
+        format!("stdout:\n{}\nstderr:\n{}", self.stdout.join("\n"), self.stderr.join("\n"))
+    }
+}
+
+impl Proc {
+    /// Starts `cmd` with no input and both outputs piped.
+    pub fn spawn(mut cmd: Command) -> Result<Proc, String> {
+        let what = format!("{cmd:?}");
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start {what}: {e}"))?;
+        let out = pump(child.stdout.take().expect("piped"));
+        let err = pump(child.stderr.take().expect("piped"));
+        Ok(Proc { child, out, err, what })
+    }
+
+    /// Waits up to `limit` for a stderr line containing `needle`; the lines
+    /// before it are dropped.
+    pub fn wait_stderr(&mut self, needle: &str, limit: Duration) -> Result<(), String> {
+        let deadline = Instant::now() + limit;
+        loop {
+            match self.err.recv_timeout(Duration::from_millis(50)) {
+                Ok(line) if line.contains(needle) => return Ok(()),
+                Ok(_) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(format!("{} ended before printing {needle:?}", self.what))
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() > deadline => {
+                    return Err(format!("{} did not print {needle:?} within {limit:?}", self.what))
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
+    /// Waits for the end, killing the process after `limit`, and collects its output.
+    pub fn finish(mut self, limit: Duration) -> Finished {
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) => break Some(s),
+                Ok(None) if Instant::now() > deadline => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    break None;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                Err(_) => break None,
+            }
+        };
+        Finished { code: status.and_then(|s| s.code()), stdout: drain(&self.out), stderr: drain(&self.err) }
+    }
+
+    /// Kills the process at once.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A PC tool started for a leg.
+pub struct ToolProcess(Proc);
 
 /// What a PC tool reported.
 #[derive(Clone, Debug)]
@@ -159,67 +245,33 @@ pub fn pump(r: impl Read + Send + 'static) -> mpsc::Receiver<String> {
 
 impl ToolProcess {
     /// Starts `cmd`; a server is not returned before it printed `listening on`.
-    pub fn spawn(mut cmd: Command, server: bool) -> Result<ToolProcess, String> {
-        let what = format!("{cmd:?}");
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start {what}: {e}"))?;
-        let stdout = pump(child.stdout.take().expect("piped"));
-        let stderr = pump(child.stderr.take().expect("piped"));
-        let mut p = ToolProcess { child, stdout, stderr };
+    pub fn spawn(cmd: Command, server: bool) -> Result<ToolProcess, String> {
+        let mut p = Proc::spawn(cmd)?;
         if server {
-            let deadline = Instant::now() + Duration::from_secs(10);
-            loop {
-                match p.stderr.recv_timeout(Duration::from_millis(50)) {
-                    Ok(line) if line.contains("listening on") => break,
-                    Ok(_) => {}
-                    Err(mpsc::RecvTimeoutError::Disconnected) => return Err(format!("{what} ended before listening")),
-                    Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() > deadline => {
-                        let _ = p.child.kill();
-                        return Err(format!("{what} did not listen within 10 s"));
-                    }
-                    Err(mpsc::RecvTimeoutError::Timeout) => {}
-                }
+            if let Err(e) = p.wait_stderr("listening on", Duration::from_secs(10)) {
+                p.kill();
+                return Err(e);
             }
         }
-        Ok(p)
+        Ok(ToolProcess(p))
     }
 
     /// Waits for the tool to end, killing it after `limit`.
-    pub fn finish(mut self, limit: Duration) -> ToolRun {
-        let deadline = Instant::now() + limit;
-        let status = loop {
-            match self.child.try_wait() {
-                Ok(Some(s)) => break Some(s),
-                Ok(None) if Instant::now() > deadline => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    break None;
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-                Err(_) => break None,
-            }
-        };
-        let out: Vec<String> = drain(&self.stdout);
-        let err: Vec<String> = drain(&self.stderr);
-        let json = out.iter().rev().find_map(|l| serde_json::from_str(l).ok()).unwrap_or(serde_json::Value::Null);
-        ToolRun { exit: status.and_then(|s| s.code()), json, stderr: err.join("\n") }
+    pub fn finish(self, limit: Duration) -> ToolRun {
+        let f = self.0.finish(limit);
+        ToolRun { exit: f.code, json: f.json(), stderr: f.stderr.join("\n") }
     }
 
     /// Kills the tool at once.
-    pub fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    pub fn kill(self) {
+        self.0.kill();
     }
 }
 
 fn drain(rx: &mpsc::Receiver<String>) -> Vec<String> {
     let mut v = Vec::new();
     // The pump threads end with the pipes; give them a moment to deliver.
-    while let Ok(l) = rx.recv_timeout(Duration::from_millis(200)) {
+    while let Ok(l) = rx.recv_timeout(Duration::from_millis(300)) {
         v.push(l);
     }
     v

@@ -4,12 +4,11 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use vboard::pc::{pump, Tools};
+use vboard::pc::Tools;
 use vboard::{Options, VirtualBoard};
 
 pub const CONSOLE: &str = env!("CARGO_BIN_EXE_toe-console");
@@ -64,110 +63,11 @@ pub fn board(pair: bool) -> VirtualBoard {
     .expect("the virtual board starts")
 }
 
-/// A running process whose output lines arrive on channels.
-pub struct Proc {
-    pub child: Child,
-    pub out: mpsc::Receiver<String>,
-    pub err: mpsc::Receiver<String>,
-    pub what: String,
-}
+pub use vboard::pc::{Finished, Proc};
 
-/// What a finished process printed.
-#[derive(Debug)]
-pub struct Finished {
-    pub code: Option<i32>,
-    pub stdout: Vec<String>,
-    pub stderr: Vec<String>,
-}
-
-impl Finished {
-    /// The last stdout line that is a JSON object.
-    pub fn json(&self) -> serde_json::Value {
-        self.stdout
-            .iter()
-            .rev()
-            .find_map(|l| serde_json::from_str(l).ok())
-            .unwrap_or(serde_json::Value::Null)
-    }
-    pub fn all(&self) -> String {
-        format!(
-            "stdout:\n{}\nstderr:\n{}",
-            self.stdout.join("\n"),
-            self.stderr.join("\n")
-        )
-    }
-}
-
-impl Proc {
-    pub fn spawn(mut cmd: Command) -> Proc {
-        let what = format!("{cmd:?}");
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-        let out = pump(child.stdout.take().unwrap());
-        let err = pump(child.stderr.take().unwrap());
-        Proc {
-            child,
-            out,
-            err,
-            what,
-        }
-    }
-
-    /// Waits for a stderr line containing `needle` (bounded); the lines seen.
-    pub fn wait_stderr(&mut self, needle: &str, limit: Duration, seen: &mut Vec<String>) {
-        let deadline = Instant::now() + limit;
-        loop {
-            match self.err.recv_timeout(Duration::from_millis(50)) {
-                Ok(l) => {
-                    let hit = l.contains(needle);
-                    seen.push(l);
-                    if hit {
-                        return;
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    panic!("{} ended before printing {needle:?}: {seen:?}", self.what)
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => assert!(
-                    Instant::now() < deadline,
-                    "{} did not print {needle:?} within {limit:?}: {seen:?}",
-                    self.what
-                ),
-            }
-        }
-    }
-
-    /// Waits for the end (killing it after `limit`) and collects the output.
-    pub fn finish(mut self, limit: Duration) -> Finished {
-        let deadline = Instant::now() + limit;
-        let code = loop {
-            match self.child.try_wait().expect("try_wait") {
-                Some(s) => break s.code(),
-                None if Instant::now() > deadline => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    break None;
-                }
-                None => std::thread::sleep(Duration::from_millis(10)),
-            }
-        };
-        let drain = |rx: &mpsc::Receiver<String>| {
-            let mut v = Vec::new();
-            while let Ok(l) = rx.recv_timeout(Duration::from_millis(300)) {
-                v.push(l);
-            }
-            v
-        };
-        Finished {
-            code,
-            stdout: drain(&self.out),
-            stderr: drain(&self.err),
-        }
-    }
+/// Starts a process of the test (a failure to start is a test failure).
+pub fn spawn(cmd: Command) -> Proc {
+    Proc::spawn(cmd).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// `toe-console --connect <addr> <args>`.
@@ -179,7 +79,7 @@ pub fn console_cmd(addr: std::net::SocketAddr, args: &[&str]) -> Command {
 
 /// Runs the console to its end (bounded).
 pub fn console(addr: std::net::SocketAddr, args: &[&str]) -> Finished {
-    Proc::spawn(console_cmd(addr, args)).finish(Duration::from_secs(300))
+    spawn(console_cmd(addr, args)).finish(Duration::from_secs(300))
 }
 
 /// A recommended PC command as the console prints it, run with the tool
