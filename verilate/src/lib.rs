@@ -81,6 +81,7 @@
 //! table are leaked: the process keeps a model for its lifetime.
 
 mod cache;
+mod model;
 mod recipe;
 mod static_models;
 
@@ -88,6 +89,7 @@ use std::ffi::{c_char, c_void};
 use std::fmt;
 
 pub use cache::{load_cached, load_library, Source, RECIPE_VERSION};
+pub use model::{Model, Port};
 pub use recipe::{
     find_archive, parse_ports, render_port_table, render_rust, render_shim, verilator_root, verilator_version,
     PortDecl, Verilation,

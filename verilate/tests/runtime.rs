@@ -4,11 +4,10 @@
 //! Each test has its own cache in a temporary folder, so every first load
 //! really runs Verilator and g++ (a few seconds each for these modules).
 
-use std::ffi::c_void;
 use std::path::Path;
 use std::time::Instant;
 
-use verilate::{load_cached, Error, ModelFns, Source};
+use verilate::{load_cached, Error, Model, ModelFns, Source};
 
 /// An 8-bit counter with enable, a 100-bit input echoed to an output (wide
 /// `VlWide` ports), in a sub-folder of the sources.
@@ -72,74 +71,40 @@ fn load(
     (result, lines)
 }
 
-/// A live model driven through the raw entry points.
-struct Raw {
-    fns: &'static ModelFns,
-    handle: *mut c_void,
-}
+/// A live model addressed by port name, through the crate's [`Model`].
+struct Raw(Model);
 
 impl Raw {
     fn new(fns: &'static ModelFns) -> Self {
-        // SAFETY: no preconditions.
-        let handle = unsafe { (fns.new)() };
-        assert!(!handle.is_null());
-        Raw { fns, handle }
-    }
-
-    fn ptr(&self, name: &str) -> (*mut c_void, verilate::PortInfo) {
-        let index = self.fns.ports.iter().position(|p| p.name == name).unwrap_or_else(|| panic!("no port {name}"));
-        // SAFETY: index is a port of this live model.
-        let p = unsafe { (self.fns.port)(self.handle, index as u32) };
-        assert!(!p.is_null());
-        (p, self.fns.ports[index])
+        Raw(Model::new(fns))
     }
 
     fn set(&mut self, name: &str, value: u64) {
-        let (p, info) = self.ptr(name);
-        assert!(!info.output);
-        // SAFETY: p is the port's storage of the declared kind.
-        unsafe {
-            match info.kind {
-                8 => *(p as *mut u8) = value as u8,
-                16 => *(p as *mut u16) = value as u16,
-                32 => *(p as *mut u32) = value as u32,
-                64 => *(p as *mut u64) = value,
-                k => panic!("kind {k}"),
-            }
-        }
+        let p = self.0.port(name);
+        self.0.set(p, value);
     }
 
     fn get(&self, name: &str) -> u64 {
-        let (p, info) = self.ptr(name);
-        // SAFETY: as in `set`.
-        unsafe {
-            match info.kind {
-                8 => u64::from(*(p as *const u8)),
-                16 => u64::from(*(p as *const u16)),
-                32 => u64::from(*(p as *const u32)),
-                64 => *(p as *const u64),
-                k => panic!("kind {k}"),
-            }
-        }
+        self.0.get(self.0.port(name))
     }
 
+    /// A wide (`VlWide`) port: more than 64 bits, as many words as given.
     fn set_wide(&mut self, name: &str, words: &[u32]) {
-        let (p, info) = self.ptr(name);
-        assert_eq!((info.kind, info.words), (0, words.len()));
-        // SAFETY: a VlWide of `words` u32.
-        unsafe { std::slice::from_raw_parts_mut(p as *mut u32, info.words) }.copy_from_slice(words);
+        let p = self.0.port(name);
+        assert!(p.width > 64 && p.words == words.len(), "{name}: {} bits in {} words", p.width, p.words);
+        self.0.set_wide(p, words);
     }
 
     fn get_wide(&self, name: &str) -> Vec<u32> {
-        let (p, info) = self.ptr(name);
-        assert_eq!(info.kind, 0);
-        // SAFETY: as in `set_wide`.
-        unsafe { std::slice::from_raw_parts(p as *const u32, info.words) }.to_vec()
+        let p = self.0.port(name);
+        assert!(p.width > 64, "{name}: {} bits", p.width);
+        let mut words = vec![0; p.words];
+        self.0.get_wide(p, &mut words);
+        words
     }
 
     fn eval(&mut self) {
-        // SAFETY: live handle.
-        unsafe { (self.fns.eval)(self.handle) };
+        self.0.eval();
     }
 
     fn cycle(&mut self) {
@@ -147,13 +112,6 @@ impl Raw {
         self.eval();
         self.set("clk", 0);
         self.eval();
-    }
-}
-
-impl Drop for Raw {
-    fn drop(&mut self) {
-        // SAFETY: deleted once.
-        unsafe { (self.fns.delete)(self.handle) };
     }
 }
 

@@ -1,0 +1,182 @@
+//! A verilated model driven from Rust through its shim's C entry points,
+//! whether the testbench's build script linked it in or [`crate::load_cached`]
+//! loaded it at run time: [`Model::new`] takes either's [`ModelFns`].
+//!
+//! Ports are looked up by name once ([`Model::port`]) and then read and
+//! written through a pointer into the model's own storage, so a cycle costs
+//! little more than the model's `eval`. A model is not `Send`: it stays on the
+//! thread that made it, and each has its own `VerilatedContext`.
+
+use std::ffi::{c_void, CString};
+use std::path::Path;
+
+use crate::{ModelFns, PortInfo};
+
+/// A resolved port of one model.
+#[derive(Clone, Copy, Debug)]
+pub struct Port {
+    index: usize,
+    model: *const c_void,
+    pub width: usize,
+    pub words: usize,
+}
+
+/// A live verilated model.
+pub struct Model {
+    fns: &'static ModelFns,
+    handle: *mut c_void,
+    storage: Vec<*mut c_void>,
+    time: u64,
+    clock: Option<Port>,
+}
+
+impl Model {
+    /// Builds a model of kind `fns`.
+    pub fn new(fns: &'static ModelFns) -> Self {
+        // SAFETY: the shim's constructor has no preconditions.
+        let handle = unsafe { (fns.new)() };
+        assert!(!handle.is_null(), "model {} could not be created", fns.name);
+        let storage = (0..fns.ports.len())
+            // SAFETY: index < number of ports, handle is live.
+            .map(|i| unsafe { (fns.port)(handle, i as u32) })
+            .collect();
+        Model { fns, handle, storage, time: 0, clock: None }
+    }
+
+    /// Starts an FST trace into `path` (a no-op for a model verilated without
+    /// `--trace-fst`): every edge of [`Model::cycle`] is dumped.
+    pub fn open_trace(&mut self, path: &Path) {
+        let c = CString::new(path.to_string_lossy().as_bytes()).expect("a trace path without NUL");
+        // SAFETY: handle is live; the path outlives the call.
+        unsafe { (self.fns.trace_open)(self.handle, c.as_ptr()) };
+    }
+
+    /// The port `name`; panics naming the model and the port if it does not exist.
+    pub fn port(&self, name: &str) -> Port {
+        self.try_port(name).unwrap_or_else(|| panic!("model {} has no port {name}", self.fns.name))
+    }
+
+    pub fn try_port(&self, name: &str) -> Option<Port> {
+        let index = self.fns.ports.iter().position(|p| p.name == name)?;
+        let info = self.fns.ports[index];
+        Some(Port { index, model: self.handle, width: info.width, words: info.words })
+    }
+
+    fn info(&self, port: Port) -> PortInfo {
+        assert_eq!(port.model, self.handle as *const c_void, "port belongs to another model");
+        self.fns.ports[port.index]
+    }
+
+    /// Value of a port of at most 64 bits.
+    pub fn get(&self, port: Port) -> u64 {
+        let info = self.info(port);
+        let p = self.storage[port.index];
+        // SAFETY: p points at the port's storage of the declared kind, live while self is.
+        unsafe {
+            match info.kind {
+                8 => u64::from(*(p as *const u8)),
+                16 => u64::from(*(p as *const u16)),
+                32 => u64::from(*(p as *const u32)),
+                64 => *(p as *const u64),
+                _ => panic!("port {} is {} bits wide: use get_wide", info.name, info.width),
+            }
+        }
+    }
+
+    /// Boolean value of a one-bit port.
+    pub fn bit(&self, port: Port) -> bool {
+        self.get(port) & 1 == 1
+    }
+
+    /// The words of a port, least significant first (any width).
+    pub fn get_wide(&self, port: Port, out: &mut [u32]) {
+        let info = self.info(port);
+        if info.kind == 0 {
+            assert_eq!(out.len(), info.words, "port {}: {} words", info.name, info.words);
+            // SAFETY: a VlWide of `words` u32, live while self is.
+            let src = unsafe { std::slice::from_raw_parts(self.storage[port.index] as *const u32, info.words) };
+            out.copy_from_slice(src);
+        } else {
+            let v = self.get(port);
+            for (i, w) in out.iter_mut().enumerate() {
+                *w = if i < 2 { (v >> (32 * i)) as u32 } else { 0 };
+            }
+        }
+    }
+
+    /// Drives an input of at most 64 bits; bits above its width are dropped.
+    pub fn set(&mut self, port: Port, value: u64) {
+        let info = self.info(port);
+        assert!(!info.output, "port {} is an output", info.name);
+        let value = if info.width >= 64 { value } else { value & ((1u64 << info.width) - 1) };
+        let p = self.storage[port.index];
+        // SAFETY: as in `get`; the port is an input the model reads on eval.
+        unsafe {
+            match info.kind {
+                8 => *(p as *mut u8) = value as u8,
+                16 => *(p as *mut u16) = value as u16,
+                32 => *(p as *mut u32) = value as u32,
+                64 => *(p as *mut u64) = value,
+                _ => panic!("port {} is {} bits wide: use set_wide", info.name, info.width),
+            }
+        }
+    }
+
+    /// Drives an input of any width from 32-bit words, least significant
+    /// first; unused top bits are cleared.
+    pub fn set_wide(&mut self, port: Port, words: &[u32]) {
+        let info = self.info(port);
+        if info.kind != 0 {
+            let value = words.iter().take(2).enumerate().fold(0u64, |v, (i, w)| v | (u64::from(*w) << (32 * i)));
+            self.set(port, value);
+            return;
+        }
+        assert!(!info.output, "port {} is an output", info.name);
+        assert_eq!(words.len(), info.words, "port {}: {} words", info.name, info.words);
+        // SAFETY: a VlWide of `words` u32.
+        let dst = unsafe { std::slice::from_raw_parts_mut(self.storage[port.index] as *mut u32, info.words) };
+        dst.copy_from_slice(words);
+        let spare = info.words * 32 - info.width;
+        if spare > 0 {
+            dst[info.words - 1] &= u32::MAX >> spare;
+        }
+    }
+
+    /// Settles combinational logic after inputs changed.
+    pub fn eval(&mut self) {
+        // SAFETY: handle is live.
+        unsafe { (self.fns.eval)(self.handle) };
+    }
+
+    /// Chooses the clock input that [`Model::cycle`] toggles.
+    pub fn set_clock(&mut self, name: &str) {
+        let port = self.port(name);
+        self.clock = Some(port);
+    }
+
+    /// One clock cycle: rising edge, then falling edge. Inputs set before the
+    /// call are sampled at the rising edge; outputs read after it show the
+    /// state the edge produced.
+    pub fn cycle(&mut self) {
+        let clock = self.clock.expect("set_clock first");
+        self.set(clock, 1);
+        self.eval();
+        self.dump();
+        self.set(clock, 0);
+        self.eval();
+        self.dump();
+    }
+
+    fn dump(&mut self) {
+        self.time += 1;
+        // SAFETY: handle is live; a no-op without a trace.
+        unsafe { (self.fns.trace_dump)(self.handle, self.time) };
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        // SAFETY: handle came from `new` and is deleted once.
+        unsafe { (self.fns.delete)(self.handle) };
+    }
+}
