@@ -12,6 +12,8 @@
 //! assert_eq!(design.peak_mb_per_s(), 32_000.0);
 //! ```
 
+pub mod ports;
+
 use std::collections::BTreeSet;
 use std::fmt;
 use std::net::Ipv4Addr;
