@@ -12,6 +12,7 @@
 //! assert_eq!(design.peak_mb_per_s(), 32_000.0);
 //! ```
 
+pub mod crossings;
 pub mod ports;
 
 use std::collections::BTreeSet;
