@@ -56,6 +56,9 @@ pub enum Group {
     /// Design-wide register-file values with no consumer in the top
     /// (`info_*`, the cycle counter).
     Info,
+    /// The session datapath of session `n` on the datapath test harness
+    /// (`s<n>_*`): a testbench artefact, not a product port.
+    Datapath(usize),
     /// A pin of the board top (reference clocks, transceiver and PCIe lanes):
     /// named by the board file, not by the user logic.
     Pin,
@@ -70,7 +73,7 @@ impl Group {
             Group::Bus => format!("s_axil_{local}"),
             Group::ToeGlobal => format!("toe_{local}"),
             Group::ToeSession(s) => format!("toe{s}_{local}"),
-            Group::RegisterSession(s) => format!("s{s}_{local}"),
+            Group::RegisterSession(s) | Group::Datapath(s) => format!("s{s}_{local}"),
             Group::Info => format!("info_{local}"),
         }
     }
@@ -78,7 +81,7 @@ impl Group {
     /// The session this group belongs to, if any.
     pub fn session(self) -> Option<usize> {
         match self {
-            Group::ToeSession(s) | Group::RegisterSession(s) => Some(s),
+            Group::ToeSession(s) | Group::RegisterSession(s) | Group::Datapath(s) => Some(s),
             _ => None,
         }
     }
@@ -92,6 +95,7 @@ impl Group {
             Group::ToeSession(s) => format!("TOE session interface, session {s}"),
             Group::RegisterSession(s) => format!("Register file, session {s}"),
             Group::Info => "Register file, design information".to_string(),
+            Group::Datapath(s) => format!("Session {s}"),
             Group::Pin => "Board pins".to_string(),
         }
     }
@@ -193,9 +197,10 @@ impl PortPlan {
             .ok_or_else(|| MissingPort { group, local: local.to_string() })
     }
 
-    /// Number of TOE session interfaces on the plan.
+    /// Number of sessions on the plan: TOE session interfaces on a product
+    /// top, session datapaths on the datapath harness.
     pub fn sessions(&self) -> usize {
-        self.groups().iter().filter(|g| matches!(g, Group::ToeSession(_))).count()
+        self.groups().iter().filter(|g| matches!(g, Group::ToeSession(_) | Group::Datapath(_))).count()
     }
 
     /// The input ports, in declaration order.
@@ -216,6 +221,7 @@ impl PortPlan {
                 Group::ToeSession(s) => format!("toe_session:{s}"),
                 Group::RegisterSession(s) => format!("register_session:{s}"),
                 Group::Info => "info".to_string(),
+                Group::Datapath(s) => format!("datapath:{s}"),
                 Group::Pin => "pin".to_string(),
             };
             out.push_str(&format!("{} {} {} {}\n", p.direction.keyword(), p.width, group, p.local));
@@ -245,6 +251,7 @@ impl PortPlan {
                 None if group == "pin" => Group::Pin,
                 Some(("toe_session", s)) => Group::ToeSession(index(s)?),
                 Some(("register_session", s)) => Group::RegisterSession(index(s)?),
+                Some(("datapath", s)) => Group::Datapath(index(s)?),
                 _ => return Err(bad()),
             };
             ports.push(Port::new(group, local, direction, width));
@@ -298,7 +305,12 @@ mod tests {
 
     #[test]
     fn text_form_round_trips_and_rejects_garbage() {
-        let p = plan();
+        let mut ports = plan().ports().to_vec();
+        ports.push(Port::new(Group::RegisterSession(3), "start", Direction::Output, 1));
+        ports.push(Port::new(Group::Info, "cycle_count", Direction::Output, 64));
+        ports.push(Port::new(Group::Datapath(2), "tx_start", Direction::Input, 1));
+        ports.push(Port::new(Group::Pin, "qsfp_tx_p", Direction::Output, 4));
+        let p = PortPlan::new(ports);
         assert_eq!(PortPlan::from_text(&p.to_text()).unwrap(), p);
         for bad in ["input 1 clock", "inout 1 clock x", "input x clock y", "input 1 toe_session:a y", "input 1 nowhere y"] {
             let e = PortPlan::from_text(bad).unwrap_err();
