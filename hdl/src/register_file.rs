@@ -1106,12 +1106,12 @@ mod tests {
         let ports = module_ports(&text, "regfile").unwrap();
         let layout = Layout::new(&map).unwrap();
         for p in &layout.ports {
-            let found = ports.iter().find(|q| q.name == p.name).unwrap_or_else(|| panic!("no port {}", p.name));
-            assert_eq!((found.width as u32, found.direction == "output"), (p.width, p.output), "{}", p.name);
+            let found = ports.iter().find(|q| q.0 == p.name).unwrap_or_else(|| panic!("no port {}", p.name));
+            assert_eq!((found.2 as u32, found.1 == config::ports::Direction::Output), (p.width, p.output), "{}", p.name);
         }
         assert_eq!(ports.len(), layout.ports.len() + 21);
-        let awaddr = ports.iter().find(|q| q.name == "s_axil_awaddr").unwrap();
-        assert_eq!(awaddr.width as u32, map.address_bits());
+        let awaddr = ports.iter().find(|q| q.0 == "s_axil_awaddr").unwrap();
+        assert_eq!(awaddr.2 as u32, map.address_bits());
         assert!(text.contains("module regfile$core("));
     }
 

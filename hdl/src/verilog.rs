@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use config::ports::{Direction, Group, Port};
+use rust_hdl::core::atom::{Atom, AtomKind};
 use rust_hdl::prelude::*;
 
 use crate::controller::SessionController;
@@ -40,13 +42,13 @@ pub fn block_verilog<B: Block>(block: &mut B, module: &str) -> Result<String, Hd
 
 /// Builds `$block::<W, K>` for a configured width and returns its Verilog.
 macro_rules! by_width {
-    ($width:expr, $block:ident, $module:expr) => {
+    ($width:expr, $block:ident, $f:expr) => {
         match $width {
-            64 => block_verilog(&mut $block::<64, 8>::new(), $module),
-            128 => block_verilog(&mut $block::<128, 16>::new(), $module),
-            256 => block_verilog(&mut $block::<256, 32>::new(), $module),
-            512 => block_verilog(&mut $block::<512, 64>::new(), $module),
-            1024 => block_verilog(&mut $block::<1024, 128>::new(), $module),
+            64 => ($f)(&mut $block::<64, 8>::new()),
+            128 => ($f)(&mut $block::<128, 16>::new()),
+            256 => ($f)(&mut $block::<256, 32>::new()),
+            512 => ($f)(&mut $block::<512, 64>::new()),
+            1024 => ($f)(&mut $block::<1024, 128>::new()),
             other => Err(HdlError(format!("unsupported data width {other}: use 64, 128, 256, 512 or 1024"))),
         }
     };
@@ -56,38 +58,30 @@ macro_rules! by_width {
 /// `width` bits: the session controller with its datapath
 /// ([`SessionController`]); its ports face the register file and the TOE.
 pub fn session_verilog(width: usize, module: &str) -> Result<String, HdlError> {
-    by_width!(width, SessionController, module)
+    by_width!(width, SessionController, |b| block_verilog(b, module))
 }
 
 /// The session datapath alone ([`Session`]: generator, verifier, rate
 /// limiters, with plain start/abort ports): the testbench drives it directly
 /// to test those blocks without a TOE.
 pub fn datapath_verilog(width: usize, module: &str) -> Result<String, HdlError> {
-    by_width!(width, Session, module)
+    by_width!(width, Session, |b| block_verilog(b, module))
 }
 
-/// A port of a generated module, as its declaration reads.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Port {
-    pub name: String,
-    /// `input` or `output`.
-    pub direction: &'static str,
-    pub width: usize,
-}
-
-/// The ports of `module` in `text` (rust-hdl output), in declaration order.
-/// The assembly derives the top's ports from these, so a port added to a
-/// block reaches the top without a second list to keep in step.
-pub fn module_ports(text: &str, module: &str) -> Result<Vec<Port>, HdlError> {
+/// The ports of `module` as `text` (Verilog this workspace generated)
+/// declares them: (name, direction, width) in declaration order. For tests
+/// that check generated text against the typed port lists; nothing learns
+/// structure from it.
+pub fn module_ports(text: &str, module: &str) -> Result<Vec<(String, Direction, usize)>, HdlError> {
     let header = format!("module {module}(");
     let start = text.find(&header).ok_or_else(|| HdlError(format!("no module `{module}` in the Verilog")))?;
     let end = start + text[start..].find("endmodule").unwrap_or(text.len() - start);
     let mut ports = Vec::new();
     for line in text[start..end].lines().map(str::trim) {
         let (direction, rest) = if let Some(rest) = line.strip_prefix("input wire") {
-            ("input", rest)
+            (Direction::Input, rest)
         } else if let Some(rest) = line.strip_prefix("output reg").or_else(|| line.strip_prefix("output wire")) {
-            ("output", rest)
+            (Direction::Output, rest)
         } else {
             continue;
         };
@@ -101,7 +95,112 @@ pub fn module_ports(text: &str, module: &str) -> Result<Vec<Port>, HdlError> {
             }
             None => (1, rest.trim()),
         };
-        ports.push(Port { name: name.to_string(), direction, width });
+        ports.push((name.to_string(), direction, width));
     }
     Ok(ports)
+}
+
+/// Collects the ports of the top block: the parameters (inputs and outputs)
+/// of the outermost scope, in declaration order.
+struct PortProbe {
+    depth: usize,
+    ports: Vec<(String, Direction, usize)>,
+}
+
+impl Probe for PortProbe {
+    fn visit_start_scope(&mut self, _name: &str, _node: &dyn Block) {
+        self.depth += 1;
+    }
+    fn visit_atom(&mut self, name: &str, signal: &dyn Atom) {
+        if self.depth != 1 {
+            return;
+        }
+        let direction = match signal.kind() {
+            AtomKind::InputParameter => Direction::Input,
+            AtomKind::OutputParameter | AtomKind::OutputPassthrough => Direction::Output,
+            _ => return,
+        };
+        self.ports.push((name.to_string(), direction, signal.bits()));
+    }
+    fn visit_end_scope(&mut self, _name: &str, _node: &dyn Block) {
+        self.depth -= 1;
+    }
+}
+
+/// The ports of `block` as rust-hdl declares them (name, direction, width),
+/// in declaration order, read from the block itself, not from its Verilog.
+pub fn block_ports<B: Block>(block: &mut B) -> Vec<(String, Direction, usize)> {
+    block.connect_all();
+    let mut probe = PortProbe { depth: 0, ports: Vec::new() };
+    block.accept("top", &mut probe);
+    probe.ports
+}
+
+/// The ports of the session module ([`SessionController`]) at `width` bits,
+/// grouped by what they face: `Group::Clock` (`clock`, `reset`),
+/// `Group::RegisterSession(0)` (its `reg_<x>` ports, local name `<x>`) and
+/// `Group::ToeSession(0)` (its `toe_<x>` ports). `name` is the port's name on
+/// the session module; the assembly renames per session.
+pub fn session_ports(width: usize) -> Result<Vec<Port>, HdlError> {
+    let ports = by_width!(width, SessionController, |b| Ok::<_, HdlError>(block_ports(b)))?;
+    ports
+        .into_iter()
+        .map(|(name, direction, width)| {
+            let (group, local) = if name == "clock" || name == "reset" {
+                (Group::Clock, name.as_str())
+            } else if let Some(local) = name.strip_prefix("reg_") {
+                (Group::RegisterSession(0), local)
+            } else if let Some(local) = name.strip_prefix("toe_") {
+                (Group::ToeSession(0), local)
+            } else {
+                return Err(HdlError(format!(
+                    "session port `{name}` is neither `clock`/`reset`, `reg_*` (register file) nor `toe_*` (TOE interface)"
+                )));
+            };
+            Ok(Port { local: local.to_string(), name: name.clone(), group, direction, width })
+        })
+        .collect()
+}
+
+/// The ports of the session datapath ([`Session`]) at `width` bits: `clock`
+/// and `reset` in `Group::Clock`, every other port in `Group::Datapath(0)`
+/// under its own name.
+pub fn datapath_ports(width: usize) -> Result<Vec<Port>, HdlError> {
+    let ports = by_width!(width, Session, |b| Ok::<_, HdlError>(block_ports(b)))?;
+    Ok(ports
+        .into_iter()
+        .map(|(name, direction, width)| {
+            let group = if name == "clock" || name == "reset" { Group::Clock } else { Group::Datapath(0) };
+            Port { local: name.clone(), name, group, direction, width }
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed port lists and the Verilog rust-hdl writes for the same
+    /// block agree, name for name, at every width.
+    #[test]
+    fn probed_ports_are_the_declared_ports() {
+        for &width in config::DATA_WIDTHS.iter() {
+            let text = session_verilog(width, "s").unwrap();
+            let typed: Vec<_> = session_ports(width).unwrap().into_iter().map(|p| (p.name, p.direction, p.width)).collect();
+            assert_eq!(typed, module_ports(&text, "s").unwrap(), "session at {width} bits");
+            let text = datapath_verilog(width, "d").unwrap();
+            let typed: Vec<_> = datapath_ports(width).unwrap().into_iter().map(|p| (p.name, p.direction, p.width)).collect();
+            assert_eq!(typed, module_ports(&text, "d").unwrap(), "datapath at {width} bits");
+        }
+    }
+
+    #[test]
+    fn session_ports_are_grouped_by_what_they_face() {
+        let ports = session_ports(64).unwrap();
+        let find = |name: &str| ports.iter().find(|p| p.name == name).unwrap();
+        assert_eq!((find("reg_start").group, find("reg_start").local.as_str()), (Group::RegisterSession(0), "start"));
+        let tdata = find("toe_tx_tdata");
+        assert_eq!((tdata.group, tdata.local.as_str(), tdata.direction, tdata.width), (Group::ToeSession(0), "tx_tdata", Direction::Output, 64));
+        assert_eq!(find("clock").group, Group::Clock);
+    }
 }
