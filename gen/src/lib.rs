@@ -73,17 +73,18 @@ pub fn generate(design: &config::Design) -> Result<Vec<GeneratedFile>, GenError>
     let rtl = rtl::generate(design, &map)?;
     let board = flows::load_board(&design.board).map_err(|e| GenError::Flow(e.to_string()))?;
     let ports = rtl
-        .top_ports
+        .plan
+        .ports()
         .iter()
         .map(|p| flows::TopPort {
             name: p.name.clone(),
-            direction: if p.direction == "input" { flows::Direction::Input } else { flows::Direction::Output },
+            direction: if p.direction == config::ports::Direction::Input { flows::Direction::Input } else { flows::Direction::Output },
             width: p.width,
         })
         .collect();
     let mut inputs = flows::FlowInputs::standard(design, rtl.sources.clone()).with_ports(ports);
     // Constrain only the clocks the top has.
-    inputs.clocks.retain(|c| rtl.input_ports.contains(&c.port));
+    inputs.clocks.retain(|c| rtl.plan.inputs().any(|p| p.name == c.port));
     let scripts = flows::render(design, &board, &inputs).map_err(|e| GenError::Flow(e.to_string()))?;
     let mut files = rtl.files;
     files.extend(scripts.into_iter().map(|(path, contents)| GeneratedFile { path, contents }));

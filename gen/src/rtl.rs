@@ -1,23 +1,30 @@
-//! The user logic's Verilog: rust-hdl modules and the askama top around them.
+//! The user logic's Verilog: rust-hdl modules, the askama top around them,
+//! and the top's port plan.
 //!
-//! The top is wiring only, derived from the port lists of the two modules it
-//! instantiates, so nothing is listed twice:
+//! The top is wiring only, derived from the typed port lists of the two
+//! modules it instantiates (read from the blocks, not from their Verilog), so
+//! nothing is listed twice:
 //!
-//! - the register file `<name>_regs` (from the register map): its bus ports
-//!   (`s_axil_*`) and TOE parameters (`toe_*`) become top ports; its
-//!   per-session ports `s<n>_<port>` become nets;
+//! - the register file `<name>_regs` (from the register map): its
+//!   `Group::Clock`, `Group::Bus` and `Group::ToeGlobal` ports become top
+//!   ports; its `Group::RegisterSession(n)` ports become nets `s<n>_<x>`;
+//!   its `Group::Info` outputs have no consumer here;
 //! - the session `<name>_session` (controller + datapath, rust-hdl), one per
-//!   session: a port `reg_<port>` joins the net `s<n>_<port>`, a port
-//!   `toe_<port>` becomes the top port `toe<n>_<port>` (the TOE session
-//!   interface, `docs/toe_interface.md`).
+//!   session: its `Group::RegisterSession(0)` port `<x>` joins the net of
+//!   the register file's `Group::RegisterSession(n)` port `<x>`; its
+//!   `Group::ToeSession(0)` ports become the top's `Group::ToeSession(n)`
+//!   ports (the TOE session interface, `docs/toe_interface.md`).
 //!
-//! A session port with no register-file partner, or a register-file input
-//! nobody drives, is an error naming the port: the two definitions must agree.
+//! The top's ports are handed downstream as one [`PortPlan`] ([`Rtl::plan`]):
+//! the board top, the constraints, the testbench and the virtual board all
+//! read it. A session port with no register-file partner, or a register-file
+//! input nobody drives, is an error naming the port: the two definitions must
+//! agree.
 
 use askama::Template;
+use config::ports::{range, Direction, Group, Port, PortPlan};
 
 use crate::{GenError, GeneratedFile};
-use hdl::verilog::Port;
 
 /// Folder of the Verilog inside the build folder.
 pub const RTL_DIR: &str = "rtl";
@@ -25,16 +32,14 @@ pub const RTL_DIR: &str = "rtl";
 /// folder: lint, synthesis, the testbench and the vendor scripts all read it.
 pub const FILELIST: &str = "rtl/files.f";
 
-struct TopPort {
-    direction: &'static str,
-    range: String,
-    name: String,
-    port: Port,
-}
+/// The session module's clock and reset and the top's ports that drive them.
+const SESSION_CLOCKING: [(&str, &str); 2] = [("clock", "user_clk"), ("reset", "user_rst")];
 
+/// A comment and the declarations under it, in a module header.
 struct PortGroup {
     comment: String,
-    ports: Vec<TopPort>,
+    /// Declarations without separators (`output wire [1:0] x`).
+    ports: Vec<String>,
     last: bool,
 }
 
@@ -67,20 +72,15 @@ struct TopTemplate<'a> {
     units: Vec<Unit>,
 }
 
-struct HarnessPort {
-    direction: &'static str,
-    range: String,
-    name: String,
-}
-
 #[derive(Template)]
 #[template(path = "datapath_harness.v", escape = "none")]
 struct HarnessTemplate<'a> {
     name: &'a str,
     data_width: usize,
     session_module: &'a str,
-    sessions: Vec<usize>,
-    ports: Vec<HarnessPort>,
+    sessions: usize,
+    groups: Vec<PortGroup>,
+    units: Vec<Unit>,
 }
 
 /// Name of the per-session module of a design.
@@ -98,41 +98,39 @@ pub struct Rtl {
     pub files: Vec<GeneratedFile>,
     /// Source paths relative to the build folder, in compile order.
     pub sources: Vec<String>,
-    /// Input ports of the top.
-    pub input_ports: Vec<String>,
-    /// Every port of the top, in declaration order.
-    pub top_ports: Vec<Port>,
+    /// Every port of the top, in declaration order, grouped.
+    pub plan: PortPlan,
+    /// The clock-domain crossings the constraints must cover.
+    pub crossings: config::crossings::Crossings,
 }
 
-fn range(width: usize) -> String {
-    if width == 1 {
-        String::new()
-    } else {
-        format!("[{}:0] ", width - 1)
+/// The module header's groups of `plan`, in order, each with its comment.
+fn header_groups(plan: &PortPlan) -> Vec<PortGroup> {
+    let mut groups: Vec<PortGroup> = plan
+        .groups()
+        .into_iter()
+        .map(|g| PortGroup {
+            comment: g.describe(),
+            ports: plan.group(g).map(Port::declaration).collect(),
+            last: false,
+        })
+        .collect();
+    if let Some(g) = groups.last_mut() {
+        g.last = true;
     }
-}
-
-fn top_port(p: &Port, name: String) -> TopPort {
-    TopPort {
-        direction: if p.direction == "input" { "input " } else { "output" },
-        range: range(p.width),
-        port: Port { name: name.clone(), direction: p.direction, width: p.width },
-        name,
-    }
+    groups
 }
 
 /// The session module, the register file and the top that joins them.
 pub fn generate(design: &config::Design, map: &regmap::RegisterMap) -> Result<Rtl, GenError> {
     let session = session_module(design);
     let session_text = hdl::verilog::session_verilog(design.data_width, &session)?;
-    let session_ports = hdl::verilog::module_ports(&session_text, &session)?;
+    let session_ports = hdl::verilog::session_ports(design.data_width)?;
     let regs = register_file_module(design);
     let regs_text = hdl::register_file::register_file_verilog(design, map, &regs)?;
-    let regs_ports = hdl::verilog::module_ports(&regs_text, &regs)?;
-    let top = top_template(design, &regs, &regs_ports, &session, &session_ports)?;
+    let regs_ports = register_file_ports(design, map)?;
+    let (top, plan) = top_template(design, &regs, &regs_ports, &session, &session_ports)?;
     let top_text = top.render().map_err(|e| GenError::Template(e.to_string()))?;
-    let top_ports: Vec<Port> = top.groups.iter().flat_map(|g| g.ports.iter()).map(|p| p.port.clone()).collect();
-    let input_ports = top_ports.iter().filter(|p| p.direction == "input").map(|p| p.name.clone()).collect();
 
     let session_path = format!("{RTL_DIR}/{session}.v");
     let regs_path = format!("{RTL_DIR}/{regs}.v");
@@ -148,9 +146,44 @@ pub fn generate(design: &config::Design, map: &regmap::RegisterMap) -> Result<Rt
             GeneratedFile { path: FILELIST.to_string(), contents: filelist },
         ],
         sources,
-        input_ports,
-        top_ports,
+        plan,
+        crossings: register_file_crossings(),
     })
+}
+
+/// The register file's ports, grouped (TEMPORARY: until the register file
+/// exports them as data).
+fn register_file_ports(design: &config::Design, map: &regmap::RegisterMap) -> Result<Vec<Port>, GenError> {
+    let regs = register_file_module(design);
+    let text = hdl::register_file::register_file_verilog(design, map, &regs)?;
+    Ok(hdl::verilog::module_ports(&text, &regs)?
+        .into_iter()
+        .map(|(name, direction, width)| {
+            let session = (0..design.sessions).find(|s| name.starts_with(&format!("s{s}_")));
+            let (group, local) = if name == "user_clk" || name == "user_rst" {
+                (Group::Clock, name.clone())
+            } else if let Some(l) = name.strip_prefix("s_axil_") {
+                (Group::Bus, l.to_string())
+            } else if let Some(l) = name.strip_prefix("toe_") {
+                (Group::ToeGlobal, l.to_string())
+            } else if let Some(s) = session {
+                (Group::RegisterSession(s), name[format!("s{s}_").len()..].to_string())
+            } else {
+                (Group::Info, name.strip_prefix("info_").unwrap_or(&name).to_string())
+            };
+            Port::new(group, &local, direction, width)
+        })
+        .collect())
+}
+
+/// TEMPORARY: until the register file exports its crossings.
+fn register_file_crossings() -> config::crossings::Crossings {
+    let v = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
+    config::crossings::Crossings {
+        sync_flops: v(&["req_sync/ff1", "req_sync/ff2", "ack_sync/ff1", "ack_sync/ff2"]),
+        to_user: v(&["req_addr", "req_write", "req_wdata", "req_wstrb", "req_tog"]),
+        to_bus: v(&["resp_data", "resp_err", "ack_tog"]),
+    }
 }
 
 fn top_template<'a>(
@@ -159,195 +192,237 @@ fn top_template<'a>(
     regs_ports: &[Port],
     session: &'a str,
     session_ports: &[Port],
-) -> Result<TopTemplate<'a>, GenError> {
-    let clocking = ["user_clk", "user_rst"];
+) -> Result<(TopTemplate<'a>, PortPlan), GenError> {
     let mismatch = |what: String| GenError::Hdl(hdl::verilog::HdlError(what));
-    let mut clock_group = Vec::new();
-    let mut bus_group = Vec::new();
-    let mut toe_group = Vec::new();
+    let mut top_ports = Vec::new();
     let mut wires = Vec::new();
     let mut regs_conns = Vec::new();
+    let unused = |p: &Port, wires: &mut Vec<Wire>, regs_conns: &mut Vec<Conn>| {
+        let net = format!("unused_{}", p.name);
+        wires.push(Wire { range: range(p.width), name: net.clone() });
+        regs_conns.push(Conn { port: p.name.clone(), net });
+    };
     for p in regs_ports {
-        let session_group = (0..design.sessions).find(|s| p.name.starts_with(&format!("s{s}_")));
-        if clocking.contains(&p.name.as_str()) {
-            clock_group.push(top_port(p, p.name.clone()));
-        } else if p.name.starts_with("s_axil_") {
-            bus_group.push(top_port(p, p.name.clone()));
-        } else if p.name.starts_with("toe_") {
-            toe_group.push(top_port(p, p.name.clone()));
-        } else if let Some(s) = session_group {
-            let local = format!("reg_{}", &p.name[format!("s{s}_").len()..]);
-            let partner = session_ports.iter().find(|q| q.name == local);
-            let net = match partner {
-                Some(q) if q.width != p.width || q.direction == p.direction => {
-                    return Err(mismatch(format!(
-                        "register file port `{}` ({} {}) does not fit session port `{local}` ({} {})",
-                        p.name, p.direction, p.width, q.direction, q.width
-                    )))
-                }
-                Some(_) => p.name.clone(),
-                None if p.direction == "output" => format!("unused_{}", p.name),
-                None => {
-                    return Err(mismatch(format!(
-                        "register file input `{}` has no session port `{local}` to drive it",
-                        p.name
-                    )))
-                }
-            };
-            wires.push(Wire { range: range(p.width), name: net.clone() });
-            regs_conns.push(Conn { port: p.name.clone(), net });
-            continue;
-        } else if p.direction == "output" {
-            // Design-wide outputs nobody consumes here (the cycle counter).
-            let net = format!("unused_{}", p.name);
-            wires.push(Wire { range: range(p.width), name: net.clone() });
-            regs_conns.push(Conn { port: p.name.clone(), net });
-            continue;
-        } else {
-            return Err(mismatch(format!("register file input `{}` has nothing to drive it", p.name)));
-        }
-        regs_conns.push(Conn { port: p.name.clone(), net: p.name.clone() });
-    }
-    let mut units = Vec::new();
-    let mut session_groups = Vec::new();
-    for s in 0..design.sessions {
-        let mut conns = Vec::new();
-        let mut toe_ports = Vec::new();
-        for q in session_ports {
-            let net = match q.name.as_str() {
-                "clock" => "user_clk".to_string(),
-                "reset" => "user_rst".to_string(),
-                name => {
-                    if let Some(rest) = name.strip_prefix("toe_") {
-                        let top_name = format!("toe{s}_{rest}");
-                        toe_ports.push(top_port(q, top_name.clone()));
-                        top_name
-                    } else if let Some(rest) = name.strip_prefix("reg_") {
-                        let net = format!("s{s}_{rest}");
-                        if !regs_ports.iter().any(|p| p.name == net) {
-                            return Err(mismatch(format!(
-                                "session port `{name}` has no register file port `{net}`: add the field to the register map or rename the port"
-                            )));
-                        }
-                        net
-                    } else {
+        match p.group {
+            Group::Clock | Group::Bus | Group::ToeGlobal => {
+                top_ports.push(p.clone());
+                regs_conns.push(Conn { port: p.name.clone(), net: p.name.clone() });
+            }
+            Group::RegisterSession(_) => {
+                let partner = session_ports.iter().find(|q| q.group == Group::RegisterSession(0) && q.local == p.local);
+                match partner {
+                    Some(q) if q.width != p.width || q.direction == p.direction => {
                         return Err(mismatch(format!(
-                            "session port `{name}` is neither `reg_*` (register file) nor `toe_*` (TOE interface)"
-                        )));
+                            "register file port `{}` ({} {}) does not fit session port `{}` ({} {})",
+                            p.name,
+                            p.direction.keyword(),
+                            p.width,
+                            q.name,
+                            q.direction.keyword(),
+                            q.width
+                        )))
+                    }
+                    Some(_) => {
+                        wires.push(Wire { range: range(p.width), name: p.name.clone() });
+                        regs_conns.push(Conn { port: p.name.clone(), net: p.name.clone() });
+                    }
+                    None if p.direction == Direction::Output => unused(p, &mut wires, &mut regs_conns),
+                    None => {
+                        return Err(mismatch(format!(
+                            "register file input `{}` has no session port `{}` to drive it",
+                            p.name, p.local
+                        )))
                     }
                 }
+            }
+            // Design-wide outputs nobody consumes here (the cycle counter).
+            _ if p.direction == Direction::Output => unused(p, &mut wires, &mut regs_conns),
+            _ => return Err(mismatch(format!("register file input `{}` has nothing to drive it", p.name))),
+        }
+    }
+    let mut units = Vec::new();
+    for s in 0..design.sessions {
+        let mut conns = Vec::new();
+        for q in session_ports {
+            let net = match q.group {
+                Group::Clock => match SESSION_CLOCKING.iter().find(|(port, _)| *port == q.name) {
+                    Some((_, top)) => top.to_string(),
+                    None => return Err(mismatch(format!("session clock port `{}` is neither `clock` nor `reset`", q.name))),
+                },
+                Group::ToeSession(_) => {
+                    let top = Port::new(Group::ToeSession(s), &q.local, q.direction, q.width);
+                    let name = top.name.clone();
+                    top_ports.push(top);
+                    name
+                }
+                Group::RegisterSession(_) => {
+                    let net = Group::RegisterSession(s).top_name(&q.local);
+                    if !regs_ports.iter().any(|p| p.name == net) {
+                        return Err(mismatch(format!(
+                            "session port `{}` has no register file port `{net}`: add the field to the register map or rename the port",
+                            q.name
+                        )));
+                    }
+                    net
+                }
+                other => return Err(mismatch(format!("session port `{}` is in group {other:?}, which the top cannot wire", q.name))),
             };
             conns.push(Conn { port: q.name.clone(), net });
         }
         units.push(Unit { index: s, conns });
-        session_groups.push(PortGroup {
-            comment: format!("TOE session interface, session {s}"),
-            ports: toe_ports,
-            last: false,
-        });
     }
-    let mut groups = vec![
-        PortGroup { comment: "User clock domain".into(), ports: clock_group, last: false },
-        PortGroup {
-            comment: "Register bus: AXI4-Lite slave, s_axil_aclk domain".into(),
-            ports: bus_group,
-            last: false,
-        },
-        PortGroup { comment: "TOE parameters and initialisation".into(), ports: toe_group, last: false },
-    ];
-    groups.extend(session_groups);
-    groups.retain(|g| !g.ports.is_empty());
-    if let Some(g) = groups.last_mut() {
-        g.last = true;
-    }
-    Ok(TopTemplate {
+    // Declared group by group: clocking, bus, TOE-wide, then session by session.
+    top_ports.sort_by_key(|p| p.group);
+    let plan = PortPlan::new(top_ports);
+    let template = TopTemplate {
         name: &design.name,
         data_width: design.data_width,
         sessions: design.sessions,
         regs_module: regs,
         session_module: session,
-        groups,
+        groups: header_groups(&plan),
         wires,
         regs_conns,
         units,
-    })
+    };
+    Ok((template, plan))
+}
+
+/// A test harness (not part of the product): its Verilog files in compile
+/// order (top last) and its port plan.
+pub struct Harness {
+    pub files: Vec<GeneratedFile>,
+    pub plan: PortPlan,
 }
 
 /// Test harness (not part of the product): `sessions` copies of the session
-/// datapath with plain ports `s<n>_<port>` in a top named `module`, so the
-/// testbench can test the generator, verifier and rate limiters directly.
-/// Returns the Verilog files in compile order, top last.
-pub fn datapath_harness(design: &config::Design, module: &str) -> Result<Vec<GeneratedFile>, GenError> {
+/// datapath with plain ports `s<n>_<port>` (`Group::Datapath(n)`) in a top
+/// named `module`, so the testbench can test the generator, verifier and rate
+/// limiters directly.
+pub fn datapath_harness(design: &config::Design, module: &str) -> Result<Harness, GenError> {
     let datapath = format!("{module}_datapath");
     let text = hdl::verilog::datapath_verilog(design.data_width, &datapath)?;
-    let ports = hdl::verilog::module_ports(&text, &datapath)?
-        .into_iter()
-        .filter(|p| p.name != "clock" && p.name != "reset")
-        .map(|p| HarnessPort {
-            direction: if p.direction == "input" { "input " } else { "output" },
-            range: range(p.width),
-            name: p.name,
-        })
-        .collect();
+    let ports = hdl::verilog::datapath_ports(design.data_width)?;
+    let mut top_ports: Vec<Port> = SESSION_CLOCKING.iter().map(|(_, top)| Port::new(Group::Clock, top, Direction::Input, 1)).collect();
+    let mut units = Vec::new();
+    for s in 0..design.sessions {
+        let mut conns = Vec::new();
+        for p in &ports {
+            let net = match p.group {
+                Group::Clock => match SESSION_CLOCKING.iter().find(|(port, _)| *port == p.name) {
+                    Some((_, top)) => top.to_string(),
+                    None => return Err(GenError::Hdl(hdl::verilog::HdlError(format!("datapath clock port `{}` is neither `clock` nor `reset`", p.name)))),
+                },
+                _ => {
+                    let top = Port::new(Group::Datapath(s), &p.local, p.direction, p.width);
+                    let name = top.name.clone();
+                    top_ports.push(top);
+                    name
+                }
+            };
+            conns.push(Conn { port: p.name.clone(), net });
+        }
+        units.push(Unit { index: s, conns });
+    }
+    let plan = PortPlan::new(top_ports);
     let top = HarnessTemplate {
         name: module,
         data_width: design.data_width,
         session_module: &datapath,
-        sessions: (0..design.sessions).collect(),
-        ports,
+        sessions: design.sessions,
+        groups: header_groups(&plan),
+        units,
     }
     .render()
     .map_err(|e| GenError::Template(e.to_string()))?;
-    Ok(vec![
-        GeneratedFile { path: format!("{datapath}.v"), contents: design.verilog_file(&text) },
-        GeneratedFile { path: format!("{module}.v"), contents: design.verilog_file(&top) },
-    ])
+    Ok(Harness {
+        files: vec![
+            GeneratedFile { path: format!("{datapath}.v"), contents: design.verilog_file(&text) },
+            GeneratedFile { path: format!("{module}.v"), contents: design.verilog_file(&top) },
+        ],
+        plan,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn port(name: &str, direction: &'static str, width: usize) -> Port {
-        Port { name: name.into(), direction, width }
+    fn reg(group: Group, local: &str, direction: Direction, width: usize) -> Port {
+        Port::new(group, local, direction, width)
     }
 
-    fn wire(session: &[Port]) -> Result<String, String> {
+    /// A session port as the session module declares it (`reg_<x>`, `toe_<x>`).
+    fn sess(group: Group, local: &str, direction: Direction, width: usize) -> Port {
+        let prefix = match group {
+            Group::RegisterSession(_) => "reg_",
+            Group::ToeSession(_) => "toe_",
+            _ => "",
+        };
+        Port { name: format!("{prefix}{local}"), local: local.into(), group, direction, width }
+    }
+
+    fn wire(session: &[Port]) -> Result<(String, PortPlan), String> {
         let design = config::parse(&config::default_toml_with_sessions(1), &crate::board_names()).unwrap();
         let regs = [
-            port("user_clk", "input", 1),
-            port("s0_start", "output", 1),
-            port("s0_busy", "input", 1),
-            port("s0_done", "output", 1),
+            reg(Group::Clock, "user_clk", Direction::Input, 1),
+            reg(Group::RegisterSession(0), "start", Direction::Output, 1),
+            reg(Group::RegisterSession(0), "busy", Direction::Input, 1),
+            reg(Group::RegisterSession(0), "done", Direction::Output, 1),
         ];
-        top_template(&design, "r", &regs, "s", session).map(|t| t.render().unwrap()).map_err(|e| e.to_string())
+        top_template(&design, "r", &regs, "s", session)
+            .map(|(t, plan)| (t.render().unwrap(), plan))
+            .map_err(|e| e.to_string())
     }
 
     #[test]
-    fn ports_are_wired_by_name_and_unconsumed_outputs_are_marked_unused() {
-        let v = wire(&[
-            port("clock", "input", 1),
-            port("reg_start", "input", 1),
-            port("reg_busy", "output", 1),
-            port("toe_tx_tvalid", "output", 1),
+    fn ports_are_wired_by_group_and_unconsumed_outputs_are_marked_unused() {
+        let (v, plan) = wire(&[
+            sess(Group::Clock, "clock", Direction::Input, 1),
+            sess(Group::RegisterSession(0), "start", Direction::Input, 1),
+            sess(Group::RegisterSession(0), "busy", Direction::Output, 1),
+            sess(Group::ToeSession(0), "tx_tvalid", Direction::Output, 1),
         ])
         .unwrap();
         assert!(v.contains(".reg_start(s0_start)") && v.contains(".s0_start(s0_start)"), "{v}");
         assert!(v.contains(".s0_done(unused_s0_done)"), "{v}");
         assert!(v.contains("output wire toe0_tx_tvalid") && v.contains(".toe_tx_tvalid(toe0_tx_tvalid)"), "{v}");
+        assert!(v.contains(".clock(user_clk)"), "{v}");
+        let names: Vec<&str> = plan.ports().iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["user_clk", "toe0_tx_tvalid"]);
+        assert_eq!(plan.get(Group::ToeSession(0), "tx_tvalid").unwrap().direction, Direction::Output);
     }
 
     #[test]
     fn a_mismatch_between_the_register_file_and_the_session_is_an_error_naming_the_port() {
-        let e = wire(&[port("reg_start", "input", 1), port("reg_busy", "output", 1), port("reg_bogus", "input", 1)])
-            .unwrap_err();
+        let start = |w| sess(Group::RegisterSession(0), "start", Direction::Input, w);
+        let busy = sess(Group::RegisterSession(0), "busy", Direction::Output, 1);
+        let e = wire(&[start(1), busy.clone(), sess(Group::RegisterSession(0), "bogus", Direction::Input, 1)]).unwrap_err();
         assert!(e.contains("`reg_bogus`") && e.contains("s0_bogus"), "{e}");
-        let e = wire(&[port("reg_start", "input", 2), port("reg_busy", "output", 1)]).unwrap_err();
+        let e = wire(&[start(2), busy.clone()]).unwrap_err();
         assert!(e.contains("`s0_start`") && e.contains("reg_start"), "{e}");
-        let e = wire(&[port("reg_start", "input", 1)]).unwrap_err();
+        let e = wire(&[start(1)]).unwrap_err();
         assert!(e.contains("register file input `s0_busy`"), "{e}");
-        let e = wire(&[port("reg_start", "input", 1), port("reg_busy", "output", 1), port("stray", "input", 1)])
-            .unwrap_err();
+        let e = wire(&[start(1), busy, sess(Group::Clock, "stray", Direction::Input, 1)]).unwrap_err();
         assert!(e.contains("`stray` is neither"), "{e}");
+    }
+
+    /// The Verilog `gen` writes declares exactly the plan's ports, in order,
+    /// for the top and the datapath harness, at every session count.
+    #[test]
+    fn the_written_top_has_exactly_the_ports_of_the_plan() {
+        for sessions in 1..=config::MAX_SESSIONS {
+            let design = config::parse(&config::default_toml_with_sessions(sessions), &crate::board_names()).unwrap();
+            let map = regmap::RegisterMap::for_design(&design);
+            let rtl = generate(&design, &map).unwrap();
+            let top = rtl.files.iter().find(|f| f.path == format!("{RTL_DIR}/{}.v", design.name)).unwrap();
+            let typed: Vec<_> = rtl.plan.ports().iter().map(|p| (p.name.clone(), p.direction, p.width)).collect();
+            assert_eq!(hdl::verilog::module_ports(&top.contents, &design.name).unwrap(), typed, "{sessions} sessions");
+            assert_eq!(rtl.plan.sessions(), sessions);
+            let harness = datapath_harness(&design, "dp").unwrap();
+            let typed: Vec<_> = harness.plan.ports().iter().map(|p| (p.name.clone(), p.direction, p.width)).collect();
+            assert_eq!(hdl::verilog::module_ports(&harness.files[1].contents, "dp").unwrap(), typed, "harness, {sessions} sessions");
+            assert_eq!(harness.plan.sessions(), sessions);
+        }
     }
 }

@@ -9,7 +9,7 @@ module {{ name }} (
 {%- for g in groups %}
     // {{ g.comment }}
 {%- for p in g.ports %}
-    {{ p.direction }} wire {{ p.range }}{{ p.name }}{% if !(loop.last && g.last) %},{% endif %}
+    {{ p }}{% if !(loop.last && g.last) %},{% endif %}
 {%- endfor %}
 {%- endfor %}
 );

@@ -73,19 +73,23 @@ pub fn datapath_verilog(width: usize, module: &str) -> Result<String, HdlError> 
 /// that check generated text against the typed port lists; nothing learns
 /// structure from it.
 pub fn module_ports(text: &str, module: &str) -> Result<Vec<(String, Direction, usize)>, HdlError> {
-    let header = format!("module {module}(");
-    let start = text.find(&header).ok_or_else(|| HdlError(format!("no module `{module}` in the Verilog")))?;
+    let start = [format!("module {module}("), format!("module {module} (")]
+        .iter()
+        .find_map(|header| text.find(header.as_str()))
+        .ok_or_else(|| HdlError(format!("no module `{module}` in the Verilog")))?;
     let end = start + text[start..].find("endmodule").unwrap_or(text.len() - start);
     let mut ports = Vec::new();
     for line in text[start..end].lines().map(str::trim) {
-        let (direction, rest) = if let Some(rest) = line.strip_prefix("input wire") {
-            (Direction::Input, rest)
-        } else if let Some(rest) = line.strip_prefix("output reg").or_else(|| line.strip_prefix("output wire")) {
-            (Direction::Output, rest)
-        } else {
-            continue;
+        // `input wire x;` (rust-hdl) or `input  wire [7:0] x,` (an ANSI header).
+        let mut words = line.splitn(3, char::is_whitespace).filter(|w| !w.is_empty());
+        let direction = match words.next() {
+            Some("input") => Direction::Input,
+            Some("output") => Direction::Output,
+            _ => continue,
         };
-        let rest = rest.trim().trim_end_matches(';');
+        let rest = line[line.find(char::is_whitespace).unwrap_or(line.len())..].trim_start();
+        let Some(rest) = rest.strip_prefix("wire").or_else(|| rest.strip_prefix("reg")) else { continue };
+        let rest = rest.trim().trim_end_matches([';', ',']);
         let (width, name) = match rest.strip_prefix('[') {
             Some(range) => {
                 let (msb, name) =
