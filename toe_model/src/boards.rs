@@ -169,12 +169,7 @@ impl TwoBoards {
         }
         for (sess, inp) in board.sessions.iter_mut().zip(board.inputs.iter_mut()) {
             inp.conn_req_ready = sess.req_wait >= board.cfg.conn_req_ready_delay;
-            inp.established = sess.established;
-            inp.peer_closed = sess.peer_closed;
-            inp.conn_error = sess.conn_error;
-            inp.peer_port = sess.peer_port;
-            inp.peer_mss = sess.peer_mss;
-            inp.peer_window_scale = sess.peer_ws;
+            sess.status.apply_to(inp);
             if sess.presented.is_none() {
                 sess.presented = sess.next_beat(beat);
             }
@@ -319,7 +314,7 @@ impl TwoBoards {
                         link.send(cycle + lat, sess.conn, Kind::Rst);
                         tx_stats.rsts += 1;
                     }
-                    sess.conn_error = true;
+                    sess.status.conn_error = true;
                     sess.drop_connection();
                 }
             }
@@ -365,7 +360,7 @@ impl TwoBoards {
             for sess in &mut board.sessions {
                 match sess.state {
                     State::SynSent { deadline } if cycle >= deadline => {
-                        sess.conn_error = true;
+                        sess.status.conn_error = true;
                         sess.drop_connection();
                     }
                     State::Established => {

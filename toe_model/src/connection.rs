@@ -52,7 +52,7 @@ use crate::boards::Board;
 use crate::checker::{Place, Request, SessionChecker, ViolationLog};
 use crate::link::{last_packet, Block, Event, Kind, Link};
 use crate::window::data_arrived;
-use crate::{GlobalOutputs, LinkStats, ToeConfig};
+use crate::{GlobalOutputs, LinkStats, SessionStatus, ToeConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum State {
@@ -76,12 +76,8 @@ pub(crate) struct Session {
     /// of an old connection still on the link are ignored.
     pub(crate) conn: u64,
     pub(crate) local_port: u16,
-    pub(crate) established: bool,
-    pub(crate) peer_closed: bool,
-    pub(crate) conn_error: bool,
-    pub(crate) peer_port: u16,
-    pub(crate) peer_mss: u16,
-    pub(crate) peer_ws: u8,
+    /// The status levels shown to the user logic.
+    pub(crate) status: SessionStatus,
     // --- transmit side ---
     /// Our close request was taken (FIN sent).
     pub(crate) fin_sent: bool,
@@ -122,12 +118,7 @@ impl Session {
             state: State::Idle,
             conn: 0,
             local_port: 0,
-            established: false,
-            peer_closed: false,
-            conn_error: false,
-            peer_port: 0,
-            peer_mss: 0,
-            peer_ws: 0,
+            status: SessionStatus::default(),
             fin_sent: false,
             sent: 0,
             right_edge: 0,
@@ -166,7 +157,7 @@ impl Session {
     pub(crate) fn drop_connection(&mut self) {
         self.state = State::Idle;
         self.conn = 0;
-        self.established = false;
+        self.status.established = false;
         self.check.connection_gone();
         self.presented = None;
         self.rx_q.clear();
@@ -175,11 +166,11 @@ impl Session {
     /// Raises `peer_closed` once every byte before the FIN was taken, and
     /// closes the connection when our FIN was sent too.
     pub(crate) fn check_closed(&mut self) {
-        if self.fin_at == Some(self.taken) && !self.peer_closed && self.state == State::Established
+        if self.fin_at == Some(self.taken) && !self.status.peer_closed && self.state == State::Established
         {
-            self.peer_closed = true;
+            self.status.peer_closed = true;
         }
-        if self.peer_closed && self.fin_sent && self.state == State::Established {
+        if self.status.peer_closed && self.fin_sent && self.state == State::Established {
             self.drop_connection();
         }
     }
@@ -214,16 +205,13 @@ pub(crate) fn request(
             }
             sess.drop_connection();
         }
-        sess.peer_closed = false;
-        sess.conn_error = false;
-        sess.peer_port = 0;
-        sess.peer_mss = 0;
-        sess.peer_ws = 0;
+        // `established` is already low: the session is idle here.
+        sess.status.reset_for_open();
         sess.check.open_request();
         sess.reset_streams();
         sess.local_port = req.local_port;
         if !init_done {
-            sess.conn_error = true;
+            sess.status.conn_error = true;
             return false;
         }
         if req.active {
@@ -314,9 +302,7 @@ pub(crate) fn deliver(
                     let sess = &mut board.sessions[s];
                     sess.state = State::SynReceived;
                     sess.conn = ev.conn;
-                    sess.peer_port = src_port;
-                    sess.peer_mss = mss;
-                    sess.peer_ws = ws;
+                    sess.status.set_peer(src_port, mss, ws);
                     sess.reset_streams();
                     sess.right_edge = window;
                     sess.last_adv = cfg.rx_buffer_bytes;
@@ -344,10 +330,8 @@ pub(crate) fn deliver(
                 let sess = &mut board.sessions[s];
                 if matches!(sess.state, State::SynSent { .. }) {
                     sess.state = State::Established;
-                    sess.established = true;
-                    sess.peer_port = src_port;
-                    sess.peer_mss = mss;
-                    sess.peer_ws = ws;
+                    sess.status.established = true;
+                    sess.status.set_peer(src_port, mss, ws);
                     sess.right_edge = window;
                     outbound.send(due, ev.conn, Kind::HsAck);
                 }
@@ -358,7 +342,7 @@ pub(crate) fn deliver(
                 let sess = &mut board.sessions[s];
                 if sess.state == State::SynReceived {
                     sess.state = State::Established;
-                    sess.established = true;
+                    sess.status.established = true;
                 }
             }
         }
@@ -372,7 +356,7 @@ pub(crate) fn deliver(
                         sess.state = State::Listening { port };
                     }
                     State::SynSent { .. } | State::Established => {
-                        sess.conn_error = true;
+                        sess.status.conn_error = true;
                         sess.drop_connection();
                     }
                     _ => {}

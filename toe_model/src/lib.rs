@@ -54,6 +54,8 @@
 //! * `connection`: the per-session connection state machine (open, close,
 //!   RST, FIN);
 //! * `window`: the receive buffer, push points, advertised window and ACKs;
+//! * `status`: [`SessionStatus`], the six status levels of a session, shared
+//!   with `host_toe`;
 //! * [`checker`]: the interface rules, shared with `host_toe`.
 //!
 //! The private modules' documentation tells the model's behaviour in detail.
@@ -99,8 +101,10 @@ pub mod checker;
 mod connection;
 mod interface;
 mod link;
+mod status;
 mod window;
 
 pub use boards::TwoBoards;
 pub use checker::MAX_VIOLATIONS;
 pub use interface::{GlobalOutputs, LinkConfig, LinkStats, SessionInputs, SessionOutputs, ToeConfig};
+pub use status::SessionStatus;

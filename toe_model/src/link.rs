@@ -156,7 +156,7 @@ pub(crate) fn last_packet(
     }
     match params.last_packet_mode {
         0 => {
-            let dup = since.min(u64::from(sess.peer_mss.max(1)));
+            let dup = since.min(u64::from(sess.status.peer_mss.max(1)));
             *credit -= dup as i64 * clk;
             stats.dup_bytes += dup;
             stats.dup_segments += 1;
