@@ -176,7 +176,7 @@ use std::time::{Duration, Instant};
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 
 use toe_model::checker::{Place, SessionChecker, ViolationLog};
-use toe_model::SessionStatus;
+use toe_model::{next_rx_beat, SessionStatus};
 pub use toe_model::{GlobalOutputs, SessionInputs, SessionOutputs, MAX_VIOLATIONS};
 
 /// Cycles `init_done` stays low after a `toe_init` pulse (it falls at the next
@@ -465,17 +465,8 @@ impl Session {
 
     /// The next RX beat to present: (length, tlast).
     fn next_beat(&self, beat: usize) -> Option<(usize, bool)> {
-        let avail = self.rx.len();
-        if avail == 0 {
-            return None;
-        }
-        if let Some(&p) = self.push_points.front() {
-            let to_p = (p - self.rx_taken) as usize;
-            if to_p <= beat {
-                return Some((to_p, true));
-            }
-        }
-        (avail >= beat).then_some((beat, false))
+        let to_push = self.push_points.front().map(|&p| (p - self.rx_taken) as usize);
+        next_rx_beat(self.rx.len(), to_push, beat)
     }
 
     /// Clears the per-connection data state (buffers, FIN flags, checks).

@@ -54,6 +54,8 @@
 //! * `connection`: the per-session connection state machine (open, close,
 //!   RST, FIN);
 //! * `window`: the receive buffer, push points, advertised window and ACKs;
+//!   [`next_rx_beat`], the rule for the RX beat presented, is shared with
+//!   `host_toe`;
 //! * `status`: [`SessionStatus`], the six status levels of a session, shared
 //!   with `host_toe`;
 //! * [`checker`]: the interface rules, shared with `host_toe`.
@@ -108,3 +110,4 @@ pub use boards::TwoBoards;
 pub use checker::MAX_VIOLATIONS;
 pub use interface::{GlobalOutputs, LinkConfig, LinkStats, SessionInputs, SessionOutputs, ToeConfig};
 pub use status::SessionStatus;
+pub use window::next_rx_beat;

@@ -51,19 +51,28 @@ impl Session {
 
     /// The beat the receive buffer can present now: (length, tlast).
     pub(crate) fn next_beat(&self, beat: usize) -> Option<(usize, bool)> {
-        let avail = self.rx_q.len();
-        if avail == 0 {
-            return None;
-        }
-        let max = avail.min(beat);
-        if let Some(&p) = self.push_points.front() {
-            let to_p = (p - self.taken) as usize;
-            if to_p <= max {
-                return Some((to_p, true));
-            }
-        }
-        (max == beat).then_some((beat, false))
+        let to_push = self.push_points.front().map(|&p| (p - self.taken) as usize);
+        next_rx_beat(self.rx_q.len(), to_push, beat)
     }
+}
+
+/// The RX beat a TOE presents from its receive buffer: `(length, tlast)`, or
+/// `None` while nothing may be presented. `buffered` bytes wait, the next push
+/// point (if any) is `to_push` bytes from the front of the buffer (never more
+/// than `buffered`), and a beat holds at most `beat` bytes. A beat that ends at
+/// the push point has `tlast`; otherwise only a full beat is presented. Both
+/// this model and `host_toe` present their beats by this rule.
+pub fn next_rx_beat(buffered: usize, to_push: Option<usize>, beat: usize) -> Option<(usize, bool)> {
+    if buffered == 0 {
+        return None;
+    }
+    let max = buffered.min(beat);
+    if let Some(to_p) = to_push {
+        if to_p <= max {
+            return Some((to_p, true));
+        }
+    }
+    (max == beat).then_some((beat, false))
 }
 
 /// `len` bytes of data (the next `len` bytes of `inbound`'s wire) arrived for
@@ -118,5 +127,20 @@ pub(crate) fn data_arrived(
         sess.last_adv = edge;
         stats.acks += 1;
         outbound.send(due, conn, Kind::Ack { right_edge: edge });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_rx_beat;
+
+    #[test]
+    fn rx_beat_is_full_or_ends_at_the_push_point() {
+        assert_eq!(next_rx_beat(0, None, 64), None);
+        assert_eq!(next_rx_beat(63, None, 64), None, "a partial beat waits for a push point");
+        assert_eq!(next_rx_beat(200, None, 64), Some((64, false)));
+        assert_eq!(next_rx_beat(40, Some(40), 64), Some((40, true)));
+        assert_eq!(next_rx_beat(200, Some(64), 64), Some((64, true)), "a full beat that ends at the push point has tlast");
+        assert_eq!(next_rx_beat(200, Some(100), 64), Some((64, false)));
     }
 }
