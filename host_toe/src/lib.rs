@@ -176,6 +176,7 @@ use std::time::{Duration, Instant};
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 
 use toe_model::checker::{Place, SessionChecker, ViolationLog};
+use toe_model::{next_rx_beat, SessionStatus};
 pub use toe_model::{GlobalOutputs, SessionInputs, SessionOutputs, MAX_VIOLATIONS};
 
 /// Cycles `init_done` stays low after a `toe_init` pulse (it falls at the next
@@ -399,13 +400,8 @@ struct Session {
     local: Option<SocketAddr>,
     remote: Option<SocketAddr>,
 
-    // Levels shown to the user logic.
-    established: bool,
-    peer_closed: bool,
-    conn_error: bool,
-    peer_port: u16,
-    peer_mss: u16,
-    peer_ws: u8,
+    /// Levels shown to the user logic.
+    status: SessionStatus,
 
     // TX.
     tx: Ring,
@@ -438,12 +434,7 @@ impl Session {
             conn: Conn::Idle,
             local: None,
             remote: None,
-            established: false,
-            peer_closed: false,
-            conn_error: false,
-            peer_port: 0,
-            peer_mss: 0,
-            peer_ws: 0,
+            status: SessionStatus::default(),
             tx: Ring::new(net.tx_buffer),
             tx_out: 0,
             close_req: false,
@@ -465,26 +456,17 @@ impl Session {
     }
 
     fn tx_ok(&self, beat: usize) -> bool {
-        self.established
+        self.status.established
             && !self.close_req
-            && !self.conn_error
+            && !self.status.conn_error
             && matches!(self.conn, Conn::Open(_))
             && self.tx.free() >= beat
     }
 
     /// The next RX beat to present: (length, tlast).
     fn next_beat(&self, beat: usize) -> Option<(usize, bool)> {
-        let avail = self.rx.len();
-        if avail == 0 {
-            return None;
-        }
-        if let Some(&p) = self.push_points.front() {
-            let to_p = (p - self.rx_taken) as usize;
-            if to_p <= beat {
-                return Some((to_p, true));
-            }
-        }
-        (avail >= beat).then_some((beat, false))
+        let to_push = self.push_points.front().map(|&p| (p - self.rx_taken) as usize);
+        next_rx_beat(self.rx.len(), to_push, beat)
     }
 
     /// Clears the per-connection data state (buffers, FIN flags, checks).
@@ -507,9 +489,9 @@ impl Session {
     /// drops `established` when our FIN was sent too (`poll` closes the socket).
     fn check_closed(&mut self) {
         if self.fin_seen && self.rx.is_empty() && matches!(self.conn, Conn::Open(_)) {
-            self.peer_closed = true;
+            self.status.peer_closed = true;
             if self.fin_sent {
-                self.established = false;
+                self.status.established = false;
             }
         }
     }
@@ -533,9 +515,9 @@ impl Session {
         log.push(s, msg);
         self.drop_socket();
         self.clear_data();
-        self.established = false;
-        if !self.conn_error {
-            self.conn_error = true;
+        self.status.established = false;
+        if !self.status.conn_error {
+            self.status.conn_error = true;
             self.stats.errors += 1;
         }
     }
@@ -655,11 +637,9 @@ impl Session {
         }
         self.remote = remote;
         let (mss, ws) = peer_info(&sock);
-        self.peer_port = remote.map_or(0, |a| a.port());
-        self.peer_mss = mss;
-        self.peer_ws = ws;
+        self.status.set_peer(remote.map_or(0, |a| a.port()), mss, ws);
         self.conn = Conn::Open(sock);
-        self.established = true;
+        self.status.established = true;
         self.last_arrival = Instant::now();
         self.stats.connects += 1;
         log.push(
@@ -765,12 +745,12 @@ impl Session {
             self.stats.push_timeouts += 1;
             changed = true;
         }
-        let was = (self.established, self.peer_closed);
+        let was = (self.status.established, self.status.peer_closed);
         self.check_closed();
-        changed |= was != (self.established, self.peer_closed);
+        changed |= was != (self.status.established, self.status.peer_closed);
         // Fully closed: both FINs, every byte delivered.
-        if self.fin_sent && self.peer_closed {
-            self.established = false;
+        if self.fin_sent && self.status.peer_closed {
+            self.status.established = false;
             self.drop_socket();
             log.push(s, "connection closed (both sides)");
             changed = true;
@@ -957,12 +937,7 @@ impl HostToe {
         {
             let valid = tx_tvalid.get(s).copied().unwrap_or(false);
             inp.conn_req_ready = true;
-            inp.established = sess.established;
-            inp.peer_closed = sess.peer_closed;
-            inp.conn_error = sess.conn_error;
-            inp.peer_port = sess.peer_port;
-            inp.peer_mss = sess.peer_mss;
-            inp.peer_window_scale = sess.peer_ws;
+            sess.status.apply_to(inp);
             inp.tx_tready = valid && sess.tx_ok(beat);
             match sess.presented {
                 Some(_) => {}
@@ -1090,24 +1065,19 @@ impl HostToe {
                 log.push(s, "pending connect abandoned for a new open request")
             }
             Conn::Open(_) => {
-                if sess.established {
+                if sess.status.established {
                     log.push(s, "open request on a live connection: resetting it");
                 }
             }
         }
         sess.drop_socket();
         sess.clear_data();
-        sess.established = false;
-        sess.peer_closed = false;
-        sess.conn_error = false;
-        sess.peer_port = 0;
-        sess.peer_mss = 0;
-        sess.peer_ws = 0;
+        sess.status.reset_for_open();
         sess.check.open_request();
         sess.local = None;
         sess.remote = None;
         if !init_done {
-            sess.conn_error = true;
+            sess.status.conn_error = true;
             sess.stats.errors += 1;
             log.push(s, "open request refused: TOE not initialised");
             return;
@@ -1188,7 +1158,7 @@ impl HostToe {
                 Conn::Idle => continue,
                 Conn::Listening(_) => "listen",
                 Conn::Connecting { .. } => "pending connect",
-                Conn::Open(_) if !sess.established => {
+                Conn::Open(_) if !sess.status.established => {
                     // Fully closed, socket not yet closed by poll: nothing lost.
                     sess.drop_socket();
                     continue;
@@ -1230,7 +1200,7 @@ impl HostToe {
                         || !sess.tx.is_empty()
                         || !sess.rx.is_empty()
                         || (sess.close_req && !sess.fin_sent)
-                        || !sess.established
+                        || !sess.status.established
                 }
             })
     }

@@ -27,14 +27,24 @@ fn full_backlog() -> (socket2::Socket, TcpStream, u16) {
     (l, queued, addr.port())
 }
 
+/// A bench whose session 0 connects to a [`full_backlog`] listener with a
+/// 300 ms connect timeout, so the connect stays pending until then; also the
+/// listener's port, and the listener and its queued connection, to be kept
+/// alive while the test runs.
+fn connect_to_full_backlog() -> (Tb, u16, (socket2::Socket, TcpStream)) {
+    let (l, queued, port) = full_backlog();
+    let mut cfg = net();
+    cfg.connect_timeout = Duration::from_millis(300);
+    let mut tb = Tb::new(1, 64, cfg);
+    tb.connect_to(0, 0, port);
+    (tb, port, (l, queued))
+}
+
 #[test]
 fn active_open_refused() {
     let port = free_port();
     let mut tb = Tb::new(1, 64, net());
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     let mut rose = false;
     tb.run_until("conn_error after a refused connect", MAX, |tb| {
         rose |= tb.ins[0].established;
@@ -58,14 +68,7 @@ fn active_open_refused() {
 
 #[test]
 fn active_open_times_out() {
-    let (_l, _queued, port) = full_backlog();
-    let mut cfg = net();
-    cfg.connect_timeout = Duration::from_millis(300);
-    let mut tb = Tb::new(1, 64, cfg);
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    let (mut tb, _, _backlog) = connect_to_full_backlog();
     let t0 = Instant::now();
     let mut rose = false;
     tb.run_until("conn_error after the connect timeout", u64::MAX, |tb| {
@@ -83,14 +86,7 @@ fn active_open_times_out() {
 
 #[test]
 fn close_cancels_pending_connect() {
-    let (_l, _queued, port) = full_backlog();
-    let mut cfg = net();
-    cfg.connect_timeout = Duration::from_millis(300);
-    let mut tb = Tb::new(1, 64, cfg);
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    let (mut tb, port, _backlog) = connect_to_full_backlog();
     tb.run(2000);
     assert!(tb.toe.busy(), "a pending connect needs polling");
     assert_eq!(
@@ -214,10 +210,7 @@ fn busy_source_port_falls_back_to_ephemeral() {
     let (l, port) = listener();
     let peer = thread::spawn(move || accept(&l).1);
     let mut tb = Tb::new(1, 64, net());
-    tb.ul[0].req = Some(Req::Connect {
-        local: busy_port,
-        remote: port,
-    });
+    tb.connect_to(0, busy_port, port);
     tb.run_until("established", MAX, |tb| {
         tb.ins[0].established || tb.ins[0].conn_error
     });
@@ -292,10 +285,7 @@ fn init_drops_connection() {
     });
     let mut tb = Tb::new(1, 64, net());
     assert!(tb.toe.init_done(), "init_done is high after new");
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     tb.run_until("established", MAX, |tb| tb.ins[0].established);
     tb.init_pulse = true;
     tb.step(); // the edge with toe_init
@@ -306,10 +296,7 @@ fn init_drops_connection() {
         "init drops the connection"
     );
     // An open while not initialised is refused at once.
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     tb.step();
     tb.step();
     assert!(!tb.init_done);
@@ -340,16 +327,10 @@ fn open_on_live_connection_resets_it() {
     });
     let peer_b = thread::spawn(move || accept(&lb).1);
     let mut tb = Tb::new(1, 64, net());
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: pa,
-    });
+    tb.connect_to(0, 0, pa);
     tb.run_until("established to A", MAX, |tb| tb.ins[0].established);
     assert_eq!(tb.ins[0].peer_port, pa);
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: pb,
-    });
+    tb.connect_to(0, 0, pb);
     tb.step();
     tb.step();
     assert!(
@@ -383,10 +364,7 @@ fn peer_reset_raises_conn_error() {
     });
     let mut tb = Tb::new(1, 64, net());
     tb.ul[0].rx_ready = false; // keep the bytes buffered
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     tb.run_until("established and 1000 bytes buffered", MAX, |tb| {
         tb.ins[0].established && tb.toe.stats(0).rx_bytes == 1000
     });
@@ -444,10 +422,7 @@ fn peer_info_is_plausible() {
         drop(s);
     });
     let mut tb = Tb::new(1, 64, net());
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     tb.run_until("established", MAX, |tb| tb.ins[0].established);
     let (peer_ws, peer_snd_mss) = info_rx.recv_timeout(WALL_LIMIT).expect("peer TCP_INFO");
     let i = &tb.ins[0];
@@ -481,10 +456,7 @@ fn peer_info_is_plausible() {
     assert_eq!(tb.ins[0].peer_port, port);
     assert!(tb.ins[0].peer_mss > 0);
     let ours = tb.toe.local_addr(0);
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: free_port(),
-    });
+    tb.connect_to(0, 0, free_port());
     tb.run(2);
     assert_eq!(
         (

@@ -27,10 +27,7 @@ fn active_open_data_both_ways() {
     });
     let local = free_port();
     let mut tb = Tb::new(1, 64, net());
-    tb.ul[0].req = Some(Req::Connect {
-        local,
-        remote: port,
-    });
+    tb.connect_to(0, local, port);
     tb.run_until("established", MAX, |tb| {
         tb.ins[0].established || tb.ins[0].conn_error
     });
@@ -89,17 +86,9 @@ fn peer_half_close_we_keep_sending() {
     const DOWN: u64 = 50_000;
     const UP: u64 = 200_037;
     let (l, port) = listener();
-    let peer = thread::spawn(move || {
-        let (mut s, _) = accept(&l);
-        send_pattern(&mut s, DOWN);
-        s.shutdown(Shutdown::Write).unwrap();
-        read_all(&mut s)
-    });
+    let peer = peer_sends_then_closes(l, DOWN);
     let mut tb = Tb::new(1, 64, net());
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     tb.run_until("peer_closed", MAX, |tb| tb.ins[0].peer_closed);
     assert!(
         tb.ins[0].established,
@@ -135,10 +124,7 @@ fn we_close_peer_keeps_sending() {
         got
     });
     let mut tb = Tb::new(1, 64, net());
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     tb.run_until("established", MAX, |tb| tb.ins[0].established);
     tb.ul[0].tx_total = UP;
     tb.ul[0].tx_enable = true;
@@ -184,10 +170,7 @@ fn tx_backpressure_when_peer_does_not_read() {
         ..net()
     };
     let mut tb = Tb::new(1, 128, cfg);
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     tb.run_until("established", MAX, |tb| tb.ins[0].established);
     tb.ul[0].tx_total = UP;
     tb.ul[0].tx_enable = true;
@@ -250,10 +233,7 @@ fn rx_backpressure_holds_the_peer() {
     });
     let mut tb = Tb::new(1, 64, net());
     tb.ul[0].rx_ready = false;
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     let mut blocked_at = None;
     tb.run_until("the peer's writes block", MAX, |_| {
         blocked_at = blocked_at.or(blocked_rx.try_recv().ok());
@@ -284,17 +264,9 @@ fn rx_backpressure_holds_the_peer() {
 #[test]
 fn partial_last_beat_at_fin() {
     let (l, port) = listener();
-    let peer = thread::spawn(move || {
-        let (mut s, _) = accept(&l);
-        send_pattern(&mut s, 1000);
-        s.shutdown(Shutdown::Write).unwrap();
-        read_all(&mut s)
-    });
+    let peer = peer_sends_then_closes(l, 1000);
     let mut tb = Tb::new(1, 64, net());
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     tb.run_until("peer_closed", MAX, |tb| tb.ins[0].peer_closed);
     tb.check_rx(0, 1000);
     let mut want = vec![(64, false); 15];
@@ -321,10 +293,7 @@ fn partial_beat_after_push_timeout() {
     let mut cfg = net();
     cfg.push_timeout = Duration::from_millis(50);
     let mut tb = Tb::new(1, 64, cfg);
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     tb.run_until("15 full beats", MAX, |tb| tb.ul[0].rx.len() == 960);
     let t960 = Instant::now();
     assert!(tb.toe.busy(), "a partial beat waits for its push timeout");
@@ -365,10 +334,7 @@ fn two_sessions_talk_to_each_other() {
     let mut tb = Tb::new(2, 48, cfg);
     tb.ul[1].req = Some(Req::Listen { port });
     tb.run_until("listening", 10_000, |tb| tb.toe.local_addr(1).is_some());
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     tb.run_until("both established", MAX, |tb| {
         tb.ins[0].established && tb.ins[1].established
     });
@@ -400,10 +366,7 @@ fn interface_violations_are_listed() {
     tb.ul[0].custom_tx = Some((vec![1; 64], false));
     tb.run(100);
     tb.ul[0].custom_tx = None;
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     tb.run_until("established", MAX, |tb| tb.ins[0].established);
     // A partial beat without tlast, then more data after it, then an empty beat.
     for beat in [
@@ -462,10 +425,7 @@ fn rx_beat_stays_stable_while_waiting() {
     });
     let mut tb = Tb::new(1, 64, net());
     tb.ul[0].rx_ready = false;
-    tb.ul[0].req = Some(Req::Connect {
-        local: 0,
-        remote: port,
-    });
+    tb.connect_to(0, 0, port);
     tb.run_until("a beat presented", MAX, |tb| tb.ins[0].rx_tvalid);
     assert!(!tb.ins[0].rx_tlast);
     go_tx.send(()).unwrap();

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -269,6 +269,12 @@ impl Tb {
         );
     }
 
+    /// Session `s` presents an active open from `local` (0: any port) to the
+    /// target's `remote` port until it is taken.
+    pub fn connect_to(&mut self, s: usize, local: u16, remote: u16) {
+        self.ul[s].req = Some(Req::Connect { local, remote });
+    }
+
     pub fn assert_no_violations(&self) {
         assert!(
             self.toe.violations().is_empty(),
@@ -342,6 +348,18 @@ pub fn connect(port: u16) -> TcpStream {
             Err(e) => panic!("peer: cannot connect to port {port}: {e}"),
         }
     }
+}
+
+/// A peer thread that accepts one connection on `l`, sends the first `len`
+/// pattern bytes, shuts down its sending side (FIN) and returns what it read
+/// until our FIN.
+pub fn peer_sends_then_closes(l: TcpListener, len: u64) -> thread::JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let (mut s, _) = accept(&l);
+        send_pattern(&mut s, len);
+        s.shutdown(Shutdown::Write).unwrap();
+        read_all(&mut s)
+    })
 }
 
 /// Writes the first `len` pattern bytes.
