@@ -88,8 +88,8 @@ fn main() {
         let design = edited_design(model, edits);
         let dir = out.join(model);
         let _ = fs::remove_dir_all(&dir);
-        let files = toe_gen::generate(&design).unwrap_or_else(|e| panic!("model {model}: {e}"));
-        for f in &files {
+        let build = toe_gen::build(&design).unwrap_or_else(|e| panic!("model {model}: {e}"));
+        for f in &build.files {
             let p = dir.join("build").join(&f.path);
             fs::create_dir_all(p.parent().unwrap()).unwrap();
             fs::write(&p, &f.contents).unwrap();
@@ -100,10 +100,14 @@ fn main() {
             .map(|l| dir.join("build").join(l))
             .collect();
         let summary = format!("design `{}`, {} session(s) of {} bits", design.name, design.sessions, design.data_width);
-        // The configuration hash lets the virtual board find a built-in model.
+        // The configuration hash lets the virtual board find a built-in model;
+        // the port plan says which port is which.
         let consts = format!(
-            "    pub const SESSIONS: usize = {};\n    pub const DATA_WIDTH: usize = {};\n    pub const CONFIG_HASH: &str = {:?};\n",
-            design.sessions, design.data_width, design.config_hash
+            "    pub const SESSIONS: usize = {};\n    pub const DATA_WIDTH: usize = {};\n    pub const CONFIG_HASH: &str = {:?};\n{}",
+            design.sessions,
+            design.data_width,
+            design.config_hash,
+            plan_items(&build.plan)
         );
         models.add(model, &design.name, &sources, &summary, &consts);
     }
@@ -114,8 +118,9 @@ fn main() {
         let dir = out.join(model);
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
-        let files = toe_gen::rtl::datapath_harness(&design, model).unwrap_or_else(|e| panic!("model {model}: {e}"));
-        let sources: Vec<PathBuf> = files
+        let harness = toe_gen::rtl::datapath_harness(&design, model).unwrap_or_else(|e| panic!("model {model}: {e}"));
+        let sources: Vec<PathBuf> = harness
+            .files
             .iter()
             .map(|f| {
                 let p = dir.join(&f.path);
@@ -125,8 +130,10 @@ fn main() {
             .collect();
         let summary = format!("datapath harness, {} session(s) of {} bits", design.sessions, design.data_width);
         let consts = format!(
-            "    pub const SESSIONS: usize = {};\n    pub const DATA_WIDTH: usize = {};\n",
-            design.sessions, design.data_width
+            "    pub const SESSIONS: usize = {};\n    pub const DATA_WIDTH: usize = {};\n{}",
+            design.sessions,
+            design.data_width,
+            plan_items(&harness.plan)
         );
         models.add(model, model, &sources, &summary, &consts);
     }
@@ -160,6 +167,15 @@ fn main() {
     }
     build.compile("tb_shims");
     models.finish(&out.join("models.rs"));
+}
+
+/// The module items that carry a model's port plan: the text `gen` produced
+/// and `plan()`, which reads it back.
+fn plan_items(plan: &config::ports::PortPlan) -> String {
+    format!(
+        "    /// The top's ports, as `gen` planned them ([`config::ports::PortPlan::to_text`]).\n    pub const PORT_PLAN: &str = {:?};\n    /// The top's port plan.\n    pub fn plan() -> config::ports::PortPlan {{\n        config::ports::PortPlan::from_text(PORT_PLAN).expect(\"build.rs wrote a valid plan\")\n    }}\n    /// The model with its port plan.\n    pub fn top() -> crate::verilated::Top {{\n        crate::verilated::Top::new(&FNS, plan())\n    }}\n",
+        plan.to_text()
+    )
 }
 
 /// The default configuration with `edits` applied, validated.

@@ -67,8 +67,22 @@ pub fn parse_config(text: &str) -> Result<config::Design, GenError> {
     Ok(config::parse(text, &board_names())?)
 }
 
+/// What one generation produces: the files, and the top's ports as data
+/// for whatever drives the generated top (testbench, virtual board).
+pub struct Build {
+    /// Every file of the build folder, sorted by path.
+    pub files: Vec<GeneratedFile>,
+    /// The ports of the top, grouped ([`rtl::Rtl::plan`]).
+    pub plan: config::ports::PortPlan,
+}
+
 /// Every file of the build folder, sorted by path.
 pub fn generate(design: &config::Design) -> Result<Vec<GeneratedFile>, GenError> {
+    build(design).map(|b| b.files)
+}
+
+/// Every file of the build folder and the top's port plan.
+pub fn build(design: &config::Design) -> Result<Build, GenError> {
     let map = regmap::RegisterMap::try_for_design(design).map_err(|e| GenError::Regmap(e.to_string()))?;
     let rtl = rtl::generate(design, &map)?;
     let board = flows::load_board(&design.board).map_err(|e| GenError::Flow(e.to_string()))?;
@@ -86,7 +100,7 @@ pub fn generate(design: &config::Design) -> Result<Vec<GeneratedFile>, GenError>
     // Constrain only the clocks the top has.
     inputs.clocks.retain(|c| rtl.plan.inputs().any(|p| p.name == c.port));
     let scripts = flows::render(design, &board, &inputs).map_err(|e| GenError::Flow(e.to_string()))?;
-    let mut files = rtl.files;
+    let mut files = rtl.files.clone();
     files.extend(scripts.into_iter().map(|(path, contents)| GeneratedFile { path, contents }));
     for out in regmap::outputs(&map, design) {
         // The Markdown is documentation; header, self-test, JSON, accessors and
@@ -95,5 +109,5 @@ pub fn generate(design: &config::Design) -> Result<Vec<GeneratedFile>, GenError>
         files.push(GeneratedFile { path: format!("{dir}/{}", out.file_name), contents: out.contents });
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(files)
+    Ok(Build { files, plan: rtl.plan })
 }

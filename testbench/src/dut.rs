@@ -2,9 +2,11 @@
 //! controller, `toe_gen::rtl::datapath_harness`) with each session's ports resolved by
 //! name once, and the helpers every session test needs.
 
-use crate::verilated::{Model, ModelFns, Port};
+use config::ports::Group;
 
-/// The ports of session `s` (`s<s>_<name>` on the top).
+use crate::verilated::{Model, Port, Top};
+
+/// The ports of session `s` (`Group::Datapath(s)` of the harness's plan).
 pub struct SessionPorts {
     pub tx_start: Port,
     pub tx_abort: Port,
@@ -43,8 +45,8 @@ pub struct SessionPorts {
 }
 
 impl SessionPorts {
-    pub fn resolve(model: &Model, s: usize) -> Self {
-        let p = |n: &str| model.port(&format!("s{s}_{n}"));
+    pub fn resolve(top: &Top, model: &Model, s: usize) -> Self {
+        let p = |n: &str| top.port(model, Group::Datapath(s), n);
         SessionPorts {
             tx_start: p("tx_start"),
             tx_abort: p("tx_abort"),
@@ -129,10 +131,13 @@ pub struct Dut {
 }
 
 impl Dut {
-    pub fn new(fns: &'static ModelFns, sessions: usize, width: usize) -> Self {
-        let mut model = Model::new(fns);
-        model.set_clock("user_clk");
-        let ports: Vec<SessionPorts> = (0..sessions).map(|s| SessionPorts::resolve(&model, s)).collect();
+    /// A datapath harness `top` (`models::dp64::top()`): sessions and width
+    /// from its port plan.
+    pub fn new(top: &Top) -> Self {
+        let mut model = Model::new(top.fns);
+        model.set_clock(&top.plan.get(Group::Clock, "user_clk").expect("harness clock").name);
+        let width = top.plan.get(Group::Datapath(0), "tx_tdata").expect("harness data port").width;
+        let ports: Vec<SessionPorts> = (0..top.sessions()).map(|s| SessionPorts::resolve(top, &model, s)).collect();
         for p in &ports {
             model.set(p.tx_percent, 100);
             model.set(p.rx_percent, 100);

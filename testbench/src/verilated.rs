@@ -43,3 +43,31 @@ impl DerefMut for Model {
         &mut self.0
     }
 }
+
+/// A verilated top and its port plan: the model's entry points, and which of
+/// its ports is which, as `gen` planned them. Testbenches bind ports by
+/// group and local name through [`Top::port`], never by spelling names.
+#[derive(Clone, Debug)]
+pub struct Top {
+    pub fns: &'static ModelFns,
+    pub plan: config::ports::PortPlan,
+}
+
+impl Top {
+    pub fn new(fns: &'static ModelFns, plan: config::ports::PortPlan) -> Self {
+        Top { fns, plan }
+    }
+
+    /// The port `local` of `group` on model `m` (an instance of this top).
+    /// Panics naming the port when the plan or the model lacks it: a
+    /// testbench asking for a port the top does not have is a bug.
+    pub fn port(&self, m: &verilate::Model, group: config::ports::Group, local: &str) -> Port {
+        let planned = self.plan.get(group, local).unwrap_or_else(|e| panic!("model `{}`: {e}", self.fns.name));
+        m.port(&planned.name)
+    }
+
+    /// Sessions of the top.
+    pub fn sessions(&self) -> usize {
+        self.plan.sessions()
+    }
+}
