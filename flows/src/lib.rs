@@ -4,7 +4,8 @@
 //! ```text
 //! constraints/<board>.toml --load_board--> Board ─┐
 //! config::Design ──────────────────────────────────┼─render─> [(path, text)]
-//! FlowInputs (top, RTL files, clock ports) ────────┘   vivado/*.tcl, *.xdc
+//! FlowInputs (top, RTL files, clocks, ────────────┘   vivado/*.tcl, *.xdc
+//!   port plan, crossings)
 //!                                                      quartus/*.tcl, *.sdc, *.qsf
 //!                                                      README.md
 //! ```
@@ -17,15 +18,22 @@
 //! ```
 //! let design = config::parse(config::DEFAULT_TOML, &flows::board_names()).unwrap();
 //! let board = flows::load_board(&design.board).unwrap();
-//! let port = |name: &str, direction, width| flows::TopPort { name: name.into(), direction, width };
-//! let ports = vec![
-//!     port("user_clk", flows::Direction::Input, 1),
-//!     port("user_rst", flows::Direction::Input, 1),
-//!     port("s_axil_aclk", flows::Direction::Input, 1),
-//!     port("s_axil_aresetn", flows::Direction::Input, 1),
-//!     port("toe_init", flows::Direction::Output, 1),
-//! ];
-//! let inputs = flows::FlowInputs::standard(&design, vec!["rtl/toe_user_logic.v".into()]).with_ports(ports);
+//! use config::ports::{Direction::{Input, Output}, Group, Port, PortPlan};
+//! let ports = PortPlan::new(vec![
+//!     Port::new(Group::Clock, "user_clk", Input, 1),
+//!     Port::new(Group::Clock, "user_rst", Input, 1),
+//!     Port::new(Group::Bus, "aclk", Input, 1),
+//!     Port::new(Group::Bus, "aresetn", Input, 1),
+//!     Port::new(Group::ToeGlobal, "init", Output, 1),
+//! ]);
+//! let crossings = config::crossings::Crossings {
+//!     sync_flops: vec!["req_sync/ff1".into(), "req_sync/ff2".into()],
+//!     to_user: vec!["req_data".into()],
+//!     to_bus: vec!["resp_data".into()],
+//! };
+//! let inputs = flows::FlowInputs::standard(&design, vec!["rtl/toe_user_logic.v".into()])
+//!     .with_ports(ports)
+//!     .with_crossings(crossings);
 //! let files = flows::render(&design, &board, &inputs).unwrap();
 //! assert!(files.iter().any(|(path, _)| path == "vivado/ooc_synth.tcl"));
 //! ```
@@ -33,6 +41,9 @@
 mod board;
 mod board_top;
 mod render;
+
+use config::crossings::Crossings;
+use config::ports::PortPlan;
 
 pub use board::{
     board_names, load_board, parse_board, Board, BoardClock, FlowError, Lane, Pcie, Qsfp,
@@ -48,7 +59,8 @@ pub struct ClockPort {
     pub period_ns: f64,
 }
 
-/// What the scripts build: the generated top, its sources and its clocks.
+/// What the scripts build: the generated top, its sources, its clocks, its
+/// ports and its clock-domain crossings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowInputs {
     /// Module name of the generated top.
@@ -58,23 +70,16 @@ pub struct FlowInputs {
     /// Every clock port of the top; all are asynchronous to each other.
     pub clocks: Vec<ClockPort>,
     /// Every port of the top, in declaration order: the board top
-    /// (`rtl/<top>_board.v`) and the TOE core's black box are derived from it.
-    pub top_ports: Vec<TopPort>,
-}
-
-/// Direction of a port of the generated top.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    Input,
-    Output,
-}
-
-/// A port of the generated top.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TopPort {
-    pub name: String,
-    pub direction: Direction,
-    pub width: usize,
+    /// (`rtl/<top>_board.v`) and the TOE core's black box are derived from
+    /// it, each port placed by its [`Group`](config::ports::Group).
+    pub ports: PortPlan,
+    /// The register file's clock-domain crossings, which the constraints
+    /// name. They are constrained when the top has both `user_clk` and
+    /// `s_axil_aclk`; when they are empty (or either clock is missing) the
+    /// constraints have no crossing section and declare the clocks
+    /// asynchronous to each other instead, as for a top without a register
+    /// crossing.
+    pub crossings: Crossings,
 }
 
 /// Port of the user clock on the generated top.
@@ -99,13 +104,21 @@ impl FlowInputs {
                     period_ns: design.reg_clock_period_ns(),
                 },
             ],
-            top_ports: Vec::new(),
+            ports: PortPlan::default(),
+            crossings: Crossings::default(),
         }
     }
 
-    /// The same inputs with the top's port list (required by [`render`]).
-    pub fn with_ports(mut self, top_ports: Vec<TopPort>) -> FlowInputs {
-        self.top_ports = top_ports;
+    /// The same inputs with the top's port plan (required by [`render`]).
+    pub fn with_ports(mut self, ports: PortPlan) -> FlowInputs {
+        self.ports = ports;
+        self
+    }
+
+    /// The same inputs with the top's clock-domain crossings (without them
+    /// the constraints have no crossing section).
+    pub fn with_crossings(mut self, crossings: Crossings) -> FlowInputs {
+        self.crossings = crossings;
         self
     }
 }

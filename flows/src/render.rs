@@ -9,21 +9,6 @@ use crate::board::{board_names, load_board, Board, BoardClock, FlowError, Regist
 use crate::board_top::{render_board_top, BoardFiles};
 use crate::{tcl_word, FlowInputs, REG_CLOCK_PORT, USER_CLOCK_PORT};
 
-/// The register file's crossing (docs/register_file.md, "Implementation
-/// constraints"). rust-hdl names the modules `<regs>$core$req_sync$ff1`; the
-/// instance path of the flip-flop is `.../core/req_sync/ff1/q` (`|` in
-/// Quartus), which is what the constraints match.
-const SYNC_FLOPS: &[&str] = &[
-    "req_sync/ff1",
-    "req_sync/ff2",
-    "ack_sync/ff1",
-    "ack_sync/ff2",
-];
-/// Held request registers (bus domain) read in the user domain.
-const TO_USER: &[&str] = &["req_addr", "req_write", "req_wdata", "req_wstrb", "req_tog"];
-/// Held response registers (user domain) read in the bus domain.
-const TO_BUS: &[&str] = &["resp_data", "resp_err", "ack_tog"];
-
 /// One held-value crossing: source registers, destination clock and its period.
 struct Crossing {
     /// Vivado `get_cells -hierarchical -filter` expression, as a Tcl word.
@@ -38,7 +23,11 @@ struct Crossing {
     what: &'static str,
 }
 
-/// The crossing constraints, when the top has both the user and the register clock.
+/// The crossing constraints of [`FlowInputs::crossings`] (the register file's,
+/// docs/register_file.md, "Implementation constraints"). rust-hdl names the
+/// modules `<regs>$core$req_sync$ff1`; the instance path of the flip-flop is
+/// `.../core/req_sync/ff1/q` (`|` in Quartus), which is what the constraints
+/// match.
 struct Cdc {
     /// Vivado filter of each synchroniser flip-flop, as Tcl words.
     vivado_sync: Vec<String>,
@@ -47,15 +36,22 @@ struct Cdc {
     crossings: Vec<Crossing>,
 }
 
+/// `None` (no crossing section: the templates then put the clocks in
+/// asynchronous groups) when there are no crossings or the top lacks the user
+/// or the register clock; a crossing without registers is left out.
 fn cdc(inputs: &FlowInputs) -> Option<Cdc> {
+    let x = &inputs.crossings;
+    if x.sync_flops.is_empty() && x.to_user.is_empty() && x.to_bus.is_empty() {
+        return None;
+    }
     let user = inputs.clocks.iter().find(|c| c.port == USER_CLOCK_PORT)?;
     let reg = inputs.clocks.iter().find(|c| c.port == REG_CLOCK_PORT)?;
-    let vivado = |names: &[&str]| {
+    let vivado = |names: &[String]| {
         let terms: Vec<String> = names.iter().map(|n| format!("NAME =~ */{n}/*")).collect();
         tcl_word(&format!("IS_SEQUENTIAL && ({})", terms.join(" || ")))
     };
     let quartus = |n: &str| tcl_word(&format!("*|{}|*", n.replace('/', "|")));
-    let crossing = |names: &[&str], clock: &crate::ClockPort, what| Crossing {
+    let crossing = |names: &[String], clock: &crate::ClockPort, what| Crossing {
         vivado_cells: vivado(names),
         quartus_regs: names.iter().map(|n| quartus(n)).collect(),
         clock: tcl_word(&clock.port),
@@ -64,12 +60,16 @@ fn cdc(inputs: &FlowInputs) -> Option<Cdc> {
         what,
     };
     Some(Cdc {
-        vivado_sync: SYNC_FLOPS.iter().map(|n| vivado(&[n])).collect(),
-        quartus_sync: SYNC_FLOPS.iter().map(|n| quartus(n)).collect(),
-        crossings: vec![
-            crossing(TO_USER, user, "request (bus domain) into the user domain"),
-            crossing(TO_BUS, reg, "response (user domain) into the bus domain"),
-        ],
+        vivado_sync: x.sync_flops.iter().map(|n| vivado(std::slice::from_ref(n))).collect(),
+        quartus_sync: x.sync_flops.iter().map(|n| quartus(n)).collect(),
+        crossings: [
+            (&x.to_user, user, "request (bus domain) into the user domain"),
+            (&x.to_bus, reg, "response (user domain) into the bus domain"),
+        ]
+        .into_iter()
+        .filter(|(names, _, _)| !names.is_empty())
+        .map(|(names, clock, what)| crossing(names, clock, what))
+        .collect(),
     })
 }
 
@@ -425,9 +425,9 @@ fn check_inputs(inputs: &FlowInputs) -> Result<(), FlowError> {
             );
         }
     }
-    if inputs.top_ports.is_empty() {
+    if inputs.ports.ports().is_empty() {
         return bad(
-            "top_ports",
+            "ports",
             "must list the top's ports: the board top is derived from them".into(),
         );
     }

@@ -10,9 +10,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use flows::{
-    board_names, load_board, render, Board, ClockPort, Direction, FlowInputs, TopPort, Vendor,
-};
+use config::crossings::Crossings;
+use config::ports::{Direction, Group, Port, PortPlan};
+use flows::{board_names, load_board, render, Board, ClockPort, FlowInputs, Vendor};
 
 const USER_RTL: &str = "rtl/toe_user_logic.v";
 
@@ -41,13 +41,14 @@ fn default_design() -> config::Design {
 
 /// The user logic's ports as `gen` declares them (clocks, AXI4-Lite, TOE
 /// parameters, per-session TOE interface), for the board top.
-fn user_ports(design: &config::Design) -> Vec<TopPort> {
+fn user_ports(design: &config::Design) -> PortPlan {
     let (i, o) = (Direction::Input, Direction::Output);
-    let mut v: Vec<(String, Direction, usize)> =
-        ["user_clk", "user_rst", "s_axil_aclk", "s_axil_aresetn"]
-            .iter()
-            .map(|n| (n.to_string(), i, 1))
-            .collect();
+    let mut v: Vec<Port> = vec![
+        Port::new(Group::Clock, "user_clk", i, 1),
+        Port::new(Group::Clock, "user_rst", i, 1),
+        Port::new(Group::Bus, "aclk", i, 1),
+        Port::new(Group::Bus, "aresetn", i, 1),
+    ];
     for (n, d, w) in [
         ("awaddr", i, 11),
         ("awvalid", i, 1),
@@ -67,7 +68,7 @@ fn user_ports(design: &config::Design) -> Vec<TopPort> {
         ("rvalid", o, 1),
         ("rready", i, 1),
     ] {
-        v.push((format!("s_axil_{n}"), d, w));
+        v.push(Port::new(Group::Bus, n, d, w));
     }
     for (n, d, w) in [
         ("init", o, 1),
@@ -76,7 +77,7 @@ fn user_ports(design: &config::Design) -> Vec<TopPort> {
         ("fpga_mac", o, 48),
         ("target_ip", o, 32),
     ] {
-        v.push((format!("toe_{n}"), d, w));
+        v.push(Port::new(Group::ToeGlobal, n, d, w));
     }
     let dw = design.data_width;
     for s in 0..design.sessions {
@@ -90,21 +91,26 @@ fn user_ports(design: &config::Design) -> Vec<TopPort> {
             ("rx_tdata", i, dw),
             ("rx_tready", o, 1),
         ] {
-            v.push((format!("toe{s}_{n}"), d, w));
+            v.push(Port::new(Group::ToeSession(s), n, d, w));
         }
     }
-    v.into_iter()
-        .map(|(name, direction, width)| TopPort {
-            name,
-            direction,
-            width,
-        })
-        .collect()
+    PortPlan::new(v)
+}
+
+/// The register file's crossings as its crossing block names them.
+fn crossings() -> Crossings {
+    let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect();
+    Crossings {
+        sync_flops: names(&["req_sync/ff1", "req_sync/ff2", "ack_sync/ff1", "ack_sync/ff2"]),
+        to_user: names(&["req_addr", "req_write", "req_wdata", "req_wstrb", "req_tog"]),
+        to_bus: names(&["resp_data", "resp_err", "ack_tog"]),
+    }
 }
 
 fn inputs(design: &config::Design, rtl: &[&str]) -> FlowInputs {
     FlowInputs::standard(design, rtl.iter().map(|s| s.to_string()).collect())
         .with_ports(user_ports(design))
+        .with_crossings(crossings())
 }
 
 /// The platform module the user supplies, beside the TOE netlist.
@@ -1035,7 +1041,8 @@ fn dollar_names_reach_the_tools_literally() {
                 period_ns: 8.0,
             },
         ],
-        top_ports: user_ports(&d),
+        ports: user_ports(&d),
+        crossings: crossings(),
     };
     let files = render(&d, &board, &i).unwrap();
     for (path, text) in &files {
