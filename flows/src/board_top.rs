@@ -1,6 +1,6 @@
 //! The board top `<top>_board` and the black-box stubs of the two modules it
 //! instantiates besides the user logic, derived from the user logic's port
-//! list and the board model:
+//! plan (each port placed by its [`Group`]) and the board model:
 //!
 //! ```text
 //!  board pins ──> u_platform (<top>_platform: clocks, resets, register master) ──┐
@@ -9,43 +9,25 @@
 //!                                                      u_user_logic (<top>) <──> u_toe (<top>_toe) <──> QSFP pins
 //! ```
 //!
-//! - `u_toe`: every `toe_*` / `toe<s>_*` port of the user logic with the
-//!   opposite direction, plus `user_clk`, `user_rst` and the QSFP reference
+//! - `u_toe`: every [`Group::ToeGlobal`] and [`Group::ToeSession`] port of
+//!   the user logic (`toe_*` / `toe<s>_*`) with the opposite direction, plus `user_clk`, `user_rst` and the QSFP reference
 //!   clock and lanes of the board file. The licensed core fills it (a netlist
 //!   of that name, or one wrapper adapting its pin names).
 //! - `u_platform`: the vendor shell the user supplies: the user-logic clocks
 //!   and resets from the free-running board clock, and the register master
 //!   (XDMA over PCIe on Alveo, JTAG-to-Avalon bridge on the Agilex kit)
-//!   driving every `s_axil_*` port as `m_axil_*`.
+//!   driving every [`Group::Bus`] port (`s_axil_*`) as `m_axil_*`.
 //!
-//! Any other user-logic port is an error naming it, so a new port cannot be
+//! A port of any other group (register-file fields, pins, or a clock other
+//! than `user_clk`/`user_rst`) is an error naming it, so a new port cannot be
 //! left dangling on the board.
 
 use config::ports::{range, Direction, Group, Port, PortPlan};
 
-use crate::board::{Board, FlowError};
-use crate::render::{TOE_INST, USER_INST};
+use crate::board::{Board, FlowError, RegisterKind};
+use crate::names::{BoardFiles, PLATFORM_INST, TOE_INST, USER_INST};
+use crate::text::mhz;
 use crate::FlowInputs;
-
-/// Instance name of the platform (clocks, resets, register master).
-pub const PLATFORM_INST: &str = "u_platform";
-
-/// Build-folder paths of the generated board files.
-pub struct BoardFiles {
-    pub top: String,
-    pub toe_stub: String,
-    pub platform_stub: String,
-}
-
-impl BoardFiles {
-    pub fn new(top: &str) -> BoardFiles {
-        BoardFiles {
-            top: format!("rtl/{top}_board.v"),
-            toe_stub: format!("rtl/stub/{top}_toe.v"),
-            platform_stub: format!("rtl/stub/{top}_platform.v"),
-        }
-    }
-}
 
 /// The user clock and reset, which the platform drives and the TOE shares.
 const USER_CLOCK: [(Group, &str); 2] = [(Group::Clock, "user_clk"), (Group::Clock, "user_rst")];
@@ -300,8 +282,8 @@ pub fn render_board_top(
         .collect();
     let clocks = clock_ports(&[USER_CLOCK, BUS_CLOCK].concat(), Direction::Output);
     let reg_desc = match board.register_path.kind {
-        crate::RegisterKind::PcieXdma => "the XDMA IP `xdma_regs` of vivado/ip.tcl (its AXI4-Lite master, through an AXI clock converter into s_axil_aclk)",
-        crate::RegisterKind::JtagAvalon => "the Platform Designer system quartus/ip/reg_bridge.ip (JTAG to Avalon Master Bridge exporting AXI4-Lite, clocked by s_axil_aclk)",
+        RegisterKind::PcieXdma => "the XDMA IP `xdma_regs` of vivado/ip.tcl (its AXI4-Lite master, through an AXI clock converter into s_axil_aclk)",
+        RegisterKind::JtagAvalon => "the Platform Designer system quartus/ip/reg_bridge.ip (JTAG to Avalon Master Bridge exporting AXI4-Lite, clocked by s_axil_aclk)",
     };
     let user_mhz = design.user_clock_mhz;
     let reg_mhz = design.reg_clock_mhz;
@@ -328,7 +310,7 @@ pub fn render_board_top(
          // - user_rst (active high) and s_axil_aresetn (active low), each synchronous to its clock;\n\
          // - the register master: {reg_desc}.\n\
          // Lint only reads this stub; it is not in rtl/files.f.\n",
-        crate::render::mhz(board.free_clock.freq_mhz),
+        mhz(board.free_clock.freq_mhz),
         board.free_clock.port
     );
     let plat_text = stub_module(&plat_mod, &plat_header, &plat_groups);
