@@ -1,12 +1,13 @@
 //! What the templates of both vendors share: the words every file of one
-//! render is made from ([`Job`]), and the contexts of clocks, board pins,
-//! lanes and the board files' names, each prepared once as Tcl words and
+//! render is made from ([`Job`]), the contexts of clocks, the board's pins and
+//! lanes ([`PinsCtx`], for every board constraint file) and what both board
+//! build scripts name ([`BoardCtx`]), each prepared once as Tcl words and
 //! fixed-decimal numbers.
 
 use askama::Template;
 
 use crate::board::{Board, BoardClock, FlowError, RegisterKind};
-use crate::names::{BoardFiles, PLATFORM_INST};
+use crate::names::{BoardFiles, PLATFORM_INST, TOE_INST, USER_INST};
 use crate::text::{mhz, period, tcl_word};
 use crate::FlowInputs;
 
@@ -65,11 +66,46 @@ impl<'a> Job<'a> {
         ]
     }
 
-    /// How the board reaches the registers, for the build scripts' comments.
-    pub(super) fn reg_desc(&self) -> &'static str {
-        match self.board.register_path.kind {
-            RegisterKind::PcieXdma => "PCIe BAR -> XDMA AXI4-Lite master",
-            RegisterKind::JtagAvalon => "JTAG to Avalon Master Bridge -> AXI4-Lite",
+    /// The board's pins and clocks for a board constraint file.
+    pub(super) fn pins(&self) -> PinsCtx<'a> {
+        let board = self.board;
+        PinsCtx {
+            board_desc: &board.description,
+            board_file: &board.file,
+            board_top_plain: self.board_top_plain.clone(),
+            free: pin_clock(&board.free_clock),
+            qsfp_name: &board.qsfp.name,
+            refclk: pin_clock(&board.qsfp.refclk),
+            lanes: lane_ctxs(board),
+        }
+    }
+
+    /// What a board build script names: the board, the top, the sources and
+    /// the generated and supplied board files.
+    pub(super) fn build(&self) -> BoardCtx<'a> {
+        let board = self.board;
+        let top = self.top_plain;
+        let f = BoardFiles::new(top);
+        BoardCtx {
+            board_desc: &board.description,
+            board_file: &board.file,
+            part: &board.part,
+            reg_desc: match board.register_path.kind {
+                RegisterKind::PcieXdma => "PCIe BAR -> XDMA AXI4-Lite master",
+                RegisterKind::JtagAvalon => "JTAG to Avalon Master Bridge -> AXI4-Lite",
+            },
+            toe_netlist: self.toe_netlist.clone(),
+            board_top: self.board_top.clone(),
+            top: self.top.clone(),
+            user_inst_plain: USER_INST,
+            toe_inst_plain: TOE_INST,
+            rtl: self.rtl.clone(),
+            board_top_file: tcl_word(&f.top),
+            toe_stub: tcl_word(&f.toe_stub),
+            platform_file: tcl_word(&format!("{top}_platform.v")),
+            platform_stub: tcl_word(&f.platform_stub),
+            platform_stub_plain: f.platform_stub,
+            platform_inst_plain: PLATFORM_INST,
         }
     }
 }
@@ -144,7 +180,7 @@ pub(super) struct LaneCtx {
     pub(super) port_rx_n: String,
 }
 
-pub(super) fn lane_ctxs(board: &Board) -> Vec<LaneCtx> {
+fn lane_ctxs(board: &Board) -> Vec<LaneCtx> {
     let q = &board.qsfp;
     q.lanes
         .iter()
@@ -163,24 +199,36 @@ pub(super) fn lane_ctxs(board: &Board) -> Vec<LaneCtx> {
         .collect()
 }
 
-/// The generated board files and the platform file the user supplies, as the build scripts name them.
-pub(super) struct BoardCtx {
+/// The board's pins and clocks, as every board constraint file names them.
+pub(super) struct PinsCtx<'a> {
+    pub(super) board_desc: &'a str,
+    pub(super) board_file: &'a str,
+    pub(super) board_top_plain: String,
+    pub(super) free: PinClock,
+    pub(super) qsfp_name: &'a str,
+    pub(super) refclk: PinClock,
+    pub(super) lanes: Vec<LaneCtx>,
+}
+
+/// What both board build scripts name: the board and its part, how it reaches
+/// the registers, the TOE netlist, the tops, the sources, and the generated
+/// board files and the platform file the user supplies.
+pub(super) struct BoardCtx<'a> {
+    pub(super) board_desc: &'a str,
+    pub(super) board_file: &'a str,
+    pub(super) part: &'a str,
+    pub(super) reg_desc: &'static str,
+    pub(super) toe_netlist: String,
+    pub(super) board_top: String,
+    pub(super) top: String,
+    pub(super) user_inst_plain: &'static str,
+    pub(super) toe_inst_plain: &'static str,
+    /// The RTL files, as Tcl words.
+    pub(super) rtl: Vec<String>,
     pub(super) board_top_file: String,
     pub(super) toe_stub: String,
     pub(super) platform_file: String,
     pub(super) platform_stub: String,
     pub(super) platform_stub_plain: String,
     pub(super) platform_inst_plain: &'static str,
-}
-
-pub(super) fn board_ctx(top: &str) -> BoardCtx {
-    let f = BoardFiles::new(top);
-    BoardCtx {
-        board_top_file: tcl_word(&f.top),
-        toe_stub: tcl_word(&f.toe_stub),
-        platform_file: tcl_word(&format!("{top}_platform.v")),
-        platform_stub: tcl_word(&f.platform_stub),
-        platform_stub_plain: f.platform_stub,
-        platform_inst_plain: PLATFORM_INST,
-    }
 }

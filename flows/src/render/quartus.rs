@@ -6,11 +6,8 @@
 use askama::Template;
 
 use super::cdc::{cdc, Cdc};
-use super::context::{
-    board_ctx, file, lane_ctxs, part_note, pin_clock, BoardCtx, ClockCtx, Job, LaneCtx, PinClock,
-};
+use super::context::{file, part_note, BoardCtx, ClockCtx, Job, PinsCtx};
 use crate::board::{Board, FlowError, RegisterKind};
-use crate::names::{TOE_INST, USER_INST};
 use crate::text::tcl_word;
 
 /// Quartus IP the user creates, relative to `quartus/`, with what it must be.
@@ -57,32 +54,16 @@ struct QuartusStaReport<'a> {
 #[template(path = "quartus_build.tcl", escape = "none")]
 struct QuartusBuildTcl<'a> {
     banner: &'a [String; 2],
-    board_desc: &'a str,
-    board_file: &'a str,
-    part: &'a str,
     family: String,
-    reg_desc: &'a str,
-    toe_netlist: String,
-    board_top: String,
-    top: String,
-    user_inst_plain: &'a str,
-    toe_inst_plain: &'a str,
-    board: BoardCtx,
+    board: BoardCtx<'a>,
     ip_files: Vec<String>,
-    rtl: Vec<String>,
 }
 
 #[derive(Template)]
 #[template(path = "quartus_board.qsf", escape = "none")]
 struct QuartusBoardQsf<'a> {
     banner: &'a [String; 2],
-    board_desc: &'a str,
-    board_file: &'a str,
-    board_top_plain: String,
-    free: PinClock,
-    qsfp_name: &'a str,
-    refclk: PinClock,
-    lanes: Vec<LaneCtx>,
+    pins: PinsCtx<'a>,
     lane_io_standard: Option<String>,
     cdc: Option<Cdc>,
 }
@@ -91,11 +72,7 @@ struct QuartusBoardQsf<'a> {
 #[template(path = "quartus_board.sdc", escape = "none")]
 struct QuartusBoardSdc<'a> {
     banner: &'a [String; 2],
-    board_desc: &'a str,
-    board_file: &'a str,
-    board_top_plain: String,
-    free: PinClock,
-    refclk: PinClock,
+    pins: PinsCtx<'a>,
     jtag: bool,
     board_clocks: Vec<String>,
     user_clocks: Vec<String>,
@@ -146,32 +123,16 @@ pub(super) fn board_build(job: &Job) -> Result<Vec<(String, String)>, FlowError>
             "quartus/build.tcl",
             QuartusBuildTcl {
                 banner,
-                board_desc: &board.description,
-                board_file: &board.file,
-                part: &board.part,
                 family: tcl_word(&board.family),
-                reg_desc: job.reg_desc(),
-                toe_netlist: job.toe_netlist.clone(),
-                board_top: job.board_top.clone(),
-                top: job.top.clone(),
-                user_inst_plain: USER_INST,
-                toe_inst_plain: TOE_INST,
-                board: board_ctx(job.top_plain),
+                board: job.build(),
                 ip_files: QUARTUS_IP.iter().map(|(p, _)| tcl_word(p)).collect(),
-                rtl: job.rtl.clone(),
             },
         )?,
         file(
             "quartus/board.qsf",
             QuartusBoardQsf {
                 banner,
-                board_desc: &board.description,
-                board_file: &board.file,
-                board_top_plain: job.board_top_plain.clone(),
-                free: pin_clock(&board.free_clock),
-                qsfp_name: &board.qsfp.name,
-                refclk: pin_clock(&board.qsfp.refclk),
-                lanes: lane_ctxs(board),
+                pins: job.pins(),
                 lane_io_standard: board.qsfp.lane_io_standard.as_deref().map(tcl_word),
                 cdc: cdc(inputs),
             },
@@ -180,11 +141,7 @@ pub(super) fn board_build(job: &Job) -> Result<Vec<(String, String)>, FlowError>
             "quartus/board.sdc",
             QuartusBoardSdc {
                 banner,
-                board_desc: &board.description,
-                board_file: &board.file,
-                board_top_plain: job.board_top_plain.clone(),
-                free: pin_clock(&board.free_clock),
-                refclk: pin_clock(&board.qsfp.refclk),
+                pins: job.pins(),
                 jtag,
                 board_clocks,
                 user_clocks: inputs.clocks.iter().map(|c| tcl_word(&c.port)).collect(),

@@ -6,11 +6,9 @@
 use askama::Template;
 
 use super::cdc::{cdc, Cdc};
-use super::context::{
-    board_ctx, file, lane_ctxs, part_note, pin_clock, BoardCtx, ClockCtx, Job, LaneCtx, PinClock,
-};
+use super::context::{file, part_note, pin_clock, BoardCtx, ClockCtx, Job, PinClock, PinsCtx};
 use crate::board::{Board, FlowError};
-use crate::names::{TOE_INST, USER_INST};
+use crate::names::USER_INST;
 use crate::text::{mhz, tcl_word};
 
 /// Vivado IP instance names in the board build.
@@ -48,13 +46,7 @@ struct PcieCtx {
 #[template(path = "vivado_board.xdc", escape = "none")]
 struct VivadoBoardXdc<'a> {
     banner: &'a [String; 2],
-    board_desc: &'a str,
-    board_file: &'a str,
-    board_top_plain: String,
-    free: PinClock,
-    qsfp_name: &'a str,
-    refclk: PinClock,
-    lanes: Vec<LaneCtx>,
+    pins: PinsCtx<'a>,
     pcie: Option<PcieCtx>,
     board_clocks: Vec<String>,
     user_clock_pins: Vec<String>,
@@ -65,18 +57,8 @@ struct VivadoBoardXdc<'a> {
 #[template(path = "vivado_build.tcl", escape = "none")]
 struct VivadoBuildTcl<'a> {
     banner: &'a [String; 2],
-    board_desc: &'a str,
-    board_file: &'a str,
-    part: &'a str,
     mac_desc: &'a str,
-    reg_desc: &'a str,
-    toe_netlist: String,
-    board_top: String,
-    top: String,
-    user_inst_plain: &'a str,
-    toe_inst_plain: &'a str,
-    board: BoardCtx,
-    rtl: Vec<String>,
+    board: BoardCtx<'a>,
 }
 
 #[derive(Template)]
@@ -136,18 +118,8 @@ pub(super) fn board_build(job: &Job) -> Result<Vec<(String, String)>, FlowError>
         "vivado/build.tcl",
         VivadoBuildTcl {
             banner,
-            board_desc: &board.description,
-            board_file: &board.file,
-            part: &board.part,
             mac_desc: "100G CMAC",
-            reg_desc: job.reg_desc(),
-            toe_netlist: job.toe_netlist.clone(),
-            board_top: job.board_top.clone(),
-            top: job.top.clone(),
-            user_inst_plain: USER_INST,
-            toe_inst_plain: TOE_INST,
-            board: board_ctx(job.top_plain),
-            rtl: job.rtl.clone(),
+            board: job.build(),
         },
     )?];
     let sites: Vec<String> = board
@@ -179,13 +151,7 @@ pub(super) fn board_build(job: &Job) -> Result<Vec<(String, String)>, FlowError>
         "vivado/board.xdc",
         VivadoBoardXdc {
             banner,
-            board_desc: &board.description,
-            board_file: &board.file,
-            board_top_plain: job.board_top_plain.clone(),
-            free: pin_clock(&board.free_clock),
-            qsfp_name: &board.qsfp.name,
-            refclk: pin_clock(&board.qsfp.refclk),
-            lanes: lane_ctxs(board),
+            pins: job.pins(),
             pcie: Some(PcieCtx {
                 lanes: pcie.lanes,
                 refclk: pin_clock(&pcie.refclk),
