@@ -138,7 +138,7 @@ fn split(plan: &PortPlan) -> Result<Split, FlowError> {
             Group::Clock | Group::RegisterSession(_) | Group::Info | Group::Pin => {
                 return Err(bad(
                     format!("ports[{i}]"),
-                    format!("{:?} ({:?}) is neither a clock/reset, a register bus port nor a TOE port: the board top cannot place it", p.name, p.group),
+                    format!("{:?} ({:?}) is none of user_clk/user_rst, a register bus port (Bus) or a TOE port (ToeGlobal, ToeSession): the board top cannot place it", p.name, p.group),
                 ))
             }
         }

@@ -1070,6 +1070,53 @@ fn bad_flow_inputs_are_rejected_with_the_field() {
 }
 
 #[test]
+fn ports_the_board_cannot_place_are_named() {
+    let d = default_design();
+    let board = load_board(&d.board).unwrap();
+    let n = user_ports(&d).ports().len();
+    for (port, shown) in [
+        (Port::new(Group::RegisterSession(0), "start", Direction::Input, 1), "\"s0_start\" (RegisterSession(0))"),
+        (Port::new(Group::Info, "build", Direction::Input, 32), "\"info_build\" (Info)"),
+        (Port::new(Group::Pin, "led", Direction::Output, 1), "\"led\" (Pin)"),
+        (Port::new(Group::Clock, "other_clk", Direction::Input, 1), "\"other_clk\" (Clock)"),
+    ] {
+        let mut ports = user_ports(&d).ports().to_vec();
+        ports.push(port);
+        let i = inputs(&d, &[USER_RTL]).with_ports(PortPlan::new(ports));
+        assert_eq!(
+            render(&d, &board, &i).unwrap_err().to_string(),
+            format!("flow inputs: `ports[{n}]`: {shown} is none of user_clk/user_rst, a register bus port (Bus) or a TOE port (ToeGlobal, ToeSession): the board top cannot place it")
+        );
+    }
+    let ports = user_ports(&d).ports().iter().filter(|p| p.local != "aresetn").cloned().collect();
+    let i = inputs(&d, &[USER_RTL]).with_ports(PortPlan::new(ports));
+    assert_eq!(
+        render(&d, &board, &i).unwrap_err().to_string(),
+        "flow inputs: `ports`: the user logic has no `s_axil_aresetn` port"
+    );
+}
+
+#[test]
+fn without_crossings_the_clocks_are_asynchronous_groups() {
+    let d = default_design();
+    let board = load_board(&d.board).unwrap();
+    let i = inputs(&d, &[USER_RTL]).with_crossings(Crossings::default());
+    let files = render(&d, &board, &i).unwrap();
+    for (path, text) in &files {
+        for crossing in ["ASYNC_REG", "SYNCHRONIZER_IDENTIFICATION", "set_max_delay", "Register-file crossing"] {
+            assert!(!text.contains(crossing), "{path}: {crossing} without crossings");
+        }
+    }
+    let b = BuildDir::new(&files, &i);
+    let run = b.run(&["vivado"], "vivado/ooc_synth.tcl");
+    run.assert_completed("no crossings, vivado");
+    assert_async_groups(&run, "no crossings, vivado", &["clock:user_clk".into(), "clock:s_axil_aclk".into()]);
+    let sdc = b.run(&["sdc"], "quartus/ooc.sdc");
+    sdc.assert_completed("no crossings, sdc");
+    assert_async_groups(&sdc, "no crossings, sdc", &["clock:user_clk".into(), "clock:s_axil_aclk".into()]);
+}
+
+#[test]
 fn build_readme_tells_what_to_run_and_supply() {
     let d = default_design();
     let board = load_board(&d.board).unwrap();
