@@ -1,6 +1,6 @@
 //! What the flows are rendered from besides the design and the board: the
 //! generated top's module name, its sources, its clocks, its ports (the port
-//! plan) and its clock-domain crossings, with the checks [`crate::render`]
+//! plan) and its clock-domain crossings, with the checks [`crate::render()`]
 //! runs on them before anything is written.
 
 use config::crossings::Crossings;
@@ -65,7 +65,7 @@ impl FlowInputs {
         }
     }
 
-    /// The same inputs with the top's port plan (required by [`crate::render`]).
+    /// The same inputs with the top's port plan (required by [`crate::render()`]).
     pub fn with_ports(mut self, ports: PortPlan) -> FlowInputs {
         self.ports = ports;
         self
