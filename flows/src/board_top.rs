@@ -1,6 +1,6 @@
 //! The board top `<top>_board` and the black-box stubs of the two modules it
 //! instantiates besides the user logic, derived from the user logic's port
-//! list and the board model:
+//! plan (each port placed by its [`Group`]) and the board model:
 //!
 //! ```text
 //!  board pins ──> u_platform (<top>_platform: clocks, resets, register master) ──┐
@@ -9,102 +9,65 @@
 //!                                                      u_user_logic (<top>) <──> u_toe (<top>_toe) <──> QSFP pins
 //! ```
 //!
-//! - `u_toe`: every `toe_*` / `toe<s>_*` port of the user logic with the
-//!   opposite direction, plus `user_clk`, `user_rst` and the QSFP reference
+//! - `u_toe`: every [`Group::ToeGlobal`] and [`Group::ToeSession`] port of
+//!   the user logic (`toe_*` / `toe<s>_*`) with the opposite direction, plus `user_clk`, `user_rst` and the QSFP reference
 //!   clock and lanes of the board file. The licensed core fills it (a netlist
 //!   of that name, or one wrapper adapting its pin names).
 //! - `u_platform`: the vendor shell the user supplies: the user-logic clocks
 //!   and resets from the free-running board clock, and the register master
 //!   (XDMA over PCIe on Alveo, JTAG-to-Avalon bridge on the Agilex kit)
-//!   driving every `s_axil_*` port as `m_axil_*`.
+//!   driving every [`Group::Bus`] port (`s_axil_*`) as `m_axil_*`.
 //!
-//! Any other user-logic port is an error naming it, so a new port cannot be
+//! A port of any other group (register-file fields, pins, or a clock other
+//! than `user_clk`/`user_rst`) is an error naming it, so a new port cannot be
 //! left dangling on the board.
 
-use crate::board::{Board, FlowError};
-use crate::render::{TOE_INST, USER_INST};
-use crate::{Direction, FlowInputs, TopPort, REG_CLOCK_PORT, USER_CLOCK_PORT};
+use config::ports::{range, Direction, Group, Port, PortPlan};
 
-/// Instance name of the platform (clocks, resets, register master).
-pub const PLATFORM_INST: &str = "u_platform";
+use crate::board::{Board, FlowError, RegisterKind};
+use crate::names::{BoardFiles, PLATFORM_INST, TOE_INST, USER_INST};
+use crate::text::mhz;
+use crate::FlowInputs;
 
-/// Build-folder paths of the generated board files.
-pub struct BoardFiles {
-    pub top: String,
-    pub toe_stub: String,
-    pub platform_stub: String,
+/// The user clock and reset, which the platform drives and the TOE shares.
+const USER_CLOCK: [(Group, &str); 2] = [(Group::Clock, "user_clk"), (Group::Clock, "user_rst")];
+/// The register bus clock and reset, which the platform drives.
+const BUS_CLOCK: [(Group, &str); 2] = [(Group::Bus, "aclk"), (Group::Bus, "aresetn")];
+
+/// 1-bit ports of `direction` for the (group, local name) pairs `names`.
+fn clock_ports(names: &[(Group, &str)], direction: Direction) -> Vec<Port> {
+    names.iter().map(|(g, l)| Port::new(*g, l, direction, 1)).collect()
 }
 
-impl BoardFiles {
-    pub fn new(top: &str) -> BoardFiles {
-        BoardFiles {
-            top: format!("rtl/{top}_board.v"),
-            toe_stub: format!("rtl/stub/{top}_toe.v"),
-            platform_stub: format!("rtl/stub/{top}_platform.v"),
-        }
-    }
-}
-
-/// A port of a generated module: direction, width, name.
-#[derive(Clone)]
-struct P {
-    dir: Direction,
-    width: usize,
-    name: String,
-}
-
-impl P {
-    fn new(dir: Direction, width: usize, name: impl Into<String>) -> P {
-        P {
-            dir,
-            width,
-            name: name.into(),
-        }
-    }
-    fn decl(&self) -> String {
-        let dir = match self.dir {
-            Direction::Input => "input ",
-            Direction::Output => "output",
-        };
-        format!("{dir} wire {}{}", range(self.width), self.name)
-    }
-}
-
-fn range(width: usize) -> String {
-    if width == 1 {
-        String::new()
-    } else {
-        format!("[{}:0] ", width - 1)
-    }
-}
-
-fn flip(d: Direction) -> Direction {
-    match d {
-        Direction::Input => Direction::Output,
-        Direction::Output => Direction::Input,
-    }
+/// Every clock and reset of the user logic, as inputs, in board-top order.
+fn all_clocks() -> Vec<Port> {
+    clock_ports(&[USER_CLOCK, BUS_CLOCK].concat(), Direction::Input)
 }
 
 /// The board pins: (group comment, ports), and which of them the TOE and the platform take.
 struct Pins {
-    toe: Vec<P>,
-    platform: Vec<P>,
+    toe: Vec<Port>,
+    platform: Vec<Port>,
 }
 
-fn clock_pins(port: &str, has_n: bool) -> Vec<P> {
-    let mut v = vec![P::new(Direction::Input, 1, format!("{port}_p"))];
+fn pin(name: &str, direction: Direction, width: usize) -> Port {
+    Port::new(Group::Pin, name, direction, width)
+}
+
+fn clock_pins(port: &str, has_n: bool) -> Vec<Port> {
+    let mut v = vec![pin(&format!("{port}_p"), Direction::Input, 1)];
     if has_n {
-        v.push(P::new(Direction::Input, 1, format!("{port}_n")));
+        v.push(pin(&format!("{port}_n"), Direction::Input, 1));
     }
     v
 }
 
-fn lane_pins(prefix: &str, n: usize) -> Vec<P> {
+fn lane_pins(prefix: &str, n: usize) -> Vec<Port> {
     vec![
-        P::new(Direction::Output, n, format!("{prefix}_tx_p")),
-        P::new(Direction::Output, n, format!("{prefix}_tx_n")),
-        P::new(Direction::Input, n, format!("{prefix}_rx_p")),
-        P::new(Direction::Input, n, format!("{prefix}_rx_n")),
+        pin(&format!("{prefix}_tx_p"), Direction::Output, n),
+        pin(&format!("{prefix}_tx_n"), Direction::Output, n),
+        pin(&format!("{prefix}_rx_p"), Direction::Input, n),
+        pin(&format!("{prefix}_rx_n"), Direction::Input, n),
     ]
 }
 
@@ -114,7 +77,7 @@ fn board_pins(board: &Board) -> Pins {
     let mut platform = clock_pins(&board.free_clock.port, board.free_clock.pin_n.is_some());
     if let Some(p) = &board.register_path.pcie {
         platform.extend(clock_pins(&p.refclk.port, p.refclk.pin_n.is_some()));
-        platform.push(P::new(Direction::Input, 1, p.perst_port.clone()));
+        platform.push(pin(&p.perst_port, Direction::Input, 1));
         platform.extend(lane_pins("pcie", p.lanes as usize));
     }
     Pins { toe, platform }
@@ -122,18 +85,22 @@ fn board_pins(board: &Board) -> Pins {
 
 /// Where each user-logic port goes on the board.
 struct Split {
-    /// User-logic TOE ports (as the user logic has them).
-    toe: Vec<P>,
-    /// `s_axil_*` ports other than clock and reset (as the user logic has them).
-    bus: Vec<P>,
+    /// User-logic TOE ports, [`Group::ToeGlobal`] and [`Group::ToeSession`]
+    /// (as the user logic has them).
+    toe: Vec<Port>,
+    /// [`Group::Bus`] ports other than clock and reset (as the user logic has them).
+    bus: Vec<Port>,
 }
 
-fn split(ports: &[TopPort]) -> Result<Split, FlowError> {
+/// Places every port of the plan by its group; a port the board top cannot
+/// place (a register-file or pin group, or an unknown clock) is an error naming it.
+fn split(plan: &PortPlan) -> Result<Split, FlowError> {
     let bad = |field: String, message: String| FlowError::Inputs { field, message };
+    let clocks = [USER_CLOCK, BUS_CLOCK].concat();
     let mut toe = Vec::new();
     let mut bus = Vec::new();
-    let mut seen = Vec::new();
-    for (i, p) in ports.iter().enumerate() {
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, p) in plan.ports().iter().enumerate() {
         if p.name.is_empty()
             || !p
                 .name
@@ -142,65 +109,52 @@ fn split(ports: &[TopPort]) -> Result<Split, FlowError> {
             || p.width == 0
         {
             return Err(bad(
-                format!("top_ports[{i}]"),
+                format!("ports[{i}]"),
                 format!(
                     "{:?} width {}: must be a plain Verilog identifier of width >= 1",
                     p.name, p.width
                 ),
             ));
         }
-        if seen.contains(&p.name) {
+        if seen.contains(&p.name.as_str()) {
             return Err(bad(
-                format!("top_ports[{i}]"),
+                format!("ports[{i}]"),
                 format!("{:?} appears twice", p.name),
             ));
         }
-        seen.push(p.name.clone());
-        let fixed = |want: Direction, w: usize| {
-            if p.direction != want || p.width != w {
-                Err(bad(
-                    format!("top_ports[{i}]"),
-                    format!("{:?} must be a 1-bit {want:?}", p.name),
-                ))
-            } else {
-                Ok(())
-            }
-        };
-        let is_toe = p.name.starts_with("toe_")
-            || p.name
-                .strip_prefix("toe")
-                .and_then(|r| r.split_once('_'))
-                .map(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-                .unwrap_or(false);
-        match p.name.as_str() {
-            "user_clk" | "user_rst" | "s_axil_aclk" | "s_axil_aresetn" => fixed(Direction::Input, 1)?,
-            n if n.starts_with("s_axil_") => bus.push(P::new(p.direction, p.width, n)),
-            n if is_toe => toe.push(P::new(p.direction, p.width, n)),
-            n => {
+        seen.push(&p.name);
+        if clocks.iter().any(|(g, l)| p.group == *g && p.local == *l) {
+            if p.direction != Direction::Input || p.width != 1 {
                 return Err(bad(
-                    format!("top_ports[{i}]"),
-                    format!("{n:?} is neither a clock/reset, `s_axil_*` (register bus) nor `toe_*`/`toe<s>_*` (TOE): the board top cannot place it"),
+                    format!("ports[{i}]"),
+                    format!("{:?} must be a 1-bit {:?}", p.name, Direction::Input),
+                ));
+            }
+            continue;
+        }
+        match p.group {
+            Group::Bus => bus.push(p.clone()),
+            Group::ToeGlobal | Group::ToeSession(_) => toe.push(p.clone()),
+            Group::Clock | Group::RegisterSession(_) | Group::Info | Group::Pin => {
+                return Err(bad(
+                    format!("ports[{i}]"),
+                    format!("{:?} ({:?}) is none of user_clk/user_rst, a register bus port (Bus) or a TOE port (ToeGlobal, ToeSession): the board top cannot place it", p.name, p.group),
                 ))
             }
         }
     }
-    for need in [
-        USER_CLOCK_PORT,
-        "user_rst",
-        REG_CLOCK_PORT,
-        "s_axil_aresetn",
-    ] {
-        if !seen.iter().any(|s| s == need) {
+    for (group, local) in clocks {
+        if plan.get(group, local).is_err() {
             return Err(bad(
-                "top_ports".into(),
-                format!("the user logic has no `{need}` port"),
+                "ports".into(),
+                format!("the user logic has no `{}` port", group.top_name(local)),
             ));
         }
     }
     Ok(Split { toe, bus })
 }
 
-fn port_list(groups: &[(String, Vec<P>)]) -> String {
+fn port_list(groups: &[(String, Vec<Port>)]) -> String {
     let mut out = String::new();
     let total: usize = groups.iter().map(|(_, g)| g.len()).sum();
     let mut k = 0;
@@ -213,7 +167,7 @@ fn port_list(groups: &[(String, Vec<P>)]) -> String {
             k += 1;
             out.push_str(&format!(
                 "    {}{}\n",
-                p.decl(),
+                p.declaration(),
                 if k == total { "" } else { "," }
             ));
         }
@@ -237,14 +191,14 @@ fn conns(pairs: &[(String, String)]) -> String {
 
 /// A black-box module: its ports, outputs tied low and inputs gathered in an
 /// `unused_*` net so the stub itself is lint-clean. Synthesis ignores the body.
-fn stub_module(name: &str, header: &str, groups: &[(String, Vec<P>)]) -> String {
+fn stub_module(name: &str, header: &str, groups: &[(String, Vec<Port>)]) -> String {
     let mut s = String::new();
     s.push_str(header);
     s.push_str(&format!("(* black_box *)\nmodule {name} (\n"));
     s.push_str(&port_list(groups));
     s.push_str(");\n\n    // Stand-in body for lint only: a black box has no logic of its own.\n");
-    let all: Vec<&P> = groups.iter().flat_map(|(_, g)| g.iter()).collect();
-    for p in all.iter().filter(|p| p.dir == Direction::Output) {
+    let all: Vec<&Port> = groups.iter().flat_map(|(_, g)| g.iter()).collect();
+    for p in all.iter().filter(|p| p.direction == Direction::Output) {
         s.push_str(&format!(
             "    assign {} = {{{}{{1'b0}}}};\n",
             p.name, p.width
@@ -252,7 +206,7 @@ fn stub_module(name: &str, header: &str, groups: &[(String, Vec<P>)]) -> String 
     }
     let ins: Vec<&str> = all
         .iter()
-        .filter(|p| p.dir == Direction::Input)
+        .filter(|p| p.direction == Direction::Input)
         .map(|p| p.name.as_str())
         .collect();
     if !ins.is_empty() {
@@ -273,28 +227,22 @@ pub fn render_board_top(
 ) -> Result<Vec<(String, String)>, FlowError> {
     let top = &inputs.top_module;
     let files = BoardFiles::new(top);
-    let s = split(&inputs.top_ports)?;
+    let s = split(&inputs.ports)?;
     let pins = board_pins(board);
     let toe_mod = format!("{top}_toe");
     let plat_mod = format!("{top}_platform");
     let board_mod = format!("{top}_board");
-    let clk_rst = |names: &[&str]| {
-        names
-            .iter()
-            .map(|n| P::new(Direction::Input, 1, *n))
-            .collect::<Vec<_>>()
-    };
 
     // ---- TOE core black box
-    let toe_core: Vec<P> = s
+    let toe_core: Vec<Port> = s
         .toe
         .iter()
-        .map(|p| P::new(flip(p.dir), p.width, p.name.clone()))
+        .map(|p| Port { direction: p.direction.flip(), ..p.clone() })
         .collect();
     let toe_groups = vec![
         (
             "User clock domain (the TOE session interface is synchronous to user_clk)".to_string(),
-            clk_rst(&["user_clk", "user_rst"]),
+            clock_ports(&USER_CLOCK, Direction::Input),
         ),
         (
             "TOE side of the user logic's TOE ports (docs/toe_interface.md), opposite directions"
@@ -322,24 +270,20 @@ pub fn render_board_top(
     let toe_text = stub_module(&toe_mod, &toe_header, &toe_groups);
 
     // ---- Platform black box
-    let master: Vec<P> = s
+    // The master side of each bus port: same group and local name, `m_axil_*`, other direction.
+    let master: Vec<Port> = s
         .bus
         .iter()
-        .map(|p| {
-            P::new(
-                flip(p.dir),
-                p.width,
-                format!("m_axil_{}", &p.name["s_axil_".len()..]),
-            )
+        .map(|p| Port {
+            name: format!("m_axil_{}", p.local),
+            direction: p.direction.flip(),
+            ..p.clone()
         })
         .collect();
-    let clocks: Vec<P> = ["user_clk", "user_rst", "s_axil_aclk", "s_axil_aresetn"]
-        .iter()
-        .map(|n| P::new(Direction::Output, 1, *n))
-        .collect();
+    let clocks = clock_ports(&[USER_CLOCK, BUS_CLOCK].concat(), Direction::Output);
     let reg_desc = match board.register_path.kind {
-        crate::RegisterKind::PcieXdma => "the XDMA IP `xdma_regs` of vivado/ip.tcl (its AXI4-Lite master, through an AXI clock converter into s_axil_aclk)",
-        crate::RegisterKind::JtagAvalon => "the Platform Designer system quartus/ip/reg_bridge.ip (JTAG to Avalon Master Bridge exporting AXI4-Lite, clocked by s_axil_aclk)",
+        RegisterKind::PcieXdma => "the XDMA IP `xdma_regs` of vivado/ip.tcl (its AXI4-Lite master, through an AXI clock converter into s_axil_aclk)",
+        RegisterKind::JtagAvalon => "the Platform Designer system quartus/ip/reg_bridge.ip (JTAG to Avalon Master Bridge exporting AXI4-Lite, clocked by s_axil_aclk)",
     };
     let user_mhz = design.user_clock_mhz;
     let reg_mhz = design.reg_clock_mhz;
@@ -366,7 +310,7 @@ pub fn render_board_top(
          // - user_rst (active high) and s_axil_aresetn (active low), each synchronous to its clock;\n\
          // - the register master: {reg_desc}.\n\
          // Lint only reads this stub; it is not in rtl/files.f.\n",
-        crate::render::mhz(board.free_clock.freq_mhz),
+        mhz(board.free_clock.freq_mhz),
         board.free_clock.port
     );
     let plat_text = stub_module(&plat_mod, &plat_header, &plat_groups);
@@ -402,8 +346,8 @@ pub fn render_board_top(
         port_list(&board_groups)
     ));
     body.push_str("    // User-logic clocks and resets\n");
-    for n in ["user_clk", "user_rst", "s_axil_aclk", "s_axil_aresetn"] {
-        body.push_str(&format!("    wire {n};\n"));
+    for p in all_clocks() {
+        body.push_str(&format!("    wire {};\n", p.name));
     }
     body.push_str("    // Register bus\n");
     for p in &s.bus {
@@ -418,8 +362,8 @@ pub fn render_board_top(
         .iter()
         .map(|p| (p.name.clone(), p.name.clone()))
         .collect();
-    for n in ["user_clk", "user_rst", "s_axil_aclk", "s_axil_aresetn"] {
-        pc.push((n.into(), n.into()));
+    for p in all_clocks() {
+        pc.push((p.name.clone(), p.name));
     }
     for (m, p) in master.iter().zip(&s.bus) {
         pc.push((m.name.clone(), p.name.clone()));
@@ -429,7 +373,8 @@ pub fn render_board_top(
         conns(&pc)
     ));
     let uc: Vec<(String, String)> = inputs
-        .top_ports
+        .ports
+        .ports()
         .iter()
         .map(|p| (p.name.clone(), p.name.clone()))
         .collect();
@@ -437,10 +382,10 @@ pub fn render_board_top(
         "\n    {top} {USER_INST} (\n{}    );\n",
         conns(&uc)
     ));
-    let mut tc: Vec<(String, String)> = vec![
-        ("user_clk".into(), "user_clk".into()),
-        ("user_rst".into(), "user_rst".into()),
-    ];
+    let mut tc: Vec<(String, String)> = clock_ports(&USER_CLOCK, Direction::Input)
+        .into_iter()
+        .map(|p| (p.name.clone(), p.name))
+        .collect();
     tc.extend(s.toe.iter().map(|p| (p.name.clone(), p.name.clone())));
     tc.extend(pins.toe.iter().map(|p| (p.name.clone(), p.name.clone())));
     body.push_str(&format!(

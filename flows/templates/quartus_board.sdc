@@ -1,13 +1,13 @@
 # {{ banner[0] }}
 # {{ banner[1] }}
 #
-# Clocks of {{ board_desc }} ({{ board_file }}) and the clock-domain
-# crossings of the user logic, for the board top `{{ board_top_plain }}`.
+# Clocks of {{ pins.board_desc }} ({{ pins.board_file }}) and the clock-domain
+# crossings of the user logic, for the board top `{{ pins.board_top_plain }}`.
 
 set_time_format -unit ns -decimal_places 3
 
-create_clock -name {{ free.name }} -period {{ free.period }} [get_ports {{ free.port_p }}]
-create_clock -name {{ refclk.name }} -period {{ refclk.period }} [get_ports {{ refclk.port_p }}]
+create_clock -name {{ pins.free.name }} -period {{ pins.free.period }} [get_ports {{ pins.free.port_p }}]
+create_clock -name {{ pins.refclk.name }} -period {{ pins.refclk.period }} [get_ports {{ pins.refclk.port_p }}]
 {% if jtag %}
 # JTAG (the register path's JTAG-to-Avalon bridge), 24 MHz as the board's SDC gives it
 create_clock -name {altera_reserved_tck} -period 41.667 [get_ports {altera_reserved_tck}]

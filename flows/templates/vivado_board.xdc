@@ -1,22 +1,22 @@
 # {{ banner[0] }}
 # {{ banner[1] }}
 #
-# Pins and clocks of {{ board_desc }} ({{ board_file }}),
-# for the board top `{{ board_top_plain }}`. Each fact's source is in the board file.
+# Pins and clocks of {{ pins.board_desc }} ({{ pins.board_file }}),
+# for the board top `{{ pins.board_top_plain }}`. Each fact's source is in the board file.
 
-# Free-running board clock, {{ free.freq }} MHz
-set_property PACKAGE_PIN {{ free.pin_p }} [get_ports {{ free.port_p }}]{% if let Some(n) = free.pin_n %}
-set_property PACKAGE_PIN {{ n }} [get_ports {{ free.port_n }}]{% endif %}{% if let Some(io) = free.io_standard %}
-set_property IOSTANDARD {{ io }} [get_ports {{ free.port_p }}]
-set_property IOSTANDARD {{ io }} [get_ports {{ free.port_n }}]{% endif %}
-create_clock -period {{ free.period }} -name {{ free.name }} [get_ports {{ free.port_p }}]
+# Free-running board clock, {{ pins.free.freq }} MHz
+set_property PACKAGE_PIN {{ pins.free.pin_p }} [get_ports {{ pins.free.port_p }}]{% if let Some(n) = pins.free.pin_n %}
+set_property PACKAGE_PIN {{ n }} [get_ports {{ pins.free.port_n }}]{% endif %}{% if let Some(io) = pins.free.io_standard %}
+set_property IOSTANDARD {{ io }} [get_ports {{ pins.free.port_p }}]
+set_property IOSTANDARD {{ io }} [get_ports {{ pins.free.port_n }}]{% endif %}
+create_clock -period {{ pins.free.period }} -name {{ pins.free.name }} [get_ports {{ pins.free.port_p }}]
 
-# {{ qsfp_name }} transceiver reference clock, {{ refclk.freq }} MHz (dedicated GT pins, no I/O standard)
-set_property PACKAGE_PIN {{ refclk.pin_p }} [get_ports {{ refclk.port_p }}]{% if let Some(n) = refclk.pin_n %}
-set_property PACKAGE_PIN {{ n }} [get_ports {{ refclk.port_n }}]{% endif %}
-create_clock -period {{ refclk.period }} -name {{ refclk.name }} [get_ports {{ refclk.port_p }}]
+# {{ pins.qsfp_name }} transceiver reference clock, {{ pins.refclk.freq }} MHz (dedicated GT pins, no I/O standard)
+set_property PACKAGE_PIN {{ pins.refclk.pin_p }} [get_ports {{ pins.refclk.port_p }}]{% if let Some(n) = pins.refclk.pin_n %}
+set_property PACKAGE_PIN {{ n }} [get_ports {{ pins.refclk.port_n }}]{% endif %}
+create_clock -period {{ pins.refclk.period }} -name {{ pins.refclk.name }} [get_ports {{ pins.refclk.port_p }}]
 
-# {{ qsfp_name }} lanes{% for l in lanes %}
+# {{ pins.qsfp_name }} lanes{% for l in pins.lanes %}
 set_property PACKAGE_PIN {{ l.tx_p }} [get_ports {{ l.port_tx_p }}] ;# {{ l.gt }}
 set_property PACKAGE_PIN {{ l.tx_n }} [get_ports {{ l.port_tx_n }}]
 set_property PACKAGE_PIN {{ l.rx_p }} [get_ports {{ l.port_rx_p }}]

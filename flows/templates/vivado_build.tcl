@@ -1,9 +1,9 @@
 # {{ banner[0] }}
 # {{ banner[1] }}
 #
-# Full board build for {{ board_desc }} ({{ part }}):
+# Full board build for {{ board.board_desc }} ({{ board.part }}):
 # user logic + TOE core (black box, licensed netlist) + {{ mac_desc }}
-# + register path ({{ reg_desc }}), pins and clocks from {{ board_file }},
+# + register path ({{ board.reg_desc }}), pins and clocks from {{ board.board_file }},
 # implementation, reports and bitstream. Run from anywhere:
 #   vivado -mode batch -source vivado/build.tcl
 # Outputs land in vivado/out/board/. See README.md for what you must supply.
@@ -13,7 +13,7 @@ set build_dir [file dirname $script_dir]
 set out_dir [file join $script_dir out board]
 
 # The licensed TOE core is not generated: stop before anything else if it is absent.
-set toe_netlist {{ toe_netlist }}
+set toe_netlist {{ board.toe_netlist }}
 if {[file pathtype $toe_netlist] ne "absolute"} {
     set toe_netlist [file join $build_dir $toe_netlist]
 }
@@ -23,11 +23,11 @@ if {![file exists $toe_netlist]} {
     exit 1
 }
 
-# The board top (generated) instantiates {{ user_inst_plain }} ($top), {{ toe_inst_plain }} (the TOE core) and
+# The board top (generated) instantiates {{ board.user_inst_plain }} ($top), {{ board.toe_inst_plain }} (the TOE core) and
 # {{ board.platform_inst_plain }}: the platform module (clocks, resets, register master) is yours, in the
 # folder of the TOE netlist, with the ports of the stub {{ board.platform_stub_plain }}.
-set top {{ top }}
-set board_top {{ board_top }}
+set top {{ board.top }}
+set board_top {{ board.board_top }}
 set board_top_file [file join $build_dir {{ board.board_top_file }}]
 set platform_file [file join [file dirname $toe_netlist] {{ board.platform_file }}]
 set platform_stub [file join $build_dir {{ board.platform_stub }}]
@@ -37,8 +37,8 @@ if {![file exists $platform_file]} {
     exit 1
 }
 
-set part {{ part }}
-set rtl_files [list{% for f in rtl %} \
+set part {{ board.part }}
+set rtl_files [list{% for f in board.rtl %} \
     {{ f }}{% endfor %}]
 
 file mkdir $out_dir

@@ -10,9 +10,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use flows::{
-    board_names, load_board, render, Board, ClockPort, Direction, FlowInputs, TopPort, Vendor,
-};
+use config::crossings::Crossings;
+use config::ports::{Direction, Group, Port, PortPlan};
+use flows::{board_names, load_board, render, Board, BoardClock, ClockPort, FlowInputs, Vendor};
 
 const USER_RTL: &str = "rtl/toe_user_logic.v";
 
@@ -41,13 +41,14 @@ fn default_design() -> config::Design {
 
 /// The user logic's ports as `gen` declares them (clocks, AXI4-Lite, TOE
 /// parameters, per-session TOE interface), for the board top.
-fn user_ports(design: &config::Design) -> Vec<TopPort> {
+fn user_ports(design: &config::Design) -> PortPlan {
     let (i, o) = (Direction::Input, Direction::Output);
-    let mut v: Vec<(String, Direction, usize)> =
-        ["user_clk", "user_rst", "s_axil_aclk", "s_axil_aresetn"]
-            .iter()
-            .map(|n| (n.to_string(), i, 1))
-            .collect();
+    let mut v: Vec<Port> = vec![
+        Port::new(Group::Clock, "user_clk", i, 1),
+        Port::new(Group::Clock, "user_rst", i, 1),
+        Port::new(Group::Bus, "aclk", i, 1),
+        Port::new(Group::Bus, "aresetn", i, 1),
+    ];
     for (n, d, w) in [
         ("awaddr", i, 11),
         ("awvalid", i, 1),
@@ -67,7 +68,7 @@ fn user_ports(design: &config::Design) -> Vec<TopPort> {
         ("rvalid", o, 1),
         ("rready", i, 1),
     ] {
-        v.push((format!("s_axil_{n}"), d, w));
+        v.push(Port::new(Group::Bus, n, d, w));
     }
     for (n, d, w) in [
         ("init", o, 1),
@@ -76,7 +77,7 @@ fn user_ports(design: &config::Design) -> Vec<TopPort> {
         ("fpga_mac", o, 48),
         ("target_ip", o, 32),
     ] {
-        v.push((format!("toe_{n}"), d, w));
+        v.push(Port::new(Group::ToeGlobal, n, d, w));
     }
     let dw = design.data_width;
     for s in 0..design.sessions {
@@ -90,21 +91,26 @@ fn user_ports(design: &config::Design) -> Vec<TopPort> {
             ("rx_tdata", i, dw),
             ("rx_tready", o, 1),
         ] {
-            v.push((format!("toe{s}_{n}"), d, w));
+            v.push(Port::new(Group::ToeSession(s), n, d, w));
         }
     }
-    v.into_iter()
-        .map(|(name, direction, width)| TopPort {
-            name,
-            direction,
-            width,
-        })
-        .collect()
+    PortPlan::new(v)
+}
+
+/// The register file's crossings as its crossing block names them.
+fn crossings() -> Crossings {
+    let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect();
+    Crossings {
+        sync_flops: names(&["req_sync/ff1", "req_sync/ff2", "ack_sync/ff1", "ack_sync/ff2"]),
+        to_user: names(&["req_addr", "req_write", "req_wdata", "req_wstrb", "req_tog"]),
+        to_bus: names(&["resp_data", "resp_err", "ack_tog"]),
+    }
 }
 
 fn inputs(design: &config::Design, rtl: &[&str]) -> FlowInputs {
     FlowInputs::standard(design, rtl.iter().map(|s| s.to_string()).collect())
         .with_ports(user_ports(design))
+        .with_crossings(crossings())
 }
 
 /// The platform module the user supplies, beside the TOE netlist.
@@ -120,31 +126,29 @@ fn platform_rel(design: &config::Design, top: &str) -> String {
     }
 }
 
-/// The register-file crossing constraints (docs/register_file.md) as the stand-ins record
-/// them: ASYNC_REG / SYNCHRONIZER_IDENTIFICATION on the four synchroniser flip-flops and a
-/// max delay of one destination period on the held values, with no clock group between the
-/// two clocks overriding them. `dest` maps a clock port to the recorded clock object.
-fn assert_cdc(
-    run: &Run,
-    what: &str,
-    vendor: Vendor,
-    inputs: &FlowInputs,
-    dest: &dyn Fn(&str) -> String,
-) {
-    let period = |port: &str| {
-        inputs
-            .clocks
-            .iter()
-            .find(|c| c.port == port)
-            .unwrap()
-            .period_ns
-    };
-    for ff in [
-        "req_sync/ff1",
-        "req_sync/ff2",
-        "ack_sync/ff1",
-        "ack_sync/ff2",
-    ] {
+/// Period of the clock `port` of `inputs`.
+fn period_of(inputs: &FlowInputs, port: &str) -> f64 {
+    inputs
+        .clocks
+        .iter()
+        .find(|c| c.port == port)
+        .unwrap()
+        .period_ns
+}
+
+/// Each held register of [`crossings`] with the clock port of the domain that reads it.
+fn held_registers() -> Vec<(String, &'static str)> {
+    let x = crossings();
+    let to_user = x.to_user.into_iter().map(|r| (r, "user_clk"));
+    to_user
+        .chain(x.to_bus.into_iter().map(|r| (r, "s_axil_aclk")))
+        .collect()
+}
+
+/// Every synchroniser flip-flop of [`crossings`] marked for the tool: ASYNC_REG (Vivado) or
+/// SYNCHRONIZER_IDENTIFICATION (Quartus).
+fn assert_synchronizers(run: &Run, what: &str, vendor: Vendor) {
+    for ff in &crossings().sync_flops {
         match vendor {
             Vendor::Amd => run.assert_has(
                 what,
@@ -168,40 +172,39 @@ fn assert_cdc(
             ),
         }
     }
-    for (regs, port) in [
-        (
-            &["req_addr", "req_write", "req_wdata", "req_wstrb", "req_tog"][..],
-            "user_clk",
-        ),
-        (&["resp_data", "resp_err", "ack_tog"][..], "s_axil_aclk"),
-    ] {
-        for r in regs {
-            let found = run.cmds("set_max_delay").any(|rec| {
-                let from_ok = match vendor {
-                    Vendor::Amd => {
-                        rec.iter().any(|a| {
-                            a.starts_with("cell:IS_SEQUENTIAL")
-                                && a.contains(&format!("NAME =~ */{r}/*"))
-                        }) && rec.iter().any(|a| a == "-datapath_only")
-                    }
-                    Vendor::Intel => rec.iter().any(|a| a == &format!("reg:*|{r}|*")),
-                };
-                from_ok
-                    && contains_seq(&rec[1..], &["-to", &dest(port)])
-                    && rec.last().map(|p| close(p, period(port))).unwrap_or(false)
-            });
-            assert!(
-                found,
-                "{what}: no set_max_delay from {r} to {port} ({} ns); recorded: {:?}",
-                period(port),
-                run.cmds("set_max_delay").collect::<Vec<_>>()
-            );
-        }
-    }
+}
+
+/// No clock group between the two user-logic clocks (`dest` maps a clock port to the
+/// recorded clock object): it would override the crossing's max delays.
+fn assert_no_user_clock_group(run: &Run, what: &str, dest: &dyn Fn(&str) -> String) {
     let overridden = run
         .cmds("set_clock_groups")
         .any(|r| r.contains(&dest("user_clk")) && r.contains(&dest("s_axil_aclk")));
     assert!(!overridden, "{what}: a clock group between the user-logic clocks would override the crossing's max delays");
+}
+
+/// The register-file crossing constraints (docs/register_file.md) of Vivado as the stand-ins
+/// record them: ASYNC_REG on the four synchroniser flip-flops and a max delay of one
+/// destination period on the held values, with no clock group between the two clocks
+/// overriding them. `dest` maps a clock port to the recorded clock object.
+fn assert_cdc(run: &Run, what: &str, inputs: &FlowInputs, dest: &dyn Fn(&str) -> String) {
+    assert_synchronizers(run, what, Vendor::Amd);
+    for (r, port) in held_registers() {
+        let period = period_of(inputs, port);
+        let found = run.cmds("set_max_delay").any(|rec| {
+            rec.iter().any(|a| {
+                a.starts_with("cell:IS_SEQUENTIAL") && a.contains(&format!("NAME =~ */{r}/*"))
+            }) && rec.iter().any(|a| a == "-datapath_only")
+                && contains_seq(&rec[1..], &["-to", &dest(port)])
+                && rec.last().map(|p| close(p, period)).unwrap_or(false)
+        });
+        assert!(
+            found,
+            "{what}: no set_max_delay from {r} to {port} ({period} ns); recorded: {:?}",
+            run.cmds("set_max_delay").collect::<Vec<_>>()
+        );
+    }
+    assert_no_user_clock_group(run, what, dest);
 }
 
 // ---------------------------------------------------------------- stand-in runs
@@ -338,7 +341,12 @@ impl BuildDir {
     }
 }
 
-fn first_board_of(vendor: Vendor) -> Board {
+/// The board `vendor`'s OOC synthesis targets: `board` if it is that vendor's, otherwise
+/// the first board of that vendor.
+fn ooc_board(board: &Board, vendor: Vendor) -> Board {
+    if board.vendor == vendor {
+        return board.clone();
+    }
     board_names()
         .into_iter()
         .map(|n| load_board(n).unwrap())
@@ -408,11 +416,7 @@ fn check_flows(design: &config::Design, board: &Board, inputs: &FlowInputs) {
     let rtl_abs: Vec<String> = inputs.rtl_files.iter().map(|f| b.abs(f)).collect();
 
     // Vivado OOC synthesis (always: on the board, or on the first AMD board).
-    let amd = if board.vendor == Vendor::Amd {
-        board.clone()
-    } else {
-        first_board_of(Vendor::Amd)
-    };
+    let amd = ooc_board(board, Vendor::Amd);
     let run = b.run(&["vivado"], "vivado/ooc_synth.tcl");
     let w = format!("{what}: vivado/ooc_synth.tcl");
     run.assert_completed(&w);
@@ -432,7 +436,7 @@ fn check_flows(design: &config::Design, board: &Board, inputs: &FlowInputs) {
     for c in &inputs.clocks {
         assert_clock(&run, &w, &c.port, &c.port, c.period_ns);
     }
-    assert_cdc(&run, &w, Vendor::Amd, inputs, &|p| format!("clock:{p}"));
+    assert_cdc(&run, &w, inputs, &|p| format!("clock:{p}"));
     run.assert_has(&w, "report_utilization", &[]);
     run.assert_has(&w, "report_timing_summary", &[]);
     run.assert_has(&w, "report_design_analysis", &["-logic_level_distribution"]);
@@ -444,11 +448,7 @@ fn check_flows(design: &config::Design, board: &Board, inputs: &FlowInputs) {
     );
 
     // Quartus OOC synthesis (always).
-    let intel = if board.vendor == Vendor::Intel {
-        board.clone()
-    } else {
-        first_board_of(Vendor::Intel)
-    };
+    let intel = ooc_board(board, Vendor::Intel);
     let run = b.run(&["quartus"], "quartus/ooc_synth.tcl");
     let w = format!("{what}: quartus/ooc_synth.tcl");
     run.assert_completed(&w);
@@ -485,24 +485,7 @@ fn check_flows(design: &config::Design, board: &Board, inputs: &FlowInputs) {
             &["-name", "VIRTUAL_PIN", "OFF", "-to", &c.port],
         );
     }
-    for ff in [
-        "req_sync|ff1",
-        "req_sync|ff2",
-        "ack_sync|ff1",
-        "ack_sync|ff2",
-    ] {
-        run.assert_has(
-            &w,
-            "set_instance_assignment",
-            &[
-                "-name",
-                "SYNCHRONIZER_IDENTIFICATION",
-                "FORCED",
-                "-to",
-                &format!("*|{ff}|*"),
-            ],
-        );
-    }
+    assert_synchronizers(&run, &w, Vendor::Intel);
     let sdc = b.run(&["sdc"], "quartus/ooc.sdc");
     let w = format!("{what}: quartus/ooc.sdc");
     sdc.assert_completed(&w);
@@ -525,6 +508,55 @@ fn toe_abs(b: &BuildDir, design: &config::Design) -> String {
     b.abs(&design.toe_netlist)
 }
 
+/// The board build generated `own` and the board top, and not the other vendor's board
+/// build script `other`.
+fn assert_board_build_files(
+    what: &str,
+    paths: &BTreeSet<&str>,
+    inputs: &FlowInputs,
+    own: &[&str],
+    other: &str,
+) {
+    for p in own {
+        assert!(paths.contains(p), "{what}: {p} not generated");
+    }
+    assert!(
+        !paths.contains(other),
+        "{what}: {other} generated: a board gets only its own vendor's board build"
+    );
+    assert!(
+        paths.contains(format!("rtl/{}_board.v", inputs.top_module).as_str()),
+        "{what}: board top not generated"
+    );
+}
+
+/// The build stopped (status 1) with `error` on stderr because `why`.
+fn assert_stopped(run: &Run, w: &str, why: &str, error: &str) {
+    assert_eq!(run.status, 1, "{w}: must stop when {why}");
+    assert!(run.stderr.contains(error), "{w}: stderr {:?}", run.stderr);
+}
+
+/// Each QSFP lane pin of `board` with the board-top port it is assigned to.
+fn lane_pins(board: &Board) -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for (i, l) in board.qsfp.lanes.iter().enumerate() {
+        for (pin, dir) in [
+            (&l.tx_p, "tx_p"),
+            (&l.tx_n, "tx_n"),
+            (&l.rx_p, "rx_p"),
+            (&l.rx_n, "rx_n"),
+        ] {
+            v.push((pin.clone(), format!("{}_{dir}[{i}]", board.qsfp.name)));
+        }
+    }
+    v
+}
+
+/// create_clock of the board clock `c` on its `_p` port.
+fn assert_board_clock(run: &Run, what: &str, c: &BoardClock) {
+    assert_clock(run, what, &c.port, &format!("{}_p", c.port), 1000.0 / c.freq_mhz);
+}
+
 fn check_vivado_board(
     what: &str,
     design: &config::Design,
@@ -533,34 +565,24 @@ fn check_vivado_board(
     files: &[(String, String)],
     paths: &BTreeSet<&str>,
 ) {
-    for p in ["vivado/build.tcl", "vivado/ip.tcl", "vivado/board.xdc"] {
-        assert!(paths.contains(p), "{what}: {p} not generated");
-    }
-    assert!(
-        !paths.contains("quartus/build.tcl"),
-        "{what}: an AMD board gets no Quartus board build"
+    assert_board_build_files(
+        what,
+        paths,
+        inputs,
+        &["vivado/build.tcl", "vivado/ip.tcl", "vivado/board.xdc"],
+        "quartus/build.tcl",
     );
     let b = BuildDir::new(files, inputs);
     let w = format!("{what}: vivado/build.tcl");
     let board_top = format!("{}_board", inputs.top_module);
-    assert!(
-        paths.contains(format!("rtl/{board_top}.v").as_str()),
-        "{what}: board top not generated"
-    );
 
     // Without the TOE core (everything else there): the clear error, before anything is read.
     let run = b.run(&["vivado"], "vivado/build.tcl");
-    assert_eq!(
-        run.status, 1,
-        "{w}: must stop when the TOE netlist is missing"
-    );
-    assert!(
-        run.stderr.contains(&format!(
-            "ERROR: TOE core netlist not found: {}",
-            toe_abs(&b, design)
-        )),
-        "{w}: stderr {:?}",
-        run.stderr
+    assert_stopped(
+        &run,
+        &w,
+        "the TOE netlist is missing",
+        &format!("ERROR: TOE core netlist not found: {}", toe_abs(&b, design)),
     );
     assert!(
         run.cmds("read_verilog").next().is_none() && run.cmds("create_project").next().is_none(),
@@ -571,14 +593,11 @@ fn check_vivado_board(
     b.touch(&design.toe_netlist);
     let platform = platform_rel(design, &inputs.top_module);
     let run = b.run(&["vivado"], "vivado/build.tcl");
-    assert_eq!(run.status, 1, "{w}: must stop when the platform is missing");
-    assert!(
-        run.stderr.contains(&format!(
-            "ERROR: platform module not found: {}",
-            b.abs(&platform)
-        )),
-        "{w}: stderr {:?}",
-        run.stderr
+    assert_stopped(
+        &run,
+        &w,
+        "the platform is missing",
+        &format!("ERROR: platform module not found: {}", b.abs(&platform)),
     );
     assert!(
         run.cmds("read_verilog").next().is_none(),
@@ -679,43 +698,20 @@ fn check_vivado_board(
             &["IOSTANDARD", io, &format!("port:{}_p", f.port)],
         );
     }
-    assert_clock(
-        &run,
-        &w,
-        &f.port,
-        &format!("{}_p", f.port),
-        1000.0 / f.freq_mhz,
-    );
+    assert_board_clock(&run, &w, f);
     let r = &board.qsfp.refclk;
     run.assert_has(
         &w,
         "set_property",
         &["PACKAGE_PIN", &r.pin_p, &format!("port:{}_p", r.port)],
     );
-    assert_clock(
-        &run,
-        &w,
-        &r.port,
-        &format!("{}_p", r.port),
-        1000.0 / r.freq_mhz,
-    );
-    for (i, l) in board.qsfp.lanes.iter().enumerate() {
-        for (pin, dir) in [
-            (&l.tx_p, "tx_p"),
-            (&l.tx_n, "tx_n"),
-            (&l.rx_p, "rx_p"),
-            (&l.rx_n, "rx_n"),
-        ] {
-            run.assert_has(
-                &w,
-                "set_property",
-                &[
-                    "PACKAGE_PIN",
-                    pin,
-                    &format!("port:{}_{dir}[{i}]", board.qsfp.name),
-                ],
-            );
-        }
+    assert_board_clock(&run, &w, r);
+    for (pin, port) in lane_pins(board) {
+        run.assert_has(
+            &w,
+            "set_property",
+            &["PACKAGE_PIN", &pin, &format!("port:{port}")],
+        );
     }
     let pcie = board.register_path.pcie.as_ref().unwrap();
     run.assert_has(
@@ -736,14 +732,8 @@ fn check_vivado_board(
             &format!("port:{}", pcie.perst_port),
         ],
     );
-    assert_clock(
-        &run,
-        &w,
-        &pcie.refclk.port,
-        &format!("{}_p", pcie.refclk.port),
-        1000.0 / pcie.refclk.freq_mhz,
-    );
-    assert_cdc(&run, &w, Vendor::Amd, inputs, &|p| {
+    assert_board_clock(&run, &w, &pcie.refclk);
+    assert_cdc(&run, &w, inputs, &|p| {
         format!("clock:of(pin:u_user_logic/{p})")
     });
     assert_async_groups(
@@ -765,39 +755,25 @@ fn check_quartus_board(
     files: &[(String, String)],
     paths: &BTreeSet<&str>,
 ) {
-    for p in [
-        "quartus/build.tcl",
-        "quartus/board.qsf",
-        "quartus/board.sdc",
-    ] {
-        assert!(paths.contains(p), "{what}: {p} not generated");
-    }
-    assert!(
-        !paths.contains("vivado/build.tcl"),
-        "{what}: an Intel board gets no Vivado board build"
+    assert_board_build_files(
+        what,
+        paths,
+        inputs,
+        &["quartus/build.tcl", "quartus/board.qsf", "quartus/board.sdc"],
+        "vivado/build.tcl",
     );
     let b = BuildDir::new(files, inputs);
     let w = format!("{what}: quartus/build.tcl");
-    assert!(
-        paths.contains(format!("rtl/{}_board.v", inputs.top_module).as_str()),
-        "{what}: board top not generated"
-    );
     b.touch("quartus/ip/reg_bridge.ip");
     b.touch("quartus/ip/eth_mac.ip");
 
     // Without the TOE core (everything else there): the clear error, before anything is read.
     let run = b.run(&["quartus"], "quartus/build.tcl");
-    assert_eq!(
-        run.status, 1,
-        "{w}: must stop when the TOE netlist is missing"
-    );
-    assert!(
-        run.stderr.contains(&format!(
-            "ERROR: TOE core netlist not found: {}",
-            toe_abs(&b, design)
-        )),
-        "{w}: stderr {:?}",
-        run.stderr
+    assert_stopped(
+        &run,
+        &w,
+        "the TOE netlist is missing",
+        &format!("ERROR: TOE core netlist not found: {}", toe_abs(&b, design)),
     );
     assert!(
         run.cmds("project_new").next().is_none(),
@@ -813,25 +789,19 @@ fn check_quartus_board(
     b.touch(&design.toe_netlist);
     let platform = platform_rel(&design, &inputs.top_module);
     let run = b.run(&["quartus"], "quartus/build.tcl");
-    assert_eq!(run.status, 1, "{w}: must stop when the platform is missing");
-    assert!(
-        run.stderr.contains(&format!(
-            "ERROR: platform module not found: {}",
-            b.abs(&platform)
-        )),
-        "{w}: {}",
-        run.stderr
+    assert_stopped(
+        &run,
+        &w,
+        "the platform is missing",
+        &format!("ERROR: platform module not found: {}", b.abs(&platform)),
     );
     b.touch(&platform);
     let run = b.run(&["quartus"], "quartus/build.tcl");
-    assert_eq!(run.status, 1, "{w}: must stop when the IP is missing");
-    assert!(
-        run.stderr.contains(&format!(
-            "ERROR: IP file {} not found",
-            b.abs("quartus/ip/reg_bridge.ip")
-        )),
-        "{w}: {}",
-        run.stderr
+    assert_stopped(
+        &run,
+        &w,
+        "the IP is missing",
+        &format!("ERROR: IP file {} not found", b.abs("quartus/ip/reg_bridge.ip")),
     );
 
     b.touch("quartus/ip/reg_bridge.ip");
@@ -880,24 +850,7 @@ fn check_quartus_board(
         &["-name", "VERILOG_FILE", &b.abs(&platform)],
     );
     run.assert_has(&w, "execute_flow", &["-compile"]);
-    for ff in [
-        "req_sync|ff1",
-        "req_sync|ff2",
-        "ack_sync|ff1",
-        "ack_sync|ff2",
-    ] {
-        run.assert_has(
-            &w,
-            "set_instance_assignment",
-            &[
-                "-name",
-                "SYNCHRONIZER_IDENTIFICATION",
-                "FORCED",
-                "-to",
-                &format!("*|{ff}|*"),
-            ],
-        );
-    }
+    assert_synchronizers(&run, &w, Vendor::Intel);
     // board.qsf, sourced by build.tcl
     let f = &board.free_clock;
     run.assert_has(
@@ -918,82 +871,43 @@ fn check_quartus_board(
         "set_location_assignment",
         &[&format!("PIN_{}", r.pin_p), "-to", &format!("{}_p", r.port)],
     );
-    for (i, l) in board.qsfp.lanes.iter().enumerate() {
-        for (pin, dir) in [
-            (&l.tx_p, "tx_p"),
-            (&l.tx_n, "tx_n"),
-            (&l.rx_p, "rx_p"),
-            (&l.rx_n, "rx_n"),
-        ] {
-            let port = format!("{}_{dir}[{i}]", board.qsfp.name);
-            run.assert_has(
-                &w,
-                "set_location_assignment",
-                &[&format!("PIN_{pin}"), "-to", &port],
-            );
-        }
+    for (pin, port) in lane_pins(board) {
+        run.assert_has(
+            &w,
+            "set_location_assignment",
+            &[&format!("PIN_{pin}"), "-to", &port],
+        );
     }
 
     let sdc = b.run(&["sdc"], "quartus/board.sdc");
     let w = format!("{what}: quartus/board.sdc");
     sdc.assert_completed(&w);
-    assert_clock(
-        &sdc,
-        &w,
-        &f.port,
-        &format!("{}_p", f.port),
-        1000.0 / f.freq_mhz,
-    );
-    assert_clock(
-        &sdc,
-        &w,
-        &r.port,
-        &format!("{}_p", r.port),
-        1000.0 / r.freq_mhz,
-    );
+    assert_board_clock(&sdc, &w, f);
+    assert_board_clock(&sdc, &w, r);
     assert_cdc_sdc(&sdc, &w, inputs);
 }
 
 /// The SDC half of the crossing constraints (the QSF half is checked with the build).
 fn assert_cdc_sdc(run: &Run, what: &str, inputs: &FlowInputs) {
-    let period = |port: &str| {
-        inputs
-            .clocks
-            .iter()
-            .find(|c| c.port == port)
-            .unwrap()
-            .period_ns
-    };
-    for (regs, port) in [
-        (
-            &["req_addr", "req_write", "req_wdata", "req_wstrb", "req_tog"][..],
-            "user_clk",
-        ),
-        (&["resp_data", "resp_err", "ack_tog"][..], "s_axil_aclk"),
-    ] {
-        for r in regs {
-            let from = format!("reg:*|{r}|*");
-            let to = format!("clock:{port}");
-            let max = run.cmds("set_max_delay").any(|rec| {
-                contains_seq(&rec[1..], &["-from", &from, "-to", &to])
-                    && rec.last().map(|p| close(p, period(port))).unwrap_or(false)
-            });
-            assert!(
-                max,
-                "{what}: no set_max_delay from {from} to {to} ({} ns)",
-                period(port)
-            );
-            run.assert_has(
-                what,
-                "set_false_path",
-                &["-hold", "-from", &from, "-to", &to],
-            );
-        }
+    for (r, port) in held_registers() {
+        let period = period_of(inputs, port);
+        let from = format!("reg:*|{r}|*");
+        let to = format!("clock:{port}");
+        let max = run.cmds("set_max_delay").any(|rec| {
+            contains_seq(&rec[1..], &["-from", &from, "-to", &to])
+                && rec.last().map(|p| close(p, period)).unwrap_or(false)
+        });
+        assert!(
+            max,
+            "{what}: no set_max_delay from {from} to {to} ({period} ns)"
+        );
+        run.assert_has(
+            what,
+            "set_false_path",
+            &["-hold", "-from", &from, "-to", &to],
+        );
     }
-    let overridden = run.cmds("set_clock_groups").any(|r| {
-        r.iter().any(|a| a == "clock:user_clk") && r.iter().any(|a| a == "clock:s_axil_aclk")
-    });
-    assert!(!overridden, "{what}: a clock group between the user-logic clocks would override the crossing's max delays");
+    assert_no_user_clock_group(run, what, &|p| format!("clock:{p}"));
 }
 
 // ---------------------------------------------------------------- tests
@@ -1035,7 +949,8 @@ fn dollar_names_reach_the_tools_literally() {
                 period_ns: 8.0,
             },
         ],
-        top_ports: user_ports(&d),
+        ports: user_ports(&d),
+        crossings: crossings(),
     };
     let files = render(&d, &board, &i).unwrap();
     for (path, text) in &files {
@@ -1152,6 +1067,53 @@ fn bad_flow_inputs_are_rejected_with_the_field() {
         render(&d, &board, &i).unwrap_err().to_string(),
         "flow inputs: `rtl_files`: must list at least one Verilog file"
     );
+}
+
+#[test]
+fn ports_the_board_cannot_place_are_named() {
+    let d = default_design();
+    let board = load_board(&d.board).unwrap();
+    let n = user_ports(&d).ports().len();
+    for (port, shown) in [
+        (Port::new(Group::RegisterSession(0), "start", Direction::Input, 1), "\"s0_start\" (RegisterSession(0))"),
+        (Port::new(Group::Info, "build", Direction::Input, 32), "\"info_build\" (Info)"),
+        (Port::new(Group::Pin, "led", Direction::Output, 1), "\"led\" (Pin)"),
+        (Port::new(Group::Clock, "other_clk", Direction::Input, 1), "\"other_clk\" (Clock)"),
+    ] {
+        let mut ports = user_ports(&d).ports().to_vec();
+        ports.push(port);
+        let i = inputs(&d, &[USER_RTL]).with_ports(PortPlan::new(ports));
+        assert_eq!(
+            render(&d, &board, &i).unwrap_err().to_string(),
+            format!("flow inputs: `ports[{n}]`: {shown} is none of user_clk/user_rst, a register bus port (Bus) or a TOE port (ToeGlobal, ToeSession): the board top cannot place it")
+        );
+    }
+    let ports = user_ports(&d).ports().iter().filter(|p| p.local != "aresetn").cloned().collect();
+    let i = inputs(&d, &[USER_RTL]).with_ports(PortPlan::new(ports));
+    assert_eq!(
+        render(&d, &board, &i).unwrap_err().to_string(),
+        "flow inputs: `ports`: the user logic has no `s_axil_aresetn` port"
+    );
+}
+
+#[test]
+fn without_crossings_the_clocks_are_asynchronous_groups() {
+    let d = default_design();
+    let board = load_board(&d.board).unwrap();
+    let i = inputs(&d, &[USER_RTL]).with_crossings(Crossings::default());
+    let files = render(&d, &board, &i).unwrap();
+    for (path, text) in &files {
+        for crossing in ["ASYNC_REG", "SYNCHRONIZER_IDENTIFICATION", "set_max_delay", "Register-file crossing"] {
+            assert!(!text.contains(crossing), "{path}: {crossing} without crossings");
+        }
+    }
+    let b = BuildDir::new(&files, &i);
+    let run = b.run(&["vivado"], "vivado/ooc_synth.tcl");
+    run.assert_completed("no crossings, vivado");
+    assert_async_groups(&run, "no crossings, vivado", &["clock:user_clk".into(), "clock:s_axil_aclk".into()]);
+    let sdc = b.run(&["sdc"], "quartus/ooc.sdc");
+    sdc.assert_completed("no crossings, sdc");
+    assert_async_groups(&sdc, "no crossings, sdc", &["clock:user_clk".into(), "clock:s_axil_aclk".into()]);
 }
 
 #[test]

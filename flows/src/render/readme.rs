@@ -1,0 +1,136 @@
+//! The build folder's `README.md`: what to run for the out-of-context and
+//! the board builds, what the user must supply (TOE netlist, platform, vendor
+//! IP), the clocks and pins the constraints assume, and what the board file
+//! leaves open.
+
+use askama::Template;
+
+use super::cdc::cdc;
+use super::context::{file, Job};
+use super::quartus::QUARTUS_IP;
+use crate::board::{Board, FlowError, Vendor};
+use crate::names::{BoardFiles, PLATFORM_INST, TOE_INST, USER_INST};
+use crate::text::{mhz, period};
+
+/// One OOC target in the README.
+pub(super) struct OocLine {
+    tool: &'static str,
+    script: &'static str,
+    make: &'static str,
+    part: String,
+    board: String,
+}
+
+impl OocLine {
+    /// The OOC synthesis of `vendor`'s tools on the part of `target`.
+    pub(super) fn new(vendor: Vendor, target: &Board) -> OocLine {
+        let (tool, script, make) = match vendor {
+            Vendor::Amd => ("Vivado", "vivado/ooc_synth.tcl", "make vivado-ooc"),
+            Vendor::Intel => ("Quartus", "quartus/ooc_synth.tcl", "make quartus-ooc"),
+        };
+        OocLine {
+            tool,
+            script,
+            make,
+            part: target.part.clone(),
+            board: target.name.clone(),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "build_readme.md", escape = "none")]
+struct BuildReadme<'a> {
+    banner: &'a [String; 2],
+    design: &'a config::Design,
+    board: &'a Board,
+    peak_mb_per_s: String,
+    user_mhz: String,
+    reg_mhz: String,
+    ooc: Vec<OocLine>,
+    board_top: String,
+    user_inst: &'a str,
+    toe_inst: &'a str,
+    platform_inst: &'a str,
+    toe_stub: String,
+    platform_stub: String,
+    platform_module: String,
+    toe_module: String,
+    toe_netlist_dir: String,
+    cdc: bool,
+    amd: bool,
+    rtl: &'a [String],
+    clocks: Vec<(String, String)>,
+    ports: Vec<String>,
+    quartus_ip: Vec<(String, String)>,
+    missing: &'a [String],
+}
+
+/// The board pins the README lists.
+fn pin_names(board: &Board) -> Vec<String> {
+    let mut ports = vec![
+        format!("{}_p", board.free_clock.port),
+        format!("{}_p", board.qsfp.refclk.port),
+        format!(
+            "{0}_tx_p/_tx_n/_rx_p/_rx_n[{1}:0]",
+            board.qsfp.name,
+            board.qsfp.lanes.len() - 1
+        ),
+    ];
+    if board.free_clock.pin_n.is_some() {
+        ports[0] = format!("{0}_p / {0}_n", board.free_clock.port);
+    }
+    if board.qsfp.refclk.pin_n.is_some() {
+        ports[1] = format!("{0}_p / {0}_n", board.qsfp.refclk.port);
+    }
+    if let Some(p) = &board.register_path.pcie {
+        ports.push(format!("{0}_p / {0}_n", p.refclk.port));
+        ports.push(p.perst_port.clone());
+    }
+    ports
+}
+
+/// `README.md`, listing the OOC targets `ooc`.
+pub(super) fn readme(job: &Job, ooc: Vec<OocLine>) -> Result<(String, String), FlowError> {
+    let (design, board, inputs, top_plain) = (job.design, job.board, job.inputs, job.top_plain);
+    let files = BoardFiles::new(top_plain);
+    file(
+        "README.md",
+        BuildReadme {
+            banner: &job.banner,
+            design,
+            board,
+            peak_mb_per_s: format!("{:.0}", design.peak_mb_per_s()),
+            user_mhz: mhz(design.user_clock_mhz),
+            reg_mhz: mhz(design.reg_clock_mhz),
+            ooc,
+            board_top: job.board_top_plain.clone(),
+            user_inst: USER_INST,
+            toe_inst: TOE_INST,
+            platform_inst: PLATFORM_INST,
+            toe_stub: files.toe_stub,
+            platform_stub: files.platform_stub,
+            platform_module: format!("{top_plain}_platform"),
+            toe_module: format!("{top_plain}_toe"),
+            toe_netlist_dir: std::path::Path::new(&design.toe_netlist)
+                .parent()
+                .map(|p| p.display().to_string())
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| ".".into()),
+            cdc: cdc(inputs).is_some(),
+            amd: board.vendor == Vendor::Amd,
+            rtl: &inputs.rtl_files,
+            clocks: inputs
+                .clocks
+                .iter()
+                .map(|c| (c.port.clone(), period(c.period_ns)))
+                .collect(),
+            ports: pin_names(board),
+            quartus_ip: QUARTUS_IP
+                .iter()
+                .map(|(p, d)| (p.to_string(), d.to_string()))
+                .collect(),
+            missing: &board.missing,
+        },
+    )
+}
