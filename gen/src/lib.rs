@@ -86,17 +86,9 @@ pub fn build(design: &config::Design) -> Result<Build, GenError> {
     let map = regmap::RegisterMap::try_for_design(design).map_err(|e| GenError::Regmap(e.to_string()))?;
     let rtl = rtl::generate(design, &map)?;
     let board = flows::load_board(&design.board).map_err(|e| GenError::Flow(e.to_string()))?;
-    let ports = rtl
-        .plan
-        .ports()
-        .iter()
-        .map(|p| flows::TopPort {
-            name: p.name.clone(),
-            direction: if p.direction == config::ports::Direction::Input { flows::Direction::Input } else { flows::Direction::Output },
-            width: p.width,
-        })
-        .collect();
-    let mut inputs = flows::FlowInputs::standard(design, rtl.sources.clone()).with_ports(ports);
+    let mut inputs = flows::FlowInputs::standard(design, rtl.sources.clone())
+        .with_ports(rtl.plan.clone())
+        .with_crossings(rtl.crossings.clone());
     // Constrain only the clocks the top has.
     inputs.clocks.retain(|c| rtl.plan.inputs().any(|p| p.name == c.port));
     let scripts = flows::render(design, &board, &inputs).map_err(|e| GenError::Flow(e.to_string()))?;
