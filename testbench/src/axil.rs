@@ -15,6 +15,7 @@
 //! Drive it with the clock loop of [`crate::clocks`]: call [`Master::sample`]
 //! before a bus clock edge and [`Master::drive`] after it.
 
+use config::ports::Group;
 use std::collections::VecDeque;
 
 use rand::Rng;
@@ -50,7 +51,7 @@ pub struct Ports {
 
 impl Ports {
     pub fn new(m: &Model) -> Self {
-        let p = |n: &str| m.port(&format!("s_axil_{n}"));
+        let p = |n: &str| m.port(&Group::Bus.top_name(n));
         Ports {
             awaddr: p("awaddr"),
             awvalid: p("awvalid"),
@@ -321,7 +322,7 @@ impl Checker {
     /// A checker of `m`'s slave; while `s_axil_aresetn` (if the model has
     /// it) is low, everything in flight is forgotten, as the reset drops it.
     pub fn new(m: &Model, hang_limit: u64) -> Self {
-        Checker { aresetn: m.try_port("s_axil_aresetn"), ..Checker::new_with(Ports::new(m), hang_limit) }
+        Checker { aresetn: m.try_port(&Group::Bus.top_name("aresetn")), ..Checker::new_with(Ports::new(m), hang_limit) }
     }
 
     /// Forgets everything in flight: call when the bus reset is asserted.

@@ -33,14 +33,15 @@ use console::ops;
 use etherbone::{AxiResp, BusError, RegisterBus};
 use crate::models::top1024;
 use crate::top1024_regs::regs;
-use crate::verilated::{Model, ModelFns, Port};
+use crate::verilated::{Model, Port, Top};
+use config::ports::Group;
 
 /// User clock period (250 MHz), ps.
 pub const USER_PS: u64 = 4_000;
 /// Register-bus clock period, ps: unrelated to the user clock.
 pub const BUS_PS: u64 = 10_300;
 
-/// The TOE session interface ports of one session (`toe<s>_*`).
+/// The TOE session interface ports of one session (`Group::ToeSession(s)`).
 struct ToePorts {
     req_valid: Port,
     req_ready: Port,
@@ -67,8 +68,8 @@ struct ToePorts {
 }
 
 impl ToePorts {
-    fn resolve(m: &Model, s: usize) -> Self {
-        let p = |n: &str| m.port(&format!("toe{s}_{n}"));
+    fn resolve(top: &Top, m: &Model, s: usize) -> Self {
+        let p = |n: &str| top.port(m, Group::ToeSession(s), n);
         ToePorts {
             req_valid: p("conn_req_valid"),
             req_ready: p("conn_req_ready"),
@@ -169,30 +170,32 @@ pub struct Board {
 }
 
 impl Board {
-    /// A board of product model `fns` with the tests' timing.
-    pub fn new(fns: &'static ModelFns, seed: u64) -> Self {
-        Self::with_timing(fns, seed, BoardTiming::test())
+    /// A board of product top `top` with the tests' timing.
+    pub fn new(top: &Top, seed: u64) -> Self {
+        Self::with_timing(top, seed, BoardTiming::test())
     }
 
-    /// A board of product model `fns`; `seed` drives the bus master's random timing.
-    pub fn with_timing(fns: &'static ModelFns, seed: u64, timing: BoardTiming) -> Self {
-        let mut m = Model::new(fns);
-        // Sessions and width, from the model's own ports.
-        let sessions = (0..).take_while(|s| m.try_port(&format!("toe{s}_established")).is_some()).count();
-        let width = m.port("toe0_tx_tdata").width;
-        let clocks = TwoClocks::new(&mut m, "user_clk", timing.user_ps, "s_axil_aclk", timing.bus_ps, 1_300);
+    /// A board of product top `top`; `seed` drives the bus master's random timing.
+    pub fn with_timing(top: &Top, seed: u64, timing: BoardTiming) -> Self {
+        let mut m = Model::new(top.fns);
+        // Sessions and width, from the top's port plan.
+        let sessions = top.sessions();
+        let plan = &top.plan;
+        let name = |group, local| plan.get(group, local).unwrap_or_else(|e| panic!("model `{}`: {e}", top.fns.name)).name.clone();
+        let width = plan.get(Group::ToeSession(0), "tx_tdata").map_or(0, |p| p.width);
+        let clocks = TwoClocks::new(&mut m, &name(Group::Clock, "user_clk"), timing.user_ps, &name(Group::Bus, "aclk"), timing.bus_ps, 1_300);
         let axi = Master::new(&mut m, ChaCha8Rng::seed_from_u64(seed), timing.bus);
         let checker = Checker::new(&m, 2_000);
-        let toe = (0..sessions).map(|s| ToePorts::resolve(&m, s)).collect();
+        let toe = (0..sessions).map(|s| ToePorts::resolve(top, &m, s)).collect();
         let words = vec![0; width / 32];
         let keep = vec![0; (width / 8).div_ceil(32)];
         Board {
-            init: m.port("toe_init"),
-            init_done: m.port("toe_init_done"),
-            last_packet_mode: m.port("toe_last_packet_mode"),
-            window_update_gap: m.port("toe_window_update_gap"),
-            user_rst: m.port("user_rst"),
-            aresetn: m.port("s_axil_aresetn"),
+            init: top.port(&m, Group::ToeGlobal, "init"),
+            init_done: top.port(&m, Group::ToeGlobal, "init_done"),
+            last_packet_mode: top.port(&m, Group::ToeGlobal, "last_packet_mode"),
+            window_update_gap: top.port(&m, Group::ToeGlobal, "window_update_gap"),
+            user_rst: top.port(&m, Group::Clock, "user_rst"),
+            aresetn: top.port(&m, Group::Bus, "aresetn"),
             m,
             clocks,
             axi,
@@ -320,17 +323,17 @@ pub type TwoBoardSim = Rig<TwoBoards>;
 impl Rig<TwoBoards> {
     /// Two default tops (`top1024`: 4 sessions of 1024 bits).
     pub fn new(seed: u64, link: LinkConfig, toe: ToeConfig) -> Self {
-        Self::with_model(&top1024::FNS, seed, link, toe)
+        Self::with_model(&top1024::top(), seed, link, toe)
     }
 
-    /// Two copies of product model `fns`; `toe.beat_bytes` must match its width.
-    pub fn with_model(fns: &'static ModelFns, seed: u64, link: LinkConfig, toe: ToeConfig) -> Self {
-        Self::with_timing(fns, seed, link, toe, BoardTiming::test())
+    /// Two copies of product top `top`; `toe.beat_bytes` must match its width.
+    pub fn with_model(top: &Top, seed: u64, link: LinkConfig, toe: ToeConfig) -> Self {
+        Self::with_timing(top, seed, link, toe, BoardTiming::test())
     }
 
-    /// Two copies of product model `fns` with the given clocks and bus timing.
-    pub fn with_timing(fns: &'static ModelFns, seed: u64, link: LinkConfig, toe: ToeConfig, timing: BoardTiming) -> Self {
-        let boards = vec![Board::with_timing(fns, seed, timing), Board::with_timing(fns, seed ^ 0x5a5a, timing)];
+    /// Two copies of product top `top` with the given clocks and bus timing.
+    pub fn with_timing(top: &Top, seed: u64, link: LinkConfig, toe: ToeConfig, timing: BoardTiming) -> Self {
+        let boards = vec![Board::with_timing(top, seed, timing), Board::with_timing(top, seed ^ 0x5a5a, timing)];
         assert_eq!(toe.beat_bytes, boards[0].beat_bytes(), "ToeConfig::beat_bytes must match the model's width");
         let toe = TwoBoards::new(boards[0].sessions(), link, toe);
         Rig::from_parts(boards, toe)

@@ -149,7 +149,7 @@ impl Dut {
 
     /// Two cycles of the user reset: every block idle, rate limiter buckets full.
     pub fn reset(&mut self) {
-        let rst = self.model.port("user_rst");
+        let rst = self.model.port(&Group::Clock.top_name("user_rst"));
         self.model.set(rst, 1);
         self.model.cycle();
         self.model.cycle();

@@ -198,7 +198,7 @@ fn fault_campaign_every_fault_found_at_its_offset_and_no_false_alarm() {
     let mut detected = 0;
     let mut clean = 0;
     let mut false_alarms = 0;
-    for mut dut in [Dut::new(&dp64::FNS, dp64::SESSIONS, dp64::DATA_WIDTH), Dut::new(&dp1024::FNS, dp1024::SESSIONS, dp1024::DATA_WIDTH)] {
+    for mut dut in [Dut::new(&dp64::top()), Dut::new(&dp1024::top())] {
         let w = dut.beat_bytes * 8;
         for round in 0..504 {
             let fault = FAULTS[round % FAULTS.len()];
@@ -235,7 +235,7 @@ fn fault_campaign_every_fault_found_at_its_offset_and_no_false_alarm() {
 #[test]
 fn verification_off_counts_bytes_and_raises_no_error_on_any_data() {
     let mut rng = seed::rng("verify off");
-    for mut dut in [Dut::new(&dp64::FNS, dp64::SESSIONS, dp64::DATA_WIDTH), Dut::new(&dp1024::FNS, dp1024::SESSIONS, dp1024::DATA_WIDTH)] {
+    for mut dut in [Dut::new(&dp64::top()), Dut::new(&dp1024::top())] {
         let b = dut.beat_bytes;
         for _ in 0..20 {
             let size = rng.gen_range(1..=30 * b as u64);
@@ -269,7 +269,7 @@ fn verification_off_counts_bytes_and_raises_no_error_on_any_data() {
 #[test]
 fn loopback_at_full_rate_moves_a_beat_every_cycle() {
     let mut rng = seed::rng("loopback");
-    for mut dut in [Dut::new(&dp64::FNS, dp64::SESSIONS, dp64::DATA_WIDTH), Dut::new(&dp1024::FNS, dp1024::SESSIONS, dp1024::DATA_WIDTH)] {
+    for mut dut in [Dut::new(&dp64::top()), Dut::new(&dp1024::top())] {
         let b = dut.beat_bytes as u64;
         for (tx_percent, packet) in [(100u64, 4 * b), (100, 3 * b + 1), (5, 0)] {
             let s = *[0usize, 1].choose(&mut rng).unwrap();

@@ -12,7 +12,7 @@ const SETTINGS: [u32; 8] = [1, 5, 25, 33, 50, 77, 99, 100];
 const WINDOW: usize = 100_000;
 
 fn duts() -> [Dut; 2] {
-    [Dut::new(&dp64::FNS, dp64::SESSIONS, dp64::DATA_WIDTH), Dut::new(&dp1024::FNS, dp1024::SESSIONS, dp1024::DATA_WIDTH)]
+    [Dut::new(&dp64::top()), Dut::new(&dp1024::top())]
 }
 
 /// Beats passed in every window of `WINDOW` cycles of `passed`: (min, max).
@@ -148,7 +148,7 @@ fn burst_after_a_long_stall_is_at_most_one_beat() {
 /// A new setting takes effect at once, without a reset or a restart.
 #[test]
 fn a_new_setting_takes_effect_without_a_reset() {
-    let mut dut = Dut::new(&dp64::FNS, dp64::SESSIONS, dp64::DATA_WIDTH);
+    let mut dut = Dut::new(&dp64::top());
     let p = &dut.sessions[0];
     let (pct, valid, ready) = (p.tx_percent, p.tx_tvalid, p.tx_tready);
     dut.model.set(pct, 25);

@@ -8,7 +8,7 @@ use testbench::models::{dp1024, dp64};
 use testbench::seed;
 use testbench::stream::{StreamChecker, Transfer};
 use testbench::dut::Dut;
-use testbench::verilated::ModelFns;
+use testbench::verilated::Top;
 
 /// What one session did during a run.
 #[derive(Debug, Default)]
@@ -25,8 +25,8 @@ struct Bench {
 }
 
 impl Bench {
-    fn new(fns: &'static ModelFns, sessions: usize, width: usize) -> Self {
-        Bench { dut: Dut::new(fns, sessions, width) }
+    fn new(top: &Top) -> Self {
+        Bench { dut: Dut::new(top) }
     }
 
     fn transfer(&self, size: u64, packet_size: u64, pattern: bool) -> Transfer {
@@ -102,8 +102,8 @@ impl Bench {
 }
 
 fn each_width(mut test: impl FnMut(&mut Bench)) {
-    test(&mut Bench::new(&dp64::FNS, dp64::SESSIONS, dp64::DATA_WIDTH));
-    test(&mut Bench::new(&dp1024::FNS, dp1024::SESSIONS, dp1024::DATA_WIDTH));
+    test(&mut Bench::new(&dp64::top()));
+    test(&mut Bench::new(&dp1024::top()));
 }
 
 #[test]
@@ -215,7 +215,7 @@ fn abort_in_the_middle_returns_to_idle_and_the_next_transfer_is_whole() {
 #[test]
 fn sessions_run_independently_at_once() {
     let mut rng = seed::rng("sessions");
-    let mut b = Bench::new(&dp1024::FNS, dp1024::SESSIONS, dp1024::DATA_WIDTH);
+    let mut b = Bench::new(&dp1024::top());
     let w = b.dut.beat_bytes as u64;
     let transfers: Vec<Transfer> =
         (0..dp1024::SESSIONS).map(|s| b.transfer((s as u64 + 1) * 37 * w + s as u64, (s as u64) * w, s != 2)).collect();

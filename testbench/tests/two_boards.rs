@@ -373,7 +373,7 @@ fn register_programmed_send_matches_the_token_bucket_model() {
 #[test]
 fn two_sessions_of_64_bits_full_and_half_duplex() {
     let seed = seed::from_env("two_sessions_of_64_bits");
-    let mut sim = TwoBoardSim::with_model(&testbench::models::top64::FNS, seed, LinkConfig::default(), ToeConfig::new(8));
+    let mut sim = TwoBoardSim::with_model(&testbench::models::top64::top(), seed, LinkConfig::default(), ToeConfig::new(8));
     for b in 0..2 {
         sim.check_identity(b);
     }

@@ -148,7 +148,7 @@ impl VirtualBoard {
             ..host_toe::NetConfig::default()
         };
         let stop = Arc::new(AtomicBool::new(false));
-        let fns = resolved.fns;
+        let top = resolved.top;
         let d = design.clone();
         let pair = opts.pair;
         let stop_sim = Arc::clone(&stop);
@@ -165,11 +165,11 @@ impl VirtualBoard {
                 if pair {
                     let link = LinkConfig { user_clock_mhz: mhz.round() as u64, ..LinkConfig::default() };
                     let toe = ToeConfig::new(d.bytes_per_beat());
-                    let mut rig = Rig::<TwoBoards>::with_timing(fns, 1, link, toe, timing);
+                    let mut rig = Rig::<TwoBoards>::with_timing(&top, 1, link, toe, timing);
                     let _ = ready_tx.send(Ok(()));
                     sim::run(&mut rig, &mut ports, &stop_sim, mhz, &mut log);
                 } else {
-                    let board = Board::with_timing(fns, 1, timing);
+                    let board = Board::with_timing(&top, 1, timing);
                     let toe = match host_toe::HostToe::new(board.sessions(), board.beat_bytes(), net) {
                         Ok(t) => t,
                         Err(e) => {

@@ -5,21 +5,22 @@
 
 use std::path::{Path, PathBuf};
 
-use testbench::verilated::ModelFns;
+use testbench::verilated::Top;
 
 /// The Verilator waivers every generated top is verilated with.
 const WAIVERS: &str = include_str!("../../scripts/verilator_waivers.vlt");
 
 /// A model ready to simulate, and where it came from (for the log).
 pub struct Resolved {
-    pub fns: &'static ModelFns,
+    /// The model and its port plan.
+    pub top: Top,
     pub origin: String,
 }
 
 /// The models the testbench built at compile time: (configuration hash, model).
-fn built_in() -> [(&'static str, &'static ModelFns); 2] {
+fn built_in() -> [(&'static str, fn() -> Top); 2] {
     use testbench::models::{top1024, top64};
-    [(top1024::CONFIG_HASH, &top1024::FNS), (top64::CONFIG_HASH, &top64::FNS)]
+    [(top1024::CONFIG_HASH, top1024::top), (top64::CONFIG_HASH, top64::top)]
 }
 
 /// The default cache folder: `target/vboard-cache` of this workspace.
@@ -31,11 +32,12 @@ pub fn default_cache() -> PathBuf {
 /// (verilated there first if missing, or if `rebuild`).
 pub fn resolve(design: &config::Design, cache: &Path, rebuild: bool, log: &mut dyn FnMut(&str)) -> Result<Resolved, String> {
     if !rebuild {
-        if let Some((_, fns)) = built_in().into_iter().find(|(hash, _)| *hash == design.config_hash) {
-            return Ok(Resolved { fns, origin: format!("model `{}`, built in", fns.name) });
+        if let Some((_, top)) = built_in().into_iter().find(|(hash, _)| *hash == design.config_hash) {
+            let top = top();
+            return Ok(Resolved { origin: format!("model `{}`, built in", top.fns.name), top });
         }
     }
-    let files = toe_gen::generate(design).map_err(|e| format!("generating the Verilog: {e}"))?;
+    let toe_gen::Build { files, plan } = toe_gen::build(design).map_err(|e| format!("generating the Verilog: {e}"))?;
     let list = files
         .iter()
         .find(|f| f.path == toe_gen::rtl::FILELIST)
@@ -51,5 +53,5 @@ pub fn resolve(design: &config::Design, cache: &Path, rebuild: bool, log: &mut d
     let model = format!("vb_{}", design.config_hash);
     let fns = verilate::load_cached(&model, &design.name, &sources, Some(&waivers), &design.config_hash, cache, rebuild, log)
         .map_err(|e| e.to_string())?;
-    Ok(Resolved { fns, origin: format!("model verilated for configuration {} in {}", design.config_hash, cache.display()) })
+    Ok(Resolved { top: Top::new(fns, plan), origin: format!("model verilated for configuration {} in {}", design.config_hash, cache.display()) })
 }

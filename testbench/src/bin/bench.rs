@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use config::ports::Group;
 use rust_hdl::prelude::*;
 use testbench::models::dp1024;
 use testbench::verilated::Model;
@@ -13,17 +14,18 @@ use testbench::verilated::Model;
 const SIZE: u64 = 1 << 40;
 
 fn verilated(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
-    let mut m = Model::new(&dp1024::FNS);
-    m.set_clock("user_clk");
-    let rst = m.port("user_rst");
+    let top = dp1024::top();
+    let mut m = Model::new(top.fns);
+    m.set_clock(&top.plan.get(Group::Clock, "user_clk").expect("harness clock").name);
+    let rst = top.port(&m, Group::Clock, "user_rst");
     m.set(rst, 1);
     m.cycle();
     m.set(rst, 0);
     let sessions = dp1024::SESSIONS;
-    let ready: Vec<_> = (0..sessions).map(|s| m.port(&format!("s{s}_tx_tready"))).collect();
-    let bytes: Vec<_> = (0..sessions).map(|s| m.port(&format!("s{s}_tx_bytes"))).collect();
+    let ready: Vec<_> = (0..sessions).map(|s| top.port(&m, Group::Datapath(s), "tx_tready")).collect();
+    let bytes: Vec<_> = (0..sessions).map(|s| top.port(&m, Group::Datapath(s), "tx_bytes")).collect();
     for s in 0..sessions {
-        let p = |n: &str| m.port(&format!("s{s}_{n}"));
+        let p = |n: &str| top.port(&m, Group::Datapath(s), n);
         let (ts, ps, pat, start, pct) = (p("transfer_size"), p("packet_size"), p("pattern"), p("tx_start"), p("tx_percent"));
         m.set(pct, 100);
         m.set(ts, SIZE);
@@ -75,7 +77,7 @@ fn rust_hdl_sim(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
 /// Loopback on the verilated datapath harness: session 0's TX wired to its own RX
 /// in the bench loop, verification on. Returns (cycles/s, MB/s at the user clock).
 fn loopback(cycles: u64, percent: u64) -> (f64, f64) {
-    let mut dut = testbench::dut::Dut::new(&dp1024::FNS, dp1024::SESSIONS, dp1024::DATA_WIDTH);
+    let mut dut = testbench::dut::Dut::new(&dp1024::top());
     let pct = dut.sessions[0].tx_percent;
     dut.model.set(pct, percent);
     dut.start(0, SIZE, 8192, true, true, true, true);
