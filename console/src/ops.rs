@@ -138,16 +138,7 @@ impl SessionResult {
 
     /// The error cause's name (`refused`, `verify`, ...).
     pub fn cause_name(&self) -> &'static str {
-        use regs::session::status::ErrorCause;
-        match ErrorCause::from_bits(self.error_cause) {
-            Some(ErrorCause::None) => "none",
-            Some(ErrorCause::Refused) => "refused",
-            Some(ErrorCause::PeerClosed) => "peer_closed",
-            Some(ErrorCause::Verify) => "verify",
-            Some(ErrorCause::BeyondSize) => "beyond_size",
-            Some(ErrorCause::Aborted) => "aborted",
-            None => "unknown",
-        }
+        regs::session::status::ErrorCause::from_bits(self.error_cause).map_or("unknown", |c| c.name())
     }
 }
 

@@ -81,6 +81,20 @@ fn fields_encode_and_decode_within_their_range() {
 }
 
 #[test]
+fn enum_values_carry_the_names_of_the_map() {
+    use regs::session::{status, test_config};
+    let map = default_map();
+    let values = |reg: &str, field: &str| map.find_register(reg).unwrap().1.field(field).unwrap().enum_values.clone();
+    for v in values("status", "error_cause") {
+        assert_eq!(status::ErrorCause::from_bits(v.value).map(|c| c.name()), Some(v.name.as_str()));
+    }
+    for v in values("test_config", "test_mode") {
+        assert_eq!(test_config::TestMode::from_bits(v.value).map(|c| c.name()), Some(v.name.as_str()));
+    }
+    assert_eq!(status::ErrorCause::PeerClosed.name(), "peer_closed");
+}
+
+#[test]
 fn wide_values_join_and_split() {
     let s = regs::session(2).unwrap();
     let size = s.transfer_size();

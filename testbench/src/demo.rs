@@ -190,16 +190,6 @@ fn mode_name(m: Mode) -> &'static str {
     }
 }
 
-fn cause_name(cause: u32) -> String {
-    match cause {
-        1 => "refused".into(),
-        2 => "peer closed".into(),
-        3 => "verify error".into(),
-        4 => "beyond size".into(),
-        5 => "aborted".into(),
-        c => format!("cause {c}"),
-    }
-}
 
 /// Runs a scenario: the server board's sessions start first (they listen),
 /// then the client's, then the console polls until every session is idle.
@@ -226,7 +216,7 @@ pub fn run(sc: &Scenario, seed: u64) -> Outcome {
     for leg in &sc.legs {
         let r = sim.result(leg.board, leg.session);
         results.push((leg.board, leg.session, r));
-        let verification = if r.error { cause_name(r.error_cause) } else if r.done { "ok".into() } else { "not done".into() };
+        let verification = if r.error { r.cause_name().replace('_', " ") } else if r.done { "ok".into() } else { "not done".into() };
         for dir in [Dir::Tx, Dir::Rx] {
             let moves = matches!((leg.test.mode, dir), (Mode::Send, Dir::Tx) | (Mode::Receive, Dir::Rx) | (Mode::FullDuplex, _));
             if !moves {

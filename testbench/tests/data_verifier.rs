@@ -10,9 +10,7 @@ use testbench::dut::{Beat, Dut};
 use testbench::models::{dp1024, dp64};
 use testbench::seed;
 
-const CAUSE_MISMATCH: u64 = 1;
-const CAUSE_BEYOND: u64 = 2;
-const CAUSE_SHORT: u64 = 3;
+use hdl::data_verifier::{CAUSE_BEYOND, CAUSE_MISMATCH, CAUSE_SHORT};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fault {

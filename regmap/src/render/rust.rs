@@ -18,7 +18,7 @@
 //! - per block a module: `BASE`, `SIZE` (and `STRIDE`, `COUNT` when it
 //!   repeats); per register a sub-module with `OFFSET`, `RESET` (or `RESETS`
 //!   per instance), one `Field` const per field and one enum per enumerated
-//!   field (`bits`, `from_bits`).
+//!   field (`bits`, `from_bits`, `name`).
 //! - a block that does not repeat has a `Register` const per register and a
 //!   `Wide` const per wide value in its module; a repeated block has an
 //!   instance type (`Session`) with one method per register and wide value, and
@@ -273,7 +273,13 @@ fn field_items(out: &mut String, block: &Block, reg: &Register, field: &Field) {
     for value in &field.enum_values {
         *out += &format!("{i}            {} => Some(Self::{}),\n", value.value, camel(&value.name));
     }
-    *out += &format!("{i}            _ => None,\n{i}        }}\n{i}    }}\n{i}}}\n");
+    *out += &format!("{i}            _ => None,\n{i}        }}\n{i}    }}\n\n");
+    *out += &format!("{i}    /// The value's name in the register map (`{}`).\n", field.enum_values.first().map_or("", |v| v.name.as_str()));
+    *out += &format!("{i}    pub const fn name(self) -> &'static str {{\n{i}        match self {{\n");
+    for value in &field.enum_values {
+        *out += &format!("{i}            Self::{} => {:?},\n", camel(&value.name), value.name);
+    }
+    *out += &format!("{i}        }}\n{i}    }}\n{i}}}\n");
 }
 
 fn register_module(out: &mut String, block: &Block, reg: &Register) {

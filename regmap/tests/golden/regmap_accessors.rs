@@ -556,6 +556,15 @@ pub mod regs {
                         _ => None,
                     }
                 }
+
+                /// The value's name in the register map (`client`).
+                pub const fn name(self) -> &'static str {
+                    match self {
+                        Self::Client => "client",
+                        Self::Server => "server",
+                        Self::FixedMac => "fixed_mac",
+                    }
+                }
             }
             /// Bits 5:4, rw. How the TOE marks the last packet of a transmission.
             pub const LAST_PACKET_MODE: super::super::Field = super::super::Field { id: "toe.toe_config.last_packet_mode", shift: 4, width: 2, mask: 0x00000030, min: 0, max: 3 };
@@ -583,6 +592,15 @@ pub mod regs {
                         1 => Some(Self::Psh),
                         2 => Some(Self::Normal),
                         _ => None,
+                    }
+                }
+
+                /// The value's name in the register map (`dup`).
+                pub const fn name(self) -> &'static str {
+                    match self {
+                        Self::Dup => "dup",
+                        Self::Psh => "psh",
+                        Self::Normal => "normal",
                     }
                 }
             }
@@ -729,6 +747,18 @@ pub mod regs {
                         _ => None,
                     }
                 }
+
+                /// The value's name in the register map (`none`).
+                pub const fn name(self) -> &'static str {
+                    match self {
+                        Self::None => "none",
+                        Self::Refused => "refused",
+                        Self::PeerClosed => "peer_closed",
+                        Self::Verify => "verify",
+                        Self::BeyondSize => "beyond_size",
+                        Self::Aborted => "aborted",
+                    }
+                }
             }
         }
 
@@ -769,6 +799,16 @@ pub mod regs {
                         _ => None,
                     }
                 }
+
+                /// The value's name in the register map (`disabled`).
+                pub const fn name(self) -> &'static str {
+                    match self {
+                        Self::Disabled => "disabled",
+                        Self::Send => "send",
+                        Self::Receive => "receive",
+                        Self::FullDuplex => "full_duplex",
+                    }
+                }
             }
             /// Bit 4, rw. 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data).
             pub const VERIFY: super::super::Field = super::super::Field { id: "session.test_config.verify", shift: 4, width: 1, mask: 0x00000010, min: 0, max: 1 };
@@ -797,6 +837,14 @@ pub mod regs {
                         _ => None,
                     }
                 }
+
+                /// The value's name in the register map (`incremental`).
+                pub const fn name(self) -> &'static str {
+                    match self {
+                        Self::Incremental => "incremental",
+                        Self::Dummy => "dummy",
+                    }
+                }
             }
             /// Bit 8, rw. How the session opens (and, in full duplex, closes) its connection.
             pub const CONN_MODE: super::super::Field = super::super::Field { id: "session.test_config.conn_mode", shift: 8, width: 1, mask: 0x00000100, min: 0, max: 1 };
@@ -821,6 +869,14 @@ pub mod regs {
                         0 => Some(Self::Active),
                         1 => Some(Self::Passive),
                         _ => None,
+                    }
+                }
+
+                /// The value's name in the register map (`active`).
+                pub const fn name(self) -> &'static str {
+                    match self {
+                        Self::Active => "active",
+                        Self::Passive => "passive",
                     }
                 }
             }
