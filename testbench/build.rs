@@ -11,28 +11,25 @@
 use std::path::PathBuf;
 use std::{env, fs};
 
+use config::Variant;
 use verilate::StaticModels;
 
-/// Config edits for two sessions of 64 bits, the narrowest bus.
-const NARROW: &[(&str, &str)] = &[
-    ("data_width = 1024", "data_width = 64"),
-    ("sessions = 4", "sessions = 2"),
-    ("[60000, 60001, 60002, 60003]", "[60000, 60001]"),
-    ("[61000, 61001, 61002, 61003]", "[61000, 61001]"),
-];
+/// Two sessions of 64 bits, the narrowest bus.
+fn narrow() -> Variant {
+    Variant::default().sessions(2).data_width(64)
+}
 
-/// Product tops, exactly as `gen` writes them: (model name, config edits
-/// applied to the default configuration).
-const MODELS: &[(&str, &[(&str, &str)])] = &[
+/// Product tops, exactly as `gen` writes them: (model name, configuration).
+const MODELS: &[(&str, fn() -> Variant)] = &[
     // The default design: register file and 4 sessions of 1024 bits.
-    ("top1024", &[]),
+    ("top1024", Variant::default),
     // Two sessions of 64 bits: the controller and the top at the narrowest bus.
-    ("top64", NARROW),
+    ("top64", narrow),
 ];
 
 /// Datapath harnesses (`toe_gen::rtl::datapath_harness`): the sessions'
 /// generators, verifiers and rate limiters with plain ports, no controller.
-const HARNESS_MODELS: &[(&str, &[(&str, &str)])] = &[("dp1024", &[]), ("dp64", NARROW)];
+const HARNESS_MODELS: &[(&str, fn() -> Variant)] = &[("dp1024", Variant::default), ("dp64", narrow)];
 
 /// Block-level models: (model name, data width, builder of (top module, Verilog)).
 type BlockBuilder = fn() -> Result<(String, String), hdl::verilog::HdlError>;
@@ -62,11 +59,7 @@ fn regfile_default() -> Result<(String, String), hdl::verilog::HdlError> {
 }
 
 fn regfile_alt() -> Result<(String, String), hdl::verilog::HdlError> {
-    let text = config::DEFAULT_TOML
-        .replacen("sessions = 4", "sessions = 2", 1)
-        .replacen("[60000, 60001, 60002, 60003]", "[60000, 60001]", 1)
-        .replacen("[61000, 61001, 61002, 61003]", "[61000, 61001]", 1);
-    regfile_model("regfile_alt", &text, |map| {
+    regfile_model("regfile_alt", &Variant::default().sessions(2).to_toml(), |map| {
         if let Some(r) = map.block_mut("toe").and_then(|b| b.register_mut("target_ip")) {
             r.offset = 0x80;
         }
@@ -84,8 +77,8 @@ fn main() {
     let mut models = StaticModels::new(&out, Some(&waivers), trace, "crate::verilated");
 
     // Product tops: the Verilog exactly as `gen` writes it.
-    for (model, edits) in MODELS {
-        let design = edited_design(model, edits);
+    for (model, variant) in MODELS {
+        let design = variant_design(model, variant());
         let dir = out.join(model);
         let _ = fs::remove_dir_all(&dir);
         let build = toe_gen::build(&design).unwrap_or_else(|e| panic!("model {model}: {e}"));
@@ -113,8 +106,8 @@ fn main() {
     }
 
     // Datapath harnesses.
-    for (model, edits) in HARNESS_MODELS {
-        let design = edited_design(model, edits);
+    for (model, variant) in HARNESS_MODELS {
+        let design = variant_design(model, variant());
         let dir = out.join(model);
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
@@ -178,12 +171,7 @@ fn plan_items(plan: &config::ports::PortPlan) -> String {
     )
 }
 
-/// The default configuration with `edits` applied, validated.
-fn edited_design(model: &str, edits: &[(&str, &str)]) -> config::Design {
-    let mut text = config::DEFAULT_TOML.to_string();
-    for (from, to) in edits {
-        assert!(text.contains(from), "model {model}: default config lacks {from:?}");
-        text = text.replacen(from, to, 1);
-    }
-    toe_gen::parse_config(&text).unwrap_or_else(|e| panic!("model {model}: {e}"))
+/// The design of `variant`, validated.
+fn variant_design(model: &str, variant: Variant) -> config::Design {
+    toe_gen::parse_config(&variant.to_toml()).unwrap_or_else(|e| panic!("model {model}: {e}"))
 }

@@ -14,6 +14,9 @@
 
 pub mod crossings;
 pub mod ports;
+mod variant;
+
+pub use variant::Variant;
 
 use std::collections::BTreeSet;
 use std::fmt;

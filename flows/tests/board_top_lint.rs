@@ -114,7 +114,6 @@ fn board_top_lints_clean_for_the_default_design() {
 
 #[test]
 fn board_top_lints_clean_for_one_session_of_64_bits() {
-    let text =
-        config::default_toml_with_sessions(1).replacen("data_width = 1024", "data_width = 64", 1);
+    let text = config::Variant::default().sessions(1).data_width(64).to_toml();
     lint(&text, "1 session x 64 bits");
 }

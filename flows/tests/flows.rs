@@ -23,9 +23,7 @@ fn manifest() -> PathBuf {
 // ---------------------------------------------------------------- designs
 
 fn design_for(board: &str, sessions: usize, width: usize) -> config::Design {
-    let text = config::default_toml_with_sessions(sessions)
-        .replacen("data_width = 1024", &format!("data_width = {width}"), 1)
-        .replacen("name = \"alveo-u50\"", &format!("name = \"{board}\""), 1);
+    let text = config::Variant::default().sessions(sessions).data_width(width).board(board).to_toml();
     let d = config::parse(&text, &board_names())
         .unwrap_or_else(|e| panic!("{board} {sessions} {width}: {e}"));
     assert_eq!(

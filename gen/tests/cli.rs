@@ -75,11 +75,7 @@ fn default_run_writes_the_verilog_and_scripts_deterministically() {
 fn a_config_file_selects_width_and_sessions() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = tmp.path().join("narrow.toml");
-    let text = config::default_toml_with_sessions(1).replacen("data_width = 1024", "data_width = 64", 1).replacen(
-        "name = \"toe_user_logic\"",
-        "name = \"narrow_top\"",
-        1,
-    );
+    let text = config::Variant::default().sessions(1).data_width(64).set("design.name", "narrow_top").to_toml();
     std::fs::write(&cfg, text).unwrap();
     let out = tmp.path().join("out");
     let o = gen(&["--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);

@@ -217,7 +217,7 @@ fn a_killed_tool_ends_in_an_error_and_the_session_runs_again() {
 #[test]
 fn a_users_configuration_is_verilated_into_the_cache_and_runs() {
     let dir = tempfile_dir("vboard-config");
-    let text = config::default_toml_with_sessions(1).replacen("data_width = 1024", "data_width = 128", 1);
+    let text = config::Variant::default().sessions(1).data_width(128).to_toml();
     let path = dir.join("one_session_128.toml");
     std::fs::write(&path, text).unwrap();
     let (vb, mut bus) = board_with(Options { port: 0, config: Some(path), ..Options::default() });

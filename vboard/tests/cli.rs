@@ -20,7 +20,7 @@ fn a_bad_configuration_names_its_key() {
     let dir = std::env::temp_dir().join(format!("vboard-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.toml");
-    std::fs::write(&path, config::DEFAULT_TOML.replacen("sessions = 4", "sessions = 9", 1)).unwrap();
+    std::fs::write(&path, config::Variant::default().set("design.sessions", 9).to_toml()).unwrap();
     let out = vboard(&["--config", path.to_str().unwrap(), "--port", "0", "--seconds", "1"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");

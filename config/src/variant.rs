@@ -1,0 +1,113 @@
+//! Variants of the default configuration, edited as TOML data.
+//!
+//! Tests, build scripts and examples need "the default, but with two
+//! sessions of 64 bits". [`Variant`] parses the embedded default into a TOML
+//! table, changes keys by name and keeps the values that depend on them in
+//! step (the per-session port lists follow `sessions`), so nobody edits the
+//! configuration's text with search and replace.
+//!
+//! ```
+//! let text = config::Variant::default().sessions(2).data_width(64).to_toml();
+//! let design = config::parse(&text, &["alveo-u50"]).unwrap();
+//! assert_eq!((design.sessions, design.data_width), (2, 64));
+//! assert_eq!(design.defaults.fpga_ports, [60000, 60001]);
+//! ```
+
+use toml::{Table, Value};
+
+use crate::DEFAULT_TOML;
+
+/// The default configuration with some keys changed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    table: Table,
+}
+
+impl Default for Variant {
+    /// The embedded default configuration, unchanged.
+    fn default() -> Self {
+        Variant { table: DEFAULT_TOML.parse().expect("the embedded default configuration is valid TOML") }
+    }
+}
+
+impl Variant {
+    /// Sets `key` (dotted: `design.user_clock_mhz`) to `value`, creating the
+    /// section if needed. No validation: [`crate::parse`] judges the result,
+    /// so a test can build invalid configurations too.
+    pub fn set(mut self, key: &str, value: impl Into<Value>) -> Self {
+        let (path, leaf) = key.rsplit_once('.').unwrap_or(("", key));
+        let mut table = &mut self.table;
+        for section in path.split('.').filter(|s| !s.is_empty()) {
+            let entry = table.entry(section.to_string()).or_insert_with(|| Value::Table(Table::new()));
+            if !entry.is_table() {
+                *entry = Value::Table(Table::new());
+            }
+            table = entry.as_table_mut().expect("made a table above");
+        }
+        table.insert(leaf.to_string(), value.into());
+        self
+    }
+
+    /// `sessions` sessions; the default's port lists are cut (or continued,
+    /// one port up per session) to that length.
+    pub fn sessions(self, sessions: usize) -> Self {
+        let ports = |table: &Table, key: &str| -> Value {
+            let list = table.get("defaults").and_then(|d| d.get(key)).and_then(Value::as_array);
+            let first = list.and_then(|l| l.first()).and_then(Value::as_integer).unwrap_or(0);
+            let list = list.cloned().unwrap_or_default();
+            Value::Array(
+                (0..sessions)
+                    .map(|i| list.get(i).cloned().unwrap_or(Value::Integer(first + i as i64)))
+                    .collect(),
+            )
+        };
+        let fpga = ports(&self.table, "fpga_ports");
+        let target = ports(&self.table, "target_ports");
+        self.set("design.sessions", sessions as i64).set("defaults.fpga_ports", fpga).set("defaults.target_ports", target)
+    }
+
+    /// Data width in bits.
+    pub fn data_width(self, bits: usize) -> Self {
+        self.set("design.data_width", bits as i64)
+    }
+
+    /// The board the design targets.
+    pub fn board(self, name: &str) -> Self {
+        self.set("board.name", name)
+    }
+
+    /// The configuration as TOML text.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(&self.table).expect("a TOML table serialises")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BOARDS: &[&str] = &["alveo-u50", "alveo-u250"];
+
+    #[test]
+    fn unchanged_variant_is_the_default_design() {
+        let d = crate::parse(&Variant::default().to_toml(), BOARDS).unwrap();
+        assert_eq!(d, crate::parse(DEFAULT_TOML, BOARDS).unwrap());
+    }
+
+    #[test]
+    fn port_lists_follow_sessions() {
+        let d = crate::parse(&Variant::default().sessions(1).to_toml(), BOARDS).unwrap();
+        assert_eq!((d.sessions, d.defaults.fpga_ports.clone(), d.defaults.target_ports.clone()), (1, vec![60000], vec![61000]));
+        let d = crate::parse(&Variant::default().sessions(3).data_width(256).board("alveo-u250").to_toml(), BOARDS).unwrap();
+        assert_eq!((d.sessions, d.data_width, d.board.as_str()), (3, 256, "alveo-u250"));
+        assert_eq!(d.defaults.target_ports, [61000, 61001, 61002]);
+    }
+
+    #[test]
+    fn invalid_values_reach_the_validation() {
+        let e = crate::parse(&Variant::default().set("design.sessions", 9).to_toml(), BOARDS).unwrap_err();
+        assert_eq!(e.key, "design.sessions");
+        let e = crate::parse(&Variant::default().set("design.bogus", true).to_toml(), BOARDS).unwrap_err();
+        assert!(e.to_string().contains("bogus"), "{e}");
+    }
+}
