@@ -3,12 +3,7 @@
 // generator, verifier and rate limiters without a TOE or registers.
 // Session n's ports are s<n>_<port of {{ session_module }}>.
 module {{ name }} (
-{%- for g in groups %}
-    // {{ g.comment }}
-{%- for p in g.ports %}
-    {{ p }}{% if !(loop.last && g.last) %},{% endif %}
-{%- endfor %}
-{%- endfor %}
+{%- include "port_groups.v" %}
 );
 {% for inst in units %}
     {{ session_module }} session{{ inst.index }} (

@@ -6,12 +6,7 @@
 // Nets named unused_* carry register-file outputs this design does not consume
 // (Verilator's lint skips names matching *unused*).
 module {{ name }} (
-{%- for g in groups %}
-    // {{ g.comment }}
-{%- for p in g.ports %}
-    {{ p }}{% if !(loop.last && g.last) %},{% endif %}
-{%- endfor %}
-{%- endfor %}
+{%- include "port_groups.v" %}
 );
 {% for w in wires %}
     wire {{ w.range }}{{ w.name }};

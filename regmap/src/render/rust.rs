@@ -274,7 +274,7 @@ fn field_items(out: &mut String, block: &Block, reg: &Register, field: &Field) {
         *out += &format!("{i}            {} => Some(Self::{}),\n", value.value, camel(&value.name));
     }
     *out += &format!("{i}            _ => None,\n{i}        }}\n{i}    }}\n\n");
-    *out += &format!("{i}    /// The value's name in the register map (`{}`).\n", field.enum_values.first().map_or("", |v| v.name.as_str()));
+    *out += &format!("{i}    /// The value's name in the register map.\n");
     *out += &format!("{i}    pub const fn name(self) -> &'static str {{\n{i}        match self {{\n");
     for value in &field.enum_values {
         *out += &format!("{i}            Self::{} => {:?},\n", camel(&value.name), value.name);

@@ -557,7 +557,7 @@ pub mod regs {
                     }
                 }
 
-                /// The value's name in the register map (`client`).
+                /// The value's name in the register map.
                 pub const fn name(self) -> &'static str {
                     match self {
                         Self::Client => "client",
@@ -595,7 +595,7 @@ pub mod regs {
                     }
                 }
 
-                /// The value's name in the register map (`dup`).
+                /// The value's name in the register map.
                 pub const fn name(self) -> &'static str {
                     match self {
                         Self::Dup => "dup",
@@ -748,7 +748,7 @@ pub mod regs {
                     }
                 }
 
-                /// The value's name in the register map (`none`).
+                /// The value's name in the register map.
                 pub const fn name(self) -> &'static str {
                     match self {
                         Self::None => "none",
@@ -800,7 +800,7 @@ pub mod regs {
                     }
                 }
 
-                /// The value's name in the register map (`disabled`).
+                /// The value's name in the register map.
                 pub const fn name(self) -> &'static str {
                     match self {
                         Self::Disabled => "disabled",
@@ -838,7 +838,7 @@ pub mod regs {
                     }
                 }
 
-                /// The value's name in the register map (`incremental`).
+                /// The value's name in the register map.
                 pub const fn name(self) -> &'static str {
                     match self {
                         Self::Incremental => "incremental",
@@ -872,7 +872,7 @@ pub mod regs {
                     }
                 }
 
-                /// The value's name in the register map (`active`).
+                /// The value's name in the register map.
                 pub const fn name(self) -> &'static str {
                     match self {
                         Self::Active => "active",
