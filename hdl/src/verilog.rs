@@ -4,7 +4,7 @@ use std::fmt;
 
 use rust_hdl::prelude::*;
 
-use crate::controller::SessionController;
+use crate::datapath::Datapath;
 use crate::session::Session;
 
 /// A block that rust-hdl cannot turn into sound Verilog.
@@ -53,17 +53,17 @@ macro_rules! by_width {
 }
 
 /// The per-session module `module` of the product for a data width of
-/// `width` bits: the session controller with its datapath
-/// ([`SessionController`]); its ports face the register file and the TOE.
+/// `width` bits: the session with its datapath ([`Session`]); its ports
+/// face the register file and the TOE.
 pub fn session_verilog(width: usize, module: &str) -> Result<String, HdlError> {
-    by_width!(width, SessionController, module)
+    by_width!(width, Session, module)
 }
 
-/// The session datapath alone ([`Session`]: generator, verifier, rate
+/// The session datapath alone ([`Datapath`]: generator, verifier, rate
 /// limiters, with plain start/abort ports): the testbench drives it directly
 /// to test those blocks without a TOE.
 pub fn datapath_verilog(width: usize, module: &str) -> Result<String, HdlError> {
-    by_width!(width, Session, module)
+    by_width!(width, Datapath, module)
 }
 
 /// A port of a generated module, as its declaration reads.
