@@ -78,7 +78,9 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub rx_err_count: Signal<Out, Bits<32>>,
     /// The first-error record is complete.
     pub rx_err_valid: Signal<Out, Bit>,
-    /// 1 mismatch, 2 data beyond the size, 3 short transfer.
+    /// The verifier's internal cause (`data_verifier::CAUSE_*`: 1 mismatch,
+    /// 2 data beyond the size, 3 short transfer), not the register map's
+    /// `error_cause`.
     pub rx_err_cause: Signal<Out, Bits<2>>,
     pub rx_err_offset: Signal<Out, Bits<48>>,
     pub rx_err_expected: Signal<Out, Bits<32>>,

@@ -34,7 +34,7 @@
 //!    ends when the TOE reports the connection fully closed (`established`
 //!    falls).
 //! 5. The end sets `done` (pulse `done_set`) or `error` (pulse `error_set`)
-//!    with `error_cause`:
+//!    with `error_cause` ([`ErrorCause`], the register map's code table):
 //!    - `refused` (1): the open failed (refused, timed out) or the
 //!      connection was reset;
 //!    - `peer_closed` (2): the peer closed before every expected byte was
@@ -57,15 +57,15 @@
 
 use rust_hdl::prelude::*;
 
+use config::codes::{ConnMode, ErrorCause, TestMode, TxPattern};
+
 use crate::datapath::Datapath;
 
-/// `error_cause` values (the register map's `session.status.error_cause` enum).
-pub const CAUSE_NONE: u64 = 0;
-pub const CAUSE_REFUSED: u64 = 1;
-pub const CAUSE_PEER_CLOSED: u64 = 2;
-pub const CAUSE_VERIFY: u64 = 3;
-pub const CAUSE_BEYOND: u64 = 4;
-pub const CAUSE_ABORTED: u64 = 5;
+// The 1-bit register codes are decoded by inversion below (`active` is
+// `conn_mode == active`, the datapath's `pattern` is `tx_pattern ==
+// incremental`): the tables must keep those values.
+const _: () = assert!(ConnMode::Active as u64 == 0 && ConnMode::Passive as u64 == 1);
+const _: () = assert!(TxPattern::Incremental as u64 == 0 && TxPattern::Dummy as u64 == 1);
 
 /// Cycles the session lets the verifier pipeline drain after the peer
 /// closed before it calls the transfer short (the verifier needs 5).
@@ -86,12 +86,12 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_clear_errors: Signal<In, Bit>,
     /// The sticky error bit as software sees it; its fall clears `error_cause`.
     pub reg_error: Signal<In, Bit>,
-    /// 0 disabled, 1 send, 2 receive, 3 full duplex.
+    /// [`TestMode`]: 0 disabled, 1 send, 2 receive, 3 full duplex.
     pub reg_test_mode: Signal<In, Bits<2>>,
     pub reg_verify: Signal<In, Bit>,
-    /// 0 incremental, 1 dummy.
+    /// [`TxPattern`]: 0 incremental, 1 dummy.
     pub reg_tx_pattern: Signal<In, Bit>,
-    /// 0 active (client), 1 passive (server).
+    /// [`ConnMode`]: 0 active (client), 1 passive (server).
     pub reg_conn_mode: Signal<In, Bit>,
     pub reg_tx_percent: Signal<In, Bits<7>>,
     pub reg_rx_percent: Signal<In, Bits<7>>,
@@ -106,6 +106,7 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_connected: Signal<Out, Bit>,
     /// The connection was closed after being established; cleared by `start`.
     pub reg_closed: Signal<Out, Bit>,
+    /// [`ErrorCause`].
     pub reg_error_cause: Signal<Out, Bits<4>>,
     /// One-cycle pulses setting the sticky `done` / `error` register bits.
     pub reg_done_set: Signal<Out, Bit>,
@@ -178,7 +179,7 @@ pub struct Session<const W: usize, const K: usize> {
     close_first: Signal<Local, Bit>,
     verifier_cause: Signal<Local, Bits<4>>,
     datapath: Datapath<W, K>,
-    // Constants: states, causes, counts.
+    // Constants: states, causes (`error_cause`), test modes, counts.
     s_idle: Constant<Bits<4>>,
     s_open_req: Constant<Bits<4>>,
     s_wait_est: Constant<Bits<4>>,
@@ -304,15 +305,15 @@ impl<const W: usize, const K: usize> Session<W, K> {
             s_close_req: c4(6),
             s_wait_closed: c4(7),
             s_finish: c4(8),
-            c_none: c4(CAUSE_NONE),
-            c_refused: c4(CAUSE_REFUSED),
-            c_peer_closed: c4(CAUSE_PEER_CLOSED),
-            c_verify: c4(CAUSE_VERIFY),
-            c_beyond: c4(CAUSE_BEYOND),
-            c_aborted: c4(CAUSE_ABORTED),
-            c_mode_off: Constant::new(bits(0)),
-            c_mode_send: Constant::new(bits(1)),
-            c_mode_receive: Constant::new(bits(2)),
+            c_none: c4(ErrorCause::None as u64),
+            c_refused: c4(ErrorCause::Refused as u64),
+            c_peer_closed: c4(ErrorCause::PeerClosed as u64),
+            c_verify: c4(ErrorCause::Verify as u64),
+            c_beyond: c4(ErrorCause::BeyondSize as u64),
+            c_aborted: c4(ErrorCause::Aborted as u64),
+            c_mode_off: Constant::new(bits(TestMode::Disabled as u64)),
+            c_mode_send: Constant::new(bits(TestMode::Send as u64)),
+            c_mode_receive: Constant::new(bits(TestMode::Receive as u64)),
             c_vcause_beyond: Constant::new(bits(crate::data_verifier::CAUSE_BEYOND)),
             c_vcause_short: Constant::new(bits(crate::data_verifier::CAUSE_SHORT)),
             c_drain: c4(DRAIN_CYCLES),
@@ -368,6 +369,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.datapath.reset.next = self.reset.val();
         self.datapath.transfer_size.next = self.size.q.val();
         self.datapath.packet_size.next = self.psize.q.val();
+        // TxPattern::Incremental is 0, the datapath's incremental is 1.
         self.datapath.pattern.next = !self.pattern.q.val();
         self.datapath.verify.next = self.verify_q.q.val();
         self.datapath.tx_percent.next = self.txp.q.val();
@@ -427,7 +429,8 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             | (self.datapath.rx_error.val() & (self.datapath.rx_err_cause.val() == self.c_vcause_beyond.val()));
         // Half duplex: the sender closes first; full duplex: the client.
         self.close_first.next = self.tx_en.q.val() & (!self.rx_en.q.val() | self.active.q.val());
-        // The verifier's cause in register terms.
+        // The verifier's internal cause (`data_verifier::CAUSE_*`) in
+        // register terms (`ErrorCause`).
         if self.datapath.rx_err_cause.val() == self.c_vcause_beyond.val() {
             self.verifier_cause.next = self.c_beyond.val();
         } else if self.datapath.rx_err_cause.val() == self.c_vcause_short.val() {
@@ -450,6 +453,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             if self.reg_start.val() & (self.reg_test_mode.val() != self.c_mode_off.val()) {
                 self.tx_en.d.next = self.reg_test_mode.val() != self.c_mode_receive.val();
                 self.rx_en.d.next = self.reg_test_mode.val() != self.c_mode_send.val();
+                // ConnMode::Active is 0 (checked at the top of the file).
                 self.active.d.next = !self.reg_conn_mode.val();
                 self.lport.d.next = self.reg_fpga_port.val();
                 self.rport.d.next = self.reg_target_port.val();

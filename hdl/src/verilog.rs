@@ -38,7 +38,8 @@ pub fn block_verilog<B: Block>(block: &mut B, module: &str) -> Result<String, Hd
     Ok(text)
 }
 
-/// Builds `$block::<W, K>` for a configured width and returns its Verilog.
+/// Builds `$block::<W, K>` for a configured width (one of
+/// [`config::DATA_WIDTHS`]; an arm per entry) and returns its Verilog.
 macro_rules! by_width {
     ($width:expr, $block:ident, $module:expr) => {
         match $width {
@@ -47,7 +48,7 @@ macro_rules! by_width {
             256 => block_verilog(&mut $block::<256, 32>::new(), $module),
             512 => block_verilog(&mut $block::<512, 64>::new(), $module),
             1024 => block_verilog(&mut $block::<1024, 128>::new(), $module),
-            other => Err(HdlError(format!("unsupported data width {other}: use 64, 128, 256, 512 or 1024"))),
+            other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
         }
     };
 }
