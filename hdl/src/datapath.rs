@@ -19,7 +19,8 @@ use crate::data_verifier::DataVerifier;
 use crate::rate_limiter::RateLimiter;
 use crate::traffic_generator::TrafficGenerator;
 
-#[derive(LogicBlock)]
+/// No constants, so `Default` builds it (`Datapath::default()`).
+#[derive(LogicBlock, Default)]
 pub struct Datapath<const W: usize, const K: usize> {
     /// User clock.
     pub clock: Signal<In, Clock>,
@@ -89,60 +90,6 @@ pub struct Datapath<const W: usize, const K: usize> {
     tx_limiter: RateLimiter<W, K>,
     rx_limiter: RateLimiter<W, K>,
     verifier: DataVerifier<W, K>,
-}
-
-impl<const W: usize, const K: usize> Datapath<W, K> {
-    pub fn new() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            tx_start: Default::default(),
-            tx_clear: Default::default(),
-            tx_abort: Default::default(),
-            rx_start: Default::default(),
-            rx_end: Default::default(),
-            rx_clear: Default::default(),
-            transfer_size: Default::default(),
-            packet_size: Default::default(),
-            pattern: Default::default(),
-            verify: Default::default(),
-            tx_percent: Default::default(),
-            rx_percent: Default::default(),
-            tx_busy: Default::default(),
-            tx_done: Default::default(),
-            tx_bytes: Default::default(),
-            tx_tdata: Default::default(),
-            tx_tkeep: Default::default(),
-            tx_tlast: Default::default(),
-            tx_tvalid: Default::default(),
-            tx_tready: Default::default(),
-            rx_tdata: Default::default(),
-            rx_tkeep: Default::default(),
-            rx_tlast: Default::default(),
-            rx_tvalid: Default::default(),
-            rx_tready: Default::default(),
-            rx_bytes: Default::default(),
-            rx_packets: Default::default(),
-            rx_complete: Default::default(),
-            rx_error: Default::default(),
-            rx_err_count: Default::default(),
-            rx_err_valid: Default::default(),
-            rx_err_cause: Default::default(),
-            rx_err_offset: Default::default(),
-            rx_err_expected: Default::default(),
-            rx_err_received: Default::default(),
-            generator: TrafficGenerator::new(),
-            tx_limiter: RateLimiter::new(),
-            rx_limiter: RateLimiter::new(),
-            verifier: DataVerifier::new(),
-        }
-    }
-}
-
-impl<const W: usize, const K: usize> Default for Datapath<W, K> {
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 impl<const W: usize, const K: usize> Logic for Datapath<W, K> {

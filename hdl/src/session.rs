@@ -295,7 +295,7 @@ impl<const W: usize, const K: usize> Session<W, K> {
             rx_ok: Default::default(),
             close_first: Default::default(),
             verifier_cause: Default::default(),
-            datapath: Datapath::new(),
+            datapath: Default::default(),
             s_idle: c4(0),
             s_open_req: c4(1),
             s_wait_est: c4(2),

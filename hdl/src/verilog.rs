@@ -43,11 +43,11 @@ pub fn block_verilog<B: Block>(block: &mut B, module: &str) -> Result<String, Hd
 macro_rules! by_width {
     ($width:expr, $block:ident, $module:expr) => {
         match $width {
-            64 => block_verilog(&mut $block::<64, 8>::new(), $module),
-            128 => block_verilog(&mut $block::<128, 16>::new(), $module),
-            256 => block_verilog(&mut $block::<256, 32>::new(), $module),
-            512 => block_verilog(&mut $block::<512, 64>::new(), $module),
-            1024 => block_verilog(&mut $block::<1024, 128>::new(), $module),
+            64 => block_verilog(&mut $block::<64, 8>::default(), $module),
+            128 => block_verilog(&mut $block::<128, 16>::default(), $module),
+            256 => block_verilog(&mut $block::<256, 32>::default(), $module),
+            512 => block_verilog(&mut $block::<512, 64>::default(), $module),
+            1024 => block_verilog(&mut $block::<1024, 128>::default(), $module),
             other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
         }
     };
