@@ -12,6 +12,7 @@
 //! assert_eq!(design.peak_mb_per_s(), 32_000.0);
 //! ```
 
+pub mod codes;
 pub mod crossings;
 pub mod ports;
 mod variant;
@@ -25,6 +26,8 @@ use std::net::Ipv4Addr;
 use sha2::{Digest, Sha256};
 use toml::{Table, Value};
 
+pub use codes::{LastPacketMode, ToeMode};
+
 /// The embedded default configuration: the reference demo.
 pub const DEFAULT_TOML: &str = include_str!("../default.toml");
 
@@ -37,6 +40,13 @@ pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const MAX_SESSIONS: usize = 4;
 /// Supported data widths in bits.
 pub const DATA_WIDTHS: [usize; 5] = [64, 128, 256, 512, 1024];
+
+/// [`DATA_WIDTHS`] as messages list them: "64, 128, 256, 512 or 1024".
+pub fn data_widths_text() -> String {
+    let (last, rest) = DATA_WIDTHS.split_last().expect("DATA_WIDTHS is not empty");
+    let rest: Vec<String> = rest.iter().map(usize::to_string).collect();
+    format!("{} or {last}", rest.join(", "))
+}
 
 /// The default configuration text with `sessions` sessions, its port lists
 /// cut to match: the starting point for tests and for smaller designs.
@@ -55,7 +65,7 @@ pub struct Design {
     pub name: String,
     /// Number of TCP sessions, 1..=4.
     pub sessions: usize,
-    /// Stream data width in bits: 64, 128, 256, 512 or 1024.
+    /// Stream data width in bits, one of [`DATA_WIDTHS`].
     pub data_width: usize,
     /// User (TOE data) clock in MHz.
     pub user_clock_mhz: f64,
@@ -69,28 +79,6 @@ pub struct Design {
     pub defaults: ToeDefaults,
     /// First 16 hex digits of the SHA-256 of the canonical configuration.
     pub config_hash: String,
-}
-
-/// How the TOE finds its peer (reference demo, section 3.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ToeMode {
-    /// Resolves the target's MAC with ARP; the FPGA starts the ARP exchange.
-    Client = 0,
-    /// Waits for the peer's ARP request.
-    Server = 1,
-    /// Uses the configured target MAC, no ARP.
-    FixedMac = 2,
-}
-
-/// How the TOE marks the last packet of a transmission (reference demo, 3.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LastPacketMode {
-    /// Sends the last packet twice, for a fast acknowledgement.
-    Dup = 0,
-    /// Sets PSH on the last packet.
-    Psh = 1,
-    /// No special treatment.
-    Normal = 2,
 }
 
 /// Reset values of the TOE parameter registers.
@@ -211,9 +199,10 @@ pub fn parse(text: &str, boards: &[&str]) -> Result<Design, ConfigError> {
         );
     }
     let sessions = design.integer("sessions", 1, MAX_SESSIONS as i64)? as usize;
-    let data_width = design.integer("data_width", 64, 1024)? as usize;
+    let widths = (DATA_WIDTHS[0] as i64, DATA_WIDTHS[DATA_WIDTHS.len() - 1] as i64);
+    let data_width = design.integer("data_width", widths.0, widths.1)? as usize;
     if !DATA_WIDTHS.contains(&data_width) {
-        return err("design.data_width", format!("{data_width} is not supported: use 64, 128, 256, 512 or 1024"));
+        return err("design.data_width", format!("{data_width} is not supported: use {}", data_widths_text()));
     }
     let user_clock_mhz = design.float("user_clock_mhz", 1.0, 1000.0)?;
     let reg_clock_mhz = design.float("reg_clock_mhz", 1.0, 1000.0)?;

@@ -34,7 +34,10 @@ use rust_hdl::prelude::*;
 use crate::beat_check::{BeatCheck, ByteMask};
 use crate::pattern_lanes::PatternLanes;
 
-/// `err_cause` values.
+/// `err_cause` values: the verifier's own encoding, internal to the
+/// datapath. They are not the register map's `error_cause` codes
+/// (`config::codes::ErrorCause`): the session (`session.rs`) translates them
+/// (mismatch -> `verify`, beyond -> `beyond_size`, short -> `peer_closed`).
 pub const CAUSE_NONE: u64 = 0;
 pub const CAUSE_MISMATCH: u64 = 1;
 pub const CAUSE_BEYOND: u64 = 2;
@@ -72,6 +75,7 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     pub err_count: Signal<Out, Bits<32>>,
     /// The first-error record below is complete.
     pub err_valid: Signal<Out, Bit>,
+    /// `CAUSE_*` above (internal to the verifier, not `error_cause`).
     pub err_cause: Signal<Out, Bits<2>>,
     pub err_offset: Signal<Out, Bits<48>>,
     pub err_expected: Signal<Out, Bits<32>>,
@@ -175,7 +179,7 @@ pub struct DataVerifier<const W: usize, const K: usize> {
 
 impl<const W: usize, const K: usize> DataVerifier<W, K> {
     pub fn new() -> Self {
-        assert!(matches!(W, 64 | 128 | 256 | 512 | 1024), "DataVerifier: W = {W} is not 64, 128, 256, 512 or 1024");
+        assert!(config::DATA_WIDTHS.contains(&W), "DataVerifier: W = {W} is not {}", config::data_widths_text());
         assert_eq!(K, W / 8, "DataVerifier: K must be W / 8");
         Self {
             clock: Default::default(),

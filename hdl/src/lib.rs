@@ -1,15 +1,20 @@
 //! rust-hdl blocks of the TOE user logic, one block per file, and the
 //! assembly of their Verilog.
 //!
-//! Blocks are generic over the data width `W` (64..1024 bits) and its byte
-//! count `K = W / 8` (rust-hdl cannot compute one const generic from another);
+//! Blocks are generic over the data width `W` (one of [`config::DATA_WIDTHS`])
+//! and its byte count `K = W / 8` (rust-hdl cannot compute one const generic
+//! from another);
 //! [`verilog::session_verilog`] dispatches a configured width to the matching
 //! instantiation.
+//!
+//! A block's Rust type, its file and its Verilog module carry one name:
+//! [`session::Session`] is the per-session module `<name>_session`,
+//! [`datapath::Datapath`] its `datapath` (generator, verifier, rate limiters).
 
 pub mod beat_check;
 pub mod cdc;
-pub mod controller;
 pub mod data_verifier;
+pub mod datapath;
 pub mod pattern_lanes;
 pub mod rate_limiter;
 pub mod register_file;
@@ -19,6 +24,8 @@ pub mod traffic_generator;
 pub mod verilog;
 
 pub use data_verifier::DataVerifier;
+pub use datapath::Datapath;
 pub use pattern_lanes::PatternLanes;
 pub use rate_limiter::RateLimiter;
+pub use session::Session;
 pub use traffic_generator::TrafficGenerator;

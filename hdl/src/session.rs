@@ -1,23 +1,75 @@
-//! One TCP session's user logic: the transmit path (traffic generator behind
-//! a rate limiter) and the receive path (rate limiter in front of the data
-//! verifier): the session's datapath. The session controller
-//! (`controller.rs`) wraps it and drives its start/abort/end pulses.
+//! Session: one TCP session driven by its registers, talking to the TOE
+//! through the session interface (`docs/toe_interface.md`); the Verilog
+//! module `<name>_session`. It wraps the session's [`Datapath`] (generator,
+//! verifier, rate limiters) and drives it from its state machine.
 //!
 //! ```text
-//!   tx_start/abort, sizes, pattern --> TrafficGenerator --> RateLimiter(tx_percent) --> tx_t* (to the TOE)
-//!   rx_t* (from the TOE) --> RateLimiter(rx_percent) --> DataVerifier <-- rx_start/end/clear, verify
+//!  registers (start, abort, test_config, sizes, ports, speed)      TOE session interface
+//!        |                                                          conn_req_* -->
+//!        v                                                          <-- established, peer_closed, conn_error, peer_*
+//!  +-------------+  tx_start/abort, rx_start/end/clear, params    +------------------+
+//!  |  FSM, timer |----------------------------------------------->|     Datapath     |--> toe_tx_t*
+//!  |  peer info  |<-----------------------------------------------| (gen, verifier,  |<-- toe_rx_t*
+//!  +-------------+  tx_done, rx_complete, rx_error, counters      |  rate limiters)  |
+//!        |                                                        +------------------+
+//!        v
+//!  status (busy, connected, closed, error_cause, done_set/error_set), elapsed, peer_*
 //! ```
 //!
-//! The TX limiter gates `tx_tvalid`, the RX limiter gates `rx_tready`, so a
-//! limited receiver pushes back on the TOE. In the product the controller
-//! instantiates it as `datapath`; the testbench also builds it alone as a
-//! harness (`toe_gen::rtl::datapath_harness`) with ports `s<n>_<port>`.
+//! A test runs as the reference demo does (sections 3.3, 3.4, 4.3, 4.4):
+//!
+//! 1. `start` (ignored while busy or with test mode `disabled`) latches the
+//!    test parameters, clears the verifier and the elapsed timer and
+//!    presents an open request: active (client, to `target_port`) or passive
+//!    (server, listening on `fpga_port`) as `conn_mode` says.
+//! 2. When the TOE reports `established`, the session keeps the peer's
+//!    port, MSS and window scale, starts the timer and starts the generator
+//!    (send, full duplex) and/or the verifier (receive, full duplex).
+//! 3. The timer stops when the last byte was sent (generator done) and/or
+//!    received (verifier complete): `elapsed` is in user-clock cycles from
+//!    `established` to the end of the transfer.
+//! 4. Closing: half duplex, the sender closes and the receiver waits for the
+//!    peer's close, then closes; full duplex, the client (active) closes and
+//!    the server (passive) waits for the peer's close, then closes. The test
+//!    ends when the TOE reports the connection fully closed (`established`
+//!    falls).
+//! 5. The end sets `done` (pulse `done_set`) or `error` (pulse `error_set`)
+//!    with `error_cause` ([`ErrorCause`], the register map's code table):
+//!    - `refused` (1): the open failed (refused, timed out) or the
+//!      connection was reset;
+//!    - `peer_closed` (2): the peer closed before every expected byte was
+//!      received (the verifier records the short transfer). A peer that
+//!      closes its direction after sending everything we expect (or on a
+//!      send-only test) has half-closed the connection, which is legal TCP:
+//!      the session finishes sending, then closes;
+//!    - `verify` (3): received data differed from the pattern;
+//!    - `beyond_size` (4): the peer sent more than `transfer_size` bytes;
+//!    - `aborted` (5): `abort` arrived.
+//!
+//! `abort` from any state stops the generator at once, requests a close and
+//! ends the test without waiting for the peer: the session is idle a few
+//! cycles later, provided the TOE takes requests (it must, see the interface
+//! document). A verification error does not stop the transfer: the counters
+//! and the first-error record show the whole run.
+//!
+//! `error_cause` keeps its value until software clears the sticky `error`
+//! register bit (`error` input falling) or the next error.
 
 use rust_hdl::prelude::*;
 
-use crate::data_verifier::DataVerifier;
-use crate::rate_limiter::RateLimiter;
-use crate::traffic_generator::TrafficGenerator;
+use config::codes::{ConnMode, ErrorCause, TestMode, TxPattern};
+
+use crate::datapath::Datapath;
+
+// The 1-bit register codes are decoded by inversion below (`active` is
+// `conn_mode == active`, the datapath's `pattern` is `tx_pattern ==
+// incremental`): the tables must keep those values.
+const _: () = assert!(ConnMode::Active as u64 == 0 && ConnMode::Passive as u64 == 1);
+const _: () = assert!(TxPattern::Incremental as u64 == 0 && TxPattern::Dummy as u64 == 1);
+
+/// Cycles the session lets the verifier pipeline drain after the peer
+/// closed before it calls the transfer short (the verifier needs 5).
+const DRAIN_CYCLES: u64 = 15;
 
 #[derive(LogicBlock)]
 pub struct Session<const W: usize, const K: usize> {
@@ -25,114 +77,250 @@ pub struct Session<const W: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
-    /// Start sending (one-cycle pulse).
-    pub tx_start: Signal<In, Bit>,
-    /// Abort sending (one-cycle pulse).
-    pub tx_abort: Signal<In, Bit>,
-    /// A new test begins: zero the transmit byte count (one-cycle pulse).
-    pub tx_clear: Signal<In, Bit>,
-    /// Start receiving: new transfer for the verifier (one-cycle pulse).
-    pub rx_start: Signal<In, Bit>,
-    /// The peer has closed: check for a short transfer (one-cycle pulse).
-    pub rx_end: Signal<In, Bit>,
+    // ---- From the register file: `reg_<x>` joins the register file's `s<n>_<x>`.
+    /// Begin a test (one-cycle pulse).
+    pub reg_start: Signal<In, Bit>,
+    /// Stop the test and close (one-cycle pulse).
+    pub reg_abort: Signal<In, Bit>,
     /// Clear the verifier's error record and count (one-cycle pulse).
-    pub rx_clear: Signal<In, Bit>,
-    /// Transfer size in bytes, 1 .. 2^48-1.
-    pub transfer_size: Signal<In, Bits<48>>,
-    /// Packet size in bytes (whole beats; 0 = none).
-    pub packet_size: Signal<In, Bits<48>>,
-    /// 1: incremental pattern, 0: dummy data.
-    pub pattern: Signal<In, Bit>,
-    /// Check received data against the pattern.
-    pub verify: Signal<In, Bit>,
-    /// TX max speed, % of the bus peak (1..=100).
-    pub tx_percent: Signal<In, Bits<7>>,
-    /// RX max speed, % of the bus peak (1..=100).
-    pub rx_percent: Signal<In, Bits<7>>,
-    /// Transmit in progress.
-    pub tx_busy: Signal<Out, Bit>,
-    /// Last transmit completed.
-    pub tx_done: Signal<Out, Bit>,
-    /// Bytes accepted by the TOE since start.
-    pub tx_bytes: Signal<Out, Bits<64>>,
-    /// Transmit stream to the TOE.
-    pub tx_tdata: Signal<Out, Bits<W>>,
-    pub tx_tkeep: Signal<Out, Bits<K>>,
-    pub tx_tlast: Signal<Out, Bit>,
-    pub tx_tvalid: Signal<Out, Bit>,
-    pub tx_tready: Signal<In, Bit>,
-    /// Receive stream from the TOE.
-    pub rx_tdata: Signal<In, Bits<W>>,
-    pub rx_tkeep: Signal<In, Bits<K>>,
-    pub rx_tlast: Signal<In, Bit>,
-    pub rx_tvalid: Signal<In, Bit>,
-    pub rx_tready: Signal<Out, Bit>,
-    /// Bytes received since rx_start.
-    pub rx_bytes: Signal<Out, Bits<64>>,
-    /// Packets (beats with tlast) received since rx_start.
-    pub rx_packets: Signal<Out, Bits<32>>,
-    /// rx_bytes equals the transfer size.
-    pub rx_complete: Signal<Out, Bit>,
-    /// Sticky receive error.
-    pub rx_error: Signal<Out, Bit>,
-    pub rx_err_count: Signal<Out, Bits<32>>,
-    /// The first-error record is complete.
-    pub rx_err_valid: Signal<Out, Bit>,
-    /// 1 mismatch, 2 data beyond the size, 3 short transfer.
-    pub rx_err_cause: Signal<Out, Bits<2>>,
-    pub rx_err_offset: Signal<Out, Bits<48>>,
-    pub rx_err_expected: Signal<Out, Bits<32>>,
-    pub rx_err_received: Signal<Out, Bits<32>>,
-    generator: TrafficGenerator<W, K>,
-    tx_limiter: RateLimiter<W, K>,
-    rx_limiter: RateLimiter<W, K>,
-    verifier: DataVerifier<W, K>,
+    pub reg_clear_errors: Signal<In, Bit>,
+    /// The sticky error bit as software sees it; its fall clears `error_cause`.
+    pub reg_error: Signal<In, Bit>,
+    /// [`TestMode`]: 0 disabled, 1 send, 2 receive, 3 full duplex.
+    pub reg_test_mode: Signal<In, Bits<2>>,
+    pub reg_verify: Signal<In, Bit>,
+    /// [`TxPattern`]: 0 incremental, 1 dummy.
+    pub reg_tx_pattern: Signal<In, Bit>,
+    /// [`ConnMode`]: 0 active (client), 1 passive (server).
+    pub reg_conn_mode: Signal<In, Bit>,
+    pub reg_tx_percent: Signal<In, Bits<7>>,
+    pub reg_rx_percent: Signal<In, Bits<7>>,
+    pub reg_transfer_size: Signal<In, Bits<48>>,
+    pub reg_packet_size: Signal<In, Bits<48>>,
+    pub reg_fpga_port: Signal<In, Bits<16>>,
+    pub reg_target_port: Signal<In, Bits<16>>,
+    // ---- To the register file.
+    /// From `start` until the test ends.
+    pub reg_busy: Signal<Out, Bit>,
+    /// The TOE reports the connection established.
+    pub reg_connected: Signal<Out, Bit>,
+    /// The connection was closed after being established; cleared by `start`.
+    pub reg_closed: Signal<Out, Bit>,
+    /// [`ErrorCause`].
+    pub reg_error_cause: Signal<Out, Bits<4>>,
+    /// One-cycle pulses setting the sticky `done` / `error` register bits.
+    pub reg_done_set: Signal<Out, Bit>,
+    pub reg_error_set: Signal<Out, Bit>,
+    pub reg_tx_bytes: Signal<Out, Bits<64>>,
+    pub reg_rx_bytes: Signal<Out, Bits<64>>,
+    pub reg_elapsed: Signal<Out, Bits<64>>,
+    pub reg_err_offset: Signal<Out, Bits<48>>,
+    pub reg_err_expected: Signal<Out, Bits<32>>,
+    pub reg_err_received: Signal<Out, Bits<32>>,
+    pub reg_err_count: Signal<Out, Bits<32>>,
+    pub reg_rx_packets: Signal<Out, Bits<32>>,
+    pub reg_peer_port: Signal<Out, Bits<16>>,
+    pub reg_peer_mss: Signal<Out, Bits<16>>,
+    pub reg_peer_window_scale: Signal<Out, Bits<4>>,
+    // ---- TOE session interface (`toe<s>_` on the top).
+    pub toe_conn_req_valid: Signal<Out, Bit>,
+    pub toe_conn_req_ready: Signal<In, Bit>,
+    pub toe_conn_req_open: Signal<Out, Bit>,
+    pub toe_conn_req_active: Signal<Out, Bit>,
+    pub toe_conn_req_local_port: Signal<Out, Bits<16>>,
+    pub toe_conn_req_remote_port: Signal<Out, Bits<16>>,
+    pub toe_established: Signal<In, Bit>,
+    pub toe_peer_closed: Signal<In, Bit>,
+    pub toe_conn_error: Signal<In, Bit>,
+    pub toe_peer_port: Signal<In, Bits<16>>,
+    pub toe_peer_mss: Signal<In, Bits<16>>,
+    pub toe_peer_window_scale: Signal<In, Bits<4>>,
+    pub toe_tx_tdata: Signal<Out, Bits<W>>,
+    pub toe_tx_tkeep: Signal<Out, Bits<K>>,
+    pub toe_tx_tlast: Signal<Out, Bit>,
+    pub toe_tx_tvalid: Signal<Out, Bit>,
+    pub toe_tx_tready: Signal<In, Bit>,
+    pub toe_rx_tdata: Signal<In, Bits<W>>,
+    pub toe_rx_tkeep: Signal<In, Bits<K>>,
+    pub toe_rx_tlast: Signal<In, Bit>,
+    pub toe_rx_tvalid: Signal<In, Bit>,
+    pub toe_rx_tready: Signal<Out, Bit>,
+    // ---- State.
+    state: DFF<Bits<4>>,
+    tx_en: DFF<Bit>,
+    rx_en: DFF<Bit>,
+    active: DFF<Bit>,
+    aborting: DFF<Bit>,
+    lport: DFF<Bits<16>>,
+    rport: DFF<Bits<16>>,
+    size: DFF<Bits<48>>,
+    psize: DFF<Bits<48>>,
+    pattern: DFF<Bit>,
+    verify_q: DFF<Bit>,
+    txp: DFF<Bits<7>>,
+    rxp: DFF<Bits<7>>,
+    fail: DFF<Bits<4>>,
+    cause: DFF<Bits<4>>,
+    closed_q: DFF<Bit>,
+    was_open: DFF<Bit>,
+    timing: DFF<Bit>,
+    elapsed_q: DFF<Bits<64>>,
+    drain: DFF<Bits<4>>,
+    error_q: DFF<Bit>,
+    /// The verifier's `complete`, registered: its 64-bit equality compare
+    /// stays out of the state machine's cone (one LUT level less).
+    complete_q: DFF<Bit>,
+    peer_port_q: DFF<Bits<16>>,
+    peer_mss_q: DFF<Bits<16>>,
+    peer_ws_q: DFF<Bits<4>>,
+    // Combinational helpers.
+    tx_ok: Signal<Local, Bit>,
+    rx_ok: Signal<Local, Bit>,
+    close_first: Signal<Local, Bit>,
+    verifier_cause: Signal<Local, Bits<4>>,
+    datapath: Datapath<W, K>,
+    // Constants: states, causes (`error_cause`), test modes, counts.
+    s_idle: Constant<Bits<4>>,
+    s_open_req: Constant<Bits<4>>,
+    s_wait_est: Constant<Bits<4>>,
+    s_run: Constant<Bits<4>>,
+    s_drain: Constant<Bits<4>>,
+    s_wait_peer: Constant<Bits<4>>,
+    s_close_req: Constant<Bits<4>>,
+    s_wait_closed: Constant<Bits<4>>,
+    s_finish: Constant<Bits<4>>,
+    c_none: Constant<Bits<4>>,
+    c_refused: Constant<Bits<4>>,
+    c_peer_closed: Constant<Bits<4>>,
+    c_verify: Constant<Bits<4>>,
+    c_beyond: Constant<Bits<4>>,
+    c_aborted: Constant<Bits<4>>,
+    c_mode_off: Constant<Bits<2>>,
+    c_mode_send: Constant<Bits<2>>,
+    c_mode_receive: Constant<Bits<2>>,
+    c_vcause_beyond: Constant<Bits<2>>,
+    c_vcause_short: Constant<Bits<2>>,
+    c_drain: Constant<Bits<4>>,
+    c_zero4: Constant<Bits<4>>,
+    c_one4: Constant<Bits<4>>,
+    c_zero64: Constant<Bits<64>>,
+    c_one64: Constant<Bits<64>>,
 }
 
 impl<const W: usize, const K: usize> Session<W, K> {
     pub fn new() -> Self {
+        let c4 = |v: u64| Constant::new(bits::<4>(v));
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            tx_start: Default::default(),
-            tx_clear: Default::default(),
-            tx_abort: Default::default(),
-            rx_start: Default::default(),
-            rx_end: Default::default(),
-            rx_clear: Default::default(),
-            transfer_size: Default::default(),
-            packet_size: Default::default(),
+            reg_start: Default::default(),
+            reg_abort: Default::default(),
+            reg_clear_errors: Default::default(),
+            reg_error: Default::default(),
+            reg_test_mode: Default::default(),
+            reg_verify: Default::default(),
+            reg_tx_pattern: Default::default(),
+            reg_conn_mode: Default::default(),
+            reg_tx_percent: Default::default(),
+            reg_rx_percent: Default::default(),
+            reg_transfer_size: Default::default(),
+            reg_packet_size: Default::default(),
+            reg_fpga_port: Default::default(),
+            reg_target_port: Default::default(),
+            reg_busy: Default::default(),
+            reg_connected: Default::default(),
+            reg_closed: Default::default(),
+            reg_error_cause: Default::default(),
+            reg_done_set: Default::default(),
+            reg_error_set: Default::default(),
+            reg_tx_bytes: Default::default(),
+            reg_rx_bytes: Default::default(),
+            reg_elapsed: Default::default(),
+            reg_err_offset: Default::default(),
+            reg_err_expected: Default::default(),
+            reg_err_received: Default::default(),
+            reg_err_count: Default::default(),
+            reg_rx_packets: Default::default(),
+            reg_peer_port: Default::default(),
+            reg_peer_mss: Default::default(),
+            reg_peer_window_scale: Default::default(),
+            toe_conn_req_valid: Default::default(),
+            toe_conn_req_ready: Default::default(),
+            toe_conn_req_open: Default::default(),
+            toe_conn_req_active: Default::default(),
+            toe_conn_req_local_port: Default::default(),
+            toe_conn_req_remote_port: Default::default(),
+            toe_established: Default::default(),
+            toe_peer_closed: Default::default(),
+            toe_conn_error: Default::default(),
+            toe_peer_port: Default::default(),
+            toe_peer_mss: Default::default(),
+            toe_peer_window_scale: Default::default(),
+            toe_tx_tdata: Default::default(),
+            toe_tx_tkeep: Default::default(),
+            toe_tx_tlast: Default::default(),
+            toe_tx_tvalid: Default::default(),
+            toe_tx_tready: Default::default(),
+            toe_rx_tdata: Default::default(),
+            toe_rx_tkeep: Default::default(),
+            toe_rx_tlast: Default::default(),
+            toe_rx_tvalid: Default::default(),
+            toe_rx_tready: Default::default(),
+            state: Default::default(),
+            tx_en: Default::default(),
+            rx_en: Default::default(),
+            active: Default::default(),
+            aborting: Default::default(),
+            lport: Default::default(),
+            rport: Default::default(),
+            size: Default::default(),
+            psize: Default::default(),
             pattern: Default::default(),
-            verify: Default::default(),
-            tx_percent: Default::default(),
-            rx_percent: Default::default(),
-            tx_busy: Default::default(),
-            tx_done: Default::default(),
-            tx_bytes: Default::default(),
-            tx_tdata: Default::default(),
-            tx_tkeep: Default::default(),
-            tx_tlast: Default::default(),
-            tx_tvalid: Default::default(),
-            tx_tready: Default::default(),
-            rx_tdata: Default::default(),
-            rx_tkeep: Default::default(),
-            rx_tlast: Default::default(),
-            rx_tvalid: Default::default(),
-            rx_tready: Default::default(),
-            rx_bytes: Default::default(),
-            rx_packets: Default::default(),
-            rx_complete: Default::default(),
-            rx_error: Default::default(),
-            rx_err_count: Default::default(),
-            rx_err_valid: Default::default(),
-            rx_err_cause: Default::default(),
-            rx_err_offset: Default::default(),
-            rx_err_expected: Default::default(),
-            rx_err_received: Default::default(),
-            generator: TrafficGenerator::new(),
-            tx_limiter: RateLimiter::new(),
-            rx_limiter: RateLimiter::new(),
-            verifier: DataVerifier::new(),
+            verify_q: Default::default(),
+            txp: Default::default(),
+            rxp: Default::default(),
+            fail: Default::default(),
+            cause: Default::default(),
+            closed_q: Default::default(),
+            was_open: Default::default(),
+            timing: Default::default(),
+            elapsed_q: Default::default(),
+            drain: Default::default(),
+            error_q: Default::default(),
+            complete_q: Default::default(),
+            peer_port_q: Default::default(),
+            peer_mss_q: Default::default(),
+            peer_ws_q: Default::default(),
+            tx_ok: Default::default(),
+            rx_ok: Default::default(),
+            close_first: Default::default(),
+            verifier_cause: Default::default(),
+            datapath: Default::default(),
+            s_idle: c4(0),
+            s_open_req: c4(1),
+            s_wait_est: c4(2),
+            s_run: c4(3),
+            s_drain: c4(4),
+            s_wait_peer: c4(5),
+            s_close_req: c4(6),
+            s_wait_closed: c4(7),
+            s_finish: c4(8),
+            c_none: c4(ErrorCause::None as u64),
+            c_refused: c4(ErrorCause::Refused as u64),
+            c_peer_closed: c4(ErrorCause::PeerClosed as u64),
+            c_verify: c4(ErrorCause::Verify as u64),
+            c_beyond: c4(ErrorCause::BeyondSize as u64),
+            c_aborted: c4(ErrorCause::Aborted as u64),
+            c_mode_off: Constant::new(bits(TestMode::Disabled as u64)),
+            c_mode_send: Constant::new(bits(TestMode::Send as u64)),
+            c_mode_receive: Constant::new(bits(TestMode::Receive as u64)),
+            c_vcause_beyond: Constant::new(bits(crate::data_verifier::CAUSE_BEYOND)),
+            c_vcause_short: Constant::new(bits(crate::data_verifier::CAUSE_SHORT)),
+            c_drain: c4(DRAIN_CYCLES),
+            c_zero4: c4(0),
+            c_one4: c4(1),
+            c_zero64: Constant::new(bits(0)),
+            c_one64: Constant::new(bits(1)),
         }
     }
 }
@@ -146,63 +334,265 @@ impl<const W: usize, const K: usize> Default for Session<W, K> {
 impl<const W: usize, const K: usize> Logic for Session<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        // Transmit: generator -> limiter -> TOE.
-        self.generator.clock.next = self.clock.val();
-        self.generator.reset.next = self.reset.val();
-        self.generator.start.next = self.tx_start.val();
-        self.generator.abort_req.next = self.tx_abort.val();
-        self.generator.clear.next = self.tx_clear.val();
-        self.generator.transfer_size.next = self.transfer_size.val();
-        self.generator.packet_size.next = self.packet_size.val();
-        self.generator.pattern.next = self.pattern.val();
-        self.generator.enable.next = true;
-        self.tx_limiter.clock.next = self.clock.val();
-        self.tx_limiter.reset.next = self.reset.val();
-        self.tx_limiter.percent.next = self.tx_percent.val();
-        self.tx_limiter.s_tdata.next = self.generator.m_tdata.val();
-        self.tx_limiter.s_tkeep.next = self.generator.m_tkeep.val();
-        self.tx_limiter.s_tlast.next = self.generator.m_tlast.val();
-        self.tx_limiter.s_tvalid.next = self.generator.m_tvalid.val();
-        self.generator.m_tready.next = self.tx_limiter.s_tready.val();
-        self.tx_tdata.next = self.tx_limiter.m_tdata.val();
-        self.tx_tkeep.next = self.tx_limiter.m_tkeep.val();
-        self.tx_tlast.next = self.tx_limiter.m_tlast.val();
-        self.tx_tvalid.next = self.tx_limiter.m_tvalid.val();
-        self.tx_limiter.m_tready.next = self.tx_tready.val();
-        self.tx_busy.next = self.generator.busy.val();
-        self.tx_done.next = self.generator.done.val();
-        self.tx_bytes.next = self.generator.bytes_sent.val();
+        dff_setup!(
+            self,
+            clock,
+            state,
+            tx_en,
+            rx_en,
+            active,
+            aborting,
+            lport,
+            rport,
+            size,
+            psize,
+            pattern,
+            verify_q,
+            txp,
+            rxp,
+            fail,
+            cause,
+            closed_q,
+            was_open,
+            timing,
+            elapsed_q,
+            drain,
+            error_q,
+            complete_q,
+            peer_port_q,
+            peer_mss_q,
+            peer_ws_q
+        );
 
-        // Receive: TOE -> limiter -> verifier.
-        self.rx_limiter.clock.next = self.clock.val();
-        self.rx_limiter.reset.next = self.reset.val();
-        self.rx_limiter.percent.next = self.rx_percent.val();
-        self.rx_limiter.s_tdata.next = self.rx_tdata.val();
-        self.rx_limiter.s_tkeep.next = self.rx_tkeep.val();
-        self.rx_limiter.s_tlast.next = self.rx_tlast.val();
-        self.rx_limiter.s_tvalid.next = self.rx_tvalid.val();
-        self.rx_tready.next = self.rx_limiter.s_tready.val();
-        self.verifier.clock.next = self.clock.val();
-        self.verifier.reset.next = self.reset.val();
-        self.verifier.start.next = self.rx_start.val();
-        self.verifier.finish.next = self.rx_end.val();
-        self.verifier.clear.next = self.rx_clear.val();
-        self.verifier.transfer_size.next = self.transfer_size.val();
-        self.verifier.verify.next = self.verify.val();
-        self.verifier.s_tdata.next = self.rx_limiter.m_tdata.val();
-        self.verifier.s_tkeep.next = self.rx_limiter.m_tkeep.val();
-        self.verifier.s_tlast.next = self.rx_limiter.m_tlast.val();
-        self.verifier.s_tvalid.next = self.rx_limiter.m_tvalid.val();
-        self.rx_limiter.m_tready.next = self.verifier.s_tready.val();
-        self.rx_bytes.next = self.verifier.bytes.val();
-        self.rx_packets.next = self.verifier.packets.val();
-        self.rx_complete.next = self.verifier.complete.val();
-        self.rx_error.next = self.verifier.error.val();
-        self.rx_err_count.next = self.verifier.err_count.val();
-        self.rx_err_valid.next = self.verifier.err_valid.val();
-        self.rx_err_cause.next = self.verifier.err_cause.val();
-        self.rx_err_offset.next = self.verifier.err_offset.val();
-        self.rx_err_expected.next = self.verifier.err_expected.val();
-        self.rx_err_received.next = self.verifier.err_received.val();
+        // The datapath runs on the latched parameters.
+        self.datapath.clock.next = self.clock.val();
+        self.datapath.reset.next = self.reset.val();
+        self.datapath.transfer_size.next = self.size.q.val();
+        self.datapath.packet_size.next = self.psize.q.val();
+        // TxPattern::Incremental is 0, the datapath's incremental is 1.
+        self.datapath.pattern.next = !self.pattern.q.val();
+        self.datapath.verify.next = self.verify_q.q.val();
+        self.datapath.tx_percent.next = self.txp.q.val();
+        self.datapath.rx_percent.next = self.rxp.q.val();
+        self.datapath.rx_clear.next = self.reg_clear_errors.val();
+        self.toe_tx_tdata.next = self.datapath.tx_tdata.val();
+        self.toe_tx_tkeep.next = self.datapath.tx_tkeep.val();
+        self.toe_tx_tlast.next = self.datapath.tx_tlast.val();
+        self.toe_tx_tvalid.next = self.datapath.tx_tvalid.val();
+        self.datapath.tx_tready.next = self.toe_tx_tready.val();
+        self.datapath.rx_tdata.next = self.toe_rx_tdata.val();
+        self.datapath.rx_tkeep.next = self.toe_rx_tkeep.val();
+        self.datapath.rx_tlast.next = self.toe_rx_tlast.val();
+        self.datapath.rx_tvalid.next = self.toe_rx_tvalid.val();
+        self.toe_rx_tready.next = self.datapath.rx_tready.val();
+
+        // Status and counters for the registers.
+        self.reg_busy.next = (self.state.q.val() != self.s_idle.val()) | self.datapath.tx_busy.val();
+        self.reg_connected.next = self.toe_established.val();
+        self.reg_closed.next = self.closed_q.q.val();
+        self.reg_error_cause.next = self.cause.q.val();
+        self.reg_tx_bytes.next = self.datapath.tx_bytes.val();
+        self.reg_rx_bytes.next = self.datapath.rx_bytes.val();
+        self.reg_elapsed.next = self.elapsed_q.q.val();
+        self.reg_err_offset.next = self.datapath.rx_err_offset.val();
+        self.reg_err_expected.next = self.datapath.rx_err_expected.val();
+        self.reg_err_received.next = self.datapath.rx_err_received.val();
+        self.reg_err_count.next = self.datapath.rx_err_count.val();
+        self.reg_rx_packets.next = self.datapath.rx_packets.val();
+        self.reg_peer_port.next = self.peer_port_q.q.val();
+        self.reg_peer_mss.next = self.peer_mss_q.q.val();
+        self.reg_peer_window_scale.next = self.peer_ws_q.q.val();
+
+        // Connection requests.
+        self.toe_conn_req_valid.next =
+            (self.state.q.val() == self.s_open_req.val()) | (self.state.q.val() == self.s_close_req.val());
+        self.toe_conn_req_open.next = self.state.q.val() == self.s_open_req.val();
+        self.toe_conn_req_active.next = self.active.q.val();
+        self.toe_conn_req_local_port.next = self.lport.q.val();
+        self.toe_conn_req_remote_port.next = self.rport.q.val();
+
+        // Defaults for the one-cycle pulses.
+        self.datapath.tx_start.next = false;
+        self.datapath.rx_start.next = false;
+        self.datapath.rx_end.next = false;
+        self.datapath.tx_abort.next = false;
+        self.datapath.tx_clear.next = false;
+        self.reg_done_set.next = false;
+        self.reg_error_set.next = false;
+
+        self.tx_ok.next = !self.tx_en.q.val() | self.datapath.tx_done.val();
+        // Receiving is over when every byte arrived, or when data beyond the
+        // size did (the byte counter then never equals the size).
+        self.complete_q.d.next = self.datapath.rx_complete.val();
+        self.rx_ok.next = !self.rx_en.q.val()
+            | self.complete_q.q.val()
+            | (self.datapath.rx_error.val() & (self.datapath.rx_err_cause.val() == self.c_vcause_beyond.val()));
+        // Half duplex: the sender closes first; full duplex: the client.
+        self.close_first.next = self.tx_en.q.val() & (!self.rx_en.q.val() | self.active.q.val());
+        // The verifier's internal cause (`data_verifier::CAUSE_*`) in
+        // register terms (`ErrorCause`).
+        if self.datapath.rx_err_cause.val() == self.c_vcause_beyond.val() {
+            self.verifier_cause.next = self.c_beyond.val();
+        } else if self.datapath.rx_err_cause.val() == self.c_vcause_short.val() {
+            self.verifier_cause.next = self.c_peer_closed.val();
+        } else {
+            self.verifier_cause.next = self.c_verify.val();
+        }
+
+        if self.timing.q.val() {
+            self.elapsed_q.d.next = self.elapsed_q.q.val() + self.c_one64.val();
+        }
+
+        // Software clearing the sticky error clears the cause.
+        self.error_q.d.next = self.reg_error.val();
+        if self.error_q.q.val() & !self.reg_error.val() {
+            self.cause.d.next = self.c_none.val();
+        }
+
+        if self.state.q.val() == self.s_idle.val() {
+            if self.reg_start.val() & (self.reg_test_mode.val() != self.c_mode_off.val()) {
+                self.tx_en.d.next = self.reg_test_mode.val() != self.c_mode_receive.val();
+                self.rx_en.d.next = self.reg_test_mode.val() != self.c_mode_send.val();
+                // ConnMode::Active is 0 (checked at the top of the file).
+                self.active.d.next = !self.reg_conn_mode.val();
+                self.lport.d.next = self.reg_fpga_port.val();
+                self.rport.d.next = self.reg_target_port.val();
+                self.size.d.next = self.reg_transfer_size.val();
+                self.psize.d.next = self.reg_packet_size.val();
+                self.pattern.d.next = self.reg_tx_pattern.val();
+                self.verify_q.d.next = self.reg_verify.val();
+                self.txp.d.next = self.reg_tx_percent.val();
+                self.rxp.d.next = self.reg_rx_percent.val();
+                self.fail.d.next = self.c_none.val();
+                self.aborting.d.next = false;
+                self.closed_q.d.next = false;
+                self.was_open.d.next = false;
+                self.elapsed_q.d.next = self.c_zero64.val();
+                self.timing.d.next = false;
+                self.state.d.next = self.s_open_req.val();
+            }
+        } else if self.state.q.val() == self.s_open_req.val() {
+            // A new transfer for the verifier (clears its counters and record)
+            // and a zero transmit count, whatever the test mode: a receive test
+            // or a refused open must not show the previous test's `tx_bytes`.
+            // The parameters were latched at `start`, the cycle before.
+            self.datapath.rx_start.next = true;
+            self.datapath.tx_clear.next = true;
+            if self.toe_conn_req_ready.val() {
+                if self.aborting.q.val() {
+                    self.state.d.next = self.s_close_req.val();
+                } else {
+                    self.state.d.next = self.s_wait_est.val();
+                }
+            }
+        } else if self.state.q.val() == self.s_wait_est.val() {
+            if self.toe_conn_error.val() {
+                self.fail.d.next = self.c_refused.val();
+                self.state.d.next = self.s_finish.val();
+            } else if self.toe_established.val() {
+                self.was_open.d.next = true;
+                self.peer_port_q.d.next = self.toe_peer_port.val();
+                self.peer_mss_q.d.next = self.toe_peer_mss.val();
+                self.peer_ws_q.d.next = self.toe_peer_window_scale.val();
+                self.timing.d.next = true;
+                self.datapath.tx_start.next = self.tx_en.q.val();
+                self.state.d.next = self.s_run.val();
+            }
+        } else if self.state.q.val() == self.s_run.val() {
+            if self.toe_conn_error.val() {
+                self.fail.d.next = self.c_refused.val();
+                self.timing.d.next = false;
+                self.datapath.tx_abort.next = true;
+                self.state.d.next = self.s_close_req.val();
+            } else if self.tx_ok.val() & self.rx_ok.val() {
+                self.timing.d.next = false;
+                if self.close_first.val() {
+                    self.state.d.next = self.s_close_req.val();
+                } else {
+                    self.state.d.next = self.s_wait_peer.val();
+                }
+            } else if self.toe_peer_closed.val() & !self.rx_ok.val() {
+                // The peer closed before every expected byte arrived: let the
+                // verifier finish what it took, then judge. A FIN after the
+                // last expected byte (or on a send-only test) is a legal
+                // half-close: we keep sending.
+                self.drain.d.next = self.c_drain.val();
+                self.state.d.next = self.s_drain.val();
+            }
+        } else if self.state.q.val() == self.s_drain.val() {
+            self.drain.d.next = self.drain.q.val() - self.c_one4.val();
+            if self.tx_ok.val() & self.rx_ok.val() {
+                // Everything arrived after all: a normal end, the peer closed first.
+                self.timing.d.next = false;
+                self.state.d.next = self.s_close_req.val();
+            } else if self.rx_ok.val() {
+                // Everything arrived; the peer half-closed while we still send.
+                self.state.d.next = self.s_run.val();
+            } else if self.drain.q.val() == self.c_zero4.val() {
+                self.timing.d.next = false;
+                self.fail.d.next = self.c_peer_closed.val();
+                self.datapath.rx_end.next = self.rx_en.q.val() & !self.complete_q.q.val();
+                self.datapath.tx_abort.next = true;
+                self.state.d.next = self.s_close_req.val();
+            }
+        } else if self.state.q.val() == self.s_wait_peer.val() {
+            if self.toe_peer_closed.val() | self.toe_conn_error.val() {
+                self.state.d.next = self.s_close_req.val();
+            }
+        } else if self.state.q.val() == self.s_close_req.val() {
+            if self.toe_conn_req_ready.val() {
+                if self.aborting.q.val() {
+                    self.state.d.next = self.s_finish.val();
+                } else {
+                    self.state.d.next = self.s_wait_closed.val();
+                }
+            }
+        } else if self.state.q.val() == self.s_wait_closed.val() {
+            if !self.toe_established.val() | self.toe_conn_error.val() {
+                self.closed_q.d.next = self.was_open.q.val();
+                self.state.d.next = self.s_finish.val();
+            }
+        } else {
+            // Finish: report and go idle; a verification error waits for its
+            // complete first-error record (the verifier guarantees it within W/32 + 2 cycles).
+            if self.fail.q.val() != self.c_none.val() {
+                self.reg_error_set.next = true;
+                self.cause.d.next = self.fail.q.val();
+                self.state.d.next = self.s_idle.val();
+            } else if self.datapath.rx_error.val() {
+                if self.datapath.rx_err_valid.val() {
+                    self.reg_error_set.next = true;
+                    self.cause.d.next = self.verifier_cause.val();
+                    self.state.d.next = self.s_idle.val();
+                }
+            } else {
+                self.reg_done_set.next = true;
+                self.state.d.next = self.s_idle.val();
+            }
+        }
+
+        // Abort wins over everything but an idle session.
+        if self.reg_abort.val()
+            & (self.state.q.val() != self.s_idle.val())
+            & (self.state.q.val() != self.s_finish.val())
+        {
+            self.aborting.d.next = true;
+            self.fail.d.next = self.c_aborted.val();
+            self.timing.d.next = false;
+            self.datapath.tx_abort.next = true;
+            if self.state.q.val() == self.s_wait_closed.val() {
+                self.state.d.next = self.s_finish.val();
+            } else if (self.state.q.val() != self.s_open_req.val()) | self.toe_conn_req_ready.val() {
+                // (An open request taken at this edge must be closed again.)
+                self.state.d.next = self.s_close_req.val();
+            }
+        }
+
+        if self.reset.val() {
+            self.state.d.next = self.s_idle.val();
+            self.timing.d.next = false;
+            self.cause.d.next = self.c_none.val();
+            self.closed_q.d.next = false;
+        }
     }
 }

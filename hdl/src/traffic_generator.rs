@@ -112,11 +112,11 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
 }
 
 impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
-    /// Panics unless `W` is one of 64, 128, 256, 512, 1024 and `K == W / 8`:
+    /// Panics unless `W` is one of [`config::DATA_WIDTHS`] and `K == W / 8`:
     /// these are programming errors of the assembly, not user input (the
     /// config is validated before any block is built).
     pub fn new() -> Self {
-        assert!(matches!(W, 64 | 128 | 256 | 512 | 1024), "TrafficGenerator: W = {W} is not 64, 128, 256, 512 or 1024");
+        assert!(config::DATA_WIDTHS.contains(&W), "TrafficGenerator: W = {W} is not {}", config::data_widths_text());
         assert_eq!(K, W / 8, "TrafficGenerator: K must be W / 8");
         let lanes = W / 32;
         Self {

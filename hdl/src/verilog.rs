@@ -6,7 +6,7 @@ use config::ports::{Direction, Group, Port};
 use rust_hdl::core::atom::{Atom, AtomKind};
 use rust_hdl::prelude::*;
 
-use crate::controller::SessionController;
+use crate::datapath::Datapath;
 use crate::session::Session;
 
 /// A block that rust-hdl cannot turn into sound Verilog.
@@ -40,32 +40,33 @@ pub fn block_verilog<B: Block>(block: &mut B, module: &str) -> Result<String, Hd
     Ok(text)
 }
 
-/// Builds `$block::<W, K>` for a configured width and returns its Verilog.
+/// Builds `$block::<W, K>` for a configured width (one of
+/// [`config::DATA_WIDTHS`]; an arm per entry) and returns its Verilog.
 macro_rules! by_width {
     ($width:expr, $block:ident, $f:expr) => {
         match $width {
-            64 => ($f)(&mut $block::<64, 8>::new()),
-            128 => ($f)(&mut $block::<128, 16>::new()),
-            256 => ($f)(&mut $block::<256, 32>::new()),
-            512 => ($f)(&mut $block::<512, 64>::new()),
-            1024 => ($f)(&mut $block::<1024, 128>::new()),
-            other => Err(HdlError(format!("unsupported data width {other}: use 64, 128, 256, 512 or 1024"))),
+            64 => ($f)(&mut $block::<64, 8>::default()),
+            128 => ($f)(&mut $block::<128, 16>::default()),
+            256 => ($f)(&mut $block::<256, 32>::default()),
+            512 => ($f)(&mut $block::<512, 64>::default()),
+            1024 => ($f)(&mut $block::<1024, 128>::default()),
+            other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
         }
     };
 }
 
 /// The per-session module `module` of the product for a data width of
-/// `width` bits: the session controller with its datapath
-/// ([`SessionController`]); its ports face the register file and the TOE.
+/// `width` bits: the session with its datapath ([`Session`]); its ports
+/// face the register file and the TOE.
 pub fn session_verilog(width: usize, module: &str) -> Result<String, HdlError> {
-    by_width!(width, SessionController, |b| block_verilog(b, module))
+    by_width!(width, Session, |b| block_verilog(b, module))
 }
 
-/// The session datapath alone ([`Session`]: generator, verifier, rate
+/// The session datapath alone ([`Datapath`]: generator, verifier, rate
 /// limiters, with plain start/abort ports): the testbench drives it directly
 /// to test those blocks without a TOE.
 pub fn datapath_verilog(width: usize, module: &str) -> Result<String, HdlError> {
-    by_width!(width, Session, |b| block_verilog(b, module))
+    by_width!(width, Datapath, |b| block_verilog(b, module))
 }
 
 /// The ports of `module` as `text` (Verilog this workspace generated)
@@ -140,13 +141,13 @@ pub fn block_ports<B: Block>(block: &mut B) -> Vec<(String, Direction, usize)> {
     probe.ports
 }
 
-/// The ports of the session module ([`SessionController`]) at `width` bits,
+/// The ports of the session module ([`Session`]) at `width` bits,
 /// grouped by what they face: `Group::Clock` (`clock`, `reset`),
 /// `Group::RegisterSession(0)` (its `reg_<x>` ports, local name `<x>`) and
 /// `Group::ToeSession(0)` (its `toe_<x>` ports). `name` is the port's name on
 /// the session module; the assembly renames per session.
 pub fn session_ports(width: usize) -> Result<Vec<Port>, HdlError> {
-    let ports = by_width!(width, SessionController, |b| Ok::<_, HdlError>(block_ports(b)))?;
+    let ports = by_width!(width, Session, |b| Ok::<_, HdlError>(block_ports(b)))?;
     ports
         .into_iter()
         .map(|(name, direction, width)| {
@@ -166,11 +167,11 @@ pub fn session_ports(width: usize) -> Result<Vec<Port>, HdlError> {
         .collect()
 }
 
-/// The ports of the session datapath ([`Session`]) at `width` bits: `clock`
+/// The ports of the session datapath ([`Datapath`]) at `width` bits: `clock`
 /// and `reset` in `Group::Clock`, every other port in `Group::Datapath(0)`
 /// under its own name.
 pub fn datapath_ports(width: usize) -> Result<Vec<Port>, HdlError> {
-    let ports = by_width!(width, Session, |b| Ok::<_, HdlError>(block_ports(b)))?;
+    let ports = by_width!(width, Datapath, |b| Ok::<_, HdlError>(block_ports(b)))?;
     Ok(ports
         .into_iter()
         .map(|(name, direction, width)| {

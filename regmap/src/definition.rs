@@ -5,6 +5,7 @@
 //! `toe` at 0x040 (TOE parameters and initialisation), `session` at 0x100 +
 //! s * 0x100 for s in 0..sessions.
 
+use config::codes::{CodeTable, ConnMode, ErrorCause, LastPacketMode, TestMode, ToeMode, TxPattern};
 use config::Design;
 
 use crate::{Access, Block, EnumValue, Field, Register, RegisterMap, Repeat, Reset, Wide};
@@ -44,10 +45,12 @@ impl Field {
         self.range = Some((min, max));
         self
     }
-    fn values(mut self, values: &[(&str, u32, &str)]) -> Self {
-        self.enum_values = values
+    /// The field's values: the code table `C` (`config::codes`), the one
+    /// definition of their numbers, names and descriptions.
+    fn values<C: CodeTable>(mut self) -> Self {
+        self.enum_values = C::ALL
             .iter()
-            .map(|(name, value, description)| EnumValue { name: name.to_string(), value: *value, description: description.to_string() })
+            .map(|code| EnumValue { name: code.name().to_string(), value: code.value(), description: code.description().to_string() })
             .collect();
         self
     }
@@ -158,16 +161,8 @@ fn toe_block(design: &Design) -> Block {
             field("init_done", 0, 1, Ro, 0, "1: the TOE finished initialising and accepts connections.").volatile(),
         ]),
         reg("toe_config", 0x08, "TOE parameters; the TOE takes them at `toe_ctrl.init`.", vec![
-            field("mode", 0, 2, Rw, d.mode as u32, "How the TOE finds its peer.").values(&[
-                ("client", 0, "Resolve the target MAC with ARP; the FPGA starts the ARP exchange."),
-                ("server", 1, "Wait for the peer's ARP request."),
-                ("fixed_mac", 2, "Use `target_mac`, no ARP (peer in another network domain)."),
-            ]),
-            field("last_packet_mode", 4, 2, Rw, d.last_packet_mode as u32, "How the TOE marks the last packet of a transmission.").values(&[
-                ("dup", 0, "Send the last packet twice, for a fast acknowledgement."),
-                ("psh", 1, "Set PSH on the last packet."),
-                ("normal", 2, "No special treatment."),
-            ]),
+            field("mode", 0, 2, Rw, d.mode as u32, "How the TOE finds its peer.").values::<ToeMode>(),
+            field("last_packet_mode", 4, 2, Rw, d.last_packet_mode as u32, "How the TOE marks the last packet of a transmission.").values::<LastPacketMode>(),
             field("window_update_gap", 16, 10, Rw, u32::from(d.window_update_gap_kb), "Threshold for sending a window update packet, in units of 1 KB; 0 disables window updates (set it non-zero when an RX max speed is below 100)."),
         ]),
         reg("fpga_ip", 0x14, "IPv4 address of the FPGA; taken at `toe_ctrl.init`.", vec![
@@ -223,31 +218,13 @@ fn session_block(design: &Design) -> Block {
             field("closed", 2, 1, Ro, 0, "1 once the connection was closed after being established; cleared by `start`.").volatile(),
             field("done", 3, 1, W1c, 0, "Set when the test completed: every byte sent and/or received and the connection closed.").volatile(),
             field("error", 4, 1, W1c, 0, "Set when the test failed; `error_cause` says why. Clearing it also clears `error_cause`.").volatile(),
-            field("error_cause", 8, 4, Ro, 0, "Why `error` was set; `none` while `error` is 0.").volatile().values(&[
-                ("none", 0, "No error."),
-                ("refused", 1, "The connection was refused or timed out."),
-                ("peer_closed", 2, "The peer closed the connection before `transfer_size` bytes were received."),
-                ("verify", 3, "Received data differs from the incremental pattern (see `err_count`)."),
-                ("beyond_size", 4, "The peer sent more than `transfer_size` bytes."),
-                ("aborted", 5, "Software wrote `ctrl.abort`."),
-            ]),
+            field("error_cause", 8, 4, Ro, ErrorCause::None as u32, "Why `error` was set; `none` while `error` is 0.").volatile().values::<ErrorCause>(),
         ]),
         reg("test_config", 0x08, "Test parameters (the demo's menus 2 and 3); taken at `ctrl.start`.", vec![
-            field("test_mode", 0, 2, Rw, 0, "What the session does.").values(&[
-                ("disabled", 0, "No test; `start` is ignored."),
-                ("send", 1, "Send `transfer_size` bytes to the target."),
-                ("receive", 2, "Receive `transfer_size` bytes from the target."),
-                ("full_duplex", 3, "Send and receive `transfer_size` bytes at the same time."),
-            ]),
+            field("test_mode", 0, 2, Rw, TestMode::Disabled as u32, "What the session does.").values::<TestMode>(),
             field("verify", 4, 1, Rw, 1, "1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)."),
-            field("tx_pattern", 5, 1, Rw, 0, "Data the session sends.").values(&[
-                ("incremental", 0, "32-bit word k of the stream has value k (little-endian)."),
-                ("dummy", 1, "Zeros."),
-            ]),
-            field("conn_mode", 8, 1, Rw, 1, "How the session opens (and, in full duplex, closes) its connection.").values(&[
-                ("active", 0, "Client: open the connection to `target_port` (active open)."),
-                ("passive", 1, "Server: listen on `fpga_port` (passive open)."),
-            ]),
+            field("tx_pattern", 5, 1, Rw, TxPattern::Incremental as u32, "Data the session sends.").values::<TxPattern>(),
+            field("conn_mode", 8, 1, Rw, ConnMode::Passive as u32, "How the session opens (and, in full duplex, closes) its connection.").values::<ConnMode>(),
         ]),
         reg("speed", 0x0C, "Maximum speed per direction, in percent of the peak bandwidth (data_width / 8 * user clock); taken at `ctrl.start`.", vec![
             field("tx_percent", 0, 7, Rw, 100, "Transmit limit; gates tvalid.").range(1, 100),

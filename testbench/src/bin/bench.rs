@@ -48,8 +48,8 @@ fn verilated(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
 }
 
 fn rust_hdl_sim(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
-    let mut sessions: Vec<hdl::session::Session<1024, 128>> = (0..dp1024::SESSIONS).map(|_| hdl::session::Session::new()).collect();
-    let clock = |s: &mut hdl::session::Session<1024, 128>, level: bool| s.clock.next = Clock { clk: level };
+    let mut sessions: Vec<hdl::datapath::Datapath<1024, 128>> = (0..dp1024::SESSIONS).map(|_| hdl::datapath::Datapath::default()).collect();
+    let clock = |s: &mut hdl::datapath::Datapath<1024, 128>, level: bool| s.clock.next = Clock { clk: level };
     for s in sessions.iter_mut() {
         s.connect_all();
         s.transfer_size.next = bits(SIZE);

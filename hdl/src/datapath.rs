@@ -1,0 +1,157 @@
+//! One TCP session's datapath: the transmit path (traffic generator behind
+//! a rate limiter) and the receive path (rate limiter in front of the data
+//! verifier). The session ([`Session`](crate::session::Session),
+//! `session.rs`) wraps it and drives its start/abort/end pulses.
+//!
+//! ```text
+//!   tx_start/abort, sizes, pattern --> TrafficGenerator --> RateLimiter(tx_percent) --> tx_t* (to the TOE)
+//!   rx_t* (from the TOE) --> RateLimiter(rx_percent) --> DataVerifier <-- rx_start/end/clear, verify
+//! ```
+//!
+//! The TX limiter gates `tx_tvalid`, the RX limiter gates `rx_tready`, so a
+//! limited receiver pushes back on the TOE. In the product the session
+//! instantiates it as `datapath` (Verilog `<session>$datapath`); the testbench also builds it alone as a
+//! harness (`toe_gen::rtl::datapath_harness`) with ports `s<n>_<port>`.
+
+use rust_hdl::prelude::*;
+
+use crate::data_verifier::DataVerifier;
+use crate::rate_limiter::RateLimiter;
+use crate::traffic_generator::TrafficGenerator;
+
+/// No constants, so `Default` builds it (`Datapath::default()`).
+#[derive(LogicBlock, Default)]
+pub struct Datapath<const W: usize, const K: usize> {
+    /// User clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Start sending (one-cycle pulse).
+    pub tx_start: Signal<In, Bit>,
+    /// Abort sending (one-cycle pulse).
+    pub tx_abort: Signal<In, Bit>,
+    /// A new test begins: zero the transmit byte count (one-cycle pulse).
+    pub tx_clear: Signal<In, Bit>,
+    /// Start receiving: new transfer for the verifier (one-cycle pulse).
+    pub rx_start: Signal<In, Bit>,
+    /// The peer has closed: check for a short transfer (one-cycle pulse).
+    pub rx_end: Signal<In, Bit>,
+    /// Clear the verifier's error record and count (one-cycle pulse).
+    pub rx_clear: Signal<In, Bit>,
+    /// Transfer size in bytes, 1 .. 2^48-1.
+    pub transfer_size: Signal<In, Bits<48>>,
+    /// Packet size in bytes (whole beats; 0 = none).
+    pub packet_size: Signal<In, Bits<48>>,
+    /// 1: incremental pattern, 0: dummy data.
+    pub pattern: Signal<In, Bit>,
+    /// Check received data against the pattern.
+    pub verify: Signal<In, Bit>,
+    /// TX max speed, % of the bus peak (1..=100).
+    pub tx_percent: Signal<In, Bits<7>>,
+    /// RX max speed, % of the bus peak (1..=100).
+    pub rx_percent: Signal<In, Bits<7>>,
+    /// Transmit in progress.
+    pub tx_busy: Signal<Out, Bit>,
+    /// Last transmit completed.
+    pub tx_done: Signal<Out, Bit>,
+    /// Bytes accepted by the TOE since start.
+    pub tx_bytes: Signal<Out, Bits<64>>,
+    /// Transmit stream to the TOE.
+    pub tx_tdata: Signal<Out, Bits<W>>,
+    pub tx_tkeep: Signal<Out, Bits<K>>,
+    pub tx_tlast: Signal<Out, Bit>,
+    pub tx_tvalid: Signal<Out, Bit>,
+    pub tx_tready: Signal<In, Bit>,
+    /// Receive stream from the TOE.
+    pub rx_tdata: Signal<In, Bits<W>>,
+    pub rx_tkeep: Signal<In, Bits<K>>,
+    pub rx_tlast: Signal<In, Bit>,
+    pub rx_tvalid: Signal<In, Bit>,
+    pub rx_tready: Signal<Out, Bit>,
+    /// Bytes received since rx_start.
+    pub rx_bytes: Signal<Out, Bits<64>>,
+    /// Packets (beats with tlast) received since rx_start.
+    pub rx_packets: Signal<Out, Bits<32>>,
+    /// rx_bytes equals the transfer size.
+    pub rx_complete: Signal<Out, Bit>,
+    /// Sticky receive error.
+    pub rx_error: Signal<Out, Bit>,
+    pub rx_err_count: Signal<Out, Bits<32>>,
+    /// The first-error record is complete.
+    pub rx_err_valid: Signal<Out, Bit>,
+    /// The verifier's internal cause (`data_verifier::CAUSE_*`: 1 mismatch,
+    /// 2 data beyond the size, 3 short transfer), not the register map's
+    /// `error_cause`.
+    pub rx_err_cause: Signal<Out, Bits<2>>,
+    pub rx_err_offset: Signal<Out, Bits<48>>,
+    pub rx_err_expected: Signal<Out, Bits<32>>,
+    pub rx_err_received: Signal<Out, Bits<32>>,
+    generator: TrafficGenerator<W, K>,
+    tx_limiter: RateLimiter<W, K>,
+    rx_limiter: RateLimiter<W, K>,
+    verifier: DataVerifier<W, K>,
+}
+
+impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Transmit: generator -> limiter -> TOE.
+        self.generator.clock.next = self.clock.val();
+        self.generator.reset.next = self.reset.val();
+        self.generator.start.next = self.tx_start.val();
+        self.generator.abort_req.next = self.tx_abort.val();
+        self.generator.clear.next = self.tx_clear.val();
+        self.generator.transfer_size.next = self.transfer_size.val();
+        self.generator.packet_size.next = self.packet_size.val();
+        self.generator.pattern.next = self.pattern.val();
+        self.generator.enable.next = true;
+        self.tx_limiter.clock.next = self.clock.val();
+        self.tx_limiter.reset.next = self.reset.val();
+        self.tx_limiter.percent.next = self.tx_percent.val();
+        self.tx_limiter.s_tdata.next = self.generator.m_tdata.val();
+        self.tx_limiter.s_tkeep.next = self.generator.m_tkeep.val();
+        self.tx_limiter.s_tlast.next = self.generator.m_tlast.val();
+        self.tx_limiter.s_tvalid.next = self.generator.m_tvalid.val();
+        self.generator.m_tready.next = self.tx_limiter.s_tready.val();
+        self.tx_tdata.next = self.tx_limiter.m_tdata.val();
+        self.tx_tkeep.next = self.tx_limiter.m_tkeep.val();
+        self.tx_tlast.next = self.tx_limiter.m_tlast.val();
+        self.tx_tvalid.next = self.tx_limiter.m_tvalid.val();
+        self.tx_limiter.m_tready.next = self.tx_tready.val();
+        self.tx_busy.next = self.generator.busy.val();
+        self.tx_done.next = self.generator.done.val();
+        self.tx_bytes.next = self.generator.bytes_sent.val();
+
+        // Receive: TOE -> limiter -> verifier.
+        self.rx_limiter.clock.next = self.clock.val();
+        self.rx_limiter.reset.next = self.reset.val();
+        self.rx_limiter.percent.next = self.rx_percent.val();
+        self.rx_limiter.s_tdata.next = self.rx_tdata.val();
+        self.rx_limiter.s_tkeep.next = self.rx_tkeep.val();
+        self.rx_limiter.s_tlast.next = self.rx_tlast.val();
+        self.rx_limiter.s_tvalid.next = self.rx_tvalid.val();
+        self.rx_tready.next = self.rx_limiter.s_tready.val();
+        self.verifier.clock.next = self.clock.val();
+        self.verifier.reset.next = self.reset.val();
+        self.verifier.start.next = self.rx_start.val();
+        self.verifier.finish.next = self.rx_end.val();
+        self.verifier.clear.next = self.rx_clear.val();
+        self.verifier.transfer_size.next = self.transfer_size.val();
+        self.verifier.verify.next = self.verify.val();
+        self.verifier.s_tdata.next = self.rx_limiter.m_tdata.val();
+        self.verifier.s_tkeep.next = self.rx_limiter.m_tkeep.val();
+        self.verifier.s_tlast.next = self.rx_limiter.m_tlast.val();
+        self.verifier.s_tvalid.next = self.rx_limiter.m_tvalid.val();
+        self.rx_limiter.m_tready.next = self.verifier.s_tready.val();
+        self.rx_bytes.next = self.verifier.bytes.val();
+        self.rx_packets.next = self.verifier.packets.val();
+        self.rx_complete.next = self.verifier.complete.val();
+        self.rx_error.next = self.verifier.error.val();
+        self.rx_err_count.next = self.verifier.err_count.val();
+        self.rx_err_valid.next = self.verifier.err_valid.val();
+        self.rx_err_cause.next = self.verifier.err_cause.val();
+        self.rx_err_offset.next = self.verifier.err_offset.val();
+        self.rx_err_expected.next = self.verifier.err_expected.val();
+        self.rx_err_received.next = self.verifier.err_received.val();
+    }
+}
