@@ -67,6 +67,20 @@ use crate::datapath::Datapath;
 const _: () = assert!(ConnMode::Active as u64 == 0 && ConnMode::Passive as u64 == 1);
 const _: () = assert!(TxPattern::Incremental as u64 == 0 && TxPattern::Dummy as u64 == 1);
 
+/// The session's states, in the order of their encoding (0, 1, ...).
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+enum State {
+    Idle,
+    OpenReq,
+    WaitEst,
+    Run,
+    Drain,
+    WaitPeer,
+    CloseReq,
+    WaitClosed,
+    Finish,
+}
+
 /// Cycles the session lets the verifier pipeline drain after the peer
 /// closed before it calls the transfer short (the verifier needs 5).
 const DRAIN_CYCLES: u64 = 15;
@@ -146,7 +160,7 @@ pub struct Session<const W: usize, const K: usize> {
     pub toe_rx_tvalid: Signal<In, Bit>,
     pub toe_rx_tready: Signal<Out, Bit>,
     // ---- State.
-    state: DFF<Bits<4>>,
+    state: DFF<State>,
     tx_en: DFF<Bit>,
     rx_en: DFF<Bit>,
     active: DFF<Bit>,
@@ -179,16 +193,7 @@ pub struct Session<const W: usize, const K: usize> {
     close_first: Signal<Local, Bit>,
     verifier_cause: Signal<Local, Bits<4>>,
     datapath: Datapath<W, K>,
-    // Constants: states, causes (`error_cause`), test modes, counts.
-    s_idle: Constant<Bits<4>>,
-    s_open_req: Constant<Bits<4>>,
-    s_wait_est: Constant<Bits<4>>,
-    s_run: Constant<Bits<4>>,
-    s_drain: Constant<Bits<4>>,
-    s_wait_peer: Constant<Bits<4>>,
-    s_close_req: Constant<Bits<4>>,
-    s_wait_closed: Constant<Bits<4>>,
-    s_finish: Constant<Bits<4>>,
+    // Constants: causes (`error_cause`), test modes, counts.
     c_none: Constant<Bits<4>>,
     c_refused: Constant<Bits<4>>,
     c_peer_closed: Constant<Bits<4>>,
@@ -296,15 +301,6 @@ impl<const W: usize, const K: usize> Session<W, K> {
             close_first: Default::default(),
             verifier_cause: Default::default(),
             datapath: Default::default(),
-            s_idle: c4(0),
-            s_open_req: c4(1),
-            s_wait_est: c4(2),
-            s_run: c4(3),
-            s_drain: c4(4),
-            s_wait_peer: c4(5),
-            s_close_req: c4(6),
-            s_wait_closed: c4(7),
-            s_finish: c4(8),
             c_none: c4(ErrorCause::None as u64),
             c_refused: c4(ErrorCause::Refused as u64),
             c_peer_closed: c4(ErrorCause::PeerClosed as u64),
@@ -387,7 +383,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.toe_rx_tready.next = self.datapath.rx_tready.val();
 
         // Status and counters for the registers.
-        self.reg_busy.next = (self.state.q.val() != self.s_idle.val()) | self.datapath.tx_busy.val();
+        self.reg_busy.next = (self.state.q.val() != State::Idle) | self.datapath.tx_busy.val();
         self.reg_connected.next = self.toe_established.val();
         self.reg_closed.next = self.closed_q.q.val();
         self.reg_error_cause.next = self.cause.q.val();
@@ -405,8 +401,8 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
 
         // Connection requests.
         self.toe_conn_req_valid.next =
-            (self.state.q.val() == self.s_open_req.val()) | (self.state.q.val() == self.s_close_req.val());
-        self.toe_conn_req_open.next = self.state.q.val() == self.s_open_req.val();
+            (self.state.q.val() == State::OpenReq) | (self.state.q.val() == State::CloseReq);
+        self.toe_conn_req_open.next = self.state.q.val() == State::OpenReq;
         self.toe_conn_req_active.next = self.active.q.val();
         self.toe_conn_req_local_port.next = self.lport.q.val();
         self.toe_conn_req_remote_port.next = self.rport.q.val();
@@ -449,147 +445,158 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             self.cause.d.next = self.c_none.val();
         }
 
-        if self.state.q.val() == self.s_idle.val() {
-            if self.reg_start.val() & (self.reg_test_mode.val() != self.c_mode_off.val()) {
-                self.tx_en.d.next = self.reg_test_mode.val() != self.c_mode_receive.val();
-                self.rx_en.d.next = self.reg_test_mode.val() != self.c_mode_send.val();
-                // ConnMode::Active is 0 (checked at the top of the file).
-                self.active.d.next = !self.reg_conn_mode.val();
-                self.lport.d.next = self.reg_fpga_port.val();
-                self.rport.d.next = self.reg_target_port.val();
-                self.size.d.next = self.reg_transfer_size.val();
-                self.psize.d.next = self.reg_packet_size.val();
-                self.pattern.d.next = self.reg_tx_pattern.val();
-                self.verify_q.d.next = self.reg_verify.val();
-                self.txp.d.next = self.reg_tx_percent.val();
-                self.rxp.d.next = self.reg_rx_percent.val();
-                self.fail.d.next = self.c_none.val();
-                self.aborting.d.next = false;
-                self.closed_q.d.next = false;
-                self.was_open.d.next = false;
-                self.elapsed_q.d.next = self.c_zero64.val();
-                self.timing.d.next = false;
-                self.state.d.next = self.s_open_req.val();
-            }
-        } else if self.state.q.val() == self.s_open_req.val() {
-            // A new transfer for the verifier (clears its counters and record)
-            // and a zero transmit count, whatever the test mode: a receive test
-            // or a refused open must not show the previous test's `tx_bytes`.
-            // The parameters were latched at `start`, the cycle before.
-            self.datapath.rx_start.next = true;
-            self.datapath.tx_clear.next = true;
-            if self.toe_conn_req_ready.val() {
-                if self.aborting.q.val() {
-                    self.state.d.next = self.s_close_req.val();
-                } else {
-                    self.state.d.next = self.s_wait_est.val();
+        match self.state.q.val() {
+            State::Idle => {
+                if self.reg_start.val() & (self.reg_test_mode.val() != self.c_mode_off.val()) {
+                    self.tx_en.d.next = self.reg_test_mode.val() != self.c_mode_receive.val();
+                    self.rx_en.d.next = self.reg_test_mode.val() != self.c_mode_send.val();
+                    // ConnMode::Active is 0 (checked at the top of the file).
+                    self.active.d.next = !self.reg_conn_mode.val();
+                    self.lport.d.next = self.reg_fpga_port.val();
+                    self.rport.d.next = self.reg_target_port.val();
+                    self.size.d.next = self.reg_transfer_size.val();
+                    self.psize.d.next = self.reg_packet_size.val();
+                    self.pattern.d.next = self.reg_tx_pattern.val();
+                    self.verify_q.d.next = self.reg_verify.val();
+                    self.txp.d.next = self.reg_tx_percent.val();
+                    self.rxp.d.next = self.reg_rx_percent.val();
+                    self.fail.d.next = self.c_none.val();
+                    self.aborting.d.next = false;
+                    self.closed_q.d.next = false;
+                    self.was_open.d.next = false;
+                    self.elapsed_q.d.next = self.c_zero64.val();
+                    self.timing.d.next = false;
+                    self.state.d.next = State::OpenReq;
                 }
             }
-        } else if self.state.q.val() == self.s_wait_est.val() {
-            if self.toe_conn_error.val() {
-                self.fail.d.next = self.c_refused.val();
-                self.state.d.next = self.s_finish.val();
-            } else if self.toe_established.val() {
-                self.was_open.d.next = true;
-                self.peer_port_q.d.next = self.toe_peer_port.val();
-                self.peer_mss_q.d.next = self.toe_peer_mss.val();
-                self.peer_ws_q.d.next = self.toe_peer_window_scale.val();
-                self.timing.d.next = true;
-                self.datapath.tx_start.next = self.tx_en.q.val();
-                self.state.d.next = self.s_run.val();
-            }
-        } else if self.state.q.val() == self.s_run.val() {
-            if self.toe_conn_error.val() {
-                self.fail.d.next = self.c_refused.val();
-                self.timing.d.next = false;
-                self.datapath.tx_abort.next = true;
-                self.state.d.next = self.s_close_req.val();
-            } else if self.tx_ok.val() & self.rx_ok.val() {
-                self.timing.d.next = false;
-                if self.close_first.val() {
-                    self.state.d.next = self.s_close_req.val();
-                } else {
-                    self.state.d.next = self.s_wait_peer.val();
-                }
-            } else if self.toe_peer_closed.val() & !self.rx_ok.val() {
-                // The peer closed before every expected byte arrived: let the
-                // verifier finish what it took, then judge. A FIN after the
-                // last expected byte (or on a send-only test) is a legal
-                // half-close: we keep sending.
-                self.drain.d.next = self.c_drain.val();
-                self.state.d.next = self.s_drain.val();
-            }
-        } else if self.state.q.val() == self.s_drain.val() {
-            self.drain.d.next = self.drain.q.val() - self.c_one4.val();
-            if self.tx_ok.val() & self.rx_ok.val() {
-                // Everything arrived after all: a normal end, the peer closed first.
-                self.timing.d.next = false;
-                self.state.d.next = self.s_close_req.val();
-            } else if self.rx_ok.val() {
-                // Everything arrived; the peer half-closed while we still send.
-                self.state.d.next = self.s_run.val();
-            } else if self.drain.q.val() == self.c_zero4.val() {
-                self.timing.d.next = false;
-                self.fail.d.next = self.c_peer_closed.val();
-                self.datapath.rx_end.next = self.rx_en.q.val() & !self.complete_q.q.val();
-                self.datapath.tx_abort.next = true;
-                self.state.d.next = self.s_close_req.val();
-            }
-        } else if self.state.q.val() == self.s_wait_peer.val() {
-            if self.toe_peer_closed.val() | self.toe_conn_error.val() {
-                self.state.d.next = self.s_close_req.val();
-            }
-        } else if self.state.q.val() == self.s_close_req.val() {
-            if self.toe_conn_req_ready.val() {
-                if self.aborting.q.val() {
-                    self.state.d.next = self.s_finish.val();
-                } else {
-                    self.state.d.next = self.s_wait_closed.val();
+            State::OpenReq => {
+                // A new transfer for the verifier (clears its counters and record)
+                // and a zero transmit count, whatever the test mode: a receive test
+                // or a refused open must not show the previous test's `tx_bytes`.
+                // The parameters were latched at `start`, the cycle before.
+                self.datapath.rx_start.next = true;
+                self.datapath.tx_clear.next = true;
+                if self.toe_conn_req_ready.val() {
+                    if self.aborting.q.val() {
+                        self.state.d.next = State::CloseReq;
+                    } else {
+                        self.state.d.next = State::WaitEst;
+                    }
                 }
             }
-        } else if self.state.q.val() == self.s_wait_closed.val() {
-            if !self.toe_established.val() | self.toe_conn_error.val() {
-                self.closed_q.d.next = self.was_open.q.val();
-                self.state.d.next = self.s_finish.val();
+            State::WaitEst => {
+                if self.toe_conn_error.val() {
+                    self.fail.d.next = self.c_refused.val();
+                    self.state.d.next = State::Finish;
+                } else if self.toe_established.val() {
+                    self.was_open.d.next = true;
+                    self.peer_port_q.d.next = self.toe_peer_port.val();
+                    self.peer_mss_q.d.next = self.toe_peer_mss.val();
+                    self.peer_ws_q.d.next = self.toe_peer_window_scale.val();
+                    self.timing.d.next = true;
+                    self.datapath.tx_start.next = self.tx_en.q.val();
+                    self.state.d.next = State::Run;
+                }
             }
-        } else {
-            // Finish: report and go idle; a verification error waits for its
-            // complete first-error record (the verifier guarantees it within W/32 + 2 cycles).
-            if self.fail.q.val() != self.c_none.val() {
-                self.reg_error_set.next = true;
-                self.cause.d.next = self.fail.q.val();
-                self.state.d.next = self.s_idle.val();
-            } else if self.datapath.rx_error.val() {
-                if self.datapath.rx_err_valid.val() {
+            State::Run => {
+                if self.toe_conn_error.val() {
+                    self.fail.d.next = self.c_refused.val();
+                    self.timing.d.next = false;
+                    self.datapath.tx_abort.next = true;
+                    self.state.d.next = State::CloseReq;
+                } else if self.tx_ok.val() & self.rx_ok.val() {
+                    self.timing.d.next = false;
+                    if self.close_first.val() {
+                        self.state.d.next = State::CloseReq;
+                    } else {
+                        self.state.d.next = State::WaitPeer;
+                    }
+                } else if self.toe_peer_closed.val() & !self.rx_ok.val() {
+                    // The peer closed before every expected byte arrived: let the
+                    // verifier finish what it took, then judge. A FIN after the
+                    // last expected byte (or on a send-only test) is a legal
+                    // half-close: we keep sending.
+                    self.drain.d.next = self.c_drain.val();
+                    self.state.d.next = State::Drain;
+                }
+            }
+            State::Drain => {
+                self.drain.d.next = self.drain.q.val() - self.c_one4.val();
+                if self.tx_ok.val() & self.rx_ok.val() {
+                    // Everything arrived after all: a normal end, the peer closed first.
+                    self.timing.d.next = false;
+                    self.state.d.next = State::CloseReq;
+                } else if self.rx_ok.val() {
+                    // Everything arrived; the peer half-closed while we still send.
+                    self.state.d.next = State::Run;
+                } else if self.drain.q.val() == self.c_zero4.val() {
+                    self.timing.d.next = false;
+                    self.fail.d.next = self.c_peer_closed.val();
+                    self.datapath.rx_end.next = self.rx_en.q.val() & !self.complete_q.q.val();
+                    self.datapath.tx_abort.next = true;
+                    self.state.d.next = State::CloseReq;
+                }
+            }
+            State::WaitPeer => {
+                if self.toe_peer_closed.val() | self.toe_conn_error.val() {
+                    self.state.d.next = State::CloseReq;
+                }
+            }
+            State::CloseReq => {
+                if self.toe_conn_req_ready.val() {
+                    if self.aborting.q.val() {
+                        self.state.d.next = State::Finish;
+                    } else {
+                        self.state.d.next = State::WaitClosed;
+                    }
+                }
+            }
+            State::WaitClosed => {
+                if !self.toe_established.val() | self.toe_conn_error.val() {
+                    self.closed_q.d.next = self.was_open.q.val();
+                    self.state.d.next = State::Finish;
+                }
+            }
+            _ => {
+                // State::Finish (the default arm, so an unused encoding also
+                // finishes, as the former if-chain's else did): report and go idle; a verification error waits for its
+                // complete first-error record (the verifier guarantees it within W/32 + 2 cycles).
+                if self.fail.q.val() != self.c_none.val() {
                     self.reg_error_set.next = true;
-                    self.cause.d.next = self.verifier_cause.val();
-                    self.state.d.next = self.s_idle.val();
+                    self.cause.d.next = self.fail.q.val();
+                    self.state.d.next = State::Idle;
+                } else if self.datapath.rx_error.val() {
+                    if self.datapath.rx_err_valid.val() {
+                        self.reg_error_set.next = true;
+                        self.cause.d.next = self.verifier_cause.val();
+                        self.state.d.next = State::Idle;
+                    }
+                } else {
+                    self.reg_done_set.next = true;
+                    self.state.d.next = State::Idle;
                 }
-            } else {
-                self.reg_done_set.next = true;
-                self.state.d.next = self.s_idle.val();
             }
         }
 
         // Abort wins over everything but an idle session.
         if self.reg_abort.val()
-            & (self.state.q.val() != self.s_idle.val())
-            & (self.state.q.val() != self.s_finish.val())
+            & (self.state.q.val() != State::Idle)
+            & (self.state.q.val() != State::Finish)
         {
             self.aborting.d.next = true;
             self.fail.d.next = self.c_aborted.val();
             self.timing.d.next = false;
             self.datapath.tx_abort.next = true;
-            if self.state.q.val() == self.s_wait_closed.val() {
-                self.state.d.next = self.s_finish.val();
-            } else if (self.state.q.val() != self.s_open_req.val()) | self.toe_conn_req_ready.val() {
+            if self.state.q.val() == State::WaitClosed {
+                self.state.d.next = State::Finish;
+            } else if (self.state.q.val() != State::OpenReq) | self.toe_conn_req_ready.val() {
                 // (An open request taken at this edge must be closed again.)
-                self.state.d.next = self.s_close_req.val();
+                self.state.d.next = State::CloseReq;
             }
         }
 
         if self.reset.val() {
-            self.state.d.next = self.s_idle.val();
+            self.state.d.next = State::Idle;
             self.timing.d.next = false;
             self.cause.d.next = self.c_none.val();
             self.closed_q.d.next = false;
