@@ -318,3 +318,72 @@ impl Layout {
         self.ports.iter().find(|p| p.name == name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn design(sessions: usize) -> config::Design {
+        config::parse(&config::default_toml_with_sessions(sessions), &["alveo-u50"]).unwrap()
+    }
+
+    #[test]
+    fn every_field_of_the_map_is_implemented() {
+        for sessions in 1..=config::MAX_SESSIONS {
+            let d = design(sessions);
+            let map = RegisterMap::for_design(&d);
+            let layout = Layout::new(&map).unwrap();
+            let ids: Vec<String> = map.fields().map(|f| f.id()).collect();
+            let implemented: std::collections::BTreeSet<&String> = layout.implemented.iter().collect();
+            assert_eq!(implemented, ids.iter().collect(), "{sessions} sessions");
+            // Every non-constant field reaches a port; every bit of a port is one field's.
+            for f in map.fields() {
+                let constant = f.field.is_constant();
+                let wide = f.block.wide_with_lo(&f.register.name).or(f.block.wide_with_hi(&f.register.name));
+                let source = match wide {
+                    Some(w) => format!("{}.{}", f.block.name, w.name),
+                    None => f.id(),
+                };
+                let n = layout.ports.iter().filter(|p| p.source == source).count();
+                assert_eq!(n == 0, constant, "field {} ({} ports)", f.id(), n);
+            }
+        }
+    }
+
+    #[test]
+    fn ports_follow_the_naming_rule() {
+        let map = RegisterMap::for_design(&design(2));
+        let layout = Layout::new(&map).unwrap();
+        let port = |name: &str| layout.port(name).unwrap_or_else(|| panic!("no port {name}"));
+        assert_eq!((port("s0_transfer_size").width, port("s0_transfer_size").kind), (48, PortKind::Value));
+        assert_eq!((port("s1_start").width, port("s1_start").kind), (1, PortKind::Pulse));
+        assert_eq!((port("s0_tx_bytes").width, port("s0_tx_bytes").output), (64, false));
+        assert_eq!((port("toe_fpga_mac").width, port("toe_fpga_mac").output), (48, true));
+        assert_eq!(port("toe_init").kind, PortKind::Pulse);
+        assert_eq!(port("toe_init_done").kind, PortKind::Status);
+        assert_eq!(port("toe_fpga_ip").width, 32);
+        assert_eq!(port("s0_peer_mss").width, 16);
+        assert_eq!(port("s0_done").kind, PortKind::Sticky);
+        assert_eq!(port("s0_done_set").kind, PortKind::Set);
+        assert_eq!(port("s0_error_cause").width, 4);
+        assert_eq!(port("info_cycle_count").kind, PortKind::Counter);
+        assert!(layout.port("s2_start").is_none(), "exactly design.sessions groups");
+    }
+
+    #[test]
+    fn two_fields_with_one_port_name_are_refused() {
+        let mut map = RegisterMap::for_design(&design(1));
+        let ctrl = map.block_mut("toe").unwrap().register_mut("toe_ctrl").unwrap();
+        ctrl.fields[0].name = "init_done".into();
+        let e = Layout::new(&map).unwrap_err();
+        assert!(e.0.contains("would both be port `toe_init_done`"), "{e}");
+    }
+
+    #[test]
+    fn a_block_without_a_port_group_is_refused() {
+        let mut map = RegisterMap::for_design(&design(1));
+        map.blocks.iter_mut().find(|b| b.name == "toe").unwrap().name = "tow".into();
+        let e = Layout::new(&map).unwrap_err();
+        assert_eq!(e.0, "register file: block `tow` has no port group");
+    }
+}

@@ -121,49 +121,6 @@ mod tests {
     }
 
     #[test]
-    fn every_field_of_the_map_is_implemented() {
-        for sessions in 1..=config::MAX_SESSIONS {
-            let d = design(sessions);
-            let map = RegisterMap::for_design(&d);
-            let layout = Layout::new(&map).unwrap();
-            let ids: Vec<String> = map.fields().map(|f| f.id()).collect();
-            let implemented: std::collections::BTreeSet<&String> = layout.implemented.iter().collect();
-            assert_eq!(implemented, ids.iter().collect(), "{sessions} sessions");
-            // Every non-constant field reaches a port; every bit of a port is one field's.
-            for f in map.fields() {
-                let constant = f.field.is_constant();
-                let wide = f.block.wide_with_lo(&f.register.name).or(f.block.wide_with_hi(&f.register.name));
-                let source = match wide {
-                    Some(w) => format!("{}.{}", f.block.name, w.name),
-                    None => f.id(),
-                };
-                let n = layout.ports.iter().filter(|p| p.source == source).count();
-                assert_eq!(n == 0, constant, "field {} ({} ports)", f.id(), n);
-            }
-        }
-    }
-
-    #[test]
-    fn ports_follow_the_naming_rule() {
-        let map = RegisterMap::for_design(&design(2));
-        let layout = Layout::new(&map).unwrap();
-        let port = |name: &str| layout.port(name).unwrap_or_else(|| panic!("no port {name}"));
-        assert_eq!((port("s0_transfer_size").width, port("s0_transfer_size").kind), (48, PortKind::Value));
-        assert_eq!((port("s1_start").width, port("s1_start").kind), (1, PortKind::Pulse));
-        assert_eq!((port("s0_tx_bytes").width, port("s0_tx_bytes").output), (64, false));
-        assert_eq!((port("toe_fpga_mac").width, port("toe_fpga_mac").output), (48, true));
-        assert_eq!(port("toe_init").kind, PortKind::Pulse);
-        assert_eq!(port("toe_init_done").kind, PortKind::Status);
-        assert_eq!(port("toe_fpga_ip").width, 32);
-        assert_eq!(port("s0_peer_mss").width, 16);
-        assert_eq!(port("s0_done").kind, PortKind::Sticky);
-        assert_eq!(port("s0_done_set").kind, PortKind::Set);
-        assert_eq!(port("s0_error_cause").width, 4);
-        assert_eq!(port("info_cycle_count").kind, PortKind::Counter);
-        assert!(layout.port("s2_start").is_none(), "exactly design.sessions groups");
-    }
-
-    #[test]
     fn verilog_declares_exactly_the_layout_ports() {
         let d = design(2);
         let map = RegisterMap::for_design(&d);
@@ -178,6 +135,50 @@ mod tests {
         let awaddr = ports.iter().find(|q| q.name == "s_axil_awaddr").unwrap();
         assert_eq!(awaddr.width as u32, map.address_bits());
         assert!(text.contains("module regfile$core("));
+    }
+
+    #[test]
+    fn the_port_plan_is_what_the_wrapper_declares() {
+        for sessions in 1..=config::MAX_SESSIONS {
+            let d = design(sessions);
+            let map = RegisterMap::for_design(&d);
+            let plan = register_file_ports(&d, &map).unwrap();
+            let text = register_file_verilog(&d, &map, "regfile").unwrap();
+            let planned: Vec<(&str, &str, usize)> =
+                plan.ports().iter().map(|p| (p.name.as_str(), p.direction.keyword(), p.width)).collect();
+            let declared = module_ports(&text, "regfile").unwrap();
+            let declared: Vec<(&str, &str, usize)> = declared.iter().map(|p| (p.name.as_str(), p.direction, p.width)).collect();
+            assert_eq!(planned, declared, "{sessions} sessions");
+            let names: Vec<&str> = planned.iter().map(|p| p.0).collect();
+            assert!(text.contains(&format!("module regfile({});\n", names.join(", "))), "{sessions} sessions: header order");
+        }
+    }
+
+    #[test]
+    fn the_port_plan_groups_ports_by_block_instance() {
+        let d = design(2);
+        let map = RegisterMap::for_design(&d);
+        let plan = register_file_ports(&d, &map).unwrap();
+        use config::ports::{Direction, Group};
+        assert_eq!(
+            plan.groups(),
+            [Group::Bus, Group::Clock, Group::Info, Group::ToeGlobal, Group::RegisterSession(0), Group::RegisterSession(1)]
+        );
+        let get = |g: Group, local: &str| plan.get(g, local).unwrap().clone();
+        assert_eq!(get(Group::Bus, "awaddr").width, map.address_bits() as usize);
+        assert_eq!(get(Group::Bus, "aclk").name, "s_axil_aclk");
+        assert_eq!(get(Group::Clock, "user_rst").name, "user_rst");
+        assert_eq!(get(Group::Info, "cycle_count").direction, Direction::Output);
+        assert_eq!(get(Group::ToeGlobal, "init_done").direction, Direction::Input);
+        assert_eq!(get(Group::RegisterSession(1), "done_set").name, "s1_done_set");
+        assert_eq!(plan.group(Group::Bus).count(), 19);
+        let layout = Layout::new(&map).unwrap();
+        for (port, user) in plan.ports()[21..].iter().zip(&layout.ports) {
+            assert_eq!((&port.name, port.group, port.width), (&user.name, port_group(map.block(&user.block).unwrap(), user.instance).unwrap(), user.width as usize));
+        }
+        assert_eq!(plan.ports().len(), 21 + layout.ports.len());
+        let e = register_file_ports(&design(3), &map).unwrap_err();
+        assert_eq!(e.0, "register file: the map has 2 session block(s), the design 3 session(s)");
     }
 
     #[test]
@@ -206,15 +207,6 @@ mod tests {
         let map = RegisterMap::for_design(&design(2));
         let e = register_file_verilog(&design(3), &map, "rf").unwrap_err();
         assert_eq!(e.0, "register file: the map has 2 session block(s), the design 3 session(s)");
-    }
-
-    #[test]
-    fn two_fields_with_one_port_name_are_refused() {
-        let mut map = RegisterMap::for_design(&design(1));
-        let ctrl = map.block_mut("toe").unwrap().register_mut("toe_ctrl").unwrap();
-        ctrl.fields[0].name = "init_done".into();
-        let e = Layout::new(&map).unwrap_err();
-        assert!(e.0.contains("would both be port `toe_init_done`"), "{e}");
     }
 
     /// `verilator --lint-only -Wall` with the workspace waivers, in a folder
