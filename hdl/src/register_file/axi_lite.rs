@@ -150,3 +150,28 @@ impl Part<Transactions> for RegisterFileCore {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::register_file::Layout;
+    use crate::verilog::{block_verilog, module_ports};
+
+    #[test]
+    fn the_bus_ports_are_the_cores() {
+        let design = config::parse(&config::default_toml_with_sessions(1), &["alveo-u50"]).unwrap();
+        let layout = Layout::new(&regmap::RegisterMap::for_design(&design)).unwrap();
+        let text = block_verilog(&mut RegisterFileCore::new(&layout), "core").unwrap();
+        let core: Vec<(String, &str, usize)> = module_ports(&text, "core")
+            .unwrap()
+            .into_iter()
+            .filter(|p| p.name.starts_with("s_axil_"))
+            .map(|p| (p.name, p.direction, p.width))
+            .collect();
+        let bus: Vec<(String, &str, usize)> = bus_ports(super::super::CORE_ADDRESS_BITS)
+            .into_iter()
+            .map(|p| (p.name, p.direction.keyword(), p.width))
+            .collect();
+        assert_eq!(bus, core);
+    }
+}
