@@ -2,12 +2,13 @@
 //! ([`RegisterFileCore`]) holding every register and signal of the AXI4-Lite
 //! slave (`axi_lite.rs`), the clock crossing (`crossing.rs`) and the field
 //! logic (`fields.rs`), its constructor from a [`Layout`], and the order in
-//! which those parts' logic runs. Each part is a [`Part`] of the core, written
-//! with `#[hdl_gen]` in its own file; [`Logic`] for the core runs (and emits
-//! the Verilog of) the parts in a fixed order, so the core is one module with
-//! one update block, exactly as if it were written in one function. Keeping
-//! the parts' registers here rather than in child blocks keeps the instance
-//! paths the implementation constraints name (`core/req_sync/ff1`).
+//! which those parts' logic runs. Each part is a [`Part`](part::Part) of the
+//! core, written with `#[hdl_gen]` in its own file; [`Logic`] for the core
+//! runs (and emits the Verilog of) the parts in a fixed order, so the core is
+//! one module with one update block, exactly as if it were written in one
+//! function. Keeping the parts' registers here rather than in child blocks
+//! keeps the instance paths the implementation constraints name
+//! (`core/req_sync/ff1`).
 
 use rust_hdl::prelude::*;
 
