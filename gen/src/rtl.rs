@@ -128,8 +128,8 @@ pub fn generate(design: &config::Design, map: &regmap::RegisterMap) -> Result<Rt
     let session_ports = hdl::verilog::session_ports(design.data_width)?;
     let regs = register_file_module(design);
     let regs_text = hdl::register_file::register_file_verilog(design, map, &regs)?;
-    let regs_ports = register_file_ports(design, map)?;
-    let (top, plan) = top_template(design, &regs, &regs_ports, &session, &session_ports)?;
+    let regs_ports = hdl::register_file::register_file_ports(design, map)?;
+    let (top, plan) = top_template(design, &regs, regs_ports.ports(), &session, &session_ports)?;
     let top_text = top.render().map_err(|e| GenError::Template(e.to_string()))?;
 
     let session_path = format!("{RTL_DIR}/{session}.v");
@@ -147,43 +147,8 @@ pub fn generate(design: &config::Design, map: &regmap::RegisterMap) -> Result<Rt
         ],
         sources,
         plan,
-        crossings: register_file_crossings(),
+        crossings: hdl::register_file::crossings(),
     })
-}
-
-/// The register file's ports, grouped (TEMPORARY: until the register file
-/// exports them as data).
-fn register_file_ports(design: &config::Design, map: &regmap::RegisterMap) -> Result<Vec<Port>, GenError> {
-    let regs = register_file_module(design);
-    let text = hdl::register_file::register_file_verilog(design, map, &regs)?;
-    Ok(hdl::verilog::module_ports(&text, &regs)?
-        .into_iter()
-        .map(|(name, direction, width)| {
-            let session = (0..design.sessions).find(|s| name.starts_with(&format!("s{s}_")));
-            let (group, local) = if name == "user_clk" || name == "user_rst" {
-                (Group::Clock, name.clone())
-            } else if let Some(l) = name.strip_prefix("s_axil_") {
-                (Group::Bus, l.to_string())
-            } else if let Some(l) = name.strip_prefix("toe_") {
-                (Group::ToeGlobal, l.to_string())
-            } else if let Some(s) = session {
-                (Group::RegisterSession(s), name[format!("s{s}_").len()..].to_string())
-            } else {
-                (Group::Info, name.strip_prefix("info_").unwrap_or(&name).to_string())
-            };
-            Port::new(group, &local, direction, width)
-        })
-        .collect())
-}
-
-/// TEMPORARY: until the register file exports its crossings.
-fn register_file_crossings() -> config::crossings::Crossings {
-    let v = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
-    config::crossings::Crossings {
-        sync_flops: v(&["req_sync/ff1", "req_sync/ff2", "ack_sync/ff1", "ack_sync/ff2"]),
-        to_user: v(&["req_addr", "req_write", "req_wdata", "req_wstrb", "req_tog"]),
-        to_bus: v(&["resp_data", "resp_err", "ack_tog"]),
-    }
 }
 
 fn top_template<'a>(

@@ -8,7 +8,7 @@
 //! receiving clock: `q` follows `d` two to three receiving-clock edges later,
 //! and a metastable `ff1` has a whole cycle to resolve before `ff2` samples it.
 //! It carries the toggles of the register file's request/acknowledge handshake
-//! (`register_file.rs`); a multi-bit value never goes through it, it stays
+//! (`register_file/crossing.rs`); a multi-bit value never goes through it, it stays
 //! still in its source domain while the toggle crosses. The flip-flops have no
 //! reset: a toggle handshake must not see an edge because one domain was reset
 //! and the other was not.
@@ -30,6 +30,12 @@ pub struct SyncBit {
     pub q: Signal<Out, Bit>,
     ff1: DFF<Bit>,
     ff2: DFF<Bit>,
+}
+
+impl SyncBit {
+    /// The instance names of the two flip-flops, first to last: the paths
+    /// (`<sync>/ff1`) the implementation constraints name.
+    pub const FLOPS: [&'static str; 2] = ["ff1", "ff2"];
 }
 
 impl Logic for SyncBit {
@@ -66,5 +72,18 @@ mod tests {
     fn verilog_has_two_flip_flops() {
         let text = crate::verilog::block_verilog(&mut SyncBit::default(), "sync_bit").unwrap();
         assert!(text.contains("module sync_bit$ff1") && text.contains("module sync_bit$ff2"), "{text}");
+    }
+
+    #[test]
+    fn the_exported_flip_flop_names_are_its_flip_flops_in_order() {
+        let text = crate::verilog::block_verilog(&mut SyncBit::default(), "sync_bit").unwrap();
+        let [first, last] = SyncBit::FLOPS;
+        for f in SyncBit::FLOPS {
+            assert!(text.contains(&format!("sync_bit${f} {f}(")), "no instance `{f}` in\n{text}");
+            assert!(text.contains(&format!("{f}$clock = clock;")), "`{f}` is not clocked by `clock`:\n{text}");
+        }
+        assert!(text.contains(&format!("{first}$d = d;")), "`{first}` does not sample `d`:\n{text}");
+        assert!(text.contains(&format!("{last}$d = {first}$q;")), "`{last}` does not follow `{first}`:\n{text}");
+        assert!(text.contains(&format!("q = {last}$q;")), "`{last}` does not drive `q`:\n{text}");
     }
 }

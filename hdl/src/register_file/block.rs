@@ -1,0 +1,380 @@
+//! The register file's core block: the one flat rust-hdl block
+//! ([`RegisterFileCore`]) holding every register and signal of the AXI4-Lite
+//! slave (`axi_lite.rs`), the clock crossing (`crossing.rs`) and the field
+//! logic (`fields.rs`), its constructor from a [`Layout`], and the order in
+//! which those parts' logic runs. Each part is a [`Part`](part::Part) of the
+//! core, written with `#[hdl_gen]` in its own file; [`Logic`] for the core
+//! runs (and emits the Verilog of) the parts in a fixed order, so the core is
+//! one module with one update block, exactly as if it were written in one
+//! function. Keeping the parts' registers here rather than in child blocks
+//! keeps the instance paths the implementation constraints name
+//! (`core/req_sync/ff1`).
+
+use rust_hdl::prelude::*;
+
+use super::axi_lite::{Channels, Transactions};
+use super::crossing::{AckIn, Answer, RequestIn};
+use super::fields::Access;
+use super::layout::{Layout, Slot};
+use crate::cdc::SyncBit;
+
+/// Address width of the core; the wrapper zero-extends the map's address bits
+/// to it, so one core serves every map up to 64 KiB.
+pub const CORE_ADDRESS_BITS: usize = 16;
+
+/// The trait of the core's parts, in a module of its own: in scope beside
+/// the core, its `update` and `connect` would clash with [`Logic`]'s in the
+/// code `#[derive(LogicBlock)]` writes.
+pub(super) mod part {
+    use rust_hdl::prelude::*;
+
+    /// One part `P` of the core's logic: `#[hdl_gen]` on `update` writes
+    /// `connect` and `hdl` for it, as it does for a [`Logic`]. `P` is a
+    /// marker type naming the part, so one core has many parts.
+    pub trait Part<P> {
+        fn update(&mut self);
+        fn connect(&mut self);
+        fn hdl(&self) -> Verilog;
+    }
+}
+
+/// The rust-hdl logic of the register file over the slot lists of a
+/// [`Layout`]: the AXI4-Lite slave and the request side of the crossing in
+/// `s_axil_aclk`, the registers in `user_clk`. Slot `k` of each kind is port
+/// element `k` (`value$k`, `pulse$k`, ...); the wrapper of
+/// [`register_file_verilog`](super::register_file_verilog) gives them their
+/// field names. The fields of the parts live here, in one flat block, so
+/// every register keeps its instance path (`core/req_sync/ff1`); the logic of
+/// each part is in the file of its job.
+#[derive(LogicBlock)]
+pub struct RegisterFileCore {
+    /// Register-bus clock.
+    pub s_axil_aclk: Signal<In, Clock>,
+    /// Register-bus reset, active low, synchronous to `s_axil_aclk`.
+    pub s_axil_aresetn: Signal<In, Bit>,
+    pub s_axil_awaddr: Signal<In, Bits<CORE_ADDRESS_BITS>>,
+    pub s_axil_awvalid: Signal<In, Bit>,
+    pub s_axil_awready: Signal<Out, Bit>,
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    pub s_axil_wvalid: Signal<In, Bit>,
+    pub s_axil_wready: Signal<Out, Bit>,
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    pub s_axil_bvalid: Signal<Out, Bit>,
+    pub s_axil_bready: Signal<In, Bit>,
+    pub s_axil_araddr: Signal<In, Bits<CORE_ADDRESS_BITS>>,
+    pub s_axil_arvalid: Signal<In, Bit>,
+    pub s_axil_arready: Signal<Out, Bit>,
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    pub s_axil_rvalid: Signal<Out, Bit>,
+    pub s_axil_rready: Signal<In, Bit>,
+    /// User clock: the registers live here.
+    pub user_clk: Signal<In, Clock>,
+    /// Synchronous reset of the registers, active high.
+    pub user_rst: Signal<In, Bit>,
+    /// Free-running user-clock cycle count.
+    pub cycle_count: Signal<Out, Bits<64>>,
+    /// Storage slot words (writable bits; others 0).
+    pub value: Vec<Signal<Out, Bits<32>>>,
+    /// Pulse slot words: written ones, for one cycle.
+    pub pulse: Vec<Signal<Out, Bits<32>>>,
+    /// Sticky slot words.
+    pub sticky: Vec<Signal<Out, Bits<32>>>,
+    /// Sticky slot set inputs.
+    pub set: Vec<Signal<In, Bits<32>>>,
+    /// Status slot inputs, sampled by a read.
+    pub status: Vec<Signal<In, Bits<32>>>,
+    /// Latch slot inputs, sampled by a read of the low half.
+    pub latch_in: Vec<Signal<In, Bits<32>>>,
+    // Bus domain: holding registers of AW, W and AR.
+    pub(super) aw_full: DFF<Bit>,
+    pub(super) aw_addr: DFF<Bits<CORE_ADDRESS_BITS>>,
+    pub(super) w_full: DFF<Bit>,
+    pub(super) w_data: DFF<Bits<32>>,
+    pub(super) w_strb: DFF<Bits<4>>,
+    pub(super) ar_full: DFF<Bit>,
+    pub(super) ar_addr: DFF<Bits<CORE_ADDRESS_BITS>>,
+    // Bus domain: the request in flight (held until the acknowledge) and the response.
+    pub(super) busy: DFF<Bit>,
+    pub(super) last_write: DFF<Bit>,
+    pub(super) req_write: DFF<Bit>,
+    pub(super) req_addr: DFF<Bits<CORE_ADDRESS_BITS>>,
+    pub(super) req_wdata: DFF<Bits<32>>,
+    pub(super) req_wstrb: DFF<Bits<4>>,
+    pub(super) req_tog: DFF<Bit>,
+    pub(super) ack_sync: SyncBit,
+    pub(super) ack_seen: DFF<Bit>,
+    pub(super) ack_edge: Signal<Local, Bit>,
+    /// The bus was reset with a request in flight: wait for its acknowledge, answer nothing.
+    pub(super) drop_resp: DFF<Bit>,
+    pub(super) b_valid: DFF<Bit>,
+    pub(super) b_resp: DFF<Bits<2>>,
+    pub(super) r_valid: DFF<Bit>,
+    pub(super) r_data: DFF<Bits<32>>,
+    pub(super) r_resp: DFF<Bits<2>>,
+    // User domain.
+    pub(super) req_sync: SyncBit,
+    pub(super) req_seen: DFF<Bit>,
+    pub(super) ack_tog: DFF<Bit>,
+    pub(super) resp_data: DFF<Bits<32>>,
+    pub(super) resp_err: DFF<Bit>,
+    pub(super) counter: DFF<Bits<64>>,
+    pub(super) storage_q: Vec<DFF<Bits<32>>>,
+    pub(super) pulse_q: Vec<DFF<Bits<32>>>,
+    pub(super) sticky_q: Vec<DFF<Bits<32>>>,
+    pub(super) latch_q: Vec<DFF<Bits<32>>>,
+    pub(super) strobe: Signal<Local, Bit>,
+    pub(super) do_write: Signal<Local, Bit>,
+    pub(super) do_read: Signal<Local, Bit>,
+    pub(super) wmask: Signal<Local, Bits<32>>,
+    pub(super) hit: Signal<Local, Bit>,
+    pub(super) rd_storage: Signal<Local, Bits<32>>,
+    pub(super) rd_sticky: Signal<Local, Bits<32>>,
+    pub(super) rd_status: Signal<Local, Bits<32>>,
+    pub(super) rd_latch: Signal<Local, Bits<32>>,
+    pub(super) rd_const: Signal<Local, Bits<32>>,
+    // From the map.
+    pub(super) storage_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) storage_mask: Vec<Constant<Bits<32>>>,
+    pub(super) storage_rmask: Vec<Constant<Bits<32>>>,
+    pub(super) storage_reset: Vec<Constant<Bits<32>>>,
+    pub(super) pulse_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) pulse_mask: Vec<Constant<Bits<32>>>,
+    pub(super) sticky_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) sticky_mask: Vec<Constant<Bits<32>>>,
+    pub(super) sticky_reset: Vec<Constant<Bits<32>>>,
+    pub(super) status_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) status_mask: Vec<Constant<Bits<32>>>,
+    pub(super) latch_lo_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) latch_hi_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) latch_mask: Vec<Constant<Bits<32>>>,
+    pub(super) latch_reset: Vec<Constant<Bits<32>>>,
+    pub(super) const_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) const_value: Vec<Constant<Bits<32>>>,
+    pub(super) mapped_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    // Byte-enable expansion: entry s is the bit mask of strobe pattern s.
+    pub(super) strobe_mask: Vec<Constant<Bits<32>>>,
+    pub(super) resp_okay: Constant<Bits<2>>,
+    pub(super) resp_slverr: Constant<Bits<2>>,
+    pub(super) one64: Constant<Bits<64>>,
+    pub(super) zero64: Constant<Bits<64>>,
+}
+
+fn addrs(slots: &[Slot], f: impl Fn(&Slot) -> u32) -> Vec<Constant<Bits<CORE_ADDRESS_BITS>>> {
+    slots.iter().map(|s| Constant::new(bits::<CORE_ADDRESS_BITS>(u64::from(f(s))))).collect()
+}
+
+fn words(slots: &[Slot], f: impl Fn(&Slot) -> u32) -> Vec<Constant<Bits<32>>> {
+    slots.iter().map(|s| Constant::new(bits::<32>(u64::from(f(s))))).collect()
+}
+
+fn signals<D: Direction>(n: usize) -> Vec<Signal<D, Bits<32>>> {
+    (0..n).map(|_| Default::default()).collect()
+}
+
+// rust-hdl's DFF powers up at 0; `user_rst` loads the map's reset values.
+fn regs(n: usize) -> Vec<DFF<Bits<32>>> {
+    (0..n).map(|_| DFF::default()).collect()
+}
+
+impl RegisterFileCore {
+    pub fn new(layout: &Layout) -> Self {
+        let strobe_mask = (0..16u64)
+            .map(|s| Constant::new(bits::<32>((0..4).filter(|b| s >> b & 1 == 1).fold(0, |m, b| m | 0xFF << (8 * b)))))
+            .collect();
+        Self {
+            s_axil_aclk: Default::default(),
+            s_axil_aresetn: Default::default(),
+            s_axil_awaddr: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            user_clk: Default::default(),
+            user_rst: Default::default(),
+            cycle_count: Default::default(),
+            value: signals(layout.storage.len()),
+            pulse: signals(layout.pulse.len()),
+            sticky: signals(layout.sticky.len()),
+            set: signals(layout.sticky.len()),
+            status: signals(layout.status.len()),
+            latch_in: signals(layout.latch.len()),
+            aw_full: Default::default(),
+            aw_addr: Default::default(),
+            w_full: Default::default(),
+            w_data: Default::default(),
+            w_strb: Default::default(),
+            ar_full: Default::default(),
+            ar_addr: Default::default(),
+            busy: Default::default(),
+            last_write: Default::default(),
+            req_write: Default::default(),
+            req_addr: Default::default(),
+            req_wdata: Default::default(),
+            req_wstrb: Default::default(),
+            req_tog: Default::default(),
+            ack_sync: Default::default(),
+            ack_seen: Default::default(),
+            ack_edge: Default::default(),
+            drop_resp: Default::default(),
+            b_valid: Default::default(),
+            b_resp: Default::default(),
+            r_valid: Default::default(),
+            r_data: Default::default(),
+            r_resp: Default::default(),
+            req_sync: Default::default(),
+            req_seen: Default::default(),
+            ack_tog: Default::default(),
+            resp_data: Default::default(),
+            resp_err: Default::default(),
+            counter: Default::default(),
+            storage_q: regs(layout.storage.len()),
+            pulse_q: regs(layout.pulse.len()),
+            sticky_q: regs(layout.sticky.len()),
+            latch_q: regs(layout.latch.len()),
+            strobe: Default::default(),
+            do_write: Default::default(),
+            do_read: Default::default(),
+            wmask: Default::default(),
+            hit: Default::default(),
+            rd_storage: Default::default(),
+            rd_sticky: Default::default(),
+            rd_status: Default::default(),
+            rd_latch: Default::default(),
+            rd_const: Default::default(),
+            storage_addr: addrs(&layout.storage, |s| s.addr),
+            storage_mask: words(&layout.storage, |s| s.mask),
+            storage_rmask: words(&layout.storage, |s| s.read_mask),
+            storage_reset: words(&layout.storage, |s| s.reset),
+            pulse_addr: addrs(&layout.pulse, |s| s.addr),
+            pulse_mask: words(&layout.pulse, |s| s.mask),
+            sticky_addr: addrs(&layout.sticky, |s| s.addr),
+            sticky_mask: words(&layout.sticky, |s| s.mask),
+            sticky_reset: words(&layout.sticky, |s| s.reset),
+            status_addr: addrs(&layout.status, |s| s.addr),
+            status_mask: words(&layout.status, |s| s.mask),
+            latch_lo_addr: addrs(&layout.latch, |s| s.lo_addr),
+            latch_hi_addr: addrs(&layout.latch, |s| s.addr),
+            latch_mask: words(&layout.latch, |s| s.mask),
+            latch_reset: words(&layout.latch, |s| s.reset),
+            const_addr: addrs(&layout.constant, |s| s.addr),
+            const_value: words(&layout.constant, |s| s.reset),
+            mapped_addr: layout.mapped.iter().map(|a| Constant::new(bits::<CORE_ADDRESS_BITS>(u64::from(*a)))).collect(),
+            strobe_mask,
+            resp_okay: Constant::new(bits::<2>(0)),
+            resp_slverr: Constant::new(bits::<2>(2)),
+            one64: Constant::new(bits::<64>(1)),
+            zero64: Constant::new(bits::<64>(0)),
+        }
+    }
+}
+
+/// [`Logic`] of the core from its parts, in the order given: `update` and
+/// `connect` run each part's, `hdl` joins their statements into one block.
+macro_rules! parts_in_order {
+    ($($part:ty),* $(,)?) => {
+        impl Logic for RegisterFileCore {
+            fn update(&mut self) {
+                $(<Self as part::Part<$part>>::update(self);)*
+            }
+
+            fn connect(&mut self) {
+                $(<Self as part::Part<$part>>::connect(self);)*
+            }
+
+            fn hdl(&self) -> Verilog {
+                let mut code = Vec::new();
+                $(if let Verilog::Combinatorial(block) = <Self as part::Part<$part>>::hdl(self) {
+                    code.extend(block);
+                })*
+                Verilog::Combinatorial(code)
+            }
+        }
+    };
+}
+
+// The order is the order of the statements in the one update block: a later
+// assignment to a signal wins, as in one function.
+parts_in_order!(BusClock, Channels, AckIn, Transactions, UserClock, RequestIn, Access, Answer);
+
+/// The bus-domain registers: clocked by `s_axil_aclk`, holding unless a later
+/// part assigns them.
+pub(super) struct BusClock;
+
+impl part::Part<BusClock> for RegisterFileCore {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.aw_full.clock.next = self.s_axil_aclk.val();
+        self.aw_addr.clock.next = self.s_axil_aclk.val();
+        self.w_full.clock.next = self.s_axil_aclk.val();
+        self.w_data.clock.next = self.s_axil_aclk.val();
+        self.w_strb.clock.next = self.s_axil_aclk.val();
+        self.ar_full.clock.next = self.s_axil_aclk.val();
+        self.ar_addr.clock.next = self.s_axil_aclk.val();
+        self.busy.clock.next = self.s_axil_aclk.val();
+        self.last_write.clock.next = self.s_axil_aclk.val();
+        self.req_write.clock.next = self.s_axil_aclk.val();
+        self.req_addr.clock.next = self.s_axil_aclk.val();
+        self.req_wdata.clock.next = self.s_axil_aclk.val();
+        self.req_wstrb.clock.next = self.s_axil_aclk.val();
+        self.req_tog.clock.next = self.s_axil_aclk.val();
+        self.ack_sync.clock.next = self.s_axil_aclk.val();
+        self.ack_seen.clock.next = self.s_axil_aclk.val();
+        self.drop_resp.clock.next = self.s_axil_aclk.val();
+        self.b_valid.clock.next = self.s_axil_aclk.val();
+        self.b_resp.clock.next = self.s_axil_aclk.val();
+        self.r_valid.clock.next = self.s_axil_aclk.val();
+        self.r_data.clock.next = self.s_axil_aclk.val();
+        self.r_resp.clock.next = self.s_axil_aclk.val();
+
+        self.aw_full.d.next = self.aw_full.q.val();
+        self.aw_addr.d.next = self.aw_addr.q.val();
+        self.w_full.d.next = self.w_full.q.val();
+        self.w_data.d.next = self.w_data.q.val();
+        self.w_strb.d.next = self.w_strb.q.val();
+        self.ar_full.d.next = self.ar_full.q.val();
+        self.ar_addr.d.next = self.ar_addr.q.val();
+        self.busy.d.next = self.busy.q.val();
+        self.drop_resp.d.next = self.drop_resp.q.val();
+        self.last_write.d.next = self.last_write.q.val();
+        self.req_write.d.next = self.req_write.q.val();
+        self.req_addr.d.next = self.req_addr.q.val();
+        self.req_wdata.d.next = self.req_wdata.q.val();
+        self.req_wstrb.d.next = self.req_wstrb.q.val();
+        self.req_tog.d.next = self.req_tog.q.val();
+        self.b_valid.d.next = self.b_valid.q.val();
+        self.b_resp.d.next = self.b_resp.q.val();
+        self.r_valid.d.next = self.r_valid.q.val();
+        self.r_data.d.next = self.r_data.q.val();
+        self.r_resp.d.next = self.r_resp.q.val();
+    }
+}
+
+/// The user-domain registers of the crossing and the cycle counter, clocked
+/// by `user_clk` (the slot registers are clocked by their own part).
+pub(super) struct UserClock;
+
+impl part::Part<UserClock> for RegisterFileCore {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.req_sync.clock.next = self.user_clk.val();
+        self.req_seen.clock.next = self.user_clk.val();
+        self.ack_tog.clock.next = self.user_clk.val();
+        self.resp_data.clock.next = self.user_clk.val();
+        self.resp_err.clock.next = self.user_clk.val();
+        self.counter.clock.next = self.user_clk.val();
+    }
+}

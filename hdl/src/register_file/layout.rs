@@ -1,0 +1,389 @@
+//! The map-to-slots layout: [`Layout::new`] walks a [`RegisterMap`] and turns
+//! every register instance into slots by the access of its fields (storage
+//! for `rw`/`wo`, pulse for `wpulse`, sticky for `w1c`, status for volatile
+//! `ro`, constant for other `ro`, and a latch for the volatile `ro` bits of a
+//! wide value's high half), each with its address, masks and reset from the
+//! map, and into the user ports of the wrapper ([`UserPort`]), each in the
+//! port group of its block instance. Everything the core and the wrapper are
+//! built from is decided here; nothing here is hardware.
+
+use config::ports::Group;
+use regmap::{Access, RegisterMap};
+
+use super::block::CORE_ADDRESS_BITS;
+use crate::verilog::HdlError;
+
+/// The wide value the register file drives itself: the free-running counter
+/// of user-clock cycles, `(block, wide value)`.
+pub const CYCLE_COUNTER: (&str, &str) = ("info", "cycle_count");
+
+/// What a port of the register file carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortKind {
+    /// `rw`/`wo` field: output, the stored value (a level).
+    Value,
+    /// `wpulse` field: output, high for one user-clock cycle per write of 1.
+    Pulse,
+    /// `w1c` field: output, the sticky bit (a level).
+    Sticky,
+    /// `w1c` field: input, a one-cycle pulse (or any high cycles) sets the sticky bit.
+    Set,
+    /// Volatile `ro` field: input, a level sampled when software reads it.
+    Status,
+    /// The free-running 64-bit cycle counter: output.
+    Counter,
+}
+
+/// Which register bits a port connects to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortBits {
+    /// Bus address of the register instance.
+    pub addr: u32,
+    /// Lowest bit in the register.
+    pub reg_lsb: u32,
+    pub width: u32,
+    /// Lowest bit in the port.
+    pub port_lsb: u32,
+}
+
+/// A port of the register file toward the user logic, in the user clock
+/// domain.
+///
+/// Naming: the port's [`Group`] forms the name from `<name>`
+/// ([`Group::top_name`]): `s<n>_<name>` for session instance n
+/// ([`Group::RegisterSession`]), `toe_<name>` ([`Group::ToeGlobal`]) and
+/// `info_<name>` ([`Group::Info`]) for the blocks that do not repeat. `<name>` is the wide
+/// value's name for both halves of a value wider than 32 bits
+/// (`s0_transfer_size`), the field's name for a field of a register with
+/// several fields or a one-bit field (`s0_start`, `toe_mode`,
+/// `toe_init_done`), and the register's name for the one multi-bit field of a
+/// register (`toe_fpga_ip`, `s0_peer_mss`). A `w1c` field has `<name>` (sticky
+/// output) and `<name>_set` (input).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserPort {
+    /// Full name, `group.top_name(&local)`.
+    pub name: String,
+    /// Name inside the group (`<name>` above).
+    pub local: String,
+    /// Port group of the block instance ([`port_group`]).
+    pub group: Group,
+    pub width: u32,
+    pub output: bool,
+    pub kind: PortKind,
+    /// `block.register.field`, or `block.wide` for a wide value.
+    pub source: String,
+    pub block: String,
+    /// Instance of a repeated block.
+    pub instance: usize,
+    pub bits: Vec<PortBits>,
+}
+
+/// One register word of one kind of behaviour.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Slot {
+    pub addr: u32,
+    /// Bits of this behaviour.
+    pub mask: u32,
+    /// Storage: bits a read returns (`rw`, not `wo`). Others: `mask`.
+    pub read_mask: u32,
+    /// Reset value (storage, sticky, latch) or the constant value.
+    pub reset: u32,
+    /// Latch: the low half whose read loads it.
+    pub lo_addr: u32,
+}
+
+/// The slot list a piece of a port lives in (sticky slots have two: the
+/// sticky output and its set input).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Cat {
+    Storage,
+    Pulse,
+    Sticky,
+    Set,
+    Status,
+    Latch,
+}
+
+/// The bits of one port in one slot word.
+#[derive(Clone, Debug)]
+pub(super) struct Piece {
+    pub(super) cat: Cat,
+    pub(super) slot: usize,
+    pub(super) reg_lsb: u32,
+    pub(super) width: u32,
+    pub(super) port_lsb: u32,
+}
+
+/// The register file derived from a map: slot lists for the core and the
+/// user ports of the wrapper.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// Address bits of the bus (`RegisterMap::address_bits`).
+    pub address_bits: u32,
+    pub storage: Vec<Slot>,
+    pub pulse: Vec<Slot>,
+    pub sticky: Vec<Slot>,
+    pub status: Vec<Slot>,
+    pub latch: Vec<Slot>,
+    pub constant: Vec<Slot>,
+    /// Every mapped register address (anything else answers SLVERR).
+    pub mapped: Vec<u32>,
+    pub ports: Vec<UserPort>,
+    /// Field ids the block implements (every field of the map).
+    pub implemented: Vec<String>,
+    /// The pieces of each port of `ports`, same order.
+    pub(super) pieces: Vec<Vec<Piece>>,
+}
+
+pub(super) fn err(msg: impl Into<String>) -> HdlError {
+    HdlError(msg.into())
+}
+
+/// The port group of instance `instance` of `block`: the repeated `session`
+/// block's instances are [`Group::RegisterSession`], `toe` is
+/// [`Group::ToeGlobal`], `info` is [`Group::Info`]. A block the port plan has
+/// no group for is an error.
+pub fn port_group(block: &regmap::Block, instance: usize) -> Result<Group, HdlError> {
+    match (block.name.as_str(), block.repeat.is_some()) {
+        ("session", true) => Ok(Group::RegisterSession(instance)),
+        ("toe", false) => Ok(Group::ToeGlobal),
+        ("info", false) => Ok(Group::Info),
+        _ => Err(err(format!("register file: block `{}` has no port group", block.name))),
+    }
+}
+
+impl Layout {
+    /// Walks the map. Errors: a map wider than the core's address bits, two
+    /// fields that would get the same port name, a missing cycle counter.
+    pub fn new(map: &RegisterMap) -> Result<Layout, HdlError> {
+        let address_bits = map.address_bits();
+        if address_bits as usize > CORE_ADDRESS_BITS {
+            return Err(err(format!(
+                "register file: the map needs {address_bits} address bits, the block decodes at most {CORE_ADDRESS_BITS}"
+            )));
+        }
+        let mut l = Layout {
+            address_bits,
+            storage: Vec::new(),
+            pulse: Vec::new(),
+            sticky: Vec::new(),
+            status: Vec::new(),
+            latch: Vec::new(),
+            constant: Vec::new(),
+            mapped: Vec::new(),
+            ports: Vec::new(),
+            implemented: Vec::new(),
+            pieces: Vec::new(),
+        };
+        let mut counter_seen = false;
+        for block in &map.blocks {
+            for instance in 0..block.instances() {
+                let group = port_group(block, instance)?;
+                for reg in &block.registers {
+                    let addr = block
+                        .address(instance, reg)
+                        .ok_or_else(|| err(format!("register file: `{}.{}` has no address", block.name, reg.name)))?;
+                    l.mapped.push(addr);
+                    let reset = reg.reset_for(instance);
+                    let wide_lo = block.wide_with_lo(&reg.name);
+                    let wide_hi = block.wide_with_hi(&reg.name);
+                    let wide = wide_lo.or(wide_hi);
+                    let is_counter = wide.is_some_and(|w| (block.name.as_str(), w.name.as_str()) == CYCLE_COUNTER);
+                    counter_seen |= is_counter;
+                    let writable = reg.mask_of(Access::Rw) | reg.mask_of(Access::Wo);
+                    let mut storage = None;
+                    if writable != 0 {
+                        storage = Some(l.storage.len());
+                        l.storage.push(Slot { addr, mask: writable, read_mask: reg.mask_of(Access::Rw), reset: reset & writable, lo_addr: 0 });
+                    }
+                    let pulse_mask = reg.mask_of(Access::WPulse);
+                    let mut pulse = None;
+                    if pulse_mask != 0 {
+                        pulse = Some(l.pulse.len());
+                        l.pulse.push(Slot { addr, mask: pulse_mask, read_mask: 0, reset: 0, lo_addr: 0 });
+                    }
+                    let w1c = reg.mask_of(Access::W1c);
+                    let mut sticky = None;
+                    if w1c != 0 {
+                        sticky = Some(l.sticky.len());
+                        l.sticky.push(Slot { addr, mask: w1c, read_mask: w1c, reset: reset & w1c, lo_addr: 0 });
+                    }
+                    let ro = reg.mask_of(Access::Ro);
+                    let volatile = ro & reg.volatile_mask();
+                    let constant = ro & !volatile;
+                    if constant != 0 {
+                        l.constant.push(Slot { addr, mask: constant, read_mask: constant, reset: reset & constant, lo_addr: 0 });
+                    }
+                    let mut status = None;
+                    let mut latch = None;
+                    if volatile != 0 {
+                        match wide_hi {
+                            Some(w) => {
+                                let lo = block.register(&w.lo).ok_or_else(|| err(format!("register file: `{}` has no `{}`", w.name, w.lo)))?;
+                                let lo_addr = block.address(instance, lo).unwrap_or(0);
+                                latch = Some(l.latch.len());
+                                l.latch.push(Slot { addr, mask: volatile, read_mask: volatile, reset: reset & volatile, lo_addr });
+                            }
+                            None => {
+                                status = Some(l.status.len());
+                                l.status.push(Slot { addr, mask: volatile, read_mask: volatile, reset: 0, lo_addr: 0 });
+                            }
+                        }
+                    }
+                    for f in &reg.fields {
+                        l.implemented.push(regmap::field_id(&block.name, &reg.name, &f.name));
+                        let (name, source, port_lsb) = match wide {
+                            Some(w) => (w.name.clone(), format!("{}.{}", block.name, w.name), if wide_hi.is_some() { 32 } else { 0 }),
+                            None if reg.fields.len() > 1 || f.width == 1 => {
+                                (f.name.clone(), regmap::field_id(&block.name, &reg.name, &f.name), 0)
+                            }
+                            None => (reg.name.clone(), regmap::field_id(&block.name, &reg.name, &f.name), 0),
+                        };
+                        let bits = |slot: Option<usize>, cat: Cat| -> Result<Piece, HdlError> {
+                            let slot = slot.ok_or_else(|| err(format!("register file: no slot for `{source}`")))?;
+                            Ok(Piece { cat, slot, reg_lsb: f.lsb, width: f.width, port_lsb })
+                        };
+                        let port = name;
+                        match f.access {
+                            Access::Rw | Access::Wo => l.add(group, &port, PortKind::Value, &source, block, instance, addr, bits(storage, Cat::Storage)?)?,
+                            Access::WPulse => l.add(group, &port, PortKind::Pulse, &source, block, instance, addr, bits(pulse, Cat::Pulse)?)?,
+                            Access::W1c => {
+                                l.add(group, &port, PortKind::Sticky, &source, block, instance, addr, bits(sticky, Cat::Sticky)?)?;
+                                l.add(group, &format!("{port}_set"), PortKind::Set, &source, block, instance, addr, bits(sticky, Cat::Set)?)?;
+                            }
+                            Access::Ro if f.volatile => {
+                                let piece = match latch {
+                                    Some(_) => bits(latch, Cat::Latch)?,
+                                    None => bits(status, Cat::Status)?,
+                                };
+                                let kind = if is_counter { PortKind::Counter } else { PortKind::Status };
+                                l.add(group, &port, kind, &source, block, instance, addr, piece)?;
+                            }
+                            Access::Ro => {}
+                        }
+                    }
+                }
+            }
+        }
+        if !counter_seen {
+            return Err(err(format!("register file: the map has no `{}.{}` (the cycle counter)", CYCLE_COUNTER.0, CYCLE_COUNTER.1)));
+        }
+        Ok(l)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        group: Group,
+        local: &str,
+        kind: PortKind,
+        source: &str,
+        block: &regmap::Block,
+        instance: usize,
+        addr: u32,
+        piece: Piece,
+    ) -> Result<(), HdlError> {
+        let bits = PortBits { addr, reg_lsb: piece.reg_lsb, width: piece.width, port_lsb: piece.port_lsb };
+        let name = group.top_name(local);
+        let name = name.as_str();
+        if let Some(i) = self.ports.iter().position(|p| p.name == name) {
+            let p = &mut self.ports[i];
+            if p.source != source || p.kind != kind {
+                return Err(err(format!("register file: `{source}` and `{}` would both be port `{name}`", p.source)));
+            }
+            p.width = p.width.max(piece.port_lsb + piece.width);
+            p.bits.push(bits);
+            self.pieces[i].push(piece);
+            return Ok(());
+        }
+        let output = matches!(kind, PortKind::Value | PortKind::Pulse | PortKind::Sticky | PortKind::Counter);
+        self.ports.push(UserPort {
+            name: name.to_string(),
+            local: local.to_string(),
+            group,
+            width: piece.port_lsb + piece.width,
+            output,
+            kind,
+            source: source.to_string(),
+            block: block.name.clone(),
+            instance,
+            bits: vec![bits],
+        });
+        self.pieces.push(vec![piece]);
+        Ok(())
+    }
+
+    /// The port named `name`.
+    pub fn port(&self, name: &str) -> Option<&UserPort> {
+        self.ports.iter().find(|p| p.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn design(sessions: usize) -> config::Design {
+        config::parse(&config::default_toml_with_sessions(sessions), &["alveo-u50"]).unwrap()
+    }
+
+    #[test]
+    fn every_field_of_the_map_is_implemented() {
+        for sessions in 1..=config::MAX_SESSIONS {
+            let d = design(sessions);
+            let map = RegisterMap::for_design(&d);
+            let layout = Layout::new(&map).unwrap();
+            let ids: Vec<String> = map.fields().map(|f| f.id()).collect();
+            let implemented: std::collections::BTreeSet<&String> = layout.implemented.iter().collect();
+            assert_eq!(implemented, ids.iter().collect(), "{sessions} sessions");
+            // Every non-constant field reaches a port; every bit of a port is one field's.
+            for f in map.fields() {
+                let constant = f.field.is_constant();
+                let wide = f.block.wide_with_lo(&f.register.name).or(f.block.wide_with_hi(&f.register.name));
+                let source = match wide {
+                    Some(w) => format!("{}.{}", f.block.name, w.name),
+                    None => f.id(),
+                };
+                let n = layout.ports.iter().filter(|p| p.source == source).count();
+                assert_eq!(n == 0, constant, "field {} ({} ports)", f.id(), n);
+            }
+        }
+    }
+
+    #[test]
+    fn ports_follow_the_naming_rule() {
+        let map = RegisterMap::for_design(&design(2));
+        let layout = Layout::new(&map).unwrap();
+        let port = |name: &str| layout.port(name).unwrap_or_else(|| panic!("no port {name}"));
+        assert_eq!((port("s0_transfer_size").width, port("s0_transfer_size").kind), (48, PortKind::Value));
+        assert_eq!((port("s1_start").width, port("s1_start").kind), (1, PortKind::Pulse));
+        assert_eq!((port("s0_tx_bytes").width, port("s0_tx_bytes").output), (64, false));
+        assert_eq!((port("toe_fpga_mac").width, port("toe_fpga_mac").output), (48, true));
+        assert_eq!(port("toe_init").kind, PortKind::Pulse);
+        assert_eq!(port("toe_init_done").kind, PortKind::Status);
+        assert_eq!(port("toe_fpga_ip").width, 32);
+        assert_eq!(port("s0_peer_mss").width, 16);
+        assert_eq!(port("s0_done").kind, PortKind::Sticky);
+        assert_eq!(port("s0_done_set").kind, PortKind::Set);
+        assert_eq!(port("s0_error_cause").width, 4);
+        assert_eq!(port("info_cycle_count").kind, PortKind::Counter);
+        assert!(layout.port("s2_start").is_none(), "exactly design.sessions groups");
+    }
+
+    #[test]
+    fn two_fields_with_one_port_name_are_refused() {
+        let mut map = RegisterMap::for_design(&design(1));
+        let ctrl = map.block_mut("toe").unwrap().register_mut("toe_ctrl").unwrap();
+        ctrl.fields[0].name = "init_done".into();
+        let e = Layout::new(&map).unwrap_err();
+        assert!(e.0.contains("would both be port `toe_init_done`"), "{e}");
+    }
+
+    #[test]
+    fn a_block_without_a_port_group_is_refused() {
+        let mut map = RegisterMap::for_design(&design(1));
+        map.blocks.iter_mut().find(|b| b.name == "toe").unwrap().name = "tow".into();
+        let e = Layout::new(&map).unwrap_err();
+        assert_eq!(e.0, "register file: block `tow` has no port group");
+    }
+}

@@ -1,0 +1,243 @@
+//! The register file: an AXI4-Lite slave in its own clock whose registers
+//! live in the user clock, built from the `regmap` definition.
+//!
+//! ```text
+//!  s_axil_aclk domain                      |  user_clk domain
+//!                                          |
+//!  AW --> [aw]--+                          |
+//!  W  --> [w ]--+--> arbiter --> req_addr/write/wdata/wstrb (held) -------> decode, storage,
+//!  AR --> [ar]--+        |       req_tog ----------> SyncBit --> edge = one access per request
+//!                        |                          |                        |
+//!  B  <-- [b ]<--+       |                          |         resp_data/err (held)
+//!  R  <-- [r ]<--+-- ack edge <-- SyncBit <---------+-------- ack_tog
+//!                                          |
+//!                                          |  value/pulse/sticky --> user logic
+//!                                          |  status/set/latch_in <-- user logic
+//! ```
+//!
+//! **Crossing.** One transaction at a time crosses as a request held still in
+//! the bus domain while a toggle (`req_tog`) goes through a two-flip-flop
+//! synchroniser ([`SyncBit`]); the user domain sees the toggle's edge, performs
+//! the access in that one cycle (write into storage, or read into `resp_data`),
+//! and toggles `ack_tog`, which comes back through another synchroniser; the bus
+//! domain then takes `resp_data`/`resp_err`, held still in the user domain, into
+//! B or R. Every multi-bit value crosses while its source holds it, so nothing
+//! is torn, and each write is performed exactly once in the user domain, so a
+//! write-pulse field is exactly one user-clock pulse. Latency
+//! (`docs/register_file.md`): the access happens 2 to 3 user cycles after the
+//! bus cycle that follows the acceptance of AW+W or AR; BVALID/RVALID rise 3
+//! to 4 bus cycles plus 2 to 3 user cycles after that acceptance.
+//!
+//! **From the map.** [`Layout::new`] walks the [`regmap::RegisterMap`]: every
+//! register instance becomes slots by the access of its fields (storage for
+//! `rw`/`wo`, pulse for `wpulse`, sticky for `w1c`, status for volatile `ro`,
+//! constant for other `ro`, and a latch for the volatile `ro` bits of a wide
+//! value's high half), each with its address, masks and reset from the map.
+//! [`RegisterFileCore`] is the rust-hdl logic over those slot lists (loops over
+//! `Vec`s of constants); [`register_file_verilog`] wraps it in a module with
+//! plain port names, one group per block instance (`toe_*`, `s<n>_*` for
+//! exactly `design.sessions` sessions): rust-hdl cannot give a block a number
+//! of ports that depends on the configuration, so that wrapper is written
+//! here as text, pure wiring. Port names follow one rule ([`UserPort`]).
+//!
+//! **Files.** `layout.rs` (map to slots and user ports), `block.rs` (the core
+//! block: its registers, its constructor, the order of its parts),
+//! `axi_lite.rs` (the AXI4-Lite slave), `crossing.rs` (the clock crossing and
+//! the names its constraints need), `fields.rs` (the logic of each kind of
+//! field), `wrapper.rs` (the Verilog wrapper and its port list). This file
+//! holds the entry points: the Verilog ([`register_file_verilog`]), the
+//! wrapper's ports as data ([`register_file_ports`]) and the crossing's
+//! registers as data ([`crossings`]).
+
+mod axi_lite;
+mod block;
+mod crossing;
+mod fields;
+mod layout;
+mod wrapper;
+
+use config::ports::PortPlan;
+use regmap::RegisterMap;
+
+use crate::verilog::{block_verilog, HdlError};
+use layout::err;
+
+pub use axi_lite::bus_ports;
+pub use block::{RegisterFileCore, CORE_ADDRESS_BITS};
+pub use crossing::{crossings, SYNCHRONISERS, TO_BUS, TO_USER};
+pub use layout::{port_group, Layout, PortBits, PortKind, Slot, UserPort, CYCLE_COUNTER};
+
+/// Name of the core module inside `module`'s Verilog: a child of the wrapper,
+/// named as rust-hdl names children, so the file holds `module` and its
+/// `$` children only.
+pub fn core_module(module: &str) -> String {
+    format!("{module}$core")
+}
+
+/// The layout of `map` after checking that it has the sessions of `design`.
+fn checked_layout(design: &config::Design, map: &RegisterMap) -> Result<Layout, HdlError> {
+    let sessions = map.block("session").map_or(0, |b| b.instances());
+    if sessions != design.sessions {
+        return Err(err(format!(
+            "register file: the map has {sessions} session block(s), the design {} session(s)",
+            design.sessions
+        )));
+    }
+    Layout::new(map)
+}
+
+/// The Verilog of the register file of `map` as module `module` (plain
+/// ports, see [`UserPort`]) and its core `<module>$core` with the rust-hdl
+/// submodules. `design` names the sessions the map must have.
+pub fn register_file_verilog(design: &config::Design, map: &RegisterMap, module: &str) -> Result<String, HdlError> {
+    let layout = checked_layout(design, map)?;
+    let core = block_verilog(&mut RegisterFileCore::new(&layout), &core_module(module))?;
+    Ok(format!("{}\n{core}", wrapper::wrapper(&layout, module)))
+}
+
+/// The ports of the module [`register_file_verilog`] writes, in declaration
+/// order, each in its group: `user_clk`/`user_rst` in [`Group::Clock`], the
+/// AXI4-Lite slave in [`Group::Bus`], the `toe` block's ports in
+/// [`Group::ToeGlobal`], the `info` block's in [`Group::Info`], session
+/// instance n's in [`Group::RegisterSession`]`(n)`. The wrapper declares its
+/// ports from this same list.
+///
+/// [`Group::Clock`]: config::ports::Group::Clock
+/// [`Group::Bus`]: config::ports::Group::Bus
+/// [`Group::ToeGlobal`]: config::ports::Group::ToeGlobal
+/// [`Group::Info`]: config::ports::Group::Info
+/// [`Group::RegisterSession`]: config::ports::Group::RegisterSession
+pub fn register_file_ports(design: &config::Design, map: &RegisterMap) -> Result<PortPlan, HdlError> {
+    Ok(PortPlan::new(wrapper::ports(&checked_layout(design, map)?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verilog::module_ports;
+
+    fn design(sessions: usize) -> config::Design {
+        config::parse(&config::default_toml_with_sessions(sessions), &["alveo-u50"]).unwrap()
+    }
+
+    #[test]
+    fn verilog_declares_exactly_the_layout_ports() {
+        let d = design(2);
+        let map = RegisterMap::for_design(&d);
+        let text = register_file_verilog(&d, &map, "regfile").unwrap();
+        let ports = module_ports(&text, "regfile").unwrap();
+        let layout = Layout::new(&map).unwrap();
+        for p in &layout.ports {
+            let found = ports.iter().find(|q| q.0 == p.name).unwrap_or_else(|| panic!("no port {}", p.name));
+            assert_eq!((found.2 as u32, found.1 == config::ports::Direction::Output), (p.width, p.output), "{}", p.name);
+        }
+        assert_eq!(ports.len(), layout.ports.len() + 21);
+        let awaddr = ports.iter().find(|q| q.0 == "s_axil_awaddr").unwrap();
+        assert_eq!(awaddr.2 as u32, map.address_bits());
+        assert!(text.contains("module regfile$core("));
+    }
+
+    #[test]
+    fn the_port_plan_is_what_the_wrapper_declares() {
+        for sessions in 1..=config::MAX_SESSIONS {
+            let d = design(sessions);
+            let map = RegisterMap::for_design(&d);
+            let plan = register_file_ports(&d, &map).unwrap();
+            let text = register_file_verilog(&d, &map, "regfile").unwrap();
+            let planned: Vec<(&str, &str, usize)> =
+                plan.ports().iter().map(|p| (p.name.as_str(), p.direction.keyword(), p.width)).collect();
+            let declared = module_ports(&text, "regfile").unwrap();
+            let declared: Vec<(&str, &str, usize)> = declared.iter().map(|p| (p.0.as_str(), p.1.keyword(), p.2)).collect();
+            assert_eq!(planned, declared, "{sessions} sessions");
+            let names: Vec<&str> = planned.iter().map(|p| p.0).collect();
+            assert!(text.contains(&format!("module regfile({});\n", names.join(", "))), "{sessions} sessions: header order");
+        }
+    }
+
+    #[test]
+    fn the_port_plan_groups_ports_by_block_instance() {
+        let d = design(2);
+        let map = RegisterMap::for_design(&d);
+        let plan = register_file_ports(&d, &map).unwrap();
+        use config::ports::{Direction, Group};
+        assert_eq!(
+            plan.groups(),
+            [Group::Bus, Group::Clock, Group::Info, Group::ToeGlobal, Group::RegisterSession(0), Group::RegisterSession(1)]
+        );
+        let get = |g: Group, local: &str| plan.get(g, local).unwrap().clone();
+        assert_eq!(get(Group::Bus, "awaddr").width, map.address_bits() as usize);
+        assert_eq!(get(Group::Bus, "aclk").name, "s_axil_aclk");
+        assert_eq!(get(Group::Clock, "user_rst").name, "user_rst");
+        assert_eq!(get(Group::Info, "cycle_count").direction, Direction::Output);
+        assert_eq!(get(Group::ToeGlobal, "init_done").direction, Direction::Input);
+        assert_eq!(get(Group::RegisterSession(1), "done_set").name, "s1_done_set");
+        assert_eq!(plan.group(Group::Bus).count(), 19);
+        let layout = Layout::new(&map).unwrap();
+        for (port, user) in plan.ports()[21..].iter().zip(&layout.ports) {
+            assert_eq!((&port.name, port.group, port.width), (&user.name, port_group(map.block(&user.block).unwrap(), user.instance).unwrap(), user.width as usize));
+        }
+        assert_eq!(plan.ports().len(), 21 + layout.ports.len());
+        let e = register_file_ports(&design(3), &map).unwrap_err();
+        assert_eq!(e.0, "register file: the map has 2 session block(s), the design 3 session(s)");
+    }
+
+    #[test]
+    fn moving_a_register_in_the_map_moves_its_decode() {
+        let d = design(1);
+        let map = RegisterMap::for_design(&d);
+        let mut moved = map.clone();
+        let reg = moved.block_mut("toe").unwrap().register_mut("target_ip").unwrap();
+        reg.offset = 0x80;
+        moved.validate().unwrap();
+        let old = Layout::new(&map).unwrap();
+        let new = Layout::new(&moved).unwrap();
+        let reset = map.find_register("target_ip").unwrap().1.reset_for(0);
+        let ip = |l: &Layout| l.storage.iter().find(|s| s.reset == reset).map(|s| s.addr);
+        assert_eq!(ip(&old), Some(0x60));
+        assert_eq!(ip(&new), Some(0xC0));
+        let a = register_file_verilog(&d, &map, "rf").unwrap();
+        let b = register_file_verilog(&d, &moved, "rf").unwrap();
+        assert!(a.contains("16'h60") && !a.contains("16'hc0"), "old decode");
+        assert!(b.contains("16'hc0"), "new decode constant");
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn a_map_with_other_sessions_than_the_design_is_refused() {
+        let map = RegisterMap::for_design(&design(2));
+        let e = register_file_verilog(&design(3), &map, "rf").unwrap_err();
+        assert_eq!(e.0, "register file: the map has 2 session block(s), the design 3 session(s)");
+    }
+
+    /// `verilator --lint-only -Wall` with the workspace waivers, in a folder
+    /// of this test's own.
+    fn lint(sessions: usize) {
+        let d = design(sessions);
+        let map = RegisterMap::for_design(&d);
+        let body = register_file_verilog(&d, &map, "regfile").unwrap();
+        let text = format!("`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n{body}\n`resetall\n`default_nettype wire\n");
+        let dir = std::env::temp_dir().join(format!("regfile-lint-{}-{sessions}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("regfile.v");
+        std::fs::write(&file, &text).unwrap();
+        if let Ok(path) = std::env::var("REGFILE_DUMP") {
+            std::fs::write(path, &text).unwrap();
+        }
+        let waivers = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/verilator_waivers.vlt");
+        let out = std::process::Command::new("verilator")
+            .args(["--lint-only", "-Wall", "--top-module", "regfile"])
+            .arg(&waivers)
+            .arg(&file)
+            .output()
+            .expect("verilator (make deps)");
+        let _ = std::fs::remove_dir_all(&dir);
+        let log = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && !log.contains("%Warning"), "{sessions} sessions:\n{log}");
+    }
+
+    #[test]
+    fn verilator_lint_is_clean_for_one_and_four_sessions() {
+        lint(1);
+        lint(4);
+    }
+}
