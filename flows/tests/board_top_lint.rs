@@ -47,30 +47,13 @@ fn lint(config_text: &str, what: &str) {
             "{what}: {f} must not be in rtl/files.f"
         );
     }
-    // The crossing constraints match the register file's synchroniser instances.
+    // The crossing constraints match the register file's instances.
     let regs = fs::read_to_string(dir.path().join(format!("rtl/{top}_regs.v"))).unwrap();
-    for sync in ["req_sync", "ack_sync"] {
-        for ff in ["ff1", "ff2"] {
-            assert!(
-                regs.contains(&format!("{top}_regs$core${sync}${ff} {ff}(")),
-                "{what}: no instance {sync}/{ff} in the register file"
-            );
-        }
-    }
-    for held in [
-        "req_addr",
-        "req_write",
-        "req_wdata",
-        "req_wstrb",
-        "req_tog",
-        "resp_data",
-        "resp_err",
-        "ack_tog",
-    ] {
-        assert!(
-            regs.contains(&format!("{top}_regs$core${held} {held}(")),
-            "{what}: no instance {held} in the register file"
-        );
+    let c = hdl::register_file::crossings();
+    for path in c.sync_flops.iter().chain(&c.to_user).chain(&c.to_bus) {
+        let leaf = path.rsplit('/').next().unwrap();
+        let module = format!("{top}_regs$core${}", path.replace('/', "$"));
+        assert!(regs.contains(&format!("{module} {leaf}(")), "{what}: no instance {path} in the register file");
     }
     let board_text = fs::read_to_string(dir.path().join(&board)).unwrap();
     assert!(

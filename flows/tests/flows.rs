@@ -95,14 +95,9 @@ fn user_ports(design: &config::Design) -> PortPlan {
     PortPlan::new(v)
 }
 
-/// The register file's crossings as its crossing block names them.
+/// The register file's crossings as its crossing block exports them.
 fn crossings() -> Crossings {
-    let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect();
-    Crossings {
-        sync_flops: names(&["req_sync/ff1", "req_sync/ff2", "ack_sync/ff1", "ack_sync/ff2"]),
-        to_user: names(&["req_addr", "req_write", "req_wdata", "req_wstrb", "req_tog"]),
-        to_bus: names(&["resp_data", "resp_err", "ack_tog"]),
-    }
+    hdl::register_file::crossings()
 }
 
 fn inputs(design: &config::Design, rtl: &[&str]) -> FlowInputs {

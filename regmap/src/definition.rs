@@ -110,7 +110,7 @@ fn info_block(design: &Design) -> Block {
             field("count", 0, 3, Ro, design.sessions as u32, "Sessions, 1..=4."),
         ]),
         reg("data_width", 0x0C, "Width of the TOE data streams.", vec![
-            field("bits", 0, 11, Ro, design.data_width as u32, "Bits per beat: 64, 128, 256, 512 or 1024."),
+            field("bits", 0, 11, Ro, design.data_width as u32, &format!("Bits per beat: {}.", config::data_widths_text())),
         ]),
         reg("user_clock_khz", 0x10, "User (TOE data) clock frequency. Peak bandwidth in bytes/s = data_width / 8 * user_clock_khz * 1000; cycle counts are in this clock.", vec![
             field("khz", 0, 32, Ro, design.user_clock_khz(), "Frequency in kHz."),

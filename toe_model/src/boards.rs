@@ -20,6 +20,8 @@
 //! values act as the power-up parameters). [`TwoBoards::params`] tells which
 //! values are in effect.
 
+use config::codes::LastPacketMode;
+
 use crate::checker::{Place, Request, ViolationLog};
 use crate::connection::{deliver, request, Session, State};
 use crate::link::{last_packet, pair, refill, Block, Kind, Link};
@@ -240,7 +242,7 @@ impl TwoBoards {
                     tx_stats.data_beats += 1;
                     tx_stats.session_bytes[s] += len as u64;
                     let last_data = partial && o.tx_tlast;
-                    let push = last_data && board.params.last_packet_mode == 1;
+                    let push = last_data && board.params.last_packet_mode == LastPacketMode::Psh as u8;
                     link.send(cycle + lat, sess.conn, Kind::Data { len, push });
                     if last_data {
                         last_packet(

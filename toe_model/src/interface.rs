@@ -96,7 +96,7 @@ impl Default for ToeConfig {
 pub struct GlobalOutputs {
     /// `toe_init` pulse.
     pub init: bool,
-    /// `toe_last_packet_mode`: 0 dup, 1 psh, 2 (or 3) normal.
+    /// `toe_last_packet_mode`, a [`config::codes::LastPacketMode`] value (3, which has no name, acts as `normal`).
     pub last_packet_mode: u8,
     /// `toe_window_update_gap`: 1 KB units, 0 = off.
     pub window_update_gap: u16,

@@ -49,6 +49,8 @@
 
 use std::collections::VecDeque;
 
+use config::codes::LastPacketMode;
+
 use crate::connection::Session;
 use crate::{GlobalOutputs, LinkConfig, LinkStats};
 
@@ -154,8 +156,8 @@ pub(crate) fn last_packet(
     if since == 0 {
         return;
     }
-    match params.last_packet_mode {
-        0 => {
+    match LastPacketMode::from_value(u32::from(params.last_packet_mode)) {
+        Some(LastPacketMode::Dup) => {
             let dup = since.min(u64::from(sess.status.peer_mss.max(1)));
             *credit -= dup as i64 * clk;
             stats.dup_bytes += dup;
@@ -163,7 +165,8 @@ pub(crate) fn last_packet(
             link.send(due, sess.conn, Kind::Dup { push_to: sess.sent });
             sess.last_push = sess.sent;
         }
-        1 => sess.last_push = sess.sent,
-        _ => {}
+        Some(LastPacketMode::Psh) => sess.last_push = sess.sent,
+        // `normal`, and the code 3 that has no name: no special treatment.
+        Some(LastPacketMode::Normal) | None => {}
     }
 }
