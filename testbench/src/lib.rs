@@ -9,6 +9,7 @@ pub mod boards;
 pub mod demo;
 pub mod clocks;
 pub mod dut;
+pub mod scripted_toe;
 pub mod seed;
 pub mod stream;
 pub mod token_bucket;
