@@ -9,6 +9,8 @@ pub mod boards;
 pub mod demo;
 pub mod clocks;
 pub mod dut;
+pub mod register_bench;
+pub mod register_model;
 pub mod scripted_toe;
 pub mod seed;
 pub mod stream;
