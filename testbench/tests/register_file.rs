@@ -2,500 +2,21 @@
 //! `regfile_alt`: two sessions with `toe.target_ip` moved in the map), driven
 //! by the AXI4-Lite master of `testbench::axil` with random channel order and
 //! delays, the register clock and the user clock at unrelated periods, and
-//! checked against a register model built here from the `regmap` definition.
+//! checked against the register model built from the `regmap` definition
+//! (`testbench::register_model`) on the bench of `testbench::register_bench`.
 //! No address is written in this file: every one comes from the map.
 
 use std::collections::HashMap;
 
-use rand::Rng;
+use config::ports::Group;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use regmap::{Access, RegisterMap};
-use testbench::axil::{Checker, Completion, Master, Timing, OKAY, SLVERR};
-use testbench::clocks::TwoClocks;
+use testbench::axil::{Completion, Master, Timing, OKAY, SLVERR};
 use testbench::models;
+use testbench::register_bench::{alt_design, alt_map, default_bench, default_design, Bench, BUS_PS, USER_PS};
 use testbench::seed;
-use testbench::verilated::{Model, ModelFns, Port};
-
-/// Register clock 10.3 ns, user clock 4 ns (the example periods).
-const BUS_PS: u64 = 10_300;
-const USER_PS: u64 = 4_000;
-
-fn default_design() -> config::Design {
-    config::parse(config::DEFAULT_TOML, &["alveo-u50"]).unwrap()
-}
-
-/// The design and map of `regfile_alt`, as `build.rs` makes them.
-fn alt_design() -> config::Design {
-    let text = config::DEFAULT_TOML
-        .replacen("sessions = 4", "sessions = 2", 1)
-        .replacen("[60000, 60001, 60002, 60003]", "[60000, 60001]", 1)
-        .replacen("[61000, 61001, 61002, 61003]", "[61000, 61001]", 1);
-    config::parse(&text, &["alveo-u50"]).unwrap()
-}
-
-fn alt_map() -> RegisterMap {
-    let mut map = RegisterMap::for_design(&alt_design());
-    map.block_mut("toe").unwrap().register_mut("target_ip").unwrap().offset = 0x80;
-    map.validate().unwrap();
-    map
-}
-
-// ---------------------------------------------------------------------------
-// The register model, from the map alone.
-
-/// A field as the test sees it.
-struct FieldModel {
-    lsb: u32,
-    mask: u32,
-    access: Access,
-    volatile: bool,
-    /// The user port it connects to and the port bit of the field's bit 0.
-    port: Option<(String, u32)>,
-}
-
-struct RegModel {
-    addr: u32,
-    id: String,
-    reset: u32,
-    fields: Vec<FieldModel>,
-    /// Low half of a volatile wide value: address of its high half.
-    latches: Option<u32>,
-    /// High half of a volatile wide value.
-    latched: bool,
-    /// The cycle counter: the model cannot know its value.
-    counter: bool,
-    storage: u32,
-    sticky: u32,
-    latch: u32,
-}
-
-/// Port naming of `docs/register_file.md`, written again here so the test
-/// does not take it from the code under test.
-fn port_name(block: &regmap::Block, instance: usize, reg: &regmap::Register, field: &regmap::Field) -> (String, u32) {
-    let group = if block.repeat.is_some() { format!("s{instance}") } else { block.name.clone() };
-    let hi = block.wide_with_hi(&reg.name);
-    let name = match block.wide_with_lo(&reg.name).or(hi) {
-        Some(w) => w.name.clone(),
-        None if reg.fields.len() > 1 || field.width == 1 => field.name.clone(),
-        None => reg.name.clone(),
-    };
-    (format!("{group}_{name}"), if hi.is_some() { 32 } else { 0 })
-}
-
-struct Expect {
-    regs: Vec<RegModel>,
-    by_addr: HashMap<u32, usize>,
-    /// Values the test drives on status inputs, by port.
-    status: HashMap<String, u64>,
-    /// Pulses each write-pulse port should have given.
-    pulses: HashMap<String, u64>,
-}
-
-fn strobe_mask(strb: u8) -> u32 {
-    (0..4).filter(|b| strb >> b & 1 == 1).fold(0, |m, b| m | 0xFF << (8 * b))
-}
-
-impl Expect {
-    fn new(map: &RegisterMap) -> Self {
-        let mut regs = Vec::new();
-        for loc in map.instances() {
-            let (block, instance, reg) = (loc.block, loc.instance, loc.register);
-            let addr = block.address(instance, reg).unwrap();
-            let volatile_hi = |w: &regmap::Wide| {
-                block.register(&w.hi).is_some_and(|r| r.fields.iter().any(|f| f.volatile && f.access == Access::Ro))
-            };
-            let latches = block
-                .wide_with_lo(&reg.name)
-                .filter(|w| volatile_hi(w))
-                .map(|w| block.address(instance, block.register(&w.hi).unwrap()).unwrap());
-            let latched = block.wide_with_hi(&reg.name).is_some_and(volatile_hi);
-            let counter = block.name == "info" && reg.name.starts_with("cycle_count");
-            let fields = reg
-                .fields
-                .iter()
-                .map(|f| FieldModel {
-                    lsb: f.lsb,
-                    mask: f.mask(),
-                    access: f.access,
-                    volatile: f.volatile,
-                    port: (!f.is_constant()).then(|| port_name(block, instance, reg, f)),
-                })
-                .collect();
-            let reset = reg.reset_for(instance);
-            regs.push(RegModel {
-                addr,
-                id: format!("{}[{instance}].{}", block.name, reg.name),
-                reset,
-                fields,
-                latches,
-                latched,
-                counter,
-                storage: reset,
-                sticky: reset,
-                latch: if latched { reset } else { 0 },
-            });
-        }
-        let by_addr = regs.iter().enumerate().map(|(i, r)| (r.addr, i)).collect();
-        Expect { regs, by_addr, status: HashMap::new(), pulses: HashMap::new() }
-    }
-
-    fn reg(&self, addr: u32) -> Option<&RegModel> {
-        self.by_addr.get(&addr).map(|&i| &self.regs[i])
-    }
-
-    /// What a read returns, `None` for SLVERR, with the bits the model can
-    /// predict; updates the latch a low-half read loads.
-    fn read(&mut self, addr: u32) -> Option<(u32, u32)> {
-        let i = *self.by_addr.get(&addr)?;
-        let mut value = 0;
-        let mut care = u32::MAX;
-        let mut load = None;
-        {
-            let r = &self.regs[i];
-            for f in &r.fields {
-                let bits = match f.access {
-                    Access::Rw => r.storage & f.mask,
-                    Access::Wo | Access::WPulse => 0,
-                    Access::W1c => r.sticky & f.mask,
-                    Access::Ro if !f.volatile => r.reset & f.mask,
-                    Access::Ro if r.counter => {
-                        care &= !f.mask;
-                        0
-                    }
-                    Access::Ro if r.latched => r.latch & f.mask,
-                    Access::Ro => {
-                        let (port, port_lsb) = f.port.clone().unwrap();
-                        let v = self.status.get(&port).copied().unwrap_or(0);
-                        ((v >> port_lsb) as u32) << f.lsb & f.mask
-                    }
-                };
-                value |= bits;
-            }
-            if let Some(hi) = r.latches {
-                let h = &self.regs[self.by_addr[&hi]];
-                let mut latch = 0;
-                for f in h.fields.iter().filter(|f| f.access == Access::Ro && f.volatile) {
-                    let (port, port_lsb) = f.port.clone().unwrap();
-                    let v = self.status.get(&port).copied().unwrap_or(0);
-                    latch |= ((v >> port_lsb) as u32) << f.lsb & f.mask;
-                }
-                load = Some((self.by_addr[&hi], latch));
-            }
-        }
-        if let Some((h, latch)) = load {
-            self.regs[h].latch = latch;
-        }
-        Some((value, care))
-    }
-
-    /// Applies a write; false for an unmapped address (SLVERR).
-    fn write(&mut self, addr: u32, data: u32, strb: u8) -> bool {
-        let Some(&i) = self.by_addr.get(&addr) else { return false };
-        let bytes = strobe_mask(strb);
-        let r = &mut self.regs[i];
-        for f in &r.fields {
-            let m = f.mask & bytes;
-            match f.access {
-                Access::Rw | Access::Wo => r.storage = (r.storage & !m) | (data & m),
-                Access::W1c => r.sticky &= !(data & m),
-                Access::WPulse if data & m != 0 => {
-                    *self.pulses.entry(f.port.clone().unwrap().0).or_default() += 1;
-                }
-                _ => {}
-            }
-        }
-        true
-    }
-
-    /// The user logic set sticky bits through `<port>_set`.
-    fn set_sticky(&mut self, port: &str) {
-        for r in &mut self.regs {
-            for f in &r.fields {
-                if f.access == Access::W1c && f.port.as_ref().is_some_and(|p| p.0 == port) {
-                    r.sticky |= f.mask;
-                }
-            }
-        }
-    }
-
-    /// The value of an output port of kind value/sticky as the model has it.
-    fn output(&self, port: &str) -> Option<u64> {
-        let mut v = 0u64;
-        let mut found = false;
-        for r in &self.regs {
-            for f in &r.fields {
-                if let Some((p, port_lsb)) = &f.port {
-                    if p == port {
-                        let word = match f.access {
-                            Access::Rw | Access::Wo => r.storage,
-                            Access::W1c => r.sticky,
-                            _ => return None,
-                        };
-                        v |= u64::from((word & f.mask) >> f.lsb) << port_lsb;
-                        found = true;
-                    }
-                }
-            }
-        }
-        found.then_some(v)
-    }
-}
-
-// ---------------------------------------------------------------------------
-// The bench: the verilated block, the two clocks, the master, the user side.
-
-struct UserPort {
-    port: Port,
-    width: u32,
-    output: bool,
-}
-
-/// Called after every user clock edge with the user cycle number.
-type UserHook = Box<dyn FnMut(&mut Model, u64)>;
-
-struct Bench {
-    m: Model,
-    clocks: TwoClocks,
-    master: Master,
-    checker: Checker,
-    map: RegisterMap,
-    expect: Expect,
-    ports: HashMap<String, UserPort>,
-    /// Write-pulse outputs: name, port, high at the last user edge.
-    pulse_ports: Vec<(String, Port, bool)>,
-    pulses: HashMap<String, u64>,
-    /// Snapshots of every value output at each pulse: (pulse, user cycle, values).
-    pulse_log: Vec<(String, u64, HashMap<String, u64>)>,
-    /// Set inputs raised for one user cycle.
-    set_high: Vec<Port>,
-    user_cycles: u64,
-    /// Called after every user clock edge.
-    user_hook: Option<UserHook>,
-    rng: ChaCha8Rng,
-}
-
-impl Bench {
-    fn new(fns: &'static ModelFns, map: RegisterMap, what: &str, bus_ps: u64, user_ps: u64, timing: Timing) -> Self {
-        let mut rng = seed::rng(what);
-        let mut m = Model::new(fns);
-        let phase = rng.gen_range(0..user_ps);
-        eprintln!("{what}: bus clock {bus_ps} ps, user clock {user_ps} ps, phase {phase} ps");
-        let clocks = TwoClocks::new(&mut m, "s_axil_aclk", bus_ps, "user_clk", user_ps, phase);
-        let master = Master::new(&mut m, ChaCha8Rng::seed_from_u64(rng.gen()), timing);
-        let checker = Checker::new(&m, 400);
-        let layout = hdl::register_file::Layout::new(&map).unwrap();
-        let mut ports = HashMap::new();
-        let mut pulse_ports = Vec::new();
-        for p in &layout.ports {
-            let port = m.port(&p.name);
-            assert_eq!(port.width as u32, p.width, "port {} width", p.name);
-            if p.kind == hdl::register_file::PortKind::Pulse {
-                pulse_ports.push((p.name.clone(), port, false));
-            }
-            ports.insert(p.name.clone(), UserPort { port, width: p.width, output: p.output });
-        }
-        let expect = Expect::new(&map);
-        let mut b = Bench {
-            m,
-            clocks,
-            master,
-            checker,
-            map,
-            expect,
-            ports,
-            pulse_ports,
-            pulses: HashMap::new(),
-            pulse_log: Vec::new(),
-            set_high: Vec::new(),
-            user_cycles: 0,
-            user_hook: None,
-            rng,
-        };
-        for (name, p) in &b.ports {
-            if !p.output {
-                b.m.set(p.port, 0);
-                b.expect.status.insert(name.clone(), 0);
-            }
-        }
-        b.reset_both();
-        b
-    }
-
-    fn p(&self, name: &str) -> Port {
-        self.ports.get(name).unwrap_or_else(|| panic!("no user port {name}")).port
-    }
-
-    /// Holds both resets for a few cycles of each clock.
-    fn reset_both(&mut self) {
-        let (rst, arstn) = (self.m.port("user_rst"), self.m.port("s_axil_aresetn"));
-        self.m.set(rst, 1);
-        self.m.set(arstn, 0);
-        self.m.eval();
-        let (a0, u0) = self.clocks.rises();
-        while self.clocks.rises().0 < a0 + 4 || self.clocks.rises().1 < u0 + 4 {
-            self.step();
-        }
-        self.checker.reset();
-        self.m.set(rst, 0);
-        self.m.set(arstn, 1);
-        self.m.eval();
-        self.user_cycles = 0;
-    }
-
-    /// One clock event.
-    fn step(&mut self) {
-        let next = self.clocks.peek();
-        if next.a {
-            self.checker.sample(&self.m);
-            self.master.sample(&self.m);
-        }
-        let rose = self.clocks.advance(&mut self.m);
-        if rose.a {
-            self.master.drive(&mut self.m);
-        }
-        if rose.b {
-            self.user_cycles += 1;
-            for p in self.set_high.drain(..) {
-                self.m.set(p, 0);
-            }
-            let mut fired = Vec::new();
-            for (name, port, was) in &mut self.pulse_ports {
-                let now = self.m.bit(*port);
-                assert!(!(now && *was), "{name} high for two user cycles in a row");
-                if now {
-                    *self.pulses.entry(name.clone()).or_default() += 1;
-                    fired.push(name.clone());
-                }
-                *was = now;
-            }
-            for name in fired {
-                let values = self
-                    .ports
-                    .iter()
-                    .filter(|(_, p)| p.output && p.width <= 64)
-                    .map(|(n, p)| (n.clone(), self.m.get(p.port)))
-                    .collect();
-                self.pulse_log.push((name, self.user_cycles, values));
-            }
-            if let Some(hook) = self.user_hook.as_mut() {
-                hook(&mut self.m, self.user_cycles);
-            }
-        }
-        if rose.any() {
-            self.m.eval();
-        }
-    }
-
-    fn run_until_idle(&mut self) -> Vec<Completion> {
-        let mut done = Vec::new();
-        let mut events = 0u64;
-        while self.master.outstanding() > 0 {
-            self.step();
-            done.extend(self.master.take_done());
-            events += 1;
-            assert!(events < 10_000_000, "transactions did not finish");
-        }
-        done.extend(self.master.take_done());
-        done
-    }
-
-    /// A few cycles of both clocks with the bus idle.
-    fn idle(&mut self, cycles: u64) {
-        let (a0, u0) = self.clocks.rises();
-        while self.clocks.rises().0 < a0 + cycles || self.clocks.rises().1 < u0 + cycles {
-            self.step();
-        }
-    }
-
-    fn read(&mut self, addr: u32) -> (u32, u8) {
-        self.master.read(addr);
-        let c = self.run_until_idle();
-        assert_eq!(c.len(), 1);
-        (c[0].data, c[0].resp)
-    }
-
-    fn write(&mut self, addr: u32, data: u32, strb: u8) -> u8 {
-        self.master.write(addr, data, strb);
-        let c = self.run_until_idle();
-        assert_eq!(c.len(), 1);
-        c[0].resp
-    }
-
-    /// Reads `addr` and compares with the model.
-    fn check_read(&mut self, addr: u32) {
-        let (data, resp) = self.read(addr);
-        match self.expect.read(addr) {
-            None => assert_eq!(resp, SLVERR, "read {addr:#x}: unmapped, wants SLVERR"),
-            Some((want, care)) => {
-                let id = &self.expect.reg(addr).unwrap().id;
-                assert_eq!(resp, OKAY, "read {addr:#x} ({id})");
-                assert_eq!(data & care, want & care, "read {addr:#x} ({id}): {data:#010x}, model {want:#010x}");
-            }
-        }
-    }
-
-    fn check_write(&mut self, addr: u32, data: u32, strb: u8) {
-        let resp = self.write(addr, data, strb);
-        let mapped = self.expect.write(addr, data, strb);
-        assert_eq!(resp, if mapped { OKAY } else { SLVERR }, "write {addr:#x}");
-    }
-
-    /// Drives a status input (between transactions).
-    fn set_status(&mut self, name: &str, value: u64) {
-        let p = &self.ports[name];
-        let value = if p.width >= 64 { value } else { value & ((1u64 << p.width) - 1) };
-        self.m.set(p.port, value);
-        self.m.eval();
-        self.expect.status.insert(name.to_string(), value);
-    }
-
-    /// Raises `<name>_set` for one user cycle.
-    fn pulse_set(&mut self, name: &str) {
-        let p = self.p(&format!("{name}_set"));
-        self.m.set(p, 1);
-        self.m.eval();
-        self.set_high.push(p);
-        let u = self.user_cycles;
-        while self.user_cycles < u + 2 {
-            self.step();
-        }
-        self.expect.set_sticky(name);
-    }
-
-    /// Every output port of kind value/sticky equals the model.
-    fn check_outputs(&self) {
-        for (name, p) in &self.ports {
-            if let (true, Some(want)) = (p.output, self.expect.output(name)) {
-                assert_eq!(self.m.get(p.port), want, "user port {name}");
-            }
-        }
-    }
-
-    fn check_pulses(&self) {
-        for (name, _, _) in &self.pulse_ports {
-            let got = self.pulses.get(name).copied().unwrap_or(0);
-            let want = self.expect.pulses.get(name).copied().unwrap_or(0);
-            assert_eq!(got, want, "pulses on {name}");
-        }
-    }
-
-    fn addr(&self, block: &str, instance: usize, reg: &str) -> u32 {
-        let b = self.map.block(block).unwrap();
-        b.address(instance, b.register(reg).unwrap()).unwrap()
-    }
-
-    fn all_addrs(&self) -> Vec<u32> {
-        self.expect.regs.iter().map(|r| r.addr).collect()
-    }
-}
-
-use rand::SeedableRng;
-
-fn default_bench(what: &str) -> Bench {
-    Bench::new(&models::regfile::FNS, RegisterMap::for_design(&default_design()), what, BUS_PS, USER_PS, Timing::default())
-}
-
-// ---------------------------------------------------------------------------
+use testbench::verilated::{Model, ModelFns};
 
 #[test]
 fn every_register_reads_its_reset_value_and_every_output_port_shows_it() {
@@ -551,7 +72,7 @@ fn w1c_bits_are_set_by_the_user_logic_and_cleared_only_by_writing_one() {
         let reg = b.map.find_register("status").unwrap().1.clone();
         let done = reg.field("done").unwrap().mask();
         let error = reg.field("error").unwrap().mask();
-        let name = |f: &str| format!("s{s}_{f}");
+        let name = |f: &str| Group::RegisterSession(s).top_name(f);
         b.check_read(status);
         assert_eq!(b.read(status).0 & (done | error), 0);
         b.pulse_set(&name("done"));
@@ -771,7 +292,7 @@ fn a_wide_value_read_is_one_sample_while_it_changes_every_cycle() {
     // half wraps every few cycles: a torn pair (lo of one cycle, hi of
     // another) is not a value the input ever had.
     const STEP: u64 = 0x0000_0001_9E37_79B9;
-    let port = b.p("s1_tx_bytes");
+    let port = b.p(&Group::RegisterSession(1).top_name("tx_bytes"));
     b.user_hook = Some(Box::new(move |m: &mut Model, cycle: u64| m.set(port, cycle.wrapping_mul(STEP))));
     let (lo, hi) = (b.addr("session", 1, "tx_bytes_lo"), b.addr("session", 1, "tx_bytes_hi"));
     let mut last = 0u64;
@@ -794,7 +315,7 @@ fn a_wide_value_read_is_one_sample_while_it_changes_every_cycle() {
 fn the_cycle_counter_runs_in_the_user_clock_and_reads_coherently() {
     let mut b = default_bench("cycle counter");
     let (lo, hi) = (b.addr("info", 0, "cycle_count_lo"), b.addr("info", 0, "cycle_count_hi"));
-    let counter = b.p("info_cycle_count");
+    let counter = b.p(&Group::Info.top_name("cycle_count"));
     let mut last = 0;
     for _ in 0..200 {
         let before = b.user_cycles;
@@ -835,9 +356,10 @@ fn wide_parameters_written_in_halves_reach_the_command_whole() {
         b.check_write(b.addr("session", s, "ctrl"), start, 0xF);
         b.idle(8);
         let (name, _, values) = b.pulse_log.last().unwrap().clone();
-        assert_eq!(name, format!("s{s}_start"));
-        assert_eq!(values[&format!("s{s}_transfer_size")], size, "transfer size at start");
-        assert_eq!(values[&format!("s{s}_packet_size")], packet, "packet size at start");
+        let session = Group::RegisterSession(s);
+        assert_eq!(name, session.top_name("start"));
+        assert_eq!(values[&session.top_name("transfer_size")], size, "transfer size at start");
+        assert_eq!(values[&session.top_name("packet_size")], packet, "packet size at start");
     }
     b.check_pulses();
 }
@@ -856,9 +378,10 @@ fn moving_a_register_in_the_map_moves_it_in_the_hardware() {
     b.check_write(new, 0x0A00_0001, 0xF);
     b.check_read(new);
     b.check_outputs();
-    assert_eq!(b.m.get(b.p("toe_target_ip")), 0x0A00_0001);
+    assert_eq!(b.m.get(b.p(&Group::ToeGlobal.top_name("target_ip"))), 0x0A00_0001);
     // Exactly two session groups.
-    assert!(b.m.try_port("s1_start").is_some() && b.m.try_port("s2_start").is_none());
+    let start = |s| Group::RegisterSession(s).top_name("start");
+    assert!(b.m.try_port(&start(1)).is_some() && b.m.try_port(&start(2)).is_none());
 }
 
 #[test]
@@ -902,7 +425,7 @@ fn a_reset_of_either_domain_alone_never_hangs_the_bus() {
     let mut b = default_bench("lone resets");
     let mut rng = ChaCha8Rng::seed_from_u64(b.rng.gen());
     let addrs = b.all_addrs();
-    let (rst, arstn) = (b.m.port("user_rst"), b.m.port("s_axil_aresetn"));
+    let (rst, arstn) = (b.m.port(&Group::Clock.top_name("user_rst")), b.m.port(&Group::Bus.top_name("aresetn")));
     for round in 0..40 {
         for _ in 0..rng.gen_range(1..6) {
             let addr = addrs[rng.gen_range(0..addrs.len())];
