@@ -8,7 +8,7 @@ BUILD ?= build
 help:
 	@echo "make gen            generate build/ from the default config (same as cargo run -p gen)"
 	@echo "make test           install missing tools (apt-get), then lint, synthesise and run every test"
-	@echo "make lint           verilator --lint-only -Wall on every generated Verilog file"
+	@echo "make lint           verilator --lint-only -Wall on every generated Verilog file, and cargo fmt --check"
 	@echo "make synth-estimate yosys synth_xilinx -family xcup: LUT/FF/carry/BRAM and logic depth per module"
 	@echo "make bench          verilated model vs rust-hdl simulator speed, loopback throughput"
 	@echo "make bench-host     tcpdatatest vs iperf3 on loopback"
@@ -37,6 +37,7 @@ test-host-large:
 
 lint: gen
 	@bash scripts/lint.sh $(BUILD)
+	$(CARGO) fmt --all -- --check
 
 synth-estimate: gen
 	@bash scripts/synth-estimate.sh $(BUILD)
