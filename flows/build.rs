@@ -22,9 +22,14 @@ fn main() {
         }
     }
     boards.sort();
-    let mut out = String::from("/// (board name, file name, TOML text), sorted by name.\npub static BOARD_FILES: &[(&str, &str, &str)] = &[\n");
+    let mut out = String::from(
+        "/// (board name, file name, TOML text), sorted by name.\npub static BOARD_FILES: &[(&str, &str, &str)] = &[\n",
+    );
     for (stem, abs) in &boards {
-        out.push_str(&format!("    ({stem:?}, \"constraints/{stem}.toml\", include_str!({:?})),\n", abs.display().to_string()));
+        out.push_str(&format!(
+            "    ({stem:?}, \"constraints/{stem}.toml\", include_str!({:?})),\n",
+            abs.display().to_string()
+        ));
     }
     out.push_str("];\n");
     let dest = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("boards.rs");

@@ -282,15 +282,20 @@ mod tests {
         assert_eq!(p.get(Group::Bus, "awaddr").unwrap().name, "s_axil_awaddr");
         assert_eq!(p.get(Group::ToeGlobal, "init").unwrap().name, "toe_init");
         assert_eq!(Group::RegisterSession(3).top_name("start"), "s3_start");
-        assert_eq!(p.get(Group::ToeSession(0), "established").unwrap_err().to_string(),
-            "the port plan has no port `toe0_established` (ToeSession(0))");
+        assert_eq!(
+            p.get(Group::ToeSession(0), "established").unwrap_err().to_string(),
+            "the port plan has no port `toe0_established` (ToeSession(0))"
+        );
     }
 
     #[test]
     fn groups_and_sessions_follow_the_ports() {
         let p = plan();
         assert_eq!(p.sessions(), 2);
-        assert_eq!(p.groups(), [Group::Clock, Group::Bus, Group::ToeGlobal, Group::ToeSession(0), Group::ToeSession(1)]);
+        assert_eq!(
+            p.groups(),
+            [Group::Clock, Group::Bus, Group::ToeGlobal, Group::ToeSession(0), Group::ToeSession(1)]
+        );
         assert_eq!(p.group(Group::ToeSession(1)).count(), 2);
         assert_eq!(p.inputs().count(), 3);
     }
@@ -312,7 +317,9 @@ mod tests {
         ports.push(Port::new(Group::Pin, "qsfp_tx_p", Direction::Output, 4));
         let p = PortPlan::new(ports);
         assert_eq!(PortPlan::from_text(&p.to_text()).unwrap(), p);
-        for bad in ["input 1 clock", "inout 1 clock x", "input x clock y", "input 1 toe_session:a y", "input 1 nowhere y"] {
+        for bad in
+            ["input 1 clock", "inout 1 clock x", "input x clock y", "input 1 toe_session:a y", "input 1 nowhere y"]
+        {
             let e = PortPlan::from_text(bad).unwrap_err();
             assert!(e.contains("line 1") && e.contains(bad), "{e}");
         }

@@ -56,14 +56,14 @@ impl Variant {
             let first = list.and_then(|l| l.first()).and_then(Value::as_integer).unwrap_or(0);
             let list = list.cloned().unwrap_or_default();
             Value::Array(
-                (0..sessions)
-                    .map(|i| list.get(i).cloned().unwrap_or(Value::Integer(first + i as i64)))
-                    .collect(),
+                (0..sessions).map(|i| list.get(i).cloned().unwrap_or(Value::Integer(first + i as i64))).collect(),
             )
         };
         let fpga = ports(&self.table, "fpga_ports");
         let target = ports(&self.table, "target_ports");
-        self.set("design.sessions", sessions as i64).set("defaults.fpga_ports", fpga).set("defaults.target_ports", target)
+        self.set("design.sessions", sessions as i64)
+            .set("defaults.fpga_ports", fpga)
+            .set("defaults.target_ports", target)
     }
 
     /// Data width in bits.
@@ -97,8 +97,12 @@ mod tests {
     #[test]
     fn port_lists_follow_sessions() {
         let d = crate::parse(&Variant::default().sessions(1).to_toml(), BOARDS).unwrap();
-        assert_eq!((d.sessions, d.defaults.fpga_ports.clone(), d.defaults.target_ports.clone()), (1, vec![60000], vec![61000]));
-        let d = crate::parse(&Variant::default().sessions(3).data_width(256).board("alveo-u250").to_toml(), BOARDS).unwrap();
+        assert_eq!(
+            (d.sessions, d.defaults.fpga_ports.clone(), d.defaults.target_ports.clone()),
+            (1, vec![60000], vec![61000])
+        );
+        let d = crate::parse(&Variant::default().sessions(3).data_width(256).board("alveo-u250").to_toml(), BOARDS)
+            .unwrap();
         assert_eq!((d.sessions, d.data_width, d.board.as_str()), (3, 256, "alveo-u250"));
         assert_eq!(d.defaults.target_ports, [61000, 61001, 61002]);
     }

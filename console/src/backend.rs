@@ -23,11 +23,7 @@ use crate::regs;
 /// Bytes the register map spans from address 0: the highest register's
 /// address plus 4. A BAR smaller than this cannot hold the map.
 pub fn map_extent() -> u64 {
-    regs::ALL
-        .iter()
-        .map(|r| u64::from(r.addr) + 4)
-        .max()
-        .unwrap_or(0)
+    regs::ALL.iter().map(|r| u64::from(r.addr) + 4).max().unwrap_or(0)
 }
 
 /// Where the registers are, as the command line names them.
@@ -55,48 +51,35 @@ pub fn pcie_resource(spec: &str) -> Result<PathBuf, String> {
         .ok()
         .filter(|n| *n <= 5)
         .ok_or_else(|| format!("--pcie {spec}: BAR {bar:?} is not a BAR number 0..=5"))?;
-    let full = if bdf.matches(':').count() == 1 {
-        format!("0000:{bdf}")
-    } else {
-        bdf.to_string()
-    };
+    let full = if bdf.matches(':').count() == 1 { format!("0000:{bdf}") } else { bdf.to_string() };
     let hex = |s: &str, n: usize| s.len() == n && s.chars().all(|c| c.is_ascii_hexdigit());
     let ok = match full.split(':').collect::<Vec<_>>().as_slice() {
         [dom, bus, devfn] => match devfn.split_once('.') {
             Some((dev, f)) => {
-                hex(dom, 4)
-                    && hex(bus, 2)
-                    && hex(dev, 2)
-                    && f.len() == 1
-                    && matches!(f.as_bytes()[0], b'0'..=b'7')
+                hex(dom, 4) && hex(bus, 2) && hex(dev, 2) && f.len() == 1 && matches!(f.as_bytes()[0], b'0'..=b'7')
             }
             None => false,
         },
         _ => false,
     };
     if !ok {
-        return Err(format!("--pcie {spec}: {bdf:?} is not a PCI address (DDDD:BB:DD.F or BB:DD.F, as `lspci -D` prints it)"));
+        return Err(format!(
+            "--pcie {spec}: {bdf:?} is not a PCI address (DDDD:BB:DD.F or BB:DD.F, as `lspci -D` prints it)"
+        ));
     }
-    Ok(PathBuf::from(format!(
-        "/sys/bus/pci/devices/{}/resource{bar}",
-        full.to_ascii_lowercase()
-    )))
+    Ok(PathBuf::from(format!("/sys/bus/pci/devices/{}/resource{bar}", full.to_ascii_lowercase())))
 }
 
 /// Opens the backend; for Etherbone every wait is bounded by `timeout`.
 pub fn open(target: &Target, timeout: Duration) -> Result<Box<dyn RegisterBus + Send>, String> {
     match target {
-        Target::Etherbone { addr, error_checks } => {
-            etherbone::Client::connect(addr.as_str(), timeout)
-                .map(|mut c| {
-                    c.set_error_checks(*error_checks);
-                    Box::new(c) as Box<dyn RegisterBus + Send>
-                })
-                .map_err(|e| format!("Etherbone {addr}: {e}"))
-        }
-        Target::Pcie(path) => {
-            PcieBar::open(path).map(|b| Box::new(b) as Box<dyn RegisterBus + Send>)
-        }
+        Target::Etherbone { addr, error_checks } => etherbone::Client::connect(addr.as_str(), timeout)
+            .map(|mut c| {
+                c.set_error_checks(*error_checks);
+                Box::new(c) as Box<dyn RegisterBus + Send>
+            })
+            .map_err(|e| format!("Etherbone {addr}: {e}")),
+        Target::Pcie(path) => PcieBar::open(path).map(|b| Box::new(b) as Box<dyn RegisterBus + Send>),
         Target::Xdma(path) => Xdma::open(path).map(|b| Box::new(b) as Box<dyn RegisterBus + Send>),
     }
 }
@@ -110,7 +93,9 @@ fn open_fd(path: &Path, what: &str) -> Result<(libc::c_int, u64, bool), String> 
         let e = io::Error::last_os_error();
         let hint = match e.kind() {
             io::ErrorKind::NotFound => "no such file: check the address (`lspci -D`) and that the driver is loaded",
-            io::ErrorKind::PermissionDenied => "not readable and writable by this user: run as root or give the user access (udev rule or chmod)",
+            io::ErrorKind::PermissionDenied => {
+                "not readable and writable by this user: run as root or give the user access (udev rule or chmod)"
+            }
             _ => "cannot open it",
         };
         return Err(format!("{what} {}: {hint} ({e})", path.display()));
@@ -154,30 +139,21 @@ impl PcieBar {
         let need = map_extent();
         if size < need {
             unsafe { libc::close(fd) };
-            return Err(format!("PCIe BAR {}: {size} bytes, too small for the register map ({need} bytes): wrong BAR or wrong device?", path.display()));
+            return Err(format!(
+                "PCIe BAR {}: {size} bytes, too small for the register map ({need} bytes): wrong BAR or wrong device?",
+                path.display()
+            ));
         }
         // SAFETY: fd is open read-write, size is the file's size.
         let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                size as usize,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            )
+            libc::mmap(std::ptr::null_mut(), size as usize, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0)
         };
         if ptr == libc::MAP_FAILED {
             let e = io::Error::last_os_error();
             unsafe { libc::close(fd) };
             return Err(format!("PCIe BAR {}: mmap: {e}", path.display()));
         }
-        Ok(PcieBar {
-            ptr: ptr.cast(),
-            len: size as usize,
-            fd,
-            path: path.to_path_buf(),
-        })
+        Ok(PcieBar { ptr: ptr.cast(), len: size as usize, fd, path: path.to_path_buf() })
     }
 
     pub fn path(&self) -> &Path {
@@ -189,9 +165,7 @@ impl RegisterBus for PcieBar {
     fn read32(&mut self, addr: u32) -> Result<u32, BusError> {
         let off = check_offset(addr, self.len as u64)?;
         // SAFETY: off + 4 <= len, 4-byte aligned inside a page-aligned mapping.
-        Ok(u32::from_le(unsafe {
-            std::ptr::read_volatile(self.ptr.add(off).cast::<u32>())
-        }))
+        Ok(u32::from_le(unsafe { std::ptr::read_volatile(self.ptr.add(off).cast::<u32>()) }))
     }
 
     fn write32(&mut self, addr: u32, value: u32) -> Result<(), BusError> {
@@ -233,26 +207,15 @@ impl Xdma {
                 path.display()
             ));
         }
-        Ok(Xdma {
-            fd,
-            path: path.to_path_buf(),
-        })
+        Ok(Xdma { fd, path: path.to_path_buf() })
     }
 
     fn io_error(&self, what: &str, addr: u32, n: isize) -> BusError {
         let e = io::Error::last_os_error();
-        let message = if n < 0 {
-            e.to_string()
-        } else {
-            format!("{n} of 4 bytes")
-        };
+        let message = if n < 0 { e.to_string() } else { format!("{n} of 4 bytes") };
         BusError::Io {
             what: format!("{what} {} at {addr:#x}", self.path.display()),
-            kind: if n < 0 {
-                e.kind()
-            } else {
-                io::ErrorKind::UnexpectedEof
-            },
+            kind: if n < 0 { e.kind() } else { io::ErrorKind::UnexpectedEof },
             message,
         }
     }

@@ -36,20 +36,13 @@ pub struct Expect {
 
 impl Default for Expect {
     fn default() -> Self {
-        Expect {
-            sessions: design::SESSIONS,
-            data_width: design::DATA_WIDTH,
-            user_clock_khz: design::USER_CLOCK_KHZ,
-        }
+        Expect { sessions: design::SESSIONS, data_width: design::DATA_WIDTH, user_clock_khz: design::USER_CLOCK_KHZ }
     }
 }
 
 /// Reads the `info` block: `id` first, then the version, then the design
 /// parameters; `Err` names the first that does not match.
-pub fn identify(
-    bus: &mut (impl RegisterBus + ?Sized),
-    expect: &Expect,
-) -> Result<Identity, OpError> {
+pub fn identify(bus: &mut (impl RegisterBus + ?Sized), expect: &Expect) -> Result<Identity, OpError> {
     use regs::info;
     let id = ops::read(bus, info::ID)?;
     if id != regs::ID_MAGIC {
@@ -78,31 +71,22 @@ pub fn identify(
         config_hash: ops::read_wide(bus, info::CONFIG_HASH)?,
     };
     let mismatch = |what: &str, got: String, want: String| {
-        Err(OpError(format!("info.{what} reads {got}, the console expects {want} (see --sessions, --data-width, --clock-khz)")))
+        Err(OpError(format!(
+            "info.{what} reads {got}, the console expects {want} (see --sessions, --data-width, --clock-khz)"
+        )))
     };
     if ident.sessions == 0 || ident.sessions > regs::session::COUNT {
         return mismatch(
             "sessions",
             ident.sessions.to_string(),
-            format!(
-                "1..={} (the register map's session blocks)",
-                regs::session::COUNT
-            ),
+            format!("1..={} (the register map's session blocks)", regs::session::COUNT),
         );
     }
     if ident.sessions != expect.sessions {
-        return mismatch(
-            "sessions",
-            ident.sessions.to_string(),
-            expect.sessions.to_string(),
-        );
+        return mismatch("sessions", ident.sessions.to_string(), expect.sessions.to_string());
     }
     if ident.data_width != expect.data_width {
-        return mismatch(
-            "data_width",
-            format!("{} bits", ident.data_width),
-            format!("{} bits", expect.data_width),
-        );
+        return mismatch("data_width", format!("{} bits", ident.data_width), format!("{} bits", expect.data_width));
     }
     if ident.user_clock_khz != expect.user_clock_khz {
         return mismatch(

@@ -10,17 +10,9 @@ use std::net::Ipv4Addr;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InputError {
     /// A well-formed value outside `range`.
-    OutOfRange {
-        what: String,
-        input: String,
-        range: String,
-    },
+    OutOfRange { what: String, input: String, range: String },
     /// Not a value of the expected form.
-    Invalid {
-        what: String,
-        input: String,
-        form: String,
-    },
+    Invalid { what: String, input: String, form: String },
 }
 
 /// The reference console's two messages.
@@ -40,10 +32,9 @@ impl InputError {
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            InputError::OutOfRange { what, input, range } => write!(
-                f,
-                "{OUT_OF_RANGE}: {what} {input:?}: valid range is {range}"
-            ),
+            InputError::OutOfRange { what, input, range } => {
+                write!(f, "{OUT_OF_RANGE}: {what} {input:?}: valid range is {range}")
+            }
             InputError::Invalid { what, input, form } => {
                 write!(f, "{INVALID}: {what} {input:?}: expected {form}")
             }
@@ -54,19 +45,11 @@ impl fmt::Display for InputError {
 impl std::error::Error for InputError {}
 
 fn invalid(what: &str, input: &str, form: &str) -> InputError {
-    InputError::Invalid {
-        what: what.into(),
-        input: input.into(),
-        form: form.into(),
-    }
+    InputError::Invalid { what: what.into(), input: input.into(), form: form.into() }
 }
 
 fn out_of_range(what: &str, input: &str, range: String) -> InputError {
-    InputError::OutOfRange {
-        what: what.into(),
-        input: input.into(),
-        range,
-    }
+    InputError::OutOfRange { what: what.into(), input: input.into(), range }
 }
 
 /// A decimal number, or hexadecimal with `0x` (underscores allowed in hex,
@@ -76,20 +59,12 @@ pub fn number(what: &str, input: &str, min: u64, max: u64) -> Result<u64, InputE
     let parsed = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         let h: String = h.chars().filter(|c| *c != '_').collect();
         if h.is_empty() || !h.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Err(invalid(
-                what,
-                input,
-                "a decimal number or 0x and hexadecimal digits",
-            ));
+            return Err(invalid(what, input, "a decimal number or 0x and hexadecimal digits"));
         }
         u64::from_str_radix(&h, 16).ok()
     } else {
         if t.is_empty() || !t.chars().all(|c| c.is_ascii_digit()) {
-            return Err(invalid(
-                what,
-                input,
-                "a decimal number or 0x and hexadecimal digits",
-            ));
+            return Err(invalid(what, input, "a decimal number or 0x and hexadecimal digits"));
         }
         t.parse::<u64>().ok()
     };
@@ -120,41 +95,26 @@ pub fn code(what: &str, input: &str, codes: &[u64]) -> Result<u64, InputError> {
         Err(out_of_range(
             what,
             input,
-            if hi - lo + 1 == codes.len() as u64 {
-                format!("{lo}-{hi}")
-            } else {
-                list(codes)
-            },
+            if hi - lo + 1 == codes.len() as u64 { format!("{lo}-{hi}") } else { list(codes) },
         ))
     }
 }
 
 fn list(codes: &[u64]) -> String {
-    codes
-        .iter()
-        .map(|c| c.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
+    codes.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
 }
 
 /// A MAC address: `0x` and 12 hexadecimal digits.
 pub fn mac(what: &str, input: &str) -> Result<u64, InputError> {
     let t = input.trim();
     let form = "0x and 12 hexadecimal digits";
-    let h = t
-        .strip_prefix("0x")
-        .or_else(|| t.strip_prefix("0X"))
-        .ok_or_else(|| invalid(what, input, form))?;
+    let h = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).ok_or_else(|| invalid(what, input, form))?;
     let h: String = h.chars().filter(|c| *c != '_').collect();
     if h.is_empty() || !h.chars().all(|c| c.is_ascii_hexdigit()) {
         return Err(invalid(what, input, form));
     }
     if h.len() != 12 {
-        return Err(out_of_range(
-            what,
-            input,
-            "12 hexadecimal digits (48 bits)".into(),
-        ));
+        return Err(out_of_range(what, input, "12 hexadecimal digits (48 bits)".into()));
     }
     Ok(u64::from_str_radix(&h, 16).expect("12 hex digits"))
 }
@@ -164,11 +124,7 @@ pub fn ipv4(what: &str, input: &str) -> Result<Ipv4Addr, InputError> {
     let t = input.trim();
     let parts: Vec<&str> = t.split('.').collect();
     let form = "four decimal numbers separated by dots";
-    if parts.len() != 4
-        || parts
-            .iter()
-            .any(|p| p.is_empty() || p.len() > 3 || !p.chars().all(|c| c.is_ascii_digit()))
-    {
+    if parts.len() != 4 || parts.iter().any(|p| p.is_empty() || p.len() > 3 || !p.chars().all(|c| c.is_ascii_digit())) {
         return Err(invalid(what, input, form));
     }
     let mut o = [0u8; 4];
@@ -194,32 +150,12 @@ mod tests {
     #[test]
     fn numbers_in_decimal_and_hex_with_the_two_kinds_of_rejection() {
         assert_eq!(number("size", "1000", 1, 0xFFFF_FFFF_FFFF), Ok(1000));
-        assert_eq!(
-            number("size", "0xFFFF_FFFF_FFFF", 1, 0xFFFF_FFFF_FFFF),
-            Ok(0xFFFF_FFFF_FFFF)
-        );
-        assert_eq!(
-            number("size", "0", 1, 10).unwrap_err().headline(),
-            OUT_OF_RANGE
-        );
-        assert_eq!(
-            number("size", "0x1000000000000", 1, 0xFFFF_FFFF_FFFF)
-                .unwrap_err()
-                .headline(),
-            OUT_OF_RANGE
-        );
-        assert_eq!(
-            number("size", "99999999999999999999999", 1, 10)
-                .unwrap_err()
-                .headline(),
-            OUT_OF_RANGE
-        );
+        assert_eq!(number("size", "0xFFFF_FFFF_FFFF", 1, 0xFFFF_FFFF_FFFF), Ok(0xFFFF_FFFF_FFFF));
+        assert_eq!(number("size", "0", 1, 10).unwrap_err().headline(), OUT_OF_RANGE);
+        assert_eq!(number("size", "0x1000000000000", 1, 0xFFFF_FFFF_FFFF).unwrap_err().headline(), OUT_OF_RANGE);
+        assert_eq!(number("size", "99999999999999999999999", 1, 10).unwrap_err().headline(), OUT_OF_RANGE);
         for bad in ["", "12a", "0x", "0xg", "-1", "1.5", "ten"] {
-            assert_eq!(
-                number("size", bad, 1, 10).unwrap_err().headline(),
-                INVALID,
-                "{bad:?}"
-            );
+            assert_eq!(number("size", bad, 1, 10).unwrap_err().headline(), INVALID, "{bad:?}");
         }
         assert_eq!(
             number("Max speed", "101", 1, 100).unwrap_err().to_string(),
@@ -234,24 +170,12 @@ mod tests {
             code("mode", "1", &[0, 2]).unwrap_err().to_string(),
             "OUT-OF-RANGE INPUT: mode \"1\": valid range is 0, 2"
         );
-        assert_eq!(
-            code("mode", "x", &[0, 1, 2]).unwrap_err().headline(),
-            INVALID
-        );
+        assert_eq!(code("mode", "x", &[0, 1, 2]).unwrap_err().headline(), INVALID);
         assert_eq!(mac("mac", "0x000102030405"), Ok(0x0001_0203_0405));
-        assert_eq!(
-            mac("mac", "0x0001020304").unwrap_err().headline(),
-            OUT_OF_RANGE
-        );
+        assert_eq!(mac("mac", "0x0001020304").unwrap_err().headline(), OUT_OF_RANGE);
         assert_eq!(mac("mac", "000102030405").unwrap_err().headline(), INVALID);
-        assert_eq!(
-            ipv4("ip", "192.168.200.42"),
-            Ok(Ipv4Addr::new(192, 168, 200, 42))
-        );
-        assert_eq!(
-            ipv4("ip", "192.168.256.1").unwrap_err().headline(),
-            OUT_OF_RANGE
-        );
+        assert_eq!(ipv4("ip", "192.168.200.42"), Ok(Ipv4Addr::new(192, 168, 200, 42)));
+        assert_eq!(ipv4("ip", "192.168.256.1").unwrap_err().headline(), OUT_OF_RANGE);
         assert_eq!(ipv4("ip", "192.168.1").unwrap_err().headline(), INVALID);
     }
 }

@@ -143,19 +143,13 @@ fn main() -> ExitCode {
 
 fn real_main(cli: Cli) -> Result<(), Fail> {
     let target = if let Some(a) = &cli.connect {
-        Target::Etherbone {
-            addr: a.clone(),
-            error_checks: !cli.litex_server,
-        }
+        Target::Etherbone { addr: a.clone(), error_checks: !cli.litex_server }
     } else if let Some(p) = &cli.pcie {
         Target::Pcie(backend::pcie_resource(p).map_err(|e| Fail(2, e))?)
     } else if let Some(d) = &cli.xdma {
         Target::Xdma(d.clone())
     } else {
-        return Err(Fail(
-            2,
-            "no register bus: give --connect HOST:PORT, --pcie BDF[/BAR] or --xdma DEV".into(),
-        ));
+        return Err(Fail(2, "no register bus: give --connect HOST:PORT, --pcie BDF[/BAR] or --xdma DEV".into()));
     };
     let def = Expect::default();
     let expect = Expect {
@@ -163,41 +157,24 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
         data_width: cli.data_width.unwrap_or(def.data_width),
         user_clock_khz: cli.clock_khz.unwrap_or(def.user_clock_khz),
     };
-    let mut bus =
-        backend::open(&target, Duration::from_secs(cli.bus_timeout)).map_err(|e| Fail(1, e))?;
+    let mut bus = backend::open(&target, Duration::from_secs(cli.bus_timeout)).map_err(|e| Fail(1, e))?;
     let id = identity::identify(&mut *bus, &expect)?;
     let json = cli.json;
     match cli.cmd.unwrap_or(Cmd::Menu) {
         Cmd::Regs => regs_cmd(&mut *bus, json),
         Cmd::Params { op } => params_cmd(&mut *bus, &id, op, json),
-        Cmd::Test {
-            duplex,
-            sessions,
-            timeout,
-            interval,
-            dry_run,
-        } => {
-            let duplex = if duplex == "half" {
-                Duplex::Half
-            } else {
-                Duplex::Full
-            };
+        Cmd::Test { duplex, sessions, timeout, interval, dry_run } => {
+            let duplex = if duplex == "half" { Duplex::Half } else { Duplex::Full };
             let mut specs = Vec::new();
             for s in &sessions {
                 specs.extend(SessionSpec::parse(duplex, id.sessions, s)?);
             }
             run::check_distinct(&specs)?;
             if specs.is_empty() {
-                return Err(Fail(
-                    2,
-                    "every session is disabled (mode 0): nothing to test".into(),
-                ));
+                return Err(Fail(2, "every session is disabled (mode 0): nothing to test".into()));
             }
             if !(0.05..=3600.0).contains(&interval) {
-                return Err(Fail(
-                    2,
-                    format!("--interval {interval}: must be 0.05..=3600 s"),
-                ));
+                return Err(Fail(2, format!("--interval {interval}: must be 0.05..=3600 s")));
             }
             test_cmd(
                 &mut *bus,
@@ -210,13 +187,9 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
                 json,
             )
         }
-        Cmd::Menu => menu::run(
-            &mut *bus,
-            &id,
-            &mut std::io::stdin().lock(),
-            &mut std::io::stdout(),
-        )
-        .map_err(|e| Fail(1, e)),
+        Cmd::Menu => {
+            menu::run(&mut *bus, &id, &mut std::io::stdin().lock(), &mut std::io::stdout()).map_err(|e| Fail(1, e))
+        }
     }
 }
 
@@ -224,18 +197,12 @@ fn regs_cmd(bus: &mut dyn RegisterBus, json: bool) -> Result<(), Fail> {
     let mut rows = Vec::new();
     for r in regs::ALL {
         let readable = r.readable_mask() != 0;
-        let v = if readable {
-            Some(ops::read(bus, r)?)
-        } else {
-            None
-        };
+        let v = if readable { Some(ops::read(bus, r)?) } else { None };
         rows.push((ops::register_name(r), r.addr, v));
     }
     if json {
-        let v: Vec<serde_json::Value> = rows
-            .iter()
-            .map(|(n, a, v)| serde_json::json!({"name": n, "addr": a, "value": v}))
-            .collect();
+        let v: Vec<serde_json::Value> =
+            rows.iter().map(|(n, a, v)| serde_json::json!({"name": n, "addr": a, "value": v})).collect();
         println!("{}", serde_json::json!({ "registers": v }));
     } else {
         for (n, a, v) in rows {
@@ -248,31 +215,19 @@ fn regs_cmd(bus: &mut dyn RegisterBus, json: bool) -> Result<(), Fail> {
     Ok(())
 }
 
-fn params_cmd(
-    bus: &mut dyn RegisterBus,
-    id: &Identity,
-    op: ParamsOp,
-    json: bool,
-) -> Result<(), Fail> {
+fn params_cmd(bus: &mut dyn RegisterBus, id: &Identity, op: ParamsOp, json: bool) -> Result<(), Fail> {
     let mut p = Params::read(bus, id.sessions)?;
     let init = match op {
         ParamsOp::Show => false,
         ParamsOp::Init => true,
-        ParamsOp::Set {
-            assignments,
-            no_init,
-        } => {
+        ParamsOp::Set { assignments, no_init } => {
             // Every assignment is checked before anything is written.
             for a in &assignments {
                 let (k, v) = a.split_once('=').ok_or_else(|| {
                     Fail(
                         2,
-                        InputError::Invalid {
-                            what: "assignment".into(),
-                            input: a.clone(),
-                            form: "KEY=VALUE".into(),
-                        }
-                        .to_string(),
+                        InputError::Invalid { what: "assignment".into(), input: a.clone(), form: "KEY=VALUE".into() }
+                            .to_string(),
                     )
                 })?;
                 p.set(k.trim(), v.trim())?;
@@ -324,22 +279,10 @@ fn test_cmd(
     let p = Params::read(bus, id.sessions)?;
     let commands: Vec<(usize, String)> = specs
         .iter()
-        .map(|s| {
-            (
-                s.session,
-                s.pc_command(
-                    p.fpga_ip,
-                    p.target_ip,
-                    p.fpga_ports[s.session],
-                    p.target_ports[s.session],
-                ),
-            )
-        })
+        .map(|s| (s.session, s.pc_command(p.fpga_ip, p.target_ip, p.fpga_ports[s.session], p.target_ports[s.session])))
         .collect();
-    let commands_json: Vec<serde_json::Value> = commands
-        .iter()
-        .map(|(s, c)| serde_json::json!({"session": s, "command": c}))
-        .collect();
+    let commands_json: Vec<serde_json::Value> =
+        commands.iter().map(|(s, c)| serde_json::json!({"session": s, "command": c})).collect();
     if dry_run {
         if json {
             println!("{}", serde_json::json!({ "commands": commands_json }));
@@ -363,13 +306,8 @@ fn test_cmd(
     for (s, c) in &commands {
         say(&format!("  session {s}: {c}"));
     }
-    let opts = RunOptions {
-        limit,
-        interval,
-        abort: &run::ABORT,
-    };
-    let report =
-        run::with_sigint(|| run::run(bus, duplex, specs, id.user_clock_khz, &opts, &mut say))?;
+    let opts = RunOptions { limit, interval, abort: &run::ABORT };
+    let report = run::with_sigint(|| run::run(bus, duplex, specs, id.user_clock_khz, &opts, &mut say))?;
     if json {
         let mut v = report.json();
         v["commands"] = serde_json::Value::Array(commands_json);
@@ -383,11 +321,7 @@ fn test_cmd(
         let mut why: Vec<String> = report
             .outcomes
             .iter()
-            .filter_map(|o| {
-                o.failure
-                    .as_ref()
-                    .map(|f| format!("session {}: {f}", o.spec.session))
-            })
+            .filter_map(|o| o.failure.as_ref().map(|f| format!("session {}: {f}", o.spec.session)))
             .collect();
         if let Some(s) = &report.stopped {
             why.insert(0, s.clone());

@@ -94,55 +94,29 @@ fn reset_params(
 ) -> Result<(), crate::OpError> {
     let mut p = Params::read(bus, id.sessions)?;
     let _ = write!(out, "{}", p.display());
-    let Some(keep) = ask(
-        input,
-        out,
-        "Press 'x' to keep these parameters, anything else to change them: ",
-    ) else {
+    let Some(keep) = ask(input, out, "Press 'x' to keep these parameters, anything else to change them: ") else {
         return Ok(());
     };
     if keep != "x" && keep != "X" {
         let prompts: Vec<(String, String)> = {
             let mut v = vec![
-                (
-                    "mode".to_string(),
-                    "Mode (0 Client, 1 Server, 2 Fixed-MAC)".to_string(),
-                ),
-                (
-                    "last_packet_mode".into(),
-                    "Last packet mode (0 DUP, 1 PSH, 2 normal)".into(),
-                ),
-                (
-                    "window_update_gap".into(),
-                    "Window update gap (0x000-0x3FF, x 1 KB)".into(),
-                ),
-                (
-                    "fpga_mac".into(),
-                    "FPGA MAC address (0x + 12 hex digits)".into(),
-                ),
+                ("mode".to_string(), "Mode (0 Client, 1 Server, 2 Fixed-MAC)".to_string()),
+                ("last_packet_mode".into(), "Last packet mode (0 DUP, 1 PSH, 2 normal)".into()),
+                ("window_update_gap".into(), "Window update gap (0x000-0x3FF, x 1 KB)".into()),
+                ("fpga_mac".into(), "FPGA MAC address (0x + 12 hex digits)".into()),
                 ("fpga_ip".into(), "FPGA IP address".into()),
-                (
-                    "target_mac".into(),
-                    "Target MAC address (0x + 12 hex digits)".into(),
-                ),
+                ("target_mac".into(), "Target MAC address (0x + 12 hex digits)".into()),
                 ("target_ip".into(), "Target IP address".into()),
             ];
             for s in 0..id.sessions {
-                v.push((
-                    format!("fpga_port{s}"),
-                    format!("FPGA port of session {s} (0-65535)"),
-                ));
-                v.push((
-                    format!("target_port{s}"),
-                    format!("Target port of session {s} (0-65535)"),
-                ));
+                v.push((format!("fpga_port{s}"), format!("FPGA port of session {s} (0-65535)")));
+                v.push((format!("target_port{s}"), format!("Target port of session {s} (0-65535)")));
             }
             v
         };
         for (key, prompt) in prompts {
             // The target MAC is used in fixed-MAC mode only: asked only then.
-            if key == "target_mac" && p.mode != crate::regs::toe::toe_config::Mode::FixedMac.bits()
-            {
+            if key == "target_mac" && p.mode != crate::regs::toe::toe_config::Mode::FixedMac.bits() {
                 continue;
             }
             let current = current_value(&p, &key);
@@ -171,17 +145,10 @@ fn reset_params(
 fn current_value(p: &Params, key: &str) -> String {
     let v = p.json();
     let key_json = key.trim_end_matches(|c: char| c.is_ascii_digit());
-    match (
-        key_json,
-        key.strip_prefix(key_json)
-            .and_then(|n| n.parse::<usize>().ok()),
-    ) {
+    match (key_json, key.strip_prefix(key_json).and_then(|n| n.parse::<usize>().ok())) {
         ("fpga_port", Some(n)) => p.fpga_ports[n].to_string(),
         ("target_port", Some(n)) => p.target_ports[n].to_string(),
-        _ => v[key]
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| v[key].to_string()),
+        _ => v[key].as_str().map(str::to_string).unwrap_or_else(|| v[key].to_string()),
     }
 }
 
@@ -193,38 +160,22 @@ fn ask_session(
     out: &mut dyn Write,
 ) -> Result<Option<SessionSpec>, InputError> {
     let mut get = |prompt: &str| ask(input, out, prompt).unwrap_or_default();
-    let modes = if duplex == Duplex::Half {
-        "0 disable, 1 send, 2 receive"
-    } else {
-        "0 disable, 1 full duplex"
-    };
-    let codes: &[u64] = if duplex == Duplex::Half {
-        &[0, 1, 2]
-    } else {
-        &[0, 1]
-    };
-    let mode = input::code(
-        "Test mode",
-        &get(&format!("Session {s}: test mode ({modes}): ")),
-        codes,
-    )?;
+    let modes = if duplex == Duplex::Half { "0 disable, 1 send, 2 receive" } else { "0 disable, 1 full duplex" };
+    let codes: &[u64] = if duplex == Duplex::Half { &[0, 1, 2] } else { &[0, 1] };
+    let mode = input::code("Test mode", &get(&format!("Session {s}: test mode ({modes}): ")), codes)?;
     if mode == 0 {
         return Ok(None);
     }
     let size = input::number(
         "Transfer size",
-        &get(&format!(
-            "Session {s}: transfer size in bytes (1-0xFFFF_FFFF_FFFF): "
-        )),
+        &get(&format!("Session {s}: transfer size in bytes (1-0xFFFF_FFFF_FFFF): ")),
         1,
         run::MAX_SIZE,
     )?;
     let packet = if duplex == Duplex::Full || mode == 1 {
         input::number(
             "Packet size",
-            &get(&format!(
-                "Session {s}: packet size in bytes (1-0xFFFF_FFFF_FFFF): "
-            )),
+            &get(&format!("Session {s}: packet size in bytes (1-0xFFFF_FFFF_FFFF): ")),
             1,
             run::MAX_SIZE,
         )?
@@ -233,35 +184,15 @@ fn ask_session(
     };
     let verify = input::flag(
         "Data verification",
-        &get(&format!(
-            "Session {s}: data verification (0 off: dummy data, 1 on: incremental pattern): "
-        )),
+        &get(&format!("Session {s}: data verification (0 off: dummy data, 1 on: incremental pattern): ")),
     )?;
-    let speed = input::number(
-        "Max speed",
-        &get(&format!("Session {s}: max speed in % (1-100): ")),
-        1,
-        100,
-    )? as u8;
+    let speed = input::number("Max speed", &get(&format!("Session {s}: max speed in % (1-100): ")), 1, 100)? as u8;
     let conn = input::code(
         "Connection mode",
-        &get(&format!(
-            "Session {s}: mode (0 client: active open, 1 server: passive open): "
-        )),
+        &get(&format!("Session {s}: mode (0 client: active open, 1 server: passive open): ")),
         &[0, 1],
     )?;
-    Ok(Some(SessionSpec::new(
-        duplex,
-        s,
-        &run::Answers {
-            mode,
-            size,
-            packet,
-            verify,
-            speed,
-            conn,
-        },
-    )))
+    Ok(Some(SessionSpec::new(duplex, s, &run::Answers { mode, size, packet, verify, speed, conn })))
 }
 
 /// While it lives, a thread watches the terminal: any key sets [`run::ABORT`].
@@ -293,11 +224,7 @@ impl KeyWatch {
             let stop = stop.clone();
             std::thread::spawn(move || {
                 while !stop.load(Ordering::SeqCst) {
-                    let mut fds = libc::pollfd {
-                        fd: 0,
-                        events: libc::POLLIN,
-                        revents: 0,
-                    };
+                    let mut fds = libc::pollfd { fd: 0, events: libc::POLLIN, revents: 0 };
                     // SAFETY: one valid pollfd.
                     if unsafe { libc::poll(&mut fds, 1, 100) } > 0 {
                         let mut b = [0u8; 16];
@@ -308,11 +235,7 @@ impl KeyWatch {
                 }
             })
         });
-        KeyWatch {
-            stop,
-            thread,
-            saved,
-        }
+        KeyWatch { stop, thread, saved }
     }
 }
 
@@ -358,12 +281,7 @@ fn test(
             out,
             "  session {}: {}",
             s.session,
-            s.pc_command(
-                p.fpga_ip,
-                p.target_ip,
-                p.fpga_ports[s.session],
-                p.target_ports[s.session]
-            )
+            s.pc_command(p.fpga_ip, p.target_ip, p.fpga_ports[s.session], p.target_ports[s.session])
         );
     }
     for s in &specs {
@@ -387,11 +305,7 @@ fn test(
     }
     let _ = writeln!(out, "Press any key or Ctrl-C to abort the test");
     let _ = out.flush();
-    let opts = RunOptions {
-        limit: TEST_LIMIT,
-        interval: Duration::from_secs(1),
-        abort: &run::ABORT,
-    };
+    let opts = RunOptions { limit: TEST_LIMIT, interval: Duration::from_secs(1), abort: &run::ABORT };
     let report = run::with_sigint(|| {
         let _keys = KeyWatch::start();
         run::run(bus, duplex, &specs, id.user_clock_khz, &opts, &mut |l| {

@@ -32,14 +32,12 @@ pub type Result<T> = std::result::Result<T, OpError>;
 
 /// Reads `reg`, naming it in the error.
 pub fn read(bus: &mut (impl RegisterBus + ?Sized), reg: regs::Register) -> Result<u32> {
-    bus.read32(reg.addr)
-        .map_err(|e| access_error("reading", reg, e))
+    bus.read32(reg.addr).map_err(|e| access_error("reading", reg, e))
 }
 
 /// Writes `reg`, naming it in the error.
 pub fn write(bus: &mut (impl RegisterBus + ?Sized), reg: regs::Register, value: u32) -> Result<()> {
-    bus.write32(reg.addr, value)
-        .map_err(|e| access_error("writing", reg, e))
+    bus.write32(reg.addr, value).map_err(|e| access_error("writing", reg, e))
 }
 
 fn access_error(what: &str, reg: regs::Register, e: BusError) -> OpError {
@@ -58,10 +56,7 @@ pub fn register_name(reg: regs::Register) -> String {
 
 fn session(s: usize) -> Result<regs::Session> {
     regs::session(s).ok_or_else(|| {
-        OpError(format!(
-            "session {s} does not exist: the register map has {} sessions",
-            regs::session::COUNT
-        ))
+        OpError(format!("session {s} does not exist: the register map has {} sessions", regs::session::COUNT))
     })
 }
 
@@ -150,17 +145,10 @@ pub fn read_wide(bus: &mut (impl RegisterBus + ?Sized), wide: regs::Wide) -> Res
 }
 
 /// Writes a wide value: `_lo`, then `_hi`; `Err` when it does not fit.
-pub fn write_wide(
-    bus: &mut (impl RegisterBus + ?Sized),
-    wide: regs::Wide,
-    value: u64,
-) -> Result<()> {
-    let (lo, hi) = wide.split(value).ok_or_else(|| {
-        OpError(format!(
-            "{value:#x} does not fit the {} bits of {}",
-            wide.width, wide.id
-        ))
-    })?;
+pub fn write_wide(bus: &mut (impl RegisterBus + ?Sized), wide: regs::Wide, value: u64) -> Result<()> {
+    let (lo, hi) = wide
+        .split(value)
+        .ok_or_else(|| OpError(format!("{value:#x} does not fit the {} bits of {}", wide.width, wide.id)))?;
     write(bus, wide.lo, lo)?;
     write(bus, wide.hi, hi)
 }
@@ -177,20 +165,14 @@ pub fn check_identity(bus: &mut (impl RegisterBus + ?Sized), sessions: usize) ->
     }
     let n = regs::info::sessions::COUNT.get(read(bus, regs::info::SESSIONS)?) as usize;
     if n != sessions {
-        return Err(OpError(format!(
-            "info.sessions reads {n}, expected {sessions}"
-        )));
+        return Err(OpError(format!("info.sessions reads {n}, expected {sessions}")));
     }
     Ok(())
 }
 
 fn field(what: &str, f: regs::Field, word: u32, value: u32) -> Result<u32> {
-    f.set(word, value).ok_or_else(|| {
-        OpError(format!(
-            "{what} {value} is out of range: must be in {}..={}",
-            f.min, f.max
-        ))
-    })
+    f.set(word, value)
+        .ok_or_else(|| OpError(format!("{what} {value} is out of range: must be in {}..={}", f.min, f.max)))
 }
 
 /// TOE parameters: window update gap (1 KB units) and last packet mode, then
@@ -205,18 +187,8 @@ pub fn init_toe<R: RegisterBus>(
 ) -> Result<bool> {
     use regs::toe::toe_config as c;
     let mut word = read(bus, regs::toe::TOE_CONFIG)?;
-    word = field(
-        "window update gap",
-        c::WINDOW_UPDATE_GAP,
-        word,
-        window_update_gap,
-    )?;
-    word = field(
-        "last packet mode",
-        c::LAST_PACKET_MODE,
-        word,
-        last_packet_mode,
-    )?;
+    word = field("window update gap", c::WINDOW_UPDATE_GAP, word, window_update_gap)?;
+    word = field("last packet mode", c::LAST_PACKET_MODE, word, last_packet_mode)?;
     write(bus, regs::toe::TOE_CONFIG, word)?;
     start_init(bus)?;
     for _ in 0..polls {
@@ -230,13 +202,7 @@ pub fn init_toe<R: RegisterBus>(
 
 /// Writes `toe_ctrl.init`: the TOE resets and initialises with the parameters in the registers.
 pub fn start_init(bus: &mut (impl RegisterBus + ?Sized)) -> Result<()> {
-    write(
-        bus,
-        regs::toe::TOE_CTRL,
-        regs::toe::toe_ctrl::INIT
-            .word(1)
-            .expect("1 is a valid init"),
-    )
+    write(bus, regs::toe::TOE_CTRL, regs::toe::toe_ctrl::INIT.word(1).expect("1 is a valid init"))
 }
 
 /// `toe_status.init_done`.
@@ -254,36 +220,13 @@ pub fn program(bus: &mut (impl RegisterBus + ?Sized), s: usize, t: &SessionTest)
         Mode::FullDuplex => test_config::TestMode::FullDuplex,
     };
     let mut cfg = field("test mode", test_config::TEST_MODE, 0, mode.bits())?;
-    cfg = field(
-        "verification",
-        test_config::VERIFY,
-        cfg,
-        u32::from(t.verify),
-    )?;
-    let pattern = if t.incremental {
-        test_config::TxPattern::Incremental
-    } else {
-        test_config::TxPattern::Dummy
-    };
+    cfg = field("verification", test_config::VERIFY, cfg, u32::from(t.verify))?;
+    let pattern = if t.incremental { test_config::TxPattern::Incremental } else { test_config::TxPattern::Dummy };
     cfg = field("TX pattern", test_config::TX_PATTERN, cfg, pattern.bits())?;
-    let conn = if t.client {
-        test_config::ConnMode::Active
-    } else {
-        test_config::ConnMode::Passive
-    };
+    let conn = if t.client { test_config::ConnMode::Active } else { test_config::ConnMode::Passive };
     cfg = field("connection mode", test_config::CONN_MODE, cfg, conn.bits())?;
-    let sp = field(
-        "TX max speed (%)",
-        speed::TX_PERCENT,
-        0,
-        u32::from(t.tx_percent),
-    )?;
-    let sp = field(
-        "RX max speed (%)",
-        speed::RX_PERCENT,
-        sp,
-        u32::from(t.rx_percent),
-    )?;
+    let sp = field("TX max speed (%)", speed::TX_PERCENT, 0, u32::from(t.tx_percent))?;
+    let sp = field("RX max speed (%)", speed::RX_PERCENT, sp, u32::from(t.rx_percent))?;
     write(bus, r.test_config(), cfg)?;
     write(bus, r.speed(), sp)?;
     write_wide(bus, r.transfer_size(), t.transfer_size)?;
@@ -292,12 +235,7 @@ pub fn program(bus: &mut (impl RegisterBus + ?Sized), s: usize, t: &SessionTest)
 
 /// Sets session `s`'s ports: the board listens on / connects from
 /// `fpga_port` and connects to `target_port`.
-pub fn ports(
-    bus: &mut (impl RegisterBus + ?Sized),
-    s: usize,
-    fpga_port: u16,
-    target_port: u16,
-) -> Result<()> {
+pub fn ports(bus: &mut (impl RegisterBus + ?Sized), s: usize, fpga_port: u16, target_port: u16) -> Result<()> {
     let r = session(s)?;
     write(bus, r.fpga_port(), u32::from(fpga_port))?;
     write(bus, r.target_port(), u32::from(target_port))
@@ -324,11 +262,7 @@ pub fn start(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<()> {
 /// Writes `ctrl.abort` of session `s`.
 pub fn abort(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<()> {
     let r = session(s)?;
-    write(
-        bus,
-        r.ctrl(),
-        regs::session::ctrl::ABORT.word(1).expect("1 bit"),
-    )
+    write(bus, r.ctrl(), regs::session::ctrl::ABORT.word(1).expect("1 bit"))
 }
 
 /// `status.busy` of session `s`.

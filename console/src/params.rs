@@ -49,18 +49,11 @@ pub fn last_packet_mode_name(m: u32) -> &'static str {
 
 /// The keys of `params set`, in the order menu 1 asks for them.
 pub fn keys(sessions: usize) -> Vec<String> {
-    let mut k: Vec<String> = [
-        "mode",
-        "last_packet_mode",
-        "window_update_gap",
-        "fpga_mac",
-        "fpga_ip",
-        "target_mac",
-        "target_ip",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let mut k: Vec<String> =
+        ["mode", "last_packet_mode", "window_update_gap", "fpga_mac", "fpga_ip", "target_mac", "target_ip"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
     for s in 0..sessions {
         k.push(format!("fpga_port{s}"));
         k.push(format!("target_port{s}"));
@@ -95,31 +88,16 @@ impl Params {
     /// Writes them to the board's registers (does not initialise the TOE).
     pub fn write(&self, bus: &mut (impl RegisterBus + ?Sized)) -> Result<(), OpError> {
         use regs::toe;
-        let bad = |what: &str, v: u32, f: regs::Field| {
-            OpError(format!("{what} {v} is out of range {}..={}", f.min, f.max))
-        };
+        let bad =
+            |what: &str, v: u32, f: regs::Field| OpError(format!("{what} {v} is out of range {}..={}", f.min, f.max));
         let mut word = ops::read(bus, toe::TOE_CONFIG)?;
-        word = cfg::MODE
-            .set(word, self.mode)
-            .ok_or_else(|| bad("mode", self.mode, cfg::MODE))?;
+        word = cfg::MODE.set(word, self.mode).ok_or_else(|| bad("mode", self.mode, cfg::MODE))?;
         word = cfg::LAST_PACKET_MODE
             .set(word, self.last_packet_mode)
-            .ok_or_else(|| {
-                bad(
-                    "last packet mode",
-                    self.last_packet_mode,
-                    cfg::LAST_PACKET_MODE,
-                )
-            })?;
+            .ok_or_else(|| bad("last packet mode", self.last_packet_mode, cfg::LAST_PACKET_MODE))?;
         word = cfg::WINDOW_UPDATE_GAP
             .set(word, self.window_update_gap)
-            .ok_or_else(|| {
-                bad(
-                    "window update gap",
-                    self.window_update_gap,
-                    cfg::WINDOW_UPDATE_GAP,
-                )
-            })?;
+            .ok_or_else(|| bad("window update gap", self.window_update_gap, cfg::WINDOW_UPDATE_GAP))?;
         ops::write(bus, toe::TOE_CONFIG, word)?;
         ops::write_wide(bus, toe::FPGA_MAC, self.fpga_mac)?;
         ops::write(bus, toe::FPGA_IP, u32::from(self.fpga_ip))?;
@@ -135,23 +113,14 @@ impl Params {
     pub fn display(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "TOE parameters");
-        let _ = writeln!(
-            s,
-            "  Window update gap : {} (x 1 KB; valid 0x000-0x3FF)",
-            self.window_update_gap
-        );
+        let _ = writeln!(s, "  Window update gap : {} (x 1 KB; valid 0x000-0x3FF)", self.window_update_gap);
         let _ = writeln!(
             s,
             "  Last packet mode  : {} {}",
             self.last_packet_mode,
             last_packet_mode_name(self.last_packet_mode)
         );
-        let _ = writeln!(
-            s,
-            "  Mode              : {} {}",
-            self.mode,
-            mode_name(self.mode)
-        );
+        let _ = writeln!(s, "  Mode              : {} {}", self.mode, mode_name(self.mode));
         let _ = writeln!(s, "  FPGA MAC address  : {:#014x}", self.fpga_mac);
         let _ = writeln!(s, "  FPGA IP           : {}", self.fpga_ip);
         if self.mode == cfg::Mode::FixedMac.bits() {
@@ -180,18 +149,11 @@ impl Params {
     /// Sets one parameter from text, validated as menu 1 validates it.
     /// Ports must stay distinct among the sessions.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), InputError> {
-        let port_of = |prefix: &str| {
-            key.strip_prefix(prefix)
-                .and_then(|n| n.parse::<usize>().ok())
-        };
+        let port_of = |prefix: &str| key.strip_prefix(prefix).and_then(|n| n.parse::<usize>().ok());
         match key {
             "mode" => self.mode = input::code("Mode", value, &[0, 1, 2])? as u32,
-            "last_packet_mode" => {
-                self.last_packet_mode = input::code("Last packet mode", value, &[0, 1, 2])? as u32
-            }
-            "window_update_gap" => {
-                self.window_update_gap = input::number("Window update gap", value, 0, 0x3FF)? as u32
-            }
+            "last_packet_mode" => self.last_packet_mode = input::code("Last packet mode", value, &[0, 1, 2])? as u32,
+            "window_update_gap" => self.window_update_gap = input::number("Window update gap", value, 0, 0x3FF)? as u32,
             "fpga_mac" => self.fpga_mac = input::mac("FPGA MAC address", value)?,
             "fpga_ip" => self.fpga_ip = input::ipv4("FPGA IP address", value)?,
             "target_mac" => self.target_mac = input::mac("Target MAC address", value)?,
@@ -232,11 +194,7 @@ impl Params {
 
 /// Writes the parameters, then resets and initialises the TOE with them,
 /// waiting for `init_done` at most `limit`. `Ok(false)`: not done in time.
-pub fn apply_and_init(
-    bus: &mut (impl RegisterBus + ?Sized),
-    p: &Params,
-    limit: Duration,
-) -> Result<bool, OpError> {
+pub fn apply_and_init(bus: &mut (impl RegisterBus + ?Sized), p: &Params, limit: Duration) -> Result<bool, OpError> {
     p.write(bus)?;
     ops::start_init(bus)?;
     let deadline = Instant::now() + limit;

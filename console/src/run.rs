@@ -53,14 +53,7 @@ pub struct Answers {
 impl SessionSpec {
     /// The session's test from the menu's answers.
     pub fn new(duplex: Duplex, session: usize, a: &Answers) -> SessionSpec {
-        let Answers {
-            mode,
-            size,
-            packet,
-            verify,
-            speed,
-            conn,
-        } = *a;
+        let Answers { mode, size, packet, verify, speed, conn } = *a;
         let mode = match (duplex, mode) {
             (Duplex::Full, _) => Mode::FullDuplex,
             (Duplex::Half, 1) => Mode::Send,
@@ -77,19 +70,11 @@ impl SessionSpec {
         };
         test.tx_percent = tx;
         test.rx_percent = rx;
-        SessionSpec {
-            session,
-            test,
-            speed,
-        }
+        SessionSpec { session, test, speed }
     }
 
     /// `N:MODE:SIZE[:PACKET[:VERIFY[:SPEED[:CONN]]]]`; `Ok(None)` for mode 0 (disabled).
-    pub fn parse(
-        duplex: Duplex,
-        sessions: usize,
-        spec: &str,
-    ) -> Result<Option<SessionSpec>, InputError> {
+    pub fn parse(duplex: Duplex, sessions: usize, spec: &str) -> Result<Option<SessionSpec>, InputError> {
         let f: Vec<&str> = spec.split(':').collect();
         if f.len() < 3 || f.len() > 7 {
             return Err(InputError::Invalid {
@@ -99,11 +84,7 @@ impl SessionSpec {
             });
         }
         let n = input::number("Session", f[0], 0, sessions as u64 - 1)? as usize;
-        let modes: &[u64] = if duplex == Duplex::Half {
-            &[0, 1, 2]
-        } else {
-            &[0, 1]
-        };
+        let modes: &[u64] = if duplex == Duplex::Half { &[0, 1, 2] } else { &[0, 1] };
         let mode = input::code("Test mode", f[1], modes)?;
         let size = input::number("Transfer size", f[2], 1, MAX_SIZE)?;
         let packet = match f.get(3) {
@@ -125,18 +106,7 @@ impl SessionSpec {
         if mode == 0 {
             return Ok(None);
         }
-        Ok(Some(SessionSpec::new(
-            duplex,
-            n,
-            &Answers {
-                mode,
-                size,
-                packet,
-                verify,
-                speed,
-                conn,
-            },
-        )))
+        Ok(Some(SessionSpec::new(duplex, n, &Answers { mode, size, packet, verify, speed, conn })))
     }
 
     /// Bytes the session must send and receive.
@@ -153,13 +123,7 @@ impl SessionSpec {
     /// address and port the PC must use. A PC client connects to
     /// `fpga_ip:fpga_port`; a PC server (the FPGA is the client) listens on
     /// its own address, `target_ip:target_port`.
-    pub fn pc_command(
-        &self,
-        fpga_ip: Ipv4Addr,
-        target_ip: Ipv4Addr,
-        fpga_port: u16,
-        target_port: u16,
-    ) -> String {
+    pub fn pc_command(&self, fpga_ip: Ipv4Addr, target_ip: Ipv4Addr, fpga_port: u16, target_port: u16) -> String {
         let t = &self.test;
         let pat = u8::from(t.incremental);
         let size = t.transfer_size;
@@ -224,35 +188,28 @@ impl Outcome {
         } else if r.error {
             let mut m = format!("error: {}", r.cause_name());
             if r.err_count > 0 {
-                let _ = write!(m, " (first wrong byte at offset {}, expected word {:#010x}, received {:#010x}; {} error(s))", r.err_offset, r.err_expected, r.err_received, r.err_count);
+                let _ = write!(
+                    m,
+                    " (first wrong byte at offset {}, expected word {:#010x}, received {:#010x}; {} error(s))",
+                    r.err_offset, r.err_expected, r.err_received, r.err_count
+                );
             }
             Some(m)
         } else if !r.done {
             Some("did not complete".to_string())
         } else if (r.tx_bytes, r.rx_bytes) != (tx, rx) {
-            Some(format!(
-                "moved tx {} rx {} bytes, expected tx {tx} rx {rx}",
-                r.tx_bytes, r.rx_bytes
-            ))
+            Some(format!("moved tx {} rx {} bytes, expected tx {tx} rx {rx}", r.tx_bytes, r.rx_bytes))
         } else if r.err_count != 0 {
             Some(format!("{} verification error(s)", r.err_count))
         } else {
             None
         };
-        Outcome {
-            spec,
-            result: r,
-            connected,
-            failure,
-        }
+        Outcome { spec, result: r, connected, failure }
     }
 
     /// MB/s of each direction, from the bytes and `elapsed` at the user clock.
     pub fn mb_s(&self, khz: u32) -> (f64, f64) {
-        (
-            self.result.mb_s(self.result.tx_bytes, khz),
-            self.result.mb_s(self.result.rx_bytes, khz),
-        )
+        (self.result.mb_s(self.result.tx_bytes, khz), self.result.mb_s(self.result.rx_bytes, khz))
     }
 }
 
@@ -286,23 +243,14 @@ impl Report {
             if r.rx_bytes > 0 || o.spec.expected().1 > 0 {
                 let _ = write!(s, "RX {} bytes, {b:.0} MB/s  ", r.rx_bytes);
             }
-            let _ = writeln!(
-                s,
-                "{}",
-                o.failure
-                    .as_deref()
-                    .map(|f| format!("FAILED: {f}"))
-                    .unwrap_or_else(|| "ok".into())
-            );
+            let _ =
+                writeln!(s, "{}", o.failure.as_deref().map(|f| format!("FAILED: {f}")).unwrap_or_else(|| "ok".into()));
             tx += r.tx_bytes;
             rx += r.rx_bytes;
             tx_r += a;
             rx_r += b;
         }
-        let _ = writeln!(
-            s,
-            "Total: TX {tx} bytes, {tx_r:.0} MB/s; RX {rx} bytes, {rx_r:.0} MB/s"
-        );
+        let _ = writeln!(s, "Total: TX {tx} bytes, {tx_r:.0} MB/s; RX {rx} bytes, {rx_r:.0} MB/s");
         s
     }
 
@@ -355,10 +303,7 @@ pub fn with_sigint<T>(f: impl FnOnce() -> T) -> T {
     ABORT.store(false, Ordering::SeqCst);
     // SAFETY: the handler only stores to an atomic.
     let old = unsafe {
-        libc::signal(
-            libc::SIGINT,
-            on_sigint as extern "C" fn(libc::c_int) as *const () as libc::sighandler_t,
-        )
+        libc::signal(libc::SIGINT, on_sigint as extern "C" fn(libc::c_int) as *const () as libc::sighandler_t)
     };
     let out = f();
     // SAFETY: restores the previous disposition.
@@ -391,11 +336,7 @@ pub fn run(
     for s in specs {
         ops::start(bus, s.session)?;
     }
-    say(if specs.iter().any(|s| !s.test.client) {
-        "Wait connection"
-    } else {
-        "Connecting"
-    });
+    say(if specs.iter().any(|s| !s.test.client) { "Wait connection" } else { "Connecting" });
     let started = Instant::now();
     let deadline = started + opts.limit;
     let mut connected = vec![false; specs.len()];
@@ -406,10 +347,7 @@ pub fn run(
         let mut any_busy = false;
         for (i, s) in specs.iter().enumerate() {
             let r = ops::result(bus, s.session)?;
-            if !connected[i]
-                && (r.connected || r.tx_bytes + r.rx_bytes > 0 || r.done)
-                && r.peer_port != 0
-            {
+            if !connected[i] && (r.connected || r.tx_bytes + r.rx_bytes > 0 || r.done) && r.peer_port != 0 {
                 connected[i] = true;
                 say(&format!(
                     "Session {}: connected, peer port {}, MSS {}, window scale {}",
@@ -418,11 +356,7 @@ pub fn run(
             }
             if !closed[i] && !r.busy {
                 closed[i] = true;
-                let how = if r.error {
-                    format!("ended with an error ({})", r.cause_name())
-                } else {
-                    "closed".into()
-                };
+                let how = if r.error { format!("ended with an error ({})", r.cause_name()) } else { "closed".into() };
                 say(&format!("Session {}: {how}", s.session));
             }
             any_busy |= r.busy;
@@ -442,10 +376,7 @@ pub fn run(
                 ops::abort(bus, s.session)?;
             }
             let until = Instant::now() + Duration::from_secs(5);
-            while specs
-                .iter()
-                .try_fold(false, |b, s| ops::busy(bus, s.session).map(|x| b || x))?
-            {
+            while specs.iter().try_fold(false, |b, s| ops::busy(bus, s.session).map(|x| b || x))? {
                 if Instant::now() > until {
                     return Err(OpError("sessions still busy 5 s after abort".into()));
                 }
@@ -459,11 +390,7 @@ pub fn run(
             let mut line = format!("{:>4} s ", (now - started).as_secs());
             for s in specs {
                 let r = ops::result(bus, s.session)?;
-                let _ = write!(
-                    line,
-                    " | S{} TX {} RX {}",
-                    s.session, r.tx_bytes, r.rx_bytes
-                );
+                let _ = write!(line, " | S{} TX {} RX {}", s.session, r.tx_bytes, r.rx_bytes);
             }
             say(&line);
         }
@@ -471,23 +398,10 @@ pub fn run(
     }
     let mut outcomes = Vec::new();
     for (i, s) in specs.iter().enumerate() {
-        outcomes.push(Outcome::judge(
-            *s,
-            ops::result(bus, s.session)?,
-            connected[i],
-        ));
+        outcomes.push(Outcome::judge(*s, ops::result(bus, s.session)?, connected[i]));
     }
     if stopped.is_none() {
-        say(if duplex == Duplex::Half {
-            "Half-duplex test complete"
-        } else {
-            "Full-duplex test complete"
-        });
+        say(if duplex == Duplex::Half { "Half-duplex test complete" } else { "Full-duplex test complete" });
     }
-    Ok(Report {
-        duplex,
-        outcomes,
-        user_clock_khz,
-        stopped,
-    })
+    Ok(Report { duplex, outcomes, user_clock_khz, stopped })
 }

@@ -26,8 +26,7 @@ fn menu(addr: SocketAddr) -> PtySession {
 
 /// Sends `answer` after the prompt `prompt`.
 fn answer(p: &mut PtySession, prompt: &str, answer: &str) {
-    p.exp_string(prompt)
-        .unwrap_or_else(|e| panic!("prompt {prompt:?}: {e}"));
+    p.exp_string(prompt).unwrap_or_else(|e| panic!("prompt {prompt:?}: {e}"));
     p.send_line(answer).unwrap();
 }
 
@@ -47,40 +46,26 @@ fn options_0_and_1_show_and_change_the_parameters() {
         "session 0       : 60000 -> 61000",
         "session 3       : 60003 -> 61003",
     ] {
-        p.exp_string(line)
-            .unwrap_or_else(|e| panic!("{line:?}: {e}"));
+        p.exp_string(line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
     }
     p.send_line("1").unwrap();
     answer(&mut p, "Press 'x' to keep these parameters", "c");
     answer(&mut p, "Mode (0 Client, 1 Server, 2 Fixed-MAC) [0]: ", "2");
     answer(&mut p, "Last packet mode (0 DUP, 1 PSH, 2 normal)", "1");
     answer(&mut p, "Window update gap (0x000-0x3FF, x 1 KB)", "0x400");
-    p.exp_string("OUT-OF-RANGE INPUT: Window update gap \"0x400\": valid range is 0-1023; window_update_gap stays 16").unwrap();
-    answer(
-        &mut p,
-        "FPGA MAC address (0x + 12 hex digits)",
-        "0x0A0B0C0D0E0F",
-    );
+    p.exp_string("OUT-OF-RANGE INPUT: Window update gap \"0x400\": valid range is 0-1023; window_update_gap stays 16")
+        .unwrap();
+    answer(&mut p, "FPGA MAC address (0x + 12 hex digits)", "0x0A0B0C0D0E0F");
     answer(&mut p, "FPGA IP address", "10.0.0.1");
     // Fixed-MAC mode: the target MAC is asked too.
-    answer(
-        &mut p,
-        "Target MAC address (0x + 12 hex digits)",
-        "0x112233445566",
-    );
+    answer(&mut p, "Target MAC address (0x + 12 hex digits)", "0x112233445566");
     answer(&mut p, "Target IP address", "10.0.0");
-    p.exp_string("INVALID INPUT: Target IP address \"10.0.0\"")
-        .unwrap();
+    p.exp_string("INVALID INPUT: Target IP address \"10.0.0\"").unwrap();
     p.exp_string("target_ip stays 192.168.200.25").unwrap();
     answer(&mut p, "FPGA port of session 0 (0-65535) [60000]: ", "5000");
-    answer(
-        &mut p,
-        "Target port of session 0 (0-65535) [61000]: ",
-        "6000",
-    );
+    answer(&mut p, "Target port of session 0 (0-65535) [61000]: ", "6000");
     answer(&mut p, "FPGA port of session 1 (0-65535) [60001]: ", "5000");
-    p.exp_string("distinct from the other sessions' ports; fpga_port1 stays 60001")
-        .unwrap();
+    p.exp_string("distinct from the other sessions' ports; fpga_port1 stays 60001").unwrap();
     answer(&mut p, "Target port of session 1 (0-65535)", "6001");
     answer(&mut p, "FPGA port of session 2 (0-65535)", "5002");
     answer(&mut p, "Target port of session 2 (0-65535)", "6002");
@@ -94,48 +79,21 @@ fn options_0_and_1_show_and_change_the_parameters() {
     p.exp_eof().unwrap();
     let j = console(addr, &["--json", "params", "show"]).json();
     assert_eq!(
-        (
-            j["mode"].as_u64(),
-            j["last_packet_mode"].as_u64(),
-            j["window_update_gap"].as_u64()
-        ),
+        (j["mode"].as_u64(), j["last_packet_mode"].as_u64(), j["window_update_gap"].as_u64()),
         (Some(2), Some(1), Some(16))
     );
-    assert_eq!(
-        (j["fpga_mac"].as_str(), j["fpga_ip"].as_str()),
-        (Some("0x0a0b0c0d0e0f"), Some("10.0.0.1"))
-    );
-    assert_eq!(
-        (j["target_mac"].as_str(), j["target_ip"].as_str()),
-        (Some("0x112233445566"), Some("192.168.200.25"))
-    );
-    assert_eq!(
-        j["fpga_ports"],
-        serde_json::json!([5000, 60001, 5002, 5003])
-    );
-    assert_eq!(
-        j["target_ports"],
-        serde_json::json!([6000, 6001, 6002, 6003])
-    );
+    assert_eq!((j["fpga_mac"].as_str(), j["fpga_ip"].as_str()), (Some("0x0a0b0c0d0e0f"), Some("10.0.0.1")));
+    assert_eq!((j["target_mac"].as_str(), j["target_ip"].as_str()), (Some("0x112233445566"), Some("192.168.200.25")));
+    assert_eq!(j["fpga_ports"], serde_json::json!([5000, 60001, 5002, 5003]));
+    assert_eq!(j["target_ports"], serde_json::json!([6000, 6001, 6002, 6003]));
 }
 
 /// Answers session 0's questions of a half-duplex test and disables the others.
 fn half_duplex_session_0(p: &mut PtySession, mode: &str, answers: &[&str]) {
     p.send_line("2").unwrap();
-    answer(
-        p,
-        "Session 0: test mode (0 disable, 1 send, 2 receive): ",
-        mode,
-    );
-    for (prompt, a) in [
-        "transfer size",
-        "packet size",
-        "data verification",
-        "max speed",
-        "mode (0 client",
-    ]
-    .iter()
-    .zip(answers)
+    answer(p, "Session 0: test mode (0 disable, 1 send, 2 receive): ", mode);
+    for (prompt, a) in
+        ["transfer size", "packet size", "data verification", "max speed", "mode (0 client"].iter().zip(answers)
     {
         let prompt = if mode == "2" && *prompt == "packet size" {
             continue;
@@ -159,13 +117,7 @@ fn option_2_runs_a_send_test_with_progress_closes_and_totals() {
     let (fpga, target) = (free_port(), free_port());
     let f = console(
         addr,
-        &[
-            "params",
-            "set",
-            "fpga_ip=127.0.0.1",
-            &format!("fpga_port0={fpga}"),
-            &format!("target_port0={target}"),
-        ],
+        &["params", "set", "fpga_ip=127.0.0.1", &format!("fpga_port0={fpga}"), &format!("target_port0={target}")],
     );
     assert_eq!(f.code, Some(0), "{}", f.all());
     let mut p = menu(addr);
@@ -173,43 +125,31 @@ fn option_2_runs_a_send_test_with_progress_closes_and_totals() {
     half_duplex_session_0(&mut p, "1", &["3000000", "8192", "1", "1", "1"]);
     let command = format!("tcpdatatest c r 127.0.0.1 {fpga} 3000000 1 1");
     p.exp_string(&format!("session 0: {command}")).unwrap();
-    p.exp_string("Session 0: send, 3000000 bytes, packet 8192 bytes, verification on, max speed 1 %, server (passive open)").unwrap();
+    p.exp_string(
+        "Session 0: send, 3000000 bytes, packet 8192 bytes, verification on, max speed 1 %, server (passive open)",
+    )
+    .unwrap();
     p.exp_string("Wait connection").unwrap();
     let tool = ToolProcess::spawn(pc_tool(&tools, &command), false).expect("the PC tool");
-    p.exp_regex(r"Session 0: connected, peer port [1-9]\d*, MSS [1-9]\d*, window scale \d+")
-        .unwrap();
+    p.exp_regex(r"Session 0: connected, peer port [1-9]\d*, MSS [1-9]\d*, window scale \d+").unwrap();
     // Per-second lines count from the start of the test (the wait for the
     // connection included): after `connected`, the bytes move.
     p.exp_regex(r"\n *\d+ s  \| S0 TX [1-9]\d* RX 0").unwrap();
     p.exp_string("Session 0: closed").unwrap();
     p.exp_string("Half-duplex test complete").unwrap();
-    p.exp_string("Session 0: TX 3000000 bytes, 320 MB/s  ok")
-        .unwrap();
-    p.exp_string("Total: TX 3000000 bytes, 320 MB/s; RX 0 bytes, 0 MB/s")
-        .unwrap();
+    p.exp_string("Session 0: TX 3000000 bytes, 320 MB/s  ok").unwrap();
+    p.exp_string("Total: TX 3000000 bytes, 320 MB/s; RX 0 bytes, 0 MB/s").unwrap();
     let run = tool.finish(Duration::from_secs(120));
     assert!(run.ok(), "{}", run.stderr);
-    assert_eq!(
-        run.direction("rx").map(|d| d.0),
-        Some(3_000_000),
-        "the tool's own report"
-    );
+    assert_eq!(run.direction("rx").map(|d| d.0), Some(3_000_000), "the tool's own report");
 
     // The two error messages, each cancelling the operation.
     answer(&mut p, "Select: ", "2");
-    answer(
-        &mut p,
-        "Session 0: test mode (0 disable, 1 send, 2 receive): ",
-        "3",
-    );
+    answer(&mut p, "Session 0: test mode (0 disable, 1 send, 2 receive): ", "3");
     p.exp_string("OUT-OF-RANGE INPUT").unwrap();
     p.exp_string("Operation cancelled").unwrap();
     answer(&mut p, "Select: ", "3");
-    answer(
-        &mut p,
-        "Session 0: test mode (0 disable, 1 full duplex): ",
-        "1",
-    );
+    answer(&mut p, "Session 0: test mode (0 disable, 1 full duplex): ", "1");
     answer(&mut p, "Session 0: transfer size", "12x");
     p.exp_string("INVALID INPUT").unwrap();
     p.exp_string("Operation cancelled").unwrap();
@@ -224,36 +164,25 @@ fn option_2_runs_a_send_test_with_progress_closes_and_totals() {
 fn a_key_or_ctrl_c_aborts_a_running_test() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
-    let f = console(
-        addr,
-        &["params", "set", &format!("fpga_port0={}", free_port())],
-    );
+    let f = console(addr, &["params", "set", &format!("fpga_port0={}", free_port())]);
     assert_eq!(f.code, Some(0), "{}", f.all());
     let mut p = menu(addr);
     let mut bus = etherbone::Client::connect(addr, Duration::from_secs(5)).unwrap();
     for abort in ["key", "ctrl-c"] {
         half_duplex_session_0(&mut p, "2", &["1000", "", "1", "100", "1"]);
-        p.exp_string("Press any key or Ctrl-C to abort the test")
-            .unwrap();
+        p.exp_string("Press any key or Ctrl-C to abort the test").unwrap();
         p.exp_string("Wait connection").unwrap();
-        assert!(
-            ops::busy(&mut bus, 0).unwrap(),
-            "{abort}: the session waits for its peer"
-        );
+        assert!(ops::busy(&mut bus, 0).unwrap(), "{abort}: the session waits for its peer");
         if abort == "key" {
             p.send("a").unwrap();
             p.flush().unwrap();
         } else {
             p.send_control('c').unwrap();
         }
-        p.exp_string("aborted by the user: aborting every session")
-            .unwrap_or_else(|e| panic!("{abort}: {e}"));
+        p.exp_string("aborted by the user: aborting every session").unwrap_or_else(|e| panic!("{abort}: {e}"));
         p.exp_string("Test stopped: aborted by the user").unwrap();
         let r = ops::result(&mut bus, 0).unwrap();
-        assert!(
-            !r.busy && r.error && r.cause_name() == "aborted",
-            "{abort}: {r:?}"
-        );
+        assert!(!r.busy && r.error && r.cause_name() == "aborted", "{abort}: {r:?}");
         p.exp_string("Select: ").unwrap();
     }
     p.send_line("q").unwrap();

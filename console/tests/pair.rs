@@ -30,12 +30,8 @@ fn run(sessions: usize, size: u64) -> (serde_json::Value, serde_json::Value) {
     let addrs = vb.register_addrs().to_vec();
     assert_eq!(addrs.len(), 2);
     mirror_ports(addrs[1], vb.design.sessions);
-    let rx: Vec<String> = (0..sessions)
-        .map(|s| format!("{s}:2:{size}:8192:1:100:1"))
-        .collect();
-    let tx: Vec<String> = (0..sessions)
-        .map(|s| format!("{s}:1:{size}:8192:1:100:0"))
-        .collect();
+    let rx: Vec<String> = (0..sessions).map(|s| format!("{s}:2:{size}:8192:1:100:1")).collect();
+    let tx: Vec<String> = (0..sessions).map(|s| format!("{s}:1:{size}:8192:1:100:0")).collect();
     let args = |specs: &[String]| {
         let mut a = vec!["--json".to_string(), "test".into(), "half".into()];
         for s in specs {
@@ -45,25 +41,16 @@ fn run(sessions: usize, size: u64) -> (serde_json::Value, serde_json::Value) {
         a
     };
     let rx_args = args(&rx);
-    let server = spawn(console_cmd(
-        addrs[0],
-        &rx_args.iter().map(String::as_str).collect::<Vec<_>>(),
-    ));
+    let server = spawn(console_cmd(addrs[0], &rx_args.iter().map(String::as_str).collect::<Vec<_>>()));
     // The client connects only once every server session listens (reference: "Wait connection" first).
     let mut bus = etherbone::Client::connect(addrs[0], Duration::from_secs(5)).unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     while !(0..sessions).all(|s| ops::busy(&mut bus, s).unwrap()) {
-        assert!(
-            Instant::now() < deadline,
-            "board 1's sessions did not start"
-        );
+        assert!(Instant::now() < deadline, "board 1's sessions did not start");
         std::thread::sleep(Duration::from_millis(10));
     }
     let tx_args = args(&tx);
-    let client = spawn(console_cmd(
-        addrs[1],
-        &tx_args.iter().map(String::as_str).collect::<Vec<_>>(),
-    ));
+    let client = spawn(console_cmd(addrs[1], &tx_args.iter().map(String::as_str).collect::<Vec<_>>()));
     let c = client.finish(Duration::from_secs(600));
     let s = server.finish(Duration::from_secs(600));
     assert_eq!(s.code, Some(0), "receiving console: {}", s.all());
@@ -72,20 +59,10 @@ fn run(sessions: usize, size: u64) -> (serde_json::Value, serde_json::Value) {
 }
 
 fn within(what: &str, got: f64, reference: f64) {
-    assert!(
-        (got - reference).abs() / reference < 0.01,
-        "{what}: {got:.1} MB/s, reference {reference}"
-    );
+    assert!((got - reference).abs() / reference < 0.01, "{what}: {got:.1} MB/s, reference {reference}");
 }
 
-fn check(
-    rx: &serde_json::Value,
-    tx: &serde_json::Value,
-    sessions: usize,
-    size: u64,
-    per_session: f64,
-    total: f64,
-) {
+fn check(rx: &serde_json::Value, tx: &serde_json::Value, sessions: usize, size: u64, per_session: f64, total: f64) {
     for s in 0..sessions {
         let r = &rx["sessions"][s];
         assert_eq!(
@@ -95,27 +72,11 @@ fn check(
         );
         let t = &tx["sessions"][s];
         assert_eq!(t["tx"]["bytes"].as_u64(), Some(size), "{t}");
-        within(
-            &format!("board 1 session {s} RX"),
-            r["rx"]["mb_per_s"].as_f64().unwrap(),
-            per_session,
-        );
-        within(
-            &format!("board 2 session {s} TX"),
-            t["tx"]["mb_per_s"].as_f64().unwrap(),
-            per_session,
-        );
+        within(&format!("board 1 session {s} RX"), r["rx"]["mb_per_s"].as_f64().unwrap(), per_session);
+        within(&format!("board 2 session {s} TX"), t["tx"]["mb_per_s"].as_f64().unwrap(), per_session);
     }
-    within(
-        "board 1 total RX",
-        rx["total"]["rx"]["mb_per_s"].as_f64().unwrap(),
-        total,
-    );
-    within(
-        "board 2 total TX",
-        tx["total"]["tx"]["mb_per_s"].as_f64().unwrap(),
-        total,
-    );
+    within("board 1 total RX", rx["total"]["rx"]["mb_per_s"].as_f64().unwrap(), total);
+    within("board 2 total TX", tx["total"]["tx"]["mb_per_s"].as_f64().unwrap(), total);
 }
 
 /// Figure 4-4: one session, 24,750 MB/s.

@@ -20,12 +20,8 @@ const LIMIT: Duration = Duration::from_secs(300);
 /// Points every session at free loopback ports and the PC at 127.0.0.1, so
 /// the recommended commands run here as printed.
 fn loopback_params(addr: SocketAddr, sessions: usize) -> Vec<u16> {
-    let mut args: Vec<String> = vec![
-        "params".into(),
-        "set".into(),
-        "fpga_ip=127.0.0.1".into(),
-        "target_ip=127.0.0.1".into(),
-    ];
+    let mut args: Vec<String> =
+        vec!["params".into(), "set".into(), "fpga_ip=127.0.0.1".into(), "target_ip=127.0.0.1".into()];
     let mut fpga_ports = Vec::new();
     for s in 0..sessions {
         let p = free_port();
@@ -36,11 +32,7 @@ fn loopback_params(addr: SocketAddr, sessions: usize) -> Vec<u16> {
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
     let f = console(addr, &a);
     assert_eq!(f.code, Some(0), "{}", f.all());
-    assert!(
-        f.stdout.iter().any(|l| l == "IP initialization complete"),
-        "{}",
-        f.all()
-    );
+    assert!(f.stdout.iter().any(|l| l == "IP initialization complete"), "{}", f.all());
     fpga_ports
 }
 
@@ -63,51 +55,25 @@ fn run_test(duplex: &str, specs: &[&str]) -> (serde_json::Value, Vec<(u64, ToolR
         .as_array()
         .expect("commands")
         .iter()
-        .map(|c| {
-            (
-                c["session"].as_u64().unwrap(),
-                c["command"].as_str().unwrap().to_string(),
-            )
-        })
+        .map(|c| (c["session"].as_u64().unwrap(), c["command"].as_str().unwrap().to_string()))
         .collect();
     let tools = tools();
     let is_server = |c: &str| c.starts_with("tcpdatatest s ") || c.contains("--server");
     let mut procs = Vec::new();
     // A PC server listens before the FPGA client connects.
     for (s, c) in commands.iter().filter(|(_, c)| is_server(c)) {
-        procs.push((
-            *s,
-            ToolProcess::spawn(pc_tool(&tools, c), true).expect("PC server"),
-        ));
+        procs.push((*s, ToolProcess::spawn(pc_tool(&tools, c), true).expect("PC server")));
     }
     let con = spawn(console_cmd(addr, &args));
     for (s, c) in commands.iter().filter(|(_, c)| !is_server(c)) {
-        assert!(
-            wait_listening(fpga_ports[*s as usize], Duration::from_secs(30)),
-            "session {s} does not listen"
-        );
-        procs.push((
-            *s,
-            ToolProcess::spawn(pc_tool(&tools, c), false).expect("PC client"),
-        ));
+        assert!(wait_listening(fpga_ports[*s as usize], Duration::from_secs(30)), "session {s} does not listen");
+        procs.push((*s, ToolProcess::spawn(pc_tool(&tools, c), false).expect("PC client")));
     }
-    let runs: Vec<(u64, ToolRun)> = procs
-        .into_iter()
-        .map(|(s, p)| (s, p.finish(LIMIT)))
-        .collect();
+    let runs: Vec<(u64, ToolRun)> = procs.into_iter().map(|(s, p)| (s, p.finish(LIMIT))).collect();
     let f = con.finish(LIMIT);
     eprintln!("{}", f.all());
-    assert_eq!(
-        f.code,
-        Some(0),
-        "the console reports a failure: {}",
-        f.all()
-    );
-    assert!(
-        f.stderr.iter().any(|l| l.contains("test complete")),
-        "{}",
-        f.all()
-    );
+    assert_eq!(f.code, Some(0), "the console reports a failure: {}", f.all());
+    assert!(f.stderr.iter().any(|l| l.contains("test complete")), "{}", f.all());
     (f.json(), runs)
 }
 
@@ -118,49 +84,25 @@ fn check(json: &serde_json::Value, runs: &[(u64, ToolRun)], expected: &[(u64, u6
     let sessions = json["sessions"].as_array().unwrap();
     assert_eq!(sessions.len(), expected.len());
     for &(s, tx, rx) in expected {
-        let j = sessions
-            .iter()
-            .find(|j| j["session"] == s)
-            .unwrap_or_else(|| panic!("session {s} in {json}"));
+        let j = sessions.iter().find(|j| j["session"] == s).unwrap_or_else(|| panic!("session {s} in {json}"));
         assert_eq!(
-            (
-                j["tx"]["bytes"].as_u64().unwrap(),
-                j["rx"]["bytes"].as_u64().unwrap()
-            ),
+            (j["tx"]["bytes"].as_u64().unwrap(), j["rx"]["bytes"].as_u64().unwrap()),
             (tx, rx),
             "session {s}: {j}"
         );
         assert_eq!(j["err_count"], 0, "{j}");
         assert!(j["elapsed_cycles"].as_u64().unwrap() > 0, "{j}");
-        assert!(
-            j["peer"]["port"].as_u64().unwrap() > 0,
-            "the peer's port is shown: {j}"
-        );
-        let (_, tool) = runs
-            .iter()
-            .find(|(t, _)| *t == s)
-            .expect("a tool per session");
-        assert!(
-            tool.ok(),
-            "session {s}: the PC tool failed: {:?} {}",
-            tool.exit,
-            tool.stderr
-        );
+        assert!(j["peer"]["port"].as_u64().unwrap() > 0, "the peer's port is shown: {j}");
+        let (_, tool) = runs.iter().find(|(t, _)| *t == s).expect("a tool per session");
+        assert!(tool.ok(), "session {s}: the PC tool failed: {:?} {}", tool.exit, tool.stderr);
         let pc_tx = tool.direction("tx").map(|d| d.0).unwrap_or(0);
         let pc_rx = tool.direction("rx").map(|d| d.0).unwrap_or(0);
-        assert_eq!(
-            (pc_tx, pc_rx),
-            (rx, tx),
-            "session {s}: the tool's own report"
-        );
+        assert_eq!((pc_tx, pc_rx), (rx, tx), "session {s}: the tool's own report");
     }
     let total_tx: u64 = expected.iter().map(|e| e.1).sum();
     let total_rx: u64 = expected.iter().map(|e| e.2).sum();
     assert_eq!(
-        (
-            json["total"]["tx"]["bytes"].as_u64(),
-            json["total"]["rx"]["bytes"].as_u64()
-        ),
+        (json["total"]["tx"]["bytes"].as_u64(), json["total"]["rx"]["bytes"].as_u64()),
         (Some(total_tx), Some(total_rx))
     );
 }
@@ -179,46 +121,22 @@ fn receive_test_tcpdatatest_client_to_fpga_server() {
 
 #[test]
 fn mixed_two_sessions_send_two_receive() {
-    let (j, runs) = run_test(
-        "half",
-        &[
-            "0:1:777777",
-            "1:1:1048576:4096",
-            "2:2:777779",
-            "3:2:0x100005",
-        ],
-    );
-    check(
-        &j,
-        &runs,
-        &[
-            (0, 777_777, 0),
-            (1, 1 << 20, 0),
-            (2, 0, 777_779),
-            (3, 0, 0x100005),
-        ],
-    );
+    let (j, runs) = run_test("half", &["0:1:777777", "1:1:1048576:4096", "2:2:777779", "3:2:0x100005"]);
+    check(&j, &runs, &[(0, 777_777, 0), (1, 1 << 20, 0), (2, 0, 777_779), (3, 0, 0x100005)]);
 }
 
 #[test]
 fn fpga_clients_against_tcpdatatest_servers() {
-    let (j, runs) = run_test(
-        "half",
-        &["0:1:300001:8192:1:100:0", "1:2:299999:8192:1:100:0"],
-    );
+    let (j, runs) = run_test("half", &["0:1:300001:8192:1:100:0", "1:2:299999:8192:1:100:0"]);
     check(&j, &runs, &[(0, 300_001, 0), (1, 0, 299_999)]);
 }
 
 #[test]
 fn full_duplex_four_sessions_fpga_server_with_tcp_client_txrx_single() {
-    let specs: Vec<String> = (0..4)
-        .map(|s| format!("{s}:1:{}", 500_000 + 3 * s))
-        .collect();
+    let specs: Vec<String> = (0..4).map(|s| format!("{s}:1:{}", 500_000 + 3 * s)).collect();
     let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
     let (j, runs) = run_test("full", &specs);
-    let exp: Vec<(u64, u64, u64)> = (0..4)
-        .map(|s| (s, 500_000 + 3 * s, 500_000 + 3 * s))
-        .collect();
+    let exp: Vec<(u64, u64, u64)> = (0..4).map(|s| (s, 500_000 + 3 * s, 500_000 + 3 * s)).collect();
     check(&j, &runs, &exp);
 }
 
@@ -241,10 +159,7 @@ fn a_send_session_without_verification_sends_zeros() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
     let ports = loopback_params(addr, vb.design.sessions);
-    let con = spawn(console_cmd(
-        addr,
-        &["test", "half", "--session", "0:1:100000:8192:0"],
-    ));
+    let con = spawn(console_cmd(addr, &["test", "half", "--session", "0:1:100000:8192:0"]));
     assert!(wait_listening(ports[0], Duration::from_secs(30)));
     let mut peer = TcpStream::connect(("127.0.0.1", ports[0])).expect("connect to the board");
     let mut data = Vec::new();
@@ -276,32 +191,13 @@ fn nobody_listening_is_refused_and_exits_non_zero() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
     loopback_params(addr, vb.design.sessions);
-    let f = console(
-        addr,
-        &[
-            "--json",
-            "test",
-            "half",
-            "--session",
-            "0:1:10000:8192:1:100:0",
-        ],
-    );
+    let f = console(addr, &["--json", "test", "half", "--session", "0:1:10000:8192:1:100:0"]);
     assert_eq!(f.code, Some(1), "{}", f.all());
     let j = f.json();
     assert_eq!(j["ok"], false);
     assert_eq!(j["sessions"][0]["error_cause"], "refused", "{j}");
-    assert_eq!(
-        j["sessions"][0]["peer"],
-        serde_json::Value::Null,
-        "never connected: {j}"
-    );
-    assert!(
-        f.stderr
-            .iter()
-            .any(|l| l.contains("session 0: error: refused")),
-        "{}",
-        f.all()
-    );
+    assert_eq!(j["sessions"][0]["peer"], serde_json::Value::Null, "never connected: {j}");
+    assert!(f.stderr.iter().any(|l| l.contains("session 0: error: refused")), "{}", f.all());
 }
 
 /// A PC peer sends the pattern with one byte flipped: the console exits 1
@@ -313,10 +209,7 @@ fn a_wrong_byte_is_a_verification_failure_with_its_offset() {
     let addr = vb.register_addrs()[0];
     let ports = loopback_params(addr, vb.design.sessions);
     let (size, offset) = (200_000usize, 123_457usize);
-    let con = spawn(console_cmd(
-        addr,
-        &["--json", "test", "half", "--session", "0:2:200000"],
-    ));
+    let con = spawn(console_cmd(addr, &["--json", "test", "half", "--session", "0:2:200000"]));
     assert!(wait_listening(ports[0], Duration::from_secs(30)));
     let mut data = vec![0u8; size];
     pattern::fill(&mut data, 0);
@@ -328,18 +221,8 @@ fn a_wrong_byte_is_a_verification_failure_with_its_offset() {
     assert_eq!(f.code, Some(1), "{}", f.all());
     let j = &f.json()["sessions"][0];
     assert_eq!(j["error_cause"], "verify", "{j}");
-    assert_eq!(
-        (j["err_count"].as_u64(), j["err_offset"].as_u64()),
-        (Some(1), Some(offset as u64)),
-        "{j}"
-    );
-    assert!(
-        f.stderr
-            .iter()
-            .any(|l| l.contains("first wrong byte at offset 123457")),
-        "{}",
-        f.all()
-    );
+    assert_eq!((j["err_count"].as_u64(), j["err_offset"].as_u64()), (Some(1), Some(offset as u64)), "{j}");
+    assert!(f.stderr.iter().any(|l| l.contains("first wrong byte at offset 123457")), "{}", f.all());
 }
 
 fn assert_idle_and_aborted(addr: SocketAddr, sessions: &[usize]) {
@@ -356,27 +239,9 @@ fn the_time_limit_aborts_every_session_and_exits_non_zero() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
     loopback_params(addr, vb.design.sessions);
-    let f = console(
-        addr,
-        &[
-            "test",
-            "half",
-            "--session",
-            "0:2:1000",
-            "--session",
-            "1:1:1000",
-            "--timeout",
-            "2",
-        ],
-    );
+    let f = console(addr, &["test", "half", "--session", "0:2:1000", "--session", "1:1:1000", "--timeout", "2"]);
     assert_eq!(f.code, Some(1), "{}", f.all());
-    assert!(
-        f.stdout
-            .iter()
-            .any(|l| l.contains("time limit of 2 s reached: aborting every session")),
-        "{}",
-        f.all()
-    );
+    assert!(f.stdout.iter().any(|l| l.contains("time limit of 2 s reached: aborting every session")), "{}", f.all());
     assert_idle_and_aborted(addr, &[0, 1]);
 }
 
@@ -385,32 +250,13 @@ fn ctrl_c_aborts_every_session_cleanly() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
     let ports = loopback_params(addr, vb.design.sessions);
-    let con = spawn(console_cmd(
-        addr,
-        &[
-            "test",
-            "full",
-            "--session",
-            "0:1:1000",
-            "--session",
-            "2:1:1000",
-        ],
-    ));
+    let con = spawn(console_cmd(addr, &["test", "full", "--session", "0:1:1000", "--session", "2:1:1000"]));
     assert!(wait_listening(ports[2], Duration::from_secs(30)));
     // SAFETY: a signal to the child this test started.
-    assert_eq!(
-        unsafe { libc::kill(con.child.id() as i32, libc::SIGINT) },
-        0
-    );
+    assert_eq!(unsafe { libc::kill(con.child.id() as i32, libc::SIGINT) }, 0);
     let f = con.finish(Duration::from_secs(30));
     assert_eq!(f.code, Some(1), "{}", f.all());
-    assert!(
-        f.stdout
-            .iter()
-            .any(|l| l.contains("aborted by the user: aborting every session")),
-        "{}",
-        f.all()
-    );
+    assert!(f.stdout.iter().any(|l| l.contains("aborted by the user: aborting every session")), "{}", f.all());
     assert_idle_and_aborted(addr, &[0, 2]);
 }
 
@@ -420,84 +266,35 @@ fn bad_input_gets_the_references_two_messages_and_nothing_is_written() {
     let addr = vb.register_addrs()[0];
     let before = console(addr, &["--json", "params", "show"]).json();
     let cases: &[(&[&str], &str)] = &[
-        (
-            &["test", "half", "--session", "0:3:1000"],
-            "OUT-OF-RANGE INPUT: Test mode \"3\"",
-        ),
-        (
-            &["test", "full", "--session", "0:2:1000"],
-            "OUT-OF-RANGE INPUT: Test mode \"2\"",
-        ),
+        (&["test", "half", "--session", "0:3:1000"], "OUT-OF-RANGE INPUT: Test mode \"3\""),
+        (&["test", "full", "--session", "0:2:1000"], "OUT-OF-RANGE INPUT: Test mode \"2\""),
         (
             &["test", "half", "--session", "0:1:0"],
             "OUT-OF-RANGE INPUT: Transfer size \"0\": valid range is 0x1-0xffffffffffff",
         ),
-        (
-            &["test", "half", "--session", "0:1:0x1000000000000"],
-            "OUT-OF-RANGE INPUT: Transfer size",
-        ),
-        (
-            &["test", "half", "--session", "0:1:1k"],
-            "INVALID INPUT: Transfer size \"1k\"",
-        ),
+        (&["test", "half", "--session", "0:1:0x1000000000000"], "OUT-OF-RANGE INPUT: Transfer size"),
+        (&["test", "half", "--session", "0:1:1k"], "INVALID INPUT: Transfer size \"1k\""),
         (
             &["test", "half", "--session", "0:1:1000:8192:1:101"],
             "OUT-OF-RANGE INPUT: Max speed (%) \"101\": valid range is 1-100",
         ),
-        (
-            &["test", "half", "--session", "4:1:1000"],
-            "OUT-OF-RANGE INPUT: Session \"4\"",
-        ),
-        (
-            &["test", "half", "--session", "0:1"],
-            "INVALID INPUT: session \"0:1\"",
-        ),
-        (
-            &["params", "set", "window_update_gap=0x400"],
-            "OUT-OF-RANGE INPUT: Window update gap",
-        ),
-        (
-            &["params", "set", "fpga_mac=0x0102030405"],
-            "OUT-OF-RANGE INPUT: FPGA MAC address",
-        ),
-        (
-            &["params", "set", "fpga_mac=000102030405"],
-            "INVALID INPUT: FPGA MAC address",
-        ),
-        (
-            &["params", "set", "target_ip=10.0.0.256"],
-            "OUT-OF-RANGE INPUT: Target IP address",
-        ),
-        (
-            &["params", "set", "target_ip=10.0.0"],
-            "INVALID INPUT: Target IP address",
-        ),
-        (
-            &["params", "set", "mode=3"],
-            "OUT-OF-RANGE INPUT: Mode \"3\"",
-        ),
-        (
-            &["params", "set", "fpga_port0=70000"],
-            "OUT-OF-RANGE INPUT: FPGA port of session 0",
-        ),
+        (&["test", "half", "--session", "4:1:1000"], "OUT-OF-RANGE INPUT: Session \"4\""),
+        (&["test", "half", "--session", "0:1"], "INVALID INPUT: session \"0:1\""),
+        (&["params", "set", "window_update_gap=0x400"], "OUT-OF-RANGE INPUT: Window update gap"),
+        (&["params", "set", "fpga_mac=0x0102030405"], "OUT-OF-RANGE INPUT: FPGA MAC address"),
+        (&["params", "set", "fpga_mac=000102030405"], "INVALID INPUT: FPGA MAC address"),
+        (&["params", "set", "target_ip=10.0.0.256"], "OUT-OF-RANGE INPUT: Target IP address"),
+        (&["params", "set", "target_ip=10.0.0"], "INVALID INPUT: Target IP address"),
+        (&["params", "set", "mode=3"], "OUT-OF-RANGE INPUT: Mode \"3\""),
+        (&["params", "set", "fpga_port0=70000"], "OUT-OF-RANGE INPUT: FPGA port of session 0"),
         // Ports stay distinct per session; the first assignment is not written either.
-        (
-            &["params", "set", "window_update_gap=5", "fpga_port1=60000"],
-            "distinct from the other sessions' ports",
-        ),
-        (
-            &["params", "set", "speed=1"],
-            "INVALID INPUT: parameter \"speed\"",
-        ),
+        (&["params", "set", "window_update_gap=5", "fpga_port1=60000"], "distinct from the other sessions' ports"),
+        (&["params", "set", "speed=1"], "INVALID INPUT: parameter \"speed\""),
     ];
     for (args, message) in cases {
         let f = console(addr, args);
         assert_eq!(f.code, Some(2), "{args:?}: {}", f.all());
-        assert!(
-            f.stderr.iter().any(|l| l.contains(message)),
-            "{args:?}: expected {message:?} in {}",
-            f.all()
-        );
+        assert!(f.stderr.iter().any(|l| l.contains(message)), "{args:?}: expected {message:?} in {}", f.all());
     }
     assert_eq!(
         console(addr, &["--json", "params", "show"]).json(),
@@ -528,10 +325,7 @@ fn params_set_writes_every_parameter_and_initialises_the_toe() {
     ] {
         assert!(text.contains(line), "{line:?} in\n{text}");
     }
-    assert!(
-        !text.contains("Target MAC"),
-        "the target MAC shows in fixed-MAC mode only"
-    );
+    assert!(!text.contains("Target MAC"), "the target MAC shows in fixed-MAC mode only");
     let f = console(
         addr,
         &[
@@ -550,10 +344,7 @@ fn params_set_writes_every_parameter_and_initialises_the_toe() {
     );
     assert_eq!(f.code, Some(0), "{}", f.all());
     let text = f.stdout.join("\n");
-    assert!(
-        text.contains("Target MAC address: 0x112233445566"),
-        "{text}"
-    );
+    assert!(text.contains("Target MAC address: 0x112233445566"), "{text}");
     assert!(text.ends_with("IP initialization complete"), "{text}");
     let j = console(addr, &["--json", "params", "show"]).json();
     assert_eq!(j["mode"], 2);
@@ -563,14 +354,8 @@ fn params_set_writes_every_parameter_and_initialises_the_toe() {
     assert_eq!(j["fpga_ip"], "10.1.2.3");
     assert_eq!(j["target_mac"], "0x112233445566");
     assert_eq!(j["target_ip"], "10.1.2.4");
-    assert_eq!(
-        j["fpga_ports"],
-        serde_json::json!([5000, 60001, 60002, 60003])
-    );
-    assert_eq!(
-        j["target_ports"],
-        serde_json::json!([61000, 61001, 61002, 6003])
-    );
+    assert_eq!(j["fpga_ports"], serde_json::json!([5000, 60001, 60002, 60003]));
+    assert_eq!(j["target_ports"], serde_json::json!([61000, 61001, 61002, 6003]));
 }
 
 #[test]
@@ -580,28 +365,12 @@ fn regs_lists_every_register_by_name_with_its_value() {
     let f = console(addr, &["regs"]);
     assert_eq!(f.code, Some(0), "{}", f.all());
     assert_eq!(f.stdout.len(), console::regs::ALL.len());
-    assert!(
-        f.stdout[0].starts_with("0x0000  info.id") && f.stdout[0].ends_with("0x544f4555"),
-        "{}",
-        f.stdout[0]
-    );
-    assert!(f
-        .stdout
-        .iter()
-        .any(|l| l.contains("session3.peer_window_scale")));
-    assert!(f
-        .stdout
-        .iter()
-        .any(|l| l.contains("toe.fpga_ip") && l.ends_with("0xc0a8c82a")));
-    assert!(f
-        .stdout
-        .iter()
-        .any(|l| l.contains("session0.ctrl") && l.ends_with("(write-only)")));
+    assert!(f.stdout[0].starts_with("0x0000  info.id") && f.stdout[0].ends_with("0x544f4555"), "{}", f.stdout[0]);
+    assert!(f.stdout.iter().any(|l| l.contains("session3.peer_window_scale")));
+    assert!(f.stdout.iter().any(|l| l.contains("toe.fpga_ip") && l.ends_with("0xc0a8c82a")));
+    assert!(f.stdout.iter().any(|l| l.contains("session0.ctrl") && l.ends_with("(write-only)")));
     let j = console(addr, &["--json", "regs"]).json();
-    assert_eq!(
-        j["registers"].as_array().unwrap().len(),
-        console::regs::ALL.len()
-    );
+    assert_eq!(j["registers"].as_array().unwrap().len(), console::regs::ALL.len());
 }
 
 #[test]
@@ -611,28 +380,17 @@ fn a_design_that_is_not_the_expected_one_is_refused_before_anything_else() {
     let f = console(addr, &["--data-width", "512", "params", "show"]);
     assert_eq!(f.code, Some(1), "{}", f.all());
     assert!(
-        f.stderr
-            .iter()
-            .any(|l| l.contains("info.data_width reads 1024 bits, the console expects 512 bits")),
+        f.stderr.iter().any(|l| l.contains("info.data_width reads 1024 bits, the console expects 512 bits")),
         "{}",
         f.all()
     );
     assert!(f.stdout.is_empty(), "nothing else ran: {}", f.all());
     let f = console(addr, &["--sessions", "2", "regs"]);
     assert_eq!(f.code, Some(1), "{}", f.all());
-    assert!(
-        f.stderr
-            .iter()
-            .any(|l| l.contains("info.sessions reads 4, the console expects 2")),
-        "{}",
-        f.all()
-    );
+    assert!(f.stderr.iter().any(|l| l.contains("info.sessions reads 4, the console expects 2")), "{}", f.all());
     let f = console(addr, &["--clock-khz", "200000", "regs"]);
     assert!(
-        f.stderr
-            .iter()
-            .any(|l| l
-                .contains("info.user_clock_khz reads 250000 kHz, the console expects 200000 kHz")),
+        f.stderr.iter().any(|l| l.contains("info.user_clock_khz reads 250000 kHz, the console expects 200000 kHz")),
         "{}",
         f.all()
     );
@@ -641,19 +399,10 @@ fn a_design_that_is_not_the_expected_one_is_refused_before_anything_else() {
 #[test]
 fn no_board_listening_is_a_clear_error() {
     let port = free_port();
-    let f = spawn(console_cmd(
-        ([127, 0, 0, 1], port).into(),
-        &["--bus-timeout", "2", "regs"],
-    ))
-    .finish(Duration::from_secs(30));
+    let f = spawn(console_cmd(([127, 0, 0, 1], port).into(), &["--bus-timeout", "2", "regs"]))
+        .finish(Duration::from_secs(30));
     assert_eq!(f.code, Some(1), "{}", f.all());
-    assert!(
-        f.stderr
-            .iter()
-            .any(|l| l.contains(&format!("Etherbone 127.0.0.1:{port}"))),
-        "{}",
-        f.all()
-    );
+    assert!(f.stderr.iter().any(|l| l.contains(&format!("Etherbone 127.0.0.1:{port}"))), "{}", f.all());
 }
 
 /// `--litex-server` turns the error-register read off: against LiteX's own
@@ -667,15 +416,9 @@ fn the_litex_server_target_reads_without_the_error_check() {
     let addr = vb.register_addrs()[0].to_string();
     // Inside the 11-bit bus, above every block of the map.
     let undecoded = console::backend::map_extent() as u32 + 0x40;
-    let t = |error_checks| Target::Etherbone {
-        addr: addr.clone(),
-        error_checks,
-    };
+    let t = |error_checks| Target::Etherbone { addr: addr.clone(), error_checks };
     let mut plain = open(&t(false), Duration::from_secs(5)).unwrap();
-    assert_eq!(
-        plain.read32(undecoded).unwrap(),
-        etherbone::FAILED_READ_VALUE
-    );
+    assert_eq!(plain.read32(undecoded).unwrap(), etherbone::FAILED_READ_VALUE);
     let mut checked = open(&t(true), Duration::from_secs(5)).unwrap();
     assert!(checked.read32(undecoded).unwrap_err().is_response());
     let f = console(vb.register_addrs()[0], &["--litex-server", "regs"]);

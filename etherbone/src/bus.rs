@@ -38,11 +38,7 @@ pub enum BusError {
     /// No answer in time; `what` says what was being waited for.
     Timeout { what: String, after: Duration },
     /// The connection failed (refused, reset, closed).
-    Io {
-        what: String,
-        kind: io::ErrorKind,
-        message: String,
-    },
+    Io { what: String, kind: io::ErrorKind, message: String },
     /// The peer sent something that is not the expected Etherbone answer.
     Protocol(String),
 }
@@ -50,18 +46,12 @@ pub enum BusError {
 impl BusError {
     /// An SLVERR response to an access at `addr`.
     pub fn slverr(addr: u32) -> Self {
-        BusError::Response {
-            addr,
-            resp: AxiResp::SlvErr,
-        }
+        BusError::Response { addr, resp: AxiResp::SlvErr }
     }
 
     /// A DECERR response to an access at `addr`.
     pub fn decerr(addr: u32) -> Self {
-        BusError::Response {
-            addr,
-            resp: AxiResp::DecErr,
-        }
+        BusError::Response { addr, resp: AxiResp::DecErr }
     }
 
     /// True for an error response of the bus, false for a transport failure.
@@ -70,11 +60,7 @@ impl BusError {
     }
 
     pub(crate) fn io(what: impl Into<String>, e: &io::Error) -> Self {
-        BusError::Io {
-            what: what.into(),
-            kind: e.kind(),
-            message: e.to_string(),
-        }
+        BusError::Io { what: what.into(), kind: e.kind(), message: e.to_string() }
     }
 }
 
@@ -218,10 +204,7 @@ impl MemoryBus {
         let mut s = self.state();
         s.log.push(op);
         if let Some(&resp) = s.errors.get(&op.addr()) {
-            return Err(BusError::Response {
-                addr: op.addr(),
-                resp,
-            });
+            return Err(BusError::Response { addr: op.addr(), resp });
         }
         match op {
             Op::Read { addr } => Ok(s.words.get(&addr).copied().unwrap_or(0)),
@@ -257,30 +240,19 @@ mod tests {
         assert_eq!(view.peek(0x4), Some(0x1234_5678));
         assert_eq!(bus.write32(0x10, 1), Err(BusError::decerr(0x10)));
         assert_eq!(view.peek(0x10), None);
-        assert_eq!(
-            bus.execute(Op::Read { addr: 0x10 })
-                .unwrap_err()
-                .to_string(),
-            "bus error at 0x00000010: DECERR"
-        );
+        assert_eq!(bus.execute(Op::Read { addr: 0x10 }).unwrap_err().to_string(), "bus error at 0x00000010: DECERR");
         assert_eq!(view.log().len(), 5);
     }
 
     #[test]
     fn error_messages_say_which_kind() {
-        let remote = BusError::Response {
-            addr: 0x20,
-            resp: AxiResp::Error,
-        };
+        let remote = BusError::Response { addr: 0x20, resp: AxiResp::Error };
         assert_eq!(
             remote.to_string(),
             "bus error at 0x00000020: an error response (SLVERR or DECERR; Etherbone does not say which)"
         );
         assert!(remote.is_response());
-        let t = BusError::Timeout {
-            what: "waiting".into(),
-            after: Duration::from_millis(250),
-        };
+        let t = BusError::Timeout { what: "waiting".into(), after: Duration::from_millis(250) };
         assert_eq!(t.to_string(), "timed out after 250ms waiting");
         assert!(!t.is_response());
     }

@@ -35,19 +35,14 @@ pub struct Client {
 impl Client {
     /// Connects, then waits for the server-information line.
     pub fn connect(addr: impl ToSocketAddrs, timeout: Duration) -> Result<Client, BusError> {
-        let addrs: Vec<SocketAddr> = addr
-            .to_socket_addrs()
-            .map_err(|e| BusError::io("resolving the server address", &e))?
-            .collect();
+        let addrs: Vec<SocketAddr> =
+            addr.to_socket_addrs().map_err(|e| BusError::io("resolving the server address", &e))?.collect();
         let mut last = None;
         for peer in addrs {
             match TcpStream::connect_timeout(&peer, timeout) {
                 Ok(stream) => return Client::handshake(stream, peer, timeout),
                 Err(e) if e.kind() == io::ErrorKind::TimedOut => {
-                    last = Some(BusError::Timeout {
-                        what: format!("connecting to {peer}"),
-                        after: timeout,
-                    })
+                    last = Some(BusError::Timeout { what: format!("connecting to {peer}"), after: timeout })
                 }
                 Err(e) => last = Some(BusError::io(format!("connecting to {peer}"), &e)),
             }
@@ -59,14 +54,8 @@ impl Client {
         }))
     }
 
-    fn handshake(
-        stream: TcpStream,
-        peer: SocketAddr,
-        timeout: Duration,
-    ) -> Result<Client, BusError> {
-        stream
-            .set_nodelay(true)
-            .map_err(|e| BusError::io(format!("configuring {peer}"), &e))?;
+    fn handshake(stream: TcpStream, peer: SocketAddr, timeout: Duration) -> Result<Client, BusError> {
+        stream.set_nodelay(true).map_err(|e| BusError::io(format!("configuring {peer}"), &e))?;
         let deadline = Instant::now() + timeout;
         let waiting = || format!("waiting for the server-information line from {peer}");
         // The line has no terminator. The server sends it in one write and
@@ -74,16 +63,8 @@ impl Client {
         let mut line = Vec::new();
         let mut buf = [0u8; 128];
         loop {
-            let n = DeadlineReader {
-                stream: &stream,
-                deadline,
-            }
-            .read(&mut buf)
-            .map_err(|e| match e.kind() {
-                io::ErrorKind::TimedOut => BusError::Timeout {
-                    what: waiting(),
-                    after: timeout,
-                },
+            let n = DeadlineReader { stream: &stream, deadline }.read(&mut buf).map_err(|e| match e.kind() {
+                io::ErrorKind::TimedOut => BusError::Timeout { what: waiting(), after: timeout },
                 _ => BusError::io(waiting(), &e),
             })?;
             if n == 0 {
@@ -96,14 +77,7 @@ impl Client {
             line.extend_from_slice(&buf[..n]);
             let text = String::from_utf8_lossy(&line);
             if let Ok(info) = ServerInfo::parse(&text) {
-                return Ok(Client {
-                    stream,
-                    peer,
-                    timeout,
-                    info,
-                    broken: None,
-                    error_checks: true,
-                });
+                return Ok(Client { stream, peer, timeout, info, broken: None, error_checks: true });
             }
             if line.len() > 128 {
                 return Err(BusError::Protocol(format!(
@@ -134,20 +108,14 @@ impl Client {
     /// The server's error shift register for this connection (bit 0: the
     /// most recent access; 1 = failed).
     pub fn error_status(&mut self) -> Result<u64, BusError> {
-        let v = self.transact(
-            &[config_read(&[CONFIG_ERROR_HIGH, CONFIG_ERROR_LOW])],
-            "the error status",
-        )?;
+        let v = self.transact(&[config_read(&[CONFIG_ERROR_HIGH, CONFIG_ERROR_LOW])], "the error status")?;
         let words = expect_values(&v[0], 2, "the error status")?;
         Ok((u64::from(words[0]) << 32) | u64::from(words[1]))
     }
 
     /// Failed bus accesses of the whole server (all clients), modulo 2^32.
     pub fn server_bus_errors(&mut self) -> Result<u32, BusError> {
-        let v = self.transact(
-            &[config_read(&[CONFIG_BUS_ERROR_COUNT])],
-            "the bus error count",
-        )?;
+        let v = self.transact(&[config_read(&[CONFIG_BUS_ERROR_COUNT])], "the bus error count")?;
         Ok(expect_values(&v[0], 1, "the bus error count")?[0])
     }
 
@@ -156,10 +124,7 @@ impl Client {
     fn transact(&mut self, packets: &[Packet], what: &str) -> Result<Vec<Packet>, BusError> {
         if let Some(e) = &self.broken {
             return Err(BusError::Io {
-                what: format!(
-                    "connection to {} unusable after an earlier error ({e})",
-                    self.peer
-                ),
+                what: format!("connection to {} unusable after an earlier error ({e})", self.peer),
                 kind: io::ErrorKind::NotConnected,
                 message: "connect again".into(),
             });
@@ -178,26 +143,18 @@ impl Client {
             bytes.extend(p.encode().map_err(|e| BusError::Protocol(e.to_string()))?);
         }
         let sending = format!("sending the request for {what} to {}", self.peer);
-        self.stream
-            .set_write_timeout(Some(self.timeout))
-            .map_err(|e| BusError::io(&sending, &e))?;
+        self.stream.set_write_timeout(Some(self.timeout)).map_err(|e| BusError::io(&sending, &e))?;
         self.stream.write_all(&bytes).map_err(|e| match e.kind() {
-            io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => BusError::Timeout {
-                what: sending.clone(),
-                after: self.timeout,
-            },
+            io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => {
+                BusError::Timeout { what: sending.clone(), after: self.timeout }
+            }
             _ => BusError::io(&sending, &e),
         })?;
         let waiting = format!("waiting for the answer for {what} from {}", self.peer);
-        let expected = packets
-            .iter()
-            .filter(|p| p.records.iter().any(|r| !r.reads.is_empty()));
+        let expected = packets.iter().filter(|p| p.records.iter().any(|r| !r.reads.is_empty()));
         let mut answers = Vec::new();
         for _ in expected {
-            let mut reader = DeadlineReader {
-                stream: &self.stream,
-                deadline,
-            };
+            let mut reader = DeadlineReader { stream: &self.stream, deadline };
             match read_packet(&mut reader) {
                 Ok(Some(p)) => answers.push(p),
                 Ok(None) => {
@@ -208,28 +165,17 @@ impl Client {
                     })
                 }
                 Err(StreamError::Io(e)) if e.kind() == io::ErrorKind::TimedOut => {
-                    return Err(BusError::Timeout {
-                        what: waiting,
-                        after: self.timeout,
-                    })
+                    return Err(BusError::Timeout { what: waiting, after: self.timeout })
                 }
                 Err(StreamError::Io(e)) => return Err(BusError::io(waiting, &e)),
-                Err(StreamError::Decode(e)) => {
-                    return Err(BusError::Protocol(format!("{waiting}: {e}")))
-                }
+                Err(StreamError::Decode(e)) => return Err(BusError::Protocol(format!("{waiting}: {e}"))),
             }
         }
         Ok(answers)
     }
 
     /// Performs `access` (a packet) and reads the error bit of that access.
-    fn access(
-        &mut self,
-        access: Packet,
-        has_answer: bool,
-        addr: u32,
-        what: &str,
-    ) -> Result<Option<u32>, BusError> {
+    fn access(&mut self, access: Packet, has_answer: bool, addr: u32, what: &str) -> Result<Option<u32>, BusError> {
         if !self.error_checks {
             let answers = self.transact(&[access], what)?;
             return match answers.first() {
@@ -246,10 +192,7 @@ impl Client {
         };
         let status = expect_values(status, 1, "the error status")?[0];
         if status & 1 != 0 {
-            return Err(BusError::Response {
-                addr,
-                resp: AxiResp::Error,
-            });
+            return Err(BusError::Response { addr, resp: AxiResp::Error });
         }
         Ok(value)
     }
@@ -258,33 +201,20 @@ impl Client {
 impl RegisterBus for Client {
     fn read32(&mut self, addr: u32) -> Result<u32, BusError> {
         let what = format!("read {addr:#010x}");
-        let value = self.access(
-            Packet::new(vec![Record::reads([u64::from(addr)])]),
-            true,
-            addr,
-            &what,
-        )?;
+        let value = self.access(Packet::new(vec![Record::reads([u64::from(addr)])]), true, addr, &what)?;
         Ok(value.expect("a read has an answer"))
     }
 
     fn write32(&mut self, addr: u32, value: u32) -> Result<(), BusError> {
         let what = format!("write {addr:#010x}");
-        self.access(
-            Packet::new(vec![Record::writes(u64::from(addr), [value])]),
-            false,
-            addr,
-            &what,
-        )?;
+        self.access(Packet::new(vec![Record::writes(u64::from(addr), [value])]), false, addr, &what)?;
         Ok(())
     }
 }
 
 fn config_read(addrs: &[u32]) -> Packet {
     Packet::new(vec![Record {
-        flags: RecordFlags {
-            rca: true,
-            ..RecordFlags::default()
-        },
+        flags: RecordFlags { rca: true, ..RecordFlags::default() },
         ..Record::reads(addrs.iter().map(|&a| u64::from(a)))
     }])
 }

@@ -165,19 +165,12 @@ impl Default for Record {
 impl Record {
     /// A record of reads, as `RemoteClient.read` sends (return base 0).
     pub fn reads(addrs: impl IntoIterator<Item = u64>) -> Self {
-        Record {
-            reads: addrs.into_iter().collect(),
-            ..Record::default()
-        }
+        Record { reads: addrs.into_iter().collect(), ..Record::default() }
     }
 
     /// A record of consecutive writes, as `RemoteClient.write` sends.
     pub fn writes(base: u64, values: impl IntoIterator<Item = u32>) -> Self {
-        Record {
-            write_base: base,
-            writes: values.into_iter().collect(),
-            ..Record::default()
-        }
+        Record { write_base: base, writes: values.into_iter().collect(), ..Record::default() }
     }
 
     /// Bytes after the record header for these counts.
@@ -201,39 +194,20 @@ pub struct Packet {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EncodeError {
     /// More than 255 writes or reads in one record.
-    TooMany {
-        record: usize,
-        what: &'static str,
-        count: usize,
-    },
+    TooMany { record: usize, what: &'static str, count: usize },
     /// An address does not fit the packet's address size.
-    AddrTooWide {
-        record: usize,
-        addr: u64,
-        addr_size: AddrSize,
-    },
+    AddrTooWide { record: usize, addr: u64, addr_size: AddrSize },
 }
 
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EncodeError::TooMany {
-                record,
-                what,
-                count,
-            } => write!(
-                f,
-                "record {record} has {count} {what}; an Etherbone record holds at most {MAX_COUNT}"
-            ),
-            EncodeError::AddrTooWide {
-                record,
-                addr,
-                addr_size,
-            } => write!(
-                f,
-                "record {record}: address {addr:#x} does not fit in {} address bits",
-                addr_size.bytes() * 8
-            ),
+            EncodeError::TooMany { record, what, count } => {
+                write!(f, "record {record} has {count} {what}; an Etherbone record holds at most {MAX_COUNT}")
+            }
+            EncodeError::AddrTooWide { record, addr, addr_size } => {
+                write!(f, "record {record}: address {addr:#x} does not fit in {} address bits", addr_size.bytes() * 8)
+            }
         }
     }
 }
@@ -250,11 +224,7 @@ pub enum DecodeError {
     /// The address size code is not 4 or 8.
     BadAddrSize { found: u8 },
     /// Fewer bytes than the header or the record's counts call for.
-    Truncated {
-        what: String,
-        needed: usize,
-        available: usize,
-    },
+    Truncated { what: String, needed: usize, available: usize },
 }
 
 impl fmt::Display for DecodeError {
@@ -266,10 +236,9 @@ impl fmt::Display for DecodeError {
             DecodeError::BadVersion { found } => {
                 write!(f, "unsupported Etherbone version {found} (only {VERSION} exists)")
             }
-            DecodeError::BadAddrSize { found } => write!(
-                f,
-                "unsupported address size code {found} (supported: 4 for 32-bit, 8 for 64-bit addresses)"
-            ),
+            DecodeError::BadAddrSize { found } => {
+                write!(f, "unsupported address size code {found} (supported: 4 for 32-bit, 8 for 64-bit addresses)")
+            }
             DecodeError::Truncated { what, needed, available } => {
                 write!(f, "truncated {what}: needs {needed} bytes, only {available} present")
             }
@@ -282,10 +251,7 @@ impl std::error::Error for DecodeError {}
 impl Packet {
     /// A packet with LiteX's header and these records.
     pub fn new(records: Vec<Record>) -> Self {
-        Packet {
-            header: PacketHeader::default(),
-            records,
-        }
+        Packet { header: PacketHeader::default(), records }
     }
 
     /// The bytes of this packet.
@@ -293,12 +259,7 @@ impl Packet {
         let h = &self.header;
         let mut out = Vec::with_capacity(PACKET_HEADER_LEN + 16);
         out.extend_from_slice(&MAGIC.to_be_bytes());
-        out.push(
-            (VERSION << 4)
-                | (u8::from(h.no_reads) << 2)
-                | (u8::from(h.probe_reply) << 1)
-                | u8::from(h.probe),
-        );
+        out.push((VERSION << 4) | (u8::from(h.no_reads) << 2) | (u8::from(h.probe_reply) << 1) | u8::from(h.probe));
         out.push((h.addr_size.code() << 4) | (h.port_size & 0x0f));
         out.extend_from_slice(&h.probe_id.to_be_bytes());
         for (i, r) in self.records.iter().enumerate() {
@@ -397,11 +358,7 @@ fn read_addr(bytes: &[u8], addr_size: AddrSize) -> u64 {
 fn decode_record(addr_size: AddrSize, rh: &[u8; RECORD_HEADER_LEN], payload: &[u8]) -> Record {
     let a = addr_size.bytes();
     let (wcount, rcount) = (rh[2] as usize, rh[3] as usize);
-    let mut rec = Record {
-        flags: RecordFlags::from_byte(rh[0]),
-        byte_enable: rh[1],
-        ..Record::default()
-    };
+    let mut rec = Record { flags: RecordFlags::from_byte(rh[0]), byte_enable: rh[1], ..Record::default() };
     let mut p = payload;
     if wcount > 0 {
         rec.write_base = read_addr(p, addr_size);
@@ -415,49 +372,28 @@ fn decode_record(addr_size: AddrSize, rh: &[u8; RECORD_HEADER_LEN], payload: &[u
     if rcount > 0 {
         rec.read_base = read_addr(p, addr_size);
         p = &p[a..];
-        rec.reads = p[..a * rcount]
-            .chunks_exact(a)
-            .map(|c| read_addr(c, addr_size))
-            .collect();
+        rec.reads = p[..a * rcount].chunks_exact(a).map(|c| read_addr(c, addr_size)).collect();
     }
     rec
 }
 
-fn encode_record(
-    out: &mut Vec<u8>,
-    index: usize,
-    r: &Record,
-    addr_size: AddrSize,
-) -> Result<(), EncodeError> {
+fn encode_record(out: &mut Vec<u8>, index: usize, r: &Record, addr_size: AddrSize) -> Result<(), EncodeError> {
     for (what, count) in [("writes", r.writes.len()), ("reads", r.reads.len())] {
         if count > MAX_COUNT {
-            return Err(EncodeError::TooMany {
-                record: index,
-                what,
-                count,
-            });
+            return Err(EncodeError::TooMany { record: index, what, count });
         }
     }
     let put_addr = |out: &mut Vec<u8>, addr: u64| -> Result<(), EncodeError> {
         match addr_size {
             AddrSize::A32 => {
-                let a = u32::try_from(addr).map_err(|_| EncodeError::AddrTooWide {
-                    record: index,
-                    addr,
-                    addr_size,
-                })?;
+                let a = u32::try_from(addr).map_err(|_| EncodeError::AddrTooWide { record: index, addr, addr_size })?;
                 out.extend_from_slice(&a.to_be_bytes());
             }
             AddrSize::A64 => out.extend_from_slice(&addr.to_be_bytes()),
         }
         Ok(())
     };
-    out.extend_from_slice(&[
-        r.flags.to_byte(),
-        r.byte_enable,
-        r.writes.len() as u8,
-        r.reads.len() as u8,
-    ]);
+    out.extend_from_slice(&[r.flags.to_byte(), r.byte_enable, r.writes.len() as u8, r.reads.len() as u8]);
     if !r.writes.is_empty() {
         put_addr(out, r.write_base)?;
         for v in &r.writes {
@@ -487,10 +423,9 @@ impl fmt::Display for StreamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StreamError::Io(e) => write!(f, "{e}"),
-            StreamError::Decode(DecodeError::Truncated { what, needed, available }) => write!(
-                f,
-                "stream ended in the middle of a packet: {what} needs {needed} bytes, got {available}"
-            ),
+            StreamError::Decode(DecodeError::Truncated { what, needed, available }) => {
+                write!(f, "stream ended in the middle of a packet: {what} needs {needed} bytes, got {available}")
+            }
             StreamError::Decode(e) => write!(f, "{e}"),
         }
     }
@@ -516,10 +451,7 @@ pub fn read_packet<R: Read>(r: &mut R) -> Result<Option<Packet>, StreamError> {
     // A wrong magic is reported as such even when the peer sent less than a header.
     let header = decode_header(&head[..got]).map_err(StreamError::Decode)?;
     if header.probe || header.probe_reply {
-        return Ok(Some(Packet {
-            header,
-            records: Vec::new(),
-        }));
+        return Ok(Some(Packet { header, records: Vec::new() }));
     }
     let mut rh = [0u8; RECORD_HEADER_LEN];
     let got = read_full(r, &mut rh)?;
@@ -536,10 +468,7 @@ pub fn read_packet<R: Read>(r: &mut R) -> Result<Option<Packet>, StreamError> {
     if got < need {
         return Err(StreamError::Decode(truncated_payload(0, &rh, need, got)));
     }
-    Ok(Some(Packet {
-        header,
-        records: vec![decode_record(header.addr_size, &rh, &payload)],
-    }))
+    Ok(Some(Packet { header, records: vec![decode_record(header.addr_size, &rh, &payload)] }))
 }
 
 /// Fills `buf` unless the stream ends first; returns how much was read.
@@ -562,10 +491,7 @@ mod tests {
 
     fn hex(s: &str) -> Vec<u8> {
         let s: String = s.split_whitespace().collect();
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
     }
 
     // The expected bytes below are worked out from the layout (magic 4e6f,
@@ -585,10 +511,7 @@ mod tests {
     fn litex_write_request_bytes() {
         let p = Packet::new(vec![Record::writes(0x20, [0xdead_beef, 1])]);
         let bytes = p.encode().unwrap();
-        assert_eq!(
-            bytes,
-            hex("4e6f1044 00000000  000f0200  00000020 deadbeef 00000001")
-        );
+        assert_eq!(bytes, hex("4e6f1044 00000000  000f0200  00000020 deadbeef 00000001"));
         assert_eq!(Packet::decode(&bytes).unwrap(), p);
     }
 
@@ -604,10 +527,7 @@ mod tests {
             (RecordFlags { wff: true, ..none }, 0x40),
         ];
         for (flags, byte) in cases {
-            let rec = Record {
-                flags,
-                ..Record::reads([4])
-            };
+            let rec = Record { flags, ..Record::reads([4]) };
             let bytes = Packet::new(vec![rec.clone()]).encode().unwrap();
             assert_eq!(bytes[8], byte, "{:?}", rec.flags);
             assert_eq!(Packet::decode(&bytes).unwrap().records[0], rec);
@@ -628,10 +548,7 @@ mod tests {
             records: vec![Record::reads([0x1_0000_0000])],
         };
         let bytes = p.encode().unwrap();
-        assert_eq!(
-            bytes,
-            hex("4e6f1684 01020304  000f0001  0000000000000000 0000000100000000")
-        );
+        assert_eq!(bytes, hex("4e6f1684 01020304  000f0001  0000000000000000 0000000100000000"));
         assert_eq!(Packet::decode(&bytes).unwrap(), p);
     }
 
@@ -646,16 +563,8 @@ mod tests {
             seed
         };
         for _ in 0..200 {
-            let addr_size = if next() % 2 == 0 {
-                AddrSize::A32
-            } else {
-                AddrSize::A64
-            };
-            let mask = if addr_size == AddrSize::A32 {
-                0xffff_ffff
-            } else {
-                u64::MAX
-            };
+            let addr_size = if next() % 2 == 0 { AddrSize::A32 } else { AddrSize::A64 };
+            let mask = if addr_size == AddrSize::A32 { 0xffff_ffff } else { u64::MAX };
             let records = (0..next() % 4)
                 .map(|_| {
                     let nw = (next() % 4) as usize * (next() % 64) as usize;
@@ -670,13 +579,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let p = Packet {
-                header: PacketHeader {
-                    addr_size,
-                    ..PacketHeader::default()
-                },
-                records,
-            };
+            let p = Packet { header: PacketHeader { addr_size, ..PacketHeader::default() }, records };
             let bytes = p.encode().unwrap();
             assert_eq!(Packet::decode(&bytes).unwrap(), p);
         }
@@ -696,14 +599,8 @@ mod tests {
 
     #[test]
     fn stream_probe_is_header_only() {
-        let probe = Packet {
-            header: PacketHeader {
-                probe: true,
-                probe_id: 7,
-                ..PacketHeader::default()
-            },
-            records: vec![],
-        };
+        let probe =
+            Packet { header: PacketHeader { probe: true, probe_id: 7, ..PacketHeader::default() }, records: vec![] };
         let bytes = probe.encode().unwrap();
         assert_eq!(bytes, hex("4e6f1144 00000007"));
         assert_eq!(read_packet(&mut &bytes[..]).unwrap(), Some(probe));
@@ -713,77 +610,41 @@ mod tests {
     fn bad_magic() {
         let e = Packet::decode(&hex("4e6e1044 00000000")).unwrap_err();
         assert_eq!(e, DecodeError::BadMagic { found: 0x4e6e });
-        assert_eq!(
-            e.to_string(),
-            "bad magic 0x4e6e (an Etherbone packet starts with 0x4e6f)"
-        );
+        assert_eq!(e.to_string(), "bad magic 0x4e6e (an Etherbone packet starts with 0x4e6f)");
         // Even when the rest of the header is missing.
-        assert_eq!(
-            Packet::decode(b"GE").unwrap_err(),
-            DecodeError::BadMagic { found: 0x4745 }
-        );
+        assert_eq!(Packet::decode(b"GE").unwrap_err(), DecodeError::BadMagic { found: 0x4745 });
         let e = read_packet(&mut &b"GET / HTTP/1.1\r\n"[..]).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                StreamError::Decode(DecodeError::BadMagic { found: 0x4745 })
-            ),
-            "{e}"
-        );
+        assert!(matches!(e, StreamError::Decode(DecodeError::BadMagic { found: 0x4745 })), "{e}");
     }
 
     #[test]
     fn bad_version_and_addr_size() {
         let e = Packet::decode(&hex("4e6f2044 00000000")).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "unsupported Etherbone version 2 (only 1 exists)"
-        );
+        assert_eq!(e.to_string(), "unsupported Etherbone version 2 (only 1 exists)");
         let e = Packet::decode(&hex("4e6f1024 00000000")).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "unsupported address size code 2 (supported: 4 for 32-bit, 8 for 64-bit addresses)"
-        );
+        assert_eq!(e.to_string(), "unsupported address size code 2 (supported: 4 for 32-bit, 8 for 64-bit addresses)");
     }
 
     #[test]
     fn truncated_header_and_records() {
         let e = Packet::decode(&hex("4e6f10")).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "truncated packet header: needs 8 bytes, only 3 present"
-        );
+        assert_eq!(e.to_string(), "truncated packet header: needs 8 bytes, only 3 present");
         let e = Packet::decode(&hex("4e6f1044 00000000 000f")).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "truncated record 0 header: needs 4 bytes, only 2 present"
-        );
+        assert_eq!(e.to_string(), "truncated record 0 header: needs 4 bytes, only 2 present");
         // 3 writes and 2 reads: 4 + 3*4 + 4 + 2*4 = 28 payload bytes, 8 present.
         let e = Packet::decode(&hex("4e6f1044 00000000 000f0302 00000000 00000001")).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "truncated record 0 payload (3 writes, 2 reads): needs 28 bytes, only 8 present"
-        );
+        assert_eq!(e.to_string(), "truncated record 0 payload (3 writes, 2 reads): needs 28 bytes, only 8 present");
         // A complete record followed by part of a second one.
-        let e = Packet::decode(&hex("4e6f1044 00000000 000f0001 00000000 00000010 000f01"))
-            .unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "truncated record 1 header: needs 4 bytes, only 3 present"
-        );
+        let e = Packet::decode(&hex("4e6f1044 00000000 000f0001 00000000 00000010 000f01")).unwrap_err();
+        assert_eq!(e.to_string(), "truncated record 1 header: needs 4 bytes, only 3 present");
     }
 
     #[test]
     fn stream_closed_mid_packet() {
-        let bytes = Packet::new(vec![Record::reads([0, 4, 8])])
-            .encode()
-            .unwrap();
+        let bytes = Packet::new(vec![Record::reads([0, 4, 8])]).encode().unwrap();
         for cut in 1..bytes.len() {
             let e = read_packet(&mut &bytes[..cut]).unwrap_err();
-            assert!(
-                matches!(e, StreamError::Decode(DecodeError::Truncated { .. })),
-                "cut at {cut}: {e}"
-            );
+            assert!(matches!(e, StreamError::Decode(DecodeError::Truncated { .. })), "cut at {cut}: {e}");
         }
         let e = read_packet(&mut &bytes[..14]).unwrap_err();
         assert_eq!(
@@ -794,30 +655,16 @@ mod tests {
 
     #[test]
     fn encode_limits() {
-        let e = Packet::new(vec![Record::reads(0..256)])
-            .encode()
-            .unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "record 0 has 256 reads; an Etherbone record holds at most 255"
-        );
-        let e = Packet::new(vec![Record::reads([]), Record::writes(1 << 32, [0])])
-            .encode()
-            .unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "record 1: address 0x100000000 does not fit in 32 address bits"
-        );
-        assert!(Packet::new(vec![Record::writes(0, vec![0; 255])])
-            .encode()
-            .is_ok());
+        let e = Packet::new(vec![Record::reads(0..256)]).encode().unwrap_err();
+        assert_eq!(e.to_string(), "record 0 has 256 reads; an Etherbone record holds at most 255");
+        let e = Packet::new(vec![Record::reads([]), Record::writes(1 << 32, [0])]).encode().unwrap_err();
+        assert_eq!(e.to_string(), "record 1: address 0x100000000 does not fit in 32 address bits");
+        assert!(Packet::new(vec![Record::writes(0, vec![0; 255])]).encode().is_ok());
     }
 
     #[test]
     fn arbitrary_bytes_never_panic() {
-        let valid = Packet::new(vec![Record::writes(4, [1, 2]), Record::reads([8, 12])])
-            .encode()
-            .unwrap();
+        let valid = Packet::new(vec![Record::writes(4, [1, 2]), Record::reads([8, 12])]).encode().unwrap();
         for cut in 0..=valid.len() {
             let _ = Packet::decode(&valid[..cut]);
             let _ = read_packet(&mut &valid[..cut]);
@@ -829,17 +676,10 @@ mod tests {
             seed ^= seed >> 7;
             seed ^= seed << 17;
             let len = (seed % 64) as usize;
-            let mut bytes: Vec<u8> = (0..len)
-                .map(|i| (seed >> (i % 8 * 8)) as u8 ^ i as u8)
-                .collect();
+            let mut bytes: Vec<u8> = (0..len).map(|i| (seed >> (i % 8 * 8)) as u8 ^ i as u8).collect();
             // Mostly valid headers, so the record parser is exercised too.
             if len >= 4 && seed & 3 != 0 {
-                bytes[..4].copy_from_slice(&[
-                    0x4e,
-                    0x6f,
-                    0x10,
-                    if seed & 4 == 0 { 0x84 } else { 0x44 },
-                ]);
+                bytes[..4].copy_from_slice(&[0x4e, 0x6f, 0x10, if seed & 4 == 0 { 0x84 } else { 0x44 }]);
             }
             let _ = Packet::decode(&bytes);
             let _ = read_packet(&mut &bytes[..]);

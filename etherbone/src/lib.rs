@@ -98,6 +98,6 @@ pub mod server;
 pub use bus::{AxiResp, BusError, MemoryBus, Op, RegisterBus};
 pub use client::Client;
 pub use server::{
-    serve_requests, spawn_server, BusRequest, InfoError, ServerHandle, ServerInfo,
-    CONFIG_BUS_ERROR_COUNT, CONFIG_ERROR_HIGH, CONFIG_ERROR_LOW, FAILED_READ_VALUE,
+    serve_requests, spawn_server, BusRequest, InfoError, ServerHandle, ServerInfo, CONFIG_BUS_ERROR_COUNT,
+    CONFIG_ERROR_HIGH, CONFIG_ERROR_LOW, FAILED_READ_VALUE,
 };

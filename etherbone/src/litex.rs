@@ -13,10 +13,7 @@ pub const PYTHON_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The workspace root.
 pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
 /// The LiteX version `scripts/requirements-litex.txt` pins.
@@ -39,10 +36,7 @@ pub fn venv_tool(tool: &str) -> PathBuf {
         python.display()
     );
     let out = run_bounded(
-        Command::new(&python).args([
-            "-c",
-            "import importlib.metadata as m; print(m.version('litex'))",
-        ]),
+        Command::new(&python).args(["-c", "import importlib.metadata as m; print(m.version('litex'))"]),
         PYTHON_TIMEOUT,
     );
     let have = String::from_utf8_lossy(&out.stdout).trim().to_string();
@@ -53,11 +47,7 @@ pub fn venv_tool(tool: &str) -> PathBuf {
         String::from_utf8_lossy(&out.stderr).trim()
     );
     let path = bin.join(tool);
-    assert!(
-        path.exists(),
-        "{} is missing: run `make deps`",
-        path.display()
-    );
+    assert!(path.exists(), "{} is missing: run `make deps`", path.display());
     path
 }
 
@@ -91,10 +81,5 @@ pub fn run_bounded(cmd: &mut Command, timeout: Duration) -> Output {
         }
         thread::sleep(Duration::from_millis(10));
     };
-    Output {
-        status,
-        stdout: stdout.join().unwrap(),
-        stderr: stderr.join().unwrap(),
-    }
+    Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() }
 }
-

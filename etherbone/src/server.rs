@@ -12,9 +12,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use crate::bus::{BusError, Op, RegisterBus};
-use crate::codec::{
-    read_packet, AddrSize, Packet, PacketHeader, Record, RecordFlags, BYTE_ENABLE_32,
-};
+use crate::codec::{read_packet, AddrSize, Packet, PacketHeader, Record, RecordFlags, BYTE_ENABLE_32};
 
 /// Config space, byte address of the upper 32 bits of the connection's error
 /// shift register (the Etherbone specification's register at 0x0).
@@ -139,11 +137,7 @@ impl ServerInfo {
     /// Parses a line as a client receives it: comm up to the first `:`, port
     /// after the last one, host in between (so an IPv6 host is fine).
     pub fn parse(line: &str) -> Result<Self, InfoError> {
-        let bad = || {
-            InfoError(format!(
-                "server-information line {line:?} is not <comm>:<host>:<port>"
-            ))
-        };
+        let bad = || InfoError(format!("server-information line {line:?} is not <comm>:<host>:<port>"));
         let (comm, rest) = line.split_once(':').ok_or_else(bad)?;
         let (host, port) = rest.rsplit_once(':').ok_or_else(bad)?;
         let port = port.parse().map_err(|_| bad())?;
@@ -269,10 +263,7 @@ const POLL: Duration = Duration::from_millis(10);
 
 /// Serves Etherbone on `listener`, one thread per connection. Every record's
 /// bus accesses arrive on the returned receiver as one [`BusRequest`].
-pub fn spawn_server(
-    listener: TcpListener,
-    info: ServerInfo,
-) -> io::Result<(ServerHandle, Receiver<BusRequest>)> {
+pub fn spawn_server(listener: TcpListener, info: ServerInfo) -> io::Result<(ServerHandle, Receiver<BusRequest>)> {
     let addr = listener.local_addr()?;
     // Non-blocking so that the accept loop can see the stop flag.
     listener.set_nonblocking(true)?;
@@ -285,17 +276,8 @@ pub fn spawn_server(
         workers: Mutex::new(Vec::new()),
     });
     let s = shared.clone();
-    let accept = thread::Builder::new()
-        .name("etherbone-accept".into())
-        .spawn(move || accept_loop(listener, s, tx))?;
-    Ok((
-        ServerHandle {
-            shared,
-            accept: Some(accept),
-            addr,
-        },
-        rx,
-    ))
+    let accept = thread::Builder::new().name("etherbone-accept".into()).spawn(move || accept_loop(listener, s, tx))?;
+    Ok((ServerHandle { shared, accept: Some(accept), addr }, rx))
 }
 
 fn accept_loop(listener: TcpListener, shared: Arc<Shared>, requests: Sender<BusRequest>) {
@@ -330,24 +312,16 @@ fn start_connection(
     stream.set_nonblocking(false)?;
     stream.set_nodelay(true)?;
     lock(&shared.conns).insert(id, stream.try_clone()?);
-    let mut conn = Connection {
-        stream,
-        peer,
-        shared: shared.clone(),
-        requests: requests.clone(),
-        error_shift: 0,
-    };
-    let worker = thread::Builder::new()
-        .name(format!("etherbone-{peer}"))
-        .spawn(move || {
-            let result = conn.serve();
-            lock(&conn.shared.conns).remove(&id);
-            if let Err(e) = result {
-                if !conn.shared.stop.load(Ordering::SeqCst) {
-                    eprintln!("etherbone: {peer}: connection dropped: {e}");
-                }
+    let mut conn = Connection { stream, peer, shared: shared.clone(), requests: requests.clone(), error_shift: 0 };
+    let worker = thread::Builder::new().name(format!("etherbone-{peer}")).spawn(move || {
+        let result = conn.serve();
+        lock(&conn.shared.conns).remove(&id);
+        if let Err(e) = result {
+            if !conn.shared.stop.load(Ordering::SeqCst) {
+                eprintln!("etherbone: {peer}: connection dropped: {e}");
             }
-        });
+        }
+    });
     let mut workers = lock(&shared.workers);
     workers.retain(|w| !w.is_finished());
     match worker {
@@ -375,13 +349,8 @@ struct Connection {
 impl Connection {
     fn serve(&mut self) -> Result<(), String> {
         let line = self.shared.info.line();
-        (&self.stream)
-            .write_all(line.as_bytes())
-            .map_err(|e| format!("sending the server-information line: {e}"))?;
-        let read_half = self
-            .stream
-            .try_clone()
-            .map_err(|e| format!("cloning the socket: {e}"))?;
+        (&self.stream).write_all(line.as_bytes()).map_err(|e| format!("sending the server-information line: {e}"))?;
+        let read_half = self.stream.try_clone().map_err(|e| format!("cloning the socket: {e}"))?;
         let mut reader = BufReader::new(read_half);
         loop {
             let packet = match read_packet(&mut reader) {
@@ -390,9 +359,7 @@ impl Connection {
                 Err(e) => return Err(e.to_string()),
             };
             if let Some(answer) = self.handle(packet)? {
-                (&self.stream)
-                    .write_all(&answer)
-                    .map_err(|e| format!("sending an answer: {e}"))?;
+                (&self.stream).write_all(&answer).map_err(|e| format!("sending an answer: {e}"))?;
             }
         }
     }
@@ -412,20 +379,16 @@ impl Connection {
             return answer.encode().map(Some).map_err(|e| e.to_string());
         }
         if packet.header.addr_size != AddrSize::A32 {
-            return Err("the packet has 64-bit addresses; this server's bus has 32-bit addresses (LiteX: --addr-width 32)".into());
+            return Err(
+                "the packet has 64-bit addresses; this server's bus has 32-bit addresses (LiteX: --addr-width 32)"
+                    .into(),
+            );
         }
-        let answers: Vec<Record> = packet
-            .records
-            .into_iter()
-            .filter_map(|r| self.handle_record(r))
-            .collect();
+        let answers: Vec<Record> = packet.records.into_iter().filter_map(|r| self.handle_record(r)).collect();
         if answers.is_empty() {
             return Ok(None);
         }
-        Packet::new(answers)
-            .encode()
-            .map(Some)
-            .map_err(|e| e.to_string())
+        Packet::new(answers).encode().map(Some).map_err(|e| e.to_string())
     }
 
     /// Performs a record's bus accesses and returns the answer record, if it
@@ -444,10 +407,7 @@ impl Connection {
             let base = rec.write_base as u32;
             for (i, &value) in rec.writes.iter().enumerate() {
                 let step = if rec.flags.wff { 0 } else { 4 * i as u32 };
-                ops.push(Op::Write {
-                    addr: base.wrapping_add(step),
-                    value,
-                });
+                ops.push(Op::Write { addr: base.wrapping_add(step), value });
             }
         }
         if !rec.flags.rca {
@@ -457,10 +417,7 @@ impl Connection {
         let results = if ops.is_empty() {
             Vec::new()
         } else if rec.byte_enable != BYTE_ENABLE_32 {
-            let why = format!(
-                "byte enable {:#04x} refused: only 0x0f (32-bit accesses) is supported",
-                rec.byte_enable
-            );
+            let why = format!("byte enable {:#04x} refused: only 0x0f (32-bit accesses) is supported", rec.byte_enable);
             vec![Err(why); ops.len()]
         } else {
             self.run(&ops)
@@ -469,10 +426,7 @@ impl Connection {
             self.error_shift = (self.error_shift << 1) | u64::from(result.is_err());
             if let Err(why) = result {
                 let n = self.shared.bus_errors.fetch_add(1, Ordering::Relaxed) + 1;
-                eprintln!(
-                    "etherbone: {}: {op} failed: {why} (bus error {n})",
-                    self.peer
-                );
+                eprintln!("etherbone: {}: {op} failed: {why} (bus error {n})", self.peer);
             }
         }
 
@@ -483,17 +437,10 @@ impl Connection {
             rec.reads.iter().map(|&a| self.config_read(a)).collect()
         } else {
             let reads = &results[results.len() - rec.reads.len()..];
-            reads
-                .iter()
-                .map(|r| *r.as_ref().unwrap_or(&FAILED_READ_VALUE))
-                .collect()
+            reads.iter().map(|r| *r.as_ref().unwrap_or(&FAILED_READ_VALUE)).collect()
         };
         Some(Record {
-            flags: RecordFlags {
-                wca: rec.flags.bca,
-                wff: rec.flags.rff,
-                ..RecordFlags::default()
-            },
+            flags: RecordFlags { wca: rec.flags.bca, wff: rec.flags.rff, ..RecordFlags::default() },
             byte_enable: rec.byte_enable,
             write_base: rec.read_base,
             writes: values,
@@ -515,14 +462,7 @@ impl Connection {
     fn run(&self, ops: &[Op]) -> Vec<Result<u32, String>> {
         let all = |why: String| vec![Err(why); ops.len()];
         let (tx, rx) = mpsc::channel();
-        if self
-            .requests
-            .send(BusRequest {
-                ops: ops.to_vec(),
-                reply: tx,
-            })
-            .is_err()
-        {
+        if self.requests.send(BusRequest { ops: ops.to_vec(), reply: tx }).is_err() {
             return all("the simulation takes no more requests".into());
         }
         let timeout = self.shared.info.reply_timeout;
@@ -545,11 +485,8 @@ impl Connection {
                             ops.len()
                         );
                     }
-                    let mut out: Vec<Result<u32, String>> = results
-                        .into_iter()
-                        .take(ops.len())
-                        .map(|r| r.map_err(describe))
-                        .collect();
+                    let mut out: Vec<Result<u32, String>> =
+                        results.into_iter().take(ops.len()).map(|r| r.map_err(describe)).collect();
                     out.resize(ops.len(), Err("the simulation gave no result".into()));
                     return out;
                 }
@@ -579,10 +516,7 @@ mod tests {
         assert_eq!(info.line(), "CommUDP:localhost:1234");
         assert_eq!(ServerInfo::parse("CommUDP:localhost:1234").unwrap(), info);
         let v6 = ServerInfo::parse("CommVirtualBoard:::1:4000").unwrap();
-        assert_eq!(
-            (v6.comm(), v6.host(), v6.port()),
-            ("CommVirtualBoard", "::1", 4000)
-        );
+        assert_eq!((v6.comm(), v6.host(), v6.port()), ("CommVirtualBoard", "::1", 4000));
     }
 
     #[test]
@@ -593,19 +527,10 @@ mod tests {
             "server-information comm \"CommPCIe\" must not contain \"CommPCIe\": LiteX's client would rebase every address"
         );
         let e = ServerInfo::new("Comm:X", "127.0.0.1", 1).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "server-information comm \"Comm:X\" must be non-empty letters, digits and '_'"
-        );
+        assert_eq!(e.to_string(), "server-information comm \"Comm:X\" must be non-empty letters, digits and '_'");
         let e = ServerInfo::new("CommX", &"h".repeat(130), 1).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "server-information line is 138 bytes; LiteX's client reads at most 128"
-        );
+        assert_eq!(e.to_string(), "server-information line is 138 bytes; LiteX's client reads at most 128");
         let e = ServerInfo::parse("CommX:1234").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "server-information line \"CommX:1234\" is not <comm>:<host>:<port>"
-        );
+        assert_eq!(e.to_string(), "server-information line \"CommX:1234\" is not <comm>:<host>:<port>");
     }
 }

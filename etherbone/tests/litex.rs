@@ -64,9 +64,7 @@ print(json.dumps(out))
 #[test]
 fn litex_remote_client_reads_writes_and_sees_errors() {
     let python = venv_tool("python");
-    let mem = MemoryBus::new()
-        .with_error(0xbad0, AxiResp::SlvErr)
-        .with_error(0xbad4, AxiResp::DecErr);
+    let mem = MemoryBus::new().with_error(0xbad0, AxiResp::SlvErr).with_error(0xbad4, AxiResp::DecErr);
     mem.poke(0x100, 0xcafe_f00d);
     for i in 0..4 {
         mem.poke(0x200 + 4 * i, 0xa0 + i);
@@ -77,24 +75,18 @@ fn litex_remote_client_reads_writes_and_sees_errors() {
     std::fs::write(&script, REMOTE_CLIENT_SCRIPT).unwrap();
     // Run in an empty directory: RemoteClient picks up a csr.csv it finds there.
     let out = run_bounded(
-        Command::new(&python)
-            .arg(&script)
-            .arg(t.addr().port().to_string())
-            .current_dir(dir.path()),
+        Command::new(&python).arg(&script).arg(t.addr().port().to_string()).current_dir(dir.path()),
         PYTHON_TIMEOUT,
     );
     let stdout = check(&out, "RemoteClient script");
-    let v: serde_json::Value = serde_json::from_str(stdout.trim())
-        .unwrap_or_else(|e| panic!("{e}: RemoteClient script printed {stdout:?}"));
+    let v: serde_json::Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: RemoteClient script printed {stdout:?}"));
 
     assert_eq!(v["read"], 0xcafe_f00d_u32);
     assert_eq!(v["burst"], serde_json::json!([0xa0, 0xa1, 0xa2, 0xa3]));
     assert_eq!(v["readback"], 0x1234_5678);
     assert_eq!(mem.peek(0x300), Some(0x1234_5678));
-    assert_eq!(
-        [mem.peek(0x400), mem.peek(0x404), mem.peek(0x408)],
-        [Some(1), Some(2), Some(3)]
-    );
+    assert_eq!([mem.peek(0x400), mem.peek(0x404), mem.peek(0x408)], [Some(1), Some(2), Some(3)]);
     // A failed read answers all ones; the error shift register (newest access
     // in bit 0) tells the failed read and the failed posted write apart.
     assert_eq!(v["status_ok"], 0);
@@ -125,38 +117,19 @@ fn litex_cli_reads_and_writes() {
     let port = t.addr().port().to_string();
     let cli_run = |args: &[&str]| {
         let mut cmd = Command::new(&cli);
-        cmd.args([
-            "--csr-csv",
-            "csr.csv",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            &port,
-        ])
-        .args(args)
-        .current_dir(dir.path());
-        check(
-            &run_bounded(&mut cmd, PYTHON_TIMEOUT),
-            &format!("litex_cli {}", args.join(" ")),
-        )
+        cmd.args(["--csr-csv", "csr.csv", "--host", "127.0.0.1", "--port", &port]).args(args).current_dir(dir.path());
+        check(&run_bounded(&mut cmd, PYTHON_TIMEOUT), &format!("litex_cli {}", args.join(" ")))
     };
 
     assert_eq!(cli_run(&["--read", "0x100"]), "0x00000100 : 0xcafef00d\n");
-    assert_eq!(
-        cli_run(&["--read", "0x100", "--length", "8"]),
-        "0x00000100 : 0xcafef00d\n0x00000104 : 0x0badcafe\n"
-    );
+    assert_eq!(cli_run(&["--read", "0x100", "--length", "8"]), "0x00000100 : 0xcafef00d\n0x00000104 : 0x0badcafe\n");
     cli_run(&["--write", "0x500", "0xabcdef01"]);
     assert_eq!(mem.peek(0x500), Some(0xabcd_ef01));
     assert_eq!(cli_run(&["--read", "0x500"]), "0x00000500 : 0xabcdef01\n");
     assert_eq!(cli_run(&["--read", "0xbad0"]), "0x0000bad0 : 0xffffffff\n");
     // litex_cli 2024.12 formats each word both in hex and in binary, reading
     // it once for each: two bus reads per word (mind read-to-clear registers).
-    let reads_of_bad = mem
-        .log()
-        .iter()
-        .filter(|op| **op == Op::Read { addr: 0xbad0 })
-        .count();
+    let reads_of_bad = mem.log().iter().filter(|op| **op == Op::Read { addr: 0xbad0 }).count();
     assert_eq!(reads_of_bad, 2);
     assert_eq!(t.server.bus_errors(), 2);
 }

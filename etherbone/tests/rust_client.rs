@@ -10,8 +10,7 @@ use std::time::{Duration, Instant};
 use common::{start, start_with, wait_until};
 use etherbone::codec::{read_packet, Packet, PacketHeader, Record, RecordFlags};
 use etherbone::{
-    spawn_server, AxiResp, BusError, Client, MemoryBus, RegisterBus, ServerInfo, CONFIG_ERROR_LOW,
-    FAILED_READ_VALUE,
+    spawn_server, AxiResp, BusError, Client, MemoryBus, RegisterBus, ServerInfo, CONFIG_ERROR_LOW, FAILED_READ_VALUE,
 };
 
 const TIMEOUT: Duration = Duration::from_secs(5);
@@ -33,18 +32,11 @@ fn raw_transact(s: &mut TcpStream, p: &Packet) -> Packet {
 fn server_information_line_on_connect() {
     let t = start(&MemoryBus::new());
     let (mut s, line) = raw_connect(t.addr());
-    assert_eq!(
-        line,
-        format!("CommVirtualBoard:127.0.0.1:{}", t.addr().port())
-    );
+    assert_eq!(line, format!("CommVirtualBoard:127.0.0.1:{}", t.addr().port()));
     // Nothing else follows until the client asks.
-    s.set_read_timeout(Some(Duration::from_millis(100)))
-        .unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
     let mut more = [0u8; 16];
-    assert!(
-        s.read(&mut more).is_err(),
-        "the line is all the server sends first"
-    );
+    assert!(s.read(&mut more).is_err(), "the line is all the server sends first");
 
     let c = Client::connect(t.addr(), TIMEOUT).unwrap();
     assert_eq!(c.server_info().comm(), "CommVirtualBoard");
@@ -68,41 +60,21 @@ fn client_reads_and_writes() {
 
 #[test]
 fn client_reports_error_responses() {
-    let mem = MemoryBus::new()
-        .with_error(0x10, AxiResp::SlvErr)
-        .with_error(0x20, AxiResp::DecErr);
+    let mem = MemoryBus::new().with_error(0x10, AxiResp::SlvErr).with_error(0x20, AxiResp::DecErr);
     mem.poke(0x10, 7);
     let t = start(&mem);
     let mut c = Client::connect(t.addr(), TIMEOUT).unwrap();
 
     let e = c.read32(0x10).unwrap_err();
-    assert_eq!(
-        e,
-        BusError::Response {
-            addr: 0x10,
-            resp: AxiResp::Error
-        }
-    );
+    assert_eq!(e, BusError::Response { addr: 0x10, resp: AxiResp::Error });
     assert!(e.is_response());
     assert_eq!(
         e.to_string(),
         "bus error at 0x00000010: an error response (SLVERR or DECERR; Etherbone does not say which)"
     );
-    assert_eq!(
-        c.write32(0x10, 1),
-        Err(BusError::Response {
-            addr: 0x10,
-            resp: AxiResp::Error
-        })
-    );
+    assert_eq!(c.write32(0x10, 1), Err(BusError::Response { addr: 0x10, resp: AxiResp::Error }));
     assert_eq!(mem.peek(0x10), Some(7), "a failed write changes nothing");
-    assert_eq!(
-        c.write32(0x20, 1),
-        Err(BusError::Response {
-            addr: 0x20,
-            resp: AxiResp::Error
-        })
-    );
+    assert_eq!(c.write32(0x20, 1), Err(BusError::Response { addr: 0x20, resp: AxiResp::Error }));
     // The connection stays usable after an error response.
     c.write32(0x24, 9).unwrap();
     assert_eq!(c.read32(0x24), Ok(9));
@@ -119,27 +91,15 @@ fn failed_read_answers_all_ones_in_one_record() {
     mem.poke(0x4, 2);
     let t = start(&mem);
     let (mut s, _) = raw_connect(t.addr());
-    let answer = raw_transact(
-        &mut s,
-        &Packet::new(vec![Record::reads([0x0, 0x4, 0x8, 0x4])]),
-    );
+    let answer = raw_transact(&mut s, &Packet::new(vec![Record::reads([0x0, 0x4, 0x8, 0x4])]));
     // LiteX's server answers: same header, one record carrying the values as writes.
     assert_eq!(answer.header, PacketHeader::default());
-    assert_eq!(
-        answer.records,
-        vec![Record::writes(0, [1, 2, FAILED_READ_VALUE, 2])]
-    );
+    assert_eq!(answer.records, vec![Record::writes(0, [1, 2, FAILED_READ_VALUE, 2])]);
     let status = Packet::new(vec![Record {
-        flags: RecordFlags {
-            rca: true,
-            ..RecordFlags::default()
-        },
+        flags: RecordFlags { rca: true, ..RecordFlags::default() },
         ..Record::reads([u64::from(CONFIG_ERROR_LOW)])
     }]);
-    assert_eq!(
-        raw_transact(&mut s, &status).records[0].writes,
-        vec![0b0010]
-    );
+    assert_eq!(raw_transact(&mut s, &status).records[0].writes, vec![0b0010]);
 }
 
 #[test]
@@ -147,30 +107,14 @@ fn writes_are_posted_and_ordered() {
     let mem = MemoryBus::new();
     let t = start(&mem);
     let (mut s, _) = raw_connect(t.addr());
-    let mut bytes = Packet::new(vec![Record::writes(0x40, [1, 2, 3])])
-        .encode()
-        .unwrap();
-    let fifo = Record {
-        flags: RecordFlags {
-            wff: true,
-            ..RecordFlags::default()
-        },
-        ..Record::writes(0x50, [4, 5])
-    };
+    let mut bytes = Packet::new(vec![Record::writes(0x40, [1, 2, 3])]).encode().unwrap();
+    let fifo = Record { flags: RecordFlags { wff: true, ..RecordFlags::default() }, ..Record::writes(0x50, [4, 5]) };
     bytes.extend(Packet::new(vec![fifo]).encode().unwrap());
-    bytes.extend(
-        Packet::new(vec![Record::reads([0x40, 0x44, 0x48, 0x50])])
-            .encode()
-            .unwrap(),
-    );
+    bytes.extend(Packet::new(vec![Record::reads([0x40, 0x44, 0x48, 0x50])]).encode().unwrap());
     s.write_all(&bytes).unwrap();
     let answer = read_packet(&mut s).unwrap().unwrap();
     assert_eq!(answer.records[0].writes, vec![1, 2, 3, 5]);
-    assert_eq!(
-        mem.peek(0x54),
-        None,
-        "wff writes all go to the base address"
-    );
+    assert_eq!(mem.peek(0x54), None, "wff writes all go to the base address");
 }
 
 #[test]
@@ -207,14 +151,10 @@ fn client_leaving_mid_packet_leaves_others_alone() {
 
     let (mut bad, _) = raw_connect(t.addr());
     wait_until(TIMEOUT, "two connections", || t.server.connections() == 2);
-    let bytes = Packet::new(vec![Record::writes(0x8, [1, 2, 3])])
-        .encode()
-        .unwrap();
+    let bytes = Packet::new(vec![Record::writes(0x8, [1, 2, 3])]).encode().unwrap();
     bad.write_all(&bytes[..bytes.len() - 5]).unwrap();
     drop(bad);
-    wait_until(TIMEOUT, "the broken connection closed", || {
-        t.server.connections() == 1
-    });
+    wait_until(TIMEOUT, "the broken connection closed", || t.server.connections() == 1);
 
     assert_eq!(mem.peek(0x8), Some(8), "a partial record performs nothing");
     assert_eq!(good.read32(0x8), Ok(8));
@@ -229,11 +169,7 @@ fn malformed_packet_closes_only_that_connection() {
     let (mut bad, _) = raw_connect(t.addr());
     bad.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
     let mut buf = [0u8; 16];
-    assert_eq!(
-        bad.read(&mut buf).unwrap(),
-        0,
-        "the server closes a connection that sends garbage"
-    );
+    assert_eq!(bad.read(&mut buf).unwrap(), 0, "the server closes a connection that sends garbage");
     good.write32(0, 1).unwrap();
     assert_eq!(good.read32(0), Ok(1));
 }
@@ -242,14 +178,8 @@ fn malformed_packet_closes_only_that_connection() {
 fn probe_is_answered() {
     let t = start(&MemoryBus::new());
     let (mut s, _) = raw_connect(t.addr());
-    let probe = Packet {
-        header: PacketHeader {
-            probe: true,
-            probe_id: 0xabcd,
-            ..PacketHeader::default()
-        },
-        records: vec![],
-    };
+    let probe =
+        Packet { header: PacketHeader { probe: true, probe_id: 0xabcd, ..PacketHeader::default() }, records: vec![] };
     let answer = raw_transact(&mut s, &probe);
     assert!(answer.header.probe_reply && answer.header.no_reads && !answer.header.probe);
     assert_eq!(answer.header.probe_id, 0xabcd);
@@ -264,11 +194,7 @@ fn stalled_simulation_answers_failure_in_time() {
     let (mut s, _) = raw_connect(t.addr());
     let started = Instant::now();
     let answer = raw_transact(&mut s, &Packet::new(vec![Record::reads([0x0])]));
-    assert!(
-        started.elapsed() < Duration::from_millis(500),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < Duration::from_millis(500), "{:?}", started.elapsed());
     assert_eq!(answer.records[0].writes, vec![FAILED_READ_VALUE]);
     assert_eq!(t.server.bus_errors(), 1);
 
@@ -309,10 +235,7 @@ fn client_times_out_on_a_silent_server() {
 
     let started = Instant::now();
     let e = Client::connect(addr, t).err().expect("no information line");
-    assert_eq!(
-        e.to_string(),
-        format!("timed out after 200ms waiting for the server-information line from {addr}")
-    );
+    assert_eq!(e.to_string(), format!("timed out after 200ms waiting for the server-information line from {addr}"));
     assert!(started.elapsed() < Duration::from_secs(2));
 
     let mut c = Client::connect(addr, t).unwrap();
@@ -320,17 +243,12 @@ fn client_times_out_on_a_silent_server() {
     let e = c.read32(0x40).unwrap_err();
     assert_eq!(
         e,
-        BusError::Timeout {
-            what: format!("waiting for the answer for read 0x00000040 from {addr}"),
-            after: t
-        }
+        BusError::Timeout { what: format!("waiting for the answer for read 0x00000040 from {addr}"), after: t }
     );
     assert!(started.elapsed() < Duration::from_secs(2));
     let e = c.write32(0, 0).unwrap_err();
     assert!(
-        e.to_string().starts_with(&format!(
-            "connection to {addr} unusable after an earlier error (timed out"
-        )),
+        e.to_string().starts_with(&format!("connection to {addr} unusable after an earlier error (timed out")),
         "{e}"
     );
     drop(c);
@@ -345,11 +263,7 @@ fn stop_closes_connections_and_ends_the_simulation_feed() {
     c.write32(0, 1).unwrap();
     let started = Instant::now();
     t.server.stop();
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "stop took {:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < Duration::from_secs(1), "stop took {:?}", started.elapsed());
     assert!(!c.read32(0).unwrap_err().is_response());
     // Every sender is gone, so the bus thread ends.
     let mem_back = t.sim.join().unwrap();

@@ -319,7 +319,10 @@ impl<'a> Reader<'a> {
         if config::is_verilog_identifier(&s) {
             Ok(s)
         } else {
-            self.fail(key, format!("{s:?} is not a Verilog identifier: use letters, digits and `_`, starting with a letter"))
+            self.fail(
+                key,
+                format!("{s:?} is not a Verilog identifier: use letters, digits and `_`, starting with a letter"),
+            )
         }
     }
 
@@ -376,7 +379,9 @@ impl<'a> Reader<'a> {
         for (i, item) in items.into_iter().enumerate() {
             match item {
                 Value::String(s) => out.push(s),
-                other => return self.fail(&format!("{key}[{i}]"), format!("must be a string; found {}", other.type_str())),
+                other => {
+                    return self.fail(&format!("{key}[{i}]"), format!("must be a string; found {}", other.type_str()))
+                }
             }
         }
         Ok(out)
@@ -401,8 +406,12 @@ impl<'a> Reader<'a> {
         let mut out = Vec::new();
         for (i, item) in items.into_iter().enumerate() {
             match item {
-                Value::Table(t) => out.push(Reader { file: self.file, path: format!("{}[{i}]", self.key(key)), table: t }),
-                other => return self.fail(&format!("{key}[{i}]"), format!("must be a table; found {}", other.type_str())),
+                Value::Table(t) => {
+                    out.push(Reader { file: self.file, path: format!("{}[{i}]", self.key(key)), table: t })
+                }
+                other => {
+                    return self.fail(&format!("{key}[{i}]"), format!("must be a table; found {}", other.type_str()))
+                }
             }
         }
         Ok(out)
@@ -426,7 +435,10 @@ impl<'a> Reader<'a> {
         if s.chars().all(|c| c.is_ascii_alphanumeric() || " _.-/".contains(c)) {
             Ok(Some(s))
         } else {
-            self.fail(key, format!("{s:?} is not an I/O standard name: use letters, digits, spaces, `_`, `.`, `-`, `/`"))
+            self.fail(
+                key,
+                format!("{s:?} is not an I/O standard name: use letters, digits, spaces, `_`, `.`, `-`, `/`"),
+            )
         }
     }
 

@@ -101,34 +101,19 @@ fn split(plan: &PortPlan) -> Result<Split, FlowError> {
     let mut bus = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for (i, p) in plan.ports().iter().enumerate() {
-        if p.name.is_empty()
-            || !p
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_')
-            || p.width == 0
-        {
+        if p.name.is_empty() || !p.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || p.width == 0 {
             return Err(bad(
                 format!("ports[{i}]"),
-                format!(
-                    "{:?} width {}: must be a plain Verilog identifier of width >= 1",
-                    p.name, p.width
-                ),
+                format!("{:?} width {}: must be a plain Verilog identifier of width >= 1", p.name, p.width),
             ));
         }
         if seen.contains(&p.name.as_str()) {
-            return Err(bad(
-                format!("ports[{i}]"),
-                format!("{:?} appears twice", p.name),
-            ));
+            return Err(bad(format!("ports[{i}]"), format!("{:?} appears twice", p.name)));
         }
         seen.push(&p.name);
         if clocks.iter().any(|(g, l)| p.group == *g && p.local == *l) {
             if p.direction != Direction::Input || p.width != 1 {
-                return Err(bad(
-                    format!("ports[{i}]"),
-                    format!("{:?} must be a 1-bit {:?}", p.name, Direction::Input),
-                ));
+                return Err(bad(format!("ports[{i}]"), format!("{:?} must be a 1-bit {:?}", p.name, Direction::Input)));
             }
             continue;
         }
@@ -145,10 +130,7 @@ fn split(plan: &PortPlan) -> Result<Split, FlowError> {
     }
     for (group, local) in clocks {
         if plan.get(group, local).is_err() {
-            return Err(bad(
-                "ports".into(),
-                format!("the user logic has no `{}` port", group.top_name(local)),
-            ));
+            return Err(bad("ports".into(), format!("the user logic has no `{}` port", group.top_name(local))));
         }
     }
     Ok(Split { toe, bus })
@@ -165,11 +147,7 @@ fn port_list(groups: &[(String, Vec<Port>)]) -> String {
         out.push_str(&format!("    // {comment}\n"));
         for p in ports {
             k += 1;
-            out.push_str(&format!(
-                "    {}{}\n",
-                p.declaration(),
-                if k == total { "" } else { "," }
-            ));
+            out.push_str(&format!("    {}{}\n", p.declaration(), if k == total { "" } else { "," }));
         }
     }
     out
@@ -180,12 +158,7 @@ fn conns(pairs: &[(String, String)]) -> String {
     pairs
         .iter()
         .enumerate()
-        .map(|(i, (p, n))| {
-            format!(
-                "        .{p:<width$} ({n}){}\n",
-                if i + 1 == pairs.len() { "" } else { "," }
-            )
-        })
+        .map(|(i, (p, n))| format!("        .{p:<width$} ({n}){}\n", if i + 1 == pairs.len() { "" } else { "," }))
         .collect()
 }
 
@@ -199,21 +172,11 @@ fn stub_module(name: &str, header: &str, groups: &[(String, Vec<Port>)]) -> Stri
     s.push_str(");\n\n    // Stand-in body for lint only: a black box has no logic of its own.\n");
     let all: Vec<&Port> = groups.iter().flat_map(|(_, g)| g.iter()).collect();
     for p in all.iter().filter(|p| p.direction == Direction::Output) {
-        s.push_str(&format!(
-            "    assign {} = {{{}{{1'b0}}}};\n",
-            p.name, p.width
-        ));
+        s.push_str(&format!("    assign {} = {{{}{{1'b0}}}};\n", p.name, p.width));
     }
-    let ins: Vec<&str> = all
-        .iter()
-        .filter(|p| p.direction == Direction::Input)
-        .map(|p| p.name.as_str())
-        .collect();
+    let ins: Vec<&str> = all.iter().filter(|p| p.direction == Direction::Input).map(|p| p.name.as_str()).collect();
     if !ins.is_empty() {
-        s.push_str(&format!(
-            "    wire unused_inputs = &{{1'b0, {}}};\n",
-            ins.join(", ")
-        ));
+        s.push_str(&format!("    wire unused_inputs = &{{1'b0, {}}};\n", ins.join(", ")));
     }
     s.push_str(&format!("\nendmodule // {name}\n"));
     s
@@ -234,28 +197,14 @@ pub fn render_board_top(
     let board_mod = format!("{top}_board");
 
     // ---- TOE core black box
-    let toe_core: Vec<Port> = s
-        .toe
-        .iter()
-        .map(|p| Port { direction: p.direction.flip(), ..p.clone() })
-        .collect();
+    let toe_core: Vec<Port> = s.toe.iter().map(|p| Port { direction: p.direction.flip(), ..p.clone() }).collect();
     let toe_groups = vec![
         (
             "User clock domain (the TOE session interface is synchronous to user_clk)".to_string(),
             clock_ports(&USER_CLOCK, Direction::Input),
         ),
-        (
-            "TOE side of the user logic's TOE ports (docs/toe_interface.md), opposite directions"
-                .to_string(),
-            toe_core,
-        ),
-        (
-            format!(
-                "{} reference clock and lanes ({})",
-                board.qsfp.name, board.file
-            ),
-            pins.toe.clone(),
-        ),
+        ("TOE side of the user logic's TOE ports (docs/toe_interface.md), opposite directions".to_string(), toe_core),
+        (format!("{} reference clock and lanes ({})", board.qsfp.name, board.file), pins.toe.clone()),
     ];
     let toe_header = format!(
         "// Black box of the TOE core `{toe_mod}` for the board top `{board_mod}`.\n\
@@ -274,11 +223,7 @@ pub fn render_board_top(
     let master: Vec<Port> = s
         .bus
         .iter()
-        .map(|p| Port {
-            name: format!("m_axil_{}", p.local),
-            direction: p.direction.flip(),
-            ..p.clone()
-        })
+        .map(|p| Port { name: format!("m_axil_{}", p.local), direction: p.direction.flip(), ..p.clone() })
         .collect();
     let clocks = clock_ports(&[USER_CLOCK, BUS_CLOCK].concat(), Direction::Output);
     let reg_desc = match board.register_path.kind {
@@ -288,19 +233,9 @@ pub fn render_board_top(
     let user_mhz = design.user_clock_mhz;
     let reg_mhz = design.reg_clock_mhz;
     let plat_groups = vec![
-        (
-            format!("Board pins ({})", board.file),
-            pins.platform.clone(),
-        ),
-        (
-            "User-logic clocks and resets (resets synchronous to their clock, released after lock)"
-                .to_string(),
-            clocks,
-        ),
-        (
-            "Register master: AXI4-Lite, s_axil_aclk domain".to_string(),
-            master.clone(),
-        ),
+        (format!("Board pins ({})", board.file), pins.platform.clone()),
+        ("User-logic clocks and resets (resets synchronous to their clock, released after lock)".to_string(), clocks),
+        ("Register master: AXI4-Lite, s_axil_aclk domain".to_string(), master.clone()),
     ];
     let plat_header = format!(
         "// Black box of the platform `{plat_mod}` for the board top `{board_mod}`: YOU SUPPLY IT\n\
@@ -332,19 +267,10 @@ pub fn render_board_top(
         board.qsfp.lanes.len(),
     ));
     let board_groups = vec![
-        (
-            "Free-running board clock and register path".to_string(),
-            pins.platform.clone(),
-        ),
-        (
-            format!("{} reference clock and lanes", board.qsfp.name),
-            pins.toe.clone(),
-        ),
+        ("Free-running board clock and register path".to_string(), pins.platform.clone()),
+        (format!("{} reference clock and lanes", board.qsfp.name), pins.toe.clone()),
     ];
-    body.push_str(&format!(
-        "module {board_mod} (\n{});\n\n",
-        port_list(&board_groups)
-    ));
+    body.push_str(&format!("module {board_mod} (\n{});\n\n", port_list(&board_groups)));
     body.push_str("    // User-logic clocks and resets\n");
     for p in all_clocks() {
         body.push_str(&format!("    wire {};\n", p.name));
@@ -357,41 +283,21 @@ pub fn render_board_top(
     for p in &s.toe {
         body.push_str(&format!("    wire {}{};\n", range(p.width), p.name));
     }
-    let mut pc: Vec<(String, String)> = pins
-        .platform
-        .iter()
-        .map(|p| (p.name.clone(), p.name.clone()))
-        .collect();
+    let mut pc: Vec<(String, String)> = pins.platform.iter().map(|p| (p.name.clone(), p.name.clone())).collect();
     for p in all_clocks() {
         pc.push((p.name.clone(), p.name));
     }
     for (m, p) in master.iter().zip(&s.bus) {
         pc.push((m.name.clone(), p.name.clone()));
     }
-    body.push_str(&format!(
-        "\n    {plat_mod} {PLATFORM_INST} (\n{}    );\n",
-        conns(&pc)
-    ));
-    let uc: Vec<(String, String)> = inputs
-        .ports
-        .ports()
-        .iter()
-        .map(|p| (p.name.clone(), p.name.clone()))
-        .collect();
-    body.push_str(&format!(
-        "\n    {top} {USER_INST} (\n{}    );\n",
-        conns(&uc)
-    ));
-    let mut tc: Vec<(String, String)> = clock_ports(&USER_CLOCK, Direction::Input)
-        .into_iter()
-        .map(|p| (p.name.clone(), p.name))
-        .collect();
+    body.push_str(&format!("\n    {plat_mod} {PLATFORM_INST} (\n{}    );\n", conns(&pc)));
+    let uc: Vec<(String, String)> = inputs.ports.ports().iter().map(|p| (p.name.clone(), p.name.clone())).collect();
+    body.push_str(&format!("\n    {top} {USER_INST} (\n{}    );\n", conns(&uc)));
+    let mut tc: Vec<(String, String)> =
+        clock_ports(&USER_CLOCK, Direction::Input).into_iter().map(|p| (p.name.clone(), p.name)).collect();
     tc.extend(s.toe.iter().map(|p| (p.name.clone(), p.name.clone())));
     tc.extend(pins.toe.iter().map(|p| (p.name.clone(), p.name.clone())));
-    body.push_str(&format!(
-        "\n    {toe_mod} {TOE_INST} (\n{}    );\n\nendmodule // {board_mod}\n",
-        conns(&tc)
-    ));
+    body.push_str(&format!("\n    {toe_mod} {TOE_INST} (\n{}    );\n\nendmodule // {board_mod}\n", conns(&tc)));
 
     Ok(vec![
         (files.top, design.verilog_file(&body)),

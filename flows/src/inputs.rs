@@ -51,14 +51,8 @@ impl FlowInputs {
             top_module: design.name.clone(),
             rtl_files,
             clocks: vec![
-                ClockPort {
-                    port: USER_CLOCK_PORT.to_string(),
-                    period_ns: design.user_clock_period_ns(),
-                },
-                ClockPort {
-                    port: REG_CLOCK_PORT.to_string(),
-                    period_ns: design.reg_clock_period_ns(),
-                },
+                ClockPort { port: USER_CLOCK_PORT.to_string(), period_ns: design.user_clock_period_ns() },
+                ClockPort { port: REG_CLOCK_PORT.to_string(), period_ns: design.reg_clock_period_ns() },
             ],
             ports: PortPlan::default(),
             crossings: Crossings::default(),
@@ -81,19 +75,11 @@ impl FlowInputs {
     /// Each field well-formed, or the error naming it (the ports are checked
     /// where the board top places them).
     pub(crate) fn check(&self) -> Result<(), FlowError> {
-        let bad = |field: &str, message: String| {
-            Err(FlowError::Inputs {
-                field: field.to_string(),
-                message,
-            })
-        };
+        let bad = |field: &str, message: String| Err(FlowError::Inputs { field: field.to_string(), message });
         if self.top_module.is_empty() || self.top_module.chars().any(char::is_whitespace) {
             return bad(
                 "top_module",
-                format!(
-                    "{:?} must be a non-empty module name without whitespace",
-                    self.top_module
-                ),
+                format!("{:?} must be a non-empty module name without whitespace", self.top_module),
             );
         }
         if self.rtl_files.is_empty() {
@@ -108,10 +94,7 @@ impl FlowInputs {
             }
         }
         if self.ports.ports().is_empty() {
-            return bad(
-                "ports",
-                "must list the top's ports: the board top is derived from them".into(),
-            );
+            return bad("ports", "must list the top's ports: the board top is derived from them".into());
         }
         if self.clocks.is_empty() {
             return bad("clocks", "must list at least one clock port".into());
@@ -130,10 +113,7 @@ impl FlowInputs {
                 );
             }
             if self.clocks[..i].iter().any(|o| o.port == c.port) {
-                return bad(
-                    &format!("clocks[{i}].port"),
-                    format!("{:?} appears twice: each clock port once", c.port),
-                );
+                return bad(&format!("clocks[{i}].port"), format!("{:?} appears twice: each clock port once", c.port));
             }
         }
         Ok(())
@@ -150,13 +130,7 @@ mod tests {
         let d = config::parse(config::DEFAULT_TOML, &board_names()).unwrap();
         let i = FlowInputs::standard(&d, vec!["rtl/x.v".into()]);
         assert_eq!(i.top_module, "toe_user_logic");
-        assert_eq!(
-            i.clocks[0],
-            ClockPort {
-                port: "user_clk".into(),
-                period_ns: 4.0
-            }
-        );
+        assert_eq!(i.clocks[0], ClockPort { port: "user_clk".into(), period_ns: 4.0 });
         assert_eq!(i.clocks[1].port, "s_axil_aclk");
     }
 }

@@ -45,8 +45,8 @@ mod render;
 mod text;
 
 pub use board::{
-    board_names, load_board, parse_board, Board, BoardClock, FlowError, Lane, Pcie, Qsfp,
-    RegisterKind, RegisterPath, Vendor,
+    board_names, load_board, parse_board, Board, BoardClock, FlowError, Lane, Pcie, Qsfp, RegisterKind, RegisterPath,
+    Vendor,
 };
 pub use inputs::{ClockPort, FlowInputs, REG_CLOCK_PORT, USER_CLOCK_PORT};
 pub use names::{BoardFiles, PLATFORM_INST, TOE_INST, USER_INST};

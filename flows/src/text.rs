@@ -7,10 +7,7 @@
 /// otherwise every special character backslash-escaped. rust-hdl names such as
 /// `iface$field` must reach Vivado and Quartus unsubstituted.
 pub fn tcl_word(s: &str) -> String {
-    let braceable = !s.is_empty()
-        && !s
-            .chars()
-            .any(|c| matches!(c, '{' | '}' | '\\' | '\n' | '\r'));
+    let braceable = !s.is_empty() && !s.chars().any(|c| matches!(c, '{' | '}' | '\\' | '\n' | '\r'));
     if braceable {
         return format!("{{{s}}}");
     }
@@ -19,9 +16,7 @@ pub fn tcl_word(s: &str) -> String {
         match c {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
-            c if c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '/' || c == '-' => {
-                out.push(c)
-            }
+            c if c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '/' || c == '-' => out.push(c),
             c => {
                 out.push('\\');
                 out.push(c);
@@ -54,10 +49,7 @@ mod tests {
     fn tcl_word_braces_dollar_names() {
         assert_eq!(tcl_word("iface$field"), "{iface$field}");
         assert_eq!(tcl_word("a[0]"), "{a[0]}");
-        assert_eq!(
-            tcl_word("True Differential Signaling"),
-            "{True Differential Signaling}"
-        );
+        assert_eq!(tcl_word("True Differential Signaling"), "{True Differential Signaling}");
         assert_eq!(tcl_word("odd{name"), "odd\\{name");
         assert_eq!(tcl_word("a$b}c"), "a\\$b\\}c");
         assert_eq!(tcl_word(""), "{}");

@@ -8,11 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn verilator() -> Option<PathBuf> {
-    std::env::var("PATH")
-        .unwrap_or_default()
-        .split(':')
-        .map(|d| Path::new(d).join("verilator"))
-        .find(|p| p.is_file())
+    std::env::var("PATH").unwrap_or_default().split(':').map(|d| Path::new(d).join("verilator")).find(|p| p.is_file())
 }
 
 fn lint(config_text: &str, what: &str) {
@@ -30,10 +26,7 @@ fn lint(config_text: &str, what: &str) {
     }
     let top = &design.name;
     let board = format!("rtl/{top}_board.v");
-    let stubs = [
-        format!("rtl/stub/{top}_toe.v"),
-        format!("rtl/stub/{top}_platform.v"),
-    ];
+    let stubs = [format!("rtl/stub/{top}_toe.v"), format!("rtl/stub/{top}_platform.v")];
     let filelist = fs::read_to_string(dir.path().join("rtl/files.f")).unwrap();
     assert_eq!(
         filelist.lines().last(),
@@ -42,10 +35,7 @@ fn lint(config_text: &str, what: &str) {
     );
     for f in stubs.iter().chain([&board]) {
         assert!(dir.path().join(f).is_file(), "{what}: {f} not generated");
-        assert!(
-            !filelist.contains(f.as_str()),
-            "{what}: {f} must not be in rtl/files.f"
-        );
+        assert!(!filelist.contains(f.as_str()), "{what}: {f} must not be in rtl/files.f");
     }
     // The crossing constraints match the register file's instances.
     let regs = fs::read_to_string(dir.path().join(format!("rtl/{top}_regs.v"))).unwrap();
@@ -60,14 +50,10 @@ fn lint(config_text: &str, what: &str) {
         board_text.contains("`default_nettype none") && board_text.contains(&design.banner()[0]),
         "{what}: prologue or banner"
     );
-    assert!(
-        board_text.contains(" u_user_logic (") && board_text.contains(" u_toe ("),
-        "{what}: instances"
-    );
+    assert!(board_text.contains(" u_user_logic (") && board_text.contains(" u_toe ("), "{what}: instances");
     let toe_stub = fs::read_to_string(dir.path().join(&stubs[0])).unwrap();
     assert!(
-        toe_stub.contains("(* black_box *)")
-            && toe_stub.contains("REPLACE WITH YOUR LICENSED CORE"),
+        toe_stub.contains("(* black_box *)") && toe_stub.contains("REPLACE WITH YOUR LICENSED CORE"),
         "{what}: TOE stub marking"
     );
 

@@ -24,12 +24,8 @@ fn manifest() -> PathBuf {
 
 fn design_for(board: &str, sessions: usize, width: usize) -> config::Design {
     let text = config::Variant::default().sessions(sessions).data_width(width).board(board).to_toml();
-    let d = config::parse(&text, &board_names())
-        .unwrap_or_else(|e| panic!("{board} {sessions} {width}: {e}"));
-    assert_eq!(
-        (d.board.as_str(), d.sessions, d.data_width),
-        (board, sessions, width)
-    );
+    let d = config::parse(&text, &board_names()).unwrap_or_else(|e| panic!("{board} {sessions} {width}: {e}"));
+    assert_eq!((d.board.as_str(), d.sessions, d.data_width), (board, sessions, width));
     d
 }
 
@@ -68,13 +64,7 @@ fn user_ports(design: &config::Design) -> PortPlan {
     ] {
         v.push(Port::new(Group::Bus, n, d, w));
     }
-    for (n, d, w) in [
-        ("init", o, 1),
-        ("init_done", i, 1),
-        ("mode", o, 2),
-        ("fpga_mac", o, 48),
-        ("target_ip", o, 32),
-    ] {
+    for (n, d, w) in [("init", o, 1), ("init_done", i, 1), ("mode", o, 2), ("fpga_mac", o, 48), ("target_ip", o, 32)] {
         v.push(Port::new(Group::ToeGlobal, n, d, w));
     }
     let dw = design.data_width;
@@ -108,10 +98,7 @@ fn inputs(design: &config::Design, rtl: &[&str]) -> FlowInputs {
 
 /// The platform module the user supplies, beside the TOE netlist.
 fn platform_rel(design: &config::Design, top: &str) -> String {
-    let dir = Path::new(&design.toe_netlist)
-        .parent()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
+    let dir = Path::new(&design.toe_netlist).parent().map(|p| p.display().to_string()).unwrap_or_default();
     if dir.is_empty() {
         format!("{top}_platform.v")
     } else {
@@ -121,21 +108,14 @@ fn platform_rel(design: &config::Design, top: &str) -> String {
 
 /// Period of the clock `port` of `inputs`.
 fn period_of(inputs: &FlowInputs, port: &str) -> f64 {
-    inputs
-        .clocks
-        .iter()
-        .find(|c| c.port == port)
-        .unwrap()
-        .period_ns
+    inputs.clocks.iter().find(|c| c.port == port).unwrap().period_ns
 }
 
 /// Each held register of [`crossings`] with the clock port of the domain that reads it.
 fn held_registers() -> Vec<(String, &'static str)> {
     let x = crossings();
     let to_user = x.to_user.into_iter().map(|r| (r, "user_clk"));
-    to_user
-        .chain(x.to_bus.into_iter().map(|r| (r, "s_axil_aclk")))
-        .collect()
+    to_user.chain(x.to_bus.into_iter().map(|r| (r, "s_axil_aclk"))).collect()
 }
 
 /// Every synchroniser flip-flop of [`crossings`] marked for the tool: ASYNC_REG (Vivado) or
@@ -146,22 +126,12 @@ fn assert_synchronizers(run: &Run, what: &str, vendor: Vendor) {
             Vendor::Amd => run.assert_has(
                 what,
                 "set_property",
-                &[
-                    "ASYNC_REG",
-                    "TRUE",
-                    &format!("cell:IS_SEQUENTIAL && (NAME =~ */{ff}/*)"),
-                ],
+                &["ASYNC_REG", "TRUE", &format!("cell:IS_SEQUENTIAL && (NAME =~ */{ff}/*)")],
             ),
             Vendor::Intel => run.assert_has(
                 what,
                 "set_instance_assignment",
-                &[
-                    "-name",
-                    "SYNCHRONIZER_IDENTIFICATION",
-                    "FORCED",
-                    "-to",
-                    &format!("*|{}|*", ff.replace('/', "|")),
-                ],
+                &["-name", "SYNCHRONIZER_IDENTIFICATION", "FORCED", "-to", &format!("*|{}|*", ff.replace('/', "|"))],
             ),
         }
     }
@@ -170,10 +140,12 @@ fn assert_synchronizers(run: &Run, what: &str, vendor: Vendor) {
 /// No clock group between the two user-logic clocks (`dest` maps a clock port to the
 /// recorded clock object): it would override the crossing's max delays.
 fn assert_no_user_clock_group(run: &Run, what: &str, dest: &dyn Fn(&str) -> String) {
-    let overridden = run
-        .cmds("set_clock_groups")
-        .any(|r| r.contains(&dest("user_clk")) && r.contains(&dest("s_axil_aclk")));
-    assert!(!overridden, "{what}: a clock group between the user-logic clocks would override the crossing's max delays");
+    let overridden =
+        run.cmds("set_clock_groups").any(|r| r.contains(&dest("user_clk")) && r.contains(&dest("s_axil_aclk")));
+    assert!(
+        !overridden,
+        "{what}: a clock group between the user-logic clocks would override the crossing's max delays"
+    );
 }
 
 /// The register-file crossing constraints (docs/register_file.md) of Vivado as the stand-ins
@@ -185,9 +157,8 @@ fn assert_cdc(run: &Run, what: &str, inputs: &FlowInputs, dest: &dyn Fn(&str) ->
     for (r, port) in held_registers() {
         let period = period_of(inputs, port);
         let found = run.cmds("set_max_delay").any(|rec| {
-            rec.iter().any(|a| {
-                a.starts_with("cell:IS_SEQUENTIAL") && a.contains(&format!("NAME =~ */{r}/*"))
-            }) && rec.iter().any(|a| a == "-datapath_only")
+            rec.iter().any(|a| a.starts_with("cell:IS_SEQUENTIAL") && a.contains(&format!("NAME =~ */{r}/*")))
+                && rec.iter().any(|a| a == "-datapath_only")
                 && contains_seq(&rec[1..], &["-to", &dest(port)])
                 && rec.last().map(|p| close(p, period)).unwrap_or(false)
         });
@@ -203,11 +174,7 @@ fn assert_cdc(run: &Run, what: &str, inputs: &FlowInputs, dest: &dyn Fn(&str) ->
 // ---------------------------------------------------------------- stand-in runs
 
 fn tclsh() -> PathBuf {
-    for dir in std::env::var("PATH")
-        .unwrap_or_default()
-        .split(':')
-        .chain(["/usr/bin"])
-    {
+    for dir in std::env::var("PATH").unwrap_or_default().split(':').chain(["/usr/bin"]) {
         let p = Path::new(dir).join("tclsh");
         if p.is_file() {
             return p;
@@ -253,10 +220,7 @@ impl Run {
 
 /// `needle` appears in `hay` as a contiguous run.
 fn contains_seq(hay: &[String], needle: &[&str]) -> bool {
-    needle.is_empty()
-        || hay
-            .windows(needle.len())
-            .any(|w| w.iter().zip(needle).all(|(a, b)| a == b))
+    needle.is_empty() || hay.windows(needle.len()).any(|w| w.iter().zip(needle).all(|(a, b)| a == b))
 }
 
 /// Runs `script` under tclsh with the named stand-in sets, from `cwd`.
@@ -265,38 +229,21 @@ fn run_standin(sets: &[&str], script: &Path, cwd: &Path) -> Run {
     let record = dir.path().join("record");
     let standin = manifest().join("tests").join("standin");
     let mut driver = format!("set ::record_path {{{}}}\n", record.display());
-    driver.push_str(&format!(
-        "source {{{}}}\n",
-        standin.join("common.tcl").display()
-    ));
+    driver.push_str(&format!("source {{{}}}\n", standin.join("common.tcl").display()));
     for s in sets {
-        driver.push_str(&format!(
-            "source {{{}}}\n",
-            standin.join(format!("{s}.tcl")).display()
-        ));
+        driver.push_str(&format!("source {{{}}}\n", standin.join(format!("{s}.tcl")).display()));
     }
-    driver.push_str(&format!(
-        "cd {{{}}}\nsource {{{}}}\n::standin_done\n",
-        cwd.display(),
-        script.display()
-    ));
+    driver.push_str(&format!("cd {{{}}}\nsource {{{}}}\n::standin_done\n", cwd.display(), script.display()));
     let driver_path = dir.path().join("driver.tcl");
     fs::write(&driver_path, driver).unwrap();
-    let out = Command::new(tclsh())
-        .arg(&driver_path)
-        .output()
-        .expect("tclsh runs");
+    let out = Command::new(tclsh()).arg(&driver_path).output().expect("tclsh runs");
     let text = fs::read_to_string(&record).unwrap_or_default();
     let records = text
         .split('\u{1e}')
         .filter(|r| !r.is_empty())
         .map(|r| r.split('\u{1f}').map(str::to_string).collect())
         .collect();
-    Run {
-        records,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        status: out.status.code().unwrap_or(-1),
-    }
+    Run { records, stderr: String::from_utf8_lossy(&out.stderr).into_owned(), status: out.status.code().unwrap_or(-1) }
 }
 
 /// A build folder with the rendered files and the RTL files of `inputs`.
@@ -340,49 +287,32 @@ fn ooc_board(board: &Board, vendor: Vendor) -> Board {
     if board.vendor == vendor {
         return board.clone();
     }
-    board_names()
-        .into_iter()
-        .map(|n| load_board(n).unwrap())
-        .find(|b| b.vendor == vendor)
-        .unwrap()
+    board_names().into_iter().map(|n| load_board(n).unwrap()).find(|b| b.vendor == vendor).unwrap()
 }
 
 fn close(text: &str, expected: f64) -> bool {
-    text.parse::<f64>()
-        .map(|v| (v - expected).abs() < 0.0005)
-        .unwrap_or(false)
+    text.parse::<f64>().map(|v| (v - expected).abs() < 0.0005).unwrap_or(false)
 }
 
 /// create_clock of `name` with `period` on port `port` (Vivado or SDC form).
 fn assert_clock(run: &Run, what: &str, name: &str, port: &str, period_ns: f64) {
     let found = run.cmds("create_clock").any(|r| {
         contains_seq(&r[1..], &["-name", name])
-            && r.last()
-                .map(|p| p == &format!("port:{port}"))
-                .unwrap_or(false)
-            && r.iter()
-                .position(|a| a == "-period")
-                .map(|i| close(&r[i + 1], period_ns))
-                .unwrap_or(false)
+            && r.last().map(|p| p == &format!("port:{port}")).unwrap_or(false)
+            && r.iter().position(|a| a == "-period").map(|i| close(&r[i + 1], period_ns)).unwrap_or(false)
     });
     assert!(
         found,
         "{what}: no create_clock -name {name} -period {period_ns} on port {port}; recorded: {:?}",
         run.cmds("create_clock").collect::<Vec<_>>()
     );
-    assert!(
-        run.has("get_ports", &[port]),
-        "{what}: port {port} was not looked up by its literal name"
-    );
+    assert!(run.has("get_ports", &[port]), "{what}: port {port} was not looked up by its literal name");
 }
 
 /// One set_clock_groups -asynchronous holding each of `groups` as a group.
 fn assert_async_groups(run: &Run, what: &str, groups: &[String]) {
     let found = run.cmds("set_clock_groups").any(|r| {
-        r.iter().any(|a| a == "-asynchronous")
-            && groups
-                .iter()
-                .all(|g| contains_seq(&r[1..], &["-group", g.as_str()]))
+        r.iter().any(|a| a == "-asynchronous") && groups.iter().all(|g| contains_seq(&r[1..], &["-group", g.as_str()]))
     });
     assert!(
         found,
@@ -400,10 +330,7 @@ fn check_flows(design: &config::Design, board: &Board, inputs: &FlowInputs) {
     let files = render(design, board, inputs).unwrap_or_else(|e| panic!("{what}: {e}"));
     let paths: BTreeSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
     for (path, text) in &files {
-        assert!(
-            text.contains(&design.banner()[0]),
-            "{what}: {path} lacks the banner"
-        );
+        assert!(text.contains(&design.banner()[0]), "{what}: {path} lacks the banner");
     }
     let b = BuildDir::new(&files, inputs);
     let rtl_abs: Vec<String> = inputs.rtl_files.iter().map(|f| b.abs(f)).collect();
@@ -413,15 +340,8 @@ fn check_flows(design: &config::Design, board: &Board, inputs: &FlowInputs) {
     let run = b.run(&["vivado"], "vivado/ooc_synth.tcl");
     let w = format!("{what}: vivado/ooc_synth.tcl");
     run.assert_completed(&w);
-    let read: Vec<&String> = run
-        .cmds("read_verilog")
-        .map(|r| r.last().unwrap())
-        .collect();
-    assert_eq!(
-        read,
-        rtl_abs.iter().collect::<Vec<_>>(),
-        "{w}: RTL files read"
-    );
+    let read: Vec<&String> = run.cmds("read_verilog").map(|r| r.last().unwrap()).collect();
+    assert_eq!(read, rtl_abs.iter().collect::<Vec<_>>(), "{w}: RTL files read");
     run.assert_has(&w, "synth_design", &["-top", &inputs.top_module]);
     run.assert_has(&w, "synth_design", &["-part", &amd.part]);
     run.assert_has(&w, "synth_design", &["-mode", "out_of_context"]);
@@ -435,48 +355,25 @@ fn check_flows(design: &config::Design, board: &Board, inputs: &FlowInputs) {
     run.assert_has(&w, "report_design_analysis", &["-logic_level_distribution"]);
     // the synthesis runs after every file and constraint is read
     let pos = |name: &str| run.records.iter().rposition(|r| r[0] == name).unwrap();
-    assert!(
-        pos("read_verilog") < pos("synth_design") && pos("create_clock") < pos("synth_design"),
-        "{w}: order"
-    );
+    assert!(pos("read_verilog") < pos("synth_design") && pos("create_clock") < pos("synth_design"), "{w}: order");
 
     // Quartus OOC synthesis (always).
     let intel = ooc_board(board, Vendor::Intel);
     let run = b.run(&["quartus"], "quartus/ooc_synth.tcl");
     let w = format!("{what}: quartus/ooc_synth.tcl");
     run.assert_completed(&w);
-    run.assert_has(
-        &w,
-        "set_global_assignment",
-        &["-name", "DEVICE", &intel.part],
-    );
-    run.assert_has(
-        &w,
-        "set_global_assignment",
-        &["-name", "FAMILY", &intel.family],
-    );
-    run.assert_has(
-        &w,
-        "set_global_assignment",
-        &["-name", "TOP_LEVEL_ENTITY", &inputs.top_module],
-    );
+    run.assert_has(&w, "set_global_assignment", &["-name", "DEVICE", &intel.part]);
+    run.assert_has(&w, "set_global_assignment", &["-name", "FAMILY", &intel.family]);
+    run.assert_has(&w, "set_global_assignment", &["-name", "TOP_LEVEL_ENTITY", &inputs.top_module]);
     for f in &rtl_abs {
         run.assert_has(&w, "set_global_assignment", &["-name", "VERILOG_FILE", f]);
     }
-    run.assert_has(
-        &w,
-        "set_global_assignment",
-        &["-name", "SDC_FILE", &b.abs("quartus/ooc.sdc")],
-    );
+    run.assert_has(&w, "set_global_assignment", &["-name", "SDC_FILE", &b.abs("quartus/ooc.sdc")]);
     for tool in ["syn", "fit", "sta"] {
         run.assert_has(&w, "execute_module", &["-tool", tool]);
     }
     for c in &inputs.clocks {
-        run.assert_has(
-            &w,
-            "set_instance_assignment",
-            &["-name", "VIRTUAL_PIN", "OFF", "-to", &c.port],
-        );
+        run.assert_has(&w, "set_instance_assignment", &["-name", "VIRTUAL_PIN", "OFF", "-to", &c.port]);
     }
     assert_synchronizers(&run, &w, Vendor::Intel);
     let sdc = b.run(&["sdc"], "quartus/ooc.sdc");
@@ -503,24 +400,12 @@ fn toe_abs(b: &BuildDir, design: &config::Design) -> String {
 
 /// The board build generated `own` and the board top, and not the other vendor's board
 /// build script `other`.
-fn assert_board_build_files(
-    what: &str,
-    paths: &BTreeSet<&str>,
-    inputs: &FlowInputs,
-    own: &[&str],
-    other: &str,
-) {
+fn assert_board_build_files(what: &str, paths: &BTreeSet<&str>, inputs: &FlowInputs, own: &[&str], other: &str) {
     for p in own {
         assert!(paths.contains(p), "{what}: {p} not generated");
     }
-    assert!(
-        !paths.contains(other),
-        "{what}: {other} generated: a board gets only its own vendor's board build"
-    );
-    assert!(
-        paths.contains(format!("rtl/{}_board.v", inputs.top_module).as_str()),
-        "{what}: board top not generated"
-    );
+    assert!(!paths.contains(other), "{what}: {other} generated: a board gets only its own vendor's board build");
+    assert!(paths.contains(format!("rtl/{}_board.v", inputs.top_module).as_str()), "{what}: board top not generated");
 }
 
 /// The build stopped (status 1) with `error` on stderr because `why`.
@@ -533,12 +418,7 @@ fn assert_stopped(run: &Run, w: &str, why: &str, error: &str) {
 fn lane_pins(board: &Board) -> Vec<(String, String)> {
     let mut v = Vec::new();
     for (i, l) in board.qsfp.lanes.iter().enumerate() {
-        for (pin, dir) in [
-            (&l.tx_p, "tx_p"),
-            (&l.tx_n, "tx_n"),
-            (&l.rx_p, "rx_p"),
-            (&l.rx_n, "rx_n"),
-        ] {
+        for (pin, dir) in [(&l.tx_p, "tx_p"), (&l.tx_n, "tx_n"), (&l.rx_p, "rx_p"), (&l.rx_n, "rx_n")] {
             v.push((pin.clone(), format!("{}_{dir}[{i}]", board.qsfp.name)));
         }
     }
@@ -592,10 +472,7 @@ fn check_vivado_board(
         "the platform is missing",
         &format!("ERROR: platform module not found: {}", b.abs(&platform)),
     );
-    assert!(
-        run.cmds("read_verilog").next().is_none(),
-        "{w}: ran past the check"
-    );
+    assert!(run.cmds("read_verilog").next().is_none(), "{w}: ran past the check");
 
     // With the TOE core and the platform: the whole build.
     b.touch(&platform);
@@ -609,27 +486,13 @@ fn check_vivado_board(
         .iter()
         .position(|r| r[0] == "read_verilog" && r.last() == Some(&stub))
         .unwrap_or_else(|| panic!("{w}: stub not read"));
-    let edif_at = run
-        .records
-        .iter()
-        .position(|r| r[0] == "read_edif")
-        .unwrap();
-    assert!(
-        stub_at < edif_at,
-        "{w}: the stub must be read before the netlist"
-    );
+    let edif_at = run.records.iter().position(|r| r[0] == "read_edif").unwrap();
+    assert!(stub_at < edif_at, "{w}: the stub must be read before the netlist");
     for f in &inputs.rtl_files {
-        assert!(
-            !f.contains("/stub/"),
-            "{w}: a stub in the user-logic sources"
-        );
+        assert!(!f.contains("/stub/"), "{w}: a stub in the user-logic sources");
     }
     run.assert_has(&w, "create_project", &["-part", &board.part]);
-    run.assert_has(
-        &w,
-        "synth_design",
-        &["-top", &board_top, "-part", &board.part],
-    );
+    run.assert_has(&w, "synth_design", &["-top", &board_top, "-part", &board.part]);
     run.assert_has(&w, "read_edif", &[&toe_abs(&b, design)]);
     for f in &inputs.rtl_files {
         run.assert_has(&w, "read_verilog", &[&b.abs(f)]);
@@ -642,35 +505,14 @@ fn check_vivado_board(
         .find(|r| r.last().map(|l| l == "ip:cmac_eth").unwrap_or(false))
         .unwrap_or_else(|| panic!("{w}: CMAC not configured"))
         .join(" ");
-    assert!(
-        cmac_dict.contains(&format!(
-            "CONFIG.GT_REF_CLK_FREQ {}",
-            board.qsfp.refclk.freq_mhz
-        )),
-        "{w}: {cmac_dict}"
-    );
+    assert!(cmac_dict.contains(&format!("CONFIG.GT_REF_CLK_FREQ {}", board.qsfp.refclk.freq_mhz)), "{w}: {cmac_dict}");
     if let Some(site) = &board.qsfp.mac_site {
-        assert!(
-            cmac_dict.contains(&format!("CONFIG.CMAC_CORE_SELECT {site}")),
-            "{w}: {cmac_dict}"
-        );
+        assert!(cmac_dict.contains(&format!("CONFIG.CMAC_CORE_SELECT {site}")), "{w}: {cmac_dict}");
     }
-    let xdma_dict = run
-        .cmds("set_property")
-        .find(|r| r.last().map(|l| l == "ip:xdma_regs").unwrap_or(false))
-        .unwrap()
-        .join(" ");
-    assert!(
-        xdma_dict.contains("CONFIG.axilite_master_en true"),
-        "{w}: {xdma_dict}"
-    );
-    for step in [
-        "opt_design",
-        "place_design",
-        "route_design",
-        "write_bitstream",
-        "report_cdc",
-    ] {
+    let xdma_dict =
+        run.cmds("set_property").find(|r| r.last().map(|l| l == "ip:xdma_regs").unwrap_or(false)).unwrap().join(" ");
+    assert!(xdma_dict.contains("CONFIG.axilite_master_en true"), "{w}: {xdma_dict}");
+    for step in ["opt_design", "place_design", "route_design", "write_bitstream", "report_cdc"] {
         run.assert_has(&w, step, &[]);
     }
     run.assert_has(&w, "report_design_analysis", &["-logic_level_distribution"]);
@@ -679,64 +521,26 @@ fn check_vivado_board(
     // board.xdc, run through read_xdc: pins, clocks, crossings.
     let w = format!("{what}: vivado/board.xdc");
     let f = &board.free_clock;
-    run.assert_has(
-        &w,
-        "set_property",
-        &["PACKAGE_PIN", &f.pin_p, &format!("port:{}_p", f.port)],
-    );
+    run.assert_has(&w, "set_property", &["PACKAGE_PIN", &f.pin_p, &format!("port:{}_p", f.port)]);
     if let Some(io) = &f.io_standard {
-        run.assert_has(
-            &w,
-            "set_property",
-            &["IOSTANDARD", io, &format!("port:{}_p", f.port)],
-        );
+        run.assert_has(&w, "set_property", &["IOSTANDARD", io, &format!("port:{}_p", f.port)]);
     }
     assert_board_clock(&run, &w, f);
     let r = &board.qsfp.refclk;
-    run.assert_has(
-        &w,
-        "set_property",
-        &["PACKAGE_PIN", &r.pin_p, &format!("port:{}_p", r.port)],
-    );
+    run.assert_has(&w, "set_property", &["PACKAGE_PIN", &r.pin_p, &format!("port:{}_p", r.port)]);
     assert_board_clock(&run, &w, r);
     for (pin, port) in lane_pins(board) {
-        run.assert_has(
-            &w,
-            "set_property",
-            &["PACKAGE_PIN", &pin, &format!("port:{port}")],
-        );
+        run.assert_has(&w, "set_property", &["PACKAGE_PIN", &pin, &format!("port:{port}")]);
     }
     let pcie = board.register_path.pcie.as_ref().unwrap();
-    run.assert_has(
-        &w,
-        "set_property",
-        &[
-            "PACKAGE_PIN",
-            &pcie.perst_pin,
-            &format!("port:{}", pcie.perst_port),
-        ],
-    );
-    run.assert_has(
-        &w,
-        "set_property",
-        &[
-            "IOSTANDARD",
-            &pcie.perst_io_standard,
-            &format!("port:{}", pcie.perst_port),
-        ],
-    );
+    run.assert_has(&w, "set_property", &["PACKAGE_PIN", &pcie.perst_pin, &format!("port:{}", pcie.perst_port)]);
+    run.assert_has(&w, "set_property", &["IOSTANDARD", &pcie.perst_io_standard, &format!("port:{}", pcie.perst_port)]);
     assert_board_clock(&run, &w, &pcie.refclk);
-    assert_cdc(&run, &w, inputs, &|p| {
-        format!("clock:of(pin:u_user_logic/{p})")
-    });
+    assert_cdc(&run, &w, inputs, &|p| format!("clock:of(pin:u_user_logic/{p})"));
     assert_async_groups(
         &run,
         &w,
-        &[
-            format!("clock:{}", f.port),
-            format!("clock:{}", r.port),
-            format!("clock:{}", pcie.refclk.port),
-        ],
+        &[format!("clock:{}", f.port), format!("clock:{}", r.port), format!("clock:{}", pcie.refclk.port)],
     );
 }
 
@@ -768,10 +572,7 @@ fn check_quartus_board(
         "the TOE netlist is missing",
         &format!("ERROR: TOE core netlist not found: {}", toe_abs(&b, design)),
     );
-    assert!(
-        run.cmds("project_new").next().is_none(),
-        "{w}: ran past the check"
-    );
+    assert!(run.cmds("project_new").next().is_none(), "{w}: ran past the check");
 
     // The default netlist name is .edf, which Quartus cannot read: use a .vqm.
     let mut design = design.clone();
@@ -801,75 +602,27 @@ fn check_quartus_board(
     b.touch("quartus/ip/eth_mac.ip");
     let run = b.run(&["quartus"], "quartus/build.tcl");
     run.assert_completed(&w);
-    run.assert_has(
-        &w,
-        "set_global_assignment",
-        &["-name", "DEVICE", &board.part],
-    );
-    run.assert_has(
-        &w,
-        "set_global_assignment",
-        &["-name", "TOP_LEVEL_ENTITY", &board_top],
-    );
-    run.assert_has(
-        &w,
-        "set_global_assignment",
-        &["-name", "VQM_FILE", &toe_abs(&b, &design)],
-    );
+    run.assert_has(&w, "set_global_assignment", &["-name", "DEVICE", &board.part]);
+    run.assert_has(&w, "set_global_assignment", &["-name", "TOP_LEVEL_ENTITY", &board_top]);
+    run.assert_has(&w, "set_global_assignment", &["-name", "VQM_FILE", &toe_abs(&b, &design)]);
     for f in &inputs.rtl_files {
-        run.assert_has(
-            &w,
-            "set_global_assignment",
-            &["-name", "VERILOG_FILE", &b.abs(f)],
-        );
+        run.assert_has(&w, "set_global_assignment", &["-name", "VERILOG_FILE", &b.abs(f)]);
     }
-    run.assert_has(
-        &w,
-        "set_global_assignment",
-        &["-name", "SDC_FILE", &b.abs("quartus/board.sdc")],
-    );
-    run.assert_has(
-        &w,
-        "set_global_assignment",
-        &[
-            "-name",
-            "VERILOG_FILE",
-            &b.abs(&format!("rtl/{board_top}.v")),
-        ],
-    );
-    run.assert_has(
-        &w,
-        "set_global_assignment",
-        &["-name", "VERILOG_FILE", &b.abs(&platform)],
-    );
+    run.assert_has(&w, "set_global_assignment", &["-name", "SDC_FILE", &b.abs("quartus/board.sdc")]);
+    run.assert_has(&w, "set_global_assignment", &["-name", "VERILOG_FILE", &b.abs(&format!("rtl/{board_top}.v"))]);
+    run.assert_has(&w, "set_global_assignment", &["-name", "VERILOG_FILE", &b.abs(&platform)]);
     run.assert_has(&w, "execute_flow", &["-compile"]);
     assert_synchronizers(&run, &w, Vendor::Intel);
     // board.qsf, sourced by build.tcl
     let f = &board.free_clock;
-    run.assert_has(
-        &w,
-        "set_location_assignment",
-        &[&format!("PIN_{}", f.pin_p), "-to", &format!("{}_p", f.port)],
-    );
+    run.assert_has(&w, "set_location_assignment", &[&format!("PIN_{}", f.pin_p), "-to", &format!("{}_p", f.port)]);
     if let Some(io) = &f.io_standard {
-        run.assert_has(
-            &w,
-            "set_instance_assignment",
-            &["-name", "IO_STANDARD", io, "-to", &format!("{}_p", f.port)],
-        );
+        run.assert_has(&w, "set_instance_assignment", &["-name", "IO_STANDARD", io, "-to", &format!("{}_p", f.port)]);
     }
     let r = &board.qsfp.refclk;
-    run.assert_has(
-        &w,
-        "set_location_assignment",
-        &[&format!("PIN_{}", r.pin_p), "-to", &format!("{}_p", r.port)],
-    );
+    run.assert_has(&w, "set_location_assignment", &[&format!("PIN_{}", r.pin_p), "-to", &format!("{}_p", r.port)]);
     for (pin, port) in lane_pins(board) {
-        run.assert_has(
-            &w,
-            "set_location_assignment",
-            &[&format!("PIN_{pin}"), "-to", &port],
-        );
+        run.assert_has(&w, "set_location_assignment", &[&format!("PIN_{pin}"), "-to", &port]);
     }
 
     let sdc = b.run(&["sdc"], "quartus/board.sdc");
@@ -890,15 +643,8 @@ fn assert_cdc_sdc(run: &Run, what: &str, inputs: &FlowInputs) {
             contains_seq(&rec[1..], &["-from", &from, "-to", &to])
                 && rec.last().map(|p| close(p, period)).unwrap_or(false)
         });
-        assert!(
-            max,
-            "{what}: no set_max_delay from {from} to {to} ({period} ns)"
-        );
-        run.assert_has(
-            what,
-            "set_false_path",
-            &["-hold", "-from", &from, "-to", &to],
-        );
+        assert!(max, "{what}: no set_max_delay from {from} to {to} ({period} ns)");
+        run.assert_has(what, "set_false_path", &["-hold", "-from", &from, "-to", &to]);
     }
     assert_no_user_clock_group(run, what, &|p| format!("clock:{p}"));
 }
@@ -933,25 +679,15 @@ fn dollar_names_reach_the_tools_literally() {
         top_module: "top$wrap".into(),
         rtl_files: vec!["rtl/a$b.v".into()],
         clocks: vec![
-            ClockPort {
-                port: "iface$user_clk".into(),
-                period_ns: 4.0,
-            },
-            ClockPort {
-                port: "s_axil$aclk".into(),
-                period_ns: 8.0,
-            },
+            ClockPort { port: "iface$user_clk".into(), period_ns: 4.0 },
+            ClockPort { port: "s_axil$aclk".into(), period_ns: 8.0 },
         ],
         ports: user_ports(&d),
         crossings: crossings(),
     };
     let files = render(&d, &board, &i).unwrap();
     for (path, text) in &files {
-        if path.ends_with(".tcl")
-            || path.ends_with(".xdc")
-            || path.ends_with(".sdc")
-            || path.ends_with(".qsf")
-        {
+        if path.ends_with(".tcl") || path.ends_with(".xdc") || path.ends_with(".sdc") || path.ends_with(".qsf") {
             for (n, line) in text.lines().enumerate() {
                 let code = line.split(" ;#").next().unwrap_or("");
                 if code.trim_start().starts_with('#') {
@@ -961,10 +697,7 @@ fn dollar_names_reach_the_tools_literally() {
                     if let Some(at) = code.find(name) {
                         let before = &code[..at];
                         assert!(
-                            before
-                                .rfind('{')
-                                .map(|o| before[o..].find('}').is_none())
-                                .unwrap_or(false),
+                            before.rfind('{').map(|o| before[o..].find('}').is_none()).unwrap_or(false),
                             "{path}:{}: `{name}` not inside braces: {line}",
                             n + 1
                         );
@@ -979,23 +712,11 @@ fn dollar_names_reach_the_tools_literally() {
     run.assert_completed("dollar names, vivado");
     run.assert_has("dollar names", "synth_design", &["-top", "top$wrap"]);
     run.assert_has("dollar names", "read_verilog", &[&b.abs("rtl/a$b.v")]);
-    assert_clock(
-        &run,
-        "dollar names",
-        "iface$user_clk",
-        "iface$user_clk",
-        4.0,
-    );
+    assert_clock(&run, "dollar names", "iface$user_clk", "iface$user_clk", 4.0);
     assert_clock(&run, "dollar names", "s_axil$aclk", "s_axil$aclk", 8.0);
     let sdc = b.run(&["sdc"], "quartus/ooc.sdc");
     sdc.assert_completed("dollar names, sdc");
-    assert_clock(
-        &sdc,
-        "dollar names sdc",
-        "iface$user_clk",
-        "iface$user_clk",
-        4.0,
-    );
+    assert_clock(&sdc, "dollar names sdc", "iface$user_clk", "iface$user_clk", 4.0);
     let run = b.run(&["vivado"], "vivado/build.tcl");
     assert_eq!(run.status, 1);
     b.touch(&d.toe_netlist);
@@ -1005,10 +726,7 @@ fn dollar_names_reach_the_tools_literally() {
     assert_async_groups(
         &run,
         "dollar names board.xdc",
-        &[
-            "clock:of(pin:u_user_logic/iface$user_clk)".into(),
-            "clock:of(pin:u_user_logic/s_axil$aclk)".into(),
-        ],
+        &["clock:of(pin:u_user_logic/iface$user_clk)".into(), "clock:of(pin:u_user_logic/s_axil$aclk)".into()],
     );
 }
 
@@ -1020,11 +738,7 @@ fn stand_in_rejects_commands_the_tool_lacks() {
     fs::write(&script, "read_verilog a.v\nsynth_desing -top x\n").unwrap();
     let run = run_standin(&["vivado"], &script, dir.path());
     assert!(!run.completed());
-    assert!(
-        run.stderr.contains("unknown command \"synth_desing\""),
-        "{}",
-        run.stderr
-    );
+    assert!(run.stderr.contains("unknown command \"synth_desing\""), "{}", run.stderr);
     assert!(run.has("read_verilog", &["a.v"]));
 }
 
@@ -1033,10 +747,7 @@ fn rendering_is_deterministic() {
     let d = default_design();
     let board = load_board(&d.board).unwrap();
     let i = inputs(&d, &[USER_RTL]);
-    assert_eq!(
-        render(&d, &board, &i).unwrap(),
-        render(&d, &board, &i).unwrap()
-    );
+    assert_eq!(render(&d, &board, &i).unwrap(), render(&d, &board, &i).unwrap());
 }
 
 #[test]
@@ -1135,19 +846,11 @@ fn build_readme_tells_what_to_run_and_supply() {
     let d = design_for("agilex7-f-devkit", 4, 1024);
     let files = render(&d, &agilex, &inputs(&d, &[USER_RTL])).unwrap();
     let readme = &files.iter().find(|(p, _)| p == "README.md").unwrap().1;
-    for needle in [
-        "quartus_sh -t quartus/build.tcl",
-        "`ip/reg_bridge.ip`",
-        "`ip/eth_mac.ip`",
-        "toe/toe_core.edf",
-    ] {
+    for needle in ["quartus_sh -t quartus/build.tcl", "`ip/reg_bridge.ip`", "`ip/eth_mac.ip`", "toe/toe_core.edf"] {
         assert!(readme.contains(needle), "Agilex README lacks {needle:?}");
     }
     for m in &agilex.missing {
-        assert!(
-            readme.contains(m.as_str()),
-            "README lacks missing fact {m:?}"
-        );
+        assert!(readme.contains(m.as_str()), "README lacks missing fact {m:?}");
     }
 }
 
@@ -1167,9 +870,7 @@ fn golden_compare(set: &str, files: &[(String, String)]) {
     let mut on_disk = BTreeSet::new();
     let mut stack = vec![root.clone()];
     while let Some(dir) = stack.pop() {
-        for e in fs::read_dir(&dir)
-            .unwrap_or_else(|_| panic!("{} missing: run `make golden`", dir.display()))
-        {
+        for e in fs::read_dir(&dir).unwrap_or_else(|_| panic!("{} missing: run `make golden`", dir.display())) {
             let p = e.unwrap().path();
             if p.is_dir() {
                 stack.push(p);
@@ -1179,10 +880,7 @@ fn golden_compare(set: &str, files: &[(String, String)]) {
         }
     }
     let rendered: BTreeSet<String> = files.iter().map(|(p, _)| p.clone()).collect();
-    assert_eq!(
-        rendered, on_disk,
-        "golden set {set}: file lists differ (refresh with `make golden` if intended)"
-    );
+    assert_eq!(rendered, on_disk, "golden set {set}: file lists differ (refresh with `make golden` if intended)");
     for (path, text) in files {
         let expected = fs::read_to_string(root.join(path)).unwrap();
         assert!(
@@ -1197,20 +895,14 @@ fn golden_compare(set: &str, files: &[(String, String)]) {
 fn golden_default_design() {
     let d = default_design();
     let board = load_board(&d.board).unwrap();
-    golden_compare(
-        "default",
-        &render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap(),
-    );
+    golden_compare("default", &render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap());
 }
 
 #[test]
 fn golden_default_design_on_agilex() {
     let d = design_for("agilex7-f-devkit", 4, 1024);
     let board = load_board(&d.board).unwrap();
-    golden_compare(
-        "agilex7-f-devkit",
-        &render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap(),
-    );
+    golden_compare("agilex7-f-devkit", &render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap());
 }
 
 // ---------------------------------------------------------------- run-tool.sh
@@ -1222,10 +914,7 @@ fn run_tool(path_dirs: &str, args: &[&str]) -> (i32, String) {
         .env("PATH", path_dirs)
         .output()
         .expect("bash runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 #[test]
@@ -1251,21 +940,10 @@ fn run_tool_says_when_the_tool_is_missing_and_runs_it_when_present() {
     let bin = tempfile::tempdir().unwrap();
     let log = bin.path().join("args");
     let fake = bin.path().join("vivado");
-    fs::write(
-        &fake,
-        format!("#!/bin/sh\necho \"$(pwd) $*\" > {}\n", log.display()),
-    )
-    .unwrap();
+    fs::write(&fake, format!("#!/bin/sh\necho \"$(pwd) $*\" > {}\n", log.display())).unwrap();
     Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
-    let (code, err) = run_tool(
-        &format!("{}:/usr/bin:/bin", bin.path().display()),
-        &["vivado", &build],
-    );
+    let (code, err) = run_tool(&format!("{}:/usr/bin:/bin", bin.path().display()), &["vivado", &build]);
     assert_eq!(code, 0, "{err}");
     let called = fs::read_to_string(&log).unwrap();
-    assert!(
-        called.contains("/vivado -mode batch")
-            && called.trim_end().ends_with("-source ooc_synth.tcl"),
-        "{called}"
-    );
+    assert!(called.contains("/vivado -mode batch") && called.trim_end().ends_with("-source ooc_synth.tcl"), "{called}");
 }

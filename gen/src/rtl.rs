@@ -212,7 +212,9 @@ fn top_template<'a>(
             let net = match q.group {
                 Group::Clock => match SESSION_CLOCKING.iter().find(|(port, _)| *port == q.name) {
                     Some((_, top)) => top.to_string(),
-                    None => return Err(mismatch(format!("session clock port `{}` is neither `clock` nor `reset`", q.name))),
+                    None => {
+                        return Err(mismatch(format!("session clock port `{}` is neither `clock` nor `reset`", q.name)))
+                    }
                 },
                 Group::ToeSession(_) => {
                     let top = Port::new(Group::ToeSession(s), &q.local, q.direction, q.width);
@@ -230,7 +232,12 @@ fn top_template<'a>(
                     }
                     net
                 }
-                other => return Err(mismatch(format!("session port `{}` is in group {other:?}, which the top cannot wire", q.name))),
+                other => {
+                    return Err(mismatch(format!(
+                        "session port `{}` is in group {other:?}, which the top cannot wire",
+                        q.name
+                    )))
+                }
             };
             conns.push(Conn { port: q.name.clone(), net });
         }
@@ -268,7 +275,8 @@ pub fn datapath_harness(design: &config::Design, module: &str) -> Result<Harness
     let datapath = format!("{module}_datapath");
     let text = hdl::verilog::datapath_verilog(design.data_width, &datapath)?;
     let ports = hdl::verilog::datapath_ports(design.data_width)?;
-    let mut top_ports: Vec<Port> = SESSION_CLOCKING.iter().map(|(_, top)| Port::new(Group::Clock, top, Direction::Input, 1)).collect();
+    let mut top_ports: Vec<Port> =
+        SESSION_CLOCKING.iter().map(|(_, top)| Port::new(Group::Clock, top, Direction::Input, 1)).collect();
     let mut units = Vec::new();
     for s in 0..design.sessions {
         let mut conns = Vec::new();
@@ -276,7 +284,12 @@ pub fn datapath_harness(design: &config::Design, module: &str) -> Result<Harness
             let net = match p.group {
                 Group::Clock => match SESSION_CLOCKING.iter().find(|(port, _)| *port == p.name) {
                     Some((_, top)) => top.to_string(),
-                    None => return Err(GenError::Hdl(hdl::verilog::HdlError(format!("datapath clock port `{}` is neither `clock` nor `reset`", p.name)))),
+                    None => {
+                        return Err(GenError::Hdl(hdl::verilog::HdlError(format!(
+                            "datapath clock port `{}` is neither `clock` nor `reset`",
+                            p.name
+                        ))))
+                    }
                 },
                 _ => {
                     let top = Port::new(Group::Datapath(s), &p.local, p.direction, p.width);
@@ -362,7 +375,8 @@ mod tests {
     fn a_mismatch_between_the_register_file_and_the_session_is_an_error_naming_the_port() {
         let start = |w| sess(Group::RegisterSession(0), "start", Direction::Input, w);
         let busy = sess(Group::RegisterSession(0), "busy", Direction::Output, 1);
-        let e = wire(&[start(1), busy.clone(), sess(Group::RegisterSession(0), "bogus", Direction::Input, 1)]).unwrap_err();
+        let e =
+            wire(&[start(1), busy.clone(), sess(Group::RegisterSession(0), "bogus", Direction::Input, 1)]).unwrap_err();
         assert!(e.contains("`reg_bogus`") && e.contains("s0_bogus"), "{e}");
         let e = wire(&[start(2), busy.clone()]).unwrap_err();
         assert!(e.contains("`s0_start`") && e.contains("reg_start"), "{e}");
@@ -386,7 +400,11 @@ mod tests {
             assert_eq!(rtl.plan.sessions(), sessions);
             let harness = datapath_harness(&design, "dp").unwrap();
             let typed: Vec<_> = harness.plan.ports().iter().map(|p| (p.name.clone(), p.direction, p.width)).collect();
-            assert_eq!(hdl::verilog::module_ports(&harness.files[1].contents, "dp").unwrap(), typed, "harness, {sessions} sessions");
+            assert_eq!(
+                hdl::verilog::module_ports(&harness.files[1].contents, "dp").unwrap(),
+                typed,
+                "harness, {sessions} sessions"
+            );
             assert_eq!(harness.plan.sessions(), sessions);
         }
     }

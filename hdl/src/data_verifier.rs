@@ -305,11 +305,65 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, size_q, verify_q, next_word, next_offset, a_valid, a_end, a_data, a_keep, a_word, a_offset,
-            a_room, a_past, m_valid, m_end, m_data, m_keep, m_word, m_offset, m_room, m_inside, m_past, b_valid, b_end, b_data, b_err, b_count, b_room, b_past, b_word, b_offset, c_valid, c_end,
-            c_any, c_beyond, c_data, c_err, c_room, c_word, c_offset, count, errors, flag, latched, scanning,
-            rec_valid, cause, cap_data, cap_err, cap_word, cap_offset, cap_index, scan_byte, scan_lane, npackets, rec_offset,
-            rec_expected, rec_received
+            self,
+            clock,
+            size_q,
+            verify_q,
+            next_word,
+            next_offset,
+            a_valid,
+            a_end,
+            a_data,
+            a_keep,
+            a_word,
+            a_offset,
+            a_room,
+            a_past,
+            m_valid,
+            m_end,
+            m_data,
+            m_keep,
+            m_word,
+            m_offset,
+            m_room,
+            m_inside,
+            m_past,
+            b_valid,
+            b_end,
+            b_data,
+            b_err,
+            b_count,
+            b_room,
+            b_past,
+            b_word,
+            b_offset,
+            c_valid,
+            c_end,
+            c_any,
+            c_beyond,
+            c_data,
+            c_err,
+            c_room,
+            c_word,
+            c_offset,
+            count,
+            errors,
+            flag,
+            latched,
+            scanning,
+            rec_valid,
+            cause,
+            cap_data,
+            cap_err,
+            cap_word,
+            cap_offset,
+            cap_index,
+            scan_byte,
+            scan_lane,
+            npackets,
+            rec_offset,
+            rec_expected,
+            rec_received
         );
         self.s_tready.next = true;
         self.bytes.next = self.count.q.val();
@@ -462,12 +516,11 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
                 {
                     self.scanning.d.next = false;
                     self.rec_valid.d.next = true;
-                    self.rec_received.d.next =
-                        self.cap_data.q.val().get_bits::<32>(0);
+                    self.rec_received.d.next = self.cap_data.q.val().get_bits::<32>(0);
                 } else {
                     self.scan_byte.d.next = self.scan_byte.q.val() + self.c_lane_step.val();
                     self.cap_err.d.next = self.cap_err.q.val() >> self.c_shift_err.val();
-                self.cap_data.d.next = self.cap_data.q.val() >> self.c_shift_data.val();
+                    self.cap_data.d.next = self.cap_data.q.val() >> self.c_shift_data.val();
                     self.scan_lane.d.next = self.scan_lane.q.val() + self.c_one32.val();
                 }
             } else if self.lane_err.val() != self.c_zero4.val() {

@@ -400,8 +400,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.reg_peer_window_scale.next = self.peer_ws_q.q.val();
 
         // Connection requests.
-        self.toe_conn_req_valid.next =
-            (self.state.q.val() == State::OpenReq) | (self.state.q.val() == State::CloseReq);
+        self.toe_conn_req_valid.next = (self.state.q.val() == State::OpenReq) | (self.state.q.val() == State::CloseReq);
         self.toe_conn_req_open.next = self.state.q.val() == State::OpenReq;
         self.toe_conn_req_active.next = self.active.q.val();
         self.toe_conn_req_local_port.next = self.lport.q.val();
@@ -579,10 +578,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         }
 
         // Abort wins over everything but an idle session.
-        if self.reg_abort.val()
-            & (self.state.q.val() != State::Idle)
-            & (self.state.q.val() != State::Finish)
-        {
+        if self.reg_abort.val() & (self.state.q.val() != State::Idle) & (self.state.q.val() != State::Finish) {
             self.aborting.d.next = true;
             self.fail.d.next = self.c_aborted.val();
             self.timing.d.next = false;

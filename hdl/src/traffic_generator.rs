@@ -184,8 +184,26 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, size_q, psize_q, pattern_q, setup, running, done_q, beats_left, pkt_beats, pkt_left,
-            final_keep, final_nbytes, next_word, beat_word, out_valid, out_last, out_final, out_keep, out_nbytes,
+            self,
+            clock,
+            size_q,
+            psize_q,
+            pattern_q,
+            setup,
+            running,
+            done_q,
+            beats_left,
+            pkt_beats,
+            pkt_left,
+            final_keep,
+            final_nbytes,
+            next_word,
+            beat_word,
+            out_valid,
+            out_last,
+            out_final,
+            out_keep,
+            out_nbytes,
             sent
         );
         self.lanes.word.next = self.beat_word.q.val();
@@ -202,8 +220,7 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
         self.bytes_sent.next = self.sent.q.val();
 
         self.accept.next = self.out_valid.q.val() & self.m_tready.val();
-        self.load.next =
-            self.running.q.val() & self.enable.val() & (!self.out_valid.q.val() | self.m_tready.val());
+        self.load.next = self.running.q.val() & self.enable.val() & (!self.out_valid.q.val() | self.m_tready.val());
         self.low_bytes.next = self.size_q.q.val() & self.c_byte_mask.val();
 
         // Setup cycle: sizes in beats, and the final beat's keep and byte count.

@@ -191,10 +191,12 @@ mod tests {
     fn probed_ports_are_the_declared_ports() {
         for &width in config::DATA_WIDTHS.iter() {
             let text = session_verilog(width, "s").unwrap();
-            let typed: Vec<_> = session_ports(width).unwrap().into_iter().map(|p| (p.name, p.direction, p.width)).collect();
+            let typed: Vec<_> =
+                session_ports(width).unwrap().into_iter().map(|p| (p.name, p.direction, p.width)).collect();
             assert_eq!(typed, module_ports(&text, "s").unwrap(), "session at {width} bits");
             let text = datapath_verilog(width, "d").unwrap();
-            let typed: Vec<_> = datapath_ports(width).unwrap().into_iter().map(|p| (p.name, p.direction, p.width)).collect();
+            let typed: Vec<_> =
+                datapath_ports(width).unwrap().into_iter().map(|p| (p.name, p.direction, p.width)).collect();
             assert_eq!(typed, module_ports(&text, "d").unwrap(), "datapath at {width} bits");
         }
     }
@@ -205,7 +207,10 @@ mod tests {
         let find = |name: &str| ports.iter().find(|p| p.name == name).unwrap();
         assert_eq!((find("reg_start").group, find("reg_start").local.as_str()), (Group::RegisterSession(0), "start"));
         let tdata = find("toe_tx_tdata");
-        assert_eq!((tdata.group, tdata.local.as_str(), tdata.direction, tdata.width), (Group::ToeSession(0), "tx_tdata", Direction::Output, 64));
+        assert_eq!(
+            (tdata.group, tdata.local.as_str(), tdata.direction, tdata.width),
+            (Group::ToeSession(0), "tx_tdata", Direction::Output, 64)
+        );
         assert_eq!(find("clock").group, Group::Clock);
     }
 }

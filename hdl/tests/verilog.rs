@@ -38,8 +38,14 @@ fn session_ports_come_typed_from_the_block() {
     let find = |n: &str| ports.iter().find(|p| p.name == n).unwrap_or_else(|| panic!("no port {n}: {ports:?}"));
     assert_eq!((find("clock").direction, find("clock").width), (Direction::Input, 1));
     assert_eq!((find("reg_transfer_size").direction, find("reg_transfer_size").width), (Direction::Input, 48));
-    assert_eq!((find("toe_tx_tdata").direction, find("toe_tx_tdata").width, find("toe_tx_tdata").group), (Direction::Output, 128, Group::ToeSession(0)));
+    assert_eq!(
+        (find("toe_tx_tdata").direction, find("toe_tx_tdata").width, find("toe_tx_tdata").group),
+        (Direction::Output, 128, Group::ToeSession(0))
+    );
     assert_eq!(find("toe_tx_tkeep").width, 16);
-    assert_eq!((find("reg_elapsed").direction, find("reg_elapsed").width, find("reg_elapsed").local.as_str()), (Direction::Output, 64, "elapsed"));
+    assert_eq!(
+        (find("reg_elapsed").direction, find("reg_elapsed").width, find("reg_elapsed").local.as_str()),
+        (Direction::Output, 64, "elapsed")
+    );
     assert!(ports.iter().all(|p| !p.name.contains('$')));
 }

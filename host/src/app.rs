@@ -224,12 +224,7 @@ fn leg_line(name: &str, leg: &Leg, pattern: bool, receiving: bool) -> String {
         (false, true) => ", incremental pattern",
         (false, false) => ", dummy data",
     };
-    format!(
-        "{name}: {} bytes in {:.3} s, {:.1} MB/s{check}",
-        leg.bytes,
-        leg.elapsed.as_secs_f64(),
-        leg.mb_per_s()
-    )
+    format!("{name}: {} bytes in {:.3} s, {:.1} MB/s{check}", leg.bytes, leg.elapsed.as_secs_f64(), leg.mb_per_s())
 }
 
 fn leg_json(leg: &Option<Leg>) -> serde_json::Value {

@@ -74,7 +74,13 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self { sessions: 1, json: false, quiet: false, timeout: Some(Duration::from_secs(DEFAULT_TIMEOUT_S)), corrupt: None }
+        Self {
+            sessions: 1,
+            json: false,
+            quiet: false,
+            timeout: Some(Duration::from_secs(DEFAULT_TIMEOUT_S)),
+            corrupt: None,
+        }
     }
 }
 
@@ -241,7 +247,11 @@ fn split<S: AsRef<str>>(args: &[S], allow_server: bool) -> Result<Option<Split<'
                 let v = value("N (1-64)")?;
                 options.sessions = match v.parse::<u16>() {
                     Ok(n) if (1..=MAX_SESSIONS).contains(&n) => n,
-                    _ => return err(format!("option --sessions: '{v}' is out of range; valid range is 1 to {MAX_SESSIONS}")),
+                    _ => {
+                        return err(format!(
+                            "option --sessions: '{v}' is out of range; valid range is 1 to {MAX_SESSIONS}"
+                        ))
+                    }
                 };
             }
             "--timeout" => {
@@ -260,7 +270,11 @@ fn split<S: AsRef<str>>(args: &[S], allow_server: bool) -> Result<Option<Split<'
                 let v = value("N (a byte offset)")?;
                 options.corrupt = match parse_number(v) {
                     Some(n) => Some(n),
-                    None => return err(format!("option --corrupt: '{v}' is not a number; use a byte offset, decimal or 0x hex")),
+                    None => {
+                        return err(format!(
+                            "option --corrupt: '{v}' is not a number; use a byte offset, decimal or 0x hex"
+                        ))
+                    }
                 };
             }
             _ => return err(format!("unknown option '{arg}'; valid options are {valid}")),
@@ -294,7 +308,11 @@ fn parse_transfer(pos: &[&str], role: Role, sessions: u16) -> Result<Transfer, A
     let pattern = match pos[3] {
         "1" => true,
         "0" => false,
-        other => return err(format!("argument <pattern>: '{other}' is not valid; use 1 (incremental, verified) or 0 (dummy)")),
+        other => {
+            return err(format!(
+                "argument <pattern>: '{other}' is not valid; use 1 (incremental, verified) or 0 (dummy)"
+            ))
+        }
     };
     let buffer = match pos[4].parse::<usize>() {
         Ok(n) if (1..=5).contains(&n) => BUFFER_SIZES[n - 1],
@@ -399,20 +417,45 @@ mod tests {
     #[test]
     fn each_bad_argument_is_named_with_its_range() {
         assert_eq!(dt_err("c r 127.0.0.1 5000 100 1"), format!("expected 7 arguments {DATATEST_POSITIONAL}, got 6"));
-        assert_eq!(dt_err("x r 127.0.0.1 5000 100 1 1"), "argument <mode>: 'x' is not valid; use c (client) or s (server)");
-        assert_eq!(dt_err("c q 127.0.0.1 5000 100 1 1"), "argument <dir>: 'q' is not valid; use t (transmit) or r (receive)");
-        assert_eq!(dt_err("c r 300.1.1.1 5000 100 1 1"), "argument <server IP>: '300.1.1.1' is not an IPv4 or IPv6 address");
-        assert_eq!(dt_err("c r 127.0.0.1 0 100 1 1"), "argument <server port>: '0' is out of range; valid range is 1 to 65535");
-        assert_eq!(dt_err("s r 127.0.0.1 65536 100 1 1"), "argument <server port>: '65536' is out of range; valid range is 0 to 65535");
-        assert!(dt_err("c r 127.0.0.1 65535 100 1 1 --sessions 2").contains("runs past port 65535; valid range is 1 to 65534"));
-        assert_eq!(dt_err("c r 127.0.0.1 5000 100 2 1"), "argument <pattern>: '2' is not valid; use 1 (incremental, verified) or 0 (dummy)");
+        assert_eq!(
+            dt_err("x r 127.0.0.1 5000 100 1 1"),
+            "argument <mode>: 'x' is not valid; use c (client) or s (server)"
+        );
+        assert_eq!(
+            dt_err("c q 127.0.0.1 5000 100 1 1"),
+            "argument <dir>: 'q' is not valid; use t (transmit) or r (receive)"
+        );
+        assert_eq!(
+            dt_err("c r 300.1.1.1 5000 100 1 1"),
+            "argument <server IP>: '300.1.1.1' is not an IPv4 or IPv6 address"
+        );
+        assert_eq!(
+            dt_err("c r 127.0.0.1 0 100 1 1"),
+            "argument <server port>: '0' is out of range; valid range is 1 to 65535"
+        );
+        assert_eq!(
+            dt_err("s r 127.0.0.1 65536 100 1 1"),
+            "argument <server port>: '65536' is out of range; valid range is 0 to 65535"
+        );
+        assert!(dt_err("c r 127.0.0.1 65535 100 1 1 --sessions 2")
+            .contains("runs past port 65535; valid range is 1 to 65534"));
+        assert_eq!(
+            dt_err("c r 127.0.0.1 5000 100 2 1"),
+            "argument <pattern>: '2' is not valid; use 1 (incremental, verified) or 0 (dummy)"
+        );
         assert_eq!(
             dt_err("c r 127.0.0.1 5000 100 1 6"),
             "argument <buffer>: '6' is out of range; valid range is 1 to 5 (64 KB, 128 KB, 256 KB, 512 KB, 1 MB)"
         );
         assert!(dt_err("c r 127.0.0.1 5000 100 1 0").starts_with("argument <buffer>: '0' is out of range"));
-        assert_eq!(dt_err("c r 127.0.0.1 5000 100 1 1 --sessions 0"), "option --sessions: '0' is out of range; valid range is 1 to 64");
-        assert_eq!(dt_err("c r 127.0.0.1 5000 100 1 1 --sessions 65"), "option --sessions: '65' is out of range; valid range is 1 to 64");
+        assert_eq!(
+            dt_err("c r 127.0.0.1 5000 100 1 1 --sessions 0"),
+            "option --sessions: '0' is out of range; valid range is 1 to 64"
+        );
+        assert_eq!(
+            dt_err("c r 127.0.0.1 5000 100 1 1 --sessions 65"),
+            "option --sessions: '65' is out of range; valid range is 1 to 64"
+        );
         assert!(dt_err("c r 127.0.0.1 5000 100 1 1 --timeout -1").starts_with("option --timeout: '-1' is out of range"));
         assert_eq!(dt_err("c r 127.0.0.1 5000 100 1 1 --timeout"), "option --timeout: missing value S (0-86400)");
         assert_eq!(
@@ -423,7 +466,10 @@ mod tests {
             dt_err("c t 127.0.0.1 5000 100 1 1 --corrupt x1"),
             "option --corrupt: 'x1' is not a number; use a byte offset, decimal or 0x hex"
         );
-        assert_eq!(dt_err("c t 127.0.0.1 5000 100 0 1 --corrupt 5"), "option --corrupt: needs <pattern> 1 (dummy data is not verified)");
+        assert_eq!(
+            dt_err("c t 127.0.0.1 5000 100 0 1 --corrupt 5"),
+            "option --corrupt: needs <pattern> 1 (dummy data is not verified)"
+        );
         assert_eq!(
             dt_err("c r 127.0.0.1 5000 100 1 1 --corrupt 5"),
             "option --corrupt: only a sending test (<dir> t) has bytes to corrupt"

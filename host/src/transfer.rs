@@ -75,7 +75,9 @@ impl TransferError {
     pub fn exit_code(&self) -> i32 {
         use TransferError::*;
         match self {
-            Refused { .. } | ConnectTimeout { .. } | Connect { .. } | Listen { .. } | AcceptTimeout { .. } => exit::CONNECT,
+            Refused { .. } | ConnectTimeout { .. } | Connect { .. } | Listen { .. } | AcceptTimeout { .. } => {
+                exit::CONNECT
+            }
             Reset { .. } | Stalled { .. } | Io { .. } => exit::RESET,
             ClosedEarly { .. } => exit::CLOSED_EARLY,
             TooMuch { .. } => exit::TOO_MUCH,
@@ -256,7 +258,12 @@ pub fn run_session(stream: TcpStream, plan: &Plan, progress: &Progress) -> Resul
                 let _ = stream.shutdown(Shutdown::Both);
             }
             let tx = sender.join().unwrap_or_else(|_| {
-                Err(TransferError::Io { way: Way::Tx, done: 0, total: plan.tx_len, err: io::Error::other("sender thread panicked") })
+                Err(TransferError::Io {
+                    way: Way::Tx,
+                    done: 0,
+                    total: plan.tx_len,
+                    err: io::Error::other("sender thread panicked"),
+                })
             });
             (tx.map(Some), rx.map(Some))
         })
@@ -282,9 +289,10 @@ pub fn run_session(stream: TcpStream, plan: &Plan, progress: &Progress) -> Resul
 
 fn classify(err: io::Error, way: Way, done: u64, total: u64, timeout: Option<Duration>) -> TransferError {
     match err.kind() {
-        ErrorKind::ConnectionReset | ErrorKind::BrokenPipe | ErrorKind::ConnectionAborted | ErrorKind::UnexpectedEof => {
-            TransferError::Reset { way, done, total }
-        }
+        ErrorKind::ConnectionReset
+        | ErrorKind::BrokenPipe
+        | ErrorKind::ConnectionAborted
+        | ErrorKind::UnexpectedEof => TransferError::Reset { way, done, total },
         ErrorKind::WouldBlock | ErrorKind::TimedOut => {
             TransferError::Stalled { way, done, total, after: timeout.unwrap_or_default() }
         }

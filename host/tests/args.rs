@@ -51,7 +51,10 @@ fn tcp_client_txrx_single_rejects_each_bad_argument() {
 fn help_prints_usage_and_exits_zero() {
     for (tool, head) in [
         (DATATEST, "usage: tcpdatatest <mode> <dir> <server IP> <server port> <bytelen> <pattern> <buffer> [options]"),
-        (TXRX, "usage: tcp_client_txrx_single [--server] <server IP> <server port> <bytelen> <pattern> <buffer> [options]"),
+        (
+            TXRX,
+            "usage: tcp_client_txrx_single [--server] <server IP> <server port> <bytelen> <pattern> <buffer> [options]",
+        ),
     ] {
         let o = run(tool, &["--help"]);
         assert_eq!(o.code, 0);

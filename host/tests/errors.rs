@@ -34,7 +34,9 @@ fn connection_refused() {
     assert_fails(
         &o,
         CONNECT,
-        &format!("tcpdatatest: error: connect to 127.0.0.1:{port} failed: connection refused (is the server listening?)"),
+        &format!(
+            "tcpdatatest: error: connect to 127.0.0.1:{port} failed: connection refused (is the server listening?)"
+        ),
     );
     let o = run(TXRX, &["127.0.0.1", &port.to_string(), "100", "1", "1"]);
     assert_eq!(o.code, CONNECT, "{}", o.stderr);

@@ -41,5 +41,8 @@ fn multi_gigabyte_full_duplex_verified() {
         assert!(o.stdout.contains(&format!("\ntx: {n} bytes in ")), "{}", o.stdout);
         assert!(o.stdout.contains(&format!("\nrx: {n} bytes in ")), "{}", o.stdout);
     }
-    println!("{}", cli.stdout.lines().filter(|l| l.starts_with("tx:") || l.starts_with("rx:")).collect::<Vec<_>>().join("\n"));
+    println!(
+        "{}",
+        cli.stdout.lines().filter(|l| l.starts_with("tx:") || l.starts_with("rx:")).collect::<Vec<_>>().join("\n")
+    );
 }

@@ -81,7 +81,8 @@ fn full_duplex_client_and_server_verify_both_directions_every_size() {
 #[test]
 fn json_summary_is_the_only_stdout_and_carries_the_counts() {
     let (srv, port) = server(DATATEST, &["s", "t", "127.0.0.1", "0", "65537", "1", "1", "--timeout", "20"]);
-    let cli = run(DATATEST, &["c", "r", "127.0.0.1", &port.to_string(), "65537", "1", "1", "--json", "--timeout", "20"]);
+    let cli =
+        run(DATATEST, &["c", "r", "127.0.0.1", &port.to_string(), "65537", "1", "1", "--json", "--timeout", "20"]);
     srv.finish();
     assert_eq!(cli.code, 0, "{}", cli.stderr);
     let doc: serde_json::Value = serde_json::from_str(cli.stdout.trim()).expect("stdout is one JSON document");
@@ -131,7 +132,8 @@ fn client_sessions_use_consecutive_ports_and_sum_totals() {
 
 #[test]
 fn server_sessions_on_free_ports_serve_separate_clients() {
-    let mut srv = spawn(DATATEST, &["s", "r", "127.0.0.1", "0", "5000", "1", "1", "--sessions", "2", "--timeout", "20"]);
+    let mut srv =
+        spawn(DATATEST, &["s", "r", "127.0.0.1", "0", "5000", "1", "1", "--sessions", "2", "--timeout", "20"]);
     // Port 0 with --sessions: each session gets its own free port, printed in order.
     let port_of = |line: String| line.rsplit(':').next().and_then(|p| p.parse::<u16>().ok()).expect("port");
     let p0 = port_of(srv.wait_line("session 0: listening on "));

@@ -17,7 +17,10 @@ use vboard::{Options, VirtualBoard};
 const LIMIT: Duration = Duration::from_secs(120);
 
 fn tools() -> Tools {
-    Tools { tcpdatatest: env!("CARGO_BIN_EXE_tcpdatatest").into(), txrx: env!("CARGO_BIN_EXE_tcp_client_txrx_single").into() }
+    Tools {
+        tcpdatatest: env!("CARGO_BIN_EXE_tcpdatatest").into(),
+        txrx: env!("CARGO_BIN_EXE_tcp_client_txrx_single").into(),
+    }
 }
 
 /// A default virtual board on a free Etherbone port, and a register client.

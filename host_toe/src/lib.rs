@@ -238,10 +238,9 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::NotLoopback { field, addr } => write!(
-                f,
-                "NetConfig.{field} = {addr} is not a loopback address: host_toe only uses 127.0.0.0/8"
-            ),
+            Error::NotLoopback { field, addr } => {
+                write!(f, "NetConfig.{field} = {addr} is not a loopback address: host_toe only uses 127.0.0.0/8")
+            }
             Error::Config(m) => write!(f, "{m}"),
         }
     }
@@ -278,11 +277,7 @@ struct Ring {
 
 impl Ring {
     fn new(cap: usize) -> Self {
-        Self {
-            buf: vec![0; cap].into_boxed_slice(),
-            head: 0,
-            len: 0,
-        }
+        Self { buf: vec![0; cap].into_boxed_slice(), head: 0, len: 0 }
     }
 
     fn len(&self) -> usize {
@@ -316,11 +311,7 @@ impl Ring {
     fn consume(&mut self, n: usize) {
         debug_assert!(n <= self.len);
         self.len -= n;
-        self.head = if self.len == 0 {
-            0
-        } else {
-            (self.head + n) % self.buf.len()
-        };
+        self.head = if self.len == 0 { 0 } else { (self.head + n) % self.buf.len() };
     }
 
     /// Appends `data` (the caller checked `free()`).
@@ -522,14 +513,7 @@ impl Session {
         }
     }
 
-    fn poll(
-        &mut self,
-        s: usize,
-        now: Instant,
-        net: &NetConfig,
-        beat: usize,
-        log: &mut Log,
-    ) -> bool {
+    fn poll(&mut self, s: usize, now: Instant, net: &NetConfig, beat: usize, log: &mut Log) -> bool {
         self.moved = false;
         match self.conn {
             Conn::Idle => false,
@@ -540,9 +524,7 @@ impl Session {
     }
 
     fn poll_listen(&mut self, s: usize, log: &mut Log) -> bool {
-        let Conn::Listening(l) = &self.conn else {
-            unreachable!()
-        };
+        let Conn::Listening(l) = &self.conn else { unreachable!() };
         match l.accept() {
             Ok((sock, addr)) => {
                 if let Err(e) = sock.set_nonblocking(true) {
@@ -552,22 +534,14 @@ impl Session {
                 let _ = sock.set_tcp_nodelay(true);
                 let local = self.local.map_or("?".into(), |a| a.to_string());
                 let remote = addr.as_socket();
-                log.push(
-                    s,
-                    format!(
-                        "accepted {} on {local}",
-                        remote.map_or("?".into(), |a| a.to_string())
-                    ),
-                );
+                log.push(s, format!("accepted {} on {local}", remote.map_or("?".into(), |a| a.to_string())));
                 self.connected(s, sock, remote, log);
                 true
             }
             Err(e)
                 if matches!(
                     e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::Interrupted
-                        | io::ErrorKind::ConnectionAborted
+                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted | io::ErrorKind::ConnectionAborted
                 ) =>
             {
                 false
@@ -581,14 +555,9 @@ impl Session {
     }
 
     fn poll_connect(&mut self, s: usize, now: Instant, net: &NetConfig, log: &mut Log) -> bool {
-        let Conn::Connecting { sock, deadline } = &self.conn else {
-            unreachable!()
-        };
+        let Conn::Connecting { sock, deadline } = &self.conn else { unreachable!() };
         let deadline = *deadline;
-        let remote = || {
-            self.remote
-                .map_or_else(|| "?".to_string(), |a| a.to_string())
-        };
+        let remote = || self.remote.map_or_else(|| "?".to_string(), |a| a.to_string());
         let err = match sock.take_error() {
             Ok(Some(e)) | Err(e) => Some(e),
             Ok(None) => None,
@@ -605,8 +574,7 @@ impl Session {
         }
         match sock.peer_addr() {
             Ok(addr) => {
-                let Conn::Connecting { sock, .. } = std::mem::replace(&mut self.conn, Conn::Idle)
-                else {
+                let Conn::Connecting { sock, .. } = std::mem::replace(&mut self.conn, Conn::Idle) else {
                     unreachable!()
                 };
                 let _ = sock.set_tcp_nodelay(true);
@@ -652,23 +620,13 @@ impl Session {
         );
     }
 
-    fn poll_open(
-        &mut self,
-        s: usize,
-        now: Instant,
-        net: &NetConfig,
-        beat: usize,
-        log: &mut Log,
-    ) -> bool {
-        let Conn::Open(sock) = &self.conn else {
-            unreachable!()
-        };
+    fn poll_open(&mut self, s: usize, now: Instant, net: &NetConfig, beat: usize, log: &mut Log) -> bool {
+        let Conn::Open(sock) = &self.conn else { unreachable!() };
         let mut changed = false;
         // TX: write the buffer until the socket would block.
         while !self.tx.is_empty() {
             let (a, b) = self.tx.slices();
-            let r = sock
-                .send_vectored_with_flags(&[IoSlice::new(a), IoSlice::new(b)], libc::MSG_NOSIGNAL);
+            let r = sock.send_vectored_with_flags(&[IoSlice::new(a), IoSlice::new(b)], libc::MSG_NOSIGNAL);
             match r {
                 Ok(0) => break,
                 Ok(n) => {
@@ -780,11 +738,7 @@ fn peer_info(sock: &Socket) -> (u16, u8) {
         // `__u8 tcpi_snd_wscale : 4, tcpi_rcv_wscale : 4;`: the first
         // bit-field takes the low bits on little-endian targets.
         let v = info.tcpi_snd_rcv_wscale;
-        let ws = if cfg!(target_endian = "little") {
-            v & 0x0F
-        } else {
-            v >> 4
-        };
+        let ws = if cfg!(target_endian = "little") { v & 0x0F } else { v >> 4 };
         (info.tcpi_snd_mss.min(u16::MAX as u32) as u16, ws)
     }
 }
@@ -805,10 +759,7 @@ fn io_failure(e: &io::Error) -> String {
 }
 
 fn busy_port(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        io::ErrorKind::AddrInUse | io::ErrorKind::AddrNotAvailable
-    )
+    matches!(e.kind(), io::ErrorKind::AddrInUse | io::ErrorKind::AddrNotAvailable)
 }
 
 /// A non-blocking TCP socket bound to `local` with SO_REUSEADDR.
@@ -870,9 +821,7 @@ impl HostToe {
             return Err(Error::Config("at least one session is needed".into()));
         }
         if !(1..=128).contains(&beat_bytes) {
-            return Err(Error::Config(format!(
-                "beat_bytes {beat_bytes} out of 1..=128"
-            )));
+            return Err(Error::Config(format!("beat_bytes {beat_bytes} out of 1..=128")));
         }
         if net.tx_buffer < beat_bytes || net.rx_buffer < beat_bytes {
             return Err(Error::Config(format!(
@@ -880,9 +829,7 @@ impl HostToe {
                 net.tx_buffer, net.rx_buffer
             )));
         }
-        let sess: Vec<Session> = (0..sessions)
-            .map(|s| Session::new(s, &net, beat_bytes))
-            .collect();
+        let sess: Vec<Session> = (0..sessions).map(|s| Session::new(s, &net, beat_bytes)).collect();
         let inputs = (0..sessions)
             .map(|_| SessionInputs {
                 conn_req_ready: true,
@@ -929,12 +876,7 @@ impl HostToe {
     /// [`HostToe::edge`]. No system call, no allocation.
     pub fn drive(&mut self, tx_tvalid: &[bool]) -> &[SessionInputs] {
         let beat = self.beat;
-        for (s, (sess, inp)) in self
-            .sessions
-            .iter_mut()
-            .zip(self.inputs.iter_mut())
-            .enumerate()
-        {
+        for (s, (sess, inp)) in self.sessions.iter_mut().zip(self.inputs.iter_mut()).enumerate() {
             let valid = tx_tvalid.get(s).copied().unwrap_or(false);
             inp.conn_req_ready = true;
             sess.status.apply_to(inp);
@@ -976,14 +918,12 @@ impl HostToe {
         }
         let init_done = self.init_countdown == 0;
         let n = self.sessions.len();
-        self.violations
-            .check_outputs_len(cycle, Place::session(0), outs.len(), n);
+        self.violations.check_outputs_len(cycle, Place::session(0), outs.len(), n);
         for (s, o) in outs.iter().enumerate().take(n) {
             let inp = &self.inputs[s];
             let (tready, rx_valid) = (inp.tx_tready, inp.rx_tvalid);
             let sess = &mut self.sessions[s];
-            sess.check
-                .edge(&mut self.violations, cycle, o, inp, sess.close_req);
+            sess.check.edge(&mut self.violations, cycle, o, inp, sess.close_req);
 
             // --- TX stream ---
             if o.tx_tvalid && tready && !o.tx_data.is_empty() {
@@ -1000,11 +940,7 @@ impl HostToe {
                     sess.rx.consume(len);
                     sess.rx_taken += len as u64;
                     sess.stats.rx_delivered += len as u64;
-                    while sess
-                        .push_points
-                        .front()
-                        .is_some_and(|&p| p <= sess.rx_taken)
-                    {
+                    while sess.push_points.front().is_some_and(|&p| p <= sess.rx_taken) {
                         sess.push_points.pop_front();
                     }
                     sess.check_closed();
@@ -1031,23 +967,11 @@ impl HostToe {
             match sess.conn {
                 Conn::Idle => {}
                 Conn::Listening(_) => {
-                    log.push(
-                        s,
-                        format!(
-                            "listen on {} cancelled",
-                            sess.local.map_or("?".into(), |a| a.to_string())
-                        ),
-                    );
+                    log.push(s, format!("listen on {} cancelled", sess.local.map_or("?".into(), |a| a.to_string())));
                     sess.drop_socket();
                 }
                 Conn::Connecting { .. } => {
-                    log.push(
-                        s,
-                        format!(
-                            "connect to {} cancelled",
-                            sess.remote.map_or("?".into(), |a| a.to_string())
-                        ),
-                    );
+                    log.push(s, format!("connect to {} cancelled", sess.remote.map_or("?".into(), |a| a.to_string())));
                     sess.drop_socket();
                 }
                 Conn::Open(_) => {
@@ -1061,9 +985,7 @@ impl HostToe {
         match sess.conn {
             Conn::Idle => {}
             Conn::Listening(_) => log.push(s, "listen replaced by a new open request"),
-            Conn::Connecting { .. } => {
-                log.push(s, "pending connect abandoned for a new open request")
-            }
+            Conn::Connecting { .. } => log.push(s, "pending connect abandoned for a new open request"),
             Conn::Open(_) => {
                 if sess.status.established {
                     log.push(s, "open request on a live connection: resetting it");
@@ -1091,14 +1013,12 @@ impl HostToe {
                     let any = SocketAddrV4::new(net.bind, 0);
                     let r = start_connect(any, remote);
                     if let Ok(sock) = &r {
-                        let port = sock
-                            .local_addr()
-                            .ok()
-                            .and_then(|a| a.as_socket())
-                            .map_or(0, |a| a.port());
+                        let port = sock.local_addr().ok().and_then(|a| a.as_socket()).map_or(0, |a| a.port());
                         log.push(
                             s,
-                            format!("source port {local} unusable ({e}): connecting from ephemeral port {port} instead"),
+                            format!(
+                                "source port {local} unusable ({e}): connecting from ephemeral port {port} instead"
+                            ),
                         );
                     }
                     r
@@ -1108,10 +1028,7 @@ impl HostToe {
             match sock {
                 Ok(sock) => {
                     sess.local = sock.local_addr().ok().and_then(|a| a.as_socket());
-                    sess.conn = Conn::Connecting {
-                        sock,
-                        deadline: Instant::now() + net.connect_timeout,
-                    };
+                    sess.conn = Conn::Connecting { sock, deadline: Instant::now() + net.connect_timeout };
                 }
                 Err(e) => {
                     let msg = if e.kind() == io::ErrorKind::ConnectionRefused {
@@ -1130,21 +1047,11 @@ impl HostToe {
             match r {
                 Ok(sock) => {
                     sess.local = sock.local_addr().ok().and_then(|a| a.as_socket());
-                    log.push(
-                        s,
-                        format!(
-                            "listening on {}",
-                            sess.local.map_or("?".into(), |a| a.to_string())
-                        ),
-                    );
+                    log.push(s, format!("listening on {}", sess.local.map_or("?".into(), |a| a.to_string())));
                     sess.conn = Conn::Listening(sock);
                 }
                 Err(e) => {
-                    sess.fail(
-                        s,
-                        log,
-                        format!("cannot listen on port {} ({local}): {e}", local.port()),
-                    );
+                    sess.fail(s, log, format!("cannot listen on port {} ({local}): {e}", local.port()));
                 }
             }
         }
@@ -1232,11 +1139,7 @@ impl HostToe {
                     (sock.as_raw_fd(), ev)
                 }
             };
-            self.pollfds.push(libc::pollfd {
-                fd,
-                events,
-                revents: 0,
-            });
+            self.pollfds.push(libc::pollfd { fd, events, revents: 0 });
         }
         let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
         if self.pollfds.is_empty() {
@@ -1244,13 +1147,7 @@ impl HostToe {
             return false;
         }
         // SAFETY: pollfds is a valid array of `len` pollfd structs.
-        let r = unsafe {
-            libc::poll(
-                self.pollfds.as_mut_ptr(),
-                self.pollfds.len() as libc::nfds_t,
-                ms,
-            )
-        };
+        let r = unsafe { libc::poll(self.pollfds.as_mut_ptr(), self.pollfds.len() as libc::nfds_t, ms) };
         r > 0
     }
 

@@ -18,12 +18,10 @@ const MAX: u64 = 50_000_000;
 fn full_backlog() -> (socket2::Socket, TcpStream, u16) {
     use socket2::{Domain, Socket, Type};
     let l = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
-    l.bind(&"127.0.0.1:0".parse::<SocketAddr>().unwrap().into())
-        .unwrap();
+    l.bind(&"127.0.0.1:0".parse::<SocketAddr>().unwrap().into()).unwrap();
     l.listen(0).unwrap();
     let addr = l.local_addr().unwrap().as_socket().unwrap();
-    let queued =
-        TcpStream::connect_timeout(&addr, Duration::from_secs(2)).expect("first connect is queued");
+    let queued = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).expect("first connect is queued");
     (l, queued, addr.port())
 }
 
@@ -51,16 +49,9 @@ fn active_open_refused() {
         tb.ins[0].conn_error
     });
     tb.run(1000);
-    assert!(
-        !rose && !tb.ins[0].established,
-        "established rose for a refused connect"
-    );
+    assert!(!rose && !tb.ins[0].established, "established rose for a refused connect");
     assert!(tb.ins[0].conn_error, "conn_error is a level");
-    assert!(
-        tb.has_event(&format!("connect to 127.0.0.1:{port} refused")),
-        "{:#?}",
-        tb.events
-    );
+    assert!(tb.has_event(&format!("connect to 127.0.0.1:{port} refused")), "{:#?}", tb.events);
     let st = tb.toe.stats(0);
     assert_eq!((st.connects, st.errors), (0, 1));
     tb.assert_no_violations();
@@ -77,10 +68,7 @@ fn active_open_times_out() {
     });
     let took = t0.elapsed();
     assert!(!rose, "established rose");
-    assert!(
-        took >= Duration::from_millis(300),
-        "timed out after {took:?}, before connect_timeout"
-    );
+    assert!(took >= Duration::from_millis(300), "timed out after {took:?}, before connect_timeout");
     assert!(tb.has_event("timed out after 300ms"), "{:#?}", tb.events);
 }
 
@@ -89,25 +77,14 @@ fn close_cancels_pending_connect() {
     let (mut tb, port, _backlog) = connect_to_full_backlog();
     tb.run(2000);
     assert!(tb.toe.busy(), "a pending connect needs polling");
-    assert_eq!(
-        tb.toe.peer_addr(0).map(|a| a.port()),
-        Some(port),
-        "connect pending"
-    );
+    assert_eq!(tb.toe.peer_addr(0).map(|a| a.port()), Some(port), "connect pending");
     tb.ul[0].req = Some(Req::Close);
     let end = Instant::now() + Duration::from_millis(600);
     while Instant::now() < end {
         tb.run(256);
-        assert!(
-            !tb.ins[0].established && !tb.ins[0].conn_error,
-            "a cancelled open raised a flag"
-        );
+        assert!(!tb.ins[0].established && !tb.ins[0].conn_error, "a cancelled open raised a flag");
     }
-    assert!(
-        tb.has_event(&format!("connect to 127.0.0.1:{port} cancelled")),
-        "{:#?}",
-        tb.events
-    );
+    assert!(tb.has_event(&format!("connect to 127.0.0.1:{port} cancelled")), "{:#?}", tb.events);
     assert!(!tb.toe.busy());
     assert_eq!(tb.toe.stats(0).errors, 0);
 }
@@ -138,20 +115,11 @@ fn passive_open_peer_connects() {
     tb.ul[0].close_after_tx = true;
     tb.run_until("fully closed", MAX, |tb| !tb.ins[0].established);
     let (peer_port, got) = peer.join().expect("peer");
-    assert_eq!(
-        tb.ins[0].peer_port, peer_port,
-        "peer_port is the connecting peer's port"
-    );
+    assert_eq!(tb.ins[0].peer_port, peer_port, "peer_port is the connecting peer's port");
     assert!(tb.ins[0].peer_closed && !tb.ins[0].conn_error);
     tb.check_rx(0, DOWN);
     check_pattern("peer", &got, UP);
-    assert!(
-        tb.has_event(&format!(
-            "accepted 127.0.0.1:{peer_port} on 127.0.0.1:{port}"
-        )),
-        "{:#?}",
-        tb.events
-    );
+    assert!(tb.has_event(&format!("accepted 127.0.0.1:{peer_port} on 127.0.0.1:{port}")), "{:#?}", tb.events);
     tb.assert_no_violations();
 }
 
@@ -163,29 +131,18 @@ fn close_cancels_listen() {
     tb.run_until("listening", 10_000, |tb| tb.toe.local_addr(0).is_some());
     tb.ul[0].req = Some(Req::Close);
     tb.run(1000);
-    assert!(
-        !tb.ins[0].established && !tb.ins[0].conn_error,
-        "a cancelled listen raised a flag"
-    );
+    assert!(!tb.ins[0].established && !tb.ins[0].conn_error, "a cancelled listen raised a flag");
     assert!(tb.toe.local_addr(0).is_none());
     let e = TcpStream::connect(("127.0.0.1", port)).expect_err("nobody listens after the cancel");
     assert_eq!(e.kind(), ErrorKind::ConnectionRefused);
-    assert!(
-        tb.has_event(&format!("listen on 127.0.0.1:{port} cancelled")),
-        "{:#?}",
-        tb.events
-    );
+    assert!(tb.has_event(&format!("listen on 127.0.0.1:{port} cancelled")), "{:#?}", tb.events);
     // A close with nothing open: taken, no effect.
     let n = tb.all_events().len();
     tb.ul[0].req = Some(Req::Close);
     tb.run(1000);
     assert!(tb.ul[0].req.is_none(), "close taken");
     assert!(!tb.ins[0].established && !tb.ins[0].conn_error);
-    assert_eq!(
-        tb.all_events().len(),
-        n,
-        "no event for a close with nothing open"
-    );
+    assert_eq!(tb.all_events().len(), n, "no event for a close with nothing open");
     tb.assert_no_violations();
 }
 
@@ -196,11 +153,7 @@ fn listen_on_busy_port_fails() {
     tb.ul[0].req = Some(Req::Listen { port });
     tb.run_until("conn_error", 1000, |tb| tb.ins[0].conn_error);
     assert!(!tb.ins[0].established);
-    assert!(
-        tb.has_event(&format!("cannot listen on port {port}")),
-        "{:#?}",
-        tb.events
-    );
+    assert!(tb.has_event(&format!("cannot listen on port {port}")), "{:#?}", tb.events);
 }
 
 #[test]
@@ -211,9 +164,7 @@ fn busy_source_port_falls_back_to_ephemeral() {
     let peer = thread::spawn(move || accept(&l).1);
     let mut tb = Tb::new(1, 64, net());
     tb.connect_to(0, busy_port, port);
-    tb.run_until("established", MAX, |tb| {
-        tb.ins[0].established || tb.ins[0].conn_error
-    });
+    tb.run_until("established", MAX, |tb| tb.ins[0].established || tb.ins[0].conn_error);
     assert!(tb.ins[0].established, "{:#?}", tb.all_events());
     let seen = peer.join().expect("peer");
     let local = tb.toe.local_addr(0).unwrap();
@@ -229,50 +180,23 @@ fn busy_source_port_falls_back_to_ephemeral() {
 
 #[test]
 fn non_loopback_config_refused() {
-    let cfg = NetConfig {
-        bind: Ipv4Addr::new(10, 1, 2, 3),
-        ..Default::default()
-    };
+    let cfg = NetConfig { bind: Ipv4Addr::new(10, 1, 2, 3), ..Default::default() };
     let e = HostToe::new(1, 64, cfg).unwrap_err();
-    assert_eq!(
-        e,
-        Error::NotLoopback {
-            field: "bind",
-            addr: Ipv4Addr::new(10, 1, 2, 3)
-        }
-    );
+    assert_eq!(e, Error::NotLoopback { field: "bind", addr: Ipv4Addr::new(10, 1, 2, 3) });
     let msg = e.to_string();
-    assert!(
-        msg.contains("10.1.2.3") && msg.contains("127.0.0.0/8") && msg.contains("bind"),
-        "{msg}"
-    );
-    let cfg = NetConfig {
-        target: Ipv4Addr::new(192, 0, 2, 1),
-        ..Default::default()
-    };
+    assert!(msg.contains("10.1.2.3") && msg.contains("127.0.0.0/8") && msg.contains("bind"), "{msg}");
+    let cfg = NetConfig { target: Ipv4Addr::new(192, 0, 2, 1), ..Default::default() };
     let e = HostToe::new(1, 64, cfg).unwrap_err();
     assert!(e.to_string().contains("target = 192.0.2.1"), "{e}");
     // Other loopback addresses are fine; buffers must hold a beat.
-    let cfg = NetConfig {
-        bind: Ipv4Addr::new(127, 0, 0, 2),
-        target: Ipv4Addr::new(127, 1, 2, 3),
-        ..Default::default()
-    };
+    let cfg =
+        NetConfig { bind: Ipv4Addr::new(127, 0, 0, 2), target: Ipv4Addr::new(127, 1, 2, 3), ..Default::default() };
     assert!(HostToe::new(1, 64, cfg).is_ok());
-    let cfg = NetConfig {
-        rx_buffer: 32,
-        ..Default::default()
-    };
+    let cfg = NetConfig { rx_buffer: 32, ..Default::default() };
     assert!(matches!(HostToe::new(1, 64, cfg), Err(Error::Config(_))));
-    assert!(matches!(
-        HostToe::new(0, 64, NetConfig::default()),
-        Err(Error::Config(_))
-    ));
+    assert!(matches!(HostToe::new(0, 64, NetConfig::default()), Err(Error::Config(_))));
     let d = NetConfig::default();
-    assert_eq!(
-        (d.bind, d.target),
-        (Ipv4Addr::LOCALHOST, Ipv4Addr::LOCALHOST)
-    );
+    assert_eq!((d.bind, d.target), (Ipv4Addr::LOCALHOST, Ipv4Addr::LOCALHOST));
 }
 
 #[test]
@@ -291,10 +215,7 @@ fn init_drops_connection() {
     tb.step(); // the edge with toe_init
     tb.step(); // the next drive shows its effect
     assert!(!tb.init_done, "init_done falls at once");
-    assert!(
-        tb.ins[0].conn_error && !tb.ins[0].established,
-        "init drops the connection"
-    );
+    assert!(tb.ins[0].conn_error && !tb.ins[0].established, "init drops the connection");
     // An open while not initialised is refused at once.
     tb.connect_to(0, 0, port);
     tb.step();
@@ -303,16 +224,8 @@ fn init_drops_connection() {
     assert!(tb.ins[0].conn_error, "open while not initialised");
     assert!(tb.has_event("not initialised"), "{:#?}", tb.events);
     tb.run_until("init_done", INIT_CYCLES + 2, |tb| tb.init_done);
-    assert_eq!(
-        peer.join().expect("peer"),
-        Err(ErrorKind::ConnectionReset),
-        "the peer gets a reset"
-    );
-    assert!(
-        tb.has_event("toe_init: connection dropped"),
-        "{:#?}",
-        tb.events
-    );
+    assert_eq!(peer.join().expect("peer"), Err(ErrorKind::ConnectionReset), "the peer gets a reset");
+    assert!(tb.has_event("toe_init: connection dropped"), "{:#?}", tb.events);
     assert_eq!(tb.toe.stats(0).errors, 2);
 }
 
@@ -333,22 +246,12 @@ fn open_on_live_connection_resets_it() {
     tb.connect_to(0, 0, pb);
     tb.step();
     tb.step();
-    assert!(
-        !tb.ins[0].established && tb.ins[0].peer_port == 0,
-        "the open request drops the old connection at once"
-    );
+    assert!(!tb.ins[0].established && tb.ins[0].peer_port == 0, "the open request drops the old connection at once");
     tb.run_until("established to B", MAX, |tb| tb.ins[0].established);
     assert_eq!(tb.ins[0].peer_port, pb);
     assert!(!tb.ins[0].conn_error);
-    assert_eq!(
-        peer_a.join().expect("peer A"),
-        Err(ErrorKind::ConnectionReset),
-        "A gets a reset"
-    );
-    assert_eq!(
-        peer_b.join().expect("peer B"),
-        tb.toe.local_addr(0).unwrap()
-    );
+    assert_eq!(peer_a.join().expect("peer A"), Err(ErrorKind::ConnectionReset), "A gets a reset");
+    assert_eq!(peer_b.join().expect("peer B"), tb.toe.local_addr(0).unwrap());
     assert!(tb.has_event("resetting it"), "{:#?}", tb.events);
 }
 
@@ -373,10 +276,7 @@ fn peer_reset_raises_conn_error() {
     go_tx.send(()).unwrap();
     peer.join().expect("peer");
     tb.run_until("conn_error after the reset", MAX, |tb| tb.ins[0].conn_error);
-    assert!(
-        !tb.ins[0].established && !tb.ins[0].rx_tvalid,
-        "buffered data is discarded"
-    );
+    assert!(!tb.ins[0].established && !tb.ins[0].rx_tvalid, "buffered data is discarded");
     tb.run(1000);
     assert!(!tb.ins[0].rx_tvalid && tb.ul[0].rx.is_empty());
     assert!(tb.has_event("connection reset by peer"), "{:#?}", tb.events);
@@ -409,8 +309,7 @@ fn peer_info_is_plausible() {
     use socket2::{Domain, Socket, Type};
     let l = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
     l.set_recv_buffer_size(256 << 10).unwrap();
-    l.bind(&"127.0.0.1:0".parse::<SocketAddr>().unwrap().into())
-        .unwrap();
+    l.bind(&"127.0.0.1:0".parse::<SocketAddr>().unwrap().into()).unwrap();
     l.listen(4).unwrap();
     let l: std::net::TcpListener = l.into();
     let port = l.local_addr().unwrap().port();
@@ -427,29 +326,15 @@ fn peer_info_is_plausible() {
     let (peer_ws, peer_snd_mss) = info_rx.recv_timeout(WALL_LIMIT).expect("peer TCP_INFO");
     let i = &tb.ins[0];
     assert_eq!(i.peer_port, port);
-    assert!(
-        (536..=65495).contains(&i.peer_mss),
-        "peer_mss {}",
-        i.peer_mss
-    );
+    assert!((536..=65495).contains(&i.peer_mss), "peer_mss {}", i.peer_mss);
     assert!(
         (i.peer_mss as u32).abs_diff(peer_snd_mss) <= 64,
         "peer_mss {} vs the peer's own {peer_snd_mss}",
         i.peer_mss
     );
-    assert_eq!(
-        i.peer_window_scale, peer_ws,
-        "peer_window_scale is the shift the peer announced"
-    );
-    assert!(
-        (1..=14).contains(&i.peer_window_scale),
-        "peer_window_scale {}",
-        i.peer_window_scale
-    );
-    assert!(tb.has_event(&format!(
-        "(peer mss {}, window scale {})",
-        i.peer_mss, i.peer_window_scale
-    )));
+    assert_eq!(i.peer_window_scale, peer_ws, "peer_window_scale is the shift the peer announced");
+    assert!((1..=14).contains(&i.peer_window_scale), "peer_window_scale {}", i.peer_window_scale);
+    assert!(tb.has_event(&format!("(peer mss {}, window scale {})", i.peer_mss, i.peer_window_scale)));
     peer.join().unwrap();
     // The fields keep their values after the connection ends, until the next open request.
     tb.run_until("peer_closed", MAX, |tb| tb.ins[0].peer_closed);
@@ -459,11 +344,7 @@ fn peer_info_is_plausible() {
     tb.connect_to(0, 0, free_port());
     tb.run(2);
     assert_eq!(
-        (
-            tb.ins[0].peer_port,
-            tb.ins[0].peer_mss,
-            tb.ins[0].peer_window_scale
-        ),
+        (tb.ins[0].peer_port, tb.ins[0].peer_mss, tb.ins[0].peer_window_scale),
         (0, 0, 0),
         "cleared by the next open ({ours:?})"
     );
@@ -486,10 +367,7 @@ fn wait_wakes_on_socket_activity() {
         connect(port)
     });
     let t = Instant::now();
-    assert!(
-        tb.toe.wait(Duration::from_secs(10)),
-        "a connecting peer wakes wait"
-    );
+    assert!(tb.toe.wait(Duration::from_secs(10)), "a connecting peer wakes wait");
     assert!(t.elapsed() < Duration::from_secs(5));
     tb.run_until("established", MAX, |tb| tb.ins[0].established);
     let mut s = peer.join().expect("peer");
@@ -497,13 +375,7 @@ fn wait_wakes_on_socket_activity() {
     assert!(!tb.toe.busy(), "an idle connection needs no fast polling");
     assert!(!tb.toe.wait(Duration::from_millis(20)));
     std::io::Write::write_all(&mut s, b"x").unwrap();
-    assert!(
-        tb.toe.wait(Duration::from_secs(10)),
-        "a byte from the peer wakes wait"
-    );
+    assert!(tb.toe.wait(Duration::from_secs(10)), "a byte from the peer wakes wait");
     tb.run(256);
-    assert!(
-        tb.toe.busy(),
-        "a buffered partial beat needs polling (push timeout)"
-    );
+    assert!(tb.toe.busy(), "a buffered partial beat needs polling (push timeout)");
 }

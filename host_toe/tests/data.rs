@@ -28,9 +28,7 @@ fn active_open_data_both_ways() {
     let local = free_port();
     let mut tb = Tb::new(1, 64, net());
     tb.connect_to(0, local, port);
-    tb.run_until("established", MAX, |tb| {
-        tb.ins[0].established || tb.ins[0].conn_error
-    });
+    tb.run_until("established", MAX, |tb| tb.ins[0].established || tb.ins[0].conn_error);
     assert!(tb.ins[0].established, "{:#?}", tb.all_events());
     tb.ul[0].tx_total = UP;
     tb.ul[0].tx_enable = true;
@@ -44,34 +42,12 @@ fn active_open_data_both_ways() {
     if !tb.has_event("ephemeral") {
         assert_eq!(from.port(), local, "the FPGA port is the source port");
     }
-    assert!(
-        tb.has_event(&format!(
-            "connected 127.0.0.1:{} -> 127.0.0.1:{port}",
-            from.port()
-        )),
-        "{:#?}",
-        tb.events
-    );
-    assert!(
-        tb.has_event(&format!("peer closed (FIN) after {DOWN} bytes")),
-        "{:#?}",
-        tb.events
-    );
-    assert!(
-        tb.has_event(&format!("FIN sent after {UP} bytes")),
-        "{:#?}",
-        tb.events
-    );
-    assert!(
-        tb.has_event("connection closed (both sides)"),
-        "{:#?}",
-        tb.events
-    );
+    assert!(tb.has_event(&format!("connected 127.0.0.1:{} -> 127.0.0.1:{port}", from.port())), "{:#?}", tb.events);
+    assert!(tb.has_event(&format!("peer closed (FIN) after {DOWN} bytes")), "{:#?}", tb.events);
+    assert!(tb.has_event(&format!("FIN sent after {UP} bytes")), "{:#?}", tb.events);
+    assert!(tb.has_event("connection closed (both sides)"), "{:#?}", tb.events);
     let st = tb.toe.stats(0);
-    assert_eq!(
-        (st.tx_taken, st.tx_bytes, st.rx_bytes, st.rx_delivered),
-        (UP, UP, DOWN, DOWN)
-    );
+    assert_eq!((st.tx_taken, st.tx_bytes, st.rx_bytes, st.rx_delivered), (UP, UP, DOWN, DOWN));
     assert_eq!((st.connects, st.errors), (1, 0));
     // Only full beats except the one at the FIN.
     let beats = &tb.ul[0].rx_beats;
@@ -90,10 +66,7 @@ fn peer_half_close_we_keep_sending() {
     let mut tb = Tb::new(1, 64, net());
     tb.connect_to(0, 0, port);
     tb.run_until("peer_closed", MAX, |tb| tb.ins[0].peer_closed);
-    assert!(
-        tb.ins[0].established,
-        "a half-closed connection stays established"
-    );
+    assert!(tb.ins[0].established, "a half-closed connection stays established");
     assert!(!tb.ins[0].rx_tvalid);
     tb.check_rx(0, DOWN);
     // Now we send, after the peer's FIN.
@@ -129,21 +102,13 @@ fn we_close_peer_keeps_sending() {
     tb.ul[0].tx_total = UP;
     tb.ul[0].tx_enable = true;
     tb.ul[0].close_after_tx = true;
-    tb.run_until("our FIN sent", MAX, |tb| {
-        tb.events.iter().any(|e| e.contains("FIN sent"))
-    });
+    tb.run_until("our FIN sent", MAX, |tb| tb.events.iter().any(|e| e.contains("FIN sent")));
     // Half-closed by us: still established, the peer may still send.
     tb.run_for(Duration::from_millis(50));
-    assert!(
-        tb.ins[0].established && !tb.ins[0].peer_closed,
-        "established until the peer's FIN"
-    );
+    assert!(tb.ins[0].established && !tb.ins[0].peer_closed, "established until the peer's FIN");
     go_tx.send(()).unwrap();
     tb.run_until("peer_closed", MAX, |tb| {
-        assert!(
-            tb.ins[0].established || tb.ins[0].peer_closed,
-            "established fell before the peer's FIN was delivered"
-        );
+        assert!(tb.ins[0].established || tb.ins[0].peer_closed, "established fell before the peer's FIN was delivered");
         tb.ins[0].peer_closed
     });
     tb.run(10);
@@ -165,26 +130,18 @@ fn tx_backpressure_when_peer_does_not_read() {
         read_all(&mut s)
     });
     // An odd TX buffer size: partial socket writes leave the ring wrapped.
-    let cfg = host_toe::NetConfig {
-        tx_buffer: 65_537,
-        ..net()
-    };
+    let cfg = host_toe::NetConfig { tx_buffer: 65_537, ..net() };
     let mut tb = Tb::new(1, 128, cfg);
     tb.connect_to(0, 0, port);
     tb.run_until("established", MAX, |tb| tb.ins[0].established);
     tb.ul[0].tx_total = UP;
     tb.ul[0].tx_enable = true;
     tb.ul[0].close_after_tx = true;
-    tb.run_until("tx_tready low for 100k cycles", MAX, |tb| {
-        tb.ul[0].tx_blocked_run >= 100_000
-    });
+    tb.run_until("tx_tready low for 100k cycles", MAX, |tb| tb.ul[0].tx_blocked_run >= 100_000);
     let sent = tb.ul[0].tx_sent;
     let st = tb.toe.stats(0);
     assert!(sent > 0 && sent < UP, "blocked after {sent} bytes");
-    assert!(
-        st.tx_taken - st.tx_bytes <= 65_537,
-        "the TX buffer is bounded"
-    );
+    assert!(st.tx_taken - st.tx_bytes <= 65_537, "the TX buffer is bounded");
     assert!(tb.ins[0].established && !tb.ins[0].conn_error);
     go_tx.send(()).unwrap();
     tb.run_until("fully closed", MAX, |tb| !tb.ins[0].established);
@@ -241,16 +198,9 @@ fn rx_backpressure_holds_the_peer() {
     });
     let blocked_at = blocked_at.unwrap();
     let st = tb.toe.stats(0);
-    assert!(
-        blocked_at < DOWN,
-        "the peer blocked after {blocked_at} bytes"
-    );
+    assert!(blocked_at < DOWN, "the peer blocked after {blocked_at} bytes");
     assert_eq!(st.rx_delivered, 0);
-    assert!(
-        st.rx_bytes <= 64 << 10,
-        "read {} bytes into a 64 KiB buffer",
-        st.rx_bytes
-    );
+    assert!(st.rx_bytes <= 64 << 10, "read {} bytes into a 64 KiB buffer", st.rx_bytes);
     assert!(tb.ins[0].rx_tvalid, "a beat waits");
     tb.ul[0].rx_ready = true;
     tb.run_until("peer_closed", MAX, |tb| tb.ins[0].peer_closed);
@@ -299,10 +249,7 @@ fn partial_beat_after_push_timeout() {
     assert!(tb.toe.busy(), "a partial beat waits for its push timeout");
     tb.run_until("the partial beat", MAX, |tb| tb.ul[0].rx.len() >= 1000);
     let waited = t960.elapsed();
-    assert!(
-        waited >= Duration::from_millis(30),
-        "partial beat after {waited:?}, before the push timeout"
-    );
+    assert!(waited >= Duration::from_millis(30), "partial beat after {waited:?}, before the push timeout");
     assert!(!tb.ins[0].peer_closed, "no FIN yet");
     assert_eq!(tb.ul[0].rx_beats.last(), Some(&(40, true)));
     assert_eq!(tb.toe.stats(0).push_timeouts, 1);
@@ -326,18 +273,12 @@ fn two_sessions_talk_to_each_other() {
     const B: u64 = 700_001;
     let port = free_port();
     // Small buffers of odd sizes: both rings wrap at every byte offset.
-    let cfg = host_toe::NetConfig {
-        tx_buffer: 1001,
-        rx_buffer: 777,
-        ..net()
-    };
+    let cfg = host_toe::NetConfig { tx_buffer: 1001, rx_buffer: 777, ..net() };
     let mut tb = Tb::new(2, 48, cfg);
     tb.ul[1].req = Some(Req::Listen { port });
     tb.run_until("listening", 10_000, |tb| tb.toe.local_addr(1).is_some());
     tb.connect_to(0, 0, port);
-    tb.run_until("both established", MAX, |tb| {
-        tb.ins[0].established && tb.ins[1].established
-    });
+    tb.run_until("both established", MAX, |tb| tb.ins[0].established && tb.ins[1].established);
     assert_eq!(tb.ins[1].peer_port, tb.toe.local_addr(0).unwrap().port());
     assert_eq!(tb.ins[0].peer_port, port);
     for (s, n) in [(0, A), (1, B)] {
@@ -345,9 +286,7 @@ fn two_sessions_talk_to_each_other() {
         tb.ul[s].tx_enable = true;
         tb.ul[s].close_after_tx = true;
     }
-    tb.run_until("both fully closed", MAX, |tb| {
-        !tb.ins[0].established && !tb.ins[1].established
-    });
+    tb.run_until("both fully closed", MAX, |tb| !tb.ins[0].established && !tb.ins[1].established);
     tb.check_rx(0, B);
     tb.check_rx(1, A);
     assert!(!tb.ins[0].conn_error && !tb.ins[1].conn_error);
@@ -369,12 +308,7 @@ fn interface_violations_are_listed() {
     tb.connect_to(0, 0, port);
     tb.run_until("established", MAX, |tb| tb.ins[0].established);
     // A partial beat without tlast, then more data after it, then an empty beat.
-    for beat in [
-        (vec![2; 10], false),
-        (vec![3; 64], false),
-        (vec![], true),
-        (vec![4; 65], true),
-    ] {
+    for beat in [(vec![2; 10], false), (vec![3; 64], false), (vec![], true), (vec![4; 65], true)] {
         tb.ul[0].custom_tx = Some(beat);
         tb.run_until("beat taken", 10_000, |tb| tb.ul[0].custom_tx.is_none());
     }
@@ -392,17 +326,10 @@ fn interface_violations_are_listed() {
         "TX beat of 65 bytes",
         "tx_tvalid after its close request",
     ] {
-        assert!(
-            v.iter().any(|m| m.contains(want)),
-            "missing {want:?} in {v:#?}"
-        );
+        assert!(v.iter().any(|m| m.contains(want)), "missing {want:?} in {v:#?}");
     }
     assert_eq!(v.len() as u64, tb.toe.violation_count());
-    assert!(
-        v.iter()
-            .all(|m| m.starts_with("cycle ") && m.contains("session 0: ")),
-        "{v:#?}"
-    );
+    assert!(v.iter().all(|m| m.starts_with("cycle ") && m.contains("session 0: ")), "{v:#?}");
     tb.run_until("peer FIN", MAX, |tb| !tb.ins[0].established);
     // 10 + 64 + 64 (the first 64 of the oversized beat) bytes went out.
     assert_eq!(peer.join().expect("peer").len(), 138);
@@ -429,9 +356,7 @@ fn rx_beat_stays_stable_while_waiting() {
     tb.run_until("a beat presented", MAX, |tb| tb.ins[0].rx_tvalid);
     assert!(!tb.ins[0].rx_tlast);
     go_tx.send(()).unwrap();
-    tb.run_until("the peer's FIN", MAX, |tb| {
-        tb.events.iter().any(|e| e.contains("peer closed (FIN)"))
-    });
+    tb.run_until("the peer's FIN", MAX, |tb| tb.events.iter().any(|e| e.contains("peer closed (FIN)")));
     tb.run(1000); // the harness asserts the waiting beat is unchanged every cycle
     assert!(tb.ins[0].rx_tvalid && !tb.ins[0].rx_tlast && !tb.ins[0].peer_closed);
     tb.ul[0].rx_ready = true;

@@ -50,7 +50,11 @@ impl Field {
     fn values<C: CodeTable>(mut self) -> Self {
         self.enum_values = C::ALL
             .iter()
-            .map(|code| EnumValue { name: code.name().to_string(), value: code.value(), description: code.description().to_string() })
+            .map(|code| EnumValue {
+                name: code.name().to_string(),
+                value: code.value(),
+                description: code.description().to_string(),
+            })
             .collect();
         self
     }
@@ -82,7 +86,8 @@ fn wide(regs: &mut Vec<Register>, wides: &mut Vec<Wide>, def: WideDef<'_>) {
     let lo_name = format!("{name}_lo");
     let hi_name = format!("{name}_hi");
     let mut lo = field("value", 0, 32, access, reset as u32, &format!("Bits 31:0 of {name}."));
-    let mut hi = field("value", 0, width - 32, access, (reset >> 32) as u32, &format!("Bits {}:32 of {name}.", width - 1));
+    let mut hi =
+        field("value", 0, width - 32, access, (reset >> 32) as u32, &format!("Bits {}:32 of {name}.", width - 1));
     lo.volatile = volatile;
     hi.volatile = volatile;
     let lo_doc = format!("{description} Bits 31:0; reading this register latches `{hi_name}`.");
@@ -130,18 +135,24 @@ fn info_block(design: &Design) -> Block {
         reset: hash,
         description: "First 64 bits of the SHA-256 of the configuration this bitstream was generated from (the `configuration` in every generated file's banner).",
     });
-    wide(&mut regs, &mut wides, WideDef {
-        name: "cycle_count",
-        offset: 0x20,
-        width: 64,
-        access: Ro,
-        volatile: true,
-        reset: 0,
-        description: "Free-running count of user-clock cycles since reset; wraps at 2^64.",
-    });
+    wide(
+        &mut regs,
+        &mut wides,
+        WideDef {
+            name: "cycle_count",
+            offset: 0x20,
+            width: 64,
+            access: Ro,
+            volatile: true,
+            reset: 0,
+            description: "Free-running count of user-clock cycles since reset; wraps at 2^64.",
+        },
+    );
     Block {
         name: "info".into(),
-        description: "Identification, design parameters and the free-running cycle counter. Constant except `cycle_count`.".into(),
+        description:
+            "Identification, design parameters and the free-running cycle counter. Constant except `cycle_count`."
+                .into(),
         base: 0x000,
         size: 0x040,
         repeat: None,
@@ -259,15 +270,19 @@ fn session_block(design: &Design) -> Block {
         ]),
     ];
     let mut wides = Vec::new();
-    wide(&mut regs, &mut wides, WideDef {
-        name: "transfer_size",
-        offset: 0x10,
-        width: 48,
-        access: Rw,
-        volatile: false,
-        reset: DEFAULT_TRANSFER_SIZE,
-        description: "Bytes to transfer per direction, 1..=2^48-1; taken at `ctrl.start`.",
-    });
+    wide(
+        &mut regs,
+        &mut wides,
+        WideDef {
+            name: "transfer_size",
+            offset: 0x10,
+            width: 48,
+            access: Rw,
+            volatile: false,
+            reset: DEFAULT_TRANSFER_SIZE,
+            description: "Bytes to transfer per direction, 1..=2^48-1; taken at `ctrl.start`.",
+        },
+    );
     wide(&mut regs, &mut wides, WideDef {
         name: "packet_size",
         offset: 0x18,
@@ -277,24 +292,32 @@ fn session_block(design: &Design) -> Block {
         reset: DEFAULT_PACKET_SIZE,
         description: "Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; taken at `ctrl.start`.",
     });
-    wide(&mut regs, &mut wides, WideDef {
-        name: "tx_bytes",
-        offset: 0x30,
-        width: 64,
-        access: Ro,
-        volatile: true,
-        reset: 0,
-        description: "Bytes sent since `ctrl.start`; counts while the test runs.",
-    });
-    wide(&mut regs, &mut wides, WideDef {
-        name: "rx_bytes",
-        offset: 0x38,
-        width: 64,
-        access: Ro,
-        volatile: true,
-        reset: 0,
-        description: "Bytes received since `ctrl.start`; counts while the test runs.",
-    });
+    wide(
+        &mut regs,
+        &mut wides,
+        WideDef {
+            name: "tx_bytes",
+            offset: 0x30,
+            width: 64,
+            access: Ro,
+            volatile: true,
+            reset: 0,
+            description: "Bytes sent since `ctrl.start`; counts while the test runs.",
+        },
+    );
+    wide(
+        &mut regs,
+        &mut wides,
+        WideDef {
+            name: "rx_bytes",
+            offset: 0x38,
+            width: 64,
+            access: Ro,
+            volatile: true,
+            reset: 0,
+            description: "Bytes received since `ctrl.start`; counts while the test runs.",
+        },
+    );
     wide(&mut regs, &mut wides, WideDef {
         name: "elapsed",
         offset: 0x40,

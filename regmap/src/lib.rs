@@ -191,7 +191,9 @@ pub struct Register {
 impl Register {
     /// The whole register's reset word in instance `instance`.
     pub fn reset_for(&self, instance: usize) -> u32 {
-        self.fields.iter().fold(0, |word, f| word | ((u64::from(f.reset.for_instance(instance)) << f.lsb.min(63)) as u32 & f.mask()))
+        self.fields
+            .iter()
+            .fold(0, |word, f| word | ((u64::from(f.reset.for_instance(instance)) << f.lsb.min(63)) as u32 & f.mask()))
     }
 
     /// Whether every instance has the same reset word.
@@ -381,7 +383,10 @@ impl RegisterMap {
     /// Every field in definition order.
     pub fn fields(&self) -> impl Iterator<Item = FieldRef<'_>> {
         self.blocks.iter().flat_map(|block| {
-            block.registers.iter().flat_map(move |register| register.fields.iter().map(move |field| FieldRef { block, register, field }))
+            block
+                .registers
+                .iter()
+                .flat_map(move |register| register.fields.iter().map(move |field| FieldRef { block, register, field }))
         })
     }
 
@@ -418,34 +423,128 @@ impl RegisterMap {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RegmapError {
     /// A name that is not a lower-case identifier, or is a Rust or C keyword.
-    InvalidName { what: &'static str, name: String, reason: &'static str },
-    DuplicateBlock { name: String },
+    InvalidName {
+        what: &'static str,
+        name: String,
+        reason: &'static str,
+    },
+    DuplicateBlock {
+        name: String,
+    },
     /// Register names are unique across the whole map.
-    DuplicateRegister { name: String, first: String, second: String },
-    DuplicateField { register: String, field: String },
-    DuplicateEnumValue { field: String, name: String },
-    DuplicateWide { block: String, name: String },
-    BlockMisaligned { block: String, what: &'static str, value: u32 },
-    StrideTooSmall { block: String, stride: u32, size: u32 },
-    NoInstances { block: String },
-    BlockOverlap { first: String, second: String, addr: u32 },
-    BlockPastAddressSpace { block: String },
-    Misaligned { register: String, offset: u32 },
-    RegisterOutsideBlock { register: String, offset: u32, size: u32 },
-    RegisterOverlap { first: String, second: String, offset: u32 },
-    NoFields { register: String },
-    EmptyField { field: String },
-    FieldPastBit31 { field: String, lsb: u32, width: u32 },
-    FieldOverlap { first: String, second: String, bit: u32 },
-    ResetTooWide { field: String, reset: u32, width: u32 },
-    ResetCount { field: String, values: usize, instances: usize },
-    EnumValueOutOfRange { field: String, name: String, value: u32, width: u32 },
-    DuplicateEnumNumber { field: String, value: u32 },
-    ResetNotInEnum { field: String, reset: u32 },
-    InvalidRange { field: String, min: u32, max: u32, width: u32 },
-    ResetOutOfRange { field: String, reset: u32, min: u32, max: u32 },
-    WideRegister { wide: String, problem: String },
-    NameCollision { name: String, first: String, second: String },
+    DuplicateRegister {
+        name: String,
+        first: String,
+        second: String,
+    },
+    DuplicateField {
+        register: String,
+        field: String,
+    },
+    DuplicateEnumValue {
+        field: String,
+        name: String,
+    },
+    DuplicateWide {
+        block: String,
+        name: String,
+    },
+    BlockMisaligned {
+        block: String,
+        what: &'static str,
+        value: u32,
+    },
+    StrideTooSmall {
+        block: String,
+        stride: u32,
+        size: u32,
+    },
+    NoInstances {
+        block: String,
+    },
+    BlockOverlap {
+        first: String,
+        second: String,
+        addr: u32,
+    },
+    BlockPastAddressSpace {
+        block: String,
+    },
+    Misaligned {
+        register: String,
+        offset: u32,
+    },
+    RegisterOutsideBlock {
+        register: String,
+        offset: u32,
+        size: u32,
+    },
+    RegisterOverlap {
+        first: String,
+        second: String,
+        offset: u32,
+    },
+    NoFields {
+        register: String,
+    },
+    EmptyField {
+        field: String,
+    },
+    FieldPastBit31 {
+        field: String,
+        lsb: u32,
+        width: u32,
+    },
+    FieldOverlap {
+        first: String,
+        second: String,
+        bit: u32,
+    },
+    ResetTooWide {
+        field: String,
+        reset: u32,
+        width: u32,
+    },
+    ResetCount {
+        field: String,
+        values: usize,
+        instances: usize,
+    },
+    EnumValueOutOfRange {
+        field: String,
+        name: String,
+        value: u32,
+        width: u32,
+    },
+    DuplicateEnumNumber {
+        field: String,
+        value: u32,
+    },
+    ResetNotInEnum {
+        field: String,
+        reset: u32,
+    },
+    InvalidRange {
+        field: String,
+        min: u32,
+        max: u32,
+        width: u32,
+    },
+    ResetOutOfRange {
+        field: String,
+        reset: u32,
+        min: u32,
+        max: u32,
+    },
+    WideRegister {
+        wide: String,
+        problem: String,
+    },
+    NameCollision {
+        name: String,
+        first: String,
+        second: String,
+    },
 }
 
 fn hex(v: u32) -> String {
@@ -464,25 +563,49 @@ impl fmt::Display for RegmapError {
             DuplicateField { register, field } => write!(f, "duplicate field name `{field}` in register `{register}`"),
             DuplicateEnumValue { field, name } => write!(f, "duplicate enum value name `{name}` in field `{field}`"),
             DuplicateWide { block, name } => write!(f, "duplicate wide value name `{name}` in block `{block}`"),
-            BlockMisaligned { block, what, value } => write!(f, "block `{block}`: {what} {} is not a multiple of 4 bytes", hex(*value)),
+            BlockMisaligned { block, what, value } => {
+                write!(f, "block `{block}`: {what} {} is not a multiple of 4 bytes", hex(*value))
+            }
             StrideTooSmall { block, stride, size } => {
-                write!(f, "block `{block}`: stride {} is smaller than its size {}, so instances would overlap", hex(*stride), hex(*size))
+                write!(
+                    f,
+                    "block `{block}`: stride {} is smaller than its size {}, so instances would overlap",
+                    hex(*stride),
+                    hex(*size)
+                )
             }
             NoInstances { block } => write!(f, "block `{block}` repeats 0 times: it needs at least one instance"),
-            BlockOverlap { first, second, addr } => write!(f, "blocks `{first}` and `{second}` overlap at address {}", hex(*addr)),
-            BlockPastAddressSpace { block } => write!(f, "block `{block}` extends past the 32-bit address space"),
-            Misaligned { register, offset } => write!(f, "register `{register}` at offset {} is not 4-byte aligned", hex(*offset)),
-            RegisterOutsideBlock { register, offset, size } => {
-                write!(f, "register `{register}` at offset {} lies outside its block (size {})", hex(*offset), hex(*size))
+            BlockOverlap { first, second, addr } => {
+                write!(f, "blocks `{first}` and `{second}` overlap at address {}", hex(*addr))
             }
-            RegisterOverlap { first, second, offset } => write!(f, "registers `{first}` and `{second}` overlap at offset {}", hex(*offset)),
+            BlockPastAddressSpace { block } => write!(f, "block `{block}` extends past the 32-bit address space"),
+            Misaligned { register, offset } => {
+                write!(f, "register `{register}` at offset {} is not 4-byte aligned", hex(*offset))
+            }
+            RegisterOutsideBlock { register, offset, size } => {
+                write!(
+                    f,
+                    "register `{register}` at offset {} lies outside its block (size {})",
+                    hex(*offset),
+                    hex(*size)
+                )
+            }
+            RegisterOverlap { first, second, offset } => {
+                write!(f, "registers `{first}` and `{second}` overlap at offset {}", hex(*offset))
+            }
             NoFields { register } => write!(f, "register `{register}` has no fields"),
             EmptyField { field } => write!(f, "field `{field}` has width 0"),
             FieldPastBit31 { field, lsb, width } => {
-                write!(f, "field `{field}` (lsb {lsb}, width {width}) extends past bit 31 to bit {}", u64::from(*lsb) + u64::from(*width) - 1)
+                write!(
+                    f,
+                    "field `{field}` (lsb {lsb}, width {width}) extends past bit 31 to bit {}",
+                    u64::from(*lsb) + u64::from(*width) - 1
+                )
             }
             FieldOverlap { first, second, bit } => write!(f, "fields `{first}` and `{second}` overlap at bit {bit}"),
-            ResetTooWide { field, reset, width } => write!(f, "reset value {reset:#X} of field `{field}` does not fit in its {width} bit(s)"),
+            ResetTooWide { field, reset, width } => {
+                write!(f, "reset value {reset:#X} of field `{field}` does not fit in its {width} bit(s)")
+            }
             ResetCount { field, values, instances } => {
                 write!(f, "field `{field}` has {values} per-instance reset value(s) but its block has {instances} instance(s)")
             }
@@ -490,7 +613,9 @@ impl fmt::Display for RegmapError {
                 write!(f, "enum value `{name}` = {value} of field `{field}` does not fit in its {width} bit(s)")
             }
             DuplicateEnumNumber { field, value } => write!(f, "field `{field}` has two enum values equal to {value}"),
-            ResetNotInEnum { field, reset } => write!(f, "reset value {reset} of field `{field}` is not one of its enum values"),
+            ResetNotInEnum { field, reset } => {
+                write!(f, "reset value {reset} of field `{field}` is not one of its enum values")
+            }
             InvalidRange { field, min, max, width } => {
                 write!(f, "valid range {min}..={max} of field `{field}` is empty or does not fit in its {width} bit(s)")
             }

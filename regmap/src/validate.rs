@@ -119,7 +119,11 @@ impl RegisterMap {
                     return misaligned("stride", repeat.stride);
                 }
                 if repeat.stride < block.size {
-                    return Err(RegmapError::StrideTooSmall { block: block.name.clone(), stride: repeat.stride, size: block.size });
+                    return Err(RegmapError::StrideTooSmall {
+                        block: block.name.clone(),
+                        stride: repeat.stride,
+                        size: block.size,
+                    });
                 }
             }
             for instance in 0..block.instances() {
@@ -188,7 +192,12 @@ fn check_field(block: &Block, id: &str, field: &Field) -> Result<(), RegmapError
     let mut numbers = BTreeSet::new();
     for value in &field.enum_values {
         if u64::from(value.value) > max {
-            return Err(RegmapError::EnumValueOutOfRange { field: id, name: value.name.clone(), value: value.value, width: field.width });
+            return Err(RegmapError::EnumValueOutOfRange {
+                field: id,
+                name: value.name.clone(),
+                value: value.value,
+                width: field.width,
+            });
         }
         if !numbers.insert(value.value) {
             return Err(RegmapError::DuplicateEnumNumber { field: id, value: value.value });
@@ -234,9 +243,13 @@ fn check_field_overlap(block: &str, reg: &crate::Register) -> Result<(), RegmapE
 
 fn check_wides(block: &Block) -> Result<(), RegmapError> {
     for wide in &block.wides {
-        let problem = |problem: String| Err(RegmapError::WideRegister { wide: register_id(&block.name, &wide.name), problem });
+        let problem =
+            |problem: String| Err(RegmapError::WideRegister { wide: register_id(&block.name, &wide.name), problem });
         if !(33..=64).contains(&wide.width) {
-            return problem(format!("width {} is not in 33..=64 (a value of 32 bits or less fits one register)", wide.width));
+            return problem(format!(
+                "width {} is not in 33..=64 (a value of 32 bits or less fits one register)",
+                wide.width
+            ));
         }
         let Some(lo) = block.register(&wide.lo) else {
             return problem(format!("low register `{}` is not in block `{}`", wide.lo, block.name));
@@ -247,12 +260,18 @@ fn check_wides(block: &Block) -> Result<(), RegmapError> {
         if u64::from(hi.offset) != u64::from(lo.offset) + 4 {
             return problem(format!("high register `{}` must be at the low register's offset + 4", wide.hi));
         }
-        let single = |reg: &crate::Register, width: u32| reg.fields.len() == 1 && reg.fields[0].lsb == 0 && reg.fields[0].width == width;
+        let single = |reg: &crate::Register, width: u32| {
+            reg.fields.len() == 1 && reg.fields[0].lsb == 0 && reg.fields[0].width == width
+        };
         if !single(lo, 32) {
             return problem(format!("low register `{}` must hold exactly one field of 32 bits at bit 0", wide.lo));
         }
         if !single(hi, wide.width - 32) {
-            return problem(format!("high register `{}` must hold exactly one field of {} bits at bit 0", wide.hi, wide.width - 32));
+            return problem(format!(
+                "high register `{}` must hold exactly one field of {} bits at bit 0",
+                wide.hi,
+                wide.width - 32
+            ));
         }
         if lo.fields[0].access != hi.fields[0].access || lo.fields[0].volatile != hi.fields[0].volatile {
             return problem("both halves must have the same access and volatility".to_string());

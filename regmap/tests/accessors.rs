@@ -54,7 +54,10 @@ fn session_accessors_follow_the_stride() {
         assert_eq!(s.err_offset().width, 48);
         let port = block.register("fpga_port").unwrap();
         assert_eq!(s.fpga_port().reset, port.reset_for(s.index()));
-        assert_eq!(regs::session::fpga_port::PORT.get(s.fpga_port().reset), u32::from(design(4).defaults.fpga_ports[s.index()]));
+        assert_eq!(
+            regs::session::fpga_port::PORT.get(s.fpga_port().reset),
+            u32::from(design(4).defaults.fpga_ports[s.index()])
+        );
     }
     let (s0, s1) = (regs::Session::ALL[0], regs::Session::ALL[1]);
     assert_eq!(s1.ctrl().addr - s0.ctrl().addr, regs::session::STRIDE);
@@ -72,7 +75,10 @@ fn fields_encode_and_decode_within_their_range() {
     assert_eq!(speed::TX_PERCENT.word(101), None, "101 % is out of range");
     assert_eq!(speed::TX_PERCENT.word(100), Some(100));
     let mode = test_config::TEST_MODE.word(test_config::TestMode::FullDuplex.bits()).unwrap();
-    assert_eq!(test_config::TestMode::from_bits(test_config::TEST_MODE.get(mode)), Some(test_config::TestMode::FullDuplex));
+    assert_eq!(
+        test_config::TestMode::from_bits(test_config::TEST_MODE.get(mode)),
+        Some(test_config::TestMode::FullDuplex)
+    );
     assert_eq!(status::ErrorCause::from_bits(15), None);
     let cause = status::ERROR_CAUSE.word(status::ErrorCause::Verify.bits()).unwrap();
     assert_eq!(cause >> status::ERROR_CAUSE.shift, 3);

@@ -60,11 +60,31 @@ fn static_asserts_catch_a_header_that_disagrees() {
     // mask that disagrees with its width, a reset wider than its field, a
     // register reset that is not the composition of its fields.
     let edits: &[(&str, &str, &str)] = &[
-        ("#define TOE_USER_LOGIC_SESSION_STATUS_OFFSET 0x004u", "#define TOE_USER_LOGIC_SESSION_STATUS_OFFSET 0x008u", "session.status: offset"),
-        ("#define TOE_USER_LOGIC_SESSION_SPEED_TX_PERCENT_MASK 0x0000007Fu", "#define TOE_USER_LOGIC_SESSION_SPEED_TX_PERCENT_MASK 0x000000FFu", "session.speed.tx_percent: mask"),
-        ("#define TOE_USER_LOGIC_TOE_CONFIG_MODE_RESET 0x0u", "#define TOE_USER_LOGIC_TOE_CONFIG_MODE_RESET 0x4u", "toe.toe_config.mode: reset fits"),
-        ("#define TOE_USER_LOGIC_ID_RESET 0x544F4555u", "#define TOE_USER_LOGIC_ID_RESET 0x544F4556u", "info.id: reset composed"),
-        ("#define TOE_USER_LOGIC_SESSION_STRIDE 0x100u", "#define TOE_USER_LOGIC_SESSION_STRIDE 0x0FCu", "session: stride and count"),
+        (
+            "#define TOE_USER_LOGIC_SESSION_STATUS_OFFSET 0x004u",
+            "#define TOE_USER_LOGIC_SESSION_STATUS_OFFSET 0x008u",
+            "session.status: offset",
+        ),
+        (
+            "#define TOE_USER_LOGIC_SESSION_SPEED_TX_PERCENT_MASK 0x0000007Fu",
+            "#define TOE_USER_LOGIC_SESSION_SPEED_TX_PERCENT_MASK 0x000000FFu",
+            "session.speed.tx_percent: mask",
+        ),
+        (
+            "#define TOE_USER_LOGIC_TOE_CONFIG_MODE_RESET 0x0u",
+            "#define TOE_USER_LOGIC_TOE_CONFIG_MODE_RESET 0x4u",
+            "toe.toe_config.mode: reset fits",
+        ),
+        (
+            "#define TOE_USER_LOGIC_ID_RESET 0x544F4555u",
+            "#define TOE_USER_LOGIC_ID_RESET 0x544F4556u",
+            "info.id: reset composed",
+        ),
+        (
+            "#define TOE_USER_LOGIC_SESSION_STRIDE 0x100u",
+            "#define TOE_USER_LOGIC_SESSION_STRIDE 0x0FCu",
+            "session: stride and count",
+        ),
     ];
     for (from, to, message) in edits {
         let dir = tempfile::tempdir().unwrap();

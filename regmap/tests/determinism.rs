@@ -48,7 +48,8 @@ fn one_offset_change_reaches_every_output() {
         assert!(after.contains("PEER_WINDOW_SCALE") || after.contains("peer_window_scale"), "{after}");
         assert!(before.contains(&old_hex) && after.contains(&new_hex), "{before} -> {after}");
     }
-    assert!(regmap::c_header(&moved, &d).contains(&format!("#define TOE_USER_LOGIC_SESSION_PEER_WINDOW_SCALE_OFFSET {new_hex}u\n")));
+    assert!(regmap::c_header(&moved, &d)
+        .contains(&format!("#define TOE_USER_LOGIC_SESSION_PEER_WINDOW_SCALE_OFFSET {new_hex}u\n")));
 
     // The static asserts freeze the new offset.
     let asserts = regmap::c_static_asserts(&moved, &d);
@@ -58,7 +59,10 @@ fn one_offset_change_reaches_every_output() {
     // Markdown: the row of the register table and the field heading.
     let changed = changed_lines(&regmap::markdown(&original, &d), &regmap::markdown(&moved, &d));
     assert_eq!(changed.len(), 2, "{changed:#?}");
-    assert!(changed.iter().all(|(_, after)| after.contains("peer_window_scale") && after.contains(&new_hex)), "{changed:#?}");
+    assert!(
+        changed.iter().all(|(_, after)| after.contains("peer_window_scale") && after.contains(&new_hex)),
+        "{changed:#?}"
+    );
 
     // JSON: the register's offset and the four instance addresses.
     let json: serde_json::Value = serde_json::from_str(&regmap::json(&moved, &d)).unwrap();
@@ -72,7 +76,13 @@ fn one_offset_change_reaches_every_output() {
 
     // Rust accessors: the register module's OFFSET.
     let changed = changed_lines(&regmap::rust_accessors(&original, &d), &regmap::rust_accessors(&moved, &d));
-    assert_eq!(changed, vec![(format!("            pub const OFFSET: u32 = {old_hex};"), format!("            pub const OFFSET: u32 = {new_hex};"))]);
+    assert_eq!(
+        changed,
+        vec![(
+            format!("            pub const OFFSET: u32 = {old_hex};"),
+            format!("            pub const OFFSET: u32 = {new_hex};")
+        )]
+    );
 
     // csr.csv: the register's row in each instance, nothing else (it stays
     // the last register of its block, so the address order is unchanged).
@@ -80,7 +90,12 @@ fn one_offset_change_reaches_every_output() {
     let rows: Vec<(String, String)> = addresses
         .iter()
         .enumerate()
-        .map(|(s, a)| (format!("csr_register,session{s}_peer_window_scale,0x{:08x},1,ro", a - 4), format!("csr_register,session{s}_peer_window_scale,0x{a:08x},1,ro")))
+        .map(|(s, a)| {
+            (
+                format!("csr_register,session{s}_peer_window_scale,0x{:08x},1,ro", a - 4),
+                format!("csr_register,session{s}_peer_window_scale,0x{a:08x},1,ro"),
+            )
+        })
         .collect();
     assert_eq!(changed, rows);
 }

@@ -18,8 +18,9 @@ fn check(file_name: &str, actual: &str) {
         std::fs::write(&path, actual).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
         return;
     }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {} ({e}); run `UPDATE_GOLDEN=1 cargo test -p regmap golden`", path.display()));
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("cannot read {} ({e}); run `UPDATE_GOLDEN=1 cargo test -p regmap golden`", path.display())
+    });
     if expected != actual {
         let line = expected.lines().zip(actual.lines()).position(|(e, a)| e != a).map_or_else(
             || format!("lengths differ ({} vs {} lines)", expected.lines().count(), actual.lines().count()),
@@ -42,7 +43,17 @@ fn golden_outputs_of_the_default_config() {
     let map = regmap::RegisterMap::for_design(&design);
     let outputs = regmap::outputs(&map, &design);
     let names: Vec<&str> = outputs.iter().map(|o| o.file_name.as_str()).collect();
-    assert_eq!(names, ["toe_user_logic.h", "toe_user_logic_selftest.c", "REGISTERS.md", "regmap.json", "regmap_accessors.rs", "csr.csv"]);
+    assert_eq!(
+        names,
+        [
+            "toe_user_logic.h",
+            "toe_user_logic_selftest.c",
+            "REGISTERS.md",
+            "regmap.json",
+            "regmap_accessors.rs",
+            "csr.csv"
+        ]
+    );
     for output in &outputs {
         check(&output.file_name, &output.contents);
     }

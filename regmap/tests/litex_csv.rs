@@ -52,7 +52,10 @@ fn parse(text: &str) -> Parsed {
         // `group, name, addr, length, mode = item`: five columns or a ValueError.
         assert_eq!(cols.len(), 5, "row {line:?} does not have five columns");
         let (kind, name) = (cols[0], cols[1].to_string());
-        assert!(!name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'), "name {name:?}");
+        assert!(
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+            "name {name:?}"
+        );
         assert!(name.starts_with(|c: char| c.is_ascii_lowercase()), "name {name:?} must be an identifier");
         *seen.entry((kind.to_string(), name.clone())).or_default() += 1;
         match kind {
@@ -127,7 +130,12 @@ fn check(map: &RegisterMap, text: &str) {
     assert_eq!(p.bases.len(), bases);
     for block in &map.blocks {
         for s in 0..block.instances() {
-            assert_eq!(p.bases.get(&region(block, s)), Some(&u64::from(block.instance_base(s).unwrap())), "base of {}", region(block, s));
+            assert_eq!(
+                p.bases.get(&region(block, s)),
+                Some(&u64::from(block.instance_base(s).unwrap())),
+                "base of {}",
+                region(block, s)
+            );
         }
     }
 
@@ -150,7 +158,12 @@ fn check(map: &RegisterMap, text: &str) {
                 expected_constants += 1;
                 if reg.fields.len() > 1 {
                     for f in &reg.fields {
-                        assert_eq!(p.constants.get(&format!("{name}_{}", f.name)), Some(&u64::from(f.reset.for_instance(s))), "{name}.{}", f.name);
+                        assert_eq!(
+                            p.constants.get(&format!("{name}_{}", f.name)),
+                            Some(&u64::from(f.reset.for_instance(s))),
+                            "{name}.{}",
+                            f.name
+                        );
                         expected_constants += 1;
                     }
                 }
@@ -159,7 +172,12 @@ fn check(map: &RegisterMap, text: &str) {
                 let (lo, hi) = (block.register(&wide.lo).unwrap(), block.register(&wide.hi).unwrap());
                 if lo.fields[0].is_constant() {
                     let value = u64::from(hi.reset_for(s)) << 32 | u64::from(lo.reset_for(s));
-                    assert_eq!(p.constants.get(&format!("{}_{}", region(block, s), wide.name)), Some(&value), "wide {}", wide.name);
+                    assert_eq!(
+                        p.constants.get(&format!("{}_{}", region(block, s), wide.name)),
+                        Some(&value),
+                        "wide {}",
+                        wide.name
+                    );
                     expected_constants += 1;
                 }
             }
@@ -208,7 +226,8 @@ fn a_missing_row_is_caught() {
     let d = design(4);
     let map = RegisterMap::for_design(&d);
     let text = regmap::csr_csv(&map, &d);
-    let dropped: String = text.lines().filter(|l| !l.starts_with("csr_register,session2_status,")).map(|l| format!("{l}\n")).collect();
+    let dropped: String =
+        text.lines().filter(|l| !l.starts_with("csr_register,session2_status,")).map(|l| format!("{l}\n")).collect();
     assert_ne!(dropped, text);
     let result = std::panic::catch_unwind(|| check(&map, &dropped));
     assert!(result.is_err(), "dropping a register row must fail the check");

@@ -85,14 +85,18 @@ fn reset_wider_than_its_field() {
 
 #[test]
 fn per_instance_reset_wider_than_its_field() {
-    let message = broken(|m| field(m, "session", "fpga_port", "port").reset = Reset::PerInstance(vec![1, 2, 0x1_0000, 3]));
+    let message =
+        broken(|m| field(m, "session", "fpga_port", "port").reset = Reset::PerInstance(vec![1, 2, 0x1_0000, 3]));
     assert_eq!(message, "reset value 0x10000 of field `session.fpga_port.port` does not fit in its 16 bit(s)");
 }
 
 #[test]
 fn per_instance_reset_count() {
     let message = broken(|m| field(m, "session", "target_port", "port").reset = Reset::PerInstance(vec![1, 2, 3]));
-    assert_eq!(message, "field `session.target_port.port` has 3 per-instance reset value(s) but its block has 4 instance(s)");
+    assert_eq!(
+        message,
+        "field `session.target_port.port` has 3 per-instance reset value(s) but its block has 4 instance(s)"
+    );
 }
 
 #[test]
@@ -101,7 +105,10 @@ fn enum_value_out_of_range() {
         let values = &mut field(m, "session", "test_config", "test_mode").enum_values;
         values.push(EnumValue { name: "loopback".into(), value: 4, description: String::new() });
     });
-    assert_eq!(message, "enum value `loopback` = 4 of field `session.test_config.test_mode` does not fit in its 2 bit(s)");
+    assert_eq!(
+        message,
+        "enum value `loopback` = 4 of field `session.test_config.test_mode` does not fit in its 2 bit(s)"
+    );
 }
 
 #[test]
@@ -125,13 +132,19 @@ fn reset_outside_the_valid_range() {
 #[test]
 fn valid_range_wider_than_the_field() {
     let message = broken(|m| field(m, "session", "speed", "rx_percent").range = Some((1, 200)));
-    assert_eq!(message, "valid range 1..=200 of field `session.speed.rx_percent` is empty or does not fit in its 7 bit(s)");
+    assert_eq!(
+        message,
+        "valid range 1..=200 of field `session.speed.rx_percent` is empty or does not fit in its 7 bit(s)"
+    );
 }
 
 #[test]
 fn invalid_names() {
     let message = broken(|m| field(m, "session", "ctrl", "start").name = "Start".into());
-    assert_eq!(message, "field name `Start` is invalid: use lower-case letters, digits and `_`, starting with a letter");
+    assert_eq!(
+        message,
+        "field name `Start` is invalid: use lower-case letters, digits and `_`, starting with a letter"
+    );
     let message = broken(|m| reg(m, "session", "speed").name = "type".into());
     assert_eq!(message, "register name `type` is invalid: it is a Rust or C keyword");
     let message = broken(|m| reg(m, "session", "speed").name = "tx__speed".into());
@@ -210,7 +223,10 @@ fn wide_value_halves_not_adjacent() {
     let message = broken(|m| {
         reg(m, "session", "tx_bytes_hi").offset = 0x0F8;
     });
-    assert_eq!(message, "wide value `session.tx_bytes`: high register `tx_bytes_hi` must be at the low register's offset + 4");
+    assert_eq!(
+        message,
+        "wide value `session.tx_bytes`: high register `tx_bytes_hi` must be at the low register's offset + 4"
+    );
 }
 
 #[test]

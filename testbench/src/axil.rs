@@ -228,13 +228,29 @@ impl Master {
             self.rready && m.bit(p.rvalid),
         ];
         if self.fire[3] {
-            let (id, addr, since) = self.writes.pop_front().expect("B with no write outstanding (the checker reports it)");
-            self.done.push_back(Completion { id, write: true, addr, data: 0, resp: m.get(p.bresp) as u8, cycles: self.cycle - since });
+            let (id, addr, since) =
+                self.writes.pop_front().expect("B with no write outstanding (the checker reports it)");
+            self.done.push_back(Completion {
+                id,
+                write: true,
+                addr,
+                data: 0,
+                resp: m.get(p.bresp) as u8,
+                cycles: self.cycle - since,
+            });
         }
         if self.fire[4] {
-            let (id, addr, since) = self.reads.pop_front().expect("R with no read outstanding (the checker reports it)");
+            let (id, addr, since) =
+                self.reads.pop_front().expect("R with no read outstanding (the checker reports it)");
             let data = m.get(p.rdata) as u32;
-            self.done.push_back(Completion { id, write: false, addr, data, resp: m.get(p.rresp) as u8, cycles: self.cycle - since });
+            self.done.push_back(Completion {
+                id,
+                write: false,
+                addr,
+                data,
+                resp: m.get(p.rresp) as u8,
+                cycles: self.cycle - since,
+            });
         }
     }
 
@@ -279,7 +295,8 @@ impl Master {
         // Payloads: the head's while presenting, noise otherwise (a slave must not look at them).
         let noise = self.rng.gen::<u32>();
         let aw = self.aw.queue.front().filter(|_| self.aw.presenting).map_or(noise, |b| b.addr);
-        let (wd, ws) = self.w.queue.front().filter(|_| self.w.presenting).map_or((noise, noise as u8), |b| (b.data, b.strb));
+        let (wd, ws) =
+            self.w.queue.front().filter(|_| self.w.presenting).map_or((noise, noise as u8), |b| (b.data, b.strb));
         let ar = self.ar.queue.front().filter(|_| self.ar.presenting).map_or(noise, |b| b.addr);
         m.set(p.awaddr, u64::from(aw));
         m.set(p.wdata, u64::from(wd));
@@ -367,7 +384,11 @@ impl Checker {
             let before = self.seen[i];
             if before.valid && !before.ready {
                 assert!(s.valid, "cycle {}: {name}VALID fell before its handshake", self.cycle);
-                assert_eq!(s.payload, before.payload, "cycle {}: {name} payload changed while waiting for READY", self.cycle);
+                assert_eq!(
+                    s.payload, before.payload,
+                    "cycle {}: {name} payload changed while waiting for READY",
+                    self.cycle
+                );
             }
             self.seen[i] = s;
         }
@@ -392,7 +413,12 @@ impl Checker {
         let pending = self.aw_accepted.min(self.w_accepted) > self.b_done || self.ar_accepted > self.r_done;
         let progress = b || r;
         self.waiting = if pending && !progress { self.waiting + 1 } else { 0 };
-        assert!(self.waiting <= self.hang_limit, "cycle {}: no response for {} bus cycles (hang)", self.cycle, self.waiting);
+        assert!(
+            self.waiting <= self.hang_limit,
+            "cycle {}: no response for {} bus cycles (hang)",
+            self.cycle,
+            self.waiting
+        );
     }
 
     /// Transactions answered: (writes, reads).

@@ -29,12 +29,12 @@ use toe_model::{GlobalOutputs, LinkConfig, SessionInputs, SessionOutputs, ToeCon
 
 use crate::axil::{Checker, Completion, Master, Timing, OKAY, SLVERR};
 use crate::clocks::{Edges, TwoClocks};
-use console::ops;
-use etherbone::{AxiResp, BusError, RegisterBus};
 use crate::models::top1024;
 use crate::top1024_regs::regs;
 use crate::verilated::{Model, Port, Top};
 use config::ports::Group;
+use console::ops;
+use etherbone::{AxiResp, BusError, RegisterBus};
 
 /// User clock period (250 MHz), ps.
 pub const USER_PS: u64 = 4_000;
@@ -181,9 +181,18 @@ impl Board {
         // Sessions and width, from the top's port plan.
         let sessions = top.sessions();
         let plan = &top.plan;
-        let name = |group, local| plan.get(group, local).unwrap_or_else(|e| panic!("model `{}`: {e}", top.fns.name)).name.clone();
+        let name = |group, local| {
+            plan.get(group, local).unwrap_or_else(|e| panic!("model `{}`: {e}", top.fns.name)).name.clone()
+        };
         let width = plan.get(Group::ToeSession(0), "tx_tdata").map_or(0, |p| p.width);
-        let clocks = TwoClocks::new(&mut m, &name(Group::Clock, "user_clk"), timing.user_ps, &name(Group::Bus, "aclk"), timing.bus_ps, 1_300);
+        let clocks = TwoClocks::new(
+            &mut m,
+            &name(Group::Clock, "user_clk"),
+            timing.user_ps,
+            &name(Group::Bus, "aclk"),
+            timing.bus_ps,
+            1_300,
+        );
         let axi = Master::new(&mut m, ChaCha8Rng::seed_from_u64(seed), timing.bus);
         let checker = Checker::new(&m, 2_000);
         let toe = (0..sessions).map(|s| ToePorts::resolve(top, &m, s)).collect();
@@ -241,7 +250,10 @@ impl Board {
     /// The user logic shows the TOE nothing: no request, no beat, no connection.
     pub fn quiet(&self) -> bool {
         self.toe.iter().all(|p| {
-            !(self.m.bit(p.req_valid) || self.m.bit(p.established) || self.m.bit(p.tx_tvalid) || self.m.bit(p.rx_tvalid))
+            !(self.m.bit(p.req_valid)
+                || self.m.bit(p.established)
+                || self.m.bit(p.tx_tvalid)
+                || self.m.bit(p.rx_tvalid))
         })
     }
 

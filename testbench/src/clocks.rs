@@ -58,7 +58,13 @@ impl TwoClocks {
     pub fn new(m: &mut Model, a: &str, a_period_ps: u64, b: &str, b_period_ps: u64, b_phase_ps: u64) -> Self {
         assert!(a_period_ps >= 2 && b_period_ps >= 2, "periods must be at least 2 ps");
         let a = Gen { port: m.port(a), period_ps: a_period_ps, level: false, next_ps: a_period_ps / 2, rises: 0 };
-        let b = Gen { port: m.port(b), period_ps: b_period_ps, level: false, next_ps: b_period_ps / 2 + b_phase_ps, rises: 0 };
+        let b = Gen {
+            port: m.port(b),
+            period_ps: b_period_ps,
+            level: false,
+            next_ps: b_period_ps / 2 + b_phase_ps,
+            rises: 0,
+        };
         m.set(a.port, 0);
         m.set(b.port, 0);
         m.eval();

@@ -89,7 +89,10 @@ pub fn ports(board: usize, s: usize) -> (u16, u16) {
 fn half_duplex(s: usize, size: u64, rx_percent: u8) -> [Leg; 2] {
     let mut rx = SessionTest::new(Mode::Receive, size, false);
     rx.rx_percent = rx_percent;
-    [Leg { board: 0, session: s, test: rx }, Leg { board: 1, session: s, test: SessionTest::new(Mode::Send, size, true) }]
+    [
+        Leg { board: 0, session: s, test: rx },
+        Leg { board: 1, session: s, test: SessionTest::new(Mode::Send, size, true) },
+    ]
 }
 
 fn full_duplex(s: usize, size: u64) -> [Leg; 2] {
@@ -121,7 +124,10 @@ pub fn scenarios() -> Vec<Scenario> {
         source: "reference figure 4-5",
         legs: (0..4).flat_map(|s| half_duplex(s, 3 * MB, 100)).collect(),
         checks: (0..4).map(|s| Check { board: 0, session: s, dir: Dir::Rx, reference: 6_188.0 }).collect(),
-        totals: vec![TotalCheck { board: 0, dir: Dir::Rx, reference: 24_752.0 }, TotalCheck { board: 1, dir: Dir::Tx, reference: 24_752.0 }],
+        totals: vec![
+            TotalCheck { board: 0, dir: Dir::Rx, reference: 24_752.0 },
+            TotalCheck { board: 1, dir: Dir::Tx, reference: 24_752.0 },
+        ],
         rx_buffer: MB,
     };
     // Sessions 1-3 receive at 5 % (1,600 MB/s); session 0 takes the rest of
@@ -130,7 +136,9 @@ pub fn scenarios() -> Vec<Scenario> {
     let limited = Scenario {
         name: "4 sessions, RX of 1-3 at 5 %",
         source: "reference figure 4-7",
-        legs: (0..4).flat_map(|s| if s == 0 { half_duplex(0, 32 * MB, 100) } else { half_duplex(s, 11 * MB / 4, 5) }).collect(),
+        legs: (0..4)
+            .flat_map(|s| if s == 0 { half_duplex(0, 32 * MB, 100) } else { half_duplex(s, 11 * MB / 4, 5) })
+            .collect(),
         checks: (0..4)
             .map(|s| Check { board: 0, session: s, dir: Dir::Rx, reference: if s == 0 { 19_954.0 } else { 1_600.0 } })
             .collect(),
@@ -146,7 +154,12 @@ pub fn scenarios() -> Vec<Scenario> {
         legs: (0..n).flat_map(|s| full_duplex(s, 12 * MB / n as u64)).collect(),
         checks: vec![],
         totals: (0..2)
-            .flat_map(|b| [TotalCheck { board: b, dir: Dir::Tx, reference: 24_700.0 }, TotalCheck { board: b, dir: Dir::Rx, reference: 24_700.0 }])
+            .flat_map(|b| {
+                [
+                    TotalCheck { board: b, dir: Dir::Tx, reference: 24_700.0 },
+                    TotalCheck { board: b, dir: Dir::Rx, reference: 24_700.0 },
+                ]
+            })
             .collect(),
         rx_buffer: MB,
     };
@@ -166,7 +179,9 @@ pub fn scenarios() -> Vec<Scenario> {
                 legs
             })
             .collect(),
-        checks: (0..4).map(|s| Check { board: usize::from(s >= 2), session: s, dir: Dir::Rx, reference: LINK_MB_S / 2.0 }).collect(),
+        checks: (0..4)
+            .map(|s| Check { board: usize::from(s >= 2), session: s, dir: Dir::Rx, reference: LINK_MB_S / 2.0 })
+            .collect(),
         totals: vec![],
         rx_buffer: MB,
     };
@@ -189,7 +204,6 @@ fn mode_name(m: Mode) -> &'static str {
         Mode::FullDuplex => "full duplex",
     }
 }
-
 
 /// Runs a scenario: the server board's sessions start first (they listen),
 /// then the client's, then the console polls until every session is idle.
@@ -216,9 +230,18 @@ pub fn run(sc: &Scenario, seed: u64) -> Outcome {
     for leg in &sc.legs {
         let r = sim.result(leg.board, leg.session);
         results.push((leg.board, leg.session, r));
-        let verification = if r.error { r.cause_name().replace('_', " ") } else if r.done { "ok".into() } else { "not done".into() };
+        let verification = if r.error {
+            r.cause_name().replace('_', " ")
+        } else if r.done {
+            "ok".into()
+        } else {
+            "not done".into()
+        };
         for dir in [Dir::Tx, Dir::Rx] {
-            let moves = matches!((leg.test.mode, dir), (Mode::Send, Dir::Tx) | (Mode::Receive, Dir::Rx) | (Mode::FullDuplex, _));
+            let moves = matches!(
+                (leg.test.mode, dir),
+                (Mode::Send, Dir::Tx) | (Mode::Receive, Dir::Rx) | (Mode::FullDuplex, _)
+            );
             if !moves {
                 continue;
             }
@@ -240,7 +263,10 @@ pub fn run(sc: &Scenario, seed: u64) -> Outcome {
     }
     for t in &sc.totals {
         let tag = if t.dir == Dir::Tx { "TX" } else { "RX" };
-        let parts: Vec<&Row> = rows.iter().filter(|r| r.label.starts_with(&format!("board {} ", t.board)) && r.label.ends_with(tag)).collect();
+        let parts: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.label.starts_with(&format!("board {} ", t.board)) && r.label.ends_with(tag))
+            .collect();
         let row = Row {
             label: format!("board {} total {tag}", t.board),
             mode: "",
@@ -263,7 +289,10 @@ pub fn table(sc: &Scenario, out: &Outcome) -> String {
         out.cycles,
         sc.rx_buffer / 1024
     );
-    s += &format!("  {:<18} {:<12} {:>12} {:>10} {:>12} {:>10} {:>7}\n", "session", "mode", "bytes", "MB/s", "verification", "reference", "ratio");
+    s += &format!(
+        "  {:<18} {:<12} {:>12} {:>10} {:>12} {:>10} {:>7}\n",
+        "session", "mode", "bytes", "MB/s", "verification", "reference", "ratio"
+    );
     for r in &out.rows {
         let (reference, ratio) = match (r.reference, r.ratio()) {
             (Some(f), Some(q)) => (format!("{f:.0}"), format!("{q:.4}")),

@@ -6,8 +6,8 @@
 
 pub mod axil;
 pub mod boards;
-pub mod demo;
 pub mod clocks;
+pub mod demo;
 pub mod dut;
 pub mod register_bench;
 pub mod register_model;

@@ -87,12 +87,26 @@ pub struct Bench {
 impl Bench {
     /// A bench of model `fns` checked against `map` (the map the model was
     /// generated from); `what` names its seed.
-    pub fn new(fns: &'static ModelFns, map: RegisterMap, what: &str, bus_ps: u64, user_ps: u64, timing: Timing) -> Self {
+    pub fn new(
+        fns: &'static ModelFns,
+        map: RegisterMap,
+        what: &str,
+        bus_ps: u64,
+        user_ps: u64,
+        timing: Timing,
+    ) -> Self {
         let mut rng = seed::rng(what);
         let mut m = Model::new(fns);
         let phase = rng.gen_range(0..user_ps);
         eprintln!("{what}: bus clock {bus_ps} ps, user clock {user_ps} ps, phase {phase} ps");
-        let clocks = TwoClocks::new(&mut m, &Group::Bus.top_name("aclk"), bus_ps, &Group::Clock.top_name("user_clk"), user_ps, phase);
+        let clocks = TwoClocks::new(
+            &mut m,
+            &Group::Bus.top_name("aclk"),
+            bus_ps,
+            &Group::Clock.top_name("user_clk"),
+            user_ps,
+            phase,
+        );
         let master = Master::new(&mut m, ChaCha8Rng::seed_from_u64(rng.gen()), timing);
         let checker = Checker::new(&m, 400);
         let layout = hdl::register_file::Layout::new(&map).unwrap();
@@ -140,7 +154,8 @@ impl Bench {
 
     /// Holds both resets for a few cycles of each clock.
     pub fn reset_both(&mut self) {
-        let (rst, arstn) = (self.m.port(&Group::Clock.top_name("user_rst")), self.m.port(&Group::Bus.top_name("aresetn")));
+        let (rst, arstn) =
+            (self.m.port(&Group::Clock.top_name("user_rst")), self.m.port(&Group::Bus.top_name("aresetn")));
         self.m.set(rst, 1);
         self.m.set(arstn, 0);
         self.m.eval();
@@ -312,5 +327,12 @@ impl Bench {
 /// A bench of the default design's register file (`regfile`) with the
 /// default clocks and random channel timing.
 pub fn default_bench(what: &str) -> Bench {
-    Bench::new(&models::regfile::FNS, RegisterMap::for_design(&default_design()), what, BUS_PS, USER_PS, Timing::default())
+    Bench::new(
+        &models::regfile::FNS,
+        RegisterMap::for_design(&default_design()),
+        what,
+        BUS_PS,
+        USER_PS,
+        Timing::default(),
+    )
 }

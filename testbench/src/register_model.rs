@@ -60,7 +60,12 @@ pub fn group(block: &regmap::Block, instance: usize) -> Group {
 /// inside the group follows `docs/register_file.md`, written again here so
 /// the test does not take it from the code under test; the group's prefix
 /// comes from [`Group::top_name`], the one place that forms port names.
-pub fn port_name(block: &regmap::Block, instance: usize, reg: &regmap::Register, field: &regmap::Field) -> (String, u32) {
+pub fn port_name(
+    block: &regmap::Block,
+    instance: usize,
+    reg: &regmap::Register,
+    field: &regmap::Field,
+) -> (String, u32) {
     let hi = block.wide_with_hi(&reg.name);
     let name = match block.wide_with_lo(&reg.name).or(hi) {
         Some(w) => w.name.clone(),

@@ -256,7 +256,9 @@ impl ToeSide for ScriptedToe {
             });
             if let Some(before) = s.presented {
                 if shown != Some(before) {
-                    s.violations.push(format!("cycle {cycle}, session {n}: request {before:?} changed to {shown:?} before it was taken"));
+                    s.violations.push(format!(
+                        "cycle {cycle}, session {n}: request {before:?} changed to {shown:?} before it was taken"
+                    ));
                 }
             }
             match shown {

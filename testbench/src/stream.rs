@@ -85,7 +85,11 @@ impl StreamChecker {
                 return Err(format!("beat {n}: {m}"));
             }
         } else if let Some(i) = got.iter().position(|&x| x != 0) {
-            return Err(format!("beat {n}: dummy data byte at offset {} is 0x{:02x}, expected 0", offset + i as u64, got[i]));
+            return Err(format!(
+                "beat {n}: dummy data byte at offset {} is 0x{:02x}, expected 0",
+                offset + i as u64,
+                got[i]
+            ));
         }
         self.next += 1;
         Ok(())

@@ -63,11 +63,13 @@ mod tests {
         for _ in 0..10_000 {
             b.step(false);
         }
-        let burst: u32 = (0..10).map(|_| {
-            let p = b.allows();
-            b.step(p);
-            p as u32
-        }).sum();
+        let burst: u32 = (0..10)
+            .map(|_| {
+                let p = b.allows();
+                b.step(p);
+                p as u32
+            })
+            .sum();
         assert_eq!(burst, 1, "only the stored beat passes in the first 10 cycles");
     }
 }

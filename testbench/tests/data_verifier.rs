@@ -53,17 +53,32 @@ fn reference(beats: &[Beat], size: u64, b: usize, verify: bool) -> Option<Record
         for i in 0..b {
             let at = base + i as u64;
             if verify && beat.kept(i) && at < size && beat.byte(i) != pattern::byte_at(at) {
-                return Some(Record { cause: CAUSE_MISMATCH, offset: at, expected: pattern::word_at(at / 4), received: beat.data[i / 4] });
+                return Some(Record {
+                    cause: CAUSE_MISMATCH,
+                    offset: at,
+                    expected: pattern::word_at(at / 4),
+                    received: beat.data[i / 4],
+                });
             }
         }
         let count = beat.count() as u64;
         if base >= size || count > size - base {
             let room = size.saturating_sub(base) as usize;
-            return Some(Record { cause: CAUSE_BEYOND, offset: size, expected: pattern::word_at(size / 4), received: beat.data[room / 4] });
+            return Some(Record {
+                cause: CAUSE_BEYOND,
+                offset: size,
+                expected: pattern::word_at(size / 4),
+                received: beat.data[room / 4],
+            });
         }
         total += count;
     }
-    (total < size).then(|| Record { cause: CAUSE_SHORT, offset: total, expected: pattern::word_at(total / 4), received: 0 })
+    (total < size).then(|| Record {
+        cause: CAUSE_SHORT,
+        offset: total,
+        expected: pattern::word_at(total / 4),
+        received: 0,
+    })
 }
 
 /// The pattern beat that would follow `beats` (for a one-byte-long fault).
@@ -152,7 +167,13 @@ struct Outcome {
 }
 
 /// Generates a transfer on session `s`, applies `fault`, receives it, and reads the verifier.
-fn run_one(dut: &mut Dut, s: usize, size: u64, fault: Option<Fault>, rng: &mut ChaCha8Rng) -> (Outcome, Option<Record>) {
+fn run_one(
+    dut: &mut Dut,
+    s: usize,
+    size: u64,
+    fault: Option<Fault>,
+    rng: &mut ChaCha8Rng,
+) -> (Outcome, Option<Record>) {
     let b = dut.beat_bytes;
     let packet = rng.gen_range(0..=4 * b as u64);
     dut.start(s, size, packet, true, true, true, false);
@@ -219,7 +240,11 @@ fn fault_campaign_every_fault_found_at_its_offset_and_no_false_alarm() {
             if got.error || got.record.is_some() || got.count != 0 {
                 false_alarms += 1;
             }
-            assert!(!got.error && got.count == 0 && got.record.is_none(), "{w}-bit clean size {size}: false alarm {:?}", got.record);
+            assert!(
+                !got.error && got.count == 0 && got.record.is_none(),
+                "{w}-bit clean size {size}: false alarm {:?}",
+                got.record
+            );
             assert!(got.complete, "{w}-bit clean size {size}: not complete");
             assert_eq!(got.bytes, size, "{w}-bit clean: byte count");
         }
@@ -240,7 +265,11 @@ fn verification_off_counts_bytes_and_raises_no_error_on_any_data() {
             let n = size.div_ceil(b as u64) as usize;
             let beats: Vec<Beat> = (0..n)
                 .map(|j| {
-                    let mut beat = Beat { data: (0..b / 4).map(|_| rng.gen()).collect(), keep: vec![0; b.div_ceil(32)], last: j + 1 == n };
+                    let mut beat = Beat {
+                        data: (0..b / 4).map(|_| rng.gen()).collect(),
+                        keep: vec![0; b.div_ceil(32)],
+                        last: j + 1 == n,
+                    };
                     let kept = if j + 1 == n { size as usize - j * b } else { b };
                     for i in 0..kept {
                         beat.set_kept(i, true);
@@ -309,7 +338,11 @@ fn loopback_at_full_rate_moves_a_beat_every_cycle() {
                 assert_eq!(span, beats, "{}-bit: {beats} beats took {span} cycles", b * 8);
             } else {
                 let expected = (beats - 1) * 100 / tx_percent;
-                assert!(span.abs_diff(expected) <= 100 / tx_percent, "{}-bit at {tx_percent}%: {beats} beats in {span} cycles", b * 8);
+                assert!(
+                    span.abs_diff(expected) <= 100 / tx_percent,
+                    "{}-bit at {tx_percent}%: {beats} beats in {span} cycles",
+                    b * 8
+                );
             }
         }
     }

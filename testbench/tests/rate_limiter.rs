@@ -32,7 +32,10 @@ fn assert_rate(what: &str, percent: u32, passed: &[bool]) {
     let tolerance = target / 1000; // 0.1 %
     let (lo, hi) = window_extremes(passed);
     println!("{what} {percent:3}%: {lo}..={hi} beats in every window of {WINDOW} cycles (target {target})");
-    assert!(lo + tolerance >= target && hi <= target + tolerance, "{what} {percent}%: windows hold {lo}..={hi} beats, target {target} +- {tolerance}");
+    assert!(
+        lo + tolerance >= target && hi <= target + tolerance,
+        "{what} {percent}%: windows hold {lo}..={hi} beats, target {target} +- {tolerance}"
+    );
     if percent == 100 {
         assert!(passed.iter().all(|&p| p), "{what} 100%: a gap");
     }
@@ -138,7 +141,11 @@ fn burst_after_a_long_stall_is_at_most_one_beat() {
             for (n, &p) in history.iter().enumerate() {
                 passed += p as u64;
                 let allowed = ((n as u64 + 1) * percent as u64) / 100 + 1;
-                assert!(passed <= allowed, "{percent}%: {passed} beats in the {} cycles after the stall, bound {allowed}", n + 1);
+                assert!(
+                    passed <= allowed,
+                    "{percent}%: {passed} beats in the {} cycles after the stall, bound {allowed}",
+                    n + 1
+                );
             }
             dut.model.set(ready, 0);
         }

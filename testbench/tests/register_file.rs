@@ -31,7 +31,13 @@ fn every_register_reads_its_reset_value_and_every_output_port_shows_it() {
             continue; // the cycle counter runs from reset: its own test
         }
         // Write-only and write-pulse bits read 0; every other bit reads its reset.
-        let map_reg = b.map.instances().into_iter().find(|l| l.block.address(l.instance, l.register) == Some(addr)).unwrap().register;
+        let map_reg = b
+            .map
+            .instances()
+            .into_iter()
+            .find(|l| l.block.address(l.instance, l.register) == Some(addr))
+            .unwrap()
+            .register;
         let readable = map_reg.fields.iter().filter(|f| f.access.readable()).fold(0, |m, f| m | f.mask());
         assert_eq!(data, want & readable, "{id} at {addr:#x}: {data:#010x}");
     }
@@ -43,7 +49,8 @@ fn every_register_reads_its_reset_value_and_every_output_port_shows_it() {
 fn read_only_fields_ignore_writes() {
     let mut b = default_bench("read-only");
     let mut rng = ChaCha8Rng::seed_from_u64(b.rng.gen());
-    let statuses: Vec<String> = b.ports.iter().filter(|(_, p)| !p.output).map(|(n, _)| n.clone()).filter(|n| !n.ends_with("_set")).collect();
+    let statuses: Vec<String> =
+        b.ports.iter().filter(|(_, p)| !p.output).map(|(n, _)| n.clone()).filter(|n| !n.ends_with("_set")).collect();
     for s in &statuses {
         let v = rng.gen();
         b.set_status(s, v);
@@ -137,7 +144,8 @@ fn write_pulses_fire_exactly_once_in_the_user_domain() {
 fn byte_strobes_write_only_the_enabled_bytes() {
     let mut b = default_bench("byte strobes");
     let mut rng = ChaCha8Rng::seed_from_u64(b.rng.gen());
-    let rw: Vec<u32> = b.expect.regs.iter().filter(|r| r.fields.iter().any(|f| f.access == Access::Rw)).map(|r| r.addr).collect();
+    let rw: Vec<u32> =
+        b.expect.regs.iter().filter(|r| r.fields.iter().any(|f| f.access == Access::Rw)).map(|r| r.addr).collect();
     for _ in 0..300 {
         let addr = rw[rng.gen_range(0..rw.len())];
         b.check_write(addr, rng.gen(), rng.gen_range(0..16));
@@ -205,7 +213,11 @@ fn random_against_model(fns: &'static ModelFns, map: RegisterMap, what: &str, n:
                 }
             }
             k => {
-                let addr = if rng.gen_bool(0.05) { rng.gen_range(0..1u32 << bits) } else { addrs[rng.gen_range(0..addrs.len())] };
+                let addr = if rng.gen_bool(0.05) {
+                    rng.gen_range(0..1u32 << bits)
+                } else {
+                    addrs[rng.gen_range(0..addrs.len())]
+                };
                 if k <= 5 {
                     b.check_read(addr);
                     reads += 1;
@@ -246,8 +258,15 @@ fn overlapping_reads_and_writes_in_any_channel_order() {
     let mut rng = ChaCha8Rng::seed_from_u64(b.rng.gen());
     // Writes go to storage, reads to constants: the order the slave picks
     // between them cannot change any answer.
-    let storage: Vec<u32> = b.expect.regs.iter().filter(|r| r.fields.iter().all(|f| f.access == Access::Rw)).map(|r| r.addr).collect();
-    let constant: Vec<u32> = b.expect.regs.iter().filter(|r| r.fields.iter().all(|f| f.access == Access::Ro && !f.volatile)).map(|r| r.addr).collect();
+    let storage: Vec<u32> =
+        b.expect.regs.iter().filter(|r| r.fields.iter().all(|f| f.access == Access::Rw)).map(|r| r.addr).collect();
+    let constant: Vec<u32> = b
+        .expect
+        .regs
+        .iter()
+        .filter(|r| r.fields.iter().all(|f| f.access == Access::Ro && !f.volatile))
+        .map(|r| r.addr)
+        .collect();
     let mut total = 0;
     for _ in 0..60 {
         let mut ids = HashMap::new();
@@ -324,7 +343,10 @@ fn the_cycle_counter_runs_in_the_user_clock_and_reads_coherently() {
         let h = b.read(hi).0;
         let value = u64::from(h) << 32 | u64::from(l);
         // The counter started with user_rst released (user_cycles = 0 then).
-        assert!((before..=after).contains(&value), "count {value} outside the user cycles {before}..={after} of the read");
+        assert!(
+            (before..=after).contains(&value),
+            "count {value} outside the user cycles {before}..={after} of the read"
+        );
         assert!(value > last || last == 0, "not increasing: {value} after {last}");
         last = value;
         assert_eq!(b.m.get(counter), b.user_cycles, "info_cycle_count port");
@@ -411,12 +433,19 @@ fn crossing_latency_is_within_the_documented_bound() {
             // handshake is one edge later.
             for c in [w, rd] {
                 let n = c.cycles as f64;
-                assert!(n > 4.0 + 2.0 * r - 1e-9 && n <= 5.0 + 3.0 * r + 1e-9, "{bus_ps}/{user_ps} ps: {n} cycles, r = {r}");
+                assert!(
+                    n > 4.0 + 2.0 * r - 1e-9 && n <= 5.0 + 3.0 * r + 1e-9,
+                    "{bus_ps}/{user_ps} ps: {n} cycles, r = {r}"
+                );
                 seen.push(c.cycles);
             }
         }
         seen.sort();
-        eprintln!("latency {bus_ps}/{user_ps} ps: {}..={} bus cycles from acceptance to handshake", seen[0], seen[seen.len() - 1]);
+        eprintln!(
+            "latency {bus_ps}/{user_ps} ps: {}..={} bus cycles from acceptance to handshake",
+            seen[0],
+            seen[seen.len() - 1]
+        );
     }
 }
 

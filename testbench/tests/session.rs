@@ -103,7 +103,8 @@ fn start_is_ignored_when_disabled_and_while_busy() {
     let t = SessionTest::new(Mode::Send, size, true);
     setup(&mut sim, &t);
     let r = regs::session(0).unwrap();
-    let disabled = regs::session::test_config::TEST_MODE.word(regs::session::test_config::TestMode::Disabled.bits()).unwrap();
+    let disabled =
+        regs::session::test_config::TEST_MODE.word(regs::session::test_config::TestMode::Disabled.bits()).unwrap();
     sim.write(0, r.test_config(), disabled);
     sim.toe.session_mut(0).conn_req_ready = true;
     sim.start(0, 0);
@@ -320,7 +321,9 @@ fn abort_and_time(sim: &mut Sim) -> u64 {
     }
     let idle = sim.cycles() - t0;
     let close = sim.toe.session(0).taken.iter().rev().find(|r| !r.request.open).map(|r| r.cycle as i64 - t0 as i64);
-    println!("abort: write done after {written} cycles, close request taken at {close:?}, idle read after {idle} cycles");
+    println!(
+        "abort: write done after {written} cycles, close request taken at {close:?}, idle read after {idle} cycles"
+    );
     idle
 }
 

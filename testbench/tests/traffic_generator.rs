@@ -4,10 +4,10 @@
 //! uses a printed seed (`TB_SEED=<n>` replays it).
 
 use rand::{Rng, SeedableRng};
+use testbench::dut::Dut;
 use testbench::models::{dp1024, dp64};
 use testbench::seed;
 use testbench::stream::{StreamChecker, Transfer};
-use testbench::dut::Dut;
 use testbench::verilated::Top;
 
 /// What one session did during a run.

@@ -44,7 +44,13 @@ fn scenario(name: &str) {
     let compared: Vec<_> = out.rows.iter().filter_map(|r| r.ratio().map(|q| (r, q))).collect();
     assert!(!compared.is_empty());
     for (row, q) in compared {
-        assert!((q - 1.0).abs() <= 0.01, "{}: {:.1} MB/s vs reference {:?} (ratio {q:.4})", row.label, row.mb_s, row.reference);
+        assert!(
+            (q - 1.0).abs() <= 0.01,
+            "{}: {:.1} MB/s vs reference {:?} (ratio {q:.4})",
+            row.label,
+            row.mb_s,
+            row.reference
+        );
         assert_eq!(row.verification, "ok", "{}", row.label);
     }
 }
@@ -373,7 +379,8 @@ fn register_programmed_send_matches_the_token_bucket_model() {
 #[test]
 fn two_sessions_of_64_bits_full_and_half_duplex() {
     let seed = seed::from_env("two_sessions_of_64_bits");
-    let mut sim = TwoBoardSim::with_model(&testbench::models::top64::top(), seed, LinkConfig::default(), ToeConfig::new(8));
+    let mut sim =
+        TwoBoardSim::with_model(&testbench::models::top64::top(), seed, LinkConfig::default(), ToeConfig::new(8));
     for b in 0..2 {
         sim.check_identity(b);
     }
@@ -408,7 +415,10 @@ fn two_sessions_of_64_bits_full_and_half_duplex() {
         let bytes = if t.mode == Mode::Send { r.tx_bytes } else { r.rx_bytes };
         assert_eq!(bytes, t.transfer_size, "board {b} session {s}");
         let mb_s = r.mb_s(bytes, khz);
-        assert!((mb_s / 2_000.0 - 1.0).abs() <= 0.01, "board {b} session {s}: {mb_s:.1} MB/s, expected 2,000 (8 bytes x 250 MHz)");
+        assert!(
+            (mb_s / 2_000.0 - 1.0).abs() <= 0.01,
+            "board {b} session {s}: {mb_s:.1} MB/s, expected 2,000 (8 bytes x 250 MHz)"
+        );
     }
     assert!(sim.toe.violations().is_empty(), "{:?}", sim.toe.violations());
 }

@@ -69,14 +69,9 @@ impl TwoBoards {
     /// Two boards with their own TOE parameters (`toe[b]` for board b).
     pub fn with_configs(sessions: usize, link: LinkConfig, toe: [ToeConfig; 2]) -> Self {
         assert!(sessions >= 1, "at least one session");
-        assert!(
-            link.user_clock_mhz > 0 && link.payload_mb_s > 0,
-            "link rates must be non-zero"
-        );
+        assert!(link.user_clock_mhz > 0 && link.payload_mb_s > 0, "link rates must be non-zero");
         let board = |b: usize, cfg: ToeConfig| Board {
-            sessions: (0..sessions)
-                .map(|s| Session::new(Place::board_session(b, s), cfg.beat_bytes))
-                .collect(),
+            sessions: (0..sessions).map(|s| Session::new(Place::board_session(b, s), cfg.beat_bytes)).collect(),
             cfg,
             inputs: vec![SessionInputs::default(); sessions],
             init_countdown: 0,
@@ -111,9 +106,9 @@ impl TwoBoards {
         self.links.iter().all(|l| l.events.is_empty())
             && self.boards.iter().all(|b| {
                 b.init_countdown == 0
-                    && b.sessions.iter().all(|s| {
-                        matches!(s.state, State::Idle | State::Listening { .. }) && s.rx_q.is_empty()
-                    })
+                    && b.sessions
+                        .iter()
+                        .all(|s| matches!(s.state, State::Idle | State::Listening { .. }) && s.rx_q.is_empty())
             })
     }
 
@@ -135,10 +130,7 @@ impl TwoBoards {
     /// The global parameters in effect on board b (`init` is always false):
     /// latched at the last `toe_init`, or the last levels seen before the first.
     pub fn params(&self, b: usize) -> GlobalOutputs {
-        GlobalOutputs {
-            init: false,
-            ..self.boards[b].params
-        }
+        GlobalOutputs { init: false, ..self.boards[b].params }
     }
 
     /// Phase 1, before the edge: the inputs for board `b` (0 or 1) for the coming edge.
@@ -214,10 +206,7 @@ impl TwoBoards {
         let link = &mut self.links[b];
         let log = &mut self.log;
         if !board.latched {
-            board.params = GlobalOutputs {
-                init: false,
-                ..global
-            };
+            board.params = GlobalOutputs { init: false, ..global };
         }
         let n = board.sessions.len();
         log.check_outputs_len(cycle, Place::board_session(b, 0), outs.len(), n);
@@ -245,15 +234,7 @@ impl TwoBoards {
                     let push = last_data && board.params.last_packet_mode == LastPacketMode::Psh as u8;
                     link.send(cycle + lat, sess.conn, Kind::Data { len, push });
                     if last_data {
-                        last_packet(
-                            sess,
-                            link,
-                            tx_stats,
-                            &mut board.credit,
-                            board.params,
-                            cycle + lat,
-                            clk,
-                        );
+                        last_packet(sess, link, tx_stats, &mut board.credit, board.params, cycle + lat, clk);
                     }
                 } else if !tready {
                     match sess.block {
@@ -304,10 +285,7 @@ impl TwoBoards {
             }
         }
         if global.init {
-            board.params = GlobalOutputs {
-                init: false,
-                ..global
-            };
+            board.params = GlobalOutputs { init: false, ..global };
             board.latched = true;
             board.init_countdown = board.cfg.init_cycles;
             for sess in &mut board.sessions {
@@ -335,17 +313,7 @@ impl TwoBoards {
             let board = &mut self.boards[r];
             while inbound.events.front().is_some_and(|e| e.due <= cycle) {
                 let ev = inbound.events.pop_front().expect("front exists");
-                deliver(
-                    board,
-                    ev,
-                    inbound,
-                    outbound,
-                    fwd_stats,
-                    cycle + lat,
-                    &mut self.log,
-                    cycle,
-                    r,
-                );
+                deliver(board, ev, inbound, outbound, fwd_stats, cycle + lat, &mut self.log, cycle, r);
             }
         }
         for (b, board) in self.boards.iter_mut().enumerate() {
@@ -366,10 +334,7 @@ impl TwoBoards {
                         sess.drop_connection();
                     }
                     State::Established => {
-                        if sess.presented.is_none()
-                            && !sess.rx_q.is_empty()
-                            && sess.next_beat(beat).is_none()
-                        {
+                        if sess.presented.is_none() && !sess.rx_q.is_empty() && sess.next_beat(beat).is_none() {
                             // Counts the cycles since the tick the last data arrived in.
                             if sess.push_idle >= board.cfg.push_timeout_cycles {
                                 let end = sess.taken + sess.rx_q.len() as u64;
@@ -444,8 +409,6 @@ impl TwoBoards {
     /// start of a connection; the corruption applies once, to the first
     /// connection whose data reaches that offset.
     pub fn corrupt(&mut self, to_board: usize, s: usize, offset: u64, xor: u8) {
-        self.boards[to_board].sessions[s]
-            .corrupt
-            .push((offset, xor));
+        self.boards[to_board].sessions[s].corrupt.push((offset, xor));
     }
 }

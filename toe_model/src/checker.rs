@@ -71,18 +71,12 @@ pub struct Place {
 impl Place {
     /// Session `s` of a single TOE: `session S`.
     pub fn session(s: usize) -> Self {
-        Self {
-            board: None,
-            session: s,
-        }
+        Self { board: None, session: s }
     }
 
     /// Session `s` of board `b`: `board B session S`.
     pub fn board_session(b: usize, s: usize) -> Self {
-        Self {
-            board: Some(b),
-            session: s,
-        }
+        Self { board: Some(b), session: s }
     }
 }
 
@@ -121,11 +115,7 @@ impl ViolationLog {
     /// reported (at `place`) unless they match.
     pub fn check_outputs_len(&mut self, cycle: u64, place: Place, got: usize, sessions: usize) {
         if got != sessions {
-            self.push(
-                cycle,
-                place,
-                format!("edge got {got} session outputs for {sessions} sessions"),
-            );
+            self.push(cycle, place, format!("edge got {got} session outputs for {sessions} sessions"));
         }
     }
 
@@ -234,27 +224,23 @@ impl SessionChecker {
             if !o.tx_tvalid {
                 log.push(cycle, place, "tx_tvalid dropped before tx_tready");
             } else if o.tx_tlast != self.tx_hold_last || o.tx_data != self.tx_hold_data {
-                log.push(
-                    cycle,
-                    place,
-                    "TX beat (data/keep/tlast) changed while tx_tvalid and not tx_tready",
-                );
+                log.push(cycle, place, "TX beat (data/keep/tlast) changed while tx_tvalid and not tx_tready");
             }
             self.tx_hold = false;
         }
         if o.tx_tvalid {
             let len = o.tx_data.len();
             if len == 0 || len > beat {
-                log.push(
-                    cycle,
-                    place,
-                    format_args!("TX beat of {len} bytes (1..={beat} allowed)"),
-                );
+                log.push(cycle, place, format_args!("TX beat of {len} bytes (1..={beat} allowed)"));
             }
             if i.tx_tready {
                 if len > 0 {
                     if self.after_partial {
-                        log.push(cycle, place, "TX data after a partial beat (only the last beat of a transfer may be partial)");
+                        log.push(
+                            cycle,
+                            place,
+                            "TX data after a partial beat (only the last beat of a transfer may be partial)",
+                        );
                     }
                     let partial = len < beat;
                     if partial && !o.tx_tlast {
@@ -283,11 +269,7 @@ impl SessionChecker {
             if !o.conn_req_valid {
                 log.push(cycle, place, "conn_req_valid dropped before conn_req_ready");
             } else if held != req {
-                log.push(
-                    cycle,
-                    place,
-                    "connection request changed while valid and not ready",
-                );
+                log.push(cycle, place, "connection request changed while valid and not ready");
             }
         }
         if o.conn_req_valid && !i.conn_req_ready {
@@ -346,21 +328,12 @@ mod tests {
     }
 
     fn t() -> T {
-        T {
-            log: ViolationLog::new(),
-            chk: SessionChecker::new(Place::session(0), BEAT),
-            cycle: 0,
-        }
+        T { log: ViolationLog::new(), chk: SessionChecker::new(Place::session(0), BEAT), cycle: 0 }
     }
 
     /// Established, `tx_tready` and `conn_req_ready` as given.
     fn ins(established: bool, tx_tready: bool, conn_req_ready: bool) -> SessionInputs {
-        SessionInputs {
-            established,
-            tx_tready,
-            conn_req_ready,
-            ..Default::default()
-        }
+        SessionInputs { established, tx_tready, conn_req_ready, ..Default::default() }
     }
 
     /// Taking inputs: established, ready for both.
@@ -378,12 +351,7 @@ mod tests {
     }
 
     fn beat(len: usize, last: bool, fill: u8) -> SessionOutputs {
-        SessionOutputs {
-            tx_tvalid: true,
-            tx_tlast: last,
-            tx_data: vec![fill; len],
-            ..Default::default()
-        }
+        SessionOutputs { tx_tvalid: true, tx_tlast: last, tx_data: vec![fill; len], ..Default::default() }
     }
 
     fn req(open: bool, active: bool, local: u16, remote: u16) -> SessionOutputs {
@@ -402,12 +370,7 @@ mod tests {
             self.edge_closed(o, i, false)
         }
 
-        fn edge_closed(
-            &mut self,
-            o: &SessionOutputs,
-            i: &SessionInputs,
-            closed: bool,
-        ) -> &mut Self {
+        fn edge_closed(&mut self, o: &SessionOutputs, i: &SessionInputs, closed: bool) -> &mut Self {
             self.chk.edge(&mut self.log, self.cycle, o, i, closed);
             self.cycle += 1;
             self
@@ -421,11 +384,7 @@ mod tests {
         /// Exactly one violation, containing `what`.
         fn one(&self, what: &str) {
             assert_eq!(self.log.list().len(), 1, "{:#?}", self.log.list());
-            assert!(
-                self.log.list()[0].contains(what),
-                "expected {what:?}: {:#?}",
-                self.log.list()
-            );
+            assert!(self.log.list()[0].contains(what), "expected {what:?}: {:#?}", self.log.list());
         }
     }
 
@@ -434,10 +393,7 @@ mod tests {
         let mut x = t();
         x.edge(&beat(8, false, 1), &busy()).edge(&idle(), &busy());
         x.one("tx_tvalid dropped before tx_tready");
-        assert_eq!(
-            x.log.list()[0],
-            "cycle 1: session 0: tx_tvalid dropped before tx_tready"
-        );
+        assert_eq!(x.log.list()[0], "cycle 1: session 0: tx_tvalid dropped before tx_tready");
 
         // Held until taken, then dropped: fine.
         let mut x = t();
@@ -451,16 +407,13 @@ mod tests {
     #[test]
     fn tx_beat_changed_while_waiting() {
         let mut x = t();
-        x.edge(&beat(8, false, 1), &busy())
-            .edge(&beat(8, false, 2), &ready());
+        x.edge(&beat(8, false, 1), &busy()).edge(&beat(8, false, 2), &ready());
         x.one("TX beat (data/keep/tlast) changed while tx_tvalid and not tx_tready");
         let mut x = t();
-        x.edge(&beat(8, false, 1), &busy())
-            .edge(&beat(8, true, 1), &ready());
+        x.edge(&beat(8, false, 1), &busy()).edge(&beat(8, true, 1), &ready());
         x.one("changed while tx_tvalid");
         let mut x = t();
-        x.edge(&beat(8, true, 1), &busy())
-            .edge(&beat(4, true, 1), &ready());
+        x.edge(&beat(8, true, 1), &busy()).edge(&beat(4, true, 1), &ready());
         x.one("changed while tx_tvalid");
 
         let mut x = t();
@@ -500,8 +453,7 @@ mod tests {
         x.clean();
 
         let mut x = t();
-        x.edge(&beat(8, false, 0), &ready())
-            .edge(&beat(5, true, 0), &ready());
+        x.edge(&beat(8, false, 0), &ready()).edge(&beat(5, true, 0), &ready());
         x.clean();
         assert!(x.chk.after_partial());
     }
@@ -509,15 +461,12 @@ mod tests {
     #[test]
     fn data_after_a_partial_beat() {
         let mut x = t();
-        x.edge(&beat(5, true, 0), &ready())
-            .edge(&beat(8, true, 0), &ready());
+        x.edge(&beat(5, true, 0), &ready()).edge(&beat(8, true, 0), &ready());
         x.one("TX data after a partial beat (only the last beat of a transfer may be partial)");
 
         // Full beats with tlast in between are fine; an open request starts anew.
         let mut x = t();
-        x.edge(&beat(8, true, 0), &ready())
-            .edge(&beat(8, false, 0), &ready())
-            .edge(&beat(3, true, 0), &ready());
+        x.edge(&beat(8, true, 0), &ready()).edge(&beat(8, false, 0), &ready()).edge(&beat(3, true, 0), &ready());
         x.chk.open_request();
         assert!(!x.chk.after_partial());
         x.edge(&beat(8, true, 0), &ready());
@@ -531,10 +480,7 @@ mod tests {
             x.edge_closed(&beat(8, true, 0), &ins(true, false, true), true);
         }
         x.one("tx_tvalid after its close request");
-        assert!(
-            !x.chk.tx_waiting(),
-            "a refused beat after the close does not wait"
-        );
+        assert!(!x.chk.tx_waiting(), "a refused beat after the close does not wait");
         // Still "after the close" once the connection fell.
         let mut x = t();
         x.edge_closed(&beat(8, true, 0), &ins(false, false, true), true);
@@ -542,9 +488,11 @@ mod tests {
 
         // Before the close, or not shown: fine.
         let mut x = t();
-        x.edge(&beat(8, true, 0), &ready())
-            .edge_closed(&idle(), &ins(true, false, true), true)
-            .edge_closed(&idle(), &ins(false, false, true), true);
+        x.edge(&beat(8, true, 0), &ready()).edge_closed(&idle(), &ins(true, false, true), true).edge_closed(
+            &idle(),
+            &ins(false, false, true),
+            true,
+        );
         x.clean();
     }
 
@@ -560,26 +508,20 @@ mod tests {
         assert_eq!(x.log.total(), 2, "re-armed by the open request");
 
         let mut x = t();
-        x.edge(&idle(), &ins(false, false, true))
-            .edge(&beat(8, false, 0), &busy())
-            .edge(&beat(8, false, 0), &ready());
+        x.edge(&idle(), &ins(false, false, true)).edge(&beat(8, false, 0), &busy()).edge(&beat(8, false, 0), &ready());
         x.clean();
     }
 
     #[test]
     fn conn_error_excuse_is_a_policy() {
-        let err = SessionInputs {
-            conn_error: true,
-            ..ins(false, false, true)
-        };
+        let err = SessionInputs { conn_error: true, ..ins(false, false, true) };
         let mut x = t();
         x.edge(&beat(8, false, 0), &err);
         x.one("tx_tvalid while not established");
 
         let mut x = t();
         x.chk = SessionChecker::new(Place::session(0), BEAT).excusing_conn_error();
-        x.edge(&beat(8, false, 0), &err)
-            .edge(&beat(8, false, 0), &err);
+        x.edge(&beat(8, false, 0), &err).edge(&beat(8, false, 0), &err);
         x.clean();
         // Without conn_error it is reported all the same.
         x.edge(&beat(8, false, 0), &ins(false, false, true));
@@ -606,8 +548,7 @@ mod tests {
     #[test]
     fn conn_req_valid_dropped_before_ready() {
         let mut x = t();
-        x.edge(&req(true, true, 1, 2), &ins(false, false, false))
-            .edge(&idle(), &ins(false, false, false));
+        x.edge(&req(true, true, 1, 2), &ins(false, false, false)).edge(&idle(), &ins(false, false, false));
         x.one("conn_req_valid dropped before conn_req_ready");
 
         let mut x = t();
@@ -620,15 +561,9 @@ mod tests {
 
     #[test]
     fn request_changed_while_not_ready() {
-        for changed in [
-            req(false, true, 1, 2),
-            req(true, false, 1, 2),
-            req(true, true, 3, 2),
-            req(true, true, 1, 3),
-        ] {
+        for changed in [req(false, true, 1, 2), req(true, false, 1, 2), req(true, true, 3, 2), req(true, true, 1, 3)] {
             let mut x = t();
-            x.edge(&req(true, true, 1, 2), &ins(false, false, false))
-                .edge(&changed, &ins(false, false, true));
+            x.edge(&req(true, true, 1, 2), &ins(false, false, false)).edge(&changed, &ins(false, false, true));
             x.one("connection request changed while valid and not ready");
         }
         // The TX fields may change meanwhile; a taken request may be followed by another.
@@ -637,8 +572,7 @@ mod tests {
         assert!(x.chk.request_waiting());
         let mut same = req(true, true, 1, 2);
         same.rx_tready = true;
-        x.edge(&same, &ins(false, false, true))
-            .edge(&req(false, false, 0, 0), &ins(false, false, true));
+        x.edge(&same, &ins(false, false, true)).edge(&req(false, false, 0, 0), &ins(false, false, true));
         x.clean();
     }
 
@@ -657,9 +591,6 @@ mod tests {
         log.check_outputs_len(7, Place::session(0), 2, 2);
         assert_eq!(log.total(), 0);
         log.check_outputs_len(7, Place::session(0), 1, 2);
-        assert_eq!(
-            log.list(),
-            ["cycle 7: session 0: edge got 1 session outputs for 2 sessions"]
-        );
+        assert_eq!(log.list(), ["cycle 7: session 0: edge got 1 session outputs for 2 sessions"]);
     }
 }

@@ -166,8 +166,7 @@ impl Session {
     /// Raises `peer_closed` once every byte before the FIN was taken, and
     /// closes the connection when our FIN was sent too.
     pub(crate) fn check_closed(&mut self) {
-        if self.fin_at == Some(self.taken) && !self.status.peer_closed && self.state == State::Established
-        {
+        if self.fin_at == Some(self.taken) && !self.status.peer_closed && self.state == State::Established {
             self.status.peer_closed = true;
         }
         if self.status.peer_closed && self.fin_sent && self.state == State::Established {
@@ -216,9 +215,7 @@ pub(crate) fn request(
         }
         if req.active {
             sess.conn = conn;
-            sess.state = State::SynSent {
-                deadline: cycle + cfg.syn_timeout_cycles,
-            };
+            sess.state = State::SynSent { deadline: cycle + cfg.syn_timeout_cycles };
             sess.last_adv = cfg.rx_buffer_bytes;
             stats.syns += 1;
             link.send(
@@ -234,9 +231,7 @@ pub(crate) fn request(
             );
             true
         } else {
-            sess.state = State::Listening {
-                port: req.local_port,
-            };
+            sess.state = State::Listening { port: req.local_port };
             false
         }
     } else {
@@ -277,26 +272,13 @@ pub(crate) fn deliver(
     r: usize,
 ) {
     let cfg = &board.cfg;
-    let find = |sessions: &[Session]| {
-        sessions
-            .iter()
-            .position(|x| x.conn == ev.conn && x.conn != 0)
-    };
+    let find = |sessions: &[Session]| sessions.iter().position(|x| x.conn == ev.conn && x.conn != 0);
     match ev.kind {
-        Kind::Syn {
-            src_port,
-            dst_port,
-            mss,
-            ws,
-            window,
-        } => {
+        Kind::Syn { src_port, dst_port, mss, ws, window } => {
             if board.silent || board.init_countdown > 0 {
                 return;
             }
-            let listener = board
-                .sessions
-                .iter()
-                .position(|x| x.state == State::Listening { port: dst_port });
+            let listener = board.sessions.iter().position(|x| x.state == State::Listening { port: dst_port });
             match listener {
                 Some(s) => {
                     let sess = &mut board.sessions[s];
@@ -320,12 +302,7 @@ pub(crate) fn deliver(
                 None => outbound.send(due, ev.conn, Kind::Rst),
             }
         }
-        Kind::SynAck {
-            src_port,
-            mss,
-            ws,
-            window,
-        } => {
+        Kind::SynAck { src_port, mss, ws, window } => {
             if let Some(s) = find(&board.sessions) {
                 let sess = &mut board.sessions[s];
                 if matches!(sess.state, State::SynSent { .. }) {
@@ -364,8 +341,7 @@ pub(crate) fn deliver(
             }
         }
         Kind::Data { len, push } => {
-            let target =
-                find(&board.sessions).filter(|&s| board.sessions[s].state == State::Established);
+            let target = find(&board.sessions).filter(|&s| board.sessions[s].state == State::Established);
             let Some(s) = target else {
                 inbound.wire.drain(..len);
                 return;

@@ -19,11 +19,7 @@ pub struct LinkConfig {
 
 impl Default for LinkConfig {
     fn default() -> Self {
-        Self {
-            payload_mb_s: 24_751,
-            user_clock_mhz: 250,
-            latency_cycles: 250,
-        }
+        Self { payload_mb_s: 24_751, user_clock_mhz: 250, latency_cycles: 250 }
     }
 }
 
@@ -58,10 +54,7 @@ pub struct ToeConfig {
 impl ToeConfig {
     /// The defaults with `beat_bytes` bytes per beat.
     pub fn new(beat_bytes: usize) -> Self {
-        assert!(
-            (1..=128).contains(&beat_bytes),
-            "beat_bytes {beat_bytes} out of 1..=128"
-        );
+        assert!((1..=128).contains(&beat_bytes), "beat_bytes {beat_bytes} out of 1..=128");
         Self {
             beat_bytes,
             rx_buffer_bytes: 1 << 20,

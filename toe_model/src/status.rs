@@ -59,7 +59,13 @@ mod tests {
     fn open_clears_and_apply_copies_only_the_six_levels() {
         let mut st = SessionStatus { established: true, peer_closed: true, conn_error: true, ..Default::default() };
         st.set_peer(61000, 8948, 5);
-        let mut inp = SessionInputs { conn_req_ready: true, tx_tready: true, rx_tvalid: true, rx_data: vec![7], ..Default::default() };
+        let mut inp = SessionInputs {
+            conn_req_ready: true,
+            tx_tready: true,
+            rx_tvalid: true,
+            rx_data: vec![7],
+            ..Default::default()
+        };
         st.apply_to(&mut inp);
         assert!(inp.established && inp.peer_closed && inp.conn_error);
         assert_eq!((inp.peer_port, inp.peer_mss, inp.peer_window_scale), (61000, 8948, 5));

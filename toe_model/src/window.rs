@@ -115,11 +115,7 @@ pub(crate) fn data_arrived(
     }
     sess.push_idle = 0;
     if sess.rx_q.len() as u64 > cfg.rx_buffer_bytes {
-        log.push(
-            cycle,
-            place,
-            "model: receive buffer overflow (window accounting bug)",
-        );
+        log.push(cycle, place, "model: receive buffer overflow (window accounting bug)");
     }
     let edge = sess.taken + cfg.rx_buffer_bytes;
     let sws = u64::from(cfg.mss).min(cfg.rx_buffer_bytes / 2).max(1);
@@ -140,7 +136,11 @@ mod tests {
         assert_eq!(next_rx_beat(63, None, 64), None, "a partial beat waits for a push point");
         assert_eq!(next_rx_beat(200, None, 64), Some((64, false)));
         assert_eq!(next_rx_beat(40, Some(40), 64), Some((40, true)));
-        assert_eq!(next_rx_beat(200, Some(64), 64), Some((64, true)), "a full beat that ends at the push point has tlast");
+        assert_eq!(
+            next_rx_beat(200, Some(64), 64),
+            Some((64, true)),
+            "a full beat that ends at the push point has tlast"
+        );
         assert_eq!(next_rx_beat(200, Some(100), 64), Some((64, false)));
     }
 }

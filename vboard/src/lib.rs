@@ -89,7 +89,9 @@ fn loopback_only(what: &str, addr: Ipv4Addr) -> Result<(), String> {
     if addr.is_loopback() {
         Ok(())
     } else {
-        Err(format!("{what} {addr} is not a loopback address: the virtual board only binds and connects on 127.0.0.0/8"))
+        Err(format!(
+            "{what} {addr} is not a loopback address: the virtual board only binds and connects on 127.0.0.0/8"
+        ))
     }
 }
 
@@ -116,12 +118,21 @@ impl VirtualBoard {
         let resolved = model::resolve(&design, &opts.cache, opts.rebuild, &mut |line| log(format!("model: {line}")))?;
         log(format!(
             "design `{}`: {} session(s) of {} bits, user clock {} MHz, register clock {} MHz ({})",
-            design.name, design.sessions, design.data_width, design.user_clock_mhz, design.reg_clock_mhz, resolved.origin
+            design.name,
+            design.sessions,
+            design.data_width,
+            design.user_clock_mhz,
+            design.reg_clock_mhz,
+            resolved.origin
         ));
         let boards = if opts.pair { 2 } else { 1 };
         let mut listeners = Vec::new();
         for b in 0..boards {
-            let port = if opts.port == 0 { 0 } else { opts.port.checked_add(b as u16).ok_or("--port: no room for the second board's port")? };
+            let port = if opts.port == 0 {
+                0
+            } else {
+                opts.port.checked_add(b as u16).ok_or("--port: no room for the second board's port")?
+            };
             let l = TcpListener::bind(SocketAddrV4::new(opts.bind, port))
                 .map_err(|e| format!("cannot listen for Etherbone on {}:{port}: {e}", opts.bind))?;
             listeners.push(l);
@@ -131,7 +142,8 @@ impl VirtualBoard {
         let mut ports = Vec::new();
         for l in listeners {
             let addr = l.local_addr().map_err(|e| format!("Etherbone listener: {e}"))?;
-            let info = etherbone::ServerInfo::for_addr("CommVirtualBoard", addr).map_err(|e| format!("Etherbone server: {e}"))?;
+            let info = etherbone::ServerInfo::for_addr("CommVirtualBoard", addr)
+                .map_err(|e| format!("Etherbone server: {e}"))?;
             let (handle, rx) = etherbone::spawn_server(l, info).map_err(|e| format!("Etherbone server: {e}"))?;
             servers.push(handle);
             ports.push(sim::BusPort::new(rx));

@@ -30,7 +30,12 @@ pub fn default_cache() -> PathBuf {
 
 /// The model of `design`: built in, or from the cache under `cache`
 /// (verilated there first if missing, or if `rebuild`).
-pub fn resolve(design: &config::Design, cache: &Path, rebuild: bool, log: &mut dyn FnMut(&str)) -> Result<Resolved, String> {
+pub fn resolve(
+    design: &config::Design,
+    cache: &Path,
+    rebuild: bool,
+    log: &mut dyn FnMut(&str),
+) -> Result<Resolved, String> {
     if !rebuild {
         if let Some((_, top)) = built_in().into_iter().find(|(hash, _)| *hash == design.config_hash) {
             let top = top();
@@ -44,14 +49,21 @@ pub fn resolve(design: &config::Design, cache: &Path, rebuild: bool, log: &mut d
         .ok_or_else(|| format!("gen wrote no {}", toe_gen::rtl::FILELIST))?;
     let mut sources = Vec::new();
     for line in list.contents.lines().filter(|l| !l.trim().is_empty()) {
-        let f = files.iter().find(|f| f.path == line.trim()).ok_or_else(|| format!("{line} is in the file list but was not generated"))?;
+        let f = files
+            .iter()
+            .find(|f| f.path == line.trim())
+            .ok_or_else(|| format!("{line} is in the file list but was not generated"))?;
         sources.push(verilate::Source { path: PathBuf::from(&f.path), contents: f.contents.clone() });
     }
     std::fs::create_dir_all(cache).map_err(|e| format!("cannot create the model cache {}: {e}", cache.display()))?;
     let waivers = cache.join("verilator_waivers.vlt");
     std::fs::write(&waivers, WAIVERS).map_err(|e| format!("cannot write {}: {e}", waivers.display()))?;
     let model = format!("vb_{}", design.config_hash);
-    let fns = verilate::load_cached(&model, &design.name, &sources, Some(&waivers), &design.config_hash, cache, rebuild, log)
-        .map_err(|e| e.to_string())?;
-    Ok(Resolved { top: Top::new(fns, plan), origin: format!("model verilated for configuration {} in {}", design.config_hash, cache.display()) })
+    let fns =
+        verilate::load_cached(&model, &design.name, &sources, Some(&waivers), &design.config_hash, cache, rebuild, log)
+            .map_err(|e| e.to_string())?;
+    Ok(Resolved {
+        top: Top::new(fns, plan),
+        origin: format!("model verilated for configuration {} in {}", design.config_hash, cache.display()),
+    })
 }

@@ -355,15 +355,24 @@ impl LegOutcome {
             return Err(format!("session {}: the board did not end in done: {f:?}", l.session));
         }
         if (f.tx_bytes, f.rx_bytes) != (tx, rx) || f.err_count != 0 {
-            return Err(format!("session {}: board counters tx {} rx {} errors {}, expected tx {tx} rx {rx} errors 0", l.session, f.tx_bytes, f.rx_bytes, f.err_count));
+            return Err(format!(
+                "session {}: board counters tx {} rx {} errors {}, expected tx {tx} rx {rx} errors 0",
+                l.session, f.tx_bytes, f.rx_bytes, f.err_count
+            ));
         }
         if !self.tool.ok() {
-            return Err(format!("session {}: the PC tool failed (exit {:?}): {}", l.session, self.tool.exit, self.tool.stderr));
+            return Err(format!(
+                "session {}: the PC tool failed (exit {:?}): {}",
+                l.session, self.tool.exit, self.tool.stderr
+            ));
         }
         let pc_rx = self.tool.direction("rx").map(|d| d.0).unwrap_or(0);
         let pc_tx = self.tool.direction("tx").map(|d| d.0).unwrap_or(0);
         if (pc_tx, pc_rx) != (rx, tx) {
-            return Err(format!("session {}: the PC tool moved tx {pc_tx} rx {pc_rx}, the board rx {rx} tx {tx}", l.session));
+            return Err(format!(
+                "session {}: the PC tool moved tx {pc_tx} rx {pc_rx}, the board rx {rx} tx {tx}",
+                l.session
+            ));
         }
         Ok(())
     }
@@ -382,7 +391,12 @@ impl LegOutcome {
 /// Runs `legs` at once: FPGA servers are started before their PC clients,
 /// PC servers before their FPGA clients; then waits for every tool and
 /// session (bounded by `limit`) and reads the results.
-pub fn run_legs(bus: &mut impl RegisterBus, tools: &Tools, legs: &[Leg], limit: Duration) -> Result<Vec<LegOutcome>, String> {
+pub fn run_legs(
+    bus: &mut impl RegisterBus,
+    tools: &Tools,
+    legs: &[Leg],
+    limit: Duration,
+) -> Result<Vec<LegOutcome>, String> {
     let timeout_s = limit.as_secs().max(1);
     let mut procs = Vec::new();
     for leg in legs.iter().filter(|l| l.fpga_client) {
@@ -393,7 +407,10 @@ pub fn run_legs(bus: &mut impl RegisterBus, tools: &Tools, legs: &[Leg], limit: 
     }
     for leg in legs.iter().filter(|l| !l.fpga_client) {
         if !wait_listening(leg.fpga_port, Duration::from_secs(10)) {
-            return Err(format!("session {}: the board does not listen on port {} 10 s after start", leg.session, leg.fpga_port));
+            return Err(format!(
+                "session {}: the board does not listen on port {} 10 s after start",
+                leg.session, leg.fpga_port
+            ));
         }
         procs.push((leg.session, ToolProcess::spawn(leg.command(tools, timeout_s), false)?));
     }
@@ -401,8 +418,11 @@ pub fn run_legs(bus: &mut impl RegisterBus, tools: &Tools, legs: &[Leg], limit: 
     let sessions: Vec<usize> = legs.iter().map(|l| l.session).collect();
     // A session whose tool failed may wait for a peer that never comes:
     // give the others time, then abort the rest and say why.
-    let failed: Vec<String> =
-        runs.iter().filter(|(_, r)| !r.ok()).map(|(s, r)| format!("session {s}: tool exit {:?}: {}", r.exit, r.stderr)).collect();
+    let failed: Vec<String> = runs
+        .iter()
+        .filter(|(_, r)| !r.ok())
+        .map(|(s, r)| format!("session {s}: tool exit {:?}: {}", r.exit, r.stderr))
+        .collect();
     let grace = if failed.is_empty() { limit } else { Duration::from_secs(5) };
     if !wait_idle(bus, &sessions, grace).map_err(|e| e.to_string())? {
         for &s in &sessions {

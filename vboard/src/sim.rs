@@ -102,10 +102,7 @@ impl BusPort {
 
 /// The error of an access the stuck bus will never answer.
 fn stuck(addr: u32) -> BusError {
-    BusError::Timeout {
-        what: format!("register access at {addr:#06x} on the simulated bus"),
-        after: Duration::ZERO,
-    }
+    BusError::Timeout { what: format!("register access at {addr:#06x} on the simulated bus"), after: Duration::ZERO }
 }
 
 /// Issues the next group of operations of the same kind (reads or writes):
@@ -154,7 +151,10 @@ fn service(port: &mut BusPort, board: &mut Board, cycle: u64, log: &mut dyn FnMu
             } else {
                 let kind = if c.write { "write" } else { "read" };
                 log(format!("register {kind} at {:#06x}: AXI error response {}", c.addr, c.resp));
-                Err(BusError::Response { addr: c.addr, resp: if c.resp == 3 { AxiResp::DecErr } else { AxiResp::SlvErr } })
+                Err(BusError::Response {
+                    addr: c.addr,
+                    resp: if c.resp == 3 { AxiResp::DecErr } else { AxiResp::SlvErr },
+                })
             };
         }
     }
@@ -188,7 +188,13 @@ fn service(port: &mut BusPort, board: &mut Board, cycle: u64, log: &mut dyn FnMu
 /// Runs `rig` until `stop`: batches of cycles, register requests of board
 /// `b` from `ports[b]`, the backend's network between batches, and sleeps
 /// while everything is quiet. `log` receives every line to print.
-pub fn run<T: Backend>(rig: &mut Rig<T>, ports: &mut [BusPort], stop: &AtomicBool, user_clock_mhz: f64, log: &mut dyn FnMut(String)) {
+pub fn run<T: Backend>(
+    rig: &mut Rig<T>,
+    ports: &mut [BusPort],
+    stop: &AtomicBool,
+    user_clock_mhz: f64,
+    log: &mut dyn FnMut(String),
+) {
     assert_eq!(ports.len(), rig.boards.len(), "one register port per board");
     let mut quiet_batches = 0u32;
     while !stop.load(Ordering::Relaxed) {

@@ -9,7 +9,8 @@ use etherbone::litex::{run_bounded, venv_tool, PYTHON_TIMEOUT};
 use vboard::{Options, VirtualBoard};
 
 fn board() -> VirtualBoard {
-    VirtualBoard::start(&Options { port: 0, ..Options::default() }, |l| eprintln!("vboard: {l}")).expect("the virtual board starts")
+    VirtualBoard::start(&Options { port: 0, ..Options::default() }, |l| eprintln!("vboard: {l}"))
+        .expect("the virtual board starts")
 }
 
 const SCRIPT: &str = r#"
@@ -40,7 +41,8 @@ fn litex_remote_client_reads_the_identity_and_writes_a_parameter() {
         "value": value,
     });
     let python = venv_tool("python");
-    let out = run_bounded(Command::new(python).args(["-c", SCRIPT, &port.to_string(), &args.to_string()]), PYTHON_TIMEOUT);
+    let out =
+        run_bounded(Command::new(python).args(["-c", SCRIPT, &port.to_string(), &args.to_string()]), PYTHON_TIMEOUT);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "RemoteClient failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_str(stdout.trim()).expect("the script's JSON");
@@ -89,7 +91,12 @@ fn litex_cli_lists_every_register_with_its_reset_value() {
                     .find(|(a, _, n)| *a == addr && *n == name)
                     .unwrap_or_else(|| panic!("litex_cli did not list {name} at {addr:#x}:\n{stdout}"));
                 let stable = !reg.volatile_mask();
-                assert_eq!(value & stable, reg.reset_for(i) & stable, "{name}: reset value (volatile bits {:#x} ignored)", !stable);
+                assert_eq!(
+                    value & stable,
+                    reg.reset_for(i) & stable,
+                    "{name}: reset value (volatile bits {:#x} ignored)",
+                    !stable
+                );
             }
         }
     }

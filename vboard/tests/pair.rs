@@ -34,7 +34,12 @@ fn pair_runs_the_4_4_scenario_over_etherbone_with_every_byte_verified() {
         console::start(&mut buses[leg.board], leg.session).unwrap();
     }
     for leg in &sc.legs {
-        assert!(wait_idle(&mut buses[leg.board], &[leg.session], Duration::from_secs(120)).unwrap(), "board {} session {}", leg.board, leg.session);
+        assert!(
+            wait_idle(&mut buses[leg.board], &[leg.session], Duration::from_secs(120)).unwrap(),
+            "board {} session {}",
+            leg.board,
+            leg.session
+        );
     }
     for leg in &sc.legs {
         let r = console::result(&mut buses[leg.board], leg.session).unwrap();

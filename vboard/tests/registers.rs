@@ -11,10 +11,14 @@ use vboard::{Options, VirtualBoard};
 /// An address inside the bus's 11-bit space that no block of the map covers.
 fn undecoded() -> u32 {
     let map = regmap::RegisterMap::for_design(&vboard::load_design(None).unwrap());
-    let covered = |a: u32| map.blocks.iter().any(|b| (0..b.instances()).any(|i| {
-        let base = b.instance_base(i).unwrap();
-        a >= base && a < base + b.size
-    }));
+    let covered = |a: u32| {
+        map.blocks.iter().any(|b| {
+            (0..b.instances()).any(|i| {
+                let base = b.instance_base(i).unwrap();
+                a >= base && a < base + b.size
+            })
+        })
+    };
     (0x600..0x800).step_by(4).find(|a| !covered(*a)).expect("an undecoded address")
 }
 

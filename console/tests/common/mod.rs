@@ -19,48 +19,26 @@ pub fn tools() -> Tools {
     static BUILT: OnceLock<Result<Tools, String>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let dir = Path::new(CONSOLE)
-                .parent()
-                .expect("target dir")
-                .to_path_buf();
-            let profile = dir
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("debug")
-                .to_string();
+            let dir = Path::new(CONSOLE).parent().expect("target dir").to_path_buf();
+            let profile = dir.file_name().and_then(|n| n.to_str()).unwrap_or("debug").to_string();
             let mut cmd = Command::new(env!("CARGO"));
             cmd.args(["build", "-q", "-p", "host", "--bins"]);
             if profile == "release" {
                 cmd.arg("--release");
             }
-            let out = cmd
-                .output()
-                .map_err(|e| format!("cargo build -p host: {e}"))?;
+            let out = cmd.output().map_err(|e| format!("cargo build -p host: {e}"))?;
             if !out.status.success() {
-                return Err(format!(
-                    "cargo build -p host failed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                ));
+                return Err(format!("cargo build -p host failed: {}", String::from_utf8_lossy(&out.stderr)));
             }
-            Ok(Tools {
-                tcpdatatest: dir.join("tcpdatatest"),
-                txrx: dir.join("tcp_client_txrx_single"),
-            })
+            Ok(Tools { tcpdatatest: dir.join("tcpdatatest"), txrx: dir.join("tcp_client_txrx_single") })
         })
         .clone()
         .expect("the PC tools build")
 }
 
 pub fn board(pair: bool) -> VirtualBoard {
-    VirtualBoard::start(
-        &Options {
-            port: 0,
-            pair,
-            ..Options::default()
-        },
-        |l| eprintln!("vboard: {l}"),
-    )
-    .expect("the virtual board starts")
+    VirtualBoard::start(&Options { port: 0, pair, ..Options::default() }, |l| eprintln!("vboard: {l}"))
+        .expect("the virtual board starts")
 }
 
 pub use vboard::pc::{Finished, Proc};
@@ -93,7 +71,6 @@ pub fn pc_tool(tools: &Tools, line: &str) -> Command {
         other => panic!("unknown PC tool {other:?} in {line:?}"),
     };
     let mut c = Command::new(exe);
-    c.args(words)
-        .args(["--json", "--quiet", "--timeout", "120"]);
+    c.args(words).args(["--json", "--quiet", "--timeout", "120"]);
     c
 }

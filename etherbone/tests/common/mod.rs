@@ -32,11 +32,7 @@ pub fn start_with(mem: &MemoryBus, reply_timeout: Duration) -> TestServer {
         .with_reply_timeout(reply_timeout);
     let (server, requests) = spawn_server(listener, info).expect("spawn server");
     let sim = serve_requests(requests, mem.clone());
-    TestServer {
-        server,
-        sim,
-        mem: mem.clone(),
-    }
+    TestServer { server, sim, mem: mem.clone() }
 }
 
 /// Polls `cond` until it holds or `within` passes.

@@ -47,23 +47,13 @@ impl<'a> Job<'a> {
 
     /// The clocks of the top, for the OOC constraints.
     pub(super) fn clocks(&self) -> Vec<ClockCtx> {
-        self.inputs
-            .clocks
-            .iter()
-            .map(|c| ClockCtx {
-                name: tcl_word(&c.port),
-                period: period(c.period_ns),
-            })
-            .collect()
+        self.inputs.clocks.iter().map(|c| ClockCtx { name: tcl_word(&c.port), period: period(c.period_ns) }).collect()
     }
 
     /// The board's free-running and QSFP reference clocks, as Tcl words: the
     /// first asynchronous clock groups of the board constraints.
     pub(super) fn board_clocks(&self) -> Vec<String> {
-        vec![
-            tcl_word(&self.board.free_clock.port),
-            tcl_word(&self.board.qsfp.refclk.port),
-        ]
+        vec![tcl_word(&self.board.free_clock.port), tcl_word(&self.board.qsfp.refclk.port)]
     }
 
     /// The board's pins and clocks for a board constraint file.
@@ -112,9 +102,7 @@ impl<'a> Job<'a> {
 
 /// Renders `tpl` as the file `path`, ending in a newline.
 pub(super) fn file<T: Template>(path: &str, tpl: T) -> Result<(String, String), FlowError> {
-    let mut text = tpl
-        .render()
-        .map_err(|e| FlowError::Template(format!("{path}: {e}")))?;
+    let mut text = tpl.render().map_err(|e| FlowError::Template(format!("{path}: {e}")))?;
     if !text.ends_with('\n') {
         text.push('\n');
     }

@@ -34,11 +34,7 @@ fn ooc_target(board: &Board, vendor: Vendor) -> Result<Option<Board>, FlowError>
 
 /// The files of the build folder for `design` on `board`, as (path relative
 /// to the build folder, contents), in a fixed order.
-pub fn render(
-    design: &config::Design,
-    board: &Board,
-    inputs: &FlowInputs,
-) -> Result<Vec<(String, String)>, FlowError> {
+pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Result<Vec<(String, String)>, FlowError> {
     inputs.check()?;
     let job = Job::new(design, board, inputs);
     let mut files = Vec::new();

@@ -98,14 +98,7 @@ pub(super) fn ooc(job: &Job, target: &Board) -> Result<Vec<(String, String)>, Fl
                 cdc: cdc(job.inputs),
             },
         )?,
-        file(
-            "quartus/ooc.sdc",
-            QuartusOocSdc {
-                banner,
-                clocks: job.clocks(),
-                cdc: cdc(job.inputs),
-            },
-        )?,
+        file("quartus/ooc.sdc", QuartusOocSdc { banner, clocks: job.clocks(), cdc: cdc(job.inputs) })?,
         file("quartus/sta_report.tcl", QuartusStaReport { banner })?,
     ])
 }

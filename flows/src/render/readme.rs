@@ -28,13 +28,7 @@ impl OocLine {
             Vendor::Amd => ("Vivado", "vivado/ooc_synth.tcl", "make vivado-ooc"),
             Vendor::Intel => ("Quartus", "quartus/ooc_synth.tcl", "make quartus-ooc"),
         };
-        OocLine {
-            tool,
-            script,
-            make,
-            part: target.part.clone(),
-            board: target.name.clone(),
-        }
+        OocLine { tool, script, make, part: target.part.clone(), board: target.name.clone() }
     }
 }
 
@@ -71,11 +65,7 @@ fn pin_names(board: &Board) -> Vec<String> {
     let mut ports = vec![
         format!("{}_p", board.free_clock.port),
         format!("{}_p", board.qsfp.refclk.port),
-        format!(
-            "{0}_tx_p/_tx_n/_rx_p/_rx_n[{1}:0]",
-            board.qsfp.name,
-            board.qsfp.lanes.len() - 1
-        ),
+        format!("{0}_tx_p/_tx_n/_rx_p/_rx_n[{1}:0]", board.qsfp.name, board.qsfp.lanes.len() - 1),
     ];
     if board.free_clock.pin_n.is_some() {
         ports[0] = format!("{0}_p / {0}_n", board.free_clock.port);
@@ -120,16 +110,9 @@ pub(super) fn readme(job: &Job, ooc: Vec<OocLine>) -> Result<(String, String), F
             cdc: cdc(inputs).is_some(),
             amd: board.vendor == Vendor::Amd,
             rtl: &inputs.rtl_files,
-            clocks: inputs
-                .clocks
-                .iter()
-                .map(|c| (c.port.clone(), period(c.period_ns)))
-                .collect(),
+            clocks: inputs.clocks.iter().map(|c| (c.port.clone(), period(c.period_ns))).collect(),
             ports: pin_names(board),
-            quartus_ip: QUARTUS_IP
-                .iter()
-                .map(|(p, d)| (p.to_string(), d.to_string()))
-                .collect(),
+            quartus_ip: QUARTUS_IP.iter().map(|(p, d)| (p.to_string(), d.to_string())).collect(),
             missing: &board.missing,
         },
     )

@@ -93,14 +93,7 @@ pub(super) fn ooc(job: &Job, target: &Board) -> Result<Vec<(String, String)>, Fl
                 rtl: job.rtl.clone(),
             },
         )?,
-        file(
-            "vivado/ooc.xdc",
-            VivadoOocXdc {
-                banner,
-                clocks: job.clocks(),
-                cdc: cdc(job.inputs),
-            },
-        )?,
+        file("vivado/ooc.xdc", VivadoOocXdc { banner, clocks: job.clocks(), cdc: cdc(job.inputs) })?,
     ])
 }
 
@@ -114,20 +107,10 @@ pub(super) fn board_build(job: &Job) -> Result<Vec<(String, String)>, FlowError>
     })?;
     let mut board_clocks = job.board_clocks();
     board_clocks.push(tcl_word(&pcie.refclk.port));
-    let mut files = vec![file(
-        "vivado/build.tcl",
-        VivadoBuildTcl {
-            banner,
-            mac_desc: "100G CMAC",
-            board: job.build(),
-        },
-    )?];
-    let sites: Vec<String> = board
-        .qsfp
-        .lanes
-        .iter()
-        .map(|l| l.gt.rsplit('_').next().unwrap_or(&l.gt).to_string())
-        .collect();
+    let mut files =
+        vec![file("vivado/build.tcl", VivadoBuildTcl { banner, mac_desc: "100G CMAC", board: job.build() })?];
+    let sites: Vec<String> =
+        board.qsfp.lanes.iter().map(|l| l.gt.rsplit('_').next().unwrap_or(&l.gt).to_string()).collect();
     let first = sites.first().cloned().unwrap_or_default();
     let last = sites.last().cloned().unwrap_or_default();
     files.push(file(
@@ -160,11 +143,7 @@ pub(super) fn board_build(job: &Job) -> Result<Vec<(String, String)>, FlowError>
                 perst_io_standard: pcie.perst_io_standard.clone(),
             }),
             board_clocks,
-            user_clock_pins: inputs
-                .clocks
-                .iter()
-                .map(|c| tcl_word(&format!("{USER_INST}/{}", c.port)))
-                .collect(),
+            user_clock_pins: inputs.clocks.iter().map(|c| tcl_word(&format!("{USER_INST}/{}", c.port))).collect(),
             cdc: cdc(inputs),
         },
     )?);

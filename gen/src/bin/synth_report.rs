@@ -31,7 +31,11 @@ fn kind(cell_type: &str) -> Kind {
         Kind::Muxf
     } else if cell_type.starts_with("CARRY") {
         Kind::Carry
-    } else if cell_type.starts_with("FD") || cell_type.starts_with("RAMB") || cell_type.starts_with("DSP") || cell_type.starts_with("SRL") {
+    } else if cell_type.starts_with("FD")
+        || cell_type.starts_with("RAMB")
+        || cell_type.starts_with("DSP")
+        || cell_type.starts_with("SRL")
+    {
         Kind::Seq
     } else {
         Kind::Other
@@ -58,10 +62,7 @@ fn bits(v: &Value) -> Vec<u64> {
 fn load(path: &str, module: &str) -> Result<Netlist, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let json: Value = serde_json::from_str(&text).map_err(|e| format!("{path}: not a yosys JSON netlist: {e}"))?;
-    let m = json
-        .get("modules")
-        .and_then(|m| m.get(module))
-        .ok_or_else(|| format!("{path}: no module {module}"))?;
+    let m = json.get("modules").and_then(|m| m.get(module)).ok_or_else(|| format!("{path}: no module {module}"))?;
     let mut net = Netlist { cells: Vec::new(), driver: HashMap::new(), counts: HashMap::new() };
     if let Some(cells) = m.get("cells").and_then(Value::as_object) {
         for (name, cell) in cells {
@@ -169,7 +170,11 @@ fn row(module: &str, path: &str) -> Result<String, String> {
         }
     }
     let mut memo = vec![None; net.cells.len()];
-    let chain = (0..net.cells.len()).filter(|&c| net.cells[c].kind == Kind::Carry).map(|c| net.chain(c, &mut memo)).max().unwrap_or(0);
+    let chain = (0..net.cells.len())
+        .filter(|&c| net.cells[c].kind == Kind::Carry)
+        .map(|c| net.chain(c, &mut memo))
+        .max()
+        .unwrap_or(0);
     let bram = net.count("RAMB36") as f64 + net.count("RAMB18") as f64 / 2.0;
     Ok(format!(
         "| {module:<44} | {:>7} | {:>7} | {:>6} | {:>5} | {:>5.1} | {:>4} | {:>6} | {:>5} |",
@@ -187,8 +192,24 @@ fn row(module: &str, path: &str) -> Result<String, String> {
 fn header() -> String {
     format!(
         "| {:<44} | {:>7} | {:>7} | {:>6} | {:>5} | {:>5} | {:>4} | {:>6} | {:>5} |\n|{}|{}|{}|{}|{}|{}|{}|{}|{}|",
-        "module", "LUT", "FF", "CARRY", "MUXF", "BRAM", "DSP", "levels", "carry",
-        "-".repeat(46), "-".repeat(9), "-".repeat(9), "-".repeat(8), "-".repeat(7), "-".repeat(7), "-".repeat(6), "-".repeat(8), "-".repeat(7)
+        "module",
+        "LUT",
+        "FF",
+        "CARRY",
+        "MUXF",
+        "BRAM",
+        "DSP",
+        "levels",
+        "carry",
+        "-".repeat(46),
+        "-".repeat(9),
+        "-".repeat(9),
+        "-".repeat(8),
+        "-".repeat(7),
+        "-".repeat(7),
+        "-".repeat(6),
+        "-".repeat(8),
+        "-".repeat(7)
     )
 }
 

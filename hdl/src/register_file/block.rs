@@ -272,7 +272,11 @@ impl RegisterFileCore {
             latch_reset: words(&layout.latch, |s| s.reset),
             const_addr: addrs(&layout.constant, |s| s.addr),
             const_value: words(&layout.constant, |s| s.reset),
-            mapped_addr: layout.mapped.iter().map(|a| Constant::new(bits::<CORE_ADDRESS_BITS>(u64::from(*a)))).collect(),
+            mapped_addr: layout
+                .mapped
+                .iter()
+                .map(|a| Constant::new(bits::<CORE_ADDRESS_BITS>(u64::from(*a))))
+                .collect(),
             strobe_mask,
             resp_okay: Constant::new(bits::<2>(0)),
             resp_slverr: Constant::new(bits::<2>(2)),

@@ -37,10 +37,7 @@ pub const TO_BUS: [&str; 3] = ["resp_data", "resp_err", "ack_tog"];
 pub fn crossings() -> Crossings {
     let names = |list: &[&str]| list.iter().map(|n| n.to_string()).collect();
     Crossings {
-        sync_flops: SYNCHRONISERS
-            .iter()
-            .flat_map(|s| SyncBit::FLOPS.iter().map(move |f| format!("{s}/{f}")))
-            .collect(),
+        sync_flops: SYNCHRONISERS.iter().flat_map(|s| SyncBit::FLOPS.iter().map(move |f| format!("{s}/{f}"))).collect(),
         to_user: names(&TO_USER),
         to_bus: names(&TO_BUS),
     }
@@ -129,7 +126,10 @@ mod tests {
             let mut module = "core".to_string();
             for inst in path.split('/') {
                 let child = format!("{module}${inst}");
-                assert!(text.contains(&format!("    {child} {inst}(")), "`{path}`: `{module}` has no instance `{inst}`");
+                assert!(
+                    text.contains(&format!("    {child} {inst}(")),
+                    "`{path}`: `{module}` has no instance `{inst}`"
+                );
                 module = child;
             }
         }

@@ -46,7 +46,8 @@ impl Part<Access> for RegisterFileCore {
             if self.req_addr.q.val() == self.storage_addr[k].val() {
                 self.rd_storage.next = self.storage_q[k].q.val() & self.storage_rmask[k].val();
                 if self.do_write.val() {
-                    self.storage_q[k].d.next = (self.storage_q[k].q.val() & !(self.wmask.val() & self.storage_mask[k].val()))
+                    self.storage_q[k].d.next = (self.storage_q[k].q.val()
+                        & !(self.wmask.val() & self.storage_mask[k].val()))
                         | (self.req_wdata.q.val() & self.wmask.val() & self.storage_mask[k].val());
                 }
             }

@@ -194,7 +194,13 @@ impl Layout {
                     let mut storage = None;
                     if writable != 0 {
                         storage = Some(l.storage.len());
-                        l.storage.push(Slot { addr, mask: writable, read_mask: reg.mask_of(Access::Rw), reset: reset & writable, lo_addr: 0 });
+                        l.storage.push(Slot {
+                            addr,
+                            mask: writable,
+                            read_mask: reg.mask_of(Access::Rw),
+                            reset: reset & writable,
+                            lo_addr: 0,
+                        });
                     }
                     let pulse_mask = reg.mask_of(Access::WPulse);
                     let mut pulse = None;
@@ -212,17 +218,31 @@ impl Layout {
                     let volatile = ro & reg.volatile_mask();
                     let constant = ro & !volatile;
                     if constant != 0 {
-                        l.constant.push(Slot { addr, mask: constant, read_mask: constant, reset: reset & constant, lo_addr: 0 });
+                        l.constant.push(Slot {
+                            addr,
+                            mask: constant,
+                            read_mask: constant,
+                            reset: reset & constant,
+                            lo_addr: 0,
+                        });
                     }
                     let mut status = None;
                     let mut latch = None;
                     if volatile != 0 {
                         match wide_hi {
                             Some(w) => {
-                                let lo = block.register(&w.lo).ok_or_else(|| err(format!("register file: `{}` has no `{}`", w.name, w.lo)))?;
+                                let lo = block
+                                    .register(&w.lo)
+                                    .ok_or_else(|| err(format!("register file: `{}` has no `{}`", w.name, w.lo)))?;
                                 let lo_addr = block.address(instance, lo).unwrap_or(0);
                                 latch = Some(l.latch.len());
-                                l.latch.push(Slot { addr, mask: volatile, read_mask: volatile, reset: reset & volatile, lo_addr });
+                                l.latch.push(Slot {
+                                    addr,
+                                    mask: volatile,
+                                    read_mask: volatile,
+                                    reset: reset & volatile,
+                                    lo_addr,
+                                });
                             }
                             None => {
                                 status = Some(l.status.len());
@@ -233,7 +253,11 @@ impl Layout {
                     for f in &reg.fields {
                         l.implemented.push(regmap::field_id(&block.name, &reg.name, &f.name));
                         let (name, source, port_lsb) = match wide {
-                            Some(w) => (w.name.clone(), format!("{}.{}", block.name, w.name), if wide_hi.is_some() { 32 } else { 0 }),
+                            Some(w) => (
+                                w.name.clone(),
+                                format!("{}.{}", block.name, w.name),
+                                if wide_hi.is_some() { 32 } else { 0 },
+                            ),
                             None if reg.fields.len() > 1 || f.width == 1 => {
                                 (f.name.clone(), regmap::field_id(&block.name, &reg.name, &f.name), 0)
                             }
@@ -245,11 +269,47 @@ impl Layout {
                         };
                         let port = name;
                         match f.access {
-                            Access::Rw | Access::Wo => l.add(group, &port, PortKind::Value, &source, block, instance, addr, bits(storage, Cat::Storage)?)?,
-                            Access::WPulse => l.add(group, &port, PortKind::Pulse, &source, block, instance, addr, bits(pulse, Cat::Pulse)?)?,
+                            Access::Rw | Access::Wo => l.add(
+                                group,
+                                &port,
+                                PortKind::Value,
+                                &source,
+                                block,
+                                instance,
+                                addr,
+                                bits(storage, Cat::Storage)?,
+                            )?,
+                            Access::WPulse => l.add(
+                                group,
+                                &port,
+                                PortKind::Pulse,
+                                &source,
+                                block,
+                                instance,
+                                addr,
+                                bits(pulse, Cat::Pulse)?,
+                            )?,
                             Access::W1c => {
-                                l.add(group, &port, PortKind::Sticky, &source, block, instance, addr, bits(sticky, Cat::Sticky)?)?;
-                                l.add(group, &format!("{port}_set"), PortKind::Set, &source, block, instance, addr, bits(sticky, Cat::Set)?)?;
+                                l.add(
+                                    group,
+                                    &port,
+                                    PortKind::Sticky,
+                                    &source,
+                                    block,
+                                    instance,
+                                    addr,
+                                    bits(sticky, Cat::Sticky)?,
+                                )?;
+                                l.add(
+                                    group,
+                                    &format!("{port}_set"),
+                                    PortKind::Set,
+                                    &source,
+                                    block,
+                                    instance,
+                                    addr,
+                                    bits(sticky, Cat::Set)?,
+                                )?;
                             }
                             Access::Ro if f.volatile => {
                                 let piece = match latch {
@@ -266,7 +326,10 @@ impl Layout {
             }
         }
         if !counter_seen {
-            return Err(err(format!("register file: the map has no `{}.{}` (the cycle counter)", CYCLE_COUNTER.0, CYCLE_COUNTER.1)));
+            return Err(err(format!(
+                "register file: the map has no `{}.{}` (the cycle counter)",
+                CYCLE_COUNTER.0, CYCLE_COUNTER.1
+            )));
         }
         Ok(l)
     }

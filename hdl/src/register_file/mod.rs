@@ -129,7 +129,12 @@ mod tests {
         let layout = Layout::new(&map).unwrap();
         for p in &layout.ports {
             let found = ports.iter().find(|q| q.0 == p.name).unwrap_or_else(|| panic!("no port {}", p.name));
-            assert_eq!((found.2 as u32, found.1 == config::ports::Direction::Output), (p.width, p.output), "{}", p.name);
+            assert_eq!(
+                (found.2 as u32, found.1 == config::ports::Direction::Output),
+                (p.width, p.output),
+                "{}",
+                p.name
+            );
         }
         assert_eq!(ports.len(), layout.ports.len() + 21);
         let awaddr = ports.iter().find(|q| q.0 == "s_axil_awaddr").unwrap();
@@ -147,10 +152,14 @@ mod tests {
             let planned: Vec<(&str, &str, usize)> =
                 plan.ports().iter().map(|p| (p.name.as_str(), p.direction.keyword(), p.width)).collect();
             let declared = module_ports(&text, "regfile").unwrap();
-            let declared: Vec<(&str, &str, usize)> = declared.iter().map(|p| (p.0.as_str(), p.1.keyword(), p.2)).collect();
+            let declared: Vec<(&str, &str, usize)> =
+                declared.iter().map(|p| (p.0.as_str(), p.1.keyword(), p.2)).collect();
             assert_eq!(planned, declared, "{sessions} sessions");
             let names: Vec<&str> = planned.iter().map(|p| p.0).collect();
-            assert!(text.contains(&format!("module regfile({});\n", names.join(", "))), "{sessions} sessions: header order");
+            assert!(
+                text.contains(&format!("module regfile({});\n", names.join(", "))),
+                "{sessions} sessions: header order"
+            );
         }
     }
 
@@ -162,7 +171,14 @@ mod tests {
         use config::ports::{Direction, Group};
         assert_eq!(
             plan.groups(),
-            [Group::Bus, Group::Clock, Group::Info, Group::ToeGlobal, Group::RegisterSession(0), Group::RegisterSession(1)]
+            [
+                Group::Bus,
+                Group::Clock,
+                Group::Info,
+                Group::ToeGlobal,
+                Group::RegisterSession(0),
+                Group::RegisterSession(1)
+            ]
         );
         let get = |g: Group, local: &str| plan.get(g, local).unwrap().clone();
         assert_eq!(get(Group::Bus, "awaddr").width, map.address_bits() as usize);
@@ -174,7 +190,10 @@ mod tests {
         assert_eq!(plan.group(Group::Bus).count(), 19);
         let layout = Layout::new(&map).unwrap();
         for (port, user) in plan.ports()[21..].iter().zip(&layout.ports) {
-            assert_eq!((&port.name, port.group, port.width), (&user.name, port_group(map.block(&user.block).unwrap(), user.instance).unwrap(), user.width as usize));
+            assert_eq!(
+                (&port.name, port.group, port.width),
+                (&user.name, port_group(map.block(&user.block).unwrap(), user.instance).unwrap(), user.width as usize)
+            );
         }
         assert_eq!(plan.ports().len(), 21 + layout.ports.len());
         let e = register_file_ports(&design(3), &map).unwrap_err();
@@ -215,7 +234,9 @@ mod tests {
         let d = design(sessions);
         let map = RegisterMap::for_design(&d);
         let body = register_file_verilog(&d, &map, "regfile").unwrap();
-        let text = format!("`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n{body}\n`resetall\n`default_nettype wire\n");
+        let text = format!(
+            "`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n{body}\n`resetall\n`default_nettype wire\n"
+        );
         let dir = std::env::temp_dir().join(format!("regfile-lint-{}-{sessions}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("regfile.v");

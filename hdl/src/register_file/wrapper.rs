@@ -138,7 +138,11 @@ pub(super) fn wrapper(layout: &Layout, module: &str) -> String {
     let wide_a = CORE_ADDRESS_BITS as u32;
     // The core's bus and clock ports have the wrapper's names.
     for name in ports.iter().filter(|p| matches!(p.group, Group::Bus | Group::Clock)).map(|p| p.name.as_str()) {
-        let expr = if name.ends_with("addr") && wide_a > a { format!("{{{}'d0, {name}}}", wide_a - a) } else { name.to_string() };
+        let expr = if name.ends_with("addr") && wide_a > a {
+            format!("{{{}'d0, {name}}}", wide_a - a)
+        } else {
+            name.to_string()
+        };
         conns.push(format!("        .{name}({expr})"));
     }
     conns.push("        .cycle_count(cycle_count)".into());

@@ -12,7 +12,14 @@ fn job(a: TxRxArgs) -> Job {
         dir: "duplex",
         complete: "full-duplex test complete",
         role: a.role,
-        plan: Plan { tx_len: t.bytelen, rx_len: t.bytelen, pattern: t.pattern, buffer: t.buffer, timeout: a.options.timeout, corrupt: a.options.corrupt },
+        plan: Plan {
+            tx_len: t.bytelen,
+            rx_len: t.bytelen,
+            pattern: t.pattern,
+            buffer: t.buffer,
+            timeout: a.options.timeout,
+            corrupt: a.options.corrupt,
+        },
         transfer: a.transfer,
         options: a.options,
     }
@@ -20,11 +27,5 @@ fn job(a: TxRxArgs) -> Job {
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    std::process::exit(host::main_with(
-        "tcp_client_txrx_single",
-        args::TXRX_USAGE,
-        &argv,
-        args::parse_txrx,
-        job,
-    ));
+    std::process::exit(host::main_with("tcp_client_txrx_single", args::TXRX_USAGE, &argv, args::parse_txrx, job));
 }

@@ -16,7 +16,14 @@ fn job(a: DataTestArgs) -> Job {
         dir,
         complete: "half-duplex test complete",
         role: a.role,
-        plan: Plan { tx_len, rx_len, pattern: t.pattern, buffer: t.buffer, timeout: a.options.timeout, corrupt: a.options.corrupt },
+        plan: Plan {
+            tx_len,
+            rx_len,
+            pattern: t.pattern,
+            buffer: t.buffer,
+            timeout: a.options.timeout,
+            corrupt: a.options.corrupt,
+        },
         transfer: a.transfer,
         options: a.options,
     }

@@ -75,12 +75,7 @@ impl Tb {
     pub fn new(sessions: usize, beat: usize, net: NetConfig) -> Self {
         Self {
             toe: HostToe::new(sessions, beat, net).expect("HostToe::new"),
-            ul: (0..sessions)
-                .map(|_| Ul {
-                    rx_ready: true,
-                    ..Default::default()
-                })
-                .collect(),
+            ul: (0..sessions).map(|_| Ul { rx_ready: true, ..Default::default() }).collect(),
             ins: vec![SessionInputs::default(); sessions],
             outs: vec![SessionOutputs::default(); sessions],
             tvalid: vec![false; sessions],
@@ -113,16 +108,10 @@ impl Tb {
                 o.tx_data.clear();
             }
             let req = u.req.or_else(|| {
-                (u.close_after_tx && !u.close_taken && u.tx_sent == u.tx_total && !o.tx_tvalid)
-                    .then_some(Req::Close)
+                (u.close_after_tx && !u.close_taken && u.tx_sent == u.tx_total && !o.tx_tvalid).then_some(Req::Close)
             });
             o.conn_req_valid = req.is_some();
-            (
-                o.conn_req_open,
-                o.conn_req_active,
-                o.conn_req_local_port,
-                o.conn_req_remote_port,
-            ) = match req {
+            (o.conn_req_open, o.conn_req_active, o.conn_req_local_port, o.conn_req_remote_port) = match req {
                 Some(Req::Connect { local, remote }) => (true, true, local, remote),
                 Some(Req::Listen { port }) => (true, false, port, 0),
                 Some(Req::Close) | None => (false, false, 0, 0),
@@ -134,26 +123,12 @@ impl Tb {
         let ins = self.toe.drive(&self.tvalid);
         for (d, i) in self.ins.iter_mut().zip(ins) {
             let data = std::mem::take(&mut d.rx_data);
-            *d = SessionInputs {
-                rx_data: data,
-                ..*i
-            };
+            *d = SessionInputs { rx_data: data, ..*i };
             d.rx_data.clone_from(&i.rx_data);
         }
         let init = std::mem::take(&mut self.init_pulse);
-        self.toe.edge(
-            GlobalOutputs {
-                init,
-                ..Default::default()
-            },
-            &self.outs,
-        );
-        for (s, (u, (o, i))) in self
-            .ul
-            .iter_mut()
-            .zip(self.outs.iter().zip(&self.ins))
-            .enumerate()
-        {
+        self.toe.edge(GlobalOutputs { init, ..Default::default() }, &self.outs);
+        for (s, (u, (o, i))) in self.ul.iter_mut().zip(self.outs.iter().zip(&self.ins)).enumerate() {
             // A taken request that was not `req` is the automatic close.
             if o.conn_req_valid && i.conn_req_ready && u.req.take().is_none() {
                 u.close_taken = true;
@@ -169,11 +144,7 @@ impl Tb {
             }
             if let Some((d, l)) = u.rx_hold.take() {
                 if !i.conn_error {
-                    assert!(
-                        i.rx_tvalid,
-                        "session {s}: rx_tvalid dropped before rx_tready (cycle {})",
-                        self.cycle
-                    );
+                    assert!(i.rx_tvalid, "session {s}: rx_tvalid dropped before rx_tready (cycle {})", self.cycle);
                     assert!(
                         d == i.rx_data && l == i.rx_tlast,
                         "session {s}: RX beat changed while waiting (cycle {})",
@@ -182,15 +153,8 @@ impl Tb {
                 }
             }
             if i.rx_tvalid {
-                assert!(
-                    (1..=beat).contains(&i.rx_data.len()),
-                    "session {s}: RX beat of {} bytes",
-                    i.rx_data.len()
-                );
-                assert!(
-                    i.rx_data.len() == beat || i.rx_tlast,
-                    "session {s}: partial RX beat without tlast"
-                );
+                assert!((1..=beat).contains(&i.rx_data.len()), "session {s}: RX beat of {} bytes", i.rx_data.len());
+                assert!(i.rx_data.len() == beat || i.rx_tlast, "session {s}: partial RX beat without tlast");
                 assert!(!i.peer_closed, "session {s}: rx_tvalid while peer_closed");
                 if o.rx_tready {
                     u.rx.extend_from_slice(&i.rx_data);
@@ -216,19 +180,13 @@ impl Tb {
             }
             self.step();
             if n % 1024 == 0 && Instant::now() > deadline {
-                panic!(
-                    "{what}: not reached within {WALL_LIMIT:?} ({n} cycles); events {:#?}",
-                    self.all_events()
-                );
+                panic!("{what}: not reached within {WALL_LIMIT:?} ({n} cycles); events {:#?}", self.all_events());
             }
         }
         if f(self) {
             return;
         }
-        panic!(
-            "{what}: not reached within {max_cycles} cycles; events {:#?}",
-            self.all_events()
-        );
+        panic!("{what}: not reached within {max_cycles} cycles; events {:#?}", self.all_events());
     }
 
     /// Steps for `d` of wall-clock time.
@@ -262,11 +220,7 @@ impl Tb {
     pub fn check_rx(&self, s: usize, len: u64) {
         let rx = &self.ul[s].rx;
         assert_eq!(rx.len() as u64, len, "session {s}: received byte count");
-        assert_eq!(
-            pattern::first_mismatch(rx, 0),
-            None,
-            "session {s}: received bytes differ from the pattern"
-        );
+        assert_eq!(pattern::first_mismatch(rx, 0), None, "session {s}: received bytes differ from the pattern");
     }
 
     /// Session `s` presents an active open from `local` (0: any port) to the
@@ -276,11 +230,7 @@ impl Tb {
     }
 
     pub fn assert_no_violations(&self) {
-        assert!(
-            self.toe.violations().is_empty(),
-            "violations: {:#?}",
-            self.toe.violations()
-        );
+        assert!(self.toe.violations().is_empty(), "violations: {:#?}", self.toe.violations());
     }
 }
 
@@ -297,11 +247,7 @@ pub fn net() -> NetConfig {
 
 /// A port that was free a moment ago (the OS handed it out).
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// A listener on an OS-chosen loopback port.
@@ -389,17 +335,11 @@ pub fn read_all(s: &mut TcpStream) -> Vec<u8> {
 /// Asserts that `got` is exactly the first `len` pattern bytes.
 pub fn check_pattern(who: &str, got: &[u8], len: u64) {
     assert_eq!(got.len() as u64, len, "{who}: byte count");
-    assert_eq!(
-        pattern::first_mismatch(got, 0),
-        None,
-        "{who}: bytes differ from the pattern"
-    );
+    assert_eq!(pattern::first_mismatch(got, 0), None, "{who}: bytes differ from the pattern");
 }
 
 /// Closes `s` with a TCP reset instead of a FIN.
 pub fn reset(s: TcpStream) {
-    socket2::SockRef::from(&s)
-        .set_linger(Some(Duration::ZERO))
-        .expect("linger 0");
+    socket2::SockRef::from(&s).set_linger(Some(Duration::ZERO)).expect("linger 0");
     drop(s);
 }

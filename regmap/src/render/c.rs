@@ -26,9 +26,16 @@ enum Value {
 enum Item {
     Blank,
     Comment(String),
-    Define { name: String, value: Value, origin: String },
+    Define {
+        name: String,
+        value: Value,
+        origin: String,
+    },
     /// `<BLOCK>_ADDR(s, offset)` of a repeated block (its stem).
-    AddrMacro { stem: String, origin: String },
+    AddrMacro {
+        stem: String,
+        origin: String,
+    },
 }
 
 fn access_name(access: Access) -> String {
@@ -63,7 +70,15 @@ fn define(items: &mut Vec<Item>, name: String, value: Value, origin: &str) {
 }
 
 /// Defines a reset: `<stem>_RESET`, or `<stem>_RESET_S<s>` per instance.
-fn resets(items: &mut Vec<Item>, block: &Block, stem: &str, origin: &str, uniform: bool, value: impl Fn(usize) -> u64, digits: usize) {
+fn resets(
+    items: &mut Vec<Item>,
+    block: &Block,
+    stem: &str,
+    origin: &str,
+    uniform: bool,
+    value: impl Fn(usize) -> u64,
+    digits: usize,
+) {
     if uniform {
         define(items, format!("{stem}_RESET"), Value::Hex(value(0), digits), origin);
     } else {
@@ -89,7 +104,12 @@ fn field_items(items: &mut Vec<Item>, block: &Block, reg: &Register, field: &Fie
         define(items, format!("{stem}_MAX"), Value::Dec(u64::from(max)), &origin);
     }
     for value in &field.enum_values {
-        define(items, format!("{stem}_{}", up(&value.name)), Value::Dec(u64::from(value.value)), &format!("enum value `{}` of {origin}", value.name));
+        define(
+            items,
+            format!("{stem}_{}", up(&value.name)),
+            Value::Dec(u64::from(value.value)),
+            &format!("enum value `{}` of {origin}", value.name),
+        );
     }
 }
 
@@ -118,7 +138,13 @@ fn items(map: &RegisterMap) -> Vec<Item> {
             let origin = format!("register `{}`", crate::register_id(&block.name, &reg.name));
             items.push(Item::Blank);
             let place = if block.repeat.is_some() { "offset in the instance" } else { "address" };
-            items.push(Item::Comment(format!("{} ({}, {place} {}): {}", reg.name, reg.access_summary(), hex(u64::from(header_offset(block, reg)), 3), reg.description)));
+            items.push(Item::Comment(format!(
+                "{} ({}, {place} {}): {}",
+                reg.name,
+                reg.access_summary(),
+                hex(u64::from(header_offset(block, reg)), 3),
+                reg.description
+            )));
             define(&mut items, format!("{stem}_OFFSET"), Value::Hex(u64::from(header_offset(block, reg)), 3), &origin);
             resets(&mut items, block, &stem, &origin, reg.reset_is_uniform(), |s| u64::from(reg.reset_for(s)), 8);
             for field in &reg.fields {
@@ -131,11 +157,7 @@ fn items(map: &RegisterMap) -> Vec<Item> {
             items.push(Item::Blank);
             items.push(Item::Comment(format!(
                 "{} ({} bits): `{}` holds bits 31:0 and latches `{}` when read; read `_LO` first. {}",
-                wide.name,
-                wide.width,
-                wide.lo,
-                wide.hi,
-                wide.description
+                wide.name, wide.width, wide.lo, wide.hi, wide.description
             )));
             define(&mut items, format!("{stem}_WIDTH"), Value::Dec(u64::from(wide.width)), &origin);
             let (lo, hi) = (block.register(&wide.lo), block.register(&wide.hi));
@@ -195,7 +217,8 @@ pub fn c_header(map: &RegisterMap, design: &Design) -> String {
     out += " * A value wider than 32 bits spans _LO (bits 31:0) and _HI (at _LO + 4): reading _LO latches\n";
     out += " * _HI, so read _LO first, then _HI, for a coherent value. Writable wide values are taken by\n";
     out += " * the command that uses them (session start, TOE init): write both halves before it.\n";
-    out += &format!(" * Registers of a repeated block: address = {p}_<BLOCK>_ADDR(instance, {p}_<BLOCK>_<REG>_OFFSET).\n");
+    out +=
+        &format!(" * Registers of a repeated block: address = {p}_<BLOCK>_ADDR(instance, {p}_<BLOCK>_<REG>_OFFSET).\n");
     out += " */\n\n";
     for item in items(map) {
         match item {
@@ -228,7 +251,11 @@ fn field_asserts(out: &mut String, p: &str, block: &Block, reg: &Register, field
     let id = crate::field_id(&block.name, &reg.name, &field.name);
     sa(out, format!("{stem}_SHIFT == {}u && {stem}_WIDTH == {}u", field.lsb, field.width), format!("{id}: position"));
     sa(out, format!("{stem}_WIDTH >= 1u && {stem}_SHIFT + {stem}_WIDTH <= 32u"), format!("{id}: inside bits 31:0"));
-    sa(out, format!("{stem}_MASK == ((0xFFFFFFFFu >> (32u - {stem}_WIDTH)) << {stem}_SHIFT)"), format!("{id}: mask matches shift and width"));
+    sa(
+        out,
+        format!("{stem}_MASK == ((0xFFFFFFFFu >> (32u - {stem}_WIDTH)) << {stem}_SHIFT)"),
+        format!("{id}: mask matches shift and width"),
+    );
     let resets: Vec<String> = match &field.reset {
         Reset::Fixed(_) => vec![format!("{stem}_RESET")],
         Reset::PerInstance(v) => (0..v.len()).map(|s| format!("{stem}_RESET_S{s}")).collect(),
@@ -237,11 +264,19 @@ fn field_asserts(out: &mut String, p: &str, block: &Block, reg: &Register, field
         sa(out, format!("({r} & ~({stem}_MASK >> {stem}_SHIFT)) == 0u"), format!("{id}: reset fits the field"));
     }
     if field.range.is_some() {
-        sa(out, format!("{stem}_MIN <= {stem}_MAX && ({stem}_MAX & ~({stem}_MASK >> {stem}_SHIFT)) == 0u"), format!("{id}: range fits the field"));
+        sa(
+            out,
+            format!("{stem}_MIN <= {stem}_MAX && ({stem}_MAX & ~({stem}_MASK >> {stem}_SHIFT)) == 0u"),
+            format!("{id}: range fits the field"),
+        );
     }
     for value in &field.enum_values {
         let v = format!("{stem}_{}", up(&value.name));
-        sa(out, format!("{v} == {}u && ({v} & ~({stem}_MASK >> {stem}_SHIFT)) == 0u", value.value), format!("{id}: value {} fits the field", value.name));
+        sa(
+            out,
+            format!("{v} == {}u && ({v} & ~({stem}_MASK >> {stem}_SHIFT)) == 0u", value.value),
+            format!("{id}: value {} fits the field", value.name),
+        );
     }
 }
 
@@ -253,18 +288,32 @@ fn field_asserts(out: &mut String, p: &str, block: &Block, reg: &Register, field
 pub fn c_static_asserts(map: &RegisterMap, design: &Design) -> String {
     let p = prefix(design);
     let mut out = banner(design);
-    out += &format!("/* Compile-time self-test of {}: compiling this file is the test. */\n", super::header_file_name(design));
+    out += &format!(
+        "/* Compile-time self-test of {}: compiling this file is the test. */\n",
+        super::header_file_name(design)
+    );
     out += &format!("#include \"{}\"\n", super::header_file_name(design));
-    out += &format!("#include \"{}\" /* the include guard makes a second inclusion harmless */\n", super::header_file_name(design));
+    out += &format!(
+        "#include \"{}\" /* the include guard makes a second inclusion harmless */\n",
+        super::header_file_name(design)
+    );
     let mut blocks: Vec<&Block> = map.blocks.iter().collect();
     blocks.sort_by_key(|b| b.base);
     out += "\n/* Blocks do not overlap. */\n";
     for block in &blocks {
         let b = format!("{p}_{}", up(&block.name));
-        sa(&mut out, format!("{b}_BASE == {}u && {b}_SIZE == {}u", hex(u64::from(block.base), 3), hex(u64::from(block.size), 3)), format!("{}: base and size", block.name));
+        sa(
+            &mut out,
+            format!("{b}_BASE == {}u && {b}_SIZE == {}u", hex(u64::from(block.base), 3), hex(u64::from(block.size), 3)),
+            format!("{}: base and size", block.name),
+        );
         sa(&mut out, format!("{b}_BASE % 4u == 0u && {b}_SIZE % 4u == 0u"), format!("{}: aligned", block.name));
         if let Some(repeat) = block.repeat {
-            sa(&mut out, format!("{b}_STRIDE == {}u && {b}_COUNT == {}u", hex(u64::from(repeat.stride), 3), repeat.count), format!("{}: stride and count", block.name));
+            sa(
+                &mut out,
+                format!("{b}_STRIDE == {}u && {b}_COUNT == {}u", hex(u64::from(repeat.stride), 3), repeat.count),
+                format!("{}: stride and count", block.name),
+            );
             sa(&mut out, format!("{b}_STRIDE >= {b}_SIZE"), format!("{}: instances do not overlap", block.name));
             sa(&mut out, format!("{b}_ADDR(1, 0u) == {b}_BASE + {b}_STRIDE"), format!("{}: address macro", block.name));
         }
@@ -281,7 +330,11 @@ pub fn c_static_asserts(map: &RegisterMap, design: &Design) -> String {
         sa(&mut out, format!("{} <= {next}", end(pair[0])), format!("{} ends before {}", pair[0].name, pair[1].name));
     }
     if let Some(last) = blocks.last() {
-        sa(&mut out, format!("{} <= (1ull << {p}_ADDRESS_BITS)", end(last)), "address bits cover every block".to_string());
+        sa(
+            &mut out,
+            format!("{} <= (1ull << {p}_ADDRESS_BITS)", end(last)),
+            "address bits cover every block".to_string(),
+        );
     }
     for block in &map.blocks {
         out += &format!("\n/* Block `{}`. */\n", block.name);
@@ -291,16 +344,29 @@ pub fn c_static_asserts(map: &RegisterMap, design: &Design) -> String {
         for reg in &regs {
             let stem = format!("{p}_{}", reg_stem(block, &reg.name));
             let id = crate::register_id(&block.name, &reg.name);
-            sa(&mut out, format!("{stem}_OFFSET == {}u", hex(u64::from(header_offset(block, reg)), 3)), format!("{id}: offset"));
-            let rel = if block.repeat.is_some() { format!("{stem}_OFFSET") } else { format!("({stem}_OFFSET - {b}_BASE)") };
-            sa(&mut out, format!("{rel} % 4u == 0u && {rel} + 4u <= {b}_SIZE"), format!("{id}: aligned, inside the block"));
+            sa(
+                &mut out,
+                format!("{stem}_OFFSET == {}u", hex(u64::from(header_offset(block, reg)), 3)),
+                format!("{id}: offset"),
+            );
+            let rel =
+                if block.repeat.is_some() { format!("{stem}_OFFSET") } else { format!("({stem}_OFFSET - {b}_BASE)") };
+            sa(
+                &mut out,
+                format!("{rel} % 4u == 0u && {rel} + 4u <= {b}_SIZE"),
+                format!("{id}: aligned, inside the block"),
+            );
             for field in &reg.fields {
                 field_asserts(&mut out, &p, block, reg, field);
             }
             for (i, a) in reg.fields.iter().enumerate() {
                 for f in &reg.fields[i + 1..] {
                     let (ma, mf) = (format!("{stem}_{}_MASK", up(&a.name)), format!("{stem}_{}_MASK", up(&f.name)));
-                    sa(&mut out, format!("({ma} & {mf}) == 0u"), format!("{id}: {} and {} do not overlap", a.name, f.name));
+                    sa(
+                        &mut out,
+                        format!("({ma} & {mf}) == 0u"),
+                        format!("{id}: {} and {} do not overlap", a.name, f.name),
+                    );
                 }
             }
             let instances: Vec<(String, String)> = if reg.reset_is_uniform() {
@@ -314,26 +380,54 @@ pub fn c_static_asserts(map: &RegisterMap, design: &Design) -> String {
                     .iter()
                     .map(|f| {
                         let fs = format!("{stem}_{}", up(&f.name));
-                        let fr = if matches!(f.reset, Reset::Fixed(_)) { format!("{fs}_RESET") } else { format!("{fs}_{suffix}") };
+                        let fr = if matches!(f.reset, Reset::Fixed(_)) {
+                            format!("{fs}_RESET")
+                        } else {
+                            format!("{fs}_{suffix}")
+                        };
                         format!("({fr} << {fs}_SHIFT)")
                     })
                     .collect();
-                sa(&mut out, format!("{reg_reset} == ({})", composed.join(" | ")), format!("{id}: reset composed of its fields"));
+                sa(
+                    &mut out,
+                    format!("{reg_reset} == ({})", composed.join(" | ")),
+                    format!("{id}: reset composed of its fields"),
+                );
             }
         }
         for pair in regs.windows(2) {
-            let (a, n) = (format!("{p}_{}_OFFSET", reg_stem(block, &pair[0].name)), format!("{p}_{}_OFFSET", reg_stem(block, &pair[1].name)));
-            sa(&mut out, format!("{a} + 4u <= {n}"), format!("{}: {} and {} do not overlap", block.name, pair[0].name, pair[1].name));
+            let (a, n) = (
+                format!("{p}_{}_OFFSET", reg_stem(block, &pair[0].name)),
+                format!("{p}_{}_OFFSET", reg_stem(block, &pair[1].name)),
+            );
+            sa(
+                &mut out,
+                format!("{a} + 4u <= {n}"),
+                format!("{}: {} and {} do not overlap", block.name, pair[0].name, pair[1].name),
+            );
         }
         for wide in &block.wides {
-            let (lo, hi, w) = (format!("{p}_{}", reg_stem(block, &wide.lo)), format!("{p}_{}", reg_stem(block, &wide.hi)), format!("{p}_{}", reg_stem(block, &wide.name)));
+            let (lo, hi, w) = (
+                format!("{p}_{}", reg_stem(block, &wide.lo)),
+                format!("{p}_{}", reg_stem(block, &wide.hi)),
+                format!("{p}_{}", reg_stem(block, &wide.name)),
+            );
             let id = crate::register_id(&block.name, &wide.name);
             sa(&mut out, format!("{hi}_OFFSET == {lo}_OFFSET + 4u"), format!("{id}: high half follows the low half"));
-            let field_of = |name: &str| block.register(name).and_then(|r| r.fields.first()).map_or(String::new(), |f| up(&f.name));
+            let field_of =
+                |name: &str| block.register(name).and_then(|r| r.fields.first()).map_or(String::new(), |f| up(&f.name));
             let (lo_field, hi_field) = (field_of(&wide.lo), field_of(&wide.hi));
-            sa(&mut out, format!("{w}_WIDTH == 32u + {hi}_{hi_field}_WIDTH && {lo}_{lo_field}_WIDTH == 32u"), format!("{id}: halves cover the width"));
+            sa(
+                &mut out,
+                format!("{w}_WIDTH == 32u + {hi}_{hi_field}_WIDTH && {lo}_{lo_field}_WIDTH == 32u"),
+                format!("{id}: halves cover the width"),
+            );
             if lo_hi_uniform(block, wide) {
-                sa(&mut out, format!("{w}_RESET == (((unsigned long long){hi}_RESET << 32) | {lo}_RESET)"), format!("{id}: reset matches the halves"));
+                sa(
+                    &mut out,
+                    format!("{w}_RESET == (((unsigned long long){hi}_RESET << 32) | {lo}_RESET)"),
+                    format!("{id}: reset matches the halves"),
+                );
             }
         }
     }

@@ -166,7 +166,11 @@ fn rows(map: &RegisterMap) -> Vec<Row> {
                 let Some(lo) = block.register(&wide.lo) else { continue };
                 if lo.fields.iter().all(|f| f.is_constant()) {
                     let value = u64::from(reg.reset_for(instance)) << 32 | u64::from(lo.reset_for(instance));
-                    let origin = instance_origin(format!("wide value `{}`", crate::register_id(&block.name, &wide.name)), block, instance);
+                    let origin = instance_origin(
+                        format!("wide value `{}`", crate::register_id(&block.name, &wide.name)),
+                        block,
+                        instance,
+                    );
                     constants.push(constant(format!("{region}_{}", wide.name), value, origin));
                 }
             }
@@ -180,7 +184,8 @@ fn rows(map: &RegisterMap) -> Vec<Row> {
         Some(row("csr_register", register_name(loc.block, loc.instance, loc.register), columns, origin))
     });
     let span = 1u64 << map.address_bits();
-    let memory = row("memory_region", "csr".into(), [addr(0), span.to_string(), "io".into()], "the register bus".into());
+    let memory =
+        row("memory_region", "csr".into(), [addr(0), span.to_string(), "io".into()], "the register bus".into());
     let mut all = bases;
     all.extend(registers);
     all.extend(constants);

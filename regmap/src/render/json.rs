@@ -119,7 +119,11 @@ fn field_info<'a>(block: &'a Block, reg: &'a Register, field: &'a Field) -> Fiel
         volatile: field.volatile,
         resets: (0..block.instances()).map(|s| field.reset.for_instance(s)).collect(),
         range: field.range.map(|(a, b)| [a, b]),
-        values: field.enum_values.iter().map(|v| ValueInfo { name: &v.name, value: v.value, description: &v.description }).collect(),
+        values: field
+            .enum_values
+            .iter()
+            .map(|v| ValueInfo { name: &v.name, value: v.value, description: &v.description })
+            .collect(),
         description: &field.description,
     }
 }
@@ -151,7 +155,9 @@ fn block_info(block: &Block) -> BlockInfo<'_> {
                 width: w.width,
                 lo: &w.lo,
                 hi: &w.hi,
-                resets: (0..block.instances()).map(|s| format!("0x{:016X}", half(&w.hi, s) << 32 | half(&w.lo, s))).collect(),
+                resets: (0..block.instances())
+                    .map(|s| format!("0x{:016X}", half(&w.hi, s) << 32 | half(&w.lo, s)))
+                    .collect(),
                 description: &w.description,
             }
         })

@@ -35,7 +35,8 @@ fn field_description(block: &Block, reg: &Register, field: &Field) -> String {
         text += &note;
     }
     if !field.enum_values.is_empty() {
-        let values: Vec<String> = field.enum_values.iter().map(|v| format!("{} `{}`: {}", v.value, v.name, v.description)).collect();
+        let values: Vec<String> =
+            field.enum_values.iter().map(|v| format!("{} `{}`: {}", v.value, v.name, v.description)).collect();
         text += &format!(" Values: {}", values.join(" "));
     }
     cell(&text)
@@ -52,14 +53,26 @@ fn block_section(out: &mut String, block: &Block) {
                 hex(u64::from(r.stride), 3)
             )
         }
-        None => *out += &format!("Base {}; the offsets below are bus addresses (base included).\n\n", hex(u64::from(block.base), 3)),
+        None => {
+            *out += &format!(
+                "Base {}; the offsets below are bus addresses (base included).\n\n",
+                hex(u64::from(block.base), 3)
+            )
+        }
     }
     *out += "| Offset | Name | Access | Reset | Description |\n|---|---|---|---|---|\n";
     let mut regs: Vec<&Register> = block.registers.iter().collect();
     regs.sort_by_key(|r| r.offset);
     for reg in &regs {
         let reset = reset_cell(block, reg.reset_is_uniform(), |s| u64::from(reg.reset_for(s)), 8);
-        *out += &format!("| {} | `{}` | {} | {} | {} |\n", offset_text(block, reg), reg.name, reg.access_summary(), reset, cell(&reg.description));
+        *out += &format!(
+            "| {} | `{}` | {} | {} | {} |\n",
+            offset_text(block, reg),
+            reg.name,
+            reg.access_summary(),
+            reset,
+            cell(&reg.description)
+        );
     }
     if !block.wides.is_empty() {
         *out += "\nValues wider than 32 bits (read `_lo` first: it latches `_hi`):\n\n";
@@ -87,8 +100,20 @@ fn block_section(out: &mut String, block: &Block) {
         fields.sort_by_key(|f| std::cmp::Reverse(f.lsb));
         for field in fields {
             let digits = (field.width as usize).div_ceil(4).max(1);
-            let reset = reset_cell(block, matches!(field.reset, Reset::Fixed(_)), |s| u64::from(field.reset.for_instance(s)), digits);
-            *out += &format!("| {} | `{}` | {} | {} | {} |\n", bits(field), field.name, field.access, reset, field_description(block, reg, field));
+            let reset = reset_cell(
+                block,
+                matches!(field.reset, Reset::Fixed(_)),
+                |s| u64::from(field.reset.for_instance(s)),
+                digits,
+            );
+            *out += &format!(
+                "| {} | `{}` | {} | {} | {} |\n",
+                bits(field),
+                field.name,
+                field.access,
+                reset,
+                field_description(block, reg, field)
+            );
         }
     }
 }
@@ -121,7 +146,8 @@ pub fn markdown(map: &RegisterMap, design: &Design) -> String {
     for access in Access::ALL {
         out += &format!("| {} | {} |\n", access, cell(access.meaning()));
     }
-    out += "\n## Address map\n\n| Block | Base | Size | Instances | Stride | Description |\n|---|---|---|---|---|---|\n";
+    out +=
+        "\n## Address map\n\n| Block | Base | Size | Instances | Stride | Description |\n|---|---|---|---|---|---|\n";
     for block in &map.blocks {
         let stride = block.repeat.map_or("-".to_string(), |r| hex(u64::from(r.stride), 3));
         out += &format!(

@@ -91,7 +91,11 @@ pub(crate) fn generated_names(map: &RegisterMap) -> Vec<(String, String)> {
                 if !field.enum_values.is_empty() {
                     add(format!("{reg_scope}/type"), camel(&field.name), origin.clone());
                     for value in &field.enum_values {
-                        add(format!("{reg_scope}::{}", camel(&field.name)), camel(&value.name), format!("enum value `{}` of {origin}", value.name));
+                        add(
+                            format!("{reg_scope}::{}", camel(&field.name)),
+                            camel(&value.name),
+                            format!("enum value `{}` of {origin}", value.name),
+                        );
                     }
                 }
             }
@@ -225,7 +229,15 @@ const SUPPORT: &str = r#"    /// One register instance: its bus address, reset w
 
 /// The `Register { .. }` literal of `reg` in instance `instance`; `base` and
 /// `reset` are Rust expressions, `path` leads to the register's module.
-fn register_literal(block: &Block, reg: &Register, base: &str, reset: &str, instance: &str, indent: &str, path: &str) -> String {
+fn register_literal(
+    block: &Block,
+    reg: &Register,
+    base: &str,
+    reset: &str,
+    instance: &str,
+    indent: &str,
+    path: &str,
+) -> String {
     let m = |a: Access| hex(u64::from(reg.mask_of(a)), 8);
     format!(
         "Register {{\n{indent}    id: \"{}\",\n{indent}    instance: {instance},\n{indent}    addr: {base} + {path}{}::OFFSET,\n{indent}    reset: {reset},\n\
@@ -245,7 +257,14 @@ fn register_literal(block: &Block, reg: &Register, base: &str, reset: &str, inst
 fn field_items(out: &mut String, block: &Block, reg: &Register, field: &Field) {
     let i = "            ";
     let notes = super::field_notes(block, reg, field).join(" ");
-    let text = format!("{} {}, {}. {} {}", if field.width == 1 { "Bit" } else { "Bits" }, super::bits(field), field.access, field.description, notes);
+    let text = format!(
+        "{} {}, {}. {} {}",
+        if field.width == 1 { "Bit" } else { "Bits" },
+        super::bits(field),
+        field.access,
+        field.description,
+        notes
+    );
     doc(out, i, text.trim_end());
     let (min, max) = field.valid_range();
     *out += &format!(
@@ -267,7 +286,9 @@ fn field_items(out: &mut String, block: &Block, reg: &Register, field: &Field) {
         *out += &format!("{i}    {} = {},\n", camel(&value.name), value.value);
     }
     *out += &format!("{i}}}\n\n{i}impl {ty} {{\n");
-    *out += &format!("{i}    /// The field value.\n{i}    pub const fn bits(self) -> u32 {{\n{i}        self as u32\n{i}    }}\n\n");
+    *out += &format!(
+        "{i}    /// The field value.\n{i}    pub const fn bits(self) -> u32 {{\n{i}        self as u32\n{i}    }}\n\n"
+    );
     *out += &format!("{i}    /// The named value of `bits`; `None` for a value with no name.\n");
     *out += &format!("{i}    pub const fn from_bits(bits: u32) -> Option<Self> {{\n{i}        match bits {{\n");
     for value in &field.enum_values {
@@ -286,12 +307,22 @@ fn register_module(out: &mut String, block: &Block, reg: &Register) {
     let i = "        ";
     doc(out, i, &format!("Offset and fields of `{}`: {}", reg.name, reg.description));
     *out += &format!("{i}pub mod {} {{\n", reg.name);
-    *out += &format!("{i}    /// Offset from the block instance's base.\n{i}    pub const OFFSET: u32 = {};\n", hex(u64::from(reg.offset), 3));
+    *out += &format!(
+        "{i}    /// Offset from the block instance's base.\n{i}    pub const OFFSET: u32 = {};\n",
+        hex(u64::from(reg.offset), 3)
+    );
     if reg.reset_is_uniform() {
-        *out += &format!("{i}    /// Value after reset.\n{i}    pub const RESET: u32 = {};\n", hex(u64::from(reg.reset_for(0)), 8));
+        *out += &format!(
+            "{i}    /// Value after reset.\n{i}    pub const RESET: u32 = {};\n",
+            hex(u64::from(reg.reset_for(0)), 8)
+        );
     } else {
         let values: Vec<String> = (0..block.instances()).map(|s| hex(u64::from(reg.reset_for(s)), 8)).collect();
-        *out += &format!("{i}    /// Value after reset, per instance.\n{i}    pub const RESETS: [u32; {}] = [{}];\n", block.instances(), values.join(", "));
+        *out += &format!(
+            "{i}    /// Value after reset, per instance.\n{i}    pub const RESETS: [u32; {}] = [{}];\n",
+            block.instances(),
+            values.join(", ")
+        );
     }
     for field in &reg.fields {
         field_items(out, block, reg, field);
@@ -300,7 +331,11 @@ fn register_module(out: &mut String, block: &Block, reg: &Register) {
 }
 
 fn wide_literal(block: &Block, wide: &crate::Wide, lo: &str, hi: &str) -> String {
-    format!("Wide {{ id: \"{}\", lo: {lo}, hi: {hi}, width: {} }}", crate::register_id(&block.name, &wide.name), wide.width)
+    format!(
+        "Wide {{ id: \"{}\", lo: {lo}, hi: {hi}, width: {} }}",
+        crate::register_id(&block.name, &wide.name),
+        wide.width
+    )
 }
 
 fn block_module(out: &mut String, block: &Block) {
@@ -308,10 +343,19 @@ fn block_module(out: &mut String, block: &Block) {
     regs.sort_by_key(|r| r.offset);
     doc(out, "    ", &format!("Block `{}`: {}", block.name, block.description));
     *out += &format!("    pub mod {} {{\n", block.name);
-    *out += &format!("        /// Base address of instance 0.\n        pub const BASE: u32 = {};\n", hex(u64::from(block.base), 3));
-    *out += &format!("        /// Bytes reserved per instance.\n        pub const SIZE: u32 = {};\n", hex(u64::from(block.size), 3));
+    *out += &format!(
+        "        /// Base address of instance 0.\n        pub const BASE: u32 = {};\n",
+        hex(u64::from(block.base), 3)
+    );
+    *out += &format!(
+        "        /// Bytes reserved per instance.\n        pub const SIZE: u32 = {};\n",
+        hex(u64::from(block.size), 3)
+    );
     if let Some(repeat) = block.repeat {
-        *out += &format!("        /// Bytes between instances.\n        pub const STRIDE: u32 = {};\n", hex(u64::from(repeat.stride), 3));
+        *out += &format!(
+            "        /// Bytes between instances.\n        pub const STRIDE: u32 = {};\n",
+            hex(u64::from(repeat.stride), 3)
+        );
         *out += &format!("        /// Number of instances.\n        pub const COUNT: usize = {};\n", repeat.count);
     } else {
         for reg in &regs {
@@ -320,8 +364,19 @@ fn block_module(out: &mut String, block: &Block) {
             *out += &format!("        pub const {}: super::Register = super::{lit};\n", up(&reg.name));
         }
         for wide in &block.wides {
-            doc(out, "        ", &format!("`{}` ({} bits): {} Read `lo` first: it latches `hi`.", wide.name, wide.width, wide.description));
-            *out += &format!("        pub const {}: super::Wide = super::{};\n", up(&wide.name), wide_literal(block, wide, &up(&wide.lo), &up(&wide.hi)));
+            doc(
+                out,
+                "        ",
+                &format!(
+                    "`{}` ({} bits): {} Read `lo` first: it latches `hi`.",
+                    wide.name, wide.width, wide.description
+                ),
+            );
+            *out += &format!(
+                "        pub const {}: super::Wide = super::{};\n",
+                up(&wide.name),
+                wide_literal(block, wide, &up(&wide.lo), &up(&wide.hi))
+            );
         }
     }
     for reg in &regs {
@@ -339,14 +394,20 @@ fn block_module(out: &mut String, block: &Block) {
     *out += &format!("    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\n    pub struct {ty} {{\n        index: usize,\n    }}\n\n");
     doc(out, "    ", &format!("Instance `index` of block `{b}`; `None` when the design has no such instance."));
     *out += &format!("    pub const fn {b}(index: usize) -> Option<{ty}> {{\n        if index < {b}::COUNT {{\n            Some({ty} {{ index }})\n        }} else {{\n            None\n        }}\n    }}\n\n");
-    *out += &format!("    impl {ty} {{\n        /// Every instance, in index order.\n        pub const ALL: [{ty}; {b}::COUNT] = [");
+    *out += &format!(
+        "    impl {ty} {{\n        /// Every instance, in index order.\n        pub const ALL: [{ty}; {b}::COUNT] = ["
+    );
     let all: Vec<String> = (0..block.instances()).map(|s| format!("{ty} {{ index: {s} }}")).collect();
     *out += &all.join(", ");
     *out += "];\n\n";
     *out += "        /// The instance number.\n        pub const fn index(self) -> usize {\n            self.index\n        }\n\n";
     *out += &format!("        /// Base address of this instance.\n        pub const fn base(self) -> u32 {{\n            {b}::BASE + self.index as u32 * {b}::STRIDE\n        }}\n");
     for reg in &regs {
-        let reset = if reg.reset_is_uniform() { format!("{b}::{}::RESET", reg.name) } else { format!("{b}::{}::RESETS[self.index]", reg.name) };
+        let reset = if reg.reset_is_uniform() {
+            format!("{b}::{}::RESET", reg.name)
+        } else {
+            format!("{b}::{}::RESETS[self.index]", reg.name)
+        };
         out.push('\n');
         doc(out, "        ", &format!("`{}` ({}): {}", reg.name, reg.access_summary(), reg.description));
         let lit = register_literal(block, reg, "self.base()", &reset, "self.index", "            ", &format!("{b}::"));
@@ -354,7 +415,11 @@ fn block_module(out: &mut String, block: &Block) {
     }
     for wide in &block.wides {
         out.push('\n');
-        doc(out, "        ", &format!("`{}` ({} bits): {} Read `lo` first: it latches `hi`.", wide.name, wide.width, wide.description));
+        doc(
+            out,
+            "        ",
+            &format!("`{}` ({} bits): {} Read `lo` first: it latches `hi`.", wide.name, wide.width, wide.description),
+        );
         let lit = wide_literal(block, wide, &format!("self.{}()", wide.lo), &format!("self.{}()", wide.hi));
         *out += &format!("        pub const fn {}(self) -> Wide {{\n            {lit}\n        }}\n", wide.name);
     }
@@ -380,16 +445,27 @@ pub fn rust_accessors(map: &RegisterMap, design: &Design) -> String {
     );
     out += "#[allow(dead_code)]\npub mod regs {\n";
     out += SUPPORT;
-    out += &format!("\n    /// Value of `info.id`: ASCII \"TOEU\".\n    pub const ID_MAGIC: u32 = {};\n", hex(u64::from(crate::ID_MAGIC), 8));
-    out += &format!("    /// Register-map major version.\n    pub const VERSION_MAJOR: u32 = {};\n", crate::VERSION_MAJOR);
-    out += &format!("    /// Register-map minor version.\n    pub const VERSION_MINOR: u32 = {};\n", crate::VERSION_MINOR);
-    out += &format!("    /// Address bits the register bus decodes.\n    pub const ADDRESS_BITS: u32 = {};\n", map.address_bits());
+    out += &format!(
+        "\n    /// Value of `info.id`: ASCII \"TOEU\".\n    pub const ID_MAGIC: u32 = {};\n",
+        hex(u64::from(crate::ID_MAGIC), 8)
+    );
+    out +=
+        &format!("    /// Register-map major version.\n    pub const VERSION_MAJOR: u32 = {};\n", crate::VERSION_MAJOR);
+    out +=
+        &format!("    /// Register-map minor version.\n    pub const VERSION_MINOR: u32 = {};\n", crate::VERSION_MINOR);
+    out += &format!(
+        "    /// Address bits the register bus decodes.\n    pub const ADDRESS_BITS: u32 = {};\n",
+        map.address_bits()
+    );
     for block in &map.blocks {
         out.push('\n');
         block_module(&mut out, block);
     }
     let all = map.instances();
-    out += &format!("\n    /// Every register instance, in address order.\n    pub const ALL: [Register; {}] = [\n", all.len());
+    out += &format!(
+        "\n    /// Every register instance, in address order.\n    pub const ALL: [Register; {}] = [\n",
+        all.len()
+    );
     for loc in all {
         let b = &loc.block.name;
         let item = if loc.block.repeat.is_some() {

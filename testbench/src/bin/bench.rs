@@ -4,9 +4,9 @@
 
 use std::time::Instant;
 
+use config::ports::Group;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use config::ports::Group;
 use rust_hdl::prelude::*;
 use testbench::models::dp1024;
 use testbench::verilated::Model;
@@ -26,7 +26,8 @@ fn verilated(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
     let bytes: Vec<_> = (0..sessions).map(|s| top.port(&m, Group::Datapath(s), "tx_bytes")).collect();
     for s in 0..sessions {
         let p = |n: &str| top.port(&m, Group::Datapath(s), n);
-        let (ts, ps, pat, start, pct) = (p("transfer_size"), p("packet_size"), p("pattern"), p("tx_start"), p("tx_percent"));
+        let (ts, ps, pat, start, pct) =
+            (p("transfer_size"), p("packet_size"), p("pattern"), p("tx_start"), p("tx_percent"));
         m.set(pct, 100);
         m.set(ts, SIZE);
         m.set(ps, 8192);
@@ -48,7 +49,8 @@ fn verilated(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
 }
 
 fn rust_hdl_sim(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
-    let mut sessions: Vec<hdl::datapath::Datapath<1024, 128>> = (0..dp1024::SESSIONS).map(|_| hdl::datapath::Datapath::default()).collect();
+    let mut sessions: Vec<hdl::datapath::Datapath<1024, 128>> =
+        (0..dp1024::SESSIONS).map(|_| hdl::datapath::Datapath::default()).collect();
     let clock = |s: &mut hdl::datapath::Datapath<1024, 128>, level: bool| s.clock.next = Clock { clk: level };
     for s in sessions.iter_mut() {
         s.connect_all();
@@ -104,7 +106,11 @@ fn main() {
     let seed: u64 = std::env::var("TB_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
     let v_cycles: u64 = std::env::var("BENCH_CYCLES").ok().and_then(|s| s.parse().ok()).unwrap_or(2_000_000);
     let h_cycles = (v_cycles / 500).max(200);
-    println!("bench: datapath harness, {} sessions x {} bits sending, tready random (80 % high), seed {seed}", dp1024::SESSIONS, dp1024::DATA_WIDTH);
+    println!(
+        "bench: datapath harness, {} sessions x {} bits sending, tready random (80 % high), seed {seed}",
+        dp1024::SESSIONS,
+        dp1024::DATA_WIDTH
+    );
     let (v, v_bytes) = verilated(v_cycles, &mut ChaCha8Rng::seed_from_u64(seed));
     let (h, h_bytes) = rust_hdl_sim(h_cycles, &mut ChaCha8Rng::seed_from_u64(seed));
     println!("verilated model : {v:>12.0} cycles/s over {v_cycles} cycles ({v_bytes} bytes sent)");

@@ -12,9 +12,7 @@ use toe_model::{GlobalOutputs, LinkConfig, SessionInputs, SessionOutputs, ToeCon
 /// printed so a failing run can be replayed.
 pub fn rng(what: &str) -> ChaCha8Rng {
     let seed = match std::env::var("TB_SEED") {
-        Ok(s) => s
-            .parse()
-            .unwrap_or_else(|_| panic!("TB_SEED={s:?} is not an unsigned integer")),
+        Ok(s) => s.parse().unwrap_or_else(|_| panic!("TB_SEED={s:?} is not an unsigned integer")),
         Err(_) => 0x70E_5EED,
     };
     eprintln!("{what}: seed {seed} (replay with TB_SEED={seed})");
@@ -102,10 +100,7 @@ impl User {
         Self {
             plan,
             beat,
-            out: SessionOutputs {
-                tx_data: Vec::with_capacity(beat),
-                ..Default::default()
-            },
+            out: SessionOutputs { tx_data: Vec::with_capacity(beat), ..Default::default() },
             ..Default::default()
         }
     }
@@ -118,9 +113,7 @@ impl User {
                 self.req = Some(true);
             } else if !self.close_requested
                 && (p.close_at == Some(cycle)
-                    || (p
-                        .close_after_tx
-                        .is_some_and(|d| self.tx_done_at.is_some_and(|t| cycle == t + 1 + d)))
+                    || (p.close_after_tx.is_some_and(|d| self.tx_done_at.is_some_and(|t| cycle == t + 1 + d)))
                     || (p.close_on_peer_closed && self.peer_closed_at.is_some()))
             {
                 self.req = Some(false);
@@ -181,11 +174,7 @@ impl User {
         }
         if inp.rx_tvalid && o.rx_tready {
             let d = &inp.rx_data;
-            assert!(
-                !d.is_empty() && d.len() <= self.beat,
-                "rx beat of {} bytes",
-                d.len()
-            );
+            assert!(!d.is_empty() && d.len() <= self.beat, "rx beat of {} bytes", d.len());
             if pattern::first_mismatch(d, self.rx_off).is_some() {
                 for (i, &x) in d.iter().enumerate() {
                     let off = self.rx_off + i as u64;
@@ -195,10 +184,7 @@ impl User {
                 }
             }
             if d.len() < self.beat {
-                assert!(
-                    inp.rx_tlast,
-                    "partial rx beat without tlast at cycle {cycle}"
-                );
+                assert!(inp.rx_tlast, "partial rx beat without tlast at cycle {cycle}");
                 self.partial_beats.push((cycle, d.len(), inp.rx_tlast));
             }
             if inp.rx_tlast {
@@ -257,11 +243,7 @@ impl Bench {
                 p0.into_iter().map(|p| User::new(p, beats[0])).collect(),
                 p1.into_iter().map(|p| User::new(p, beats[1])).collect(),
             ],
-            global: [GlobalOutputs {
-                init: false,
-                last_packet_mode: 1,
-                window_update_gap: 16,
-            }; 2],
+            global: [GlobalOutputs { init: false, last_packet_mode: 1, window_update_gap: 16 }; 2],
             rng: rng(what),
             tvalid: Vec::new(),
             outs: Vec::new(),
@@ -282,8 +264,7 @@ impl Bench {
                 u.inp.clone_from(i);
             }
             self.outs.clear();
-            self.outs
-                .extend(self.users[b].iter().map(|u| u.out.clone()));
+            self.outs.extend(self.users[b].iter().map(|u| u.out.clone()));
             self.tb.edge(b, self.global[b], &self.outs);
             self.global[b].init = false;
             for u in &mut self.users[b] {
@@ -314,11 +295,7 @@ impl Bench {
 
     /// Asserts that the model saw no protocol violation.
     pub fn assert_clean(&self) {
-        assert!(
-            self.tb.violations().is_empty(),
-            "violations: {:#?}",
-            self.tb.violations()
-        );
+        assert!(self.tb.violations().is_empty(), "violations: {:#?}", self.tb.violations());
         for b in 0..2 {
             for (s, u) in self.users[b].iter().enumerate() {
                 assert!(
@@ -326,10 +303,7 @@ impl Bench {
                     "board {b} session {s}: wrong bytes at {:?}",
                     &u.mismatches[..u.mismatches.len().min(10)]
                 );
-                assert!(
-                    !u.rx_after_peer_closed,
-                    "board {b} session {s}: rx_tvalid after peer_closed"
-                );
+                assert!(!u.rx_after_peer_closed, "board {b} session {s}: rx_tvalid after peer_closed");
             }
         }
     }

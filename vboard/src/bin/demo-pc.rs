@@ -75,11 +75,24 @@ fn main() -> ExitCode {
         Row { name: "3.3 send (FPGA -> tcpdatatest c r)", mode: Mode::Send, sessions, mixed_senders: None },
         Row { name: "3.3 receive (tcpdatatest c t -> FPGA)", mode: Mode::Receive, sessions: 1, mixed_senders: None },
         Row { name: "3.3 receive (tcpdatatest c t -> FPGA)", mode: Mode::Receive, sessions, mixed_senders: None },
-        Row { name: "3.3 mixed (half send, half receive)", mode: Mode::Send, sessions, mixed_senders: Some(sessions / 2) },
-        Row { name: "3.4 full duplex (tcp_client_txrx_single)", mode: Mode::FullDuplex, sessions: 1, mixed_senders: None },
+        Row {
+            name: "3.3 mixed (half send, half receive)",
+            mode: Mode::Send,
+            sessions,
+            mixed_senders: Some(sessions / 2),
+        },
+        Row {
+            name: "3.4 full duplex (tcp_client_txrx_single)",
+            mode: Mode::FullDuplex,
+            sessions: 1,
+            mixed_senders: None,
+        },
         Row { name: "3.4 full duplex (tcp_client_txrx_single)", mode: Mode::FullDuplex, sessions, mixed_senders: None },
     ];
-    println!("virtual board: design `{}`, {} session(s) of {} bits at {} MHz; {size} bytes per session and direction", vb.design.name, sessions, vb.design.data_width, vb.design.user_clock_mhz);
+    println!(
+        "virtual board: design `{}`, {} session(s) of {} bits at {} MHz; {size} bytes per session and direction",
+        vb.design.name, sessions, vb.design.data_width, vb.design.user_clock_mhz
+    );
     println!("PC MB/s: what the PC tool measured (wall clock, limited by the simulation's speed);");
     println!("board MB/s: from the board's byte counters and `elapsed` (simulated user-clock cycles), the figure the console shows.");
     println!();
@@ -92,7 +105,15 @@ fn main() -> ExitCode {
                     Some(n) if s >= n => Mode::Receive,
                     _ => row.mode,
                 };
-                Leg { session: s, mode, size, fpga_client: false, incremental: true, fpga_port: free_port(), pc_port: free_port() }
+                Leg {
+                    session: s,
+                    mode,
+                    size,
+                    fpga_client: false,
+                    incremental: true,
+                    fpga_port: free_port(),
+                    pc_port: free_port(),
+                }
             })
             .collect();
         let (pc, board, result) = match run_legs(&mut bus, &tools, &legs, Duration::from_secs(600)) {
