@@ -15,7 +15,7 @@
 
 use std::collections::VecDeque;
 
-use toe_model::{GlobalOutputs, SessionInputs, SessionOutputs};
+use toe_model::{GlobalOutputs, SessionInputs, SessionOutputs, SessionStatus};
 
 use crate::boards::{Board, ToeSide};
 
@@ -51,12 +51,9 @@ struct Beat {
 pub struct Script {
     // ---- What the TOE shows: set by the test.
     pub conn_req_ready: bool,
-    pub established: bool,
-    pub peer_closed: bool,
-    pub conn_error: bool,
-    pub peer_port: u16,
-    pub peer_mss: u16,
-    pub peer_window_scale: u8,
+    /// The six status levels (`established`, `peer_closed`, `conn_error`,
+    /// the peer's port, MSS and window scale).
+    pub status: SessionStatus,
     pub tx_tready: bool,
     /// RX beats to present, in order; the head is shown until taken.
     rx: VecDeque<Beat>,
@@ -216,12 +213,7 @@ impl ToeSide for ScriptedToe {
     fn drive(&mut self, _b: usize, _tx_tvalid: &[bool]) -> &[SessionInputs] {
         for (i, s) in self.inputs.iter_mut().zip(&self.sessions) {
             i.conn_req_ready = s.conn_req_ready;
-            i.established = s.established;
-            i.peer_closed = s.peer_closed;
-            i.conn_error = s.conn_error;
-            i.peer_port = s.peer_port;
-            i.peer_mss = s.peer_mss;
-            i.peer_window_scale = s.peer_window_scale;
+            s.status.apply_to(i);
             i.tx_tready = s.tx_tready;
             i.rx_data.clear();
             match s.rx.front() {

@@ -66,8 +66,8 @@ fn start_and_take_open(sim: &mut Sim) {
 /// The connection opens: the peer as reported, `established` high.
 fn establish(sim: &mut Sim, peer: (u16, u16, u8)) {
     let s = sim.toe.session_mut(0);
-    (s.peer_port, s.peer_mss, s.peer_window_scale) = peer;
-    s.established = true;
+    (s.status.peer_port, s.status.peer_mss, s.status.peer_window_scale) = peer;
+    s.status.established = true;
 }
 
 /// The TOE takes session 0's close request (if it has not yet), then
@@ -77,7 +77,7 @@ fn close_when_asked(sim: &mut Sim, max: u64) -> SessionResult {
     sim.toe.session_mut(0).conn_req_ready = true;
     run_until(sim, max, "close request taken", |t| t.session(0).taken.last().is_some_and(|r| !r.request.open));
     let s = sim.toe.session_mut(0);
-    (s.established, s.tx_tready) = (false, false);
+    (s.status.established, s.tx_tready) = (false, false);
     assert!(sim.wait_idle(&[(0, 0)], 10, 500), "idle after the connection closed");
     sim.result(0, 0)
 }
@@ -180,7 +180,7 @@ fn conn_error_before_established_is_refused() {
     setup(&mut sim, &SessionTest::new(Mode::Send, 10_000, true));
     start_and_take_open(&mut sim);
     sim.run(300);
-    sim.toe.session_mut(0).conn_error = true;
+    sim.toe.session_mut(0).status.conn_error = true;
     assert!(sim.wait_idle(&[(0, 0)], 10, 500));
     let r = sim.result(0, 0);
     assert!(r.error && !r.done && !r.closed, "{r:?}");
@@ -204,7 +204,7 @@ fn conn_error_while_running_is_refused() {
     sim.toe.session_mut(0).tx_tready = true;
     sim.run(500);
     let s = sim.toe.session_mut(0);
-    (s.conn_error, s.established, s.tx_tready) = (true, false, false);
+    (s.status.conn_error, s.status.established, s.tx_tready) = (true, false, false);
     run_until(&mut sim, 100, "close request", |t| t.session(0).closes() == 1);
     assert!(sim.wait_idle(&[(0, 0)], 10, 500));
     let r = sim.result(0, 0);
@@ -231,7 +231,7 @@ fn the_peer_closing_before_every_expected_byte_is_peer_closed() {
     establish(&mut sim, PEER);
     sim.toe.send_pattern(0, sent);
     run_until(&mut sim, 5_000, "RX drained", |t| t.session(0).rx_pending() == 0);
-    sim.toe.session_mut(0).peer_closed = true;
+    sim.toe.session_mut(0).status.peer_closed = true;
     let r = close_when_asked(&mut sim, 200);
     assert!(r.error && !r.done && r.closed, "{r:?}");
     assert_eq!(cause(&r), Some(ErrorCause::PeerClosed));
@@ -252,7 +252,7 @@ fn a_half_close_after_every_expected_byte_in_full_duplex_is_done() {
     establish(&mut sim, PEER);
     sim.toe.send_pattern(0, size);
     run_until(&mut sim, 5_000, "RX drained", |t| t.session(0).rx_pending() == 0);
-    sim.toe.session_mut(0).peer_closed = true;
+    sim.toe.session_mut(0).status.peer_closed = true;
     sim.run(300);
     assert_eq!(sim.toe.session(0).closes(), 0, "the server still has to send");
     assert_eq!(sim.toe.session(0).tx_bytes, 0);
@@ -277,7 +277,7 @@ fn more_than_transfer_size_is_beyond_size() {
     establish(&mut sim, PEER);
     sim.toe.send_pattern(0, size + 64);
     run_until(&mut sim, 5_000, "RX drained", |t| t.session(0).rx_pending() == 0);
-    sim.toe.session_mut(0).peer_closed = true;
+    sim.toe.session_mut(0).status.peer_closed = true;
     let r = close_when_asked(&mut sim, 200);
     assert!(r.error && !r.done, "{r:?}");
     assert_eq!(cause(&r), Some(ErrorCause::BeyondSize));
@@ -299,7 +299,7 @@ fn one_corrupted_byte_is_verify_with_its_first_error_record() {
     sim.toe.send_pattern(0, size);
     sim.toe.session_mut(0).corrupt(offset, 0x40);
     run_until(&mut sim, 5_000, "RX drained", |t| t.session(0).rx_pending() == 0);
-    sim.toe.session_mut(0).peer_closed = true;
+    sim.toe.session_mut(0).status.peer_closed = true;
     let r = close_when_asked(&mut sim, 200);
     let m = pattern::first_mismatch(&sim.toe.session(0).rx_log, 0).expect("the corruption was delivered");
     assert!(r.error && !r.done && r.closed, "{r:?}");
@@ -426,7 +426,7 @@ fn elapsed_against_the_toe(sim: &mut Sim, size: u64, on: u64, off: u64) -> [(u64
         }
         sim.toe.session_mut(0).tx_tready = true;
         if mode == Mode::Receive {
-            sim.toe.session_mut(0).peer_closed = true;
+            sim.toe.session_mut(0).status.peer_closed = true;
         }
         let r = close_when_asked(sim, 500);
         assert!(r.done && !r.error, "{mode:?}: {r:?}");
@@ -434,7 +434,7 @@ fn elapsed_against_the_toe(sim: &mut Sim, size: u64, on: u64, off: u64) -> [(u64
         let last = if mode == Mode::Send { s.tx_last } else { s.rx_last }.unwrap();
         out[k] = (r.elapsed, last - s.established_at.unwrap());
         let s = sim.toe.session_mut(0);
-        (s.peer_closed, s.conn_req_ready) = (false, false);
+        (s.status.peer_closed, s.conn_req_ready) = (false, false);
     }
     out
 }
