@@ -15,8 +15,10 @@
 pub mod codes;
 pub mod crossings;
 pub mod ports;
+mod resolve;
 mod variant;
 
+pub use resolve::{resolve, Origin, Resolved};
 pub use variant::Variant;
 
 use std::collections::BTreeSet;
@@ -174,22 +176,15 @@ fn err<T>(key: &str, message: impl Into<String>) -> Result<T, ConfigError> {
     Err(ConfigError { key: key.to_string(), message: message.into() })
 }
 
-/// Parses and validates configuration text. `boards` lists the board names
-/// that exist (the ones under `constraints/`).
+/// Parses and validates configuration text laid over the embedded default
+/// ([`resolve`]: keys the text leaves out keep the default's value). `boards`
+/// lists the board names that exist (the ones under `constraints/`).
 pub fn parse(text: &str, boards: &[&str]) -> Result<Design, ConfigError> {
-    let root: Table = text.parse().map_err(|e: toml::de::Error| {
-        let at = match e.span() {
-            Some(span) => {
-                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-                format!(" at line {line}")
-            }
-            None => String::new(),
-        };
-        ConfigError {
-            key: String::new(),
-            message: format!("malformed TOML{at}: {}", e.message().trim_end().replace('\n', "; ")),
-        }
-    })?;
+    parse_table(resolve(text)?.table, boards)
+}
+
+/// Validates a resolved configuration table ([`resolve`]).
+fn parse_table(root: Table, boards: &[&str]) -> Result<Design, ConfigError> {
     let mut root = Section::new("", root);
     let mut design = root.section("design")?;
     let mut board = root.section("board")?;
@@ -228,33 +223,15 @@ pub fn parse(text: &str, boards: &[&str]) -> Result<Design, ConfigError> {
     }
     toe.finish()?;
 
-    let mode = match defaults.string("mode")?.as_str() {
-        "client" => ToeMode::Client,
-        "server" => ToeMode::Server,
-        "fixed-mac" => ToeMode::FixedMac,
-        other => {
-            return err(
-                "defaults.mode",
-                format!("{other:?} is not a mode: use \"client\", \"server\" or \"fixed-mac\""),
-            )
-        }
-    };
+    // The configuration spells the map's value names with `-` (`fixed-mac`).
+    let mode = code_by_name(&mut defaults, "mode", "a mode", |m: ToeMode| m.name().replace('_', "-"))?;
     let fpga_mac = defaults.mac("fpga_mac")?;
     let fpga_ip = defaults.ipv4("fpga_ip")?;
     let target_mac = defaults.mac("target_mac")?;
     let target_ip = defaults.ipv4("target_ip")?;
     let window_update_gap_kb = defaults.integer("window_update_gap_kb", 0, 1023)? as u16;
-    let last_packet_mode = match defaults.string("last_packet_mode")?.as_str() {
-        "dup" => LastPacketMode::Dup,
-        "psh" => LastPacketMode::Psh,
-        "normal" => LastPacketMode::Normal,
-        other => {
-            return err(
-                "defaults.last_packet_mode",
-                format!("{other:?} is not a last packet mode: use \"dup\", \"psh\" or \"normal\""),
-            )
-        }
-    };
+    let last_packet_mode =
+        code_by_name(&mut defaults, "last_packet_mode", "a last packet mode", |m: LastPacketMode| m.name().to_string())?;
     let fpga_ports = defaults.ports("fpga_ports", sessions)?;
     let target_ports = defaults.ports("target_ports", sessions)?;
     defaults.finish()?;
@@ -282,6 +259,23 @@ pub fn parse(text: &str, boards: &[&str]) -> Result<Design, ConfigError> {
     };
     design.config_hash = hash(&design);
     Ok(design)
+}
+
+/// The code of table `T` whose configuration spelling (`spell`) is the value
+/// of `key`; the error lists every spelling.
+fn code_by_name<T: codes::CodeTable + Copy>(
+    section: &mut Section,
+    key: &str,
+    what: &str,
+    spell: impl Fn(T) -> String,
+) -> Result<T, ConfigError> {
+    let text = section.string(key)?;
+    if let Some(code) = T::ALL.iter().copied().find(|c| spell(*c) == text) {
+        return Ok(code);
+    }
+    let names: Vec<String> = T::ALL.iter().map(|c| format!("{:?}", spell(*c))).collect();
+    let (last, rest) = names.split_last().expect("a code table is not empty");
+    err(&section.key(key), format!("{text:?} is not {what}: use {} or {last}", rest.join(", ")))
 }
 
 /// The hash covers the validated values, not the text: comments and layout
@@ -615,12 +609,28 @@ mod tests {
     }
 
     #[test]
-    fn missing_key_and_section_are_named() {
-        let e = rejected("window_update_gap_kb = 16    # 0..=1023\n", "");
-        assert_eq!(e.key, "defaults.window_update_gap_kb");
-        assert!(e.message.contains("missing"));
-        let e = parse("[design]\nname = \"x\"\n", BOARDS).unwrap_err();
-        assert_eq!(e.key, "board");
+    fn a_file_overrides_the_default_and_keeps_every_check() {
+        // Keys left out keep the default's value.
+        let d = parse("[design]\nsessions = 2\n", BOARDS).unwrap();
+        assert_eq!((d.sessions, d.data_width, d.board.as_str()), (2, 1024, "alveo-u50"));
+        assert_eq!(
+            (d.defaults.fpga_ports.clone(), d.defaults.target_ports.clone()),
+            (vec![60000, 60001], vec![61000, 61001])
+        );
+        let full = parse(&default_toml_with_sessions(2), BOARDS).unwrap();
+        assert_eq!(d.config_hash, full.config_hash, "same values, same hash");
+        // A port list the file gives must match sessions exactly.
+        let e = parse("[design]\nsessions = 2\n[defaults]\nfpga_ports = [1, 2, 3]\n", BOARDS).unwrap_err();
+        assert_eq!(e.key, "defaults.fpga_ports");
+        assert!(e.message.contains("has 3 entries but design.sessions = 2"), "{e}");
+        // Unknown keys and sections are still named.
+        let e = parse("[design]\nsesions = 2\n", BOARDS).unwrap_err();
+        assert_eq!(e.key, "design.sesions");
+        let e = parse("[desing]\nsessions = 2\n", BOARDS).unwrap_err();
+        assert_eq!(e.key, "desing");
+        // Bad values keep their messages.
+        let e = parse("[design]\nsessions = 9\n", BOARDS).unwrap_err();
+        assert_eq!(e.key, "design.sessions");
     }
 
     #[test]

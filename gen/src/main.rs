@@ -10,7 +10,8 @@ use clap::Parser;
 #[derive(Parser, Debug)]
 #[command(name = "gen", version, about, long_about = None)]
 struct Args {
-    /// Configuration file (TOML); the embedded default (the reference demo) when absent.
+    /// Configuration file (TOML): the keys it sets override the embedded
+    /// default (the reference demo); the default alone when absent.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Output folder, replaced as a whole once every file is generated.
@@ -19,6 +20,10 @@ struct Args {
     /// Print the default configuration and exit.
     #[arg(long)]
     print_default_config: bool,
+    /// Print the configuration FILE resolves to (every key, each marked
+    /// `file` or `default`), check it, and exit.
+    #[arg(long, value_name = "FILE", conflicts_with = "config")]
+    print_config: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -26,6 +31,18 @@ fn main() -> ExitCode {
     if args.print_default_config {
         print!("{}", config::DEFAULT_TOML);
         return ExitCode::SUCCESS;
+    }
+    if let Some(path) = &args.print_config {
+        return match print_config(path) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(message) => {
+                eprintln!("gen: error: {message}");
+                ExitCode::from(2)
+            }
+        };
     }
     match run(&args) {
         Ok(count) => {
@@ -37,6 +54,15 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The resolved configuration of `path`, annotated, once it validates.
+fn print_config(path: &std::path::Path) -> Result<String, String> {
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {origin}: {e}"))?;
+    let resolved = config::resolve(&text).map_err(|e| format!("{origin}: {e}"))?;
+    toe_gen::parse_config(&text).map_err(|e| format!("{origin}: {e}"))?;
+    Ok(format!("# {origin} over the embedded default configuration\n\n{}", resolved.annotated()))
 }
 
 fn run(args: &Args) -> Result<usize, String> {

@@ -139,3 +139,38 @@ fn a_successful_run_replaces_the_previous_build_whole() {
     let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 1, "temporary folders left: {names:?}");
 }
+
+/// A file with only the keys it changes: the rest comes from the default,
+/// and `--print-config` shows which is which.
+#[test]
+fn a_partial_config_overrides_the_default_and_print_config_shows_the_origins() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("my.toml");
+    std::fs::write(&cfg, "[design]\nsessions = 2\n").unwrap();
+    let out = tmp.path().join("out");
+    let o = gen(&["--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let top = std::fs::read_to_string(out.join("rtl/toe_user_logic.v")).unwrap();
+    assert!(top.contains("toe1_tx_tdata") && !top.contains("toe2_"), "two sessions");
+    assert!(top.contains("[1023:0] toe0_tx_tdata"), "default width");
+
+    let o = gen(&["--print-config", cfg.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let line =
+        |start: &str| text.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("no {start}: {text}"));
+    assert!(line("sessions = 2").ends_with("# file"));
+    assert!(line("data_width = 1024").ends_with("# default"));
+    assert!(line("fpga_ports = [60000, 60001]").ends_with("# default, one per session"));
+    // What it prints is a configuration that gives the same design.
+    assert_eq!(
+        toe_gen::parse_config(&text).unwrap(),
+        toe_gen::parse_config(&std::fs::read_to_string(&cfg).unwrap()).unwrap()
+    );
+
+    std::fs::write(&cfg, "[design]\nsessions = 7\n").unwrap();
+    let o = gen(&["--print-config", cfg.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`design.sessions`: 7 is out of range"));
+}
