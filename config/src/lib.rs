@@ -231,7 +231,9 @@ fn parse_table(root: Table, boards: &[&str]) -> Result<Design, ConfigError> {
     let target_ip = defaults.ipv4("target_ip")?;
     let window_update_gap_kb = defaults.integer("window_update_gap_kb", 0, 1023)? as u16;
     let last_packet_mode =
-        code_by_name(&mut defaults, "last_packet_mode", "a last packet mode", |m: LastPacketMode| m.name().to_string())?;
+        code_by_name(&mut defaults, "last_packet_mode", "a last packet mode", |m: LastPacketMode| {
+            m.name().to_string()
+        })?;
     let fpga_ports = defaults.ports("fpga_ports", sessions)?;
     let target_ports = defaults.ports("target_ports", sessions)?;
     defaults.finish()?;

@@ -252,11 +252,23 @@ pub fn read_ports(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<(u1
 
 /// Clears `done`/`error` of session `s` and starts it.
 pub fn start(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<()> {
+    start_all(bus, &[s])
+}
+
+/// Starts `sessions` as close together as the bus allows: every sticky
+/// `done`/`error` is cleared first, then the `ctrl.start` writes follow one
+/// another, so sessions that share the link begin within a few bus writes
+/// of each other.
+pub fn start_all(bus: &mut (impl RegisterBus + ?Sized), sessions: &[usize]) -> Result<()> {
     use regs::session::{ctrl, status};
-    let r = session(s)?;
     let clear = status::DONE.word(1).expect("1 bit") | status::ERROR.word(1).expect("1 bit");
-    write(bus, r.status(), clear)?;
-    write(bus, r.ctrl(), ctrl::START.word(1).expect("1 bit"))
+    for &s in sessions {
+        write(bus, session(s)?.status(), clear)?;
+    }
+    for &s in sessions {
+        write(bus, session(s)?.ctrl(), ctrl::START.word(1).expect("1 bit"))?;
+    }
+    Ok(())
 }
 
 /// Writes `ctrl.abort` of session `s`.
@@ -294,4 +306,35 @@ pub fn result(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<Session
         peer_mss: read(bus, r.peer_mss())?,
         peer_window_scale: read(bus, r.peer_window_scale())?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bus that records every write.
+    #[derive(Default)]
+    struct Recorder(Vec<(u32, u32)>);
+
+    impl RegisterBus for Recorder {
+        fn read32(&mut self, _addr: u32) -> std::result::Result<u32, BusError> {
+            Ok(0)
+        }
+        fn write32(&mut self, addr: u32, value: u32) -> std::result::Result<(), BusError> {
+            self.0.push((addr, value));
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn start_all_clears_every_session_before_the_first_start() {
+        let mut bus = Recorder::default();
+        start_all(&mut bus, &[0, 1, 2]).unwrap();
+        let ctrl: Vec<u32> = (0..3).map(|s| session(s).unwrap().ctrl().addr).collect();
+        let status: Vec<u32> = (0..3).map(|s| session(s).unwrap().status().addr).collect();
+        let addrs: Vec<u32> = bus.0.iter().map(|w| w.0).collect();
+        assert_eq!(addrs, [status, ctrl.clone()].concat(), "the three starts follow each other");
+        let start = regs::session::ctrl::START.word(1).unwrap();
+        assert!(bus.0[3..].iter().all(|&(_, v)| v == start));
+    }
 }

@@ -333,9 +333,7 @@ pub fn run(
     for s in specs {
         ops::program(bus, s.session, &s.test)?;
     }
-    for s in specs {
-        ops::start(bus, s.session)?;
-    }
+    ops::start_all(bus, &specs.iter().map(|s| s.session).collect::<Vec<_>>())?;
     say(if specs.iter().any(|s| !s.test.client) { "Wait connection" } else { "Connecting" });
     let started = Instant::now();
     let deadline = started + opts.limit;
