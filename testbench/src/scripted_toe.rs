@@ -19,16 +19,9 @@ use toe_model::{GlobalOutputs, SessionInputs, SessionOutputs, SessionStatus};
 
 use crate::boards::{Board, ToeSide};
 
-/// A connection request as the user logic presented it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Request {
-    /// 1 open, 0 close.
-    pub open: bool,
-    /// Open only: active (client) or passive (listen).
-    pub active: bool,
-    pub local_port: u16,
-    pub remote_port: u16,
-}
+/// A connection request as the user logic presented it (the interface
+/// checker's type).
+pub use toe_model::checker::Request;
 
 /// A request the TOE took (`conn_req_valid` and `conn_req_ready` at one edge).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
