@@ -86,13 +86,11 @@ pub fn build(design: &config::Design) -> Result<Build, GenError> {
     let map = regmap::RegisterMap::try_for_design(design).map_err(|e| GenError::Regmap(e.to_string()))?;
     let rtl = rtl::generate(design, &map)?;
     let board = flows::load_board(&design.board).map_err(|e| GenError::Flow(e.to_string()))?;
-    let mut inputs = flows::FlowInputs::standard(design, rtl.sources.clone())
-        .with_ports(rtl.plan.clone())
-        .with_crossings(rtl.crossings.clone());
+    let rtl::Rtl { mut files, sources, plan, crossings } = rtl;
+    let mut inputs = flows::FlowInputs::standard(design, sources).with_ports(plan.clone()).with_crossings(crossings);
     // Constrain only the clocks the top has.
-    inputs.clocks.retain(|c| rtl.plan.inputs().any(|p| p.name == c.port));
+    inputs.clocks.retain(|c| plan.inputs().any(|p| p.name == c.port));
     let scripts = flows::render(design, &board, &inputs).map_err(|e| GenError::Flow(e.to_string()))?;
-    let mut files = rtl.files.clone();
     files.extend(scripts.into_iter().map(|(path, contents)| GeneratedFile { path, contents }));
     for out in regmap::outputs(&map, design) {
         // The Markdown is documentation; header, self-test, JSON, accessors and
@@ -101,5 +99,5 @@ pub fn build(design: &config::Design) -> Result<Build, GenError> {
         files.push(GeneratedFile { path: format!("{dir}/{}", out.file_name), contents: out.contents });
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(Build { files, plan: rtl.plan })
+    Ok(Build { files, plan })
 }

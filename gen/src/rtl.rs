@@ -35,6 +35,18 @@ pub const FILELIST: &str = "rtl/files.f";
 /// The session module's clock and reset and the top's ports that drive them.
 const SESSION_CLOCKING: [(&str, &str); 2] = [("clock", "user_clk"), ("reset", "user_rst")];
 
+/// The top's clock or reset that drives `port` (a `Group::Clock` port of
+/// the session or datapath module, `what` naming the module in the error).
+fn clock_net(port: &Port, what: &str) -> Result<String, GenError> {
+    match SESSION_CLOCKING.iter().find(|(name, _)| *name == port.name) {
+        Some((_, top)) => Ok(top.to_string()),
+        None => Err(GenError::Hdl(hdl::verilog::HdlError(format!(
+            "{what} clock port `{}` is neither `clock` nor `reset`",
+            port.name
+        )))),
+    }
+}
+
 /// A comment and the declarations under it, in a module header.
 struct PortGroup {
     comment: String,
@@ -210,12 +222,7 @@ fn top_template<'a>(
         let mut conns = Vec::new();
         for q in session_ports {
             let net = match q.group {
-                Group::Clock => match SESSION_CLOCKING.iter().find(|(port, _)| *port == q.name) {
-                    Some((_, top)) => top.to_string(),
-                    None => {
-                        return Err(mismatch(format!("session clock port `{}` is neither `clock` nor `reset`", q.name)))
-                    }
-                },
+                Group::Clock => clock_net(q, "session")?,
                 Group::ToeSession(_) => {
                     let top = Port::new(Group::ToeSession(s), &q.local, q.direction, q.width);
                     let name = top.name.clone();
@@ -282,15 +289,7 @@ pub fn datapath_harness(design: &config::Design, module: &str) -> Result<Harness
         let mut conns = Vec::new();
         for p in &ports {
             let net = match p.group {
-                Group::Clock => match SESSION_CLOCKING.iter().find(|(port, _)| *port == p.name) {
-                    Some((_, top)) => top.to_string(),
-                    None => {
-                        return Err(GenError::Hdl(hdl::verilog::HdlError(format!(
-                            "datapath clock port `{}` is neither `clock` nor `reset`",
-                            p.name
-                        ))))
-                    }
-                },
+                Group::Clock => clock_net(p, "datapath")?,
                 _ => {
                     let top = Port::new(Group::Datapath(s), &p.local, p.direction, p.width);
                     let name = top.name.clone();
