@@ -1,10 +1,12 @@
 //! Variants of the default configuration, edited as TOML data.
 //!
 //! Tests, build scripts and examples need "the default, but with two
-//! sessions of 64 bits". [`Variant`] parses the embedded default into a TOML
-//! table, changes keys by name and keeps the values that depend on them in
-//! step (the per-session port lists follow `sessions`), so nobody edits the
-//! configuration's text with search and replace.
+//! sessions of 64 bits". [`Variant`] holds just the keys that change, as a
+//! TOML table; [`crate::parse`] lays it over the default like any
+//! configuration file ([`crate::resolve`]), so the values that follow
+//! another key (the per-session port lists follow `sessions`) follow it by
+//! the same rule, and nobody edits the configuration's text with search and
+//! replace.
 //!
 //! ```
 //! let text = config::Variant::default().sessions(2).data_width(64).to_toml();
@@ -15,19 +17,10 @@
 
 use toml::{Table, Value};
 
-use crate::DEFAULT_TOML;
-
-/// The default configuration with some keys changed.
-#[derive(Clone, Debug, PartialEq)]
+/// The default configuration with some keys changed: only those keys.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Variant {
     table: Table,
-}
-
-impl Default for Variant {
-    /// The embedded default configuration, unchanged.
-    fn default() -> Self {
-        Variant { table: DEFAULT_TOML.parse().expect("the embedded default configuration is valid TOML") }
-    }
 }
 
 impl Variant {
@@ -48,22 +41,10 @@ impl Variant {
         self
     }
 
-    /// `sessions` sessions; the default's port lists are cut (or continued,
-    /// one port up per session) to that length.
+    /// `sessions` sessions; the port lists follow when the configuration is
+    /// resolved.
     pub fn sessions(self, sessions: usize) -> Self {
-        let ports = |table: &Table, key: &str| -> Value {
-            let list = table.get("defaults").and_then(|d| d.get(key)).and_then(Value::as_array);
-            let first = list.and_then(|l| l.first()).and_then(Value::as_integer).unwrap_or(0);
-            let list = list.cloned().unwrap_or_default();
-            Value::Array(
-                (0..sessions).map(|i| list.get(i).cloned().unwrap_or(Value::Integer(first + i as i64))).collect(),
-            )
-        };
-        let fpga = ports(&self.table, "fpga_ports");
-        let target = ports(&self.table, "target_ports");
         self.set("design.sessions", sessions as i64)
-            .set("defaults.fpga_ports", fpga)
-            .set("defaults.target_ports", target)
     }
 
     /// Data width in bits.
@@ -76,7 +57,7 @@ impl Variant {
         self.set("board.name", name)
     }
 
-    /// The configuration as TOML text.
+    /// The changed keys as TOML text: a configuration file.
     pub fn to_toml(&self) -> String {
         toml::to_string(&self.table).expect("a TOML table serialises")
     }
@@ -91,7 +72,7 @@ mod tests {
     #[test]
     fn unchanged_variant_is_the_default_design() {
         let d = crate::parse(&Variant::default().to_toml(), BOARDS).unwrap();
-        assert_eq!(d, crate::parse(DEFAULT_TOML, BOARDS).unwrap());
+        assert_eq!(d, crate::parse(crate::DEFAULT_TOML, BOARDS).unwrap());
     }
 
     #[test]
