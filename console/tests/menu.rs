@@ -36,16 +36,7 @@ fn options_0_and_1_show_and_change_the_parameters() {
     let addr = vb.register_addrs()[0];
     let mut p = menu(addr);
     p.send_line("0").unwrap();
-    for line in [
-        "Window update gap : 16",
-        "Last packet mode  : 0 DUP",
-        "Mode              : 0 Client",
-        "FPGA MAC address  : 0x000102030405",
-        "FPGA IP           : 192.168.200.42",
-        "Target IP         : 192.168.200.25",
-        "session 0       : 60000 -> 61000",
-        "session 3       : 60003 -> 61003",
-    ] {
+    for line in common::RESET_PARAMETER_LINES {
         p.exp_string(line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
     }
     p.send_line("1").unwrap();

@@ -314,15 +314,7 @@ fn params_set_writes_every_parameter_and_initialises_the_toe() {
     let f = console(addr, &["params", "show"]);
     assert_eq!(f.code, Some(0), "{}", f.all());
     let text = f.stdout.join("\n");
-    for line in [
-        "Window update gap : 16",
-        "Last packet mode  : 0 DUP",
-        "Mode              : 0 Client",
-        "FPGA MAC address  : 0x000102030405",
-        "FPGA IP           : 192.168.200.42",
-        "Target IP         : 192.168.200.25",
-        "session 3       : 60003 -> 61003",
-    ] {
+    for line in common::RESET_PARAMETER_LINES {
         assert!(text.contains(line), "{line:?} in\n{text}");
     }
     assert!(!text.contains("Target MAC"), "the target MAC shows in fixed-MAC mode only");

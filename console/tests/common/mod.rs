@@ -13,6 +13,19 @@ use vboard::{Options, VirtualBoard};
 
 pub const CONSOLE: &str = env!("CARGO_BIN_EXE_toe-console");
 
+/// Lines of the parameter screen (menu option 0, `params show`) of a board
+/// at its reset values (the default configuration).
+pub const RESET_PARAMETER_LINES: &[&str] = &[
+    "Window update gap : 16",
+    "Last packet mode  : 0 DUP",
+    "Mode              : 0 Client",
+    "FPGA MAC address  : 0x000102030405",
+    "FPGA IP           : 192.168.200.42",
+    "Target IP         : 192.168.200.25",
+    "session 0       : 60000 -> 61000",
+    "session 3       : 60003 -> 61003",
+];
+
 /// The PC tools, built once (a no-op when fresh) beside the console binary:
 /// binaries of another package are not built for this one's tests.
 pub fn tools() -> Tools {
