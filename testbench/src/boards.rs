@@ -180,16 +180,12 @@ impl Board {
         let mut m = Model::new(top.fns);
         // Sessions and width, from the top's port plan.
         let sessions = top.sessions();
-        let plan = &top.plan;
-        let name = |group, local| {
-            plan.get(group, local).unwrap_or_else(|e| panic!("model `{}`: {e}", top.fns.name)).name.clone()
-        };
-        let width = plan.get(Group::ToeSession(0), "tx_tdata").map_or(0, |p| p.width);
+        let width = top.planned(Group::ToeSession(0), "tx_tdata").width;
         let clocks = TwoClocks::new(
             &mut m,
-            &name(Group::Clock, "user_clk"),
+            &top.planned(Group::Clock, "user_clk").name,
             timing.user_ps,
-            &name(Group::Bus, "aclk"),
+            &top.planned(Group::Bus, "aclk").name,
             timing.bus_ps,
             1_300,
         );

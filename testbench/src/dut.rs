@@ -135,8 +135,8 @@ impl Dut {
     /// from its port plan.
     pub fn new(top: &Top) -> Self {
         let mut model = Model::new(top.fns);
-        model.set_clock(&top.plan.get(Group::Clock, "user_clk").expect("harness clock").name);
-        let width = top.plan.get(Group::Datapath(0), "tx_tdata").expect("harness data port").width;
+        model.set_clock(&top.planned(Group::Clock, "user_clk").name);
+        let width = top.planned(Group::Datapath(0), "tx_tdata").width;
         let ports: Vec<SessionPorts> = (0..top.sessions()).map(|s| SessionPorts::resolve(top, &model, s)).collect();
         for p in &ports {
             model.set(p.tx_percent, 100);

@@ -62,8 +62,13 @@ impl Top {
     /// Panics naming the port when the plan or the model lacks it: a
     /// testbench asking for a port the top does not have is a bug.
     pub fn port(&self, m: &verilate::Model, group: config::ports::Group, local: &str) -> Port {
-        let planned = self.plan.get(group, local).unwrap_or_else(|e| panic!("model `{}`: {e}", self.fns.name));
-        m.port(&planned.name)
+        m.port(&self.planned(group, local).name)
+    }
+
+    /// The planned port `local` of `group`; panics naming it when the plan
+    /// lacks it.
+    pub fn planned(&self, group: config::ports::Group, local: &str) -> &config::ports::Port {
+        self.plan.get(group, local).unwrap_or_else(|e| panic!("model `{}`: {e}", self.fns.name))
     }
 
     /// Sessions of the top.

@@ -16,7 +16,7 @@ const SIZE: u64 = 1 << 40;
 fn verilated(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
     let top = dp1024::top();
     let mut m = Model::new(top.fns);
-    m.set_clock(&top.plan.get(Group::Clock, "user_clk").expect("harness clock").name);
+    m.set_clock(&top.planned(Group::Clock, "user_clk").name);
     let rst = top.port(&m, Group::Clock, "user_rst");
     m.set(rst, 1);
     m.cycle();
