@@ -11,12 +11,7 @@ use toe_model::{GlobalOutputs, LinkConfig, SessionInputs, SessionOutputs, ToeCon
 /// A generator seeded from `TB_SEED` if set, else a fixed default; the seed is
 /// printed so a failing run can be replayed.
 pub fn rng(what: &str) -> ChaCha8Rng {
-    let seed = match std::env::var("TB_SEED") {
-        Ok(s) => s.parse().unwrap_or_else(|_| panic!("TB_SEED={s:?} is not an unsigned integer")),
-        Err(_) => 0x70E_5EED,
-    };
-    eprintln!("{what}: seed {seed} (replay with TB_SEED={seed})");
-    ChaCha8Rng::seed_from_u64(seed)
+    ChaCha8Rng::seed_from_u64(testkit::seed::from_env_or(what, testkit::seed::Unset::Fixed(0x70E_5EED)))
 }
 
 /// How the receiver sets `rx_tready`.
