@@ -151,21 +151,22 @@ fn tcp_client_txrx_single_parser_never_panics_and_errors_are_one_line() {
     }));
 }
 
+/// Runs `BINARY_CASES` lists that `parse` refuses through the binary `tool`.
+fn binary_refuses<T>(
+    tool: &str,
+    name: &str,
+    lists: impl Strategy<Value = Vec<String>>,
+    parse: fn(&[String]) -> Result<host::args::Command<T>, host::args::ArgError>,
+) {
+    let refused = move |a: &Vec<String>| parsed(parse(a)) == Ok(Outcome::Refused);
+    let t = check_all(&format!("{name} binary"), BINARY_CASES, lists.prop_filter("refused", refused), |a| {
+        refused_by_binary(tool, name, a).map(|()| Outcome::Refused)
+    });
+    assert_eq!(t.refused, BINARY_CASES);
+}
+
 #[test]
 fn refused_lists_exit_2_with_one_line_from_both_binaries() {
-    let refused = |r: Result<Outcome, String>| r == Ok(Outcome::Refused);
-    let t = check_all(
-        "tcpdatatest binary",
-        BINARY_CASES,
-        datatest_lists().prop_filter("refused", move |a| refused(parsed(parse_datatest(a)))),
-        |a| refused_by_binary(DATATEST, "tcpdatatest", a).map(|()| Outcome::Refused),
-    );
-    assert_eq!(t.refused, BINARY_CASES);
-    let t = check_all(
-        "tcp_client_txrx_single binary",
-        BINARY_CASES,
-        txrx_lists().prop_filter("refused", move |a| refused(parsed(parse_txrx(a)))),
-        |a| refused_by_binary(TXRX, "tcp_client_txrx_single", a).map(|()| Outcome::Refused),
-    );
-    assert_eq!(t.refused, BINARY_CASES);
+    binary_refuses(DATATEST, "tcpdatatest", datatest_lists(), parse_datatest);
+    binary_refuses(TXRX, "tcp_client_txrx_single", txrx_lists(), parse_txrx);
 }
