@@ -13,9 +13,11 @@ use crate::{Access, Block, EnumValue, Field, Register, RegisterMap, Repeat, Rese
 /// Value of the ID register: ASCII "TOEU" (`T`=0x54 in bits 31:24).
 pub const ID_MAGIC: u32 = u32::from_be_bytes(*b"TOEU");
 /// Register-map version: the major number changes when a register moves or
-/// changes meaning, the minor number when registers or fields are added.
+/// changes meaning, the minor number when registers or fields are added or an
+/// access that was undefined gets a defined answer (2: out-of-range writes are
+/// refused with SLVERR).
 pub const VERSION_MAJOR: u32 = 1;
-pub const VERSION_MINOR: u32 = 1;
+pub const VERSION_MINOR: u32 = 2;
 
 /// Reset of the per-session transfer size: 1 MiB, short enough for simulation.
 const DEFAULT_TRANSFER_SIZE: u64 = 1 << 20;
@@ -107,7 +109,7 @@ fn info_block(design: &Design) -> Block {
         reg("id", 0x00, "Identifies the register file: ASCII \"TOEU\" (byte 'T' in bits 31:24). Check it before anything else.", vec![
             field("value", 0, 32, Ro, ID_MAGIC, "The magic value 0x544F4555."),
         ]),
-        reg("version", 0x04, "Register-map version. The major number changes when a register moves or changes meaning, the minor number when registers are added.", vec![
+        reg("version", 0x04, "Register-map version. The major number changes when a register moves or changes meaning, the minor number when registers are added or an undefined access gets a defined answer.", vec![
             field("minor", 0, 16, Ro, VERSION_MINOR, "Minor version."),
             field("major", 16, 16, Ro, VERSION_MAJOR, "Major version."),
         ]),
@@ -280,7 +282,7 @@ fn session_block(design: &Design) -> Block {
             access: Rw,
             volatile: false,
             reset: DEFAULT_TRANSFER_SIZE,
-            description: "Bytes to transfer per direction, 1..=2^48-1; taken at `ctrl.start`.",
+            description: "Bytes to transfer per direction, 0..=2^48-1; 0: nothing is sent or expected (the connection opens and closes, and the test is `done`; a byte received is `beyond_size`); taken at `ctrl.start`.",
         },
     );
     wide(&mut regs, &mut wides, WideDef {
@@ -290,7 +292,7 @@ fn session_block(design: &Design) -> Block {
         access: Rw,
         volatile: false,
         reset: DEFAULT_PACKET_SIZE,
-        description: "Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; taken at `ctrl.start`.",
+        description: "Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; 0: no mark before the transfer's last beat; taken at `ctrl.start`.",
     });
     wide(
         &mut regs,

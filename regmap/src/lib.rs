@@ -171,6 +171,26 @@ impl Field {
         self.range.unwrap_or((0, self.max_value().min(u64::from(u32::MAX)) as u32))
     }
 
+    /// The values a write may put in the field when some of its bit
+    /// patterns are not valid: `range`, or the span of its code table (the
+    /// codes are consecutive, see validation). The register file refuses a
+    /// write that would put anything else there (SLVERR, register unchanged).
+    /// `None` for a field every pattern of which is valid, and for fields
+    /// software does not write.
+    pub fn write_range(&self) -> Option<(u32, u32)> {
+        if !matches!(self.access, Access::Rw | Access::Wo) {
+            return None;
+        }
+        let (min, max) = match self.range {
+            Some(r) => r,
+            None => {
+                let codes = self.enum_values.iter().map(|v| v.value);
+                (codes.clone().min()?, codes.max()?)
+            }
+        };
+        (min > 0 || u64::from(max) < self.max_value()).then_some((min, max))
+    }
+
     /// Whether the hardware ignores software writes and the value never
     /// changes: the value is a property of the design.
     pub fn is_constant(&self) -> bool {
@@ -530,6 +550,12 @@ pub enum RegmapError {
         max: u32,
         width: u32,
     },
+    /// A written field's code table with a gap: the register file checks
+    /// writes against the span of the codes.
+    CodeGap {
+        field: String,
+        missing: u32,
+    },
     ResetOutOfRange {
         field: String,
         reset: u32,
@@ -619,6 +645,10 @@ impl fmt::Display for RegmapError {
             InvalidRange { field, min, max, width } => {
                 write!(f, "valid range {min}..={max} of field `{field}` is empty or does not fit in its {width} bit(s)")
             }
+            CodeGap { field, missing } => write!(
+                f,
+                "the codes of field `{field}` skip {missing}: the register file refuses writes outside the span of the codes, so they must be consecutive"
+            ),
             ResetOutOfRange { field, reset, min, max } => {
                 write!(f, "reset value {reset} of field `{field}` is outside its valid range {min}..={max}")
             }

@@ -212,6 +212,13 @@ fn check_field(block: &Block, id: &str, field: &Field) -> Result<(), RegmapError
             }
         }
     }
+    if field.range.is_none() {
+        if let Some((min, max_code)) = field.write_range() {
+            if let Some(missing) = (min..=max_code).find(|v| !numbers.contains(v)) {
+                return Err(RegmapError::CodeGap { field: id, missing });
+            }
+        }
+    }
     if let Some((min, max_valid)) = field.range {
         if min > max_valid || u64::from(max_valid) > max {
             return Err(RegmapError::InvalidRange { field: id, min, max: max_valid, width: field.width });

@@ -21,6 +21,21 @@ pub struct FieldModel {
     pub volatile: bool,
     /// The user port it connects to and the port bit of the field's bit 0.
     pub port: Option<(String, u32)>,
+    /// Values a write may put in it, when not every bit pattern is valid
+    /// (REGISTERS.md: "A write outside min..=max is refused").
+    pub valid: Option<(u32, u32)>,
+}
+
+/// The values REGISTERS.md allows a written field: its range, or the span of
+/// its codes, when that leaves out some bit pattern.
+fn valid_values(f: &regmap::Field) -> Option<(u32, u32)> {
+    if !matches!(f.access, Access::Rw | Access::Wo) {
+        return None;
+    }
+    let codes = || f.enum_values.iter().map(|v| v.value);
+    let (min, max) = f.range.or_else(|| Some((codes().min()?, codes().max()?)))?;
+    let all = if f.width >= 32 { u32::MAX } else { (1 << f.width) - 1 };
+    (min > 0 || max < all).then_some((min, max))
 }
 
 /// One register instance: what the map says of it and the state the model keeps.
@@ -113,6 +128,7 @@ impl Expect {
                     access: f.access,
                     volatile: f.volatile,
                     port: (!f.is_constant()).then(|| port_name(block, instance, reg, f)),
+                    valid: valid_values(f),
                 })
                 .collect();
             let reset = reg.reset_for(instance);
@@ -182,11 +198,21 @@ impl Expect {
         Some((value, care))
     }
 
-    /// Applies a write; false for an unmapped address (SLVERR).
+    /// Applies a write; false for SLVERR: an unmapped address, or a write
+    /// that would put a value outside a field's valid values or covers only
+    /// some bytes of such a field (then nothing changes).
     pub fn write(&mut self, addr: u32, data: u32, strb: u8) -> bool {
         let Some(&i) = self.by_addr.get(&addr) else { return false };
         let bytes = strobe_mask(strb);
         let r = &mut self.regs[i];
+        for f in &r.fields {
+            let Some((min, max)) = f.valid else { continue };
+            let written = f.mask & bytes;
+            let value = (data & f.mask) >> f.lsb;
+            if written != 0 && (written != f.mask || value < min || value > max) {
+                return false;
+            }
+        }
         for f in &r.fields {
             let m = f.mask & bytes;
             match f.access {

@@ -187,6 +187,69 @@ fn unmapped_addresses_answer_slverr_and_change_nothing() {
     }
 }
 
+/// A write that would put a value outside a field's valid values (a range
+/// such as `tx_percent` 1..=100, or a code table with unused codes such as
+/// `toe.mode`), or that covers only some bytes of such a field, answers
+/// SLVERR and changes nothing, not even the other fields of the register;
+/// the valid values at both ends are taken. Every field the map restricts is
+/// tried, on both models.
+#[test]
+fn writes_outside_a_fields_valid_values_are_refused_and_change_nothing() {
+    for (fns, map, what) in [
+        (&models::regfile::FNS, RegisterMap::for_design(&default_design()), "refused default"),
+        (&models::regfile_alt::FNS, alt_map(), "refused two sessions"),
+    ] {
+        let mut b = Bench::new(fns, map, what, BUS_PS, USER_PS, Timing { max_delay: 2, ready_probability: 0.8 });
+        let checked: Vec<(u32, u32, u32, (u32, u32))> = b
+            .expect
+            .regs
+            .iter()
+            .flat_map(|r| r.fields.iter().filter_map(move |f| f.valid.map(|v| (r.addr, f.lsb, f.mask, v))))
+            .collect();
+        let sessions = b.map.block("session").unwrap().instances();
+        assert_eq!(checked.len(), 2 * sessions + 2, "tx/rx_percent per session, toe.mode and toe.last_packet_mode");
+        let (mut refused, mut taken) = (0, 0);
+        for &(addr, lsb, mask, (min, max)) in &checked {
+            // The other fields of the register keep what they hold.
+            let before = b.read(addr).0;
+            let width_max = mask >> lsb;
+            let mut tries = vec![(min, 0xF), (max, 0xF)];
+            if min > 0 {
+                tries.push((min - 1, 0xF));
+            }
+            if max < width_max {
+                tries.push((max + 1, 0xF));
+                tries.push((width_max, 0xF));
+            }
+            for (value, strb) in tries {
+                let word = (before & !mask) | (value << lsb);
+                let resp = b.write(addr, word, strb);
+                let valid = (min..=max).contains(&value);
+                assert_eq!(resp, if valid { OKAY } else { SLVERR }, "{what}: {value} into {addr:#x} bits {lsb}+");
+                assert!(b.expect.write(addr, word, strb) == valid, "the model agrees on {value} at {addr:#x}");
+                let want = if valid { word } else { before };
+                assert_eq!(b.read(addr).0 & b.expect.reg(addr).unwrap().fields.iter().fold(0, |m, f| m | f.mask), want);
+                if valid {
+                    taken += 1;
+                    b.write(addr, before, 0xF);
+                    b.expect.write(addr, before, 0xF);
+                } else {
+                    refused += 1;
+                }
+            }
+            // A write whose strobes leave out the field's byte does not touch it and is taken.
+            let other_bytes = !(0..4).filter(|k| mask >> (8 * k) & 0xFF != 0).fold(0u8, |m, k| m | 1 << k) & 0xF;
+            if other_bytes != 0 {
+                b.check_write(addr, before & !mask, other_bytes);
+                b.check_read(addr);
+            }
+        }
+        b.check_outputs();
+        b.check_pulses();
+        eprintln!("{what}: {} checked fields, {refused} writes refused, {taken} taken", checked.len());
+    }
+}
+
 /// Random reads and writes of mapped and unmapped addresses, one at a time,
 /// with status inputs and sticky sets changing between them.
 fn random_against_model(fns: &'static ModelFns, map: RegisterMap, what: &str, n: usize) {
@@ -287,8 +350,8 @@ fn overlapping_reads_and_writes_in_any_channel_order() {
         writes.sort_by_key(|c| c.id);
         for c in writes {
             let (addr, data) = ids[&c.id];
-            assert_eq!(c.resp, OKAY);
-            b.expect.write(addr, data.unwrap(), 0xF);
+            let taken = b.expect.write(addr, data.unwrap(), 0xF);
+            assert_eq!(c.resp, if taken { OKAY } else { SLVERR }, "write {addr:#x} of {:#x}", data.unwrap());
         }
         for c in done.iter().filter(|c| !c.write) {
             assert_eq!(c.resp, OKAY);

@@ -1,8 +1,10 @@
 //! The AXI4-Lite slave of the register file, in `s_axil_aclk`: one holding
 //! register per channel (AW, W, AR) that is ready while empty, the arbiter
 //! that issues one request at a time into the clock crossing (a write and a
-//! read both waiting take turns), the B and R responses when the crossing
-//! acknowledges, and the bus reset. Its ports, as the wrapper declares them,
+//! read both waiting take turns), the refusal of a write that would put an
+//! invalid value in a checked field (answered SLVERR at once, it never
+//! crosses), the B and R responses when the crossing acknowledges, and the
+//! bus reset. Its ports, as the wrapper declares them,
 //! are [`bus_ports`]. These are parts of the core block (`block.rs`).
 
 use config::ports::{Direction, Group, Port};
@@ -109,10 +111,36 @@ impl Part<Transactions> for RegisterFileCore {
             }
         }
 
+        // A write that would put an invalid value in a checked field, or that
+        // covers only some bytes of one, is refused here: it never crosses.
+        // `value - min > max - min` (32-bit, wrapping) is one compare for
+        // both bounds, and no constant compare when `min` is 0.
+        self.w_refused.next = false;
+        for j in 0..self.check_addr.len() {
+            if (self.aw_addr.q.val() == self.check_addr[j].val())
+                & ((self.w_strb.q.val() & self.check_bytes[j].val()) != self.zero4.val())
+                & (((self.w_strb.q.val() & self.check_bytes[j].val()) != self.check_bytes[j].val())
+                    | (((self.w_data.q.val() & self.check_mask[j].val()) - self.check_min[j].val())
+                        > self.check_span[j].val()))
+            {
+                self.w_refused.next = true;
+            }
+        }
+
         // One request at a time, issued when the previous response has left;
         // a write and a read both waiting take turns.
         if self.s_axil_aresetn.val() & !self.busy.q.val() & !self.b_valid.q.val() & !self.r_valid.q.val() {
-            if self.aw_full.q.val() & self.w_full.q.val() & (!self.ar_full.q.val() | !self.last_write.q.val()) {
+            if self.aw_full.q.val()
+                & self.w_full.q.val()
+                & (!self.ar_full.q.val() | !self.last_write.q.val())
+                & self.w_refused.val()
+            {
+                self.b_valid.d.next = true;
+                self.b_resp.d.next = self.resp_slverr.val();
+                self.last_write.d.next = true;
+                self.aw_full.d.next = false;
+                self.w_full.d.next = false;
+            } else if self.aw_full.q.val() & self.w_full.q.val() & (!self.ar_full.q.val() | !self.last_write.q.val()) {
                 self.req_write.d.next = true;
                 self.req_addr.d.next = self.aw_addr.q.val();
                 self.req_wdata.d.next = self.w_data.q.val();

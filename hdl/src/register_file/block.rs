@@ -153,6 +153,16 @@ pub struct RegisterFileCore {
     pub(super) const_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
     pub(super) const_value: Vec<Constant<Bits<32>>>,
     pub(super) mapped_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    // Checked fields (`Layout::checks`): address, field bits, lower bound and span (max - min) in place, byte strobes.
+    pub(super) check_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) check_mask: Vec<Constant<Bits<32>>>,
+    pub(super) check_min: Vec<Constant<Bits<32>>>,
+    pub(super) check_span: Vec<Constant<Bits<32>>>,
+    pub(super) check_bytes: Vec<Constant<Bits<4>>>,
+    /// The write waiting in the AW and W registers is refused: it would put
+    /// an invalid value in a checked field, or cover only part of one.
+    pub(super) w_refused: Signal<Local, Bit>,
+    pub(super) zero4: Constant<Bits<4>>,
     // Byte-enable expansion: entry s is the bit mask of strobe pattern s.
     pub(super) strobe_mask: Vec<Constant<Bits<32>>>,
     pub(super) resp_okay: Constant<Bits<2>>,
@@ -277,6 +287,13 @@ impl RegisterFileCore {
                 .iter()
                 .map(|a| Constant::new(bits::<CORE_ADDRESS_BITS>(u64::from(*a))))
                 .collect(),
+            check_addr: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.addr)))).collect(),
+            check_mask: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.mask)))).collect(),
+            check_min: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.min)))).collect(),
+            check_span: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.max - c.min)))).collect(),
+            check_bytes: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.bytes)))).collect(),
+            w_refused: Default::default(),
+            zero4: Constant::new(bits::<4>(0)),
             strobe_mask,
             resp_okay: Constant::new(bits::<2>(0)),
             resp_slverr: Constant::new(bits::<2>(2)),

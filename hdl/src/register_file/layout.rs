@@ -92,6 +92,24 @@ pub struct Slot {
     pub lo_addr: u32,
 }
 
+/// A field whose writes the bus side checks ([`regmap::Field::write_range`]):
+/// a write to `addr` whose strobes cover any of `bytes` must cover all of
+/// them and put a value in `min..=max` under `mask`, or it is refused
+/// (SLVERR, nothing changes). The bounds are in place (shifted to the
+/// field's bits), so they compare with the masked word directly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    pub addr: u32,
+    /// The field's bits in the register word.
+    pub mask: u32,
+    /// Smallest valid value, in place.
+    pub min: u32,
+    /// Largest valid value, in place.
+    pub max: u32,
+    /// The byte strobes (`wstrb` bits) the field lies in.
+    pub bytes: u32,
+}
+
 /// The slot list a piece of a port lives in (sticky slots have two: the
 /// sticky output and its set input).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +146,8 @@ pub struct Layout {
     pub constant: Vec<Slot>,
     /// Every mapped register address (anything else answers SLVERR).
     pub mapped: Vec<u32>,
+    /// The fields whose writes are checked (a refused write answers SLVERR).
+    pub checks: Vec<Check>,
     pub ports: Vec<UserPort>,
     /// Field ids the block implements (every field of the map).
     pub implemented: Vec<String>,
@@ -171,6 +191,7 @@ impl Layout {
             latch: Vec::new(),
             constant: Vec::new(),
             mapped: Vec::new(),
+            checks: Vec::new(),
             ports: Vec::new(),
             implemented: Vec::new(),
             pieces: Vec::new(),
@@ -252,6 +273,10 @@ impl Layout {
                     }
                     for f in &reg.fields {
                         l.implemented.push(regmap::field_id(&block.name, &reg.name, &f.name));
+                        if let Some((min, max)) = f.write_range() {
+                            let bytes = (0..4).filter(|b| f.mask() >> (8 * b) & 0xFF != 0).fold(0, |m, b| m | 1 << b);
+                            l.checks.push(Check { addr, mask: f.mask(), min: min << f.lsb, max: max << f.lsb, bytes });
+                        }
                         let (name, source, port_lsb) = match wide {
                             Some(w) => (
                                 w.name.clone(),

@@ -93,5 +93,8 @@ pub(crate) fn field_notes(block: &Block, reg: &Register, field: &Field) -> Vec<S
     if let Some((min, max)) = field.range {
         notes.push(format!("Valid range {min}..={max}."));
     }
+    if let Some((min, max)) = field.write_range() {
+        notes.push(format!("A write outside {min}..={max} is refused: SLVERR, the register keeps its value."));
+    }
     notes
 }

@@ -4,7 +4,7 @@
 #ifndef TOE_USER_LOGIC_H
 #define TOE_USER_LOGIC_H
 
-/* Register map of `toe_user_logic`, version 1.1, on a 32-bit register bus (AXI4-Lite).
+/* Register map of `toe_user_logic`, version 1.2, on a 32-bit register bus (AXI4-Lite).
  *
  * Registers are 32 bits, 4-byte aligned; bits no field covers read 0 and ignore writes.
  * Fields: value = (word & _MASK) >> _SHIFT; word = (word & ~_MASK) | ((value << _SHIFT) & _MASK).
@@ -37,13 +37,13 @@
 #define TOE_USER_LOGIC_ID_VALUE_ACCESS TOE_USER_LOGIC_ACCESS_RO
 #define TOE_USER_LOGIC_ID_VALUE_VOLATILE 0u
 
-/* version (ro, address 0x004): Register-map version. The major number changes when a register moves or changes meaning, the minor number when registers are added. */
+/* version (ro, address 0x004): Register-map version. The major number changes when a register moves or changes meaning, the minor number when registers are added or an undefined access gets a defined answer. */
 #define TOE_USER_LOGIC_VERSION_OFFSET 0x004u
-#define TOE_USER_LOGIC_VERSION_RESET 0x00010001u
+#define TOE_USER_LOGIC_VERSION_RESET 0x00010002u
 #define TOE_USER_LOGIC_VERSION_MINOR_MASK 0x0000FFFFu
 #define TOE_USER_LOGIC_VERSION_MINOR_SHIFT 0u
 #define TOE_USER_LOGIC_VERSION_MINOR_WIDTH 16u
-#define TOE_USER_LOGIC_VERSION_MINOR_RESET 0x0001u
+#define TOE_USER_LOGIC_VERSION_MINOR_RESET 0x0002u
 #define TOE_USER_LOGIC_VERSION_MINOR_ACCESS TOE_USER_LOGIC_ACCESS_RO
 #define TOE_USER_LOGIC_VERSION_MINOR_VOLATILE 0u
 #define TOE_USER_LOGIC_VERSION_MAJOR_MASK 0xFFFF0000u
@@ -392,7 +392,7 @@
 #define TOE_USER_LOGIC_SESSION_SPEED_RX_PERCENT_MIN 1u
 #define TOE_USER_LOGIC_SESSION_SPEED_RX_PERCENT_MAX 100u
 
-/* transfer_size_lo (rw, offset in the instance 0x010): Bytes to transfer per direction, 1..=2^48-1; taken at `ctrl.start`. Bits 31:0; reading this register latches `transfer_size_hi`. */
+/* transfer_size_lo (rw, offset in the instance 0x010): Bytes to transfer per direction, 0..=2^48-1; 0: nothing is sent or expected (the connection opens and closes, and the test is `done`; a byte received is `beyond_size`); taken at `ctrl.start`. Bits 31:0; reading this register latches `transfer_size_hi`. */
 #define TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_LO_OFFSET 0x010u
 #define TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_LO_RESET 0x00100000u
 #define TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_LO_VALUE_MASK 0xFFFFFFFFu
@@ -402,7 +402,7 @@
 #define TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_LO_VALUE_ACCESS TOE_USER_LOGIC_ACCESS_RW
 #define TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_LO_VALUE_VOLATILE 0u
 
-/* transfer_size_hi (rw, offset in the instance 0x014): Bytes to transfer per direction, 1..=2^48-1; taken at `ctrl.start`. Bits 47:32, as latched by the last read of `transfer_size_lo`. */
+/* transfer_size_hi (rw, offset in the instance 0x014): Bytes to transfer per direction, 0..=2^48-1; 0: nothing is sent or expected (the connection opens and closes, and the test is `done`; a byte received is `beyond_size`); taken at `ctrl.start`. Bits 47:32, as latched by the last read of `transfer_size_lo`. */
 #define TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_HI_OFFSET 0x014u
 #define TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_HI_RESET 0x00000000u
 #define TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_HI_VALUE_MASK 0x0000FFFFu
@@ -412,7 +412,7 @@
 #define TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_HI_VALUE_ACCESS TOE_USER_LOGIC_ACCESS_RW
 #define TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_HI_VALUE_VOLATILE 0u
 
-/* packet_size_lo (rw, offset in the instance 0x018): Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; taken at `ctrl.start`. Bits 31:0; reading this register latches `packet_size_hi`. */
+/* packet_size_lo (rw, offset in the instance 0x018): Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; 0: no mark before the transfer's last beat; taken at `ctrl.start`. Bits 31:0; reading this register latches `packet_size_hi`. */
 #define TOE_USER_LOGIC_SESSION_PACKET_SIZE_LO_OFFSET 0x018u
 #define TOE_USER_LOGIC_SESSION_PACKET_SIZE_LO_RESET 0x00002000u
 #define TOE_USER_LOGIC_SESSION_PACKET_SIZE_LO_VALUE_MASK 0xFFFFFFFFu
@@ -422,7 +422,7 @@
 #define TOE_USER_LOGIC_SESSION_PACKET_SIZE_LO_VALUE_ACCESS TOE_USER_LOGIC_ACCESS_RW
 #define TOE_USER_LOGIC_SESSION_PACKET_SIZE_LO_VALUE_VOLATILE 0u
 
-/* packet_size_hi (rw, offset in the instance 0x01C): Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; taken at `ctrl.start`. Bits 47:32, as latched by the last read of `packet_size_lo`. */
+/* packet_size_hi (rw, offset in the instance 0x01C): Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; 0: no mark before the transfer's last beat; taken at `ctrl.start`. Bits 47:32, as latched by the last read of `packet_size_lo`. */
 #define TOE_USER_LOGIC_SESSION_PACKET_SIZE_HI_OFFSET 0x01Cu
 #define TOE_USER_LOGIC_SESSION_PACKET_SIZE_HI_RESET 0x00000000u
 #define TOE_USER_LOGIC_SESSION_PACKET_SIZE_HI_VALUE_MASK 0x0000FFFFu
@@ -614,11 +614,11 @@
 #define TOE_USER_LOGIC_SESSION_PEER_WINDOW_SCALE_SHIFT_ACCESS TOE_USER_LOGIC_ACCESS_RO
 #define TOE_USER_LOGIC_SESSION_PEER_WINDOW_SCALE_SHIFT_VOLATILE 1u
 
-/* transfer_size (48 bits): `transfer_size_lo` holds bits 31:0 and latches `transfer_size_hi` when read; read `_LO` first. Bytes to transfer per direction, 1..=2^48-1; taken at `ctrl.start`. */
+/* transfer_size (48 bits): `transfer_size_lo` holds bits 31:0 and latches `transfer_size_hi` when read; read `_LO` first. Bytes to transfer per direction, 0..=2^48-1; 0: nothing is sent or expected (the connection opens and closes, and the test is `done`; a byte received is `beyond_size`); taken at `ctrl.start`. */
 #define TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_WIDTH 48u
 #define TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_RESET 0x0000000000100000u
 
-/* packet_size (48 bits): `packet_size_lo` holds bits 31:0 and latches `packet_size_hi` when read; read `_LO` first. Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; taken at `ctrl.start`. */
+/* packet_size (48 bits): `packet_size_lo` holds bits 31:0 and latches `packet_size_hi` when read; read `_LO` first. Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; 0: no mark before the transfer's last beat; taken at `ctrl.start`. */
 #define TOE_USER_LOGIC_SESSION_PACKET_SIZE_WIDTH 48u
 #define TOE_USER_LOGIC_SESSION_PACKET_SIZE_RESET 0x0000000000002000u
 
