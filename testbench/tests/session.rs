@@ -285,6 +285,44 @@ fn more_than_transfer_size_is_beyond_size() {
     no_violations(&sim);
 }
 
+/// `transfer_size` 0 (REGISTERS.md): nothing to send or expect. A send test
+/// opens the connection, presents no beat, closes and is `done`; a receive
+/// test is `done` once the peer closes; a byte the peer sends anyway is
+/// `beyond_size` at offset 0.
+#[test]
+fn a_zero_byte_test_opens_closes_and_is_done() {
+    let mut send = sim("zero_send");
+    setup(&mut send, &SessionTest::new(Mode::Send, 0, true));
+    start_and_take_open(&mut send);
+    establish(&mut send, PEER);
+    send.toe.session_mut(0).tx_tready = true;
+    let r = close_when_asked(&mut send, 500);
+    assert!(r.done && !r.error && r.closed, "send: {r:?}");
+    assert_eq!((r.tx_bytes, send.toe.session(0).tx_beats), (0, 0));
+    no_violations(&send);
+
+    for extra in [0, 1] {
+        let mut sim = sim("zero_receive");
+        setup(&mut sim, &SessionTest::new(Mode::Receive, 0, false));
+        start_and_take_open(&mut sim);
+        establish(&mut sim, PEER);
+        sim.toe.send_pattern(0, extra);
+        sim.run(300);
+        assert_eq!(sim.toe.session(0).closes(), 0, "a receiver waits for the peer to close");
+        assert!(sim.result(0, 0).busy);
+        sim.toe.session_mut(0).status.peer_closed = true;
+        let r = close_when_asked(&mut sim, 500);
+        if extra == 0 {
+            assert!(r.done && !r.error && r.closed, "receive: {r:?}");
+            assert_eq!(r.rx_bytes, 0);
+        } else {
+            assert!(r.error && !r.done, "receive one byte too many: {r:?}");
+            assert_eq!((cause(&r), r.err_offset), (Some(ErrorCause::BeyondSize), 0));
+        }
+        no_violations(&sim);
+    }
+}
+
 /// One corrupted byte: cause `verify`, one error, and the first-error
 /// record (offset, expected and received words) equal to what
 /// `pattern::first_mismatch` finds in the bytes the TOE delivered; the
