@@ -36,7 +36,10 @@
 //! 5. The end sets `done` (pulse `done_set`) or `error` (pulse `error_set`)
 //!    with `error_cause` ([`ErrorCause`], the register map's code table):
 //!    - `refused` (1): the open failed (refused, timed out) or the
-//!      connection was reset;
+//!      connection was reset while the transfer ran (`conn_error`, or
+//!      `established` falling before we asked to close: a TOE that shows a
+//!      reset only that way still ends the test). A reset after every byte
+//!      moved, while waiting for the peer's close, ends the test `done`;
 //!    - `peer_closed` (2): the peer closed before every expected byte was
 //!      received (the verifier records the short transfer). A peer that
 //!      closes its direction after sending everything we expect (or on a
@@ -498,7 +501,10 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                 }
             }
             State::Run => {
-                if self.toe_conn_error.val() {
+                // A reset: `conn_error`, or `established` falling on its own
+                // (it falls legitimately only after our close, which is not
+                // requested yet).
+                if self.toe_conn_error.val() | !self.toe_established.val() {
                     self.fail.d.next = self.c_refused.val();
                     self.timing.d.next = false;
                     self.datapath.tx_abort.next = true;
@@ -537,7 +543,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                 }
             }
             State::WaitPeer => {
-                if self.toe_peer_closed.val() | self.toe_conn_error.val() {
+                if self.toe_peer_closed.val() | self.toe_conn_error.val() | !self.toe_established.val() {
                     self.state.d.next = State::CloseReq;
                 }
             }

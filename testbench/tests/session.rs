@@ -219,6 +219,54 @@ fn conn_error_while_running_is_refused() {
     no_violations(&sim);
 }
 
+/// A reset the TOE shows only by lowering `established` (no `conn_error`,
+/// no `peer_closed`) while the test runs or waits for the peer's close ends
+/// the test too: while running it is `refused` like a `conn_error`, with the
+/// bytes moved so far counted; once every byte moved (a receiver waiting for
+/// the peer's FIN) the test is `done`. Never a wait for a close that cannot
+/// come.
+#[test]
+fn established_falling_alone_ends_the_test() {
+    for mode in [Mode::Send, Mode::Receive, Mode::FullDuplex] {
+        let mut sim = sim("established_falls");
+        let size = 1 << 20;
+        setup(&mut sim, &SessionTest::new(mode, size, true));
+        start_and_take_open(&mut sim);
+        establish(&mut sim, PEER);
+        sim.toe.session_mut(0).tx_tready = true;
+        sim.toe.send_pattern(0, 3_000);
+        sim.run(500);
+        let s = sim.toe.session_mut(0);
+        (s.status.established, s.tx_tready) = (false, false);
+        assert!(sim.wait_idle(&[(0, 0)], 10, 500), "{mode:?}: idle after the reset");
+        let r = sim.result(0, 0);
+        assert!(r.error && !r.done, "{mode:?}: {r:?}");
+        assert_eq!(cause(&r), Some(ErrorCause::Refused), "{mode:?}");
+        assert_eq!(r.tx_bytes, sim.toe.session(0).tx_bytes, "{mode:?}");
+        if mode != Mode::Send {
+            assert_eq!(r.rx_bytes, 3_000, "{mode:?}");
+        }
+        no_violations(&sim);
+    }
+
+    // Every expected byte arrived; the receiver waits for the peer's FIN and gets a reset.
+    let mut sim = sim("established_falls_waiting");
+    let size = 4_000;
+    setup(&mut sim, &SessionTest::new(Mode::Receive, size, false));
+    start_and_take_open(&mut sim);
+    establish(&mut sim, PEER);
+    sim.toe.send_pattern(0, size);
+    run_until(&mut sim, 5_000, "RX drained", |t| t.session(0).rx_pending() == 0);
+    sim.run(100);
+    assert!(sim.result(0, 0).busy, "waiting for the peer's close");
+    sim.toe.session_mut(0).status.established = false;
+    assert!(sim.wait_idle(&[(0, 0)], 10, 500), "idle after the reset");
+    let r = sim.result(0, 0);
+    assert!(r.done && !r.error, "{r:?}");
+    assert_eq!(r.rx_bytes, size);
+    no_violations(&sim);
+}
+
 /// The peer closes (`peer_closed` after its last byte left on RX) before
 /// every expected byte arrived: `error`, cause `peer_closed`, `rx_bytes` and
 /// the short-transfer record at what the peer sent; the controller closes.
