@@ -822,7 +822,7 @@ fn without_crossings_the_clocks_are_asynchronous_groups() {
 
 #[test]
 fn build_readme_tells_what_to_run_and_supply() {
-    let d = default_design();
+    let d = design_for("alveo-u50", 4, 1024);
     let board = load_board(&d.board).unwrap();
     let files = render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap();
     let readme = &files.iter().find(|(p, _)| p == "README.md").unwrap().1;
@@ -852,6 +852,58 @@ fn build_readme_tells_what_to_run_and_supply() {
     for m in &agilex.missing {
         assert!(readme.contains(m.as_str()), "README lacks missing fact {m:?}");
     }
+    for (name, mac) in
+        [("agilex7-f-devkit", "E-tile Hard IP for Ethernet"), ("agilex7-i-devkit", "F-tile Ethernet Hard IP")]
+    {
+        let d = design_for(name, 4, 1024);
+        let files = render(&d, &load_board(name).unwrap(), &inputs(&d, &[USER_RTL])).unwrap();
+        let readme = &files.iter().find(|(p, _)| p == "README.md").unwrap().1;
+        assert!(
+            readme.contains(&format!("- The {mac} and the register bridge are created by you")),
+            "{name}: {readme}"
+        );
+        assert!(readme.contains(&format!("`ip/eth_mac.ip` | {mac} on the")), "{name}: IP table names the MAC");
+    }
+}
+
+fn readme_of(board: &str, sessions: usize, width: usize, mhz: f64) -> String {
+    let text = config::Variant::default()
+        .sessions(sessions)
+        .data_width(width)
+        .set("design.user_clock_mhz", mhz)
+        .board(board)
+        .to_toml();
+    let d = config::parse(&text, &board_names()).unwrap();
+    let files = render(&d, &load_board(board).unwrap(), &inputs(&d, &[USER_RTL])).unwrap();
+    files.into_iter().find(|(p, _)| p == "README.md").unwrap().1
+}
+
+#[test]
+fn build_readme_states_whether_the_user_logic_fills_the_link() {
+    // The reference demo on its 200G board: 32,000 MB/s against 25,000 MB/s.
+    let r = readme_of("agilex7-i-devkit", 4, 1024, 250.0);
+    assert!(
+        r.contains("User bandwidth 32,000 MB/s (1024 bits x 250 MHz, per direction) against the 200G link of `qsfpdd1` (25,000 MB/s, F-tile Ethernet Hard IP): the link is the limit: the user logic can fill it, and a transfer stays below 25,000 MB/s"),
+        "{r}"
+    );
+    // The same design on a 100G CMAC board: the link is 12,500 MB/s.
+    let r = readme_of("alveo-u50", 4, 1024, 250.0);
+    assert!(
+        r.contains("against the 100G link of `qsfp0` (12,500 MB/s, 100G CMAC): the link is the limit: the user logic can fill it, and a transfer stays below 12,500 MB/s"),
+        "{r}"
+    );
+    assert!(!r.contains("200G") && !r.contains("25,000"), "a 100G board's README must not claim 200G: {r}");
+    assert!(!r.contains("does not fit"), "the old hard-coded sentence is gone");
+    // 512 bits at 195.3125 MHz = 12,500 MB/s: exactly a 100G link.
+    let r = readme_of("alveo-u50", 1, 512, 195.3125);
+    assert!(r.contains("12,500 MB/s (512 bits x 195.3125 MHz, per direction)"), "{r}");
+    assert!(r.contains("the user logic exactly fills the link"), "{r}");
+    // 64 bits at 100 MHz (800 MB/s) cannot feed 200G: warned.
+    let r = readme_of("agilex7-i-devkit", 1, 64, 100.0);
+    assert!(
+        r.contains("**warning:** the link is faster than the user logic can feed, so a test measures at most 800 MB/s"),
+        "{r}"
+    );
 }
 
 // ---------------------------------------------------------------- golden files
@@ -919,7 +971,8 @@ fn run_tool(path_dirs: &str, args: &[&str]) -> (i32, String) {
 
 #[test]
 fn run_tool_says_when_the_tool_is_missing_and_runs_it_when_present() {
-    let d = default_design();
+    // An AMD board: its build folder has no Quartus board build.
+    let d = design_for("alveo-u50", 4, 1024);
     let board = load_board(&d.board).unwrap();
     let i = inputs(&d, &[USER_RTL]);
     let b = BuildDir::new(&render(&d, &board, &i).unwrap(), &i);
