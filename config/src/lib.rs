@@ -581,7 +581,7 @@ mod tests {
                 "board.name",
                 "known boards: agilex7-i-devkit, alveo-u250",
             ),
-            ("netlist = \"toe/toe_core.edf\"", "netlist = \"\"", "toe.netlist", "non-empty"),
+            ("netlist = \"toe/toe_core.v\"", "netlist = \"\"", "toe.netlist", "non-empty"),
             ("mode = \"client\"", "mode = \"master\"", "defaults.mode", "\"fixed-mac\""),
             ("fpga_mac = \"00:01:02:03:04:05\"", "fpga_mac = \"00:01:02:03:04\"", "defaults.fpga_mac", "six hex bytes"),
             (

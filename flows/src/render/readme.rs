@@ -75,15 +75,21 @@ fn mb_per_s(v: f64) -> String {
 }
 
 /// Whether the user logic can fill the board's Ethernet link: the design's
-/// user bandwidth (data width x user clock, per direction) against the cage's
-/// line rate (Gb/s x 125 = MB/s), one sentence for the README.
+/// user bandwidth (data width x user clock, per session and direction, and
+/// with every session running) against the cage's line rate (Gb/s x 125 =
+/// MB/s), for the README.
 pub(crate) fn fit_line(design: &config::Design, board: &Board) -> String {
-    let user = design.peak_mb_per_s();
+    let one = design.peak_mb_per_s();
+    let all = one * design.sessions as f64;
     let gbps = board.qsfp.line_rate_gbps;
     let link = f64::from(gbps) * 1000.0 / 8.0;
+    let sessions = match design.sessions {
+        1 => String::new(),
+        n => format!(", {} MB/s with all {n}", mb_per_s(all)),
+    };
     let head = format!(
-        "User bandwidth {} MB/s ({} bits x {} MHz, per direction) against the {}G link of `{}` ({} MB/s, {}):",
-        mb_per_s(user),
+        "User bandwidth {} MB/s per session and direction ({} bits x {} MHz{sessions}) against the {}G link of `{}` ({} MB/s, {}):",
+        mb_per_s(one),
         design.data_width,
         mhz(design.user_clock_mhz),
         gbps,
@@ -91,18 +97,25 @@ pub(crate) fn fit_line(design: &config::Design, board: &Board) -> String {
         mb_per_s(link),
         board.qsfp.mac
     );
-    if user > link {
+    let headers = "Ethernet, IP and TCP headers take the rest";
+    if one > link {
         format!(
-            "{head} the link is the limit: the user logic can fill it, and a transfer stays below {} MB/s (Ethernet, IP and TCP headers take the rest).",
+            "{head} the link is the limit: one session can fill it, and a transfer stays below {} MB/s ({headers}).",
             mb_per_s(link)
         )
-    } else if user < link {
+    } else if one == link {
+        format!("{head} one session exactly fills the link ({headers}).")
+    } else if all >= link {
         format!(
-            "{head} **warning:** the link is faster than the user logic can feed, so a test measures at most {} MB/s, the user logic's limit; raise `design.data_width` or `design.user_clock_mhz` to fill the link.",
-            mb_per_s(user)
+            "{head} one session cannot fill the link; all {} sessions together can, and then the link is the limit ({headers}).",
+            design.sessions
         )
     } else {
-        format!("{head} the user logic exactly fills the link (Ethernet, IP and TCP headers take part of it).")
+        format!(
+            "{head} **warning:** the link is faster than the user logic can feed: a test moves at most {} MB/s{}; raise `design.data_width` or `design.user_clock_mhz` to fill it.",
+            mb_per_s(all),
+            if design.sessions > 1 { " with every session running" } else { "" }
+        )
     }
 }
 
