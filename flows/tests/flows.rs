@@ -931,7 +931,7 @@ fn build_readme_states_whether_the_user_logic_fills_the_link() {
     // The reference demo on its 200G board: 32,000 MB/s against 25,000 MB/s.
     let r = readme_of("agilex7-i-devkit", 4, 1024, 250.0);
     assert!(
-        r.contains("User bandwidth 32,000 MB/s per session and direction (1024 bits x 250 MHz, 128,000 MB/s with all 4) against the 200G link of `qsfpdd1` (25,000 MB/s, F-tile Ethernet Hard IP): the link is the limit: one session can fill it, and a transfer stays below 25,000 MB/s"),
+        r.contains("User bandwidth 32,000 MB/s per session and direction (1024 bits x 250 MHz, 128,000 MB/s with all 4 sessions) against the 200G link of `qsfpdd1` (25,000 MB/s, F-tile Ethernet Hard IP): the link is the limit: one session can fill it, and a transfer stays below 25,000 MB/s"),
         "{r}"
     );
     // The same design on a 100G CMAC board: the link is 12,500 MB/s.
@@ -949,7 +949,7 @@ fn build_readme_states_whether_the_user_logic_fills_the_link() {
     // 4 x 25G on a 100G cage: only all four sessions together fill it.
     let r = readme_of("alveo-u50", 4, 128, 195.3125);
     assert!(
-        r.contains("3,125 MB/s per session and direction (128 bits x 195.3125 MHz, 12,500 MB/s with all 4)"),
+        r.contains("3,125 MB/s per session and direction (128 bits x 195.3125 MHz, 12,500 MB/s with all 4 sessions)"),
         "{r}"
     );
     assert!(r.contains("one session cannot fill the link; all 4 sessions together can"), "{r}");

@@ -85,7 +85,7 @@ pub(crate) fn fit_line(design: &config::Design, board: &Board) -> String {
     let link = f64::from(gbps) * 1000.0 / 8.0;
     let sessions = match design.sessions {
         1 => String::new(),
-        n => format!(", {} MB/s with all {n}", mb_per_s(all)),
+        n => format!(", {} MB/s with all {n} sessions", mb_per_s(all)),
     };
     let head = format!(
         "User bandwidth {} MB/s per session and direction ({} bits x {} MHz{sessions}) against the {}G link of `{}` ({} MB/s, {}):",
