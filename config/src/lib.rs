@@ -6,7 +6,7 @@
 //! reading this code.
 //!
 //! ```
-//! let design = config::parse(config::DEFAULT_TOML, &["alveo-u50"]).unwrap();
+//! let design = config::parse(config::DEFAULT_TOML, &[config::DEFAULT_BOARD]).unwrap();
 //! assert_eq!(design.sessions, 4);
 //! assert_eq!(design.data_width, 1024);
 //! assert_eq!(design.peak_mb_per_s(), 32_000.0);
@@ -32,6 +32,10 @@ pub use codes::{LastPacketMode, ToeMode};
 
 /// The embedded default configuration: the reference demo.
 pub const DEFAULT_TOML: &str = include_str!("../default.toml");
+
+/// The board the default configuration targets (`board.name` in
+/// [`DEFAULT_TOML`]): the known-board list of tests that parse the default.
+pub const DEFAULT_BOARD: &str = "agilex7-i-devkit";
 
 /// The generator's name, as banners print it.
 pub const TOOL: &str = "toe-user-logic gen";
@@ -516,7 +520,7 @@ pub fn is_verilog_identifier(name: &str) -> bool {
 mod tests {
     use super::*;
 
-    const BOARDS: &[&str] = &["alveo-u50", "alveo-u250"];
+    const BOARDS: &[&str] = &[DEFAULT_BOARD, "alveo-u250"];
 
     fn with(from: &str, to: &str) -> Result<Design, ConfigError> {
         assert!(DEFAULT_TOML.contains(from), "default config lacks {from:?}");
@@ -542,6 +546,14 @@ mod tests {
     }
 
     #[test]
+    fn default_board_is_the_board_the_default_names() {
+        let table: Table = DEFAULT_TOML.parse().unwrap();
+        let named = table["board"]["name"].as_str().unwrap();
+        assert_eq!(named, DEFAULT_BOARD, "DEFAULT_BOARD must follow board.name in default.toml");
+        assert_eq!(parse(DEFAULT_TOML, &[DEFAULT_BOARD]).unwrap().board, DEFAULT_BOARD);
+    }
+
+    #[test]
     fn hash_ignores_layout_and_follows_values() {
         let d = parse(DEFAULT_TOML, BOARDS).unwrap();
         let commented = format!("# extra comment\n{DEFAULT_TOML}");
@@ -563,8 +575,13 @@ mod tests {
             ("name = \"toe_user_logic\"", "name = \"1abc\"", "design.name", "Verilog identifier"),
             ("name = \"toe_user_logic\"", "name = \"a$b\"", "design.name", "Verilog identifier"),
             ("name = \"toe_user_logic\"", "name = \"module\"", "design.name", "reserved"),
-            ("name = \"alveo-u50\"", "name = \"zedboard\"", "board.name", "known boards: alveo-u250, alveo-u50"),
-            ("netlist = \"toe/toe_core.edf\"", "netlist = \"\"", "toe.netlist", "non-empty"),
+            (
+                "name = \"agilex7-i-devkit\"",
+                "name = \"zedboard\"",
+                "board.name",
+                "known boards: agilex7-i-devkit, alveo-u250",
+            ),
+            ("netlist = \"toe/toe_core.v\"", "netlist = \"\"", "toe.netlist", "non-empty"),
             ("mode = \"client\"", "mode = \"master\"", "defaults.mode", "\"fixed-mac\""),
             ("fpga_mac = \"00:01:02:03:04:05\"", "fpga_mac = \"00:01:02:03:04\"", "defaults.fpga_mac", "six hex bytes"),
             (
@@ -614,7 +631,7 @@ mod tests {
     fn a_file_overrides_the_default_and_keeps_every_check() {
         // Keys left out keep the default's value.
         let d = parse("[design]\nsessions = 2\n", BOARDS).unwrap();
-        assert_eq!((d.sessions, d.data_width, d.board.as_str()), (2, 1024, "alveo-u50"));
+        assert_eq!((d.sessions, d.data_width, d.board.as_str()), (2, 1024, DEFAULT_BOARD));
         assert_eq!(
             (d.defaults.fpga_ports.clone(), d.defaults.target_ports.clone()),
             (vec![60000, 60001], vec![61000, 61001])

@@ -10,7 +10,7 @@
 //!
 //! ```
 //! let text = config::Variant::default().sessions(2).data_width(64).to_toml();
-//! let design = config::parse(&text, &["alveo-u50"]).unwrap();
+//! let design = config::parse(&text, &[config::DEFAULT_BOARD]).unwrap();
 //! assert_eq!((design.sessions, design.data_width), (2, 64));
 //! assert_eq!(design.defaults.fpga_ports, [60000, 60001]);
 //! ```
@@ -67,7 +67,7 @@ impl Variant {
 mod tests {
     use super::*;
 
-    const BOARDS: &[&str] = &["alveo-u50", "alveo-u250"];
+    const BOARDS: &[&str] = &[crate::DEFAULT_BOARD, "alveo-u250"];
 
     #[test]
     fn unchanged_variant_is_the_default_design() {

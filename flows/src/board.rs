@@ -61,6 +61,11 @@ pub struct Lane {
 pub struct Qsfp {
     /// Cage name on the board (`qsfp0`, `qsfpdd0`).
     pub name: String,
+    /// The Ethernet hard IP the cage's lanes use, as prose ("100G CMAC",
+    /// "F-tile Ethernet Hard IP"): the README and the IP list name it.
+    pub mac: String,
+    /// The Ethernet line rate the board's design runs on the cage, Gb/s.
+    pub line_rate_gbps: u32,
     /// Hard MAC site (AMD CMAC), where a source gives it.
     pub mac_site: Option<String>,
     pub refclk: BoardClock,
@@ -68,6 +73,9 @@ pub struct Qsfp {
     pub lane_io_standard: Option<String>,
     pub lanes: Vec<Lane>,
 }
+
+/// The Ethernet line rates a cage may run at, Gb/s (`qsfp.line_rate_gbps`).
+pub const LINE_RATES_GBPS: &[i64] = &[10, 25, 40, 50, 100, 200, 400, 800];
 
 /// How software reaches the AXI4-Lite register port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,6 +205,8 @@ pub fn parse_board(name: &str, file: &str, text: &str) -> Result<Board, FlowErro
 
     let mut qsfp_t = root.table("qsfp")?;
     let qsfp_name = qsfp_t.identifier("name")?;
+    let mac = qsfp_t.string("mac", "the Ethernet hard IP, e.g. \"100G CMAC\" or \"F-tile Ethernet Hard IP\"")?;
+    let line_rate_gbps = qsfp_t.integer("line_rate_gbps", LINE_RATES_GBPS)? as u32;
     let mac_site = qsfp_t.opt_word("mac_site", "a hard MAC site such as \"CMACE4_X0Y4\"")?;
     let mut refclk_t = qsfp_t.table("refclk")?;
     let refclk = refclk_t.clock(vendor == Vendor::Intel)?;
@@ -255,7 +265,7 @@ pub fn parse_board(name: &str, file: &str, text: &str) -> Result<Board, FlowErro
         speed_grade,
         missing,
         free_clock,
-        qsfp: Qsfp { name: qsfp_name, mac_site, refclk, lane_io_standard, lanes },
+        qsfp: Qsfp { name: qsfp_name, mac, line_rate_gbps, mac_site, refclk, lane_io_standard, lanes },
         register_path: RegisterPath { kind, pcie },
     })
 }
@@ -432,12 +442,13 @@ impl<'a> Reader<'a> {
             return Ok(None);
         }
         let s = self.string(key, "an I/O standard such as \"LVDS\"")?;
-        if s.chars().all(|c| c.is_ascii_alphanumeric() || " _.-/".contains(c)) {
+        // Quartus names include parentheses: "CURRENT MODE LOGIC (CML)".
+        if s.chars().all(|c| c.is_ascii_alphanumeric() || " _.-/()".contains(c)) {
             Ok(Some(s))
         } else {
             self.fail(
                 key,
-                format!("{s:?} is not an I/O standard name: use letters, digits, spaces, `_`, `.`, `-`, `/`"),
+                format!("{s:?} is not an I/O standard name: use letters, digits, spaces, `_`, `.`, `-`, `/`, `(`, `)`"),
             )
         }
     }
@@ -469,7 +480,7 @@ mod tests {
     #[test]
     fn every_board_file_loads() {
         let names = board_names();
-        assert_eq!(names, vec!["agilex7-f-devkit", "alveo-u250", "alveo-u50", "alveo-u55c"]);
+        assert_eq!(names, vec!["agilex7-f-devkit", "agilex7-i-devkit", "alveo-u250", "alveo-u50", "alveo-u55c"]);
         for name in names {
             let b = load_board(name).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(b.name, name);
@@ -490,11 +501,43 @@ mod tests {
     }
 
     #[test]
+    fn i_series_kit_facts_are_read() {
+        let b = load_board("agilex7-i-devkit").unwrap();
+        assert_eq!((b.vendor, b.part.as_str()), (Vendor::Intel, "AGIB027R29A1E2VR3"));
+        assert_eq!((b.free_clock.pin_p.as_str(), b.free_clock.freq_mhz), ("AN61", 100.0));
+        assert_eq!((b.qsfp.refclk.pin_p.as_str(), b.qsfp.refclk.freq_mhz), ("JD74", 156.25));
+        assert_eq!((b.qsfp.mac.as_str(), b.qsfp.line_rate_gbps), ("F-tile Ethernet Hard IP", 200));
+        assert_eq!(b.qsfp.lanes.len(), 8);
+        let l7 = &b.qsfp.lanes[7];
+        assert_eq!([&l7.tx_p, &l7.tx_n, &l7.rx_p, &l7.rx_n], ["JW77", "KB76", "KH80", "KE79"]);
+        assert_eq!(b.register_path.kind, RegisterKind::JtagAvalon);
+    }
+
+    #[test]
+    fn every_board_names_its_mac_and_line_rate() {
+        let rates: Vec<(String, String, u32)> = board_names()
+            .into_iter()
+            .map(|n| load_board(n).unwrap())
+            .map(|b| (b.name, b.qsfp.mac, b.qsfp.line_rate_gbps))
+            .collect();
+        let expect = [
+            ("agilex7-f-devkit", "E-tile Hard IP for Ethernet", 100),
+            ("agilex7-i-devkit", "F-tile Ethernet Hard IP", 200),
+            ("alveo-u250", "100G CMAC", 100),
+            ("alveo-u50", "100G CMAC", 100),
+            ("alveo-u55c", "100G CMAC", 100),
+        ];
+        let expect: Vec<(String, String, u32)> =
+            expect.iter().map(|(n, m, r)| (n.to_string(), m.to_string(), *r)).collect();
+        assert_eq!(rates, expect);
+    }
+
+    #[test]
     fn unknown_board_lists_the_known_ones() {
         let e = load_board("zedboard").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unknown board \"zedboard\"; known boards: agilex7-f-devkit, alveo-u250, alveo-u50, alveo-u55c"
+            "unknown board \"zedboard\"; known boards: agilex7-f-devkit, agilex7-i-devkit, alveo-u250, alveo-u50, alveo-u55c"
         );
     }
 
@@ -555,6 +598,31 @@ mod tests {
                 "port = \"clk_100mhz\"",
                 "port = \"clk$100\"",
                 "constraints/alveo-u50.toml: `free_clock.port`: \"clk$100\" is not a Verilog identifier: use letters, digits and `_`, starting with a letter",
+            ),
+            (
+                "io_standard = \"LVDS\"               # [corundum] and",
+                "io_standard = \"LVDS{\"               # [corundum] and",
+                "constraints/alveo-u50.toml: `free_clock.io_standard`: \"LVDS{\" is not an I/O standard name: use letters, digits, spaces, `_`, `.`, `-`, `/`, `(`, `)`",
+            ),
+            (
+                "line_rate_gbps = 100",
+                "line_rate_gbps = 150",
+                "constraints/alveo-u50.toml: `qsfp.line_rate_gbps`: 150 is not allowed: must be one of 10, 25, 40, 50, 100, 200, 400, 800",
+            ),
+            (
+                "line_rate_gbps = 100",
+                "line_rate_gbps = \"100G\"",
+                "constraints/alveo-u50.toml: `qsfp.line_rate_gbps`: must be an integer, one of 10, 25, 40, 50, 100, 200, 400, 800; found string",
+            ),
+            (
+                "mac = \"100G CMAC\"",
+                "",
+                "constraints/alveo-u50.toml: `qsfp.mac`: missing: must be a string, the Ethernet hard IP, e.g. \"100G CMAC\" or \"F-tile Ethernet Hard IP\"",
+            ),
+            (
+                "mac = \"100G CMAC\"",
+                "mac = \" \"",
+                "constraints/alveo-u50.toml: `qsfp.mac`: is empty: must be the Ethernet hard IP, e.g. \"100G CMAC\" or \"F-tile Ethernet Hard IP\"",
             ),
             (
                 "[register_path.pcie.refclk]",

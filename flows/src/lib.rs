@@ -50,5 +50,5 @@ pub use board::{
 };
 pub use inputs::{ClockPort, FlowInputs, REG_CLOCK_PORT, USER_CLOCK_PORT};
 pub use names::{BoardFiles, PLATFORM_INST, TOE_INST, USER_INST};
-pub use render::render;
+pub use render::{netlist_types, render};
 pub use text::tcl_word;

@@ -1,6 +1,6 @@
 //! The generated board top, with the user-logic files and both stubs, through
 //! `verilator --lint-only -Wall` and the repository's waivers, for the default
-//! design and a 1-session 64-bit design. Skipped with a note when verilator is
+//! design and a 1-session 64-bit design on every board. Skipped with a note when verilator is
 //! not on PATH.
 
 use std::fs;
@@ -82,7 +82,9 @@ fn board_top_lints_clean_for_the_default_design() {
 }
 
 #[test]
-fn board_top_lints_clean_for_one_session_of_64_bits() {
-    let text = config::Variant::default().sessions(1).data_width(64).to_toml();
-    lint(&text, "1 session x 64 bits");
+fn board_top_lints_clean_for_one_session_of_64_bits_on_every_board() {
+    for board in flows::board_names() {
+        let text = config::Variant::default().sessions(1).data_width(64).board(board).to_toml();
+        lint(&text, &format!("1 session x 64 bits on {board}"));
+    }
 }

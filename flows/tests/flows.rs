@@ -445,7 +445,26 @@ fn check_vivado_board(
         &["vivado/build.tcl", "vivado/ip.tcl", "vivado/board.xdc"],
         "quartus/build.tcl",
     );
-    let b = BuildDir::new(files, inputs);
+    // The default netlist is Verilog, which Vivado reads as it is: no stub.
+    {
+        let b = BuildDir::new(files, inputs);
+        b.touch(&design.toe_netlist);
+        b.touch(&platform_rel(design, &inputs.top_module));
+        let run = b.run(&["vivado"], "vivado/build.tcl");
+        run.assert_completed(&format!("{what}: vivado/build.tcl, Verilog netlist"));
+        run.assert_has(what, "read_verilog", &[&toe_abs(&b, design)]);
+        let stub = b.abs(&format!("rtl/stub/{}_toe.v", inputs.top_module));
+        assert!(
+            !run.has("read_verilog", &[&stub]),
+            "{what}: a Verilog netlist defines the module; the stub is not read"
+        );
+    }
+    // The rest with an EDIF netlist, which fills the black box of the stub.
+    let mut design = design.clone();
+    design.toe_netlist = "toe/toe_core.edf".into();
+    let design = &design;
+    let files = render(design, board, inputs).unwrap();
+    let b = BuildDir::new(&files, inputs);
     let w = format!("{what}: vivado/build.tcl");
     let board_top = format!("{}_board", inputs.top_module);
 
@@ -574,7 +593,7 @@ fn check_quartus_board(
     );
     assert!(run.cmds("project_new").next().is_none(), "{w}: ran past the check");
 
-    // The default netlist name is .edf, which Quartus cannot read: use a .vqm.
+    // A netlist type only Quartus reads.
     let mut design = design.clone();
     design.toe_netlist = "toe/toe_core.vqm".into();
     let files = render(&design, board, inputs).unwrap();
@@ -774,6 +793,35 @@ fn bad_flow_inputs_are_rejected_with_the_field() {
 }
 
 #[test]
+fn a_netlist_the_vendor_cannot_read_is_rejected_with_the_types_it_can() {
+    let amd = load_board("alveo-u50").unwrap();
+    let intel = load_board("agilex7-i-devkit").unwrap();
+    let with = |board: &Board, netlist: &str| {
+        let mut d = design_for(&board.name, 1, 64);
+        d.toe_netlist = netlist.into();
+        render(&d, board, &inputs(&d, &[USER_RTL])).map(|_| ()).map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        with(&intel, "toe/core.edf").unwrap_err(),
+        "flow inputs: `toe.netlist`: \"toe/core.edf\" is not a file the Quartus board build reads: for board agilex7-i-devkit (intel) use one of .v, .sv, .vqm, .ip"
+    );
+    assert_eq!(
+        with(&amd, "toe/core.vqm").unwrap_err(),
+        "flow inputs: `toe.netlist`: \"toe/core.vqm\" is not a file the Vivado board build reads: for board alveo-u50 (amd) use one of .edf, .edn, .edif, .v, .sv, .xci"
+    );
+    assert!(with(&intel, "toe/core").is_err(), "no extension");
+    for (board, ok) in [(&amd, "toe/core.EDF"), (&amd, "/abs/core.xci"), (&intel, "core.vqm"), (&intel, "toe/core.ip")]
+    {
+        assert_eq!(with(board, ok), Ok(()), "{ok} on {}", board.name);
+    }
+    // The default's netlist suits every board.
+    for name in board_names() {
+        let d = design_for(name, 1, 64);
+        assert_eq!(with(&load_board(name).unwrap(), &d.toe_netlist), Ok(()), "{name}");
+    }
+}
+
+#[test]
 fn ports_the_board_cannot_place_are_named() {
     let d = default_design();
     let board = load_board(&d.board).unwrap();
@@ -822,13 +870,13 @@ fn without_crossings_the_clocks_are_asynchronous_groups() {
 
 #[test]
 fn build_readme_tells_what_to_run_and_supply() {
-    let d = default_design();
+    let d = design_for("alveo-u50", 4, 1024);
     let board = load_board(&d.board).unwrap();
     let files = render(&d, &board, &inputs(&d, &[USER_RTL])).unwrap();
     let readme = &files.iter().find(|(p, _)| p == "README.md").unwrap().1;
     for needle in [
         "licensed TOE core",
-        "toe/toe_core.edf",
+        "toe/toe_core.v",
         "vivado -mode batch -source vivado/build.tcl",
         "make vivado-ooc",
         "make quartus-ooc",
@@ -846,12 +894,71 @@ fn build_readme_tells_what_to_run_and_supply() {
     let d = design_for("agilex7-f-devkit", 4, 1024);
     let files = render(&d, &agilex, &inputs(&d, &[USER_RTL])).unwrap();
     let readme = &files.iter().find(|(p, _)| p == "README.md").unwrap().1;
-    for needle in ["quartus_sh -t quartus/build.tcl", "`ip/reg_bridge.ip`", "`ip/eth_mac.ip`", "toe/toe_core.edf"] {
+    for needle in ["quartus_sh -t quartus/build.tcl", "`ip/reg_bridge.ip`", "`ip/eth_mac.ip`", "toe/toe_core.v"] {
         assert!(readme.contains(needle), "Agilex README lacks {needle:?}");
     }
     for m in &agilex.missing {
         assert!(readme.contains(m.as_str()), "README lacks missing fact {m:?}");
     }
+    for (name, mac) in
+        [("agilex7-f-devkit", "E-tile Hard IP for Ethernet"), ("agilex7-i-devkit", "F-tile Ethernet Hard IP")]
+    {
+        let d = design_for(name, 4, 1024);
+        let files = render(&d, &load_board(name).unwrap(), &inputs(&d, &[USER_RTL])).unwrap();
+        let readme = &files.iter().find(|(p, _)| p == "README.md").unwrap().1;
+        assert!(
+            readme.contains(&format!("- The {mac} and the register bridge are created by you")),
+            "{name}: {readme}"
+        );
+        assert!(readme.contains(&format!("`ip/eth_mac.ip` | {mac} on the")), "{name}: IP table names the MAC");
+    }
+}
+
+fn readme_of(board: &str, sessions: usize, width: usize, mhz: f64) -> String {
+    let text = config::Variant::default()
+        .sessions(sessions)
+        .data_width(width)
+        .set("design.user_clock_mhz", mhz)
+        .board(board)
+        .to_toml();
+    let d = config::parse(&text, &board_names()).unwrap();
+    let files = render(&d, &load_board(board).unwrap(), &inputs(&d, &[USER_RTL])).unwrap();
+    files.into_iter().find(|(p, _)| p == "README.md").unwrap().1
+}
+
+#[test]
+fn build_readme_states_whether_the_user_logic_fills_the_link() {
+    // The reference demo on its 200G board: 32,000 MB/s against 25,000 MB/s.
+    let r = readme_of("agilex7-i-devkit", 4, 1024, 250.0);
+    assert!(
+        r.contains("User bandwidth 32,000 MB/s per session and direction (1024 bits x 250 MHz, 128,000 MB/s with all 4 sessions) against the 200G link of `qsfpdd1` (25,000 MB/s, F-tile Ethernet Hard IP): the link is the limit: one session can fill it, and a transfer stays below 25,000 MB/s"),
+        "{r}"
+    );
+    // The same design on a 100G CMAC board: the link is 12,500 MB/s.
+    let r = readme_of("alveo-u50", 4, 1024, 250.0);
+    assert!(
+        r.contains("against the 100G link of `qsfp0` (12,500 MB/s, 100G CMAC): the link is the limit: one session can fill it, and a transfer stays below 12,500 MB/s"),
+        "{r}"
+    );
+    assert!(!r.contains("200G") && !r.contains("25,000"), "a 100G board's README must not claim 200G: {r}");
+    assert!(!r.contains("does not fit"), "the old hard-coded sentence is gone");
+    // 512 bits at 195.3125 MHz = 12,500 MB/s: exactly a 100G link.
+    let r = readme_of("alveo-u50", 1, 512, 195.3125);
+    assert!(r.contains("12,500 MB/s per session and direction (512 bits x 195.3125 MHz) against"), "{r}");
+    assert!(r.contains("one session exactly fills the link"), "{r}");
+    // 4 x 25G on a 100G cage: only all four sessions together fill it.
+    let r = readme_of("alveo-u50", 4, 128, 195.3125);
+    assert!(
+        r.contains("3,125 MB/s per session and direction (128 bits x 195.3125 MHz, 12,500 MB/s with all 4 sessions)"),
+        "{r}"
+    );
+    assert!(r.contains("one session cannot fill the link; all 4 sessions together can"), "{r}");
+    // 64 bits at 100 MHz (800 MB/s a session) cannot feed 200G: warned.
+    let r = readme_of("agilex7-i-devkit", 2, 64, 100.0);
+    assert!(
+        r.contains("**warning:** the link is faster than the user logic can feed: a test moves at most 1,600 MB/s with every session running"),
+        "{r}"
+    );
 }
 
 // ---------------------------------------------------------------- golden files
@@ -919,7 +1026,8 @@ fn run_tool(path_dirs: &str, args: &[&str]) -> (i32, String) {
 
 #[test]
 fn run_tool_says_when_the_tool_is_missing_and_runs_it_when_present() {
-    let d = default_design();
+    // An AMD board: its build folder has no Quartus board build.
+    let d = design_for("alveo-u50", 4, 1024);
     let board = load_board(&d.board).unwrap();
     let i = inputs(&d, &[USER_RTL]);
     let b = BuildDir::new(&render(&d, &board, &i).unwrap(), &i);

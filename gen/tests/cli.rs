@@ -100,10 +100,11 @@ fn bad_configs_name_the_key_exit_non_zero_and_leave_the_output_alone() {
     std::fs::create_dir_all(out.join("rtl")).unwrap();
     std::fs::write(out.join("rtl/keep.v"), "// an earlier build\n").unwrap();
     let before = tree(&out);
+    let board_line = format!("name = \"{}\"", config::DEFAULT_BOARD);
     let cases: &[(&str, &str, &str)] = &[
         ("sessions = 4", "sessions = 9", "`design.sessions`: 9 is out of range: must be an integer in 1..=4"),
         ("data_width = 1024", "data_width = 96", "`design.data_width`"),
-        ("name = \"alveo-u50\"", "name = \"no-such-board\"", "known boards: "),
+        (&board_line, "name = \"no-such-board\"", "known boards: "),
         ("fpga_ip = \"192.168.200.42\"", "fpga_ip = \"192.168.200\"", "`defaults.fpga_ip`"),
         ("fpga_ports = [60000, 60001, 60002, 60003]", "fpga_ports = [60000, 60000, 60002, 60003]", "appears twice"),
         ("target_ports = [61000, 61001, 61002, 61003]", "target_ports = [61000]", "1 entries but design.sessions = 4"),

@@ -381,7 +381,7 @@ mod tests {
     use super::*;
 
     fn design(sessions: usize) -> Design {
-        config::parse(&config::default_toml_with_sessions(sessions), &["alveo-u50"]).unwrap()
+        config::parse(&config::default_toml_with_sessions(sessions), &[config::DEFAULT_BOARD]).unwrap()
     }
 
     #[test]

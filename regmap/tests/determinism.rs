@@ -4,7 +4,7 @@
 use regmap::RegisterMap;
 
 fn design() -> config::Design {
-    config::parse(config::DEFAULT_TOML, &["alveo-u50"]).unwrap()
+    config::parse(config::DEFAULT_TOML, &[config::DEFAULT_BOARD]).unwrap()
 }
 
 #[test]

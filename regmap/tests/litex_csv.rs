@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use regmap::{Access, RegisterMap};
 
 fn design(sessions: usize) -> config::Design {
-    config::parse(&config::default_toml_with_sessions(sessions), &["alveo-u50"]).unwrap()
+    config::parse(&config::default_toml_with_sessions(sessions), &[config::DEFAULT_BOARD]).unwrap()
 }
 
 struct Csr {

@@ -32,10 +32,45 @@ fn ooc_target(board: &Board, vendor: Vendor) -> Result<Option<Board>, FlowError>
     Ok(None)
 }
 
+/// The TOE netlist types each vendor's board build reads (`vivado/build.tcl`,
+/// `quartus/build.tcl`), lower case, with the dot.
+pub fn netlist_types(vendor: Vendor) -> &'static [&'static str] {
+    match vendor {
+        Vendor::Amd => &[".edf", ".edn", ".edif", ".v", ".sv", ".xci"],
+        Vendor::Intel => &[".v", ".sv", ".vqm", ".ip"],
+    }
+}
+
+/// `toe.netlist` must be a file the board's vendor tools read: otherwise the
+/// board build would stop late with "unsupported file type".
+fn check_netlist(design: &config::Design, board: &Board) -> Result<(), FlowError> {
+    let path = std::path::Path::new(&design.toe_netlist);
+    let ext = path.extension().map(|e| format!(".{}", e.to_string_lossy().to_lowercase())).unwrap_or_default();
+    let types = netlist_types(board.vendor);
+    if types.contains(&ext.as_str()) {
+        return Ok(());
+    }
+    Err(FlowError::Inputs {
+        field: "toe.netlist".into(),
+        message: format!(
+            "{:?} is not a file the {} board build reads: for board {} ({}) use one of {}",
+            design.toe_netlist,
+            match board.vendor {
+                Vendor::Amd => "Vivado",
+                Vendor::Intel => "Quartus",
+            },
+            board.name,
+            board.vendor.as_str(),
+            types.join(", ")
+        ),
+    })
+}
+
 /// The files of the build folder for `design` on `board`, as (path relative
 /// to the build folder, contents), in a fixed order.
 pub fn render(design: &config::Design, board: &Board, inputs: &FlowInputs) -> Result<Vec<(String, String)>, FlowError> {
     inputs.check()?;
+    check_netlist(design, board)?;
     let job = Job::new(design, board, inputs);
     let mut files = Vec::new();
     let mut ooc = Vec::new();

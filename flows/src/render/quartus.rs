@@ -10,17 +10,24 @@ use super::context::{file, part_note, BoardCtx, ClockCtx, Job, PinsCtx};
 use crate::board::{Board, FlowError, RegisterKind};
 use crate::text::tcl_word;
 
-/// Quartus IP the user creates, relative to `quartus/`, with what it must be.
-pub(super) const QUARTUS_IP: &[(&str, &str)] = &[
-    (
-        "ip/reg_bridge.ip",
-        "Platform Designer system exporting an AXI4-Lite master (32-bit address and data) driven by a JTAG to Avalon Master Bridge, clocked by the register clock",
-    ),
-    (
-        "ip/eth_mac.ip",
-        "E-tile Hard IP for Ethernet on the QSFP-DD0 lanes, at the rate your TOE core expects, reference clock as in board.qsf",
-    ),
-];
+/// Quartus IP the user creates on `board`, relative to `quartus/`, with what
+/// it must be: the register bridge and the board's Ethernet hard IP on its cage.
+pub(super) fn quartus_ip(board: &Board) -> Vec<(String, String)> {
+    let q = &board.qsfp;
+    vec![
+        (
+            "ip/reg_bridge.ip".into(),
+            "Platform Designer system exporting an AXI4-Lite master (32-bit address and data) driven by a JTAG to Avalon Master Bridge, clocked by the register clock".into(),
+        ),
+        (
+            "ip/eth_mac.ip".into(),
+            format!(
+                "{} on the {} lanes ({}G, as your TOE core expects), reference clock as in board.qsf",
+                q.mac, q.name, q.line_rate_gbps
+            ),
+        ),
+    ]
+}
 
 #[derive(Template)]
 #[template(path = "quartus_ooc_synth.tcl", escape = "none")]
@@ -118,7 +125,7 @@ pub(super) fn board_build(job: &Job) -> Result<Vec<(String, String)>, FlowError>
                 banner,
                 family: tcl_word(&board.family),
                 board: job.build(),
-                ip_files: QUARTUS_IP.iter().map(|(p, _)| tcl_word(p)).collect(),
+                ip_files: quartus_ip(board).iter().map(|(p, _)| tcl_word(p)).collect(),
             },
         )?,
         file(

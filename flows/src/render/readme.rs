@@ -7,7 +7,7 @@ use askama::Template;
 
 use super::cdc::cdc;
 use super::context::{file, Job};
-use super::quartus::QUARTUS_IP;
+use super::quartus::quartus_ip;
 use crate::board::{Board, FlowError, Vendor};
 use crate::names::{BoardFiles, PLATFORM_INST, TOE_INST, USER_INST};
 use crate::text::{mhz, period};
@@ -39,6 +39,7 @@ struct BuildReadme<'a> {
     design: &'a config::Design,
     board: &'a Board,
     peak_mb_per_s: String,
+    fit: String,
     user_mhz: String,
     reg_mhz: String,
     ooc: Vec<OocLine>,
@@ -58,6 +59,64 @@ struct BuildReadme<'a> {
     ports: Vec<String>,
     quartus_ip: Vec<(String, String)>,
     missing: &'a [String],
+}
+
+/// MB/s with thousands separators, rounded to whole MB/s: `32,000`.
+fn mb_per_s(v: f64) -> String {
+    let digits = format!("{:.0}", v);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Whether the user logic can fill the board's Ethernet link: the design's
+/// user bandwidth (data width x user clock, per session and direction, and
+/// with every session running) against the cage's line rate (Gb/s x 125 =
+/// MB/s), for the README.
+pub(crate) fn fit_line(design: &config::Design, board: &Board) -> String {
+    let one = design.peak_mb_per_s();
+    let all = one * design.sessions as f64;
+    let gbps = board.qsfp.line_rate_gbps;
+    let link = f64::from(gbps) * 1000.0 / 8.0;
+    let sessions = match design.sessions {
+        1 => String::new(),
+        n => format!(", {} MB/s with all {n} sessions", mb_per_s(all)),
+    };
+    let head = format!(
+        "User bandwidth {} MB/s per session and direction ({} bits x {} MHz{sessions}) against the {}G link of `{}` ({} MB/s, {}):",
+        mb_per_s(one),
+        design.data_width,
+        mhz(design.user_clock_mhz),
+        gbps,
+        board.qsfp.name,
+        mb_per_s(link),
+        board.qsfp.mac
+    );
+    let headers = "Ethernet, IP and TCP headers take the rest";
+    if one > link {
+        format!(
+            "{head} the link is the limit: one session can fill it, and a transfer stays below {} MB/s ({headers}).",
+            mb_per_s(link)
+        )
+    } else if one == link {
+        format!("{head} one session exactly fills the link ({headers}).")
+    } else if all >= link {
+        format!(
+            "{head} one session cannot fill the link; all {} sessions together can, and then the link is the limit ({headers}).",
+            design.sessions
+        )
+    } else {
+        format!(
+            "{head} **warning:** the link is faster than the user logic can feed: a test moves at most {} MB/s{}; raise `design.data_width` or `design.user_clock_mhz` to fill it.",
+            mb_per_s(all),
+            if design.sessions > 1 { " with every session running" } else { "" }
+        )
+    }
 }
 
 /// The board pins the README lists.
@@ -91,6 +150,7 @@ pub(super) fn readme(job: &Job, ooc: Vec<OocLine>) -> Result<(String, String), F
             design,
             board,
             peak_mb_per_s: format!("{:.0}", design.peak_mb_per_s()),
+            fit: fit_line(design, board),
             user_mhz: mhz(design.user_clock_mhz),
             reg_mhz: mhz(design.reg_clock_mhz),
             ooc,
@@ -112,7 +172,7 @@ pub(super) fn readme(job: &Job, ooc: Vec<OocLine>) -> Result<(String, String), F
             rtl: &inputs.rtl_files,
             clocks: inputs.clocks.iter().map(|c| (c.port.clone(), period(c.period_ns))).collect(),
             ports: pin_names(board),
-            quartus_ip: QUARTUS_IP.iter().map(|(p, d)| (p.to_string(), d.to_string())).collect(),
+            quartus_ip: quartus_ip(board),
             missing: &board.missing,
         },
     )

@@ -108,7 +108,7 @@ pub(super) fn board_build(job: &Job) -> Result<Vec<(String, String)>, FlowError>
     let mut board_clocks = job.board_clocks();
     board_clocks.push(tcl_word(&pcie.refclk.port));
     let mut files =
-        vec![file("vivado/build.tcl", VivadoBuildTcl { banner, mac_desc: "100G CMAC", board: job.build() })?];
+        vec![file("vivado/build.tcl", VivadoBuildTcl { banner, mac_desc: &board.qsfp.mac, board: job.build() })?];
     let sites: Vec<String> =
         board.qsfp.lanes.iter().map(|l| l.gt.rsplit('_').next().unwrap_or(&l.gt).to_string()).collect();
     let first = sites.first().cloned().unwrap_or_default();

@@ -412,7 +412,7 @@ mod tests {
     use super::*;
 
     fn design(sessions: usize) -> config::Design {
-        config::parse(&config::default_toml_with_sessions(sessions), &["alveo-u50"]).unwrap()
+        config::parse(&config::default_toml_with_sessions(sessions), &[config::DEFAULT_BOARD]).unwrap()
     }
 
     #[test]

@@ -117,7 +117,7 @@ mod tests {
     use crate::verilog::module_ports;
 
     fn design(sessions: usize) -> config::Design {
-        config::parse(&config::default_toml_with_sessions(sessions), &["alveo-u50"]).unwrap()
+        config::parse(&config::default_toml_with_sessions(sessions), &[config::DEFAULT_BOARD]).unwrap()
     }
 
     #[test]
