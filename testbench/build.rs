@@ -216,7 +216,18 @@ fn prepare_block(out: &Path, model: &str, width: usize, build: BlockBuilder) -> 
 /// again afterwards, which Verilator skips (its default `--skip-identical`:
 /// same inputs and arguments, outputs newer) and whose `make` finds nothing
 /// to do.
+///
+/// The C++ of Verilator's slow path (construction, initial and settle code,
+/// run once per model instance) is compiled at -O0 instead of the -O2 it
+/// gets from the recipe's CFLAGS: about a quarter less compile time for the
+/// 1024-bit models, and the per-cycle code (`OPT_FAST`) is untouched. A
+/// variable in MAKEFLAGS acts as one on make's command line, so it
+/// overrides `verilated.mk`'s `OPT_SLOW =`.
 fn verilate_in_parallel(out: &Path, waivers: &Path, trace: bool, models: &[Prepared], jobs: usize) {
+    let makeflags = match env::var("MAKEFLAGS") {
+        Ok(flags) if !flags.trim().is_empty() => format!("{flags} OPT_SLOW=-O0"),
+        _ => "OPT_SLOW=-O0".to_string(),
+    };
     let mut order: Vec<&Prepared> = models.iter().collect();
     order.sort_by_key(|p| std::cmp::Reverse(p.cost));
     let models = order;
@@ -239,9 +250,14 @@ fn verilate_in_parallel(out: &Path, waivers: &Path, trace: bool, models: &[Prepa
                     obj_dir: &obj,
                     trace,
                 };
-                let status = v.command().stdout(std::process::Stdio::null()).status().unwrap_or_else(|e| {
-                    panic!("cannot run verilator ({e}): install it with `make deps` or put it on PATH")
-                });
+                let status = v
+                    .command()
+                    .env("MAKEFLAGS", &makeflags)
+                    .stdout(std::process::Stdio::null())
+                    .status()
+                    .unwrap_or_else(|e| {
+                        panic!("cannot run verilator ({e}): install it with `make deps` or put it on PATH")
+                    });
                 assert!(status.success(), "verilator failed on model {}", p.model);
             });
         }
