@@ -1,35 +1,94 @@
 //! Builds the verilated models the tests drive.
 //!
-//! For each model below: generate the Verilog with the `gen` library (the
-//! same code as `cargo run -p gen`), then hand it to the `verilate` crate's
-//! recipe ([`verilate::StaticModels`]): verilate it into a static library,
-//! read its port list from the generated `V<model>.h`, and render a C++ shim
-//! plus the Rust port table (`models.rs` in OUT_DIR). Each model gets its own
-//! `VerilatedContext`, so tests run in parallel. `TB_TRACE=1` at build time
-//! adds FST tracing (see the README).
+//! The models come from one list ([`models`]): for every width in
+//! `config::DATA_WIDTHS` a datapath harness `dp<W>` and a product top
+//! `top<W>`, plus the block-level models. For each: generate the Verilog
+//! with the `gen` library (the same code as `cargo run -p gen`), then hand it
+//! to the `verilate` crate's recipe ([`verilate::StaticModels`]): verilate it
+//! into a static library, read its port list from the generated `V<model>.h`,
+//! and render a C++ shim plus the Rust port table (`models.rs` in OUT_DIR).
+//! Beside it, `matrix.rs` lists the width matrix for the tests
+//! (`testbench::models::DATAPATH_MODELS`, `TOP_MODELS`). Each model gets its
+//! own `VerilatedContext`, so tests run in parallel. `TB_TRACE=1` at build
+//! time adds FST tracing (see the README).
 
-use std::path::PathBuf;
-use std::{env, fs};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::{env, fs, thread};
 
 use config::Variant;
-use verilate::StaticModels;
+use verilate::{StaticModels, Verilation};
 
-/// Two sessions of 64 bits, the narrowest bus.
-fn narrow() -> Variant {
-    Variant::default().sessions(2).data_width(64)
+/// What a model of the width matrix is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A product top, exactly as `gen` writes it (register file, session
+    /// controllers, datapaths): the two-board and session tests.
+    Top,
+    /// A datapath harness (`toe_gen::rtl::datapath_harness`): the sessions'
+    /// generators, verifiers and rate limiters with plain ports, no controller.
+    Harness,
 }
 
-/// Product tops, exactly as `gen` writes them: (model name, configuration).
-const MODELS: &[(&str, fn() -> Variant)] = &[
-    // The default design: register file and 4 sessions of 1024 bits.
-    ("top1024", Variant::default),
-    // Two sessions of 64 bits: the controller and the top at the narrowest bus.
-    ("top64", narrow),
-];
+/// One model of the width matrix.
+struct Spec {
+    name: String,
+    kind: Kind,
+    variant: Variant,
+    sessions: usize,
+    data_width: usize,
+}
 
-/// Datapath harnesses (`toe_gen::rtl::datapath_harness`): the sessions'
-/// generators, verifiers and rate limiters with plain ports, no controller.
-const HARNESS_MODELS: &[(&str, fn() -> Variant)] = &[("dp1024", Variant::default), ("dp64", narrow)];
+/// The default design's sessions and width (`config::DEFAULT_TOML`).
+fn default_shape() -> (usize, usize) {
+    let d = variant_design("default", Variant::default());
+    (d.sessions, d.data_width)
+}
+
+/// Sessions of the matrix's model of `kind` at `width`:
+/// - the default width: the default design itself (4 sessions), so `top1024`
+///   is the product the demo, the register accessors and the virtual board use;
+/// - the narrowest width: 2 sessions (the session controller's tests and the
+///   two-board test of two sessions run on `top64`);
+/// - every other width: the least that its tests need, since each session
+///   adds to the build time: a harness 2 (the harness tests drive sessions 0
+///   and 1), a top 1.
+fn sessions_of(kind: Kind, width: usize, default: (usize, usize)) -> usize {
+    if width == default.1 {
+        default.0
+    } else if width == config::DATA_WIDTHS[0] {
+        2
+    } else {
+        match kind {
+            Kind::Harness => 2,
+            Kind::Top => 1,
+        }
+    }
+}
+
+/// The width matrix: a harness `dp<W>` and a top `top<W>` for every width
+/// `W` of `config::DATA_WIDTHS`, so adding a width adds both models.
+fn models() -> Vec<Spec> {
+    let default = default_shape();
+    let mut specs = Vec::new();
+    for kind in [Kind::Top, Kind::Harness] {
+        for &width in &config::DATA_WIDTHS {
+            let sessions = sessions_of(kind, width, default);
+            let prefix = if kind == Kind::Top { "top" } else { "dp" };
+            // Only the keys that change: the default width's models are the default design.
+            let mut variant = Variant::default();
+            if sessions != default.0 {
+                variant = variant.sessions(sessions);
+            }
+            if width != default.1 {
+                variant = variant.data_width(width);
+            }
+            specs.push(Spec { name: format!("{prefix}{width}"), kind, variant, sessions, data_width: width });
+        }
+    }
+    specs
+}
 
 /// Block-level models: (model name, data width, builder of (top module, Verilog)).
 type BlockBuilder = fn() -> Result<(String, String), hdl::verilog::HdlError>;
@@ -66,6 +125,145 @@ fn regfile_alt() -> Result<(String, String), hdl::verilog::HdlError> {
     })
 }
 
+/// A model whose Verilog is written, ready for Verilator.
+struct Prepared {
+    model: String,
+    top: String,
+    sources: Vec<PathBuf>,
+    summary: String,
+    consts: String,
+    /// A rough measure of the verilation's work, to start the largest first.
+    cost: usize,
+}
+
+/// Writes the Verilog of matrix model `spec` under `out/<model>`.
+fn prepare(out: &Path, spec: &Spec) -> Prepared {
+    let model = spec.name.as_str();
+    let design = variant_design(model, spec.variant.clone());
+    assert_eq!((design.sessions, design.data_width), (spec.sessions, spec.data_width), "model {model}");
+    let dir = out.join(model);
+    let _ = fs::remove_dir_all(&dir);
+    match spec.kind {
+        Kind::Top => {
+            let build = toe_gen::build(&design).unwrap_or_else(|e| panic!("model {model}: {e}"));
+            for f in &build.files {
+                let p = dir.join("build").join(&f.path);
+                fs::create_dir_all(p.parent().unwrap()).unwrap();
+                fs::write(&p, &f.contents).unwrap();
+            }
+            let sources = fs::read_to_string(dir.join("build").join(toe_gen::rtl::FILELIST))
+                .unwrap()
+                .lines()
+                .map(|l| dir.join("build").join(l))
+                .collect();
+            // The configuration hash lets the virtual board find a built-in
+            // model; the port plan says which port is which.
+            let consts = format!(
+                "    pub const SESSIONS: usize = {};\n    pub const DATA_WIDTH: usize = {};\n    pub const CONFIG_HASH: &str = {:?};\n{}",
+                design.sessions,
+                design.data_width,
+                design.config_hash,
+                plan_items(&build.plan)
+            );
+            let summary =
+                format!("design `{}`, {} session(s) of {} bits", design.name, design.sessions, design.data_width);
+            // A top carries the register file and a controller per session.
+            let cost = 4 * design.sessions * design.data_width + 4096;
+            Prepared { model: model.into(), top: design.name.clone(), sources, summary, consts, cost }
+        }
+        Kind::Harness => {
+            fs::create_dir_all(&dir).unwrap();
+            let harness =
+                toe_gen::rtl::datapath_harness(&design, model).unwrap_or_else(|e| panic!("model {model}: {e}"));
+            let sources = harness
+                .files
+                .iter()
+                .map(|f| {
+                    let p = dir.join(&f.path);
+                    fs::write(&p, &f.contents).unwrap();
+                    p
+                })
+                .collect();
+            let consts = format!(
+                "    pub const SESSIONS: usize = {};\n    pub const DATA_WIDTH: usize = {};\n{}",
+                design.sessions,
+                design.data_width,
+                plan_items(&harness.plan)
+            );
+            let summary = format!("datapath harness, {} session(s) of {} bits", design.sessions, design.data_width);
+            let cost = design.sessions * design.data_width;
+            Prepared { model: model.into(), top: model.into(), sources, summary, consts, cost }
+        }
+    }
+}
+
+/// Writes block model `model`'s Verilog under `out/<model>`.
+fn prepare_block(out: &Path, model: &str, width: usize, build: BlockBuilder) -> Prepared {
+    let dir = out.join(model);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let (top, text) = build().unwrap_or_else(|e| panic!("model {model}: {e}"));
+    let source = dir.join(format!("{top}.v"));
+    fs::write(&source, text).unwrap();
+    let consts = format!("    pub const DATA_WIDTH: usize = {width};\n");
+    let summary = format!("block `{top}`, {width} bits");
+    Prepared { model: model.into(), top, sources: vec![source], summary, consts, cost: 1024 }
+}
+
+/// Runs the recipe's Verilator command of every model, `jobs` at a time and
+/// the largest first (`cost`), so one model's single-threaded verilation
+/// overlaps another's C++ compile. `StaticModels::add` runs the same command
+/// again afterwards, which Verilator skips (its default `--skip-identical`:
+/// same inputs and arguments, outputs newer) and whose `make` finds nothing
+/// to do.
+///
+/// The C++ of Verilator's slow path (construction, initial and settle code,
+/// run once per model instance) is compiled at -O0 instead of the -O2 it
+/// gets from the recipe's CFLAGS: about a quarter less compile time for the
+/// 1024-bit models, and the per-cycle code (`OPT_FAST`) is untouched. A
+/// variable in MAKEFLAGS acts as one on make's command line, so it
+/// overrides `verilated.mk`'s `OPT_SLOW =`.
+fn verilate_in_parallel(out: &Path, waivers: &Path, trace: bool, models: &[Prepared], jobs: usize) {
+    let makeflags = match env::var("MAKEFLAGS") {
+        Ok(flags) if !flags.trim().is_empty() => format!("{flags} OPT_SLOW=-O0"),
+        _ => "OPT_SLOW=-O0".to_string(),
+    };
+    let mut order: Vec<&Prepared> = models.iter().collect();
+    order.sort_by_key(|p| std::cmp::Reverse(p.cost));
+    let models = order;
+    let next = Mutex::new(0usize);
+    thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().unwrap();
+                    *n += 1;
+                    *n - 1
+                };
+                let Some(p) = models.get(i) else { break };
+                let obj = out.join(&p.model).join("obj");
+                let v = Verilation {
+                    model: &p.model,
+                    top: &p.top,
+                    sources: &p.sources,
+                    waivers: Some(waivers),
+                    obj_dir: &obj,
+                    trace,
+                };
+                let status = v
+                    .command()
+                    .env("MAKEFLAGS", &makeflags)
+                    .stdout(std::process::Stdio::null())
+                    .status()
+                    .unwrap_or_else(|e| {
+                        panic!("cannot run verilator ({e}): install it with `make deps` or put it on PATH")
+                    });
+                assert!(status.success(), "verilator failed on model {}", p.model);
+            });
+        }
+    });
+}
+
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("..");
@@ -74,77 +272,22 @@ fn main() {
     println!("cargo:rerun-if-changed={}", waivers.display());
     println!("cargo:rerun-if-env-changed=TB_TRACE");
     let trace = env::var("TB_TRACE").map(|v| v == "1").unwrap_or(false);
+
+    let specs = models();
+    let mut prepared: Vec<Prepared> = specs.iter().map(|s| prepare(&out, s)).collect();
+    prepared.extend(BLOCK_MODELS.iter().map(|(model, width, build)| prepare_block(&out, model, *width, *build)));
+    let started = std::time::Instant::now();
+    verilate_in_parallel(&out, &waivers, trace, &prepared, 2);
+    eprintln!("verilated {} models in {:.1} s", prepared.len(), started.elapsed().as_secs_f64());
+
     let mut models = StaticModels::new(&out, Some(&waivers), trace, "crate::verilated");
-
-    // Product tops: the Verilog exactly as `gen` writes it.
-    for (model, variant) in MODELS {
-        let design = variant_design(model, variant());
-        let dir = out.join(model);
-        let _ = fs::remove_dir_all(&dir);
-        let build = toe_gen::build(&design).unwrap_or_else(|e| panic!("model {model}: {e}"));
-        for f in &build.files {
-            let p = dir.join("build").join(&f.path);
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(&p, &f.contents).unwrap();
-        }
-        let sources: Vec<PathBuf> = fs::read_to_string(dir.join("build").join(toe_gen::rtl::FILELIST))
-            .unwrap()
-            .lines()
-            .map(|l| dir.join("build").join(l))
-            .collect();
-        let summary = format!("design `{}`, {} session(s) of {} bits", design.name, design.sessions, design.data_width);
-        // The configuration hash lets the virtual board find a built-in model;
-        // the port plan says which port is which.
-        let consts = format!(
-            "    pub const SESSIONS: usize = {};\n    pub const DATA_WIDTH: usize = {};\n    pub const CONFIG_HASH: &str = {:?};\n{}",
-            design.sessions,
-            design.data_width,
-            design.config_hash,
-            plan_items(&build.plan)
-        );
-        models.add(model, &design.name, &sources, &summary, &consts);
-    }
-
-    // Datapath harnesses.
-    for (model, variant) in HARNESS_MODELS {
-        let design = variant_design(model, variant());
-        let dir = out.join(model);
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        let harness = toe_gen::rtl::datapath_harness(&design, model).unwrap_or_else(|e| panic!("model {model}: {e}"));
-        let sources: Vec<PathBuf> = harness
-            .files
-            .iter()
-            .map(|f| {
-                let p = dir.join(&f.path);
-                fs::write(&p, &f.contents).unwrap();
-                p
-            })
-            .collect();
-        let summary = format!("datapath harness, {} session(s) of {} bits", design.sessions, design.data_width);
-        let consts = format!(
-            "    pub const SESSIONS: usize = {};\n    pub const DATA_WIDTH: usize = {};\n{}",
-            design.sessions,
-            design.data_width,
-            plan_items(&harness.plan)
-        );
-        models.add(model, model, &sources, &summary, &consts);
-    }
-
-    // Block-level models: one rust-hdl block (or test assembly) on its own.
-    for (model, width, build) in BLOCK_MODELS {
-        let dir = out.join(model);
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        let (top, text) = build().unwrap_or_else(|e| panic!("model {model}: {e}"));
-        let source = dir.join(format!("{top}.v"));
-        fs::write(&source, text).unwrap();
-        let consts = format!("    pub const DATA_WIDTH: usize = {width};\n");
-        models.add(model, &top, &[source], &format!("block `{top}`, {width} bits"), &consts);
+    for p in &prepared {
+        models.add(&p.model, &p.top, &p.sources, &p.summary, &p.consts);
     }
 
     // The Verilator runtime and every shim in one static library; the model
     // archives follow it on the link line (`finish`).
+    let started = std::time::Instant::now();
     let mut build = cc::Build::new();
     build
         .cpp(true)
@@ -159,7 +302,34 @@ fn main() {
         build.define(name, value);
     }
     build.compile("tb_shims");
+    eprintln!("compiled the runtime and shims in {:.1} s", started.elapsed().as_secs_f64());
     models.finish(&out.join("models.rs"));
+    fs::write(out.join("matrix.rs"), matrix_table(&specs)).unwrap();
+}
+
+/// The width matrix as the tests see it (`testbench::models`): the models'
+/// modules and the descriptor tables `DATAPATH_MODELS` and `TOP_MODELS`,
+/// narrowest first.
+fn matrix_table(specs: &[Spec]) -> String {
+    let mut s = String::new();
+    for spec in specs {
+        let _ = writeln!(s, "pub use crate::generated::{};", spec.name);
+    }
+    for (kind, table, what) in
+        [(Kind::Harness, "DATAPATH_MODELS", "Datapath harnesses"), (Kind::Top, "TOP_MODELS", "Product tops")]
+    {
+        let _ = writeln!(s, "/// {what}, one per width of `config::DATA_WIDTHS`, narrowest first.");
+        let _ = writeln!(s, "pub const {table}: &[ModelInfo] = &[");
+        for spec in specs.iter().filter(|m| m.kind == kind) {
+            let _ = writeln!(
+                s,
+                "    ModelInfo {{ name: {:?}, sessions: {}, data_width: {}, top: {}::top }},",
+                spec.name, spec.sessions, spec.data_width, spec.name
+            );
+        }
+        let _ = writeln!(s, "];");
+    }
+    s
 }
 
 /// The module items that carry a model's port plan: the text `gen` produced

@@ -31,12 +31,77 @@ pub mod top1024_regs {
     include!(concat!(env!("OUT_DIR"), "/top1024/build/sw/regmap_accessors.rs"));
 }
 
-/// The models built for the tests.
+/// The models built for the tests. The width matrix comes from one list in
+/// `build.rs`: for every width of `config::DATA_WIDTHS` a datapath harness
+/// `dp<W>` ([`models::DATAPATH_MODELS`]) and a product top `top<W>`
+/// ([`models::TOP_MODELS`]); tests loop over the tables instead of naming
+/// models.
 pub mod models {
-    pub use crate::generated::dp1024;
-    pub use crate::generated::dp64;
+    use crate::verilated::Top;
+
     pub use crate::generated::regfile;
     pub use crate::generated::regfile_alt;
-    pub use crate::generated::top1024;
-    pub use crate::generated::top64;
+    // `pub use` of every matrix model, `DATAPATH_MODELS` and `TOP_MODELS`.
+    include!(concat!(env!("OUT_DIR"), "/matrix.rs"));
+
+    /// One model of the width matrix, as `build.rs` built it.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ModelInfo {
+        /// The model's name (`dp128`, `top64`): its module here.
+        pub name: &'static str,
+        pub sessions: usize,
+        /// Stream data width in bits.
+        pub data_width: usize,
+        /// The model with its port plan (`<name>::top`).
+        pub top: fn() -> Top,
+    }
+
+    impl ModelInfo {
+        /// Bytes of a stream beat.
+        pub fn beat_bytes(&self) -> usize {
+            self.data_width / 8
+        }
+    }
+
+    /// Runs `test` once on every model of `table`, in order. Before each
+    /// model it prints `<what>: on <model>` (shown with a failure) and at the
+    /// end `<what>: ran on <model>, <model>, ...` (shown with `--nocapture`).
+    pub fn each(table: &[ModelInfo], what: &str, mut test: impl FnMut(&ModelInfo)) {
+        let mut ran = Vec::new();
+        for info in table {
+            eprintln!("{what}: on {}", info.name);
+            test(info);
+            ran.push(info.name);
+        }
+        eprintln!("{what}: ran on {}", ran.join(", "));
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use config::ports::Group;
+
+        /// The width matrix is whole: the harnesses and the tops each cover
+        /// `config::DATA_WIDTHS` exactly, narrowest first, and every
+        /// descriptor says what its model is (name, sessions and width read
+        /// from the model's own port plan).
+        #[test]
+        fn every_data_width_has_a_harness_and_a_top_model() {
+            for (table, what, group) in
+                [(DATAPATH_MODELS, "harness", Group::Datapath(0)), (TOP_MODELS, "top", Group::ToeSession(0))]
+            {
+                let widths: Vec<usize> = table.iter().map(|m| m.data_width).collect();
+                assert_eq!(widths, config::DATA_WIDTHS, "{what} models by data width");
+                for m in table {
+                    let top = (m.top)();
+                    assert_eq!(top.fns.name, m.name, "descriptor {m:?}");
+                    assert_eq!(top.sessions(), m.sessions, "{}: sessions", m.name);
+                    assert!(m.sessions >= 1, "{}: no session", m.name);
+                    assert_eq!(top.planned(group, "tx_tdata").width, m.data_width, "{}: data width", m.name);
+                }
+                let names: Vec<&str> = table.iter().map(|m| m.name).collect();
+                eprintln!("{what} models: {}", names.join(", "));
+            }
+        }
+    }
 }

@@ -7,7 +7,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use testbench::dut::{Beat, Dut};
-use testbench::models::{dp1024, dp64};
+use testbench::models::{self, DATAPATH_MODELS};
 use testbench::seed;
 
 use hdl::data_verifier::{CAUSE_BEYOND, CAUSE_MISMATCH, CAUSE_SHORT};
@@ -217,7 +217,8 @@ fn fault_campaign_every_fault_found_at_its_offset_and_no_false_alarm() {
     let mut detected = 0;
     let mut clean = 0;
     let mut false_alarms = 0;
-    for mut dut in [Dut::new(&dp64::top()), Dut::new(&dp1024::top())] {
+    models::each(DATAPATH_MODELS, "fault_campaign_every_fault_found_at_its_offset_and_no_false_alarm", |m| {
+        let mut dut = Dut::new(&(m.top)());
         let w = dut.beat_bytes * 8;
         for round in 0..504 {
             let fault = FAULTS[round % FAULTS.len()];
@@ -248,7 +249,7 @@ fn fault_campaign_every_fault_found_at_its_offset_and_no_false_alarm() {
             assert!(got.complete, "{w}-bit clean size {size}: not complete");
             assert_eq!(got.bytes, size, "{w}-bit clean: byte count");
         }
-    }
+    });
     println!("faults injected {injected}, detected {detected}; clean runs {clean}, false alarms {false_alarms}");
     assert!(injected >= 1000 && clean >= 1000);
     assert_eq!(detected, injected);
@@ -258,7 +259,8 @@ fn fault_campaign_every_fault_found_at_its_offset_and_no_false_alarm() {
 #[test]
 fn verification_off_counts_bytes_and_raises_no_error_on_any_data() {
     let mut rng = seed::rng("verify off");
-    for mut dut in [Dut::new(&dp64::top()), Dut::new(&dp1024::top())] {
+    models::each(DATAPATH_MODELS, "verification_off_counts_bytes_and_raises_no_error_on_any_data", |m| {
+        let mut dut = Dut::new(&(m.top)());
         let b = dut.beat_bytes;
         for _ in 0..20 {
             let size = rng.gen_range(1..=30 * b as u64);
@@ -288,7 +290,7 @@ fn verification_off_counts_bytes_and_raises_no_error_on_any_data() {
             assert_eq!(dut.model.get(p.rx_bytes), size);
             assert!(dut.model.bit(p.rx_complete));
         }
-    }
+    });
 }
 
 /// TX wired straight to RX in the testbench: at 100 % both ways one beat
@@ -296,7 +298,8 @@ fn verification_off_counts_bytes_and_raises_no_error_on_any_data() {
 #[test]
 fn loopback_at_full_rate_moves_a_beat_every_cycle() {
     let mut rng = seed::rng("loopback");
-    for mut dut in [Dut::new(&dp64::top()), Dut::new(&dp1024::top())] {
+    models::each(DATAPATH_MODELS, "loopback_at_full_rate_moves_a_beat_every_cycle", |m| {
+        let mut dut = Dut::new(&(m.top)());
         let b = dut.beat_bytes as u64;
         for (tx_percent, packet) in [(100u64, 4 * b), (100, 3 * b + 1), (5, 0)] {
             let s = *[0usize, 1].choose(&mut rng).unwrap();
@@ -345,5 +348,5 @@ fn loopback_at_full_rate_moves_a_beat_every_cycle() {
                 );
             }
         }
-    }
+    });
 }

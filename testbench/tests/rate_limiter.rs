@@ -1,19 +1,16 @@
 //! The TX and RX rate limiters on the verilated tops, cycle by cycle against
-//! the token-bucket model, at 64 and 1024 bits.
+//! the token-bucket model, on the datapath harness of every data width
+//! (`models::DATAPATH_MODELS`; each test prints which models it ran).
 
 use rand::Rng;
 use testbench::dut::{Beat, Dut};
-use testbench::models::{dp1024, dp64};
+use testbench::models::{self, dp64, DATAPATH_MODELS};
 use testbench::seed;
 use testbench::token_bucket::TokenBucket;
 use testbench::verilated::Port;
 
 const SETTINGS: [u32; 8] = [1, 5, 25, 33, 50, 77, 99, 100];
 const WINDOW: usize = 100_000;
-
-fn duts() -> [Dut; 2] {
-    [Dut::new(&dp64::top()), Dut::new(&dp1024::top())]
-}
 
 /// Beats passed in every window of `WINDOW` cycles of `passed`: (min, max).
 fn window_extremes(passed: &[bool]) -> (u64, u64) {
@@ -61,7 +58,8 @@ fn compare_with_bucket(dut: &mut Dut, gate: Port, percent: u32) -> Vec<bool> {
 /// limiter alone decides; every cycle must match the model.
 #[test]
 fn tx_rate_matches_the_token_bucket_for_every_setting() {
-    for mut dut in duts() {
+    models::each(DATAPATH_MODELS, "tx_rate_matches_the_token_bucket_for_every_setting", |m| {
+        let mut dut = Dut::new(&(m.top)());
         let p = &dut.sessions[0];
         let (pct, valid, ready) = (p.tx_percent, p.tx_tvalid, p.tx_tready);
         for percent in SETTINGS {
@@ -76,13 +74,14 @@ fn tx_rate_matches_the_token_bucket_for_every_setting() {
             let passed = compare_with_bucket(&mut dut, valid, percent);
             assert_rate(&format!("{}-bit TX", dut.beat_bytes * 8), percent, &passed);
         }
-    }
+    });
 }
 
 /// RX: the TOE always offers data, the limiter gates tready.
 #[test]
 fn rx_rate_matches_the_token_bucket_for_every_setting() {
-    for mut dut in duts() {
+    models::each(DATAPATH_MODELS, "rx_rate_matches_the_token_bucket_for_every_setting", |m| {
+        let mut dut = Dut::new(&(m.top)());
         let p = &dut.sessions[1];
         let (pct, ready) = (p.rx_percent, p.rx_tready);
         let words = dut.words();
@@ -99,7 +98,7 @@ fn rx_rate_matches_the_token_bucket_for_every_setting() {
             dut.drive_rx(1, None);
             dut.model.eval();
         }
-    }
+    });
 }
 
 /// After a long stall the session sends one stored beat, then its rate: never
@@ -107,7 +106,8 @@ fn rx_rate_matches_the_token_bucket_for_every_setting() {
 #[test]
 fn burst_after_a_long_stall_is_at_most_one_beat() {
     let mut rng = seed::rng("burst");
-    for mut dut in duts() {
+    models::each(DATAPATH_MODELS, "burst_after_a_long_stall_is_at_most_one_beat", |m| {
+        let mut dut = Dut::new(&(m.top)());
         let p = &dut.sessions[0];
         let (pct, valid, ready) = (p.tx_percent, p.tx_tvalid, p.tx_tready);
         for percent in [1, 5, 33, 77, 99] {
@@ -149,7 +149,7 @@ fn burst_after_a_long_stall_is_at_most_one_beat() {
             }
             dut.model.set(ready, 0);
         }
-    }
+    });
 }
 
 /// A new setting takes effect at once, without a reset or a restart.

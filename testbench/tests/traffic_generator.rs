@@ -1,11 +1,13 @@
 //! The traffic generator on the verilated top, against the stream model.
 //!
-//! Every test runs on the 64-bit and the 1024-bit build. Random `tready`
-//! uses a printed seed (`TB_SEED=<n>` replays it).
+//! Every test but the multi-session one runs on the datapath harness of
+//! every data width (`models::DATAPATH_MODELS`) and prints which models it
+//! ran (`--nocapture`). Random `tready` uses a printed seed (`TB_SEED=<n>`
+//! replays it).
 
 use rand::{Rng, SeedableRng};
 use testbench::dut::Dut;
-use testbench::models::{dp1024, dp64};
+use testbench::models::{self, dp1024, DATAPATH_MODELS};
 use testbench::seed;
 use testbench::stream::{StreamChecker, Transfer};
 use testbench::verilated::Top;
@@ -101,14 +103,14 @@ impl Bench {
     }
 }
 
-fn each_width(mut test: impl FnMut(&mut Bench)) {
-    test(&mut Bench::new(&dp64::top()));
-    test(&mut Bench::new(&dp1024::top()));
+/// Runs `test` on the harness of every width, printing which ran as `what`.
+fn each_width(what: &str, mut test: impl FnMut(&mut Bench)) {
+    models::each(DATAPATH_MODELS, what, |m| test(&mut Bench::new(&(m.top)())));
 }
 
 #[test]
 fn sizes_around_the_beat_and_word_boundaries() {
-    each_width(|b| {
+    each_width("sizes_around_the_beat_and_word_boundaries", |b| {
         let w = b.dut.beat_bytes as u64;
         for size in [1, 3, 4, 5, w - 1, w, w + 1, 2 * w + 3, 1000] {
             let t = b.transfer(size, 1 << 20, true);
@@ -119,7 +121,7 @@ fn sizes_around_the_beat_and_word_boundaries() {
 
 #[test]
 fn packet_sizes_below_at_and_above_the_transfer() {
-    each_width(|b| {
+    each_width("packet_sizes_below_at_and_above_the_transfer", |b| {
         let w = b.dut.beat_bytes as u64;
         let size = 10 * w + 7;
         for packet in [1, w - 1, w, w + 1, 3 * w, size - 1, size, size + 1, 0] {
@@ -132,7 +134,7 @@ fn packet_sizes_below_at_and_above_the_transfer() {
 
 #[test]
 fn one_beat_per_cycle_at_full_rate_across_packet_boundaries() {
-    each_width(|b| {
+    each_width("one_beat_per_cycle_at_full_rate_across_packet_boundaries", |b| {
         let w = b.dut.beat_bytes as u64;
         for packet in [w, 2 * w, 5 * w + 1] {
             let t = b.transfer(64 * w + 5, packet, true);
@@ -146,7 +148,7 @@ fn one_beat_per_cycle_at_full_rate_across_packet_boundaries() {
 #[test]
 fn random_backpressure_loses_repeats_and_reorders_nothing() {
     let mut rng = seed::rng("random_backpressure");
-    each_width(|b| {
+    each_width("random_backpressure_loses_repeats_and_reorders_nothing", |b| {
         let w = b.dut.beat_bytes as u64;
         for _ in 0..20 {
             let size = rng.gen_range(1..=50 * w);
@@ -161,7 +163,7 @@ fn random_backpressure_loses_repeats_and_reorders_nothing() {
 
 #[test]
 fn dummy_pattern_is_zeros_and_counts_bytes() {
-    each_width(|b| {
+    each_width("dummy_pattern_is_zeros_and_counts_bytes", |b| {
         let w = b.dut.beat_bytes as u64;
         let t = b.transfer(7 * w + 3, 2 * w, false);
         b.send(0, t, |_| true);
@@ -170,7 +172,7 @@ fn dummy_pattern_is_zeros_and_counts_bytes() {
 
 #[test]
 fn back_to_back_transfers_restart_pattern_and_counter() {
-    each_width(|b| {
+    each_width("back_to_back_transfers_restart_pattern_and_counter", |b| {
         let w = b.dut.beat_bytes as u64;
         for size in [3 * w + 1, 1, 5 * w] {
             let t = b.transfer(size, w, true);
@@ -182,7 +184,7 @@ fn back_to_back_transfers_restart_pattern_and_counter() {
 #[test]
 fn abort_in_the_middle_returns_to_idle_and_the_next_transfer_is_whole() {
     let mut rng = seed::rng("abort");
-    each_width(|b| {
+    each_width("abort_in_the_middle_returns_to_idle_and_the_next_transfer_is_whole", |b| {
         let w = b.dut.beat_bytes as u64;
         let t = b.transfer(1000 * w, 0, true);
         b.start(0, &t);
