@@ -233,31 +233,47 @@ fn a_missing_verilator_says_make_deps() {
     assert_eq!(require_tool("verilator", &empty.path().display().to_string()), Ok(bin));
 }
 
+/// `bash scripts/lint.sh` on the build of example `name`: its complaint, if any.
+fn lint(name: &str, config: &Path, out: &Path) -> Option<String> {
+    build_into(name, config, out);
+    let script = repo().join("scripts").join("lint.sh");
+    let o = Command::new("bash")
+        .arg(&script)
+        .arg(out)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run bash {}: {e}", script.display()));
+    let log = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    if o.status.success() && log.contains("lint: clean") {
+        return None;
+    }
+    let lines: Vec<&str> = log.lines().collect();
+    let more = lines.len().saturating_sub(40);
+    Some(format!(
+        "example {name} ({}) does not lint clean (`bash scripts/lint.sh DIR`):\n{}{}",
+        config.display(),
+        lines[..lines.len().min(40)].join("\n"),
+        if more > 0 { format!("\n... {more} more lines") } else { String::new() }
+    ))
+}
+
+/// Every example's Verilog through `scripts/lint.sh` (Verilator `-Wall`,
+/// the project's waivers), as `make lint` checks `build/`; the examples run
+/// side by side, one thread each.
 #[test]
 fn every_example_lints_clean() {
     require_tool("verilator", &std::env::var("PATH").unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
     let tmp = tempfile::tempdir().unwrap();
-    let script = repo().join("scripts").join("lint.sh");
-    let mut failures = Vec::new();
-    for (name, path) in examples() {
-        let out = tmp.path().join(&name);
-        build_into(&name, &path, &out);
-        let o = Command::new("bash")
-            .arg(&script)
-            .arg(&out)
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run bash {}: {e}", script.display()));
-        let log = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
-        if !o.status.success() || !log.contains("lint: clean") {
-            let lines: Vec<&str> = log.lines().collect();
-            let more = lines.len().saturating_sub(40);
-            let shown = lines[..lines.len().min(40)].join("\n");
-            failures.push(format!(
-                "example {name} ({}) does not lint clean (`bash scripts/lint.sh DIR`):\n{shown}{}",
-                path.display(),
-                if more > 0 { format!("\n... {more} more lines") } else { String::new() }
-            ));
-        }
-    }
+    let (examples, root) = (examples(), tmp.path());
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let runs: Vec<_> =
+            examples.iter().map(|(name, path)| scope.spawn(move || lint(name, path, &root.join(name)))).collect();
+        runs.into_iter()
+            .filter_map(|run| {
+                run.join().unwrap_or_else(|e| {
+                    Some(e.downcast_ref::<String>().cloned().unwrap_or_else(|| "a lint thread panicked".into()))
+                })
+            })
+            .collect()
+    });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
