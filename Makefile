@@ -9,7 +9,7 @@ help:
 	@echo "make gen            generate build/ from the default config (same as cargo run -p gen)"
 	@echo "make test           install missing tools (apt-get), then lint, synthesise and run every test"
 	@echo "make lint           verilator --lint-only -Wall on every generated Verilog file, and cargo fmt --check"
-	@echo "make synth-estimate yosys synth_xilinx -family xcup: LUT/FF/carry/BRAM and logic depth per module"
+	@echo "make synth-estimate yosys synth_xilinx -family xcup: LUT/FF/carry/BRAM and logic depth per module, then per example (examples/*.toml)"
 	@echo "make bench          verilated model vs rust-hdl simulator speed, loopback throughput"
 	@echo "make bench-host     tcpdatatest vs iperf3 on loopback"
 	@echo "make demo           the demo's FPGA-to-FPGA scenarios on two simulated boards, next to the reference figures"
@@ -17,7 +17,7 @@ help:
 	@echo "make demo-pc        the demo's FPGA-and-PC tests: the PC tools against the virtual board, as a table"
 	@echo "make vivado-ooc     out-of-context Vivado synthesis (needs vivado on PATH)"
 	@echo "make quartus-ooc    out-of-context Quartus synthesis (needs quartus_sh on PATH)"
-	@echo "make golden         refresh the golden files of generated text after an intended change"
+	@echo "make golden         refresh the golden files of generated text and the example build trees (examples/golden/) after an intended change"
 
 gen verilog:
 	$(CARGO) run -q -p gen -- --out $(BUILD)

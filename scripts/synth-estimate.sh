@@ -5,22 +5,70 @@
 # -nowidelut keeps abc from building LUT7..LUT9 functions out of LUT6 and
 # MUXF7/8/9 for random logic (Vivado keeps MUXFs for real multiplexers), so
 # the LUT+MUXF level count is the one Vivado's logic-level report would give.
+#
+# Then the whole top of every example configuration (examples/*.toml, by
+# name; EXAMPLES=DIR takes them from DIR), each generated once into a
+# temporary folder by `gen --config`, with the same yosys command: one row
+# per example. The examples run SYNTH_JOBS at a time (default: the number of
+# cores); the rows come out in name order.
 set -euo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
-cargo build -q -p gen --bin synth_report
-report="${CARGO_TARGET_DIR:-$root/target}/debug/synth_report"
-cd "$build"
-mapfile -t files < rtl/files.f
+cargo build -q -p gen --bin synth_report --bin gen
+bin="${CARGO_TARGET_DIR:-$root/target}/debug"
+report="$bin/synth_report"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# synth DIR MODULE NETLIST LOG: yosys on the build folder DIR, top MODULE.
+synth() {
+    local files
+    mapfile -t files <"$1/rtl/files.f"
+    (cd "$1" && yosys -q -p "read_verilog -sv ${files[*]}; synth_xilinx -family xcup -nowidelut -noiopad -noclkbuf -flatten -top $2; write_json $3") >"$4" 2>&1
+}
+
+mapfile -t files <"$build/rtl/files.f"
 echo "synth-estimate: yosys $(yosys -V | awk '{print $2}') synth_xilinx -family xcup -nowidelut, flattened per module"
 "$report" header
-mapfile -t blocks < <("$report" blocks "${files[@]}")
+mapfile -t blocks < <(cd "$build" && "$report" blocks "${files[@]}")
 for module in "${blocks[@]}"; do
     net="$work/net.json"
-    yosys -q -p "read_verilog -sv ${files[*]}; synth_xilinx -family xcup -nowidelut -noiopad -noclkbuf -flatten -top $module; write_json $net" >"$work/log" 2>&1 \
+    synth "$build" "$module" "$net" "$work/log" \
         || { cat "$work/log"; echo "synth-estimate: yosys failed on $module"; exit 1; }
     "$report" row "$module" "$net"
 done
 echo "levels: LUT+MUXF levels on the deepest register-to-register path (carry cells not counted); carry: longest carry chain in cells"
+
+shopt -s nullglob
+examples=("${EXAMPLES:-$root/examples}"/*.toml)
+[ ${#examples[@]} -gt 0 ] || { echo "synth-estimate: no examples/*.toml"; exit 0; }
+mapfile -t examples < <(printf '%s\n' "${examples[@]}" | LC_ALL=C sort)
+echo
+echo "synth-estimate: the whole top of every example (${#examples[@]}, examples/*.toml), same yosys command"
+# Generate every example first: a bad configuration stops the run before any synthesis.
+for config in "${examples[@]}"; do
+    name=$(basename "$config" .toml)
+    "$bin/gen" --config "$config" --out "$work/ex/$name" 2>"$work/$name.log" \
+        || { cat "$work/$name.log"; echo "synth-estimate: gen failed on example $name ($config)"; exit 1; }
+done
+jobs=${SYNTH_JOBS:-$(nproc)}
+for config in "${examples[@]}"; do
+    name=$(basename "$config" .toml)
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    mapfile -t files <"$work/ex/$name/rtl/files.f"
+    (
+        rc=0
+        synth "$work/ex/$name" "$(basename "${files[-1]}" .v)" "$work/$name.json" "$work/$name.log" || rc=$?
+        echo "$rc" >"$work/$name.rc"
+    ) &
+done
+wait
+"$report" example-header
+for config in "${examples[@]}"; do
+    name=$(basename "$config" .toml)
+    [ "$(cat "$work/$name.rc" 2>/dev/null)" = 0 ] \
+        || { cat "$work/$name.log"; echo "synth-estimate: yosys failed on example $name ($config)"; exit 1; }
+    "$report" example "$name" "$config" "$work/$name.json" \
+        || { echo "synth-estimate: no row for example $name ($config)"; exit 1; }
+done
+echo "MB/s: peak user bandwidth of one session (W/8 x user clock); the whole top: register file and every session"

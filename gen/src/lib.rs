@@ -67,6 +67,14 @@ pub fn parse_config(text: &str) -> Result<config::Design, GenError> {
     Ok(config::parse(text, &board_names())?)
 }
 
+/// Reads, resolves over the default and validates the configuration file
+/// `path`, as `gen --config FILE` does; every error names the file.
+pub fn read_config(path: &std::path::Path) -> Result<config::Design, String> {
+    let origin = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {origin}: {e}"))?;
+    parse_config(&text).map_err(|e| format!("{origin}: {e}"))
+}
+
 /// What one generation produces: the files, and the top's ports as data
 /// for whatever drives the generated top (testbench, virtual board).
 pub struct Build {

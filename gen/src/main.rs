@@ -66,15 +66,14 @@ fn print_config(path: &std::path::Path) -> Result<String, String> {
 }
 
 fn run(args: &Args) -> Result<usize, String> {
-    let (text, origin) = match &args.config {
-        Some(path) => (
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?,
-            path.display().to_string(),
+    let (design, origin) = match &args.config {
+        Some(path) => (toe_gen::read_config(path)?, path.display().to_string()),
+        None => (
+            toe_gen::parse_config(config::DEFAULT_TOML).map_err(|e| format!("the default configuration: {e}"))?,
+            "the default configuration".to_string(),
         ),
-        None => (config::DEFAULT_TOML.to_string(), "the default configuration".to_string()),
     };
-    let design = toe_gen::parse_config(&text).map_err(|e| format!("{origin}: {e}"))?;
-    let files = toe_gen::generate(&design).map_err(|e| e.to_string())?;
+    let files = toe_gen::generate(&design).map_err(|e| format!("{origin}: {e}"))?;
     toe_gen::write_atomically(&args.out, &files).map_err(|e| e.to_string())?;
     Ok(files.len())
 }

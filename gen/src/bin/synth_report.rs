@@ -5,6 +5,11 @@
 //! module except rust-hdl's one-register leaves. `synth_report row MODULE
 //! NETLIST.json` prints one table row. `synth_report header` prints the header.
 //!
+//! The examples table has one row per example configuration, its whole top:
+//! `synth_report example NAME CONFIG.toml NETLIST.json` reads the
+//! configuration as `gen --config` does (the top module is `design.name`) and
+//! prints the row; `synth_report example-header` prints its header.
+//!
 //! Depth is counted on the mapped netlist: LUT and MUXF cells are one level
 //! each, carry cells none (they are reported as the longest carry chain
 //! instead), and flip-flops, block RAMs and DSPs end a path. yosys's own
@@ -61,7 +66,12 @@ fn bits(v: &Value) -> Vec<u64> {
 
 fn load(path: &str, module: &str) -> Result<Netlist, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let json: Value = serde_json::from_str(&text).map_err(|e| format!("{path}: not a yosys JSON netlist: {e}"))?;
+    parse(&text, path, module)
+}
+
+/// The netlist of `module` in the yosys JSON `text` read from `path`.
+fn parse(text: &str, path: &str, module: &str) -> Result<Netlist, String> {
+    let json: Value = serde_json::from_str(text).map_err(|e| format!("{path}: not a yosys JSON netlist: {e}"))?;
     let m = json.get("modules").and_then(|m| m.get(module)).ok_or_else(|| format!("{path}: no module {module}"))?;
     let mut net = Netlist { cells: Vec::new(), driver: HashMap::new(), counts: HashMap::new() };
     if let Some(cells) = m.get("cells").and_then(Value::as_object) {
@@ -156,8 +166,25 @@ impl Netlist {
     }
 }
 
-fn row(module: &str, path: &str) -> Result<String, String> {
-    let net = load(path, module)?;
+/// The figures of one mapped module.
+#[derive(Debug, PartialEq)]
+struct Figures {
+    lut: usize,
+    ff: usize,
+    carry: usize,
+    muxf: usize,
+    /// RAMB36 equivalents (a RAMB18 counts half).
+    bram: f64,
+    dsp: usize,
+    /// LUT + MUXF levels of the deepest register-to-register path.
+    depth: u32,
+    /// Carry cells of the longest carry chain.
+    chain: u32,
+}
+
+/// The figures of `net`, the mapped `module`; with `SYNTH_REPORT_PATH` set,
+/// the cells of its deepest path on stderr.
+fn figures(net: &Netlist, module: &str) -> Figures {
     let mut memo = vec![None; net.cells.len()];
     let deepest = (0..net.cells.len()).max_by_key(|&c| net.level(c, &mut memo));
     let depth = deepest.map(|c| net.level(c, &mut memo)).unwrap_or(0);
@@ -175,18 +202,60 @@ fn row(module: &str, path: &str) -> Result<String, String> {
         .map(|c| net.chain(c, &mut memo))
         .max()
         .unwrap_or(0);
-    let bram = net.count("RAMB36") as f64 + net.count("RAMB18") as f64 / 2.0;
+    Figures {
+        lut: net.count("LUT"),
+        ff: net.count("FD"),
+        carry: net.count("CARRY"),
+        muxf: net.count("MUXF"),
+        bram: net.count("RAMB36") as f64 + net.count("RAMB18") as f64 / 2.0,
+        dsp: net.count("DSP"),
+        depth,
+        chain,
+    }
+}
+
+fn row(module: &str, path: &str) -> Result<String, String> {
+    let f = figures(&load(path, module)?, module);
     Ok(format!(
         "| {module:<44} | {:>7} | {:>7} | {:>6} | {:>5} | {:>5.1} | {:>4} | {:>6} | {:>5} |",
-        net.count("LUT"),
-        net.count("FD"),
-        net.count("CARRY"),
-        net.count("MUXF"),
-        bram,
-        net.count("DSP"),
-        depth,
-        chain
+        f.lut, f.ff, f.carry, f.muxf, f.bram, f.dsp, f.depth, f.chain
     ))
+}
+
+/// The examples table's row of example `name` (configuration `design`, whole top `f`).
+fn format_example_row(name: &str, design: &config::Design, f: &Figures) -> String {
+    format!(
+        "| {name:<24} | {:>8} | {:>5} | {:>8} | {:>8} | {:>7} | {:>7} | {:>6} | {:>5.1} | {:>6} | {:>5} |",
+        design.sessions,
+        design.data_width,
+        design.user_clock_mhz,
+        format!("{:.0}", design.peak_mb_per_s()),
+        f.lut,
+        f.ff,
+        f.carry,
+        f.bram,
+        f.depth,
+        f.chain
+    )
+}
+
+fn example_row(name: &str, config_path: &str, netlist: &str) -> Result<String, String> {
+    let design = toe_gen::read_config(std::path::Path::new(config_path))?;
+    let f = figures(&load(netlist, &design.name)?, &design.name);
+    Ok(format_example_row(name, &design, &f))
+}
+
+fn example_header() -> String {
+    let widths = [24, 8, 5, 8, 8, 7, 7, 6, 5, 6, 5];
+    let names = ["example", "sessions", "width", "user MHz", "MB/s", "LUT", "FF", "CARRY", "BRAM", "levels", "carry"];
+    let head: Vec<String> = names
+        .iter()
+        .zip(widths)
+        .enumerate()
+        .map(|(i, (n, w))| if i == 0 { format!(" {n:<w$} ") } else { format!(" {n:>w$} ") })
+        .collect();
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(w + 2)).collect();
+    format!("|{}|\n|{}|", head.join("|"), rule.join("|"))
 }
 
 fn header() -> String {
@@ -235,7 +304,11 @@ fn main() -> ExitCode {
         Some("header") => Ok(header()),
         Some("row") if args.len() == 3 => row(&args[1], &args[2]),
         Some("blocks") => blocks(&args[1..]).map(|b| b.join("\n")),
-        _ => Err("usage: synth_report header | row MODULE NETLIST.json | blocks FILE.v...".to_string()),
+        Some("example-header") => Ok(example_header()),
+        Some("example") if args.len() == 4 => example_row(&args[1], &args[2], &args[3]),
+        _ => Err("usage: synth_report header | row MODULE NETLIST.json | blocks FILE.v... \
+                  | example-header | example NAME CONFIG.toml NETLIST.json"
+            .to_string()),
     };
     match result {
         Ok(text) => {
@@ -246,5 +319,91 @@ fn main() -> ExitCode {
             eprintln!("synth_report: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A register -> 2 LUTs -> a 2-cell carry chain -> LUT -> MUXF -> register
+    /// path, a side register fed by the third LUT, a RAMB18 and a DSP; bits as
+    /// yosys writes them (numbers, and "0"/"1" strings for constants).
+    const NETLIST: &str = r#"{ "modules": { "dut": { "cells": {
+        "ff0":  { "type": "FDRE",     "port_directions": { "C": "input", "D": "input", "Q": "output" },
+                  "connections": { "C": [1], "D": [11], "Q": [2] } },
+        "lut1": { "type": "LUT2",     "port_directions": { "I0": "input", "I1": "input", "O": "output" },
+                  "connections": { "I0": [2], "I1": [3], "O": [4] } },
+        "lut2": { "type": "LUT1",     "port_directions": { "I0": "input", "O": "output" },
+                  "connections": { "I0": [4], "O": [5] } },
+        "c0":   { "type": "CARRY8",   "port_directions": { "S": "input", "CI": "input", "CO": "output" },
+                  "connections": { "S": [5], "CI": ["0"], "CO": [7] } },
+        "c1":   { "type": "CARRY8",   "port_directions": { "S": "input", "CI": "input", "O": "output" },
+                  "connections": { "S": [3], "CI": [7], "O": [8] } },
+        "lut3": { "type": "LUT1",     "port_directions": { "I0": "input", "O": "output" },
+                  "connections": { "I0": [8], "O": [9] } },
+        "mux":  { "type": "MUXF7",    "port_directions": { "I0": "input", "I1": "input", "S": "input", "O": "output" },
+                  "connections": { "I0": [9], "I1": [9], "S": [2], "O": [11] } },
+        "ff1":  { "type": "FDRE",     "port_directions": { "C": "input", "D": "input", "Q": "output" },
+                  "connections": { "C": [1], "D": [9], "Q": [12] } },
+        "ram":  { "type": "RAMB18E2", "port_directions": { "CLK": "input" }, "connections": { "CLK": [1] } },
+        "dsp":  { "type": "DSP48E2",  "port_directions": { "CLK": "input" }, "connections": { "CLK": [1] } }
+    } } } }"#;
+
+    fn fixture() -> Figures {
+        figures(&parse(NETLIST, "fixture.json", "dut").unwrap(), "dut")
+    }
+
+    #[test]
+    fn figures_count_cells_and_walk_levels_with_carry_cells_transparent() {
+        let want = Figures { lut: 3, ff: 2, carry: 2, muxf: 1, bram: 0.5, dsp: 1, depth: 4, chain: 2 };
+        assert_eq!(fixture(), want);
+    }
+
+    #[test]
+    fn a_module_row_and_an_example_row_carry_the_figures() {
+        let dir = tempfile::tempdir().unwrap();
+        let net = dir.path().join("net.json");
+        std::fs::write(&net, NETLIST).unwrap();
+        let module_row = row("dut", net.to_str().unwrap()).unwrap();
+        let cells: Vec<&str> = module_row.trim_matches('|').split('|').map(str::trim).collect();
+        assert_eq!(cells, ["dut", "3", "2", "2", "1", "0.5", "1", "4", "2"]);
+        assert_eq!(module_row.len(), header().lines().next().unwrap().len(), "header and row line up");
+
+        let cfg = dir.path().join("two_narrow.toml");
+        std::fs::write(&cfg, "[design]\nname = \"dut\"\nsessions = 2\ndata_width = 256\nuser_clock_mhz = 156.25\n")
+            .unwrap();
+        let row = example_row("two_narrow", cfg.to_str().unwrap(), net.to_str().unwrap()).unwrap();
+        let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+        assert_eq!(cells, ["two_narrow", "2", "256", "156.25", "5000", "3", "2", "2", "0.5", "4", "2"]);
+        let header = example_header();
+        let lines: Vec<&str> = header.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].len(), row.len(), "header and row line up:\n{header}\n{row}");
+        assert_eq!(lines[1].len(), row.len());
+        let names: Vec<&str> = lines[0].trim_matches('|').split('|').map(str::trim).collect();
+        assert_eq!(names.len(), cells.len());
+        assert_eq!(names[0], "example");
+    }
+
+    #[test]
+    fn a_bad_netlist_or_config_is_an_error_naming_the_file() {
+        let e = parse("{ not json", "broken.json", "top").err().unwrap();
+        assert!(e.starts_with("broken.json: not a yosys JSON netlist"), "{e}");
+        let e = parse(NETLIST, "fixture.json", "other").err().unwrap();
+        assert_eq!(e, "fixture.json: no module other");
+        let e = load("/nonexistent/net.json", "top").err().unwrap();
+        assert!(e.starts_with("cannot read /nonexistent/net.json"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("bad.toml");
+        std::fs::write(&cfg, "[design]\nsessions = 9\n").unwrap();
+        let e = example_row("bad", cfg.to_str().unwrap(), "unused.json").unwrap_err();
+        assert!(e.starts_with(&format!("{}: ", cfg.display())) && e.contains("design.sessions"), "{e}");
+        // The netlist lacks the example's top (the default name, toe_user_logic).
+        std::fs::write(&cfg, "[design]\nsessions = 1\n").unwrap();
+        let net = dir.path().join("net.json");
+        std::fs::write(&net, NETLIST).unwrap();
+        let e = example_row("one", cfg.to_str().unwrap(), net.to_str().unwrap()).unwrap_err();
+        assert_eq!(e, format!("{}: no module toe_user_logic", net.display()));
     }
 }
