@@ -176,6 +176,29 @@ fn examples_resolve_are_valid_and_build_deterministically_without_machine_facts(
     }
 }
 
+/// The examples cover the product: one is the embedded default exactly (the
+/// reference 200G demo, so what plain `cargo run -p gen` writes has a golden
+/// tree), and every board under `constraints/` is the target of at least one.
+#[test]
+fn examples_cover_the_default_and_every_board() {
+    let designs: Vec<(String, config::Design)> = examples()
+        .into_iter()
+        .map(|(name, path)| {
+            let d = toe_gen::read_config(&path).unwrap_or_else(|e| panic!("example {name}: {e}"));
+            (name, d)
+        })
+        .collect();
+    let default = toe_gen::parse_config(config::DEFAULT_TOML).expect("the default is valid");
+    assert!(
+        designs.iter().any(|(_, d)| d.config_hash == default.config_hash),
+        "no example resolves to the embedded default (configuration {})",
+        default.config_hash
+    );
+    for board in flows::board_names() {
+        assert!(designs.iter().any(|(_, d)| d.board == board), "no example targets board {board}");
+    }
+}
+
 #[test]
 fn examples_match_their_golden_build_trees() {
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
