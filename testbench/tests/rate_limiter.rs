@@ -42,7 +42,13 @@ fn assert_rate(what: &str, percent: u32, passed: &[bool]) {
 /// checking every cycle that `gate` (the limited handshake signal) equals the
 /// model's decision; returns which cycles passed a beat.
 fn compare_with_bucket(dut: &mut Dut, gate: Port, percent: u32) -> Vec<bool> {
-    let mut bucket = TokenBucket::new(percent);
+    compare_with_bucket_at(dut, gate, percent, percent)
+}
+
+/// [`compare_with_bucket`] with the model at `model_percent` while the
+/// hardware is set to `percent`.
+fn compare_with_bucket_at(dut: &mut Dut, gate: Port, percent: u32, model_percent: u32) -> Vec<bool> {
+    let mut bucket = TokenBucket::new(model_percent);
     let mut passed = Vec::with_capacity(WINDOW + 20_000);
     for cycle in 0..WINDOW + 20_000 {
         let open = dut.model.bit(gate);
@@ -75,6 +81,41 @@ fn tx_rate_matches_the_token_bucket_for_every_setting() {
             assert_rate(&format!("{}-bit TX", dut.beat_bytes * 8), percent, &passed);
         }
     });
+}
+
+/// A setting the register file would refuse (docs/register_file.md), driven
+/// straight into the harness: 0 acts as 1 % and 101..=127 as 100 %, cycle
+/// for cycle, on both directions.
+#[test]
+fn out_of_range_settings_act_as_the_nearest_valid_one() {
+    let mut dut = Dut::new(&dp64::top());
+    let words = dut.words();
+    let keep = dut.keep_words();
+    let beat = Beat { data: vec![0; words], keep: vec![u32::MAX; keep], last: false };
+    for (set, acts_as) in [(0, 1), (101, 100), (127, 100)] {
+        let p = &dut.sessions[0];
+        let (pct, valid, ready) = (p.tx_percent, p.tx_tvalid, p.tx_tready);
+        dut.reset();
+        dut.model.set(pct, set);
+        dut.start(0, 1 << 46, 0, true, false, true, false);
+        dut.idle(2);
+        dut.model.set(ready, 1);
+        dut.model.eval();
+        let passed = compare_with_bucket_at(&mut dut, valid, set as u32, acts_as);
+        assert_rate(&format!("TX set to {set}"), acts_as, &passed);
+
+        let p = &dut.sessions[1];
+        let (pct, ready) = (p.rx_percent, p.rx_tready);
+        dut.reset();
+        dut.model.set(pct, set);
+        dut.start(1, 1 << 46, 0, false, false, false, true);
+        dut.drive_rx(1, Some(&beat));
+        dut.model.eval();
+        let passed = compare_with_bucket_at(&mut dut, ready, set as u32, acts_as);
+        assert_rate(&format!("RX set to {set}"), acts_as, &passed);
+        dut.drive_rx(1, None);
+        dut.model.eval();
+    }
 }
 
 /// RX: the TOE always offers data, the limiter gates tready.
