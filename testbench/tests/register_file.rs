@@ -492,16 +492,27 @@ fn crossing_latency_is_within_the_documented_bound() {
             let rd = b.run_until_idle()[0];
             // `cycles` counts bus edges from the acceptance edge E0 to the
             // response handshake: VALID rises (3 + 2r, 4 + 3r] cycles after
-            // E0 (docs/register_file.md) and READY is always high, so the
+            // E0 for a read and one bus cycle later for a write (its value
+            // check, docs/register_file.md), and READY is always high, so the
             // handshake is one edge later.
-            for c in [w, rd] {
-                let n = c.cycles as f64;
+            for (c, check) in [(w, 1.0), (rd, 0.0)] {
+                let n = c.cycles as f64 - check;
                 assert!(
                     n > 4.0 + 2.0 * r - 1e-9 && n <= 5.0 + 3.0 * r + 1e-9,
-                    "{bus_ps}/{user_ps} ps: {n} cycles, r = {r}"
+                    "{bus_ps}/{user_ps} ps: {} cycles (write: {}), r = {r}",
+                    c.cycles,
+                    c.write
                 );
                 seen.push(c.cycles);
             }
+        }
+        // A refused write (toe.mode code 3) never crosses: SLVERR 2 bus cycles
+        // after acceptance, the handshake one edge later, whatever the user clock.
+        let config = b.addr("toe", 0, "toe_config");
+        for _ in 0..5 {
+            b.master.write(config, 3, 0xF);
+            let c = b.run_until_idle()[0];
+            assert_eq!((c.resp, c.cycles), (SLVERR, 3), "{bus_ps}/{user_ps} ps: refused write");
         }
         seen.sort();
         eprintln!(

@@ -114,7 +114,11 @@ impl Part<Transactions> for RegisterFileCore {
         // A write that would put an invalid value in a checked field, or that
         // covers only some bytes of one, is refused here: it never crosses.
         // `value - min > max - min` (32-bit, wrapping) is one compare for
-        // both bounds, and no constant compare when `min` is 0.
+        // both bounds, and no constant compare when `min` is 0. The verdict
+        // on the held AW and W is registered (`w_refused_q`), and a write
+        // issues one cycle after both are held (`w_checked`), so the check
+        // adds no logic level to the issue path.
+        self.w_checked.d.next = self.aw_full.q.val() & self.w_full.q.val();
         self.w_refused.next = false;
         for j in 0..self.check_addr.len() {
             if (self.aw_addr.q.val() == self.check_addr[j].val())
@@ -126,21 +130,27 @@ impl Part<Transactions> for RegisterFileCore {
                 self.w_refused.next = true;
             }
         }
+        self.w_refused_q.d.next = self.w_refused.val();
 
         // One request at a time, issued when the previous response has left;
         // a write and a read both waiting take turns.
         if self.s_axil_aresetn.val() & !self.busy.q.val() & !self.b_valid.q.val() & !self.r_valid.q.val() {
             if self.aw_full.q.val()
                 & self.w_full.q.val()
+                & self.w_checked.q.val()
                 & (!self.ar_full.q.val() | !self.last_write.q.val())
-                & self.w_refused.val()
+                & self.w_refused_q.q.val()
             {
                 self.b_valid.d.next = true;
                 self.b_resp.d.next = self.resp_slverr.val();
                 self.last_write.d.next = true;
                 self.aw_full.d.next = false;
                 self.w_full.d.next = false;
-            } else if self.aw_full.q.val() & self.w_full.q.val() & (!self.ar_full.q.val() | !self.last_write.q.val()) {
+            } else if self.aw_full.q.val()
+                & self.w_full.q.val()
+                & self.w_checked.q.val()
+                & (!self.ar_full.q.val() | !self.last_write.q.val())
+            {
                 self.req_write.d.next = true;
                 self.req_addr.d.next = self.aw_addr.q.val();
                 self.req_wdata.d.next = self.w_data.q.val();

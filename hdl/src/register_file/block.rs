@@ -162,6 +162,10 @@ pub struct RegisterFileCore {
     /// The write waiting in the AW and W registers is refused: it would put
     /// an invalid value in a checked field, or cover only part of one.
     pub(super) w_refused: Signal<Local, Bit>,
+    /// `w_refused` of the AW and W held in the cycle before.
+    pub(super) w_refused_q: DFF<Bit>,
+    /// AW and W were both held in the cycle before: `w_refused_q` judges them.
+    pub(super) w_checked: DFF<Bit>,
     pub(super) zero4: Constant<Bits<4>>,
     // Byte-enable expansion: entry s is the bit mask of strobe pattern s.
     pub(super) strobe_mask: Vec<Constant<Bits<32>>>,
@@ -293,6 +297,8 @@ impl RegisterFileCore {
             check_span: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.max - c.min)))).collect(),
             check_bytes: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.bytes)))).collect(),
             w_refused: Default::default(),
+            w_refused_q: Default::default(),
+            w_checked: Default::default(),
             zero4: Constant::new(bits::<4>(0)),
             strobe_mask,
             resp_okay: Constant::new(bits::<2>(0)),
@@ -360,6 +366,8 @@ impl part::Part<BusClock> for RegisterFileCore {
         self.r_valid.clock.next = self.s_axil_aclk.val();
         self.r_data.clock.next = self.s_axil_aclk.val();
         self.r_resp.clock.next = self.s_axil_aclk.val();
+        self.w_refused_q.clock.next = self.s_axil_aclk.val();
+        self.w_checked.clock.next = self.s_axil_aclk.val();
 
         self.aw_full.d.next = self.aw_full.q.val();
         self.aw_addr.d.next = self.aw_addr.q.val();
