@@ -948,6 +948,12 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     reg  [31:0] latch_q$8$d;
     wire  [31:0] latch_q$8$q;
     reg  latch_q$8$clock;
+    reg  w_refused_q$d;
+    wire  w_refused_q$q;
+    reg  w_refused_q$clock;
+    reg  w_checked$d;
+    wire  w_checked$q;
+    reg  w_checked$clock;
     
     // Local signals
     reg  ack_edge;
@@ -1289,6 +1295,16 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         .q(latch_q$8$q),
         .clock(latch_q$8$clock)
     );
+    toe_user_logic_regs$core$w_refused_q w_refused_q(
+        .d(w_refused_q$d),
+        .q(w_refused_q$q),
+        .clock(w_refused_q$clock)
+    );
+    toe_user_logic_regs$core$w_checked w_checked(
+        .d(w_checked$d),
+        .q(w_checked$q),
+        .clock(w_checked$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -1314,6 +1330,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         r_valid$clock = s_axil_aclk;
         r_data$clock = s_axil_aclk;
         r_resp$clock = s_axil_aclk;
+        w_refused_q$clock = s_axil_aclk;
+        w_checked$clock = s_axil_aclk;
         aw_full$d = aw_full$q;
         aw_addr$d = aw_addr$q;
         w_full$d = w_full$q;
@@ -1385,6 +1403,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
                 end
             end
         end
+        w_checked$d = aw_full$q & w_full$q;
         w_refused = 1'b0;
         if ((aw_addr$q == check_addr$0) & ((w_strb$q & check_bytes$0) != zero4) & (((w_strb$q & check_bytes$0) != check_bytes$0) | (((w_data$q & check_mask$0) - check_min$0) > check_span$0))) begin
             w_refused = 1'b1;
@@ -1404,15 +1423,16 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         if ((aw_addr$q == check_addr$5) & ((w_strb$q & check_bytes$5) != zero4) & (((w_strb$q & check_bytes$5) != check_bytes$5) | (((w_data$q & check_mask$5) - check_min$5) > check_span$5))) begin
             w_refused = 1'b1;
         end
+        w_refused_q$d = w_refused;
         if (s_axil_aresetn & ~busy$q & ~b_valid$q & ~r_valid$q) begin
-            if (aw_full$q & w_full$q & (~ar_full$q | ~last_write$q) & w_refused) begin
+            if (aw_full$q & w_full$q & w_checked$q & (~ar_full$q | ~last_write$q) & w_refused_q$q) begin
                 b_valid$d = 1'b1;
                 b_resp$d = resp_slverr;
                 last_write$d = 1'b1;
                 aw_full$d = 1'b0;
                 w_full$d = 1'b0;
             end
-            else if (aw_full$q & w_full$q & (~ar_full$q | ~last_write$q)) begin
+            else if (aw_full$q & w_full$q & w_checked$q & (~ar_full$q | ~last_write$q)) begin
                 req_write$d = 1'b1;
                 req_addr$d = aw_addr$q;
                 req_wdata$d = w_data$q;
@@ -3559,6 +3579,25 @@ module toe_user_logic_regs$core$storage_q$9(d,q,clock);
 endmodule // toe_user_logic_regs$core$storage_q$9
 
 
+module toe_user_logic_regs$core$w_checked(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$w_checked
+
+
 module toe_user_logic_regs$core$w_data(d,q,clock);
     
     // Module arguments
@@ -3595,6 +3634,25 @@ module toe_user_logic_regs$core$w_full(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$w_full
+
+
+module toe_user_logic_regs$core$w_refused_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$w_refused_q
 
 
 module toe_user_logic_regs$core$w_strb(d,q,clock);
