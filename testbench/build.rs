@@ -14,11 +14,10 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::{env, fs, thread};
+use std::{env, fs};
 
 use config::Variant;
-use verilate::{StaticModels, Verilation};
+use verilate::{StaticModel, StaticModels};
 
 /// What a model of the width matrix is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,60 +209,6 @@ fn prepare_block(out: &Path, model: &str, width: usize, build: BlockBuilder) -> 
     Prepared { model: model.into(), top, sources: vec![source], summary, consts, cost: 1024 }
 }
 
-/// Runs the recipe's Verilator command of every model, `jobs` at a time and
-/// the largest first (`cost`), so one model's single-threaded verilation
-/// overlaps another's C++ compile. `StaticModels::add` runs the same command
-/// again afterwards, which Verilator skips (its default `--skip-identical`:
-/// same inputs and arguments, outputs newer) and whose `make` finds nothing
-/// to do.
-///
-/// The C++ of Verilator's slow path (construction, initial and settle code,
-/// run once per model instance) is compiled at -O0 instead of the -O2 it
-/// gets from the recipe's CFLAGS: about a quarter less compile time for the
-/// 1024-bit models, and the per-cycle code (`OPT_FAST`) is untouched. A
-/// variable in MAKEFLAGS acts as one on make's command line, so it
-/// overrides `verilated.mk`'s `OPT_SLOW =`.
-fn verilate_in_parallel(out: &Path, waivers: &Path, trace: bool, models: &[Prepared], jobs: usize) {
-    let makeflags = match env::var("MAKEFLAGS") {
-        Ok(flags) if !flags.trim().is_empty() => format!("{flags} OPT_SLOW=-O0"),
-        _ => "OPT_SLOW=-O0".to_string(),
-    };
-    let mut order: Vec<&Prepared> = models.iter().collect();
-    order.sort_by_key(|p| std::cmp::Reverse(p.cost));
-    let models = order;
-    let next = Mutex::new(0usize);
-    thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| loop {
-                let i = {
-                    let mut n = next.lock().unwrap();
-                    *n += 1;
-                    *n - 1
-                };
-                let Some(p) = models.get(i) else { break };
-                let obj = out.join(&p.model).join("obj");
-                let v = Verilation {
-                    model: &p.model,
-                    top: &p.top,
-                    sources: &p.sources,
-                    waivers: Some(waivers),
-                    obj_dir: &obj,
-                    trace,
-                };
-                let status = v
-                    .command()
-                    .env("MAKEFLAGS", &makeflags)
-                    .stdout(std::process::Stdio::null())
-                    .status()
-                    .unwrap_or_else(|e| {
-                        panic!("cannot run verilator ({e}): install it with `make deps` or put it on PATH")
-                    });
-                assert!(status.success(), "verilator failed on model {}", p.model);
-            });
-        }
-    });
-}
-
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("..");
@@ -277,13 +222,21 @@ fn main() {
     let mut prepared: Vec<Prepared> = specs.iter().map(|s| prepare(&out, s)).collect();
     prepared.extend(BLOCK_MODELS.iter().map(|(model, width, build)| prepare_block(&out, model, *width, *build)));
     let started = std::time::Instant::now();
-    verilate_in_parallel(&out, &waivers, trace, &prepared, 2);
-    eprintln!("verilated {} models in {:.1} s", prepared.len(), started.elapsed().as_secs_f64());
-
     let mut models = StaticModels::new(&out, Some(&waivers), trace, "crate::verilated");
-    for p in &prepared {
-        models.add(&p.model, &p.top, &p.sources, &p.summary, &p.consts);
-    }
+    let list: Vec<StaticModel> = prepared
+        .iter()
+        .map(|p| StaticModel {
+            model: &p.model,
+            top: &p.top,
+            sources: &p.sources,
+            summary: &p.summary,
+            consts: &p.consts,
+            cost: p.cost,
+        })
+        .collect();
+    // Two at a time: one model's single-threaded verilation overlaps another's C++ compile.
+    models.add_all(&list, 2);
+    eprintln!("verilated {} models in {:.1} s", prepared.len(), started.elapsed().as_secs_f64());
 
     // The Verilator runtime and every shim in one static library; the model
     // archives follow it on the link line (`finish`).

@@ -94,7 +94,7 @@ pub use recipe::{
     find_archive, parse_ports, render_port_table, render_rust, render_shim, verilator_root, verilator_version,
     PortDecl, Verilation,
 };
-pub use static_models::StaticModels;
+pub use static_models::{StaticModel, StaticModels};
 
 /// One port as the verilated header declares it.
 #[derive(Clone, Copy, Debug)]
