@@ -1,27 +1,13 @@
 //! `gen` as a user runs it: output, determinism, and refusal of bad input.
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use std::process::{Command, Output};
+
+use common::tree;
 
 fn gen(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gen")).args(args).output().expect("run gen")
-}
-
-fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push((p.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 #[test]
@@ -34,7 +20,7 @@ fn default_run_writes_the_verilog_and_scripts_deterministically() {
     }
     let (ta, tb) = (tree(&a), tree(&b));
     assert_eq!(ta, tb, "two runs of the same config differ");
-    let names: Vec<String> = ta.iter().map(|(p, _)| p.to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = ta.keys().cloned().collect();
     for want in [
         "rtl/toe_user_logic.v",
         "rtl/toe_user_logic_session.v",

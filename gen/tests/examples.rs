@@ -15,10 +15,14 @@
 //! --workspace golden`) rewrites the golden trees and removes stale ones;
 //! review the diff.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use common::tree;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("gen sits in the workspace").to_path_buf()
@@ -51,26 +55,6 @@ fn build_into(name: &str, config: &Path, out: &Path) {
     let design = toe_gen::read_config(config).unwrap_or_else(|e| panic!("example {name}: {e}"));
     let files = toe_gen::generate(&design).unwrap_or_else(|e| panic!("example {name}: {}: {e}", config.display()));
     toe_gen::write_atomically(out, &files).unwrap_or_else(|e| panic!("example {name}: {e}"));
-}
-
-/// Every file under `dir`, by path relative to it ('/'-separated).
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap_or_else(|e| panic!("cannot read {}: {e}", d.display())) {
-            let p = e.unwrap_or_else(|e| panic!("cannot read {}: {e}", d.display())).path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().components();
-                let rel: Vec<String> = rel.map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-                let bytes = fs::read(&p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()));
-                out.insert(rel.join("/"), bytes);
-            }
-        }
-    }
-    out
 }
 
 /// The first line where `want` and `got` differ: "line N: golden ... / built ...".
