@@ -24,6 +24,14 @@ impl Vendor {
             Vendor::Intel => "intel",
         }
     }
+
+    /// The vendor's implementation tool, as the README and messages name it.
+    pub fn tool(self) -> &'static str {
+        match self {
+            Vendor::Amd => "Vivado",
+            Vendor::Intel => "Quartus",
+        }
+    }
 }
 
 /// A clock input of the board: a differential pair (or the positive leg only

@@ -55,10 +55,7 @@ fn check_netlist(design: &config::Design, board: &Board) -> Result<(), FlowError
         message: format!(
             "{:?} is not a file the {} board build reads: for board {} ({}) use one of {}",
             design.toe_netlist,
-            match board.vendor {
-                Vendor::Amd => "Vivado",
-                Vendor::Intel => "Quartus",
-            },
+            board.vendor.tool(),
             board.name,
             board.vendor.as_str(),
             types.join(", ")

@@ -24,11 +24,11 @@ pub(super) struct OocLine {
 impl OocLine {
     /// The OOC synthesis of `vendor`'s tools on the part of `target`.
     pub(super) fn new(vendor: Vendor, target: &Board) -> OocLine {
-        let (tool, script, make) = match vendor {
-            Vendor::Amd => ("Vivado", "vivado/ooc_synth.tcl", "make vivado-ooc"),
-            Vendor::Intel => ("Quartus", "quartus/ooc_synth.tcl", "make quartus-ooc"),
+        let (script, make) = match vendor {
+            Vendor::Amd => ("vivado/ooc_synth.tcl", "make vivado-ooc"),
+            Vendor::Intel => ("quartus/ooc_synth.tcl", "make quartus-ooc"),
         };
-        OocLine { tool, script, make, part: target.part.clone(), board: target.name.clone() }
+        OocLine { tool: vendor.tool(), script, make, part: target.part.clone(), board: target.name.clone() }
     }
 }
 
