@@ -21,21 +21,10 @@ pub struct FieldModel {
     pub volatile: bool,
     /// The user port it connects to and the port bit of the field's bit 0.
     pub port: Option<(String, u32)>,
-    /// Values a write may put in it, when not every bit pattern is valid
-    /// (REGISTERS.md: "A write outside min..=max is refused").
+    /// Values a write may put in it, when not every bit pattern is valid:
+    /// the map's [`regmap::Field::write_range`] (REGISTERS.md: "A write
+    /// outside min..=max is refused").
     pub valid: Option<(u32, u32)>,
-}
-
-/// The values REGISTERS.md allows a written field: its range, or the span of
-/// its codes, when that leaves out some bit pattern.
-fn valid_values(f: &regmap::Field) -> Option<(u32, u32)> {
-    if !matches!(f.access, Access::Rw | Access::Wo) {
-        return None;
-    }
-    let codes = || f.enum_values.iter().map(|v| v.value);
-    let (min, max) = f.range.or_else(|| Some((codes().min()?, codes().max()?)))?;
-    let all = if f.width >= 32 { u32::MAX } else { (1 << f.width) - 1 };
-    (min > 0 || max < all).then_some((min, max))
 }
 
 /// One register instance: what the map says of it and the state the model keeps.
@@ -128,7 +117,7 @@ impl Expect {
                     access: f.access,
                     volatile: f.volatile,
                     port: (!f.is_constant()).then(|| port_name(block, instance, reg, f)),
-                    valid: valid_values(f),
+                    valid: f.write_range(),
                 })
                 .collect();
             let reset = reg.reset_for(instance);
