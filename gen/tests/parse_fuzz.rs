@@ -30,7 +30,9 @@ fn parser_and_resolver_end_in_a_design_or_one_line_error() {
                 if resolved.is_none() {
                     return Err("parse_config accepted what resolve refused".into());
                 }
-                if !(1..=4).contains(&design.sessions) || !config::DATA_WIDTHS.contains(&design.data_width) {
+                if !(1..=config::MAX_SESSIONS).contains(&design.sessions)
+                    || !config::DATA_WIDTHS.contains(&design.data_width)
+                {
                     return Err(format!(
                         "accepted an invalid design: {} sessions of {} bits",
                         design.sessions, design.data_width
