@@ -8,7 +8,7 @@
 //! assert_eq!(ErrorCause::Verify as u64, 3);
 //! assert_eq!(ErrorCause::from_value(4), Some(ErrorCause::BeyondSize));
 //! assert_eq!(ErrorCause::Aborted.name(), "aborted");
-//! assert_eq!(<ErrorCause as CodeTable>::ALL.len(), 6);
+//! assert_eq!(<ErrorCause as CodeTable>::ALL.len(), 7);
 //! ```
 
 /// A code table as the register map reads it: every value with its map name
@@ -111,6 +111,7 @@ code_table! {
         Verify = 3, "verify", "Received data differs from the incremental pattern (see `err_count`).";
         BeyondSize = 4, "beyond_size", "The peer sent more than `transfer_size` bytes.";
         Aborted = 5, "aborted", "Software wrote `ctrl.abort`.";
+        Stalled = 6, "stalled", "Nothing moved for `stall_timeout` milliseconds: no beat either way and no step of the connection (a TOE that never takes a request, a window that stays shut, a peer that never closes).";
     }
 }
 

@@ -136,7 +136,7 @@ fn header_groups(plan: &PortPlan) -> Vec<PortGroup> {
 /// The session module, the register file and the top that joins them.
 pub fn generate(design: &config::Design, map: &regmap::RegisterMap) -> Result<Rtl, GenError> {
     let session = session_module(design);
-    let session_text = hdl::verilog::session_verilog(design.data_width, &session)?;
+    let session_text = hdl::verilog::session_verilog(design.data_width, design.user_clock_khz(), &session)?;
     let session_ports = hdl::verilog::session_ports(design.data_width)?;
     let regs = register_file_module(design);
     let regs_text = hdl::register_file::register_file_verilog(design, map, &regs)?;

@@ -47,13 +47,30 @@
 //!      the session finishes sending, then closes;
 //!    - `verify` (3): received data differed from the pattern;
 //!    - `beyond_size` (4): the peer sent more than `transfer_size` bytes;
-//!    - `aborted` (5): `abort` arrived.
+//!    - `aborted` (5): `abort` arrived;
+//!    - `stalled` (6): the watchdog fired (below).
 //!
 //! `abort` from any state stops the generator at once, requests a close and
 //! ends the test without waiting for the peer: the session is idle a few
-//! cycles later, provided the TOE takes requests (it must, see the interface
-//! document). A verification error does not stop the transfer: the counters
-//! and the first-error record show the whole run.
+//! cycles later when the TOE takes the close request, and one millisecond
+//! later (`user_clock_khz` cycles) when it does not: the request is then
+//! withdrawn untaken. A verification error does not stop the transfer: the
+//! counters and the first-error record show the whole run.
+//!
+//! The watchdog: nothing may stand still for ever. Progress is a beat moved
+//! either way or a change of state; when none comes for `stall_timeout`
+//! milliseconds (latched at `start`; 0 turns the watchdog off) the test ends
+//! `stalled` (unless it failed already), with the bytes moved so far
+//! counted. A session with a connection or an open under way (waiting for
+//! `established`, running, draining, waiting for the peer's close) stops the
+//! generator and asks to close, and goes on as after any close; one whose
+//! request the TOE does not take, or whose close the TOE never completes,
+//! gives up at once (the request withdrawn). So a window that stays shut, a
+//! peer that never closes, or a TOE that never answers all end the test
+//! within `stall_timeout` (twice that if the close then stalls too). A TX
+//! beat waiting for `tx_tready` when the test is given up (abort, watchdog)
+//! is withdrawn in the cycle the close request appears
+//! (`docs/toe_interface.md`).
 //!
 //! `error_cause` keeps its value until software clears the sticky `error`
 //! register bit (`error` input falling) or the next error.
@@ -88,6 +105,11 @@ enum State {
 /// closed before it calls the transfer short (the verifier needs 5).
 const DRAIN_CYCLES: u64 = 15;
 
+/// Width of the watchdog's cycle count within a millisecond: user clocks up
+/// to 1 GHz (`config` allows 1..=1000 MHz) have at most 1,000,000 cycles a
+/// millisecond.
+const QUIET_CYCLE_BITS: usize = 20;
+
 #[derive(LogicBlock)]
 pub struct Session<const W: usize, const K: usize> {
     /// User clock.
@@ -116,6 +138,8 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_packet_size: Signal<In, Bits<48>>,
     pub reg_fpga_port: Signal<In, Bits<16>>,
     pub reg_target_port: Signal<In, Bits<16>>,
+    /// Milliseconds without progress before the test ends `stalled`; 0: never.
+    pub reg_stall_timeout: Signal<In, Bits<16>>,
     // ---- To the register file.
     /// From `start` until the test ends.
     pub reg_busy: Signal<Out, Bit>,
@@ -190,11 +214,26 @@ pub struct Session<const W: usize, const K: usize> {
     peer_port_q: DFF<Bits<16>>,
     peer_mss_q: DFF<Bits<16>>,
     peer_ws_q: DFF<Bits<4>>,
+    // The watchdog: the stall timeout latched at `start` (on, and its last
+    // millisecond), the state of the cycle before (a change is progress),
+    // user cycles since progress within the current millisecond, whole
+    // milliseconds since progress, and the verdict (registered, so the
+    // counters' compares stay out of the state machine's cone).
+    stall_on: DFF<Bit>,
+    stall_last: DFF<Bits<16>>,
+    last_state: DFF<State>,
+    quiet_cycles: DFF<Bits<QUIET_CYCLE_BITS>>,
+    quiet_ms: DFF<Bits<16>>,
+    stall_q: DFF<Bit>,
     // Combinational helpers.
     tx_ok: Signal<Local, Bit>,
     rx_ok: Signal<Local, Bit>,
     close_first: Signal<Local, Bit>,
     verifier_cause: Signal<Local, Bits<4>>,
+    /// A beat moved or the state changed in the cycle before.
+    progress: Signal<Local, Bit>,
+    /// The last user cycle of a millisecond without progress.
+    ms_tick: Signal<Local, Bit>,
     datapath: Datapath<W, K>,
     // Constants: causes (`error_cause`), test modes, counts.
     c_none: Constant<Bits<4>>,
@@ -203,6 +242,7 @@ pub struct Session<const W: usize, const K: usize> {
     c_verify: Constant<Bits<4>>,
     c_beyond: Constant<Bits<4>>,
     c_aborted: Constant<Bits<4>>,
+    c_stalled: Constant<Bits<4>>,
     c_mode_off: Constant<Bits<2>>,
     c_mode_send: Constant<Bits<2>>,
     c_mode_receive: Constant<Bits<2>>,
@@ -213,10 +253,21 @@ pub struct Session<const W: usize, const K: usize> {
     c_one4: Constant<Bits<4>>,
     c_zero64: Constant<Bits<64>>,
     c_one64: Constant<Bits<64>>,
+    c_ms_last: Constant<Bits<QUIET_CYCLE_BITS>>,
+    c_quiet_zero: Constant<Bits<QUIET_CYCLE_BITS>>,
+    c_quiet_one: Constant<Bits<QUIET_CYCLE_BITS>>,
+    c_zero16: Constant<Bits<16>>,
+    c_one16: Constant<Bits<16>>,
 }
 
 impl<const W: usize, const K: usize> Session<W, K> {
-    pub fn new() -> Self {
+    /// A session whose user clock runs at `user_clock_khz` (its cycles per
+    /// millisecond, for the watchdog), 1..=1,000,000.
+    pub fn new(user_clock_khz: u32) -> Self {
+        assert!(
+            (1..=1 << QUIET_CYCLE_BITS).contains(&user_clock_khz),
+            "user clock of {user_clock_khz} kHz: the watchdog counts at most 2^{QUIET_CYCLE_BITS} cycles a millisecond"
+        );
         let c4 = |v: u64| Constant::new(bits::<4>(v));
         Self {
             clock: Default::default(),
@@ -235,6 +286,7 @@ impl<const W: usize, const K: usize> Session<W, K> {
             reg_packet_size: Default::default(),
             reg_fpga_port: Default::default(),
             reg_target_port: Default::default(),
+            reg_stall_timeout: Default::default(),
             reg_busy: Default::default(),
             reg_connected: Default::default(),
             reg_closed: Default::default(),
@@ -299,10 +351,18 @@ impl<const W: usize, const K: usize> Session<W, K> {
             peer_port_q: Default::default(),
             peer_mss_q: Default::default(),
             peer_ws_q: Default::default(),
+            stall_on: Default::default(),
+            stall_last: Default::default(),
+            last_state: Default::default(),
+            quiet_cycles: Default::default(),
+            quiet_ms: Default::default(),
+            stall_q: Default::default(),
             tx_ok: Default::default(),
             rx_ok: Default::default(),
             close_first: Default::default(),
             verifier_cause: Default::default(),
+            progress: Default::default(),
+            ms_tick: Default::default(),
             datapath: Default::default(),
             c_none: c4(ErrorCause::None as u64),
             c_refused: c4(ErrorCause::Refused as u64),
@@ -310,6 +370,7 @@ impl<const W: usize, const K: usize> Session<W, K> {
             c_verify: c4(ErrorCause::Verify as u64),
             c_beyond: c4(ErrorCause::BeyondSize as u64),
             c_aborted: c4(ErrorCause::Aborted as u64),
+            c_stalled: c4(ErrorCause::Stalled as u64),
             c_mode_off: Constant::new(bits(TestMode::Disabled as u64)),
             c_mode_send: Constant::new(bits(TestMode::Send as u64)),
             c_mode_receive: Constant::new(bits(TestMode::Receive as u64)),
@@ -320,13 +381,12 @@ impl<const W: usize, const K: usize> Session<W, K> {
             c_one4: c4(1),
             c_zero64: Constant::new(bits(0)),
             c_one64: Constant::new(bits(1)),
+            c_ms_last: Constant::new(bits(u64::from(user_clock_khz) - 1)),
+            c_quiet_zero: Constant::new(bits(0)),
+            c_quiet_one: Constant::new(bits(1)),
+            c_zero16: Constant::new(bits(0)),
+            c_one16: Constant::new(bits(1)),
         }
-    }
-}
-
-impl<const W: usize, const K: usize> Default for Session<W, K> {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -360,7 +420,13 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             complete_q,
             peer_port_q,
             peer_mss_q,
-            peer_ws_q
+            peer_ws_q,
+            stall_on,
+            stall_last,
+            last_state,
+            quiet_cycles,
+            quiet_ms,
+            stall_q
         );
 
         // The datapath runs on the latched parameters.
@@ -437,6 +503,31 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             self.verifier_cause.next = self.c_verify.val();
         }
 
+        // The watchdog. Progress is a beat moved either way or a change of
+        // state; `quiet_cycles` counts the cycles of the current millisecond
+        // without it, `quiet_ms` the whole milliseconds. It fires (`stall_q`,
+        // one cycle later) at the end of the `stall_timeout`th millisecond
+        // without progress, or of the first one while aborting: a TOE that
+        // does not take the abort's close request is given up on.
+        self.last_state.d.next = self.state.q.val();
+        self.progress.next = (self.datapath.tx_tvalid.val() & self.toe_tx_tready.val())
+            | (self.toe_rx_tvalid.val() & self.datapath.rx_tready.val())
+            | (self.state.q.val() != self.last_state.q.val());
+        self.ms_tick.next = self.quiet_cycles.q.val() == self.c_ms_last.val();
+        if self.progress.val() {
+            self.quiet_cycles.d.next = self.c_quiet_zero.val();
+            self.quiet_ms.d.next = self.c_zero16.val();
+        } else if self.ms_tick.val() {
+            self.quiet_cycles.d.next = self.c_quiet_zero.val();
+            self.quiet_ms.d.next = self.quiet_ms.q.val() + self.c_one16.val();
+        } else {
+            self.quiet_cycles.d.next = self.quiet_cycles.q.val() + self.c_quiet_one.val();
+        }
+        self.stall_q.d.next = (self.state.q.val() != State::Idle)
+            & self.ms_tick.val()
+            & !self.progress.val()
+            & (self.aborting.q.val() | (self.stall_on.q.val() & (self.quiet_ms.q.val() == self.stall_last.q.val())));
+
         if self.timing.q.val() {
             self.elapsed_q.d.next = self.elapsed_q.q.val() + self.c_one64.val();
         }
@@ -462,6 +553,8 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     self.verify_q.d.next = self.reg_verify.val();
                     self.txp.d.next = self.reg_tx_percent.val();
                     self.rxp.d.next = self.reg_rx_percent.val();
+                    self.stall_on.d.next = self.reg_stall_timeout.val() != self.c_zero16.val();
+                    self.stall_last.d.next = self.reg_stall_timeout.val() - self.c_one16.val();
                     self.fail.d.next = self.c_none.val();
                     self.aborting.d.next = false;
                     self.closed_q.d.next = false;
@@ -580,6 +673,27 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     self.reg_done_set.next = true;
                     self.state.d.next = State::Idle;
                 }
+            }
+        }
+
+        // The watchdog fired: the test ends `stalled` (unless it already
+        // failed). A connection, or an open under way, is asked to close;
+        // a request the TOE does not take, or a close it never completes, is
+        // given up (the request withdrawn untaken: the TOE broke its
+        // contract, see `docs/toe_interface.md`).
+        if self.stall_q.q.val() & (self.state.q.val() != State::Idle) & (self.state.q.val() != State::Finish) {
+            if self.fail.q.val() == self.c_none.val() {
+                self.fail.d.next = self.c_stalled.val();
+            }
+            self.timing.d.next = false;
+            self.datapath.tx_abort.next = true;
+            if (self.state.q.val() == State::OpenReq)
+                | (self.state.q.val() == State::CloseReq)
+                | (self.state.q.val() == State::WaitClosed)
+            {
+                self.state.d.next = State::Finish;
+            } else {
+                self.state.d.next = State::CloseReq;
             }
         }
 

@@ -41,26 +41,34 @@ pub fn block_verilog<B: Block>(block: &mut B, module: &str) -> Result<String, Hd
 }
 
 /// Builds `$block::<W, K>` for a configured width (one of
-/// [`config::DATA_WIDTHS`]; an arm per entry) and returns its Verilog.
+/// [`config::DATA_WIDTHS`]; an arm per entry), with `default()` or the
+/// constructor given, and returns what `$f` makes of it.
 macro_rules! by_width {
     ($width:expr, $block:ident, $f:expr) => {
+        by_width!($width, $block::default(), $f)
+    };
+    ($width:expr, $block:ident :: $ctor:ident ( $($arg:expr),* ), $f:expr) => {
         match $width {
-            64 => ($f)(&mut $block::<64, 8>::default()),
-            128 => ($f)(&mut $block::<128, 16>::default()),
-            256 => ($f)(&mut $block::<256, 32>::default()),
-            512 => ($f)(&mut $block::<512, 64>::default()),
-            1024 => ($f)(&mut $block::<1024, 128>::default()),
+            64 => ($f)(&mut $block::<64, 8>::$ctor($($arg),*)),
+            128 => ($f)(&mut $block::<128, 16>::$ctor($($arg),*)),
+            256 => ($f)(&mut $block::<256, 32>::$ctor($($arg),*)),
+            512 => ($f)(&mut $block::<512, 64>::$ctor($($arg),*)),
+            1024 => ($f)(&mut $block::<1024, 128>::$ctor($($arg),*)),
             other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
         }
     };
 }
 
 /// The per-session module `module` of the product for a data width of
-/// `width` bits: the session with its datapath ([`Session`]); its ports
-/// face the register file and the TOE.
-pub fn session_verilog(width: usize, module: &str) -> Result<String, HdlError> {
-    by_width!(width, Session, |b| block_verilog(b, module))
+/// `width` bits and a user clock of `user_clock_khz`: the session with its
+/// datapath ([`Session`]); its ports face the register file and the TOE.
+pub fn session_verilog(width: usize, user_clock_khz: u32, module: &str) -> Result<String, HdlError> {
+    by_width!(width, Session::new(user_clock_khz), |b| block_verilog(b, module))
 }
+
+/// A user clock for building a session whose ports alone are wanted: the
+/// clock sets a constant of the watchdog, never a port.
+const ANY_CLOCK_KHZ: u32 = 250_000;
 
 /// The session datapath alone ([`Datapath`]: generator, verifier, rate
 /// limiters, with plain start/abort ports): the testbench drives it directly
@@ -147,7 +155,7 @@ pub fn block_ports<B: Block>(block: &mut B) -> Vec<(String, Direction, usize)> {
 /// `Group::ToeSession(0)` (its `toe_<x>` ports). `name` is the port's name on
 /// the session module; the assembly renames per session.
 pub fn session_ports(width: usize) -> Result<Vec<Port>, HdlError> {
-    let ports = by_width!(width, Session, |b| Ok::<_, HdlError>(block_ports(b)))?;
+    let ports = by_width!(width, Session::new(ANY_CLOCK_KHZ), |b| Ok::<_, HdlError>(block_ports(b)))?;
     ports
         .into_iter()
         .map(|(name, direction, width)| {
@@ -190,7 +198,7 @@ mod tests {
     #[test]
     fn probed_ports_are_the_declared_ports() {
         for &width in config::DATA_WIDTHS.iter() {
-            let text = session_verilog(width, "s").unwrap();
+            let text = session_verilog(width, ANY_CLOCK_KHZ, "s").unwrap();
             let typed: Vec<_> =
                 session_ports(width).unwrap().into_iter().map(|p| (p.name, p.direction, p.width)).collect();
             assert_eq!(typed, module_ports(&text, "s").unwrap(), "session at {width} bits");

@@ -3,7 +3,7 @@
 #[test]
 fn session_verilog_has_named_nonempty_modules_for_every_width() {
     for width in config::DATA_WIDTHS {
-        let text = hdl::verilog::session_verilog(width, "dut_session").unwrap();
+        let text = hdl::verilog::session_verilog(width, 250_000, "dut_session").unwrap();
         assert!(text.contains("module dut_session("), "width {width}");
         assert!(text.contains("module dut_session$datapath$generator("), "width {width}");
         assert!(text.contains(&format!("[{}:0] toe_tx_tdata;", width - 1)), "width {width}");
@@ -16,8 +16,10 @@ fn session_verilog_has_named_nonempty_modules_for_every_width() {
 
 #[test]
 fn unsupported_width_is_an_error_not_a_panic() {
-    for e in [hdl::verilog::session_verilog(96, "x").unwrap_err(), hdl::verilog::datapath_verilog(96, "x").unwrap_err()]
-    {
+    for e in [
+        hdl::verilog::session_verilog(96, 250_000, "x").unwrap_err(),
+        hdl::verilog::datapath_verilog(96, "x").unwrap_err(),
+    ] {
         assert!(e.0.contains("unsupported data width 96"), "{e}");
         assert!(e.0.ends_with(&format!("use {}", config::data_widths_text())), "{e}");
     }
@@ -27,7 +29,7 @@ fn unsupported_width_is_an_error_not_a_panic() {
 fn every_configurable_width_has_a_by_width_arm() {
     for width in config::DATA_WIDTHS {
         hdl::verilog::datapath_verilog(width, "dp").unwrap_or_else(|e| panic!("width {width}: {e}"));
-        hdl::verilog::session_verilog(width, "s").unwrap_or_else(|e| panic!("width {width}: {e}"));
+        hdl::verilog::session_verilog(width, 250_000, "s").unwrap_or_else(|e| panic!("width {width}: {e}"));
     }
 }
 

@@ -15,14 +15,34 @@ pub const ID_MAGIC: u32 = u32::from_be_bytes(*b"TOEU");
 /// Register-map version: the major number changes when a register moves or
 /// changes meaning, the minor number when registers or fields are added or an
 /// access that was undefined gets a defined answer (2: out-of-range writes are
-/// refused with SLVERR).
+/// refused with SLVERR; 3: the bus timeout `info.bus_timeout` and SLVERR
+/// while the user domain is in reset, the session watchdog
+/// `session.stall_timeout` and its cause `stalled`).
 pub const VERSION_MAJOR: u32 = 1;
-pub const VERSION_MINOR: u32 = 2;
+pub const VERSION_MINOR: u32 = 3;
+
+/// Register-bus cycles an access waits for the user clock domain before it
+/// completes with SLVERR (`info.bus_timeout`): 1,024, or 64 user-clock
+/// periods where the user clock is that much slower than the bus clock. A
+/// normal access takes a few bus cycles and 2-3 user cycles, so only a user
+/// clock that stopped (or slowed 20-fold) reaches it, and it comes well
+/// inside a PCIe completion timeout (50 us at the least) for bus clocks of
+/// 25 MHz and more.
+pub fn bus_timeout_cycles(design: &Design) -> u32 {
+    let user_periods = (64.0 * design.reg_clock_mhz / design.user_clock_mhz).ceil() as u32;
+    user_periods.max(1024)
+}
 
 /// Reset of the per-session transfer size: 1 MiB, short enough for simulation.
 const DEFAULT_TRANSFER_SIZE: u64 = 1 << 20;
 /// Reset of the per-session packet size: 8 KiB.
 const DEFAULT_PACKET_SIZE: u64 = 8 << 10;
+
+/// Reset of `session.stall_timeout.ms`: a second without progress ends a
+/// test. TCP's own retransmission gives up after minutes; a test system
+/// should say sooner that nothing moves, and software can set 0 (never) or
+/// up to 65,535 ms.
+pub const DEFAULT_STALL_TIMEOUT_MS: u32 = 1000;
 
 fn field(name: &str, lsb: u32, width: u32, access: Access, reset: u32, description: &str) -> Field {
     Field {
@@ -124,6 +144,9 @@ fn info_block(design: &Design) -> Block {
         ]),
         reg("reg_clock_khz", 0x14, "Register-bus (AXI4-Lite) clock frequency.", vec![
             field("khz", 0, 32, Ro, (design.reg_clock_mhz * 1000.0).round() as u32, "Frequency in kHz."),
+        ]),
+        reg("bus_timeout", 0x28, "How long a register access waits for the user clock domain. An access the user domain has not answered after this many register-bus cycles (its clock stopped) completes with SLVERR; a write may still take effect when the clock runs again. Every access made while the user domain is in reset completes with SLVERR and does nothing.", vec![
+            field("cycles", 0, 32, Ro, bus_timeout_cycles(design), "Register-bus cycles."),
         ]),
     ];
     let mut wides = Vec::new();
@@ -248,6 +271,9 @@ fn session_block(design: &Design) -> Block {
         ]),
         reg("target_port", 0x24, "TCP port of the target for this session (active open connects to it); taken at `ctrl.start`.", vec![
             field("port", 0, 16, Rw, 0, "Port number.").per_instance(ports(&design.defaults.target_ports)),
+        ]),
+        reg("stall_timeout", 0x28, "The watchdog of a test: how long nothing may move before the test ends with `error_cause` `stalled`; taken at `ctrl.start`.", vec![
+            field("ms", 0, 16, Rw, DEFAULT_STALL_TIMEOUT_MS, "Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection. 0: wait for ever."),
         ]),
         reg("err_expected", 0x58, "First verification error: the expected 32-bit word.", vec![
             field("value", 0, 32, Ro, 0, "Pattern word at `err_offset`.").volatile(),

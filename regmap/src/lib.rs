@@ -33,7 +33,7 @@ pub mod render;
 
 pub use render::{c_header, c_static_asserts, csr_csv, json, markdown, outputs, rust_accessors, Output};
 
-pub use definition::{ID_MAGIC, VERSION_MAJOR, VERSION_MINOR};
+pub use definition::{bus_timeout_cycles, DEFAULT_STALL_TIMEOUT_MS, ID_MAGIC, VERSION_MAJOR, VERSION_MINOR};
 
 /// How software may access a field, and the side effect of doing so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

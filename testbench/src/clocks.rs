@@ -32,6 +32,8 @@ struct Gen {
     level: bool,
     next_ps: u64,
     rises: u64,
+    /// Stopped: the clock holds its level and has no edges.
+    stopped: bool,
 }
 
 impl Gen {
@@ -57,13 +59,21 @@ impl TwoClocks {
     /// after half its period plus `b_phase_ps`.
     pub fn new(m: &mut Model, a: &str, a_period_ps: u64, b: &str, b_period_ps: u64, b_phase_ps: u64) -> Self {
         assert!(a_period_ps >= 2 && b_period_ps >= 2, "periods must be at least 2 ps");
-        let a = Gen { port: m.port(a), period_ps: a_period_ps, level: false, next_ps: a_period_ps / 2, rises: 0 };
+        let a = Gen {
+            port: m.port(a),
+            period_ps: a_period_ps,
+            level: false,
+            next_ps: a_period_ps / 2,
+            rises: 0,
+            stopped: false,
+        };
         let b = Gen {
             port: m.port(b),
             period_ps: b_period_ps,
             level: false,
             next_ps: b_period_ps / 2 + b_phase_ps,
             rises: 0,
+            stopped: false,
         };
         m.set(a.port, 0);
         m.set(b.port, 0);
@@ -74,7 +84,8 @@ impl TwoClocks {
     /// The clocks that rise at the next event (none if it is a falling edge).
     pub fn peek(&self) -> Edges {
         let t = self.a.next_ps.min(self.b.next_ps);
-        Edges { a: self.a.next_ps == t && !self.a.level, b: self.b.next_ps == t && !self.b.level }
+        let rises = |g: &Gen| g.next_ps == t && !g.level && !g.stopped;
+        Edges { a: rises(&self.a), b: rises(&self.b) }
     }
 
     /// Moves to the next event, changes the clocks that toggle there and
@@ -84,7 +95,10 @@ impl TwoClocks {
         self.now_ps = t;
         let mut edges = Edges::default();
         for (g, rose) in [(&mut self.a, &mut edges.a), (&mut self.b, &mut edges.b)] {
-            if g.next_ps == t {
+            if g.next_ps == t && g.stopped {
+                // Time passes; the clock stays where it stopped.
+                g.next_ps = t + g.half();
+            } else if g.next_ps == t {
                 g.level = !g.level;
                 *rose = g.level;
                 if g.level {
@@ -96,6 +110,13 @@ impl TwoClocks {
         }
         m.eval();
         edges
+    }
+
+    /// Stops clock `b` (it keeps its level; no edges until restarted) or
+    /// restarts it, in its own phase: a clock source that stops and runs
+    /// again, as a PLL losing lock or a gated clock does.
+    pub fn stop_b(&mut self, stopped: bool) {
+        self.b.stopped = stopped;
     }
 
     /// Time of the last event, ps.

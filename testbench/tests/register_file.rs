@@ -562,3 +562,136 @@ fn a_reset_of_either_domain_alone_never_hangs_the_bus() {
         assert_eq!(b.read(id), (regmap::ID_MAGIC, OKAY), "round {round}");
     }
 }
+
+/// Steps `bus_cycles` register-bus clock cycles (the user clock may be stopped).
+fn bus_idle(b: &mut Bench, bus_cycles: u64) {
+    let a0 = b.clocks.rises().0;
+    while b.clocks.rises().0 < a0 + bus_cycles {
+        b.step();
+    }
+}
+
+/// The user clock stops (a PCIe host reads the BAR of a board whose user
+/// clock lost lock): no access hangs. The one in flight answers SLVERR
+/// `info.bus_timeout` bus cycles after it issued, each access queued behind
+/// it answers SLVERR one timeout after the previous answer and never
+/// reaches the user domain; when the clock runs again, the request that was
+/// in flight is performed (a timed-out write may still land, as documented)
+/// and the bus works as before. Then the user domain held in reset with its
+/// clock running: every access answers SLVERR at once and changes nothing.
+/// The protocol checker's hang bound is the timeout plus a few cycles, so
+/// any wait longer than documented fails here.
+#[test]
+fn a_stopped_user_clock_times_out_and_the_bus_recovers() {
+    let design = default_design();
+    let timeout = regmap::bus_timeout_cycles(&design);
+    // Acceptance to the SLVERR handshake of the access in flight: the value
+    // check (1), the issue (1), `timeout` cycles blocked, the registered
+    // verdict (1), BVALID/RVALID (1) and the handshake edge.
+    const MARGIN: u64 = 6;
+    for (round, timing) in [Timing { max_delay: 0, ready_probability: 1.0 }, Timing::default()].into_iter().enumerate()
+    {
+        let mut b = Bench::new(
+            &models::regfile::FNS,
+            RegisterMap::for_design(&design),
+            &format!("bus timeout {round}"),
+            BUS_PS,
+            USER_PS,
+            timing,
+        );
+        b.checker.hang_limit = u64::from(timeout) + MARGIN;
+        let bus_timeout = b.addr("info", 0, "bus_timeout");
+        assert_eq!(b.read(bus_timeout), (timeout, OKAY), "info.bus_timeout is the map's constant");
+        let (landed, dropped) = (b.addr("toe", 0, "fpga_ip"), b.addr("toe", 0, "target_ip"));
+        let dropped_before = b.read(dropped).0;
+        let id = b.addr("info", 0, "id");
+
+        b.clocks.stop_b(true);
+        bus_idle(&mut b, 3);
+        b.master.write(landed, 0x0A0B_0C0D, 0xF);
+        // Long enough for the first write to issue whatever the channel delays.
+        bus_idle(&mut b, 20);
+        b.master.write(dropped, 0x1234_5678, 0xF);
+        b.master.read(id);
+        let done = b.run_until_idle();
+        assert_eq!(done.len(), 3);
+        for c in &done {
+            assert_eq!((c.resp, c.data), (SLVERR, 0), "round {round}: {c:?} while the user clock is stopped");
+        }
+        let first = done.iter().find(|c| c.write && c.addr == landed).unwrap();
+        if round == 0 {
+            assert!(
+                (u64::from(timeout)..=u64::from(timeout) + MARGIN).contains(&first.cycles),
+                "the access in flight answered {} bus cycles after acceptance, timeout {timeout}",
+                first.cycles
+            );
+        }
+        eprintln!(
+            "round {round}: timeout {timeout} bus cycles; SLVERR after {:?} bus cycles from acceptance",
+            done.iter().map(|c| c.cycles).collect::<Vec<_>>()
+        );
+
+        b.clocks.stop_b(false);
+        b.idle(8);
+        assert_eq!(b.read(id), (regmap::ID_MAGIC, OKAY), "round {round}: the bus works once the clock runs");
+        assert_eq!(b.read(landed), (0x0A0B_0C0D, OKAY), "the write in flight landed when the clock ran again");
+        assert_eq!(b.read(dropped), (dropped_before, OKAY), "a write queued behind it never reached the registers");
+        assert_eq!(b.write(dropped, 0x1234_5678, 0xF), OKAY);
+        assert_eq!(b.read(dropped), (0x1234_5678, OKAY));
+
+        // The user domain in reset, its clock running: refused at once.
+        b.checker.hang_limit = 400;
+        let rst = b.m.port(&Group::Clock.top_name("user_rst"));
+        b.m.set(rst, 1);
+        b.m.eval();
+        b.idle(4);
+        assert_eq!(b.write(dropped, 0x5555_AAAA, 0xF), SLVERR, "a write in reset");
+        assert_eq!(b.read(id), (0, SLVERR), "a read in reset");
+        b.m.set(rst, 0);
+        b.m.eval();
+        b.idle(4);
+        let reset_value = b.expect.read(dropped).unwrap().0;
+        assert_eq!(b.read(dropped), (reset_value, OKAY), "the reset value: the write in reset did nothing");
+    }
+}
+
+/// Random traffic from the randomising master while the user clock stops
+/// and starts at random moments: every access completes (OKAY, or SLVERR
+/// while the clock is stopped) within the checker's bound of the timeout
+/// plus the master's own delays, and a read after each restart answers.
+#[test]
+fn random_traffic_across_user_clock_stops_never_hangs() {
+    let mut b = default_bench("clock stops");
+    let timeout = regmap::bus_timeout_cycles(&default_design());
+    // The checker counts from the last response; the master's own channel
+    // delays (up to 4 cycles on B, R and W) come on top of the timeout.
+    b.checker.hang_limit = u64::from(timeout) + 16;
+    let mut rng = ChaCha8Rng::seed_from_u64(b.rng.gen());
+    let addrs = b.all_addrs();
+    let id = b.addr("info", 0, "id");
+    let (mut okay, mut refused) = (0, 0);
+    for round in 0..12 {
+        for _ in 0..rng.gen_range(1..8) {
+            let addr = addrs[rng.gen_range(0..addrs.len())];
+            if rng.gen_bool(0.5) {
+                b.master.read(addr);
+            } else {
+                b.master.write(addr, rng.gen(), rng.gen_range(1..16));
+            }
+        }
+        bus_idle(&mut b, rng.gen_range(0..20));
+        b.clocks.stop_b(true);
+        bus_idle(&mut b, rng.gen_range(0..3 * u64::from(timeout)));
+        b.clocks.stop_b(false);
+        for c in b.run_until_idle() {
+            match c.resp {
+                OKAY => okay += 1,
+                SLVERR => refused += 1,
+                other => panic!("round {round}: response {other}"),
+            }
+        }
+        assert_eq!(b.read(id), (regmap::ID_MAGIC, OKAY), "round {round}");
+    }
+    eprintln!("clock stops: {okay} accesses answered OKAY, {refused} SLVERR (stopped clock or refused value)");
+    assert!(refused > 0, "no access ever met a stopped clock: the test tests nothing");
+}

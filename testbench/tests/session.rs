@@ -8,6 +8,7 @@
 //! only through its registers with the console's operations; random parts
 //! (register-bus timing) print their seed, `TB_SEED=<n>` replays.
 
+use rand::Rng;
 use testbench::boards::{Board, Mode, Rig, SessionResult, SessionTest};
 use testbench::scripted_toe::{Request, ScriptedToe};
 use testbench::seed;
@@ -549,5 +550,176 @@ fn elapsed_counts_cycles_from_established_to_the_last_byte() {
         assert_eq!(receive, receive_toe + 1 + RECEIVE_EXTRA, "receive");
     }
     assert!(a[0].1 != b[0].1 && a[1].1 != b[1].1, "the rhythms give different times");
+    no_violations(&sim);
+}
+
+/// Sets session 0's `stall_timeout` (taken at the next `start`).
+fn set_stall_timeout(sim: &mut Sim, ms: u32) {
+    sim.write(0, regs::session(0).unwrap().stall_timeout(), ms);
+}
+
+/// User-clock cycles of one millisecond, as the board reports its clock.
+fn ms_cycles(sim: &mut Sim) -> u64 {
+    u64::from(sim.user_clock_khz(0))
+}
+
+/// The TOE holds `tx_tready` low for long stretches (up to 40,000 cycles,
+/// far beyond any pipeline) and presents RX beats in bursts with gaps as
+/// long, in full duplex: nothing is lost, nothing is duplicated, the test
+/// ends `done` with both counters exact and the data checked on both sides.
+/// The watchdog (its 1-second default) does not fire on a slow TOE.
+#[test]
+fn long_tx_stalls_and_bursty_rx_lose_nothing() {
+    let mut sim = sim("long_stalls");
+    let mut rng = seed::rng("long_stalls_plan");
+    let size = 40_000;
+    setup(&mut sim, &SessionTest::new(Mode::FullDuplex, size, true));
+    start_and_take_open(&mut sim);
+    establish(&mut sim, PEER);
+    let beat = sim.toe.beat_bytes() as u64;
+    let mut queued = 0;
+    let mut stretches = 0;
+    while sim.toe.session(0).tx_bytes < size || sim.toe.session(0).rx_bytes() < size {
+        assert!(stretches < 1_000, "the transfer makes no progress");
+        stretches += 1;
+        let s = sim.toe.session_mut(0);
+        s.tx_tready = !s.tx_tready;
+        let burst = rng.gen_range(1..=64) * beat;
+        if queued < size && rng.gen_bool(0.5) {
+            let n = burst.min(size - queued);
+            sim.toe.send_pattern(0, n);
+            queued += n;
+        }
+        let hold = if rng.gen_bool(0.3) { rng.gen_range(5_000..40_000) } else { rng.gen_range(1..200) };
+        sim.run(hold);
+    }
+    sim.toe.session_mut(0).status.peer_closed = true;
+    let r = close_when_asked(&mut sim, 1_000);
+    assert!(r.done && !r.error, "{r:?}");
+    assert_eq!((r.tx_bytes, r.rx_bytes, r.err_count), (size, size, 0));
+    let s = sim.toe.session(0);
+    assert_eq!((s.tx_bytes, s.tx_mismatch), (size, None), "every byte sent once, in order");
+    println!("{stretches} stretches of tready and RX gaps over {} cycles", sim.cycles());
+    no_violations(&sim);
+}
+
+/// A window that stays shut: the TOE stops taking TX beats for good. With
+/// `stall_timeout` at 1 ms the test ends `stalled` one millisecond after the
+/// last beat (within a few cycles; the bound below includes the register
+/// reads that see it), having asked to close; the bytes the TOE took are
+/// counted. The same with a TOE that then never takes the close: a second
+/// millisecond later the request is given up and the session is idle.
+#[test]
+fn a_window_that_stays_shut_ends_the_test_stalled() {
+    for toe_takes_the_close in [true, false] {
+        let mut sim = sim(if toe_takes_the_close { "window_shut" } else { "window_shut_close_ignored" });
+        let ms = ms_cycles(&mut sim);
+        set_stall_timeout(&mut sim, 1);
+        setup(&mut sim, &SessionTest::new(Mode::Send, 1 << 20, true));
+        start_and_take_open(&mut sim);
+        establish(&mut sim, PEER);
+        sim.toe.session_mut(0).tx_tready = true;
+        sim.run(1_000);
+        sim.toe.session_mut(0).tx_tready = false;
+        let shut = sim.toe.cycle();
+        let sent = sim.toe.session(0).tx_bytes;
+        sim.toe.session_mut(0).conn_req_ready = false;
+        let waited = run_until(&mut sim, ms + 200, "close request after the stall", |t| t.session(0).presented_for > 0);
+        let since = sim.toe.cycle() - shut;
+        assert!((ms..ms + 10).contains(&since), "close requested {since} cycles after the last beat, 1 ms = {ms}");
+        println!("window shut: close requested {since} cycles after the last beat ({waited} waited)");
+        if toe_takes_the_close {
+            let r = close_when_asked(&mut sim, 100);
+            assert!(r.error && !r.done, "{r:?}");
+            assert_eq!(cause(&r), Some(ErrorCause::Stalled));
+            assert_eq!(r.tx_bytes, sent);
+            no_violations(&sim);
+        } else {
+            assert!(sim.wait_idle(&[(0, 0)], 100, ms + 500), "idle a millisecond after the close was not taken");
+            let r = sim.result(0, 0);
+            assert_eq!(cause(&r), Some(ErrorCause::Stalled), "{r:?}");
+            assert!(sim.toe.session(0).closes() == 0, "the close was never taken");
+            let v = &sim.toe.session(0).violations;
+            assert!(
+                v.len() == 1 && v[0].contains("changed to None"),
+                "the given-up request is the one violation: {v:?}"
+            );
+        }
+        assert_eq!(sim.toe.session(0).tx_bytes, sent, "nothing sent after the stall");
+    }
+}
+
+/// A peer that sends every expected byte and never closes: with
+/// `stall_timeout` at 2 ms the receiver ends `stalled` two milliseconds
+/// later, with every byte counted and verified, and closes. With
+/// `stall_timeout` 0 (never) it waits: still busy 3 ms later, and done
+/// when the peer finally closes.
+#[test]
+fn a_peer_that_never_closes_ends_the_test_stalled_unless_the_watchdog_is_off() {
+    for timeout in [2, 0] {
+        let mut sim = sim(&format!("peer_never_closes_{timeout}"));
+        let ms = ms_cycles(&mut sim);
+        set_stall_timeout(&mut sim, timeout);
+        let size = 5_000;
+        setup(&mut sim, &SessionTest::new(Mode::Receive, size, false));
+        start_and_take_open(&mut sim);
+        establish(&mut sim, PEER);
+        sim.toe.send_pattern(0, size);
+        run_until(&mut sim, 5_000, "RX drained", |t| t.session(0).rx_pending() == 0);
+        let last = sim.toe.cycle();
+        if timeout == 0 {
+            sim.run(3 * ms);
+            assert!(sim.result(0, 0).busy, "the watchdog is off: still waiting for the peer");
+            sim.toe.session_mut(0).status.peer_closed = true;
+            let r = close_when_asked(&mut sim, 1_000);
+            assert!(r.done && r.rx_bytes == size, "{r:?}");
+        } else {
+            run_until(&mut sim, 2 * ms + 200, "close request after the stall", |t| t.session(0).presented_for > 0);
+            let since = sim.toe.cycle() - last;
+            assert!((2 * ms..2 * ms + 10).contains(&since), "stalled after {since} cycles, 1 ms = {ms}");
+            let r = close_when_asked(&mut sim, 100);
+            assert_eq!(cause(&r), Some(ErrorCause::Stalled), "{r:?}");
+            assert_eq!((r.rx_bytes, r.err_count), (size, 0));
+        }
+        no_violations(&sim);
+    }
+}
+
+/// `abort` when the TOE never takes the close request (and the watchdog is
+/// off): the session gives the request up after one millisecond and is idle,
+/// cause `aborted`; the given-up request is the TOE's broken contract, the
+/// one violation the scripted TOE records. Without that bound the session
+/// would wait for ever.
+#[test]
+fn abort_is_idle_within_a_millisecond_when_the_toe_never_takes_the_close() {
+    let mut sim = sim("abort_close_ignored");
+    let ms = ms_cycles(&mut sim);
+    set_stall_timeout(&mut sim, 0);
+    setup(&mut sim, &SessionTest::new(Mode::Send, 1 << 20, true));
+    start_and_take_open(&mut sim);
+    establish(&mut sim, PEER);
+    sim.toe.session_mut(0).tx_tready = true;
+    sim.run(1_000);
+    sim.toe.session_mut(0).conn_req_ready = false;
+    let t0 = sim.cycles();
+    sim.abort(0, 0);
+    assert!(sim.wait_idle(&[(0, 0)], 50, ms + ABORT_BOUND), "idle within 1 ms of abort");
+    let idle = sim.cycles() - t0;
+    println!("abort with the close never taken: idle after {idle} cycles (1 ms = {ms})");
+    assert!(idle >= ms, "the request was given up after {idle} cycles, before a millisecond");
+    let r = sim.result(0, 0);
+    assert_eq!(cause(&r), Some(ErrorCause::Aborted), "{r:?}");
+    assert_eq!(sim.toe.session(0).closes(), 0);
+    let v = &sim.toe.session(0).violations;
+    assert!(v.len() == 1 && v[0].contains("changed to None"), "{v:?}");
+    // The session runs again.
+    sim.toe.session_mut(0).violations.clear();
+    sim.toe.session_mut(0).status.established = false;
+    sim.run(10);
+    setup(&mut sim, &SessionTest::new(Mode::Send, 1_000, true));
+    start_and_take_open(&mut sim);
+    establish(&mut sim, PEER);
+    let r = close_when_asked(&mut sim, 5_000);
+    assert!(r.done && r.tx_bytes == 1_000, "{r:?}");
     no_violations(&sim);
 }

@@ -333,6 +333,42 @@ fn window_update_gap_zero_stalls_a_limited_receiver_and_abort_recovers() {
     }
 }
 
+/// A peer window that stays at zero, between two real session controllers:
+/// with `window_update_gap` 0 and the receiver limited to 5 %, the window
+/// never reopens. With `stall_timeout` at 1 ms on both boards, neither waits
+/// for ever. The sender, which sees nothing move first, ends `stalled` and
+/// closes; the receiver, which has drained what arrived by then, sees that
+/// close before its last expected byte and ends `peer_closed`, its
+/// short-transfer record at the bytes it received, every one of them sent
+/// and verified.
+#[test]
+fn a_window_that_stays_shut_ends_both_sides_stalled() {
+    let mut sim = quick_sim("window_stays_shut");
+    let r = testbench::top1024_regs::regs::session(0).unwrap();
+    for b in 0..2 {
+        sim.init_toe(b, 0, 0);
+        sim.write(b, r.stall_timeout(), 1);
+    }
+    let size = 2 << 20;
+    half_duplex(&mut sim, size, size);
+    let mut rx = SessionTest::new(Mode::Receive, size, false);
+    rx.rx_percent = 5;
+    sim.program(0, 0, &rx);
+    sim.start(0, 0);
+    sim.start(1, 0);
+    let ms = u64::from(sim.user_clock_khz(0));
+    assert!(sim.wait_idle(&[(0, 0), (1, 0)], 5_000, 5 * ms), "both sides idle within 5 ms");
+    let (rx_end, tx_end) = (sim.result(0, 0), sim.result(1, 0));
+    println!("window shut: receiver {rx_end:?}\nsender {tx_end:?} after {} cycles", sim.cycles());
+    assert_eq!(tx_end.error_cause, ErrorCause::Stalled.bits(), "sender: {tx_end:?}");
+    assert_eq!(rx_end.error_cause, ErrorCause::PeerClosed.bits(), "receiver: {rx_end:?}");
+    assert!(rx_end.rx_bytes > 0 && rx_end.rx_bytes < size, "{rx_end:?}");
+    assert_eq!(tx_end.tx_bytes, rx_end.rx_bytes, "every byte sent arrived");
+    assert_eq!((rx_end.err_count, rx_end.err_offset), (1, rx_end.rx_bytes), "the short-transfer record only");
+    assert!(tx_end.closed && rx_end.closed);
+    assert_eq!(sim.toe.violation_count(), 0, "{:?}", sim.toe.violations());
+}
+
 /// Issue 3's send test programmed purely through registers: size, pattern,
 /// speed, start; the byte counter and the elapsed cycles read back agree
 /// with the token-bucket model of the rate limiter (the link, at 99 bytes a

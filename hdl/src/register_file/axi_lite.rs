@@ -3,8 +3,9 @@
 //! that issues one request at a time into the clock crossing (a write and a
 //! read both waiting take turns), the refusal of a write that would put an
 //! invalid value in a checked field (answered SLVERR at once, it never
-//! crosses), the B and R responses when the crossing acknowledges, and the
-//! bus reset. Its ports, as the wrapper declares them,
+//! crosses), the B and R responses when the crossing acknowledges, the
+//! timeout that answers SLVERR when it does not (the user clock stopped),
+//! and the bus reset. Its ports, as the wrapper declares them,
 //! are [`bus_ports`]. These are parts of the core block (`block.rs`).
 
 use config::ports::{Direction, Group, Port};
@@ -165,6 +166,53 @@ impl Part<Transactions> for RegisterFileCore {
                 self.req_addr.d.next = self.ar_addr.q.val();
                 self.req_tog.d.next = !self.req_tog.q.val();
                 self.busy.d.next = true;
+                self.last_write.d.next = false;
+                self.ar_full.d.next = false;
+            }
+        }
+
+        // The timeout. An access that waits on the user domain alone (its
+        // clock stopped) for the map's `bus_timeout` cycles is answered
+        // SLVERR: the request in flight, which stays held (the user side may
+        // still take it when its clock runs again, and its acknowledge keeps
+        // the toggles alternating) with its answer dropped; then, while that
+        // acknowledge is awaited, each access held behind it, which never
+        // issues. The compare is registered (`expired`), off the answer's path.
+        self.blocked.next = self.s_axil_aresetn.val()
+            & self.busy.q.val()
+            & !self.ack_edge.val()
+            & !self.b_valid.q.val()
+            & !self.r_valid.q.val()
+            & (!self.drop_resp.q.val()
+                | (self.aw_full.q.val() & self.w_full.q.val() & self.w_checked.q.val())
+                | self.ar_full.q.val());
+        self.wait_q.d.next = self.wait_zero.val();
+        if self.blocked.val() {
+            self.wait_q.d.next = self.wait_q.q.val() + self.wait_one.val();
+        }
+        self.expired.d.next = self.blocked.val() & (self.wait_q.q.val() == self.timeout_last.val());
+        if self.expired.q.val() & self.blocked.val() {
+            self.wait_q.d.next = self.wait_zero.val();
+            if !self.drop_resp.q.val() {
+                self.drop_resp.d.next = true;
+                if self.req_write.q.val() {
+                    self.b_valid.d.next = true;
+                    self.b_resp.d.next = self.resp_slverr.val();
+                } else {
+                    self.r_valid.d.next = true;
+                    self.r_data.d.next = 0.into();
+                    self.r_resp.d.next = self.resp_slverr.val();
+                }
+            } else if self.aw_full.q.val() & self.w_full.q.val() & self.w_checked.q.val() {
+                self.b_valid.d.next = true;
+                self.b_resp.d.next = self.resp_slverr.val();
+                self.last_write.d.next = true;
+                self.aw_full.d.next = false;
+                self.w_full.d.next = false;
+            } else {
+                self.r_valid.d.next = true;
+                self.r_data.d.next = 0.into();
+                self.r_resp.d.next = self.resp_slverr.val();
                 self.last_write.d.next = false;
                 self.ar_full.d.next = false;
             }

@@ -22,6 +22,10 @@ use crate::cdc::SyncBit;
 /// to it, so one core serves every map up to 64 KiB.
 pub const CORE_ADDRESS_BITS: usize = 16;
 
+/// Width of the bus side's timeout count: a timeout of up to 2^16 bus
+/// cycles (`Layout::bus_timeout`).
+pub const BUS_TIMEOUT_BITS: usize = 16;
+
 /// The trait of the core's parts, in a module of its own: in scope beside
 /// the core, its `update` and `connect` would clash with [`Logic`]'s in the
 /// code `#[derive(LogicBlock)]` writes.
@@ -106,8 +110,19 @@ pub struct RegisterFileCore {
     pub(super) ack_sync: SyncBit,
     pub(super) ack_seen: DFF<Bit>,
     pub(super) ack_edge: Signal<Local, Bit>,
-    /// The bus was reset with a request in flight: wait for its acknowledge, answer nothing.
+    /// The request in flight has been answered already (the bus was reset, or
+    /// it timed out): wait for its acknowledge, answer nothing.
     pub(super) drop_resp: DFF<Bit>,
+    /// An access waits on the user domain alone: the one in flight, or one
+    /// held behind a request that timed out.
+    pub(super) blocked: Signal<Local, Bit>,
+    /// Bus cycles `blocked` has lasted.
+    pub(super) wait_q: DFF<Bits<BUS_TIMEOUT_BITS>>,
+    /// `wait_q` reached the timeout in the cycle before.
+    pub(super) expired: DFF<Bit>,
+    pub(super) timeout_last: Constant<Bits<BUS_TIMEOUT_BITS>>,
+    pub(super) wait_zero: Constant<Bits<BUS_TIMEOUT_BITS>>,
+    pub(super) wait_one: Constant<Bits<BUS_TIMEOUT_BITS>>,
     pub(super) b_valid: DFF<Bit>,
     pub(super) b_resp: DFF<Bits<2>>,
     pub(super) r_valid: DFF<Bit>,
@@ -244,6 +259,12 @@ impl RegisterFileCore {
             ack_seen: Default::default(),
             ack_edge: Default::default(),
             drop_resp: Default::default(),
+            blocked: Default::default(),
+            wait_q: Default::default(),
+            expired: Default::default(),
+            timeout_last: Constant::new(bits(u64::from(layout.bus_timeout) - 1)),
+            wait_zero: Constant::new(bits(0)),
+            wait_one: Constant::new(bits(1)),
             b_valid: Default::default(),
             b_resp: Default::default(),
             r_valid: Default::default(),
@@ -361,6 +382,8 @@ impl part::Part<BusClock> for RegisterFileCore {
         self.ack_sync.clock.next = self.s_axil_aclk.val();
         self.ack_seen.clock.next = self.s_axil_aclk.val();
         self.drop_resp.clock.next = self.s_axil_aclk.val();
+        self.wait_q.clock.next = self.s_axil_aclk.val();
+        self.expired.clock.next = self.s_axil_aclk.val();
         self.b_valid.clock.next = self.s_axil_aclk.val();
         self.b_resp.clock.next = self.s_axil_aclk.val();
         self.r_valid.clock.next = self.s_axil_aclk.val();

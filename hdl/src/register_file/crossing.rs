@@ -70,8 +70,8 @@ impl Part<RequestIn> for RegisterFileCore {
 }
 
 /// The user side answers: in the strobe cycle, the response (the read data
-/// of every kind, or nothing for a write; an error for an unmapped address)
-/// is held still and the acknowledge toggles.
+/// of every kind, or nothing for a write; an error for an unmapped address
+/// or while `user_rst` is high) is held still and the acknowledge toggles.
 pub(super) struct Answer;
 
 impl Part<Answer> for RegisterFileCore {
@@ -82,9 +82,11 @@ impl Part<Answer> for RegisterFileCore {
         self.resp_err.d.next = self.resp_err.q.val();
         if self.strobe.val() {
             self.ack_tog.d.next = !self.ack_tog.q.val();
-            self.resp_err.d.next = !self.hit.val();
+            // In reset the registers take their reset values whatever is
+            // written: every access then answers an error and reads 0.
+            self.resp_err.d.next = !self.hit.val() | self.user_rst.val();
             self.resp_data.d.next = 0.into();
-            if self.do_read.val() & self.hit.val() {
+            if self.do_read.val() & self.hit.val() & !self.user_rst.val() {
                 self.resp_data.d.next = self.rd_storage.val()
                     | self.rd_sticky.val()
                     | self.rd_status.val()

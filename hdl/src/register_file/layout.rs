@@ -10,12 +10,16 @@
 use config::ports::Group;
 use regmap::{Access, RegisterMap};
 
-use super::block::CORE_ADDRESS_BITS;
+use super::block::{BUS_TIMEOUT_BITS, CORE_ADDRESS_BITS};
 use crate::verilog::HdlError;
 
 /// The wide value the register file drives itself: the free-running counter
 /// of user-clock cycles, `(block, wide value)`.
 pub const CYCLE_COUNTER: (&str, &str) = ("info", "cycle_count");
+
+/// The constant the bus side's timeout counts to: `(block, register,
+/// field)` of the map ([`regmap::bus_timeout_cycles`]).
+pub const BUS_TIMEOUT: (&str, &str, &str) = ("info", "bus_timeout", "cycles");
 
 /// What a port of the register file carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,6 +152,9 @@ pub struct Layout {
     pub mapped: Vec<u32>,
     /// The fields whose writes are checked (a refused write answers SLVERR).
     pub checks: Vec<Check>,
+    /// Register-bus cycles an access waits for the user domain before it
+    /// answers SLVERR (the map's [`BUS_TIMEOUT`]), 1..=2^16.
+    pub bus_timeout: u32,
     pub ports: Vec<UserPort>,
     /// Field ids the block implements (every field of the map).
     pub implemented: Vec<String>,
@@ -192,6 +199,7 @@ impl Layout {
             constant: Vec::new(),
             mapped: Vec::new(),
             checks: Vec::new(),
+            bus_timeout: 0,
             ports: Vec::new(),
             implemented: Vec::new(),
             pieces: Vec::new(),
@@ -356,6 +364,22 @@ impl Layout {
                 CYCLE_COUNTER.0, CYCLE_COUNTER.1
             )));
         }
+        let (block, reg, field) = BUS_TIMEOUT;
+        let timeout = map.block(block).and_then(|b| b.register(reg)).and_then(|r| r.field(field));
+        l.bus_timeout = match timeout {
+            Some(f) => match (&f.access, &f.reset) {
+                (Access::Ro, regmap::Reset::Fixed(v)) if (1..=1 << BUS_TIMEOUT_BITS).contains(v) => *v,
+                _ => return Err(err(format!(
+                    "register file: `{block}.{reg}.{field}` must be a read-only constant in 1..={}, not {:?} ({:?})",
+                    1u32 << BUS_TIMEOUT_BITS,
+                    f.reset,
+                    f.access
+                ))),
+            },
+            None => {
+                return Err(err(format!("register file: the map has no `{block}.{reg}.{field}` (the bus timeout)")))
+            }
+        };
         Ok(l)
     }
 
