@@ -115,6 +115,7 @@ module toe_user_logic (
     wire [47:0] s0_packet_size;
     wire [15:0] s0_fpga_port;
     wire [15:0] s0_target_port;
+    wire [15:0] s0_stall_timeout;
     wire [63:0] s0_tx_bytes;
     wire [63:0] s0_rx_bytes;
     wire [63:0] s0_elapsed;
@@ -147,6 +148,7 @@ module toe_user_logic (
     wire [47:0] s1_packet_size;
     wire [15:0] s1_fpga_port;
     wire [15:0] s1_target_port;
+    wire [15:0] s1_stall_timeout;
     wire [63:0] s1_tx_bytes;
     wire [63:0] s1_rx_bytes;
     wire [63:0] s1_elapsed;
@@ -212,6 +214,7 @@ module toe_user_logic (
         .s0_packet_size(s0_packet_size),
         .s0_fpga_port(s0_fpga_port),
         .s0_target_port(s0_target_port),
+        .s0_stall_timeout(s0_stall_timeout),
         .s0_tx_bytes(s0_tx_bytes),
         .s0_rx_bytes(s0_rx_bytes),
         .s0_elapsed(s0_elapsed),
@@ -244,6 +247,7 @@ module toe_user_logic (
         .s1_packet_size(s1_packet_size),
         .s1_fpga_port(s1_fpga_port),
         .s1_target_port(s1_target_port),
+        .s1_stall_timeout(s1_stall_timeout),
         .s1_tx_bytes(s1_tx_bytes),
         .s1_rx_bytes(s1_rx_bytes),
         .s1_elapsed(s1_elapsed),
@@ -274,6 +278,7 @@ module toe_user_logic (
         .reg_packet_size(s0_packet_size),
         .reg_fpga_port(s0_fpga_port),
         .reg_target_port(s0_target_port),
+        .reg_stall_timeout(s0_stall_timeout),
         .reg_busy(s0_busy),
         .reg_connected(s0_connected),
         .reg_closed(s0_closed),
@@ -332,6 +337,7 @@ module toe_user_logic (
         .reg_packet_size(s1_packet_size),
         .reg_fpga_port(s1_fpga_port),
         .reg_target_port(s1_target_port),
+        .reg_stall_timeout(s1_stall_timeout),
         .reg_busy(s1_busy),
         .reg_connected(s1_connected),
         .reg_closed(s1_closed),

@@ -6,7 +6,7 @@
 
 // Register file: AXI4-Lite slave in s_axil_aclk, registers in user_clk.
 // Generated from the register map; see docs/register_file.md.
-module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_awvalid, s_axil_awready, s_axil_wdata, s_axil_wstrb, s_axil_wvalid, s_axil_wready, s_axil_bresp, s_axil_bvalid, s_axil_bready, s_axil_araddr, s_axil_arvalid, s_axil_arready, s_axil_rdata, s_axil_rresp, s_axil_rvalid, s_axil_rready, user_clk, user_rst, info_cycle_count, toe_init, toe_init_done, toe_mode, toe_last_packet_mode, toe_window_update_gap, toe_fpga_mac, toe_fpga_ip, toe_target_mac, toe_target_ip, s0_start, s0_abort, s0_clear_errors, s0_busy, s0_connected, s0_closed, s0_done, s0_done_set, s0_error, s0_error_set, s0_error_cause, s0_test_mode, s0_verify, s0_tx_pattern, s0_conn_mode, s0_tx_percent, s0_rx_percent, s0_transfer_size, s0_packet_size, s0_fpga_port, s0_target_port, s0_tx_bytes, s0_rx_bytes, s0_elapsed, s0_err_offset, s0_err_expected, s0_err_received, s0_err_count, s0_rx_packets, s0_peer_port, s0_peer_mss, s0_peer_window_scale, s1_start, s1_abort, s1_clear_errors, s1_busy, s1_connected, s1_closed, s1_done, s1_done_set, s1_error, s1_error_set, s1_error_cause, s1_test_mode, s1_verify, s1_tx_pattern, s1_conn_mode, s1_tx_percent, s1_rx_percent, s1_transfer_size, s1_packet_size, s1_fpga_port, s1_target_port, s1_tx_bytes, s1_rx_bytes, s1_elapsed, s1_err_offset, s1_err_expected, s1_err_received, s1_err_count, s1_rx_packets, s1_peer_port, s1_peer_mss, s1_peer_window_scale);
+module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_awvalid, s_axil_awready, s_axil_wdata, s_axil_wstrb, s_axil_wvalid, s_axil_wready, s_axil_bresp, s_axil_bvalid, s_axil_bready, s_axil_araddr, s_axil_arvalid, s_axil_arready, s_axil_rdata, s_axil_rresp, s_axil_rvalid, s_axil_rready, user_clk, user_rst, info_cycle_count, toe_init, toe_init_done, toe_mode, toe_last_packet_mode, toe_window_update_gap, toe_fpga_mac, toe_fpga_ip, toe_target_mac, toe_target_ip, s0_start, s0_abort, s0_clear_errors, s0_busy, s0_connected, s0_closed, s0_done, s0_done_set, s0_error, s0_error_set, s0_error_cause, s0_test_mode, s0_verify, s0_tx_pattern, s0_conn_mode, s0_tx_percent, s0_rx_percent, s0_transfer_size, s0_packet_size, s0_fpga_port, s0_target_port, s0_stall_timeout, s0_tx_bytes, s0_rx_bytes, s0_elapsed, s0_err_offset, s0_err_expected, s0_err_received, s0_err_count, s0_rx_packets, s0_peer_port, s0_peer_mss, s0_peer_window_scale, s1_start, s1_abort, s1_clear_errors, s1_busy, s1_connected, s1_closed, s1_done, s1_done_set, s1_error, s1_error_set, s1_error_cause, s1_test_mode, s1_verify, s1_tx_pattern, s1_conn_mode, s1_tx_percent, s1_rx_percent, s1_transfer_size, s1_packet_size, s1_fpga_port, s1_target_port, s1_stall_timeout, s1_tx_bytes, s1_rx_bytes, s1_elapsed, s1_err_offset, s1_err_expected, s1_err_received, s1_err_count, s1_rx_packets, s1_peer_port, s1_peer_mss, s1_peer_window_scale);
 
     // AXI4-Lite slave, s_axil_aclk domain
     input wire s_axil_aclk;
@@ -66,6 +66,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     output wire [47:0] s0_packet_size;
     output wire [15:0] s0_fpga_port;
     output wire [15:0] s0_target_port;
+    output wire [15:0] s0_stall_timeout;
     input wire [63:0] s0_tx_bytes;
     input wire [63:0] s0_rx_bytes;
     input wire [63:0] s0_elapsed;
@@ -99,6 +100,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     output wire [47:0] s1_packet_size;
     output wire [15:0] s1_fpga_port;
     output wire [15:0] s1_target_port;
+    output wire [15:0] s1_stall_timeout;
     input wire [63:0] s1_tx_bytes;
     input wire [63:0] s1_rx_bytes;
     input wire [63:0] s1_elapsed;
@@ -135,6 +137,8 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     wire [31:0] value_20;
     wire [31:0] value_21;
     wire [31:0] value_22;
+    wire [31:0] value_23;
+    wire [31:0] value_24;
     wire [31:0] pulse_0;
     wire [31:0] pulse_1;
     wire [31:0] pulse_2;
@@ -188,10 +192,12 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     wire unused_value_14 = ^value_14;
     wire unused_value_15 = ^value_15;
     wire unused_value_16 = ^value_16;
-    wire unused_value_18 = ^value_18;
-    wire unused_value_20 = ^value_20;
+    wire unused_value_17 = ^value_17;
+    wire unused_value_19 = ^value_19;
     wire unused_value_21 = ^value_21;
     wire unused_value_22 = ^value_22;
+    wire unused_value_23 = ^value_23;
+    wire unused_value_24 = ^value_24;
     wire unused_pulse_0 = ^pulse_0;
     wire unused_pulse_1 = ^pulse_1;
     wire unused_pulse_2 = ^pulse_2;
@@ -244,6 +250,8 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
         .value$20(value_20),
         .value$21(value_21),
         .value$22(value_22),
+        .value$23(value_23),
+        .value$24(value_24),
         .pulse$0(pulse_0),
         .pulse$1(pulse_1),
         .pulse$2(pulse_2),
@@ -312,26 +320,28 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     assign s0_packet_size = {value_12[15:0], value_11[31:0]};
     assign s0_fpga_port = value_13[15:0];
     assign s0_target_port = value_14[15:0];
+    assign s0_stall_timeout = value_15[15:0];
     assign s1_start = pulse_2[0];
     assign s1_abort = pulse_2[1];
     assign s1_clear_errors = pulse_2[2];
     assign s1_done = sticky_1[3];
     assign s1_error = sticky_1[4];
-    assign s1_test_mode = value_15[1:0];
-    assign s1_verify = value_15[4];
-    assign s1_tx_pattern = value_15[5];
-    assign s1_conn_mode = value_15[8];
-    assign s1_tx_percent = value_16[6:0];
-    assign s1_rx_percent = value_16[22:16];
-    assign s1_transfer_size = {value_18[15:0], value_17[31:0]};
-    assign s1_packet_size = {value_20[15:0], value_19[31:0]};
-    assign s1_fpga_port = value_21[15:0];
-    assign s1_target_port = value_22[15:0];
+    assign s1_test_mode = value_16[1:0];
+    assign s1_verify = value_16[4];
+    assign s1_tx_pattern = value_16[5];
+    assign s1_conn_mode = value_16[8];
+    assign s1_tx_percent = value_17[6:0];
+    assign s1_rx_percent = value_17[22:16];
+    assign s1_transfer_size = {value_19[15:0], value_18[31:0]};
+    assign s1_packet_size = {value_21[15:0], value_20[31:0]};
+    assign s1_fpga_port = value_22[15:0];
+    assign s1_target_port = value_23[15:0];
+    assign s1_stall_timeout = value_24[15:0];
 endmodule
 
 
 
-module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,user_clk,user_rst,cycle_count,value$0,value$1,value$2,value$3,value$4,value$5,value$6,value$7,value$8,value$9,value$10,value$11,value$12,value$13,value$14,value$15,value$16,value$17,value$18,value$19,value$20,value$21,value$22,pulse$0,pulse$1,pulse$2,sticky$0,sticky$1,set$0,set$1,status$0,status$1,status$2,status$3,status$4,status$5,status$6,status$7,status$8,status$9,status$10,status$11,status$12,status$13,status$14,status$15,status$16,status$17,status$18,status$19,status$20,status$21,status$22,status$23,status$24,status$25,latch_in$0,latch_in$1,latch_in$2,latch_in$3,latch_in$4,latch_in$5,latch_in$6,latch_in$7,latch_in$8);
+module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,user_clk,user_rst,cycle_count,value$0,value$1,value$2,value$3,value$4,value$5,value$6,value$7,value$8,value$9,value$10,value$11,value$12,value$13,value$14,value$15,value$16,value$17,value$18,value$19,value$20,value$21,value$22,value$23,value$24,pulse$0,pulse$1,pulse$2,sticky$0,sticky$1,set$0,set$1,status$0,status$1,status$2,status$3,status$4,status$5,status$6,status$7,status$8,status$9,status$10,status$11,status$12,status$13,status$14,status$15,status$16,status$17,status$18,status$19,status$20,status$21,status$22,status$23,status$24,status$25,latch_in$0,latch_in$1,latch_in$2,latch_in$3,latch_in$4,latch_in$5,latch_in$6,latch_in$7,latch_in$8);
     
     // Module arguments
     input wire  s_axil_aclk;
@@ -379,6 +389,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     output reg  [31:0] value$20;
     output reg  [31:0] value$21;
     output reg  [31:0] value$22;
+    output reg  [31:0] value$23;
+    output reg  [31:0] value$24;
     output reg  [31:0] pulse$0;
     output reg  [31:0] pulse$1;
     output reg  [31:0] pulse$2;
@@ -423,6 +435,9 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     input wire  [31:0] latch_in$8;
     
     // Constant declarations
+    localparam  timeout_last = 16'h3ff;
+    localparam  wait_zero = 16'h0;
+    localparam  wait_one = 16'h1;
     localparam  storage_addr$0 = 16'h48;
     localparam  storage_addr$1 = 16'h4c;
     localparam  storage_addr$2 = 16'h50;
@@ -438,14 +453,16 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  storage_addr$12 = 16'h11c;
     localparam  storage_addr$13 = 16'h120;
     localparam  storage_addr$14 = 16'h124;
-    localparam  storage_addr$15 = 16'h208;
-    localparam  storage_addr$16 = 16'h20c;
-    localparam  storage_addr$17 = 16'h210;
-    localparam  storage_addr$18 = 16'h214;
-    localparam  storage_addr$19 = 16'h218;
-    localparam  storage_addr$20 = 16'h21c;
-    localparam  storage_addr$21 = 16'h220;
-    localparam  storage_addr$22 = 16'h224;
+    localparam  storage_addr$15 = 16'h128;
+    localparam  storage_addr$16 = 16'h208;
+    localparam  storage_addr$17 = 16'h20c;
+    localparam  storage_addr$18 = 16'h210;
+    localparam  storage_addr$19 = 16'h214;
+    localparam  storage_addr$20 = 16'h218;
+    localparam  storage_addr$21 = 16'h21c;
+    localparam  storage_addr$22 = 16'h220;
+    localparam  storage_addr$23 = 16'h224;
+    localparam  storage_addr$24 = 16'h228;
     localparam  storage_mask$0 = 32'h3ff0033;
     localparam  storage_mask$1 = 32'hffffffff;
     localparam  storage_mask$2 = 32'hffff;
@@ -461,14 +478,16 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  storage_mask$12 = 32'hffff;
     localparam  storage_mask$13 = 32'hffff;
     localparam  storage_mask$14 = 32'hffff;
-    localparam  storage_mask$15 = 32'h133;
-    localparam  storage_mask$16 = 32'h7f007f;
-    localparam  storage_mask$17 = 32'hffffffff;
-    localparam  storage_mask$18 = 32'hffff;
-    localparam  storage_mask$19 = 32'hffffffff;
-    localparam  storage_mask$20 = 32'hffff;
+    localparam  storage_mask$15 = 32'hffff;
+    localparam  storage_mask$16 = 32'h133;
+    localparam  storage_mask$17 = 32'h7f007f;
+    localparam  storage_mask$18 = 32'hffffffff;
+    localparam  storage_mask$19 = 32'hffff;
+    localparam  storage_mask$20 = 32'hffffffff;
     localparam  storage_mask$21 = 32'hffff;
     localparam  storage_mask$22 = 32'hffff;
+    localparam  storage_mask$23 = 32'hffff;
+    localparam  storage_mask$24 = 32'hffff;
     localparam  storage_rmask$0 = 32'h3ff0033;
     localparam  storage_rmask$1 = 32'hffffffff;
     localparam  storage_rmask$2 = 32'hffff;
@@ -484,14 +503,16 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  storage_rmask$12 = 32'hffff;
     localparam  storage_rmask$13 = 32'hffff;
     localparam  storage_rmask$14 = 32'hffff;
-    localparam  storage_rmask$15 = 32'h133;
-    localparam  storage_rmask$16 = 32'h7f007f;
-    localparam  storage_rmask$17 = 32'hffffffff;
-    localparam  storage_rmask$18 = 32'hffff;
-    localparam  storage_rmask$19 = 32'hffffffff;
-    localparam  storage_rmask$20 = 32'hffff;
+    localparam  storage_rmask$15 = 32'hffff;
+    localparam  storage_rmask$16 = 32'h133;
+    localparam  storage_rmask$17 = 32'h7f007f;
+    localparam  storage_rmask$18 = 32'hffffffff;
+    localparam  storage_rmask$19 = 32'hffff;
+    localparam  storage_rmask$20 = 32'hffffffff;
     localparam  storage_rmask$21 = 32'hffff;
     localparam  storage_rmask$22 = 32'hffff;
+    localparam  storage_rmask$23 = 32'hffff;
+    localparam  storage_rmask$24 = 32'hffff;
     localparam  storage_reset$0 = 32'h100000;
     localparam  storage_reset$1 = 32'h2030405;
     localparam  storage_reset$2 = 32'h1;
@@ -507,14 +528,16 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  storage_reset$12 = 32'h0;
     localparam  storage_reset$13 = 32'hea60;
     localparam  storage_reset$14 = 32'hee48;
-    localparam  storage_reset$15 = 32'h110;
-    localparam  storage_reset$16 = 32'h640064;
-    localparam  storage_reset$17 = 32'h100000;
-    localparam  storage_reset$18 = 32'h0;
-    localparam  storage_reset$19 = 32'h2000;
-    localparam  storage_reset$20 = 32'h0;
-    localparam  storage_reset$21 = 32'hea61;
-    localparam  storage_reset$22 = 32'hee49;
+    localparam  storage_reset$15 = 32'h3e8;
+    localparam  storage_reset$16 = 32'h110;
+    localparam  storage_reset$17 = 32'h640064;
+    localparam  storage_reset$18 = 32'h100000;
+    localparam  storage_reset$19 = 32'h0;
+    localparam  storage_reset$20 = 32'h2000;
+    localparam  storage_reset$21 = 32'h0;
+    localparam  storage_reset$22 = 32'hea61;
+    localparam  storage_reset$23 = 32'hee49;
+    localparam  storage_reset$24 = 32'h3e8;
     localparam  pulse_addr$0 = 16'h40;
     localparam  pulse_addr$1 = 16'h100;
     localparam  pulse_addr$2 = 16'h200;
@@ -621,85 +644,90 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  const_addr$3 = 16'hc;
     localparam  const_addr$4 = 16'h10;
     localparam  const_addr$5 = 16'h14;
-    localparam  const_addr$6 = 16'h18;
-    localparam  const_addr$7 = 16'h1c;
+    localparam  const_addr$6 = 16'h28;
+    localparam  const_addr$7 = 16'h18;
+    localparam  const_addr$8 = 16'h1c;
     localparam  const_value$0 = 32'h544f4555;
-    localparam  const_value$1 = 32'h10002;
+    localparam  const_value$1 = 32'h10003;
     localparam  const_value$2 = 32'h2;
     localparam  const_value$3 = 32'h100;
     localparam  const_value$4 = 32'h3d090;
     localparam  const_value$5 = 32'h3d090;
-    localparam  const_value$6 = 32'h18b33840;
-    localparam  const_value$7 = 32'hc5fa901c;
+    localparam  const_value$6 = 32'h400;
+    localparam  const_value$7 = 32'h18b33840;
+    localparam  const_value$8 = 32'hc5fa901c;
     localparam  mapped_addr$0 = 16'h0;
     localparam  mapped_addr$1 = 16'h4;
     localparam  mapped_addr$2 = 16'h8;
     localparam  mapped_addr$3 = 16'hc;
     localparam  mapped_addr$4 = 16'h10;
     localparam  mapped_addr$5 = 16'h14;
-    localparam  mapped_addr$6 = 16'h18;
-    localparam  mapped_addr$7 = 16'h1c;
-    localparam  mapped_addr$8 = 16'h20;
-    localparam  mapped_addr$9 = 16'h24;
-    localparam  mapped_addr$10 = 16'h40;
-    localparam  mapped_addr$11 = 16'h44;
-    localparam  mapped_addr$12 = 16'h48;
-    localparam  mapped_addr$13 = 16'h4c;
-    localparam  mapped_addr$14 = 16'h50;
-    localparam  mapped_addr$15 = 16'h54;
-    localparam  mapped_addr$16 = 16'h58;
-    localparam  mapped_addr$17 = 16'h5c;
-    localparam  mapped_addr$18 = 16'h60;
-    localparam  mapped_addr$19 = 16'h100;
-    localparam  mapped_addr$20 = 16'h104;
-    localparam  mapped_addr$21 = 16'h108;
-    localparam  mapped_addr$22 = 16'h10c;
-    localparam  mapped_addr$23 = 16'h110;
-    localparam  mapped_addr$24 = 16'h114;
-    localparam  mapped_addr$25 = 16'h118;
-    localparam  mapped_addr$26 = 16'h11c;
-    localparam  mapped_addr$27 = 16'h120;
-    localparam  mapped_addr$28 = 16'h124;
-    localparam  mapped_addr$29 = 16'h130;
-    localparam  mapped_addr$30 = 16'h134;
-    localparam  mapped_addr$31 = 16'h138;
-    localparam  mapped_addr$32 = 16'h13c;
-    localparam  mapped_addr$33 = 16'h140;
-    localparam  mapped_addr$34 = 16'h144;
-    localparam  mapped_addr$35 = 16'h150;
-    localparam  mapped_addr$36 = 16'h154;
-    localparam  mapped_addr$37 = 16'h158;
-    localparam  mapped_addr$38 = 16'h15c;
-    localparam  mapped_addr$39 = 16'h160;
-    localparam  mapped_addr$40 = 16'h164;
-    localparam  mapped_addr$41 = 16'h170;
-    localparam  mapped_addr$42 = 16'h174;
-    localparam  mapped_addr$43 = 16'h178;
-    localparam  mapped_addr$44 = 16'h200;
-    localparam  mapped_addr$45 = 16'h204;
-    localparam  mapped_addr$46 = 16'h208;
-    localparam  mapped_addr$47 = 16'h20c;
-    localparam  mapped_addr$48 = 16'h210;
-    localparam  mapped_addr$49 = 16'h214;
-    localparam  mapped_addr$50 = 16'h218;
-    localparam  mapped_addr$51 = 16'h21c;
-    localparam  mapped_addr$52 = 16'h220;
-    localparam  mapped_addr$53 = 16'h224;
-    localparam  mapped_addr$54 = 16'h230;
-    localparam  mapped_addr$55 = 16'h234;
-    localparam  mapped_addr$56 = 16'h238;
-    localparam  mapped_addr$57 = 16'h23c;
-    localparam  mapped_addr$58 = 16'h240;
-    localparam  mapped_addr$59 = 16'h244;
-    localparam  mapped_addr$60 = 16'h250;
-    localparam  mapped_addr$61 = 16'h254;
-    localparam  mapped_addr$62 = 16'h258;
-    localparam  mapped_addr$63 = 16'h25c;
-    localparam  mapped_addr$64 = 16'h260;
-    localparam  mapped_addr$65 = 16'h264;
-    localparam  mapped_addr$66 = 16'h270;
-    localparam  mapped_addr$67 = 16'h274;
-    localparam  mapped_addr$68 = 16'h278;
+    localparam  mapped_addr$6 = 16'h28;
+    localparam  mapped_addr$7 = 16'h18;
+    localparam  mapped_addr$8 = 16'h1c;
+    localparam  mapped_addr$9 = 16'h20;
+    localparam  mapped_addr$10 = 16'h24;
+    localparam  mapped_addr$11 = 16'h40;
+    localparam  mapped_addr$12 = 16'h44;
+    localparam  mapped_addr$13 = 16'h48;
+    localparam  mapped_addr$14 = 16'h4c;
+    localparam  mapped_addr$15 = 16'h50;
+    localparam  mapped_addr$16 = 16'h54;
+    localparam  mapped_addr$17 = 16'h58;
+    localparam  mapped_addr$18 = 16'h5c;
+    localparam  mapped_addr$19 = 16'h60;
+    localparam  mapped_addr$20 = 16'h100;
+    localparam  mapped_addr$21 = 16'h104;
+    localparam  mapped_addr$22 = 16'h108;
+    localparam  mapped_addr$23 = 16'h10c;
+    localparam  mapped_addr$24 = 16'h110;
+    localparam  mapped_addr$25 = 16'h114;
+    localparam  mapped_addr$26 = 16'h118;
+    localparam  mapped_addr$27 = 16'h11c;
+    localparam  mapped_addr$28 = 16'h120;
+    localparam  mapped_addr$29 = 16'h124;
+    localparam  mapped_addr$30 = 16'h128;
+    localparam  mapped_addr$31 = 16'h130;
+    localparam  mapped_addr$32 = 16'h134;
+    localparam  mapped_addr$33 = 16'h138;
+    localparam  mapped_addr$34 = 16'h13c;
+    localparam  mapped_addr$35 = 16'h140;
+    localparam  mapped_addr$36 = 16'h144;
+    localparam  mapped_addr$37 = 16'h150;
+    localparam  mapped_addr$38 = 16'h154;
+    localparam  mapped_addr$39 = 16'h158;
+    localparam  mapped_addr$40 = 16'h15c;
+    localparam  mapped_addr$41 = 16'h160;
+    localparam  mapped_addr$42 = 16'h164;
+    localparam  mapped_addr$43 = 16'h170;
+    localparam  mapped_addr$44 = 16'h174;
+    localparam  mapped_addr$45 = 16'h178;
+    localparam  mapped_addr$46 = 16'h200;
+    localparam  mapped_addr$47 = 16'h204;
+    localparam  mapped_addr$48 = 16'h208;
+    localparam  mapped_addr$49 = 16'h20c;
+    localparam  mapped_addr$50 = 16'h210;
+    localparam  mapped_addr$51 = 16'h214;
+    localparam  mapped_addr$52 = 16'h218;
+    localparam  mapped_addr$53 = 16'h21c;
+    localparam  mapped_addr$54 = 16'h220;
+    localparam  mapped_addr$55 = 16'h224;
+    localparam  mapped_addr$56 = 16'h228;
+    localparam  mapped_addr$57 = 16'h230;
+    localparam  mapped_addr$58 = 16'h234;
+    localparam  mapped_addr$59 = 16'h238;
+    localparam  mapped_addr$60 = 16'h23c;
+    localparam  mapped_addr$61 = 16'h240;
+    localparam  mapped_addr$62 = 16'h244;
+    localparam  mapped_addr$63 = 16'h250;
+    localparam  mapped_addr$64 = 16'h254;
+    localparam  mapped_addr$65 = 16'h258;
+    localparam  mapped_addr$66 = 16'h25c;
+    localparam  mapped_addr$67 = 16'h260;
+    localparam  mapped_addr$68 = 16'h264;
+    localparam  mapped_addr$69 = 16'h270;
+    localparam  mapped_addr$70 = 16'h274;
+    localparam  mapped_addr$71 = 16'h278;
     localparam  check_addr$0 = 16'h48;
     localparam  check_addr$1 = 16'h48;
     localparam  check_addr$2 = 16'h10c;
@@ -804,6 +832,12 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     reg  drop_resp$d;
     wire  drop_resp$q;
     reg  drop_resp$clock;
+    reg  [15:0] wait_q$d;
+    wire  [15:0] wait_q$q;
+    reg  wait_q$clock;
+    reg  expired$d;
+    wire  expired$q;
+    reg  expired$clock;
     reg  b_valid$d;
     wire  b_valid$q;
     reg  b_valid$clock;
@@ -906,6 +940,12 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     reg  [31:0] storage_q$22$d;
     wire  [31:0] storage_q$22$q;
     reg  storage_q$22$clock;
+    reg  [31:0] storage_q$23$d;
+    wire  [31:0] storage_q$23$q;
+    reg  storage_q$23$clock;
+    reg  [31:0] storage_q$24$d;
+    wire  [31:0] storage_q$24$q;
+    reg  storage_q$24$clock;
     reg  [31:0] pulse_q$0$d;
     wire  [31:0] pulse_q$0$q;
     reg  pulse_q$0$clock;
@@ -957,6 +997,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     
     // Local signals
     reg  ack_edge;
+    reg  blocked;
     reg  strobe;
     reg  do_write;
     reg  do_read;
@@ -1054,6 +1095,16 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         .d(drop_resp$d),
         .q(drop_resp$q),
         .clock(drop_resp$clock)
+    );
+    toe_user_logic_regs$core$wait_q wait_q(
+        .d(wait_q$d),
+        .q(wait_q$q),
+        .clock(wait_q$clock)
+    );
+    toe_user_logic_regs$core$expired expired(
+        .d(expired$d),
+        .q(expired$q),
+        .clock(expired$clock)
     );
     toe_user_logic_regs$core$b_valid b_valid(
         .d(b_valid$d),
@@ -1225,6 +1276,16 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         .q(storage_q$22$q),
         .clock(storage_q$22$clock)
     );
+    toe_user_logic_regs$core$storage_q$23 storage_q$23(
+        .d(storage_q$23$d),
+        .q(storage_q$23$q),
+        .clock(storage_q$23$clock)
+    );
+    toe_user_logic_regs$core$storage_q$24 storage_q$24(
+        .d(storage_q$24$d),
+        .q(storage_q$24$q),
+        .clock(storage_q$24$clock)
+    );
     toe_user_logic_regs$core$pulse_q$0 pulse_q$0(
         .d(pulse_q$0$d),
         .q(pulse_q$0$q),
@@ -1325,6 +1386,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         ack_sync$clock = s_axil_aclk;
         ack_seen$clock = s_axil_aclk;
         drop_resp$clock = s_axil_aclk;
+        wait_q$clock = s_axil_aclk;
+        expired$clock = s_axil_aclk;
         b_valid$clock = s_axil_aclk;
         b_resp$clock = s_axil_aclk;
         r_valid$clock = s_axil_aclk;
@@ -1448,6 +1511,41 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
                 req_addr$d = ar_addr$q;
                 req_tog$d = ~req_tog$q;
                 busy$d = 1'b1;
+                last_write$d = 1'b0;
+                ar_full$d = 1'b0;
+            end
+        end
+        blocked = s_axil_aresetn & busy$q & ~ack_edge & ~b_valid$q & ~r_valid$q & (~drop_resp$q | (aw_full$q & w_full$q & w_checked$q) | ar_full$q);
+        wait_q$d = wait_zero;
+        if (blocked) begin
+            wait_q$d = wait_q$q + wait_one;
+        end
+        expired$d = blocked & (wait_q$q == timeout_last);
+        if (expired$q & blocked) begin
+            wait_q$d = wait_zero;
+            if (~drop_resp$q) begin
+                drop_resp$d = 1'b1;
+                if (req_write$q) begin
+                    b_valid$d = 1'b1;
+                    b_resp$d = resp_slverr;
+                end
+                else begin
+                    r_valid$d = 1'b1;
+                    r_data$d = 32'h0;
+                    r_resp$d = resp_slverr;
+                end
+            end
+            else if (aw_full$q & w_full$q & w_checked$q) begin
+                b_valid$d = 1'b1;
+                b_resp$d = resp_slverr;
+                last_write$d = 1'b1;
+                aw_full$d = 1'b0;
+                w_full$d = 1'b0;
+            end
+            else begin
+                r_valid$d = 1'b1;
+                r_data$d = 32'h0;
+                r_resp$d = resp_slverr;
                 last_write$d = 1'b0;
                 ar_full$d = 1'b0;
             end
@@ -1736,6 +1834,15 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         if (req_addr$q == mapped_addr$68) begin
             hit = 1'b1;
         end
+        if (req_addr$q == mapped_addr$69) begin
+            hit = 1'b1;
+        end
+        if (req_addr$q == mapped_addr$70) begin
+            hit = 1'b1;
+        end
+        if (req_addr$q == mapped_addr$71) begin
+            hit = 1'b1;
+        end
         rd_storage = 32'h0;
         storage_q$0$clock = user_clk;
         storage_q$0$d = storage_q$0$q;
@@ -2013,6 +2120,30 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
             storage_q$22$d = storage_reset$22;
         end
         value$22 = storage_q$22$q;
+        storage_q$23$clock = user_clk;
+        storage_q$23$d = storage_q$23$q;
+        if (req_addr$q == storage_addr$23) begin
+            rd_storage = storage_q$23$q & storage_rmask$23;
+            if (do_write) begin
+                storage_q$23$d = (storage_q$23$q & ~(wmask & storage_mask$23)) | (req_wdata$q & wmask & storage_mask$23);
+            end
+        end
+        if (user_rst) begin
+            storage_q$23$d = storage_reset$23;
+        end
+        value$23 = storage_q$23$q;
+        storage_q$24$clock = user_clk;
+        storage_q$24$d = storage_q$24$q;
+        if (req_addr$q == storage_addr$24) begin
+            rd_storage = storage_q$24$q & storage_rmask$24;
+            if (do_write) begin
+                storage_q$24$d = (storage_q$24$q & ~(wmask & storage_mask$24)) | (req_wdata$q & wmask & storage_mask$24);
+            end
+        end
+        if (user_rst) begin
+            storage_q$24$d = storage_reset$24;
+        end
+        value$24 = storage_q$24$q;
         pulse_q$0$clock = user_clk;
         pulse_q$0$d = 32'h0;
         if (do_write & (req_addr$q == pulse_addr$0)) begin
@@ -2269,14 +2400,17 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         if (req_addr$q == const_addr$7) begin
             rd_const = const_value$7;
         end
+        if (req_addr$q == const_addr$8) begin
+            rd_const = const_value$8;
+        end
         ack_tog$d = ack_tog$q;
         resp_data$d = resp_data$q;
         resp_err$d = resp_err$q;
         if (strobe) begin
             ack_tog$d = ~ack_tog$q;
-            resp_err$d = ~hit;
+            resp_err$d = ~hit | user_rst;
             resp_data$d = 32'h0;
-            if (do_read & hit) begin
+            if (do_read & hit & ~user_rst) begin
                 resp_data$d = rd_storage | rd_sticky | rd_status | rd_latch | rd_const;
             end
         end
@@ -2569,6 +2703,25 @@ module toe_user_logic_regs$core$drop_resp(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$drop_resp
+
+
+module toe_user_logic_regs$core$expired(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$expired
 
 
 module toe_user_logic_regs$core$last_write(d,q,clock);
@@ -3446,6 +3599,44 @@ module toe_user_logic_regs$core$storage_q$22(d,q,clock);
 endmodule // toe_user_logic_regs$core$storage_q$22
 
 
+module toe_user_logic_regs$core$storage_q$23(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_q$23
+
+
+module toe_user_logic_regs$core$storage_q$24(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_q$24
+
+
 module toe_user_logic_regs$core$storage_q$3(d,q,clock);
     
     // Module arguments
@@ -3672,6 +3863,25 @@ module toe_user_logic_regs$core$w_strb(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$w_strb
+
+
+module toe_user_logic_regs$core$wait_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$wait_q
 
 `resetall
 `default_nettype wire

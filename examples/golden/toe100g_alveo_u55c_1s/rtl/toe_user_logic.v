@@ -92,6 +92,7 @@ module toe_user_logic (
     wire [47:0] s0_packet_size;
     wire [15:0] s0_fpga_port;
     wire [15:0] s0_target_port;
+    wire [15:0] s0_stall_timeout;
     wire [63:0] s0_tx_bytes;
     wire [63:0] s0_rx_bytes;
     wire [63:0] s0_elapsed;
@@ -157,6 +158,7 @@ module toe_user_logic (
         .s0_packet_size(s0_packet_size),
         .s0_fpga_port(s0_fpga_port),
         .s0_target_port(s0_target_port),
+        .s0_stall_timeout(s0_stall_timeout),
         .s0_tx_bytes(s0_tx_bytes),
         .s0_rx_bytes(s0_rx_bytes),
         .s0_elapsed(s0_elapsed),
@@ -187,6 +189,7 @@ module toe_user_logic (
         .reg_packet_size(s0_packet_size),
         .reg_fpga_port(s0_fpga_port),
         .reg_target_port(s0_target_port),
+        .reg_stall_timeout(s0_stall_timeout),
         .reg_busy(s0_busy),
         .reg_connected(s0_connected),
         .reg_closed(s0_closed),

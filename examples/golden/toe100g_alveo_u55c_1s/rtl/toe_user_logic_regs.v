@@ -6,7 +6,7 @@
 
 // Register file: AXI4-Lite slave in s_axil_aclk, registers in user_clk.
 // Generated from the register map; see docs/register_file.md.
-module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_awvalid, s_axil_awready, s_axil_wdata, s_axil_wstrb, s_axil_wvalid, s_axil_wready, s_axil_bresp, s_axil_bvalid, s_axil_bready, s_axil_araddr, s_axil_arvalid, s_axil_arready, s_axil_rdata, s_axil_rresp, s_axil_rvalid, s_axil_rready, user_clk, user_rst, info_cycle_count, toe_init, toe_init_done, toe_mode, toe_last_packet_mode, toe_window_update_gap, toe_fpga_mac, toe_fpga_ip, toe_target_mac, toe_target_ip, s0_start, s0_abort, s0_clear_errors, s0_busy, s0_connected, s0_closed, s0_done, s0_done_set, s0_error, s0_error_set, s0_error_cause, s0_test_mode, s0_verify, s0_tx_pattern, s0_conn_mode, s0_tx_percent, s0_rx_percent, s0_transfer_size, s0_packet_size, s0_fpga_port, s0_target_port, s0_tx_bytes, s0_rx_bytes, s0_elapsed, s0_err_offset, s0_err_expected, s0_err_received, s0_err_count, s0_rx_packets, s0_peer_port, s0_peer_mss, s0_peer_window_scale);
+module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_awvalid, s_axil_awready, s_axil_wdata, s_axil_wstrb, s_axil_wvalid, s_axil_wready, s_axil_bresp, s_axil_bvalid, s_axil_bready, s_axil_araddr, s_axil_arvalid, s_axil_arready, s_axil_rdata, s_axil_rresp, s_axil_rvalid, s_axil_rready, user_clk, user_rst, info_cycle_count, toe_init, toe_init_done, toe_mode, toe_last_packet_mode, toe_window_update_gap, toe_fpga_mac, toe_fpga_ip, toe_target_mac, toe_target_ip, s0_start, s0_abort, s0_clear_errors, s0_busy, s0_connected, s0_closed, s0_done, s0_done_set, s0_error, s0_error_set, s0_error_cause, s0_test_mode, s0_verify, s0_tx_pattern, s0_conn_mode, s0_tx_percent, s0_rx_percent, s0_transfer_size, s0_packet_size, s0_fpga_port, s0_target_port, s0_stall_timeout, s0_tx_bytes, s0_rx_bytes, s0_elapsed, s0_err_offset, s0_err_expected, s0_err_received, s0_err_count, s0_rx_packets, s0_peer_port, s0_peer_mss, s0_peer_window_scale);
 
     // AXI4-Lite slave, s_axil_aclk domain
     input wire s_axil_aclk;
@@ -66,6 +66,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     output wire [47:0] s0_packet_size;
     output wire [15:0] s0_fpga_port;
     output wire [15:0] s0_target_port;
+    output wire [15:0] s0_stall_timeout;
     input wire [63:0] s0_tx_bytes;
     input wire [63:0] s0_rx_bytes;
     input wire [63:0] s0_elapsed;
@@ -94,6 +95,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     wire [31:0] value_12;
     wire [31:0] value_13;
     wire [31:0] value_14;
+    wire [31:0] value_15;
     wire [31:0] pulse_0;
     wire [31:0] pulse_1;
     wire [31:0] sticky_0;
@@ -126,6 +128,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     wire unused_value_12 = ^value_12;
     wire unused_value_13 = ^value_13;
     wire unused_value_14 = ^value_14;
+    wire unused_value_15 = ^value_15;
     wire unused_pulse_0 = ^pulse_0;
     wire unused_pulse_1 = ^pulse_1;
     wire unused_sticky_0 = ^sticky_0;
@@ -168,6 +171,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
         .value$12(value_12),
         .value$13(value_13),
         .value$14(value_14),
+        .value$15(value_15),
         .pulse$0(pulse_0),
         .pulse$1(pulse_1),
         .sticky$0(sticky_0),
@@ -217,11 +221,12 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     assign s0_packet_size = {value_12[15:0], value_11[31:0]};
     assign s0_fpga_port = value_13[15:0];
     assign s0_target_port = value_14[15:0];
+    assign s0_stall_timeout = value_15[15:0];
 endmodule
 
 
 
-module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,user_clk,user_rst,cycle_count,value$0,value$1,value$2,value$3,value$4,value$5,value$6,value$7,value$8,value$9,value$10,value$11,value$12,value$13,value$14,pulse$0,pulse$1,sticky$0,set$0,status$0,status$1,status$2,status$3,status$4,status$5,status$6,status$7,status$8,status$9,status$10,status$11,status$12,status$13,latch_in$0,latch_in$1,latch_in$2,latch_in$3,latch_in$4);
+module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,user_clk,user_rst,cycle_count,value$0,value$1,value$2,value$3,value$4,value$5,value$6,value$7,value$8,value$9,value$10,value$11,value$12,value$13,value$14,value$15,pulse$0,pulse$1,sticky$0,set$0,status$0,status$1,status$2,status$3,status$4,status$5,status$6,status$7,status$8,status$9,status$10,status$11,status$12,status$13,latch_in$0,latch_in$1,latch_in$2,latch_in$3,latch_in$4);
     
     // Module arguments
     input wire  s_axil_aclk;
@@ -261,6 +266,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     output reg  [31:0] value$12;
     output reg  [31:0] value$13;
     output reg  [31:0] value$14;
+    output reg  [31:0] value$15;
     output reg  [31:0] pulse$0;
     output reg  [31:0] pulse$1;
     output reg  [31:0] sticky$0;
@@ -286,6 +292,9 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     input wire  [31:0] latch_in$4;
     
     // Constant declarations
+    localparam  timeout_last = 16'h3ff;
+    localparam  wait_zero = 16'h0;
+    localparam  wait_one = 16'h1;
     localparam  storage_addr$0 = 16'h48;
     localparam  storage_addr$1 = 16'h4c;
     localparam  storage_addr$2 = 16'h50;
@@ -301,6 +310,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  storage_addr$12 = 16'h11c;
     localparam  storage_addr$13 = 16'h120;
     localparam  storage_addr$14 = 16'h124;
+    localparam  storage_addr$15 = 16'h128;
     localparam  storage_mask$0 = 32'h3ff0033;
     localparam  storage_mask$1 = 32'hffffffff;
     localparam  storage_mask$2 = 32'hffff;
@@ -316,6 +326,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  storage_mask$12 = 32'hffff;
     localparam  storage_mask$13 = 32'hffff;
     localparam  storage_mask$14 = 32'hffff;
+    localparam  storage_mask$15 = 32'hffff;
     localparam  storage_rmask$0 = 32'h3ff0033;
     localparam  storage_rmask$1 = 32'hffffffff;
     localparam  storage_rmask$2 = 32'hffff;
@@ -331,6 +342,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  storage_rmask$12 = 32'hffff;
     localparam  storage_rmask$13 = 32'hffff;
     localparam  storage_rmask$14 = 32'hffff;
+    localparam  storage_rmask$15 = 32'hffff;
     localparam  storage_reset$0 = 32'h100000;
     localparam  storage_reset$1 = 32'h2030405;
     localparam  storage_reset$2 = 32'h1;
@@ -346,6 +358,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  storage_reset$12 = 32'h0;
     localparam  storage_reset$13 = 32'hea60;
     localparam  storage_reset$14 = 32'hee48;
+    localparam  storage_reset$15 = 32'h3e8;
     localparam  pulse_addr$0 = 16'h40;
     localparam  pulse_addr$1 = 16'h100;
     localparam  pulse_mask$0 = 32'h1;
@@ -407,60 +420,64 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  const_addr$3 = 16'hc;
     localparam  const_addr$4 = 16'h10;
     localparam  const_addr$5 = 16'h14;
-    localparam  const_addr$6 = 16'h18;
-    localparam  const_addr$7 = 16'h1c;
+    localparam  const_addr$6 = 16'h28;
+    localparam  const_addr$7 = 16'h18;
+    localparam  const_addr$8 = 16'h1c;
     localparam  const_value$0 = 32'h544f4555;
-    localparam  const_value$1 = 32'h10002;
+    localparam  const_value$1 = 32'h10003;
     localparam  const_value$2 = 32'h1;
     localparam  const_value$3 = 32'h200;
     localparam  const_value$4 = 32'h3d090;
     localparam  const_value$5 = 32'h3d090;
-    localparam  const_value$6 = 32'he26431b1;
-    localparam  const_value$7 = 32'h37447ee6;
+    localparam  const_value$6 = 32'h400;
+    localparam  const_value$7 = 32'he26431b1;
+    localparam  const_value$8 = 32'h37447ee6;
     localparam  mapped_addr$0 = 16'h0;
     localparam  mapped_addr$1 = 16'h4;
     localparam  mapped_addr$2 = 16'h8;
     localparam  mapped_addr$3 = 16'hc;
     localparam  mapped_addr$4 = 16'h10;
     localparam  mapped_addr$5 = 16'h14;
-    localparam  mapped_addr$6 = 16'h18;
-    localparam  mapped_addr$7 = 16'h1c;
-    localparam  mapped_addr$8 = 16'h20;
-    localparam  mapped_addr$9 = 16'h24;
-    localparam  mapped_addr$10 = 16'h40;
-    localparam  mapped_addr$11 = 16'h44;
-    localparam  mapped_addr$12 = 16'h48;
-    localparam  mapped_addr$13 = 16'h4c;
-    localparam  mapped_addr$14 = 16'h50;
-    localparam  mapped_addr$15 = 16'h54;
-    localparam  mapped_addr$16 = 16'h58;
-    localparam  mapped_addr$17 = 16'h5c;
-    localparam  mapped_addr$18 = 16'h60;
-    localparam  mapped_addr$19 = 16'h100;
-    localparam  mapped_addr$20 = 16'h104;
-    localparam  mapped_addr$21 = 16'h108;
-    localparam  mapped_addr$22 = 16'h10c;
-    localparam  mapped_addr$23 = 16'h110;
-    localparam  mapped_addr$24 = 16'h114;
-    localparam  mapped_addr$25 = 16'h118;
-    localparam  mapped_addr$26 = 16'h11c;
-    localparam  mapped_addr$27 = 16'h120;
-    localparam  mapped_addr$28 = 16'h124;
-    localparam  mapped_addr$29 = 16'h130;
-    localparam  mapped_addr$30 = 16'h134;
-    localparam  mapped_addr$31 = 16'h138;
-    localparam  mapped_addr$32 = 16'h13c;
-    localparam  mapped_addr$33 = 16'h140;
-    localparam  mapped_addr$34 = 16'h144;
-    localparam  mapped_addr$35 = 16'h150;
-    localparam  mapped_addr$36 = 16'h154;
-    localparam  mapped_addr$37 = 16'h158;
-    localparam  mapped_addr$38 = 16'h15c;
-    localparam  mapped_addr$39 = 16'h160;
-    localparam  mapped_addr$40 = 16'h164;
-    localparam  mapped_addr$41 = 16'h170;
-    localparam  mapped_addr$42 = 16'h174;
-    localparam  mapped_addr$43 = 16'h178;
+    localparam  mapped_addr$6 = 16'h28;
+    localparam  mapped_addr$7 = 16'h18;
+    localparam  mapped_addr$8 = 16'h1c;
+    localparam  mapped_addr$9 = 16'h20;
+    localparam  mapped_addr$10 = 16'h24;
+    localparam  mapped_addr$11 = 16'h40;
+    localparam  mapped_addr$12 = 16'h44;
+    localparam  mapped_addr$13 = 16'h48;
+    localparam  mapped_addr$14 = 16'h4c;
+    localparam  mapped_addr$15 = 16'h50;
+    localparam  mapped_addr$16 = 16'h54;
+    localparam  mapped_addr$17 = 16'h58;
+    localparam  mapped_addr$18 = 16'h5c;
+    localparam  mapped_addr$19 = 16'h60;
+    localparam  mapped_addr$20 = 16'h100;
+    localparam  mapped_addr$21 = 16'h104;
+    localparam  mapped_addr$22 = 16'h108;
+    localparam  mapped_addr$23 = 16'h10c;
+    localparam  mapped_addr$24 = 16'h110;
+    localparam  mapped_addr$25 = 16'h114;
+    localparam  mapped_addr$26 = 16'h118;
+    localparam  mapped_addr$27 = 16'h11c;
+    localparam  mapped_addr$28 = 16'h120;
+    localparam  mapped_addr$29 = 16'h124;
+    localparam  mapped_addr$30 = 16'h128;
+    localparam  mapped_addr$31 = 16'h130;
+    localparam  mapped_addr$32 = 16'h134;
+    localparam  mapped_addr$33 = 16'h138;
+    localparam  mapped_addr$34 = 16'h13c;
+    localparam  mapped_addr$35 = 16'h140;
+    localparam  mapped_addr$36 = 16'h144;
+    localparam  mapped_addr$37 = 16'h150;
+    localparam  mapped_addr$38 = 16'h154;
+    localparam  mapped_addr$39 = 16'h158;
+    localparam  mapped_addr$40 = 16'h15c;
+    localparam  mapped_addr$41 = 16'h160;
+    localparam  mapped_addr$42 = 16'h164;
+    localparam  mapped_addr$43 = 16'h170;
+    localparam  mapped_addr$44 = 16'h174;
+    localparam  mapped_addr$45 = 16'h178;
     localparam  check_addr$0 = 16'h48;
     localparam  check_addr$1 = 16'h48;
     localparam  check_addr$2 = 16'h10c;
@@ -555,6 +572,12 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     reg  drop_resp$d;
     wire  drop_resp$q;
     reg  drop_resp$clock;
+    reg  [15:0] wait_q$d;
+    wire  [15:0] wait_q$q;
+    reg  wait_q$clock;
+    reg  expired$d;
+    wire  expired$q;
+    reg  expired$clock;
     reg  b_valid$d;
     wire  b_valid$q;
     reg  b_valid$clock;
@@ -633,6 +656,9 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     reg  [31:0] storage_q$14$d;
     wire  [31:0] storage_q$14$q;
     reg  storage_q$14$clock;
+    reg  [31:0] storage_q$15$d;
+    wire  [31:0] storage_q$15$q;
+    reg  storage_q$15$clock;
     reg  [31:0] pulse_q$0$d;
     wire  [31:0] pulse_q$0$q;
     reg  pulse_q$0$clock;
@@ -666,6 +692,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     
     // Local signals
     reg  ack_edge;
+    reg  blocked;
     reg  strobe;
     reg  do_write;
     reg  do_read;
@@ -763,6 +790,16 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         .d(drop_resp$d),
         .q(drop_resp$q),
         .clock(drop_resp$clock)
+    );
+    toe_user_logic_regs$core$wait_q wait_q(
+        .d(wait_q$d),
+        .q(wait_q$q),
+        .clock(wait_q$clock)
+    );
+    toe_user_logic_regs$core$expired expired(
+        .d(expired$d),
+        .q(expired$q),
+        .clock(expired$clock)
     );
     toe_user_logic_regs$core$b_valid b_valid(
         .d(b_valid$d),
@@ -894,6 +931,11 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         .q(storage_q$14$q),
         .clock(storage_q$14$clock)
     );
+    toe_user_logic_regs$core$storage_q$15 storage_q$15(
+        .d(storage_q$15$d),
+        .q(storage_q$15$q),
+        .clock(storage_q$15$clock)
+    );
     toe_user_logic_regs$core$pulse_q$0 pulse_q$0(
         .d(pulse_q$0$d),
         .q(pulse_q$0$q),
@@ -964,6 +1006,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         ack_sync$clock = s_axil_aclk;
         ack_seen$clock = s_axil_aclk;
         drop_resp$clock = s_axil_aclk;
+        wait_q$clock = s_axil_aclk;
+        expired$clock = s_axil_aclk;
         b_valid$clock = s_axil_aclk;
         b_resp$clock = s_axil_aclk;
         r_valid$clock = s_axil_aclk;
@@ -1081,6 +1125,41 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
                 req_addr$d = ar_addr$q;
                 req_tog$d = ~req_tog$q;
                 busy$d = 1'b1;
+                last_write$d = 1'b0;
+                ar_full$d = 1'b0;
+            end
+        end
+        blocked = s_axil_aresetn & busy$q & ~ack_edge & ~b_valid$q & ~r_valid$q & (~drop_resp$q | (aw_full$q & w_full$q & w_checked$q) | ar_full$q);
+        wait_q$d = wait_zero;
+        if (blocked) begin
+            wait_q$d = wait_q$q + wait_one;
+        end
+        expired$d = blocked & (wait_q$q == timeout_last);
+        if (expired$q & blocked) begin
+            wait_q$d = wait_zero;
+            if (~drop_resp$q) begin
+                drop_resp$d = 1'b1;
+                if (req_write$q) begin
+                    b_valid$d = 1'b1;
+                    b_resp$d = resp_slverr;
+                end
+                else begin
+                    r_valid$d = 1'b1;
+                    r_data$d = 32'h0;
+                    r_resp$d = resp_slverr;
+                end
+            end
+            else if (aw_full$q & w_full$q & w_checked$q) begin
+                b_valid$d = 1'b1;
+                b_resp$d = resp_slverr;
+                last_write$d = 1'b1;
+                aw_full$d = 1'b0;
+                w_full$d = 1'b0;
+            end
+            else begin
+                r_valid$d = 1'b1;
+                r_data$d = 32'h0;
+                r_resp$d = resp_slverr;
                 last_write$d = 1'b0;
                 ar_full$d = 1'b0;
             end
@@ -1294,6 +1373,12 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         if (req_addr$q == mapped_addr$43) begin
             hit = 1'b1;
         end
+        if (req_addr$q == mapped_addr$44) begin
+            hit = 1'b1;
+        end
+        if (req_addr$q == mapped_addr$45) begin
+            hit = 1'b1;
+        end
         rd_storage = 32'h0;
         storage_q$0$clock = user_clk;
         storage_q$0$d = storage_q$0$q;
@@ -1475,6 +1560,18 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
             storage_q$14$d = storage_reset$14;
         end
         value$14 = storage_q$14$q;
+        storage_q$15$clock = user_clk;
+        storage_q$15$d = storage_q$15$q;
+        if (req_addr$q == storage_addr$15) begin
+            rd_storage = storage_q$15$q & storage_rmask$15;
+            if (do_write) begin
+                storage_q$15$d = (storage_q$15$q & ~(wmask & storage_mask$15)) | (req_wdata$q & wmask & storage_mask$15);
+            end
+        end
+        if (user_rst) begin
+            storage_q$15$d = storage_reset$15;
+        end
+        value$15 = storage_q$15$q;
         pulse_q$0$clock = user_clk;
         pulse_q$0$d = 32'h0;
         if (do_write & (req_addr$q == pulse_addr$0)) begin
@@ -1630,14 +1727,17 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         if (req_addr$q == const_addr$7) begin
             rd_const = const_value$7;
         end
+        if (req_addr$q == const_addr$8) begin
+            rd_const = const_value$8;
+        end
         ack_tog$d = ack_tog$q;
         resp_data$d = resp_data$q;
         resp_err$d = resp_err$q;
         if (strobe) begin
             ack_tog$d = ~ack_tog$q;
-            resp_err$d = ~hit;
+            resp_err$d = ~hit | user_rst;
             resp_data$d = 32'h0;
-            if (do_read & hit) begin
+            if (do_read & hit & ~user_rst) begin
                 resp_data$d = rd_storage | rd_sticky | rd_status | rd_latch | rd_const;
             end
         end
@@ -1930,6 +2030,25 @@ module toe_user_logic_regs$core$drop_resp(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$drop_resp
+
+
+module toe_user_logic_regs$core$expired(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$expired
 
 
 module toe_user_logic_regs$core$last_write(d,q,clock);
@@ -2522,6 +2641,25 @@ module toe_user_logic_regs$core$storage_q$14(d,q,clock);
 endmodule // toe_user_logic_regs$core$storage_q$14
 
 
+module toe_user_logic_regs$core$storage_q$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_q$15
+
+
 module toe_user_logic_regs$core$storage_q$2(d,q,clock);
     
     // Module arguments
@@ -2767,6 +2905,25 @@ module toe_user_logic_regs$core$w_strb(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$w_strb
+
+
+module toe_user_logic_regs$core$wait_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$wait_q
 
 `resetall
 `default_nettype wire

@@ -161,6 +161,7 @@ module toe_user_logic (
     wire [47:0] s0_packet_size;
     wire [15:0] s0_fpga_port;
     wire [15:0] s0_target_port;
+    wire [15:0] s0_stall_timeout;
     wire [63:0] s0_tx_bytes;
     wire [63:0] s0_rx_bytes;
     wire [63:0] s0_elapsed;
@@ -193,6 +194,7 @@ module toe_user_logic (
     wire [47:0] s1_packet_size;
     wire [15:0] s1_fpga_port;
     wire [15:0] s1_target_port;
+    wire [15:0] s1_stall_timeout;
     wire [63:0] s1_tx_bytes;
     wire [63:0] s1_rx_bytes;
     wire [63:0] s1_elapsed;
@@ -225,6 +227,7 @@ module toe_user_logic (
     wire [47:0] s2_packet_size;
     wire [15:0] s2_fpga_port;
     wire [15:0] s2_target_port;
+    wire [15:0] s2_stall_timeout;
     wire [63:0] s2_tx_bytes;
     wire [63:0] s2_rx_bytes;
     wire [63:0] s2_elapsed;
@@ -257,6 +260,7 @@ module toe_user_logic (
     wire [47:0] s3_packet_size;
     wire [15:0] s3_fpga_port;
     wire [15:0] s3_target_port;
+    wire [15:0] s3_stall_timeout;
     wire [63:0] s3_tx_bytes;
     wire [63:0] s3_rx_bytes;
     wire [63:0] s3_elapsed;
@@ -322,6 +326,7 @@ module toe_user_logic (
         .s0_packet_size(s0_packet_size),
         .s0_fpga_port(s0_fpga_port),
         .s0_target_port(s0_target_port),
+        .s0_stall_timeout(s0_stall_timeout),
         .s0_tx_bytes(s0_tx_bytes),
         .s0_rx_bytes(s0_rx_bytes),
         .s0_elapsed(s0_elapsed),
@@ -354,6 +359,7 @@ module toe_user_logic (
         .s1_packet_size(s1_packet_size),
         .s1_fpga_port(s1_fpga_port),
         .s1_target_port(s1_target_port),
+        .s1_stall_timeout(s1_stall_timeout),
         .s1_tx_bytes(s1_tx_bytes),
         .s1_rx_bytes(s1_rx_bytes),
         .s1_elapsed(s1_elapsed),
@@ -386,6 +392,7 @@ module toe_user_logic (
         .s2_packet_size(s2_packet_size),
         .s2_fpga_port(s2_fpga_port),
         .s2_target_port(s2_target_port),
+        .s2_stall_timeout(s2_stall_timeout),
         .s2_tx_bytes(s2_tx_bytes),
         .s2_rx_bytes(s2_rx_bytes),
         .s2_elapsed(s2_elapsed),
@@ -418,6 +425,7 @@ module toe_user_logic (
         .s3_packet_size(s3_packet_size),
         .s3_fpga_port(s3_fpga_port),
         .s3_target_port(s3_target_port),
+        .s3_stall_timeout(s3_stall_timeout),
         .s3_tx_bytes(s3_tx_bytes),
         .s3_rx_bytes(s3_rx_bytes),
         .s3_elapsed(s3_elapsed),
@@ -448,6 +456,7 @@ module toe_user_logic (
         .reg_packet_size(s0_packet_size),
         .reg_fpga_port(s0_fpga_port),
         .reg_target_port(s0_target_port),
+        .reg_stall_timeout(s0_stall_timeout),
         .reg_busy(s0_busy),
         .reg_connected(s0_connected),
         .reg_closed(s0_closed),
@@ -506,6 +515,7 @@ module toe_user_logic (
         .reg_packet_size(s1_packet_size),
         .reg_fpga_port(s1_fpga_port),
         .reg_target_port(s1_target_port),
+        .reg_stall_timeout(s1_stall_timeout),
         .reg_busy(s1_busy),
         .reg_connected(s1_connected),
         .reg_closed(s1_closed),
@@ -564,6 +574,7 @@ module toe_user_logic (
         .reg_packet_size(s2_packet_size),
         .reg_fpga_port(s2_fpga_port),
         .reg_target_port(s2_target_port),
+        .reg_stall_timeout(s2_stall_timeout),
         .reg_busy(s2_busy),
         .reg_connected(s2_connected),
         .reg_closed(s2_closed),
@@ -622,6 +633,7 @@ module toe_user_logic (
         .reg_packet_size(s3_packet_size),
         .reg_fpga_port(s3_fpga_port),
         .reg_target_port(s3_target_port),
+        .reg_stall_timeout(s3_stall_timeout),
         .reg_busy(s3_busy),
         .reg_connected(s3_connected),
         .reg_closed(s3_closed),

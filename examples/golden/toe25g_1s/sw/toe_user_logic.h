@@ -4,7 +4,7 @@
 #ifndef TOE_USER_LOGIC_H
 #define TOE_USER_LOGIC_H
 
-/* Register map of `toe_user_logic`, version 1.2, on a 32-bit register bus (AXI4-Lite).
+/* Register map of `toe_user_logic`, version 1.3, on a 32-bit register bus (AXI4-Lite).
  *
  * Registers are 32 bits, 4-byte aligned; bits no field covers read 0 and ignore writes.
  * Fields: value = (word & _MASK) >> _SHIFT; word = (word & ~_MASK) | ((value << _SHIFT) & _MASK).
@@ -39,11 +39,11 @@
 
 /* version (ro, address 0x004): Register-map version. The major number changes when a register moves or changes meaning, the minor number when registers are added or an undefined access gets a defined answer. */
 #define TOE_USER_LOGIC_VERSION_OFFSET 0x004u
-#define TOE_USER_LOGIC_VERSION_RESET 0x00010002u
+#define TOE_USER_LOGIC_VERSION_RESET 0x00010003u
 #define TOE_USER_LOGIC_VERSION_MINOR_MASK 0x0000FFFFu
 #define TOE_USER_LOGIC_VERSION_MINOR_SHIFT 0u
 #define TOE_USER_LOGIC_VERSION_MINOR_WIDTH 16u
-#define TOE_USER_LOGIC_VERSION_MINOR_RESET 0x0002u
+#define TOE_USER_LOGIC_VERSION_MINOR_RESET 0x0003u
 #define TOE_USER_LOGIC_VERSION_MINOR_ACCESS TOE_USER_LOGIC_ACCESS_RO
 #define TOE_USER_LOGIC_VERSION_MINOR_VOLATILE 0u
 #define TOE_USER_LOGIC_VERSION_MAJOR_MASK 0xFFFF0000u
@@ -92,6 +92,16 @@
 #define TOE_USER_LOGIC_REG_CLOCK_KHZ_KHZ_RESET 0x0003D090u
 #define TOE_USER_LOGIC_REG_CLOCK_KHZ_KHZ_ACCESS TOE_USER_LOGIC_ACCESS_RO
 #define TOE_USER_LOGIC_REG_CLOCK_KHZ_KHZ_VOLATILE 0u
+
+/* bus_timeout (ro, address 0x028): How long a register access waits for the user clock domain. An access the user domain has not answered after this many register-bus cycles (its clock stopped) completes with SLVERR; a write may still take effect when the clock runs again. Every access made while the user domain is in reset completes with SLVERR and does nothing. */
+#define TOE_USER_LOGIC_BUS_TIMEOUT_OFFSET 0x028u
+#define TOE_USER_LOGIC_BUS_TIMEOUT_RESET 0x00000400u
+#define TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_MASK 0xFFFFFFFFu
+#define TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_SHIFT 0u
+#define TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_WIDTH 32u
+#define TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_RESET 0x00000400u
+#define TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_ACCESS TOE_USER_LOGIC_ACCESS_RO
+#define TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_VOLATILE 0u
 
 /* config_hash_lo (ro, address 0x018): First 64 bits of the SHA-256 of the configuration this bitstream was generated from (the `configuration` in every generated file's banner). Bits 31:0; reading this register latches `config_hash_hi`. */
 #define TOE_USER_LOGIC_CONFIG_HASH_LO_OFFSET 0x018u
@@ -335,6 +345,7 @@
 #define TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_VERIFY 3u
 #define TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_BEYOND_SIZE 4u
 #define TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_ABORTED 5u
+#define TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_STALLED 6u
 
 /* test_config (rw, offset in the instance 0x008): Test parameters (the demo's menus 2 and 3); taken at `ctrl.start`. */
 #define TOE_USER_LOGIC_SESSION_TEST_CONFIG_OFFSET 0x008u
@@ -451,6 +462,16 @@
 #define TOE_USER_LOGIC_SESSION_TARGET_PORT_PORT_RESET_S0 0xEE48u
 #define TOE_USER_LOGIC_SESSION_TARGET_PORT_PORT_ACCESS TOE_USER_LOGIC_ACCESS_RW
 #define TOE_USER_LOGIC_SESSION_TARGET_PORT_PORT_VOLATILE 0u
+
+/* stall_timeout (rw, offset in the instance 0x028): The watchdog of a test: how long nothing may move before the test ends with `error_cause` `stalled`; taken at `ctrl.start`. */
+#define TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_OFFSET 0x028u
+#define TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_RESET 0x000003E8u
+#define TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_MASK 0x0000FFFFu
+#define TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_SHIFT 0u
+#define TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_WIDTH 16u
+#define TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_RESET 0x03E8u
+#define TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_ACCESS TOE_USER_LOGIC_ACCESS_RW
+#define TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_VOLATILE 0u
 
 /* tx_bytes_lo (ro, offset in the instance 0x030): Bytes sent since `ctrl.start`; counts while the test runs. Bits 31:0; reading this register latches `tx_bytes_hi`. */
 #define TOE_USER_LOGIC_SESSION_TX_BYTES_LO_OFFSET 0x030u

@@ -95,6 +95,13 @@ _Static_assert(TOE_USER_LOGIC_CYCLE_COUNT_HI_VALUE_WIDTH >= 1u && TOE_USER_LOGIC
 _Static_assert(TOE_USER_LOGIC_CYCLE_COUNT_HI_VALUE_MASK == ((0xFFFFFFFFu >> (32u - TOE_USER_LOGIC_CYCLE_COUNT_HI_VALUE_WIDTH)) << TOE_USER_LOGIC_CYCLE_COUNT_HI_VALUE_SHIFT), "info.cycle_count_hi.value: mask matches shift and width");
 _Static_assert((TOE_USER_LOGIC_CYCLE_COUNT_HI_VALUE_RESET & ~(TOE_USER_LOGIC_CYCLE_COUNT_HI_VALUE_MASK >> TOE_USER_LOGIC_CYCLE_COUNT_HI_VALUE_SHIFT)) == 0u, "info.cycle_count_hi.value: reset fits the field");
 _Static_assert(TOE_USER_LOGIC_CYCLE_COUNT_HI_RESET == ((TOE_USER_LOGIC_CYCLE_COUNT_HI_VALUE_RESET << TOE_USER_LOGIC_CYCLE_COUNT_HI_VALUE_SHIFT)), "info.cycle_count_hi: reset composed of its fields");
+_Static_assert(TOE_USER_LOGIC_BUS_TIMEOUT_OFFSET == 0x028u, "info.bus_timeout: offset");
+_Static_assert((TOE_USER_LOGIC_BUS_TIMEOUT_OFFSET - TOE_USER_LOGIC_INFO_BASE) % 4u == 0u && (TOE_USER_LOGIC_BUS_TIMEOUT_OFFSET - TOE_USER_LOGIC_INFO_BASE) + 4u <= TOE_USER_LOGIC_INFO_SIZE, "info.bus_timeout: aligned, inside the block");
+_Static_assert(TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_SHIFT == 0u && TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_WIDTH == 32u, "info.bus_timeout.cycles: position");
+_Static_assert(TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_WIDTH >= 1u && TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_SHIFT + TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_WIDTH <= 32u, "info.bus_timeout.cycles: inside bits 31:0");
+_Static_assert(TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_MASK == ((0xFFFFFFFFu >> (32u - TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_WIDTH)) << TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_SHIFT), "info.bus_timeout.cycles: mask matches shift and width");
+_Static_assert((TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_RESET & ~(TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_MASK >> TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_SHIFT)) == 0u, "info.bus_timeout.cycles: reset fits the field");
+_Static_assert(TOE_USER_LOGIC_BUS_TIMEOUT_RESET == ((TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_RESET << TOE_USER_LOGIC_BUS_TIMEOUT_CYCLES_SHIFT)), "info.bus_timeout: reset composed of its fields");
 _Static_assert(TOE_USER_LOGIC_ID_OFFSET + 4u <= TOE_USER_LOGIC_VERSION_OFFSET, "info: id and version do not overlap");
 _Static_assert(TOE_USER_LOGIC_VERSION_OFFSET + 4u <= TOE_USER_LOGIC_SESSIONS_OFFSET, "info: version and sessions do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSIONS_OFFSET + 4u <= TOE_USER_LOGIC_DATA_WIDTH_OFFSET, "info: sessions and data_width do not overlap");
@@ -104,6 +111,7 @@ _Static_assert(TOE_USER_LOGIC_REG_CLOCK_KHZ_OFFSET + 4u <= TOE_USER_LOGIC_CONFIG
 _Static_assert(TOE_USER_LOGIC_CONFIG_HASH_LO_OFFSET + 4u <= TOE_USER_LOGIC_CONFIG_HASH_HI_OFFSET, "info: config_hash_lo and config_hash_hi do not overlap");
 _Static_assert(TOE_USER_LOGIC_CONFIG_HASH_HI_OFFSET + 4u <= TOE_USER_LOGIC_CYCLE_COUNT_LO_OFFSET, "info: config_hash_hi and cycle_count_lo do not overlap");
 _Static_assert(TOE_USER_LOGIC_CYCLE_COUNT_LO_OFFSET + 4u <= TOE_USER_LOGIC_CYCLE_COUNT_HI_OFFSET, "info: cycle_count_lo and cycle_count_hi do not overlap");
+_Static_assert(TOE_USER_LOGIC_CYCLE_COUNT_HI_OFFSET + 4u <= TOE_USER_LOGIC_BUS_TIMEOUT_OFFSET, "info: cycle_count_hi and bus_timeout do not overlap");
 _Static_assert(TOE_USER_LOGIC_CONFIG_HASH_HI_OFFSET == TOE_USER_LOGIC_CONFIG_HASH_LO_OFFSET + 4u, "info.config_hash: high half follows the low half");
 _Static_assert(TOE_USER_LOGIC_CONFIG_HASH_WIDTH == 32u + TOE_USER_LOGIC_CONFIG_HASH_HI_VALUE_WIDTH && TOE_USER_LOGIC_CONFIG_HASH_LO_VALUE_WIDTH == 32u, "info.config_hash: halves cover the width");
 _Static_assert(TOE_USER_LOGIC_CONFIG_HASH_RESET == (((unsigned long long)TOE_USER_LOGIC_CONFIG_HASH_HI_RESET << 32) | TOE_USER_LOGIC_CONFIG_HASH_LO_RESET), "info.config_hash: reset matches the halves");
@@ -258,6 +266,7 @@ _Static_assert(TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_PEER_CLOSED == 2u && (T
 _Static_assert(TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_VERIFY == 3u && (TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_VERIFY & ~(TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_MASK >> TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_SHIFT)) == 0u, "session.status.error_cause: value verify fits the field");
 _Static_assert(TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_BEYOND_SIZE == 4u && (TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_BEYOND_SIZE & ~(TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_MASK >> TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_SHIFT)) == 0u, "session.status.error_cause: value beyond_size fits the field");
 _Static_assert(TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_ABORTED == 5u && (TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_ABORTED & ~(TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_MASK >> TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_SHIFT)) == 0u, "session.status.error_cause: value aborted fits the field");
+_Static_assert(TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_STALLED == 6u && (TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_STALLED & ~(TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_MASK >> TOE_USER_LOGIC_SESSION_STATUS_ERROR_CAUSE_SHIFT)) == 0u, "session.status.error_cause: value stalled fits the field");
 _Static_assert((TOE_USER_LOGIC_SESSION_STATUS_BUSY_MASK & TOE_USER_LOGIC_SESSION_STATUS_CONNECTED_MASK) == 0u, "session.status: busy and connected do not overlap");
 _Static_assert((TOE_USER_LOGIC_SESSION_STATUS_BUSY_MASK & TOE_USER_LOGIC_SESSION_STATUS_CLOSED_MASK) == 0u, "session.status: busy and closed do not overlap");
 _Static_assert((TOE_USER_LOGIC_SESSION_STATUS_BUSY_MASK & TOE_USER_LOGIC_SESSION_STATUS_DONE_MASK) == 0u, "session.status: busy and done do not overlap");
@@ -363,6 +372,13 @@ _Static_assert(TOE_USER_LOGIC_SESSION_TARGET_PORT_PORT_WIDTH >= 1u && TOE_USER_L
 _Static_assert(TOE_USER_LOGIC_SESSION_TARGET_PORT_PORT_MASK == ((0xFFFFFFFFu >> (32u - TOE_USER_LOGIC_SESSION_TARGET_PORT_PORT_WIDTH)) << TOE_USER_LOGIC_SESSION_TARGET_PORT_PORT_SHIFT), "session.target_port.port: mask matches shift and width");
 _Static_assert((TOE_USER_LOGIC_SESSION_TARGET_PORT_PORT_RESET_S0 & ~(TOE_USER_LOGIC_SESSION_TARGET_PORT_PORT_MASK >> TOE_USER_LOGIC_SESSION_TARGET_PORT_PORT_SHIFT)) == 0u, "session.target_port.port: reset fits the field");
 _Static_assert(TOE_USER_LOGIC_SESSION_TARGET_PORT_RESET_S0 == ((TOE_USER_LOGIC_SESSION_TARGET_PORT_PORT_RESET_S0 << TOE_USER_LOGIC_SESSION_TARGET_PORT_PORT_SHIFT)), "session.target_port: reset composed of its fields");
+_Static_assert(TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_OFFSET == 0x028u, "session.stall_timeout: offset");
+_Static_assert(TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_OFFSET % 4u == 0u && TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_SIZE, "session.stall_timeout: aligned, inside the block");
+_Static_assert(TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_SHIFT == 0u && TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_WIDTH == 16u, "session.stall_timeout.ms: position");
+_Static_assert(TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_WIDTH >= 1u && TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_SHIFT + TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_WIDTH <= 32u, "session.stall_timeout.ms: inside bits 31:0");
+_Static_assert(TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_MASK == ((0xFFFFFFFFu >> (32u - TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_WIDTH)) << TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_SHIFT), "session.stall_timeout.ms: mask matches shift and width");
+_Static_assert((TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_RESET & ~(TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_MASK >> TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_SHIFT)) == 0u, "session.stall_timeout.ms: reset fits the field");
+_Static_assert(TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_RESET == ((TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_RESET << TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_MS_SHIFT)), "session.stall_timeout: reset composed of its fields");
 _Static_assert(TOE_USER_LOGIC_SESSION_TX_BYTES_LO_OFFSET == 0x030u, "session.tx_bytes_lo: offset");
 _Static_assert(TOE_USER_LOGIC_SESSION_TX_BYTES_LO_OFFSET % 4u == 0u && TOE_USER_LOGIC_SESSION_TX_BYTES_LO_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_SIZE, "session.tx_bytes_lo: aligned, inside the block");
 _Static_assert(TOE_USER_LOGIC_SESSION_TX_BYTES_LO_VALUE_SHIFT == 0u && TOE_USER_LOGIC_SESSION_TX_BYTES_LO_VALUE_WIDTH == 32u, "session.tx_bytes_lo.value: position");
@@ -477,7 +493,8 @@ _Static_assert(TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_HI_OFFSET + 4u <= TOE_USER_L
 _Static_assert(TOE_USER_LOGIC_SESSION_PACKET_SIZE_LO_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_PACKET_SIZE_HI_OFFSET, "session: packet_size_lo and packet_size_hi do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_PACKET_SIZE_HI_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_FPGA_PORT_OFFSET, "session: packet_size_hi and fpga_port do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_FPGA_PORT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_TARGET_PORT_OFFSET, "session: fpga_port and target_port do not overlap");
-_Static_assert(TOE_USER_LOGIC_SESSION_TARGET_PORT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_TX_BYTES_LO_OFFSET, "session: target_port and tx_bytes_lo do not overlap");
+_Static_assert(TOE_USER_LOGIC_SESSION_TARGET_PORT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_OFFSET, "session: target_port and stall_timeout do not overlap");
+_Static_assert(TOE_USER_LOGIC_SESSION_STALL_TIMEOUT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_TX_BYTES_LO_OFFSET, "session: stall_timeout and tx_bytes_lo do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_TX_BYTES_LO_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_TX_BYTES_HI_OFFSET, "session: tx_bytes_lo and tx_bytes_hi do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_TX_BYTES_HI_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_RX_BYTES_LO_OFFSET, "session: tx_bytes_hi and rx_bytes_lo do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_RX_BYTES_LO_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_RX_BYTES_HI_OFFSET, "session: rx_bytes_lo and rx_bytes_hi do not overlap");

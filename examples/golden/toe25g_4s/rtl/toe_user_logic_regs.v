@@ -6,7 +6,7 @@
 
 // Register file: AXI4-Lite slave in s_axil_aclk, registers in user_clk.
 // Generated from the register map; see docs/register_file.md.
-module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_awvalid, s_axil_awready, s_axil_wdata, s_axil_wstrb, s_axil_wvalid, s_axil_wready, s_axil_bresp, s_axil_bvalid, s_axil_bready, s_axil_araddr, s_axil_arvalid, s_axil_arready, s_axil_rdata, s_axil_rresp, s_axil_rvalid, s_axil_rready, user_clk, user_rst, info_cycle_count, toe_init, toe_init_done, toe_mode, toe_last_packet_mode, toe_window_update_gap, toe_fpga_mac, toe_fpga_ip, toe_target_mac, toe_target_ip, s0_start, s0_abort, s0_clear_errors, s0_busy, s0_connected, s0_closed, s0_done, s0_done_set, s0_error, s0_error_set, s0_error_cause, s0_test_mode, s0_verify, s0_tx_pattern, s0_conn_mode, s0_tx_percent, s0_rx_percent, s0_transfer_size, s0_packet_size, s0_fpga_port, s0_target_port, s0_tx_bytes, s0_rx_bytes, s0_elapsed, s0_err_offset, s0_err_expected, s0_err_received, s0_err_count, s0_rx_packets, s0_peer_port, s0_peer_mss, s0_peer_window_scale, s1_start, s1_abort, s1_clear_errors, s1_busy, s1_connected, s1_closed, s1_done, s1_done_set, s1_error, s1_error_set, s1_error_cause, s1_test_mode, s1_verify, s1_tx_pattern, s1_conn_mode, s1_tx_percent, s1_rx_percent, s1_transfer_size, s1_packet_size, s1_fpga_port, s1_target_port, s1_tx_bytes, s1_rx_bytes, s1_elapsed, s1_err_offset, s1_err_expected, s1_err_received, s1_err_count, s1_rx_packets, s1_peer_port, s1_peer_mss, s1_peer_window_scale, s2_start, s2_abort, s2_clear_errors, s2_busy, s2_connected, s2_closed, s2_done, s2_done_set, s2_error, s2_error_set, s2_error_cause, s2_test_mode, s2_verify, s2_tx_pattern, s2_conn_mode, s2_tx_percent, s2_rx_percent, s2_transfer_size, s2_packet_size, s2_fpga_port, s2_target_port, s2_tx_bytes, s2_rx_bytes, s2_elapsed, s2_err_offset, s2_err_expected, s2_err_received, s2_err_count, s2_rx_packets, s2_peer_port, s2_peer_mss, s2_peer_window_scale, s3_start, s3_abort, s3_clear_errors, s3_busy, s3_connected, s3_closed, s3_done, s3_done_set, s3_error, s3_error_set, s3_error_cause, s3_test_mode, s3_verify, s3_tx_pattern, s3_conn_mode, s3_tx_percent, s3_rx_percent, s3_transfer_size, s3_packet_size, s3_fpga_port, s3_target_port, s3_tx_bytes, s3_rx_bytes, s3_elapsed, s3_err_offset, s3_err_expected, s3_err_received, s3_err_count, s3_rx_packets, s3_peer_port, s3_peer_mss, s3_peer_window_scale);
+module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_awvalid, s_axil_awready, s_axil_wdata, s_axil_wstrb, s_axil_wvalid, s_axil_wready, s_axil_bresp, s_axil_bvalid, s_axil_bready, s_axil_araddr, s_axil_arvalid, s_axil_arready, s_axil_rdata, s_axil_rresp, s_axil_rvalid, s_axil_rready, user_clk, user_rst, info_cycle_count, toe_init, toe_init_done, toe_mode, toe_last_packet_mode, toe_window_update_gap, toe_fpga_mac, toe_fpga_ip, toe_target_mac, toe_target_ip, s0_start, s0_abort, s0_clear_errors, s0_busy, s0_connected, s0_closed, s0_done, s0_done_set, s0_error, s0_error_set, s0_error_cause, s0_test_mode, s0_verify, s0_tx_pattern, s0_conn_mode, s0_tx_percent, s0_rx_percent, s0_transfer_size, s0_packet_size, s0_fpga_port, s0_target_port, s0_stall_timeout, s0_tx_bytes, s0_rx_bytes, s0_elapsed, s0_err_offset, s0_err_expected, s0_err_received, s0_err_count, s0_rx_packets, s0_peer_port, s0_peer_mss, s0_peer_window_scale, s1_start, s1_abort, s1_clear_errors, s1_busy, s1_connected, s1_closed, s1_done, s1_done_set, s1_error, s1_error_set, s1_error_cause, s1_test_mode, s1_verify, s1_tx_pattern, s1_conn_mode, s1_tx_percent, s1_rx_percent, s1_transfer_size, s1_packet_size, s1_fpga_port, s1_target_port, s1_stall_timeout, s1_tx_bytes, s1_rx_bytes, s1_elapsed, s1_err_offset, s1_err_expected, s1_err_received, s1_err_count, s1_rx_packets, s1_peer_port, s1_peer_mss, s1_peer_window_scale, s2_start, s2_abort, s2_clear_errors, s2_busy, s2_connected, s2_closed, s2_done, s2_done_set, s2_error, s2_error_set, s2_error_cause, s2_test_mode, s2_verify, s2_tx_pattern, s2_conn_mode, s2_tx_percent, s2_rx_percent, s2_transfer_size, s2_packet_size, s2_fpga_port, s2_target_port, s2_stall_timeout, s2_tx_bytes, s2_rx_bytes, s2_elapsed, s2_err_offset, s2_err_expected, s2_err_received, s2_err_count, s2_rx_packets, s2_peer_port, s2_peer_mss, s2_peer_window_scale, s3_start, s3_abort, s3_clear_errors, s3_busy, s3_connected, s3_closed, s3_done, s3_done_set, s3_error, s3_error_set, s3_error_cause, s3_test_mode, s3_verify, s3_tx_pattern, s3_conn_mode, s3_tx_percent, s3_rx_percent, s3_transfer_size, s3_packet_size, s3_fpga_port, s3_target_port, s3_stall_timeout, s3_tx_bytes, s3_rx_bytes, s3_elapsed, s3_err_offset, s3_err_expected, s3_err_received, s3_err_count, s3_rx_packets, s3_peer_port, s3_peer_mss, s3_peer_window_scale);
 
     // AXI4-Lite slave, s_axil_aclk domain
     input wire s_axil_aclk;
@@ -66,6 +66,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     output wire [47:0] s0_packet_size;
     output wire [15:0] s0_fpga_port;
     output wire [15:0] s0_target_port;
+    output wire [15:0] s0_stall_timeout;
     input wire [63:0] s0_tx_bytes;
     input wire [63:0] s0_rx_bytes;
     input wire [63:0] s0_elapsed;
@@ -99,6 +100,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     output wire [47:0] s1_packet_size;
     output wire [15:0] s1_fpga_port;
     output wire [15:0] s1_target_port;
+    output wire [15:0] s1_stall_timeout;
     input wire [63:0] s1_tx_bytes;
     input wire [63:0] s1_rx_bytes;
     input wire [63:0] s1_elapsed;
@@ -132,6 +134,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     output wire [47:0] s2_packet_size;
     output wire [15:0] s2_fpga_port;
     output wire [15:0] s2_target_port;
+    output wire [15:0] s2_stall_timeout;
     input wire [63:0] s2_tx_bytes;
     input wire [63:0] s2_rx_bytes;
     input wire [63:0] s2_elapsed;
@@ -165,6 +168,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     output wire [47:0] s3_packet_size;
     output wire [15:0] s3_fpga_port;
     output wire [15:0] s3_target_port;
+    output wire [15:0] s3_stall_timeout;
     input wire [63:0] s3_tx_bytes;
     input wire [63:0] s3_rx_bytes;
     input wire [63:0] s3_elapsed;
@@ -217,6 +221,10 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     wire [31:0] value_36;
     wire [31:0] value_37;
     wire [31:0] value_38;
+    wire [31:0] value_39;
+    wire [31:0] value_40;
+    wire [31:0] value_41;
+    wire [31:0] value_42;
     wire [31:0] pulse_0;
     wire [31:0] pulse_1;
     wire [31:0] pulse_2;
@@ -308,22 +316,26 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     wire unused_value_14 = ^value_14;
     wire unused_value_15 = ^value_15;
     wire unused_value_16 = ^value_16;
-    wire unused_value_18 = ^value_18;
-    wire unused_value_20 = ^value_20;
+    wire unused_value_17 = ^value_17;
+    wire unused_value_19 = ^value_19;
     wire unused_value_21 = ^value_21;
     wire unused_value_22 = ^value_22;
     wire unused_value_23 = ^value_23;
     wire unused_value_24 = ^value_24;
+    wire unused_value_25 = ^value_25;
     wire unused_value_26 = ^value_26;
     wire unused_value_28 = ^value_28;
-    wire unused_value_29 = ^value_29;
     wire unused_value_30 = ^value_30;
     wire unused_value_31 = ^value_31;
     wire unused_value_32 = ^value_32;
+    wire unused_value_33 = ^value_33;
     wire unused_value_34 = ^value_34;
-    wire unused_value_36 = ^value_36;
+    wire unused_value_35 = ^value_35;
     wire unused_value_37 = ^value_37;
-    wire unused_value_38 = ^value_38;
+    wire unused_value_39 = ^value_39;
+    wire unused_value_40 = ^value_40;
+    wire unused_value_41 = ^value_41;
+    wire unused_value_42 = ^value_42;
     wire unused_pulse_0 = ^pulse_0;
     wire unused_pulse_1 = ^pulse_1;
     wire unused_pulse_2 = ^pulse_2;
@@ -396,6 +408,10 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
         .value$36(value_36),
         .value$37(value_37),
         .value$38(value_38),
+        .value$39(value_39),
+        .value$40(value_40),
+        .value$41(value_41),
+        .value$42(value_42),
         .pulse$0(pulse_0),
         .pulse$1(pulse_1),
         .pulse$2(pulse_2),
@@ -502,56 +518,60 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     assign s0_packet_size = {value_12[15:0], value_11[31:0]};
     assign s0_fpga_port = value_13[15:0];
     assign s0_target_port = value_14[15:0];
+    assign s0_stall_timeout = value_15[15:0];
     assign s1_start = pulse_2[0];
     assign s1_abort = pulse_2[1];
     assign s1_clear_errors = pulse_2[2];
     assign s1_done = sticky_1[3];
     assign s1_error = sticky_1[4];
-    assign s1_test_mode = value_15[1:0];
-    assign s1_verify = value_15[4];
-    assign s1_tx_pattern = value_15[5];
-    assign s1_conn_mode = value_15[8];
-    assign s1_tx_percent = value_16[6:0];
-    assign s1_rx_percent = value_16[22:16];
-    assign s1_transfer_size = {value_18[15:0], value_17[31:0]};
-    assign s1_packet_size = {value_20[15:0], value_19[31:0]};
-    assign s1_fpga_port = value_21[15:0];
-    assign s1_target_port = value_22[15:0];
+    assign s1_test_mode = value_16[1:0];
+    assign s1_verify = value_16[4];
+    assign s1_tx_pattern = value_16[5];
+    assign s1_conn_mode = value_16[8];
+    assign s1_tx_percent = value_17[6:0];
+    assign s1_rx_percent = value_17[22:16];
+    assign s1_transfer_size = {value_19[15:0], value_18[31:0]};
+    assign s1_packet_size = {value_21[15:0], value_20[31:0]};
+    assign s1_fpga_port = value_22[15:0];
+    assign s1_target_port = value_23[15:0];
+    assign s1_stall_timeout = value_24[15:0];
     assign s2_start = pulse_3[0];
     assign s2_abort = pulse_3[1];
     assign s2_clear_errors = pulse_3[2];
     assign s2_done = sticky_2[3];
     assign s2_error = sticky_2[4];
-    assign s2_test_mode = value_23[1:0];
-    assign s2_verify = value_23[4];
-    assign s2_tx_pattern = value_23[5];
-    assign s2_conn_mode = value_23[8];
-    assign s2_tx_percent = value_24[6:0];
-    assign s2_rx_percent = value_24[22:16];
-    assign s2_transfer_size = {value_26[15:0], value_25[31:0]};
-    assign s2_packet_size = {value_28[15:0], value_27[31:0]};
-    assign s2_fpga_port = value_29[15:0];
-    assign s2_target_port = value_30[15:0];
+    assign s2_test_mode = value_25[1:0];
+    assign s2_verify = value_25[4];
+    assign s2_tx_pattern = value_25[5];
+    assign s2_conn_mode = value_25[8];
+    assign s2_tx_percent = value_26[6:0];
+    assign s2_rx_percent = value_26[22:16];
+    assign s2_transfer_size = {value_28[15:0], value_27[31:0]};
+    assign s2_packet_size = {value_30[15:0], value_29[31:0]};
+    assign s2_fpga_port = value_31[15:0];
+    assign s2_target_port = value_32[15:0];
+    assign s2_stall_timeout = value_33[15:0];
     assign s3_start = pulse_4[0];
     assign s3_abort = pulse_4[1];
     assign s3_clear_errors = pulse_4[2];
     assign s3_done = sticky_3[3];
     assign s3_error = sticky_3[4];
-    assign s3_test_mode = value_31[1:0];
-    assign s3_verify = value_31[4];
-    assign s3_tx_pattern = value_31[5];
-    assign s3_conn_mode = value_31[8];
-    assign s3_tx_percent = value_32[6:0];
-    assign s3_rx_percent = value_32[22:16];
-    assign s3_transfer_size = {value_34[15:0], value_33[31:0]};
-    assign s3_packet_size = {value_36[15:0], value_35[31:0]};
-    assign s3_fpga_port = value_37[15:0];
-    assign s3_target_port = value_38[15:0];
+    assign s3_test_mode = value_34[1:0];
+    assign s3_verify = value_34[4];
+    assign s3_tx_pattern = value_34[5];
+    assign s3_conn_mode = value_34[8];
+    assign s3_tx_percent = value_35[6:0];
+    assign s3_rx_percent = value_35[22:16];
+    assign s3_transfer_size = {value_37[15:0], value_36[31:0]};
+    assign s3_packet_size = {value_39[15:0], value_38[31:0]};
+    assign s3_fpga_port = value_40[15:0];
+    assign s3_target_port = value_41[15:0];
+    assign s3_stall_timeout = value_42[15:0];
 endmodule
 
 
 
-module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,user_clk,user_rst,cycle_count,value$0,value$1,value$2,value$3,value$4,value$5,value$6,value$7,value$8,value$9,value$10,value$11,value$12,value$13,value$14,value$15,value$16,value$17,value$18,value$19,value$20,value$21,value$22,value$23,value$24,value$25,value$26,value$27,value$28,value$29,value$30,value$31,value$32,value$33,value$34,value$35,value$36,value$37,value$38,pulse$0,pulse$1,pulse$2,pulse$3,pulse$4,sticky$0,sticky$1,sticky$2,sticky$3,set$0,set$1,set$2,set$3,status$0,status$1,status$2,status$3,status$4,status$5,status$6,status$7,status$8,status$9,status$10,status$11,status$12,status$13,status$14,status$15,status$16,status$17,status$18,status$19,status$20,status$21,status$22,status$23,status$24,status$25,status$26,status$27,status$28,status$29,status$30,status$31,status$32,status$33,status$34,status$35,status$36,status$37,status$38,status$39,status$40,status$41,status$42,status$43,status$44,status$45,status$46,status$47,status$48,status$49,latch_in$0,latch_in$1,latch_in$2,latch_in$3,latch_in$4,latch_in$5,latch_in$6,latch_in$7,latch_in$8,latch_in$9,latch_in$10,latch_in$11,latch_in$12,latch_in$13,latch_in$14,latch_in$15,latch_in$16);
+module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,user_clk,user_rst,cycle_count,value$0,value$1,value$2,value$3,value$4,value$5,value$6,value$7,value$8,value$9,value$10,value$11,value$12,value$13,value$14,value$15,value$16,value$17,value$18,value$19,value$20,value$21,value$22,value$23,value$24,value$25,value$26,value$27,value$28,value$29,value$30,value$31,value$32,value$33,value$34,value$35,value$36,value$37,value$38,value$39,value$40,value$41,value$42,pulse$0,pulse$1,pulse$2,pulse$3,pulse$4,sticky$0,sticky$1,sticky$2,sticky$3,set$0,set$1,set$2,set$3,status$0,status$1,status$2,status$3,status$4,status$5,status$6,status$7,status$8,status$9,status$10,status$11,status$12,status$13,status$14,status$15,status$16,status$17,status$18,status$19,status$20,status$21,status$22,status$23,status$24,status$25,status$26,status$27,status$28,status$29,status$30,status$31,status$32,status$33,status$34,status$35,status$36,status$37,status$38,status$39,status$40,status$41,status$42,status$43,status$44,status$45,status$46,status$47,status$48,status$49,latch_in$0,latch_in$1,latch_in$2,latch_in$3,latch_in$4,latch_in$5,latch_in$6,latch_in$7,latch_in$8,latch_in$9,latch_in$10,latch_in$11,latch_in$12,latch_in$13,latch_in$14,latch_in$15,latch_in$16);
     
     // Module arguments
     input wire  s_axil_aclk;
@@ -615,6 +635,10 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     output reg  [31:0] value$36;
     output reg  [31:0] value$37;
     output reg  [31:0] value$38;
+    output reg  [31:0] value$39;
+    output reg  [31:0] value$40;
+    output reg  [31:0] value$41;
+    output reg  [31:0] value$42;
     output reg  [31:0] pulse$0;
     output reg  [31:0] pulse$1;
     output reg  [31:0] pulse$2;
@@ -697,6 +721,9 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     input wire  [31:0] latch_in$16;
     
     // Constant declarations
+    localparam  timeout_last = 16'h3ff;
+    localparam  wait_zero = 16'h0;
+    localparam  wait_one = 16'h1;
     localparam  storage_addr$0 = 16'h48;
     localparam  storage_addr$1 = 16'h4c;
     localparam  storage_addr$2 = 16'h50;
@@ -712,30 +739,34 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  storage_addr$12 = 16'h11c;
     localparam  storage_addr$13 = 16'h120;
     localparam  storage_addr$14 = 16'h124;
-    localparam  storage_addr$15 = 16'h208;
-    localparam  storage_addr$16 = 16'h20c;
-    localparam  storage_addr$17 = 16'h210;
-    localparam  storage_addr$18 = 16'h214;
-    localparam  storage_addr$19 = 16'h218;
-    localparam  storage_addr$20 = 16'h21c;
-    localparam  storage_addr$21 = 16'h220;
-    localparam  storage_addr$22 = 16'h224;
-    localparam  storage_addr$23 = 16'h308;
-    localparam  storage_addr$24 = 16'h30c;
-    localparam  storage_addr$25 = 16'h310;
-    localparam  storage_addr$26 = 16'h314;
-    localparam  storage_addr$27 = 16'h318;
-    localparam  storage_addr$28 = 16'h31c;
-    localparam  storage_addr$29 = 16'h320;
-    localparam  storage_addr$30 = 16'h324;
-    localparam  storage_addr$31 = 16'h408;
-    localparam  storage_addr$32 = 16'h40c;
-    localparam  storage_addr$33 = 16'h410;
-    localparam  storage_addr$34 = 16'h414;
-    localparam  storage_addr$35 = 16'h418;
-    localparam  storage_addr$36 = 16'h41c;
-    localparam  storage_addr$37 = 16'h420;
-    localparam  storage_addr$38 = 16'h424;
+    localparam  storage_addr$15 = 16'h128;
+    localparam  storage_addr$16 = 16'h208;
+    localparam  storage_addr$17 = 16'h20c;
+    localparam  storage_addr$18 = 16'h210;
+    localparam  storage_addr$19 = 16'h214;
+    localparam  storage_addr$20 = 16'h218;
+    localparam  storage_addr$21 = 16'h21c;
+    localparam  storage_addr$22 = 16'h220;
+    localparam  storage_addr$23 = 16'h224;
+    localparam  storage_addr$24 = 16'h228;
+    localparam  storage_addr$25 = 16'h308;
+    localparam  storage_addr$26 = 16'h30c;
+    localparam  storage_addr$27 = 16'h310;
+    localparam  storage_addr$28 = 16'h314;
+    localparam  storage_addr$29 = 16'h318;
+    localparam  storage_addr$30 = 16'h31c;
+    localparam  storage_addr$31 = 16'h320;
+    localparam  storage_addr$32 = 16'h324;
+    localparam  storage_addr$33 = 16'h328;
+    localparam  storage_addr$34 = 16'h408;
+    localparam  storage_addr$35 = 16'h40c;
+    localparam  storage_addr$36 = 16'h410;
+    localparam  storage_addr$37 = 16'h414;
+    localparam  storage_addr$38 = 16'h418;
+    localparam  storage_addr$39 = 16'h41c;
+    localparam  storage_addr$40 = 16'h420;
+    localparam  storage_addr$41 = 16'h424;
+    localparam  storage_addr$42 = 16'h428;
     localparam  storage_mask$0 = 32'h3ff0033;
     localparam  storage_mask$1 = 32'hffffffff;
     localparam  storage_mask$2 = 32'hffff;
@@ -751,30 +782,34 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  storage_mask$12 = 32'hffff;
     localparam  storage_mask$13 = 32'hffff;
     localparam  storage_mask$14 = 32'hffff;
-    localparam  storage_mask$15 = 32'h133;
-    localparam  storage_mask$16 = 32'h7f007f;
-    localparam  storage_mask$17 = 32'hffffffff;
-    localparam  storage_mask$18 = 32'hffff;
-    localparam  storage_mask$19 = 32'hffffffff;
-    localparam  storage_mask$20 = 32'hffff;
+    localparam  storage_mask$15 = 32'hffff;
+    localparam  storage_mask$16 = 32'h133;
+    localparam  storage_mask$17 = 32'h7f007f;
+    localparam  storage_mask$18 = 32'hffffffff;
+    localparam  storage_mask$19 = 32'hffff;
+    localparam  storage_mask$20 = 32'hffffffff;
     localparam  storage_mask$21 = 32'hffff;
     localparam  storage_mask$22 = 32'hffff;
-    localparam  storage_mask$23 = 32'h133;
-    localparam  storage_mask$24 = 32'h7f007f;
-    localparam  storage_mask$25 = 32'hffffffff;
-    localparam  storage_mask$26 = 32'hffff;
+    localparam  storage_mask$23 = 32'hffff;
+    localparam  storage_mask$24 = 32'hffff;
+    localparam  storage_mask$25 = 32'h133;
+    localparam  storage_mask$26 = 32'h7f007f;
     localparam  storage_mask$27 = 32'hffffffff;
     localparam  storage_mask$28 = 32'hffff;
-    localparam  storage_mask$29 = 32'hffff;
+    localparam  storage_mask$29 = 32'hffffffff;
     localparam  storage_mask$30 = 32'hffff;
-    localparam  storage_mask$31 = 32'h133;
-    localparam  storage_mask$32 = 32'h7f007f;
-    localparam  storage_mask$33 = 32'hffffffff;
-    localparam  storage_mask$34 = 32'hffff;
-    localparam  storage_mask$35 = 32'hffffffff;
-    localparam  storage_mask$36 = 32'hffff;
+    localparam  storage_mask$31 = 32'hffff;
+    localparam  storage_mask$32 = 32'hffff;
+    localparam  storage_mask$33 = 32'hffff;
+    localparam  storage_mask$34 = 32'h133;
+    localparam  storage_mask$35 = 32'h7f007f;
+    localparam  storage_mask$36 = 32'hffffffff;
     localparam  storage_mask$37 = 32'hffff;
-    localparam  storage_mask$38 = 32'hffff;
+    localparam  storage_mask$38 = 32'hffffffff;
+    localparam  storage_mask$39 = 32'hffff;
+    localparam  storage_mask$40 = 32'hffff;
+    localparam  storage_mask$41 = 32'hffff;
+    localparam  storage_mask$42 = 32'hffff;
     localparam  storage_rmask$0 = 32'h3ff0033;
     localparam  storage_rmask$1 = 32'hffffffff;
     localparam  storage_rmask$2 = 32'hffff;
@@ -790,30 +825,34 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  storage_rmask$12 = 32'hffff;
     localparam  storage_rmask$13 = 32'hffff;
     localparam  storage_rmask$14 = 32'hffff;
-    localparam  storage_rmask$15 = 32'h133;
-    localparam  storage_rmask$16 = 32'h7f007f;
-    localparam  storage_rmask$17 = 32'hffffffff;
-    localparam  storage_rmask$18 = 32'hffff;
-    localparam  storage_rmask$19 = 32'hffffffff;
-    localparam  storage_rmask$20 = 32'hffff;
+    localparam  storage_rmask$15 = 32'hffff;
+    localparam  storage_rmask$16 = 32'h133;
+    localparam  storage_rmask$17 = 32'h7f007f;
+    localparam  storage_rmask$18 = 32'hffffffff;
+    localparam  storage_rmask$19 = 32'hffff;
+    localparam  storage_rmask$20 = 32'hffffffff;
     localparam  storage_rmask$21 = 32'hffff;
     localparam  storage_rmask$22 = 32'hffff;
-    localparam  storage_rmask$23 = 32'h133;
-    localparam  storage_rmask$24 = 32'h7f007f;
-    localparam  storage_rmask$25 = 32'hffffffff;
-    localparam  storage_rmask$26 = 32'hffff;
+    localparam  storage_rmask$23 = 32'hffff;
+    localparam  storage_rmask$24 = 32'hffff;
+    localparam  storage_rmask$25 = 32'h133;
+    localparam  storage_rmask$26 = 32'h7f007f;
     localparam  storage_rmask$27 = 32'hffffffff;
     localparam  storage_rmask$28 = 32'hffff;
-    localparam  storage_rmask$29 = 32'hffff;
+    localparam  storage_rmask$29 = 32'hffffffff;
     localparam  storage_rmask$30 = 32'hffff;
-    localparam  storage_rmask$31 = 32'h133;
-    localparam  storage_rmask$32 = 32'h7f007f;
-    localparam  storage_rmask$33 = 32'hffffffff;
-    localparam  storage_rmask$34 = 32'hffff;
-    localparam  storage_rmask$35 = 32'hffffffff;
-    localparam  storage_rmask$36 = 32'hffff;
+    localparam  storage_rmask$31 = 32'hffff;
+    localparam  storage_rmask$32 = 32'hffff;
+    localparam  storage_rmask$33 = 32'hffff;
+    localparam  storage_rmask$34 = 32'h133;
+    localparam  storage_rmask$35 = 32'h7f007f;
+    localparam  storage_rmask$36 = 32'hffffffff;
     localparam  storage_rmask$37 = 32'hffff;
-    localparam  storage_rmask$38 = 32'hffff;
+    localparam  storage_rmask$38 = 32'hffffffff;
+    localparam  storage_rmask$39 = 32'hffff;
+    localparam  storage_rmask$40 = 32'hffff;
+    localparam  storage_rmask$41 = 32'hffff;
+    localparam  storage_rmask$42 = 32'hffff;
     localparam  storage_reset$0 = 32'h100000;
     localparam  storage_reset$1 = 32'h2030405;
     localparam  storage_reset$2 = 32'h1;
@@ -829,30 +868,34 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  storage_reset$12 = 32'h0;
     localparam  storage_reset$13 = 32'hea60;
     localparam  storage_reset$14 = 32'hee48;
-    localparam  storage_reset$15 = 32'h110;
-    localparam  storage_reset$16 = 32'h640064;
-    localparam  storage_reset$17 = 32'h100000;
-    localparam  storage_reset$18 = 32'h0;
-    localparam  storage_reset$19 = 32'h2000;
-    localparam  storage_reset$20 = 32'h0;
-    localparam  storage_reset$21 = 32'hea61;
-    localparam  storage_reset$22 = 32'hee49;
-    localparam  storage_reset$23 = 32'h110;
-    localparam  storage_reset$24 = 32'h640064;
-    localparam  storage_reset$25 = 32'h100000;
-    localparam  storage_reset$26 = 32'h0;
-    localparam  storage_reset$27 = 32'h2000;
+    localparam  storage_reset$15 = 32'h3e8;
+    localparam  storage_reset$16 = 32'h110;
+    localparam  storage_reset$17 = 32'h640064;
+    localparam  storage_reset$18 = 32'h100000;
+    localparam  storage_reset$19 = 32'h0;
+    localparam  storage_reset$20 = 32'h2000;
+    localparam  storage_reset$21 = 32'h0;
+    localparam  storage_reset$22 = 32'hea61;
+    localparam  storage_reset$23 = 32'hee49;
+    localparam  storage_reset$24 = 32'h3e8;
+    localparam  storage_reset$25 = 32'h110;
+    localparam  storage_reset$26 = 32'h640064;
+    localparam  storage_reset$27 = 32'h100000;
     localparam  storage_reset$28 = 32'h0;
-    localparam  storage_reset$29 = 32'hea62;
-    localparam  storage_reset$30 = 32'hee4a;
-    localparam  storage_reset$31 = 32'h110;
-    localparam  storage_reset$32 = 32'h640064;
-    localparam  storage_reset$33 = 32'h100000;
-    localparam  storage_reset$34 = 32'h0;
-    localparam  storage_reset$35 = 32'h2000;
-    localparam  storage_reset$36 = 32'h0;
-    localparam  storage_reset$37 = 32'hea63;
-    localparam  storage_reset$38 = 32'hee4b;
+    localparam  storage_reset$29 = 32'h2000;
+    localparam  storage_reset$30 = 32'h0;
+    localparam  storage_reset$31 = 32'hea62;
+    localparam  storage_reset$32 = 32'hee4a;
+    localparam  storage_reset$33 = 32'h3e8;
+    localparam  storage_reset$34 = 32'h110;
+    localparam  storage_reset$35 = 32'h640064;
+    localparam  storage_reset$36 = 32'h100000;
+    localparam  storage_reset$37 = 32'h0;
+    localparam  storage_reset$38 = 32'h2000;
+    localparam  storage_reset$39 = 32'h0;
+    localparam  storage_reset$40 = 32'hea63;
+    localparam  storage_reset$41 = 32'hee4b;
+    localparam  storage_reset$42 = 32'h3e8;
     localparam  pulse_addr$0 = 16'h40;
     localparam  pulse_addr$1 = 16'h100;
     localparam  pulse_addr$2 = 16'h200;
@@ -1049,135 +1092,142 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  const_addr$3 = 16'hc;
     localparam  const_addr$4 = 16'h10;
     localparam  const_addr$5 = 16'h14;
-    localparam  const_addr$6 = 16'h18;
-    localparam  const_addr$7 = 16'h1c;
+    localparam  const_addr$6 = 16'h28;
+    localparam  const_addr$7 = 16'h18;
+    localparam  const_addr$8 = 16'h1c;
     localparam  const_value$0 = 32'h544f4555;
-    localparam  const_value$1 = 32'h10002;
+    localparam  const_value$1 = 32'h10003;
     localparam  const_value$2 = 32'h4;
     localparam  const_value$3 = 32'h80;
     localparam  const_value$4 = 32'h2faf1;
     localparam  const_value$5 = 32'h3d090;
-    localparam  const_value$6 = 32'hf4879b96;
-    localparam  const_value$7 = 32'h442bb0fa;
+    localparam  const_value$6 = 32'h400;
+    localparam  const_value$7 = 32'hf4879b96;
+    localparam  const_value$8 = 32'h442bb0fa;
     localparam  mapped_addr$0 = 16'h0;
     localparam  mapped_addr$1 = 16'h4;
     localparam  mapped_addr$2 = 16'h8;
     localparam  mapped_addr$3 = 16'hc;
     localparam  mapped_addr$4 = 16'h10;
     localparam  mapped_addr$5 = 16'h14;
-    localparam  mapped_addr$6 = 16'h18;
-    localparam  mapped_addr$7 = 16'h1c;
-    localparam  mapped_addr$8 = 16'h20;
-    localparam  mapped_addr$9 = 16'h24;
-    localparam  mapped_addr$10 = 16'h40;
-    localparam  mapped_addr$11 = 16'h44;
-    localparam  mapped_addr$12 = 16'h48;
-    localparam  mapped_addr$13 = 16'h4c;
-    localparam  mapped_addr$14 = 16'h50;
-    localparam  mapped_addr$15 = 16'h54;
-    localparam  mapped_addr$16 = 16'h58;
-    localparam  mapped_addr$17 = 16'h5c;
-    localparam  mapped_addr$18 = 16'h60;
-    localparam  mapped_addr$19 = 16'h100;
-    localparam  mapped_addr$20 = 16'h104;
-    localparam  mapped_addr$21 = 16'h108;
-    localparam  mapped_addr$22 = 16'h10c;
-    localparam  mapped_addr$23 = 16'h110;
-    localparam  mapped_addr$24 = 16'h114;
-    localparam  mapped_addr$25 = 16'h118;
-    localparam  mapped_addr$26 = 16'h11c;
-    localparam  mapped_addr$27 = 16'h120;
-    localparam  mapped_addr$28 = 16'h124;
-    localparam  mapped_addr$29 = 16'h130;
-    localparam  mapped_addr$30 = 16'h134;
-    localparam  mapped_addr$31 = 16'h138;
-    localparam  mapped_addr$32 = 16'h13c;
-    localparam  mapped_addr$33 = 16'h140;
-    localparam  mapped_addr$34 = 16'h144;
-    localparam  mapped_addr$35 = 16'h150;
-    localparam  mapped_addr$36 = 16'h154;
-    localparam  mapped_addr$37 = 16'h158;
-    localparam  mapped_addr$38 = 16'h15c;
-    localparam  mapped_addr$39 = 16'h160;
-    localparam  mapped_addr$40 = 16'h164;
-    localparam  mapped_addr$41 = 16'h170;
-    localparam  mapped_addr$42 = 16'h174;
-    localparam  mapped_addr$43 = 16'h178;
-    localparam  mapped_addr$44 = 16'h200;
-    localparam  mapped_addr$45 = 16'h204;
-    localparam  mapped_addr$46 = 16'h208;
-    localparam  mapped_addr$47 = 16'h20c;
-    localparam  mapped_addr$48 = 16'h210;
-    localparam  mapped_addr$49 = 16'h214;
-    localparam  mapped_addr$50 = 16'h218;
-    localparam  mapped_addr$51 = 16'h21c;
-    localparam  mapped_addr$52 = 16'h220;
-    localparam  mapped_addr$53 = 16'h224;
-    localparam  mapped_addr$54 = 16'h230;
-    localparam  mapped_addr$55 = 16'h234;
-    localparam  mapped_addr$56 = 16'h238;
-    localparam  mapped_addr$57 = 16'h23c;
-    localparam  mapped_addr$58 = 16'h240;
-    localparam  mapped_addr$59 = 16'h244;
-    localparam  mapped_addr$60 = 16'h250;
-    localparam  mapped_addr$61 = 16'h254;
-    localparam  mapped_addr$62 = 16'h258;
-    localparam  mapped_addr$63 = 16'h25c;
-    localparam  mapped_addr$64 = 16'h260;
-    localparam  mapped_addr$65 = 16'h264;
-    localparam  mapped_addr$66 = 16'h270;
-    localparam  mapped_addr$67 = 16'h274;
-    localparam  mapped_addr$68 = 16'h278;
-    localparam  mapped_addr$69 = 16'h300;
-    localparam  mapped_addr$70 = 16'h304;
-    localparam  mapped_addr$71 = 16'h308;
-    localparam  mapped_addr$72 = 16'h30c;
-    localparam  mapped_addr$73 = 16'h310;
-    localparam  mapped_addr$74 = 16'h314;
-    localparam  mapped_addr$75 = 16'h318;
-    localparam  mapped_addr$76 = 16'h31c;
-    localparam  mapped_addr$77 = 16'h320;
-    localparam  mapped_addr$78 = 16'h324;
-    localparam  mapped_addr$79 = 16'h330;
-    localparam  mapped_addr$80 = 16'h334;
-    localparam  mapped_addr$81 = 16'h338;
-    localparam  mapped_addr$82 = 16'h33c;
-    localparam  mapped_addr$83 = 16'h340;
-    localparam  mapped_addr$84 = 16'h344;
-    localparam  mapped_addr$85 = 16'h350;
-    localparam  mapped_addr$86 = 16'h354;
-    localparam  mapped_addr$87 = 16'h358;
-    localparam  mapped_addr$88 = 16'h35c;
-    localparam  mapped_addr$89 = 16'h360;
-    localparam  mapped_addr$90 = 16'h364;
-    localparam  mapped_addr$91 = 16'h370;
-    localparam  mapped_addr$92 = 16'h374;
-    localparam  mapped_addr$93 = 16'h378;
-    localparam  mapped_addr$94 = 16'h400;
-    localparam  mapped_addr$95 = 16'h404;
-    localparam  mapped_addr$96 = 16'h408;
-    localparam  mapped_addr$97 = 16'h40c;
-    localparam  mapped_addr$98 = 16'h410;
-    localparam  mapped_addr$99 = 16'h414;
-    localparam  mapped_addr$100 = 16'h418;
-    localparam  mapped_addr$101 = 16'h41c;
-    localparam  mapped_addr$102 = 16'h420;
-    localparam  mapped_addr$103 = 16'h424;
-    localparam  mapped_addr$104 = 16'h430;
-    localparam  mapped_addr$105 = 16'h434;
-    localparam  mapped_addr$106 = 16'h438;
-    localparam  mapped_addr$107 = 16'h43c;
-    localparam  mapped_addr$108 = 16'h440;
-    localparam  mapped_addr$109 = 16'h444;
-    localparam  mapped_addr$110 = 16'h450;
-    localparam  mapped_addr$111 = 16'h454;
-    localparam  mapped_addr$112 = 16'h458;
-    localparam  mapped_addr$113 = 16'h45c;
-    localparam  mapped_addr$114 = 16'h460;
-    localparam  mapped_addr$115 = 16'h464;
-    localparam  mapped_addr$116 = 16'h470;
-    localparam  mapped_addr$117 = 16'h474;
-    localparam  mapped_addr$118 = 16'h478;
+    localparam  mapped_addr$6 = 16'h28;
+    localparam  mapped_addr$7 = 16'h18;
+    localparam  mapped_addr$8 = 16'h1c;
+    localparam  mapped_addr$9 = 16'h20;
+    localparam  mapped_addr$10 = 16'h24;
+    localparam  mapped_addr$11 = 16'h40;
+    localparam  mapped_addr$12 = 16'h44;
+    localparam  mapped_addr$13 = 16'h48;
+    localparam  mapped_addr$14 = 16'h4c;
+    localparam  mapped_addr$15 = 16'h50;
+    localparam  mapped_addr$16 = 16'h54;
+    localparam  mapped_addr$17 = 16'h58;
+    localparam  mapped_addr$18 = 16'h5c;
+    localparam  mapped_addr$19 = 16'h60;
+    localparam  mapped_addr$20 = 16'h100;
+    localparam  mapped_addr$21 = 16'h104;
+    localparam  mapped_addr$22 = 16'h108;
+    localparam  mapped_addr$23 = 16'h10c;
+    localparam  mapped_addr$24 = 16'h110;
+    localparam  mapped_addr$25 = 16'h114;
+    localparam  mapped_addr$26 = 16'h118;
+    localparam  mapped_addr$27 = 16'h11c;
+    localparam  mapped_addr$28 = 16'h120;
+    localparam  mapped_addr$29 = 16'h124;
+    localparam  mapped_addr$30 = 16'h128;
+    localparam  mapped_addr$31 = 16'h130;
+    localparam  mapped_addr$32 = 16'h134;
+    localparam  mapped_addr$33 = 16'h138;
+    localparam  mapped_addr$34 = 16'h13c;
+    localparam  mapped_addr$35 = 16'h140;
+    localparam  mapped_addr$36 = 16'h144;
+    localparam  mapped_addr$37 = 16'h150;
+    localparam  mapped_addr$38 = 16'h154;
+    localparam  mapped_addr$39 = 16'h158;
+    localparam  mapped_addr$40 = 16'h15c;
+    localparam  mapped_addr$41 = 16'h160;
+    localparam  mapped_addr$42 = 16'h164;
+    localparam  mapped_addr$43 = 16'h170;
+    localparam  mapped_addr$44 = 16'h174;
+    localparam  mapped_addr$45 = 16'h178;
+    localparam  mapped_addr$46 = 16'h200;
+    localparam  mapped_addr$47 = 16'h204;
+    localparam  mapped_addr$48 = 16'h208;
+    localparam  mapped_addr$49 = 16'h20c;
+    localparam  mapped_addr$50 = 16'h210;
+    localparam  mapped_addr$51 = 16'h214;
+    localparam  mapped_addr$52 = 16'h218;
+    localparam  mapped_addr$53 = 16'h21c;
+    localparam  mapped_addr$54 = 16'h220;
+    localparam  mapped_addr$55 = 16'h224;
+    localparam  mapped_addr$56 = 16'h228;
+    localparam  mapped_addr$57 = 16'h230;
+    localparam  mapped_addr$58 = 16'h234;
+    localparam  mapped_addr$59 = 16'h238;
+    localparam  mapped_addr$60 = 16'h23c;
+    localparam  mapped_addr$61 = 16'h240;
+    localparam  mapped_addr$62 = 16'h244;
+    localparam  mapped_addr$63 = 16'h250;
+    localparam  mapped_addr$64 = 16'h254;
+    localparam  mapped_addr$65 = 16'h258;
+    localparam  mapped_addr$66 = 16'h25c;
+    localparam  mapped_addr$67 = 16'h260;
+    localparam  mapped_addr$68 = 16'h264;
+    localparam  mapped_addr$69 = 16'h270;
+    localparam  mapped_addr$70 = 16'h274;
+    localparam  mapped_addr$71 = 16'h278;
+    localparam  mapped_addr$72 = 16'h300;
+    localparam  mapped_addr$73 = 16'h304;
+    localparam  mapped_addr$74 = 16'h308;
+    localparam  mapped_addr$75 = 16'h30c;
+    localparam  mapped_addr$76 = 16'h310;
+    localparam  mapped_addr$77 = 16'h314;
+    localparam  mapped_addr$78 = 16'h318;
+    localparam  mapped_addr$79 = 16'h31c;
+    localparam  mapped_addr$80 = 16'h320;
+    localparam  mapped_addr$81 = 16'h324;
+    localparam  mapped_addr$82 = 16'h328;
+    localparam  mapped_addr$83 = 16'h330;
+    localparam  mapped_addr$84 = 16'h334;
+    localparam  mapped_addr$85 = 16'h338;
+    localparam  mapped_addr$86 = 16'h33c;
+    localparam  mapped_addr$87 = 16'h340;
+    localparam  mapped_addr$88 = 16'h344;
+    localparam  mapped_addr$89 = 16'h350;
+    localparam  mapped_addr$90 = 16'h354;
+    localparam  mapped_addr$91 = 16'h358;
+    localparam  mapped_addr$92 = 16'h35c;
+    localparam  mapped_addr$93 = 16'h360;
+    localparam  mapped_addr$94 = 16'h364;
+    localparam  mapped_addr$95 = 16'h370;
+    localparam  mapped_addr$96 = 16'h374;
+    localparam  mapped_addr$97 = 16'h378;
+    localparam  mapped_addr$98 = 16'h400;
+    localparam  mapped_addr$99 = 16'h404;
+    localparam  mapped_addr$100 = 16'h408;
+    localparam  mapped_addr$101 = 16'h40c;
+    localparam  mapped_addr$102 = 16'h410;
+    localparam  mapped_addr$103 = 16'h414;
+    localparam  mapped_addr$104 = 16'h418;
+    localparam  mapped_addr$105 = 16'h41c;
+    localparam  mapped_addr$106 = 16'h420;
+    localparam  mapped_addr$107 = 16'h424;
+    localparam  mapped_addr$108 = 16'h428;
+    localparam  mapped_addr$109 = 16'h430;
+    localparam  mapped_addr$110 = 16'h434;
+    localparam  mapped_addr$111 = 16'h438;
+    localparam  mapped_addr$112 = 16'h43c;
+    localparam  mapped_addr$113 = 16'h440;
+    localparam  mapped_addr$114 = 16'h444;
+    localparam  mapped_addr$115 = 16'h450;
+    localparam  mapped_addr$116 = 16'h454;
+    localparam  mapped_addr$117 = 16'h458;
+    localparam  mapped_addr$118 = 16'h45c;
+    localparam  mapped_addr$119 = 16'h460;
+    localparam  mapped_addr$120 = 16'h464;
+    localparam  mapped_addr$121 = 16'h470;
+    localparam  mapped_addr$122 = 16'h474;
+    localparam  mapped_addr$123 = 16'h478;
     localparam  check_addr$0 = 16'h48;
     localparam  check_addr$1 = 16'h48;
     localparam  check_addr$2 = 16'h10c;
@@ -1302,6 +1352,12 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     reg  drop_resp$d;
     wire  drop_resp$q;
     reg  drop_resp$clock;
+    reg  [15:0] wait_q$d;
+    wire  [15:0] wait_q$q;
+    reg  wait_q$clock;
+    reg  expired$d;
+    wire  expired$q;
+    reg  expired$clock;
     reg  b_valid$d;
     wire  b_valid$q;
     reg  b_valid$clock;
@@ -1452,6 +1508,18 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     reg  [31:0] storage_q$38$d;
     wire  [31:0] storage_q$38$q;
     reg  storage_q$38$clock;
+    reg  [31:0] storage_q$39$d;
+    wire  [31:0] storage_q$39$q;
+    reg  storage_q$39$clock;
+    reg  [31:0] storage_q$40$d;
+    wire  [31:0] storage_q$40$q;
+    reg  storage_q$40$clock;
+    reg  [31:0] storage_q$41$d;
+    wire  [31:0] storage_q$41$q;
+    reg  storage_q$41$clock;
+    reg  [31:0] storage_q$42$d;
+    wire  [31:0] storage_q$42$q;
+    reg  storage_q$42$clock;
     reg  [31:0] pulse_q$0$d;
     wire  [31:0] pulse_q$0$q;
     reg  pulse_q$0$clock;
@@ -1539,6 +1607,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     
     // Local signals
     reg  ack_edge;
+    reg  blocked;
     reg  strobe;
     reg  do_write;
     reg  do_read;
@@ -1636,6 +1705,16 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         .d(drop_resp$d),
         .q(drop_resp$q),
         .clock(drop_resp$clock)
+    );
+    toe_user_logic_regs$core$wait_q wait_q(
+        .d(wait_q$d),
+        .q(wait_q$q),
+        .clock(wait_q$clock)
+    );
+    toe_user_logic_regs$core$expired expired(
+        .d(expired$d),
+        .q(expired$q),
+        .clock(expired$clock)
     );
     toe_user_logic_regs$core$b_valid b_valid(
         .d(b_valid$d),
@@ -1887,6 +1966,26 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         .q(storage_q$38$q),
         .clock(storage_q$38$clock)
     );
+    toe_user_logic_regs$core$storage_q$39 storage_q$39(
+        .d(storage_q$39$d),
+        .q(storage_q$39$q),
+        .clock(storage_q$39$clock)
+    );
+    toe_user_logic_regs$core$storage_q$40 storage_q$40(
+        .d(storage_q$40$d),
+        .q(storage_q$40$q),
+        .clock(storage_q$40$clock)
+    );
+    toe_user_logic_regs$core$storage_q$41 storage_q$41(
+        .d(storage_q$41$d),
+        .q(storage_q$41$q),
+        .clock(storage_q$41$clock)
+    );
+    toe_user_logic_regs$core$storage_q$42 storage_q$42(
+        .d(storage_q$42$d),
+        .q(storage_q$42$q),
+        .clock(storage_q$42$clock)
+    );
     toe_user_logic_regs$core$pulse_q$0 pulse_q$0(
         .d(pulse_q$0$d),
         .q(pulse_q$0$q),
@@ -2047,6 +2146,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         ack_sync$clock = s_axil_aclk;
         ack_seen$clock = s_axil_aclk;
         drop_resp$clock = s_axil_aclk;
+        wait_q$clock = s_axil_aclk;
+        expired$clock = s_axil_aclk;
         b_valid$clock = s_axil_aclk;
         b_resp$clock = s_axil_aclk;
         r_valid$clock = s_axil_aclk;
@@ -2182,6 +2283,41 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
                 req_addr$d = ar_addr$q;
                 req_tog$d = ~req_tog$q;
                 busy$d = 1'b1;
+                last_write$d = 1'b0;
+                ar_full$d = 1'b0;
+            end
+        end
+        blocked = s_axil_aresetn & busy$q & ~ack_edge & ~b_valid$q & ~r_valid$q & (~drop_resp$q | (aw_full$q & w_full$q & w_checked$q) | ar_full$q);
+        wait_q$d = wait_zero;
+        if (blocked) begin
+            wait_q$d = wait_q$q + wait_one;
+        end
+        expired$d = blocked & (wait_q$q == timeout_last);
+        if (expired$q & blocked) begin
+            wait_q$d = wait_zero;
+            if (~drop_resp$q) begin
+                drop_resp$d = 1'b1;
+                if (req_write$q) begin
+                    b_valid$d = 1'b1;
+                    b_resp$d = resp_slverr;
+                end
+                else begin
+                    r_valid$d = 1'b1;
+                    r_data$d = 32'h0;
+                    r_resp$d = resp_slverr;
+                end
+            end
+            else if (aw_full$q & w_full$q & w_checked$q) begin
+                b_valid$d = 1'b1;
+                b_resp$d = resp_slverr;
+                last_write$d = 1'b1;
+                aw_full$d = 1'b0;
+                w_full$d = 1'b0;
+            end
+            else begin
+                r_valid$d = 1'b1;
+                r_data$d = 32'h0;
+                r_resp$d = resp_slverr;
                 last_write$d = 1'b0;
                 ar_full$d = 1'b0;
             end
@@ -2618,6 +2754,21 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
             hit = 1'b1;
         end
         if (req_addr$q == mapped_addr$118) begin
+            hit = 1'b1;
+        end
+        if (req_addr$q == mapped_addr$119) begin
+            hit = 1'b1;
+        end
+        if (req_addr$q == mapped_addr$120) begin
+            hit = 1'b1;
+        end
+        if (req_addr$q == mapped_addr$121) begin
+            hit = 1'b1;
+        end
+        if (req_addr$q == mapped_addr$122) begin
+            hit = 1'b1;
+        end
+        if (req_addr$q == mapped_addr$123) begin
             hit = 1'b1;
         end
         rd_storage = 32'h0;
@@ -3089,6 +3240,54 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
             storage_q$38$d = storage_reset$38;
         end
         value$38 = storage_q$38$q;
+        storage_q$39$clock = user_clk;
+        storage_q$39$d = storage_q$39$q;
+        if (req_addr$q == storage_addr$39) begin
+            rd_storage = storage_q$39$q & storage_rmask$39;
+            if (do_write) begin
+                storage_q$39$d = (storage_q$39$q & ~(wmask & storage_mask$39)) | (req_wdata$q & wmask & storage_mask$39);
+            end
+        end
+        if (user_rst) begin
+            storage_q$39$d = storage_reset$39;
+        end
+        value$39 = storage_q$39$q;
+        storage_q$40$clock = user_clk;
+        storage_q$40$d = storage_q$40$q;
+        if (req_addr$q == storage_addr$40) begin
+            rd_storage = storage_q$40$q & storage_rmask$40;
+            if (do_write) begin
+                storage_q$40$d = (storage_q$40$q & ~(wmask & storage_mask$40)) | (req_wdata$q & wmask & storage_mask$40);
+            end
+        end
+        if (user_rst) begin
+            storage_q$40$d = storage_reset$40;
+        end
+        value$40 = storage_q$40$q;
+        storage_q$41$clock = user_clk;
+        storage_q$41$d = storage_q$41$q;
+        if (req_addr$q == storage_addr$41) begin
+            rd_storage = storage_q$41$q & storage_rmask$41;
+            if (do_write) begin
+                storage_q$41$d = (storage_q$41$q & ~(wmask & storage_mask$41)) | (req_wdata$q & wmask & storage_mask$41);
+            end
+        end
+        if (user_rst) begin
+            storage_q$41$d = storage_reset$41;
+        end
+        value$41 = storage_q$41$q;
+        storage_q$42$clock = user_clk;
+        storage_q$42$d = storage_q$42$q;
+        if (req_addr$q == storage_addr$42) begin
+            rd_storage = storage_q$42$q & storage_rmask$42;
+            if (do_write) begin
+                storage_q$42$d = (storage_q$42$q & ~(wmask & storage_mask$42)) | (req_wdata$q & wmask & storage_mask$42);
+            end
+        end
+        if (user_rst) begin
+            storage_q$42$d = storage_reset$42;
+        end
+        value$42 = storage_q$42$q;
         pulse_q$0$clock = user_clk;
         pulse_q$0$d = 32'h0;
         if (do_write & (req_addr$q == pulse_addr$0)) begin
@@ -3547,14 +3746,17 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         if (req_addr$q == const_addr$7) begin
             rd_const = const_value$7;
         end
+        if (req_addr$q == const_addr$8) begin
+            rd_const = const_value$8;
+        end
         ack_tog$d = ack_tog$q;
         resp_data$d = resp_data$q;
         resp_err$d = resp_err$q;
         if (strobe) begin
             ack_tog$d = ~ack_tog$q;
-            resp_err$d = ~hit;
+            resp_err$d = ~hit | user_rst;
             resp_data$d = 32'h0;
-            if (do_read & hit) begin
+            if (do_read & hit & ~user_rst) begin
                 resp_data$d = rd_storage | rd_sticky | rd_status | rd_latch | rd_const;
             end
         end
@@ -3847,6 +4049,25 @@ module toe_user_logic_regs$core$drop_resp(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$drop_resp
+
+
+module toe_user_logic_regs$core$expired(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$expired
 
 
 module toe_user_logic_regs$core$last_write(d,q,clock);
@@ -5275,6 +5496,25 @@ module toe_user_logic_regs$core$storage_q$38(d,q,clock);
 endmodule // toe_user_logic_regs$core$storage_q$38
 
 
+module toe_user_logic_regs$core$storage_q$39(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_q$39
+
+
 module toe_user_logic_regs$core$storage_q$4(d,q,clock);
     
     // Module arguments
@@ -5292,6 +5532,63 @@ module toe_user_logic_regs$core$storage_q$4(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$storage_q$4
+
+
+module toe_user_logic_regs$core$storage_q$40(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_q$40
+
+
+module toe_user_logic_regs$core$storage_q$41(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_q$41
+
+
+module toe_user_logic_regs$core$storage_q$42(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_q$42
 
 
 module toe_user_logic_regs$core$storage_q$5(d,q,clock);
@@ -5482,6 +5779,25 @@ module toe_user_logic_regs$core$w_strb(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$w_strb
+
+
+module toe_user_logic_regs$core$wait_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$wait_q
 
 `resetall
 `default_nettype wire

@@ -4,7 +4,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,reg_error,reg_test_mode,reg_verify,reg_tx_pattern,reg_conn_mode,reg_tx_percent,reg_rx_percent,reg_transfer_size,reg_packet_size,reg_fpga_port,reg_target_port,reg_busy,reg_connected,reg_closed,reg_error_cause,reg_done_set,reg_error_set,reg_tx_bytes,reg_rx_bytes,reg_elapsed,reg_err_offset,reg_err_expected,reg_err_received,reg_err_count,reg_rx_packets,reg_peer_port,reg_peer_mss,reg_peer_window_scale,toe_conn_req_valid,toe_conn_req_ready,toe_conn_req_open,toe_conn_req_active,toe_conn_req_local_port,toe_conn_req_remote_port,toe_established,toe_peer_closed,toe_conn_error,toe_peer_port,toe_peer_mss,toe_peer_window_scale,toe_tx_tdata,toe_tx_tkeep,toe_tx_tlast,toe_tx_tvalid,toe_tx_tready,toe_rx_tdata,toe_rx_tkeep,toe_rx_tlast,toe_rx_tvalid,toe_rx_tready);
+module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,reg_error,reg_test_mode,reg_verify,reg_tx_pattern,reg_conn_mode,reg_tx_percent,reg_rx_percent,reg_transfer_size,reg_packet_size,reg_fpga_port,reg_target_port,reg_stall_timeout,reg_busy,reg_connected,reg_closed,reg_error_cause,reg_done_set,reg_error_set,reg_tx_bytes,reg_rx_bytes,reg_elapsed,reg_err_offset,reg_err_expected,reg_err_received,reg_err_count,reg_rx_packets,reg_peer_port,reg_peer_mss,reg_peer_window_scale,toe_conn_req_valid,toe_conn_req_ready,toe_conn_req_open,toe_conn_req_active,toe_conn_req_local_port,toe_conn_req_remote_port,toe_established,toe_peer_closed,toe_conn_error,toe_peer_port,toe_peer_mss,toe_peer_window_scale,toe_tx_tdata,toe_tx_tkeep,toe_tx_tlast,toe_tx_tvalid,toe_tx_tready,toe_rx_tdata,toe_rx_tkeep,toe_rx_tlast,toe_rx_tvalid,toe_rx_tready);
     
     // Module arguments
     input wire  clock;
@@ -23,6 +23,7 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
     input wire  [47:0] reg_packet_size;
     input wire  [15:0] reg_fpga_port;
     input wire  [15:0] reg_target_port;
+    input wire  [15:0] reg_stall_timeout;
     output reg  reg_busy;
     output reg  reg_connected;
     output reg  reg_closed;
@@ -70,6 +71,7 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
     localparam  c_verify = 4'h3;
     localparam  c_beyond = 4'h4;
     localparam  c_aborted = 4'h5;
+    localparam  c_stalled = 4'h6;
     localparam  c_mode_off = 2'b0;
     localparam  c_mode_send = 2'b1;
     localparam  c_mode_receive = 2'b10;
@@ -80,6 +82,11 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
     localparam  c_one4 = 4'h1;
     localparam  c_zero64 = 64'h0;
     localparam  c_one64 = 64'h1;
+    localparam  c_ms_last = 20'h2faf0;
+    localparam  c_quiet_zero = 20'h0;
+    localparam  c_quiet_one = 20'h1;
+    localparam  c_zero16 = 16'h0;
+    localparam  c_one16 = 16'h1;
     
     // Enums
     localparam State$Idle = 0;
@@ -168,6 +175,24 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
     reg  [3:0] peer_ws_q$d;
     wire  [3:0] peer_ws_q$q;
     reg  peer_ws_q$clock;
+    reg  stall_on$d;
+    wire  stall_on$q;
+    reg  stall_on$clock;
+    reg  [15:0] stall_last$d;
+    wire  [15:0] stall_last$q;
+    reg  stall_last$clock;
+    reg  [3:0] last_state$d;
+    wire  [3:0] last_state$q;
+    reg  last_state$clock;
+    reg  [19:0] quiet_cycles$d;
+    wire  [19:0] quiet_cycles$q;
+    reg  quiet_cycles$clock;
+    reg  [15:0] quiet_ms$d;
+    wire  [15:0] quiet_ms$q;
+    reg  quiet_ms$clock;
+    reg  stall_q$d;
+    wire  stall_q$q;
+    reg  stall_q$clock;
     reg  datapath$clock;
     reg  datapath$reset;
     reg  datapath$tx_start;
@@ -211,6 +236,8 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
     reg  rx_ok;
     reg  close_first;
     reg  [3:0] verifier_cause;
+    reg  progress;
+    reg  ms_tick;
     
     // Sub module instances
     toe_user_logic_session$state state(
@@ -338,6 +365,36 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         .q(peer_ws_q$q),
         .clock(peer_ws_q$clock)
     );
+    toe_user_logic_session$stall_on stall_on(
+        .d(stall_on$d),
+        .q(stall_on$q),
+        .clock(stall_on$clock)
+    );
+    toe_user_logic_session$stall_last stall_last(
+        .d(stall_last$d),
+        .q(stall_last$q),
+        .clock(stall_last$clock)
+    );
+    toe_user_logic_session$last_state last_state(
+        .d(last_state$d),
+        .q(last_state$q),
+        .clock(last_state$clock)
+    );
+    toe_user_logic_session$quiet_cycles quiet_cycles(
+        .d(quiet_cycles$d),
+        .q(quiet_cycles$q),
+        .clock(quiet_cycles$clock)
+    );
+    toe_user_logic_session$quiet_ms quiet_ms(
+        .d(quiet_ms$d),
+        .q(quiet_ms$q),
+        .clock(quiet_ms$clock)
+    );
+    toe_user_logic_session$stall_q stall_q(
+        .d(stall_q$d),
+        .q(stall_q$q),
+        .clock(stall_q$clock)
+    );
     toe_user_logic_session$datapath datapath(
         .clock(datapath$clock),
         .reset(datapath$reset),
@@ -405,6 +462,12 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         peer_port_q$clock = clock;
         peer_mss_q$clock = clock;
         peer_ws_q$clock = clock;
+        stall_on$clock = clock;
+        stall_last$clock = clock;
+        last_state$clock = clock;
+        quiet_cycles$clock = clock;
+        quiet_ms$clock = clock;
+        stall_q$clock = clock;
         state$d = state$q;
         tx_en$d = tx_en$q;
         rx_en$d = rx_en$q;
@@ -430,6 +493,12 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         peer_port_q$d = peer_port_q$q;
         peer_mss_q$d = peer_mss_q$q;
         peer_ws_q$d = peer_ws_q$q;
+        stall_on$d = stall_on$q;
+        stall_last$d = stall_last$q;
+        last_state$d = last_state$q;
+        quiet_cycles$d = quiet_cycles$q;
+        quiet_ms$d = quiet_ms$q;
+        stall_q$d = stall_q$q;
         datapath$clock = clock;
         datapath$reset = reset;
         datapath$transfer_size = size$q;
@@ -489,6 +558,21 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         else begin
             verifier_cause = c_verify;
         end
+        last_state$d = state$q;
+        progress = (datapath$tx_tvalid & toe_tx_tready) | (toe_rx_tvalid & datapath$rx_tready) | (state$q != last_state$q);
+        ms_tick = quiet_cycles$q == c_ms_last;
+        if (progress) begin
+            quiet_cycles$d = c_quiet_zero;
+            quiet_ms$d = c_zero16;
+        end
+        else if (ms_tick) begin
+            quiet_cycles$d = c_quiet_zero;
+            quiet_ms$d = quiet_ms$q + c_one16;
+        end
+        else begin
+            quiet_cycles$d = quiet_cycles$q + c_quiet_one;
+        end
+        stall_q$d = (state$q != State$Idle) & ms_tick & ~progress & (aborting$q | (stall_on$q & (quiet_ms$q == stall_last$q)));
         if (timing$q) begin
             elapsed_q$d = elapsed_q$q + c_one64;
         end
@@ -511,6 +595,8 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
                         verify_q$d = reg_verify;
                         txp$d = reg_tx_percent;
                         rxp$d = reg_rx_percent;
+                        stall_on$d = reg_stall_timeout != c_zero16;
+                        stall_last$d = reg_stall_timeout - c_one16;
                         fail$d = c_none;
                         aborting$d = 1'b0;
                         closed_q$d = 1'b0;
@@ -633,6 +719,19 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
                     end
                 end
         endcase
+        if (stall_q$q & (state$q != State$Idle) & (state$q != State$Finish)) begin
+            if (fail$q == c_none) begin
+                fail$d = c_stalled;
+            end
+            timing$d = 1'b0;
+            datapath$tx_abort = 1'b1;
+            if ((state$q == State$OpenReq) | (state$q == State$CloseReq) | (state$q == State$WaitClosed)) begin
+                state$d = State$Finish;
+            end
+            else begin
+                state$d = State$CloseReq;
+            end
+        end
         if (reg_abort & (state$q != State$Idle) & (state$q != State$Finish)) begin
             aborting$d = 1'b1;
             fail$d = c_aborted;
@@ -4012,6 +4111,36 @@ module toe_user_logic_session$fail(d,q,clock);
 endmodule // toe_user_logic_session$fail
 
 
+module toe_user_logic_session$last_state(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam State$Idle = 0;
+    localparam State$OpenReq = 1;
+    localparam State$WaitEst = 2;
+    localparam State$Run = 3;
+    localparam State$Drain = 4;
+    localparam State$WaitPeer = 5;
+    localparam State$CloseReq = 6;
+    localparam State$WaitClosed = 7;
+    localparam State$Finish = 8;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$last_state
+
+
 module toe_user_logic_session$lport(d,q,clock);
     
     // Module arguments
@@ -4126,6 +4255,44 @@ module toe_user_logic_session$psize(d,q,clock);
 endmodule // toe_user_logic_session$psize
 
 
+module toe_user_logic_session$quiet_cycles(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$quiet_cycles
+
+
+module toe_user_logic_session$quiet_ms(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$quiet_ms
+
+
 module toe_user_logic_session$rport(d,q,clock);
     
     // Module arguments
@@ -4200,6 +4367,63 @@ module toe_user_logic_session$size(d,q,clock);
     end
           
 endmodule // toe_user_logic_session$size
+
+
+module toe_user_logic_session$stall_last(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$stall_last
+
+
+module toe_user_logic_session$stall_on(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$stall_on
+
+
+module toe_user_logic_session$stall_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$stall_q
 
 
 module toe_user_logic_session$state(d,q,clock);
