@@ -3475,80 +3475,15 @@ module toe_user_logic_session$datapath$verifier$check(data,expected,keep,in_tran
     output reg  [7:0] count;
     
     // Update code (custom)
-    reg [31:0] last_kept;
+    wire [255:0] diff;
+    assign diff = data ^ expected;
+    wire [31:0] nz;
+    assign nz = {|diff[255:248], |diff[247:240], |diff[239:232], |diff[231:224], |diff[223:216], |diff[215:208], |diff[207:200], |diff[199:192], |diff[191:184], |diff[183:176], |diff[175:168], |diff[167:160], |diff[159:152], |diff[151:144], |diff[143:136], |diff[135:128], |diff[127:120], |diff[119:112], |diff[111:104], |diff[103:96], |diff[95:88], |diff[87:80], |diff[79:72], |diff[71:64], |diff[63:56], |diff[55:48], |diff[47:40], |diff[39:32], |diff[31:24], |diff[23:16], |diff[15:8], |diff[7:0]};
+    wire [31:0] last_kept;
+    assign last_kept = keep & ~(keep >> 1);
     always @(*) begin
-        byte_err[0] = keep[0] & (data[7:0] != expected[7:0]) & in_transfer[0];
-        last_kept[0] = keep[0] & ~keep[1];
-        byte_err[1] = keep[1] & (data[15:8] != expected[15:8]) & in_transfer[1];
-        last_kept[1] = keep[1] & ~keep[2];
-        byte_err[2] = keep[2] & (data[23:16] != expected[23:16]) & in_transfer[2];
-        last_kept[2] = keep[2] & ~keep[3];
-        byte_err[3] = keep[3] & (data[31:24] != expected[31:24]) & in_transfer[3];
-        last_kept[3] = keep[3] & ~keep[4];
-        byte_err[4] = keep[4] & (data[39:32] != expected[39:32]) & in_transfer[4];
-        last_kept[4] = keep[4] & ~keep[5];
-        byte_err[5] = keep[5] & (data[47:40] != expected[47:40]) & in_transfer[5];
-        last_kept[5] = keep[5] & ~keep[6];
-        byte_err[6] = keep[6] & (data[55:48] != expected[55:48]) & in_transfer[6];
-        last_kept[6] = keep[6] & ~keep[7];
-        byte_err[7] = keep[7] & (data[63:56] != expected[63:56]) & in_transfer[7];
-        last_kept[7] = keep[7] & ~keep[8];
-        byte_err[8] = keep[8] & (data[71:64] != expected[71:64]) & in_transfer[8];
-        last_kept[8] = keep[8] & ~keep[9];
-        byte_err[9] = keep[9] & (data[79:72] != expected[79:72]) & in_transfer[9];
-        last_kept[9] = keep[9] & ~keep[10];
-        byte_err[10] = keep[10] & (data[87:80] != expected[87:80]) & in_transfer[10];
-        last_kept[10] = keep[10] & ~keep[11];
-        byte_err[11] = keep[11] & (data[95:88] != expected[95:88]) & in_transfer[11];
-        last_kept[11] = keep[11] & ~keep[12];
-        byte_err[12] = keep[12] & (data[103:96] != expected[103:96]) & in_transfer[12];
-        last_kept[12] = keep[12] & ~keep[13];
-        byte_err[13] = keep[13] & (data[111:104] != expected[111:104]) & in_transfer[13];
-        last_kept[13] = keep[13] & ~keep[14];
-        byte_err[14] = keep[14] & (data[119:112] != expected[119:112]) & in_transfer[14];
-        last_kept[14] = keep[14] & ~keep[15];
-        byte_err[15] = keep[15] & (data[127:120] != expected[127:120]) & in_transfer[15];
-        last_kept[15] = keep[15] & ~keep[16];
-        byte_err[16] = keep[16] & (data[135:128] != expected[135:128]) & in_transfer[16];
-        last_kept[16] = keep[16] & ~keep[17];
-        byte_err[17] = keep[17] & (data[143:136] != expected[143:136]) & in_transfer[17];
-        last_kept[17] = keep[17] & ~keep[18];
-        byte_err[18] = keep[18] & (data[151:144] != expected[151:144]) & in_transfer[18];
-        last_kept[18] = keep[18] & ~keep[19];
-        byte_err[19] = keep[19] & (data[159:152] != expected[159:152]) & in_transfer[19];
-        last_kept[19] = keep[19] & ~keep[20];
-        byte_err[20] = keep[20] & (data[167:160] != expected[167:160]) & in_transfer[20];
-        last_kept[20] = keep[20] & ~keep[21];
-        byte_err[21] = keep[21] & (data[175:168] != expected[175:168]) & in_transfer[21];
-        last_kept[21] = keep[21] & ~keep[22];
-        byte_err[22] = keep[22] & (data[183:176] != expected[183:176]) & in_transfer[22];
-        last_kept[22] = keep[22] & ~keep[23];
-        byte_err[23] = keep[23] & (data[191:184] != expected[191:184]) & in_transfer[23];
-        last_kept[23] = keep[23] & ~keep[24];
-        byte_err[24] = keep[24] & (data[199:192] != expected[199:192]) & in_transfer[24];
-        last_kept[24] = keep[24] & ~keep[25];
-        byte_err[25] = keep[25] & (data[207:200] != expected[207:200]) & in_transfer[25];
-        last_kept[25] = keep[25] & ~keep[26];
-        byte_err[26] = keep[26] & (data[215:208] != expected[215:208]) & in_transfer[26];
-        last_kept[26] = keep[26] & ~keep[27];
-        byte_err[27] = keep[27] & (data[223:216] != expected[223:216]) & in_transfer[27];
-        last_kept[27] = keep[27] & ~keep[28];
-        byte_err[28] = keep[28] & (data[231:224] != expected[231:224]) & in_transfer[28];
-        last_kept[28] = keep[28] & ~keep[29];
-        byte_err[29] = keep[29] & (data[239:232] != expected[239:232]) & in_transfer[29];
-        last_kept[29] = keep[29] & ~keep[30];
-        byte_err[30] = keep[30] & (data[247:240] != expected[247:240]) & in_transfer[30];
-        last_kept[30] = keep[30] & ~keep[31];
-        byte_err[31] = keep[31] & (data[255:248] != expected[255:248]) & in_transfer[31];
-        last_kept[31] = keep[31] & ~1'b0;
-        count[0] = |(last_kept & 32'h55555555);
-        count[1] = |(last_kept & 32'h66666666);
-        count[2] = |(last_kept & 32'h78787878);
-        count[3] = |(last_kept & 32'h7f807f80);
-        count[4] = |(last_kept & 32'h7fff8000);
-        count[5] = |(last_kept & 32'h80000000);
-        count[6] = |(last_kept & 32'h0);
-        count[7] = |(last_kept & 32'h0);
+        byte_err = keep & nz & in_transfer;
+        count = {|(last_kept & 32'h0), |(last_kept & 32'h0), |(last_kept & 32'h80000000), |(last_kept & 32'h7fff8000), |(last_kept & 32'h7f807f80), |(last_kept & 32'h78787878), |(last_kept & 32'h66666666), |(last_kept & 32'h55555555)};
     end
 endmodule // toe_user_logic_session$datapath$verifier$check
 
@@ -3819,38 +3754,7 @@ module toe_user_logic_session$datapath$verifier$mask(room,in_transfer);
     
     // Update code (custom)
     always @(*) begin
-        in_transfer[0] = room > 8'd0;
-        in_transfer[1] = room > 8'd1;
-        in_transfer[2] = room > 8'd2;
-        in_transfer[3] = room > 8'd3;
-        in_transfer[4] = room > 8'd4;
-        in_transfer[5] = room > 8'd5;
-        in_transfer[6] = room > 8'd6;
-        in_transfer[7] = room > 8'd7;
-        in_transfer[8] = room > 8'd8;
-        in_transfer[9] = room > 8'd9;
-        in_transfer[10] = room > 8'd10;
-        in_transfer[11] = room > 8'd11;
-        in_transfer[12] = room > 8'd12;
-        in_transfer[13] = room > 8'd13;
-        in_transfer[14] = room > 8'd14;
-        in_transfer[15] = room > 8'd15;
-        in_transfer[16] = room > 8'd16;
-        in_transfer[17] = room > 8'd17;
-        in_transfer[18] = room > 8'd18;
-        in_transfer[19] = room > 8'd19;
-        in_transfer[20] = room > 8'd20;
-        in_transfer[21] = room > 8'd21;
-        in_transfer[22] = room > 8'd22;
-        in_transfer[23] = room > 8'd23;
-        in_transfer[24] = room > 8'd24;
-        in_transfer[25] = room > 8'd25;
-        in_transfer[26] = room > 8'd26;
-        in_transfer[27] = room > 8'd27;
-        in_transfer[28] = room > 8'd28;
-        in_transfer[29] = room > 8'd29;
-        in_transfer[30] = room > 8'd30;
-        in_transfer[31] = room > 8'd31;
+        in_transfer = ~({32{1'b1}} << room);
     end
 endmodule // toe_user_logic_session$datapath$verifier$mask
 

@@ -3475,48 +3475,15 @@ module toe_user_logic_session$datapath$verifier$check(data,expected,keep,in_tran
     output reg  [7:0] count;
     
     // Update code (custom)
-    reg [15:0] last_kept;
+    wire [127:0] diff;
+    assign diff = data ^ expected;
+    wire [15:0] nz;
+    assign nz = {|diff[127:120], |diff[119:112], |diff[111:104], |diff[103:96], |diff[95:88], |diff[87:80], |diff[79:72], |diff[71:64], |diff[63:56], |diff[55:48], |diff[47:40], |diff[39:32], |diff[31:24], |diff[23:16], |diff[15:8], |diff[7:0]};
+    wire [15:0] last_kept;
+    assign last_kept = keep & ~(keep >> 1);
     always @(*) begin
-        byte_err[0] = keep[0] & (data[7:0] != expected[7:0]) & in_transfer[0];
-        last_kept[0] = keep[0] & ~keep[1];
-        byte_err[1] = keep[1] & (data[15:8] != expected[15:8]) & in_transfer[1];
-        last_kept[1] = keep[1] & ~keep[2];
-        byte_err[2] = keep[2] & (data[23:16] != expected[23:16]) & in_transfer[2];
-        last_kept[2] = keep[2] & ~keep[3];
-        byte_err[3] = keep[3] & (data[31:24] != expected[31:24]) & in_transfer[3];
-        last_kept[3] = keep[3] & ~keep[4];
-        byte_err[4] = keep[4] & (data[39:32] != expected[39:32]) & in_transfer[4];
-        last_kept[4] = keep[4] & ~keep[5];
-        byte_err[5] = keep[5] & (data[47:40] != expected[47:40]) & in_transfer[5];
-        last_kept[5] = keep[5] & ~keep[6];
-        byte_err[6] = keep[6] & (data[55:48] != expected[55:48]) & in_transfer[6];
-        last_kept[6] = keep[6] & ~keep[7];
-        byte_err[7] = keep[7] & (data[63:56] != expected[63:56]) & in_transfer[7];
-        last_kept[7] = keep[7] & ~keep[8];
-        byte_err[8] = keep[8] & (data[71:64] != expected[71:64]) & in_transfer[8];
-        last_kept[8] = keep[8] & ~keep[9];
-        byte_err[9] = keep[9] & (data[79:72] != expected[79:72]) & in_transfer[9];
-        last_kept[9] = keep[9] & ~keep[10];
-        byte_err[10] = keep[10] & (data[87:80] != expected[87:80]) & in_transfer[10];
-        last_kept[10] = keep[10] & ~keep[11];
-        byte_err[11] = keep[11] & (data[95:88] != expected[95:88]) & in_transfer[11];
-        last_kept[11] = keep[11] & ~keep[12];
-        byte_err[12] = keep[12] & (data[103:96] != expected[103:96]) & in_transfer[12];
-        last_kept[12] = keep[12] & ~keep[13];
-        byte_err[13] = keep[13] & (data[111:104] != expected[111:104]) & in_transfer[13];
-        last_kept[13] = keep[13] & ~keep[14];
-        byte_err[14] = keep[14] & (data[119:112] != expected[119:112]) & in_transfer[14];
-        last_kept[14] = keep[14] & ~keep[15];
-        byte_err[15] = keep[15] & (data[127:120] != expected[127:120]) & in_transfer[15];
-        last_kept[15] = keep[15] & ~1'b0;
-        count[0] = |(last_kept & 16'h5555);
-        count[1] = |(last_kept & 16'h6666);
-        count[2] = |(last_kept & 16'h7878);
-        count[3] = |(last_kept & 16'h7f80);
-        count[4] = |(last_kept & 16'h8000);
-        count[5] = |(last_kept & 16'h0);
-        count[6] = |(last_kept & 16'h0);
-        count[7] = |(last_kept & 16'h0);
+        byte_err = keep & nz & in_transfer;
+        count = {|(last_kept & 16'h0), |(last_kept & 16'h0), |(last_kept & 16'h0), |(last_kept & 16'h8000), |(last_kept & 16'h7f80), |(last_kept & 16'h7878), |(last_kept & 16'h6666), |(last_kept & 16'h5555)};
     end
 endmodule // toe_user_logic_session$datapath$verifier$check
 
@@ -3787,22 +3754,7 @@ module toe_user_logic_session$datapath$verifier$mask(room,in_transfer);
     
     // Update code (custom)
     always @(*) begin
-        in_transfer[0] = room > 8'd0;
-        in_transfer[1] = room > 8'd1;
-        in_transfer[2] = room > 8'd2;
-        in_transfer[3] = room > 8'd3;
-        in_transfer[4] = room > 8'd4;
-        in_transfer[5] = room > 8'd5;
-        in_transfer[6] = room > 8'd6;
-        in_transfer[7] = room > 8'd7;
-        in_transfer[8] = room > 8'd8;
-        in_transfer[9] = room > 8'd9;
-        in_transfer[10] = room > 8'd10;
-        in_transfer[11] = room > 8'd11;
-        in_transfer[12] = room > 8'd12;
-        in_transfer[13] = room > 8'd13;
-        in_transfer[14] = room > 8'd14;
-        in_transfer[15] = room > 8'd15;
+        in_transfer = ~({16{1'b1}} << room);
     end
 endmodule // toe_user_logic_session$datapath$verifier$mask
 
