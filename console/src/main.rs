@@ -102,7 +102,7 @@ enum ParamsOp {
     Show,
     /// Set parameters, then reset and initialise the TOE (menu 1).
     Set {
-        /// KEY=VALUE: mode, last_packet_mode, window_update_gap, fpga_mac, fpga_ip, target_mac, target_ip, fpga_port<N>, target_port<N>.
+        /// KEY=VALUE: mode, last_packet_mode, window_update_gap, fpga_mac, fpga_ip, target_mac, target_ip, fpga_port<N>, target_port<N>, stall_timeout (ms, every session; 0 never).
         #[arg(required = true)]
         assignments: Vec<String>,
         /// Write the parameters without initialising the TOE.

@@ -250,6 +250,19 @@ pub fn read_ports(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<(u1
     Ok((f, t))
 }
 
+/// Session `s`'s watchdog (`stall_timeout`), ms.
+pub fn read_stall_timeout(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<u32> {
+    Ok(regs::session::stall_timeout::MS.get(read(bus, session(s)?.stall_timeout())?))
+}
+
+/// Sets session `s`'s watchdog (`stall_timeout`, taken at the next start), ms, 0..=65535.
+pub fn stall_timeout(bus: &mut (impl RegisterBus + ?Sized), s: usize, ms: u32) -> Result<()> {
+    let f = regs::session::stall_timeout::MS;
+    let word =
+        f.set(0, ms).ok_or_else(|| OpError(format!("stall timeout {ms} ms is out of range {}..={}", f.min, f.max)))?;
+    write(bus, session(s)?.stall_timeout(), word)
+}
+
 /// Clears `done`/`error` of session `s` and starts it.
 pub fn start(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<()> {
     start_all(bus, &[s])

@@ -27,6 +27,9 @@ pub struct Params {
     pub target_ip: Ipv4Addr,
     pub fpga_ports: Vec<u16>,
     pub target_ports: Vec<u16>,
+    /// Every session's watchdog (`session.stall_timeout`), ms; 0 never.
+    /// Not in the reference's menu: read from session 0, written to all.
+    pub stall_timeout_ms: u32,
 }
 
 pub fn mode_name(mode: u32) -> &'static str {
@@ -49,11 +52,19 @@ pub fn last_packet_mode_name(m: u32) -> &'static str {
 
 /// The keys of `params set`, in the order menu 1 asks for them.
 pub fn keys(sessions: usize) -> Vec<String> {
-    let mut k: Vec<String> =
-        ["mode", "last_packet_mode", "window_update_gap", "fpga_mac", "fpga_ip", "target_mac", "target_ip"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+    let mut k: Vec<String> = [
+        "mode",
+        "last_packet_mode",
+        "window_update_gap",
+        "fpga_mac",
+        "fpga_ip",
+        "target_mac",
+        "target_ip",
+        "stall_timeout",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     for s in 0..sessions {
         k.push(format!("fpga_port{s}"));
         k.push(format!("target_port{s}"));
@@ -76,6 +87,7 @@ impl Params {
             target_ip: Ipv4Addr::from(ops::read(bus, toe::TARGET_IP)?),
             fpga_ports: Vec::new(),
             target_ports: Vec::new(),
+            stall_timeout_ms: ops::read_stall_timeout(bus, 0)?,
         };
         for s in 0..sessions {
             let (f, t) = ops::read_ports(bus, s)?;
@@ -105,6 +117,7 @@ impl Params {
         ops::write(bus, toe::TARGET_IP, u32::from(self.target_ip))?;
         for (s, (f, t)) in self.fpga_ports.iter().zip(&self.target_ports).enumerate() {
             ops::ports(bus, s, *f, *t)?;
+            ops::stall_timeout(bus, s, self.stall_timeout_ms)?;
         }
         Ok(())
     }
@@ -131,6 +144,7 @@ impl Params {
         for (i, (f, t)) in self.fpga_ports.iter().zip(&self.target_ports).enumerate() {
             let _ = writeln!(s, "    session {i}       : {f} -> {t}");
         }
+        let _ = writeln!(s, "  Stall timeout     : {} ms (0 never; valid 0-65535)", self.stall_timeout_ms);
         s
     }
 
@@ -143,6 +157,7 @@ impl Params {
             "fpga_mac": format!("{:#014x}", self.fpga_mac), "fpga_ip": self.fpga_ip.to_string(),
             "target_mac": format!("{:#014x}", self.target_mac), "target_ip": self.target_ip.to_string(),
             "fpga_ports": self.fpga_ports, "target_ports": self.target_ports,
+            "stall_timeout": self.stall_timeout_ms,
         })
     }
 
@@ -158,6 +173,7 @@ impl Params {
             "fpga_ip" => self.fpga_ip = input::ipv4("FPGA IP address", value)?,
             "target_mac" => self.target_mac = input::mac("Target MAC address", value)?,
             "target_ip" => self.target_ip = input::ipv4("Target IP address", value)?,
+            "stall_timeout" => self.stall_timeout_ms = input::number("Stall timeout (ms)", value, 0, 0xFFFF)? as u32,
             _ => {
                 let (list, n, what) = if let Some(n) = port_of("fpga_port") {
                     (&mut self.fpga_ports, n, "FPGA port")

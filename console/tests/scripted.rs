@@ -287,6 +287,10 @@ fn bad_input_gets_the_references_two_messages_and_nothing_is_written() {
         (&["params", "set", "target_ip=10.0.0"], "INVALID INPUT: Target IP address"),
         (&["params", "set", "mode=3"], "OUT-OF-RANGE INPUT: Mode \"3\""),
         (&["params", "set", "fpga_port0=70000"], "OUT-OF-RANGE INPUT: FPGA port of session 0"),
+        (
+            &["params", "set", "stall_timeout=65536"],
+            "OUT-OF-RANGE INPUT: Stall timeout (ms) \"65536\": valid range is 0-65535",
+        ),
         // Ports stay distinct per session; the first assignment is not written either.
         (&["params", "set", "window_update_gap=5", "fpga_port1=60000"], "distinct from the other sessions' ports"),
         (&["params", "set", "speed=1"], "INVALID INPUT: parameter \"speed\""),
@@ -332,6 +336,7 @@ fn params_set_writes_every_parameter_and_initialises_the_toe() {
             "target_ip=10.1.2.4",
             "fpga_port0=5000",
             "target_port3=6003",
+            "stall_timeout=250",
         ],
     );
     assert_eq!(f.code, Some(0), "{}", f.all());
@@ -348,6 +353,13 @@ fn params_set_writes_every_parameter_and_initialises_the_toe() {
     assert_eq!(j["target_ip"], "10.1.2.4");
     assert_eq!(j["fpga_ports"], serde_json::json!([5000, 60001, 60002, 60003]));
     assert_eq!(j["target_ports"], serde_json::json!([61000, 61001, 61002, 6003]));
+    assert_eq!(j["stall_timeout"], 250);
+    // Every session's watchdog, not only the one `params show` reads.
+    let regs = console(addr, &["regs"]);
+    for s in 0..4 {
+        let line = regs.stdout.iter().find(|l| l.contains(&format!("session{s}.stall_timeout"))).unwrap();
+        assert!(line.ends_with("0x000000fa"), "session {s}: {line}");
+    }
 }
 
 #[test]
