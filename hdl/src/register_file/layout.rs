@@ -365,19 +365,16 @@ impl Layout {
             )));
         }
         let (block, reg, field) = BUS_TIMEOUT;
+        let name = format!("{block}.{reg}.{field}");
         let timeout = map.block(block).and_then(|b| b.register(reg)).and_then(|r| r.field(field));
-        l.bus_timeout = match timeout {
-            Some(f) => match (&f.access, &f.reset) {
-                (Access::Ro, regmap::Reset::Fixed(v)) if (1..=1 << BUS_TIMEOUT_BITS).contains(v) => *v,
-                _ => return Err(err(format!(
-                    "register file: `{block}.{reg}.{field}` must be a read-only constant in 1..={}, not {:?} ({:?})",
-                    1u32 << BUS_TIMEOUT_BITS,
-                    f.reset,
-                    f.access
-                ))),
-            },
-            None => {
-                return Err(err(format!("register file: the map has no `{block}.{reg}.{field}` (the bus timeout)")))
+        let timeout =
+            timeout.ok_or_else(|| err(format!("register file: the map has no `{name}` (the bus timeout)")))?;
+        let max = 1u32 << BUS_TIMEOUT_BITS;
+        l.bus_timeout = match (&timeout.access, &timeout.reset) {
+            (Access::Ro, regmap::Reset::Fixed(v)) if (1..=max).contains(v) => *v,
+            (access, reset) => {
+                let why = format!("must be a read-only constant in 1..={max}, not {reset:?} ({access:?})");
+                return Err(err(format!("register file: `{name}` {why}")));
             }
         };
         Ok(l)
@@ -437,6 +434,30 @@ mod tests {
 
     fn design(sessions: usize) -> config::Design {
         config::parse(&config::default_toml_with_sessions(sessions), &[config::DEFAULT_BOARD]).unwrap()
+    }
+
+    #[test]
+    fn the_bus_timeout_is_the_maps_constant_and_nothing_else() {
+        let map = regmap::RegisterMap::for_design(&design(2));
+        assert_eq!(Layout::new(&map).unwrap().bus_timeout, regmap::bus_timeout_cycles(&design(2)));
+        let timeout = |m: &mut regmap::RegisterMap| {
+            m.block_mut("info").unwrap().register_mut("bus_timeout").unwrap().field_mut("cycles").unwrap().clone()
+        };
+        for (what, change) in [
+            ("writable", (|f: &mut regmap::Field| f.access = Access::Rw) as fn(&mut regmap::Field)),
+            ("zero", |f| f.reset = regmap::Reset::Fixed(0)),
+            ("too large", |f| f.reset = regmap::Reset::Fixed((1 << BUS_TIMEOUT_BITS) + 1)),
+        ] {
+            let mut m = map.clone();
+            let mut f = timeout(&mut m);
+            change(&mut f);
+            *m.block_mut("info").unwrap().register_mut("bus_timeout").unwrap().field_mut("cycles").unwrap() = f;
+            let e = Layout::new(&m).unwrap_err().0;
+            assert!(e.contains("`info.bus_timeout.cycles` must be a read-only constant in 1..=65536"), "{what}: {e}");
+        }
+        let mut m = map.clone();
+        m.block_mut("info").unwrap().registers.retain(|r| r.name != "bus_timeout");
+        assert!(Layout::new(&m).unwrap_err().0.contains("has no `info.bus_timeout.cycles`"));
     }
 
     #[test]
