@@ -8,7 +8,7 @@ use testbench::{seed, soak};
 
 /// Iterations of the default `cargo test` run, sized to keep the test near a
 /// minute on two cores in the test profile (see `docs/soak.md`).
-const CI_ITERATIONS: u64 = 12;
+const CI_ITERATIONS: u64 = 60;
 
 #[test]
 fn random_plans_and_faults_on_two_boards_end_as_the_reference_says() {
