@@ -4,7 +4,11 @@
 //! is bounded for CI; `make soak ITER=<n>` runs more, `TB_SEED=<n> make soak`
 //! replays one iteration.
 
+use testbench::boards::{Mode, SessionTest, TwoBoardSim};
+use testbench::demo;
+use testbench::top1024_regs::regs::session::status::ErrorCause;
 use testbench::{seed, soak};
+use toe_model::{LinkConfig, ToeConfig};
 
 /// Iterations of the default `cargo test` run, sized to keep the test near a
 /// minute on two cores in the test profile (see `docs/soak.md`).
@@ -26,4 +30,74 @@ fn random_plans_and_faults_on_two_boards_end_as_the_reference_says() {
         "{} of {iterations} iterations differ from the reference (their seeds, plans and differences are printed above); replay one with TB_SEED=<seed> make soak",
         figures.failed.len()
     );
+}
+
+// The hardware issues the soak found (`docs/soak.md`, "Found"), each as a
+// directed test that fails today. They are ignored so the suite lands; the
+// soak excludes the same cases (`soak::known_teardown_drop`, the plan's
+// "peer sends more"). Run them with `cargo test -p testbench --test soak --
+// --ignored` after a fix of `hdl/src/session.rs` / `traffic_generator.rs`,
+// then drop the `#[ignore]` and the soak's exclusion.
+
+/// Board 0 serves, board 1 connects: programs session 0 of both.
+fn pair(name: &str, server: &SessionTest, client: &SessionTest) -> TwoBoardSim {
+    let mut toe = ToeConfig::new(128);
+    toe.syn_timeout_cycles = 20_000;
+    let mut sim = TwoBoardSim::new(seed::from_env(name), LinkConfig::default(), toe);
+    sim.program(0, 0, server);
+    sim.program(1, 0, client);
+    for b in 0..2 {
+        let (fpga, target) = demo::ports(b, 0);
+        sim.ports(b, 0, fpga, target);
+    }
+    sim.start(0, 0);
+    sim.start(1, 0);
+    sim
+}
+
+/// A verifying receiver whose first error is a pattern mismatch (the peer
+/// sends dummy data) and which then gets more than its `transfer_size`
+/// (here 128,515, not a whole number of 128-byte beats) does not notice the
+/// data beyond its size: `session.rs` takes the receive side as finished on
+/// `rx_complete` (the counter never equals the size, it jumps past it) or on
+/// a verifier error whose *first-record* cause is `beyond`, and the first
+/// record is the mismatch at offset 4. The session runs on until the peer
+/// closes and then ends `peer_closed` ("closed before every expected byte was
+/// received") although all 128,515 expected bytes arrived; `err_count` has
+/// no short end. Expected: `verify` (the record's cause) or `beyond_size`.
+#[test]
+#[ignore = "known hardware issue (docs/soak.md): mismatch then data beyond the size ends peer_closed"]
+fn known_issue_dummy_data_beyond_the_size_is_not_a_short_transfer() {
+    let server = SessionTest::new(Mode::Receive, 128_515, false);
+    let mut client = SessionTest::new(Mode::Send, 128_700, true);
+    client.incremental = false;
+    let mut sim = pair("known_issue_beyond_after_mismatch", &server, &client);
+    assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 100_000), "both sessions must end");
+    let r = sim.result(0, 0);
+    assert!(r.error && r.rx_bytes == 128_700, "{r:?}");
+    assert!(
+        [ErrorCause::Verify.bits(), ErrorCause::BeyondSize.bits()].contains(&r.error_cause),
+        "every expected byte arrived, so not {}: {r:?}",
+        r.cause_name()
+    );
+}
+
+/// `ctrl.abort` on a sender whose TOE holds `tx_tready` low (the receiver,
+/// at 1 %, has let the 1 MB window close) drops the presented beat at once
+/// (`traffic_generator`: abort "drops everything at once, including a
+/// presented beat"): `tx_tvalid` falls before `tx_tready`, which
+/// `docs/toe_interface.md` forbids. The same happens when the session
+/// tears its transmission down for a peer that closed early in full duplex.
+#[test]
+#[ignore = "known hardware issue (docs/soak.md): abort drops a TX beat the TOE has not taken"]
+fn known_issue_abort_keeps_a_presented_tx_beat_until_taken() {
+    let mut server = SessionTest::new(Mode::Receive, 4 << 20, false);
+    server.rx_percent = 1;
+    let client = SessionTest::new(Mode::Send, 4 << 20, true);
+    let mut sim = pair("known_issue_abort_drops_beat", &server, &client);
+    sim.run(40_000);
+    assert!(sim.toe.stats(1).window_stall_cycles > 0, "the sender must be stalled on the window");
+    sim.abort(1, 0);
+    assert!(sim.wait_idle(&[(1, 0)], 20, 2_000), "abort ends the sender's test");
+    assert!(sim.toe.violations().is_empty(), "{:?}", sim.toe.violations());
 }
