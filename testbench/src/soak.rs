@@ -942,6 +942,7 @@ fn check_session(
     started_twice: bool,
     out: &mut Outcome,
 ) {
+    let cycles = out.cycles;
     let s = p.session;
     let mut problems = Vec::new();
     // An abort that reached a running session makes the outcome depend on
@@ -1053,8 +1054,11 @@ fn check_session(
             if (r.peer_port, r.peer_mss, r.peer_window_scale) != (u32::from(fpga), 8948, 5) {
                 fail(format!("peer port/MSS/window scale {} {} {}", r.peer_port, r.peer_mss, r.peer_window_scale));
             }
-            if r.elapsed == 0 {
-                fail("done with elapsed 0".into());
+            // At most a beat a cycle moves each way, and the timer runs
+            // inside the simulation.
+            let beats = r.tx_bytes.max(r.rx_bytes).div_ceil(p.beat);
+            if r.elapsed == 0 || r.elapsed + 2 < beats || r.elapsed > cycles {
+                fail(format!("done with elapsed {} for {beats} beats in {cycles} cycles", r.elapsed));
             }
         }
         if got == Some(ErrorCause::Refused) && !loose && r.elapsed != 0 {
@@ -1181,7 +1185,21 @@ pub fn soak(seed: u64, iterations: u64) -> Figures {
     let mut s = seed;
     for i in 0..iterations {
         let plan = Plan::draw(s);
-        let o = run(&plan);
+        // A panic (a register access that never completes, say) is a
+        // failure of this iteration, reported with its seed and plan.
+        let o = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&plan))).unwrap_or_else(|e| {
+            let what = e
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| e.downcast_ref::<&str>().copied())
+                .unwrap_or("(no message)");
+            Outcome {
+                seed: s,
+                injected: plan.faults(),
+                problems: vec![format!("panicked: {what}")],
+                ..Outcome::default()
+            }
+        });
         let ok = o.problems.is_empty();
         figures.add(&o, ok);
         if !ok {
