@@ -12,7 +12,7 @@ use toe_model::{LinkConfig, ToeConfig};
 
 /// Iterations of the default `cargo test` run, sized to keep the test near a
 /// minute on two cores in the test profile (see `docs/soak.md`).
-const CI_ITERATIONS: u64 = 60;
+const CI_ITERATIONS: u64 = 50;
 
 #[test]
 fn random_plans_and_faults_on_two_boards_end_as_the_reference_says() {
@@ -39,11 +39,17 @@ fn random_plans_and_faults_on_two_boards_end_as_the_reference_says() {
 // --ignored` after a fix of `hdl/src/session.rs` / `traffic_generator.rs`,
 // then drop the `#[ignore]` and the soak's exclusion.
 
-/// Board 0 serves, board 1 connects: programs session 0 of both.
-fn pair(name: &str, server: &SessionTest, client: &SessionTest) -> TwoBoardSim {
+/// Board 0 serves, board 1 connects: programs session 0 of both and starts
+/// them, after a TOE initialisation with `last_packet_mode` if given.
+fn pair(name: &str, server: &SessionTest, client: &SessionTest, last_packet_mode: Option<u32>) -> TwoBoardSim {
     let mut toe = ToeConfig::new(128);
     toe.syn_timeout_cycles = 20_000;
     let mut sim = TwoBoardSim::new(seed::from_env(name), LinkConfig::default(), toe);
+    if let Some(mode) = last_packet_mode {
+        for b in 0..2 {
+            sim.init_toe(b, 16, mode);
+        }
+    }
     sim.program(0, 0, server);
     sim.program(1, 0, client);
     for b in 0..2 {
@@ -71,7 +77,7 @@ fn known_issue_dummy_data_beyond_the_size_is_not_a_short_transfer() {
     let server = SessionTest::new(Mode::Receive, 128_515, false);
     let mut client = SessionTest::new(Mode::Send, 128_700, true);
     client.incremental = false;
-    let mut sim = pair("known_issue_beyond_after_mismatch", &server, &client);
+    let mut sim = pair("known_issue_beyond_after_mismatch", &server, &client, None);
     assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 100_000), "both sessions must end");
     let r = sim.result(0, 0);
     assert!(r.error && r.rx_bytes == 128_700, "{r:?}");
@@ -80,6 +86,27 @@ fn known_issue_dummy_data_beyond_the_size_is_not_a_short_transfer() {
         "every expected byte arrived, so not {}: {r:?}",
         r.cause_name()
     );
+}
+
+/// A receiver expecting whole beats (429,440 bytes, 3,355 beats) is
+/// complete before the extra bytes arrive (51 more, a partial beat); when
+/// those are the last before the peer's FIN, `session.rs` can go from
+/// `WaitPeer` through the close to `Finish` in fewer cycles than the
+/// verifier needs to flag the `beyond` error (about five), and the session
+/// ends `done` while `err_count` (1) and the record (offset 429,440) show the
+/// error. Expected: `beyond_size`. It depends on the exact arrival of the
+/// last beat and the FIN (a directed two-session run did not hit it), so
+/// this replays the soak iteration that found it: seed
+/// 2599521232409438092's plan with the extra bytes the soak now avoids.
+#[test]
+#[ignore = "known hardware issue (docs/soak.md): extra bytes right before the FIN end done"]
+fn known_issue_a_last_partial_beat_beyond_a_whole_beat_size_is_beyond_size() {
+    let mut plan = soak::Plan::draw(2_599_521_232_409_438_092);
+    let p = &mut plan.rounds[0].sessions[0];
+    assert_eq!((p.fault, p.sides[1].transfer_size), (soak::Fault::PeerSendsMore, 429_440), "the plan drawn changed");
+    p.sides[0].transfer_size = 429_491;
+    let o = soak::run(&plan);
+    assert!(o.problems.is_empty(), "{:#?}", o.problems);
 }
 
 /// `ctrl.abort` on a sender whose TOE holds `tx_tready` low (the receiver,
@@ -94,7 +121,7 @@ fn known_issue_abort_keeps_a_presented_tx_beat_until_taken() {
     let mut server = SessionTest::new(Mode::Receive, 4 << 20, false);
     server.rx_percent = 1;
     let client = SessionTest::new(Mode::Send, 4 << 20, true);
-    let mut sim = pair("known_issue_abort_drops_beat", &server, &client);
+    let mut sim = pair("known_issue_abort_drops_beat", &server, &client, None);
     sim.run(40_000);
     assert!(sim.toe.stats(1).window_stall_cycles > 0, "the sender must be stalled on the window");
     sim.abort(1, 0);
