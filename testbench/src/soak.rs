@@ -395,7 +395,7 @@ fn session_plan(rng: &mut ChaCha8Rng, session: usize, beat: u64) -> SessionPlan 
         match p.fault {
             Fault::PeerClosesEarly => p.sides[from].transfer_size = rng.gen_range(1..size),
             Fault::PeerSendsMore => {
-                // KNOWN HARDWARE ISSUE, excluded here so the soak lands (see
+                // KNOWN HARDWARE ISSUE 2, excluded here so the soak lands (see
                 // `docs/soak.md`, "Found"): a verifying receiver whose first
                 // error is a mismatch (dummy data) misses the data beyond its
                 // size (the session looks for `beyond` in the first-error
@@ -404,7 +404,7 @@ fn session_plan(rng: &mut ChaCha8Rng, session: usize, beat: u64) -> SessionPlan 
                 // So the peer that sends more sends the pattern.
                 p.sides[from].incremental |= p.sides[to].verify;
                 let mut more = if rng.gen_bool(0.5) { rng.gen_range(1..=beat * 2) } else { rng.gen_range(1..=size) };
-                // KNOWN HARDWARE ISSUE, excluded here so the soak lands (see
+                // KNOWN HARDWARE ISSUE 3, excluded here so the soak lands (see
                 // `docs/soak.md`, "Found"): with a size of whole beats the
                 // receiver is complete before the extra data; when that data
                 // is the last before the peer's FIN, the close finishes
@@ -941,7 +941,7 @@ fn run_round(
     results
 }
 
-/// KNOWN HARDWARE ISSUE, excluded here so the soak lands (see `docs/soak.md`,
+/// KNOWN HARDWARE ISSUE 1, excluded here so the soak lands (see `docs/soak.md`,
 /// "Found"): a session that tears its transmission down (`tx_abort` to the
 /// generator: `ctrl.abort`, the peer closing early in full duplex, a reset)
 /// while the TOE holds `tx_tready` low (window or link busy) drops the
