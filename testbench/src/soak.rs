@@ -7,10 +7,13 @@
 //! from the hardware's own registers.
 //!
 //! ```text
-//!  seed --> Plan::draw --> run(plan) on TwoBoardSim --> SessionResult x 8
-//!              |                                            |
-//!              +------> reference (expect, record) ---------+--> problems, figures
+//!  seed --> Plan::draw --> run(plan): round 0, round 1 on one TwoBoardSim --> SessionResult per side
+//!              |                                                                 |
+//!              +------> reference (expect, Stream::record) ----------------------+--> problems, figures
 //! ```
+//!
+//! Each iteration runs two rounds of tests one after the other on the same
+//! boards ([`Round`]), so a session must be reusable after any fault.
 //!
 //! What is exact and what is an invariant:
 //! - Without an abort every figure follows from the plan: `done` or `error`
