@@ -1385,6 +1385,49 @@ mod tests {
         assert_eq!((e.cause, e.rx), (Some(ErrorCause::BeyondSize), 1000));
     }
 
+    /// The excusals are exact: the message, the side, the way it ended.
+    #[test]
+    fn only_the_known_violations_are_excused() {
+        let mut p = half(1 << 20, 1 << 20, Fault::Abort { board: 1, at: 0 }, true, true);
+        p.session = 2;
+        let round = Round { silent: None, sessions: vec![p; 3] };
+        let ended = |cause: ErrorCause, tx_bytes: u64| SessionResult {
+            error: true,
+            error_cause: cause.bits(),
+            tx_bytes,
+            ..SessionResult::default()
+        };
+        let mut results = vec![[SessionResult::default(); 2]; 3];
+        results[0][1] = ended(ErrorCause::Aborted, 1000);
+        let drop = "cycle 7: board 1 session 2: tx_tvalid dropped before tx_tready";
+        assert!(known_teardown_drop(drop, &round, &results));
+        // Another session, board, message, or a sender that sent everything: reported.
+        assert!(!known_teardown_drop(
+            "cycle 7: board 1 session 1: tx_tvalid dropped before tx_tready",
+            &round,
+            &results
+        ));
+        assert!(!known_teardown_drop(
+            "cycle 7: board 0 session 2: tx_tvalid dropped before tx_tready",
+            &round,
+            &results
+        ));
+        assert!(!known_teardown_drop("cycle 7: board 1 session 2: tx_tvalid while not established", &round, &results));
+        results[0][1] = ended(ErrorCause::Aborted, 1 << 20);
+        assert!(!known_teardown_drop(drop, &round, &results));
+        results[0][1] = ended(ErrorCause::Verify, 1000);
+        assert!(!known_teardown_drop(drop, &round, &results));
+        let reset = "cycle 9: board 1 session 2: tx_tvalid while not established";
+        assert!(!beat_in_flight_at_a_reset(reset, &round, &results));
+        results[0][1] = ended(ErrorCause::Refused, 1000);
+        assert!(beat_in_flight_at_a_reset(reset, &round, &results));
+        assert!(!beat_in_flight_at_a_reset(
+            "cycle 9: board 0 session 2: tx_tvalid while not established",
+            &round,
+            &results
+        ));
+    }
+
     #[test]
     fn plans_stay_in_the_cycle_budget_and_replay() {
         let mut seed = 7;
