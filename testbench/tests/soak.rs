@@ -23,7 +23,6 @@ fn random_plans_and_faults_on_two_boards_end_as_the_reference_says() {
     };
     let figures = soak::soak(seed, iterations);
     println!("{figures}");
-    eprintln!("{figures}");
     assert!(figures.iterations == iterations && iterations > 0, "no iteration ran");
     assert!(
         figures.failed.is_empty(),
