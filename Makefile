@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BUILD ?= build
 
-.PHONY: help gen verilog deps test test-rust test-host-large lint synth-estimate bench bench-host demo vboard demo-pc vivado-ooc quartus-ooc golden clean
+.PHONY: help gen verilog deps test test-rust test-host-large lint synth-estimate bench bench-host demo soak vboard demo-pc vivado-ooc quartus-ooc golden clean
 
 help:
 	@echo "make gen            generate build/ from the default config (same as cargo run -p gen)"
@@ -13,6 +13,7 @@ help:
 	@echo "make bench          verilated model vs rust-hdl simulator speed, loopback throughput"
 	@echo "make bench-host     tcpdatatest vs iperf3 on loopback"
 	@echo "make demo           the demo's FPGA-to-FPGA scenarios on two simulated boards, next to the reference figures"
+	@echo "make soak           randomised two-board soak with faults, release build: ITER=<n> iterations (default 100), TB_SEED=<n> replays one"
 	@echo "make vboard         run the virtual board: registers on Etherbone 127.0.0.1:1234, TOE on loopback (VBOARD_ARGS=...)"
 	@echo "make demo-pc        the demo's FPGA-and-PC tests: the PC tools against the virtual board, as a table"
 	@echo "make vivado-ooc     out-of-context Vivado synthesis (needs vivado on PATH)"
@@ -49,6 +50,12 @@ bench:
 # their registers; prints the console-style table (docs/two_board_sim.md).
 demo: deps
 	$(CARGO) run --release -q -p testbench --bin demo
+
+# The randomised two-board soak (docs/soak.md): ITER iterations from a
+# printed seed (default 100); TB_SEED=<n> alone replays that one iteration.
+SOAK_ITER = $(if $(ITER),$(ITER),$(if $(TB_SEED),1,100))
+soak:
+	ITER=$(SOAK_ITER) $(CARGO) test --release -q -p testbench --test soak -- --nocapture
 
 # The virtual board (docs/virtual_board.md); extra arguments in VBOARD_ARGS,
 # e.g. make vboard VBOARD_ARGS="--pair" or VBOARD_ARGS="--config my.toml".

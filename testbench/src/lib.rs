@@ -13,6 +13,7 @@ pub mod register_bench;
 pub mod register_model;
 pub mod scripted_toe;
 pub mod seed;
+pub mod soak;
 pub mod stream;
 pub mod token_bucket;
 pub mod verilated;

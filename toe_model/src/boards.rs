@@ -411,4 +411,12 @@ impl TwoBoards {
     pub fn corrupt(&mut self, to_board: usize, s: usize, offset: u64, xor: u8) {
         self.boards[to_board].sessions[s].corrupt.push((offset, xor));
     }
+
+    /// Forgets the corruptions of [`TwoBoards::corrupt`] for board `to_board`
+    /// session s that no connection's data has reached yet, so they cannot hit
+    /// a later connection (a test reusing the session after a short or aborted
+    /// transfer); returns how many there were.
+    pub fn clear_corruptions(&mut self, to_board: usize, s: usize) -> usize {
+        std::mem::take(&mut self.boards[to_board].sessions[s].corrupt).len()
+    }
 }

@@ -79,7 +79,8 @@
 //! # Fault injection
 //!
 //! [`TwoBoards::set_silent`] makes a board's TOE drop every SYN it receives;
-//! [`TwoBoards::corrupt`] flips bits of one received byte.
+//! [`TwoBoards::corrupt`] flips bits of one received byte
+//! ([`TwoBoards::clear_corruptions`] forgets those not reached yet).
 //!
 //! # What it does not model
 //!

@@ -420,10 +420,16 @@ fn corrupt_flips_exactly_that_byte() {
     plans[0][1].tx_bytes = 50_000;
     let mut bench = Bench::new(LinkConfig::default(), toe(), plans, "corrupt");
     bench.tb.corrupt(1, 0, 12_345, 0x5a);
+    // Session 1 receives 50,000 bytes: this offset is never reached.
+    bench.tb.corrupt(1, 1, 60_000, 0x01);
     assert!(bench.run_until(100_000, |b| b.users[1].iter().all(|u| u.peer_closed_at.is_some())));
     assert_eq!(bench.users[1][0].mismatches, vec![12_345]);
     assert!(bench.users[1][1].mismatches.is_empty());
     assert!(bench.tb.violations().is_empty());
+    // The corruption that was applied is gone; the one never reached is
+    // still pending until cleared.
+    assert_eq!((bench.tb.clear_corruptions(1, 0), bench.tb.clear_corruptions(1, 1)), (0, 1));
+    assert_eq!(bench.tb.clear_corruptions(1, 1), 0);
 }
 
 /// Steps the model with hand-written outputs for one session per board.

@@ -1,0 +1,129 @@
+//! The randomised two-board soak (`testbench::soak`, `docs/soak.md`): random
+//! session plans and faults on two `top1024` boards through the TOE model,
+//! every outcome checked against the plain-Rust reference. The default run
+//! is bounded for CI; `make soak ITER=<n>` runs more, `TB_SEED=<n> make soak`
+//! replays one iteration.
+
+use testbench::boards::{Mode, SessionTest, TwoBoardSim};
+use testbench::demo;
+use testbench::top1024_regs::regs::session::status::ErrorCause;
+use testbench::{seed, soak};
+use toe_model::{LinkConfig, ToeConfig};
+
+/// Iterations of the default `cargo test` run, sized to keep the test near a
+/// minute on two cores in the test profile (see `docs/soak.md`).
+const CI_ITERATIONS: u64 = 50;
+
+#[test]
+fn random_plans_and_faults_on_two_boards_end_as_the_reference_says() {
+    let seed = seed::from_env("soak");
+    let iterations = match std::env::var("ITER") {
+        Ok(v) => v.trim().parse().unwrap_or_else(|_| panic!("ITER={v:?} is not an unsigned integer")),
+        Err(_) => CI_ITERATIONS,
+    };
+    let figures = soak::soak(seed, iterations);
+    println!("{figures}");
+    assert!(figures.iterations == iterations && iterations > 0, "no iteration ran");
+    assert!(
+        figures.failed.is_empty(),
+        "{} of {iterations} iterations differ from the reference (their seeds, plans and differences are printed above); replay one with TB_SEED=<seed> make soak",
+        figures.failed.len()
+    );
+}
+
+// The hardware issues the soak found (`docs/soak.md`, "Found"), each as a
+// directed test that fails today. They are ignored so the suite lands; the
+// soak excludes the same cases (`soak::known_teardown_drop`, the plan's
+// "peer sends more"). Run them with `cargo test -p testbench --test soak --
+// --ignored` after a fix of `hdl/src/session.rs` / `traffic_generator.rs`,
+// then drop the `#[ignore]` and the soak's exclusion.
+
+/// Board 0 serves, board 1 connects: programs session 0 of both and starts
+/// them, after a TOE initialisation with `last_packet_mode` if given.
+fn pair(name: &str, server: &SessionTest, client: &SessionTest, last_packet_mode: Option<u32>) -> TwoBoardSim {
+    let mut toe = ToeConfig::new(128);
+    toe.syn_timeout_cycles = 20_000;
+    let mut sim = TwoBoardSim::new(seed::from_env(name), LinkConfig::default(), toe);
+    if let Some(mode) = last_packet_mode {
+        for b in 0..2 {
+            sim.init_toe(b, 16, mode);
+        }
+    }
+    sim.program(0, 0, server);
+    sim.program(1, 0, client);
+    for b in 0..2 {
+        let (fpga, target) = demo::ports(b, 0);
+        sim.ports(b, 0, fpga, target);
+    }
+    sim.start(0, 0);
+    sim.start(1, 0);
+    sim
+}
+
+/// A verifying receiver whose first error is a pattern mismatch (the peer
+/// sends dummy data) and which then gets more than its `transfer_size`
+/// (here 128,515, not a whole number of 128-byte beats) does not notice the
+/// data beyond its size: `session.rs` takes the receive side as finished on
+/// `rx_complete` (the counter never equals the size, it jumps past it) or on
+/// a verifier error whose *first-record* cause is `beyond`, and the first
+/// record is the mismatch at offset 4. The session runs on until the peer
+/// closes and then ends `peer_closed` ("closed before every expected byte was
+/// received") although all 128,515 expected bytes arrived; `err_count` has
+/// no short end. Expected: `verify` (the record's cause) or `beyond_size`.
+#[test]
+#[ignore = "known hardware issue (docs/soak.md): mismatch then data beyond the size ends peer_closed"]
+fn known_issue_dummy_data_beyond_the_size_is_not_a_short_transfer() {
+    let server = SessionTest::new(Mode::Receive, 128_515, false);
+    let mut client = SessionTest::new(Mode::Send, 128_700, true);
+    client.incremental = false;
+    let mut sim = pair("known_issue_beyond_after_mismatch", &server, &client, None);
+    assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 100_000), "both sessions must end");
+    let r = sim.result(0, 0);
+    assert!(r.error && r.rx_bytes == 128_700, "{r:?}");
+    assert!(
+        [ErrorCause::Verify.bits(), ErrorCause::BeyondSize.bits()].contains(&r.error_cause),
+        "every expected byte arrived, so not {}: {r:?}",
+        r.cause_name()
+    );
+}
+
+/// A receiver expecting whole beats (429,440 bytes, 3,355 beats) is
+/// complete before the extra bytes arrive (51 more, a partial beat); when
+/// those are the last before the peer's FIN, `session.rs` can go from
+/// `WaitPeer` through the close to `Finish` in fewer cycles than the
+/// verifier needs to flag the `beyond` error (about five), and the session
+/// ends `done` while `err_count` (1) and the record (offset 429,440) show the
+/// error. Expected: `beyond_size`. It depends on the exact arrival of the
+/// last beat and the FIN (a directed two-session run did not hit it), so
+/// this replays the soak iteration that found it: seed
+/// 2599521232409438092's plan with the extra bytes the soak now avoids.
+#[test]
+#[ignore = "known hardware issue (docs/soak.md): extra bytes right before the FIN end done"]
+fn known_issue_a_last_partial_beat_beyond_a_whole_beat_size_is_beyond_size() {
+    let mut plan = soak::Plan::draw(2_599_521_232_409_438_092);
+    let p = &mut plan.rounds[0].sessions[0];
+    assert_eq!((p.fault, p.sides[1].transfer_size), (soak::Fault::PeerSendsMore, 429_440), "the plan drawn changed");
+    p.sides[0].transfer_size = 429_491;
+    let o = soak::run(&plan);
+    assert!(o.problems.is_empty(), "{:#?}", o.problems);
+}
+
+/// `ctrl.abort` on a sender whose TOE holds `tx_tready` low (the receiver,
+/// at 1 %, has let the 1 MB window close) drops the presented beat at once
+/// (`traffic_generator`: abort "drops everything at once, including a
+/// presented beat"): `tx_tvalid` falls before `tx_tready`, which
+/// `docs/toe_interface.md` forbids. The same happens when the session
+/// tears its transmission down for a peer that closed early in full duplex.
+#[test]
+#[ignore = "known hardware issue (docs/soak.md): abort drops a TX beat the TOE has not taken"]
+fn known_issue_abort_keeps_a_presented_tx_beat_until_taken() {
+    let mut server = SessionTest::new(Mode::Receive, 4 << 20, false);
+    server.rx_percent = 1;
+    let client = SessionTest::new(Mode::Send, 4 << 20, true);
+    let mut sim = pair("known_issue_abort_drops_beat", &server, &client, None);
+    sim.run(40_000);
+    assert!(sim.toe.stats(1).window_stall_cycles > 0, "the sender must be stalled on the window");
+    sim.abort(1, 0);
+    assert!(sim.wait_idle(&[(1, 0)], 20, 2_000), "abort ends the sender's test");
+    assert!(sim.toe.violations().is_empty(), "{:?}", sim.toe.violations());
+}
