@@ -72,6 +72,13 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     pub complete: Signal<Out, Bit>,
     /// Sticky: an error was seen.
     pub error: Signal<Out, Bit>,
+    /// Sticky until `start`: data past `transfer_size` arrived, whatever the
+    /// first-error record shows (a mismatch may come first).
+    pub beyond: Signal<Out, Bit>,
+    /// No beat and no `finish` is in the pipeline: every counter, flag and
+    /// record shows everything taken so far (the scan may still run; see
+    /// `err_valid`).
+    pub settled: Signal<Out, Bit>,
     pub err_count: Signal<Out, Bits<32>>,
     /// The first-error record below is complete.
     pub err_valid: Signal<Out, Bit>,
@@ -129,6 +136,7 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     count: DFF<Bits<64>>,
     errors: DFF<Bits<32>>,
     flag: DFF<Bit>,
+    over: DFF<Bit>,
     latched: DFF<Bit>,
     scanning: DFF<Bit>,
     rec_valid: DFF<Bit>,
@@ -198,6 +206,8 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             packets: Default::default(),
             complete: Default::default(),
             error: Default::default(),
+            beyond: Default::default(),
+            settled: Default::default(),
             err_count: Default::default(),
             err_valid: Default::default(),
             err_cause: Default::default(),
@@ -246,6 +256,7 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             count: Default::default(),
             errors: Default::default(),
             flag: Default::default(),
+            over: Default::default(),
             latched: Default::default(),
             scanning: Default::default(),
             rec_valid: Default::default(),
@@ -349,6 +360,7 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             count,
             errors,
             flag,
+            over,
             latched,
             scanning,
             rec_valid,
@@ -370,6 +382,15 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         self.packets.next = self.npackets.q.val();
         self.complete.next = self.count.q.val() == bit_cast::<64, 48>(self.size_q.q.val());
         self.error.next = self.flag.q.val();
+        self.beyond.next = self.over.q.val();
+        self.settled.next = !(self.a_valid.q.val()
+            | self.a_end.q.val()
+            | self.m_valid.q.val()
+            | self.m_end.q.val()
+            | self.b_valid.q.val()
+            | self.b_end.q.val()
+            | self.c_valid.q.val()
+            | self.c_end.q.val());
         self.err_count.next = self.errors.q.val();
         self.err_valid.next = self.rec_valid.q.val();
         self.err_cause.next = self.cause.q.val();
@@ -456,6 +477,9 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         }
         if self.c_any.q.val() | self.c_beyond.q.val() {
             self.flag.d.next = true;
+        }
+        if self.c_beyond.q.val() {
+            self.over.d.next = true;
         }
         if !self.latched.q.val() & (self.c_any.q.val() | self.c_beyond.q.val()) {
             self.latched.d.next = true;
@@ -545,6 +569,7 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             self.next_offset.d.next = self.c_zero48.val();
             self.count.d.next = self.c_zero64.val();
             self.npackets.d.next = self.c_zero32.val();
+            self.over.d.next = false;
         }
         if self.start.val() | self.clear.val() | self.reset.val() {
             self.errors.d.next = self.c_zero32.val();
@@ -572,6 +597,7 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             self.npackets.d.next = self.c_zero32.val();
             self.next_word.d.next = self.c_zero32.val();
             self.next_offset.d.next = self.c_zero48.val();
+            self.over.d.next = false;
         }
     }
 }

@@ -76,6 +76,10 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub rx_complete: Signal<Out, Bit>,
     /// Sticky receive error.
     pub rx_error: Signal<Out, Bit>,
+    /// Data past the transfer size arrived (sticky until `rx_start`).
+    pub rx_beyond: Signal<Out, Bit>,
+    /// No received beat is still in the verifier's pipeline.
+    pub rx_settled: Signal<Out, Bit>,
     pub rx_err_count: Signal<Out, Bits<32>>,
     /// The first-error record is complete.
     pub rx_err_valid: Signal<Out, Bit>,
@@ -147,6 +151,8 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.rx_packets.next = self.verifier.packets.val();
         self.rx_complete.next = self.verifier.complete.val();
         self.rx_error.next = self.verifier.error.val();
+        self.rx_beyond.next = self.verifier.beyond.val();
+        self.rx_settled.next = self.verifier.settled.val();
         self.rx_err_count.next = self.verifier.err_count.val();
         self.rx_err_valid.next = self.verifier.err_valid.val();
         self.rx_err_cause.next = self.verifier.err_cause.val();

@@ -486,11 +486,10 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
 
         self.tx_ok.next = !self.tx_en.q.val() | self.datapath.tx_done.val();
         // Receiving is over when every byte arrived, or when data beyond the
-        // size did (the byte counter then never equals the size).
+        // size did (the byte counter then never equals the size), whatever
+        // the first-error record shows (a mismatch may come first).
         self.complete_q.d.next = self.datapath.rx_complete.val();
-        self.rx_ok.next = !self.rx_en.q.val()
-            | self.complete_q.q.val()
-            | (self.datapath.rx_error.val() & (self.datapath.rx_err_cause.val() == self.c_vcause_beyond.val()));
+        self.rx_ok.next = !self.rx_en.q.val() | self.complete_q.q.val() | self.datapath.rx_beyond.val();
         // Half duplex: the sender closes first; full duplex: the client.
         self.close_first.next = self.tx_en.q.val() & (!self.rx_en.q.val() | self.active.q.val());
         // The verifier's internal cause (`data_verifier::CAUSE_*`) in
@@ -663,6 +662,10 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     self.reg_error_set.next = true;
                     self.cause.d.next = self.fail.q.val();
                     self.state.d.next = State::Idle;
+                } else if !self.datapath.rx_settled.val() {
+                    // A normal end judges every byte taken: the last beats
+                    // (say, data beyond the size just before the peer's
+                    // FIN) may still be in the verifier's pipeline.
                 } else if self.datapath.rx_error.val() {
                     if self.datapath.rx_err_valid.val() {
                         self.reg_error_set.next = true;

@@ -398,26 +398,7 @@ fn session_plan(rng: &mut ChaCha8Rng, session: usize, beat: u64) -> SessionPlan 
         match p.fault {
             Fault::PeerClosesEarly => p.sides[from].transfer_size = rng.gen_range(1..size),
             Fault::PeerSendsMore => {
-                // KNOWN HARDWARE ISSUE 2, excluded here so the soak lands (see
-                // `docs/soak.md`, "Found"): a verifying receiver whose first
-                // error is a mismatch (dummy data) misses the data beyond its
-                // size (the session looks for `beyond` in the first-error
-                // record's cause only) and ends `peer_closed` when the peer
-                // closes. Seeds 6283518677337136632, 7563725837002986769.
-                // So the peer that sends more sends the pattern.
-                p.sides[from].incremental |= p.sides[to].verify;
-                let mut more = if rng.gen_bool(0.5) { rng.gen_range(1..=beat * 2) } else { rng.gen_range(1..=size) };
-                // KNOWN HARDWARE ISSUE 3, excluded here so the soak lands (see
-                // `docs/soak.md`, "Found"): with a size of whole beats the
-                // receiver is complete before the extra data; when that data
-                // is the last before the peer's FIN, the close finishes
-                // within the verifier's pipeline latency and the session
-                // ends `done` with the `beyond` record already counted.
-                // Seed 2599521232409438092 (429,440 expected, 51 more). So
-                // such a peer sends at least 8 beats more.
-                if size % beat == 0 && more < 8 * beat {
-                    more += 8 * beat;
-                }
+                let more = if rng.gen_bool(0.5) { rng.gen_range(1..=beat * 2) } else { rng.gen_range(1..=size) };
                 // The extra bytes come at the sender's speed: keep them in the budget.
                 p.sides[from].transfer_size = size + more.min(p.budget_bytes(from, to) / 2);
             }
@@ -719,10 +700,6 @@ pub struct Outcome {
     pub false_alarms: u64,
     /// Sessions still busy after their bound.
     pub hangs: u64,
-    /// Violations excused as the known issue of [`known_teardown_drop`].
-    pub known_teardown_drops: u64,
-    /// Violations excused by [`beat_in_flight_at_a_reset`].
-    pub beats_at_reset: u64,
     /// What differs from the reference, one line each.
     pub problems: Vec<String>,
 }
@@ -929,13 +906,7 @@ fn run_round(
     let results: Vec<[SessionResult; 2]> =
         round.sessions.iter().map(|p| [sim.result(0, p.session), sim.result(1, p.session)]).collect();
     for v in sim.toe.violations().iter().skip(seen) {
-        if known_teardown_drop(v, round, &results) {
-            out.known_teardown_drops += 1;
-        } else if beat_in_flight_at_a_reset(v, round, &results) {
-            out.beats_at_reset += 1;
-        } else {
-            out.problems.push(format!("TOE interface violation: {v}"));
-        }
+        out.problems.push(format!("TOE interface violation: {v}"));
     }
     let cycles = sim.cycles();
     for (p, results) in round.sessions.iter().zip(&results) {
@@ -946,54 +917,6 @@ fn run_round(
         check_session(round, p, results, &prev[p.session], &views, aborted, twice, cycles, out);
     }
     results
-}
-
-/// KNOWN HARDWARE ISSUE 1, excluded here so the soak lands (see `docs/soak.md`,
-/// "Found"): a session that tears its transmission down (`tx_abort` to the
-/// generator: `ctrl.abort`, the peer closing early in full duplex, a reset)
-/// while the TOE holds `tx_tready` low (window or link busy) drops the
-/// presented TX beat (`traffic_generator`: "abort drops everything at once,
-/// including a presented beat"), so `tx_tvalid` falls before `tx_tready`,
-/// which `docs/toe_interface.md` forbids. First seen with seeds
-/// 1001876919067562437 (abort) and 9635309456295020572 (full-duplex peer
-/// aborted, so this side's peer closed early). True for violation `v` when
-/// it is exactly that message, on a side that sends and ended `aborted`,
-/// `peer_closed` or `refused` before sending its whole size.
-fn known_teardown_drop(v: &str, round: &Round, results: &[[SessionResult; 2]]) -> bool {
-    let Some(rest) = v.strip_prefix("cycle ") else { return false };
-    let Some((_, what)) = rest.split_once(": ") else { return false };
-    round.sessions.iter().zip(results).any(|(p, r)| {
-        (0..2).any(|b| {
-            let torn =
-                [ErrorCause::Aborted, ErrorCause::PeerClosed, ErrorCause::Refused].map(Some).contains(&shown(&r[b]));
-            p.sends(b)
-                && torn
-                && r[b].tx_bytes < p.sides[b].transfer_size
-                && what == format!("board {b} session {}: tx_tvalid dropped before tx_tready", p.session)
-        })
-    })
-}
-
-/// A TOE-model checker rule stricter than the interface (see `docs/soak.md`,
-/// "Found"): when the peer resets a connection (an RST for a server aborted
-/// during the handshake, after this side became established), `established`
-/// falls and `conn_error` rises at one edge, and a beat the session already
-/// showed is still valid for the cycles the session needs to see it.
-/// `TwoBoards` reports "tx_tvalid while not established"; `host_toe`'s
-/// checker excuses exactly that while `conn_error` is high
-/// (`SessionChecker::excusing_conn_error`). First seen with seed
-/// 9333757354420105324. True for violation `v` when it is exactly that
-/// message on a side that sends and ended `refused`.
-fn beat_in_flight_at_a_reset(v: &str, round: &Round, results: &[[SessionResult; 2]]) -> bool {
-    let Some(rest) = v.strip_prefix("cycle ") else { return false };
-    let Some((_, what)) = rest.split_once(": ") else { return false };
-    round.sessions.iter().zip(results).any(|(p, r)| {
-        (0..2).any(|b| {
-            p.sends(b)
-                && shown(&r[b]) == Some(ErrorCause::Refused)
-                && what == format!("board {b} session {}: tx_tvalid while not established", p.session)
-        })
-    })
 }
 
 /// Writes `ctrl.start` alone (no clearing of `done`/`error`): the second
@@ -1214,8 +1137,6 @@ pub struct Figures {
     pub handled: BTreeMap<FaultKind, u64>,
     pub false_alarms: u64,
     pub hangs: u64,
-    pub known_teardown_drops: u64,
-    pub beats_at_reset: u64,
     /// Seeds of the iterations that failed.
     pub failed: Vec<u64>,
 }
@@ -1239,8 +1160,6 @@ impl Figures {
         }
         self.false_alarms += o.false_alarms;
         self.hangs += o.hangs;
-        self.known_teardown_drops += o.known_teardown_drops;
-        self.beats_at_reset += o.beats_at_reset;
         if !o.problems.is_empty() {
             self.failed.push(o.seed);
         }
@@ -1267,16 +1186,6 @@ impl fmt::Display for Figures {
             self.false_alarms,
             self.hangs,
             self.failed.len()
-        )?;
-        writeln!(
-            f,
-            "  known issue excused: {} TX beats dropped by a torn-down transmission while tx_tready was low (docs/soak.md)",
-            self.known_teardown_drops
-        )?;
-        writeln!(
-            f,
-            "  model checker excused: {} TX beats in flight when a reset ended the connection (docs/soak.md)",
-            self.beats_at_reset
         )?;
         if !self.failed.is_empty() {
             let seeds: Vec<String> = self.failed.iter().map(|s| s.to_string()).collect();
@@ -1383,49 +1292,6 @@ mod tests {
         plan.rounds[0].silent = None;
         let e = expect(&plan.rounds[0], &p, 0);
         assert_eq!((e.cause, e.rx), (Some(ErrorCause::BeyondSize), 1000));
-    }
-
-    /// The excusals are exact: the message, the side, the way it ended.
-    #[test]
-    fn only_the_known_violations_are_excused() {
-        let mut p = half(1 << 20, 1 << 20, Fault::Abort { board: 1, at: 0 }, true, true);
-        p.session = 2;
-        let round = Round { silent: None, sessions: vec![p; 3] };
-        let ended = |cause: ErrorCause, tx_bytes: u64| SessionResult {
-            error: true,
-            error_cause: cause.bits(),
-            tx_bytes,
-            ..SessionResult::default()
-        };
-        let mut results = vec![[SessionResult::default(); 2]; 3];
-        results[0][1] = ended(ErrorCause::Aborted, 1000);
-        let drop = "cycle 7: board 1 session 2: tx_tvalid dropped before tx_tready";
-        assert!(known_teardown_drop(drop, &round, &results));
-        // Another session, board, message, or a sender that sent everything: reported.
-        assert!(!known_teardown_drop(
-            "cycle 7: board 1 session 1: tx_tvalid dropped before tx_tready",
-            &round,
-            &results
-        ));
-        assert!(!known_teardown_drop(
-            "cycle 7: board 0 session 2: tx_tvalid dropped before tx_tready",
-            &round,
-            &results
-        ));
-        assert!(!known_teardown_drop("cycle 7: board 1 session 2: tx_tvalid while not established", &round, &results));
-        results[0][1] = ended(ErrorCause::Aborted, 1 << 20);
-        assert!(!known_teardown_drop(drop, &round, &results));
-        results[0][1] = ended(ErrorCause::Verify, 1000);
-        assert!(!known_teardown_drop(drop, &round, &results));
-        let reset = "cycle 9: board 1 session 2: tx_tvalid while not established";
-        assert!(!beat_in_flight_at_a_reset(reset, &round, &results));
-        results[0][1] = ended(ErrorCause::Refused, 1000);
-        assert!(beat_in_flight_at_a_reset(reset, &round, &results));
-        assert!(!beat_in_flight_at_a_reset(
-            "cycle 9: board 0 session 2: tx_tvalid while not established",
-            &round,
-            &results
-        ));
     }
 
     #[test]

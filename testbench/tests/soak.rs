@@ -31,12 +31,8 @@ fn random_plans_and_faults_on_two_boards_end_as_the_reference_says() {
     );
 }
 
-// The hardware issues the soak found (`docs/soak.md`, "Found"), each as a
-// directed test that fails today. They are ignored so the suite lands; the
-// soak excludes the same cases (`soak::known_teardown_drop`, the plan's
-// "peer sends more"). Run them with `cargo test -p testbench --test soak --
-// --ignored` after a fix of `hdl/src/session.rs` / `traffic_generator.rs`,
-// then drop the `#[ignore]` and the soak's exclusion.
+// The hardware issues the soak found (`docs/soak.md`, "Found"), each kept
+// as a directed test now that it is fixed.
 
 /// Board 0 serves, board 1 connects: programs session 0 of both and starts
 /// them, after a TOE initialisation with `last_packet_mode` if given.
@@ -62,17 +58,13 @@ fn pair(name: &str, server: &SessionTest, client: &SessionTest, last_packet_mode
 
 /// A verifying receiver whose first error is a pattern mismatch (the peer
 /// sends dummy data) and which then gets more than its `transfer_size`
-/// (here 128,515, not a whole number of 128-byte beats) does not notice the
-/// data beyond its size: `session.rs` takes the receive side as finished on
-/// `rx_complete` (the counter never equals the size, it jumps past it) or on
-/// a verifier error whose *first-record* cause is `beyond`, and the first
-/// record is the mismatch at offset 4. The session runs on until the peer
-/// closes and then ends `peer_closed` ("closed before every expected byte was
-/// received") although all 128,515 expected bytes arrived; `err_count` has
-/// no short end. Expected: `verify` (the record's cause) or `beyond_size`.
+/// (128,515, not a whole number of 128-byte beats): every expected byte
+/// arrived, so the receive side is over on the verifier's `beyond` flag
+/// whatever the first record shows, and the test ends `verify`, the cause of
+/// that first record (the mismatch at offset 4). It used to wait for the
+/// peer's close and end `peer_closed` (found by the soak, `docs/soak.md`).
 #[test]
-#[ignore = "known hardware issue (docs/soak.md): mismatch then data beyond the size ends peer_closed"]
-fn known_issue_dummy_data_beyond_the_size_is_not_a_short_transfer() {
+fn dummy_data_beyond_the_size_is_not_a_short_transfer() {
     let server = SessionTest::new(Mode::Receive, 128_515, false);
     let mut client = SessionTest::new(Mode::Send, 128_700, true);
     client.incremental = false;
@@ -80,26 +72,25 @@ fn known_issue_dummy_data_beyond_the_size_is_not_a_short_transfer() {
     assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 100_000), "both sessions must end");
     let r = sim.result(0, 0);
     assert!(r.error && r.rx_bytes == 128_700, "{r:?}");
-    assert!(
-        [ErrorCause::Verify.bits(), ErrorCause::BeyondSize.bits()].contains(&r.error_cause),
+    assert_eq!(
+        r.error_cause,
+        ErrorCause::Verify.bits(),
         "every expected byte arrived, so not {}: {r:?}",
         r.cause_name()
     );
+    assert_eq!((r.err_offset, r.err_expected, r.err_received), (4, 1, 0), "the first record: the mismatch");
 }
 
 /// A receiver expecting whole beats (429,440 bytes, 3,355 beats) is
-/// complete before the extra bytes arrive (51 more, a partial beat); when
-/// those are the last before the peer's FIN, `session.rs` can go from
-/// `WaitPeer` through the close to `Finish` in fewer cycles than the
-/// verifier needs to flag the `beyond` error (about five), and the session
-/// ends `done` while `err_count` (1) and the record (offset 429,440) show the
-/// error. Expected: `beyond_size`. It depends on the exact arrival of the
-/// last beat and the FIN (a directed two-session run did not hit it), so
-/// this replays the soak iteration that found it: seed
-/// 2599521232409438092's plan with the extra bytes the soak now avoids.
+/// complete before 51 extra bytes arrive as a partial beat right before the
+/// peer's FIN. The close can then finish in fewer cycles than the verifier
+/// needs to flag the `beyond` error (about five); the session now waits for
+/// the verifier to settle before it judges a normal end, and the test ends
+/// `beyond_size` (it used to end `done` with the error counted). This
+/// replays the soak iteration that found it (seed 2599521232409438092, with
+/// the size that hit the window).
 #[test]
-#[ignore = "known hardware issue (docs/soak.md): extra bytes right before the FIN end done"]
-fn known_issue_a_last_partial_beat_beyond_a_whole_beat_size_is_beyond_size() {
+fn a_last_partial_beat_beyond_a_whole_beat_size_is_beyond_size() {
     let mut plan = soak::Plan::draw(2_599_521_232_409_438_092);
     let p = &mut plan.rounds[0].sessions[0];
     assert_eq!((p.fault, p.sides[1].transfer_size), (soak::Fault::PeerSendsMore, 429_440), "the plan drawn changed");
@@ -109,14 +100,12 @@ fn known_issue_a_last_partial_beat_beyond_a_whole_beat_size_is_beyond_size() {
 }
 
 /// `ctrl.abort` on a sender whose TOE holds `tx_tready` low (the receiver,
-/// at 1 %, has let the 1 MB window close) drops the presented beat at once
-/// (`traffic_generator`: abort "drops everything at once, including a
-/// presented beat"): `tx_tvalid` falls before `tx_tready`, which
-/// `docs/toe_interface.md` forbids. The same happens when the session
-/// tears its transmission down for a peer that closed early in full duplex.
+/// at 1 %, has let the 1 MB window close): the generator drops the beat it
+/// presented, in the cycle the close request appears, which
+/// `docs/toe_interface.md` allows for a transfer given up and the model's
+/// checker accepts; any other withdrawn beat is a violation.
 #[test]
-#[ignore = "known hardware issue (docs/soak.md): abort drops a TX beat the TOE has not taken"]
-fn known_issue_abort_keeps_a_presented_tx_beat_until_taken() {
+fn abort_withdraws_a_presented_tx_beat_only_with_its_close_request() {
     let mut server = SessionTest::new(Mode::Receive, 4 << 20, false);
     server.rx_percent = 1;
     let client = SessionTest::new(Mode::Send, 4 << 20, true);

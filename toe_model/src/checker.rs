@@ -192,8 +192,9 @@ impl SessionChecker {
     }
 
     /// Does not report `tx_tvalid` while not established when the driven
-    /// `conn_error` is high (a TOE that learns of a reset asynchronously, so
-    /// the beat was in flight when the connection died).
+    /// `conn_error` is high: the beat was in flight when the connection died
+    /// (the user logic sees the reset a cycle after the TOE shows it). Both
+    /// TOEs of the workspace (the model's, the host-stack one) use it.
     pub fn excusing_conn_error(mut self) -> Self {
         self.excuse_conn_error = true;
         self

@@ -133,7 +133,9 @@ impl Session {
             last_adv: 0,
             corrupt: Vec::new(),
             req_wait: 0,
-            check: SessionChecker::new(place, beat_bytes),
+            // A reset shows `conn_error` and drops `established` at one edge;
+            // the user logic can withdraw a beat it showed only once it saw that.
+            check: SessionChecker::new(place, beat_bytes).excusing_conn_error(),
         }
     }
 
