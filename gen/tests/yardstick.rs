@@ -1,7 +1,9 @@
 //! The yardstick wrapper as `make yardstick` uses it: the `yardstick` binary
 //! writes the two files and names the modules `compare.sh` synthesises, and
 //! the wrapper with its datapath lints clean under Verilator `-Wall` with the
-//! project's rust-hdl waivers.
+//! project's rust-hdl waivers and, verilated with `yardstick_driver.cpp`,
+//! loops one beat a cycle (or `pct` % of the cycles) with no error until
+//! `inject`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -95,4 +97,60 @@ fn the_wrapper_lints_clean_at_every_width() {
         }
     }
     assert!(failures.is_empty(), "the yardstick wrapper does not lint clean:\n{}", failures.join("\n"));
+}
+
+/// `key=value` pairs of one driver run.
+fn run_driver(bin: &Path, cycles: u64, pct: u32, inject_at: i64) -> std::collections::HashMap<String, i64> {
+    let o = Command::new(bin).args([cycles.to_string(), pct.to_string(), inject_at.to_string()]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{text}{}", String::from_utf8_lossy(&o.stderr));
+    text.split_whitespace()
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or_else(|| panic!("unexpected output `{text}`"));
+            (k.to_string(), v.parse().unwrap_or_else(|_| panic!("unexpected output `{text}`")))
+        })
+        .collect()
+}
+
+/// The default wrapper verilated with a small driver (`yardstick_driver.cpp`):
+/// `en` starts a transfer that runs one beat a cycle at 100 %, `pct` % of
+/// the cycles otherwise, RX one register behind TX, no error until `inject`,
+/// then the sticky error (skipped, saying so, when verilator is not on PATH).
+#[test]
+fn the_verilated_wrapper_loops_at_pct_and_sees_only_the_injected_error() {
+    if !verilator_present() {
+        eprintln!("verilator not on PATH: simulation of the yardstick wrapper skipped (install it with `make deps`)");
+        return;
+    }
+    let design = toe_gen::parse_config(config::DEFAULT_TOML).unwrap();
+    let y = toe_gen::yardstick::yardstick(&design).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    for f in y.files() {
+        fs::write(tmp.path().join(&f.path), &f.contents).unwrap();
+    }
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/yardstick_driver.cpp");
+    let o = Command::new("verilator")
+        .current_dir(tmp.path())
+        .args(["--cc", "--exe", "--build", "-O1", "-Wno-fatal", "--top-module", "top", "-Mdir", "obj"])
+        .args([&y.wrapper.path, &y.datapath.path])
+        .arg(&driver)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "verilator failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    let bin = tmp.path().join("obj/Vtop");
+
+    let cycles = 4000;
+    let r = run_driver(&bin, cycles, 100, -1);
+    // A few cycles from `en` to the first beat, then one beat every cycle.
+    assert!((cycles as i64 - 8..cycles as i64).contains(&r["tx"]), "{r:?}");
+    assert!((r["tx"] - 4..=r["tx"]).contains(&r["rx"]), "{r:?}");
+    assert_eq!(r["err"], 0, "an error without injection: {r:?}");
+
+    let r = run_driver(&bin, cycles, 30, -1);
+    let want = (cycles * 30 / 100) as i64;
+    assert!((want - 4..=want + 1).contains(&r["tx"]), "30 %: {r:?}");
+    assert_eq!(r["err"], 0, "an error without injection at 30 %: {r:?}");
+
+    let r = run_driver(&bin, cycles, 100, 2000);
+    assert_eq!((r["err_before"], r["err"]), (0, 1), "the injected error: {r:?}");
 }
