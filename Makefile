@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BUILD ?= build
 
-.PHONY: help gen verilog deps test test-rust test-host-large lint synth-estimate bench bench-host demo soak vboard demo-pc vivado-ooc quartus-ooc golden clean
+.PHONY: help gen verilog deps test test-rust test-host-large lint synth-estimate bench bench-host demo soak vboard demo-pc vivado-ooc quartus-ooc golden clean yardstick
 
 help:
 	@echo "make gen            generate build/ from the default config (same as cargo run -p gen)"
@@ -12,6 +12,7 @@ help:
 	@echo "make synth-estimate yosys synth_xilinx -family xcup: LUT/FF/carry/BRAM and logic depth per module, then per example (examples/*.toml)"
 	@echo "make bench          verilated model vs rust-hdl simulator speed, loopback throughput"
 	@echo "make bench-host     tcpdatatest vs iperf3 on loopback"
+	@echo "make yardstick      the generated datapath beside the hand-written yardstick (../shared/yardstick, YARDSTICK=DIR; REPS=3): simulation speed, generator and verifier LUT/FF/levels"
 	@echo "make demo           the demo's FPGA-to-FPGA scenarios on two simulated boards, next to the reference figures"
 	@echo "make soak           randomised two-board soak with faults, release build: ITER=<n> iterations (default 100), TB_SEED=<n> replays one"
 	@echo "make vboard         run the virtual board: registers on Etherbone 127.0.0.1:1234, TOE on loopback (VBOARD_ARGS=...)"
@@ -69,6 +70,11 @@ demo-pc: deps
 
 bench-host:
 	@bash host/bench-host.sh
+
+# The loopback wrapper (gen's `yardstick` binary) through the yardstick's
+# compare.sh (issue 14).
+yardstick:
+	@bash scripts/yardstick.sh
 
 vivado-ooc: gen
 	@bash flows/scripts/run-tool.sh vivado $(BUILD)

@@ -7,6 +7,7 @@
 
 pub mod rtl;
 pub mod write;
+pub mod yardstick;
 
 pub use write::write_atomically;
 

@@ -1,0 +1,55 @@
+//! `yardstick`: writes the yardstick loopback wrapper (`top.v`) and the
+//! session datapath it instantiates into a folder, for `make yardstick`
+//! (`scripts/yardstick.sh`), and prints what `compare.sh` needs, one
+//! `key value` line each: `wrapper`, `datapath` (the two files, in that
+//! order), `generator` and `verifier` (their Verilog module names inside the
+//! datapath file). A testbench artefact; `gen` never writes it.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Write the yardstick wrapper and the datapath it wraps.
+#[derive(Parser, Debug)]
+#[command(name = "yardstick", about, long_about = None)]
+struct Args {
+    /// Configuration file (TOML), resolved over the default as `gen --config`
+    /// does; the default design when absent. Its data width is the datapath's.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Output folder, replaced as a whole once both files are generated.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+fn run(args: &Args) -> Result<String, String> {
+    let design = match &args.config {
+        Some(path) => toe_gen::read_config(path)?,
+        None => toe_gen::parse_config(config::DEFAULT_TOML).map_err(|e| format!("the default configuration: {e}"))?,
+    };
+    let y = toe_gen::yardstick::yardstick(&design).map_err(|e| e.to_string())?;
+    let files: Vec<_> = y.files().into_iter().cloned().collect();
+    toe_gen::write_atomically(&args.out, &files).map_err(|e| e.to_string())?;
+    let path = |f: &toe_gen::GeneratedFile| args.out.join(&f.path).display().to_string();
+    Ok(format!(
+        "wrapper {}\ndatapath {}\ngenerator {}\nverifier {}\n",
+        path(&y.wrapper),
+        path(&y.datapath),
+        y.generator_module,
+        y.verifier_module
+    ))
+}
+
+fn main() -> ExitCode {
+    match run(&Args::parse()) {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("yardstick: error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
