@@ -224,6 +224,8 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
     wire  [31:0] datapath$rx_packets;
     wire  datapath$rx_complete;
     wire  datapath$rx_error;
+    wire  datapath$rx_beyond;
+    wire  datapath$rx_settled;
     wire  [31:0] datapath$rx_err_count;
     wire  datapath$rx_err_valid;
     wire  [1:0] datapath$rx_err_cause;
@@ -427,6 +429,8 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         .rx_packets(datapath$rx_packets),
         .rx_complete(datapath$rx_complete),
         .rx_error(datapath$rx_error),
+        .rx_beyond(datapath$rx_beyond),
+        .rx_settled(datapath$rx_settled),
         .rx_err_count(datapath$rx_err_count),
         .rx_err_valid(datapath$rx_err_valid),
         .rx_err_cause(datapath$rx_err_cause),
@@ -547,7 +551,7 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         reg_error_set = 1'b0;
         tx_ok = ~tx_en$q | datapath$tx_done;
         complete_q$d = datapath$rx_complete;
-        rx_ok = ~rx_en$q | complete_q$q | (datapath$rx_error & (datapath$rx_err_cause == c_vcause_beyond));
+        rx_ok = ~rx_en$q | complete_q$q | datapath$rx_beyond;
         close_first = tx_en$q & (~rx_en$q | active$q);
         if (datapath$rx_err_cause == c_vcause_beyond) begin
             verifier_cause = c_beyond;
@@ -706,6 +710,8 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
                         cause$d = fail$q;
                         state$d = State$Idle;
                     end
+                    else if (~datapath$rx_settled) begin
+                    end
                     else if (datapath$rx_error) begin
                         if (datapath$rx_err_valid) begin
                             reg_error_set = 1'b1;
@@ -850,7 +856,7 @@ module toe_user_logic_session$complete_q(d,q,clock);
 endmodule // toe_user_logic_session$complete_q
 
 
-module toe_user_logic_session$datapath(clock,reset,tx_start,tx_abort,tx_clear,rx_start,rx_end,rx_clear,transfer_size,packet_size,pattern,verify,tx_percent,rx_percent,tx_busy,tx_done,tx_bytes,tx_tdata,tx_tkeep,tx_tlast,tx_tvalid,tx_tready,rx_tdata,rx_tkeep,rx_tlast,rx_tvalid,rx_tready,rx_bytes,rx_packets,rx_complete,rx_error,rx_err_count,rx_err_valid,rx_err_cause,rx_err_offset,rx_err_expected,rx_err_received);
+module toe_user_logic_session$datapath(clock,reset,tx_start,tx_abort,tx_clear,rx_start,rx_end,rx_clear,transfer_size,packet_size,pattern,verify,tx_percent,rx_percent,tx_busy,tx_done,tx_bytes,tx_tdata,tx_tkeep,tx_tlast,tx_tvalid,tx_tready,rx_tdata,rx_tkeep,rx_tlast,rx_tvalid,rx_tready,rx_bytes,rx_packets,rx_complete,rx_error,rx_beyond,rx_settled,rx_err_count,rx_err_valid,rx_err_cause,rx_err_offset,rx_err_expected,rx_err_received);
     
     // Module arguments
     input wire  clock;
@@ -884,6 +890,8 @@ module toe_user_logic_session$datapath(clock,reset,tx_start,tx_abort,tx_clear,rx
     output reg  [31:0] rx_packets;
     output reg  rx_complete;
     output reg  rx_error;
+    output reg  rx_beyond;
+    output reg  rx_settled;
     output reg  [31:0] rx_err_count;
     output reg  rx_err_valid;
     output reg  [1:0] rx_err_cause;
@@ -951,6 +959,8 @@ module toe_user_logic_session$datapath(clock,reset,tx_start,tx_abort,tx_clear,rx
     wire  [31:0] verifier$packets;
     wire  verifier$complete;
     wire  verifier$error;
+    wire  verifier$beyond;
+    wire  verifier$settled;
     wire  [31:0] verifier$err_count;
     wire  verifier$err_valid;
     wire  [1:0] verifier$err_cause;
@@ -1025,6 +1035,8 @@ module toe_user_logic_session$datapath(clock,reset,tx_start,tx_abort,tx_clear,rx
         .packets(verifier$packets),
         .complete(verifier$complete),
         .error(verifier$error),
+        .beyond(verifier$beyond),
+        .settled(verifier$settled),
         .err_count(verifier$err_count),
         .err_valid(verifier$err_valid),
         .err_cause(verifier$err_cause),
@@ -1084,6 +1096,8 @@ module toe_user_logic_session$datapath(clock,reset,tx_start,tx_abort,tx_clear,rx
         rx_packets = verifier$packets;
         rx_complete = verifier$complete;
         rx_error = verifier$error;
+        rx_beyond = verifier$beyond;
+        rx_settled = verifier$settled;
         rx_err_count = verifier$err_count;
         rx_err_valid = verifier$err_valid;
         rx_err_cause = verifier$err_cause;
@@ -2000,7 +2014,7 @@ module toe_user_logic_session$datapath$tx_limiter$credit(d,q,clock);
 endmodule // toe_user_logic_session$datapath$tx_limiter$credit
 
 
-module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,transfer_size,verify,s_tdata,s_tkeep,s_tlast,s_tvalid,s_tready,bytes,packets,complete,error,err_count,err_valid,err_cause,err_offset,err_expected,err_received);
+module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,transfer_size,verify,s_tdata,s_tkeep,s_tlast,s_tvalid,s_tready,bytes,packets,complete,error,beyond,settled,err_count,err_valid,err_cause,err_offset,err_expected,err_received);
     
     // Module arguments
     input wire  clock;
@@ -2019,6 +2033,8 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     output reg  [31:0] packets;
     output reg  complete;
     output reg  error;
+    output reg  beyond;
+    output reg  settled;
     output reg  [31:0] err_count;
     output reg  err_valid;
     output reg  [1:0] err_cause;
@@ -2179,6 +2195,9 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     reg  flag$d;
     wire  flag$q;
     reg  flag$clock;
+    reg  over$d;
+    wire  over$q;
+    reg  over$clock;
     reg  latched$d;
     wire  latched$q;
     reg  latched$clock;
@@ -2451,6 +2470,11 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         .q(flag$q),
         .clock(flag$clock)
     );
+    toe_user_logic_session$datapath$verifier$over over(
+        .d(over$d),
+        .q(over$q),
+        .clock(over$clock)
+    );
     toe_user_logic_session$datapath$verifier$latched latched(
         .d(latched$d),
         .q(latched$q),
@@ -2587,6 +2611,7 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         count$clock = clock;
         errors$clock = clock;
         flag$clock = clock;
+        over$clock = clock;
         latched$clock = clock;
         scanning$clock = clock;
         rec_valid$clock = clock;
@@ -2644,6 +2669,7 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         count$d = count$q;
         errors$d = errors$q;
         flag$d = flag$q;
+        over$d = over$q;
         latched$d = latched$q;
         scanning$d = scanning$q;
         rec_valid$d = rec_valid$q;
@@ -2664,6 +2690,8 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         packets = npackets$q;
         complete = count$q == ((size_q$q) & 64'hffffffffffffffff);
         error = flag$q;
+        beyond = over$q;
+        settled = ~(a_valid$q | a_end$q | m_valid$q | m_end$q | b_valid$q | b_end$q | c_valid$q | c_end$q);
         err_count = errors$q;
         err_valid = rec_valid$q;
         err_cause = cause$q;
@@ -2740,6 +2768,9 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         end
         if (c_any$q | c_beyond$q) begin
             flag$d = 1'b1;
+        end
+        if (c_beyond$q) begin
+            over$d = 1'b1;
         end
         if (~latched$q & (c_any$q | c_beyond$q)) begin
             latched$d = 1'b1;
@@ -2823,6 +2854,7 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
             next_offset$d = c_zero48;
             count$d = c_zero64;
             npackets$d = c_zero32;
+            over$d = 1'b0;
         end
         if (start | clear | reset) begin
             errors$d = c_zero32;
@@ -2850,6 +2882,7 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
             npackets$d = c_zero32;
             next_word$d = c_zero32;
             next_offset$d = c_zero48;
+            over$d = 1'b0;
         end
     end
     
@@ -3814,6 +3847,25 @@ module toe_user_logic_session$datapath$verifier$npackets(d,q,clock);
     end
           
 endmodule // toe_user_logic_session$datapath$verifier$npackets
+
+
+module toe_user_logic_session$datapath$verifier$over(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$over
 
 
 module toe_user_logic_session$datapath$verifier$rec_expected(d,q,clock);
