@@ -55,14 +55,16 @@ struct PortGroup {
     last: bool,
 }
 
-struct Wire {
-    range: String,
-    name: String,
+/// A net the template declares: `wire <range> <name>;`.
+pub(crate) struct Wire {
+    pub(crate) range: String,
+    pub(crate) name: String,
 }
 
-struct Conn {
-    port: String,
-    net: String,
+/// One port connection of an instance: `.<port>(<net>)`.
+pub(crate) struct Conn {
+    pub(crate) port: String,
+    pub(crate) net: String,
 }
 
 struct Unit {

@@ -30,6 +30,7 @@ use askama::Template;
 use config::ports::{range, Direction, Group, Port};
 use rust_hdl::prelude::{Block, Probe};
 
+use crate::rtl::{Conn, Wire};
 use crate::{GenError, GeneratedFile};
 
 /// The wrapper's module name, as `compare.sh` and the yardstick's drivers expect.
@@ -208,16 +209,6 @@ fn fold_terms(net: &str, width: usize) -> Vec<String> {
             }
         })
         .collect()
-}
-
-struct Wire {
-    range: String,
-    name: String,
-}
-
-struct Conn {
-    port: String,
-    net: String,
 }
 
 struct Fold {
@@ -432,7 +423,12 @@ mod tests {
         let body = &body[..body.find(';').unwrap()];
         assert!(body.starts_with("assign err_cnt = dp_rx_err_count\n"), "{body}");
         let mut folded = 0;
-        for p in hdl::verilog::datapath_ports(1024).unwrap().iter().filter(|p| p.direction == Direction::Output) {
+        let outputs: Vec<_> = hdl::verilog::datapath_ports(1024)
+            .unwrap()
+            .into_iter()
+            .filter(|p| p.direction == Direction::Output)
+            .collect();
+        for p in &outputs {
             let bits: usize = fold_terms(&output_net(&p.name), p.width).len();
             let present =
                 fold_terms(&output_net(&p.name), p.width).iter().filter(|t| body.contains(t.as_str())).count();
@@ -443,7 +439,8 @@ mod tests {
                 folded += 1;
             }
         }
-        assert_eq!(folded, 11, "{body}");
+        // Every name left out is an output of the datapath.
+        assert_eq!(folded, outputs.len() - NOT_FOLDED.len(), "{body}");
     }
 
     #[test]

@@ -289,6 +289,17 @@ fn abort_while_listening_returns_to_idle() {
     assert_eq!((r.error, r.error_cause, r.closed), (true, ErrorCause::Aborted.bits(), false), "{r:?}");
 }
 
+/// Starts a `size`-byte half-duplex transfer from board 1 to board 0 with
+/// the receiver limited to 5 %, which closes its window.
+fn start_with_the_receiver_at_5_percent(sim: &mut TwoBoardSim, size: u64) {
+    half_duplex(sim, size, size);
+    let mut rx = SessionTest::new(Mode::Receive, size, false);
+    rx.rx_percent = 5;
+    sim.program(0, 0, &rx);
+    sim.start(0, 0);
+    sim.start(1, 0);
+}
+
 /// The reference's note: with the receive speed limited, window updates must
 /// be on. With `window_update_gap` 0 (written to the registers, reaching the
 /// TOE through `toe_window_update_gap` at `toe_ctrl.init`) the receiver's
@@ -304,12 +315,7 @@ fn window_update_gap_zero_stalls_a_limited_receiver_and_abort_recovers() {
             assert_eq!((u32::from(p.window_update_gap), u32::from(p.last_packet_mode)), (gap, mode), "board {b}");
         }
         let size = 2 << 20;
-        half_duplex(&mut sim, size, size);
-        let mut rx = SessionTest::new(Mode::Receive, size, false);
-        rx.rx_percent = 5;
-        sim.program(0, 0, &rx);
-        sim.start(0, 0);
-        sim.start(1, 0);
+        start_with_the_receiver_at_5_percent(&mut sim, size);
         let r = testbench::top1024_regs::regs::session(0).unwrap();
         if gap == 0 {
             sim.run(300_000);
@@ -350,12 +356,7 @@ fn a_window_that_stays_shut_ends_both_sides_stalled() {
         sim.write(b, r.stall_timeout(), 1);
     }
     let size = 2 << 20;
-    half_duplex(&mut sim, size, size);
-    let mut rx = SessionTest::new(Mode::Receive, size, false);
-    rx.rx_percent = 5;
-    sim.program(0, 0, &rx);
-    sim.start(0, 0);
-    sim.start(1, 0);
+    start_with_the_receiver_at_5_percent(&mut sim, size);
     let ms = u64::from(sim.user_clock_khz(0));
     assert!(sim.wait_idle(&[(0, 0), (1, 0)], 5_000, 5 * ms), "both sides idle within 5 ms");
     let (rx_end, tx_end) = (sim.result(0, 0), sim.result(1, 0));
