@@ -68,7 +68,7 @@ fn dummy_data_beyond_the_size_is_not_a_short_transfer() {
     let server = SessionTest::new(Mode::Receive, 128_515, false);
     let mut client = SessionTest::new(Mode::Send, 128_700, true);
     client.incremental = false;
-    let mut sim = pair("known_issue_beyond_after_mismatch", &server, &client, None);
+    let mut sim = pair("beyond_after_mismatch", &server, &client, None);
     assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 100_000), "both sessions must end");
     let r = sim.result(0, 0);
     assert!(r.error && r.rx_bytes == 128_700, "{r:?}");
@@ -109,7 +109,7 @@ fn abort_withdraws_a_presented_tx_beat_only_with_its_close_request() {
     let mut server = SessionTest::new(Mode::Receive, 4 << 20, false);
     server.rx_percent = 1;
     let client = SessionTest::new(Mode::Send, 4 << 20, true);
-    let mut sim = pair("known_issue_abort_drops_beat", &server, &client, None);
+    let mut sim = pair("abort_withdraws_with_close", &server, &client, None);
     sim.run(40_000);
     assert!(sim.toe.stats(1).window_stall_cycles > 0, "the sender must be stalled on the window");
     sim.abort(1, 0);
