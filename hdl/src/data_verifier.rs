@@ -5,8 +5,9 @@
 //!  s_t* --> A: register beat, expected word, offset, bytes left in the transfer
 //!           M: bytes of the beat inside the transfer (ByteMask), registered
 //!           B: BeatCheck -> byte_err[K], count      (byte compares, shallow)
-//!           C: any_err = |byte_err, beyond = count > room, bytes += count
-//!           D: first error? capture beat, error count, sticky flag
+//!           C: any_err = |byte_err, beyond = count > room, bytes += count;
+//!              the beat and byte_err sit in the capture registers
+//!           D: first error? hold the capture, error count, sticky flag
 //!           scan: shift the captured beat down a lane a cycle to the first wrong byte
 //!        --> bytes, packets, complete, error, err_count, err_valid, err_offset/expected/received, err_cause
 //! ```
@@ -127,8 +128,6 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     c_end: DFF<Bit>,
     c_any: DFF<Bit>,
     c_beyond: DFF<Bit>,
-    c_data: DFF<Bits<W>>,
-    c_err: DFF<Bits<K>>,
     c_room: DFF<Bits<8>>,
     c_word: DFF<Bits<32>>,
     c_offset: DFF<Bits<48>>,
@@ -158,6 +157,8 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     mask: ByteMask<K>,
     room48: Signal<Local, Bits<48>>,
     lane_err: Signal<Local, Bits<4>>,
+    /// Stage C holds the first error: capture it at this edge.
+    latch_now: Signal<Local, Bit>,
     first_in_lane: Signal<Local, Bits<48>>,
     c_zero48: Constant<Bits<48>>,
     c_zero64: Constant<Bits<64>>,
@@ -248,8 +249,6 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             c_end: Default::default(),
             c_any: Default::default(),
             c_beyond: Default::default(),
-            c_data: Default::default(),
-            c_err: Default::default(),
             c_room: Default::default(),
             c_word: Default::default(),
             c_offset: Default::default(),
@@ -277,6 +276,7 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             mask: ByteMask::new(),
             room48: Default::default(),
             lane_err: Default::default(),
+            latch_now: Default::default(),
             first_in_lane: Default::default(),
             c_zero48: Constant::new(bits(0)),
             c_zero64: Constant::new(bits(0)),
@@ -352,8 +352,6 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             c_end,
             c_any,
             c_beyond,
-            c_data,
-            c_err,
             c_room,
             c_word,
             c_offset,
@@ -462,13 +460,22 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         self.c_any.d.next = self.b_valid.q.val() & self.b_err.q.val().any();
         self.c_beyond.d.next =
             self.b_valid.q.val() & (self.b_past.q.val() | (self.b_count.q.val() > self.b_room.q.val()));
-        self.c_data.d.next = self.b_data.q.val();
-        self.c_err.d.next = self.b_err.q.val();
         self.c_room.d.next = self.b_room.q.val();
         self.c_word.d.next = self.b_word.q.val();
         self.c_offset.d.next = self.b_offset.q.val();
         if self.b_valid.q.val() {
             self.count.d.next = self.count.q.val() + bit_cast::<64, 8>(self.b_count.q.val());
+        }
+
+        // Stage C's beat and byte errors are the capture registers
+        // themselves: `cap_data`/`cap_err` follow stage B until the beat they
+        // hold is captured (or while a capture is held, unless `start`,
+        // `clear` or `reset` ends it in this cycle), so the first error's
+        // beat needs no copy of its own.
+        self.latch_now.next = !self.latched.q.val() & (self.c_any.q.val() | self.c_beyond.q.val());
+        if !self.latch_now.val() & (!self.latched.q.val() | self.start.val() | self.clear.val() | self.reset.val()) {
+            self.cap_data.d.next = self.b_data.q.val();
+            self.cap_err.d.next = self.b_err.q.val();
         }
 
         // Stage D: the first error is captured; every error is counted.
@@ -481,9 +488,8 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         if self.c_beyond.q.val() {
             self.over.d.next = true;
         }
-        if !self.latched.q.val() & (self.c_any.q.val() | self.c_beyond.q.val()) {
+        if self.latch_now.val() {
             self.latched.d.next = true;
-            self.cap_data.d.next = self.c_data.q.val();
             self.cap_word.d.next = self.c_word.q.val();
             self.cap_offset.d.next = self.c_offset.q.val();
             self.scan_byte.d.next = self.c_zero16.val();
@@ -491,7 +497,6 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             if self.c_any.q.val() {
                 // A wrong byte inside the transfer comes before the first byte past it.
                 self.cause.d.next = self.c_cause_mismatch.val();
-                self.cap_err.d.next = self.c_err.q.val();
                 self.scanning.d.next = true;
             } else {
                 self.cause.d.next = self.c_cause_beyond.val();
