@@ -2171,12 +2171,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     reg  c_beyond$d;
     wire  c_beyond$q;
     reg  c_beyond$clock;
-    reg  [127:0] c_data$d;
-    wire  [127:0] c_data$q;
-    reg  c_data$clock;
-    reg  [15:0] c_err$d;
-    wire  [15:0] c_err$q;
-    reg  c_err$clock;
     reg  [7:0] c_room$d;
     wire  [7:0] c_room$q;
     reg  c_room$clock;
@@ -2257,6 +2251,7 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     // Local signals
     reg  [47:0] room48;
     reg  [3:0] lane_err;
+    reg  latch_now;
     reg  [47:0] first_in_lane;
     
     // Sub module instances
@@ -2430,16 +2425,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         .q(c_beyond$q),
         .clock(c_beyond$clock)
     );
-    toe_user_logic_session$datapath$verifier$c_data c_data(
-        .d(c_data$d),
-        .q(c_data$q),
-        .clock(c_data$clock)
-    );
-    toe_user_logic_session$datapath$verifier$c_err c_err(
-        .d(c_err$d),
-        .q(c_err$q),
-        .clock(c_err$clock)
-    );
     toe_user_logic_session$datapath$verifier$c_room c_room(
         .d(c_room$d),
         .q(c_room$q),
@@ -2603,8 +2588,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         c_end$clock = clock;
         c_any$clock = clock;
         c_beyond$clock = clock;
-        c_data$clock = clock;
-        c_err$clock = clock;
         c_room$clock = clock;
         c_word$clock = clock;
         c_offset$clock = clock;
@@ -2661,8 +2644,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         c_end$d = c_end$q;
         c_any$d = c_any$q;
         c_beyond$d = c_beyond$q;
-        c_data$d = c_data$q;
-        c_err$d = c_err$q;
         c_room$d = c_room$q;
         c_word$d = c_word$q;
         c_offset$d = c_offset$q;
@@ -2755,13 +2736,16 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         c_end$d = b_end$q;
         c_any$d = b_valid$q & |b_err$q;
         c_beyond$d = b_valid$q & (b_past$q | (b_count$q > b_room$q));
-        c_data$d = b_data$q;
-        c_err$d = b_err$q;
         c_room$d = b_room$q;
         c_word$d = b_word$q;
         c_offset$d = b_offset$q;
         if (b_valid$q) begin
             count$d = count$q + ((b_count$q) & 64'hffffffffffffffff);
+        end
+        latch_now = ~latched$q & (c_any$q | c_beyond$q);
+        if (~latch_now & (~latched$q | start | clear | reset)) begin
+            cap_data$d = b_data$q;
+            cap_err$d = b_err$q;
         end
         if ((c_any$q | c_beyond$q) & (errors$q != c_max32)) begin
             errors$d = errors$q + c_one32;
@@ -2772,16 +2756,14 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         if (c_beyond$q) begin
             over$d = 1'b1;
         end
-        if (~latched$q & (c_any$q | c_beyond$q)) begin
+        if (latch_now) begin
             latched$d = 1'b1;
-            cap_data$d = c_data$q;
             cap_word$d = c_word$q;
             cap_offset$d = c_offset$q;
             scan_byte$d = c_zero16;
             scan_lane$d = c_zero32;
             if (c_any$q) begin
                 cause$d = c_cause_mismatch;
-                cap_err$d = c_err$q;
                 scanning$d = 1'b1;
             end
             else begin
@@ -3250,25 +3232,6 @@ module toe_user_logic_session$datapath$verifier$c_beyond(d,q,clock);
 endmodule // toe_user_logic_session$datapath$verifier$c_beyond
 
 
-module toe_user_logic_session$datapath$verifier$c_data(d,q,clock);
-    
-    // Module arguments
-    input wire  [127:0] d;
-    output reg  [127:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 128'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$c_data
-
-
 module toe_user_logic_session$datapath$verifier$c_end(d,q,clock);
     
     // Module arguments
@@ -3286,25 +3249,6 @@ module toe_user_logic_session$datapath$verifier$c_end(d,q,clock);
     end
           
 endmodule // toe_user_logic_session$datapath$verifier$c_end
-
-
-module toe_user_logic_session$datapath$verifier$c_err(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$c_err
 
 
 module toe_user_logic_session$datapath$verifier$c_offset(d,q,clock);
