@@ -28,7 +28,6 @@
 
 use askama::Template;
 use config::ports::{range, Direction, Group, Port};
-use rust_hdl::prelude::{Block, Probe};
 
 use crate::rtl::{Conn, Wire};
 use crate::{GenError, GeneratedFile};
@@ -102,45 +101,6 @@ impl Yardstick {
 /// The datapath's module name in the yardstick build.
 pub fn datapath_module(design: &config::Design) -> String {
     format!("{}_datapath", design.name)
-}
-
-/// Records the Verilog module name rust-hdl gives each direct child of the
-/// block it visits: the scope path joined by `$`, as its `ModuleDefines` does.
-struct Children {
-    path: Vec<String>,
-    modules: Vec<String>,
-}
-
-impl Probe for Children {
-    fn visit_start_scope(&mut self, name: &str, _node: &dyn Block) {
-        self.path.push(name.to_string());
-        if self.path.len() == 2 {
-            self.modules.push(self.path.join("$"));
-        }
-    }
-    fn visit_end_scope(&mut self, _name: &str, _node: &dyn Block) {
-        self.path.pop();
-    }
-}
-
-/// The Verilog module names of the datapath's direct children when the
-/// datapath is written as `module`, read from the block's hierarchy.
-pub fn datapath_children(width: usize, module: &str) -> Result<Vec<String>, GenError> {
-    fn probe<B: Block>(block: &mut B, module: &str) -> Vec<String> {
-        block.connect_all();
-        let mut children = Children { path: Vec::new(), modules: Vec::new() };
-        block.accept(module, &mut children);
-        children.modules
-    }
-    use hdl::Datapath;
-    Ok(match width {
-        64 => probe(&mut Datapath::<64, 8>::default(), module),
-        128 => probe(&mut Datapath::<128, 16>::default(), module),
-        256 => probe(&mut Datapath::<256, 32>::default(), module),
-        512 => probe(&mut Datapath::<512, 64>::default(), module),
-        1024 => probe(&mut Datapath::<1024, 128>::default(), module),
-        other => return Err(hdl_error(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
-    })
 }
 
 fn hdl_error(message: String) -> GenError {
@@ -246,7 +206,7 @@ pub fn yardstick(design: &config::Design) -> Result<Yardstick, GenError> {
     let module = datapath_module(design);
     let text = hdl::verilog::datapath_verilog(design.data_width, &module)?;
     let ports = hdl::verilog::datapath_ports(design.data_width)?;
-    let children = datapath_children(design.data_width, &module)?;
+    let children = hdl::verilog::datapath_children(design.data_width, &module)?;
     let generator_module = child(&children, &module, GENERATOR_FIELD)?;
     let verifier_module = child(&children, &module, VERIFIER_FIELD)?;
 

@@ -149,6 +149,42 @@ pub fn block_ports<B: Block>(block: &mut B) -> Vec<(String, Direction, usize)> {
     probe.ports
 }
 
+/// Records the Verilog module name rust-hdl gives each direct child of the
+/// block it visits: the scope path joined by `$`, as its `ModuleDefines` does.
+struct ChildProbe {
+    path: Vec<String>,
+    modules: Vec<String>,
+}
+
+impl Probe for ChildProbe {
+    fn visit_start_scope(&mut self, name: &str, _node: &dyn Block) {
+        self.path.push(name.to_string());
+        if self.path.len() == 2 {
+            self.modules.push(self.path.join("$"));
+        }
+    }
+    fn visit_end_scope(&mut self, _name: &str, _node: &dyn Block) {
+        self.path.pop();
+    }
+}
+
+/// The Verilog module names of the direct children of `block` when it is
+/// written as `module` (`<module>$<field>`), read from the block's
+/// hierarchy, not from its Verilog.
+pub fn child_modules<B: Block>(block: &mut B, module: &str) -> Vec<String> {
+    block.connect_all();
+    let mut probe = ChildProbe { path: Vec::new(), modules: Vec::new() };
+    block.accept(module, &mut probe);
+    probe.modules
+}
+
+/// The module names of the session datapath's children ([`Datapath`]:
+/// generator, limiters, verifier) at `width` bits, the datapath written as
+/// `module` (as [`datapath_verilog`] writes it).
+pub fn datapath_children(width: usize, module: &str) -> Result<Vec<String>, HdlError> {
+    by_width!(width, Datapath, |b| Ok::<_, HdlError>(child_modules(b, module)))
+}
+
 /// The ports of the session module ([`Session`]) at `width` bits,
 /// grouped by what they face: `Group::Clock` (`clock`, `reset`),
 /// `Group::RegisterSession(0)` (its `reg_<x>` ports, local name `<x>`) and
@@ -192,6 +228,19 @@ pub fn datapath_ports(width: usize) -> Result<Vec<Port>, HdlError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The probed children are the datapath's fields, each a module of the
+    /// Verilog rust-hdl writes for it.
+    #[test]
+    fn datapath_children_are_modules_of_its_verilog() {
+        let children = datapath_children(64, "d").unwrap();
+        assert_eq!(children, ["d$generator", "d$tx_limiter", "d$rx_limiter", "d$verifier"]);
+        let text = datapath_verilog(64, "d").unwrap();
+        for c in &children {
+            assert!(text.contains(&format!("module {c}(")), "{c}");
+        }
+        assert!(datapath_children(96, "d").is_err());
+    }
 
     /// The typed port lists and the Verilog rust-hdl writes for the same
     /// block agree, name for name, at every width.
