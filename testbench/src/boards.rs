@@ -131,6 +131,16 @@ impl ToeSide for TwoBoards {
     }
 }
 
+/// The TOE SYN timeout of the fault tests and the soak, cycles: short, so a
+/// client whose peer never answers ends its test quickly (80 us at 250 MHz).
+pub const QUICK_SYN_TIMEOUT: u64 = 20_000;
+
+/// The model's TOE for `beat_bytes`-byte beats with the fault tests' short
+/// SYN timeout ([`QUICK_SYN_TIMEOUT`]).
+pub fn quick_toe(beat_bytes: usize) -> ToeConfig {
+    ToeConfig { syn_timeout_cycles: QUICK_SYN_TIMEOUT, ..ToeConfig::new(beat_bytes) }
+}
+
 /// Clock periods and register-bus behaviour of a board.
 #[derive(Clone, Copy, Debug)]
 pub struct BoardTiming {

@@ -44,7 +44,9 @@ use rand_chacha::ChaCha8Rng;
 use toe_model::{LinkConfig, ToeConfig};
 
 use crate::axil::Timing;
-use crate::boards::{BoardTiming, Mode, SessionResult, SessionTest, TwoBoardSim, USER_PS};
+use crate::boards::{
+    quick_toe, BoardTiming, Mode, SessionResult, SessionTest, TwoBoardSim, QUICK_SYN_TIMEOUT, USER_PS,
+};
 use crate::demo;
 use crate::models::{ModelInfo, TOP_MODELS};
 use crate::top1024_regs::regs;
@@ -57,9 +59,6 @@ pub const DEFAULT_MODEL: &str = "top1024";
 pub const CYCLE_BUDGET: u64 = 120_000;
 /// Rounds of an iteration: tests one after the other on the same boards.
 pub const ROUNDS: usize = 2;
-/// The TOE's SYN timeout in the soak (a silent peer ends the client's test
-/// after this many cycles).
-pub const SYN_TIMEOUT: u64 = 20_000;
 /// The link's payload bytes per cycle (200G at 250 MHz, `LinkConfig::default`).
 const LINK_BYTES_PER_CYCLE: f64 = 99.0;
 /// Receive buffer of the model's TOE sessions (`ToeConfig::new`'s default):
@@ -335,11 +334,13 @@ impl Round {
 
     /// The largest estimated transfer time of the round, cycles.
     pub fn longest(&self) -> u64 {
-        self.sessions.iter().map(|p| p.estimate(self.sharing(p))).max().unwrap_or(0)
+        let sharing = self.active_sessions();
+        self.sessions.iter().map(|p| p.estimate(sharing)).max().unwrap_or(0)
     }
 
-    /// Sessions sending in the direction(s) session `p` sends: they share the link.
-    fn sharing(&self, _p: &SessionPlan) -> usize {
+    /// Sessions that move data (at least 1): they share the link, whatever
+    /// the direction (a conservative estimate).
+    fn active_sessions(&self) -> usize {
         self.sessions.iter().filter(|q| q.usage != Use::Disabled).count().max(1)
     }
 }
@@ -720,9 +721,7 @@ pub fn model(name: &str) -> ModelInfo {
 pub fn run(plan: &Plan) -> Outcome {
     let mut out = Outcome { seed: plan.seed, injected: plan.faults(), ..Outcome::default() };
     let info = model(plan.model);
-    let mut toe = ToeConfig::new(info.beat_bytes());
-    toe.syn_timeout_cycles = SYN_TIMEOUT;
-    toe.conn_req_ready_delay = plan.conn_req_ready_delay;
+    let toe = ToeConfig { conn_req_ready_delay: plan.conn_req_ready_delay, ..quick_toe(info.beat_bytes()) };
     let mut sim = TwoBoardSim::with_timing(&(info.top)(), plan.seed, LinkConfig::default(), toe, plan.timing);
     for b in 0..2 {
         sim.init_toe(b, plan.window_update_gap, plan.last_packet_mode);
@@ -859,7 +858,7 @@ fn run_round(
             }
         }
     }
-    let bound = 3 * round.longest() + SYN_TIMEOUT + 4 * plan.conn_req_ready_delay + 50_000;
+    let bound = 3 * round.longest() + QUICK_SYN_TIMEOUT + 4 * plan.conn_req_ready_delay + 50_000;
     let mut hung: Vec<(usize, usize)> = Vec::new();
     if !sim.wait_idle(&first, 500, bound) {
         hung.extend(still_busy(sim, &first));

@@ -4,11 +4,11 @@
 //! is bounded for CI; `make soak ITER=<n>` runs more, `TB_SEED=<n> make soak`
 //! replays one iteration.
 
-use testbench::boards::{Mode, SessionTest, TwoBoardSim};
+use testbench::boards::{quick_toe, Mode, SessionTest, TwoBoardSim};
 use testbench::demo;
 use testbench::top1024_regs::regs::session::status::ErrorCause;
 use testbench::{seed, soak};
-use toe_model::{LinkConfig, ToeConfig};
+use toe_model::LinkConfig;
 
 /// Iterations of the default `cargo test` run, sized to keep the test near a
 /// minute on two cores in the test profile (see `docs/soak.md`).
@@ -35,16 +35,9 @@ fn random_plans_and_faults_on_two_boards_end_as_the_reference_says() {
 // as a directed test now that it is fixed.
 
 /// Board 0 serves, board 1 connects: programs session 0 of both and starts
-/// them, after a TOE initialisation with `last_packet_mode` if given.
-fn pair(name: &str, server: &SessionTest, client: &SessionTest, last_packet_mode: Option<u32>) -> TwoBoardSim {
-    let mut toe = ToeConfig::new(128);
-    toe.syn_timeout_cycles = 20_000;
-    let mut sim = TwoBoardSim::new(seed::from_env(name), LinkConfig::default(), toe);
-    if let Some(mode) = last_packet_mode {
-        for b in 0..2 {
-            sim.init_toe(b, 16, mode);
-        }
-    }
+/// them.
+fn pair(name: &str, server: &SessionTest, client: &SessionTest) -> TwoBoardSim {
+    let mut sim = TwoBoardSim::new(seed::from_env(name), LinkConfig::default(), quick_toe(128));
     sim.program(0, 0, server);
     sim.program(1, 0, client);
     for b in 0..2 {
@@ -68,7 +61,7 @@ fn dummy_data_beyond_the_size_is_not_a_short_transfer() {
     let server = SessionTest::new(Mode::Receive, 128_515, false);
     let mut client = SessionTest::new(Mode::Send, 128_700, true);
     client.incremental = false;
-    let mut sim = pair("beyond_after_mismatch", &server, &client, None);
+    let mut sim = pair("beyond_after_mismatch", &server, &client);
     assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 100_000), "both sessions must end");
     let r = sim.result(0, 0);
     assert!(r.error && r.rx_bytes == 128_700, "{r:?}");
@@ -109,7 +102,7 @@ fn abort_withdraws_a_presented_tx_beat_only_with_its_close_request() {
     let mut server = SessionTest::new(Mode::Receive, 4 << 20, false);
     server.rx_percent = 1;
     let client = SessionTest::new(Mode::Send, 4 << 20, true);
-    let mut sim = pair("abort_withdraws_with_close", &server, &client, None);
+    let mut sim = pair("abort_withdraws_with_close", &server, &client);
     sim.run(40_000);
     assert!(sim.toe.stats(1).window_stall_cycles > 0, "the sender must be stalled on the window");
     sim.abort(1, 0);

@@ -4,7 +4,7 @@
 //! (`testbench::boards`). Every figure is read from the hardware's registers.
 //! Random parts (register-bus timing) print their seed; `TB_SEED=<n>` replays.
 
-use testbench::boards::{Mode, SessionTest, TwoBoardSim};
+use testbench::boards::{quick_toe, Mode, SessionTest, TwoBoardSim};
 use testbench::demo;
 use testbench::models::{self, TOP_MODELS};
 use testbench::seed;
@@ -88,9 +88,7 @@ fn mixed_two_sessions_send_while_two_receive() {
 
 /// A short TOE configuration for the fault cases.
 fn quick_sim(name: &str) -> TwoBoardSim {
-    let mut toe = ToeConfig::new(128);
-    toe.syn_timeout_cycles = 20_000;
-    TwoBoardSim::new(seed::from_env(name), LinkConfig::default(), toe)
+    TwoBoardSim::new(seed::from_env(name), LinkConfig::default(), quick_toe(128))
 }
 
 /// Programs session 0 of both boards: board 0 the server receiving `rx_size`,
