@@ -2,13 +2,13 @@
 //! pattern, one beat per cycle at any width.
 //!
 //! ```text
-//!  s_t* --> A: register beat, expected word, offset, bytes left in the transfer
-//!           M: bytes of the beat inside the transfer (ByteMask), registered
-//!           B: BeatCheck -> byte_err[K], count      (byte compares, shallow)
-//!           C: any_err = |byte_err, beyond = count > room, bytes += count;
-//!              the beat and byte_err sit in the capture registers
-//!           D: first error? hold the capture, error count, sticky flag
-//!           scan: shift the captured beat down a lane a cycle to the first wrong byte
+//!  s_t* --> A: register the beat, its expected word, offset, bytes left in the transfer (room)
+//!           B: BeatCheck -> byte_err[K] (kept, inside the room, wrong), lanes with
+//!              a byte error, byte count; the beat and byte_err enter the capture registers
+//!           D: OR-reduce the lane flags (wrong, past the end): count bytes and errors;
+//!              on the first error the capture registers hold that beat
+//!           E: the peer's close: a short transfer?
+//!           scan: a lane a cycle (LaneSelect, registered) to the first wrong byte
 //!        --> bytes, packets, complete, error, err_count, err_valid, err_offset/expected/received, err_cause
 //! ```
 //!
@@ -26,13 +26,19 @@
 //!
 //! `err_count` counts beats with a mismatch or beyond data, plus a short end,
 //! saturating at 2^32-1. `clear` empties the record and the count; `start`
-//! does too and also zeroes the byte counter. The record is complete
-//! (`err_valid`) at most W/32 + 2 cycles after the error is captured, which
-//! is five cycles after the beat was accepted.
+//! does too and also zeroes the byte counter. A beat accepted in cycle t
+//! shows in `bytes`, `complete`, `error`, `beyond` and `err_count` from
+//! cycle t + 3. If it holds the first error, the record is complete
+//! (`err_valid`) from cycle t + 5 + j, j the lane of its first wrong byte
+//! (of the first byte past the transfer, for beyond): at the latest
+//! t + W/32 + 4. A `finish` in cycle t shows a short end from t + 5, its
+//! record complete at once. `settled` is high once nothing taken is still
+//! on its way to those outputs.
 
 use rust_hdl::prelude::*;
 
-use crate::beat_check::{BeatCheck, ByteMask};
+use crate::beat_check::BeatCheck;
+use crate::lane_select::LaneSelect;
 use crate::pattern_lanes::PatternLanes;
 
 /// `err_cause` values: the verifier's own encoding, internal to the
@@ -103,34 +109,25 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     a_offset: DFF<Bits<48>>,
     a_room: DFF<Bits<8>>,
     a_past: DFF<Bit>,
-    // Stage M.
-    m_valid: DFF<Bit>,
-    m_end: DFF<Bit>,
-    m_data: DFF<Bits<W>>,
-    m_keep: DFF<Bits<K>>,
-    m_word: DFF<Bits<32>>,
-    m_offset: DFF<Bits<48>>,
-    m_room: DFF<Bits<8>>,
-    m_inside: DFF<Bits<K>>,
-    m_past: DFF<Bit>,
-    // Stage B.
+    // Stage B (its beat is `cap_data` until the first error is held).
     b_valid: DFF<Bit>,
     b_end: DFF<Bit>,
-    b_data: DFF<Bits<W>>,
-    b_err: DFF<Bits<K>>,
+    /// Lanes of stage B's beat with a byte error (bit j: lane j); none
+    /// when no beat is there.
+    b_lanes: DFF<Bits<32>>,
+    /// Lanes of stage B's beat with a kept byte past the transfer.
+    b_over: DFF<Bits<32>>,
     b_count: DFF<Bits<8>>,
     b_room: DFF<Bits<8>>,
     b_past: DFF<Bit>,
     b_word: DFF<Bits<32>>,
     b_offset: DFF<Bits<48>>,
-    // Stage C.
-    c_valid: DFF<Bit>,
-    c_end: DFF<Bit>,
-    c_any: DFF<Bit>,
-    c_beyond: DFF<Bit>,
-    c_room: DFF<Bits<8>>,
-    c_word: DFF<Bits<32>>,
-    c_offset: DFF<Bits<48>>,
+    // Stages D and E: the peer's close, a cycle behind the byte count.
+    d_end: DFF<Bit>,
+    d_bad: DFF<Bit>,
+    e_end: DFF<Bit>,
+    e_bad: DFF<Bit>,
+    under: DFF<Bit>,
     // Counters and the record.
     count: DFF<Bits<64>>,
     errors: DFF<Bits<32>>,
@@ -144,26 +141,39 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     cap_err: DFF<Bits<K>>,
     cap_word: DFF<Bits<32>>,
     cap_offset: DFF<Bits<48>>,
-    cap_index: DFF<Bits<8>>,
-    scan_byte: DFF<Bits<16>>,
+    /// The lane that holds byte `room` of the captured beat (the first byte
+    /// past the transfer, for a beyond error).
+    cap_lane: DFF<Bits<8>>,
     npackets: DFF<Bits<32>>,
-    scan_lane: DFF<Bits<32>>,
+    scan_lane: DFF<Bits<8>>,
+    sel_valid: DFF<Bit>,
+    sel_lane: DFF<Bits<8>>,
+    sel_word: DFF<Bits<32>>,
+    sel_flags: DFF<Bits<4>>,
     rec_offset: DFF<Bits<48>>,
     rec_expected: DFF<Bits<32>>,
     rec_received: DFF<Bits<32>>,
     // Combinational.
     lanes: PatternLanes<W>,
     check: BeatCheck<W, K>,
-    mask: ByteMask<K>,
+    pick: LaneSelect<W, K>,
     room48: Signal<Local, Bits<48>>,
-    lane_err: Signal<Local, Bits<4>>,
-    /// Stage C holds the first error: capture it at this edge.
+    /// Stage B's byte errors as captured: none unless verifying.
+    beat_err: Signal<Local, Bits<K>>,
+    /// Stage B's beat has a wrong byte inside the transfer.
+    mismatch_now: Signal<Local, Bit>,
+    /// Stage B's beat carries data past the transfer size.
+    beyond_now: Signal<Local, Bit>,
+    /// Stage B's beat is the first error: hold it at this edge.
     latch_now: Signal<Local, Bit>,
+    /// First byte of the selected lane.
+    sel_byte: Signal<Local, Bits<8>>,
     first_in_lane: Signal<Local, Bits<48>>,
+    /// The selected lane ends the scan.
+    found: Signal<Local, Bit>,
     c_zero48: Constant<Bits<48>>,
     c_zero64: Constant<Bits<64>>,
     c_zero32: Constant<Bits<32>>,
-    c_zero16: Constant<Bits<16>>,
     c_zero8: Constant<Bits<8>>,
     c_one32: Constant<Bits<32>>,
     c_one48: Constant<Bits<48>>,
@@ -172,12 +182,11 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     c_max32: Constant<Bits<32>>,
     c_255: Constant<Bits<8>>,
     c_zero4: Constant<Bits<4>>,
+    c_one8: Constant<Bits<8>>,
+    c_two8: Constant<Bits<8>>,
     c_lanes: Constant<Bits<32>>,
+    c_last_lane: Constant<Bits<8>>,
     c_beat_bytes: Constant<Bits<48>>,
-    c_lane_step: Constant<Bits<16>>,
-    c_shift_err: Constant<Bits<8>>,
-    c_shift_data: Constant<Bits<8>>,
-    c_beat_bytes16: Constant<Bits<16>>,
     c_room_mask: Constant<Bits<48>>,
     c_cause_none: Constant<Bits<2>>,
     c_cause_mismatch: Constant<Bits<2>>,
@@ -227,31 +236,20 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             a_offset: Default::default(),
             a_room: Default::default(),
             a_past: Default::default(),
-            m_valid: Default::default(),
-            m_end: Default::default(),
-            m_data: Default::default(),
-            m_keep: Default::default(),
-            m_word: Default::default(),
-            m_offset: Default::default(),
-            m_room: Default::default(),
-            m_inside: Default::default(),
-            m_past: Default::default(),
             b_valid: Default::default(),
             b_end: Default::default(),
-            b_data: Default::default(),
-            b_err: Default::default(),
+            b_lanes: Default::default(),
+            b_over: Default::default(),
             b_count: Default::default(),
             b_room: Default::default(),
             b_past: Default::default(),
             b_word: Default::default(),
             b_offset: Default::default(),
-            c_valid: Default::default(),
-            c_end: Default::default(),
-            c_any: Default::default(),
-            c_beyond: Default::default(),
-            c_room: Default::default(),
-            c_word: Default::default(),
-            c_offset: Default::default(),
+            d_end: Default::default(),
+            d_bad: Default::default(),
+            e_end: Default::default(),
+            e_bad: Default::default(),
+            under: Default::default(),
             count: Default::default(),
             errors: Default::default(),
             flag: Default::default(),
@@ -264,24 +262,30 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             cap_err: Default::default(),
             cap_word: Default::default(),
             cap_offset: Default::default(),
-            cap_index: Default::default(),
-            scan_byte: Default::default(),
+            cap_lane: Default::default(),
             npackets: Default::default(),
             scan_lane: Default::default(),
+            sel_valid: Default::default(),
+            sel_lane: Default::default(),
+            sel_word: Default::default(),
+            sel_flags: Default::default(),
             rec_offset: Default::default(),
             rec_expected: Default::default(),
             rec_received: Default::default(),
             lanes: PatternLanes::new(),
             check: BeatCheck::new(),
-            mask: ByteMask::new(),
+            pick: LaneSelect::new(),
             room48: Default::default(),
-            lane_err: Default::default(),
+            beat_err: Default::default(),
+            mismatch_now: Default::default(),
+            beyond_now: Default::default(),
             latch_now: Default::default(),
+            sel_byte: Default::default(),
             first_in_lane: Default::default(),
+            found: Default::default(),
             c_zero48: Constant::new(bits(0)),
             c_zero64: Constant::new(bits(0)),
             c_zero32: Constant::new(bits(0)),
-            c_zero16: Constant::new(bits(0)),
             c_zero8: Constant::new(bits(0)),
             c_one32: Constant::new(bits(1)),
             c_one48: Constant::new(bits(1)),
@@ -290,12 +294,11 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             c_max32: Constant::new(bits(u32::MAX as u64)),
             c_255: Constant::new(bits(255)),
             c_zero4: Constant::new(bits(0)),
+            c_one8: Constant::new(bits(1)),
+            c_two8: Constant::new(bits(2)),
             c_lanes: Constant::new(bits((W / 32) as u64)),
+            c_last_lane: Constant::new(bits((W / 32 - 1) as u64)),
             c_beat_bytes: Constant::new(bits(K as u64)),
-            c_lane_step: Constant::new(bits(4)),
-            c_shift_err: Constant::new(bits(4)),
-            c_shift_data: Constant::new(bits(32)),
-            c_beat_bytes16: Constant::new(bits(K as u64)),
             c_room_mask: Constant::new(bits(!255u64 & ((1u64 << 48) - 1))),
             c_cause_none: Constant::new(bits(CAUSE_NONE)),
             c_cause_mismatch: Constant::new(bits(CAUSE_MISMATCH)),
@@ -330,31 +333,20 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             a_offset,
             a_room,
             a_past,
-            m_valid,
-            m_end,
-            m_data,
-            m_keep,
-            m_word,
-            m_offset,
-            m_room,
-            m_inside,
-            m_past,
             b_valid,
             b_end,
-            b_data,
-            b_err,
+            b_lanes,
+            b_over,
             b_count,
             b_room,
             b_past,
             b_word,
             b_offset,
-            c_valid,
-            c_end,
-            c_any,
-            c_beyond,
-            c_room,
-            c_word,
-            c_offset,
+            d_end,
+            d_bad,
+            e_end,
+            e_bad,
+            under,
             count,
             errors,
             flag,
@@ -367,10 +359,13 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             cap_err,
             cap_word,
             cap_offset,
-            cap_index,
-            scan_byte,
-            scan_lane,
+            cap_lane,
             npackets,
+            scan_lane,
+            sel_valid,
+            sel_lane,
+            sel_word,
+            sel_flags,
             rec_offset,
             rec_expected,
             rec_received
@@ -383,12 +378,10 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         self.beyond.next = self.over.q.val();
         self.settled.next = !(self.a_valid.q.val()
             | self.a_end.q.val()
-            | self.m_valid.q.val()
-            | self.m_end.q.val()
             | self.b_valid.q.val()
             | self.b_end.q.val()
-            | self.c_valid.q.val()
-            | self.c_end.q.val());
+            | self.d_end.q.val()
+            | self.e_end.q.val());
         self.err_count.next = self.errors.q.val();
         self.err_valid.next = self.rec_valid.q.val();
         self.err_cause.next = self.cause.q.val();
@@ -422,100 +415,94 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             self.next_offset.d.next = self.next_offset.q.val() + self.c_beat_bytes.val();
         }
 
-        // Stage M: which bytes of the beat lie inside the transfer.
-        self.mask.room.next = self.a_room.q.val();
-        self.m_valid.d.next = self.a_valid.q.val();
-        self.m_end.d.next = self.a_end.q.val();
-        self.m_data.d.next = self.a_data.q.val();
-        self.m_keep.d.next = self.a_keep.q.val();
-        self.m_word.d.next = self.a_word.q.val();
-        self.m_offset.d.next = self.a_offset.q.val();
-        self.m_room.d.next = self.a_room.q.val();
-        self.m_inside.d.next = self.mask.in_transfer.val();
-        self.m_past.d.next = self.a_past.q.val();
-
-        // Stage B: per-byte compare against the pattern.
-        self.lanes.word.next = self.m_word.q.val();
-        self.check.data.next = self.m_data.q.val();
+        // Stage B: per-byte compare against the pattern, inside the room.
+        self.lanes.word.next = self.a_word.q.val();
+        self.check.data.next = self.a_data.q.val();
         self.check.expected.next = self.lanes.data.val();
-        self.check.keep.next = self.m_keep.q.val();
-        self.check.in_transfer.next = self.m_inside.q.val();
-        self.b_valid.d.next = self.m_valid.q.val();
-        self.b_end.d.next = self.m_end.q.val();
-        self.b_data.d.next = self.m_data.q.val();
+        self.check.keep.next = self.a_keep.q.val();
+        self.check.room.next = self.a_room.q.val();
         if self.verify_q.q.val() {
-            self.b_err.d.next = self.check.byte_err.val();
+            self.beat_err.next = self.check.byte_err.val();
         } else {
-            self.b_err.d.next = self.c_zero_keep.val();
+            self.beat_err.next = self.c_zero_keep.val();
         }
+        // The lane flags exist only for a beat, so stage D's reduction needs
+        // no `b_valid`.
+        if self.verify_q.q.val() & self.a_valid.q.val() {
+            self.b_lanes.d.next = self.check.lane_err.val();
+        } else {
+            self.b_lanes.d.next = self.c_zero32.val();
+        }
+        if self.a_valid.q.val() {
+            self.b_over.d.next = self.check.lane_over.val();
+        } else {
+            self.b_over.d.next = self.c_zero32.val();
+        }
+        self.b_valid.d.next = self.a_valid.q.val();
+        self.b_end.d.next = self.a_end.q.val();
         self.b_count.d.next = self.check.count.val();
-        self.b_room.d.next = self.m_room.q.val();
-        self.b_past.d.next = self.m_past.q.val();
-        self.b_word.d.next = self.m_word.q.val();
-        self.b_offset.d.next = self.m_offset.q.val();
+        self.b_room.d.next = self.a_room.q.val();
+        self.b_past.d.next = self.a_valid.q.val() & self.a_past.q.val();
+        self.b_word.d.next = self.a_word.q.val();
+        self.b_offset.d.next = self.a_offset.q.val();
 
-        // Stage C: reduce, count bytes, data past the transfer size.
-        self.c_valid.d.next = self.b_valid.q.val();
-        self.c_end.d.next = self.b_end.q.val();
-        self.c_any.d.next = self.b_valid.q.val() & self.b_err.q.val().any();
-        self.c_beyond.d.next =
-            self.b_valid.q.val() & (self.b_past.q.val() | (self.b_count.q.val() > self.b_room.q.val()));
-        self.c_room.d.next = self.b_room.q.val();
-        self.c_word.d.next = self.b_word.q.val();
-        self.c_offset.d.next = self.b_offset.q.val();
+        // Stage D: reduce; count bytes and errors; hold the first error.
+        // Stage B's beat is the capture registers' own: they take it with
+        // stage B (no copy of the beat exists for the record alone), and the
+        // first error's edge, or a capture already held, stops them, until
+        // `start`, `clear` or `reset` empties the record.
+        // A kept byte at or past the transfer's end is beyond it (a beat that
+        // starts past the end is beyond even with no byte kept).
+        self.mismatch_now.next = self.b_lanes.q.val().any();
+        self.beyond_now.next = self.b_past.q.val() | self.b_over.q.val().any();
+        self.latch_now.next = !self.latched.q.val() & (self.mismatch_now.val() | self.beyond_now.val());
+        if !self.latch_now.val() & (!self.latched.q.val() | self.start.val() | self.clear.val() | self.reset.val()) {
+            self.cap_data.d.next = self.a_data.q.val();
+            self.cap_err.d.next = self.beat_err.val();
+        }
         if self.b_valid.q.val() {
             self.count.d.next = self.count.q.val() + bit_cast::<64, 8>(self.b_count.q.val());
         }
-
-        // Stage C's beat and byte errors are the capture registers
-        // themselves: `cap_data`/`cap_err` follow stage B until the beat they
-        // hold is captured (or while a capture is held, unless `start`,
-        // `clear` or `reset` ends it in this cycle), so the first error's
-        // beat needs no copy of its own.
-        self.latch_now.next = !self.latched.q.val() & (self.c_any.q.val() | self.c_beyond.q.val());
-        if !self.latch_now.val() & (!self.latched.q.val() | self.start.val() | self.clear.val() | self.reset.val()) {
-            self.cap_data.d.next = self.b_data.q.val();
-            self.cap_err.d.next = self.b_err.q.val();
-        }
-
-        // Stage D: the first error is captured; every error is counted.
-        if (self.c_any.q.val() | self.c_beyond.q.val()) & (self.errors.q.val() != self.c_max32.val()) {
+        if (self.mismatch_now.val() | self.beyond_now.val()) & (self.errors.q.val() != self.c_max32.val()) {
             self.errors.d.next = self.errors.q.val() + self.c_one32.val();
         }
-        if self.c_any.q.val() | self.c_beyond.q.val() {
+        if self.mismatch_now.val() | self.beyond_now.val() {
             self.flag.d.next = true;
         }
-        if self.c_beyond.q.val() {
+        if self.beyond_now.val() {
             self.over.d.next = true;
         }
+        self.d_end.d.next = self.b_end.q.val();
+        self.d_bad.d.next = self.mismatch_now.val() | self.beyond_now.val();
         if self.latch_now.val() {
             self.latched.d.next = true;
-            self.cap_word.d.next = self.c_word.q.val();
-            self.cap_offset.d.next = self.c_offset.q.val();
-            self.scan_byte.d.next = self.c_zero16.val();
-            self.scan_lane.d.next = self.c_zero32.val();
-            if self.c_any.q.val() {
+            self.cap_word.d.next = self.b_word.q.val();
+            self.cap_offset.d.next = self.b_offset.q.val();
+            self.cap_lane.d.next = self.b_room.q.val() >> self.c_two8.val();
+            self.scan_lane.d.next = self.c_zero8.val();
+            self.scanning.d.next = true;
+            if self.mismatch_now.val() {
                 // A wrong byte inside the transfer comes before the first byte past it.
                 self.cause.d.next = self.c_cause_mismatch.val();
-                self.scanning.d.next = true;
             } else {
                 self.cause.d.next = self.c_cause_beyond.val();
-                self.cap_index.d.next = self.c_room.q.val();
-                self.rec_offset.d.next = self.size_q.q.val();
-                self.rec_expected.d.next = self.size_q.q.val().get_bits::<32>(2);
-                self.scanning.d.next = true;
             }
         }
-        if self.c_end.q.val()
-            & (bit_cast::<64, 48>(self.size_q.q.val()) > self.count.q.val())
-            & !(self.c_any.q.val() | self.c_beyond.q.val())
-        {
+
+        // Stage E: the peer closed before the transfer size. The byte count
+        // stage D shows includes the close's own beat; its compare is
+        // registered (`under`), so the close waits a cycle for it.
+        self.e_end.d.next = self.d_end.q.val();
+        self.e_bad.d.next = self.d_bad.q.val();
+        self.under.d.next = bit_cast::<64, 48>(self.size_q.q.val()) > self.count.q.val();
+        if self.e_end.q.val() & self.under.q.val() & !self.e_bad.q.val() {
             self.flag.d.next = true;
             if self.errors.q.val() != self.c_max32.val() {
                 self.errors.d.next = self.errors.q.val() + self.c_one32.val();
             }
             if !self.latched.q.val() {
                 self.latched.d.next = true;
+                self.scanning.d.next = false;
                 self.cause.d.next = self.c_cause_short.val();
                 self.rec_offset.d.next = self.count.q.val().get_bits::<48>(0);
                 self.rec_expected.d.next = self.count.q.val().get_bits::<32>(2);
@@ -524,46 +511,54 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             }
         }
 
-        // Scan: one lane a cycle until the first wrong byte (mismatch), or the
-        // lane that holds the first byte past the transfer (beyond).
-        // The captured beat shifts down one lane per scan step, so the lane
-        // under inspection is always the lowest: no wide multiplexer.
-        self.lane_err.next = self.cap_err.q.val().get_bits::<4>(0);
-        if self.lane_err.val().get_bit(0) {
+        // Scan: one lane a cycle, selected (`pick`) and registered (`sel_*`),
+        // until the first wrong byte (mismatch), or the lane that holds the
+        // first byte past the transfer (beyond). The lane index stops at the
+        // beat's last lane.
+        self.pick.data.next = self.cap_data.q.val();
+        self.pick.flags.next = self.cap_err.q.val();
+        self.pick.lane.next = self.scan_lane.q.val();
+        self.sel_word.d.next = self.pick.word.val();
+        self.sel_flags.d.next = self.pick.lane_flags.val();
+        self.sel_lane.d.next = self.scan_lane.q.val();
+        self.sel_byte.next = self.sel_lane.q.val() << self.c_two8.val();
+        if self.sel_flags.q.val().get_bit(0) {
             self.first_in_lane.next = self.c_zero48.val();
-        } else if self.lane_err.val().get_bit(1) {
+        } else if self.sel_flags.q.val().get_bit(1) {
             self.first_in_lane.next = self.c_one48.val();
-        } else if self.lane_err.val().get_bit(2) {
+        } else if self.sel_flags.q.val().get_bit(2) {
             self.first_in_lane.next = self.c_two48.val();
         } else {
             self.first_in_lane.next = self.c_three48.val();
         }
+        if self.cause.q.val() == self.c_cause_beyond.val() {
+            // The lane holds byte `room`, or it is the last lane (the scan
+            // starts at lane 0 and counts up, so equality is enough).
+            self.found.next = self.sel_valid.q.val()
+                & ((self.sel_lane.q.val() == self.cap_lane.q.val())
+                    | (self.sel_lane.q.val() == self.c_last_lane.val()));
+        } else {
+            self.found.next = self.sel_valid.q.val() & (self.sel_flags.q.val() != self.c_zero4.val());
+        }
+        // The lane index runs on while scanning (up to the last lane), found
+        // or not: the next latch restarts it.
+        self.sel_valid.d.next = self.scanning.q.val() & !self.found.val();
+        if self.scanning.q.val() & (self.scan_lane.q.val() != self.c_last_lane.val()) {
+            self.scan_lane.d.next = self.scan_lane.q.val() + self.c_one8.val();
+        }
         if self.scanning.q.val() {
-            if self.cause.q.val() == self.c_cause_beyond.val() {
-                if (bit_cast::<16, 8>(self.cap_index.q.val()) < self.scan_byte.q.val() + self.c_lane_step.val())
-                    | (self.scan_byte.q.val() + self.c_lane_step.val() >= self.c_beat_bytes16.val())
-                {
-                    self.scanning.d.next = false;
-                    self.rec_valid.d.next = true;
-                    self.rec_received.d.next = self.cap_data.q.val().get_bits::<32>(0);
-                } else {
-                    self.scan_byte.d.next = self.scan_byte.q.val() + self.c_lane_step.val();
-                    self.cap_err.d.next = self.cap_err.q.val() >> self.c_shift_err.val();
-                    self.cap_data.d.next = self.cap_data.q.val() >> self.c_shift_data.val();
-                    self.scan_lane.d.next = self.scan_lane.q.val() + self.c_one32.val();
-                }
-            } else if self.lane_err.val() != self.c_zero4.val() {
+            if self.found.val() {
                 self.scanning.d.next = false;
                 self.rec_valid.d.next = true;
-                self.rec_offset.d.next =
-                    self.cap_offset.q.val() + bit_cast::<48, 16>(self.scan_byte.q.val()) + self.first_in_lane.val();
-                self.rec_expected.d.next = self.cap_word.q.val() | self.scan_lane.q.val();
-                self.rec_received.d.next = self.cap_data.q.val().get_bits::<32>(0);
-            } else {
-                self.scan_byte.d.next = self.scan_byte.q.val() + self.c_lane_step.val();
-                self.cap_err.d.next = self.cap_err.q.val() >> self.c_shift_err.val();
-                self.cap_data.d.next = self.cap_data.q.val() >> self.c_shift_data.val();
-                self.scan_lane.d.next = self.scan_lane.q.val() + self.c_one32.val();
+                self.rec_received.d.next = self.sel_word.q.val();
+                if self.cause.q.val() == self.c_cause_mismatch.val() {
+                    self.rec_offset.d.next =
+                        self.cap_offset.q.val() + bit_cast::<48, 8>(self.sel_byte.val()) + self.first_in_lane.val();
+                    self.rec_expected.d.next = self.cap_word.q.val() | bit_cast::<32, 8>(self.sel_lane.q.val());
+                } else {
+                    self.rec_offset.d.next = self.size_q.q.val();
+                    self.rec_expected.d.next = self.size_q.q.val().get_bits::<32>(2);
+                }
             }
         }
 
@@ -581,6 +576,7 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             self.flag.d.next = false;
             self.latched.d.next = false;
             self.scanning.d.next = false;
+            self.sel_valid.d.next = false;
             self.rec_valid.d.next = false;
             self.cause.d.next = self.c_cause_none.val();
             self.rec_offset.d.next = self.c_zero48.val();
@@ -589,15 +585,13 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         }
         if self.reset.val() {
             self.a_valid.d.next = false;
-            self.b_valid.d.next = false;
-            self.c_valid.d.next = false;
-            self.c_any.d.next = false;
-            self.c_beyond.d.next = false;
             self.a_end.d.next = false;
-            self.m_valid.d.next = false;
-            self.m_end.d.next = false;
+            self.b_valid.d.next = false;
             self.b_end.d.next = false;
-            self.c_end.d.next = false;
+            self.d_end.d.next = false;
+            self.d_bad.d.next = false;
+            self.e_end.d.next = false;
+            self.e_bad.d.next = false;
             self.count.d.next = self.c_zero64.val();
             self.npackets.d.next = self.c_zero32.val();
             self.next_word.d.next = self.c_zero32.val();

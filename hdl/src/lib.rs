@@ -15,6 +15,7 @@ pub mod beat_check;
 pub mod cdc;
 pub mod data_verifier;
 pub mod datapath;
+pub mod lane_select;
 pub mod pattern_lanes;
 pub mod rate_limiter;
 pub mod register_file;

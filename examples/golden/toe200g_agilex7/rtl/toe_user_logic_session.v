@@ -2046,7 +2046,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     localparam  c_zero48 = 48'h0;
     localparam  c_zero64 = 64'h0;
     localparam  c_zero32 = 32'h0;
-    localparam  c_zero16 = 16'h0;
     localparam  c_zero8 = 8'h0;
     localparam  c_one32 = 32'h1;
     localparam  c_one48 = 48'h1;
@@ -2055,12 +2054,11 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     localparam  c_max32 = 32'hffffffff;
     localparam  c_255 = 8'hff;
     localparam  c_zero4 = 4'h0;
+    localparam  c_one8 = 8'h1;
+    localparam  c_two8 = 8'h2;
     localparam  c_lanes = 32'h20;
+    localparam  c_last_lane = 8'h1f;
     localparam  c_beat_bytes = 48'h80;
-    localparam  c_lane_step = 16'h4;
-    localparam  c_shift_err = 8'h4;
-    localparam  c_shift_data = 8'h20;
-    localparam  c_beat_bytes16 = 16'h80;
     localparam  c_room_mask = 48'hffffffffff00;
     localparam  c_cause_none = 2'b0;
     localparam  c_cause_mismatch = 2'b1;
@@ -2105,45 +2103,18 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     reg  a_past$d;
     wire  a_past$q;
     reg  a_past$clock;
-    reg  m_valid$d;
-    wire  m_valid$q;
-    reg  m_valid$clock;
-    reg  m_end$d;
-    wire  m_end$q;
-    reg  m_end$clock;
-    reg  [1023:0] m_data$d;
-    wire  [1023:0] m_data$q;
-    reg  m_data$clock;
-    reg  [127:0] m_keep$d;
-    wire  [127:0] m_keep$q;
-    reg  m_keep$clock;
-    reg  [31:0] m_word$d;
-    wire  [31:0] m_word$q;
-    reg  m_word$clock;
-    reg  [47:0] m_offset$d;
-    wire  [47:0] m_offset$q;
-    reg  m_offset$clock;
-    reg  [7:0] m_room$d;
-    wire  [7:0] m_room$q;
-    reg  m_room$clock;
-    reg  [127:0] m_inside$d;
-    wire  [127:0] m_inside$q;
-    reg  m_inside$clock;
-    reg  m_past$d;
-    wire  m_past$q;
-    reg  m_past$clock;
     reg  b_valid$d;
     wire  b_valid$q;
     reg  b_valid$clock;
     reg  b_end$d;
     wire  b_end$q;
     reg  b_end$clock;
-    reg  [1023:0] b_data$d;
-    wire  [1023:0] b_data$q;
-    reg  b_data$clock;
-    reg  [127:0] b_err$d;
-    wire  [127:0] b_err$q;
-    reg  b_err$clock;
+    reg  [31:0] b_lanes$d;
+    wire  [31:0] b_lanes$q;
+    reg  b_lanes$clock;
+    reg  [31:0] b_over$d;
+    wire  [31:0] b_over$q;
+    reg  b_over$clock;
     reg  [7:0] b_count$d;
     wire  [7:0] b_count$q;
     reg  b_count$clock;
@@ -2159,27 +2130,21 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     reg  [47:0] b_offset$d;
     wire  [47:0] b_offset$q;
     reg  b_offset$clock;
-    reg  c_valid$d;
-    wire  c_valid$q;
-    reg  c_valid$clock;
-    reg  c_end$d;
-    wire  c_end$q;
-    reg  c_end$clock;
-    reg  c_any$d;
-    wire  c_any$q;
-    reg  c_any$clock;
-    reg  c_beyond$d;
-    wire  c_beyond$q;
-    reg  c_beyond$clock;
-    reg  [7:0] c_room$d;
-    wire  [7:0] c_room$q;
-    reg  c_room$clock;
-    reg  [31:0] c_word$d;
-    wire  [31:0] c_word$q;
-    reg  c_word$clock;
-    reg  [47:0] c_offset$d;
-    wire  [47:0] c_offset$q;
-    reg  c_offset$clock;
+    reg  d_end$d;
+    wire  d_end$q;
+    reg  d_end$clock;
+    reg  d_bad$d;
+    wire  d_bad$q;
+    reg  d_bad$clock;
+    reg  e_end$d;
+    wire  e_end$q;
+    reg  e_end$clock;
+    reg  e_bad$d;
+    wire  e_bad$q;
+    reg  e_bad$clock;
+    reg  under$d;
+    wire  under$q;
+    reg  under$clock;
     reg  [63:0] count$d;
     wire  [63:0] count$q;
     reg  count$clock;
@@ -2216,18 +2181,27 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     reg  [47:0] cap_offset$d;
     wire  [47:0] cap_offset$q;
     reg  cap_offset$clock;
-    reg  [7:0] cap_index$d;
-    wire  [7:0] cap_index$q;
-    reg  cap_index$clock;
-    reg  [15:0] scan_byte$d;
-    wire  [15:0] scan_byte$q;
-    reg  scan_byte$clock;
+    reg  [7:0] cap_lane$d;
+    wire  [7:0] cap_lane$q;
+    reg  cap_lane$clock;
     reg  [31:0] npackets$d;
     wire  [31:0] npackets$q;
     reg  npackets$clock;
-    reg  [31:0] scan_lane$d;
-    wire  [31:0] scan_lane$q;
+    reg  [7:0] scan_lane$d;
+    wire  [7:0] scan_lane$q;
     reg  scan_lane$clock;
+    reg  sel_valid$d;
+    wire  sel_valid$q;
+    reg  sel_valid$clock;
+    reg  [7:0] sel_lane$d;
+    wire  [7:0] sel_lane$q;
+    reg  sel_lane$clock;
+    reg  [31:0] sel_word$d;
+    wire  [31:0] sel_word$q;
+    reg  sel_word$clock;
+    reg  [3:0] sel_flags$d;
+    wire  [3:0] sel_flags$q;
+    reg  sel_flags$clock;
     reg  [47:0] rec_offset$d;
     wire  [47:0] rec_offset$q;
     reg  rec_offset$clock;
@@ -2242,17 +2216,26 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     reg  [1023:0] check$data;
     reg  [1023:0] check$expected;
     reg  [127:0] check$keep;
-    reg  [127:0] check$in_transfer;
+    reg  [7:0] check$room;
     wire  [127:0] check$byte_err;
+    wire  [31:0] check$lane_err;
+    wire  [31:0] check$lane_over;
     wire  [7:0] check$count;
-    reg  [7:0] mask$room;
-    wire  [127:0] mask$in_transfer;
+    reg  [1023:0] pick$data;
+    reg  [127:0] pick$flags;
+    reg  [7:0] pick$lane;
+    wire  [31:0] pick$word;
+    wire  [3:0] pick$lane_flags;
     
     // Local signals
     reg  [47:0] room48;
-    reg  [3:0] lane_err;
+    reg  [127:0] beat_err;
+    reg  mismatch_now;
+    reg  beyond_now;
     reg  latch_now;
+    reg  [7:0] sel_byte;
     reg  [47:0] first_in_lane;
+    reg  found;
     
     // Sub module instances
     toe_user_logic_session$datapath$verifier$size_q size_q(
@@ -2315,51 +2298,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         .q(a_past$q),
         .clock(a_past$clock)
     );
-    toe_user_logic_session$datapath$verifier$m_valid m_valid(
-        .d(m_valid$d),
-        .q(m_valid$q),
-        .clock(m_valid$clock)
-    );
-    toe_user_logic_session$datapath$verifier$m_end m_end(
-        .d(m_end$d),
-        .q(m_end$q),
-        .clock(m_end$clock)
-    );
-    toe_user_logic_session$datapath$verifier$m_data m_data(
-        .d(m_data$d),
-        .q(m_data$q),
-        .clock(m_data$clock)
-    );
-    toe_user_logic_session$datapath$verifier$m_keep m_keep(
-        .d(m_keep$d),
-        .q(m_keep$q),
-        .clock(m_keep$clock)
-    );
-    toe_user_logic_session$datapath$verifier$m_word m_word(
-        .d(m_word$d),
-        .q(m_word$q),
-        .clock(m_word$clock)
-    );
-    toe_user_logic_session$datapath$verifier$m_offset m_offset(
-        .d(m_offset$d),
-        .q(m_offset$q),
-        .clock(m_offset$clock)
-    );
-    toe_user_logic_session$datapath$verifier$m_room m_room(
-        .d(m_room$d),
-        .q(m_room$q),
-        .clock(m_room$clock)
-    );
-    toe_user_logic_session$datapath$verifier$m_inside m_inside(
-        .d(m_inside$d),
-        .q(m_inside$q),
-        .clock(m_inside$clock)
-    );
-    toe_user_logic_session$datapath$verifier$m_past m_past(
-        .d(m_past$d),
-        .q(m_past$q),
-        .clock(m_past$clock)
-    );
     toe_user_logic_session$datapath$verifier$b_valid b_valid(
         .d(b_valid$d),
         .q(b_valid$q),
@@ -2370,15 +2308,15 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         .q(b_end$q),
         .clock(b_end$clock)
     );
-    toe_user_logic_session$datapath$verifier$b_data b_data(
-        .d(b_data$d),
-        .q(b_data$q),
-        .clock(b_data$clock)
+    toe_user_logic_session$datapath$verifier$b_lanes b_lanes(
+        .d(b_lanes$d),
+        .q(b_lanes$q),
+        .clock(b_lanes$clock)
     );
-    toe_user_logic_session$datapath$verifier$b_err b_err(
-        .d(b_err$d),
-        .q(b_err$q),
-        .clock(b_err$clock)
+    toe_user_logic_session$datapath$verifier$b_over b_over(
+        .d(b_over$d),
+        .q(b_over$q),
+        .clock(b_over$clock)
     );
     toe_user_logic_session$datapath$verifier$b_count b_count(
         .d(b_count$d),
@@ -2405,40 +2343,30 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         .q(b_offset$q),
         .clock(b_offset$clock)
     );
-    toe_user_logic_session$datapath$verifier$c_valid c_valid(
-        .d(c_valid$d),
-        .q(c_valid$q),
-        .clock(c_valid$clock)
+    toe_user_logic_session$datapath$verifier$d_end d_end(
+        .d(d_end$d),
+        .q(d_end$q),
+        .clock(d_end$clock)
     );
-    toe_user_logic_session$datapath$verifier$c_end c_end(
-        .d(c_end$d),
-        .q(c_end$q),
-        .clock(c_end$clock)
+    toe_user_logic_session$datapath$verifier$d_bad d_bad(
+        .d(d_bad$d),
+        .q(d_bad$q),
+        .clock(d_bad$clock)
     );
-    toe_user_logic_session$datapath$verifier$c_any c_any(
-        .d(c_any$d),
-        .q(c_any$q),
-        .clock(c_any$clock)
+    toe_user_logic_session$datapath$verifier$e_end e_end(
+        .d(e_end$d),
+        .q(e_end$q),
+        .clock(e_end$clock)
     );
-    toe_user_logic_session$datapath$verifier$c_beyond c_beyond(
-        .d(c_beyond$d),
-        .q(c_beyond$q),
-        .clock(c_beyond$clock)
+    toe_user_logic_session$datapath$verifier$e_bad e_bad(
+        .d(e_bad$d),
+        .q(e_bad$q),
+        .clock(e_bad$clock)
     );
-    toe_user_logic_session$datapath$verifier$c_room c_room(
-        .d(c_room$d),
-        .q(c_room$q),
-        .clock(c_room$clock)
-    );
-    toe_user_logic_session$datapath$verifier$c_word c_word(
-        .d(c_word$d),
-        .q(c_word$q),
-        .clock(c_word$clock)
-    );
-    toe_user_logic_session$datapath$verifier$c_offset c_offset(
-        .d(c_offset$d),
-        .q(c_offset$q),
-        .clock(c_offset$clock)
+    toe_user_logic_session$datapath$verifier$under under(
+        .d(under$d),
+        .q(under$q),
+        .clock(under$clock)
     );
     toe_user_logic_session$datapath$verifier$count count(
         .d(count$d),
@@ -2500,15 +2428,10 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         .q(cap_offset$q),
         .clock(cap_offset$clock)
     );
-    toe_user_logic_session$datapath$verifier$cap_index cap_index(
-        .d(cap_index$d),
-        .q(cap_index$q),
-        .clock(cap_index$clock)
-    );
-    toe_user_logic_session$datapath$verifier$scan_byte scan_byte(
-        .d(scan_byte$d),
-        .q(scan_byte$q),
-        .clock(scan_byte$clock)
+    toe_user_logic_session$datapath$verifier$cap_lane cap_lane(
+        .d(cap_lane$d),
+        .q(cap_lane$q),
+        .clock(cap_lane$clock)
     );
     toe_user_logic_session$datapath$verifier$npackets npackets(
         .d(npackets$d),
@@ -2519,6 +2442,26 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         .d(scan_lane$d),
         .q(scan_lane$q),
         .clock(scan_lane$clock)
+    );
+    toe_user_logic_session$datapath$verifier$sel_valid sel_valid(
+        .d(sel_valid$d),
+        .q(sel_valid$q),
+        .clock(sel_valid$clock)
+    );
+    toe_user_logic_session$datapath$verifier$sel_lane sel_lane(
+        .d(sel_lane$d),
+        .q(sel_lane$q),
+        .clock(sel_lane$clock)
+    );
+    toe_user_logic_session$datapath$verifier$sel_word sel_word(
+        .d(sel_word$d),
+        .q(sel_word$q),
+        .clock(sel_word$clock)
+    );
+    toe_user_logic_session$datapath$verifier$sel_flags sel_flags(
+        .d(sel_flags$d),
+        .q(sel_flags$q),
+        .clock(sel_flags$clock)
     );
     toe_user_logic_session$datapath$verifier$rec_offset rec_offset(
         .d(rec_offset$d),
@@ -2543,13 +2486,18 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         .data(check$data),
         .expected(check$expected),
         .keep(check$keep),
-        .in_transfer(check$in_transfer),
+        .room(check$room),
         .byte_err(check$byte_err),
+        .lane_err(check$lane_err),
+        .lane_over(check$lane_over),
         .count(check$count)
     );
-    toe_user_logic_session$datapath$verifier$mask mask(
-        .room(mask$room),
-        .in_transfer(mask$in_transfer)
+    toe_user_logic_session$datapath$verifier$pick pick(
+        .data(pick$data),
+        .flags(pick$flags),
+        .lane(pick$lane),
+        .word(pick$word),
+        .lane_flags(pick$lane_flags)
     );
     
     // Update code
@@ -2566,31 +2514,20 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         a_offset$clock = clock;
         a_room$clock = clock;
         a_past$clock = clock;
-        m_valid$clock = clock;
-        m_end$clock = clock;
-        m_data$clock = clock;
-        m_keep$clock = clock;
-        m_word$clock = clock;
-        m_offset$clock = clock;
-        m_room$clock = clock;
-        m_inside$clock = clock;
-        m_past$clock = clock;
         b_valid$clock = clock;
         b_end$clock = clock;
-        b_data$clock = clock;
-        b_err$clock = clock;
+        b_lanes$clock = clock;
+        b_over$clock = clock;
         b_count$clock = clock;
         b_room$clock = clock;
         b_past$clock = clock;
         b_word$clock = clock;
         b_offset$clock = clock;
-        c_valid$clock = clock;
-        c_end$clock = clock;
-        c_any$clock = clock;
-        c_beyond$clock = clock;
-        c_room$clock = clock;
-        c_word$clock = clock;
-        c_offset$clock = clock;
+        d_end$clock = clock;
+        d_bad$clock = clock;
+        e_end$clock = clock;
+        e_bad$clock = clock;
+        under$clock = clock;
         count$clock = clock;
         errors$clock = clock;
         flag$clock = clock;
@@ -2603,10 +2540,13 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         cap_err$clock = clock;
         cap_word$clock = clock;
         cap_offset$clock = clock;
-        cap_index$clock = clock;
-        scan_byte$clock = clock;
-        scan_lane$clock = clock;
+        cap_lane$clock = clock;
         npackets$clock = clock;
+        scan_lane$clock = clock;
+        sel_valid$clock = clock;
+        sel_lane$clock = clock;
+        sel_word$clock = clock;
+        sel_flags$clock = clock;
         rec_offset$clock = clock;
         rec_expected$clock = clock;
         rec_received$clock = clock;
@@ -2622,31 +2562,20 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         a_offset$d = a_offset$q;
         a_room$d = a_room$q;
         a_past$d = a_past$q;
-        m_valid$d = m_valid$q;
-        m_end$d = m_end$q;
-        m_data$d = m_data$q;
-        m_keep$d = m_keep$q;
-        m_word$d = m_word$q;
-        m_offset$d = m_offset$q;
-        m_room$d = m_room$q;
-        m_inside$d = m_inside$q;
-        m_past$d = m_past$q;
         b_valid$d = b_valid$q;
         b_end$d = b_end$q;
-        b_data$d = b_data$q;
-        b_err$d = b_err$q;
+        b_lanes$d = b_lanes$q;
+        b_over$d = b_over$q;
         b_count$d = b_count$q;
         b_room$d = b_room$q;
         b_past$d = b_past$q;
         b_word$d = b_word$q;
         b_offset$d = b_offset$q;
-        c_valid$d = c_valid$q;
-        c_end$d = c_end$q;
-        c_any$d = c_any$q;
-        c_beyond$d = c_beyond$q;
-        c_room$d = c_room$q;
-        c_word$d = c_word$q;
-        c_offset$d = c_offset$q;
+        d_end$d = d_end$q;
+        d_bad$d = d_bad$q;
+        e_end$d = e_end$q;
+        e_bad$d = e_bad$q;
+        under$d = under$q;
         count$d = count$q;
         errors$d = errors$q;
         flag$d = flag$q;
@@ -2659,10 +2588,13 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         cap_err$d = cap_err$q;
         cap_word$d = cap_word$q;
         cap_offset$d = cap_offset$q;
-        cap_index$d = cap_index$q;
-        scan_byte$d = scan_byte$q;
-        scan_lane$d = scan_lane$q;
+        cap_lane$d = cap_lane$q;
         npackets$d = npackets$q;
+        scan_lane$d = scan_lane$q;
+        sel_valid$d = sel_valid$q;
+        sel_lane$d = sel_lane$q;
+        sel_word$d = sel_word$q;
+        sel_flags$d = sel_flags$q;
         rec_offset$d = rec_offset$q;
         rec_expected$d = rec_expected$q;
         rec_received$d = rec_received$q;
@@ -2672,7 +2604,7 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         complete = count$q == ((size_q$q) & 64'hffffffffffffffff);
         error = flag$q;
         beyond = over$q;
-        settled = ~(a_valid$q | a_end$q | m_valid$q | m_end$q | b_valid$q | b_end$q | c_valid$q | c_end$q);
+        settled = ~(a_valid$q | a_end$q | b_valid$q | b_end$q | d_end$q | e_end$q);
         err_count = errors$q;
         err_valid = rec_valid$q;
         err_cause = cause$q;
@@ -2703,84 +2635,82 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
             next_word$d = next_word$q + c_lanes;
             next_offset$d = next_offset$q + c_beat_bytes;
         end
-        mask$room = a_room$q;
-        m_valid$d = a_valid$q;
-        m_end$d = a_end$q;
-        m_data$d = a_data$q;
-        m_keep$d = a_keep$q;
-        m_word$d = a_word$q;
-        m_offset$d = a_offset$q;
-        m_room$d = a_room$q;
-        m_inside$d = mask$in_transfer;
-        m_past$d = a_past$q;
-        lanes$word = m_word$q;
-        check$data = m_data$q;
+        lanes$word = a_word$q;
+        check$data = a_data$q;
         check$expected = lanes$data;
-        check$keep = m_keep$q;
-        check$in_transfer = m_inside$q;
-        b_valid$d = m_valid$q;
-        b_end$d = m_end$q;
-        b_data$d = m_data$q;
+        check$keep = a_keep$q;
+        check$room = a_room$q;
         if (verify_q$q) begin
-            b_err$d = check$byte_err;
+            beat_err = check$byte_err;
         end
         else begin
-            b_err$d = c_zero_keep;
+            beat_err = c_zero_keep;
         end
+        if (verify_q$q & a_valid$q) begin
+            b_lanes$d = check$lane_err;
+        end
+        else begin
+            b_lanes$d = c_zero32;
+        end
+        if (a_valid$q) begin
+            b_over$d = check$lane_over;
+        end
+        else begin
+            b_over$d = c_zero32;
+        end
+        b_valid$d = a_valid$q;
+        b_end$d = a_end$q;
         b_count$d = check$count;
-        b_room$d = m_room$q;
-        b_past$d = m_past$q;
-        b_word$d = m_word$q;
-        b_offset$d = m_offset$q;
-        c_valid$d = b_valid$q;
-        c_end$d = b_end$q;
-        c_any$d = b_valid$q & |b_err$q;
-        c_beyond$d = b_valid$q & (b_past$q | (b_count$q > b_room$q));
-        c_room$d = b_room$q;
-        c_word$d = b_word$q;
-        c_offset$d = b_offset$q;
+        b_room$d = a_room$q;
+        b_past$d = a_valid$q & a_past$q;
+        b_word$d = a_word$q;
+        b_offset$d = a_offset$q;
+        mismatch_now = |b_lanes$q;
+        beyond_now = b_past$q | |b_over$q;
+        latch_now = ~latched$q & (mismatch_now | beyond_now);
+        if (~latch_now & (~latched$q | start | clear | reset)) begin
+            cap_data$d = a_data$q;
+            cap_err$d = beat_err;
+        end
         if (b_valid$q) begin
             count$d = count$q + ((b_count$q) & 64'hffffffffffffffff);
         end
-        latch_now = ~latched$q & (c_any$q | c_beyond$q);
-        if (~latch_now & (~latched$q | start | clear | reset)) begin
-            cap_data$d = b_data$q;
-            cap_err$d = b_err$q;
-        end
-        if ((c_any$q | c_beyond$q) & (errors$q != c_max32)) begin
+        if ((mismatch_now | beyond_now) & (errors$q != c_max32)) begin
             errors$d = errors$q + c_one32;
         end
-        if (c_any$q | c_beyond$q) begin
+        if (mismatch_now | beyond_now) begin
             flag$d = 1'b1;
         end
-        if (c_beyond$q) begin
+        if (beyond_now) begin
             over$d = 1'b1;
         end
+        d_end$d = b_end$q;
+        d_bad$d = mismatch_now | beyond_now;
         if (latch_now) begin
             latched$d = 1'b1;
-            cap_word$d = c_word$q;
-            cap_offset$d = c_offset$q;
-            scan_byte$d = c_zero16;
-            scan_lane$d = c_zero32;
-            if (c_any$q) begin
+            cap_word$d = b_word$q;
+            cap_offset$d = b_offset$q;
+            cap_lane$d = b_room$q >> c_two8;
+            scan_lane$d = c_zero8;
+            scanning$d = 1'b1;
+            if (mismatch_now) begin
                 cause$d = c_cause_mismatch;
-                scanning$d = 1'b1;
             end
             else begin
                 cause$d = c_cause_beyond;
-                cap_index$d = c_room$q;
-                rec_offset$d = size_q$q;
-                rec_expected$d = size_q$q[(32'h2)+:(32)];
-                scanning$d = 1'b1;
             end
         end
-        if (c_end$q & (((size_q$q) & 64'hffffffffffffffff) > count$q) & ~(c_any$q | c_beyond$q)) begin
+        e_end$d = d_end$q;
+        e_bad$d = d_bad$q;
+        under$d = ((size_q$q) & 64'hffffffffffffffff) > count$q;
+        if (e_end$q & under$q & ~e_bad$q) begin
             flag$d = 1'b1;
             if (errors$q != c_max32) begin
                 errors$d = errors$q + c_one32;
             end
             if (~latched$q) begin
                 latched$d = 1'b1;
+                scanning$d = 1'b0;
                 cause$d = c_cause_short;
                 rec_offset$d = count$q[(32'h0)+:(48)];
                 rec_expected$d = count$q[(32'h2)+:(32)];
@@ -2788,45 +2718,48 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
                 rec_valid$d = 1'b1;
             end
         end
-        lane_err = cap_err$q[(32'h0)+:(4)];
-        if (lane_err[32'h0]) begin
+        pick$data = cap_data$q;
+        pick$flags = cap_err$q;
+        pick$lane = scan_lane$q;
+        sel_word$d = pick$word;
+        sel_flags$d = pick$lane_flags;
+        sel_lane$d = scan_lane$q;
+        sel_byte = sel_lane$q << c_two8;
+        if (sel_flags$q[32'h0]) begin
             first_in_lane = c_zero48;
         end
-        else if (lane_err[32'h1]) begin
+        else if (sel_flags$q[32'h1]) begin
             first_in_lane = c_one48;
         end
-        else if (lane_err[32'h2]) begin
+        else if (sel_flags$q[32'h2]) begin
             first_in_lane = c_two48;
         end
         else begin
             first_in_lane = c_three48;
         end
+        if (cause$q == c_cause_beyond) begin
+            found = sel_valid$q & ((sel_lane$q == cap_lane$q) | (sel_lane$q == c_last_lane));
+        end
+        else begin
+            found = sel_valid$q & (sel_flags$q != c_zero4);
+        end
+        sel_valid$d = scanning$q & ~found;
+        if (scanning$q & (scan_lane$q != c_last_lane)) begin
+            scan_lane$d = scan_lane$q + c_one8;
+        end
         if (scanning$q) begin
-            if (cause$q == c_cause_beyond) begin
-                if ((((cap_index$q) & 16'hffff) < scan_byte$q + c_lane_step) | (scan_byte$q + c_lane_step >= c_beat_bytes16)) begin
-                    scanning$d = 1'b0;
-                    rec_valid$d = 1'b1;
-                    rec_received$d = cap_data$q[(32'h0)+:(32)];
-                end
-                else begin
-                    scan_byte$d = scan_byte$q + c_lane_step;
-                    cap_err$d = cap_err$q >> c_shift_err;
-                    cap_data$d = cap_data$q >> c_shift_data;
-                    scan_lane$d = scan_lane$q + c_one32;
-                end
-            end
-            else if (lane_err != c_zero4) begin
+            if (found) begin
                 scanning$d = 1'b0;
                 rec_valid$d = 1'b1;
-                rec_offset$d = cap_offset$q + ((scan_byte$q) & 48'hffffffffffff) + first_in_lane;
-                rec_expected$d = cap_word$q | scan_lane$q;
-                rec_received$d = cap_data$q[(32'h0)+:(32)];
-            end
-            else begin
-                scan_byte$d = scan_byte$q + c_lane_step;
-                cap_err$d = cap_err$q >> c_shift_err;
-                cap_data$d = cap_data$q >> c_shift_data;
-                scan_lane$d = scan_lane$q + c_one32;
+                rec_received$d = sel_word$q;
+                if (cause$q == c_cause_mismatch) begin
+                    rec_offset$d = cap_offset$q + ((sel_byte) & 48'hffffffffffff) + first_in_lane;
+                    rec_expected$d = cap_word$q | ((sel_lane$q) & 32'hffffffff);
+                end
+                else begin
+                    rec_offset$d = size_q$q;
+                    rec_expected$d = size_q$q[(32'h2)+:(32)];
+                end
             end
         end
         if (start) begin
@@ -2843,6 +2776,7 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
             flag$d = 1'b0;
             latched$d = 1'b0;
             scanning$d = 1'b0;
+            sel_valid$d = 1'b0;
             rec_valid$d = 1'b0;
             cause$d = c_cause_none;
             rec_offset$d = c_zero48;
@@ -2851,15 +2785,13 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         end
         if (reset) begin
             a_valid$d = 1'b0;
-            b_valid$d = 1'b0;
-            c_valid$d = 1'b0;
-            c_any$d = 1'b0;
-            c_beyond$d = 1'b0;
             a_end$d = 1'b0;
-            m_valid$d = 1'b0;
-            m_end$d = 1'b0;
+            b_valid$d = 1'b0;
             b_end$d = 1'b0;
-            c_end$d = 1'b0;
+            d_end$d = 1'b0;
+            d_bad$d = 1'b0;
+            e_end$d = 1'b0;
+            e_bad$d = 1'b0;
             count$d = c_zero64;
             npackets$d = c_zero32;
             next_word$d = c_zero32;
@@ -3042,25 +2974,6 @@ module toe_user_logic_session$datapath$verifier$b_count(d,q,clock);
 endmodule // toe_user_logic_session$datapath$verifier$b_count
 
 
-module toe_user_logic_session$datapath$verifier$b_data(d,q,clock);
-    
-    // Module arguments
-    input wire  [1023:0] d;
-    output reg  [1023:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1024'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$b_data
-
-
 module toe_user_logic_session$datapath$verifier$b_end(d,q,clock);
     
     // Module arguments
@@ -3080,23 +2993,23 @@ module toe_user_logic_session$datapath$verifier$b_end(d,q,clock);
 endmodule // toe_user_logic_session$datapath$verifier$b_end
 
 
-module toe_user_logic_session$datapath$verifier$b_err(d,q,clock);
+module toe_user_logic_session$datapath$verifier$b_lanes(d,q,clock);
     
     // Module arguments
-    input wire  [127:0] d;
-    output reg  [127:0] q;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 128'h0;
+       q = 32'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // toe_user_logic_session$datapath$verifier$b_err
+endmodule // toe_user_logic_session$datapath$verifier$b_lanes
 
 
 module toe_user_logic_session$datapath$verifier$b_offset(d,q,clock);
@@ -3116,6 +3029,25 @@ module toe_user_logic_session$datapath$verifier$b_offset(d,q,clock);
     end
           
 endmodule // toe_user_logic_session$datapath$verifier$b_offset
+
+
+module toe_user_logic_session$datapath$verifier$b_over(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$b_over
 
 
 module toe_user_logic_session$datapath$verifier$b_past(d,q,clock);
@@ -3194,139 +3126,6 @@ module toe_user_logic_session$datapath$verifier$b_word(d,q,clock);
 endmodule // toe_user_logic_session$datapath$verifier$b_word
 
 
-module toe_user_logic_session$datapath$verifier$c_any(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$c_any
-
-
-module toe_user_logic_session$datapath$verifier$c_beyond(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$c_beyond
-
-
-module toe_user_logic_session$datapath$verifier$c_end(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$c_end
-
-
-module toe_user_logic_session$datapath$verifier$c_offset(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$c_offset
-
-
-module toe_user_logic_session$datapath$verifier$c_room(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$c_room
-
-
-module toe_user_logic_session$datapath$verifier$c_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$c_valid
-
-
-module toe_user_logic_session$datapath$verifier$c_word(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$c_word
-
-
 module toe_user_logic_session$datapath$verifier$cap_data(d,q,clock);
     
     // Module arguments
@@ -3365,7 +3164,7 @@ module toe_user_logic_session$datapath$verifier$cap_err(d,q,clock);
 endmodule // toe_user_logic_session$datapath$verifier$cap_err
 
 
-module toe_user_logic_session$datapath$verifier$cap_index(d,q,clock);
+module toe_user_logic_session$datapath$verifier$cap_lane(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -3381,7 +3180,7 @@ module toe_user_logic_session$datapath$verifier$cap_index(d,q,clock);
        q <= d;
     end
           
-endmodule // toe_user_logic_session$datapath$verifier$cap_index
+endmodule // toe_user_logic_session$datapath$verifier$cap_lane
 
 
 module toe_user_logic_session$datapath$verifier$cap_offset(d,q,clock);
@@ -3441,14 +3240,16 @@ module toe_user_logic_session$datapath$verifier$cause(d,q,clock);
 endmodule // toe_user_logic_session$datapath$verifier$cause
 
 
-module toe_user_logic_session$datapath$verifier$check(data,expected,keep,in_transfer,byte_err,count);
+module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,byte_err,lane_err,lane_over,count);
     
     // Module arguments
     input wire  [1023:0] data;
     input wire  [1023:0] expected;
     input wire  [127:0] keep;
-    input wire  [127:0] in_transfer;
+    input wire  [7:0] room;
     output reg  [127:0] byte_err;
+    output reg  [31:0] lane_err;
+    output reg  [31:0] lane_over;
     output reg  [7:0] count;
     
     // Update code (custom)
@@ -3456,10 +3257,18 @@ module toe_user_logic_session$datapath$verifier$check(data,expected,keep,in_tran
     assign diff = data ^ expected;
     wire [127:0] nz;
     assign nz = {|diff[1023:1016], |diff[1015:1008], |diff[1007:1000], |diff[999:992], |diff[991:984], |diff[983:976], |diff[975:968], |diff[967:960], |diff[959:952], |diff[951:944], |diff[943:936], |diff[935:928], |diff[927:920], |diff[919:912], |diff[911:904], |diff[903:896], |diff[895:888], |diff[887:880], |diff[879:872], |diff[871:864], |diff[863:856], |diff[855:848], |diff[847:840], |diff[839:832], |diff[831:824], |diff[823:816], |diff[815:808], |diff[807:800], |diff[799:792], |diff[791:784], |diff[783:776], |diff[775:768], |diff[767:760], |diff[759:752], |diff[751:744], |diff[743:736], |diff[735:728], |diff[727:720], |diff[719:712], |diff[711:704], |diff[703:696], |diff[695:688], |diff[687:680], |diff[679:672], |diff[671:664], |diff[663:656], |diff[655:648], |diff[647:640], |diff[639:632], |diff[631:624], |diff[623:616], |diff[615:608], |diff[607:600], |diff[599:592], |diff[591:584], |diff[583:576], |diff[575:568], |diff[567:560], |diff[559:552], |diff[551:544], |diff[543:536], |diff[535:528], |diff[527:520], |diff[519:512], |diff[511:504], |diff[503:496], |diff[495:488], |diff[487:480], |diff[479:472], |diff[471:464], |diff[463:456], |diff[455:448], |diff[447:440], |diff[439:432], |diff[431:424], |diff[423:416], |diff[415:408], |diff[407:400], |diff[399:392], |diff[391:384], |diff[383:376], |diff[375:368], |diff[367:360], |diff[359:352], |diff[351:344], |diff[343:336], |diff[335:328], |diff[327:320], |diff[319:312], |diff[311:304], |diff[303:296], |diff[295:288], |diff[287:280], |diff[279:272], |diff[271:264], |diff[263:256], |diff[255:248], |diff[247:240], |diff[239:232], |diff[231:224], |diff[223:216], |diff[215:208], |diff[207:200], |diff[199:192], |diff[191:184], |diff[183:176], |diff[175:168], |diff[167:160], |diff[159:152], |diff[151:144], |diff[143:136], |diff[135:128], |diff[127:120], |diff[119:112], |diff[111:104], |diff[103:96], |diff[95:88], |diff[87:80], |diff[79:72], |diff[71:64], |diff[63:56], |diff[55:48], |diff[47:40], |diff[39:32], |diff[31:24], |diff[23:16], |diff[15:8], |diff[7:0]};
+    wire [127:0] in_transfer;
+    assign in_transfer = ~({128{1'b1}} << room);
     wire [127:0] last_kept;
     assign last_kept = keep & ~(keep >> 1);
+    wire [127:0] err;
+    assign err = keep & nz & in_transfer;
+    wire [127:0] over;
+    assign over = keep & ~in_transfer;
     always @(*) begin
-        byte_err = keep & nz & in_transfer;
+        byte_err = err;
+        lane_err = {|err[127:124], |err[123:120], |err[119:116], |err[115:112], |err[111:108], |err[107:104], |err[103:100], |err[99:96], |err[95:92], |err[91:88], |err[87:84], |err[83:80], |err[79:76], |err[75:72], |err[71:68], |err[67:64], |err[63:60], |err[59:56], |err[55:52], |err[51:48], |err[47:44], |err[43:40], |err[39:36], |err[35:32], |err[31:28], |err[27:24], |err[23:20], |err[19:16], |err[15:12], |err[11:8], |err[7:4], |err[3:0]};
+        lane_over = {|over[127:124], |over[123:120], |over[119:116], |over[115:112], |over[111:108], |over[107:104], |over[103:100], |over[99:96], |over[95:92], |over[91:88], |over[87:84], |over[83:80], |over[79:76], |over[75:72], |over[71:68], |over[67:64], |over[63:60], |over[59:56], |over[55:52], |over[51:48], |over[47:44], |over[43:40], |over[39:36], |over[35:32], |over[31:28], |over[27:24], |over[23:20], |over[19:16], |over[15:12], |over[11:8], |over[7:4], |over[3:0]};
         count = {|(last_kept & 128'h80000000000000000000000000000000), |(last_kept & 128'h7fffffffffffffff8000000000000000), |(last_kept & 128'h7fffffff800000007fffffff80000000), |(last_kept & 128'h7fff80007fff80007fff80007fff8000), |(last_kept & 128'h7f807f807f807f807f807f807f807f80), |(last_kept & 128'h78787878787878787878787878787878), |(last_kept & 128'h66666666666666666666666666666666), |(last_kept & 128'h55555555555555555555555555555555)};
     end
 endmodule // toe_user_logic_session$datapath$verifier$check
@@ -3482,6 +3291,82 @@ module toe_user_logic_session$datapath$verifier$count(d,q,clock);
     end
           
 endmodule // toe_user_logic_session$datapath$verifier$count
+
+
+module toe_user_logic_session$datapath$verifier$d_bad(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$d_bad
+
+
+module toe_user_logic_session$datapath$verifier$d_end(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$d_end
+
+
+module toe_user_logic_session$datapath$verifier$e_bad(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$e_bad
+
+
+module toe_user_logic_session$datapath$verifier$e_end(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$e_end
 
 
 module toe_user_logic_session$datapath$verifier$errors(d,q,clock);
@@ -3550,190 +3435,6 @@ module toe_user_logic_session$datapath$verifier$latched(d,q,clock);
     end
           
 endmodule // toe_user_logic_session$datapath$verifier$latched
-
-
-module toe_user_logic_session$datapath$verifier$m_data(d,q,clock);
-    
-    // Module arguments
-    input wire  [1023:0] d;
-    output reg  [1023:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1024'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$m_data
-
-
-module toe_user_logic_session$datapath$verifier$m_end(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$m_end
-
-
-module toe_user_logic_session$datapath$verifier$m_inside(d,q,clock);
-    
-    // Module arguments
-    input wire  [127:0] d;
-    output reg  [127:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 128'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$m_inside
-
-
-module toe_user_logic_session$datapath$verifier$m_keep(d,q,clock);
-    
-    // Module arguments
-    input wire  [127:0] d;
-    output reg  [127:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 128'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$m_keep
-
-
-module toe_user_logic_session$datapath$verifier$m_offset(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$m_offset
-
-
-module toe_user_logic_session$datapath$verifier$m_past(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$m_past
-
-
-module toe_user_logic_session$datapath$verifier$m_room(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$m_room
-
-
-module toe_user_logic_session$datapath$verifier$m_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$m_valid
-
-
-module toe_user_logic_session$datapath$verifier$m_word(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$m_word
-
-
-module toe_user_logic_session$datapath$verifier$mask(room,in_transfer);
-    
-    // Module arguments
-    input wire  [7:0] room;
-    output reg  [127:0] in_transfer;
-    
-    // Update code (custom)
-    always @(*) begin
-        in_transfer = ~({128{1'b1}} << room);
-    end
-endmodule // toe_user_logic_session$datapath$verifier$mask
 
 
 module toe_user_logic_session$datapath$verifier$next_offset(d,q,clock);
@@ -3812,6 +3513,25 @@ module toe_user_logic_session$datapath$verifier$over(d,q,clock);
 endmodule // toe_user_logic_session$datapath$verifier$over
 
 
+module toe_user_logic_session$datapath$verifier$pick(data,flags,lane,word,lane_flags);
+    
+    // Module arguments
+    input wire  [1023:0] data;
+    input wire  [127:0] flags;
+    input wire  [7:0] lane;
+    output reg  [31:0] word;
+    output reg  [3:0] lane_flags;
+    
+    // Update code (custom)
+    wire off_beat;
+    assign off_beat = |lane[7:5];
+    always @(*) begin
+        word = off_beat ? 32'd0 : data[{lane[4:0], 5'd0} +: 32];
+        lane_flags = off_beat ? 4'd0 : flags[{lane[4:0], 2'd0} +: 4];
+    end
+endmodule // toe_user_logic_session$datapath$verifier$pick
+
+
 module toe_user_logic_session$datapath$verifier$rec_expected(d,q,clock);
     
     // Module arguments
@@ -3888,35 +3608,16 @@ module toe_user_logic_session$datapath$verifier$rec_valid(d,q,clock);
 endmodule // toe_user_logic_session$datapath$verifier$rec_valid
 
 
-module toe_user_logic_session$datapath$verifier$scan_byte(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$scan_byte
-
-
 module toe_user_logic_session$datapath$verifier$scan_lane(d,q,clock);
     
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 8'h0;
     end
     
     always @(posedge clock) begin
@@ -3945,6 +3646,82 @@ module toe_user_logic_session$datapath$verifier$scanning(d,q,clock);
 endmodule // toe_user_logic_session$datapath$verifier$scanning
 
 
+module toe_user_logic_session$datapath$verifier$sel_flags(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$sel_flags
+
+
+module toe_user_logic_session$datapath$verifier$sel_lane(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$sel_lane
+
+
+module toe_user_logic_session$datapath$verifier$sel_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$sel_valid
+
+
+module toe_user_logic_session$datapath$verifier$sel_word(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$sel_word
+
+
 module toe_user_logic_session$datapath$verifier$size_q(d,q,clock);
     
     // Module arguments
@@ -3962,6 +3739,25 @@ module toe_user_logic_session$datapath$verifier$size_q(d,q,clock);
     end
           
 endmodule // toe_user_logic_session$datapath$verifier$size_q
+
+
+module toe_user_logic_session$datapath$verifier$under(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$under
 
 
 module toe_user_logic_session$datapath$verifier$verify_q(d,q,clock);
