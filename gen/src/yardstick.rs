@@ -9,7 +9,7 @@
 //!
 //! ```text
 //!   en --rising edge--> tx_start, rx_start (one pulse)
-//!   pct ------------------------> tx_percent           rx_percent = 100
+//!   rst, pct --register--------> reset, tx_percent    rx_percent = 100
 //!           +---------------------------------------------------------+
 //!           | datapath: generator -> tx_limiter  rx_limiter -> verifier |
 //!           +---------------|------------------------^----------------+
@@ -118,19 +118,23 @@ fn child(children: &[String], module: &str, field: &str) -> Result<String, GenEr
 }
 
 /// The wrapper's net for each datapath input. The start pulse, the loop
-/// register and the constants are the wrapper's; `rst` and `pct` drive the
-/// datapath directly, as the yardstick's reference drives its blocks.
+/// register and the constants are the wrapper's; `rst` and `pct` reach the
+/// datapath through a register each, as in the product, where the reset
+/// comes from the platform's synchroniser and the percent from the session's
+/// latched parameters (a top-level input read by next-state logic would put
+/// that logic in Verilator's input-combinational region, evaluated on every
+/// `eval()`).
 fn input_net(port: &Port) -> Result<String, GenError> {
     let constant = |value: u64| format!("{}'d{value}", port.width);
     Ok(match port.local.as_str() {
         "clock" => "clk".into(),
-        "reset" => "rst".into(),
+        "reset" => "rst_reg".into(),
         "tx_start" | "rx_start" => "start_reg".into(),
         "tx_abort" | "tx_clear" | "rx_end" | "rx_clear" => constant(0),
         "transfer_size" => constant(TRANSFER_BYTES),
         "packet_size" => constant(PACKET_BYTES),
         "pattern" | "verify" => constant(1),
-        "tx_percent" => "pct".into(),
+        "tx_percent" => "pct_reg".into(),
         "rx_percent" => constant(100),
         "tx_tready" => "link_ready".into(),
         "rx_tdata" => "link_data_reg".into(),

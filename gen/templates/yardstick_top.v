@@ -5,7 +5,9 @@
 //
 // - A rising edge of `en` starts one endless transfer: {{ transfer_bytes }} bytes
 //   in {{ packet_bytes }}-byte packets, incremental pattern, verified; TX at `pct` %,
-//   RX at 100 %. `rst` and `pct` drive the datapath directly.
+//   RX at 100 %. `rst` and `pct` reach the datapath through a register each,
+//   as in the product: there its reset comes from the platform's reset
+//   synchroniser and its percent from the session's latched test parameters.
 // - `seed` is not used: the pattern starts at word 0.
 // - While `inject` is high, data bit {{ inject_bit }} is flipped on its way into the
 //   loop register.
@@ -19,6 +21,14 @@ module {{ name }} (
     {{ p }}{% if !loop.last %},{% endif %}
 {%- endfor %}
 );
+
+    // The datapath's reset and TX percent, registered.
+    reg rst_reg;
+    reg [6:0] pct_reg;
+    always @(posedge clk) begin
+        rst_reg <= rst;
+        pct_reg <= pct;
+    end
 
     // The start pulse: one cycle, on the rising edge of `en`.
     reg en_reg;
