@@ -1,25 +1,41 @@
-//! Per-byte checks of one received beat: which kept bytes differ from the
-//! expected pattern, and how many bytes the beat carries.
+//! The checks of one received beat: which lanes hold a kept byte that
+//! differs from the expected pattern, which hold a kept byte past the
+//! transfer, and how many bytes the beat carries.
 //!
 //! ```text
-//!   data, expected (W) --XOR/OR per byte--+
-//!   keep (K) ----------------------------AND--> byte_err[K]   (only bytes at index < room)
-//!   room (8) --ones below bit room (K)--------+              --OR per lane--> lane_err[32]
-//!   keep (K) & ~(ones below bit room) ---------OR per lane--> lane_over[32]
-//!   keep (K) --thermometer to count------------> count (8)
+//!   data ^ expected (W) --OR per byte--+
+//!   keep (K) --------------------------AND--OR per lane--> lane_err[32]
+//!   room (8) --ones below bit room (K)-+
+//!   keep (K) & ~(ones below bit room) -----OR per lane--> lane_over[32]
+//!   keep (K) --thermometer to count---------------------> count (8)
 //! ```
 //!
-//! Each output bit depends on one byte of each input plus `room`, so the
-//! compare is shallow (a byte compare and a constant compare of `room`, then
-//! an AND) whatever the width; the OR-reduction over the beat is the
-//! verifier's next stage. `count` reads `keep` as the contiguous code the
-//! data conventions require: the index of its last set bit, plus one.
+//! Lane j is bytes 4j .. 4j+3; lanes above the beat's W/32 read zero. Each
+//! output bit depends on one lane of each input plus `room`, so the check is
+//! shallow whatever the width (3 LUT levels at 1024 bits); the OR over the
+//! lanes is the verifier's next stage. Which byte of a lane is wrong is
+//! found later, by the verifier's record scan, from the captured beat.
+//! `count` reads `keep` as the contiguous code the data conventions require:
+//! the index of its last set bit, plus one.
+//!
 //! rust-hdl's kernel language cannot build a vector bit by bit, so this leaf
-//! is Verilog with `update` as its simulation model. The Verilog is written
-//! a whole vector at a time (`keep & nz & in_transfer`), which Verilator
-//! evaluates 64 bits a step; the bit-by-bit form it replaced cost a wide
-//! read-modify-write per byte and most of the simulation's time. A yosys
-//! SAT miter proved the two forms equivalent at 1024 bits.
+//! is Verilog with `update` as its simulation model. It has two forms of the
+//! same function:
+//! - synthesis (and lint with `-UVERILATOR`) reads vectors written a whole
+//!   vector at a time (`keep & nz & in_transfer`): only the per-byte OR
+//!   (`nz`) and the per-lane ORs need a term each;
+//! - Verilator (`ifdef VERILATOR`) takes a short branch for a beat with every
+//!   byte kept and inside the transfer, almost every beat: a lane is wrong
+//!   when its 32 bits differ, nothing is past the transfer, the count is the
+//!   beat. Other beats run the synthesis form's vectors with `nz` built by a
+//!   loop, whose bit assignments keep Verilator's dataflow pass from
+//!   hoisting the 128 byte ORs out of the branch. The 1-session yardstick
+//!   model runs about 1.4 times as fast.
+//!
+//! Simulation tests only run the second form, so
+//! `hdl/tests/equivalence.rs` proves the two equal with a yosys SAT miter at
+//! every width (and that a broken simulation form fails it); `scripts/lint.sh`
+//! lints both.
 
 use rust_hdl::prelude::*;
 
@@ -31,14 +47,10 @@ pub struct BeatCheck<const W: usize, const K: usize> {
     /// Bytes of the beat inside the transfer, saturated at 255: byte i is
     /// checked only if i < room.
     pub room: Signal<In, Bits<8>>,
-    /// Byte i is kept, inside the transfer, and wrong.
-    pub byte_err: Signal<Out, Bits<K>>,
-    /// Bit j: lane j (bytes 4j .. 4j+3) has a byte error; zero above the
-    /// beat's W/32 lanes. The verifier reduces these 32 bits, not K, in the
-    /// stage after, so its first-error hold stays shallow.
+    /// Bit j: lane j has a kept byte inside the transfer that is wrong.
     pub lane_err: Signal<Out, Bits<32>>,
     /// Bit j: lane j has a kept byte at or past `room` (data beyond the
-    /// transfer); zero above the beat's lanes.
+    /// transfer).
     pub lane_over: Signal<Out, Bits<32>>,
     /// Bytes the beat carries.
     pub count: Signal<Out, Bits<8>>,
@@ -47,13 +59,12 @@ pub struct BeatCheck<const W: usize, const K: usize> {
 impl<const W: usize, const K: usize> BeatCheck<W, K> {
     pub fn new() -> Self {
         assert_eq!(K * 8, W, "BeatCheck: K must be W / 8");
-        assert!(K <= 128, "BeatCheck: K = {K} exceeds the 8-bit room's 128 bytes");
+        assert!(K <= 128 && W >= 64, "BeatCheck: K = {K} must be 8 ..= 128 bytes");
         Self {
             data: Default::default(),
             expected: Default::default(),
             keep: Default::default(),
             room: Default::default(),
-            byte_err: Default::default(),
             lane_err: Default::default(),
             lane_over: Default::default(),
             count: Default::default(),
@@ -71,41 +82,33 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
     fn update(&mut self) {
         let (data, expected, keep) = (self.data.val(), self.expected.val(), self.keep.val());
         let room = self.room.val().index();
-        let mut err = Bits::<K>::default();
-        let mut over = Bits::<K>::default();
+        let (mut lane_err, mut lane_over) = (Bits::<32>::default(), Bits::<32>::default());
         let mut count = 0u64;
         for i in 0..K {
             let wrong = data.get_bits::<8>(8 * i) != expected.get_bits::<8>(8 * i);
             let kept = keep.get_bit(i);
-            err = err.replace_bit(i, kept && wrong && i < room);
-            over = over.replace_bit(i, kept && i >= room);
+            if kept && wrong && i < room {
+                lane_err = lane_err.replace_bit(i / 4, true);
+            }
+            if kept && i >= room {
+                lane_over = lane_over.replace_bit(i / 4, true);
+            }
             if kept && (i + 1 == K || !keep.get_bit(i + 1)) {
                 count |= (i + 1) as u64;
             }
         }
-        let (mut lane_err, mut lane_over) = (Bits::<32>::default(), Bits::<32>::default());
-        for j in 0..W / 32 {
-            lane_err = lane_err.replace_bit(j, err.get_bits::<4>(4 * j).any());
-            lane_over = lane_over.replace_bit(j, over.get_bits::<4>(4 * j).any());
-        }
-        self.byte_err.next = err;
         self.lane_err.next = lane_err;
         self.lane_over.next = lane_over;
         self.count.next = bits(count);
     }
 
     fn connect(&mut self) {
-        self.byte_err.connect();
         self.lane_err.connect();
         self.lane_over.connect();
         self.count.connect();
     }
 
     fn hdl(&self) -> Verilog {
-        // Word-level: Verilator evaluates a whole-vector expression a 64-bit
-        // word at a time, where a bit-by-bit assignment costs a
-        // read-modify-write of the wide vector per bit. Only the per-byte
-        // OR (`nz`) needs one term per byte, and it is one concatenation.
         // count = (index of the last kept byte) + 1, from the one-hot edge
         // of the contiguous keep: bit j of count is the OR of the edges at
         // the positions i whose i + 1 has bit j set (a flat OR, no priority
@@ -113,7 +116,7 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
         // part-selects make yosys build shift multiplexers. The bytes inside
         // the transfer are the ones below bit `room`: a shift of K ones (a
         // shift by K or more leaves none, so every byte is inside).
-        let k = K;
+        let lanes = W / 32;
         let nz: Vec<String> = (0..K).rev().map(|i| format!("|diff[{}:{}]", 8 * i + 7, 8 * i)).collect();
         let mut count_bits = Vec::new();
         for j in (0..8).rev() {
@@ -126,29 +129,59 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
             let mask: VerilogLiteral = mask.into();
             count_bits.push(format!("|(last_kept & {mask})"));
         }
-        // lane_err, lane_over: one OR of four bytes per lane, zeros above
-        // the lanes.
-        let lanes = |v: &str| {
-            let mut terms: Vec<String> = (0..W / 32).rev().map(|j| format!("|{v}[{}:{}]", 4 * j + 3, 4 * j)).collect();
-            if W / 32 < 32 {
-                terms.insert(0, format!("{}'d0", 32 - W / 32));
+        // One OR per lane of `v` (its lanes `width` bits each), zeros above
+        // the beat's lanes.
+        let per_lane = |v: &str, width: usize| {
+            let mut terms: Vec<String> =
+                (0..lanes).rev().map(|j| format!("|{v}[{}:{}]", width * j + width - 1, width * j)).collect();
+            if lanes < 32 {
+                terms.insert(0, format!("{}'d0", 32 - lanes));
             }
             terms.join(", ")
         };
-        Verilog::Custom(format!(
-            "wire [{w}:0] diff;\nassign diff = data ^ expected;\nwire [{m}:0] nz;\nassign nz = {{{nz}}};\n\
-             wire [{m}:0] in_transfer;\nassign in_transfer = ~({{{k}{{1'b1}}}} << room);\n\
-             wire [{m}:0] last_kept;\nassign last_kept = keep & ~(keep >> 1);\n\
-             wire [{m}:0] err;\nassign err = keep & nz & in_transfer;\n\
-             wire [{m}:0] over;\nassign over = keep & ~in_transfer;\n\
-             always @(*) begin\n    byte_err = err;\n    lane_err = {{{err_lanes}}};\n    \
-             lane_over = {{{over_lanes}}};\n    count = {{{count}}};\nend",
-            w = 8 * k - 1,
-            m = k - 1,
-            nz = nz.join(", "),
-            err_lanes = lanes("err"),
-            over_lanes = lanes("over"),
+        // The simulation form: a full beat takes the word-level branch; the
+        // rest runs the synthesis form's vectors, `nz` built by a loop. The
+        // loop's bit assignments keep Verilator's dataflow pass from
+        // hoisting the per-byte ORs out of the branch, which it does with
+        // the one-concatenation form, so a full beat never pays for them.
+        let vectors = format!(
+            "in_transfer = ~({{{k}{{1'b1}}}} << room);\n        \
+             last_kept = keep & ~(keep >> 1);\n        err = keep & nz & in_transfer;\n        \
+             over = keep & ~in_transfer;\n        lane_err = {{{err_lanes}}};\n        \
+             lane_over = {{{over_lanes}}};\n        count = {{{count}}};",
+            k = K,
+            err_lanes = per_lane("err", 4),
+            over_lanes = per_lane("over", 4),
             count = count_bits.join(", "),
+        );
+        Verilog::Custom(format!(
+            "wire [{w}:0] diff;\nassign diff = data ^ expected;\n\
+             reg [{m}:0] nz;\nreg [{m}:0] in_transfer;\nreg [{m}:0] last_kept;\nreg [{m}:0] err;\nreg [{m}:0] over;\n\
+             `ifdef VERILATOR\n\
+             // Simulation form, the same function (see hdl/src/beat_check.rs).\n\
+             integer i;\n\
+             always @(*) begin\n    \
+             nz = {{{k}{{1'b0}}}};\n    in_transfer = {{{k}{{1'b0}}}};\n    last_kept = {{{k}{{1'b0}}}};\n    \
+             err = {{{k}{{1'b0}}}};\n    over = {{{k}{{1'b0}}}};\n    \
+             if ((&keep) && room >= 8'd{k}) begin\n        \
+             // Every byte kept and inside the transfer.\n        \
+             lane_err = {{{word_lanes}}};\n        lane_over = 32'd0;\n        count = 8'd{k};\n    \
+             end else begin\n        \
+             for (i = 0; i < {k}; i = i + 1) begin\n            nz[i] = |diff[8 * i +: 8];\n        end\n        \
+             {vectors}\n    \
+             end\n\
+             end\n\
+             `else\n\
+             always @(*) begin\n    \
+             nz = {{{nz}}};\n    {vectors_syn}\n\
+             end\n\
+             `endif",
+            w = W - 1,
+            m = K - 1,
+            k = K,
+            nz = nz.join(", "),
+            word_lanes = per_lane("diff", 32),
+            vectors_syn = vectors.replace("\n        ", "\n    "),
         ))
     }
 }

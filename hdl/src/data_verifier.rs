@@ -3,12 +3,13 @@
 //!
 //! ```text
 //!  s_t* --> A: register the beat, its expected word, offset, bytes left in the transfer (room)
-//!           B: BeatCheck -> byte_err[K] (kept, inside the room, wrong), lanes with
-//!              a byte error, byte count; the beat and byte_err enter the capture registers
+//!           B: BeatCheck -> lanes with a wrong byte, lanes with a byte past the end,
+//!              byte count; the beat and its keep enter the capture registers
 //!           D: OR-reduce the lane flags (wrong, past the end): count bytes and errors;
 //!              on the first error the capture registers hold that beat
 //!           E: the peer's close: a short transfer?
-//!           scan: a lane a cycle (LaneSelect, registered) to the first wrong byte
+//!           scan: a lane a cycle (LaneSelect, registered; LaneCheck, registered)
+//!                 to the first wrong byte
 //!        --> bytes, packets, complete, error, err_count, err_valid, err_offset/expected/received, err_cause
 //! ```
 //!
@@ -29,16 +30,16 @@
 //! does too and also zeroes the byte counter. A beat accepted in cycle t
 //! shows in `bytes`, `complete`, `error`, `beyond` and `err_count` from
 //! cycle t + 3. If it holds the first error, the record is complete
-//! (`err_valid`) from cycle t + 5 + j, j the lane of its first wrong byte
+//! (`err_valid`) from cycle t + 6 + j, j the lane of its first wrong byte
 //! (of the first byte past the transfer, for beyond): at the latest
-//! t + W/32 + 4. A `finish` in cycle t shows a short end from t + 5, its
+//! t + W/32 + 5. A `finish` in cycle t shows a short end from t + 5, its
 //! record complete at once. `settled` is high once nothing taken is still
 //! on its way to those outputs.
 
 use rust_hdl::prelude::*;
 
 use crate::beat_check::BeatCheck;
-use crate::lane_select::LaneSelect;
+use crate::lane_select::{LaneCheck, LaneSelect};
 use crate::pattern_lanes::PatternLanes;
 
 /// `err_cause` values: the verifier's own encoding, internal to the
@@ -138,7 +139,9 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     rec_valid: DFF<Bit>,
     cause: DFF<Bits<2>>,
     cap_data: DFF<Bits<W>>,
-    cap_err: DFF<Bits<K>>,
+    cap_keep: DFF<Bits<K>>,
+    /// The captured beat's room (bytes inside the transfer).
+    cap_room: DFF<Bits<8>>,
     cap_word: DFF<Bits<32>>,
     cap_offset: DFF<Bits<48>>,
     /// The lane that holds byte `room` of the captured beat (the first byte
@@ -146,6 +149,12 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     cap_lane: DFF<Bits<8>>,
     npackets: DFF<Bits<32>>,
     scan_lane: DFF<Bits<8>>,
+    // Scan stage 1: the lane picked.
+    pick_valid: DFF<Bit>,
+    pick_lane: DFF<Bits<8>>,
+    pick_word: DFF<Bits<32>>,
+    pick_keep: DFF<Bits<4>>,
+    // Scan stage 2: its wrong bytes.
     sel_valid: DFF<Bit>,
     sel_lane: DFF<Bits<8>>,
     sel_word: DFF<Bits<32>>,
@@ -157,9 +166,8 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     lanes: PatternLanes<W>,
     check: BeatCheck<W, K>,
     pick: LaneSelect<W, K>,
+    lane_check: LaneCheck,
     room48: Signal<Local, Bits<48>>,
-    /// Stage B's byte errors as captured: none unless verifying.
-    beat_err: Signal<Local, Bits<K>>,
     /// Stage B's beat has a wrong byte inside the transfer.
     mismatch_now: Signal<Local, Bit>,
     /// Stage B's beat carries data past the transfer size.
@@ -190,7 +198,6 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     c_room_mask: Constant<Bits<48>>,
     c_cause_none: Constant<Bits<2>>,
     c_cause_mismatch: Constant<Bits<2>>,
-    c_zero_keep: Constant<Bits<K>>,
     c_cause_beyond: Constant<Bits<2>>,
     c_cause_short: Constant<Bits<2>>,
 }
@@ -259,12 +266,17 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             rec_valid: Default::default(),
             cause: Default::default(),
             cap_data: Default::default(),
-            cap_err: Default::default(),
+            cap_keep: Default::default(),
+            cap_room: Default::default(),
             cap_word: Default::default(),
             cap_offset: Default::default(),
             cap_lane: Default::default(),
             npackets: Default::default(),
             scan_lane: Default::default(),
+            pick_valid: Default::default(),
+            pick_lane: Default::default(),
+            pick_word: Default::default(),
+            pick_keep: Default::default(),
             sel_valid: Default::default(),
             sel_lane: Default::default(),
             sel_word: Default::default(),
@@ -275,8 +287,8 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             lanes: PatternLanes::new(),
             check: BeatCheck::new(),
             pick: LaneSelect::new(),
+            lane_check: LaneCheck::default(),
             room48: Default::default(),
-            beat_err: Default::default(),
             mismatch_now: Default::default(),
             beyond_now: Default::default(),
             latch_now: Default::default(),
@@ -302,7 +314,6 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             c_room_mask: Constant::new(bits(!255u64 & ((1u64 << 48) - 1))),
             c_cause_none: Constant::new(bits(CAUSE_NONE)),
             c_cause_mismatch: Constant::new(bits(CAUSE_MISMATCH)),
-            c_zero_keep: Constant::new(Bits::<K>::default()),
             c_cause_beyond: Constant::new(bits(CAUSE_BEYOND)),
             c_cause_short: Constant::new(bits(CAUSE_SHORT)),
         }
@@ -356,12 +367,17 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             rec_valid,
             cause,
             cap_data,
-            cap_err,
+            cap_keep,
+            cap_room,
             cap_word,
             cap_offset,
             cap_lane,
             npackets,
             scan_lane,
+            pick_valid,
+            pick_lane,
+            pick_word,
+            pick_keep,
             sel_valid,
             sel_lane,
             sel_word,
@@ -421,11 +437,6 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         self.check.expected.next = self.lanes.data.val();
         self.check.keep.next = self.a_keep.q.val();
         self.check.room.next = self.a_room.q.val();
-        if self.verify_q.q.val() {
-            self.beat_err.next = self.check.byte_err.val();
-        } else {
-            self.beat_err.next = self.c_zero_keep.val();
-        }
         // The lane flags exist only for a beat, so stage D's reduction needs
         // no `b_valid`.
         if self.verify_q.q.val() & self.a_valid.q.val() {
@@ -458,7 +469,7 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         self.latch_now.next = !self.latched.q.val() & (self.mismatch_now.val() | self.beyond_now.val());
         if !self.latch_now.val() & (!self.latched.q.val() | self.start.val() | self.clear.val() | self.reset.val()) {
             self.cap_data.d.next = self.a_data.q.val();
-            self.cap_err.d.next = self.beat_err.val();
+            self.cap_keep.d.next = self.a_keep.q.val();
         }
         if self.b_valid.q.val() {
             self.count.d.next = self.count.q.val() + bit_cast::<64, 8>(self.b_count.q.val());
@@ -478,6 +489,7 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             self.latched.d.next = true;
             self.cap_word.d.next = self.b_word.q.val();
             self.cap_offset.d.next = self.b_offset.q.val();
+            self.cap_room.d.next = self.b_room.q.val();
             self.cap_lane.d.next = self.b_room.q.val() >> self.c_two8.val();
             self.scan_lane.d.next = self.c_zero8.val();
             self.scanning.d.next = true;
@@ -511,16 +523,25 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             }
         }
 
-        // Scan: one lane a cycle, selected (`pick`) and registered (`sel_*`),
-        // until the first wrong byte (mismatch), or the lane that holds the
-        // first byte past the transfer (beyond). The lane index stops at the
-        // beat's last lane.
+        // Scan: one lane a cycle, picked (`pick`, registered as `pick_*`),
+        // its bytes checked (`lane_check`, registered as `sel_*`), until the
+        // first wrong byte (mismatch), or the lane that holds the first byte
+        // past the transfer (beyond). The lane index stops at the beat's last
+        // lane.
         self.pick.data.next = self.cap_data.q.val();
-        self.pick.flags.next = self.cap_err.q.val();
+        self.pick.flags.next = self.cap_keep.q.val();
         self.pick.lane.next = self.scan_lane.q.val();
-        self.sel_word.d.next = self.pick.word.val();
-        self.sel_flags.d.next = self.pick.lane_flags.val();
-        self.sel_lane.d.next = self.scan_lane.q.val();
+        self.pick_word.d.next = self.pick.word.val();
+        self.pick_keep.d.next = self.pick.lane_flags.val();
+        self.pick_lane.d.next = self.scan_lane.q.val();
+        self.lane_check.word.next = self.pick_word.q.val();
+        self.lane_check.expected.next = self.cap_word.q.val() | bit_cast::<32, 8>(self.pick_lane.q.val());
+        self.lane_check.keep.next = self.pick_keep.q.val();
+        self.lane_check.first.next = self.pick_lane.q.val() << self.c_two8.val();
+        self.lane_check.room.next = self.cap_room.q.val();
+        self.sel_word.d.next = self.pick_word.q.val();
+        self.sel_flags.d.next = self.lane_check.wrong.val();
+        self.sel_lane.d.next = self.pick_lane.q.val();
         self.sel_byte.next = self.sel_lane.q.val() << self.c_two8.val();
         if self.sel_flags.q.val().get_bit(0) {
             self.first_in_lane.next = self.c_zero48.val();
@@ -542,23 +563,22 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         }
         // The lane index runs on while scanning (up to the last lane), found
         // or not: the next latch restarts it.
-        self.sel_valid.d.next = self.scanning.q.val() & !self.found.val();
+        self.pick_valid.d.next = self.scanning.q.val() & !self.found.val();
+        self.sel_valid.d.next = self.pick_valid.q.val() & !self.found.val();
         if self.scanning.q.val() & (self.scan_lane.q.val() != self.c_last_lane.val()) {
             self.scan_lane.d.next = self.scan_lane.q.val() + self.c_one8.val();
         }
-        if self.scanning.q.val() {
-            if self.found.val() {
-                self.scanning.d.next = false;
-                self.rec_valid.d.next = true;
-                self.rec_received.d.next = self.sel_word.q.val();
-                if self.cause.q.val() == self.c_cause_mismatch.val() {
-                    self.rec_offset.d.next =
-                        self.cap_offset.q.val() + bit_cast::<48, 8>(self.sel_byte.val()) + self.first_in_lane.val();
-                    self.rec_expected.d.next = self.cap_word.q.val() | bit_cast::<32, 8>(self.sel_lane.q.val());
-                } else {
-                    self.rec_offset.d.next = self.size_q.q.val();
-                    self.rec_expected.d.next = self.size_q.q.val().get_bits::<32>(2);
-                }
+        if self.scanning.q.val() & self.found.val() {
+            self.scanning.d.next = false;
+            self.rec_valid.d.next = true;
+            self.rec_received.d.next = self.sel_word.q.val();
+            if self.cause.q.val() == self.c_cause_mismatch.val() {
+                self.rec_offset.d.next =
+                    self.cap_offset.q.val() + bit_cast::<48, 8>(self.sel_byte.val()) + self.first_in_lane.val();
+                self.rec_expected.d.next = self.cap_word.q.val() | bit_cast::<32, 8>(self.sel_lane.q.val());
+            } else {
+                self.rec_offset.d.next = self.size_q.q.val();
+                self.rec_expected.d.next = self.size_q.q.val().get_bits::<32>(2);
             }
         }
 
@@ -576,6 +596,7 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             self.flag.d.next = false;
             self.latched.d.next = false;
             self.scanning.d.next = false;
+            self.pick_valid.d.next = false;
             self.sel_valid.d.next = false;
             self.rec_valid.d.next = false;
             self.cause.d.next = self.c_cause_none.val();

@@ -1,5 +1,5 @@
 //! One 32-bit lane of a captured beat and its four byte flags, picked by
-//! lane index: the verifier's record scan.
+//! lane index, and the byte check of that lane: the verifier's record scan.
 //!
 //! ```text
 //!   data (W), flags (K), lane --> word = data[32*lane +: 32], lane_flags = flags[4*lane +: 4]
@@ -77,5 +77,53 @@ impl<const W: usize, const K: usize> Logic for LaneSelect<W, K> {
              lane_flags = off_beat ? 4'd0 : flags[{{lane[{top}:0], 2'd0}} +: 4];\nend",
             top = b - 1
         ))
+    }
+}
+
+/// Which bytes of one lane are kept, inside the transfer and wrong: the
+/// record scan's byte check, on the lane [`LaneSelect`] picked (registered
+/// in between). Bit b is byte `first + b` of the beat.
+///
+/// ```text
+///   word ^ expected --OR per byte--+
+///   keep[3:0] --------------------AND--> wrong[3:0]
+///   first + b < room -------------+
+/// ```
+#[derive(LogicBlock, Default)]
+pub struct LaneCheck {
+    pub word: Signal<In, Bits<32>>,
+    pub expected: Signal<In, Bits<32>>,
+    pub keep: Signal<In, Bits<4>>,
+    /// Index of the lane's byte 0 in the beat (at most 124).
+    pub first: Signal<In, Bits<8>>,
+    /// Bytes of the beat inside the transfer, saturated at 255.
+    pub room: Signal<In, Bits<8>>,
+    pub wrong: Signal<Out, Bits<4>>,
+}
+
+impl Logic for LaneCheck {
+    fn update(&mut self) {
+        let (word, expected, keep) = (self.word.val(), self.expected.val(), self.keep.val());
+        let (first, room) = (self.first.val().index(), self.room.val().index());
+        let mut wrong = Bits::<4>::default();
+        for b in 0..4 {
+            let differs = word.get_bits::<8>(8 * b) != expected.get_bits::<8>(8 * b);
+            wrong = wrong.replace_bit(b, keep.get_bit(b) && differs && first + b < room);
+        }
+        self.wrong.next = wrong;
+    }
+
+    fn connect(&mut self) {
+        self.wrong.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "wire [31:0] d;\nassign d = word ^ expected;\n\
+             always @(*) begin\n    \
+             wrong = keep & {|d[31:24], |d[23:16], |d[15:8], |d[7:0]}\n        \
+             & {first + 8'd3 < room, first + 8'd2 < room, first + 8'd1 < room, first < room};\nend"
+                .into(),
+        )
     }
 }

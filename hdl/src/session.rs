@@ -657,7 +657,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             _ => {
                 // State::Finish (the default arm, so an unused encoding also
                 // finishes, as the former if-chain's else did): report and go idle; a verification error waits for its
-                // complete first-error record (the verifier guarantees it within W/32 + 1 cycles
+                // complete first-error record (the verifier guarantees it within W/32 + 2 cycles
                 // of counting the error).
                 if self.fail.q.val() != self.c_none.val() {
                     self.reg_error_set.next = true;

@@ -6,6 +6,7 @@ use config::ports::{Direction, Group, Port};
 use rust_hdl::core::atom::{Atom, AtomKind};
 use rust_hdl::prelude::*;
 
+use crate::beat_check::BeatCheck;
 use crate::datapath::Datapath;
 use crate::session::Session;
 
@@ -75,6 +76,12 @@ const ANY_CLOCK_KHZ: u32 = 250_000;
 /// to test those blocks without a TOE.
 pub fn datapath_verilog(width: usize, module: &str) -> Result<String, HdlError> {
     by_width!(width, Datapath, |b| block_verilog(b, module))
+}
+
+/// The verifier's byte check alone ([`BeatCheck`]) at `width` bits, for
+/// the test that proves its simulation form equal to its synthesis form.
+pub fn beat_check_verilog(width: usize, module: &str) -> Result<String, HdlError> {
+    by_width!(width, BeatCheck, |b| block_verilog(b, module))
 }
 
 /// The ports of `module` as `text` (Verilog this workspace generated)

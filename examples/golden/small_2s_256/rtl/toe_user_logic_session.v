@@ -2062,7 +2062,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     localparam  c_room_mask = 48'hffffffffff00;
     localparam  c_cause_none = 2'b0;
     localparam  c_cause_mismatch = 2'b1;
-    localparam  c_zero_keep = 32'h0;
     localparam  c_cause_beyond = 2'b10;
     localparam  c_cause_short = 2'b11;
     
@@ -2172,9 +2171,12 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     reg  [255:0] cap_data$d;
     wire  [255:0] cap_data$q;
     reg  cap_data$clock;
-    reg  [31:0] cap_err$d;
-    wire  [31:0] cap_err$q;
-    reg  cap_err$clock;
+    reg  [31:0] cap_keep$d;
+    wire  [31:0] cap_keep$q;
+    reg  cap_keep$clock;
+    reg  [7:0] cap_room$d;
+    wire  [7:0] cap_room$q;
+    reg  cap_room$clock;
     reg  [31:0] cap_word$d;
     wire  [31:0] cap_word$q;
     reg  cap_word$clock;
@@ -2190,6 +2192,18 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     reg  [7:0] scan_lane$d;
     wire  [7:0] scan_lane$q;
     reg  scan_lane$clock;
+    reg  pick_valid$d;
+    wire  pick_valid$q;
+    reg  pick_valid$clock;
+    reg  [7:0] pick_lane$d;
+    wire  [7:0] pick_lane$q;
+    reg  pick_lane$clock;
+    reg  [31:0] pick_word$d;
+    wire  [31:0] pick_word$q;
+    reg  pick_word$clock;
+    reg  [3:0] pick_keep$d;
+    wire  [3:0] pick_keep$q;
+    reg  pick_keep$clock;
     reg  sel_valid$d;
     wire  sel_valid$q;
     reg  sel_valid$clock;
@@ -2217,7 +2231,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     reg  [255:0] check$expected;
     reg  [31:0] check$keep;
     reg  [7:0] check$room;
-    wire  [31:0] check$byte_err;
     wire  [31:0] check$lane_err;
     wire  [31:0] check$lane_over;
     wire  [7:0] check$count;
@@ -2226,10 +2239,15 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     reg  [7:0] pick$lane;
     wire  [31:0] pick$word;
     wire  [3:0] pick$lane_flags;
+    reg  [31:0] lane_check$word;
+    reg  [31:0] lane_check$expected;
+    reg  [3:0] lane_check$keep;
+    reg  [7:0] lane_check$first;
+    reg  [7:0] lane_check$room;
+    wire  [3:0] lane_check$wrong;
     
     // Local signals
     reg  [47:0] room48;
-    reg  [31:0] beat_err;
     reg  mismatch_now;
     reg  beyond_now;
     reg  latch_now;
@@ -2413,10 +2431,15 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         .q(cap_data$q),
         .clock(cap_data$clock)
     );
-    toe_user_logic_session$datapath$verifier$cap_err cap_err(
-        .d(cap_err$d),
-        .q(cap_err$q),
-        .clock(cap_err$clock)
+    toe_user_logic_session$datapath$verifier$cap_keep cap_keep(
+        .d(cap_keep$d),
+        .q(cap_keep$q),
+        .clock(cap_keep$clock)
+    );
+    toe_user_logic_session$datapath$verifier$cap_room cap_room(
+        .d(cap_room$d),
+        .q(cap_room$q),
+        .clock(cap_room$clock)
     );
     toe_user_logic_session$datapath$verifier$cap_word cap_word(
         .d(cap_word$d),
@@ -2442,6 +2465,26 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         .d(scan_lane$d),
         .q(scan_lane$q),
         .clock(scan_lane$clock)
+    );
+    toe_user_logic_session$datapath$verifier$pick_valid pick_valid(
+        .d(pick_valid$d),
+        .q(pick_valid$q),
+        .clock(pick_valid$clock)
+    );
+    toe_user_logic_session$datapath$verifier$pick_lane pick_lane(
+        .d(pick_lane$d),
+        .q(pick_lane$q),
+        .clock(pick_lane$clock)
+    );
+    toe_user_logic_session$datapath$verifier$pick_word pick_word(
+        .d(pick_word$d),
+        .q(pick_word$q),
+        .clock(pick_word$clock)
+    );
+    toe_user_logic_session$datapath$verifier$pick_keep pick_keep(
+        .d(pick_keep$d),
+        .q(pick_keep$q),
+        .clock(pick_keep$clock)
     );
     toe_user_logic_session$datapath$verifier$sel_valid sel_valid(
         .d(sel_valid$d),
@@ -2487,7 +2530,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         .expected(check$expected),
         .keep(check$keep),
         .room(check$room),
-        .byte_err(check$byte_err),
         .lane_err(check$lane_err),
         .lane_over(check$lane_over),
         .count(check$count)
@@ -2498,6 +2540,14 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         .lane(pick$lane),
         .word(pick$word),
         .lane_flags(pick$lane_flags)
+    );
+    toe_user_logic_session$datapath$verifier$lane_check lane_check(
+        .word(lane_check$word),
+        .expected(lane_check$expected),
+        .keep(lane_check$keep),
+        .first(lane_check$first),
+        .room(lane_check$room),
+        .wrong(lane_check$wrong)
     );
     
     // Update code
@@ -2537,12 +2587,17 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         rec_valid$clock = clock;
         cause$clock = clock;
         cap_data$clock = clock;
-        cap_err$clock = clock;
+        cap_keep$clock = clock;
+        cap_room$clock = clock;
         cap_word$clock = clock;
         cap_offset$clock = clock;
         cap_lane$clock = clock;
         npackets$clock = clock;
         scan_lane$clock = clock;
+        pick_valid$clock = clock;
+        pick_lane$clock = clock;
+        pick_word$clock = clock;
+        pick_keep$clock = clock;
         sel_valid$clock = clock;
         sel_lane$clock = clock;
         sel_word$clock = clock;
@@ -2585,12 +2640,17 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         rec_valid$d = rec_valid$q;
         cause$d = cause$q;
         cap_data$d = cap_data$q;
-        cap_err$d = cap_err$q;
+        cap_keep$d = cap_keep$q;
+        cap_room$d = cap_room$q;
         cap_word$d = cap_word$q;
         cap_offset$d = cap_offset$q;
         cap_lane$d = cap_lane$q;
         npackets$d = npackets$q;
         scan_lane$d = scan_lane$q;
+        pick_valid$d = pick_valid$q;
+        pick_lane$d = pick_lane$q;
+        pick_word$d = pick_word$q;
+        pick_keep$d = pick_keep$q;
         sel_valid$d = sel_valid$q;
         sel_lane$d = sel_lane$q;
         sel_word$d = sel_word$q;
@@ -2640,12 +2700,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         check$expected = lanes$data;
         check$keep = a_keep$q;
         check$room = a_room$q;
-        if (verify_q$q) begin
-            beat_err = check$byte_err;
-        end
-        else begin
-            beat_err = c_zero_keep;
-        end
         if (verify_q$q & a_valid$q) begin
             b_lanes$d = check$lane_err;
         end
@@ -2670,7 +2724,7 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         latch_now = ~latched$q & (mismatch_now | beyond_now);
         if (~latch_now & (~latched$q | start | clear | reset)) begin
             cap_data$d = a_data$q;
-            cap_err$d = beat_err;
+            cap_keep$d = a_keep$q;
         end
         if (b_valid$q) begin
             count$d = count$q + ((b_count$q) & 64'hffffffffffffffff);
@@ -2690,6 +2744,7 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
             latched$d = 1'b1;
             cap_word$d = b_word$q;
             cap_offset$d = b_offset$q;
+            cap_room$d = b_room$q;
             cap_lane$d = b_room$q >> c_two8;
             scan_lane$d = c_zero8;
             scanning$d = 1'b1;
@@ -2719,11 +2774,19 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
             end
         end
         pick$data = cap_data$q;
-        pick$flags = cap_err$q;
+        pick$flags = cap_keep$q;
         pick$lane = scan_lane$q;
-        sel_word$d = pick$word;
-        sel_flags$d = pick$lane_flags;
-        sel_lane$d = scan_lane$q;
+        pick_word$d = pick$word;
+        pick_keep$d = pick$lane_flags;
+        pick_lane$d = scan_lane$q;
+        lane_check$word = pick_word$q;
+        lane_check$expected = cap_word$q | ((pick_lane$q) & 32'hffffffff);
+        lane_check$keep = pick_keep$q;
+        lane_check$first = pick_lane$q << c_two8;
+        lane_check$room = cap_room$q;
+        sel_word$d = pick_word$q;
+        sel_flags$d = lane_check$wrong;
+        sel_lane$d = pick_lane$q;
         sel_byte = sel_lane$q << c_two8;
         if (sel_flags$q[32'h0]) begin
             first_in_lane = c_zero48;
@@ -2743,23 +2806,22 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         else begin
             found = sel_valid$q & (sel_flags$q != c_zero4);
         end
-        sel_valid$d = scanning$q & ~found;
+        pick_valid$d = scanning$q & ~found;
+        sel_valid$d = pick_valid$q & ~found;
         if (scanning$q & (scan_lane$q != c_last_lane)) begin
             scan_lane$d = scan_lane$q + c_one8;
         end
-        if (scanning$q) begin
-            if (found) begin
-                scanning$d = 1'b0;
-                rec_valid$d = 1'b1;
-                rec_received$d = sel_word$q;
-                if (cause$q == c_cause_mismatch) begin
-                    rec_offset$d = cap_offset$q + ((sel_byte) & 48'hffffffffffff) + first_in_lane;
-                    rec_expected$d = cap_word$q | ((sel_lane$q) & 32'hffffffff);
-                end
-                else begin
-                    rec_offset$d = size_q$q;
-                    rec_expected$d = size_q$q[(32'h2)+:(32)];
-                end
+        if (scanning$q & found) begin
+            scanning$d = 1'b0;
+            rec_valid$d = 1'b1;
+            rec_received$d = sel_word$q;
+            if (cause$q == c_cause_mismatch) begin
+                rec_offset$d = cap_offset$q + ((sel_byte) & 48'hffffffffffff) + first_in_lane;
+                rec_expected$d = cap_word$q | ((sel_lane$q) & 32'hffffffff);
+            end
+            else begin
+                rec_offset$d = size_q$q;
+                rec_expected$d = size_q$q[(32'h2)+:(32)];
             end
         end
         if (start) begin
@@ -2776,6 +2838,7 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
             flag$d = 1'b0;
             latched$d = 1'b0;
             scanning$d = 1'b0;
+            pick_valid$d = 1'b0;
             sel_valid$d = 1'b0;
             rec_valid$d = 1'b0;
             cause$d = c_cause_none;
@@ -3145,7 +3208,7 @@ module toe_user_logic_session$datapath$verifier$cap_data(d,q,clock);
 endmodule // toe_user_logic_session$datapath$verifier$cap_data
 
 
-module toe_user_logic_session$datapath$verifier$cap_err(d,q,clock);
+module toe_user_logic_session$datapath$verifier$cap_keep(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -3161,7 +3224,7 @@ module toe_user_logic_session$datapath$verifier$cap_err(d,q,clock);
        q <= d;
     end
           
-endmodule // toe_user_logic_session$datapath$verifier$cap_err
+endmodule // toe_user_logic_session$datapath$verifier$cap_keep
 
 
 module toe_user_logic_session$datapath$verifier$cap_lane(d,q,clock);
@@ -3202,6 +3265,25 @@ module toe_user_logic_session$datapath$verifier$cap_offset(d,q,clock);
 endmodule // toe_user_logic_session$datapath$verifier$cap_offset
 
 
+module toe_user_logic_session$datapath$verifier$cap_room(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$cap_room
+
+
 module toe_user_logic_session$datapath$verifier$cap_word(d,q,clock);
     
     // Module arguments
@@ -3240,14 +3322,13 @@ module toe_user_logic_session$datapath$verifier$cause(d,q,clock);
 endmodule // toe_user_logic_session$datapath$verifier$cause
 
 
-module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,byte_err,lane_err,lane_over,count);
+module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,lane_err,lane_over,count);
     
     // Module arguments
     input wire  [255:0] data;
     input wire  [255:0] expected;
     input wire  [31:0] keep;
     input wire  [7:0] room;
-    output reg  [31:0] byte_err;
     output reg  [31:0] lane_err;
     output reg  [31:0] lane_over;
     output reg  [7:0] count;
@@ -3255,22 +3336,50 @@ module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,by
     // Update code (custom)
     wire [255:0] diff;
     assign diff = data ^ expected;
-    wire [31:0] nz;
-    assign nz = {|diff[255:248], |diff[247:240], |diff[239:232], |diff[231:224], |diff[223:216], |diff[215:208], |diff[207:200], |diff[199:192], |diff[191:184], |diff[183:176], |diff[175:168], |diff[167:160], |diff[159:152], |diff[151:144], |diff[143:136], |diff[135:128], |diff[127:120], |diff[119:112], |diff[111:104], |diff[103:96], |diff[95:88], |diff[87:80], |diff[79:72], |diff[71:64], |diff[63:56], |diff[55:48], |diff[47:40], |diff[39:32], |diff[31:24], |diff[23:16], |diff[15:8], |diff[7:0]};
-    wire [31:0] in_transfer;
-    assign in_transfer = ~({32{1'b1}} << room);
-    wire [31:0] last_kept;
-    assign last_kept = keep & ~(keep >> 1);
-    wire [31:0] err;
-    assign err = keep & nz & in_transfer;
-    wire [31:0] over;
-    assign over = keep & ~in_transfer;
+    reg [31:0] nz;
+    reg [31:0] in_transfer;
+    reg [31:0] last_kept;
+    reg [31:0] err;
+    reg [31:0] over;
+    `ifdef VERILATOR
+    // Simulation form, the same function (see hdl/src/beat_check.rs).
+    integer i;
     always @(*) begin
-        byte_err = err;
+        nz = {32{1'b0}};
+        in_transfer = {32{1'b0}};
+        last_kept = {32{1'b0}};
+        err = {32{1'b0}};
+        over = {32{1'b0}};
+        if ((&keep) && room >= 8'd32) begin
+            // Every byte kept and inside the transfer.
+            lane_err = {24'd0, |diff[255:224], |diff[223:192], |diff[191:160], |diff[159:128], |diff[127:96], |diff[95:64], |diff[63:32], |diff[31:0]};
+            lane_over = 32'd0;
+            count = 8'd32;
+        end else begin
+            for (i = 0; i < 32; i = i + 1) begin
+                nz[i] = |diff[8 * i +: 8];
+            end
+            in_transfer = ~({32{1'b1}} << room);
+            last_kept = keep & ~(keep >> 1);
+            err = keep & nz & in_transfer;
+            over = keep & ~in_transfer;
+            lane_err = {24'd0, |err[31:28], |err[27:24], |err[23:20], |err[19:16], |err[15:12], |err[11:8], |err[7:4], |err[3:0]};
+            lane_over = {24'd0, |over[31:28], |over[27:24], |over[23:20], |over[19:16], |over[15:12], |over[11:8], |over[7:4], |over[3:0]};
+            count = {|(last_kept & 32'h0), |(last_kept & 32'h0), |(last_kept & 32'h80000000), |(last_kept & 32'h7fff8000), |(last_kept & 32'h7f807f80), |(last_kept & 32'h78787878), |(last_kept & 32'h66666666), |(last_kept & 32'h55555555)};
+        end
+    end
+    `else
+    always @(*) begin
+        nz = {|diff[255:248], |diff[247:240], |diff[239:232], |diff[231:224], |diff[223:216], |diff[215:208], |diff[207:200], |diff[199:192], |diff[191:184], |diff[183:176], |diff[175:168], |diff[167:160], |diff[159:152], |diff[151:144], |diff[143:136], |diff[135:128], |diff[127:120], |diff[119:112], |diff[111:104], |diff[103:96], |diff[95:88], |diff[87:80], |diff[79:72], |diff[71:64], |diff[63:56], |diff[55:48], |diff[47:40], |diff[39:32], |diff[31:24], |diff[23:16], |diff[15:8], |diff[7:0]};
+        in_transfer = ~({32{1'b1}} << room);
+        last_kept = keep & ~(keep >> 1);
+        err = keep & nz & in_transfer;
+        over = keep & ~in_transfer;
         lane_err = {24'd0, |err[31:28], |err[27:24], |err[23:20], |err[19:16], |err[15:12], |err[11:8], |err[7:4], |err[3:0]};
         lane_over = {24'd0, |over[31:28], |over[27:24], |over[23:20], |over[19:16], |over[15:12], |over[11:8], |over[7:4], |over[3:0]};
         count = {|(last_kept & 32'h0), |(last_kept & 32'h0), |(last_kept & 32'h80000000), |(last_kept & 32'h7fff8000), |(last_kept & 32'h7f807f80), |(last_kept & 32'h78787878), |(last_kept & 32'h66666666), |(last_kept & 32'h55555555)};
     end
+    `endif
 endmodule // toe_user_logic_session$datapath$verifier$check
 
 
@@ -3407,6 +3516,26 @@ module toe_user_logic_session$datapath$verifier$flag(d,q,clock);
 endmodule // toe_user_logic_session$datapath$verifier$flag
 
 
+module toe_user_logic_session$datapath$verifier$lane_check(word,expected,keep,first,room,wrong);
+    
+    // Module arguments
+    input wire  [31:0] word;
+    input wire  [31:0] expected;
+    input wire  [3:0] keep;
+    input wire  [7:0] first;
+    input wire  [7:0] room;
+    output reg  [3:0] wrong;
+    
+    // Update code (custom)
+    wire [31:0] d;
+    assign d = word ^ expected;
+    always @(*) begin
+        wrong = keep & {|d[31:24], |d[23:16], |d[15:8], |d[7:0]}
+            & {first + 8'd3 < room, first + 8'd2 < room, first + 8'd1 < room, first < room};
+    end
+endmodule // toe_user_logic_session$datapath$verifier$lane_check
+
+
 module toe_user_logic_session$datapath$verifier$lanes(word,data);
     
     // Module arguments
@@ -3530,6 +3659,82 @@ module toe_user_logic_session$datapath$verifier$pick(data,flags,lane,word,lane_f
         lane_flags = off_beat ? 4'd0 : flags[{lane[2:0], 2'd0} +: 4];
     end
 endmodule // toe_user_logic_session$datapath$verifier$pick
+
+
+module toe_user_logic_session$datapath$verifier$pick_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$pick_keep
+
+
+module toe_user_logic_session$datapath$verifier$pick_lane(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$pick_lane
+
+
+module toe_user_logic_session$datapath$verifier$pick_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$pick_valid
+
+
+module toe_user_logic_session$datapath$verifier$pick_word(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$verifier$pick_word
 
 
 module toe_user_logic_session$datapath$verifier$rec_expected(d,q,clock);
