@@ -129,16 +129,23 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
             let mask: VerilogLiteral = mask.into();
             count_bits.push(format!("|(last_kept & {mask})"));
         }
-        // One OR per lane of `v` (its lanes `width` bits each), zeros above
-        // the beat's lanes.
-        let per_lane = |v: &str, width: usize| {
-            let mut terms: Vec<String> =
-                (0..lanes).rev().map(|j| format!("|{v}[{}:{}]", width * j + width - 1, width * j)).collect();
+        // One OR per lane of the byte vector `v`, zeros above the beat's
+        // lanes.
+        let per_lane = |v: &str| {
+            let mut terms: Vec<String> = (0..lanes).rev().map(|j| format!("|{v}[{}:{}]", 4 * j + 3, 4 * j)).collect();
             if lanes < 32 {
                 terms.insert(0, format!("{}'d0", 32 - lanes));
             }
             terms.join(", ")
         };
+        // A lane of a full beat is wrong when its 32 bits differ.
+        let mut word_lanes: Vec<String> = (0..lanes)
+            .rev()
+            .map(|j| format!("data[{hi}:{lo}] != expected[{hi}:{lo}]", hi = 32 * j + 31, lo = 32 * j))
+            .collect();
+        if lanes < 32 {
+            word_lanes.insert(0, format!("{}'d0", 32 - lanes));
+        }
         // The simulation form: a full beat takes the word-level branch; the
         // rest runs the synthesis form's vectors, `nz` built by a loop. The
         // loop's bit assignments keep Verilator's dataflow pass from
@@ -150,13 +157,12 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
              over = keep & ~in_transfer;\n        lane_err = {{{err_lanes}}};\n        \
              lane_over = {{{over_lanes}}};\n        count = {{{count}}};",
             k = K,
-            err_lanes = per_lane("err", 4),
-            over_lanes = per_lane("over", 4),
+            err_lanes = per_lane("err"),
+            over_lanes = per_lane("over"),
             count = count_bits.join(", "),
         );
         Verilog::Custom(format!(
-            "wire [{w}:0] diff;\nassign diff = data ^ expected;\n\
-             reg [{m}:0] nz;\nreg [{m}:0] in_transfer;\nreg [{m}:0] last_kept;\nreg [{m}:0] err;\nreg [{m}:0] over;\n\
+            "reg [{m}:0] nz;\nreg [{m}:0] in_transfer;\nreg [{m}:0] last_kept;\nreg [{m}:0] err;\nreg [{m}:0] over;\n\
              `ifdef VERILATOR\n\
              // Simulation form, the same function (see hdl/src/beat_check.rs).\n\
              integer i;\n\
@@ -167,11 +173,12 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
              // Every byte kept and inside the transfer.\n        \
              lane_err = {{{word_lanes}}};\n        lane_over = 32'd0;\n        count = 8'd{k};\n    \
              end else begin\n        \
-             for (i = 0; i < {k}; i = i + 1) begin\n            nz[i] = |diff[8 * i +: 8];\n        end\n        \
+             for (i = 0; i < {k}; i = i + 1) begin\n            nz[i] = data[8 * i +: 8] != expected[8 * i +: 8];\n        end\n        \
              {vectors}\n    \
              end\n\
              end\n\
              `else\n\
+             wire [{w}:0] diff;\nassign diff = data ^ expected;\n\
              always @(*) begin\n    \
              nz = {{{nz}}};\n    {vectors_syn}\n\
              end\n\
@@ -180,7 +187,7 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
             m = K - 1,
             k = K,
             nz = nz.join(", "),
-            word_lanes = per_lane("diff", 32),
+            word_lanes = word_lanes.join(", "),
             vectors_syn = vectors.replace("\n        ", "\n    "),
         ))
     }

@@ -3334,8 +3334,6 @@ module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,la
     output reg  [7:0] count;
     
     // Update code (custom)
-    wire [511:0] diff;
-    assign diff = data ^ expected;
     reg [63:0] nz;
     reg [63:0] in_transfer;
     reg [63:0] last_kept;
@@ -3352,12 +3350,12 @@ module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,la
         over = {64{1'b0}};
         if ((&keep) && room >= 8'd64) begin
             // Every byte kept and inside the transfer.
-            lane_err = {16'd0, |diff[511:480], |diff[479:448], |diff[447:416], |diff[415:384], |diff[383:352], |diff[351:320], |diff[319:288], |diff[287:256], |diff[255:224], |diff[223:192], |diff[191:160], |diff[159:128], |diff[127:96], |diff[95:64], |diff[63:32], |diff[31:0]};
+            lane_err = {16'd0, data[511:480] != expected[511:480], data[479:448] != expected[479:448], data[447:416] != expected[447:416], data[415:384] != expected[415:384], data[383:352] != expected[383:352], data[351:320] != expected[351:320], data[319:288] != expected[319:288], data[287:256] != expected[287:256], data[255:224] != expected[255:224], data[223:192] != expected[223:192], data[191:160] != expected[191:160], data[159:128] != expected[159:128], data[127:96] != expected[127:96], data[95:64] != expected[95:64], data[63:32] != expected[63:32], data[31:0] != expected[31:0]};
             lane_over = 32'd0;
             count = 8'd64;
         end else begin
             for (i = 0; i < 64; i = i + 1) begin
-                nz[i] = |diff[8 * i +: 8];
+                nz[i] = data[8 * i +: 8] != expected[8 * i +: 8];
             end
             in_transfer = ~({64{1'b1}} << room);
             last_kept = keep & ~(keep >> 1);
@@ -3369,6 +3367,8 @@ module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,la
         end
     end
     `else
+    wire [511:0] diff;
+    assign diff = data ^ expected;
     always @(*) begin
         nz = {|diff[511:504], |diff[503:496], |diff[495:488], |diff[487:480], |diff[479:472], |diff[471:464], |diff[463:456], |diff[455:448], |diff[447:440], |diff[439:432], |diff[431:424], |diff[423:416], |diff[415:408], |diff[407:400], |diff[399:392], |diff[391:384], |diff[383:376], |diff[375:368], |diff[367:360], |diff[359:352], |diff[351:344], |diff[343:336], |diff[335:328], |diff[327:320], |diff[319:312], |diff[311:304], |diff[303:296], |diff[295:288], |diff[287:280], |diff[279:272], |diff[271:264], |diff[263:256], |diff[255:248], |diff[247:240], |diff[239:232], |diff[231:224], |diff[223:216], |diff[215:208], |diff[207:200], |diff[199:192], |diff[191:184], |diff[183:176], |diff[175:168], |diff[167:160], |diff[159:152], |diff[151:144], |diff[143:136], |diff[135:128], |diff[127:120], |diff[119:112], |diff[111:104], |diff[103:96], |diff[95:88], |diff[87:80], |diff[79:72], |diff[71:64], |diff[63:56], |diff[55:48], |diff[47:40], |diff[39:32], |diff[31:24], |diff[23:16], |diff[15:8], |diff[7:0]};
         in_transfer = ~({64{1'b1}} << room);

@@ -3334,8 +3334,6 @@ module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,la
     output reg  [7:0] count;
     
     // Update code (custom)
-    wire [1023:0] diff;
-    assign diff = data ^ expected;
     reg [127:0] nz;
     reg [127:0] in_transfer;
     reg [127:0] last_kept;
@@ -3352,12 +3350,12 @@ module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,la
         over = {128{1'b0}};
         if ((&keep) && room >= 8'd128) begin
             // Every byte kept and inside the transfer.
-            lane_err = {|diff[1023:992], |diff[991:960], |diff[959:928], |diff[927:896], |diff[895:864], |diff[863:832], |diff[831:800], |diff[799:768], |diff[767:736], |diff[735:704], |diff[703:672], |diff[671:640], |diff[639:608], |diff[607:576], |diff[575:544], |diff[543:512], |diff[511:480], |diff[479:448], |diff[447:416], |diff[415:384], |diff[383:352], |diff[351:320], |diff[319:288], |diff[287:256], |diff[255:224], |diff[223:192], |diff[191:160], |diff[159:128], |diff[127:96], |diff[95:64], |diff[63:32], |diff[31:0]};
+            lane_err = {data[1023:992] != expected[1023:992], data[991:960] != expected[991:960], data[959:928] != expected[959:928], data[927:896] != expected[927:896], data[895:864] != expected[895:864], data[863:832] != expected[863:832], data[831:800] != expected[831:800], data[799:768] != expected[799:768], data[767:736] != expected[767:736], data[735:704] != expected[735:704], data[703:672] != expected[703:672], data[671:640] != expected[671:640], data[639:608] != expected[639:608], data[607:576] != expected[607:576], data[575:544] != expected[575:544], data[543:512] != expected[543:512], data[511:480] != expected[511:480], data[479:448] != expected[479:448], data[447:416] != expected[447:416], data[415:384] != expected[415:384], data[383:352] != expected[383:352], data[351:320] != expected[351:320], data[319:288] != expected[319:288], data[287:256] != expected[287:256], data[255:224] != expected[255:224], data[223:192] != expected[223:192], data[191:160] != expected[191:160], data[159:128] != expected[159:128], data[127:96] != expected[127:96], data[95:64] != expected[95:64], data[63:32] != expected[63:32], data[31:0] != expected[31:0]};
             lane_over = 32'd0;
             count = 8'd128;
         end else begin
             for (i = 0; i < 128; i = i + 1) begin
-                nz[i] = |diff[8 * i +: 8];
+                nz[i] = data[8 * i +: 8] != expected[8 * i +: 8];
             end
             in_transfer = ~({128{1'b1}} << room);
             last_kept = keep & ~(keep >> 1);
@@ -3369,6 +3367,8 @@ module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,la
         end
     end
     `else
+    wire [1023:0] diff;
+    assign diff = data ^ expected;
     always @(*) begin
         nz = {|diff[1023:1016], |diff[1015:1008], |diff[1007:1000], |diff[999:992], |diff[991:984], |diff[983:976], |diff[975:968], |diff[967:960], |diff[959:952], |diff[951:944], |diff[943:936], |diff[935:928], |diff[927:920], |diff[919:912], |diff[911:904], |diff[903:896], |diff[895:888], |diff[887:880], |diff[879:872], |diff[871:864], |diff[863:856], |diff[855:848], |diff[847:840], |diff[839:832], |diff[831:824], |diff[823:816], |diff[815:808], |diff[807:800], |diff[799:792], |diff[791:784], |diff[783:776], |diff[775:768], |diff[767:760], |diff[759:752], |diff[751:744], |diff[743:736], |diff[735:728], |diff[727:720], |diff[719:712], |diff[711:704], |diff[703:696], |diff[695:688], |diff[687:680], |diff[679:672], |diff[671:664], |diff[663:656], |diff[655:648], |diff[647:640], |diff[639:632], |diff[631:624], |diff[623:616], |diff[615:608], |diff[607:600], |diff[599:592], |diff[591:584], |diff[583:576], |diff[575:568], |diff[567:560], |diff[559:552], |diff[551:544], |diff[543:536], |diff[535:528], |diff[527:520], |diff[519:512], |diff[511:504], |diff[503:496], |diff[495:488], |diff[487:480], |diff[479:472], |diff[471:464], |diff[463:456], |diff[455:448], |diff[447:440], |diff[439:432], |diff[431:424], |diff[423:416], |diff[415:408], |diff[407:400], |diff[399:392], |diff[391:384], |diff[383:376], |diff[375:368], |diff[367:360], |diff[359:352], |diff[351:344], |diff[343:336], |diff[335:328], |diff[327:320], |diff[319:312], |diff[311:304], |diff[303:296], |diff[295:288], |diff[287:280], |diff[279:272], |diff[271:264], |diff[263:256], |diff[255:248], |diff[247:240], |diff[239:232], |diff[231:224], |diff[223:216], |diff[215:208], |diff[207:200], |diff[199:192], |diff[191:184], |diff[183:176], |diff[175:168], |diff[167:160], |diff[159:152], |diff[151:144], |diff[143:136], |diff[135:128], |diff[127:120], |diff[119:112], |diff[111:104], |diff[103:96], |diff[95:88], |diff[87:80], |diff[79:72], |diff[71:64], |diff[63:56], |diff[55:48], |diff[47:40], |diff[39:32], |diff[31:24], |diff[23:16], |diff[15:8], |diff[7:0]};
         in_transfer = ~({128{1'b1}} << room);

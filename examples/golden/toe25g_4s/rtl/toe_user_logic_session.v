@@ -3334,8 +3334,6 @@ module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,la
     output reg  [7:0] count;
     
     // Update code (custom)
-    wire [127:0] diff;
-    assign diff = data ^ expected;
     reg [15:0] nz;
     reg [15:0] in_transfer;
     reg [15:0] last_kept;
@@ -3352,12 +3350,12 @@ module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,la
         over = {16{1'b0}};
         if ((&keep) && room >= 8'd16) begin
             // Every byte kept and inside the transfer.
-            lane_err = {28'd0, |diff[127:96], |diff[95:64], |diff[63:32], |diff[31:0]};
+            lane_err = {28'd0, data[127:96] != expected[127:96], data[95:64] != expected[95:64], data[63:32] != expected[63:32], data[31:0] != expected[31:0]};
             lane_over = 32'd0;
             count = 8'd16;
         end else begin
             for (i = 0; i < 16; i = i + 1) begin
-                nz[i] = |diff[8 * i +: 8];
+                nz[i] = data[8 * i +: 8] != expected[8 * i +: 8];
             end
             in_transfer = ~({16{1'b1}} << room);
             last_kept = keep & ~(keep >> 1);
@@ -3369,6 +3367,8 @@ module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,la
         end
     end
     `else
+    wire [127:0] diff;
+    assign diff = data ^ expected;
     always @(*) begin
         nz = {|diff[127:120], |diff[119:112], |diff[111:104], |diff[103:96], |diff[95:88], |diff[87:80], |diff[79:72], |diff[71:64], |diff[63:56], |diff[55:48], |diff[47:40], |diff[39:32], |diff[31:24], |diff[23:16], |diff[15:8], |diff[7:0]};
         in_transfer = ~({16{1'b1}} << room);
