@@ -12,7 +12,7 @@ help:
 	@echo "make synth-estimate yosys synth_xilinx -family xcup: LUT/FF/carry/BRAM and logic depth per module, then per example (examples/*.toml)"
 	@echo "make bench          verilated model vs rust-hdl simulator speed, loopback throughput"
 	@echo "make bench-host     tcpdatatest vs iperf3 on loopback"
-	@echo "make yardstick      the generated datapath beside the hand-written yardstick (../shared/yardstick, YARDSTICK=DIR; REPS=3): simulation speed, generator and verifier LUT/FF/levels"
+	@echo "make yardstick      the generated datapath beside the hand-written yardstick (../shared/yardstick, YARDSTICK=DIR; REPS=3; RECORD=pruned): simulation speed, generator and verifier LUT/FF/levels"
 	@echo "make demo           the demo's FPGA-to-FPGA scenarios on two simulated boards, next to the reference figures"
 	@echo "make soak           randomised two-board soak with faults, release build: ITER=<n> iterations (default 100), TB_SEED=<n> replays one"
 	@echo "make vboard         run the virtual board: registers on Etherbone 127.0.0.1:1234, TOE on loopback (VBOARD_ARGS=...)"

@@ -6,6 +6,8 @@
 # module names as the binary reports them.
 #   YARDSTICK=DIR  the yardstick folder (compare.sh, reference/); default ../shared/yardstick
 #   REPS=N         interleaved simulation runs (default 3)
+#   RECORD=pruned  leave the first-error record out of err_cnt, so its logic
+#                  is pruned (default live, as in the product)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 yardstick=${YARDSTICK:-$root/../shared/yardstick}
@@ -17,12 +19,12 @@ cargo build -q -p gen --bin yardstick
 bin="${CARGO_TARGET_DIR:-$root/target}/debug/yardstick"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$bin" --out "$work/rtl" >"$work/names"
+"$bin" --out "$work/rtl" --record "${RECORD:-live}" >"$work/names"
 # key value: wrapper, datapath (files), generator, verifier (module names; they hold `$`).
 value() { awk -v k="$1" '$1 == k { print $2 }' "$work/names"; }
 wrapper=$(value wrapper) datapath=$(value datapath) generator=$(value generator) verifier=$(value verifier)
 for v in wrapper datapath generator verifier; do
     [ -n "${!v}" ] || { echo "yardstick: the yardstick binary did not report the $v:"; cat "$work/names"; exit 1; } >&2
 done
-echo "yardstick: $(basename "$wrapper") around $(basename "$datapath"); generator $generator, verifier $verifier"
+echo "yardstick: $(basename "$wrapper") around $(basename "$datapath"); generator $generator, verifier $verifier; first-error record ${RECORD:-live}"
 "$yardstick/compare.sh" --reps "${REPS:-3}" --generator "$generator" --verifier "$verifier" "$wrapper" "$datapath"

@@ -147,6 +147,20 @@ fn input_net(port: &Port) -> Result<String, GenError> {
     })
 }
 
+/// Whether `err_cnt` folds the first-error record in (`Live`, as the
+/// yardstick's table measures by default) or leaves it unconnected, so
+/// Verilator and yosys prune the record's logic (`Pruned`, the issue's
+/// second simulation figure).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Record {
+    Live,
+    Pruned,
+}
+
+/// The datapath outputs that carry the first-error record (not its count).
+pub const RECORD_OUTPUTS: [&str; 5] =
+    ["rx_err_valid", "rx_err_cause", "rx_err_offset", "rx_err_expected", "rx_err_received"];
+
 /// Datapath outputs the wrapper consumes itself (the looped stream, the
 /// sticky error and the error count); every other output is folded.
 const NOT_FOLDED: [&str; 7] =
@@ -200,13 +214,20 @@ struct WrapperTemplate<'a> {
     conns: Vec<Conn>,
     err_count: String,
     folds: Vec<Fold>,
+    /// `err_cnt` folds the first-error record in.
+    record_live: bool,
     tx_beats: String,
     rx_beats: String,
 }
 
 /// The yardstick build of `design`: one session datapath of the configured
-/// width in the loopback wrapper `top`.
+/// width in the loopback wrapper `top`, the first-error record live.
 pub fn yardstick(design: &config::Design) -> Result<Yardstick, GenError> {
+    yardstick_with(design, Record::Live)
+}
+
+/// [`yardstick`], with the first-error record live or pruned.
+pub fn yardstick_with(design: &config::Design, record: Record) -> Result<Yardstick, GenError> {
     let module = datapath_module(design);
     let text = hdl::verilog::datapath_verilog(design.data_width, &module)?;
     let ports = hdl::verilog::datapath_ports(design.data_width)?;
@@ -261,7 +282,8 @@ pub fn yardstick(design: &config::Design) -> Result<Yardstick, GenError> {
             Direction::Output => {
                 let net = output_net(&p.name);
                 outputs.push(Wire { range: range(p.width), name: net.clone() });
-                if !NOT_FOLDED.contains(&p.name.as_str()) {
+                let pruned = record == Record::Pruned && RECORD_OUTPUTS.contains(&p.name.as_str());
+                if !NOT_FOLDED.contains(&p.name.as_str()) && !pruned {
                     folds.push(Fold { output: p.name.clone(), terms: fold_terms(&net, p.width) });
                 }
                 net
@@ -294,6 +316,7 @@ pub fn yardstick(design: &config::Design) -> Result<Yardstick, GenError> {
         conns,
         err_count: output_net("rx_err_count"),
         folds,
+        record_live: record == Record::Live,
         tx_beats: beats("tx_bytes")?,
         rx_beats: beats("rx_bytes")?,
     }
@@ -405,6 +428,30 @@ mod tests {
         }
         // Every name left out is an output of the datapath.
         assert_eq!(folded, outputs.len() - NOT_FOLDED.len(), "{body}");
+    }
+
+    /// With the record pruned, exactly the record's outputs leave `err_cnt`;
+    /// its error count and every counter stay.
+    #[test]
+    fn a_pruned_record_leaves_err_cnt_and_nothing_else_does() {
+        let fold_body = |record| {
+            let y = yardstick_with(&default_design(), record).unwrap();
+            let text = &y.wrapper.contents[y.wrapper.contents.find("assign err_cnt").unwrap()..];
+            text[..text.find(';').unwrap()].to_string()
+        };
+        let (live, pruned) = (fold_body(Record::Live), fold_body(Record::Pruned));
+        let outputs = hdl::verilog::datapath_ports(1024).unwrap();
+        for p in outputs.iter().filter(|p| p.direction == Direction::Output) {
+            if NOT_FOLDED.contains(&p.name.as_str()) {
+                continue;
+            }
+            let tag = format!("// {}\n", p.name);
+            assert!(live.contains(&tag), "{} not folded when live", p.name);
+            assert_eq!(pruned.contains(&tag), !RECORD_OUTPUTS.contains(&p.name.as_str()), "{} when pruned", p.name);
+        }
+        for name in RECORD_OUTPUTS {
+            assert!(outputs.iter().any(|p| p.name == name && p.direction == Direction::Output), "{name}");
+        }
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //   loop register.
 // - `err` is the verifier's sticky error flag; `err_cnt` is its error count
 //   XOR every other status output of the datapath, 32 bits at a time, so none
-//   of them is pruned.
+//   of them is pruned{% if !record_live %} (except the first-error record, left unconnected
+//   so that its logic is pruned){% endif %}.
 // - `tx_beats` / `rx_beats` are the datapath's byte counters over the
 //   {{ beat_bytes }} bytes of a beat (every beat of the transfer is full).
 module {{ name }} (

@@ -4,11 +4,23 @@
 //! `key value` line each: `wrapper`, `datapath` (the two files, in that
 //! order), `generator` and `verifier` (their Verilog module names inside the
 //! datapath file). A testbench artefact; `gen` never writes it.
+//! `--record pruned` leaves the first-error record out of `err_cnt`, so its
+//! logic is pruned (the second simulation figure of issue 14).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, ValueEnum};
+use toe_gen::yardstick::Record;
+
+/// The first-error record in the measured model.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum RecordArg {
+    /// Folded into `err_cnt`, as in the product.
+    Live,
+    /// Left unconnected: Verilator and yosys prune its logic.
+    Pruned,
+}
 
 /// Write the yardstick wrapper and the datapath it wraps.
 #[derive(Parser, Debug)]
@@ -21,6 +33,9 @@ struct Args {
     /// Output folder, replaced as a whole once both files are generated.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// Keep the first-error record live or let it be pruned.
+    #[arg(long, value_enum, default_value = "live")]
+    record: RecordArg,
 }
 
 fn run(args: &Args) -> Result<String, String> {
@@ -28,7 +43,11 @@ fn run(args: &Args) -> Result<String, String> {
         Some(path) => toe_gen::read_config(path)?,
         None => toe_gen::parse_config(config::DEFAULT_TOML).map_err(|e| format!("the default configuration: {e}"))?,
     };
-    let y = toe_gen::yardstick::yardstick(&design).map_err(|e| e.to_string())?;
+    let record = match args.record {
+        RecordArg::Live => Record::Live,
+        RecordArg::Pruned => Record::Pruned,
+    };
+    let y = toe_gen::yardstick::yardstick_with(&design, record).map_err(|e| e.to_string())?;
     let files: Vec<_> = y.files().into_iter().cloned().collect();
     toe_gen::write_atomically(&args.out, &files).map_err(|e| e.to_string())?;
     let path = |f: &toe_gen::GeneratedFile| args.out.join(&f.path).display().to_string();
