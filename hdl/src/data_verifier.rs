@@ -460,14 +460,16 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         // Stage D: reduce; count bytes and errors; hold the first error.
         // Stage B's beat is the capture registers' own: they take it with
         // stage B (no copy of the beat exists for the record alone), and the
-        // first error's edge, or a capture already held, stops them, until
-        // `start`, `clear` or `reset` empties the record.
+        // first error's edge, or a capture already held, stops them. `start`,
+        // `clear` and `reset` empty the record, so they restart the capture
+        // even in the cycle of an error (whose latch they cancel): the beat
+        // entering stage B is then the one to hold.
         // A kept byte at or past the transfer's end is beyond it (a beat that
         // starts past the end is beyond even with no byte kept).
         self.mismatch_now.next = self.b_lanes.q.val().any();
         self.beyond_now.next = self.b_past.q.val() | self.b_over.q.val().any();
         self.latch_now.next = !self.latched.q.val() & (self.mismatch_now.val() | self.beyond_now.val());
-        if !self.latch_now.val() & (!self.latched.q.val() | self.start.val() | self.clear.val() | self.reset.val()) {
+        if (!self.latched.q.val() & !self.latch_now.val()) | self.start.val() | self.clear.val() | self.reset.val() {
             self.cap_data.d.next = self.a_data.q.val();
             self.cap_keep.d.next = self.a_keep.q.val();
         }

@@ -350,3 +350,50 @@ fn loopback_at_full_rate_moves_a_beat_every_cycle() {
         }
     });
 }
+
+/// `clear` in the very cycle the first error is held cancels that capture
+/// and restarts it: an error in the next beat is the record, with its own
+/// data, not the cleared beat's. Beats arrive one a cycle; a beat driven in
+/// cycle k is in the verifier's stage B in cycle k + 2, where its error is
+/// held at the cycle's edge.
+#[test]
+fn clear_in_the_cycle_of_an_error_restarts_the_capture() {
+    models::each(DATAPATH_MODELS, "clear_in_the_cycle_of_an_error_restarts_the_capture", |m| {
+        let mut dut = Dut::new(&(m.top)());
+        let b = dut.beat_bytes;
+        let s = 0;
+        let mut beats: Vec<Beat> = (0..8).map(|j| pattern_beat(j, b, b)).collect();
+        let (first, second) = (beats[2].byte(0), beats[3].byte(b - 1));
+        beats[2].set_byte(0, first ^ 0x01);
+        beats[3].set_byte(b - 1, second ^ 0x80);
+        dut.start(s, 8 * b as u64, 0, true, true, false, true);
+        let (ready, clear) = (dut.sessions[s].rx_tready, dut.sessions[s].rx_clear);
+        for k in 0..beats.len() + 2 {
+            dut.drive_rx(s, beats.get(k));
+            dut.model.set(clear, (k == 4) as u64);
+            dut.model.eval();
+            assert!(k >= beats.len() || dut.model.bit(ready), "{}-bit: beat {k} not taken", 8 * b);
+            dut.model.cycle();
+        }
+        dut.model.set(clear, 0);
+        dut.drive_rx(s, None);
+        dut.idle(b / 4 + 8);
+        let p = &dut.sessions[s];
+        let at = (3 * b + b - 1) as u64;
+        let got = Record {
+            cause: dut.model.get(p.rx_err_cause),
+            offset: dut.model.get(p.rx_err_offset),
+            expected: dut.model.get(p.rx_err_expected) as u32,
+            received: dut.model.get(p.rx_err_received) as u32,
+        };
+        let want = Record {
+            cause: CAUSE_MISMATCH,
+            offset: at,
+            expected: pattern::word_at(at / 4),
+            received: beats[3].data[(b - 1) / 4],
+        };
+        assert!(dut.model.bit(p.rx_err_valid), "{}-bit: no record", 8 * b);
+        assert_eq!(got, want, "{}-bit: the record after a clear in the error's cycle", 8 * b);
+        assert_eq!(dut.model.get(p.rx_err_count), 1, "{}-bit: errors counted after the clear", 8 * b);
+    });
+}

@@ -2722,7 +2722,7 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         mismatch_now = |b_lanes$q;
         beyond_now = b_past$q | |b_over$q;
         latch_now = ~latched$q & (mismatch_now | beyond_now);
-        if (~latch_now & (~latched$q | start | clear | reset)) begin
+        if ((~latched$q & ~latch_now) | start | clear | reset) begin
             cap_data$d = a_data$q;
             cap_keep$d = a_keep$q;
         end
