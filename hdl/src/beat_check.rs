@@ -29,8 +29,10 @@
 //!   when its 32 bits differ, nothing is past the transfer, the count is the
 //!   beat. Other beats run the synthesis form's vectors with `nz` built by a
 //!   loop, whose bit assignments keep Verilator's dataflow pass from
-//!   hoisting the 128 byte ORs out of the branch. The 1-session yardstick
-//!   model runs about 1.4 times as fast.
+//!   hoisting the 128 byte ORs out of the branch. With the lane flags that
+//!   replaced stored byte errors, this took the 1-session yardstick model from
+//!   0.486 to 0.733 of the reference's speed (README, "Against the
+//!   yardstick").
 //!
 //! Simulation tests only run the second form, so
 //! `hdl/tests/equivalence.rs` proves the two equal with a yosys SAT miter at
