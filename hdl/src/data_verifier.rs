@@ -144,9 +144,6 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     cap_room: DFF<Bits<8>>,
     cap_word: DFF<Bits<32>>,
     cap_offset: DFF<Bits<48>>,
-    /// The lane that holds byte `room` of the captured beat (the first byte
-    /// past the transfer, for a beyond error).
-    cap_lane: DFF<Bits<8>>,
     npackets: DFF<Bits<32>>,
     scan_lane: DFF<Bits<8>>,
     // Scan stage 1: the lane picked.
@@ -172,6 +169,13 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     mismatch_now: Signal<Local, Bit>,
     /// Stage B's beat carries data past the transfer size.
     beyond_now: Signal<Local, Bit>,
+    /// Stage B's beat has a wrong byte or data past the end.
+    bad_now: Signal<Local, Bit>,
+    /// The peer closed before the transfer size (stage E).
+    short_now: Signal<Local, Bit>,
+    /// The lane that holds byte `room` of the captured beat (the first byte
+    /// past the transfer, for a beyond error).
+    room_lane: Signal<Local, Bits<8>>,
     /// Stage B's beat is the first error: hold it at this edge.
     latch_now: Signal<Local, Bit>,
     /// First byte of the selected lane.
@@ -270,7 +274,6 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             cap_room: Default::default(),
             cap_word: Default::default(),
             cap_offset: Default::default(),
-            cap_lane: Default::default(),
             npackets: Default::default(),
             scan_lane: Default::default(),
             pick_valid: Default::default(),
@@ -291,6 +294,9 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             room48: Default::default(),
             mismatch_now: Default::default(),
             beyond_now: Default::default(),
+            bad_now: Default::default(),
+            short_now: Default::default(),
+            room_lane: Default::default(),
             latch_now: Default::default(),
             sel_byte: Default::default(),
             first_in_lane: Default::default(),
@@ -371,7 +377,6 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             cap_room,
             cap_word,
             cap_offset,
-            cap_lane,
             npackets,
             scan_lane,
             pick_valid,
@@ -457,7 +462,8 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         self.b_word.d.next = self.a_word.q.val();
         self.b_offset.d.next = self.a_offset.q.val();
 
-        // Stage D: reduce; count bytes and errors; hold the first error.
+        // Stage D: reduce; count bytes; hold the first error (errors are
+        // counted with stage E's below).
         // Stage B's beat is the capture registers' own: they take it with
         // stage B (no copy of the beat exists for the record alone), and the
         // first error's edge, or a capture already held, stops them. `start`,
@@ -468,7 +474,8 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         // starts past the end is beyond even with no byte kept).
         self.mismatch_now.next = self.b_lanes.q.val().any();
         self.beyond_now.next = self.b_past.q.val() | self.b_over.q.val().any();
-        self.latch_now.next = !self.latched.q.val() & (self.mismatch_now.val() | self.beyond_now.val());
+        self.bad_now.next = self.mismatch_now.val() | self.beyond_now.val();
+        self.latch_now.next = !self.latched.q.val() & self.bad_now.val();
         if (!self.latched.q.val() & !self.latch_now.val()) | self.start.val() | self.clear.val() | self.reset.val() {
             self.cap_data.d.next = self.a_data.q.val();
             self.cap_keep.d.next = self.a_keep.q.val();
@@ -476,23 +483,16 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         if self.b_valid.q.val() {
             self.count.d.next = self.count.q.val() + bit_cast::<64, 8>(self.b_count.q.val());
         }
-        if (self.mismatch_now.val() | self.beyond_now.val()) & (self.errors.q.val() != self.c_max32.val()) {
-            self.errors.d.next = self.errors.q.val() + self.c_one32.val();
-        }
-        if self.mismatch_now.val() | self.beyond_now.val() {
-            self.flag.d.next = true;
-        }
         if self.beyond_now.val() {
             self.over.d.next = true;
         }
         self.d_end.d.next = self.b_end.q.val();
-        self.d_bad.d.next = self.mismatch_now.val() | self.beyond_now.val();
+        self.d_bad.d.next = self.bad_now.val();
         if self.latch_now.val() {
             self.latched.d.next = true;
             self.cap_word.d.next = self.b_word.q.val();
             self.cap_offset.d.next = self.b_offset.q.val();
             self.cap_room.d.next = self.b_room.q.val();
-            self.cap_lane.d.next = self.b_room.q.val() >> self.c_two8.val();
             self.scan_lane.d.next = self.c_zero8.val();
             self.scanning.d.next = true;
             if self.mismatch_now.val() {
@@ -509,20 +509,23 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         self.e_end.d.next = self.d_end.q.val();
         self.e_bad.d.next = self.d_bad.q.val();
         self.under.d.next = bit_cast::<64, 48>(self.size_q.q.val()) > self.count.q.val();
-        if self.e_end.q.val() & self.under.q.val() & !self.e_bad.q.val() {
+        self.short_now.next = self.e_end.q.val() & self.under.q.val() & !self.e_bad.q.val();
+        // Every error raises the flag and counts once: a beat's in stage D,
+        // a short end in stage E (both in one cycle count once).
+        if self.bad_now.val() | self.short_now.val() {
             self.flag.d.next = true;
             if self.errors.q.val() != self.c_max32.val() {
                 self.errors.d.next = self.errors.q.val() + self.c_one32.val();
             }
-            if !self.latched.q.val() {
-                self.latched.d.next = true;
-                self.scanning.d.next = false;
-                self.cause.d.next = self.c_cause_short.val();
-                self.rec_offset.d.next = self.count.q.val().get_bits::<48>(0);
-                self.rec_expected.d.next = self.count.q.val().get_bits::<32>(2);
-                self.rec_received.d.next = self.c_zero32.val();
-                self.rec_valid.d.next = true;
-            }
+        }
+        if self.short_now.val() & !self.latched.q.val() {
+            self.latched.d.next = true;
+            self.scanning.d.next = false;
+            self.cause.d.next = self.c_cause_short.val();
+            self.rec_offset.d.next = self.count.q.val().get_bits::<48>(0);
+            self.rec_expected.d.next = self.count.q.val().get_bits::<32>(2);
+            self.rec_received.d.next = self.c_zero32.val();
+            self.rec_valid.d.next = true;
         }
 
         // Scan: one lane a cycle, picked (`pick`, registered as `pick_*`),
@@ -554,12 +557,12 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         } else {
             self.first_in_lane.next = self.c_three48.val();
         }
+        self.room_lane.next = self.cap_room.q.val() >> self.c_two8.val();
         if self.cause.q.val() == self.c_cause_beyond.val() {
             // The lane holds byte `room`, or it is the last lane (the scan
             // starts at lane 0 and counts up, so equality is enough).
             self.found.next = self.sel_valid.q.val()
-                & ((self.sel_lane.q.val() == self.cap_lane.q.val())
-                    | (self.sel_lane.q.val() == self.c_last_lane.val()));
+                & ((self.sel_lane.q.val() == self.room_lane.val()) | (self.sel_lane.q.val() == self.c_last_lane.val()));
         } else {
             self.found.next = self.sel_valid.q.val() & (self.sel_flags.q.val() != self.c_zero4.val());
         }

@@ -2183,9 +2183,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     reg  [47:0] cap_offset$d;
     wire  [47:0] cap_offset$q;
     reg  cap_offset$clock;
-    reg  [7:0] cap_lane$d;
-    wire  [7:0] cap_lane$q;
-    reg  cap_lane$clock;
     reg  [31:0] npackets$d;
     wire  [31:0] npackets$q;
     reg  npackets$clock;
@@ -2250,6 +2247,9 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
     reg  [47:0] room48;
     reg  mismatch_now;
     reg  beyond_now;
+    reg  bad_now;
+    reg  short_now;
+    reg  [7:0] room_lane;
     reg  latch_now;
     reg  [7:0] sel_byte;
     reg  [47:0] first_in_lane;
@@ -2451,11 +2451,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         .q(cap_offset$q),
         .clock(cap_offset$clock)
     );
-    toe_user_logic_session$datapath$verifier$cap_lane cap_lane(
-        .d(cap_lane$d),
-        .q(cap_lane$q),
-        .clock(cap_lane$clock)
-    );
     toe_user_logic_session$datapath$verifier$npackets npackets(
         .d(npackets$d),
         .q(npackets$q),
@@ -2591,7 +2586,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         cap_room$clock = clock;
         cap_word$clock = clock;
         cap_offset$clock = clock;
-        cap_lane$clock = clock;
         npackets$clock = clock;
         scan_lane$clock = clock;
         pick_valid$clock = clock;
@@ -2644,7 +2638,6 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         cap_room$d = cap_room$q;
         cap_word$d = cap_word$q;
         cap_offset$d = cap_offset$q;
-        cap_lane$d = cap_lane$q;
         npackets$d = npackets$q;
         scan_lane$d = scan_lane$q;
         pick_valid$d = pick_valid$q;
@@ -2721,7 +2714,8 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         b_offset$d = a_offset$q;
         mismatch_now = |b_lanes$q;
         beyond_now = b_past$q | |b_over$q;
-        latch_now = ~latched$q & (mismatch_now | beyond_now);
+        bad_now = mismatch_now | beyond_now;
+        latch_now = ~latched$q & bad_now;
         if ((~latched$q & ~latch_now) | start | clear | reset) begin
             cap_data$d = a_data$q;
             cap_keep$d = a_keep$q;
@@ -2729,23 +2723,16 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         if (b_valid$q) begin
             count$d = count$q + ((b_count$q) & 64'hffffffffffffffff);
         end
-        if ((mismatch_now | beyond_now) & (errors$q != c_max32)) begin
-            errors$d = errors$q + c_one32;
-        end
-        if (mismatch_now | beyond_now) begin
-            flag$d = 1'b1;
-        end
         if (beyond_now) begin
             over$d = 1'b1;
         end
         d_end$d = b_end$q;
-        d_bad$d = mismatch_now | beyond_now;
+        d_bad$d = bad_now;
         if (latch_now) begin
             latched$d = 1'b1;
             cap_word$d = b_word$q;
             cap_offset$d = b_offset$q;
             cap_room$d = b_room$q;
-            cap_lane$d = b_room$q >> c_two8;
             scan_lane$d = c_zero8;
             scanning$d = 1'b1;
             if (mismatch_now) begin
@@ -2758,20 +2745,21 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         e_end$d = d_end$q;
         e_bad$d = d_bad$q;
         under$d = ((size_q$q) & 64'hffffffffffffffff) > count$q;
-        if (e_end$q & under$q & ~e_bad$q) begin
+        short_now = e_end$q & under$q & ~e_bad$q;
+        if (bad_now | short_now) begin
             flag$d = 1'b1;
             if (errors$q != c_max32) begin
                 errors$d = errors$q + c_one32;
             end
-            if (~latched$q) begin
-                latched$d = 1'b1;
-                scanning$d = 1'b0;
-                cause$d = c_cause_short;
-                rec_offset$d = count$q[(32'h0)+:(48)];
-                rec_expected$d = count$q[(32'h2)+:(32)];
-                rec_received$d = c_zero32;
-                rec_valid$d = 1'b1;
-            end
+        end
+        if (short_now & ~latched$q) begin
+            latched$d = 1'b1;
+            scanning$d = 1'b0;
+            cause$d = c_cause_short;
+            rec_offset$d = count$q[(32'h0)+:(48)];
+            rec_expected$d = count$q[(32'h2)+:(32)];
+            rec_received$d = c_zero32;
+            rec_valid$d = 1'b1;
         end
         pick$data = cap_data$q;
         pick$flags = cap_keep$q;
@@ -2800,8 +2788,9 @@ module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,t
         else begin
             first_in_lane = c_three48;
         end
+        room_lane = cap_room$q >> c_two8;
         if (cause$q == c_cause_beyond) begin
-            found = sel_valid$q & ((sel_lane$q == cap_lane$q) | (sel_lane$q == c_last_lane));
+            found = sel_valid$q & ((sel_lane$q == room_lane) | (sel_lane$q == c_last_lane));
         end
         else begin
             found = sel_valid$q & (sel_flags$q != c_zero4);
@@ -3225,25 +3214,6 @@ module toe_user_logic_session$datapath$verifier$cap_keep(d,q,clock);
     end
           
 endmodule // toe_user_logic_session$datapath$verifier$cap_keep
-
-
-module toe_user_logic_session$datapath$verifier$cap_lane(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$cap_lane
 
 
 module toe_user_logic_session$datapath$verifier$cap_offset(d,q,clock);
