@@ -131,23 +131,20 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
             let mask: VerilogLiteral = mask.into();
             count_bits.push(format!("|(last_kept & {mask})"));
         }
-        // One OR per lane of the byte vector `v`, zeros above the beat's
-        // lanes.
-        let per_lane = |v: &str| {
-            let mut terms: Vec<String> = (0..lanes).rev().map(|j| format!("|{v}[{}:{}]", 4 * j + 3, 4 * j)).collect();
+        // A 32-bit lane vector: `term(j)` for each lane j, highest first,
+        // zeros above the beat's lanes.
+        let lane_vector = |term: &dyn Fn(usize) -> String| {
+            let mut terms: Vec<String> = (0..lanes).rev().map(term).collect();
             if lanes < 32 {
                 terms.insert(0, format!("{}'d0", 32 - lanes));
             }
             terms.join(", ")
         };
+        // One OR per lane of the byte vector `v`.
+        let per_lane = |v: &str| lane_vector(&|j| format!("|{v}[{}:{}]", 4 * j + 3, 4 * j));
         // A lane of a full beat is wrong when its 32 bits differ.
-        let mut word_lanes: Vec<String> = (0..lanes)
-            .rev()
-            .map(|j| format!("data[{hi}:{lo}] != expected[{hi}:{lo}]", hi = 32 * j + 31, lo = 32 * j))
-            .collect();
-        if lanes < 32 {
-            word_lanes.insert(0, format!("{}'d0", 32 - lanes));
-        }
+        let word_lanes =
+            lane_vector(&|j| format!("data[{hi}:{lo}] != expected[{hi}:{lo}]", hi = 32 * j + 31, lo = 32 * j));
         // The simulation form: a full beat takes the word-level branch; the
         // rest runs the synthesis form's vectors, `nz` built by a loop. The
         // loop's bit assignments keep Verilator's dataflow pass from
@@ -189,7 +186,7 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
             m = K - 1,
             k = K,
             nz = nz.join(", "),
-            word_lanes = word_lanes.join(", "),
+            word_lanes = word_lanes,
             vectors_syn = vectors.replace("\n        ", "\n    "),
         ))
     }
