@@ -151,9 +151,11 @@ fn input_net(port: &Port) -> Result<String, GenError> {
 /// yardstick's table measures by default) or leaves it unconnected, so
 /// Verilator and yosys prune the record's logic (`Pruned`, the issue's
 /// second simulation figure).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Record {
+    /// Folded into `err_cnt`, as in the product.
     Live,
+    /// Left unconnected: Verilator and yosys prune its logic.
     Pruned,
 }
 

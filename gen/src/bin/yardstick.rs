@@ -10,17 +10,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use toe_gen::yardstick::Record;
-
-/// The first-error record in the measured model.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum RecordArg {
-    /// Folded into `err_cnt`, as in the product.
-    Live,
-    /// Left unconnected: Verilator and yosys prune its logic.
-    Pruned,
-}
 
 /// Write the yardstick wrapper and the datapath it wraps.
 #[derive(Parser, Debug)]
@@ -35,7 +26,7 @@ struct Args {
     out: PathBuf,
     /// Keep the first-error record live or let it be pruned.
     #[arg(long, value_enum, default_value = "live")]
-    record: RecordArg,
+    record: Record,
 }
 
 fn run(args: &Args) -> Result<String, String> {
@@ -43,11 +34,7 @@ fn run(args: &Args) -> Result<String, String> {
         Some(path) => toe_gen::read_config(path)?,
         None => toe_gen::parse_config(config::DEFAULT_TOML).map_err(|e| format!("the default configuration: {e}"))?,
     };
-    let record = match args.record {
-        RecordArg::Live => Record::Live,
-        RecordArg::Pruned => Record::Pruned,
-    };
-    let y = toe_gen::yardstick::yardstick_with(&design, record).map_err(|e| e.to_string())?;
+    let y = toe_gen::yardstick::yardstick_with(&design, args.record).map_err(|e| e.to_string())?;
     let files: Vec<_> = y.files().into_iter().cloned().collect();
     toe_gen::write_atomically(&args.out, &files).map_err(|e| e.to_string())?;
     let path = |f: &toe_gen::GeneratedFile| args.out.join(&f.path).display().to_string();
