@@ -114,44 +114,51 @@ impl Part<Transactions> for RegisterFileCore {
 
         // A write that would put an invalid value in a checked field, or that
         // covers only some bytes of one, is refused here: it never crosses.
-        // `value - min > max - min` (32-bit, wrapping) is one compare for
-        // both bounds, and no constant compare when `min` is 0. The verdict
-        // on the held AW and W is registered (`w_refused_q`), and a write
-        // issues one cycle after both are held (`w_checked`), so the check
-        // adds no logic level to the issue path.
-        self.w_checked.d.next = self.aw_full.q.val() & self.w_full.q.val();
+        // Each field's part of the verdict is taken with its beat: whether
+        // the AW beat addresses the field (`check_hit`), and whether the W
+        // beat writes some of its bytes with a value out of range or only
+        // some of them (`check_fault`). `value - min > max - min` (32-bit,
+        // wrapping) is one compare for both bounds, and no constant compare
+        // when `min` is 0. The verdict on the held AW and W is their OR,
+        // registered (`w_refused_q`), and a write issues one cycle after both
+        // are held (`w_checked`): the compares add no logic level to the
+        // issue path, and the verdict is one OR over the fields deep.
         self.w_refused.next = false;
         for j in 0..self.check_addr.len() {
-            if (self.aw_addr.q.val() == self.check_addr[j].val())
-                & ((self.w_strb.q.val() & self.check_bytes[j].val()) != self.zero4.val())
-                & (((self.w_strb.q.val() & self.check_bytes[j].val()) != self.check_bytes[j].val())
-                    | (((self.w_data.q.val() & self.check_mask[j].val()) - self.check_min[j].val())
-                        > self.check_span[j].val()))
-            {
+            self.check_hit[j].clock.next = self.s_axil_aclk.val();
+            self.check_fault[j].clock.next = self.s_axil_aclk.val();
+            self.check_hit[j].d.next = self.check_hit[j].q.val();
+            self.check_fault[j].d.next = self.check_fault[j].q.val();
+            if self.s_axil_awvalid.val() & !self.aw_full.q.val() {
+                self.check_hit[j].d.next = self.s_axil_awaddr.val() == self.check_addr[j].val();
+            }
+            if self.s_axil_wvalid.val() & !self.w_full.q.val() {
+                self.check_fault[j].d.next = ((self.s_axil_wstrb.val() & self.check_bytes[j].val())
+                    != self.zero4.val())
+                    & (((self.s_axil_wstrb.val() & self.check_bytes[j].val()) != self.check_bytes[j].val())
+                        | (((self.s_axil_wdata.val() & self.check_mask[j].val()) - self.check_min[j].val())
+                            > self.check_span[j].val()));
+            }
+            if self.check_hit[j].q.val() & self.check_fault[j].q.val() {
                 self.w_refused.next = true;
             }
         }
         self.w_refused_q.d.next = self.w_refused.val();
+        // `w_checked` implies that both are held: every branch below that
+        // takes them out clears it too.
+        self.w_checked.d.next = self.aw_full.q.val() & self.w_full.q.val();
 
         // One request at a time, issued when the previous response has left;
         // a write and a read both waiting take turns.
         if self.s_axil_aresetn.val() & !self.busy.q.val() & !self.b_valid.q.val() & !self.r_valid.q.val() {
-            if self.aw_full.q.val()
-                & self.w_full.q.val()
-                & self.w_checked.q.val()
-                & (!self.ar_full.q.val() | !self.last_write.q.val())
-                & self.w_refused_q.q.val()
-            {
+            if self.w_checked.q.val() & (!self.ar_full.q.val() | !self.last_write.q.val()) & self.w_refused_q.q.val() {
                 self.b_valid.d.next = true;
                 self.b_resp.d.next = self.resp_slverr.val();
                 self.last_write.d.next = true;
                 self.aw_full.d.next = false;
                 self.w_full.d.next = false;
-            } else if self.aw_full.q.val()
-                & self.w_full.q.val()
-                & self.w_checked.q.val()
-                & (!self.ar_full.q.val() | !self.last_write.q.val())
-            {
+                self.w_checked.d.next = false;
+            } else if self.w_checked.q.val() & (!self.ar_full.q.val() | !self.last_write.q.val()) {
                 self.req_write.d.next = true;
                 self.req_addr.d.next = self.aw_addr.q.val();
                 self.req_wdata.d.next = self.w_data.q.val();
@@ -161,6 +168,7 @@ impl Part<Transactions> for RegisterFileCore {
                 self.last_write.d.next = true;
                 self.aw_full.d.next = false;
                 self.w_full.d.next = false;
+                self.w_checked.d.next = false;
             } else if self.ar_full.q.val() {
                 self.req_write.d.next = false;
                 self.req_addr.d.next = self.ar_addr.q.val();
@@ -183,15 +191,20 @@ impl Part<Transactions> for RegisterFileCore {
             & !self.ack_edge.val()
             & !self.b_valid.q.val()
             & !self.r_valid.q.val()
-            & (!self.drop_resp.q.val()
-                | (self.aw_full.q.val() & self.w_full.q.val() & self.w_checked.q.val())
-                | self.ar_full.q.val());
+            & (!self.drop_resp.q.val() | self.w_checked.q.val() | self.ar_full.q.val());
         self.wait_q.d.next = self.wait_zero.val();
         if self.blocked.val() {
             self.wait_q.d.next = self.wait_q.q.val() + self.wait_one.val();
         }
         self.expired.d.next = self.blocked.val() & (self.wait_q.q.val() == self.timeout_last.val());
-        if self.expired.q.val() & self.blocked.val() {
+        // `expired` says the access was blocked in the cycle before, and
+        // nothing but an acknowledge or a bus reset unblocks it from one
+        // cycle to the next: while it waits nothing issues, no answer is
+        // pending, the held beats stay and `drop_resp` keeps its value (nor
+        // can `expired` fire twice in a row). So `expired & blocked` is
+        // `expired & !ack_edge & aresetn`: a shallow enable for the many
+        // registers the action sets.
+        if self.expired.q.val() & !self.ack_edge.val() & self.s_axil_aresetn.val() {
             self.wait_q.d.next = self.wait_zero.val();
             if !self.drop_resp.q.val() {
                 self.drop_resp.d.next = true;
@@ -203,12 +216,13 @@ impl Part<Transactions> for RegisterFileCore {
                     self.r_data.d.next = 0.into();
                     self.r_resp.d.next = self.resp_slverr.val();
                 }
-            } else if self.aw_full.q.val() & self.w_full.q.val() & self.w_checked.q.val() {
+            } else if self.w_checked.q.val() {
                 self.b_valid.d.next = true;
                 self.b_resp.d.next = self.resp_slverr.val();
                 self.last_write.d.next = true;
                 self.aw_full.d.next = false;
                 self.w_full.d.next = false;
+                self.w_checked.d.next = false;
             } else {
                 self.r_valid.d.next = true;
                 self.r_data.d.next = 0.into();
@@ -226,6 +240,7 @@ impl Part<Transactions> for RegisterFileCore {
         if !self.s_axil_aresetn.val() {
             self.aw_full.d.next = false;
             self.w_full.d.next = false;
+            self.w_checked.d.next = false;
             self.ar_full.d.next = false;
             if self.busy.q.val() & !self.ack_edge.val() {
                 self.drop_resp.d.next = true;

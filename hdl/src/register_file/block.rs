@@ -144,6 +144,20 @@ pub struct RegisterFileCore {
     pub(super) do_read: Signal<Local, Bit>,
     pub(super) wmask: Signal<Local, Bits<32>>,
     pub(super) hit: Signal<Local, Bit>,
+    /// The request's address decoded one user cycle ahead, per slot of each
+    /// kind (`<kind>_addr[k]`). Every mapped register is in a slot of some
+    /// kind (`Layout::mapped`), so a request hits when one of them is high.
+    /// The request is held still from its toggle to its acknowledge, and
+    /// the toggle takes two user cycles through its synchroniser, so the
+    /// decode is of the request by the `strobe` cycle. The selects keep the
+    /// compares out of the access's and the read multiplexer's cone.
+    pub(super) storage_sel: Vec<DFF<Bit>>,
+    pub(super) pulse_sel: Vec<DFF<Bit>>,
+    pub(super) sticky_sel: Vec<DFF<Bit>>,
+    pub(super) status_sel: Vec<DFF<Bit>>,
+    pub(super) latch_lo_sel: Vec<DFF<Bit>>,
+    pub(super) latch_hi_sel: Vec<DFF<Bit>>,
+    pub(super) const_sel: Vec<DFF<Bit>>,
     pub(super) rd_storage: Signal<Local, Bits<32>>,
     pub(super) rd_sticky: Signal<Local, Bits<32>>,
     pub(super) rd_status: Signal<Local, Bits<32>>,
@@ -167,19 +181,25 @@ pub struct RegisterFileCore {
     pub(super) latch_reset: Vec<Constant<Bits<32>>>,
     pub(super) const_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
     pub(super) const_value: Vec<Constant<Bits<32>>>,
-    pub(super) mapped_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
     // Checked fields (`Layout::checks`): address, field bits, lower bound and span (max - min) in place, byte strobes.
     pub(super) check_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
     pub(super) check_mask: Vec<Constant<Bits<32>>>,
     pub(super) check_min: Vec<Constant<Bits<32>>>,
     pub(super) check_span: Vec<Constant<Bits<32>>>,
     pub(super) check_bytes: Vec<Constant<Bits<4>>>,
+    /// Per checked field, taken with the AW beat: its address is the field's.
+    pub(super) check_hit: Vec<DFF<Bit>>,
+    /// Per checked field, taken with the W beat: it writes the field's bytes
+    /// and would put an invalid value in the field, or covers only some of
+    /// its bytes.
+    pub(super) check_fault: Vec<DFF<Bit>>,
     /// The write waiting in the AW and W registers is refused: it would put
     /// an invalid value in a checked field, or cover only part of one.
     pub(super) w_refused: Signal<Local, Bit>,
     /// `w_refused` of the AW and W held in the cycle before.
     pub(super) w_refused_q: DFF<Bit>,
-    /// AW and W were both held in the cycle before: `w_refused_q` judges them.
+    /// AW and W are held, were both held in the cycle before (so
+    /// `w_refused_q` judges them), and did not leave: the write may issue.
     pub(super) w_checked: DFF<Bit>,
     pub(super) zero4: Constant<Bits<4>>,
     // Byte-enable expansion: entry s is the bit mask of strobe pattern s.
@@ -203,6 +223,10 @@ fn signals<D: Direction>(n: usize) -> Vec<Signal<D, Bits<32>>> {
 }
 
 // rust-hdl's DFF powers up at 0; `user_rst` loads the map's reset values.
+fn selects(n: usize) -> Vec<DFF<Bit>> {
+    (0..n).map(|_| DFF::default()).collect()
+}
+
 fn regs(n: usize) -> Vec<DFF<Bits<32>>> {
     (0..n).map(|_| DFF::default()).collect()
 }
@@ -285,6 +309,13 @@ impl RegisterFileCore {
             do_read: Default::default(),
             wmask: Default::default(),
             hit: Default::default(),
+            storage_sel: selects(layout.storage.len()),
+            pulse_sel: selects(layout.pulse.len()),
+            sticky_sel: selects(layout.sticky.len()),
+            status_sel: selects(layout.status.len()),
+            latch_lo_sel: selects(layout.latch.len()),
+            latch_hi_sel: selects(layout.latch.len()),
+            const_sel: selects(layout.constant.len()),
             rd_storage: Default::default(),
             rd_sticky: Default::default(),
             rd_status: Default::default(),
@@ -307,16 +338,13 @@ impl RegisterFileCore {
             latch_reset: words(&layout.latch, |s| s.reset),
             const_addr: addrs(&layout.constant, |s| s.addr),
             const_value: words(&layout.constant, |s| s.reset),
-            mapped_addr: layout
-                .mapped
-                .iter()
-                .map(|a| Constant::new(bits::<CORE_ADDRESS_BITS>(u64::from(*a))))
-                .collect(),
             check_addr: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.addr)))).collect(),
             check_mask: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.mask)))).collect(),
             check_min: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.min)))).collect(),
             check_span: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.max - c.min)))).collect(),
             check_bytes: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.bytes)))).collect(),
+            check_hit: layout.checks.iter().map(|_| DFF::default()).collect(),
+            check_fault: layout.checks.iter().map(|_| DFF::default()).collect(),
             w_refused: Default::default(),
             w_refused_q: Default::default(),
             w_checked: Default::default(),

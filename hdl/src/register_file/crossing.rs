@@ -70,8 +70,9 @@ impl Part<RequestIn> for RegisterFileCore {
 }
 
 /// The user side answers: in the strobe cycle, the response (the read data
-/// of every kind, or nothing for a write; an error for an unmapped address
-/// or while `user_rst` is high) is held still and the acknowledge toggles.
+/// of every kind, which a write's answer ignores; an error for an unmapped
+/// address or while `user_rst` is high) is held still and the acknowledge
+/// toggles.
 pub(super) struct Answer;
 
 impl Part<Answer> for RegisterFileCore {
@@ -85,8 +86,11 @@ impl Part<Answer> for RegisterFileCore {
             // In reset the registers take their reset values whatever is
             // written: every access then answers an error and reads 0.
             self.resp_err.d.next = !self.hit.val() | self.user_rst.val();
+            // Every select is low on a miss, so the read data is 0 then
+            // without a term for it; for a write the data goes nowhere (the
+            // bus side answers a write with B alone).
             self.resp_data.d.next = 0.into();
-            if self.do_read.val() & self.hit.val() & !self.user_rst.val() {
+            if !self.user_rst.val() {
                 self.resp_data.d.next = self.rd_storage.val()
                     | self.rd_sticky.val()
                     | self.rd_status.val()

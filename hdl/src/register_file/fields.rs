@@ -1,6 +1,7 @@
-//! The per-kind field logic of the register file, in `user_clk`: in the one
-//! cycle the crossing announces a request (`strobe`), the decode of its
-//! address against every slot, the write of storage (`rw`/`wo`), pulse
+//! The per-kind field logic of the register file, in `user_clk`: the decode
+//! of the request's address against every slot, registered a cycle ahead
+//! (the request is held still while its toggle crosses); in the one cycle
+//! the crossing announces the request (`strobe`), the write of storage (`rw`/`wo`), pulse
 //! (`wpulse`) and sticky (`w1c`) slots under the byte strobes, the sampling
 //! of status and latch slots (volatile `ro`), the constants, and the read
 //! data of each kind for the crossing's answer; plus the free-running cycle
@@ -32,9 +33,50 @@ impl Part<Access> for RegisterFileCore {
         }
         self.cycle_count.next = self.counter.q.val();
 
+        // The decode, one cycle ahead (`storage_sel` in `block.rs`); the
+        // request hits when any select is high.
         self.hit.next = false;
-        for k in 0..self.mapped_addr.len() {
-            if self.req_addr.q.val() == self.mapped_addr[k].val() {
+        for k in 0..self.storage_sel.len() {
+            self.storage_sel[k].clock.next = self.user_clk.val();
+            self.storage_sel[k].d.next = self.req_addr.q.val() == self.storage_addr[k].val();
+            if self.storage_sel[k].q.val() {
+                self.hit.next = true;
+            }
+        }
+        for k in 0..self.pulse_sel.len() {
+            self.pulse_sel[k].clock.next = self.user_clk.val();
+            self.pulse_sel[k].d.next = self.req_addr.q.val() == self.pulse_addr[k].val();
+            if self.pulse_sel[k].q.val() {
+                self.hit.next = true;
+            }
+        }
+        for k in 0..self.sticky_sel.len() {
+            self.sticky_sel[k].clock.next = self.user_clk.val();
+            self.sticky_sel[k].d.next = self.req_addr.q.val() == self.sticky_addr[k].val();
+            if self.sticky_sel[k].q.val() {
+                self.hit.next = true;
+            }
+        }
+        for k in 0..self.status_sel.len() {
+            self.status_sel[k].clock.next = self.user_clk.val();
+            self.status_sel[k].d.next = self.req_addr.q.val() == self.status_addr[k].val();
+            if self.status_sel[k].q.val() {
+                self.hit.next = true;
+            }
+        }
+        for k in 0..self.latch_lo_sel.len() {
+            self.latch_lo_sel[k].clock.next = self.user_clk.val();
+            self.latch_lo_sel[k].d.next = self.req_addr.q.val() == self.latch_lo_addr[k].val();
+            self.latch_hi_sel[k].clock.next = self.user_clk.val();
+            self.latch_hi_sel[k].d.next = self.req_addr.q.val() == self.latch_hi_addr[k].val();
+            if self.latch_lo_sel[k].q.val() | self.latch_hi_sel[k].q.val() {
+                self.hit.next = true;
+            }
+        }
+        for k in 0..self.const_sel.len() {
+            self.const_sel[k].clock.next = self.user_clk.val();
+            self.const_sel[k].d.next = self.req_addr.q.val() == self.const_addr[k].val();
+            if self.const_sel[k].q.val() {
                 self.hit.next = true;
             }
         }
@@ -43,8 +85,9 @@ impl Part<Access> for RegisterFileCore {
         for k in 0..self.storage_q.len() {
             self.storage_q[k].clock.next = self.user_clk.val();
             self.storage_q[k].d.next = self.storage_q[k].q.val();
-            if self.req_addr.q.val() == self.storage_addr[k].val() {
-                self.rd_storage.next = self.storage_q[k].q.val() & self.storage_rmask[k].val();
+            if self.storage_sel[k].q.val() {
+                self.rd_storage.next =
+                    self.rd_storage.val() | (self.storage_q[k].q.val() & self.storage_rmask[k].val());
                 if self.do_write.val() {
                     self.storage_q[k].d.next = (self.storage_q[k].q.val()
                         & !(self.wmask.val() & self.storage_mask[k].val()))
@@ -60,7 +103,7 @@ impl Part<Access> for RegisterFileCore {
         for k in 0..self.pulse_q.len() {
             self.pulse_q[k].clock.next = self.user_clk.val();
             self.pulse_q[k].d.next = 0.into();
-            if self.do_write.val() & (self.req_addr.q.val() == self.pulse_addr[k].val()) {
+            if self.do_write.val() & self.pulse_sel[k].q.val() {
                 self.pulse_q[k].d.next = self.req_wdata.q.val() & self.wmask.val() & self.pulse_mask[k].val();
             }
             if self.user_rst.val() {
@@ -74,8 +117,8 @@ impl Part<Access> for RegisterFileCore {
         for k in 0..self.sticky_q.len() {
             self.sticky_q[k].clock.next = self.user_clk.val();
             self.sticky_q[k].d.next = self.sticky_q[k].q.val() | (self.set[k].val() & self.sticky_mask[k].val());
-            if self.req_addr.q.val() == self.sticky_addr[k].val() {
-                self.rd_sticky.next = self.sticky_q[k].q.val();
+            if self.sticky_sel[k].q.val() {
+                self.rd_sticky.next = self.rd_sticky.val() | self.sticky_q[k].q.val();
                 if self.do_write.val() {
                     self.sticky_q[k].d.next = (self.sticky_q[k].q.val() & !(self.req_wdata.q.val() & self.wmask.val()))
                         | (self.set[k].val() & self.sticky_mask[k].val());
@@ -89,8 +132,8 @@ impl Part<Access> for RegisterFileCore {
 
         self.rd_status.next = 0.into();
         for k in 0..self.status_addr.len() {
-            if self.req_addr.q.val() == self.status_addr[k].val() {
-                self.rd_status.next = self.status[k].val() & self.status_mask[k].val();
+            if self.status_sel[k].q.val() {
+                self.rd_status.next = self.rd_status.val() | (self.status[k].val() & self.status_mask[k].val());
             }
         }
 
@@ -100,11 +143,11 @@ impl Part<Access> for RegisterFileCore {
         for k in 0..self.latch_q.len() {
             self.latch_q[k].clock.next = self.user_clk.val();
             self.latch_q[k].d.next = self.latch_q[k].q.val();
-            if self.do_read.val() & (self.req_addr.q.val() == self.latch_lo_addr[k].val()) {
+            if self.do_read.val() & self.latch_lo_sel[k].q.val() {
                 self.latch_q[k].d.next = self.latch_in[k].val() & self.latch_mask[k].val();
             }
-            if self.req_addr.q.val() == self.latch_hi_addr[k].val() {
-                self.rd_latch.next = self.latch_q[k].q.val();
+            if self.latch_hi_sel[k].q.val() {
+                self.rd_latch.next = self.rd_latch.val() | self.latch_q[k].q.val();
             }
             if self.user_rst.val() {
                 self.latch_q[k].d.next = self.latch_reset[k].val();
@@ -113,8 +156,8 @@ impl Part<Access> for RegisterFileCore {
 
         self.rd_const.next = 0.into();
         for k in 0..self.const_addr.len() {
-            if self.req_addr.q.val() == self.const_addr[k].val() {
-                self.rd_const.next = self.const_value[k].val();
+            if self.const_sel[k].q.val() {
+                self.rd_const.next = self.rd_const.val() | self.const_value[k].val();
             }
         }
     }

@@ -436,6 +436,25 @@ mod tests {
         config::parse(&config::default_toml_with_sessions(sessions), &[config::DEFAULT_BOARD]).unwrap()
     }
 
+    /// The core decodes a hit as "some slot's select is high"
+    /// (`RegisterFileCore::storage_sel`): that needs every mapped register
+    /// in a slot of some kind.
+    #[test]
+    fn every_mapped_register_is_in_a_slot() {
+        for sessions in 1..=config::MAX_SESSIONS {
+            let l = Layout::new(&regmap::RegisterMap::for_design(&design(sessions))).unwrap();
+            let in_slot: std::collections::BTreeSet<u32> = [&l.storage, &l.pulse, &l.sticky, &l.status, &l.constant]
+                .into_iter()
+                .flatten()
+                .map(|s| s.addr)
+                .chain(l.latch.iter().map(|s| s.addr))
+                .collect();
+            let outside: Vec<u32> = l.mapped.iter().copied().filter(|a| !in_slot.contains(a)).collect();
+            assert!(outside.is_empty(), "{sessions} sessions: {outside:#x?} in no slot");
+            assert_eq!(in_slot.len(), l.mapped.len(), "{sessions} sessions: a slot outside the map");
+        }
+    }
+
     #[test]
     fn the_bus_timeout_is_the_maps_constant_and_nothing_else() {
         let map = regmap::RegisterMap::for_design(&design(2));
