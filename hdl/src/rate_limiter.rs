@@ -23,8 +23,12 @@
 //! between the generator and the TOE (gating `tvalid`); on RX between the TOE
 //! and the verifier (gating `tready`, so a slow receiver pushes back).
 //!
-//! `percent` is read every cycle (a new setting takes effect at once, no
-//! reset); values above 100 act as 100, and 0 as 1.
+//! `percent` is read every cycle into a register (a new setting takes effect
+//! one cycle later, no reset); values above 100 act as 100, and 0 as 1. The
+//! register holds the clamped rate and the rate less a beat (`rate - 100`),
+//! so a cycle's credit update is one adder from flip-flops. In the product
+//! `percent` is the session's setting latched at `start`, cycles before the
+//! first beat.
 
 use rust_hdl::prelude::*;
 
@@ -46,7 +50,11 @@ pub struct RateLimiter<const W: usize, const K: usize> {
     pub m_tvalid: Signal<Out, Bit>,
     pub m_tready: Signal<In, Bit>,
     credit: DFF<Bits<8>>,
-    rate: Signal<Local, Bits<8>>,
+    /// The clamped `percent` of the cycle before.
+    rate: DFF<Bits<8>>,
+    /// `rate - 100` (8-bit, wrapping): the credit's change when a beat passes.
+    surplus: DFF<Bits<8>>,
+    clamped: Signal<Local, Bits<8>>,
     pass: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     c_full: Constant<Bits<8>>,
@@ -74,6 +82,8 @@ impl<const W: usize, const K: usize> RateLimiter<W, K> {
             m_tready: Default::default(),
             credit: Default::default(),
             rate: Default::default(),
+            surplus: Default::default(),
+            clamped: Default::default(),
             pass: Default::default(),
             take: Default::default(),
             c_full: Constant::new(bits(100)),
@@ -93,14 +103,16 @@ impl<const W: usize, const K: usize> Default for RateLimiter<W, K> {
 impl<const W: usize, const K: usize> Logic for RateLimiter<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, credit);
+        dff_setup!(self, clock, credit, rate, surplus);
         if self.percent.val() == self.c_zero7.val() {
-            self.rate.next = self.c_one.val();
+            self.clamped.next = self.c_one.val();
         } else if self.percent.val() > self.c_hundred7.val() {
-            self.rate.next = self.c_full.val();
+            self.clamped.next = self.c_full.val();
         } else {
-            self.rate.next = bit_cast::<8, 7>(self.percent.val());
+            self.clamped.next = bit_cast::<8, 7>(self.percent.val());
         }
+        self.rate.d.next = self.clamped.val();
+        self.surplus.d.next = self.clamped.val() - self.c_full.val();
         self.pass.next = self.credit.q.val() >= self.c_full.val();
         self.m_tdata.next = self.s_tdata.val();
         self.m_tkeep.next = self.s_tkeep.val();
@@ -109,9 +121,9 @@ impl<const W: usize, const K: usize> Logic for RateLimiter<W, K> {
         self.s_tready.next = self.m_tready.val() & self.pass.val();
         self.take.next = self.s_tvalid.val() & self.m_tready.val() & self.pass.val();
         if self.take.val() {
-            self.credit.d.next = self.credit.q.val() + self.rate.val() - self.c_full.val();
+            self.credit.d.next = self.credit.q.val() + self.surplus.q.val();
         } else if !self.pass.val() {
-            self.credit.d.next = self.credit.q.val() + self.rate.val();
+            self.credit.d.next = self.credit.q.val() + self.rate.q.val();
         }
         if self.reset.val() {
             self.credit.d.next = self.c_full.val();
