@@ -432,52 +432,6 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  const_value$6 = 32'h400;
     localparam  const_value$7 = 32'hdc7df10b;
     localparam  const_value$8 = 32'hbc30104b;
-    localparam  mapped_addr$0 = 16'h0;
-    localparam  mapped_addr$1 = 16'h4;
-    localparam  mapped_addr$2 = 16'h8;
-    localparam  mapped_addr$3 = 16'hc;
-    localparam  mapped_addr$4 = 16'h10;
-    localparam  mapped_addr$5 = 16'h14;
-    localparam  mapped_addr$6 = 16'h28;
-    localparam  mapped_addr$7 = 16'h18;
-    localparam  mapped_addr$8 = 16'h1c;
-    localparam  mapped_addr$9 = 16'h20;
-    localparam  mapped_addr$10 = 16'h24;
-    localparam  mapped_addr$11 = 16'h40;
-    localparam  mapped_addr$12 = 16'h44;
-    localparam  mapped_addr$13 = 16'h48;
-    localparam  mapped_addr$14 = 16'h4c;
-    localparam  mapped_addr$15 = 16'h50;
-    localparam  mapped_addr$16 = 16'h54;
-    localparam  mapped_addr$17 = 16'h58;
-    localparam  mapped_addr$18 = 16'h5c;
-    localparam  mapped_addr$19 = 16'h60;
-    localparam  mapped_addr$20 = 16'h100;
-    localparam  mapped_addr$21 = 16'h104;
-    localparam  mapped_addr$22 = 16'h108;
-    localparam  mapped_addr$23 = 16'h10c;
-    localparam  mapped_addr$24 = 16'h110;
-    localparam  mapped_addr$25 = 16'h114;
-    localparam  mapped_addr$26 = 16'h118;
-    localparam  mapped_addr$27 = 16'h11c;
-    localparam  mapped_addr$28 = 16'h120;
-    localparam  mapped_addr$29 = 16'h124;
-    localparam  mapped_addr$30 = 16'h128;
-    localparam  mapped_addr$31 = 16'h130;
-    localparam  mapped_addr$32 = 16'h134;
-    localparam  mapped_addr$33 = 16'h138;
-    localparam  mapped_addr$34 = 16'h13c;
-    localparam  mapped_addr$35 = 16'h140;
-    localparam  mapped_addr$36 = 16'h144;
-    localparam  mapped_addr$37 = 16'h150;
-    localparam  mapped_addr$38 = 16'h154;
-    localparam  mapped_addr$39 = 16'h158;
-    localparam  mapped_addr$40 = 16'h15c;
-    localparam  mapped_addr$41 = 16'h160;
-    localparam  mapped_addr$42 = 16'h164;
-    localparam  mapped_addr$43 = 16'h170;
-    localparam  mapped_addr$44 = 16'h174;
-    localparam  mapped_addr$45 = 16'h178;
     localparam  check_addr$0 = 16'h48;
     localparam  check_addr$1 = 16'h48;
     localparam  check_addr$2 = 16'h10c;
@@ -683,6 +637,186 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     reg  [31:0] latch_q$4$d;
     wire  [31:0] latch_q$4$q;
     reg  latch_q$4$clock;
+    reg  storage_sel$0$d;
+    wire  storage_sel$0$q;
+    reg  storage_sel$0$clock;
+    reg  storage_sel$1$d;
+    wire  storage_sel$1$q;
+    reg  storage_sel$1$clock;
+    reg  storage_sel$2$d;
+    wire  storage_sel$2$q;
+    reg  storage_sel$2$clock;
+    reg  storage_sel$3$d;
+    wire  storage_sel$3$q;
+    reg  storage_sel$3$clock;
+    reg  storage_sel$4$d;
+    wire  storage_sel$4$q;
+    reg  storage_sel$4$clock;
+    reg  storage_sel$5$d;
+    wire  storage_sel$5$q;
+    reg  storage_sel$5$clock;
+    reg  storage_sel$6$d;
+    wire  storage_sel$6$q;
+    reg  storage_sel$6$clock;
+    reg  storage_sel$7$d;
+    wire  storage_sel$7$q;
+    reg  storage_sel$7$clock;
+    reg  storage_sel$8$d;
+    wire  storage_sel$8$q;
+    reg  storage_sel$8$clock;
+    reg  storage_sel$9$d;
+    wire  storage_sel$9$q;
+    reg  storage_sel$9$clock;
+    reg  storage_sel$10$d;
+    wire  storage_sel$10$q;
+    reg  storage_sel$10$clock;
+    reg  storage_sel$11$d;
+    wire  storage_sel$11$q;
+    reg  storage_sel$11$clock;
+    reg  storage_sel$12$d;
+    wire  storage_sel$12$q;
+    reg  storage_sel$12$clock;
+    reg  storage_sel$13$d;
+    wire  storage_sel$13$q;
+    reg  storage_sel$13$clock;
+    reg  storage_sel$14$d;
+    wire  storage_sel$14$q;
+    reg  storage_sel$14$clock;
+    reg  storage_sel$15$d;
+    wire  storage_sel$15$q;
+    reg  storage_sel$15$clock;
+    reg  pulse_sel$0$d;
+    wire  pulse_sel$0$q;
+    reg  pulse_sel$0$clock;
+    reg  pulse_sel$1$d;
+    wire  pulse_sel$1$q;
+    reg  pulse_sel$1$clock;
+    reg  sticky_sel$0$d;
+    wire  sticky_sel$0$q;
+    reg  sticky_sel$0$clock;
+    reg  status_sel$0$d;
+    wire  status_sel$0$q;
+    reg  status_sel$0$clock;
+    reg  status_sel$1$d;
+    wire  status_sel$1$q;
+    reg  status_sel$1$clock;
+    reg  status_sel$2$d;
+    wire  status_sel$2$q;
+    reg  status_sel$2$clock;
+    reg  status_sel$3$d;
+    wire  status_sel$3$q;
+    reg  status_sel$3$clock;
+    reg  status_sel$4$d;
+    wire  status_sel$4$q;
+    reg  status_sel$4$clock;
+    reg  status_sel$5$d;
+    wire  status_sel$5$q;
+    reg  status_sel$5$clock;
+    reg  status_sel$6$d;
+    wire  status_sel$6$q;
+    reg  status_sel$6$clock;
+    reg  status_sel$7$d;
+    wire  status_sel$7$q;
+    reg  status_sel$7$clock;
+    reg  status_sel$8$d;
+    wire  status_sel$8$q;
+    reg  status_sel$8$clock;
+    reg  status_sel$9$d;
+    wire  status_sel$9$q;
+    reg  status_sel$9$clock;
+    reg  status_sel$10$d;
+    wire  status_sel$10$q;
+    reg  status_sel$10$clock;
+    reg  status_sel$11$d;
+    wire  status_sel$11$q;
+    reg  status_sel$11$clock;
+    reg  status_sel$12$d;
+    wire  status_sel$12$q;
+    reg  status_sel$12$clock;
+    reg  status_sel$13$d;
+    wire  status_sel$13$q;
+    reg  status_sel$13$clock;
+    reg  latch_lo_sel$0$d;
+    wire  latch_lo_sel$0$q;
+    reg  latch_lo_sel$0$clock;
+    reg  latch_lo_sel$1$d;
+    wire  latch_lo_sel$1$q;
+    reg  latch_lo_sel$1$clock;
+    reg  latch_lo_sel$2$d;
+    wire  latch_lo_sel$2$q;
+    reg  latch_lo_sel$2$clock;
+    reg  latch_lo_sel$3$d;
+    wire  latch_lo_sel$3$q;
+    reg  latch_lo_sel$3$clock;
+    reg  latch_lo_sel$4$d;
+    wire  latch_lo_sel$4$q;
+    reg  latch_lo_sel$4$clock;
+    reg  latch_hi_sel$0$d;
+    wire  latch_hi_sel$0$q;
+    reg  latch_hi_sel$0$clock;
+    reg  latch_hi_sel$1$d;
+    wire  latch_hi_sel$1$q;
+    reg  latch_hi_sel$1$clock;
+    reg  latch_hi_sel$2$d;
+    wire  latch_hi_sel$2$q;
+    reg  latch_hi_sel$2$clock;
+    reg  latch_hi_sel$3$d;
+    wire  latch_hi_sel$3$q;
+    reg  latch_hi_sel$3$clock;
+    reg  latch_hi_sel$4$d;
+    wire  latch_hi_sel$4$q;
+    reg  latch_hi_sel$4$clock;
+    reg  const_sel$0$d;
+    wire  const_sel$0$q;
+    reg  const_sel$0$clock;
+    reg  const_sel$1$d;
+    wire  const_sel$1$q;
+    reg  const_sel$1$clock;
+    reg  const_sel$2$d;
+    wire  const_sel$2$q;
+    reg  const_sel$2$clock;
+    reg  const_sel$3$d;
+    wire  const_sel$3$q;
+    reg  const_sel$3$clock;
+    reg  const_sel$4$d;
+    wire  const_sel$4$q;
+    reg  const_sel$4$clock;
+    reg  const_sel$5$d;
+    wire  const_sel$5$q;
+    reg  const_sel$5$clock;
+    reg  const_sel$6$d;
+    wire  const_sel$6$q;
+    reg  const_sel$6$clock;
+    reg  const_sel$7$d;
+    wire  const_sel$7$q;
+    reg  const_sel$7$clock;
+    reg  const_sel$8$d;
+    wire  const_sel$8$q;
+    reg  const_sel$8$clock;
+    reg  check_hit$0$d;
+    wire  check_hit$0$q;
+    reg  check_hit$0$clock;
+    reg  check_hit$1$d;
+    wire  check_hit$1$q;
+    reg  check_hit$1$clock;
+    reg  check_hit$2$d;
+    wire  check_hit$2$q;
+    reg  check_hit$2$clock;
+    reg  check_hit$3$d;
+    wire  check_hit$3$q;
+    reg  check_hit$3$clock;
+    reg  check_fault$0$d;
+    wire  check_fault$0$q;
+    reg  check_fault$0$clock;
+    reg  check_fault$1$d;
+    wire  check_fault$1$q;
+    reg  check_fault$1$clock;
+    reg  check_fault$2$d;
+    wire  check_fault$2$q;
+    reg  check_fault$2$clock;
+    reg  check_fault$3$d;
+    wire  check_fault$3$q;
+    reg  check_fault$3$clock;
     reg  w_refused_q$d;
     wire  w_refused_q$q;
     reg  w_refused_q$clock;
@@ -976,6 +1110,306 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         .q(latch_q$4$q),
         .clock(latch_q$4$clock)
     );
+    toe_user_logic_regs$core$storage_sel$0 storage_sel$0(
+        .d(storage_sel$0$d),
+        .q(storage_sel$0$q),
+        .clock(storage_sel$0$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$1 storage_sel$1(
+        .d(storage_sel$1$d),
+        .q(storage_sel$1$q),
+        .clock(storage_sel$1$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$2 storage_sel$2(
+        .d(storage_sel$2$d),
+        .q(storage_sel$2$q),
+        .clock(storage_sel$2$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$3 storage_sel$3(
+        .d(storage_sel$3$d),
+        .q(storage_sel$3$q),
+        .clock(storage_sel$3$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$4 storage_sel$4(
+        .d(storage_sel$4$d),
+        .q(storage_sel$4$q),
+        .clock(storage_sel$4$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$5 storage_sel$5(
+        .d(storage_sel$5$d),
+        .q(storage_sel$5$q),
+        .clock(storage_sel$5$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$6 storage_sel$6(
+        .d(storage_sel$6$d),
+        .q(storage_sel$6$q),
+        .clock(storage_sel$6$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$7 storage_sel$7(
+        .d(storage_sel$7$d),
+        .q(storage_sel$7$q),
+        .clock(storage_sel$7$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$8 storage_sel$8(
+        .d(storage_sel$8$d),
+        .q(storage_sel$8$q),
+        .clock(storage_sel$8$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$9 storage_sel$9(
+        .d(storage_sel$9$d),
+        .q(storage_sel$9$q),
+        .clock(storage_sel$9$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$10 storage_sel$10(
+        .d(storage_sel$10$d),
+        .q(storage_sel$10$q),
+        .clock(storage_sel$10$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$11 storage_sel$11(
+        .d(storage_sel$11$d),
+        .q(storage_sel$11$q),
+        .clock(storage_sel$11$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$12 storage_sel$12(
+        .d(storage_sel$12$d),
+        .q(storage_sel$12$q),
+        .clock(storage_sel$12$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$13 storage_sel$13(
+        .d(storage_sel$13$d),
+        .q(storage_sel$13$q),
+        .clock(storage_sel$13$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$14 storage_sel$14(
+        .d(storage_sel$14$d),
+        .q(storage_sel$14$q),
+        .clock(storage_sel$14$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$15 storage_sel$15(
+        .d(storage_sel$15$d),
+        .q(storage_sel$15$q),
+        .clock(storage_sel$15$clock)
+    );
+    toe_user_logic_regs$core$pulse_sel$0 pulse_sel$0(
+        .d(pulse_sel$0$d),
+        .q(pulse_sel$0$q),
+        .clock(pulse_sel$0$clock)
+    );
+    toe_user_logic_regs$core$pulse_sel$1 pulse_sel$1(
+        .d(pulse_sel$1$d),
+        .q(pulse_sel$1$q),
+        .clock(pulse_sel$1$clock)
+    );
+    toe_user_logic_regs$core$sticky_sel$0 sticky_sel$0(
+        .d(sticky_sel$0$d),
+        .q(sticky_sel$0$q),
+        .clock(sticky_sel$0$clock)
+    );
+    toe_user_logic_regs$core$status_sel$0 status_sel$0(
+        .d(status_sel$0$d),
+        .q(status_sel$0$q),
+        .clock(status_sel$0$clock)
+    );
+    toe_user_logic_regs$core$status_sel$1 status_sel$1(
+        .d(status_sel$1$d),
+        .q(status_sel$1$q),
+        .clock(status_sel$1$clock)
+    );
+    toe_user_logic_regs$core$status_sel$2 status_sel$2(
+        .d(status_sel$2$d),
+        .q(status_sel$2$q),
+        .clock(status_sel$2$clock)
+    );
+    toe_user_logic_regs$core$status_sel$3 status_sel$3(
+        .d(status_sel$3$d),
+        .q(status_sel$3$q),
+        .clock(status_sel$3$clock)
+    );
+    toe_user_logic_regs$core$status_sel$4 status_sel$4(
+        .d(status_sel$4$d),
+        .q(status_sel$4$q),
+        .clock(status_sel$4$clock)
+    );
+    toe_user_logic_regs$core$status_sel$5 status_sel$5(
+        .d(status_sel$5$d),
+        .q(status_sel$5$q),
+        .clock(status_sel$5$clock)
+    );
+    toe_user_logic_regs$core$status_sel$6 status_sel$6(
+        .d(status_sel$6$d),
+        .q(status_sel$6$q),
+        .clock(status_sel$6$clock)
+    );
+    toe_user_logic_regs$core$status_sel$7 status_sel$7(
+        .d(status_sel$7$d),
+        .q(status_sel$7$q),
+        .clock(status_sel$7$clock)
+    );
+    toe_user_logic_regs$core$status_sel$8 status_sel$8(
+        .d(status_sel$8$d),
+        .q(status_sel$8$q),
+        .clock(status_sel$8$clock)
+    );
+    toe_user_logic_regs$core$status_sel$9 status_sel$9(
+        .d(status_sel$9$d),
+        .q(status_sel$9$q),
+        .clock(status_sel$9$clock)
+    );
+    toe_user_logic_regs$core$status_sel$10 status_sel$10(
+        .d(status_sel$10$d),
+        .q(status_sel$10$q),
+        .clock(status_sel$10$clock)
+    );
+    toe_user_logic_regs$core$status_sel$11 status_sel$11(
+        .d(status_sel$11$d),
+        .q(status_sel$11$q),
+        .clock(status_sel$11$clock)
+    );
+    toe_user_logic_regs$core$status_sel$12 status_sel$12(
+        .d(status_sel$12$d),
+        .q(status_sel$12$q),
+        .clock(status_sel$12$clock)
+    );
+    toe_user_logic_regs$core$status_sel$13 status_sel$13(
+        .d(status_sel$13$d),
+        .q(status_sel$13$q),
+        .clock(status_sel$13$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$0 latch_lo_sel$0(
+        .d(latch_lo_sel$0$d),
+        .q(latch_lo_sel$0$q),
+        .clock(latch_lo_sel$0$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$1 latch_lo_sel$1(
+        .d(latch_lo_sel$1$d),
+        .q(latch_lo_sel$1$q),
+        .clock(latch_lo_sel$1$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$2 latch_lo_sel$2(
+        .d(latch_lo_sel$2$d),
+        .q(latch_lo_sel$2$q),
+        .clock(latch_lo_sel$2$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$3 latch_lo_sel$3(
+        .d(latch_lo_sel$3$d),
+        .q(latch_lo_sel$3$q),
+        .clock(latch_lo_sel$3$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$4 latch_lo_sel$4(
+        .d(latch_lo_sel$4$d),
+        .q(latch_lo_sel$4$q),
+        .clock(latch_lo_sel$4$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$0 latch_hi_sel$0(
+        .d(latch_hi_sel$0$d),
+        .q(latch_hi_sel$0$q),
+        .clock(latch_hi_sel$0$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$1 latch_hi_sel$1(
+        .d(latch_hi_sel$1$d),
+        .q(latch_hi_sel$1$q),
+        .clock(latch_hi_sel$1$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$2 latch_hi_sel$2(
+        .d(latch_hi_sel$2$d),
+        .q(latch_hi_sel$2$q),
+        .clock(latch_hi_sel$2$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$3 latch_hi_sel$3(
+        .d(latch_hi_sel$3$d),
+        .q(latch_hi_sel$3$q),
+        .clock(latch_hi_sel$3$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$4 latch_hi_sel$4(
+        .d(latch_hi_sel$4$d),
+        .q(latch_hi_sel$4$q),
+        .clock(latch_hi_sel$4$clock)
+    );
+    toe_user_logic_regs$core$const_sel$0 const_sel$0(
+        .d(const_sel$0$d),
+        .q(const_sel$0$q),
+        .clock(const_sel$0$clock)
+    );
+    toe_user_logic_regs$core$const_sel$1 const_sel$1(
+        .d(const_sel$1$d),
+        .q(const_sel$1$q),
+        .clock(const_sel$1$clock)
+    );
+    toe_user_logic_regs$core$const_sel$2 const_sel$2(
+        .d(const_sel$2$d),
+        .q(const_sel$2$q),
+        .clock(const_sel$2$clock)
+    );
+    toe_user_logic_regs$core$const_sel$3 const_sel$3(
+        .d(const_sel$3$d),
+        .q(const_sel$3$q),
+        .clock(const_sel$3$clock)
+    );
+    toe_user_logic_regs$core$const_sel$4 const_sel$4(
+        .d(const_sel$4$d),
+        .q(const_sel$4$q),
+        .clock(const_sel$4$clock)
+    );
+    toe_user_logic_regs$core$const_sel$5 const_sel$5(
+        .d(const_sel$5$d),
+        .q(const_sel$5$q),
+        .clock(const_sel$5$clock)
+    );
+    toe_user_logic_regs$core$const_sel$6 const_sel$6(
+        .d(const_sel$6$d),
+        .q(const_sel$6$q),
+        .clock(const_sel$6$clock)
+    );
+    toe_user_logic_regs$core$const_sel$7 const_sel$7(
+        .d(const_sel$7$d),
+        .q(const_sel$7$q),
+        .clock(const_sel$7$clock)
+    );
+    toe_user_logic_regs$core$const_sel$8 const_sel$8(
+        .d(const_sel$8$d),
+        .q(const_sel$8$q),
+        .clock(const_sel$8$clock)
+    );
+    toe_user_logic_regs$core$check_hit$0 check_hit$0(
+        .d(check_hit$0$d),
+        .q(check_hit$0$q),
+        .clock(check_hit$0$clock)
+    );
+    toe_user_logic_regs$core$check_hit$1 check_hit$1(
+        .d(check_hit$1$d),
+        .q(check_hit$1$q),
+        .clock(check_hit$1$clock)
+    );
+    toe_user_logic_regs$core$check_hit$2 check_hit$2(
+        .d(check_hit$2$d),
+        .q(check_hit$2$q),
+        .clock(check_hit$2$clock)
+    );
+    toe_user_logic_regs$core$check_hit$3 check_hit$3(
+        .d(check_hit$3$d),
+        .q(check_hit$3$q),
+        .clock(check_hit$3$clock)
+    );
+    toe_user_logic_regs$core$check_fault$0 check_fault$0(
+        .d(check_fault$0$d),
+        .q(check_fault$0$q),
+        .clock(check_fault$0$clock)
+    );
+    toe_user_logic_regs$core$check_fault$1 check_fault$1(
+        .d(check_fault$1$d),
+        .q(check_fault$1$q),
+        .clock(check_fault$1$clock)
+    );
+    toe_user_logic_regs$core$check_fault$2 check_fault$2(
+        .d(check_fault$2$d),
+        .q(check_fault$2$q),
+        .clock(check_fault$2$clock)
+    );
+    toe_user_logic_regs$core$check_fault$3 check_fault$3(
+        .d(check_fault$3$d),
+        .q(check_fault$3$q),
+        .clock(check_fault$3$clock)
+    );
     toe_user_logic_regs$core$w_refused_q w_refused_q(
         .d(w_refused_q$d),
         .q(w_refused_q$q),
@@ -1086,30 +1520,71 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
                 end
             end
         end
-        w_checked$d = aw_full$q & w_full$q;
         w_refused = 1'b0;
-        if ((aw_addr$q == check_addr$0) & ((w_strb$q & check_bytes$0) != zero4) & (((w_strb$q & check_bytes$0) != check_bytes$0) | (((w_data$q & check_mask$0) - check_min$0) > check_span$0))) begin
+        check_hit$0$clock = s_axil_aclk;
+        check_fault$0$clock = s_axil_aclk;
+        check_hit$0$d = check_hit$0$q;
+        check_fault$0$d = check_fault$0$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$0$d = s_axil_awaddr == check_addr$0;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$0$d = ((s_axil_wstrb & check_bytes$0) != zero4) & (((s_axil_wstrb & check_bytes$0) != check_bytes$0) | (((s_axil_wdata & check_mask$0) - check_min$0) > check_span$0));
+        end
+        if (check_hit$0$q & check_fault$0$q) begin
             w_refused = 1'b1;
         end
-        if ((aw_addr$q == check_addr$1) & ((w_strb$q & check_bytes$1) != zero4) & (((w_strb$q & check_bytes$1) != check_bytes$1) | (((w_data$q & check_mask$1) - check_min$1) > check_span$1))) begin
+        check_hit$1$clock = s_axil_aclk;
+        check_fault$1$clock = s_axil_aclk;
+        check_hit$1$d = check_hit$1$q;
+        check_fault$1$d = check_fault$1$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$1$d = s_axil_awaddr == check_addr$1;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$1$d = ((s_axil_wstrb & check_bytes$1) != zero4) & (((s_axil_wstrb & check_bytes$1) != check_bytes$1) | (((s_axil_wdata & check_mask$1) - check_min$1) > check_span$1));
+        end
+        if (check_hit$1$q & check_fault$1$q) begin
             w_refused = 1'b1;
         end
-        if ((aw_addr$q == check_addr$2) & ((w_strb$q & check_bytes$2) != zero4) & (((w_strb$q & check_bytes$2) != check_bytes$2) | (((w_data$q & check_mask$2) - check_min$2) > check_span$2))) begin
+        check_hit$2$clock = s_axil_aclk;
+        check_fault$2$clock = s_axil_aclk;
+        check_hit$2$d = check_hit$2$q;
+        check_fault$2$d = check_fault$2$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$2$d = s_axil_awaddr == check_addr$2;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$2$d = ((s_axil_wstrb & check_bytes$2) != zero4) & (((s_axil_wstrb & check_bytes$2) != check_bytes$2) | (((s_axil_wdata & check_mask$2) - check_min$2) > check_span$2));
+        end
+        if (check_hit$2$q & check_fault$2$q) begin
             w_refused = 1'b1;
         end
-        if ((aw_addr$q == check_addr$3) & ((w_strb$q & check_bytes$3) != zero4) & (((w_strb$q & check_bytes$3) != check_bytes$3) | (((w_data$q & check_mask$3) - check_min$3) > check_span$3))) begin
+        check_hit$3$clock = s_axil_aclk;
+        check_fault$3$clock = s_axil_aclk;
+        check_hit$3$d = check_hit$3$q;
+        check_fault$3$d = check_fault$3$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$3$d = s_axil_awaddr == check_addr$3;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$3$d = ((s_axil_wstrb & check_bytes$3) != zero4) & (((s_axil_wstrb & check_bytes$3) != check_bytes$3) | (((s_axil_wdata & check_mask$3) - check_min$3) > check_span$3));
+        end
+        if (check_hit$3$q & check_fault$3$q) begin
             w_refused = 1'b1;
         end
         w_refused_q$d = w_refused;
+        w_checked$d = aw_full$q & w_full$q;
         if (s_axil_aresetn & ~busy$q & ~b_valid$q & ~r_valid$q) begin
-            if (aw_full$q & w_full$q & w_checked$q & (~ar_full$q | ~last_write$q) & w_refused_q$q) begin
+            if (w_checked$q & (~ar_full$q | ~last_write$q) & w_refused_q$q) begin
                 b_valid$d = 1'b1;
                 b_resp$d = resp_slverr;
                 last_write$d = 1'b1;
                 aw_full$d = 1'b0;
                 w_full$d = 1'b0;
+                w_checked$d = 1'b0;
             end
-            else if (aw_full$q & w_full$q & w_checked$q & (~ar_full$q | ~last_write$q)) begin
+            else if (w_checked$q & (~ar_full$q | ~last_write$q)) begin
                 req_write$d = 1'b1;
                 req_addr$d = aw_addr$q;
                 req_wdata$d = w_data$q;
@@ -1119,6 +1594,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
                 last_write$d = 1'b1;
                 aw_full$d = 1'b0;
                 w_full$d = 1'b0;
+                w_checked$d = 1'b0;
             end
             else if (ar_full$q) begin
                 req_write$d = 1'b0;
@@ -1129,13 +1605,13 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
                 ar_full$d = 1'b0;
             end
         end
-        blocked = s_axil_aresetn & busy$q & ~ack_edge & ~b_valid$q & ~r_valid$q & (~drop_resp$q | (aw_full$q & w_full$q & w_checked$q) | ar_full$q);
+        blocked = s_axil_aresetn & busy$q & ~ack_edge & ~b_valid$q & ~r_valid$q & (~drop_resp$q | w_checked$q | ar_full$q);
         wait_q$d = wait_zero;
         if (blocked) begin
             wait_q$d = wait_q$q + wait_one;
         end
         expired$d = blocked & (wait_q$q == timeout_last);
-        if (expired$q & blocked) begin
+        if (expired$q & ~ack_edge & s_axil_aresetn) begin
             wait_q$d = wait_zero;
             if (~drop_resp$q) begin
                 drop_resp$d = 1'b1;
@@ -1149,12 +1625,13 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
                     r_resp$d = resp_slverr;
                 end
             end
-            else if (aw_full$q & w_full$q & w_checked$q) begin
+            else if (w_checked$q) begin
                 b_valid$d = 1'b1;
                 b_resp$d = resp_slverr;
                 last_write$d = 1'b1;
                 aw_full$d = 1'b0;
                 w_full$d = 1'b0;
+                w_checked$d = 1'b0;
             end
             else begin
                 r_valid$d = 1'b1;
@@ -1167,6 +1644,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         if (~s_axil_aresetn) begin
             aw_full$d = 1'b0;
             w_full$d = 1'b0;
+            w_checked$d = 1'b0;
             ar_full$d = 1'b0;
             if (busy$q & ~ack_edge) begin
                 drop_resp$d = 1'b1;
@@ -1241,149 +1719,256 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         end
         cycle_count = counter$q;
         hit = 1'b0;
-        if (req_addr$q == mapped_addr$0) begin
+        storage_sel$0$clock = user_clk;
+        storage_sel$0$d = req_addr$q == storage_addr$0;
+        if (storage_sel$0$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$1) begin
+        storage_sel$1$clock = user_clk;
+        storage_sel$1$d = req_addr$q == storage_addr$1;
+        if (storage_sel$1$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$2) begin
+        storage_sel$2$clock = user_clk;
+        storage_sel$2$d = req_addr$q == storage_addr$2;
+        if (storage_sel$2$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$3) begin
+        storage_sel$3$clock = user_clk;
+        storage_sel$3$d = req_addr$q == storage_addr$3;
+        if (storage_sel$3$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$4) begin
+        storage_sel$4$clock = user_clk;
+        storage_sel$4$d = req_addr$q == storage_addr$4;
+        if (storage_sel$4$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$5) begin
+        storage_sel$5$clock = user_clk;
+        storage_sel$5$d = req_addr$q == storage_addr$5;
+        if (storage_sel$5$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$6) begin
+        storage_sel$6$clock = user_clk;
+        storage_sel$6$d = req_addr$q == storage_addr$6;
+        if (storage_sel$6$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$7) begin
+        storage_sel$7$clock = user_clk;
+        storage_sel$7$d = req_addr$q == storage_addr$7;
+        if (storage_sel$7$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$8) begin
+        storage_sel$8$clock = user_clk;
+        storage_sel$8$d = req_addr$q == storage_addr$8;
+        if (storage_sel$8$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$9) begin
+        storage_sel$9$clock = user_clk;
+        storage_sel$9$d = req_addr$q == storage_addr$9;
+        if (storage_sel$9$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$10) begin
+        storage_sel$10$clock = user_clk;
+        storage_sel$10$d = req_addr$q == storage_addr$10;
+        if (storage_sel$10$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$11) begin
+        storage_sel$11$clock = user_clk;
+        storage_sel$11$d = req_addr$q == storage_addr$11;
+        if (storage_sel$11$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$12) begin
+        storage_sel$12$clock = user_clk;
+        storage_sel$12$d = req_addr$q == storage_addr$12;
+        if (storage_sel$12$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$13) begin
+        storage_sel$13$clock = user_clk;
+        storage_sel$13$d = req_addr$q == storage_addr$13;
+        if (storage_sel$13$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$14) begin
+        storage_sel$14$clock = user_clk;
+        storage_sel$14$d = req_addr$q == storage_addr$14;
+        if (storage_sel$14$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$15) begin
+        storage_sel$15$clock = user_clk;
+        storage_sel$15$d = req_addr$q == storage_addr$15;
+        if (storage_sel$15$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$16) begin
+        pulse_sel$0$clock = user_clk;
+        pulse_sel$0$d = req_addr$q == pulse_addr$0;
+        if (pulse_sel$0$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$17) begin
+        pulse_sel$1$clock = user_clk;
+        pulse_sel$1$d = req_addr$q == pulse_addr$1;
+        if (pulse_sel$1$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$18) begin
+        sticky_sel$0$clock = user_clk;
+        sticky_sel$0$d = req_addr$q == sticky_addr$0;
+        if (sticky_sel$0$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$19) begin
+        status_sel$0$clock = user_clk;
+        status_sel$0$d = req_addr$q == status_addr$0;
+        if (status_sel$0$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$20) begin
+        status_sel$1$clock = user_clk;
+        status_sel$1$d = req_addr$q == status_addr$1;
+        if (status_sel$1$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$21) begin
+        status_sel$2$clock = user_clk;
+        status_sel$2$d = req_addr$q == status_addr$2;
+        if (status_sel$2$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$22) begin
+        status_sel$3$clock = user_clk;
+        status_sel$3$d = req_addr$q == status_addr$3;
+        if (status_sel$3$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$23) begin
+        status_sel$4$clock = user_clk;
+        status_sel$4$d = req_addr$q == status_addr$4;
+        if (status_sel$4$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$24) begin
+        status_sel$5$clock = user_clk;
+        status_sel$5$d = req_addr$q == status_addr$5;
+        if (status_sel$5$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$25) begin
+        status_sel$6$clock = user_clk;
+        status_sel$6$d = req_addr$q == status_addr$6;
+        if (status_sel$6$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$26) begin
+        status_sel$7$clock = user_clk;
+        status_sel$7$d = req_addr$q == status_addr$7;
+        if (status_sel$7$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$27) begin
+        status_sel$8$clock = user_clk;
+        status_sel$8$d = req_addr$q == status_addr$8;
+        if (status_sel$8$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$28) begin
+        status_sel$9$clock = user_clk;
+        status_sel$9$d = req_addr$q == status_addr$9;
+        if (status_sel$9$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$29) begin
+        status_sel$10$clock = user_clk;
+        status_sel$10$d = req_addr$q == status_addr$10;
+        if (status_sel$10$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$30) begin
+        status_sel$11$clock = user_clk;
+        status_sel$11$d = req_addr$q == status_addr$11;
+        if (status_sel$11$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$31) begin
+        status_sel$12$clock = user_clk;
+        status_sel$12$d = req_addr$q == status_addr$12;
+        if (status_sel$12$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$32) begin
+        status_sel$13$clock = user_clk;
+        status_sel$13$d = req_addr$q == status_addr$13;
+        if (status_sel$13$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$33) begin
+        latch_lo_sel$0$clock = user_clk;
+        latch_lo_sel$0$d = req_addr$q == latch_lo_addr$0;
+        latch_hi_sel$0$clock = user_clk;
+        latch_hi_sel$0$d = req_addr$q == latch_hi_addr$0;
+        if (latch_lo_sel$0$q | latch_hi_sel$0$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$34) begin
+        latch_lo_sel$1$clock = user_clk;
+        latch_lo_sel$1$d = req_addr$q == latch_lo_addr$1;
+        latch_hi_sel$1$clock = user_clk;
+        latch_hi_sel$1$d = req_addr$q == latch_hi_addr$1;
+        if (latch_lo_sel$1$q | latch_hi_sel$1$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$35) begin
+        latch_lo_sel$2$clock = user_clk;
+        latch_lo_sel$2$d = req_addr$q == latch_lo_addr$2;
+        latch_hi_sel$2$clock = user_clk;
+        latch_hi_sel$2$d = req_addr$q == latch_hi_addr$2;
+        if (latch_lo_sel$2$q | latch_hi_sel$2$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$36) begin
+        latch_lo_sel$3$clock = user_clk;
+        latch_lo_sel$3$d = req_addr$q == latch_lo_addr$3;
+        latch_hi_sel$3$clock = user_clk;
+        latch_hi_sel$3$d = req_addr$q == latch_hi_addr$3;
+        if (latch_lo_sel$3$q | latch_hi_sel$3$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$37) begin
+        latch_lo_sel$4$clock = user_clk;
+        latch_lo_sel$4$d = req_addr$q == latch_lo_addr$4;
+        latch_hi_sel$4$clock = user_clk;
+        latch_hi_sel$4$d = req_addr$q == latch_hi_addr$4;
+        if (latch_lo_sel$4$q | latch_hi_sel$4$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$38) begin
+        const_sel$0$clock = user_clk;
+        const_sel$0$d = req_addr$q == const_addr$0;
+        if (const_sel$0$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$39) begin
+        const_sel$1$clock = user_clk;
+        const_sel$1$d = req_addr$q == const_addr$1;
+        if (const_sel$1$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$40) begin
+        const_sel$2$clock = user_clk;
+        const_sel$2$d = req_addr$q == const_addr$2;
+        if (const_sel$2$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$41) begin
+        const_sel$3$clock = user_clk;
+        const_sel$3$d = req_addr$q == const_addr$3;
+        if (const_sel$3$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$42) begin
+        const_sel$4$clock = user_clk;
+        const_sel$4$d = req_addr$q == const_addr$4;
+        if (const_sel$4$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$43) begin
+        const_sel$5$clock = user_clk;
+        const_sel$5$d = req_addr$q == const_addr$5;
+        if (const_sel$5$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$44) begin
+        const_sel$6$clock = user_clk;
+        const_sel$6$d = req_addr$q == const_addr$6;
+        if (const_sel$6$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$45) begin
+        const_sel$7$clock = user_clk;
+        const_sel$7$d = req_addr$q == const_addr$7;
+        if (const_sel$7$q) begin
+            hit = 1'b1;
+        end
+        const_sel$8$clock = user_clk;
+        const_sel$8$d = req_addr$q == const_addr$8;
+        if (const_sel$8$q) begin
             hit = 1'b1;
         end
         rd_storage = 32'h0;
         storage_q$0$clock = user_clk;
         storage_q$0$d = storage_q$0$q;
-        if (req_addr$q == storage_addr$0) begin
-            rd_storage = storage_q$0$q & storage_rmask$0;
+        if (storage_sel$0$q) begin
+            rd_storage = rd_storage | (storage_q$0$q & storage_rmask$0);
             if (do_write) begin
                 storage_q$0$d = (storage_q$0$q & ~(wmask & storage_mask$0)) | (req_wdata$q & wmask & storage_mask$0);
             end
@@ -1394,8 +1979,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$0 = storage_q$0$q;
         storage_q$1$clock = user_clk;
         storage_q$1$d = storage_q$1$q;
-        if (req_addr$q == storage_addr$1) begin
-            rd_storage = storage_q$1$q & storage_rmask$1;
+        if (storage_sel$1$q) begin
+            rd_storage = rd_storage | (storage_q$1$q & storage_rmask$1);
             if (do_write) begin
                 storage_q$1$d = (storage_q$1$q & ~(wmask & storage_mask$1)) | (req_wdata$q & wmask & storage_mask$1);
             end
@@ -1406,8 +1991,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$1 = storage_q$1$q;
         storage_q$2$clock = user_clk;
         storage_q$2$d = storage_q$2$q;
-        if (req_addr$q == storage_addr$2) begin
-            rd_storage = storage_q$2$q & storage_rmask$2;
+        if (storage_sel$2$q) begin
+            rd_storage = rd_storage | (storage_q$2$q & storage_rmask$2);
             if (do_write) begin
                 storage_q$2$d = (storage_q$2$q & ~(wmask & storage_mask$2)) | (req_wdata$q & wmask & storage_mask$2);
             end
@@ -1418,8 +2003,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$2 = storage_q$2$q;
         storage_q$3$clock = user_clk;
         storage_q$3$d = storage_q$3$q;
-        if (req_addr$q == storage_addr$3) begin
-            rd_storage = storage_q$3$q & storage_rmask$3;
+        if (storage_sel$3$q) begin
+            rd_storage = rd_storage | (storage_q$3$q & storage_rmask$3);
             if (do_write) begin
                 storage_q$3$d = (storage_q$3$q & ~(wmask & storage_mask$3)) | (req_wdata$q & wmask & storage_mask$3);
             end
@@ -1430,8 +2015,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$3 = storage_q$3$q;
         storage_q$4$clock = user_clk;
         storage_q$4$d = storage_q$4$q;
-        if (req_addr$q == storage_addr$4) begin
-            rd_storage = storage_q$4$q & storage_rmask$4;
+        if (storage_sel$4$q) begin
+            rd_storage = rd_storage | (storage_q$4$q & storage_rmask$4);
             if (do_write) begin
                 storage_q$4$d = (storage_q$4$q & ~(wmask & storage_mask$4)) | (req_wdata$q & wmask & storage_mask$4);
             end
@@ -1442,8 +2027,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$4 = storage_q$4$q;
         storage_q$5$clock = user_clk;
         storage_q$5$d = storage_q$5$q;
-        if (req_addr$q == storage_addr$5) begin
-            rd_storage = storage_q$5$q & storage_rmask$5;
+        if (storage_sel$5$q) begin
+            rd_storage = rd_storage | (storage_q$5$q & storage_rmask$5);
             if (do_write) begin
                 storage_q$5$d = (storage_q$5$q & ~(wmask & storage_mask$5)) | (req_wdata$q & wmask & storage_mask$5);
             end
@@ -1454,8 +2039,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$5 = storage_q$5$q;
         storage_q$6$clock = user_clk;
         storage_q$6$d = storage_q$6$q;
-        if (req_addr$q == storage_addr$6) begin
-            rd_storage = storage_q$6$q & storage_rmask$6;
+        if (storage_sel$6$q) begin
+            rd_storage = rd_storage | (storage_q$6$q & storage_rmask$6);
             if (do_write) begin
                 storage_q$6$d = (storage_q$6$q & ~(wmask & storage_mask$6)) | (req_wdata$q & wmask & storage_mask$6);
             end
@@ -1466,8 +2051,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$6 = storage_q$6$q;
         storage_q$7$clock = user_clk;
         storage_q$7$d = storage_q$7$q;
-        if (req_addr$q == storage_addr$7) begin
-            rd_storage = storage_q$7$q & storage_rmask$7;
+        if (storage_sel$7$q) begin
+            rd_storage = rd_storage | (storage_q$7$q & storage_rmask$7);
             if (do_write) begin
                 storage_q$7$d = (storage_q$7$q & ~(wmask & storage_mask$7)) | (req_wdata$q & wmask & storage_mask$7);
             end
@@ -1478,8 +2063,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$7 = storage_q$7$q;
         storage_q$8$clock = user_clk;
         storage_q$8$d = storage_q$8$q;
-        if (req_addr$q == storage_addr$8) begin
-            rd_storage = storage_q$8$q & storage_rmask$8;
+        if (storage_sel$8$q) begin
+            rd_storage = rd_storage | (storage_q$8$q & storage_rmask$8);
             if (do_write) begin
                 storage_q$8$d = (storage_q$8$q & ~(wmask & storage_mask$8)) | (req_wdata$q & wmask & storage_mask$8);
             end
@@ -1490,8 +2075,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$8 = storage_q$8$q;
         storage_q$9$clock = user_clk;
         storage_q$9$d = storage_q$9$q;
-        if (req_addr$q == storage_addr$9) begin
-            rd_storage = storage_q$9$q & storage_rmask$9;
+        if (storage_sel$9$q) begin
+            rd_storage = rd_storage | (storage_q$9$q & storage_rmask$9);
             if (do_write) begin
                 storage_q$9$d = (storage_q$9$q & ~(wmask & storage_mask$9)) | (req_wdata$q & wmask & storage_mask$9);
             end
@@ -1502,8 +2087,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$9 = storage_q$9$q;
         storage_q$10$clock = user_clk;
         storage_q$10$d = storage_q$10$q;
-        if (req_addr$q == storage_addr$10) begin
-            rd_storage = storage_q$10$q & storage_rmask$10;
+        if (storage_sel$10$q) begin
+            rd_storage = rd_storage | (storage_q$10$q & storage_rmask$10);
             if (do_write) begin
                 storage_q$10$d = (storage_q$10$q & ~(wmask & storage_mask$10)) | (req_wdata$q & wmask & storage_mask$10);
             end
@@ -1514,8 +2099,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$10 = storage_q$10$q;
         storage_q$11$clock = user_clk;
         storage_q$11$d = storage_q$11$q;
-        if (req_addr$q == storage_addr$11) begin
-            rd_storage = storage_q$11$q & storage_rmask$11;
+        if (storage_sel$11$q) begin
+            rd_storage = rd_storage | (storage_q$11$q & storage_rmask$11);
             if (do_write) begin
                 storage_q$11$d = (storage_q$11$q & ~(wmask & storage_mask$11)) | (req_wdata$q & wmask & storage_mask$11);
             end
@@ -1526,8 +2111,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$11 = storage_q$11$q;
         storage_q$12$clock = user_clk;
         storage_q$12$d = storage_q$12$q;
-        if (req_addr$q == storage_addr$12) begin
-            rd_storage = storage_q$12$q & storage_rmask$12;
+        if (storage_sel$12$q) begin
+            rd_storage = rd_storage | (storage_q$12$q & storage_rmask$12);
             if (do_write) begin
                 storage_q$12$d = (storage_q$12$q & ~(wmask & storage_mask$12)) | (req_wdata$q & wmask & storage_mask$12);
             end
@@ -1538,8 +2123,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$12 = storage_q$12$q;
         storage_q$13$clock = user_clk;
         storage_q$13$d = storage_q$13$q;
-        if (req_addr$q == storage_addr$13) begin
-            rd_storage = storage_q$13$q & storage_rmask$13;
+        if (storage_sel$13$q) begin
+            rd_storage = rd_storage | (storage_q$13$q & storage_rmask$13);
             if (do_write) begin
                 storage_q$13$d = (storage_q$13$q & ~(wmask & storage_mask$13)) | (req_wdata$q & wmask & storage_mask$13);
             end
@@ -1550,8 +2135,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$13 = storage_q$13$q;
         storage_q$14$clock = user_clk;
         storage_q$14$d = storage_q$14$q;
-        if (req_addr$q == storage_addr$14) begin
-            rd_storage = storage_q$14$q & storage_rmask$14;
+        if (storage_sel$14$q) begin
+            rd_storage = rd_storage | (storage_q$14$q & storage_rmask$14);
             if (do_write) begin
                 storage_q$14$d = (storage_q$14$q & ~(wmask & storage_mask$14)) | (req_wdata$q & wmask & storage_mask$14);
             end
@@ -1562,8 +2147,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$14 = storage_q$14$q;
         storage_q$15$clock = user_clk;
         storage_q$15$d = storage_q$15$q;
-        if (req_addr$q == storage_addr$15) begin
-            rd_storage = storage_q$15$q & storage_rmask$15;
+        if (storage_sel$15$q) begin
+            rd_storage = rd_storage | (storage_q$15$q & storage_rmask$15);
             if (do_write) begin
                 storage_q$15$d = (storage_q$15$q & ~(wmask & storage_mask$15)) | (req_wdata$q & wmask & storage_mask$15);
             end
@@ -1574,7 +2159,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$15 = storage_q$15$q;
         pulse_q$0$clock = user_clk;
         pulse_q$0$d = 32'h0;
-        if (do_write & (req_addr$q == pulse_addr$0)) begin
+        if (do_write & pulse_sel$0$q) begin
             pulse_q$0$d = req_wdata$q & wmask & pulse_mask$0;
         end
         if (user_rst) begin
@@ -1583,7 +2168,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         pulse$0 = pulse_q$0$q;
         pulse_q$1$clock = user_clk;
         pulse_q$1$d = 32'h0;
-        if (do_write & (req_addr$q == pulse_addr$1)) begin
+        if (do_write & pulse_sel$1$q) begin
             pulse_q$1$d = req_wdata$q & wmask & pulse_mask$1;
         end
         if (user_rst) begin
@@ -1593,8 +2178,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         rd_sticky = 32'h0;
         sticky_q$0$clock = user_clk;
         sticky_q$0$d = sticky_q$0$q | (set$0 & sticky_mask$0);
-        if (req_addr$q == sticky_addr$0) begin
-            rd_sticky = sticky_q$0$q;
+        if (sticky_sel$0$q) begin
+            rd_sticky = rd_sticky | sticky_q$0$q;
             if (do_write) begin
                 sticky_q$0$d = (sticky_q$0$q & ~(req_wdata$q & wmask)) | (set$0 & sticky_mask$0);
             end
@@ -1604,131 +2189,131 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         end
         sticky$0 = sticky_q$0$q;
         rd_status = 32'h0;
-        if (req_addr$q == status_addr$0) begin
-            rd_status = status$0 & status_mask$0;
+        if (status_sel$0$q) begin
+            rd_status = rd_status | (status$0 & status_mask$0);
         end
-        if (req_addr$q == status_addr$1) begin
-            rd_status = status$1 & status_mask$1;
+        if (status_sel$1$q) begin
+            rd_status = rd_status | (status$1 & status_mask$1);
         end
-        if (req_addr$q == status_addr$2) begin
-            rd_status = status$2 & status_mask$2;
+        if (status_sel$2$q) begin
+            rd_status = rd_status | (status$2 & status_mask$2);
         end
-        if (req_addr$q == status_addr$3) begin
-            rd_status = status$3 & status_mask$3;
+        if (status_sel$3$q) begin
+            rd_status = rd_status | (status$3 & status_mask$3);
         end
-        if (req_addr$q == status_addr$4) begin
-            rd_status = status$4 & status_mask$4;
+        if (status_sel$4$q) begin
+            rd_status = rd_status | (status$4 & status_mask$4);
         end
-        if (req_addr$q == status_addr$5) begin
-            rd_status = status$5 & status_mask$5;
+        if (status_sel$5$q) begin
+            rd_status = rd_status | (status$5 & status_mask$5);
         end
-        if (req_addr$q == status_addr$6) begin
-            rd_status = status$6 & status_mask$6;
+        if (status_sel$6$q) begin
+            rd_status = rd_status | (status$6 & status_mask$6);
         end
-        if (req_addr$q == status_addr$7) begin
-            rd_status = status$7 & status_mask$7;
+        if (status_sel$7$q) begin
+            rd_status = rd_status | (status$7 & status_mask$7);
         end
-        if (req_addr$q == status_addr$8) begin
-            rd_status = status$8 & status_mask$8;
+        if (status_sel$8$q) begin
+            rd_status = rd_status | (status$8 & status_mask$8);
         end
-        if (req_addr$q == status_addr$9) begin
-            rd_status = status$9 & status_mask$9;
+        if (status_sel$9$q) begin
+            rd_status = rd_status | (status$9 & status_mask$9);
         end
-        if (req_addr$q == status_addr$10) begin
-            rd_status = status$10 & status_mask$10;
+        if (status_sel$10$q) begin
+            rd_status = rd_status | (status$10 & status_mask$10);
         end
-        if (req_addr$q == status_addr$11) begin
-            rd_status = status$11 & status_mask$11;
+        if (status_sel$11$q) begin
+            rd_status = rd_status | (status$11 & status_mask$11);
         end
-        if (req_addr$q == status_addr$12) begin
-            rd_status = status$12 & status_mask$12;
+        if (status_sel$12$q) begin
+            rd_status = rd_status | (status$12 & status_mask$12);
         end
-        if (req_addr$q == status_addr$13) begin
-            rd_status = status$13 & status_mask$13;
+        if (status_sel$13$q) begin
+            rd_status = rd_status | (status$13 & status_mask$13);
         end
         rd_latch = 32'h0;
         latch_q$0$clock = user_clk;
         latch_q$0$d = latch_q$0$q;
-        if (do_read & (req_addr$q == latch_lo_addr$0)) begin
+        if (do_read & latch_lo_sel$0$q) begin
             latch_q$0$d = latch_in$0 & latch_mask$0;
         end
-        if (req_addr$q == latch_hi_addr$0) begin
-            rd_latch = latch_q$0$q;
+        if (latch_hi_sel$0$q) begin
+            rd_latch = rd_latch | latch_q$0$q;
         end
         if (user_rst) begin
             latch_q$0$d = latch_reset$0;
         end
         latch_q$1$clock = user_clk;
         latch_q$1$d = latch_q$1$q;
-        if (do_read & (req_addr$q == latch_lo_addr$1)) begin
+        if (do_read & latch_lo_sel$1$q) begin
             latch_q$1$d = latch_in$1 & latch_mask$1;
         end
-        if (req_addr$q == latch_hi_addr$1) begin
-            rd_latch = latch_q$1$q;
+        if (latch_hi_sel$1$q) begin
+            rd_latch = rd_latch | latch_q$1$q;
         end
         if (user_rst) begin
             latch_q$1$d = latch_reset$1;
         end
         latch_q$2$clock = user_clk;
         latch_q$2$d = latch_q$2$q;
-        if (do_read & (req_addr$q == latch_lo_addr$2)) begin
+        if (do_read & latch_lo_sel$2$q) begin
             latch_q$2$d = latch_in$2 & latch_mask$2;
         end
-        if (req_addr$q == latch_hi_addr$2) begin
-            rd_latch = latch_q$2$q;
+        if (latch_hi_sel$2$q) begin
+            rd_latch = rd_latch | latch_q$2$q;
         end
         if (user_rst) begin
             latch_q$2$d = latch_reset$2;
         end
         latch_q$3$clock = user_clk;
         latch_q$3$d = latch_q$3$q;
-        if (do_read & (req_addr$q == latch_lo_addr$3)) begin
+        if (do_read & latch_lo_sel$3$q) begin
             latch_q$3$d = latch_in$3 & latch_mask$3;
         end
-        if (req_addr$q == latch_hi_addr$3) begin
-            rd_latch = latch_q$3$q;
+        if (latch_hi_sel$3$q) begin
+            rd_latch = rd_latch | latch_q$3$q;
         end
         if (user_rst) begin
             latch_q$3$d = latch_reset$3;
         end
         latch_q$4$clock = user_clk;
         latch_q$4$d = latch_q$4$q;
-        if (do_read & (req_addr$q == latch_lo_addr$4)) begin
+        if (do_read & latch_lo_sel$4$q) begin
             latch_q$4$d = latch_in$4 & latch_mask$4;
         end
-        if (req_addr$q == latch_hi_addr$4) begin
-            rd_latch = latch_q$4$q;
+        if (latch_hi_sel$4$q) begin
+            rd_latch = rd_latch | latch_q$4$q;
         end
         if (user_rst) begin
             latch_q$4$d = latch_reset$4;
         end
         rd_const = 32'h0;
-        if (req_addr$q == const_addr$0) begin
-            rd_const = const_value$0;
+        if (const_sel$0$q) begin
+            rd_const = rd_const | const_value$0;
         end
-        if (req_addr$q == const_addr$1) begin
-            rd_const = const_value$1;
+        if (const_sel$1$q) begin
+            rd_const = rd_const | const_value$1;
         end
-        if (req_addr$q == const_addr$2) begin
-            rd_const = const_value$2;
+        if (const_sel$2$q) begin
+            rd_const = rd_const | const_value$2;
         end
-        if (req_addr$q == const_addr$3) begin
-            rd_const = const_value$3;
+        if (const_sel$3$q) begin
+            rd_const = rd_const | const_value$3;
         end
-        if (req_addr$q == const_addr$4) begin
-            rd_const = const_value$4;
+        if (const_sel$4$q) begin
+            rd_const = rd_const | const_value$4;
         end
-        if (req_addr$q == const_addr$5) begin
-            rd_const = const_value$5;
+        if (const_sel$5$q) begin
+            rd_const = rd_const | const_value$5;
         end
-        if (req_addr$q == const_addr$6) begin
-            rd_const = const_value$6;
+        if (const_sel$6$q) begin
+            rd_const = rd_const | const_value$6;
         end
-        if (req_addr$q == const_addr$7) begin
-            rd_const = const_value$7;
+        if (const_sel$7$q) begin
+            rd_const = rd_const | const_value$7;
         end
-        if (req_addr$q == const_addr$8) begin
-            rd_const = const_value$8;
+        if (const_sel$8$q) begin
+            rd_const = rd_const | const_value$8;
         end
         ack_tog$d = ack_tog$q;
         resp_data$d = resp_data$q;
@@ -1737,7 +2322,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
             ack_tog$d = ~ack_tog$q;
             resp_err$d = ~hit | user_rst;
             resp_data$d = 32'h0;
-            if (do_read & hit & ~user_rst) begin
+            if (~user_rst) begin
                 resp_data$d = rd_storage | rd_sticky | rd_status | rd_latch | rd_const;
             end
         end
@@ -1994,6 +2579,329 @@ module toe_user_logic_regs$core$busy(d,q,clock);
 endmodule // toe_user_logic_regs$core$busy
 
 
+module toe_user_logic_regs$core$check_fault$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$0
+
+
+module toe_user_logic_regs$core$check_fault$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$1
+
+
+module toe_user_logic_regs$core$check_fault$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$2
+
+
+module toe_user_logic_regs$core$check_fault$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$3
+
+
+module toe_user_logic_regs$core$check_hit$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$0
+
+
+module toe_user_logic_regs$core$check_hit$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$1
+
+
+module toe_user_logic_regs$core$check_hit$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$2
+
+
+module toe_user_logic_regs$core$check_hit$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$3
+
+
+module toe_user_logic_regs$core$const_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$0
+
+
+module toe_user_logic_regs$core$const_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$1
+
+
+module toe_user_logic_regs$core$const_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$2
+
+
+module toe_user_logic_regs$core$const_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$3
+
+
+module toe_user_logic_regs$core$const_sel$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$4
+
+
+module toe_user_logic_regs$core$const_sel$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$5
+
+
+module toe_user_logic_regs$core$const_sel$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$6
+
+
+module toe_user_logic_regs$core$const_sel$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$7
+
+
+module toe_user_logic_regs$core$const_sel$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$8
+
+
 module toe_user_logic_regs$core$counter(d,q,clock);
     
     // Module arguments
@@ -2068,6 +2976,196 @@ module toe_user_logic_regs$core$last_write(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$last_write
+
+
+module toe_user_logic_regs$core$latch_hi_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$0
+
+
+module toe_user_logic_regs$core$latch_hi_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$1
+
+
+module toe_user_logic_regs$core$latch_hi_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$2
+
+
+module toe_user_logic_regs$core$latch_hi_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$3
+
+
+module toe_user_logic_regs$core$latch_hi_sel$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$4
+
+
+module toe_user_logic_regs$core$latch_lo_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$0
+
+
+module toe_user_logic_regs$core$latch_lo_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$1
+
+
+module toe_user_logic_regs$core$latch_lo_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$2
+
+
+module toe_user_logic_regs$core$latch_lo_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$3
+
+
+module toe_user_logic_regs$core$latch_lo_sel$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$4
 
 
 module toe_user_logic_regs$core$latch_q$0(d,q,clock);
@@ -2201,6 +3299,44 @@ module toe_user_logic_regs$core$pulse_q$1(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$pulse_q$1
+
+
+module toe_user_logic_regs$core$pulse_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$pulse_sel$0
+
+
+module toe_user_logic_regs$core$pulse_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$pulse_sel$1
 
 
 module toe_user_logic_regs$core$r_data(d,q,clock);
@@ -2489,6 +3625,272 @@ module toe_user_logic_regs$core$resp_err(d,q,clock);
 endmodule // toe_user_logic_regs$core$resp_err
 
 
+module toe_user_logic_regs$core$status_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$0
+
+
+module toe_user_logic_regs$core$status_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$1
+
+
+module toe_user_logic_regs$core$status_sel$10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$10
+
+
+module toe_user_logic_regs$core$status_sel$11(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$11
+
+
+module toe_user_logic_regs$core$status_sel$12(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$12
+
+
+module toe_user_logic_regs$core$status_sel$13(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$13
+
+
+module toe_user_logic_regs$core$status_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$2
+
+
+module toe_user_logic_regs$core$status_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$3
+
+
+module toe_user_logic_regs$core$status_sel$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$4
+
+
+module toe_user_logic_regs$core$status_sel$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$5
+
+
+module toe_user_logic_regs$core$status_sel$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$6
+
+
+module toe_user_logic_regs$core$status_sel$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$7
+
+
+module toe_user_logic_regs$core$status_sel$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$8
+
+
+module toe_user_logic_regs$core$status_sel$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$9
+
+
 module toe_user_logic_regs$core$sticky_q$0(d,q,clock);
     
     // Module arguments
@@ -2506,6 +3908,25 @@ module toe_user_logic_regs$core$sticky_q$0(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$sticky_q$0
+
+
+module toe_user_logic_regs$core$sticky_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$sticky_sel$0
 
 
 module toe_user_logic_regs$core$storage_q$0(d,q,clock);
@@ -2810,6 +4231,310 @@ module toe_user_logic_regs$core$storage_q$9(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$storage_q$9
+
+
+module toe_user_logic_regs$core$storage_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$0
+
+
+module toe_user_logic_regs$core$storage_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$1
+
+
+module toe_user_logic_regs$core$storage_sel$10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$10
+
+
+module toe_user_logic_regs$core$storage_sel$11(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$11
+
+
+module toe_user_logic_regs$core$storage_sel$12(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$12
+
+
+module toe_user_logic_regs$core$storage_sel$13(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$13
+
+
+module toe_user_logic_regs$core$storage_sel$14(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$14
+
+
+module toe_user_logic_regs$core$storage_sel$15(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$15
+
+
+module toe_user_logic_regs$core$storage_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$2
+
+
+module toe_user_logic_regs$core$storage_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$3
+
+
+module toe_user_logic_regs$core$storage_sel$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$4
+
+
+module toe_user_logic_regs$core$storage_sel$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$5
+
+
+module toe_user_logic_regs$core$storage_sel$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$6
+
+
+module toe_user_logic_regs$core$storage_sel$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$7
+
+
+module toe_user_logic_regs$core$storage_sel$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$8
+
+
+module toe_user_logic_regs$core$storage_sel$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$9
 
 
 module toe_user_logic_regs$core$w_checked(d,q,clock);

@@ -1855,9 +1855,15 @@ module toe_user_logic_session$datapath$rx_limiter(clock,reset,percent,s_tdata,s_
     reg  [7:0] credit$d;
     wire  [7:0] credit$q;
     reg  credit$clock;
+    reg  [7:0] rate$d;
+    wire  [7:0] rate$q;
+    reg  rate$clock;
+    reg  [7:0] surplus$d;
+    wire  [7:0] surplus$q;
+    reg  surplus$clock;
     
     // Local signals
-    reg  [7:0] rate;
+    reg  [7:0] clamped;
     reg  pass;
     reg  take;
     
@@ -1867,20 +1873,36 @@ module toe_user_logic_session$datapath$rx_limiter(clock,reset,percent,s_tdata,s_
         .q(credit$q),
         .clock(credit$clock)
     );
+    toe_user_logic_session$datapath$rx_limiter$rate rate(
+        .d(rate$d),
+        .q(rate$q),
+        .clock(rate$clock)
+    );
+    toe_user_logic_session$datapath$rx_limiter$surplus surplus(
+        .d(surplus$d),
+        .q(surplus$q),
+        .clock(surplus$clock)
+    );
     
     // Update code
     always @(*) begin
         credit$clock = clock;
+        rate$clock = clock;
+        surplus$clock = clock;
         credit$d = credit$q;
+        rate$d = rate$q;
+        surplus$d = surplus$q;
         if (percent == c_zero7) begin
-            rate = c_one;
+            clamped = c_one;
         end
         else if (percent > c_hundred7) begin
-            rate = c_full;
+            clamped = c_full;
         end
         else begin
-            rate = ((percent) & 8'hff);
+            clamped = ((percent) & 8'hff);
         end
+        rate$d = clamped;
+        surplus$d = clamped - c_full;
         pass = credit$q >= c_full;
         m_tdata = s_tdata;
         m_tkeep = s_tkeep;
@@ -1889,10 +1911,10 @@ module toe_user_logic_session$datapath$rx_limiter(clock,reset,percent,s_tdata,s_
         s_tready = m_tready & pass;
         take = s_tvalid & m_tready & pass;
         if (take) begin
-            credit$d = credit$q + rate - c_full;
+            credit$d = credit$q + surplus$q;
         end
         else if (~pass) begin
-            credit$d = credit$q + rate;
+            credit$d = credit$q + rate$q;
         end
         if (reset) begin
             credit$d = c_full;
@@ -1919,6 +1941,44 @@ module toe_user_logic_session$datapath$rx_limiter$credit(d,q,clock);
     end
           
 endmodule // toe_user_logic_session$datapath$rx_limiter$credit
+
+
+module toe_user_logic_session$datapath$rx_limiter$rate(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$rx_limiter$rate
+
+
+module toe_user_logic_session$datapath$rx_limiter$surplus(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$rx_limiter$surplus
 
 
 module toe_user_logic_session$datapath$tx_limiter(clock,reset,percent,s_tdata,s_tkeep,s_tlast,s_tvalid,s_tready,m_tdata,m_tkeep,m_tlast,m_tvalid,m_tready);
@@ -1948,9 +2008,15 @@ module toe_user_logic_session$datapath$tx_limiter(clock,reset,percent,s_tdata,s_
     reg  [7:0] credit$d;
     wire  [7:0] credit$q;
     reg  credit$clock;
+    reg  [7:0] rate$d;
+    wire  [7:0] rate$q;
+    reg  rate$clock;
+    reg  [7:0] surplus$d;
+    wire  [7:0] surplus$q;
+    reg  surplus$clock;
     
     // Local signals
-    reg  [7:0] rate;
+    reg  [7:0] clamped;
     reg  pass;
     reg  take;
     
@@ -1960,20 +2026,36 @@ module toe_user_logic_session$datapath$tx_limiter(clock,reset,percent,s_tdata,s_
         .q(credit$q),
         .clock(credit$clock)
     );
+    toe_user_logic_session$datapath$tx_limiter$rate rate(
+        .d(rate$d),
+        .q(rate$q),
+        .clock(rate$clock)
+    );
+    toe_user_logic_session$datapath$tx_limiter$surplus surplus(
+        .d(surplus$d),
+        .q(surplus$q),
+        .clock(surplus$clock)
+    );
     
     // Update code
     always @(*) begin
         credit$clock = clock;
+        rate$clock = clock;
+        surplus$clock = clock;
         credit$d = credit$q;
+        rate$d = rate$q;
+        surplus$d = surplus$q;
         if (percent == c_zero7) begin
-            rate = c_one;
+            clamped = c_one;
         end
         else if (percent > c_hundred7) begin
-            rate = c_full;
+            clamped = c_full;
         end
         else begin
-            rate = ((percent) & 8'hff);
+            clamped = ((percent) & 8'hff);
         end
+        rate$d = clamped;
+        surplus$d = clamped - c_full;
         pass = credit$q >= c_full;
         m_tdata = s_tdata;
         m_tkeep = s_tkeep;
@@ -1982,10 +2064,10 @@ module toe_user_logic_session$datapath$tx_limiter(clock,reset,percent,s_tdata,s_
         s_tready = m_tready & pass;
         take = s_tvalid & m_tready & pass;
         if (take) begin
-            credit$d = credit$q + rate - c_full;
+            credit$d = credit$q + surplus$q;
         end
         else if (~pass) begin
-            credit$d = credit$q + rate;
+            credit$d = credit$q + rate$q;
         end
         if (reset) begin
             credit$d = c_full;
@@ -2012,6 +2094,44 @@ module toe_user_logic_session$datapath$tx_limiter$credit(d,q,clock);
     end
           
 endmodule // toe_user_logic_session$datapath$tx_limiter$credit
+
+
+module toe_user_logic_session$datapath$tx_limiter$rate(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$tx_limiter$rate
+
+
+module toe_user_logic_session$datapath$tx_limiter$surplus(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$datapath$tx_limiter$surplus
 
 
 module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,transfer_size,verify,s_tdata,s_tkeep,s_tlast,s_tvalid,s_tready,bytes,packets,complete,error,beyond,settled,err_count,err_valid,err_cause,err_offset,err_expected,err_received);

@@ -1104,130 +1104,6 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  const_value$6 = 32'h400;
     localparam  const_value$7 = 32'hf4879b96;
     localparam  const_value$8 = 32'h442bb0fa;
-    localparam  mapped_addr$0 = 16'h0;
-    localparam  mapped_addr$1 = 16'h4;
-    localparam  mapped_addr$2 = 16'h8;
-    localparam  mapped_addr$3 = 16'hc;
-    localparam  mapped_addr$4 = 16'h10;
-    localparam  mapped_addr$5 = 16'h14;
-    localparam  mapped_addr$6 = 16'h28;
-    localparam  mapped_addr$7 = 16'h18;
-    localparam  mapped_addr$8 = 16'h1c;
-    localparam  mapped_addr$9 = 16'h20;
-    localparam  mapped_addr$10 = 16'h24;
-    localparam  mapped_addr$11 = 16'h40;
-    localparam  mapped_addr$12 = 16'h44;
-    localparam  mapped_addr$13 = 16'h48;
-    localparam  mapped_addr$14 = 16'h4c;
-    localparam  mapped_addr$15 = 16'h50;
-    localparam  mapped_addr$16 = 16'h54;
-    localparam  mapped_addr$17 = 16'h58;
-    localparam  mapped_addr$18 = 16'h5c;
-    localparam  mapped_addr$19 = 16'h60;
-    localparam  mapped_addr$20 = 16'h100;
-    localparam  mapped_addr$21 = 16'h104;
-    localparam  mapped_addr$22 = 16'h108;
-    localparam  mapped_addr$23 = 16'h10c;
-    localparam  mapped_addr$24 = 16'h110;
-    localparam  mapped_addr$25 = 16'h114;
-    localparam  mapped_addr$26 = 16'h118;
-    localparam  mapped_addr$27 = 16'h11c;
-    localparam  mapped_addr$28 = 16'h120;
-    localparam  mapped_addr$29 = 16'h124;
-    localparam  mapped_addr$30 = 16'h128;
-    localparam  mapped_addr$31 = 16'h130;
-    localparam  mapped_addr$32 = 16'h134;
-    localparam  mapped_addr$33 = 16'h138;
-    localparam  mapped_addr$34 = 16'h13c;
-    localparam  mapped_addr$35 = 16'h140;
-    localparam  mapped_addr$36 = 16'h144;
-    localparam  mapped_addr$37 = 16'h150;
-    localparam  mapped_addr$38 = 16'h154;
-    localparam  mapped_addr$39 = 16'h158;
-    localparam  mapped_addr$40 = 16'h15c;
-    localparam  mapped_addr$41 = 16'h160;
-    localparam  mapped_addr$42 = 16'h164;
-    localparam  mapped_addr$43 = 16'h170;
-    localparam  mapped_addr$44 = 16'h174;
-    localparam  mapped_addr$45 = 16'h178;
-    localparam  mapped_addr$46 = 16'h200;
-    localparam  mapped_addr$47 = 16'h204;
-    localparam  mapped_addr$48 = 16'h208;
-    localparam  mapped_addr$49 = 16'h20c;
-    localparam  mapped_addr$50 = 16'h210;
-    localparam  mapped_addr$51 = 16'h214;
-    localparam  mapped_addr$52 = 16'h218;
-    localparam  mapped_addr$53 = 16'h21c;
-    localparam  mapped_addr$54 = 16'h220;
-    localparam  mapped_addr$55 = 16'h224;
-    localparam  mapped_addr$56 = 16'h228;
-    localparam  mapped_addr$57 = 16'h230;
-    localparam  mapped_addr$58 = 16'h234;
-    localparam  mapped_addr$59 = 16'h238;
-    localparam  mapped_addr$60 = 16'h23c;
-    localparam  mapped_addr$61 = 16'h240;
-    localparam  mapped_addr$62 = 16'h244;
-    localparam  mapped_addr$63 = 16'h250;
-    localparam  mapped_addr$64 = 16'h254;
-    localparam  mapped_addr$65 = 16'h258;
-    localparam  mapped_addr$66 = 16'h25c;
-    localparam  mapped_addr$67 = 16'h260;
-    localparam  mapped_addr$68 = 16'h264;
-    localparam  mapped_addr$69 = 16'h270;
-    localparam  mapped_addr$70 = 16'h274;
-    localparam  mapped_addr$71 = 16'h278;
-    localparam  mapped_addr$72 = 16'h300;
-    localparam  mapped_addr$73 = 16'h304;
-    localparam  mapped_addr$74 = 16'h308;
-    localparam  mapped_addr$75 = 16'h30c;
-    localparam  mapped_addr$76 = 16'h310;
-    localparam  mapped_addr$77 = 16'h314;
-    localparam  mapped_addr$78 = 16'h318;
-    localparam  mapped_addr$79 = 16'h31c;
-    localparam  mapped_addr$80 = 16'h320;
-    localparam  mapped_addr$81 = 16'h324;
-    localparam  mapped_addr$82 = 16'h328;
-    localparam  mapped_addr$83 = 16'h330;
-    localparam  mapped_addr$84 = 16'h334;
-    localparam  mapped_addr$85 = 16'h338;
-    localparam  mapped_addr$86 = 16'h33c;
-    localparam  mapped_addr$87 = 16'h340;
-    localparam  mapped_addr$88 = 16'h344;
-    localparam  mapped_addr$89 = 16'h350;
-    localparam  mapped_addr$90 = 16'h354;
-    localparam  mapped_addr$91 = 16'h358;
-    localparam  mapped_addr$92 = 16'h35c;
-    localparam  mapped_addr$93 = 16'h360;
-    localparam  mapped_addr$94 = 16'h364;
-    localparam  mapped_addr$95 = 16'h370;
-    localparam  mapped_addr$96 = 16'h374;
-    localparam  mapped_addr$97 = 16'h378;
-    localparam  mapped_addr$98 = 16'h400;
-    localparam  mapped_addr$99 = 16'h404;
-    localparam  mapped_addr$100 = 16'h408;
-    localparam  mapped_addr$101 = 16'h40c;
-    localparam  mapped_addr$102 = 16'h410;
-    localparam  mapped_addr$103 = 16'h414;
-    localparam  mapped_addr$104 = 16'h418;
-    localparam  mapped_addr$105 = 16'h41c;
-    localparam  mapped_addr$106 = 16'h420;
-    localparam  mapped_addr$107 = 16'h424;
-    localparam  mapped_addr$108 = 16'h428;
-    localparam  mapped_addr$109 = 16'h430;
-    localparam  mapped_addr$110 = 16'h434;
-    localparam  mapped_addr$111 = 16'h438;
-    localparam  mapped_addr$112 = 16'h43c;
-    localparam  mapped_addr$113 = 16'h440;
-    localparam  mapped_addr$114 = 16'h444;
-    localparam  mapped_addr$115 = 16'h450;
-    localparam  mapped_addr$116 = 16'h454;
-    localparam  mapped_addr$117 = 16'h458;
-    localparam  mapped_addr$118 = 16'h45c;
-    localparam  mapped_addr$119 = 16'h460;
-    localparam  mapped_addr$120 = 16'h464;
-    localparam  mapped_addr$121 = 16'h470;
-    localparam  mapped_addr$122 = 16'h474;
-    localparam  mapped_addr$123 = 16'h478;
     localparam  check_addr$0 = 16'h48;
     localparam  check_addr$1 = 16'h48;
     localparam  check_addr$2 = 16'h10c;
@@ -1598,6 +1474,501 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     reg  [31:0] latch_q$16$d;
     wire  [31:0] latch_q$16$q;
     reg  latch_q$16$clock;
+    reg  storage_sel$0$d;
+    wire  storage_sel$0$q;
+    reg  storage_sel$0$clock;
+    reg  storage_sel$1$d;
+    wire  storage_sel$1$q;
+    reg  storage_sel$1$clock;
+    reg  storage_sel$2$d;
+    wire  storage_sel$2$q;
+    reg  storage_sel$2$clock;
+    reg  storage_sel$3$d;
+    wire  storage_sel$3$q;
+    reg  storage_sel$3$clock;
+    reg  storage_sel$4$d;
+    wire  storage_sel$4$q;
+    reg  storage_sel$4$clock;
+    reg  storage_sel$5$d;
+    wire  storage_sel$5$q;
+    reg  storage_sel$5$clock;
+    reg  storage_sel$6$d;
+    wire  storage_sel$6$q;
+    reg  storage_sel$6$clock;
+    reg  storage_sel$7$d;
+    wire  storage_sel$7$q;
+    reg  storage_sel$7$clock;
+    reg  storage_sel$8$d;
+    wire  storage_sel$8$q;
+    reg  storage_sel$8$clock;
+    reg  storage_sel$9$d;
+    wire  storage_sel$9$q;
+    reg  storage_sel$9$clock;
+    reg  storage_sel$10$d;
+    wire  storage_sel$10$q;
+    reg  storage_sel$10$clock;
+    reg  storage_sel$11$d;
+    wire  storage_sel$11$q;
+    reg  storage_sel$11$clock;
+    reg  storage_sel$12$d;
+    wire  storage_sel$12$q;
+    reg  storage_sel$12$clock;
+    reg  storage_sel$13$d;
+    wire  storage_sel$13$q;
+    reg  storage_sel$13$clock;
+    reg  storage_sel$14$d;
+    wire  storage_sel$14$q;
+    reg  storage_sel$14$clock;
+    reg  storage_sel$15$d;
+    wire  storage_sel$15$q;
+    reg  storage_sel$15$clock;
+    reg  storage_sel$16$d;
+    wire  storage_sel$16$q;
+    reg  storage_sel$16$clock;
+    reg  storage_sel$17$d;
+    wire  storage_sel$17$q;
+    reg  storage_sel$17$clock;
+    reg  storage_sel$18$d;
+    wire  storage_sel$18$q;
+    reg  storage_sel$18$clock;
+    reg  storage_sel$19$d;
+    wire  storage_sel$19$q;
+    reg  storage_sel$19$clock;
+    reg  storage_sel$20$d;
+    wire  storage_sel$20$q;
+    reg  storage_sel$20$clock;
+    reg  storage_sel$21$d;
+    wire  storage_sel$21$q;
+    reg  storage_sel$21$clock;
+    reg  storage_sel$22$d;
+    wire  storage_sel$22$q;
+    reg  storage_sel$22$clock;
+    reg  storage_sel$23$d;
+    wire  storage_sel$23$q;
+    reg  storage_sel$23$clock;
+    reg  storage_sel$24$d;
+    wire  storage_sel$24$q;
+    reg  storage_sel$24$clock;
+    reg  storage_sel$25$d;
+    wire  storage_sel$25$q;
+    reg  storage_sel$25$clock;
+    reg  storage_sel$26$d;
+    wire  storage_sel$26$q;
+    reg  storage_sel$26$clock;
+    reg  storage_sel$27$d;
+    wire  storage_sel$27$q;
+    reg  storage_sel$27$clock;
+    reg  storage_sel$28$d;
+    wire  storage_sel$28$q;
+    reg  storage_sel$28$clock;
+    reg  storage_sel$29$d;
+    wire  storage_sel$29$q;
+    reg  storage_sel$29$clock;
+    reg  storage_sel$30$d;
+    wire  storage_sel$30$q;
+    reg  storage_sel$30$clock;
+    reg  storage_sel$31$d;
+    wire  storage_sel$31$q;
+    reg  storage_sel$31$clock;
+    reg  storage_sel$32$d;
+    wire  storage_sel$32$q;
+    reg  storage_sel$32$clock;
+    reg  storage_sel$33$d;
+    wire  storage_sel$33$q;
+    reg  storage_sel$33$clock;
+    reg  storage_sel$34$d;
+    wire  storage_sel$34$q;
+    reg  storage_sel$34$clock;
+    reg  storage_sel$35$d;
+    wire  storage_sel$35$q;
+    reg  storage_sel$35$clock;
+    reg  storage_sel$36$d;
+    wire  storage_sel$36$q;
+    reg  storage_sel$36$clock;
+    reg  storage_sel$37$d;
+    wire  storage_sel$37$q;
+    reg  storage_sel$37$clock;
+    reg  storage_sel$38$d;
+    wire  storage_sel$38$q;
+    reg  storage_sel$38$clock;
+    reg  storage_sel$39$d;
+    wire  storage_sel$39$q;
+    reg  storage_sel$39$clock;
+    reg  storage_sel$40$d;
+    wire  storage_sel$40$q;
+    reg  storage_sel$40$clock;
+    reg  storage_sel$41$d;
+    wire  storage_sel$41$q;
+    reg  storage_sel$41$clock;
+    reg  storage_sel$42$d;
+    wire  storage_sel$42$q;
+    reg  storage_sel$42$clock;
+    reg  pulse_sel$0$d;
+    wire  pulse_sel$0$q;
+    reg  pulse_sel$0$clock;
+    reg  pulse_sel$1$d;
+    wire  pulse_sel$1$q;
+    reg  pulse_sel$1$clock;
+    reg  pulse_sel$2$d;
+    wire  pulse_sel$2$q;
+    reg  pulse_sel$2$clock;
+    reg  pulse_sel$3$d;
+    wire  pulse_sel$3$q;
+    reg  pulse_sel$3$clock;
+    reg  pulse_sel$4$d;
+    wire  pulse_sel$4$q;
+    reg  pulse_sel$4$clock;
+    reg  sticky_sel$0$d;
+    wire  sticky_sel$0$q;
+    reg  sticky_sel$0$clock;
+    reg  sticky_sel$1$d;
+    wire  sticky_sel$1$q;
+    reg  sticky_sel$1$clock;
+    reg  sticky_sel$2$d;
+    wire  sticky_sel$2$q;
+    reg  sticky_sel$2$clock;
+    reg  sticky_sel$3$d;
+    wire  sticky_sel$3$q;
+    reg  sticky_sel$3$clock;
+    reg  status_sel$0$d;
+    wire  status_sel$0$q;
+    reg  status_sel$0$clock;
+    reg  status_sel$1$d;
+    wire  status_sel$1$q;
+    reg  status_sel$1$clock;
+    reg  status_sel$2$d;
+    wire  status_sel$2$q;
+    reg  status_sel$2$clock;
+    reg  status_sel$3$d;
+    wire  status_sel$3$q;
+    reg  status_sel$3$clock;
+    reg  status_sel$4$d;
+    wire  status_sel$4$q;
+    reg  status_sel$4$clock;
+    reg  status_sel$5$d;
+    wire  status_sel$5$q;
+    reg  status_sel$5$clock;
+    reg  status_sel$6$d;
+    wire  status_sel$6$q;
+    reg  status_sel$6$clock;
+    reg  status_sel$7$d;
+    wire  status_sel$7$q;
+    reg  status_sel$7$clock;
+    reg  status_sel$8$d;
+    wire  status_sel$8$q;
+    reg  status_sel$8$clock;
+    reg  status_sel$9$d;
+    wire  status_sel$9$q;
+    reg  status_sel$9$clock;
+    reg  status_sel$10$d;
+    wire  status_sel$10$q;
+    reg  status_sel$10$clock;
+    reg  status_sel$11$d;
+    wire  status_sel$11$q;
+    reg  status_sel$11$clock;
+    reg  status_sel$12$d;
+    wire  status_sel$12$q;
+    reg  status_sel$12$clock;
+    reg  status_sel$13$d;
+    wire  status_sel$13$q;
+    reg  status_sel$13$clock;
+    reg  status_sel$14$d;
+    wire  status_sel$14$q;
+    reg  status_sel$14$clock;
+    reg  status_sel$15$d;
+    wire  status_sel$15$q;
+    reg  status_sel$15$clock;
+    reg  status_sel$16$d;
+    wire  status_sel$16$q;
+    reg  status_sel$16$clock;
+    reg  status_sel$17$d;
+    wire  status_sel$17$q;
+    reg  status_sel$17$clock;
+    reg  status_sel$18$d;
+    wire  status_sel$18$q;
+    reg  status_sel$18$clock;
+    reg  status_sel$19$d;
+    wire  status_sel$19$q;
+    reg  status_sel$19$clock;
+    reg  status_sel$20$d;
+    wire  status_sel$20$q;
+    reg  status_sel$20$clock;
+    reg  status_sel$21$d;
+    wire  status_sel$21$q;
+    reg  status_sel$21$clock;
+    reg  status_sel$22$d;
+    wire  status_sel$22$q;
+    reg  status_sel$22$clock;
+    reg  status_sel$23$d;
+    wire  status_sel$23$q;
+    reg  status_sel$23$clock;
+    reg  status_sel$24$d;
+    wire  status_sel$24$q;
+    reg  status_sel$24$clock;
+    reg  status_sel$25$d;
+    wire  status_sel$25$q;
+    reg  status_sel$25$clock;
+    reg  status_sel$26$d;
+    wire  status_sel$26$q;
+    reg  status_sel$26$clock;
+    reg  status_sel$27$d;
+    wire  status_sel$27$q;
+    reg  status_sel$27$clock;
+    reg  status_sel$28$d;
+    wire  status_sel$28$q;
+    reg  status_sel$28$clock;
+    reg  status_sel$29$d;
+    wire  status_sel$29$q;
+    reg  status_sel$29$clock;
+    reg  status_sel$30$d;
+    wire  status_sel$30$q;
+    reg  status_sel$30$clock;
+    reg  status_sel$31$d;
+    wire  status_sel$31$q;
+    reg  status_sel$31$clock;
+    reg  status_sel$32$d;
+    wire  status_sel$32$q;
+    reg  status_sel$32$clock;
+    reg  status_sel$33$d;
+    wire  status_sel$33$q;
+    reg  status_sel$33$clock;
+    reg  status_sel$34$d;
+    wire  status_sel$34$q;
+    reg  status_sel$34$clock;
+    reg  status_sel$35$d;
+    wire  status_sel$35$q;
+    reg  status_sel$35$clock;
+    reg  status_sel$36$d;
+    wire  status_sel$36$q;
+    reg  status_sel$36$clock;
+    reg  status_sel$37$d;
+    wire  status_sel$37$q;
+    reg  status_sel$37$clock;
+    reg  status_sel$38$d;
+    wire  status_sel$38$q;
+    reg  status_sel$38$clock;
+    reg  status_sel$39$d;
+    wire  status_sel$39$q;
+    reg  status_sel$39$clock;
+    reg  status_sel$40$d;
+    wire  status_sel$40$q;
+    reg  status_sel$40$clock;
+    reg  status_sel$41$d;
+    wire  status_sel$41$q;
+    reg  status_sel$41$clock;
+    reg  status_sel$42$d;
+    wire  status_sel$42$q;
+    reg  status_sel$42$clock;
+    reg  status_sel$43$d;
+    wire  status_sel$43$q;
+    reg  status_sel$43$clock;
+    reg  status_sel$44$d;
+    wire  status_sel$44$q;
+    reg  status_sel$44$clock;
+    reg  status_sel$45$d;
+    wire  status_sel$45$q;
+    reg  status_sel$45$clock;
+    reg  status_sel$46$d;
+    wire  status_sel$46$q;
+    reg  status_sel$46$clock;
+    reg  status_sel$47$d;
+    wire  status_sel$47$q;
+    reg  status_sel$47$clock;
+    reg  status_sel$48$d;
+    wire  status_sel$48$q;
+    reg  status_sel$48$clock;
+    reg  status_sel$49$d;
+    wire  status_sel$49$q;
+    reg  status_sel$49$clock;
+    reg  latch_lo_sel$0$d;
+    wire  latch_lo_sel$0$q;
+    reg  latch_lo_sel$0$clock;
+    reg  latch_lo_sel$1$d;
+    wire  latch_lo_sel$1$q;
+    reg  latch_lo_sel$1$clock;
+    reg  latch_lo_sel$2$d;
+    wire  latch_lo_sel$2$q;
+    reg  latch_lo_sel$2$clock;
+    reg  latch_lo_sel$3$d;
+    wire  latch_lo_sel$3$q;
+    reg  latch_lo_sel$3$clock;
+    reg  latch_lo_sel$4$d;
+    wire  latch_lo_sel$4$q;
+    reg  latch_lo_sel$4$clock;
+    reg  latch_lo_sel$5$d;
+    wire  latch_lo_sel$5$q;
+    reg  latch_lo_sel$5$clock;
+    reg  latch_lo_sel$6$d;
+    wire  latch_lo_sel$6$q;
+    reg  latch_lo_sel$6$clock;
+    reg  latch_lo_sel$7$d;
+    wire  latch_lo_sel$7$q;
+    reg  latch_lo_sel$7$clock;
+    reg  latch_lo_sel$8$d;
+    wire  latch_lo_sel$8$q;
+    reg  latch_lo_sel$8$clock;
+    reg  latch_lo_sel$9$d;
+    wire  latch_lo_sel$9$q;
+    reg  latch_lo_sel$9$clock;
+    reg  latch_lo_sel$10$d;
+    wire  latch_lo_sel$10$q;
+    reg  latch_lo_sel$10$clock;
+    reg  latch_lo_sel$11$d;
+    wire  latch_lo_sel$11$q;
+    reg  latch_lo_sel$11$clock;
+    reg  latch_lo_sel$12$d;
+    wire  latch_lo_sel$12$q;
+    reg  latch_lo_sel$12$clock;
+    reg  latch_lo_sel$13$d;
+    wire  latch_lo_sel$13$q;
+    reg  latch_lo_sel$13$clock;
+    reg  latch_lo_sel$14$d;
+    wire  latch_lo_sel$14$q;
+    reg  latch_lo_sel$14$clock;
+    reg  latch_lo_sel$15$d;
+    wire  latch_lo_sel$15$q;
+    reg  latch_lo_sel$15$clock;
+    reg  latch_lo_sel$16$d;
+    wire  latch_lo_sel$16$q;
+    reg  latch_lo_sel$16$clock;
+    reg  latch_hi_sel$0$d;
+    wire  latch_hi_sel$0$q;
+    reg  latch_hi_sel$0$clock;
+    reg  latch_hi_sel$1$d;
+    wire  latch_hi_sel$1$q;
+    reg  latch_hi_sel$1$clock;
+    reg  latch_hi_sel$2$d;
+    wire  latch_hi_sel$2$q;
+    reg  latch_hi_sel$2$clock;
+    reg  latch_hi_sel$3$d;
+    wire  latch_hi_sel$3$q;
+    reg  latch_hi_sel$3$clock;
+    reg  latch_hi_sel$4$d;
+    wire  latch_hi_sel$4$q;
+    reg  latch_hi_sel$4$clock;
+    reg  latch_hi_sel$5$d;
+    wire  latch_hi_sel$5$q;
+    reg  latch_hi_sel$5$clock;
+    reg  latch_hi_sel$6$d;
+    wire  latch_hi_sel$6$q;
+    reg  latch_hi_sel$6$clock;
+    reg  latch_hi_sel$7$d;
+    wire  latch_hi_sel$7$q;
+    reg  latch_hi_sel$7$clock;
+    reg  latch_hi_sel$8$d;
+    wire  latch_hi_sel$8$q;
+    reg  latch_hi_sel$8$clock;
+    reg  latch_hi_sel$9$d;
+    wire  latch_hi_sel$9$q;
+    reg  latch_hi_sel$9$clock;
+    reg  latch_hi_sel$10$d;
+    wire  latch_hi_sel$10$q;
+    reg  latch_hi_sel$10$clock;
+    reg  latch_hi_sel$11$d;
+    wire  latch_hi_sel$11$q;
+    reg  latch_hi_sel$11$clock;
+    reg  latch_hi_sel$12$d;
+    wire  latch_hi_sel$12$q;
+    reg  latch_hi_sel$12$clock;
+    reg  latch_hi_sel$13$d;
+    wire  latch_hi_sel$13$q;
+    reg  latch_hi_sel$13$clock;
+    reg  latch_hi_sel$14$d;
+    wire  latch_hi_sel$14$q;
+    reg  latch_hi_sel$14$clock;
+    reg  latch_hi_sel$15$d;
+    wire  latch_hi_sel$15$q;
+    reg  latch_hi_sel$15$clock;
+    reg  latch_hi_sel$16$d;
+    wire  latch_hi_sel$16$q;
+    reg  latch_hi_sel$16$clock;
+    reg  const_sel$0$d;
+    wire  const_sel$0$q;
+    reg  const_sel$0$clock;
+    reg  const_sel$1$d;
+    wire  const_sel$1$q;
+    reg  const_sel$1$clock;
+    reg  const_sel$2$d;
+    wire  const_sel$2$q;
+    reg  const_sel$2$clock;
+    reg  const_sel$3$d;
+    wire  const_sel$3$q;
+    reg  const_sel$3$clock;
+    reg  const_sel$4$d;
+    wire  const_sel$4$q;
+    reg  const_sel$4$clock;
+    reg  const_sel$5$d;
+    wire  const_sel$5$q;
+    reg  const_sel$5$clock;
+    reg  const_sel$6$d;
+    wire  const_sel$6$q;
+    reg  const_sel$6$clock;
+    reg  const_sel$7$d;
+    wire  const_sel$7$q;
+    reg  const_sel$7$clock;
+    reg  const_sel$8$d;
+    wire  const_sel$8$q;
+    reg  const_sel$8$clock;
+    reg  check_hit$0$d;
+    wire  check_hit$0$q;
+    reg  check_hit$0$clock;
+    reg  check_hit$1$d;
+    wire  check_hit$1$q;
+    reg  check_hit$1$clock;
+    reg  check_hit$2$d;
+    wire  check_hit$2$q;
+    reg  check_hit$2$clock;
+    reg  check_hit$3$d;
+    wire  check_hit$3$q;
+    reg  check_hit$3$clock;
+    reg  check_hit$4$d;
+    wire  check_hit$4$q;
+    reg  check_hit$4$clock;
+    reg  check_hit$5$d;
+    wire  check_hit$5$q;
+    reg  check_hit$5$clock;
+    reg  check_hit$6$d;
+    wire  check_hit$6$q;
+    reg  check_hit$6$clock;
+    reg  check_hit$7$d;
+    wire  check_hit$7$q;
+    reg  check_hit$7$clock;
+    reg  check_hit$8$d;
+    wire  check_hit$8$q;
+    reg  check_hit$8$clock;
+    reg  check_hit$9$d;
+    wire  check_hit$9$q;
+    reg  check_hit$9$clock;
+    reg  check_fault$0$d;
+    wire  check_fault$0$q;
+    reg  check_fault$0$clock;
+    reg  check_fault$1$d;
+    wire  check_fault$1$q;
+    reg  check_fault$1$clock;
+    reg  check_fault$2$d;
+    wire  check_fault$2$q;
+    reg  check_fault$2$clock;
+    reg  check_fault$3$d;
+    wire  check_fault$3$q;
+    reg  check_fault$3$clock;
+    reg  check_fault$4$d;
+    wire  check_fault$4$q;
+    reg  check_fault$4$clock;
+    reg  check_fault$5$d;
+    wire  check_fault$5$q;
+    reg  check_fault$5$clock;
+    reg  check_fault$6$d;
+    wire  check_fault$6$q;
+    reg  check_fault$6$clock;
+    reg  check_fault$7$d;
+    wire  check_fault$7$q;
+    reg  check_fault$7$clock;
+    reg  check_fault$8$d;
+    wire  check_fault$8$q;
+    reg  check_fault$8$clock;
+    reg  check_fault$9$d;
+    wire  check_fault$9$q;
+    reg  check_fault$9$clock;
     reg  w_refused_q$d;
     wire  w_refused_q$q;
     reg  w_refused_q$clock;
@@ -2116,6 +2487,831 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         .q(latch_q$16$q),
         .clock(latch_q$16$clock)
     );
+    toe_user_logic_regs$core$storage_sel$0 storage_sel$0(
+        .d(storage_sel$0$d),
+        .q(storage_sel$0$q),
+        .clock(storage_sel$0$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$1 storage_sel$1(
+        .d(storage_sel$1$d),
+        .q(storage_sel$1$q),
+        .clock(storage_sel$1$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$2 storage_sel$2(
+        .d(storage_sel$2$d),
+        .q(storage_sel$2$q),
+        .clock(storage_sel$2$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$3 storage_sel$3(
+        .d(storage_sel$3$d),
+        .q(storage_sel$3$q),
+        .clock(storage_sel$3$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$4 storage_sel$4(
+        .d(storage_sel$4$d),
+        .q(storage_sel$4$q),
+        .clock(storage_sel$4$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$5 storage_sel$5(
+        .d(storage_sel$5$d),
+        .q(storage_sel$5$q),
+        .clock(storage_sel$5$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$6 storage_sel$6(
+        .d(storage_sel$6$d),
+        .q(storage_sel$6$q),
+        .clock(storage_sel$6$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$7 storage_sel$7(
+        .d(storage_sel$7$d),
+        .q(storage_sel$7$q),
+        .clock(storage_sel$7$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$8 storage_sel$8(
+        .d(storage_sel$8$d),
+        .q(storage_sel$8$q),
+        .clock(storage_sel$8$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$9 storage_sel$9(
+        .d(storage_sel$9$d),
+        .q(storage_sel$9$q),
+        .clock(storage_sel$9$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$10 storage_sel$10(
+        .d(storage_sel$10$d),
+        .q(storage_sel$10$q),
+        .clock(storage_sel$10$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$11 storage_sel$11(
+        .d(storage_sel$11$d),
+        .q(storage_sel$11$q),
+        .clock(storage_sel$11$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$12 storage_sel$12(
+        .d(storage_sel$12$d),
+        .q(storage_sel$12$q),
+        .clock(storage_sel$12$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$13 storage_sel$13(
+        .d(storage_sel$13$d),
+        .q(storage_sel$13$q),
+        .clock(storage_sel$13$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$14 storage_sel$14(
+        .d(storage_sel$14$d),
+        .q(storage_sel$14$q),
+        .clock(storage_sel$14$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$15 storage_sel$15(
+        .d(storage_sel$15$d),
+        .q(storage_sel$15$q),
+        .clock(storage_sel$15$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$16 storage_sel$16(
+        .d(storage_sel$16$d),
+        .q(storage_sel$16$q),
+        .clock(storage_sel$16$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$17 storage_sel$17(
+        .d(storage_sel$17$d),
+        .q(storage_sel$17$q),
+        .clock(storage_sel$17$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$18 storage_sel$18(
+        .d(storage_sel$18$d),
+        .q(storage_sel$18$q),
+        .clock(storage_sel$18$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$19 storage_sel$19(
+        .d(storage_sel$19$d),
+        .q(storage_sel$19$q),
+        .clock(storage_sel$19$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$20 storage_sel$20(
+        .d(storage_sel$20$d),
+        .q(storage_sel$20$q),
+        .clock(storage_sel$20$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$21 storage_sel$21(
+        .d(storage_sel$21$d),
+        .q(storage_sel$21$q),
+        .clock(storage_sel$21$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$22 storage_sel$22(
+        .d(storage_sel$22$d),
+        .q(storage_sel$22$q),
+        .clock(storage_sel$22$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$23 storage_sel$23(
+        .d(storage_sel$23$d),
+        .q(storage_sel$23$q),
+        .clock(storage_sel$23$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$24 storage_sel$24(
+        .d(storage_sel$24$d),
+        .q(storage_sel$24$q),
+        .clock(storage_sel$24$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$25 storage_sel$25(
+        .d(storage_sel$25$d),
+        .q(storage_sel$25$q),
+        .clock(storage_sel$25$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$26 storage_sel$26(
+        .d(storage_sel$26$d),
+        .q(storage_sel$26$q),
+        .clock(storage_sel$26$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$27 storage_sel$27(
+        .d(storage_sel$27$d),
+        .q(storage_sel$27$q),
+        .clock(storage_sel$27$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$28 storage_sel$28(
+        .d(storage_sel$28$d),
+        .q(storage_sel$28$q),
+        .clock(storage_sel$28$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$29 storage_sel$29(
+        .d(storage_sel$29$d),
+        .q(storage_sel$29$q),
+        .clock(storage_sel$29$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$30 storage_sel$30(
+        .d(storage_sel$30$d),
+        .q(storage_sel$30$q),
+        .clock(storage_sel$30$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$31 storage_sel$31(
+        .d(storage_sel$31$d),
+        .q(storage_sel$31$q),
+        .clock(storage_sel$31$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$32 storage_sel$32(
+        .d(storage_sel$32$d),
+        .q(storage_sel$32$q),
+        .clock(storage_sel$32$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$33 storage_sel$33(
+        .d(storage_sel$33$d),
+        .q(storage_sel$33$q),
+        .clock(storage_sel$33$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$34 storage_sel$34(
+        .d(storage_sel$34$d),
+        .q(storage_sel$34$q),
+        .clock(storage_sel$34$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$35 storage_sel$35(
+        .d(storage_sel$35$d),
+        .q(storage_sel$35$q),
+        .clock(storage_sel$35$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$36 storage_sel$36(
+        .d(storage_sel$36$d),
+        .q(storage_sel$36$q),
+        .clock(storage_sel$36$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$37 storage_sel$37(
+        .d(storage_sel$37$d),
+        .q(storage_sel$37$q),
+        .clock(storage_sel$37$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$38 storage_sel$38(
+        .d(storage_sel$38$d),
+        .q(storage_sel$38$q),
+        .clock(storage_sel$38$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$39 storage_sel$39(
+        .d(storage_sel$39$d),
+        .q(storage_sel$39$q),
+        .clock(storage_sel$39$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$40 storage_sel$40(
+        .d(storage_sel$40$d),
+        .q(storage_sel$40$q),
+        .clock(storage_sel$40$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$41 storage_sel$41(
+        .d(storage_sel$41$d),
+        .q(storage_sel$41$q),
+        .clock(storage_sel$41$clock)
+    );
+    toe_user_logic_regs$core$storage_sel$42 storage_sel$42(
+        .d(storage_sel$42$d),
+        .q(storage_sel$42$q),
+        .clock(storage_sel$42$clock)
+    );
+    toe_user_logic_regs$core$pulse_sel$0 pulse_sel$0(
+        .d(pulse_sel$0$d),
+        .q(pulse_sel$0$q),
+        .clock(pulse_sel$0$clock)
+    );
+    toe_user_logic_regs$core$pulse_sel$1 pulse_sel$1(
+        .d(pulse_sel$1$d),
+        .q(pulse_sel$1$q),
+        .clock(pulse_sel$1$clock)
+    );
+    toe_user_logic_regs$core$pulse_sel$2 pulse_sel$2(
+        .d(pulse_sel$2$d),
+        .q(pulse_sel$2$q),
+        .clock(pulse_sel$2$clock)
+    );
+    toe_user_logic_regs$core$pulse_sel$3 pulse_sel$3(
+        .d(pulse_sel$3$d),
+        .q(pulse_sel$3$q),
+        .clock(pulse_sel$3$clock)
+    );
+    toe_user_logic_regs$core$pulse_sel$4 pulse_sel$4(
+        .d(pulse_sel$4$d),
+        .q(pulse_sel$4$q),
+        .clock(pulse_sel$4$clock)
+    );
+    toe_user_logic_regs$core$sticky_sel$0 sticky_sel$0(
+        .d(sticky_sel$0$d),
+        .q(sticky_sel$0$q),
+        .clock(sticky_sel$0$clock)
+    );
+    toe_user_logic_regs$core$sticky_sel$1 sticky_sel$1(
+        .d(sticky_sel$1$d),
+        .q(sticky_sel$1$q),
+        .clock(sticky_sel$1$clock)
+    );
+    toe_user_logic_regs$core$sticky_sel$2 sticky_sel$2(
+        .d(sticky_sel$2$d),
+        .q(sticky_sel$2$q),
+        .clock(sticky_sel$2$clock)
+    );
+    toe_user_logic_regs$core$sticky_sel$3 sticky_sel$3(
+        .d(sticky_sel$3$d),
+        .q(sticky_sel$3$q),
+        .clock(sticky_sel$3$clock)
+    );
+    toe_user_logic_regs$core$status_sel$0 status_sel$0(
+        .d(status_sel$0$d),
+        .q(status_sel$0$q),
+        .clock(status_sel$0$clock)
+    );
+    toe_user_logic_regs$core$status_sel$1 status_sel$1(
+        .d(status_sel$1$d),
+        .q(status_sel$1$q),
+        .clock(status_sel$1$clock)
+    );
+    toe_user_logic_regs$core$status_sel$2 status_sel$2(
+        .d(status_sel$2$d),
+        .q(status_sel$2$q),
+        .clock(status_sel$2$clock)
+    );
+    toe_user_logic_regs$core$status_sel$3 status_sel$3(
+        .d(status_sel$3$d),
+        .q(status_sel$3$q),
+        .clock(status_sel$3$clock)
+    );
+    toe_user_logic_regs$core$status_sel$4 status_sel$4(
+        .d(status_sel$4$d),
+        .q(status_sel$4$q),
+        .clock(status_sel$4$clock)
+    );
+    toe_user_logic_regs$core$status_sel$5 status_sel$5(
+        .d(status_sel$5$d),
+        .q(status_sel$5$q),
+        .clock(status_sel$5$clock)
+    );
+    toe_user_logic_regs$core$status_sel$6 status_sel$6(
+        .d(status_sel$6$d),
+        .q(status_sel$6$q),
+        .clock(status_sel$6$clock)
+    );
+    toe_user_logic_regs$core$status_sel$7 status_sel$7(
+        .d(status_sel$7$d),
+        .q(status_sel$7$q),
+        .clock(status_sel$7$clock)
+    );
+    toe_user_logic_regs$core$status_sel$8 status_sel$8(
+        .d(status_sel$8$d),
+        .q(status_sel$8$q),
+        .clock(status_sel$8$clock)
+    );
+    toe_user_logic_regs$core$status_sel$9 status_sel$9(
+        .d(status_sel$9$d),
+        .q(status_sel$9$q),
+        .clock(status_sel$9$clock)
+    );
+    toe_user_logic_regs$core$status_sel$10 status_sel$10(
+        .d(status_sel$10$d),
+        .q(status_sel$10$q),
+        .clock(status_sel$10$clock)
+    );
+    toe_user_logic_regs$core$status_sel$11 status_sel$11(
+        .d(status_sel$11$d),
+        .q(status_sel$11$q),
+        .clock(status_sel$11$clock)
+    );
+    toe_user_logic_regs$core$status_sel$12 status_sel$12(
+        .d(status_sel$12$d),
+        .q(status_sel$12$q),
+        .clock(status_sel$12$clock)
+    );
+    toe_user_logic_regs$core$status_sel$13 status_sel$13(
+        .d(status_sel$13$d),
+        .q(status_sel$13$q),
+        .clock(status_sel$13$clock)
+    );
+    toe_user_logic_regs$core$status_sel$14 status_sel$14(
+        .d(status_sel$14$d),
+        .q(status_sel$14$q),
+        .clock(status_sel$14$clock)
+    );
+    toe_user_logic_regs$core$status_sel$15 status_sel$15(
+        .d(status_sel$15$d),
+        .q(status_sel$15$q),
+        .clock(status_sel$15$clock)
+    );
+    toe_user_logic_regs$core$status_sel$16 status_sel$16(
+        .d(status_sel$16$d),
+        .q(status_sel$16$q),
+        .clock(status_sel$16$clock)
+    );
+    toe_user_logic_regs$core$status_sel$17 status_sel$17(
+        .d(status_sel$17$d),
+        .q(status_sel$17$q),
+        .clock(status_sel$17$clock)
+    );
+    toe_user_logic_regs$core$status_sel$18 status_sel$18(
+        .d(status_sel$18$d),
+        .q(status_sel$18$q),
+        .clock(status_sel$18$clock)
+    );
+    toe_user_logic_regs$core$status_sel$19 status_sel$19(
+        .d(status_sel$19$d),
+        .q(status_sel$19$q),
+        .clock(status_sel$19$clock)
+    );
+    toe_user_logic_regs$core$status_sel$20 status_sel$20(
+        .d(status_sel$20$d),
+        .q(status_sel$20$q),
+        .clock(status_sel$20$clock)
+    );
+    toe_user_logic_regs$core$status_sel$21 status_sel$21(
+        .d(status_sel$21$d),
+        .q(status_sel$21$q),
+        .clock(status_sel$21$clock)
+    );
+    toe_user_logic_regs$core$status_sel$22 status_sel$22(
+        .d(status_sel$22$d),
+        .q(status_sel$22$q),
+        .clock(status_sel$22$clock)
+    );
+    toe_user_logic_regs$core$status_sel$23 status_sel$23(
+        .d(status_sel$23$d),
+        .q(status_sel$23$q),
+        .clock(status_sel$23$clock)
+    );
+    toe_user_logic_regs$core$status_sel$24 status_sel$24(
+        .d(status_sel$24$d),
+        .q(status_sel$24$q),
+        .clock(status_sel$24$clock)
+    );
+    toe_user_logic_regs$core$status_sel$25 status_sel$25(
+        .d(status_sel$25$d),
+        .q(status_sel$25$q),
+        .clock(status_sel$25$clock)
+    );
+    toe_user_logic_regs$core$status_sel$26 status_sel$26(
+        .d(status_sel$26$d),
+        .q(status_sel$26$q),
+        .clock(status_sel$26$clock)
+    );
+    toe_user_logic_regs$core$status_sel$27 status_sel$27(
+        .d(status_sel$27$d),
+        .q(status_sel$27$q),
+        .clock(status_sel$27$clock)
+    );
+    toe_user_logic_regs$core$status_sel$28 status_sel$28(
+        .d(status_sel$28$d),
+        .q(status_sel$28$q),
+        .clock(status_sel$28$clock)
+    );
+    toe_user_logic_regs$core$status_sel$29 status_sel$29(
+        .d(status_sel$29$d),
+        .q(status_sel$29$q),
+        .clock(status_sel$29$clock)
+    );
+    toe_user_logic_regs$core$status_sel$30 status_sel$30(
+        .d(status_sel$30$d),
+        .q(status_sel$30$q),
+        .clock(status_sel$30$clock)
+    );
+    toe_user_logic_regs$core$status_sel$31 status_sel$31(
+        .d(status_sel$31$d),
+        .q(status_sel$31$q),
+        .clock(status_sel$31$clock)
+    );
+    toe_user_logic_regs$core$status_sel$32 status_sel$32(
+        .d(status_sel$32$d),
+        .q(status_sel$32$q),
+        .clock(status_sel$32$clock)
+    );
+    toe_user_logic_regs$core$status_sel$33 status_sel$33(
+        .d(status_sel$33$d),
+        .q(status_sel$33$q),
+        .clock(status_sel$33$clock)
+    );
+    toe_user_logic_regs$core$status_sel$34 status_sel$34(
+        .d(status_sel$34$d),
+        .q(status_sel$34$q),
+        .clock(status_sel$34$clock)
+    );
+    toe_user_logic_regs$core$status_sel$35 status_sel$35(
+        .d(status_sel$35$d),
+        .q(status_sel$35$q),
+        .clock(status_sel$35$clock)
+    );
+    toe_user_logic_regs$core$status_sel$36 status_sel$36(
+        .d(status_sel$36$d),
+        .q(status_sel$36$q),
+        .clock(status_sel$36$clock)
+    );
+    toe_user_logic_regs$core$status_sel$37 status_sel$37(
+        .d(status_sel$37$d),
+        .q(status_sel$37$q),
+        .clock(status_sel$37$clock)
+    );
+    toe_user_logic_regs$core$status_sel$38 status_sel$38(
+        .d(status_sel$38$d),
+        .q(status_sel$38$q),
+        .clock(status_sel$38$clock)
+    );
+    toe_user_logic_regs$core$status_sel$39 status_sel$39(
+        .d(status_sel$39$d),
+        .q(status_sel$39$q),
+        .clock(status_sel$39$clock)
+    );
+    toe_user_logic_regs$core$status_sel$40 status_sel$40(
+        .d(status_sel$40$d),
+        .q(status_sel$40$q),
+        .clock(status_sel$40$clock)
+    );
+    toe_user_logic_regs$core$status_sel$41 status_sel$41(
+        .d(status_sel$41$d),
+        .q(status_sel$41$q),
+        .clock(status_sel$41$clock)
+    );
+    toe_user_logic_regs$core$status_sel$42 status_sel$42(
+        .d(status_sel$42$d),
+        .q(status_sel$42$q),
+        .clock(status_sel$42$clock)
+    );
+    toe_user_logic_regs$core$status_sel$43 status_sel$43(
+        .d(status_sel$43$d),
+        .q(status_sel$43$q),
+        .clock(status_sel$43$clock)
+    );
+    toe_user_logic_regs$core$status_sel$44 status_sel$44(
+        .d(status_sel$44$d),
+        .q(status_sel$44$q),
+        .clock(status_sel$44$clock)
+    );
+    toe_user_logic_regs$core$status_sel$45 status_sel$45(
+        .d(status_sel$45$d),
+        .q(status_sel$45$q),
+        .clock(status_sel$45$clock)
+    );
+    toe_user_logic_regs$core$status_sel$46 status_sel$46(
+        .d(status_sel$46$d),
+        .q(status_sel$46$q),
+        .clock(status_sel$46$clock)
+    );
+    toe_user_logic_regs$core$status_sel$47 status_sel$47(
+        .d(status_sel$47$d),
+        .q(status_sel$47$q),
+        .clock(status_sel$47$clock)
+    );
+    toe_user_logic_regs$core$status_sel$48 status_sel$48(
+        .d(status_sel$48$d),
+        .q(status_sel$48$q),
+        .clock(status_sel$48$clock)
+    );
+    toe_user_logic_regs$core$status_sel$49 status_sel$49(
+        .d(status_sel$49$d),
+        .q(status_sel$49$q),
+        .clock(status_sel$49$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$0 latch_lo_sel$0(
+        .d(latch_lo_sel$0$d),
+        .q(latch_lo_sel$0$q),
+        .clock(latch_lo_sel$0$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$1 latch_lo_sel$1(
+        .d(latch_lo_sel$1$d),
+        .q(latch_lo_sel$1$q),
+        .clock(latch_lo_sel$1$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$2 latch_lo_sel$2(
+        .d(latch_lo_sel$2$d),
+        .q(latch_lo_sel$2$q),
+        .clock(latch_lo_sel$2$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$3 latch_lo_sel$3(
+        .d(latch_lo_sel$3$d),
+        .q(latch_lo_sel$3$q),
+        .clock(latch_lo_sel$3$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$4 latch_lo_sel$4(
+        .d(latch_lo_sel$4$d),
+        .q(latch_lo_sel$4$q),
+        .clock(latch_lo_sel$4$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$5 latch_lo_sel$5(
+        .d(latch_lo_sel$5$d),
+        .q(latch_lo_sel$5$q),
+        .clock(latch_lo_sel$5$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$6 latch_lo_sel$6(
+        .d(latch_lo_sel$6$d),
+        .q(latch_lo_sel$6$q),
+        .clock(latch_lo_sel$6$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$7 latch_lo_sel$7(
+        .d(latch_lo_sel$7$d),
+        .q(latch_lo_sel$7$q),
+        .clock(latch_lo_sel$7$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$8 latch_lo_sel$8(
+        .d(latch_lo_sel$8$d),
+        .q(latch_lo_sel$8$q),
+        .clock(latch_lo_sel$8$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$9 latch_lo_sel$9(
+        .d(latch_lo_sel$9$d),
+        .q(latch_lo_sel$9$q),
+        .clock(latch_lo_sel$9$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$10 latch_lo_sel$10(
+        .d(latch_lo_sel$10$d),
+        .q(latch_lo_sel$10$q),
+        .clock(latch_lo_sel$10$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$11 latch_lo_sel$11(
+        .d(latch_lo_sel$11$d),
+        .q(latch_lo_sel$11$q),
+        .clock(latch_lo_sel$11$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$12 latch_lo_sel$12(
+        .d(latch_lo_sel$12$d),
+        .q(latch_lo_sel$12$q),
+        .clock(latch_lo_sel$12$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$13 latch_lo_sel$13(
+        .d(latch_lo_sel$13$d),
+        .q(latch_lo_sel$13$q),
+        .clock(latch_lo_sel$13$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$14 latch_lo_sel$14(
+        .d(latch_lo_sel$14$d),
+        .q(latch_lo_sel$14$q),
+        .clock(latch_lo_sel$14$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$15 latch_lo_sel$15(
+        .d(latch_lo_sel$15$d),
+        .q(latch_lo_sel$15$q),
+        .clock(latch_lo_sel$15$clock)
+    );
+    toe_user_logic_regs$core$latch_lo_sel$16 latch_lo_sel$16(
+        .d(latch_lo_sel$16$d),
+        .q(latch_lo_sel$16$q),
+        .clock(latch_lo_sel$16$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$0 latch_hi_sel$0(
+        .d(latch_hi_sel$0$d),
+        .q(latch_hi_sel$0$q),
+        .clock(latch_hi_sel$0$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$1 latch_hi_sel$1(
+        .d(latch_hi_sel$1$d),
+        .q(latch_hi_sel$1$q),
+        .clock(latch_hi_sel$1$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$2 latch_hi_sel$2(
+        .d(latch_hi_sel$2$d),
+        .q(latch_hi_sel$2$q),
+        .clock(latch_hi_sel$2$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$3 latch_hi_sel$3(
+        .d(latch_hi_sel$3$d),
+        .q(latch_hi_sel$3$q),
+        .clock(latch_hi_sel$3$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$4 latch_hi_sel$4(
+        .d(latch_hi_sel$4$d),
+        .q(latch_hi_sel$4$q),
+        .clock(latch_hi_sel$4$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$5 latch_hi_sel$5(
+        .d(latch_hi_sel$5$d),
+        .q(latch_hi_sel$5$q),
+        .clock(latch_hi_sel$5$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$6 latch_hi_sel$6(
+        .d(latch_hi_sel$6$d),
+        .q(latch_hi_sel$6$q),
+        .clock(latch_hi_sel$6$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$7 latch_hi_sel$7(
+        .d(latch_hi_sel$7$d),
+        .q(latch_hi_sel$7$q),
+        .clock(latch_hi_sel$7$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$8 latch_hi_sel$8(
+        .d(latch_hi_sel$8$d),
+        .q(latch_hi_sel$8$q),
+        .clock(latch_hi_sel$8$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$9 latch_hi_sel$9(
+        .d(latch_hi_sel$9$d),
+        .q(latch_hi_sel$9$q),
+        .clock(latch_hi_sel$9$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$10 latch_hi_sel$10(
+        .d(latch_hi_sel$10$d),
+        .q(latch_hi_sel$10$q),
+        .clock(latch_hi_sel$10$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$11 latch_hi_sel$11(
+        .d(latch_hi_sel$11$d),
+        .q(latch_hi_sel$11$q),
+        .clock(latch_hi_sel$11$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$12 latch_hi_sel$12(
+        .d(latch_hi_sel$12$d),
+        .q(latch_hi_sel$12$q),
+        .clock(latch_hi_sel$12$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$13 latch_hi_sel$13(
+        .d(latch_hi_sel$13$d),
+        .q(latch_hi_sel$13$q),
+        .clock(latch_hi_sel$13$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$14 latch_hi_sel$14(
+        .d(latch_hi_sel$14$d),
+        .q(latch_hi_sel$14$q),
+        .clock(latch_hi_sel$14$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$15 latch_hi_sel$15(
+        .d(latch_hi_sel$15$d),
+        .q(latch_hi_sel$15$q),
+        .clock(latch_hi_sel$15$clock)
+    );
+    toe_user_logic_regs$core$latch_hi_sel$16 latch_hi_sel$16(
+        .d(latch_hi_sel$16$d),
+        .q(latch_hi_sel$16$q),
+        .clock(latch_hi_sel$16$clock)
+    );
+    toe_user_logic_regs$core$const_sel$0 const_sel$0(
+        .d(const_sel$0$d),
+        .q(const_sel$0$q),
+        .clock(const_sel$0$clock)
+    );
+    toe_user_logic_regs$core$const_sel$1 const_sel$1(
+        .d(const_sel$1$d),
+        .q(const_sel$1$q),
+        .clock(const_sel$1$clock)
+    );
+    toe_user_logic_regs$core$const_sel$2 const_sel$2(
+        .d(const_sel$2$d),
+        .q(const_sel$2$q),
+        .clock(const_sel$2$clock)
+    );
+    toe_user_logic_regs$core$const_sel$3 const_sel$3(
+        .d(const_sel$3$d),
+        .q(const_sel$3$q),
+        .clock(const_sel$3$clock)
+    );
+    toe_user_logic_regs$core$const_sel$4 const_sel$4(
+        .d(const_sel$4$d),
+        .q(const_sel$4$q),
+        .clock(const_sel$4$clock)
+    );
+    toe_user_logic_regs$core$const_sel$5 const_sel$5(
+        .d(const_sel$5$d),
+        .q(const_sel$5$q),
+        .clock(const_sel$5$clock)
+    );
+    toe_user_logic_regs$core$const_sel$6 const_sel$6(
+        .d(const_sel$6$d),
+        .q(const_sel$6$q),
+        .clock(const_sel$6$clock)
+    );
+    toe_user_logic_regs$core$const_sel$7 const_sel$7(
+        .d(const_sel$7$d),
+        .q(const_sel$7$q),
+        .clock(const_sel$7$clock)
+    );
+    toe_user_logic_regs$core$const_sel$8 const_sel$8(
+        .d(const_sel$8$d),
+        .q(const_sel$8$q),
+        .clock(const_sel$8$clock)
+    );
+    toe_user_logic_regs$core$check_hit$0 check_hit$0(
+        .d(check_hit$0$d),
+        .q(check_hit$0$q),
+        .clock(check_hit$0$clock)
+    );
+    toe_user_logic_regs$core$check_hit$1 check_hit$1(
+        .d(check_hit$1$d),
+        .q(check_hit$1$q),
+        .clock(check_hit$1$clock)
+    );
+    toe_user_logic_regs$core$check_hit$2 check_hit$2(
+        .d(check_hit$2$d),
+        .q(check_hit$2$q),
+        .clock(check_hit$2$clock)
+    );
+    toe_user_logic_regs$core$check_hit$3 check_hit$3(
+        .d(check_hit$3$d),
+        .q(check_hit$3$q),
+        .clock(check_hit$3$clock)
+    );
+    toe_user_logic_regs$core$check_hit$4 check_hit$4(
+        .d(check_hit$4$d),
+        .q(check_hit$4$q),
+        .clock(check_hit$4$clock)
+    );
+    toe_user_logic_regs$core$check_hit$5 check_hit$5(
+        .d(check_hit$5$d),
+        .q(check_hit$5$q),
+        .clock(check_hit$5$clock)
+    );
+    toe_user_logic_regs$core$check_hit$6 check_hit$6(
+        .d(check_hit$6$d),
+        .q(check_hit$6$q),
+        .clock(check_hit$6$clock)
+    );
+    toe_user_logic_regs$core$check_hit$7 check_hit$7(
+        .d(check_hit$7$d),
+        .q(check_hit$7$q),
+        .clock(check_hit$7$clock)
+    );
+    toe_user_logic_regs$core$check_hit$8 check_hit$8(
+        .d(check_hit$8$d),
+        .q(check_hit$8$q),
+        .clock(check_hit$8$clock)
+    );
+    toe_user_logic_regs$core$check_hit$9 check_hit$9(
+        .d(check_hit$9$d),
+        .q(check_hit$9$q),
+        .clock(check_hit$9$clock)
+    );
+    toe_user_logic_regs$core$check_fault$0 check_fault$0(
+        .d(check_fault$0$d),
+        .q(check_fault$0$q),
+        .clock(check_fault$0$clock)
+    );
+    toe_user_logic_regs$core$check_fault$1 check_fault$1(
+        .d(check_fault$1$d),
+        .q(check_fault$1$q),
+        .clock(check_fault$1$clock)
+    );
+    toe_user_logic_regs$core$check_fault$2 check_fault$2(
+        .d(check_fault$2$d),
+        .q(check_fault$2$q),
+        .clock(check_fault$2$clock)
+    );
+    toe_user_logic_regs$core$check_fault$3 check_fault$3(
+        .d(check_fault$3$d),
+        .q(check_fault$3$q),
+        .clock(check_fault$3$clock)
+    );
+    toe_user_logic_regs$core$check_fault$4 check_fault$4(
+        .d(check_fault$4$d),
+        .q(check_fault$4$q),
+        .clock(check_fault$4$clock)
+    );
+    toe_user_logic_regs$core$check_fault$5 check_fault$5(
+        .d(check_fault$5$d),
+        .q(check_fault$5$q),
+        .clock(check_fault$5$clock)
+    );
+    toe_user_logic_regs$core$check_fault$6 check_fault$6(
+        .d(check_fault$6$d),
+        .q(check_fault$6$q),
+        .clock(check_fault$6$clock)
+    );
+    toe_user_logic_regs$core$check_fault$7 check_fault$7(
+        .d(check_fault$7$d),
+        .q(check_fault$7$q),
+        .clock(check_fault$7$clock)
+    );
+    toe_user_logic_regs$core$check_fault$8 check_fault$8(
+        .d(check_fault$8$d),
+        .q(check_fault$8$q),
+        .clock(check_fault$8$clock)
+    );
+    toe_user_logic_regs$core$check_fault$9 check_fault$9(
+        .d(check_fault$9$d),
+        .q(check_fault$9$q),
+        .clock(check_fault$9$clock)
+    );
     toe_user_logic_regs$core$w_refused_q w_refused_q(
         .d(w_refused_q$d),
         .q(w_refused_q$q),
@@ -2226,48 +3422,149 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
                 end
             end
         end
-        w_checked$d = aw_full$q & w_full$q;
         w_refused = 1'b0;
-        if ((aw_addr$q == check_addr$0) & ((w_strb$q & check_bytes$0) != zero4) & (((w_strb$q & check_bytes$0) != check_bytes$0) | (((w_data$q & check_mask$0) - check_min$0) > check_span$0))) begin
+        check_hit$0$clock = s_axil_aclk;
+        check_fault$0$clock = s_axil_aclk;
+        check_hit$0$d = check_hit$0$q;
+        check_fault$0$d = check_fault$0$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$0$d = s_axil_awaddr == check_addr$0;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$0$d = ((s_axil_wstrb & check_bytes$0) != zero4) & (((s_axil_wstrb & check_bytes$0) != check_bytes$0) | (((s_axil_wdata & check_mask$0) - check_min$0) > check_span$0));
+        end
+        if (check_hit$0$q & check_fault$0$q) begin
             w_refused = 1'b1;
         end
-        if ((aw_addr$q == check_addr$1) & ((w_strb$q & check_bytes$1) != zero4) & (((w_strb$q & check_bytes$1) != check_bytes$1) | (((w_data$q & check_mask$1) - check_min$1) > check_span$1))) begin
+        check_hit$1$clock = s_axil_aclk;
+        check_fault$1$clock = s_axil_aclk;
+        check_hit$1$d = check_hit$1$q;
+        check_fault$1$d = check_fault$1$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$1$d = s_axil_awaddr == check_addr$1;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$1$d = ((s_axil_wstrb & check_bytes$1) != zero4) & (((s_axil_wstrb & check_bytes$1) != check_bytes$1) | (((s_axil_wdata & check_mask$1) - check_min$1) > check_span$1));
+        end
+        if (check_hit$1$q & check_fault$1$q) begin
             w_refused = 1'b1;
         end
-        if ((aw_addr$q == check_addr$2) & ((w_strb$q & check_bytes$2) != zero4) & (((w_strb$q & check_bytes$2) != check_bytes$2) | (((w_data$q & check_mask$2) - check_min$2) > check_span$2))) begin
+        check_hit$2$clock = s_axil_aclk;
+        check_fault$2$clock = s_axil_aclk;
+        check_hit$2$d = check_hit$2$q;
+        check_fault$2$d = check_fault$2$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$2$d = s_axil_awaddr == check_addr$2;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$2$d = ((s_axil_wstrb & check_bytes$2) != zero4) & (((s_axil_wstrb & check_bytes$2) != check_bytes$2) | (((s_axil_wdata & check_mask$2) - check_min$2) > check_span$2));
+        end
+        if (check_hit$2$q & check_fault$2$q) begin
             w_refused = 1'b1;
         end
-        if ((aw_addr$q == check_addr$3) & ((w_strb$q & check_bytes$3) != zero4) & (((w_strb$q & check_bytes$3) != check_bytes$3) | (((w_data$q & check_mask$3) - check_min$3) > check_span$3))) begin
+        check_hit$3$clock = s_axil_aclk;
+        check_fault$3$clock = s_axil_aclk;
+        check_hit$3$d = check_hit$3$q;
+        check_fault$3$d = check_fault$3$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$3$d = s_axil_awaddr == check_addr$3;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$3$d = ((s_axil_wstrb & check_bytes$3) != zero4) & (((s_axil_wstrb & check_bytes$3) != check_bytes$3) | (((s_axil_wdata & check_mask$3) - check_min$3) > check_span$3));
+        end
+        if (check_hit$3$q & check_fault$3$q) begin
             w_refused = 1'b1;
         end
-        if ((aw_addr$q == check_addr$4) & ((w_strb$q & check_bytes$4) != zero4) & (((w_strb$q & check_bytes$4) != check_bytes$4) | (((w_data$q & check_mask$4) - check_min$4) > check_span$4))) begin
+        check_hit$4$clock = s_axil_aclk;
+        check_fault$4$clock = s_axil_aclk;
+        check_hit$4$d = check_hit$4$q;
+        check_fault$4$d = check_fault$4$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$4$d = s_axil_awaddr == check_addr$4;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$4$d = ((s_axil_wstrb & check_bytes$4) != zero4) & (((s_axil_wstrb & check_bytes$4) != check_bytes$4) | (((s_axil_wdata & check_mask$4) - check_min$4) > check_span$4));
+        end
+        if (check_hit$4$q & check_fault$4$q) begin
             w_refused = 1'b1;
         end
-        if ((aw_addr$q == check_addr$5) & ((w_strb$q & check_bytes$5) != zero4) & (((w_strb$q & check_bytes$5) != check_bytes$5) | (((w_data$q & check_mask$5) - check_min$5) > check_span$5))) begin
+        check_hit$5$clock = s_axil_aclk;
+        check_fault$5$clock = s_axil_aclk;
+        check_hit$5$d = check_hit$5$q;
+        check_fault$5$d = check_fault$5$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$5$d = s_axil_awaddr == check_addr$5;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$5$d = ((s_axil_wstrb & check_bytes$5) != zero4) & (((s_axil_wstrb & check_bytes$5) != check_bytes$5) | (((s_axil_wdata & check_mask$5) - check_min$5) > check_span$5));
+        end
+        if (check_hit$5$q & check_fault$5$q) begin
             w_refused = 1'b1;
         end
-        if ((aw_addr$q == check_addr$6) & ((w_strb$q & check_bytes$6) != zero4) & (((w_strb$q & check_bytes$6) != check_bytes$6) | (((w_data$q & check_mask$6) - check_min$6) > check_span$6))) begin
+        check_hit$6$clock = s_axil_aclk;
+        check_fault$6$clock = s_axil_aclk;
+        check_hit$6$d = check_hit$6$q;
+        check_fault$6$d = check_fault$6$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$6$d = s_axil_awaddr == check_addr$6;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$6$d = ((s_axil_wstrb & check_bytes$6) != zero4) & (((s_axil_wstrb & check_bytes$6) != check_bytes$6) | (((s_axil_wdata & check_mask$6) - check_min$6) > check_span$6));
+        end
+        if (check_hit$6$q & check_fault$6$q) begin
             w_refused = 1'b1;
         end
-        if ((aw_addr$q == check_addr$7) & ((w_strb$q & check_bytes$7) != zero4) & (((w_strb$q & check_bytes$7) != check_bytes$7) | (((w_data$q & check_mask$7) - check_min$7) > check_span$7))) begin
+        check_hit$7$clock = s_axil_aclk;
+        check_fault$7$clock = s_axil_aclk;
+        check_hit$7$d = check_hit$7$q;
+        check_fault$7$d = check_fault$7$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$7$d = s_axil_awaddr == check_addr$7;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$7$d = ((s_axil_wstrb & check_bytes$7) != zero4) & (((s_axil_wstrb & check_bytes$7) != check_bytes$7) | (((s_axil_wdata & check_mask$7) - check_min$7) > check_span$7));
+        end
+        if (check_hit$7$q & check_fault$7$q) begin
             w_refused = 1'b1;
         end
-        if ((aw_addr$q == check_addr$8) & ((w_strb$q & check_bytes$8) != zero4) & (((w_strb$q & check_bytes$8) != check_bytes$8) | (((w_data$q & check_mask$8) - check_min$8) > check_span$8))) begin
+        check_hit$8$clock = s_axil_aclk;
+        check_fault$8$clock = s_axil_aclk;
+        check_hit$8$d = check_hit$8$q;
+        check_fault$8$d = check_fault$8$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$8$d = s_axil_awaddr == check_addr$8;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$8$d = ((s_axil_wstrb & check_bytes$8) != zero4) & (((s_axil_wstrb & check_bytes$8) != check_bytes$8) | (((s_axil_wdata & check_mask$8) - check_min$8) > check_span$8));
+        end
+        if (check_hit$8$q & check_fault$8$q) begin
             w_refused = 1'b1;
         end
-        if ((aw_addr$q == check_addr$9) & ((w_strb$q & check_bytes$9) != zero4) & (((w_strb$q & check_bytes$9) != check_bytes$9) | (((w_data$q & check_mask$9) - check_min$9) > check_span$9))) begin
+        check_hit$9$clock = s_axil_aclk;
+        check_fault$9$clock = s_axil_aclk;
+        check_hit$9$d = check_hit$9$q;
+        check_fault$9$d = check_fault$9$q;
+        if (s_axil_awvalid & ~aw_full$q) begin
+            check_hit$9$d = s_axil_awaddr == check_addr$9;
+        end
+        if (s_axil_wvalid & ~w_full$q) begin
+            check_fault$9$d = ((s_axil_wstrb & check_bytes$9) != zero4) & (((s_axil_wstrb & check_bytes$9) != check_bytes$9) | (((s_axil_wdata & check_mask$9) - check_min$9) > check_span$9));
+        end
+        if (check_hit$9$q & check_fault$9$q) begin
             w_refused = 1'b1;
         end
         w_refused_q$d = w_refused;
+        w_checked$d = aw_full$q & w_full$q;
         if (s_axil_aresetn & ~busy$q & ~b_valid$q & ~r_valid$q) begin
-            if (aw_full$q & w_full$q & w_checked$q & (~ar_full$q | ~last_write$q) & w_refused_q$q) begin
+            if (w_checked$q & (~ar_full$q | ~last_write$q) & w_refused_q$q) begin
                 b_valid$d = 1'b1;
                 b_resp$d = resp_slverr;
                 last_write$d = 1'b1;
                 aw_full$d = 1'b0;
                 w_full$d = 1'b0;
+                w_checked$d = 1'b0;
             end
-            else if (aw_full$q & w_full$q & w_checked$q & (~ar_full$q | ~last_write$q)) begin
+            else if (w_checked$q & (~ar_full$q | ~last_write$q)) begin
                 req_write$d = 1'b1;
                 req_addr$d = aw_addr$q;
                 req_wdata$d = w_data$q;
@@ -2277,6 +3574,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
                 last_write$d = 1'b1;
                 aw_full$d = 1'b0;
                 w_full$d = 1'b0;
+                w_checked$d = 1'b0;
             end
             else if (ar_full$q) begin
                 req_write$d = 1'b0;
@@ -2287,13 +3585,13 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
                 ar_full$d = 1'b0;
             end
         end
-        blocked = s_axil_aresetn & busy$q & ~ack_edge & ~b_valid$q & ~r_valid$q & (~drop_resp$q | (aw_full$q & w_full$q & w_checked$q) | ar_full$q);
+        blocked = s_axil_aresetn & busy$q & ~ack_edge & ~b_valid$q & ~r_valid$q & (~drop_resp$q | w_checked$q | ar_full$q);
         wait_q$d = wait_zero;
         if (blocked) begin
             wait_q$d = wait_q$q + wait_one;
         end
         expired$d = blocked & (wait_q$q == timeout_last);
-        if (expired$q & blocked) begin
+        if (expired$q & ~ack_edge & s_axil_aresetn) begin
             wait_q$d = wait_zero;
             if (~drop_resp$q) begin
                 drop_resp$d = 1'b1;
@@ -2307,12 +3605,13 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
                     r_resp$d = resp_slverr;
                 end
             end
-            else if (aw_full$q & w_full$q & w_checked$q) begin
+            else if (w_checked$q) begin
                 b_valid$d = 1'b1;
                 b_resp$d = resp_slverr;
                 last_write$d = 1'b1;
                 aw_full$d = 1'b0;
                 w_full$d = 1'b0;
+                w_checked$d = 1'b0;
             end
             else begin
                 r_valid$d = 1'b1;
@@ -2325,6 +3624,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         if (~s_axil_aresetn) begin
             aw_full$d = 1'b0;
             w_full$d = 1'b0;
+            w_checked$d = 1'b0;
             ar_full$d = 1'b0;
             if (busy$q & ~ack_edge) begin
                 drop_resp$d = 1'b1;
@@ -2399,383 +3699,685 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         end
         cycle_count = counter$q;
         hit = 1'b0;
-        if (req_addr$q == mapped_addr$0) begin
+        storage_sel$0$clock = user_clk;
+        storage_sel$0$d = req_addr$q == storage_addr$0;
+        if (storage_sel$0$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$1) begin
+        storage_sel$1$clock = user_clk;
+        storage_sel$1$d = req_addr$q == storage_addr$1;
+        if (storage_sel$1$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$2) begin
+        storage_sel$2$clock = user_clk;
+        storage_sel$2$d = req_addr$q == storage_addr$2;
+        if (storage_sel$2$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$3) begin
+        storage_sel$3$clock = user_clk;
+        storage_sel$3$d = req_addr$q == storage_addr$3;
+        if (storage_sel$3$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$4) begin
+        storage_sel$4$clock = user_clk;
+        storage_sel$4$d = req_addr$q == storage_addr$4;
+        if (storage_sel$4$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$5) begin
+        storage_sel$5$clock = user_clk;
+        storage_sel$5$d = req_addr$q == storage_addr$5;
+        if (storage_sel$5$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$6) begin
+        storage_sel$6$clock = user_clk;
+        storage_sel$6$d = req_addr$q == storage_addr$6;
+        if (storage_sel$6$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$7) begin
+        storage_sel$7$clock = user_clk;
+        storage_sel$7$d = req_addr$q == storage_addr$7;
+        if (storage_sel$7$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$8) begin
+        storage_sel$8$clock = user_clk;
+        storage_sel$8$d = req_addr$q == storage_addr$8;
+        if (storage_sel$8$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$9) begin
+        storage_sel$9$clock = user_clk;
+        storage_sel$9$d = req_addr$q == storage_addr$9;
+        if (storage_sel$9$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$10) begin
+        storage_sel$10$clock = user_clk;
+        storage_sel$10$d = req_addr$q == storage_addr$10;
+        if (storage_sel$10$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$11) begin
+        storage_sel$11$clock = user_clk;
+        storage_sel$11$d = req_addr$q == storage_addr$11;
+        if (storage_sel$11$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$12) begin
+        storage_sel$12$clock = user_clk;
+        storage_sel$12$d = req_addr$q == storage_addr$12;
+        if (storage_sel$12$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$13) begin
+        storage_sel$13$clock = user_clk;
+        storage_sel$13$d = req_addr$q == storage_addr$13;
+        if (storage_sel$13$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$14) begin
+        storage_sel$14$clock = user_clk;
+        storage_sel$14$d = req_addr$q == storage_addr$14;
+        if (storage_sel$14$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$15) begin
+        storage_sel$15$clock = user_clk;
+        storage_sel$15$d = req_addr$q == storage_addr$15;
+        if (storage_sel$15$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$16) begin
+        storage_sel$16$clock = user_clk;
+        storage_sel$16$d = req_addr$q == storage_addr$16;
+        if (storage_sel$16$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$17) begin
+        storage_sel$17$clock = user_clk;
+        storage_sel$17$d = req_addr$q == storage_addr$17;
+        if (storage_sel$17$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$18) begin
+        storage_sel$18$clock = user_clk;
+        storage_sel$18$d = req_addr$q == storage_addr$18;
+        if (storage_sel$18$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$19) begin
+        storage_sel$19$clock = user_clk;
+        storage_sel$19$d = req_addr$q == storage_addr$19;
+        if (storage_sel$19$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$20) begin
+        storage_sel$20$clock = user_clk;
+        storage_sel$20$d = req_addr$q == storage_addr$20;
+        if (storage_sel$20$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$21) begin
+        storage_sel$21$clock = user_clk;
+        storage_sel$21$d = req_addr$q == storage_addr$21;
+        if (storage_sel$21$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$22) begin
+        storage_sel$22$clock = user_clk;
+        storage_sel$22$d = req_addr$q == storage_addr$22;
+        if (storage_sel$22$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$23) begin
+        storage_sel$23$clock = user_clk;
+        storage_sel$23$d = req_addr$q == storage_addr$23;
+        if (storage_sel$23$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$24) begin
+        storage_sel$24$clock = user_clk;
+        storage_sel$24$d = req_addr$q == storage_addr$24;
+        if (storage_sel$24$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$25) begin
+        storage_sel$25$clock = user_clk;
+        storage_sel$25$d = req_addr$q == storage_addr$25;
+        if (storage_sel$25$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$26) begin
+        storage_sel$26$clock = user_clk;
+        storage_sel$26$d = req_addr$q == storage_addr$26;
+        if (storage_sel$26$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$27) begin
+        storage_sel$27$clock = user_clk;
+        storage_sel$27$d = req_addr$q == storage_addr$27;
+        if (storage_sel$27$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$28) begin
+        storage_sel$28$clock = user_clk;
+        storage_sel$28$d = req_addr$q == storage_addr$28;
+        if (storage_sel$28$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$29) begin
+        storage_sel$29$clock = user_clk;
+        storage_sel$29$d = req_addr$q == storage_addr$29;
+        if (storage_sel$29$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$30) begin
+        storage_sel$30$clock = user_clk;
+        storage_sel$30$d = req_addr$q == storage_addr$30;
+        if (storage_sel$30$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$31) begin
+        storage_sel$31$clock = user_clk;
+        storage_sel$31$d = req_addr$q == storage_addr$31;
+        if (storage_sel$31$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$32) begin
+        storage_sel$32$clock = user_clk;
+        storage_sel$32$d = req_addr$q == storage_addr$32;
+        if (storage_sel$32$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$33) begin
+        storage_sel$33$clock = user_clk;
+        storage_sel$33$d = req_addr$q == storage_addr$33;
+        if (storage_sel$33$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$34) begin
+        storage_sel$34$clock = user_clk;
+        storage_sel$34$d = req_addr$q == storage_addr$34;
+        if (storage_sel$34$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$35) begin
+        storage_sel$35$clock = user_clk;
+        storage_sel$35$d = req_addr$q == storage_addr$35;
+        if (storage_sel$35$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$36) begin
+        storage_sel$36$clock = user_clk;
+        storage_sel$36$d = req_addr$q == storage_addr$36;
+        if (storage_sel$36$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$37) begin
+        storage_sel$37$clock = user_clk;
+        storage_sel$37$d = req_addr$q == storage_addr$37;
+        if (storage_sel$37$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$38) begin
+        storage_sel$38$clock = user_clk;
+        storage_sel$38$d = req_addr$q == storage_addr$38;
+        if (storage_sel$38$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$39) begin
+        storage_sel$39$clock = user_clk;
+        storage_sel$39$d = req_addr$q == storage_addr$39;
+        if (storage_sel$39$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$40) begin
+        storage_sel$40$clock = user_clk;
+        storage_sel$40$d = req_addr$q == storage_addr$40;
+        if (storage_sel$40$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$41) begin
+        storage_sel$41$clock = user_clk;
+        storage_sel$41$d = req_addr$q == storage_addr$41;
+        if (storage_sel$41$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$42) begin
+        storage_sel$42$clock = user_clk;
+        storage_sel$42$d = req_addr$q == storage_addr$42;
+        if (storage_sel$42$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$43) begin
+        pulse_sel$0$clock = user_clk;
+        pulse_sel$0$d = req_addr$q == pulse_addr$0;
+        if (pulse_sel$0$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$44) begin
+        pulse_sel$1$clock = user_clk;
+        pulse_sel$1$d = req_addr$q == pulse_addr$1;
+        if (pulse_sel$1$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$45) begin
+        pulse_sel$2$clock = user_clk;
+        pulse_sel$2$d = req_addr$q == pulse_addr$2;
+        if (pulse_sel$2$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$46) begin
+        pulse_sel$3$clock = user_clk;
+        pulse_sel$3$d = req_addr$q == pulse_addr$3;
+        if (pulse_sel$3$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$47) begin
+        pulse_sel$4$clock = user_clk;
+        pulse_sel$4$d = req_addr$q == pulse_addr$4;
+        if (pulse_sel$4$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$48) begin
+        sticky_sel$0$clock = user_clk;
+        sticky_sel$0$d = req_addr$q == sticky_addr$0;
+        if (sticky_sel$0$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$49) begin
+        sticky_sel$1$clock = user_clk;
+        sticky_sel$1$d = req_addr$q == sticky_addr$1;
+        if (sticky_sel$1$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$50) begin
+        sticky_sel$2$clock = user_clk;
+        sticky_sel$2$d = req_addr$q == sticky_addr$2;
+        if (sticky_sel$2$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$51) begin
+        sticky_sel$3$clock = user_clk;
+        sticky_sel$3$d = req_addr$q == sticky_addr$3;
+        if (sticky_sel$3$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$52) begin
+        status_sel$0$clock = user_clk;
+        status_sel$0$d = req_addr$q == status_addr$0;
+        if (status_sel$0$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$53) begin
+        status_sel$1$clock = user_clk;
+        status_sel$1$d = req_addr$q == status_addr$1;
+        if (status_sel$1$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$54) begin
+        status_sel$2$clock = user_clk;
+        status_sel$2$d = req_addr$q == status_addr$2;
+        if (status_sel$2$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$55) begin
+        status_sel$3$clock = user_clk;
+        status_sel$3$d = req_addr$q == status_addr$3;
+        if (status_sel$3$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$56) begin
+        status_sel$4$clock = user_clk;
+        status_sel$4$d = req_addr$q == status_addr$4;
+        if (status_sel$4$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$57) begin
+        status_sel$5$clock = user_clk;
+        status_sel$5$d = req_addr$q == status_addr$5;
+        if (status_sel$5$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$58) begin
+        status_sel$6$clock = user_clk;
+        status_sel$6$d = req_addr$q == status_addr$6;
+        if (status_sel$6$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$59) begin
+        status_sel$7$clock = user_clk;
+        status_sel$7$d = req_addr$q == status_addr$7;
+        if (status_sel$7$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$60) begin
+        status_sel$8$clock = user_clk;
+        status_sel$8$d = req_addr$q == status_addr$8;
+        if (status_sel$8$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$61) begin
+        status_sel$9$clock = user_clk;
+        status_sel$9$d = req_addr$q == status_addr$9;
+        if (status_sel$9$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$62) begin
+        status_sel$10$clock = user_clk;
+        status_sel$10$d = req_addr$q == status_addr$10;
+        if (status_sel$10$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$63) begin
+        status_sel$11$clock = user_clk;
+        status_sel$11$d = req_addr$q == status_addr$11;
+        if (status_sel$11$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$64) begin
+        status_sel$12$clock = user_clk;
+        status_sel$12$d = req_addr$q == status_addr$12;
+        if (status_sel$12$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$65) begin
+        status_sel$13$clock = user_clk;
+        status_sel$13$d = req_addr$q == status_addr$13;
+        if (status_sel$13$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$66) begin
+        status_sel$14$clock = user_clk;
+        status_sel$14$d = req_addr$q == status_addr$14;
+        if (status_sel$14$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$67) begin
+        status_sel$15$clock = user_clk;
+        status_sel$15$d = req_addr$q == status_addr$15;
+        if (status_sel$15$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$68) begin
+        status_sel$16$clock = user_clk;
+        status_sel$16$d = req_addr$q == status_addr$16;
+        if (status_sel$16$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$69) begin
+        status_sel$17$clock = user_clk;
+        status_sel$17$d = req_addr$q == status_addr$17;
+        if (status_sel$17$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$70) begin
+        status_sel$18$clock = user_clk;
+        status_sel$18$d = req_addr$q == status_addr$18;
+        if (status_sel$18$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$71) begin
+        status_sel$19$clock = user_clk;
+        status_sel$19$d = req_addr$q == status_addr$19;
+        if (status_sel$19$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$72) begin
+        status_sel$20$clock = user_clk;
+        status_sel$20$d = req_addr$q == status_addr$20;
+        if (status_sel$20$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$73) begin
+        status_sel$21$clock = user_clk;
+        status_sel$21$d = req_addr$q == status_addr$21;
+        if (status_sel$21$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$74) begin
+        status_sel$22$clock = user_clk;
+        status_sel$22$d = req_addr$q == status_addr$22;
+        if (status_sel$22$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$75) begin
+        status_sel$23$clock = user_clk;
+        status_sel$23$d = req_addr$q == status_addr$23;
+        if (status_sel$23$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$76) begin
+        status_sel$24$clock = user_clk;
+        status_sel$24$d = req_addr$q == status_addr$24;
+        if (status_sel$24$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$77) begin
+        status_sel$25$clock = user_clk;
+        status_sel$25$d = req_addr$q == status_addr$25;
+        if (status_sel$25$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$78) begin
+        status_sel$26$clock = user_clk;
+        status_sel$26$d = req_addr$q == status_addr$26;
+        if (status_sel$26$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$79) begin
+        status_sel$27$clock = user_clk;
+        status_sel$27$d = req_addr$q == status_addr$27;
+        if (status_sel$27$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$80) begin
+        status_sel$28$clock = user_clk;
+        status_sel$28$d = req_addr$q == status_addr$28;
+        if (status_sel$28$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$81) begin
+        status_sel$29$clock = user_clk;
+        status_sel$29$d = req_addr$q == status_addr$29;
+        if (status_sel$29$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$82) begin
+        status_sel$30$clock = user_clk;
+        status_sel$30$d = req_addr$q == status_addr$30;
+        if (status_sel$30$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$83) begin
+        status_sel$31$clock = user_clk;
+        status_sel$31$d = req_addr$q == status_addr$31;
+        if (status_sel$31$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$84) begin
+        status_sel$32$clock = user_clk;
+        status_sel$32$d = req_addr$q == status_addr$32;
+        if (status_sel$32$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$85) begin
+        status_sel$33$clock = user_clk;
+        status_sel$33$d = req_addr$q == status_addr$33;
+        if (status_sel$33$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$86) begin
+        status_sel$34$clock = user_clk;
+        status_sel$34$d = req_addr$q == status_addr$34;
+        if (status_sel$34$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$87) begin
+        status_sel$35$clock = user_clk;
+        status_sel$35$d = req_addr$q == status_addr$35;
+        if (status_sel$35$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$88) begin
+        status_sel$36$clock = user_clk;
+        status_sel$36$d = req_addr$q == status_addr$36;
+        if (status_sel$36$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$89) begin
+        status_sel$37$clock = user_clk;
+        status_sel$37$d = req_addr$q == status_addr$37;
+        if (status_sel$37$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$90) begin
+        status_sel$38$clock = user_clk;
+        status_sel$38$d = req_addr$q == status_addr$38;
+        if (status_sel$38$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$91) begin
+        status_sel$39$clock = user_clk;
+        status_sel$39$d = req_addr$q == status_addr$39;
+        if (status_sel$39$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$92) begin
+        status_sel$40$clock = user_clk;
+        status_sel$40$d = req_addr$q == status_addr$40;
+        if (status_sel$40$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$93) begin
+        status_sel$41$clock = user_clk;
+        status_sel$41$d = req_addr$q == status_addr$41;
+        if (status_sel$41$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$94) begin
+        status_sel$42$clock = user_clk;
+        status_sel$42$d = req_addr$q == status_addr$42;
+        if (status_sel$42$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$95) begin
+        status_sel$43$clock = user_clk;
+        status_sel$43$d = req_addr$q == status_addr$43;
+        if (status_sel$43$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$96) begin
+        status_sel$44$clock = user_clk;
+        status_sel$44$d = req_addr$q == status_addr$44;
+        if (status_sel$44$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$97) begin
+        status_sel$45$clock = user_clk;
+        status_sel$45$d = req_addr$q == status_addr$45;
+        if (status_sel$45$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$98) begin
+        status_sel$46$clock = user_clk;
+        status_sel$46$d = req_addr$q == status_addr$46;
+        if (status_sel$46$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$99) begin
+        status_sel$47$clock = user_clk;
+        status_sel$47$d = req_addr$q == status_addr$47;
+        if (status_sel$47$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$100) begin
+        status_sel$48$clock = user_clk;
+        status_sel$48$d = req_addr$q == status_addr$48;
+        if (status_sel$48$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$101) begin
+        status_sel$49$clock = user_clk;
+        status_sel$49$d = req_addr$q == status_addr$49;
+        if (status_sel$49$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$102) begin
+        latch_lo_sel$0$clock = user_clk;
+        latch_lo_sel$0$d = req_addr$q == latch_lo_addr$0;
+        latch_hi_sel$0$clock = user_clk;
+        latch_hi_sel$0$d = req_addr$q == latch_hi_addr$0;
+        if (latch_lo_sel$0$q | latch_hi_sel$0$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$103) begin
+        latch_lo_sel$1$clock = user_clk;
+        latch_lo_sel$1$d = req_addr$q == latch_lo_addr$1;
+        latch_hi_sel$1$clock = user_clk;
+        latch_hi_sel$1$d = req_addr$q == latch_hi_addr$1;
+        if (latch_lo_sel$1$q | latch_hi_sel$1$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$104) begin
+        latch_lo_sel$2$clock = user_clk;
+        latch_lo_sel$2$d = req_addr$q == latch_lo_addr$2;
+        latch_hi_sel$2$clock = user_clk;
+        latch_hi_sel$2$d = req_addr$q == latch_hi_addr$2;
+        if (latch_lo_sel$2$q | latch_hi_sel$2$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$105) begin
+        latch_lo_sel$3$clock = user_clk;
+        latch_lo_sel$3$d = req_addr$q == latch_lo_addr$3;
+        latch_hi_sel$3$clock = user_clk;
+        latch_hi_sel$3$d = req_addr$q == latch_hi_addr$3;
+        if (latch_lo_sel$3$q | latch_hi_sel$3$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$106) begin
+        latch_lo_sel$4$clock = user_clk;
+        latch_lo_sel$4$d = req_addr$q == latch_lo_addr$4;
+        latch_hi_sel$4$clock = user_clk;
+        latch_hi_sel$4$d = req_addr$q == latch_hi_addr$4;
+        if (latch_lo_sel$4$q | latch_hi_sel$4$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$107) begin
+        latch_lo_sel$5$clock = user_clk;
+        latch_lo_sel$5$d = req_addr$q == latch_lo_addr$5;
+        latch_hi_sel$5$clock = user_clk;
+        latch_hi_sel$5$d = req_addr$q == latch_hi_addr$5;
+        if (latch_lo_sel$5$q | latch_hi_sel$5$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$108) begin
+        latch_lo_sel$6$clock = user_clk;
+        latch_lo_sel$6$d = req_addr$q == latch_lo_addr$6;
+        latch_hi_sel$6$clock = user_clk;
+        latch_hi_sel$6$d = req_addr$q == latch_hi_addr$6;
+        if (latch_lo_sel$6$q | latch_hi_sel$6$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$109) begin
+        latch_lo_sel$7$clock = user_clk;
+        latch_lo_sel$7$d = req_addr$q == latch_lo_addr$7;
+        latch_hi_sel$7$clock = user_clk;
+        latch_hi_sel$7$d = req_addr$q == latch_hi_addr$7;
+        if (latch_lo_sel$7$q | latch_hi_sel$7$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$110) begin
+        latch_lo_sel$8$clock = user_clk;
+        latch_lo_sel$8$d = req_addr$q == latch_lo_addr$8;
+        latch_hi_sel$8$clock = user_clk;
+        latch_hi_sel$8$d = req_addr$q == latch_hi_addr$8;
+        if (latch_lo_sel$8$q | latch_hi_sel$8$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$111) begin
+        latch_lo_sel$9$clock = user_clk;
+        latch_lo_sel$9$d = req_addr$q == latch_lo_addr$9;
+        latch_hi_sel$9$clock = user_clk;
+        latch_hi_sel$9$d = req_addr$q == latch_hi_addr$9;
+        if (latch_lo_sel$9$q | latch_hi_sel$9$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$112) begin
+        latch_lo_sel$10$clock = user_clk;
+        latch_lo_sel$10$d = req_addr$q == latch_lo_addr$10;
+        latch_hi_sel$10$clock = user_clk;
+        latch_hi_sel$10$d = req_addr$q == latch_hi_addr$10;
+        if (latch_lo_sel$10$q | latch_hi_sel$10$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$113) begin
+        latch_lo_sel$11$clock = user_clk;
+        latch_lo_sel$11$d = req_addr$q == latch_lo_addr$11;
+        latch_hi_sel$11$clock = user_clk;
+        latch_hi_sel$11$d = req_addr$q == latch_hi_addr$11;
+        if (latch_lo_sel$11$q | latch_hi_sel$11$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$114) begin
+        latch_lo_sel$12$clock = user_clk;
+        latch_lo_sel$12$d = req_addr$q == latch_lo_addr$12;
+        latch_hi_sel$12$clock = user_clk;
+        latch_hi_sel$12$d = req_addr$q == latch_hi_addr$12;
+        if (latch_lo_sel$12$q | latch_hi_sel$12$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$115) begin
+        latch_lo_sel$13$clock = user_clk;
+        latch_lo_sel$13$d = req_addr$q == latch_lo_addr$13;
+        latch_hi_sel$13$clock = user_clk;
+        latch_hi_sel$13$d = req_addr$q == latch_hi_addr$13;
+        if (latch_lo_sel$13$q | latch_hi_sel$13$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$116) begin
+        latch_lo_sel$14$clock = user_clk;
+        latch_lo_sel$14$d = req_addr$q == latch_lo_addr$14;
+        latch_hi_sel$14$clock = user_clk;
+        latch_hi_sel$14$d = req_addr$q == latch_hi_addr$14;
+        if (latch_lo_sel$14$q | latch_hi_sel$14$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$117) begin
+        latch_lo_sel$15$clock = user_clk;
+        latch_lo_sel$15$d = req_addr$q == latch_lo_addr$15;
+        latch_hi_sel$15$clock = user_clk;
+        latch_hi_sel$15$d = req_addr$q == latch_hi_addr$15;
+        if (latch_lo_sel$15$q | latch_hi_sel$15$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$118) begin
+        latch_lo_sel$16$clock = user_clk;
+        latch_lo_sel$16$d = req_addr$q == latch_lo_addr$16;
+        latch_hi_sel$16$clock = user_clk;
+        latch_hi_sel$16$d = req_addr$q == latch_hi_addr$16;
+        if (latch_lo_sel$16$q | latch_hi_sel$16$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$119) begin
+        const_sel$0$clock = user_clk;
+        const_sel$0$d = req_addr$q == const_addr$0;
+        if (const_sel$0$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$120) begin
+        const_sel$1$clock = user_clk;
+        const_sel$1$d = req_addr$q == const_addr$1;
+        if (const_sel$1$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$121) begin
+        const_sel$2$clock = user_clk;
+        const_sel$2$d = req_addr$q == const_addr$2;
+        if (const_sel$2$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$122) begin
+        const_sel$3$clock = user_clk;
+        const_sel$3$d = req_addr$q == const_addr$3;
+        if (const_sel$3$q) begin
             hit = 1'b1;
         end
-        if (req_addr$q == mapped_addr$123) begin
+        const_sel$4$clock = user_clk;
+        const_sel$4$d = req_addr$q == const_addr$4;
+        if (const_sel$4$q) begin
+            hit = 1'b1;
+        end
+        const_sel$5$clock = user_clk;
+        const_sel$5$d = req_addr$q == const_addr$5;
+        if (const_sel$5$q) begin
+            hit = 1'b1;
+        end
+        const_sel$6$clock = user_clk;
+        const_sel$6$d = req_addr$q == const_addr$6;
+        if (const_sel$6$q) begin
+            hit = 1'b1;
+        end
+        const_sel$7$clock = user_clk;
+        const_sel$7$d = req_addr$q == const_addr$7;
+        if (const_sel$7$q) begin
+            hit = 1'b1;
+        end
+        const_sel$8$clock = user_clk;
+        const_sel$8$d = req_addr$q == const_addr$8;
+        if (const_sel$8$q) begin
             hit = 1'b1;
         end
         rd_storage = 32'h0;
         storage_q$0$clock = user_clk;
         storage_q$0$d = storage_q$0$q;
-        if (req_addr$q == storage_addr$0) begin
-            rd_storage = storage_q$0$q & storage_rmask$0;
+        if (storage_sel$0$q) begin
+            rd_storage = rd_storage | (storage_q$0$q & storage_rmask$0);
             if (do_write) begin
                 storage_q$0$d = (storage_q$0$q & ~(wmask & storage_mask$0)) | (req_wdata$q & wmask & storage_mask$0);
             end
@@ -2786,8 +4388,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$0 = storage_q$0$q;
         storage_q$1$clock = user_clk;
         storage_q$1$d = storage_q$1$q;
-        if (req_addr$q == storage_addr$1) begin
-            rd_storage = storage_q$1$q & storage_rmask$1;
+        if (storage_sel$1$q) begin
+            rd_storage = rd_storage | (storage_q$1$q & storage_rmask$1);
             if (do_write) begin
                 storage_q$1$d = (storage_q$1$q & ~(wmask & storage_mask$1)) | (req_wdata$q & wmask & storage_mask$1);
             end
@@ -2798,8 +4400,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$1 = storage_q$1$q;
         storage_q$2$clock = user_clk;
         storage_q$2$d = storage_q$2$q;
-        if (req_addr$q == storage_addr$2) begin
-            rd_storage = storage_q$2$q & storage_rmask$2;
+        if (storage_sel$2$q) begin
+            rd_storage = rd_storage | (storage_q$2$q & storage_rmask$2);
             if (do_write) begin
                 storage_q$2$d = (storage_q$2$q & ~(wmask & storage_mask$2)) | (req_wdata$q & wmask & storage_mask$2);
             end
@@ -2810,8 +4412,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$2 = storage_q$2$q;
         storage_q$3$clock = user_clk;
         storage_q$3$d = storage_q$3$q;
-        if (req_addr$q == storage_addr$3) begin
-            rd_storage = storage_q$3$q & storage_rmask$3;
+        if (storage_sel$3$q) begin
+            rd_storage = rd_storage | (storage_q$3$q & storage_rmask$3);
             if (do_write) begin
                 storage_q$3$d = (storage_q$3$q & ~(wmask & storage_mask$3)) | (req_wdata$q & wmask & storage_mask$3);
             end
@@ -2822,8 +4424,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$3 = storage_q$3$q;
         storage_q$4$clock = user_clk;
         storage_q$4$d = storage_q$4$q;
-        if (req_addr$q == storage_addr$4) begin
-            rd_storage = storage_q$4$q & storage_rmask$4;
+        if (storage_sel$4$q) begin
+            rd_storage = rd_storage | (storage_q$4$q & storage_rmask$4);
             if (do_write) begin
                 storage_q$4$d = (storage_q$4$q & ~(wmask & storage_mask$4)) | (req_wdata$q & wmask & storage_mask$4);
             end
@@ -2834,8 +4436,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$4 = storage_q$4$q;
         storage_q$5$clock = user_clk;
         storage_q$5$d = storage_q$5$q;
-        if (req_addr$q == storage_addr$5) begin
-            rd_storage = storage_q$5$q & storage_rmask$5;
+        if (storage_sel$5$q) begin
+            rd_storage = rd_storage | (storage_q$5$q & storage_rmask$5);
             if (do_write) begin
                 storage_q$5$d = (storage_q$5$q & ~(wmask & storage_mask$5)) | (req_wdata$q & wmask & storage_mask$5);
             end
@@ -2846,8 +4448,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$5 = storage_q$5$q;
         storage_q$6$clock = user_clk;
         storage_q$6$d = storage_q$6$q;
-        if (req_addr$q == storage_addr$6) begin
-            rd_storage = storage_q$6$q & storage_rmask$6;
+        if (storage_sel$6$q) begin
+            rd_storage = rd_storage | (storage_q$6$q & storage_rmask$6);
             if (do_write) begin
                 storage_q$6$d = (storage_q$6$q & ~(wmask & storage_mask$6)) | (req_wdata$q & wmask & storage_mask$6);
             end
@@ -2858,8 +4460,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$6 = storage_q$6$q;
         storage_q$7$clock = user_clk;
         storage_q$7$d = storage_q$7$q;
-        if (req_addr$q == storage_addr$7) begin
-            rd_storage = storage_q$7$q & storage_rmask$7;
+        if (storage_sel$7$q) begin
+            rd_storage = rd_storage | (storage_q$7$q & storage_rmask$7);
             if (do_write) begin
                 storage_q$7$d = (storage_q$7$q & ~(wmask & storage_mask$7)) | (req_wdata$q & wmask & storage_mask$7);
             end
@@ -2870,8 +4472,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$7 = storage_q$7$q;
         storage_q$8$clock = user_clk;
         storage_q$8$d = storage_q$8$q;
-        if (req_addr$q == storage_addr$8) begin
-            rd_storage = storage_q$8$q & storage_rmask$8;
+        if (storage_sel$8$q) begin
+            rd_storage = rd_storage | (storage_q$8$q & storage_rmask$8);
             if (do_write) begin
                 storage_q$8$d = (storage_q$8$q & ~(wmask & storage_mask$8)) | (req_wdata$q & wmask & storage_mask$8);
             end
@@ -2882,8 +4484,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$8 = storage_q$8$q;
         storage_q$9$clock = user_clk;
         storage_q$9$d = storage_q$9$q;
-        if (req_addr$q == storage_addr$9) begin
-            rd_storage = storage_q$9$q & storage_rmask$9;
+        if (storage_sel$9$q) begin
+            rd_storage = rd_storage | (storage_q$9$q & storage_rmask$9);
             if (do_write) begin
                 storage_q$9$d = (storage_q$9$q & ~(wmask & storage_mask$9)) | (req_wdata$q & wmask & storage_mask$9);
             end
@@ -2894,8 +4496,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$9 = storage_q$9$q;
         storage_q$10$clock = user_clk;
         storage_q$10$d = storage_q$10$q;
-        if (req_addr$q == storage_addr$10) begin
-            rd_storage = storage_q$10$q & storage_rmask$10;
+        if (storage_sel$10$q) begin
+            rd_storage = rd_storage | (storage_q$10$q & storage_rmask$10);
             if (do_write) begin
                 storage_q$10$d = (storage_q$10$q & ~(wmask & storage_mask$10)) | (req_wdata$q & wmask & storage_mask$10);
             end
@@ -2906,8 +4508,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$10 = storage_q$10$q;
         storage_q$11$clock = user_clk;
         storage_q$11$d = storage_q$11$q;
-        if (req_addr$q == storage_addr$11) begin
-            rd_storage = storage_q$11$q & storage_rmask$11;
+        if (storage_sel$11$q) begin
+            rd_storage = rd_storage | (storage_q$11$q & storage_rmask$11);
             if (do_write) begin
                 storage_q$11$d = (storage_q$11$q & ~(wmask & storage_mask$11)) | (req_wdata$q & wmask & storage_mask$11);
             end
@@ -2918,8 +4520,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$11 = storage_q$11$q;
         storage_q$12$clock = user_clk;
         storage_q$12$d = storage_q$12$q;
-        if (req_addr$q == storage_addr$12) begin
-            rd_storage = storage_q$12$q & storage_rmask$12;
+        if (storage_sel$12$q) begin
+            rd_storage = rd_storage | (storage_q$12$q & storage_rmask$12);
             if (do_write) begin
                 storage_q$12$d = (storage_q$12$q & ~(wmask & storage_mask$12)) | (req_wdata$q & wmask & storage_mask$12);
             end
@@ -2930,8 +4532,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$12 = storage_q$12$q;
         storage_q$13$clock = user_clk;
         storage_q$13$d = storage_q$13$q;
-        if (req_addr$q == storage_addr$13) begin
-            rd_storage = storage_q$13$q & storage_rmask$13;
+        if (storage_sel$13$q) begin
+            rd_storage = rd_storage | (storage_q$13$q & storage_rmask$13);
             if (do_write) begin
                 storage_q$13$d = (storage_q$13$q & ~(wmask & storage_mask$13)) | (req_wdata$q & wmask & storage_mask$13);
             end
@@ -2942,8 +4544,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$13 = storage_q$13$q;
         storage_q$14$clock = user_clk;
         storage_q$14$d = storage_q$14$q;
-        if (req_addr$q == storage_addr$14) begin
-            rd_storage = storage_q$14$q & storage_rmask$14;
+        if (storage_sel$14$q) begin
+            rd_storage = rd_storage | (storage_q$14$q & storage_rmask$14);
             if (do_write) begin
                 storage_q$14$d = (storage_q$14$q & ~(wmask & storage_mask$14)) | (req_wdata$q & wmask & storage_mask$14);
             end
@@ -2954,8 +4556,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$14 = storage_q$14$q;
         storage_q$15$clock = user_clk;
         storage_q$15$d = storage_q$15$q;
-        if (req_addr$q == storage_addr$15) begin
-            rd_storage = storage_q$15$q & storage_rmask$15;
+        if (storage_sel$15$q) begin
+            rd_storage = rd_storage | (storage_q$15$q & storage_rmask$15);
             if (do_write) begin
                 storage_q$15$d = (storage_q$15$q & ~(wmask & storage_mask$15)) | (req_wdata$q & wmask & storage_mask$15);
             end
@@ -2966,8 +4568,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$15 = storage_q$15$q;
         storage_q$16$clock = user_clk;
         storage_q$16$d = storage_q$16$q;
-        if (req_addr$q == storage_addr$16) begin
-            rd_storage = storage_q$16$q & storage_rmask$16;
+        if (storage_sel$16$q) begin
+            rd_storage = rd_storage | (storage_q$16$q & storage_rmask$16);
             if (do_write) begin
                 storage_q$16$d = (storage_q$16$q & ~(wmask & storage_mask$16)) | (req_wdata$q & wmask & storage_mask$16);
             end
@@ -2978,8 +4580,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$16 = storage_q$16$q;
         storage_q$17$clock = user_clk;
         storage_q$17$d = storage_q$17$q;
-        if (req_addr$q == storage_addr$17) begin
-            rd_storage = storage_q$17$q & storage_rmask$17;
+        if (storage_sel$17$q) begin
+            rd_storage = rd_storage | (storage_q$17$q & storage_rmask$17);
             if (do_write) begin
                 storage_q$17$d = (storage_q$17$q & ~(wmask & storage_mask$17)) | (req_wdata$q & wmask & storage_mask$17);
             end
@@ -2990,8 +4592,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$17 = storage_q$17$q;
         storage_q$18$clock = user_clk;
         storage_q$18$d = storage_q$18$q;
-        if (req_addr$q == storage_addr$18) begin
-            rd_storage = storage_q$18$q & storage_rmask$18;
+        if (storage_sel$18$q) begin
+            rd_storage = rd_storage | (storage_q$18$q & storage_rmask$18);
             if (do_write) begin
                 storage_q$18$d = (storage_q$18$q & ~(wmask & storage_mask$18)) | (req_wdata$q & wmask & storage_mask$18);
             end
@@ -3002,8 +4604,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$18 = storage_q$18$q;
         storage_q$19$clock = user_clk;
         storage_q$19$d = storage_q$19$q;
-        if (req_addr$q == storage_addr$19) begin
-            rd_storage = storage_q$19$q & storage_rmask$19;
+        if (storage_sel$19$q) begin
+            rd_storage = rd_storage | (storage_q$19$q & storage_rmask$19);
             if (do_write) begin
                 storage_q$19$d = (storage_q$19$q & ~(wmask & storage_mask$19)) | (req_wdata$q & wmask & storage_mask$19);
             end
@@ -3014,8 +4616,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$19 = storage_q$19$q;
         storage_q$20$clock = user_clk;
         storage_q$20$d = storage_q$20$q;
-        if (req_addr$q == storage_addr$20) begin
-            rd_storage = storage_q$20$q & storage_rmask$20;
+        if (storage_sel$20$q) begin
+            rd_storage = rd_storage | (storage_q$20$q & storage_rmask$20);
             if (do_write) begin
                 storage_q$20$d = (storage_q$20$q & ~(wmask & storage_mask$20)) | (req_wdata$q & wmask & storage_mask$20);
             end
@@ -3026,8 +4628,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$20 = storage_q$20$q;
         storage_q$21$clock = user_clk;
         storage_q$21$d = storage_q$21$q;
-        if (req_addr$q == storage_addr$21) begin
-            rd_storage = storage_q$21$q & storage_rmask$21;
+        if (storage_sel$21$q) begin
+            rd_storage = rd_storage | (storage_q$21$q & storage_rmask$21);
             if (do_write) begin
                 storage_q$21$d = (storage_q$21$q & ~(wmask & storage_mask$21)) | (req_wdata$q & wmask & storage_mask$21);
             end
@@ -3038,8 +4640,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$21 = storage_q$21$q;
         storage_q$22$clock = user_clk;
         storage_q$22$d = storage_q$22$q;
-        if (req_addr$q == storage_addr$22) begin
-            rd_storage = storage_q$22$q & storage_rmask$22;
+        if (storage_sel$22$q) begin
+            rd_storage = rd_storage | (storage_q$22$q & storage_rmask$22);
             if (do_write) begin
                 storage_q$22$d = (storage_q$22$q & ~(wmask & storage_mask$22)) | (req_wdata$q & wmask & storage_mask$22);
             end
@@ -3050,8 +4652,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$22 = storage_q$22$q;
         storage_q$23$clock = user_clk;
         storage_q$23$d = storage_q$23$q;
-        if (req_addr$q == storage_addr$23) begin
-            rd_storage = storage_q$23$q & storage_rmask$23;
+        if (storage_sel$23$q) begin
+            rd_storage = rd_storage | (storage_q$23$q & storage_rmask$23);
             if (do_write) begin
                 storage_q$23$d = (storage_q$23$q & ~(wmask & storage_mask$23)) | (req_wdata$q & wmask & storage_mask$23);
             end
@@ -3062,8 +4664,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$23 = storage_q$23$q;
         storage_q$24$clock = user_clk;
         storage_q$24$d = storage_q$24$q;
-        if (req_addr$q == storage_addr$24) begin
-            rd_storage = storage_q$24$q & storage_rmask$24;
+        if (storage_sel$24$q) begin
+            rd_storage = rd_storage | (storage_q$24$q & storage_rmask$24);
             if (do_write) begin
                 storage_q$24$d = (storage_q$24$q & ~(wmask & storage_mask$24)) | (req_wdata$q & wmask & storage_mask$24);
             end
@@ -3074,8 +4676,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$24 = storage_q$24$q;
         storage_q$25$clock = user_clk;
         storage_q$25$d = storage_q$25$q;
-        if (req_addr$q == storage_addr$25) begin
-            rd_storage = storage_q$25$q & storage_rmask$25;
+        if (storage_sel$25$q) begin
+            rd_storage = rd_storage | (storage_q$25$q & storage_rmask$25);
             if (do_write) begin
                 storage_q$25$d = (storage_q$25$q & ~(wmask & storage_mask$25)) | (req_wdata$q & wmask & storage_mask$25);
             end
@@ -3086,8 +4688,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$25 = storage_q$25$q;
         storage_q$26$clock = user_clk;
         storage_q$26$d = storage_q$26$q;
-        if (req_addr$q == storage_addr$26) begin
-            rd_storage = storage_q$26$q & storage_rmask$26;
+        if (storage_sel$26$q) begin
+            rd_storage = rd_storage | (storage_q$26$q & storage_rmask$26);
             if (do_write) begin
                 storage_q$26$d = (storage_q$26$q & ~(wmask & storage_mask$26)) | (req_wdata$q & wmask & storage_mask$26);
             end
@@ -3098,8 +4700,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$26 = storage_q$26$q;
         storage_q$27$clock = user_clk;
         storage_q$27$d = storage_q$27$q;
-        if (req_addr$q == storage_addr$27) begin
-            rd_storage = storage_q$27$q & storage_rmask$27;
+        if (storage_sel$27$q) begin
+            rd_storage = rd_storage | (storage_q$27$q & storage_rmask$27);
             if (do_write) begin
                 storage_q$27$d = (storage_q$27$q & ~(wmask & storage_mask$27)) | (req_wdata$q & wmask & storage_mask$27);
             end
@@ -3110,8 +4712,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$27 = storage_q$27$q;
         storage_q$28$clock = user_clk;
         storage_q$28$d = storage_q$28$q;
-        if (req_addr$q == storage_addr$28) begin
-            rd_storage = storage_q$28$q & storage_rmask$28;
+        if (storage_sel$28$q) begin
+            rd_storage = rd_storage | (storage_q$28$q & storage_rmask$28);
             if (do_write) begin
                 storage_q$28$d = (storage_q$28$q & ~(wmask & storage_mask$28)) | (req_wdata$q & wmask & storage_mask$28);
             end
@@ -3122,8 +4724,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$28 = storage_q$28$q;
         storage_q$29$clock = user_clk;
         storage_q$29$d = storage_q$29$q;
-        if (req_addr$q == storage_addr$29) begin
-            rd_storage = storage_q$29$q & storage_rmask$29;
+        if (storage_sel$29$q) begin
+            rd_storage = rd_storage | (storage_q$29$q & storage_rmask$29);
             if (do_write) begin
                 storage_q$29$d = (storage_q$29$q & ~(wmask & storage_mask$29)) | (req_wdata$q & wmask & storage_mask$29);
             end
@@ -3134,8 +4736,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$29 = storage_q$29$q;
         storage_q$30$clock = user_clk;
         storage_q$30$d = storage_q$30$q;
-        if (req_addr$q == storage_addr$30) begin
-            rd_storage = storage_q$30$q & storage_rmask$30;
+        if (storage_sel$30$q) begin
+            rd_storage = rd_storage | (storage_q$30$q & storage_rmask$30);
             if (do_write) begin
                 storage_q$30$d = (storage_q$30$q & ~(wmask & storage_mask$30)) | (req_wdata$q & wmask & storage_mask$30);
             end
@@ -3146,8 +4748,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$30 = storage_q$30$q;
         storage_q$31$clock = user_clk;
         storage_q$31$d = storage_q$31$q;
-        if (req_addr$q == storage_addr$31) begin
-            rd_storage = storage_q$31$q & storage_rmask$31;
+        if (storage_sel$31$q) begin
+            rd_storage = rd_storage | (storage_q$31$q & storage_rmask$31);
             if (do_write) begin
                 storage_q$31$d = (storage_q$31$q & ~(wmask & storage_mask$31)) | (req_wdata$q & wmask & storage_mask$31);
             end
@@ -3158,8 +4760,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$31 = storage_q$31$q;
         storage_q$32$clock = user_clk;
         storage_q$32$d = storage_q$32$q;
-        if (req_addr$q == storage_addr$32) begin
-            rd_storage = storage_q$32$q & storage_rmask$32;
+        if (storage_sel$32$q) begin
+            rd_storage = rd_storage | (storage_q$32$q & storage_rmask$32);
             if (do_write) begin
                 storage_q$32$d = (storage_q$32$q & ~(wmask & storage_mask$32)) | (req_wdata$q & wmask & storage_mask$32);
             end
@@ -3170,8 +4772,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$32 = storage_q$32$q;
         storage_q$33$clock = user_clk;
         storage_q$33$d = storage_q$33$q;
-        if (req_addr$q == storage_addr$33) begin
-            rd_storage = storage_q$33$q & storage_rmask$33;
+        if (storage_sel$33$q) begin
+            rd_storage = rd_storage | (storage_q$33$q & storage_rmask$33);
             if (do_write) begin
                 storage_q$33$d = (storage_q$33$q & ~(wmask & storage_mask$33)) | (req_wdata$q & wmask & storage_mask$33);
             end
@@ -3182,8 +4784,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$33 = storage_q$33$q;
         storage_q$34$clock = user_clk;
         storage_q$34$d = storage_q$34$q;
-        if (req_addr$q == storage_addr$34) begin
-            rd_storage = storage_q$34$q & storage_rmask$34;
+        if (storage_sel$34$q) begin
+            rd_storage = rd_storage | (storage_q$34$q & storage_rmask$34);
             if (do_write) begin
                 storage_q$34$d = (storage_q$34$q & ~(wmask & storage_mask$34)) | (req_wdata$q & wmask & storage_mask$34);
             end
@@ -3194,8 +4796,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$34 = storage_q$34$q;
         storage_q$35$clock = user_clk;
         storage_q$35$d = storage_q$35$q;
-        if (req_addr$q == storage_addr$35) begin
-            rd_storage = storage_q$35$q & storage_rmask$35;
+        if (storage_sel$35$q) begin
+            rd_storage = rd_storage | (storage_q$35$q & storage_rmask$35);
             if (do_write) begin
                 storage_q$35$d = (storage_q$35$q & ~(wmask & storage_mask$35)) | (req_wdata$q & wmask & storage_mask$35);
             end
@@ -3206,8 +4808,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$35 = storage_q$35$q;
         storage_q$36$clock = user_clk;
         storage_q$36$d = storage_q$36$q;
-        if (req_addr$q == storage_addr$36) begin
-            rd_storage = storage_q$36$q & storage_rmask$36;
+        if (storage_sel$36$q) begin
+            rd_storage = rd_storage | (storage_q$36$q & storage_rmask$36);
             if (do_write) begin
                 storage_q$36$d = (storage_q$36$q & ~(wmask & storage_mask$36)) | (req_wdata$q & wmask & storage_mask$36);
             end
@@ -3218,8 +4820,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$36 = storage_q$36$q;
         storage_q$37$clock = user_clk;
         storage_q$37$d = storage_q$37$q;
-        if (req_addr$q == storage_addr$37) begin
-            rd_storage = storage_q$37$q & storage_rmask$37;
+        if (storage_sel$37$q) begin
+            rd_storage = rd_storage | (storage_q$37$q & storage_rmask$37);
             if (do_write) begin
                 storage_q$37$d = (storage_q$37$q & ~(wmask & storage_mask$37)) | (req_wdata$q & wmask & storage_mask$37);
             end
@@ -3230,8 +4832,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$37 = storage_q$37$q;
         storage_q$38$clock = user_clk;
         storage_q$38$d = storage_q$38$q;
-        if (req_addr$q == storage_addr$38) begin
-            rd_storage = storage_q$38$q & storage_rmask$38;
+        if (storage_sel$38$q) begin
+            rd_storage = rd_storage | (storage_q$38$q & storage_rmask$38);
             if (do_write) begin
                 storage_q$38$d = (storage_q$38$q & ~(wmask & storage_mask$38)) | (req_wdata$q & wmask & storage_mask$38);
             end
@@ -3242,8 +4844,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$38 = storage_q$38$q;
         storage_q$39$clock = user_clk;
         storage_q$39$d = storage_q$39$q;
-        if (req_addr$q == storage_addr$39) begin
-            rd_storage = storage_q$39$q & storage_rmask$39;
+        if (storage_sel$39$q) begin
+            rd_storage = rd_storage | (storage_q$39$q & storage_rmask$39);
             if (do_write) begin
                 storage_q$39$d = (storage_q$39$q & ~(wmask & storage_mask$39)) | (req_wdata$q & wmask & storage_mask$39);
             end
@@ -3254,8 +4856,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$39 = storage_q$39$q;
         storage_q$40$clock = user_clk;
         storage_q$40$d = storage_q$40$q;
-        if (req_addr$q == storage_addr$40) begin
-            rd_storage = storage_q$40$q & storage_rmask$40;
+        if (storage_sel$40$q) begin
+            rd_storage = rd_storage | (storage_q$40$q & storage_rmask$40);
             if (do_write) begin
                 storage_q$40$d = (storage_q$40$q & ~(wmask & storage_mask$40)) | (req_wdata$q & wmask & storage_mask$40);
             end
@@ -3266,8 +4868,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$40 = storage_q$40$q;
         storage_q$41$clock = user_clk;
         storage_q$41$d = storage_q$41$q;
-        if (req_addr$q == storage_addr$41) begin
-            rd_storage = storage_q$41$q & storage_rmask$41;
+        if (storage_sel$41$q) begin
+            rd_storage = rd_storage | (storage_q$41$q & storage_rmask$41);
             if (do_write) begin
                 storage_q$41$d = (storage_q$41$q & ~(wmask & storage_mask$41)) | (req_wdata$q & wmask & storage_mask$41);
             end
@@ -3278,8 +4880,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$41 = storage_q$41$q;
         storage_q$42$clock = user_clk;
         storage_q$42$d = storage_q$42$q;
-        if (req_addr$q == storage_addr$42) begin
-            rd_storage = storage_q$42$q & storage_rmask$42;
+        if (storage_sel$42$q) begin
+            rd_storage = rd_storage | (storage_q$42$q & storage_rmask$42);
             if (do_write) begin
                 storage_q$42$d = (storage_q$42$q & ~(wmask & storage_mask$42)) | (req_wdata$q & wmask & storage_mask$42);
             end
@@ -3290,7 +4892,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         value$42 = storage_q$42$q;
         pulse_q$0$clock = user_clk;
         pulse_q$0$d = 32'h0;
-        if (do_write & (req_addr$q == pulse_addr$0)) begin
+        if (do_write & pulse_sel$0$q) begin
             pulse_q$0$d = req_wdata$q & wmask & pulse_mask$0;
         end
         if (user_rst) begin
@@ -3299,7 +4901,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         pulse$0 = pulse_q$0$q;
         pulse_q$1$clock = user_clk;
         pulse_q$1$d = 32'h0;
-        if (do_write & (req_addr$q == pulse_addr$1)) begin
+        if (do_write & pulse_sel$1$q) begin
             pulse_q$1$d = req_wdata$q & wmask & pulse_mask$1;
         end
         if (user_rst) begin
@@ -3308,7 +4910,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         pulse$1 = pulse_q$1$q;
         pulse_q$2$clock = user_clk;
         pulse_q$2$d = 32'h0;
-        if (do_write & (req_addr$q == pulse_addr$2)) begin
+        if (do_write & pulse_sel$2$q) begin
             pulse_q$2$d = req_wdata$q & wmask & pulse_mask$2;
         end
         if (user_rst) begin
@@ -3317,7 +4919,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         pulse$2 = pulse_q$2$q;
         pulse_q$3$clock = user_clk;
         pulse_q$3$d = 32'h0;
-        if (do_write & (req_addr$q == pulse_addr$3)) begin
+        if (do_write & pulse_sel$3$q) begin
             pulse_q$3$d = req_wdata$q & wmask & pulse_mask$3;
         end
         if (user_rst) begin
@@ -3326,7 +4928,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         pulse$3 = pulse_q$3$q;
         pulse_q$4$clock = user_clk;
         pulse_q$4$d = 32'h0;
-        if (do_write & (req_addr$q == pulse_addr$4)) begin
+        if (do_write & pulse_sel$4$q) begin
             pulse_q$4$d = req_wdata$q & wmask & pulse_mask$4;
         end
         if (user_rst) begin
@@ -3336,8 +4938,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         rd_sticky = 32'h0;
         sticky_q$0$clock = user_clk;
         sticky_q$0$d = sticky_q$0$q | (set$0 & sticky_mask$0);
-        if (req_addr$q == sticky_addr$0) begin
-            rd_sticky = sticky_q$0$q;
+        if (sticky_sel$0$q) begin
+            rd_sticky = rd_sticky | sticky_q$0$q;
             if (do_write) begin
                 sticky_q$0$d = (sticky_q$0$q & ~(req_wdata$q & wmask)) | (set$0 & sticky_mask$0);
             end
@@ -3348,8 +4950,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         sticky$0 = sticky_q$0$q;
         sticky_q$1$clock = user_clk;
         sticky_q$1$d = sticky_q$1$q | (set$1 & sticky_mask$1);
-        if (req_addr$q == sticky_addr$1) begin
-            rd_sticky = sticky_q$1$q;
+        if (sticky_sel$1$q) begin
+            rd_sticky = rd_sticky | sticky_q$1$q;
             if (do_write) begin
                 sticky_q$1$d = (sticky_q$1$q & ~(req_wdata$q & wmask)) | (set$1 & sticky_mask$1);
             end
@@ -3360,8 +4962,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         sticky$1 = sticky_q$1$q;
         sticky_q$2$clock = user_clk;
         sticky_q$2$d = sticky_q$2$q | (set$2 & sticky_mask$2);
-        if (req_addr$q == sticky_addr$2) begin
-            rd_sticky = sticky_q$2$q;
+        if (sticky_sel$2$q) begin
+            rd_sticky = rd_sticky | sticky_q$2$q;
             if (do_write) begin
                 sticky_q$2$d = (sticky_q$2$q & ~(req_wdata$q & wmask)) | (set$2 & sticky_mask$2);
             end
@@ -3372,8 +4974,8 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         sticky$2 = sticky_q$2$q;
         sticky_q$3$clock = user_clk;
         sticky_q$3$d = sticky_q$3$q | (set$3 & sticky_mask$3);
-        if (req_addr$q == sticky_addr$3) begin
-            rd_sticky = sticky_q$3$q;
+        if (sticky_sel$3$q) begin
+            rd_sticky = rd_sticky | sticky_q$3$q;
             if (do_write) begin
                 sticky_q$3$d = (sticky_q$3$q & ~(req_wdata$q & wmask)) | (set$3 & sticky_mask$3);
             end
@@ -3383,371 +4985,371 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         end
         sticky$3 = sticky_q$3$q;
         rd_status = 32'h0;
-        if (req_addr$q == status_addr$0) begin
-            rd_status = status$0 & status_mask$0;
+        if (status_sel$0$q) begin
+            rd_status = rd_status | (status$0 & status_mask$0);
         end
-        if (req_addr$q == status_addr$1) begin
-            rd_status = status$1 & status_mask$1;
+        if (status_sel$1$q) begin
+            rd_status = rd_status | (status$1 & status_mask$1);
         end
-        if (req_addr$q == status_addr$2) begin
-            rd_status = status$2 & status_mask$2;
+        if (status_sel$2$q) begin
+            rd_status = rd_status | (status$2 & status_mask$2);
         end
-        if (req_addr$q == status_addr$3) begin
-            rd_status = status$3 & status_mask$3;
+        if (status_sel$3$q) begin
+            rd_status = rd_status | (status$3 & status_mask$3);
         end
-        if (req_addr$q == status_addr$4) begin
-            rd_status = status$4 & status_mask$4;
+        if (status_sel$4$q) begin
+            rd_status = rd_status | (status$4 & status_mask$4);
         end
-        if (req_addr$q == status_addr$5) begin
-            rd_status = status$5 & status_mask$5;
+        if (status_sel$5$q) begin
+            rd_status = rd_status | (status$5 & status_mask$5);
         end
-        if (req_addr$q == status_addr$6) begin
-            rd_status = status$6 & status_mask$6;
+        if (status_sel$6$q) begin
+            rd_status = rd_status | (status$6 & status_mask$6);
         end
-        if (req_addr$q == status_addr$7) begin
-            rd_status = status$7 & status_mask$7;
+        if (status_sel$7$q) begin
+            rd_status = rd_status | (status$7 & status_mask$7);
         end
-        if (req_addr$q == status_addr$8) begin
-            rd_status = status$8 & status_mask$8;
+        if (status_sel$8$q) begin
+            rd_status = rd_status | (status$8 & status_mask$8);
         end
-        if (req_addr$q == status_addr$9) begin
-            rd_status = status$9 & status_mask$9;
+        if (status_sel$9$q) begin
+            rd_status = rd_status | (status$9 & status_mask$9);
         end
-        if (req_addr$q == status_addr$10) begin
-            rd_status = status$10 & status_mask$10;
+        if (status_sel$10$q) begin
+            rd_status = rd_status | (status$10 & status_mask$10);
         end
-        if (req_addr$q == status_addr$11) begin
-            rd_status = status$11 & status_mask$11;
+        if (status_sel$11$q) begin
+            rd_status = rd_status | (status$11 & status_mask$11);
         end
-        if (req_addr$q == status_addr$12) begin
-            rd_status = status$12 & status_mask$12;
+        if (status_sel$12$q) begin
+            rd_status = rd_status | (status$12 & status_mask$12);
         end
-        if (req_addr$q == status_addr$13) begin
-            rd_status = status$13 & status_mask$13;
+        if (status_sel$13$q) begin
+            rd_status = rd_status | (status$13 & status_mask$13);
         end
-        if (req_addr$q == status_addr$14) begin
-            rd_status = status$14 & status_mask$14;
+        if (status_sel$14$q) begin
+            rd_status = rd_status | (status$14 & status_mask$14);
         end
-        if (req_addr$q == status_addr$15) begin
-            rd_status = status$15 & status_mask$15;
+        if (status_sel$15$q) begin
+            rd_status = rd_status | (status$15 & status_mask$15);
         end
-        if (req_addr$q == status_addr$16) begin
-            rd_status = status$16 & status_mask$16;
+        if (status_sel$16$q) begin
+            rd_status = rd_status | (status$16 & status_mask$16);
         end
-        if (req_addr$q == status_addr$17) begin
-            rd_status = status$17 & status_mask$17;
+        if (status_sel$17$q) begin
+            rd_status = rd_status | (status$17 & status_mask$17);
         end
-        if (req_addr$q == status_addr$18) begin
-            rd_status = status$18 & status_mask$18;
+        if (status_sel$18$q) begin
+            rd_status = rd_status | (status$18 & status_mask$18);
         end
-        if (req_addr$q == status_addr$19) begin
-            rd_status = status$19 & status_mask$19;
+        if (status_sel$19$q) begin
+            rd_status = rd_status | (status$19 & status_mask$19);
         end
-        if (req_addr$q == status_addr$20) begin
-            rd_status = status$20 & status_mask$20;
+        if (status_sel$20$q) begin
+            rd_status = rd_status | (status$20 & status_mask$20);
         end
-        if (req_addr$q == status_addr$21) begin
-            rd_status = status$21 & status_mask$21;
+        if (status_sel$21$q) begin
+            rd_status = rd_status | (status$21 & status_mask$21);
         end
-        if (req_addr$q == status_addr$22) begin
-            rd_status = status$22 & status_mask$22;
+        if (status_sel$22$q) begin
+            rd_status = rd_status | (status$22 & status_mask$22);
         end
-        if (req_addr$q == status_addr$23) begin
-            rd_status = status$23 & status_mask$23;
+        if (status_sel$23$q) begin
+            rd_status = rd_status | (status$23 & status_mask$23);
         end
-        if (req_addr$q == status_addr$24) begin
-            rd_status = status$24 & status_mask$24;
+        if (status_sel$24$q) begin
+            rd_status = rd_status | (status$24 & status_mask$24);
         end
-        if (req_addr$q == status_addr$25) begin
-            rd_status = status$25 & status_mask$25;
+        if (status_sel$25$q) begin
+            rd_status = rd_status | (status$25 & status_mask$25);
         end
-        if (req_addr$q == status_addr$26) begin
-            rd_status = status$26 & status_mask$26;
+        if (status_sel$26$q) begin
+            rd_status = rd_status | (status$26 & status_mask$26);
         end
-        if (req_addr$q == status_addr$27) begin
-            rd_status = status$27 & status_mask$27;
+        if (status_sel$27$q) begin
+            rd_status = rd_status | (status$27 & status_mask$27);
         end
-        if (req_addr$q == status_addr$28) begin
-            rd_status = status$28 & status_mask$28;
+        if (status_sel$28$q) begin
+            rd_status = rd_status | (status$28 & status_mask$28);
         end
-        if (req_addr$q == status_addr$29) begin
-            rd_status = status$29 & status_mask$29;
+        if (status_sel$29$q) begin
+            rd_status = rd_status | (status$29 & status_mask$29);
         end
-        if (req_addr$q == status_addr$30) begin
-            rd_status = status$30 & status_mask$30;
+        if (status_sel$30$q) begin
+            rd_status = rd_status | (status$30 & status_mask$30);
         end
-        if (req_addr$q == status_addr$31) begin
-            rd_status = status$31 & status_mask$31;
+        if (status_sel$31$q) begin
+            rd_status = rd_status | (status$31 & status_mask$31);
         end
-        if (req_addr$q == status_addr$32) begin
-            rd_status = status$32 & status_mask$32;
+        if (status_sel$32$q) begin
+            rd_status = rd_status | (status$32 & status_mask$32);
         end
-        if (req_addr$q == status_addr$33) begin
-            rd_status = status$33 & status_mask$33;
+        if (status_sel$33$q) begin
+            rd_status = rd_status | (status$33 & status_mask$33);
         end
-        if (req_addr$q == status_addr$34) begin
-            rd_status = status$34 & status_mask$34;
+        if (status_sel$34$q) begin
+            rd_status = rd_status | (status$34 & status_mask$34);
         end
-        if (req_addr$q == status_addr$35) begin
-            rd_status = status$35 & status_mask$35;
+        if (status_sel$35$q) begin
+            rd_status = rd_status | (status$35 & status_mask$35);
         end
-        if (req_addr$q == status_addr$36) begin
-            rd_status = status$36 & status_mask$36;
+        if (status_sel$36$q) begin
+            rd_status = rd_status | (status$36 & status_mask$36);
         end
-        if (req_addr$q == status_addr$37) begin
-            rd_status = status$37 & status_mask$37;
+        if (status_sel$37$q) begin
+            rd_status = rd_status | (status$37 & status_mask$37);
         end
-        if (req_addr$q == status_addr$38) begin
-            rd_status = status$38 & status_mask$38;
+        if (status_sel$38$q) begin
+            rd_status = rd_status | (status$38 & status_mask$38);
         end
-        if (req_addr$q == status_addr$39) begin
-            rd_status = status$39 & status_mask$39;
+        if (status_sel$39$q) begin
+            rd_status = rd_status | (status$39 & status_mask$39);
         end
-        if (req_addr$q == status_addr$40) begin
-            rd_status = status$40 & status_mask$40;
+        if (status_sel$40$q) begin
+            rd_status = rd_status | (status$40 & status_mask$40);
         end
-        if (req_addr$q == status_addr$41) begin
-            rd_status = status$41 & status_mask$41;
+        if (status_sel$41$q) begin
+            rd_status = rd_status | (status$41 & status_mask$41);
         end
-        if (req_addr$q == status_addr$42) begin
-            rd_status = status$42 & status_mask$42;
+        if (status_sel$42$q) begin
+            rd_status = rd_status | (status$42 & status_mask$42);
         end
-        if (req_addr$q == status_addr$43) begin
-            rd_status = status$43 & status_mask$43;
+        if (status_sel$43$q) begin
+            rd_status = rd_status | (status$43 & status_mask$43);
         end
-        if (req_addr$q == status_addr$44) begin
-            rd_status = status$44 & status_mask$44;
+        if (status_sel$44$q) begin
+            rd_status = rd_status | (status$44 & status_mask$44);
         end
-        if (req_addr$q == status_addr$45) begin
-            rd_status = status$45 & status_mask$45;
+        if (status_sel$45$q) begin
+            rd_status = rd_status | (status$45 & status_mask$45);
         end
-        if (req_addr$q == status_addr$46) begin
-            rd_status = status$46 & status_mask$46;
+        if (status_sel$46$q) begin
+            rd_status = rd_status | (status$46 & status_mask$46);
         end
-        if (req_addr$q == status_addr$47) begin
-            rd_status = status$47 & status_mask$47;
+        if (status_sel$47$q) begin
+            rd_status = rd_status | (status$47 & status_mask$47);
         end
-        if (req_addr$q == status_addr$48) begin
-            rd_status = status$48 & status_mask$48;
+        if (status_sel$48$q) begin
+            rd_status = rd_status | (status$48 & status_mask$48);
         end
-        if (req_addr$q == status_addr$49) begin
-            rd_status = status$49 & status_mask$49;
+        if (status_sel$49$q) begin
+            rd_status = rd_status | (status$49 & status_mask$49);
         end
         rd_latch = 32'h0;
         latch_q$0$clock = user_clk;
         latch_q$0$d = latch_q$0$q;
-        if (do_read & (req_addr$q == latch_lo_addr$0)) begin
+        if (do_read & latch_lo_sel$0$q) begin
             latch_q$0$d = latch_in$0 & latch_mask$0;
         end
-        if (req_addr$q == latch_hi_addr$0) begin
-            rd_latch = latch_q$0$q;
+        if (latch_hi_sel$0$q) begin
+            rd_latch = rd_latch | latch_q$0$q;
         end
         if (user_rst) begin
             latch_q$0$d = latch_reset$0;
         end
         latch_q$1$clock = user_clk;
         latch_q$1$d = latch_q$1$q;
-        if (do_read & (req_addr$q == latch_lo_addr$1)) begin
+        if (do_read & latch_lo_sel$1$q) begin
             latch_q$1$d = latch_in$1 & latch_mask$1;
         end
-        if (req_addr$q == latch_hi_addr$1) begin
-            rd_latch = latch_q$1$q;
+        if (latch_hi_sel$1$q) begin
+            rd_latch = rd_latch | latch_q$1$q;
         end
         if (user_rst) begin
             latch_q$1$d = latch_reset$1;
         end
         latch_q$2$clock = user_clk;
         latch_q$2$d = latch_q$2$q;
-        if (do_read & (req_addr$q == latch_lo_addr$2)) begin
+        if (do_read & latch_lo_sel$2$q) begin
             latch_q$2$d = latch_in$2 & latch_mask$2;
         end
-        if (req_addr$q == latch_hi_addr$2) begin
-            rd_latch = latch_q$2$q;
+        if (latch_hi_sel$2$q) begin
+            rd_latch = rd_latch | latch_q$2$q;
         end
         if (user_rst) begin
             latch_q$2$d = latch_reset$2;
         end
         latch_q$3$clock = user_clk;
         latch_q$3$d = latch_q$3$q;
-        if (do_read & (req_addr$q == latch_lo_addr$3)) begin
+        if (do_read & latch_lo_sel$3$q) begin
             latch_q$3$d = latch_in$3 & latch_mask$3;
         end
-        if (req_addr$q == latch_hi_addr$3) begin
-            rd_latch = latch_q$3$q;
+        if (latch_hi_sel$3$q) begin
+            rd_latch = rd_latch | latch_q$3$q;
         end
         if (user_rst) begin
             latch_q$3$d = latch_reset$3;
         end
         latch_q$4$clock = user_clk;
         latch_q$4$d = latch_q$4$q;
-        if (do_read & (req_addr$q == latch_lo_addr$4)) begin
+        if (do_read & latch_lo_sel$4$q) begin
             latch_q$4$d = latch_in$4 & latch_mask$4;
         end
-        if (req_addr$q == latch_hi_addr$4) begin
-            rd_latch = latch_q$4$q;
+        if (latch_hi_sel$4$q) begin
+            rd_latch = rd_latch | latch_q$4$q;
         end
         if (user_rst) begin
             latch_q$4$d = latch_reset$4;
         end
         latch_q$5$clock = user_clk;
         latch_q$5$d = latch_q$5$q;
-        if (do_read & (req_addr$q == latch_lo_addr$5)) begin
+        if (do_read & latch_lo_sel$5$q) begin
             latch_q$5$d = latch_in$5 & latch_mask$5;
         end
-        if (req_addr$q == latch_hi_addr$5) begin
-            rd_latch = latch_q$5$q;
+        if (latch_hi_sel$5$q) begin
+            rd_latch = rd_latch | latch_q$5$q;
         end
         if (user_rst) begin
             latch_q$5$d = latch_reset$5;
         end
         latch_q$6$clock = user_clk;
         latch_q$6$d = latch_q$6$q;
-        if (do_read & (req_addr$q == latch_lo_addr$6)) begin
+        if (do_read & latch_lo_sel$6$q) begin
             latch_q$6$d = latch_in$6 & latch_mask$6;
         end
-        if (req_addr$q == latch_hi_addr$6) begin
-            rd_latch = latch_q$6$q;
+        if (latch_hi_sel$6$q) begin
+            rd_latch = rd_latch | latch_q$6$q;
         end
         if (user_rst) begin
             latch_q$6$d = latch_reset$6;
         end
         latch_q$7$clock = user_clk;
         latch_q$7$d = latch_q$7$q;
-        if (do_read & (req_addr$q == latch_lo_addr$7)) begin
+        if (do_read & latch_lo_sel$7$q) begin
             latch_q$7$d = latch_in$7 & latch_mask$7;
         end
-        if (req_addr$q == latch_hi_addr$7) begin
-            rd_latch = latch_q$7$q;
+        if (latch_hi_sel$7$q) begin
+            rd_latch = rd_latch | latch_q$7$q;
         end
         if (user_rst) begin
             latch_q$7$d = latch_reset$7;
         end
         latch_q$8$clock = user_clk;
         latch_q$8$d = latch_q$8$q;
-        if (do_read & (req_addr$q == latch_lo_addr$8)) begin
+        if (do_read & latch_lo_sel$8$q) begin
             latch_q$8$d = latch_in$8 & latch_mask$8;
         end
-        if (req_addr$q == latch_hi_addr$8) begin
-            rd_latch = latch_q$8$q;
+        if (latch_hi_sel$8$q) begin
+            rd_latch = rd_latch | latch_q$8$q;
         end
         if (user_rst) begin
             latch_q$8$d = latch_reset$8;
         end
         latch_q$9$clock = user_clk;
         latch_q$9$d = latch_q$9$q;
-        if (do_read & (req_addr$q == latch_lo_addr$9)) begin
+        if (do_read & latch_lo_sel$9$q) begin
             latch_q$9$d = latch_in$9 & latch_mask$9;
         end
-        if (req_addr$q == latch_hi_addr$9) begin
-            rd_latch = latch_q$9$q;
+        if (latch_hi_sel$9$q) begin
+            rd_latch = rd_latch | latch_q$9$q;
         end
         if (user_rst) begin
             latch_q$9$d = latch_reset$9;
         end
         latch_q$10$clock = user_clk;
         latch_q$10$d = latch_q$10$q;
-        if (do_read & (req_addr$q == latch_lo_addr$10)) begin
+        if (do_read & latch_lo_sel$10$q) begin
             latch_q$10$d = latch_in$10 & latch_mask$10;
         end
-        if (req_addr$q == latch_hi_addr$10) begin
-            rd_latch = latch_q$10$q;
+        if (latch_hi_sel$10$q) begin
+            rd_latch = rd_latch | latch_q$10$q;
         end
         if (user_rst) begin
             latch_q$10$d = latch_reset$10;
         end
         latch_q$11$clock = user_clk;
         latch_q$11$d = latch_q$11$q;
-        if (do_read & (req_addr$q == latch_lo_addr$11)) begin
+        if (do_read & latch_lo_sel$11$q) begin
             latch_q$11$d = latch_in$11 & latch_mask$11;
         end
-        if (req_addr$q == latch_hi_addr$11) begin
-            rd_latch = latch_q$11$q;
+        if (latch_hi_sel$11$q) begin
+            rd_latch = rd_latch | latch_q$11$q;
         end
         if (user_rst) begin
             latch_q$11$d = latch_reset$11;
         end
         latch_q$12$clock = user_clk;
         latch_q$12$d = latch_q$12$q;
-        if (do_read & (req_addr$q == latch_lo_addr$12)) begin
+        if (do_read & latch_lo_sel$12$q) begin
             latch_q$12$d = latch_in$12 & latch_mask$12;
         end
-        if (req_addr$q == latch_hi_addr$12) begin
-            rd_latch = latch_q$12$q;
+        if (latch_hi_sel$12$q) begin
+            rd_latch = rd_latch | latch_q$12$q;
         end
         if (user_rst) begin
             latch_q$12$d = latch_reset$12;
         end
         latch_q$13$clock = user_clk;
         latch_q$13$d = latch_q$13$q;
-        if (do_read & (req_addr$q == latch_lo_addr$13)) begin
+        if (do_read & latch_lo_sel$13$q) begin
             latch_q$13$d = latch_in$13 & latch_mask$13;
         end
-        if (req_addr$q == latch_hi_addr$13) begin
-            rd_latch = latch_q$13$q;
+        if (latch_hi_sel$13$q) begin
+            rd_latch = rd_latch | latch_q$13$q;
         end
         if (user_rst) begin
             latch_q$13$d = latch_reset$13;
         end
         latch_q$14$clock = user_clk;
         latch_q$14$d = latch_q$14$q;
-        if (do_read & (req_addr$q == latch_lo_addr$14)) begin
+        if (do_read & latch_lo_sel$14$q) begin
             latch_q$14$d = latch_in$14 & latch_mask$14;
         end
-        if (req_addr$q == latch_hi_addr$14) begin
-            rd_latch = latch_q$14$q;
+        if (latch_hi_sel$14$q) begin
+            rd_latch = rd_latch | latch_q$14$q;
         end
         if (user_rst) begin
             latch_q$14$d = latch_reset$14;
         end
         latch_q$15$clock = user_clk;
         latch_q$15$d = latch_q$15$q;
-        if (do_read & (req_addr$q == latch_lo_addr$15)) begin
+        if (do_read & latch_lo_sel$15$q) begin
             latch_q$15$d = latch_in$15 & latch_mask$15;
         end
-        if (req_addr$q == latch_hi_addr$15) begin
-            rd_latch = latch_q$15$q;
+        if (latch_hi_sel$15$q) begin
+            rd_latch = rd_latch | latch_q$15$q;
         end
         if (user_rst) begin
             latch_q$15$d = latch_reset$15;
         end
         latch_q$16$clock = user_clk;
         latch_q$16$d = latch_q$16$q;
-        if (do_read & (req_addr$q == latch_lo_addr$16)) begin
+        if (do_read & latch_lo_sel$16$q) begin
             latch_q$16$d = latch_in$16 & latch_mask$16;
         end
-        if (req_addr$q == latch_hi_addr$16) begin
-            rd_latch = latch_q$16$q;
+        if (latch_hi_sel$16$q) begin
+            rd_latch = rd_latch | latch_q$16$q;
         end
         if (user_rst) begin
             latch_q$16$d = latch_reset$16;
         end
         rd_const = 32'h0;
-        if (req_addr$q == const_addr$0) begin
-            rd_const = const_value$0;
+        if (const_sel$0$q) begin
+            rd_const = rd_const | const_value$0;
         end
-        if (req_addr$q == const_addr$1) begin
-            rd_const = const_value$1;
+        if (const_sel$1$q) begin
+            rd_const = rd_const | const_value$1;
         end
-        if (req_addr$q == const_addr$2) begin
-            rd_const = const_value$2;
+        if (const_sel$2$q) begin
+            rd_const = rd_const | const_value$2;
         end
-        if (req_addr$q == const_addr$3) begin
-            rd_const = const_value$3;
+        if (const_sel$3$q) begin
+            rd_const = rd_const | const_value$3;
         end
-        if (req_addr$q == const_addr$4) begin
-            rd_const = const_value$4;
+        if (const_sel$4$q) begin
+            rd_const = rd_const | const_value$4;
         end
-        if (req_addr$q == const_addr$5) begin
-            rd_const = const_value$5;
+        if (const_sel$5$q) begin
+            rd_const = rd_const | const_value$5;
         end
-        if (req_addr$q == const_addr$6) begin
-            rd_const = const_value$6;
+        if (const_sel$6$q) begin
+            rd_const = rd_const | const_value$6;
         end
-        if (req_addr$q == const_addr$7) begin
-            rd_const = const_value$7;
+        if (const_sel$7$q) begin
+            rd_const = rd_const | const_value$7;
         end
-        if (req_addr$q == const_addr$8) begin
-            rd_const = const_value$8;
+        if (const_sel$8$q) begin
+            rd_const = rd_const | const_value$8;
         end
         ack_tog$d = ack_tog$q;
         resp_data$d = resp_data$q;
@@ -3756,7 +5358,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
             ack_tog$d = ~ack_tog$q;
             resp_err$d = ~hit | user_rst;
             resp_data$d = 32'h0;
-            if (do_read & hit & ~user_rst) begin
+            if (~user_rst) begin
                 resp_data$d = rd_storage | rd_sticky | rd_status | rd_latch | rd_const;
             end
         end
@@ -4013,6 +5615,557 @@ module toe_user_logic_regs$core$busy(d,q,clock);
 endmodule // toe_user_logic_regs$core$busy
 
 
+module toe_user_logic_regs$core$check_fault$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$0
+
+
+module toe_user_logic_regs$core$check_fault$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$1
+
+
+module toe_user_logic_regs$core$check_fault$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$2
+
+
+module toe_user_logic_regs$core$check_fault$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$3
+
+
+module toe_user_logic_regs$core$check_fault$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$4
+
+
+module toe_user_logic_regs$core$check_fault$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$5
+
+
+module toe_user_logic_regs$core$check_fault$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$6
+
+
+module toe_user_logic_regs$core$check_fault$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$7
+
+
+module toe_user_logic_regs$core$check_fault$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$8
+
+
+module toe_user_logic_regs$core$check_fault$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_fault$9
+
+
+module toe_user_logic_regs$core$check_hit$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$0
+
+
+module toe_user_logic_regs$core$check_hit$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$1
+
+
+module toe_user_logic_regs$core$check_hit$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$2
+
+
+module toe_user_logic_regs$core$check_hit$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$3
+
+
+module toe_user_logic_regs$core$check_hit$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$4
+
+
+module toe_user_logic_regs$core$check_hit$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$5
+
+
+module toe_user_logic_regs$core$check_hit$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$6
+
+
+module toe_user_logic_regs$core$check_hit$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$7
+
+
+module toe_user_logic_regs$core$check_hit$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$8
+
+
+module toe_user_logic_regs$core$check_hit$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$check_hit$9
+
+
+module toe_user_logic_regs$core$const_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$0
+
+
+module toe_user_logic_regs$core$const_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$1
+
+
+module toe_user_logic_regs$core$const_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$2
+
+
+module toe_user_logic_regs$core$const_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$3
+
+
+module toe_user_logic_regs$core$const_sel$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$4
+
+
+module toe_user_logic_regs$core$const_sel$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$5
+
+
+module toe_user_logic_regs$core$const_sel$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$6
+
+
+module toe_user_logic_regs$core$const_sel$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$7
+
+
+module toe_user_logic_regs$core$const_sel$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$const_sel$8
+
+
 module toe_user_logic_regs$core$counter(d,q,clock);
     
     // Module arguments
@@ -4087,6 +6240,652 @@ module toe_user_logic_regs$core$last_write(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$last_write
+
+
+module toe_user_logic_regs$core$latch_hi_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$0
+
+
+module toe_user_logic_regs$core$latch_hi_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$1
+
+
+module toe_user_logic_regs$core$latch_hi_sel$10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$10
+
+
+module toe_user_logic_regs$core$latch_hi_sel$11(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$11
+
+
+module toe_user_logic_regs$core$latch_hi_sel$12(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$12
+
+
+module toe_user_logic_regs$core$latch_hi_sel$13(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$13
+
+
+module toe_user_logic_regs$core$latch_hi_sel$14(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$14
+
+
+module toe_user_logic_regs$core$latch_hi_sel$15(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$15
+
+
+module toe_user_logic_regs$core$latch_hi_sel$16(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$16
+
+
+module toe_user_logic_regs$core$latch_hi_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$2
+
+
+module toe_user_logic_regs$core$latch_hi_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$3
+
+
+module toe_user_logic_regs$core$latch_hi_sel$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$4
+
+
+module toe_user_logic_regs$core$latch_hi_sel$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$5
+
+
+module toe_user_logic_regs$core$latch_hi_sel$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$6
+
+
+module toe_user_logic_regs$core$latch_hi_sel$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$7
+
+
+module toe_user_logic_regs$core$latch_hi_sel$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$8
+
+
+module toe_user_logic_regs$core$latch_hi_sel$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_hi_sel$9
+
+
+module toe_user_logic_regs$core$latch_lo_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$0
+
+
+module toe_user_logic_regs$core$latch_lo_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$1
+
+
+module toe_user_logic_regs$core$latch_lo_sel$10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$10
+
+
+module toe_user_logic_regs$core$latch_lo_sel$11(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$11
+
+
+module toe_user_logic_regs$core$latch_lo_sel$12(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$12
+
+
+module toe_user_logic_regs$core$latch_lo_sel$13(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$13
+
+
+module toe_user_logic_regs$core$latch_lo_sel$14(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$14
+
+
+module toe_user_logic_regs$core$latch_lo_sel$15(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$15
+
+
+module toe_user_logic_regs$core$latch_lo_sel$16(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$16
+
+
+module toe_user_logic_regs$core$latch_lo_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$2
+
+
+module toe_user_logic_regs$core$latch_lo_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$3
+
+
+module toe_user_logic_regs$core$latch_lo_sel$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$4
+
+
+module toe_user_logic_regs$core$latch_lo_sel$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$5
+
+
+module toe_user_logic_regs$core$latch_lo_sel$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$6
+
+
+module toe_user_logic_regs$core$latch_lo_sel$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$7
+
+
+module toe_user_logic_regs$core$latch_lo_sel$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$8
+
+
+module toe_user_logic_regs$core$latch_lo_sel$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$latch_lo_sel$9
 
 
 module toe_user_logic_regs$core$latch_q$0(d,q,clock);
@@ -4507,6 +7306,101 @@ module toe_user_logic_regs$core$pulse_q$4(d,q,clock);
 endmodule // toe_user_logic_regs$core$pulse_q$4
 
 
+module toe_user_logic_regs$core$pulse_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$pulse_sel$0
+
+
+module toe_user_logic_regs$core$pulse_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$pulse_sel$1
+
+
+module toe_user_logic_regs$core$pulse_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$pulse_sel$2
+
+
+module toe_user_logic_regs$core$pulse_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$pulse_sel$3
+
+
+module toe_user_logic_regs$core$pulse_sel$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$pulse_sel$4
+
+
 module toe_user_logic_regs$core$r_data(d,q,clock);
     
     // Module arguments
@@ -4793,6 +7687,956 @@ module toe_user_logic_regs$core$resp_err(d,q,clock);
 endmodule // toe_user_logic_regs$core$resp_err
 
 
+module toe_user_logic_regs$core$status_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$0
+
+
+module toe_user_logic_regs$core$status_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$1
+
+
+module toe_user_logic_regs$core$status_sel$10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$10
+
+
+module toe_user_logic_regs$core$status_sel$11(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$11
+
+
+module toe_user_logic_regs$core$status_sel$12(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$12
+
+
+module toe_user_logic_regs$core$status_sel$13(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$13
+
+
+module toe_user_logic_regs$core$status_sel$14(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$14
+
+
+module toe_user_logic_regs$core$status_sel$15(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$15
+
+
+module toe_user_logic_regs$core$status_sel$16(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$16
+
+
+module toe_user_logic_regs$core$status_sel$17(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$17
+
+
+module toe_user_logic_regs$core$status_sel$18(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$18
+
+
+module toe_user_logic_regs$core$status_sel$19(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$19
+
+
+module toe_user_logic_regs$core$status_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$2
+
+
+module toe_user_logic_regs$core$status_sel$20(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$20
+
+
+module toe_user_logic_regs$core$status_sel$21(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$21
+
+
+module toe_user_logic_regs$core$status_sel$22(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$22
+
+
+module toe_user_logic_regs$core$status_sel$23(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$23
+
+
+module toe_user_logic_regs$core$status_sel$24(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$24
+
+
+module toe_user_logic_regs$core$status_sel$25(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$25
+
+
+module toe_user_logic_regs$core$status_sel$26(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$26
+
+
+module toe_user_logic_regs$core$status_sel$27(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$27
+
+
+module toe_user_logic_regs$core$status_sel$28(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$28
+
+
+module toe_user_logic_regs$core$status_sel$29(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$29
+
+
+module toe_user_logic_regs$core$status_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$3
+
+
+module toe_user_logic_regs$core$status_sel$30(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$30
+
+
+module toe_user_logic_regs$core$status_sel$31(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$31
+
+
+module toe_user_logic_regs$core$status_sel$32(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$32
+
+
+module toe_user_logic_regs$core$status_sel$33(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$33
+
+
+module toe_user_logic_regs$core$status_sel$34(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$34
+
+
+module toe_user_logic_regs$core$status_sel$35(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$35
+
+
+module toe_user_logic_regs$core$status_sel$36(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$36
+
+
+module toe_user_logic_regs$core$status_sel$37(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$37
+
+
+module toe_user_logic_regs$core$status_sel$38(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$38
+
+
+module toe_user_logic_regs$core$status_sel$39(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$39
+
+
+module toe_user_logic_regs$core$status_sel$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$4
+
+
+module toe_user_logic_regs$core$status_sel$40(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$40
+
+
+module toe_user_logic_regs$core$status_sel$41(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$41
+
+
+module toe_user_logic_regs$core$status_sel$42(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$42
+
+
+module toe_user_logic_regs$core$status_sel$43(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$43
+
+
+module toe_user_logic_regs$core$status_sel$44(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$44
+
+
+module toe_user_logic_regs$core$status_sel$45(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$45
+
+
+module toe_user_logic_regs$core$status_sel$46(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$46
+
+
+module toe_user_logic_regs$core$status_sel$47(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$47
+
+
+module toe_user_logic_regs$core$status_sel$48(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$48
+
+
+module toe_user_logic_regs$core$status_sel$49(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$49
+
+
+module toe_user_logic_regs$core$status_sel$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$5
+
+
+module toe_user_logic_regs$core$status_sel$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$6
+
+
+module toe_user_logic_regs$core$status_sel$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$7
+
+
+module toe_user_logic_regs$core$status_sel$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$8
+
+
+module toe_user_logic_regs$core$status_sel$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$status_sel$9
+
+
 module toe_user_logic_regs$core$sticky_q$0(d,q,clock);
     
     // Module arguments
@@ -4867,6 +8711,82 @@ module toe_user_logic_regs$core$sticky_q$3(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$sticky_q$3
+
+
+module toe_user_logic_regs$core$sticky_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$sticky_sel$0
+
+
+module toe_user_logic_regs$core$sticky_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$sticky_sel$1
+
+
+module toe_user_logic_regs$core$sticky_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$sticky_sel$2
+
+
+module toe_user_logic_regs$core$sticky_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$sticky_sel$3
 
 
 module toe_user_logic_regs$core$storage_q$0(d,q,clock);
@@ -5684,6 +9604,823 @@ module toe_user_logic_regs$core$storage_q$9(d,q,clock);
     end
           
 endmodule // toe_user_logic_regs$core$storage_q$9
+
+
+module toe_user_logic_regs$core$storage_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$0
+
+
+module toe_user_logic_regs$core$storage_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$1
+
+
+module toe_user_logic_regs$core$storage_sel$10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$10
+
+
+module toe_user_logic_regs$core$storage_sel$11(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$11
+
+
+module toe_user_logic_regs$core$storage_sel$12(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$12
+
+
+module toe_user_logic_regs$core$storage_sel$13(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$13
+
+
+module toe_user_logic_regs$core$storage_sel$14(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$14
+
+
+module toe_user_logic_regs$core$storage_sel$15(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$15
+
+
+module toe_user_logic_regs$core$storage_sel$16(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$16
+
+
+module toe_user_logic_regs$core$storage_sel$17(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$17
+
+
+module toe_user_logic_regs$core$storage_sel$18(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$18
+
+
+module toe_user_logic_regs$core$storage_sel$19(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$19
+
+
+module toe_user_logic_regs$core$storage_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$2
+
+
+module toe_user_logic_regs$core$storage_sel$20(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$20
+
+
+module toe_user_logic_regs$core$storage_sel$21(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$21
+
+
+module toe_user_logic_regs$core$storage_sel$22(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$22
+
+
+module toe_user_logic_regs$core$storage_sel$23(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$23
+
+
+module toe_user_logic_regs$core$storage_sel$24(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$24
+
+
+module toe_user_logic_regs$core$storage_sel$25(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$25
+
+
+module toe_user_logic_regs$core$storage_sel$26(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$26
+
+
+module toe_user_logic_regs$core$storage_sel$27(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$27
+
+
+module toe_user_logic_regs$core$storage_sel$28(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$28
+
+
+module toe_user_logic_regs$core$storage_sel$29(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$29
+
+
+module toe_user_logic_regs$core$storage_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$3
+
+
+module toe_user_logic_regs$core$storage_sel$30(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$30
+
+
+module toe_user_logic_regs$core$storage_sel$31(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$31
+
+
+module toe_user_logic_regs$core$storage_sel$32(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$32
+
+
+module toe_user_logic_regs$core$storage_sel$33(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$33
+
+
+module toe_user_logic_regs$core$storage_sel$34(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$34
+
+
+module toe_user_logic_regs$core$storage_sel$35(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$35
+
+
+module toe_user_logic_regs$core$storage_sel$36(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$36
+
+
+module toe_user_logic_regs$core$storage_sel$37(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$37
+
+
+module toe_user_logic_regs$core$storage_sel$38(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$38
+
+
+module toe_user_logic_regs$core$storage_sel$39(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$39
+
+
+module toe_user_logic_regs$core$storage_sel$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$4
+
+
+module toe_user_logic_regs$core$storage_sel$40(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$40
+
+
+module toe_user_logic_regs$core$storage_sel$41(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$41
+
+
+module toe_user_logic_regs$core$storage_sel$42(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$42
+
+
+module toe_user_logic_regs$core$storage_sel$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$5
+
+
+module toe_user_logic_regs$core$storage_sel$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$6
+
+
+module toe_user_logic_regs$core$storage_sel$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$7
+
+
+module toe_user_logic_regs$core$storage_sel$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$8
+
+
+module toe_user_logic_regs$core$storage_sel$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_regs$core$storage_sel$9
 
 
 module toe_user_logic_regs$core$w_checked(d,q,clock);
