@@ -222,11 +222,11 @@ fn signals<D: Direction>(n: usize) -> Vec<Signal<D, Bits<32>>> {
     (0..n).map(|_| Default::default()).collect()
 }
 
-// rust-hdl's DFF powers up at 0; `user_rst` loads the map's reset values.
 fn selects(n: usize) -> Vec<DFF<Bit>> {
     (0..n).map(|_| DFF::default()).collect()
 }
 
+// rust-hdl's DFF powers up at 0; `user_rst` loads the map's reset values.
 fn regs(n: usize) -> Vec<DFF<Bits<32>>> {
     (0..n).map(|_| DFF::default()).collect()
 }
@@ -343,8 +343,8 @@ impl RegisterFileCore {
             check_min: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.min)))).collect(),
             check_span: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.max - c.min)))).collect(),
             check_bytes: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.bytes)))).collect(),
-            check_hit: layout.checks.iter().map(|_| DFF::default()).collect(),
-            check_fault: layout.checks.iter().map(|_| DFF::default()).collect(),
+            check_hit: selects(layout.checks.len()),
+            check_fault: selects(layout.checks.len()),
             w_refused: Default::default(),
             w_refused_q: Default::default(),
             w_checked: Default::default(),
