@@ -12,7 +12,29 @@
 # per example. An example whose RTL is identical to the default build's
 # reuses the whole top's netlist from the first table. The examples run SYNTH_JOBS at a time (default: the number of
 # cores); the rows come out in name order.
+#
+# The depth budget: a block or a whole top deeper than SYNTH_MAX_LEVELS LUT
+# levels (default 5, the whole top's target) fails the run, after the tables.
 set -euo pipefail
+export SYNTH_MAX_LEVELS=${SYNTH_MAX_LEVELS:-5}
+over=()
+# rows CMD...: synth_report CMD..., a row over the depth budget (exit 3)
+# noted for the end, any other failure fatal.
+rows() {
+    local rc=0
+    "$report" "$@" || rc=$?
+    case $rc in
+        0) ;;
+        3) over+=("$2") ;;
+        *) return "$rc" ;;
+    esac
+}
+# budget: fail when a row was over the depth budget.
+budget() {
+    [ ${#over[@]} -eq 0 ] && return 0
+    echo "synth-estimate: over the depth budget of $SYNTH_MAX_LEVELS LUT levels: ${over[*]}"
+    exit 1
+}
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cargo build -q -p gen --bin synth_report --bin gen
@@ -36,14 +58,14 @@ for module in "${blocks[@]}"; do
     net="$work/net.json"
     synth "$build" "$module" "$net" "$work/log" \
         || { cat "$work/log"; echo "synth-estimate: yosys failed on $module"; exit 1; }
-    "$report" row "$module" "$net"
+    rows row "$module" "$net"
     [ "$module" != "$(basename "${files[-1]}" .v)" ] || cp "$net" "$work/top.json"
 done
 echo "levels: LUT+MUXF levels on the deepest register-to-register path (carry cells not counted); carry: longest carry chain in cells"
 
 shopt -s nullglob
 examples=("${EXAMPLES:-$root/examples}"/*.toml)
-[ ${#examples[@]} -gt 0 ] || { echo "synth-estimate: no examples/*.toml"; exit 0; }
+[ ${#examples[@]} -gt 0 ] || { echo "synth-estimate: no examples/*.toml"; budget; exit 0; }
 mapfile -t examples < <(printf '%s\n' "${examples[@]}" | LC_ALL=C sort)
 echo
 echo "synth-estimate: the whole top of every example (${#examples[@]}, examples/*.toml), same yosys command"
@@ -76,7 +98,8 @@ for config in "${examples[@]}"; do
     name=$(basename "$config" .toml)
     [ "$(cat "$work/$name.rc" 2>/dev/null)" = 0 ] \
         || { cat "$work/$name.log"; echo "synth-estimate: yosys failed on example $name ($config)"; exit 1; }
-    "$report" example "$name" "$config" "$work/$name.json" \
+    rows example "$name" "$config" "$work/$name.json" \
         || { echo "synth-estimate: no row for example $name ($config)"; exit 1; }
 done
 echo "MB/s: peak user bandwidth of one session (W/8 x user clock); the whole top: register file and every session"
+budget

@@ -10,6 +10,11 @@
 //! configuration as `gen --config` does (the top module is `design.name`) and
 //! prints the row; `synth_report example-header` prints its header.
 //!
+//! With `SYNTH_MAX_LEVELS` set (1..=64; `make synth-estimate` sets 5, the
+//! issue-14 target for the whole top), a `row` or `example` deeper than that
+//! is printed, then named on stderr, and the exit status is 3 (other errors:
+//! 2), so the script can finish the table before it fails.
+//!
 //! Depth is counted on the mapped netlist: LUT and MUXF cells are one level
 //! each, carry cells none (they are reported as the longest carry chain
 //! instead), and flip-flops, block RAMs and DSPs end a path. yosys's own
@@ -214,12 +219,36 @@ fn figures(net: &Netlist, module: &str) -> Figures {
     }
 }
 
-fn row(module: &str, path: &str) -> Result<String, String> {
+/// A table row and the depth it reports.
+#[derive(Debug)]
+struct Row {
+    text: String,
+    depth: u32,
+}
+
+fn row(module: &str, path: &str) -> Result<Row, String> {
     let f = figures(&load(path, module)?, module);
-    Ok(format!(
+    let text = format!(
         "| {module:<44} | {:>7} | {:>7} | {:>6} | {:>5} | {:>5.1} | {:>4} | {:>6} | {:>5} |",
         f.lut, f.ff, f.carry, f.muxf, f.bram, f.dsp, f.depth, f.chain
-    ))
+    );
+    Ok(Row { text, depth: f.depth })
+}
+
+/// The depth budget, `SYNTH_MAX_LEVELS`: none when unset.
+fn depth_budget(value: Option<&str>) -> Result<Option<u32>, String> {
+    let Some(v) = value else { return Ok(None) };
+    match v.trim().parse::<u32>() {
+        Ok(n) if (1..=64).contains(&n) => Ok(Some(n)),
+        _ => Err(format!("SYNTH_MAX_LEVELS must be an integer in 1..=64, not `{v}`")),
+    }
+}
+
+/// Why `what`, `depth` levels deep, breaks the budget; `None` when it does not.
+fn over_budget(what: &str, depth: u32, budget: Option<u32>) -> Option<String> {
+    budget
+        .filter(|&b| depth > b)
+        .map(|b| format!("{what}: {depth} LUT levels, over the budget of {b} (SYNTH_MAX_LEVELS)"))
 }
 
 /// The examples table's row of example `name` (configuration `design`, whole top `f`).
@@ -239,10 +268,10 @@ fn format_example_row(name: &str, design: &config::Design, f: &Figures) -> Strin
     )
 }
 
-fn example_row(name: &str, config_path: &str, netlist: &str) -> Result<String, String> {
+fn example_row(name: &str, config_path: &str, netlist: &str) -> Result<Row, String> {
     let design = toe_gen::read_config(std::path::Path::new(config_path))?;
     let f = figures(&load(netlist, &design.name)?, &design.name);
-    Ok(format_example_row(name, &design, &f))
+    Ok(Row { text: format_example_row(name, &design, &f), depth: f.depth })
 }
 
 fn example_header() -> String {
@@ -300,20 +329,37 @@ fn blocks(files: &[String]) -> Result<Vec<String>, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("header") => Ok(header()),
-        Some("row") if args.len() == 3 => row(&args[1], &args[2]),
-        Some("blocks") => blocks(&args[1..]).map(|b| b.join("\n")),
-        Some("example-header") => Ok(example_header()),
-        Some("example") if args.len() == 4 => example_row(&args[1], &args[2], &args[3]),
-        _ => Err("usage: synth_report header | row MODULE NETLIST.json | blocks FILE.v... \
-                  | example-header | example NAME CONFIG.toml NETLIST.json"
-            .to_string()),
+    let budget = match depth_budget(std::env::var("SYNTH_MAX_LEVELS").ok().as_deref()) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("synth_report: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let plain = |text: String| Row { text, depth: 0 };
+    let (result, what) = match args.first().map(String::as_str) {
+        Some("header") => (Ok(plain(header())), ""),
+        Some("row") if args.len() == 3 => (row(&args[1], &args[2]), args[1].as_str()),
+        Some("blocks") => (blocks(&args[1..]).map(|b| plain(b.join("\n"))), ""),
+        Some("example-header") => (Ok(plain(example_header())), ""),
+        Some("example") if args.len() == 4 => (example_row(&args[1], &args[2], &args[3]), args[1].as_str()),
+        _ => (
+            Err("usage: synth_report header | row MODULE NETLIST.json | blocks FILE.v... \
+                 | example-header | example NAME CONFIG.toml NETLIST.json"
+                .to_string()),
+            "",
+        ),
     };
     match result {
-        Ok(text) => {
-            println!("{text}");
-            ExitCode::SUCCESS
+        Ok(row) => {
+            println!("{}", row.text);
+            match over_budget(what, row.depth, budget) {
+                Some(why) => {
+                    eprintln!("synth_report: {why}");
+                    ExitCode::from(3)
+                }
+                None => ExitCode::SUCCESS,
+            }
         }
         Err(e) => {
             eprintln!("synth_report: {e}");
@@ -365,7 +411,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let net = dir.path().join("net.json");
         std::fs::write(&net, NETLIST).unwrap();
-        let module_row = row("dut", net.to_str().unwrap()).unwrap();
+        let module_row = row("dut", net.to_str().unwrap()).unwrap().text;
         let cells: Vec<&str> = module_row.trim_matches('|').split('|').map(str::trim).collect();
         assert_eq!(cells, ["dut", "3", "2", "2", "1", "0.5", "1", "4", "2"]);
         assert_eq!(module_row.len(), header().lines().next().unwrap().len(), "header and row line up");
@@ -373,7 +419,7 @@ mod tests {
         let cfg = dir.path().join("two_narrow.toml");
         std::fs::write(&cfg, "[design]\nname = \"dut\"\nsessions = 2\ndata_width = 256\nuser_clock_mhz = 156.25\n")
             .unwrap();
-        let row = example_row("two_narrow", cfg.to_str().unwrap(), net.to_str().unwrap()).unwrap();
+        let row = example_row("two_narrow", cfg.to_str().unwrap(), net.to_str().unwrap()).unwrap().text;
         let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
         assert_eq!(cells, ["two_narrow", "2", "256", "156.25", "5000", "3", "2", "2", "0.5", "4", "2"]);
         let header = example_header();
@@ -384,6 +430,27 @@ mod tests {
         let names: Vec<&str> = lines[0].trim_matches('|').split('|').map(str::trim).collect();
         assert_eq!(names.len(), cells.len());
         assert_eq!(names[0], "example");
+    }
+
+    #[test]
+    fn a_row_deeper_than_the_budget_is_named_and_one_within_it_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let net = dir.path().join("net.json");
+        std::fs::write(&net, NETLIST).unwrap();
+        let depth = row("dut", net.to_str().unwrap()).unwrap().depth;
+        assert_eq!(depth, 4);
+        assert_eq!(over_budget("dut", depth, None), None);
+        assert_eq!(over_budget("dut", depth, Some(4)), None);
+        assert_eq!(
+            over_budget("dut", depth, Some(3)).unwrap(),
+            "dut: 4 LUT levels, over the budget of 3 (SYNTH_MAX_LEVELS)"
+        );
+        assert_eq!(depth_budget(None), Ok(None));
+        assert_eq!(depth_budget(Some("5")), Ok(Some(5)));
+        for bad in ["0", "65", "five", ""] {
+            let e = depth_budget(Some(bad)).unwrap_err();
+            assert_eq!(e, format!("SYNTH_MAX_LEVELS must be an integer in 1..=64, not `{bad}`"));
+        }
     }
 
     #[test]
