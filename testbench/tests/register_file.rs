@@ -563,6 +563,46 @@ fn a_reset_of_either_domain_alone_never_hangs_the_bus() {
     }
 }
 
+/// A bus reset of one bus cycle while a complete write waits in the AW and W
+/// registers (its check done, held only by the previous write's B that the
+/// master does not take) drops that write: it is never performed, and the
+/// bus answers the next accesses as before. The write before it, already
+/// answered, was performed.
+#[test]
+fn a_one_cycle_bus_reset_drops_a_checked_write_waiting_to_issue() {
+    let mut b = default_bench("one-cycle bus reset");
+    let first = b.addr("toe", 0, "target_ip");
+    let second = b.addr("toe", 0, "fpga_ip");
+    let before = b.read(second);
+    assert_eq!(before.1, OKAY);
+    let port = |b: &Bench, name: &str| b.m.port(&Group::Bus.top_name(name));
+    let (arstn, bvalid, awready, wready) =
+        (port(&b, "aresetn"), port(&b, "bvalid"), port(&b, "awready"), port(&b, "wready"));
+
+    // BREADY stays low: the first write's B waits, the second write's AW and
+    // W wait behind it, held.
+    b.master.timing = Timing { max_delay: 0, ready_probability: 0.0 };
+    b.master.write(first, 0x1111_2222, 0xF);
+    b.master.write(second, before.0 ^ 0xFFFF_FFFF, 0xF);
+    bus_idle(&mut b, 60);
+    assert!(b.m.bit(bvalid), "the first write's B waits");
+    assert!(!b.m.bit(awready) && !b.m.bit(wready), "the second write's AW and W are held");
+
+    // One bus cycle of reset; the master starts over.
+    b.m.set(arstn, 0);
+    b.m.eval();
+    bus_idle(&mut b, 1);
+    b.master = Master::new(&mut b.m, ChaCha8Rng::seed_from_u64(b.rng.gen()), Timing::default());
+    b.checker.reset();
+    b.m.set(arstn, 1);
+    b.m.eval();
+    bus_idle(&mut b, 60);
+
+    assert!(!b.m.bit(bvalid), "no answer for a write the reset dropped");
+    assert_eq!(b.read(second), before, "the held write was dropped, not performed");
+    assert_eq!(b.read(first), (0x1111_2222, OKAY), "the answered write was performed");
+}
+
 /// Steps `bus_cycles` register-bus clock cycles (the user clock may be stopped).
 fn bus_idle(b: &mut Bench, bus_cycles: u64) {
     let a0 = b.clocks.rises().0;
