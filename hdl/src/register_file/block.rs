@@ -218,17 +218,10 @@ fn words(slots: &[Slot], f: impl Fn(&Slot) -> u32) -> Vec<Constant<Bits<32>>> {
     slots.iter().map(|s| Constant::new(bits::<32>(u64::from(f(s))))).collect()
 }
 
-fn signals<D: Direction>(n: usize) -> Vec<Signal<D, Bits<32>>> {
-    (0..n).map(|_| Default::default()).collect()
-}
-
-fn selects(n: usize) -> Vec<DFF<Bit>> {
-    (0..n).map(|_| DFF::default()).collect()
-}
-
-// rust-hdl's DFF powers up at 0; `user_rst` loads the map's reset values.
-fn regs(n: usize) -> Vec<DFF<Bits<32>>> {
-    (0..n).map(|_| DFF::default()).collect()
+/// `n` default signals or flip-flops, one per slot (rust-hdl's DFF powers
+/// up at 0; `user_rst` loads the map's reset values).
+fn per_slot<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
 }
 
 impl RegisterFileCore {
@@ -259,12 +252,12 @@ impl RegisterFileCore {
             user_clk: Default::default(),
             user_rst: Default::default(),
             cycle_count: Default::default(),
-            value: signals(layout.storage.len()),
-            pulse: signals(layout.pulse.len()),
-            sticky: signals(layout.sticky.len()),
-            set: signals(layout.sticky.len()),
-            status: signals(layout.status.len()),
-            latch_in: signals(layout.latch.len()),
+            value: per_slot(layout.storage.len()),
+            pulse: per_slot(layout.pulse.len()),
+            sticky: per_slot(layout.sticky.len()),
+            set: per_slot(layout.sticky.len()),
+            status: per_slot(layout.status.len()),
+            latch_in: per_slot(layout.latch.len()),
             aw_full: Default::default(),
             aw_addr: Default::default(),
             w_full: Default::default(),
@@ -300,22 +293,22 @@ impl RegisterFileCore {
             resp_data: Default::default(),
             resp_err: Default::default(),
             counter: Default::default(),
-            storage_q: regs(layout.storage.len()),
-            pulse_q: regs(layout.pulse.len()),
-            sticky_q: regs(layout.sticky.len()),
-            latch_q: regs(layout.latch.len()),
+            storage_q: per_slot(layout.storage.len()),
+            pulse_q: per_slot(layout.pulse.len()),
+            sticky_q: per_slot(layout.sticky.len()),
+            latch_q: per_slot(layout.latch.len()),
             strobe: Default::default(),
             do_write: Default::default(),
             do_read: Default::default(),
             wmask: Default::default(),
             hit: Default::default(),
-            storage_sel: selects(layout.storage.len()),
-            pulse_sel: selects(layout.pulse.len()),
-            sticky_sel: selects(layout.sticky.len()),
-            status_sel: selects(layout.status.len()),
-            latch_lo_sel: selects(layout.latch.len()),
-            latch_hi_sel: selects(layout.latch.len()),
-            const_sel: selects(layout.constant.len()),
+            storage_sel: per_slot(layout.storage.len()),
+            pulse_sel: per_slot(layout.pulse.len()),
+            sticky_sel: per_slot(layout.sticky.len()),
+            status_sel: per_slot(layout.status.len()),
+            latch_lo_sel: per_slot(layout.latch.len()),
+            latch_hi_sel: per_slot(layout.latch.len()),
+            const_sel: per_slot(layout.constant.len()),
             rd_storage: Default::default(),
             rd_sticky: Default::default(),
             rd_status: Default::default(),
@@ -343,8 +336,8 @@ impl RegisterFileCore {
             check_min: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.min)))).collect(),
             check_span: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.max - c.min)))).collect(),
             check_bytes: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.bytes)))).collect(),
-            check_hit: selects(layout.checks.len()),
-            check_fault: selects(layout.checks.len()),
+            check_hit: per_slot(layout.checks.len()),
+            check_fault: per_slot(layout.checks.len()),
             w_refused: Default::default(),
             w_refused_q: Default::default(),
             w_checked: Default::default(),
