@@ -197,11 +197,8 @@ fn parse_table(root: Table, boards: &[&str]) -> Result<Design, ConfigError> {
     root.finish()?;
 
     let name = design.string("name")?;
-    if !is_verilog_identifier(&name) {
-        return err(
-            "design.name",
-            format!("{name:?} is not a Verilog identifier: use letters, digits and `_`, starting with a letter or `_`, no reserved word"),
-        );
+    if let Some(problem) = verilog_identifier_problem(&name) {
+        return err("design.name", problem);
     }
     let sessions = design.integer("sessions", 1, MAX_SESSIONS as i64)? as usize;
     let widths = (DATA_WIDTHS[0] as i64, DATA_WIDTHS[DATA_WIDTHS.len() - 1] as i64);
@@ -505,15 +502,48 @@ const VERILOG_RESERVED: &[&str] = &[
     "xor",
 ];
 
+/// Longest module name accepted: 64 characters, which every Verilog tool
+/// the flows use takes (a longer name also makes long instance paths).
+pub const MAX_IDENTIFIER_LEN: usize = 64;
+
 /// A plain Verilog identifier (no escaped names, no `$`). `top` is refused
 /// because rust-hdl names its own generated top `top`.
 pub fn is_verilog_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    let first_ok = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_');
-    first_ok
-        && name.len() <= 64
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !VERILOG_RESERVED.contains(&name)
+    verilog_identifier_problem(name).is_none()
+}
+
+/// Why `name` cannot name the generated module, naming the one rule it
+/// breaks (characters, length, reserved word); `None` when it can.
+pub fn verilog_identifier_problem(name: &str) -> Option<String> {
+    let Some(first) = name.chars().next() else {
+        return Some(
+            "the name is empty: give a Verilog identifier (letters, digits and `_`, starting with a letter or `_`)"
+                .into(),
+        );
+    };
+    if !(first.is_ascii_alphabetic() || first == '_') {
+        return Some(format!("{name:?} starts with {first:?}: a Verilog identifier starts with a letter or `_`"));
+    }
+    if let Some((at, c)) = name.chars().enumerate().find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_')) {
+        return Some(format!(
+            "{name:?} has {c:?} at character {}: a Verilog identifier has only letters, digits and `_`",
+            at + 1
+        ));
+    }
+    // Only ASCII is left, so bytes are characters.
+    if name.len() > MAX_IDENTIFIER_LEN {
+        return Some(format!(
+            "{name:?} is {} characters long: a module name has at most {MAX_IDENTIFIER_LEN} characters",
+            name.len()
+        ));
+    }
+    if name == "top" {
+        return Some("\"top\" is reserved: rust-hdl names its own generated top `top`; choose another name".into());
+    }
+    if VERILOG_RESERVED.contains(&name) {
+        return Some(format!("{name:?} is a reserved word of Verilog or SystemVerilog: choose another name"));
+    }
+    None
 }
 
 #[cfg(test)]
@@ -625,6 +655,48 @@ mod tests {
             assert_eq!(&e.key, key, "{to}: {e}");
             assert!(e.to_string().contains(needle), "{to}: message {e:?} lacks {needle:?}");
         }
+    }
+
+    /// Each broken rule of `design.name` has its own message (issue 25, item 11).
+    #[test]
+    fn a_bad_design_name_is_told_which_rule_it_breaks() {
+        let long = "a".repeat(65);
+        let cases: &[(&str, String)] = &[
+            (&long, format!("{long:?} is 65 characters long: a module name has at most 64 characters")),
+            ("1abc", "\"1abc\" starts with '1': a Verilog identifier starts with a letter or `_`".into()),
+            ("a$b", "\"a$b\" has '$' at character 2: a Verilog identifier has only letters, digits and `_`".into()),
+            (
+                "my-top",
+                "\"my-top\" has '-' at character 3: a Verilog identifier has only letters, digits and `_`".into(),
+            ),
+            (
+                "",
+                "the name is empty: give a Verilog identifier (letters, digits and `_`, starting with a letter or `_`)"
+                    .into(),
+            ),
+            ("module", "\"module\" is a reserved word of Verilog or SystemVerilog: choose another name".into()),
+            ("top", "\"top\" is reserved: rust-hdl names its own generated top `top`; choose another name".into()),
+        ];
+        for (name, message) in cases {
+            let e = rejected("name = \"toe_user_logic\"", &format!("name = {name:?}"));
+            assert_eq!(e.to_string(), format!("`design.name`: {message}"), "{name:?}");
+        }
+        let longest = "a".repeat(64);
+        assert_eq!(with("name = \"toe_user_logic\"", &format!("name = {longest:?}")).unwrap().name, longest);
+    }
+
+    /// Port 0 is no port a person can use (issue 25, item 9).
+    #[test]
+    fn port_zero_is_refused_naming_the_entry_and_the_range() {
+        let e = rejected("fpga_ports = [60000, 60001, 60002, 60003]", "fpga_ports = [60000, 0, 60002, 60003]");
+        assert_eq!(
+            e.to_string(),
+            "`defaults.fpga_ports[1]`: 0 is out of range: must be a list of 4 distinct ports (one per session), each an integer in 1..=65535"
+        );
+        let e = rejected("target_ports = [61000, 61001, 61002, 61003]", "target_ports = [0, 61001, 61002, 61003]");
+        assert_eq!(e.key, "defaults.target_ports[0]");
+        assert!(e.message.starts_with("0 is out of range") && e.message.ends_with("1..=65535"), "{e}");
+        with("target_ports = [61000, 61001, 61002, 61003]", "target_ports = [1, 65535, 2, 3]").unwrap();
     }
 
     #[test]
