@@ -3,13 +3,14 @@
 //!
 //! [`generate`] is pure (no I/O) so the testbench's build script produces the
 //! very same Verilog; [`write_atomically`] puts the files in place so that a
-//! failure never leaves half a build.
+//! failure never leaves half a build, and replaces only a folder gen wrote
+//! (marked by its [`MANIFEST`]).
 
 pub mod rtl;
 pub mod write;
 pub mod yardstick;
 
-pub use write::write_atomically;
+pub use write::{write_atomically, MANIFEST};
 
 use std::fmt;
 
@@ -56,6 +57,25 @@ impl From<hdl::verilog::HdlError> for GenError {
     fn from(e: hdl::verilog::HdlError) -> Self {
         GenError::Hdl(e)
     }
+}
+
+/// Prints `text` on stdout for the binaries of this crate. A reader that
+/// stopped reading (`gen --print-default-config | head -1`) is no error: the
+/// output just ends there. Any other failure is the one line returned.
+pub fn print_stdout(text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write to stdout: {e}")),
+        _ => Ok(()),
+    }
+}
+
+/// Prints one line on stderr; a closed stderr is ignored (there is nowhere
+/// left to say anything), so it never panics as `eprintln!` would.
+pub fn print_stderr(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// The boards `gen` knows: one TOML file each under `constraints/`.

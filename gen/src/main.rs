@@ -14,7 +14,9 @@ struct Args {
     /// default (the reference demo); the default alone when absent.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Output folder, replaced as a whole once every file is generated.
+    /// Output folder, replaced as a whole once every file is generated; it
+    /// must be new, empty or a folder gen wrote (it holds gen-manifest.txt),
+    /// anything else is refused.
     #[arg(long, value_name = "DIR", default_value = "build")]
     out: PathBuf,
     /// Print the default configuration and exit.
@@ -29,31 +31,38 @@ struct Args {
 fn main() -> ExitCode {
     let args = Args::parse();
     if args.print_default_config {
-        print!("{}", config::DEFAULT_TOML);
-        return ExitCode::SUCCESS;
+        return print(config::DEFAULT_TOML);
     }
     if let Some(path) = &args.print_config {
         return match print_config(path) {
-            Ok(text) => {
-                print!("{text}");
-                ExitCode::SUCCESS
-            }
-            Err(message) => {
-                eprintln!("gen: error: {message}");
-                ExitCode::from(2)
-            }
+            Ok(text) => print(&text),
+            Err(message) => fail(&message),
         };
     }
     match run(&args) {
         Ok(count) => {
-            eprintln!("gen: wrote {count} files to {}", args.out.display());
+            toe_gen::print_stderr(&format!("gen: wrote {count} files to {}", args.out.display()));
             ExitCode::SUCCESS
         }
+        Err(message) => fail(&message),
+    }
+}
+
+/// `text` on stdout; a reader that closed early ends the output quietly.
+fn print(text: &str) -> ExitCode {
+    match toe_gen::print_stdout(text) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("gen: error: {message}");
-            ExitCode::from(2)
+            toe_gen::print_stderr(&format!("gen: error: {message}"));
+            ExitCode::FAILURE
         }
     }
+}
+
+/// One error line, exit status 2 (a bad configuration or output path).
+fn fail(message: &str) -> ExitCode {
+    toe_gen::print_stderr(&format!("gen: error: {message}"));
+    ExitCode::from(2)
 }
 
 /// The resolved configuration of `path`, annotated, once it validates.

@@ -195,9 +195,9 @@ fn figures(net: &Netlist, module: &str) -> Figures {
     let depth = deepest.map(|c| net.level(c, &mut memo)).unwrap_or(0);
     if std::env::var("SYNTH_REPORT_PATH").is_ok() {
         if let Some(c) = deepest {
-            eprintln!("deepest path in {module} ({depth} levels), from its end back:");
+            toe_gen::print_stderr(&format!("deepest path in {module} ({depth} levels), from its end back:"));
             for name in net.path(c, &mut memo) {
-                eprintln!("    {name}");
+                toe_gen::print_stderr(&format!("    {name}"));
             }
         }
     }
@@ -332,7 +332,7 @@ fn main() -> ExitCode {
     let budget = match depth_budget(std::env::var("SYNTH_MAX_LEVELS").ok().as_deref()) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("synth_report: {e}");
+            toe_gen::print_stderr(&format!("synth_report: {e}"));
             return ExitCode::from(2);
         }
     };
@@ -352,17 +352,21 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(row) => {
-            println!("{}", row.text);
+            // A reader that closed early (`| head -1`) ends the output quietly.
+            if let Err(e) = toe_gen::print_stdout(&format!("{}\n", row.text)) {
+                toe_gen::print_stderr(&format!("synth_report: {e}"));
+                return ExitCode::FAILURE;
+            }
             match over_budget(what, row.depth, budget) {
                 Some(why) => {
-                    eprintln!("synth_report: {why}");
+                    toe_gen::print_stderr(&format!("synth_report: {why}"));
                     ExitCode::from(3)
                 }
                 None => ExitCode::SUCCESS,
             }
         }
         Err(e) => {
-            eprintln!("synth_report: {e}");
+            toe_gen::print_stderr(&format!("synth_report: {e}"));
             ExitCode::from(2)
         }
     }

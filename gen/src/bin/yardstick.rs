@@ -21,7 +21,8 @@ struct Args {
     /// does; the default design when absent. Its data width is the datapath's.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Output folder, replaced as a whole once both files are generated.
+    /// Output folder, replaced as a whole once both files are generated; it
+    /// must be new, empty or a folder gen wrote (as `gen --out`).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// Keep the first-error record live or let it be pruned.
@@ -49,12 +50,15 @@ fn run(args: &Args) -> Result<String, String> {
 
 fn main() -> ExitCode {
     match run(&Args::parse()) {
-        Ok(text) => {
-            print!("{text}");
-            ExitCode::SUCCESS
-        }
+        Ok(text) => match toe_gen::print_stdout(&text) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                toe_gen::print_stderr(&format!("yardstick: error: {message}"));
+                ExitCode::FAILURE
+            }
+        },
         Err(message) => {
-            eprintln!("yardstick: error: {message}");
+            toe_gen::print_stderr(&format!("yardstick: error: {message}"));
             ExitCode::from(2)
         }
     }
