@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::args::{Options, Role, Transfer};
-use crate::transfer::{self, exit, mb_per_s, Leg, Plan, Progress, SessionReport, TransferError};
+use crate::transfer::{self, exit, mb_per_s, Counts, Leg, Plan, Progress, SessionReport, TransferError};
 
 /// One invocation of a tool, after argument parsing.
 #[derive(Clone, Debug)]
@@ -178,10 +178,10 @@ pub fn run(job: &Job, sinks: Sinks<'_>) -> i32 {
                     if !job.options.quiet && pending > 0 {
                         let mut parts = Vec::new();
                         if job.plan.tx_len > 0 {
-                            parts.push(format!("tx {tx} bytes ({:.1} MB/s)", mb_per_s(tx - last.0, dt)));
+                            parts.push(format!("tx {tx} bytes ({})", rate(tx - last.0, dt)));
                         }
                         if job.plan.rx_len > 0 {
-                            parts.push(format!("rx {rx} bytes ({:.1} MB/s)", mb_per_s(rx - last.1, dt)));
+                            parts.push(format!("rx {rx} bytes ({})", rate(rx - last.1, dt)));
                         }
                         let secs = (tick - start).as_secs();
                         say(out, err, format!("{secs} s: {}", parts.join(", ")));
@@ -203,8 +203,7 @@ pub fn run(job: &Job, sinks: Sinks<'_>) -> i32 {
                 i,
                 TransferError::Io {
                     way: transfer::Way::Rx,
-                    done: 0,
-                    total: job.plan.rx_len,
+                    counts: Counts::of(&job.plan, &progress[i]),
                     err: std::io::Error::other("session thread ended without a result"),
                 },
             )),
@@ -224,11 +223,36 @@ fn leg_line(name: &str, leg: &Leg, pattern: bool, receiving: bool) -> String {
         (false, true) => ", incremental pattern",
         (false, false) => ", dummy data",
     };
-    format!("{name}: {} bytes in {:.3} s, {:.1} MB/s{check}", leg.bytes, leg.elapsed.as_secs_f64(), leg.mb_per_s())
+    format!("{name}: {}{check}", amount(leg.bytes, leg.elapsed))
+}
+
+/// A duration as the summary prints it: seconds to the millisecond from one
+/// second up, below that milliseconds to the microsecond.
+fn time_text(d: Duration) -> String {
+    if d >= Duration::from_secs(1) {
+        format!("{:.3} s", d.as_secs_f64())
+    } else {
+        format!("{:.3} ms", d.as_secs_f64() * 1e3)
+    }
+}
+
+/// "R MB/s", or "no rate under 1 ms" for a time too short to give one
+/// ([`transfer::MIN_RATE_TIME`]).
+fn rate(bytes: u64, elapsed: Duration) -> String {
+    match mb_per_s(bytes, elapsed) {
+        Some(r) => format!("{r:.1} MB/s"),
+        None => format!("no rate under {} ms", transfer::MIN_RATE_TIME.as_millis()),
+    }
+}
+
+/// "BYTES bytes in TIME, RATE MB/s" (or "..., no rate under 1 ms").
+pub fn amount(bytes: u64, elapsed: Duration) -> String {
+    format!("{bytes} bytes in {}, {}", time_text(elapsed), rate(bytes, elapsed))
 }
 
 fn leg_json(leg: &Option<Leg>) -> serde_json::Value {
     match leg {
+        // `mb_per_s` is null when the time is too short to give a rate.
         Some(l) => json!({"bytes": l.bytes, "seconds": l.elapsed.as_secs_f64(), "mb_per_s": l.mb_per_s()}),
         None => serde_json::Value::Null,
     }
@@ -261,10 +285,10 @@ fn summary(job: &Job, out: &mut dyn Write, err: &mut dyn Write, reports: &[(usiz
     let rx: u64 = reports.iter().filter_map(|(_, r)| r.rx.map(|l| l.bytes)).sum();
     if n > 1 {
         if job.plan.tx_len > 0 {
-            lines.push(format!("total tx: {tx} bytes in {:.3} s, {:.1} MB/s", span.as_secs_f64(), mb_per_s(tx, span)));
+            lines.push(format!("total tx: {}", amount(tx, span)));
         }
         if job.plan.rx_len > 0 {
-            lines.push(format!("total rx: {rx} bytes in {:.3} s, {:.1} MB/s", span.as_secs_f64(), mb_per_s(rx, span)));
+            lines.push(format!("total rx: {}", amount(rx, span)));
         }
     }
     lines.push(job.complete.to_string());
@@ -353,4 +377,30 @@ fn fail(
     let _ = out.flush();
     let _ = err.flush();
     code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A time under a millisecond gives no rate (issue 25: "1000000 bytes
+    /// in 0.000 s, 4329.9 MB/s"); the time keeps its microseconds.
+    #[test]
+    fn a_summary_gives_a_rate_only_for_a_time_of_a_millisecond_or_more() {
+        let us = Duration::from_micros;
+        assert_eq!(amount(1_000_000, us(231)), "1000000 bytes in 0.231 ms, no rate under 1 ms");
+        assert_eq!(amount(1_000_000, Duration::ZERO), "1000000 bytes in 0.000 ms, no rate under 1 ms");
+        assert_eq!(amount(1_000_000, us(999)), "1000000 bytes in 0.999 ms, no rate under 1 ms");
+        assert_eq!(amount(1_000_000, us(1_000)), "1000000 bytes in 1.000 ms, 1000.0 MB/s");
+        assert_eq!(amount(65_537, us(12_345)), "65537 bytes in 12.345 ms, 5.3 MB/s");
+        assert_eq!(amount(1_000_000_003, Duration::from_millis(1_097)), "1000000003 bytes in 1.097 s, 911.6 MB/s");
+        let leg = Leg { bytes: 1_000_000, elapsed: us(231) };
+        assert_eq!(
+            leg_line("tx", &leg, true, false),
+            "tx: 1000000 bytes in 0.231 ms, no rate under 1 ms, incremental pattern"
+        );
+        assert_eq!(leg_json(&Some(leg))["mb_per_s"], serde_json::Value::Null);
+        let leg = Leg { bytes: 2_000_000, elapsed: Duration::from_millis(2) };
+        assert_eq!(leg_json(&Some(leg))["mb_per_s"], 1000.0);
+    }
 }

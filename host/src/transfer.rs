@@ -27,18 +27,62 @@ pub mod exit {
     pub const MISMATCH: i32 = 7;
 }
 
-/// Direction of a byte count, for messages.
+/// What a session was doing when it failed, for messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Way {
+    /// Writing its data.
     Tx,
+    /// Reading the peer's data.
     Rx,
+    /// A sending-only session, everything sent, waiting for the peer's close.
+    Close,
 }
 
 impl Way {
-    fn verb(self) -> &'static str {
+    fn doing(self) -> &'static str {
         match self {
             Way::Tx => "sending",
             Way::Rx => "receiving",
+            Way::Close => "waiting for the peer to close",
+        }
+    }
+}
+
+/// How far each direction of a session's plan got: `(done, total)` bytes of
+/// the directions the plan uses, so a message says what a tool sent, what
+/// it received, or both for a full-duplex session.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub sent: Option<(u64, u64)>,
+    pub received: Option<(u64, u64)>,
+}
+
+impl Counts {
+    /// The counts of `plan` as `progress` has them now.
+    pub fn of(plan: &Plan, progress: &Progress) -> Self {
+        let dir = |total: u64, done: &AtomicU64| (total > 0).then(|| (done.load(Ordering::Relaxed), total));
+        Counts { sent: dir(plan.tx_len, &progress.tx), received: dir(plan.rx_len, &progress.rx) }
+    }
+
+    /// "sending N of M bytes and receiving K of L bytes" (the plan's directions).
+    fn progressive(&self) -> String {
+        self.join("sending", "receiving", " and ")
+    }
+
+    /// "sent N of M bytes, received K of L bytes" (the plan's directions).
+    fn past(&self) -> String {
+        self.join("sent", "received", ", ")
+    }
+
+    fn join(&self, tx: &str, rx: &str, sep: &str) -> String {
+        let parts: Vec<String> = [(tx, self.sent), (rx, self.received)]
+            .into_iter()
+            .filter_map(|(verb, c)| c.map(|(done, total)| format!("{verb} {done} of {total} bytes")))
+            .collect();
+        if parts.is_empty() {
+            "nothing to transfer".to_string()
+        } else {
+            parts.join(sep)
         }
     }
 }
@@ -57,11 +101,11 @@ pub enum TransferError {
     /// No client connected within the timeout.
     AcceptTimeout { addr: SocketAddr, after: Duration },
     /// The peer reset the connection (or it broke) mid-transfer.
-    Reset { way: Way, done: u64, total: u64 },
+    Reset { way: Way, counts: Counts },
     /// A read or write waited longer than the timeout.
-    Stalled { way: Way, done: u64, total: u64, after: Duration },
+    Stalled { way: Way, counts: Counts, after: Duration },
     /// Any other socket error mid-transfer.
-    Io { way: Way, done: u64, total: u64, err: io::Error },
+    Io { way: Way, counts: Counts, err: io::Error },
     /// The peer closed before `bytelen` bytes arrived.
     ClosedEarly { received: u64, expected: u64 },
     /// The peer sent more than `bytelen` bytes.
@@ -99,18 +143,15 @@ impl fmt::Display for TransferError {
             Connect { addr, err } => write!(f, "connect to {addr} failed: {err}"),
             Listen { addr, err } => write!(f, "cannot listen on {addr}: {err}"),
             AcceptTimeout { addr, after } => write!(f, "no client connected to {addr} within {}", secs(*after)),
-            Reset { way, done, total } => {
-                write!(f, "connection reset by peer after {} {done} of {total} bytes", way.verb())
-            }
-            Stalled { way, done, total, after } => write!(
+            Reset { counts, .. } => write!(f, "connection reset by peer after {}", counts.progressive()),
+            Stalled { way, counts, after } => write!(
                 f,
-                "connection stalled: no progress for {} while {} ({done} of {total} bytes done)",
+                "connection stalled: no progress for {} while {} ({})",
                 secs(*after),
-                way.verb()
+                way.doing(),
+                counts.past()
             ),
-            Io { way, done, total, err } => {
-                write!(f, "socket error while {} after {done} of {total} bytes: {err}", way.verb())
-            }
+            Io { way, counts, err } => write!(f, "socket error while {} ({}): {err}", way.doing(), counts.past()),
             ClosedEarly { received, expected } => {
                 write!(f, "peer closed early: received {received} bytes, expected {expected} bytes")
             }
@@ -159,20 +200,22 @@ pub struct Leg {
 }
 
 impl Leg {
-    /// Throughput in MB/s (10^6 bytes per second).
-    pub fn mb_per_s(&self) -> f64 {
+    /// Throughput in MB/s (10^6 bytes per second), if the time is long
+    /// enough to give one ([`MIN_RATE_TIME`]).
+    pub fn mb_per_s(&self) -> Option<f64> {
         mb_per_s(self.bytes, self.elapsed)
     }
 }
 
-/// Throughput in MB/s (10^6 bytes per second); 0 for an empty interval.
-pub fn mb_per_s(bytes: u64, elapsed: Duration) -> f64 {
-    let s = elapsed.as_secs_f64();
-    if s > 0.0 {
-        bytes as f64 / s / 1e6
-    } else {
-        0.0
-    }
+/// The shortest time a rate is given for: below it the time says more
+/// about the start and end of the measurement (a send that only filled the
+/// kernel's buffers, a thread waking up) than about the transfer.
+pub const MIN_RATE_TIME: Duration = Duration::from_millis(1);
+
+/// Throughput in MB/s (10^6 bytes per second), or `None` when `elapsed` is
+/// shorter than [`MIN_RATE_TIME`].
+pub fn mb_per_s(bytes: u64, elapsed: Duration) -> Option<f64> {
+    (elapsed >= MIN_RATE_TIME).then(|| bytes as f64 / elapsed.as_secs_f64() / 1e6)
 }
 
 /// A successful session.
@@ -242,7 +285,7 @@ fn unspecified() -> SocketAddr {
 /// when it does both, then closes the connection.
 pub fn run_session(stream: TcpStream, plan: &Plan, progress: &Progress) -> Result<SessionReport, TransferError> {
     let start = Instant::now();
-    let io_err = |err| TransferError::Io { way: Way::Rx, done: 0, total: plan.rx_len, err };
+    let io_err = |err| TransferError::Io { way: Way::Rx, counts: Counts::of(plan, progress), err };
     let local = stream.local_addr().map_err(io_err)?;
     let peer = stream.peer_addr().map_err(io_err)?;
     stream.set_read_timeout(plan.timeout).map_err(io_err)?;
@@ -260,8 +303,7 @@ pub fn run_session(stream: TcpStream, plan: &Plan, progress: &Progress) -> Resul
             let tx = sender.join().unwrap_or_else(|_| {
                 Err(TransferError::Io {
                     way: Way::Tx,
-                    done: 0,
-                    total: plan.tx_len,
+                    counts: Counts::of(plan, progress),
                     err: io::Error::other("sender thread panicked"),
                 })
             });
@@ -287,16 +329,19 @@ pub fn run_session(stream: TcpStream, plan: &Plan, progress: &Progress) -> Resul
     Ok(SessionReport { local, peer, start, end: Instant::now(), tx, rx })
 }
 
-fn classify(err: io::Error, way: Way, done: u64, total: u64, timeout: Option<Duration>) -> TransferError {
+/// The error of a failed read or write while `way`, with how far both
+/// directions of the plan got.
+fn classify(err: io::Error, way: Way, plan: &Plan, progress: &Progress) -> TransferError {
+    let counts = Counts::of(plan, progress);
     match err.kind() {
         ErrorKind::ConnectionReset
         | ErrorKind::BrokenPipe
         | ErrorKind::ConnectionAborted
-        | ErrorKind::UnexpectedEof => TransferError::Reset { way, done, total },
+        | ErrorKind::UnexpectedEof => TransferError::Reset { way, counts },
         ErrorKind::WouldBlock | ErrorKind::TimedOut => {
-            TransferError::Stalled { way, done, total, after: timeout.unwrap_or_default() }
+            TransferError::Stalled { way, counts, after: plan.timeout.unwrap_or_default() }
         }
-        _ => TransferError::Io { way, done, total, err },
+        _ => TransferError::Io { way, counts, err },
     }
 }
 
@@ -323,17 +368,17 @@ fn send(mut stream: &TcpStream, plan: &Plan, progress: &Progress, start: Instant
             pos = 0;
         }
         match stream.write(&buf[pos..filled]) {
-            Ok(0) => return Err(TransferError::Reset { way: Way::Tx, done: sent, total }),
+            Ok(0) => return Err(TransferError::Reset { way: Way::Tx, counts: Counts::of(plan, progress) }),
             Ok(n) => {
                 pos += n;
                 sent += n as u64;
                 progress.tx.store(sent, Ordering::Relaxed);
             }
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Err(classify(e, Way::Tx, sent, total, plan.timeout)),
+            Err(e) => return Err(classify(e, Way::Tx, plan, progress)),
         }
     }
-    stream.shutdown(Shutdown::Write).map_err(|e| classify(e, Way::Tx, sent, total, plan.timeout))?;
+    stream.shutdown(Shutdown::Write).map_err(|e| classify(e, Way::Tx, plan, progress))?;
     Ok(Leg { bytes: sent, elapsed: start.elapsed() })
 }
 
@@ -343,7 +388,7 @@ fn receive(mut stream: &TcpStream, plan: &Plan, progress: &Progress, start: Inst
     let expected = plan.rx_len;
     // A transmit-only session still reads (to see the peer's close): a small
     // buffer is enough for that.
-    let cap = if expected == 0 { 4096 } else { plan.buffer };
+    let (cap, way) = if expected == 0 { (4096, Way::Close) } else { (plan.buffer, Way::Rx) };
     let mut buf = vec![0u8; cap];
     let mut checker = Checker::new(0);
     let mut received = 0u64;
@@ -352,7 +397,7 @@ fn receive(mut stream: &TcpStream, plan: &Plan, progress: &Progress, start: Inst
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            Err(e) => return Err(classify(e, Way::Rx, received, expected, plan.timeout)),
+            Err(e) => return Err(classify(e, way, plan, progress)),
         };
         let in_range = (expected - received).min(n as u64) as usize;
         if plan.pattern {
@@ -383,6 +428,40 @@ mod tests {
 
     fn plan(tx_len: u64, rx_len: u64) -> Plan {
         Plan { tx_len, rx_len, pattern: true, buffer: 64 << 10, timeout: Some(Duration::from_secs(10)), corrupt: None }
+    }
+
+    /// A message names what the session did in each direction of its plan
+    /// (issue 25: a transmit test's reset said "after receiving 0 of 0 bytes").
+    #[test]
+    fn errors_say_what_was_sent_and_what_was_received() {
+        let progress = Progress::default();
+        progress.tx.store(1_000, Ordering::Relaxed);
+        progress.rx.store(300, Ordering::Relaxed);
+        let (send_only, receive_only, duplex) = (plan(1_000, 0), plan(0, 500), plan(1_000, 500));
+        let reset = |way, p: &Plan| TransferError::Reset { way, counts: Counts::of(p, &progress) }.to_string();
+        assert_eq!(reset(Way::Close, &send_only), "connection reset by peer after sending 1000 of 1000 bytes");
+        assert_eq!(reset(Way::Rx, &receive_only), "connection reset by peer after receiving 300 of 500 bytes");
+        assert_eq!(
+            reset(Way::Rx, &duplex),
+            "connection reset by peer after sending 1000 of 1000 bytes and receiving 300 of 500 bytes"
+        );
+        let after = Duration::from_secs(2);
+        let stalled =
+            |way, p: &Plan| TransferError::Stalled { way, counts: Counts::of(p, &progress), after }.to_string();
+        assert_eq!(
+            stalled(Way::Close, &send_only),
+            "connection stalled: no progress for 2 s while waiting for the peer to close (sent 1000 of 1000 bytes)"
+        );
+        assert_eq!(
+            stalled(Way::Tx, &duplex),
+            "connection stalled: no progress for 2 s while sending (sent 1000 of 1000 bytes, received 300 of 500 bytes)"
+        );
+        let io = TransferError::Io {
+            way: Way::Rx,
+            counts: Counts::of(&receive_only, &progress),
+            err: io::Error::other("boom"),
+        };
+        assert_eq!(io.to_string(), "socket error while receiving (received 300 of 500 bytes): boom");
     }
 
     #[test]

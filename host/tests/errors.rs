@@ -224,6 +224,43 @@ fn peer_reset_while_sending() {
     );
 }
 
+/// A sending-only test whose peer reads everything, then resets instead of
+/// closing, says what it sent (it said "after receiving 0 of 0 bytes").
+#[test]
+fn peer_reset_after_a_transmit_test_sent_everything() {
+    let (addr, h) = peer(|mut s| {
+        let mut buf = vec![0u8; 1000];
+        s.read_exact(&mut buf).expect("the 1000 bytes arrive");
+        reset(s);
+    });
+    let o = run(DATATEST, &["c", "t", "127.0.0.1", &addr.port().to_string(), "1000", "1", "1"]);
+    h.join().unwrap();
+    assert_fails(&o, RESET, "tcpdatatest: error: connection reset by peer after sending 1000 of 1000 bytes");
+}
+
+/// A full-duplex test names both directions.
+#[test]
+fn peer_reset_during_a_full_duplex_test_names_both_directions() {
+    let (addr, h) = peer(|mut s| {
+        let mut buf = vec![0u8; 1000];
+        s.read_exact(&mut buf).expect("the first 1000 bytes arrive");
+        send_all(&mut s, &pattern_bytes(500));
+        thread::sleep(Duration::from_millis(200));
+        reset(s);
+    });
+    let o = run(TXRX, &["127.0.0.1", &addr.port().to_string(), "100000", "1", "1"]);
+    h.join().unwrap();
+    assert_eq!(o.code, RESET, "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    let line = o.stderr.trim_end();
+    assert_eq!(o.stderr.lines().count(), 1, "{}", o.stderr);
+    let sent = line
+        .strip_prefix("tcp_client_txrx_single: error: connection reset by peer after sending ")
+        .and_then(|rest| rest.strip_suffix(" of 100000 bytes and receiving 500 of 100000 bytes"))
+        .unwrap_or_else(|| panic!("{line}"));
+    let sent: u64 = sent.parse().unwrap_or_else(|_| panic!("{line}"));
+    assert!((1000..=100_000).contains(&sent), "{line}");
+}
+
 #[test]
 fn stalled_peer_hits_the_timeout() {
     let (addr, h) = peer(|mut s| {
@@ -235,7 +272,7 @@ fn stalled_peer_hits_the_timeout() {
     assert_fails(
         &o,
         RESET,
-        "tcpdatatest: error: connection stalled: no progress for 1 s while receiving (0 of 100 bytes done)",
+        "tcpdatatest: error: connection stalled: no progress for 1 s while receiving (received 0 of 100 bytes)",
     );
 }
 
