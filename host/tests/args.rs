@@ -13,13 +13,15 @@ fn assert_usage_error(o: &Outcome, tool: &str, message: &str) {
 
 #[test]
 fn tcpdatatest_rejects_each_bad_argument() {
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 10] = [
         (&[], "expected 7 arguments <mode> <dir> <server IP> <server port> <bytelen> <pattern> <buffer>, got 0"),
         (&["c", "r", "127.0.0.1", "5000", "100", "1", "1", "9"], "expected 7 arguments <mode> <dir> <server IP> <server port> <bytelen> <pattern> <buffer>, got 8"),
         (&["client", "r", "127.0.0.1", "5000", "100", "1", "1"], "argument <mode>: 'client' is not valid; use c (client) or s (server)"),
         (&["c", "x", "127.0.0.1", "5000", "100", "1", "1"], "argument <dir>: 'x' is not valid; use t (transmit) or r (receive)"),
         (&["c", "r", "localhost", "5000", "100", "1", "1"], "argument <server IP>: 'localhost' is not an IPv4 or IPv6 address"),
         (&["c", "r", "127.0.0.1", "70000", "100", "1", "1"], "argument <server port>: '70000' is out of range; valid range is 1 to 65535"),
+        // Port 0 is no port to connect to (issue 25, item 9); a server's 0 picks a free port and prints it.
+        (&["c", "t", "127.0.0.1", "0", "100", "1", "1"], "argument <server port>: '0' is out of range; valid range is 1 to 65535"),
         (&["c", "r", "127.0.0.1", "5000", "0x1_0000_0000_0000", "1", "1"], "argument <bytelen>: '0x1_0000_0000_0000' is out of range; valid range is 1 to 0xFFFF_FFFF_FFFF (281474976710655), decimal or 0x hex"),
         (&["c", "r", "127.0.0.1", "5000", "100", "3", "1"], "argument <pattern>: '3' is not valid; use 1 (incremental, verified) or 0 (dummy)"),
         (&["c", "r", "127.0.0.1", "5000", "100", "1", "6"], "argument <buffer>: '6' is out of range; valid range is 1 to 5 (64 KB, 128 KB, 256 KB, 512 KB, 1 MB)"),

@@ -1,0 +1,82 @@
+//! The PC tools never panic when their reader has gone (issue 25, item 7:
+//! `tcpdatatest ... | head -1`): stdout is a socket whose other end is
+//! closed before the tool starts, so every write fails with a broken pipe.
+//! The transfer runs to its end all the same and the exit status is the
+//! transfer's.
+
+mod common;
+
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
+use std::process::{Command, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::*;
+
+/// Runs `tool args` with stdout already closed at the reading end, bounded
+/// by [`RUN_LIMIT`].
+fn with_closed_stdout(tool: &str, args: &[&str]) -> Output {
+    let (write_end, read_end) = UnixStream::pair().expect("socket pair");
+    drop(read_end);
+    let mut child = Command::new(tool)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(OwnedFd::from(write_end)))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the tool starts");
+    let deadline = Instant::now() + RUN_LIMIT;
+    while child.try_wait().expect("try_wait").is_none() {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            panic!("{tool} still running after {RUN_LIMIT:?}");
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    child.wait_with_output().expect("output")
+}
+
+fn assert_quiet(o: &Output, what: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{what}: {err}");
+    assert_eq!(o.status.code(), Some(0), "{what}: {err}");
+}
+
+#[test]
+fn help_ends_quietly() {
+    assert_quiet(&with_closed_stdout(DATATEST, &["--help"]), "tcpdatatest --help");
+    assert_quiet(&with_closed_stdout(TXRX, &["--help"]), "tcp_client_txrx_single --help");
+}
+
+#[test]
+fn a_transfer_runs_to_its_end_with_stdout_closed() {
+    let n = 300_000;
+    let (addr, h) = peer(move |mut s| send_all(&mut s, &pattern_bytes(n)));
+    let port = addr.port().to_string();
+    let o = with_closed_stdout(DATATEST, &["c", "r", "127.0.0.1", &port, &n.to_string(), "1", "1"]);
+    h.join().unwrap();
+    assert_quiet(&o, "tcpdatatest c r");
+
+    // --json: the document is the one stdout write.
+    let (addr, h) = peer(|mut s| {
+        drain(&mut s);
+    });
+    let port = addr.port().to_string();
+    let o = with_closed_stdout(DATATEST, &["c", "t", "127.0.0.1", &port, "100000", "1", "1", "--json"]);
+    h.join().unwrap();
+    assert_quiet(&o, "tcpdatatest c t --json");
+
+    // Full duplex against an in-test peer that echoes the pattern back.
+    let (addr, h) = peer(move |mut s| {
+        let mut r = s.try_clone().unwrap();
+        let reader = thread::spawn(move || drain(&mut r));
+        send_all(&mut s, &pattern_bytes(n));
+        let _ = s.shutdown(std::net::Shutdown::Write);
+        assert_eq!(reader.join().unwrap(), n as u64);
+    });
+    let port = addr.port().to_string();
+    let o = with_closed_stdout(TXRX, &["127.0.0.1", &port, &n.to_string(), "1", "1"]);
+    h.join().unwrap();
+    assert_quiet(&o, "tcp_client_txrx_single");
+}
