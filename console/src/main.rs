@@ -1,16 +1,18 @@
 //! `toe-console`: the demo's console. See `toe-console --help` and docs/console.md.
 
+use std::cell::Cell;
 use std::io::Write;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 use console::backend::{self, Target};
 use console::identity::{self, Expect, Identity};
 use console::input::InputError;
 use console::params::{self, Params};
-use console::run::{self, Duplex, RunOptions, SessionSpec};
+use console::run::{self, Duplex, RunOptions, SessionSpec, Stop};
 use console::{menu, ops, regs};
 use etherbone::RegisterBus;
 
@@ -21,7 +23,9 @@ use etherbone::RegisterBus;
     long_about = "The TOE demo's console over one register bus. Without a subcommand it runs the interactive menu.\n\
                   It reads and checks the board's identity (info block) before anything else.\n\n\
                   Exit status: 0 success; 1 a failed test (verification error, refused, peer closed, time limit,\n\
-                  abort) or a failed register access; 2 an invalid command line or input.",
+                  abort, a signal), a session still busy with an earlier test, or a failed register access;\n\
+                  2 an invalid command line or input. Output into a closed pipe (`regs | head -1`) ends the\n\
+                  console quietly: status 0, except for `test`, whose sessions are aborted (status 1).",
     after_help = "Session spec of `test`: N:MODE:SIZE[:PACKET[:VERIFY[:SPEED[:CONN]]]]\n  \
                   N session 0..sessions-1; MODE half 0 disable, 1 send, 2 receive; full 0 disable, 1 full duplex;\n  \
                   SIZE transfer size 1..0xFFFF_FFFF_FFFF bytes (decimal or 0x hex); PACKET packet size, same range (8192);\n  \
@@ -30,11 +34,14 @@ use etherbone::RegisterBus;
                   Examples:\n  \
                   toe-console --connect 127.0.0.1:1234 params show\n  \
                   toe-console --connect 127.0.0.1:1234 params set window_update_gap=32 fpga_port0=60010\n  \
-                  toe-console --connect 127.0.0.1:1234 --json test half --session 0:1:0x100000 --session 1:2:1000000:8192:1:50"
+                  toe-console --connect 127.0.0.1:1234 --json test half --session 0:1:0x100000 --session 1:2:1000000:8192:1:50\n  \
+                  toe-console --connect 127.0.0.1:1234 abort --session 0   # end a test a killed console left running\n\
+                  A test is not started on a session still running one (status.busy); Ctrl-C, SIGTERM and SIGHUP\n\
+                  abort every session of a running test before the console goes."
 )]
 struct Cli {
-    /// Etherbone over TCP: the virtual board, or litex_server in front of a board.
-    #[arg(long, value_name = "HOST:PORT", group = "bus")]
+    /// Etherbone over TCP: the virtual board, or litex_server in front of a board (port 1-65535).
+    #[arg(long, value_name = "HOST:PORT", group = "bus", value_parser = parse_connect)]
     connect: Option<String>,
     /// A PCIe BAR through /sys/bus/pci/devices/<BDF>/resource<BAR> (BAR 0 by default).
     #[arg(long, value_name = "BDF[/BAR]", group = "bus")]
@@ -58,8 +65,8 @@ struct Cli {
     /// (it does not serve one), so an AXI error response goes unnoticed.
     #[arg(long, requires = "connect")]
     litex_server: bool,
-    /// Longest wait for the Etherbone connection and each access, in seconds.
-    #[arg(long, value_name = "S", default_value_t = 5)]
+    /// Longest wait for the Etherbone connection and each access, in seconds (1-3600).
+    #[arg(long, value_name = "S", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
     bus_timeout: u64,
     #[command(subcommand)]
     cmd: Option<Cmd>,
@@ -80,11 +87,13 @@ enum Cmd {
         /// One session: N:MODE:SIZE[:PACKET[:VERIFY[:SPEED[:CONN]]]] (repeat per session).
         #[arg(long = "session", value_name = "SPEC", required = true)]
         sessions: Vec<String>,
-        /// Longest the test may take, connection included; then every session is aborted.
-        #[arg(long, value_name = "S", default_value_t = 600)]
+        /// Longest the test may take, connection included, in seconds (0-86400, 0 = no limit, as in the
+        /// PC tools); then every session is aborted.
+        #[arg(long, value_name = "S", default_value_t = 600,
+              value_parser = clap::value_parser!(u64).range(0..=MAX_TIMEOUT_S))]
         timeout: u64,
-        /// Progress every this many seconds.
-        #[arg(long, value_name = "S", default_value_t = 1.0)]
+        /// Progress every this many seconds (0.05-3600).
+        #[arg(long, value_name = "S", default_value_t = 1.0, value_parser = parse_interval)]
         interval: f64,
         /// Check the sessions and print the recommended PC commands; start nothing.
         #[arg(long)]
@@ -92,6 +101,13 @@ enum Cmd {
     },
     /// Every register of the map by name with its value.
     Regs,
+    /// End the tests sessions are still running (`ctrl.abort`), such as one a killed console left
+    /// behind; waits up to 5 s for each to be idle.
+    Abort {
+        /// A session to abort (repeat); without it, every session still busy.
+        #[arg(long = "session", value_name = "N")]
+        sessions: Vec<String>,
+    },
     /// The interactive menu (the default).
     Menu,
 }
@@ -102,7 +118,7 @@ enum ParamsOp {
     Show,
     /// Set parameters, then reset and initialise the TOE (menu 1).
     Set {
-        /// KEY=VALUE: mode, last_packet_mode, window_update_gap, fpga_mac, fpga_ip, target_mac, target_ip, fpga_port<N>, target_port<N>, stall_timeout (ms, every session; 0 never).
+        /// KEY=VALUE: mode, last_packet_mode, window_update_gap, fpga_mac, fpga_ip, target_mac, target_ip, fpga_port<N>, target_port<N> (1-65535), stall_timeout (ms, every session; 0 never).
         #[arg(required = true)]
         assignments: Vec<String>,
         /// Write the parameters without initialising the TOE.
@@ -113,8 +129,16 @@ enum ParamsOp {
     Init,
 }
 
-/// An error and the exit status it gets.
+/// An error and the exit status it gets; an empty message ends quietly.
 struct Fail(u8, String);
+
+impl Fail {
+    /// Standard output closed (`regs | head -1`): the reader took what it
+    /// wanted; nothing more to say, nothing left half-done.
+    fn output_closed() -> Fail {
+        Fail(0, String::new())
+    }
+}
 
 impl From<ops::OpError> for Fail {
     fn from(e: ops::OpError) -> Self {
@@ -129,16 +153,95 @@ impl From<InputError> for Fail {
 }
 
 const INIT_LIMIT: Duration = Duration::from_secs(2);
+/// The longest `--timeout`, as the PC tools' (`host`): a day.
+const MAX_TIMEOUT_S: u64 = 86_400;
+/// How long `abort` waits for a session to be idle.
+const ABORT_WAIT: Duration = Duration::from_secs(5);
+
+/// `--connect HOST:PORT`: a port 1-65535 is required (the virtual board
+/// listens on 1234); checked here so a bad one is a bad command line.
+fn parse_connect(s: &str) -> Result<String, String> {
+    if let Ok(a) = s.parse::<SocketAddr>() {
+        return if a.port() == 0 { Err("port 0 is not in 1..=65535".into()) } else { Ok(s.to_string()) };
+    }
+    let Some((host, port)) = s.rsplit_once(':') else {
+        return Err("no port: expected HOST:PORT, e.g. 127.0.0.1:1234 (the virtual board's port)".into());
+    };
+    if host.is_empty() {
+        return Err("no host: expected HOST:PORT, e.g. 127.0.0.1:1234".into());
+    }
+    if host.contains(':') {
+        return Err("expected HOST:PORT, an IPv6 address in brackets ([::1]:1234)".into());
+    }
+    match port.parse::<u32>() {
+        Ok(p) if (1..=65535).contains(&p) => Ok(s.to_string()),
+        _ => Err(format!("port {port:?} is not in 1..=65535")),
+    }
+}
+
+/// `--interval S`: 0.05 to 3600 seconds.
+fn parse_interval(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.05..=3600.0).contains(&v) => Ok(v),
+        _ => Err(format!("{s:?} is not a number of seconds in 0.05..=3600")),
+    }
+}
+
+/// Writes `text` to standard output without panicking: a closed pipe is
+/// [`Fail::output_closed`], another failure an error.
+fn emit(text: &str) -> Result<(), Fail> {
+    let mut o = std::io::stdout().lock();
+    o.write_all(text.as_bytes()).and_then(|_| o.flush()).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Fail::output_closed()
+        } else {
+            Fail(1, format!("writing to standard output: {e}"))
+        }
+    })
+}
+
+/// A line on standard error; a closed stderr is not worth a panic.
+fn note(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match real_main(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail(code, msg)) => {
-            eprintln!("toe-console: error: {msg}");
+            if !msg.is_empty() {
+                note(&format!("toe-console: error: {msg}"));
+            }
             ExitCode::from(code)
         }
     }
+}
+
+/// The bus and identity options as typed, for a command the console
+/// recommends (`toe-console --connect 127.0.0.1:1234 abort --session 0`).
+fn bus_args(cli: &Cli) -> String {
+    let mut a = Vec::new();
+    if let Some(c) = &cli.connect {
+        a.push(format!("--connect {c}"));
+        if cli.litex_server {
+            a.push("--litex-server".into());
+        }
+    } else if let Some(p) = &cli.pcie {
+        a.push(format!("--pcie {p}"));
+    } else if let Some(d) = &cli.xdma {
+        a.push(format!("--xdma {}", d.display()));
+    }
+    if let Some(n) = cli.sessions {
+        a.push(format!("--sessions {n}"));
+    }
+    if let Some(w) = cli.data_width {
+        a.push(format!("--data-width {w}"));
+    }
+    if let Some(k) = cli.clock_khz {
+        a.push(format!("--clock-khz {k}"));
+    }
+    a.join(" ")
 }
 
 fn real_main(cli: Cli) -> Result<(), Fail> {
@@ -157,12 +260,23 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
         data_width: cli.data_width.unwrap_or(def.data_width),
         user_clock_khz: cli.clock_khz.unwrap_or(def.user_clock_khz),
     };
+    let bus_args = bus_args(&cli);
     let mut bus = backend::open(&target, Duration::from_secs(cli.bus_timeout)).map_err(|e| Fail(1, e))?;
     let id = identity::identify(&mut *bus, &expect)?;
     let json = cli.json;
     match cli.cmd.unwrap_or(Cmd::Menu) {
         Cmd::Regs => regs_cmd(&mut *bus, json),
         Cmd::Params { op } => params_cmd(&mut *bus, &id, op, json),
+        Cmd::Abort { sessions } => {
+            let mut list = Vec::new();
+            for s in &sessions {
+                let n = console::input::number("Session", s, 0, id.sessions as u64 - 1)? as usize;
+                if !list.contains(&n) {
+                    list.push(n);
+                }
+            }
+            abort_cmd(&mut *bus, &id, &list, json)
+        }
         Cmd::Test { duplex, sessions, timeout, interval, dry_run } => {
             let duplex = if duplex == "half" { Duplex::Half } else { Duplex::Full };
             let mut specs = Vec::new();
@@ -173,23 +287,18 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
             if specs.is_empty() {
                 return Err(Fail(2, "every session is disabled (mode 0): nothing to test".into()));
             }
-            if !(0.05..=3600.0).contains(&interval) {
-                return Err(Fail(2, format!("--interval {interval}: must be 0.05..=3600 s")));
-            }
-            test_cmd(
-                &mut *bus,
-                &id,
-                duplex,
-                &specs,
-                Duration::from_secs(timeout),
-                Duration::from_secs_f64(interval),
-                dry_run,
-                json,
-            )
+            // 0: no limit, as the PC tools' --timeout 0.
+            let limit = (timeout > 0).then(|| Duration::from_secs(timeout));
+            let opts = RunOptions {
+                limit,
+                interval: Duration::from_secs_f64(interval),
+                abort: &run::ABORT,
+                bus_args: &bus_args,
+            };
+            test_cmd(&mut *bus, &id, duplex, &specs, &opts, dry_run, json)
         }
-        Cmd::Menu => {
-            menu::run(&mut *bus, &id, &mut std::io::stdin().lock(), &mut std::io::stdout()).map_err(|e| Fail(1, e))
-        }
+        Cmd::Menu => menu::run(&mut *bus, &id, &bus_args, &mut std::io::stdin().lock(), &mut std::io::stdout())
+            .map_err(|e| Fail(1, e)),
     }
 }
 
@@ -200,19 +309,20 @@ fn regs_cmd(bus: &mut dyn RegisterBus, json: bool) -> Result<(), Fail> {
         let v = if readable { Some(ops::read(bus, r)?) } else { None };
         rows.push((ops::register_name(r), r.addr, v));
     }
+    let mut text = String::new();
     if json {
         let v: Vec<serde_json::Value> =
             rows.iter().map(|(n, a, v)| serde_json::json!({"name": n, "addr": a, "value": v})).collect();
-        println!("{}", serde_json::json!({ "registers": v }));
+        text = format!("{}\n", serde_json::json!({ "registers": v }));
     } else {
         for (n, a, v) in rows {
-            match v {
-                Some(v) => println!("{a:#06x}  {n:<32} {v:#010x}"),
-                None => println!("{a:#06x}  {n:<32} (write-only)"),
-            }
+            text += &match v {
+                Some(v) => format!("{a:#06x}  {n:<32} {v:#010x}\n"),
+                None => format!("{a:#06x}  {n:<32} (write-only)\n"),
+            };
         }
     }
-    Ok(())
+    emit(&text)
 }
 
 fn params_cmd(bus: &mut dyn RegisterBus, id: &Identity, op: ParamsOp, json: bool) -> Result<(), Fail> {
@@ -241,18 +351,19 @@ fn params_cmd(bus: &mut dyn RegisterBus, id: &Identity, op: ParamsOp, json: bool
         let done = params::apply_and_init(bus, &p, INIT_LIMIT)?;
         init_done = Some(done);
     }
-    if json {
+    let text = if json {
         let mut v = p.json();
         v["init_done"] = serde_json::json!(init_done);
-        println!("{v}");
+        format!("{v}\n")
     } else {
-        print!("{}", p.display());
-        match init_done {
-            Some(true) => println!("IP initialization complete"),
-            Some(false) => {}
-            None => {}
+        let mut t = p.display();
+        if init_done == Some(true) {
+            t += "IP initialization complete\n";
         }
-    }
+        t
+    };
+    // The parameters are written whatever happens to the output.
+    let shown = emit(&text);
     if init_done == Some(false) {
         return Err(Fail(
             1,
@@ -262,17 +373,74 @@ fn params_cmd(bus: &mut dyn RegisterBus, id: &Identity, op: ParamsOp, json: bool
             ),
         ));
     }
-    Ok(())
+    shown
 }
 
-#[allow(clippy::too_many_arguments)]
+/// `abort`: writes `ctrl.abort` to each of `sessions` still busy (every
+/// busy session when none is given) and waits for them to be idle.
+fn abort_cmd(bus: &mut dyn RegisterBus, id: &Identity, sessions: &[usize], json: bool) -> Result<(), Fail> {
+    let list: Vec<usize> = if sessions.is_empty() { (0..id.sessions).collect() } else { sessions.to_vec() };
+    let mut was_busy = Vec::new();
+    for &s in &list {
+        let busy = ops::busy(bus, s)?;
+        if busy {
+            ops::abort(bus, s)?;
+        }
+        was_busy.push((s, busy));
+    }
+    let until = Instant::now() + ABORT_WAIT;
+    let mut still = Vec::new();
+    for &(s, busy) in &was_busy {
+        if !busy {
+            continue;
+        }
+        while ops::busy(bus, s)? {
+            if Instant::now() > until {
+                still.push(s);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    let text = if json {
+        let v: Vec<serde_json::Value> = was_busy
+            .iter()
+            .map(|(s, b)| serde_json::json!({"session": s, "was_busy": b, "busy": still.contains(s)}))
+            .collect();
+        format!("{}\n", serde_json::json!({ "sessions": v }))
+    } else {
+        // Every session named, or (none named) every one that was busy.
+        let shown: Vec<&(usize, bool)> = was_busy.iter().filter(|(_, b)| *b || !sessions.is_empty()).collect();
+        if shown.is_empty() {
+            "no session is running a test: nothing to abort\n".to_string()
+        } else {
+            shown
+                .iter()
+                .map(|(s, b)| match (*b, still.contains(s)) {
+                    (false, _) => format!("session {s}: not running a test, nothing to abort\n"),
+                    (true, false) => format!("session {s}: aborted, now idle\n"),
+                    (true, true) => format!("session {s}: aborted, still busy after {} s\n", ABORT_WAIT.as_secs()),
+                })
+                .collect()
+        }
+    };
+    let shown = emit(&text);
+    if !still.is_empty() {
+        let l: Vec<String> = still.iter().map(usize::to_string).collect();
+        return Err(Fail(
+            1,
+            format!("session(s) {} still busy {} s after abort (status.busy = 1)", l.join(", "), ABORT_WAIT.as_secs()),
+        ));
+    }
+    shown
+}
+
 fn test_cmd(
     bus: &mut dyn RegisterBus,
     id: &Identity,
     duplex: Duplex,
     specs: &[SessionSpec],
-    limit: Duration,
-    interval: Duration,
+    opts: &RunOptions,
     dry_run: bool,
     json: bool,
 ) -> Result<(), Fail> {
@@ -284,39 +452,42 @@ fn test_cmd(
     let commands_json: Vec<serde_json::Value> =
         commands.iter().map(|(s, c)| serde_json::json!({"session": s, "command": c})).collect();
     if dry_run {
-        if json {
-            println!("{}", serde_json::json!({ "commands": commands_json }));
+        let text = if json {
+            format!("{}\n", serde_json::json!({ "commands": commands_json }))
         } else {
-            for (s, c) in &commands {
-                println!("session {s}: {c}");
-            }
-        }
-        return Ok(());
+            commands.iter().map(|(s, c)| format!("session {s}: {c}\n")).collect()
+        };
+        return emit(&text);
     }
+    // Standard output closed: before the test nothing starts, during it
+    // every session is aborted; either way the test failed.
+    let closed = Cell::new(false);
     let mut say = |l: &str| {
         // With --json, stdout carries only the result object.
         if json {
-            eprintln!("{l}");
-        } else {
-            println!("{l}");
-            let _ = std::io::stdout().flush();
+            note(l);
+        } else if emit(&format!("{l}\n")).is_err() {
+            closed.set(true);
+            run::ABORT.request(Stop::OutputClosed);
         }
     };
     say("Recommended PC commands:");
     for (s, c) in &commands {
         say(&format!("  session {s}: {c}"));
     }
-    let opts = RunOptions { limit, interval, abort: &run::ABORT };
-    let report = run::with_sigint(|| run::run(bus, duplex, specs, id.user_clock_khz, &opts, &mut say))?;
-    if json {
+    if closed.get() {
+        return Err(Fail(1, "standard output closed before the test started: nothing was started".into()));
+    }
+    let report = run::with_signals(|| run::run(bus, duplex, specs, id.user_clock_khz, opts, &mut say))?;
+    let shown = if json {
         let mut v = report.json();
         v["commands"] = serde_json::Value::Array(commands_json);
-        println!("{v}");
+        emit(&format!("{v}\n"))
     } else {
-        print!("{}", report.totals_text());
-    }
+        emit(&report.totals_text())
+    };
     if report.ok() {
-        Ok(())
+        shown
     } else {
         let mut why: Vec<String> = report
             .outcomes

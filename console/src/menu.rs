@@ -13,7 +13,7 @@ use etherbone::RegisterBus;
 use crate::identity::Identity;
 use crate::input::{self, InputError};
 use crate::params::{self, Params};
-use crate::run::{self, Duplex, RunOptions, SessionSpec};
+use crate::run::{self, Duplex, RunOptions, SessionSpec, Stop};
 
 /// Longest a menu test may run before the console aborts it.
 const TEST_LIMIT: Duration = Duration::from_secs(3600);
@@ -39,39 +39,90 @@ fn menu_text(id: &Identity) -> String {
     )
 }
 
-/// Reads one line; `None` at the end of input.
-fn line(input: &mut dyn BufRead) -> Option<String> {
-    let mut s = String::new();
-    match input.read_line(&mut s) {
-        Ok(0) | Err(_) => None,
-        Ok(_) => Some(s.trim().to_string()),
+/// What one read of the input gives.
+enum Line {
+    Text(String),
+    /// A line that is not UTF-8 text, as the person would see it (each
+    /// unreadable sequence shown as U+FFFD): an invalid input.
+    NotText(String),
+    /// The end of the input, or the output closed (nobody reads the prompts).
+    End,
+    /// Reading the input failed.
+    Failed(std::io::Error),
+}
+
+impl Line {
+    /// The text; an unreadable line is an invalid input for `what`; `None`
+    /// at the end of the input.
+    fn text(self, what: &str) -> Option<Result<String, InputError>> {
+        match self {
+            Line::Text(t) => Some(Ok(t)),
+            Line::NotText(t) => Some(Err(not_text(what, &t))),
+            Line::End | Line::Failed(_) => None,
+        }
     }
 }
 
-fn ask(input: &mut dyn BufRead, out: &mut dyn Write, prompt: &str) -> Option<String> {
-    let _ = write!(out, "{prompt}");
-    let _ = out.flush();
+/// An unreadable line said as the reference says any invalid input.
+fn not_text(what: &str, seen: &str) -> InputError {
+    InputError::Invalid { what: what.into(), input: seen.into(), form: "a line of text (this one is not UTF-8)".into() }
+}
+
+/// Reads one line, bytes first: bytes that are not UTF-8 are an invalid
+/// input, not the end of the menu.
+fn line(input: &mut dyn BufRead) -> Line {
+    let mut b = Vec::new();
+    match input.read_until(b'\n', &mut b) {
+        Ok(0) => Line::End,
+        Ok(_) => match String::from_utf8(b) {
+            Ok(s) => Line::Text(s.trim().to_string()),
+            Err(e) => Line::NotText(String::from_utf8_lossy(e.as_bytes()).trim().to_string()),
+        },
+        Err(e) => Line::Failed(e),
+    }
+}
+
+/// Writes `prompt` and reads the answer; when the prompt cannot be written
+/// (the output closed) the menu ends: nobody reads it.
+fn ask_line(input: &mut dyn BufRead, out: &mut dyn Write, prompt: &str) -> Line {
+    if write!(out, "{prompt}").and_then(|_| out.flush()).is_err() {
+        return Line::End;
+    }
     line(input)
 }
 
-/// Runs the menu until `q` or the end of input.
+/// [`ask_line`] for the questions: the text, an invalid input for `what`,
+/// or `None` at the end.
+fn ask(input: &mut dyn BufRead, out: &mut dyn Write, prompt: &str, what: &str) -> Option<Result<String, InputError>> {
+    ask_line(input, out, prompt).text(what)
+}
+
+/// Runs the menu until `q` or the end of input. `bus_args` are the console's
+/// bus options as typed, for the command a refusal recommends.
 pub fn run(
     bus: &mut dyn RegisterBus,
     id: &Identity,
+    bus_args: &str,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> Result<(), String> {
     loop {
-        let Some(choice) = ask(input, out, &menu_text(id)) else {
-            return Ok(());
+        let choice = match ask_line(input, out, &menu_text(id)) {
+            Line::Text(c) => c,
+            Line::NotText(seen) => {
+                let _ = writeln!(out, "{}: {seen:?} is not a menu option (the line is not UTF-8 text)", input::INVALID);
+                continue;
+            }
+            Line::End => return Ok(()),
+            Line::Failed(e) => return Err(format!("reading the menu's input: {e}")),
         };
         let r = match choice.as_str() {
             "0" => Params::read(bus, id.sessions).map(|p| {
                 let _ = write!(out, "{}", p.display());
             }),
             "1" => reset_params(bus, id, input, out),
-            "2" => test(bus, id, Duplex::Half, input, out),
-            "3" => test(bus, id, Duplex::Full, input, out),
+            "2" => test(bus, id, bus_args, Duplex::Half, input, out),
+            "3" => test(bus, id, bus_args, Duplex::Full, input, out),
             "4" => {
                 let _ = writeln!(out, "{NO_PING}");
                 Ok(())
@@ -94,8 +145,14 @@ fn reset_params(
 ) -> Result<(), crate::OpError> {
     let mut p = Params::read(bus, id.sessions)?;
     let _ = write!(out, "{}", p.display());
-    let Some(keep) = ask(input, out, "Press 'x' to keep these parameters, anything else to change them: ") else {
-        return Ok(());
+    let keep = match ask(input, out, "Press 'x' to keep these parameters, anything else to change them: ", "Answer") {
+        None => return Ok(()),
+        Some(Ok(k)) => k,
+        Some(Err(e)) => {
+            // Unreadable: not a choice to change anything.
+            let _ = writeln!(out, "{e}\nOperation cancelled");
+            return Ok(());
+        }
     };
     if keep != "x" && keep != "X" {
         let prompts: Vec<(String, String)> = {
@@ -109,8 +166,8 @@ fn reset_params(
                 ("target_ip".into(), "Target IP address".into()),
             ];
             for s in 0..id.sessions {
-                v.push((format!("fpga_port{s}"), format!("FPGA port of session {s} (0-65535)")));
-                v.push((format!("target_port{s}"), format!("Target port of session {s} (0-65535)")));
+                v.push((format!("fpga_port{s}"), format!("FPGA port of session {s} (1-65535)")));
+                v.push((format!("target_port{s}"), format!("Target port of session {s} (1-65535)")));
             }
             v
         };
@@ -120,10 +177,12 @@ fn reset_params(
                 continue;
             }
             let current = current_value(&p, &key);
-            let Some(v) = ask(input, out, &format!("{prompt} [{current}]: ")) else {
+            // The field's name as `Params::set` says it: the prompt before its hint.
+            let what = prompt.split(" (").next().unwrap_or(&prompt);
+            let Some(v) = ask(input, out, &format!("{prompt} [{current}]: "), what) else {
                 return Ok(());
             };
-            if let Err(e) = p.set(&key, &v) {
+            if let Err(e) = v.and_then(|v| p.set(&key, &v)) {
                 let _ = writeln!(out, "{e}; {key} stays {current}");
             }
         }
@@ -159,23 +218,24 @@ fn ask_session(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> Result<Option<SessionSpec>, InputError> {
-    let mut get = |prompt: &str| ask(input, out, prompt).unwrap_or_default();
+    // The end of the input answers "" (an invalid input: cancelled).
+    let mut get = |what: &str, prompt: &str| ask(input, out, prompt, what).unwrap_or(Ok(String::new()));
     let modes = if duplex == Duplex::Half { "0 disable, 1 send, 2 receive" } else { "0 disable, 1 full duplex" };
     let codes: &[u64] = if duplex == Duplex::Half { &[0, 1, 2] } else { &[0, 1] };
-    let mode = input::code("Test mode", &get(&format!("Session {s}: test mode ({modes}): ")), codes)?;
+    let mode = input::code("Test mode", &get("Test mode", &format!("Session {s}: test mode ({modes}): "))?, codes)?;
     if mode == 0 {
         return Ok(None);
     }
     let size = input::number(
         "Transfer size",
-        &get(&format!("Session {s}: transfer size in bytes (1-0xFFFF_FFFF_FFFF): ")),
+        &get("Transfer size", &format!("Session {s}: transfer size in bytes (1-0xFFFF_FFFF_FFFF): "))?,
         1,
         run::MAX_SIZE,
     )?;
     let packet = if duplex == Duplex::Full || mode == 1 {
         input::number(
             "Packet size",
-            &get(&format!("Session {s}: packet size in bytes (1-0xFFFF_FFFF_FFFF): ")),
+            &get("Packet size", &format!("Session {s}: packet size in bytes (1-0xFFFF_FFFF_FFFF): "))?,
             1,
             run::MAX_SIZE,
         )?
@@ -184,18 +244,24 @@ fn ask_session(
     };
     let verify = input::flag(
         "Data verification",
-        &get(&format!("Session {s}: data verification (0 off: dummy data, 1 on: incremental pattern): ")),
+        &get(
+            "Data verification",
+            &format!("Session {s}: data verification (0 off: dummy data, 1 on: incremental pattern): "),
+        )?,
     )?;
-    let speed = input::number("Max speed", &get(&format!("Session {s}: max speed in % (1-100): ")), 1, 100)? as u8;
+    let speed =
+        input::number("Max speed", &get("Max speed", &format!("Session {s}: max speed in % (1-100): "))?, 1, 100)?
+            as u8;
     let conn = input::code(
         "Connection mode",
-        &get(&format!("Session {s}: mode (0 client: active open, 1 server: passive open): ")),
+        &get("Connection mode", &format!("Session {s}: mode (0 client: active open, 1 server: passive open): "))?,
         &[0, 1],
     )?;
     Ok(Some(SessionSpec::new(duplex, s, &run::Answers { mode, size, packet, verify, speed, conn })))
 }
 
-/// While it lives, a thread watches the terminal: any key sets [`run::ABORT`].
+/// While it lives, a thread watches the terminal: any key requests
+/// [`run::ABORT`] ([`Stop::User`]).
 struct KeyWatch {
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -230,7 +296,7 @@ impl KeyWatch {
                         let mut b = [0u8; 16];
                         // SAFETY: b is writable.
                         unsafe { libc::read(0, b.as_mut_ptr().cast(), b.len()) };
-                        run::ABORT.store(true, Ordering::SeqCst);
+                        run::ABORT.request(Stop::User);
                     }
                 }
             })
@@ -255,6 +321,7 @@ impl Drop for KeyWatch {
 fn test(
     bus: &mut dyn RegisterBus,
     id: &Identity,
+    bus_args: &str,
     duplex: Duplex,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
@@ -272,6 +339,13 @@ fn test(
     }
     if specs.is_empty() {
         let _ = writeln!(out, "Every session is disabled: nothing to test");
+        return Ok(());
+    }
+    // Refused before the commands, so nobody starts a PC tool for it
+    // (`run::run` checks again before it writes anything).
+    let busy = run::busy_sessions(bus, &specs)?;
+    if !busy.is_empty() {
+        let _ = writeln!(out, "{}\nOperation cancelled", run::busy_message(&busy, bus_args));
         return Ok(());
     }
     let p = Params::read(bus, id.sessions)?;
@@ -300,22 +374,37 @@ fn test(
             p.target_ports[s.session]
         );
     }
-    if specs.iter().any(|s| s.test.client) && ask(input, out, "Press Enter to proceed").is_none() {
-        return Ok(());
+    if specs.iter().any(|s| s.test.client) {
+        match ask_line(input, out, "Press Enter to proceed") {
+            Line::Text(_) => {}
+            Line::NotText(seen) => {
+                let _ = writeln!(out, "{}\nOperation cancelled", not_text("Answer", &seen));
+                return Ok(());
+            }
+            Line::End | Line::Failed(_) => return Ok(()),
+        }
     }
     let _ = writeln!(out, "Press any key or Ctrl-C to abort the test");
     let _ = out.flush();
-    let opts = RunOptions { limit: TEST_LIMIT, interval: Duration::from_secs(1), abort: &run::ABORT };
-    let report = run::with_sigint(|| {
+    let opts = RunOptions { limit: Some(TEST_LIMIT), interval: Duration::from_secs(1), abort: &run::ABORT, bus_args };
+    let report = run::with_signals(|| {
         let _keys = KeyWatch::start();
         run::run(bus, duplex, &specs, id.user_clock_khz, &opts, &mut |l| {
-            let _ = writeln!(out, "{l}");
-            let _ = out.flush();
+            if writeln!(out, "{l}").and_then(|_| out.flush()).is_err() {
+                // Nobody reads the test any more: stop it cleanly.
+                run::ABORT.request(Stop::OutputClosed);
+            }
         })
     })?;
     let _ = write!(out, "{}", report.totals_text());
     if let Some(why) = &report.stopped {
         let _ = writeln!(out, "Test stopped: {why}");
     }
-    Ok(())
+    match run::ABORT.requested() {
+        // SIGTERM or SIGHUP: the sessions are aborted; now the console goes.
+        Some(stop) if stop.ends_console() => {
+            Err(crate::OpError(format!("{}: the test's sessions were aborted", stop.describe())))
+        }
+        _ => Ok(()),
+    }
 }

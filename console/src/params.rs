@@ -12,6 +12,11 @@ use crate::ops::{self, OpError};
 use crate::regs;
 use regs::toe::toe_config as cfg;
 
+/// The ports a person may give (a session's FPGA and target port): 0 is
+/// not a port to listen on or connect to.
+pub const PORT_MIN: u64 = 1;
+pub const PORT_MAX: u64 = 65535;
+
 /// Everything menu 1 sets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Params {
@@ -193,12 +198,14 @@ impl Params {
                         range: format!("0-{}", list.len() - 1),
                     });
                 }
-                let v = input::number(&format!("{what} of session {n}"), value, 0, 65535)? as u16;
+                // Port 0 is no port: a board told to listen on it takes a
+                // random one, and a peer cannot connect to it.
+                let v = input::number(&format!("{what} of session {n}"), value, PORT_MIN, PORT_MAX)? as u16;
                 if list.iter().enumerate().any(|(i, p)| i != n && *p == v) {
                     return Err(InputError::OutOfRange {
                         what: format!("{what} of session {n}"),
                         input: value.into(),
-                        range: "0-65535, distinct from the other sessions' ports".into(),
+                        range: format!("{PORT_MIN}-{PORT_MAX}, distinct from the other sessions' ports"),
                     });
                 }
                 list[n] = v;

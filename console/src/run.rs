@@ -6,13 +6,14 @@
 
 use std::fmt::Write as _;
 use std::net::Ipv4Addr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use etherbone::RegisterBus;
 
 use crate::input::{self, InputError};
 use crate::ops::{self, Mode, OpError, SessionResult, SessionTest};
+use crate::regs::session::status::ErrorCause;
 
 /// Half duplex (menu 2) or full duplex (menu 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,13 +187,9 @@ impl Outcome {
         let failure = if r.busy {
             Some("still busy".to_string())
         } else if r.error {
-            let mut m = format!("error: {}", r.cause_name());
-            if r.err_count > 0 {
-                let _ = write!(
-                    m,
-                    " (first wrong byte at offset {}, expected word {:#010x}, received {:#010x}; {} error(s))",
-                    r.err_offset, r.err_expected, r.err_received, r.err_count
-                );
+            let mut m = format!("error: {}", cause_text(&r));
+            if let Some(record) = first_error_text(&r, spec.test.transfer_size) {
+                let _ = write!(m, " ({record})");
             }
             Some(m)
         } else if !r.done {
@@ -207,10 +204,70 @@ impl Outcome {
         Outcome { spec, result: r, connected, failure }
     }
 
-    /// MB/s of each direction, from the bytes and `elapsed` at the user clock.
-    pub fn mb_s(&self, khz: u32) -> (f64, f64) {
-        (self.result.mb_s(self.result.tx_bytes, khz), self.result.mb_s(self.result.rx_bytes, khz))
+    /// MB/s of each direction, from the bytes and `elapsed` at the user
+    /// clock; `None` when no time was measured (`elapsed` 0): a rate over
+    /// no time is not a number to show.
+    pub fn mb_s(&self, khz: u32) -> (Option<f64>, Option<f64>) {
+        let r = &self.result;
+        if r.elapsed == 0 {
+            (None, None)
+        } else {
+            (Some(r.mb_s(r.tx_bytes, khz)), Some(r.mb_s(r.rx_bytes, khz)))
+        }
     }
+}
+
+/// The error cause's name, or its number when the console does not know it.
+pub fn cause_text(r: &SessionResult) -> String {
+    match ErrorCause::from_bits(r.error_cause) {
+        Some(c) => c.name().to_string(),
+        None => format!("cause {} (unknown to this console)", r.error_cause),
+    }
+}
+
+/// The first-error record (`err_offset`, `err_expected`, `err_received`,
+/// `err_count`) in the terms of the error it describes; `None` when the
+/// record is empty. The verifier fills it differently per cause
+/// (`hdl/src/data_verifier.rs`): a mismatch holds the first wrong byte's
+/// offset and the expected and received words there; data beyond the
+/// transfer holds `transfer_size` as the offset and the received word there
+/// (its "expected" word is only the pattern at that offset); a short
+/// transfer holds the bytes received (and no received word).
+pub fn first_error_text(r: &SessionResult, transfer_size: u64) -> Option<String> {
+    if r.err_count == 0 {
+        return None;
+    }
+    let n = r.err_count;
+    Some(match ErrorCause::from_bits(r.error_cause) {
+        Some(ErrorCause::Verify) => format!(
+            "first wrong byte at offset {}, expected word {:#010x}, received {:#010x}; {n} error(s)",
+            r.err_offset, r.err_expected, r.err_received
+        ),
+        Some(ErrorCause::BeyondSize) => format!(
+            "the peer sent more than the transfer size of {transfer_size} bytes: the surplus starts at offset {}, \
+             received word there {:#010x}; {n} error(s)",
+            r.err_offset, r.err_received
+        ),
+        Some(ErrorCause::PeerClosed) => {
+            format!("the peer closed the connection after {} of {transfer_size} bytes", r.err_offset)
+        }
+        // Another cause ended the test after the verifier had recorded an
+        // error whose kind the registers do not say: the record as it is.
+        _ => format!(
+            "first-error record: offset {}, expected word {:#010x}, received word {:#010x}; {n} error(s)",
+            r.err_offset, r.err_expected, r.err_received
+        ),
+    })
+}
+
+/// A rate as the console prints it: `n/a` when none was measured.
+fn rate(mb_s: Option<f64>) -> String {
+    mb_s.map_or_else(|| "n/a MB/s".to_string(), |v| format!("{v:.0} MB/s"))
+}
+
+/// Sums the measured rates; `None` when none was measured.
+fn sum_rates(rates: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    rates.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0.0) + v))
 }
 
 /// How the test ended.
@@ -232,25 +289,25 @@ impl Report {
     pub fn totals_text(&self) -> String {
         let khz = self.user_clock_khz;
         let mut s = String::new();
-        let (mut tx, mut rx, mut tx_r, mut rx_r) = (0u64, 0u64, 0.0, 0.0);
+        let (mut tx, mut rx) = (0u64, 0u64);
         for o in &self.outcomes {
             let (a, b) = o.mb_s(khz);
             let r = &o.result;
             let _ = write!(s, "Session {}: ", o.spec.session);
             if r.tx_bytes > 0 || o.spec.expected().0 > 0 {
-                let _ = write!(s, "TX {} bytes, {a:.0} MB/s  ", r.tx_bytes);
+                let _ = write!(s, "TX {} bytes, {}  ", r.tx_bytes, rate(a));
             }
             if r.rx_bytes > 0 || o.spec.expected().1 > 0 {
-                let _ = write!(s, "RX {} bytes, {b:.0} MB/s  ", r.rx_bytes);
+                let _ = write!(s, "RX {} bytes, {}  ", r.rx_bytes, rate(b));
             }
             let _ =
                 writeln!(s, "{}", o.failure.as_deref().map(|f| format!("FAILED: {f}")).unwrap_or_else(|| "ok".into()));
             tx += r.tx_bytes;
             rx += r.rx_bytes;
-            tx_r += a;
-            rx_r += b;
         }
-        let _ = writeln!(s, "Total: TX {tx} bytes, {tx_r:.0} MB/s; RX {rx} bytes, {rx_r:.0} MB/s");
+        let tx_r = sum_rates(self.outcomes.iter().map(|o| o.mb_s(khz).0));
+        let rx_r = sum_rates(self.outcomes.iter().map(|o| o.mb_s(khz).1));
+        let _ = writeln!(s, "Total: TX {tx} bytes, {}; RX {rx} bytes, {}", rate(tx_r), rate(rx_r));
         s
     }
 
@@ -277,48 +334,176 @@ impl Report {
                 })
             })
             .collect();
-        let sum = |f: &dyn Fn(&Outcome) -> f64| self.outcomes.iter().map(f).sum::<f64>();
+        let bytes = |f: &dyn Fn(&Outcome) -> u64| self.outcomes.iter().map(f).sum::<u64>();
         serde_json::json!({
             "test": if self.duplex == Duplex::Half { "half" } else { "full" },
             "ok": self.ok(), "stopped": self.stopped, "user_clock_khz": khz,
             "sessions": sessions,
             "total": {
-                "tx": {"bytes": self.outcomes.iter().map(|o| o.result.tx_bytes).sum::<u64>(), "mb_per_s": sum(&|o| o.mb_s(khz).0)},
-                "rx": {"bytes": self.outcomes.iter().map(|o| o.result.rx_bytes).sum::<u64>(), "mb_per_s": sum(&|o| o.mb_s(khz).1)},
+                "tx": {"bytes": bytes(&|o| o.result.tx_bytes), "mb_per_s": sum_rates(self.outcomes.iter().map(|o| o.mb_s(khz).0))},
+                "rx": {"bytes": bytes(&|o| o.result.rx_bytes), "mb_per_s": sum_rates(self.outcomes.iter().map(|o| o.mb_s(khz).1))},
             },
         })
     }
 }
 
-/// Set by Ctrl-C (SIGINT) while [`with_sigint`] runs, or by a key in the menu.
-pub static ABORT: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_sigint(_: libc::c_int) {
-    ABORT.store(true, Ordering::SeqCst);
+/// Why a running test was told to stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Ctrl-C (SIGINT) or a key in the menu.
+    User,
+    /// The console's standard output was closed (its reader went away).
+    OutputClosed,
+    /// A signal that ends the console: SIGTERM or SIGHUP.
+    Signal(libc::c_int),
 }
 
-/// Runs `f` with Ctrl-C setting [`ABORT`] instead of ending the process
-/// (so a test aborts its sessions cleanly); clears [`ABORT`] first.
-pub fn with_sigint<T>(f: impl FnOnce() -> T) -> T {
-    ABORT.store(false, Ordering::SeqCst);
-    // SAFETY: the handler only stores to an atomic.
-    let old = unsafe {
-        libc::signal(libc::SIGINT, on_sigint as extern "C" fn(libc::c_int) as *const () as libc::sighandler_t)
-    };
+impl Stop {
+    /// What the console says when it stops a test for this reason.
+    pub fn describe(self) -> String {
+        match self {
+            Stop::User => "aborted by the user".into(),
+            Stop::OutputClosed => "standard output closed".into(),
+            Stop::Signal(libc::SIGTERM) => "SIGTERM received".into(),
+            Stop::Signal(libc::SIGHUP) => "SIGHUP received (the terminal closed)".into(),
+            Stop::Signal(n) => format!("signal {n} received"),
+        }
+    }
+
+    /// The console ends after the test (a signal asked it to terminate).
+    pub fn ends_console(self) -> bool {
+        matches!(self, Stop::Signal(_))
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            Stop::User => 1,
+            Stop::OutputClosed => 2,
+            // Signal numbers are below 64.
+            Stop::Signal(n) => 64 + n as u8,
+        }
+    }
+
+    fn from_code(c: u8) -> Option<Stop> {
+        match c {
+            0 => None,
+            1 => Some(Stop::User),
+            2 => Some(Stop::OutputClosed),
+            n => n.checked_sub(64).map(|sig| Stop::Signal(libc::c_int::from(sig))),
+        }
+    }
+}
+
+/// A request to stop a running test, with its reason: set from a signal
+/// handler (a store to an atomic is all a handler may do), the menu's key
+/// thread or a failed write to standard output. The first reason stays.
+pub struct AbortFlag(AtomicU8);
+
+impl AbortFlag {
+    pub const fn new() -> AbortFlag {
+        AbortFlag(AtomicU8::new(0))
+    }
+
+    /// Asks the test to stop (keeps an earlier reason).
+    pub fn request(&self, why: Stop) {
+        let _ = self.0.compare_exchange(0, why.code(), Ordering::SeqCst, Ordering::SeqCst);
+    }
+
+    /// The reason, once a stop was requested.
+    pub fn requested(&self) -> Option<Stop> {
+        Stop::from_code(self.0.load(Ordering::SeqCst))
+    }
+
+    pub fn clear(&self) {
+        self.0.store(0, Ordering::SeqCst);
+    }
+}
+
+impl Default for AbortFlag {
+    fn default() -> Self {
+        AbortFlag::new()
+    }
+}
+
+/// Set while [`with_signals`] runs by SIGINT, SIGTERM and SIGHUP, by a key
+/// in the menu, or when standard output closes.
+pub static ABORT: AbortFlag = AbortFlag::new();
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    ABORT.request(if sig == libc::SIGINT { Stop::User } else { Stop::Signal(sig) });
+}
+
+/// The signals that stop a running test instead of ending the process at
+/// once: Ctrl-C, `kill` (SIGTERM) and a closed terminal (SIGHUP).
+pub const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+/// Runs `f` with SIGINT, SIGTERM and SIGHUP setting [`ABORT`] instead of
+/// ending the process, so a test aborts its sessions before the console
+/// goes; clears [`ABORT`] first. A signal the console was started with
+/// ignored (SIGHUP under `nohup`) stays ignored.
+pub fn with_signals<T>(f: impl FnOnce() -> T) -> T {
+    ABORT.clear();
+    let handler = on_signal as extern "C" fn(libc::c_int) as *const () as libc::sighandler_t;
+    let mut saved = Vec::new();
+    for sig in STOP_SIGNALS {
+        // SAFETY: the handler only stores to an atomic; the old disposition is put back below.
+        let old = unsafe { libc::signal(sig, handler) };
+        if old == libc::SIG_IGN {
+            // SAFETY: restores the ignored disposition at once.
+            unsafe { libc::signal(sig, libc::SIG_IGN) };
+        }
+        saved.push((sig, old));
+    }
     let out = f();
-    // SAFETY: restores the previous disposition.
-    unsafe { libc::signal(libc::SIGINT, old) };
+    for (sig, old) in saved {
+        if old != libc::SIG_ERR {
+            // SAFETY: restores the previous disposition.
+            unsafe { libc::signal(sig, old) };
+        }
+    }
     out
 }
 
 /// How to run a test.
 pub struct RunOptions<'a> {
-    /// Longest the whole test may take (connection included).
-    pub limit: Duration,
+    /// Longest the whole test may take (connection included); `None`: no limit.
+    pub limit: Option<Duration>,
     /// Progress lines this often.
     pub interval: Duration,
     /// Set to abort every session.
-    pub abort: &'a AtomicBool,
+    pub abort: &'a AbortFlag,
+    /// The console's bus options as typed (`--connect 127.0.0.1:1234`), for
+    /// the command that aborts a session still busy.
+    pub bus_args: &'a str,
+}
+
+/// The sessions of `specs` still running a test (`status.busy`): starting
+/// one would adopt the old test's connection and data.
+pub fn busy_sessions(bus: &mut (impl RegisterBus + ?Sized), specs: &[SessionSpec]) -> Result<Vec<usize>, OpError> {
+    let mut busy = Vec::new();
+    for s in specs {
+        if ops::busy(bus, s.session)? {
+            busy.push(s.session);
+        }
+    }
+    Ok(busy)
+}
+
+/// Why the console refuses to start a test on `busy` sessions, and how to
+/// end the old test.
+pub fn busy_message(busy: &[usize], bus_args: &str) -> String {
+    let list: Vec<String> = busy.iter().map(usize::to_string).collect();
+    let sessions: String = busy.iter().map(|s| format!(" --session {s}")).collect();
+    let bus = if bus_args.is_empty() { "<bus option>" } else { bus_args };
+    let (who, it) = if busy.len() == 1 {
+        (format!("session {} is", list[0]), "it")
+    } else {
+        (format!("sessions {} are", list.join(", ")), "them")
+    };
+    format!(
+        "{who} still running a test (status.busy = 1): end {it} with `toe-console {bus} abort{sessions}` \
+         or wait for {it} to end; nothing was written"
+    )
 }
 
 /// Programs, starts and follows `specs`; every line goes to `say`.
@@ -330,13 +515,21 @@ pub fn run(
     opts: &RunOptions,
     say: &mut dyn FnMut(&str),
 ) -> Result<Report, OpError> {
+    // A session still busy would take the new start as its own and hand
+    // the old test's connection and data to the new one: refuse before
+    // anything is written.
+    let busy = busy_sessions(bus, specs)?;
+    if !busy.is_empty() {
+        return Err(OpError(busy_message(&busy, opts.bus_args)));
+    }
     for s in specs {
         ops::program(bus, s.session, &s.test)?;
     }
     ops::start_all(bus, &specs.iter().map(|s| s.session).collect::<Vec<_>>())?;
     say(if specs.iter().any(|s| !s.test.client) { "Wait connection" } else { "Connecting" });
     let started = Instant::now();
-    let deadline = started + opts.limit;
+    // `checked_add`: a limit too far away to represent is no limit.
+    let deadline = opts.limit.and_then(|l| started.checked_add(l));
     let mut connected = vec![false; specs.len()];
     let mut closed = vec![false; specs.len()];
     let mut next_tick = started + opts.interval;
@@ -354,7 +547,7 @@ pub fn run(
             }
             if !closed[i] && !r.busy {
                 closed[i] = true;
-                let how = if r.error { format!("ended with an error ({})", r.cause_name()) } else { "closed".into() };
+                let how = if r.error { format!("ended with an error ({})", cause_text(&r)) } else { "closed".into() };
                 say(&format!("Session {}: {how}", s.session));
             }
             any_busy |= r.busy;
@@ -363,11 +556,11 @@ pub fn run(
             break;
         }
         let now = Instant::now();
-        if opts.abort.load(Ordering::SeqCst) || now > deadline {
-            let why = if opts.abort.load(Ordering::SeqCst) {
-                "aborted by the user".to_string()
-            } else {
-                format!("time limit of {} s reached", opts.limit.as_secs())
+        let requested = opts.abort.requested();
+        if requested.is_some() || deadline.is_some_and(|d| now > d) {
+            let why = match requested {
+                Some(stop) => stop.describe(),
+                None => format!("time limit of {} s reached", opts.limit.unwrap_or_default().as_secs()),
             };
             say(&format!("{why}: aborting every session"));
             for s in specs {
@@ -402,4 +595,89 @@ pub fn run(
         say(if duplex == Duplex::Half { "Half-duplex test complete" } else { "Full-duplex test complete" });
     }
     Ok(Report { duplex, outcomes, user_clock_khz, stopped })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(r: SessionResult) -> Outcome {
+        let spec = SessionSpec::new(
+            Duplex::Half,
+            0,
+            &Answers { mode: 2, size: 1000, packet: DEFAULT_PACKET, verify: true, speed: 100, conn: 1 },
+        );
+        Outcome::judge(spec, r, true)
+    }
+
+    /// Each cause's record says what it holds: the surplus of `beyond_size`
+    /// is not an "expected" word (the pattern may go on past the size, so
+    /// both words can be equal); a short transfer has no received word.
+    #[test]
+    fn the_first_error_record_reads_as_its_cause() {
+        let rec = SessionResult {
+            error: true,
+            err_count: 3,
+            err_offset: 1000,
+            err_expected: 250,
+            err_received: 250,
+            ..SessionResult::default()
+        };
+        let with = |c: ErrorCause| outcome(SessionResult { error_cause: c.bits(), ..rec }).failure.unwrap();
+        assert_eq!(
+            with(ErrorCause::BeyondSize),
+            "error: beyond_size (the peer sent more than the transfer size of 1000 bytes: \
+             the surplus starts at offset 1000, received word there 0x000000fa; 3 error(s))"
+        );
+        assert_eq!(
+            with(ErrorCause::Verify),
+            "error: verify (first wrong byte at offset 1000, expected word 0x000000fa, received 0x000000fa; 3 error(s))"
+        );
+        let short = SessionResult { error_cause: ErrorCause::PeerClosed.bits(), err_offset: 600, ..rec };
+        assert_eq!(
+            outcome(short).failure.unwrap(),
+            "error: peer_closed (the peer closed the connection after 600 of 1000 bytes)"
+        );
+        // A cause this console does not know (a newer map): named by its number.
+        let unknown = SessionResult { error_cause: 15, err_count: 0, ..rec };
+        assert_eq!(outcome(unknown).failure.unwrap(), "error: cause 15 (unknown to this console)");
+    }
+
+    /// No rate is computed over no time: `n/a`, and null in JSON.
+    #[test]
+    fn a_rate_over_no_elapsed_time_is_not_a_number() {
+        let r = SessionResult { done: true, rx_bytes: 1000, elapsed: 0, ..SessionResult::default() };
+        let report =
+            Report { duplex: Duplex::Half, outcomes: vec![outcome(r)], user_clock_khz: 250_000, stopped: None };
+        let text = report.totals_text();
+        assert_eq!(
+            text,
+            "Session 0: RX 1000 bytes, n/a MB/s  ok\nTotal: TX 0 bytes, n/a MB/s; RX 1000 bytes, n/a MB/s\n"
+        );
+        let j = report.json();
+        assert_eq!(j["sessions"][0]["rx"]["mb_per_s"], serde_json::Value::Null);
+        assert_eq!(j["total"]["rx"]["mb_per_s"], serde_json::Value::Null);
+        let timed = SessionResult { elapsed: 250, ..r };
+        let report = Report { outcomes: vec![outcome(timed)], ..report };
+        assert!(
+            report.totals_text().starts_with("Session 0: RX 1000 bytes, 1000 MB/s  ok"),
+            "{}",
+            report.totals_text()
+        );
+    }
+
+    #[test]
+    fn the_abort_flag_keeps_its_first_reason() {
+        let f = AbortFlag::new();
+        assert_eq!(f.requested(), None);
+        f.request(Stop::Signal(libc::SIGTERM));
+        f.request(Stop::User);
+        assert_eq!(f.requested(), Some(Stop::Signal(libc::SIGTERM)));
+        assert!(f.requested().unwrap().ends_console());
+        f.clear();
+        f.request(Stop::OutputClosed);
+        assert_eq!(f.requested(), Some(Stop::OutputClosed));
+        assert!(!Stop::User.ends_console());
+        assert_eq!(Stop::Signal(libc::SIGHUP).describe(), "SIGHUP received (the terminal closed)");
+    }
 }

@@ -34,9 +34,10 @@ fn answer(p: &mut PtySession, prompt: &str, answer: &str) {
 fn options_0_and_1_show_and_change_the_parameters() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
+    common::set_known_parameters(addr);
     let mut p = menu(addr);
     p.send_line("0").unwrap();
-    for line in common::RESET_PARAMETER_LINES {
+    for line in common::KNOWN_PARAMETER_LINES {
         p.exp_string(line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
     }
     p.send_line("1").unwrap();
@@ -53,15 +54,18 @@ fn options_0_and_1_show_and_change_the_parameters() {
     answer(&mut p, "Target IP address", "10.0.0");
     p.exp_string("INVALID INPUT: Target IP address \"10.0.0\"").unwrap();
     p.exp_string("target_ip stays 192.168.200.25").unwrap();
-    answer(&mut p, "FPGA port of session 0 (0-65535) [60000]: ", "5000");
-    answer(&mut p, "Target port of session 0 (0-65535) [61000]: ", "6000");
-    answer(&mut p, "FPGA port of session 1 (0-65535) [60001]: ", "5000");
+    answer(&mut p, "FPGA port of session 0 (1-65535) [60000]: ", "5000");
+    answer(&mut p, "Target port of session 0 (1-65535) [61000]: ", "6000");
+    answer(&mut p, "FPGA port of session 1 (1-65535) [60001]: ", "5000");
     p.exp_string("distinct from the other sessions' ports; fpga_port1 stays 60001").unwrap();
-    answer(&mut p, "Target port of session 1 (0-65535)", "6001");
-    answer(&mut p, "FPGA port of session 2 (0-65535)", "5002");
-    answer(&mut p, "Target port of session 2 (0-65535)", "6002");
-    answer(&mut p, "FPGA port of session 3 (0-65535)", "5003");
-    answer(&mut p, "Target port of session 3 (0-65535)", "6003");
+    answer(&mut p, "Target port of session 1 (1-65535)", "6001");
+    // Port 0 is no port: refused, the parameter stays.
+    answer(&mut p, "FPGA port of session 2 (1-65535)", "0");
+    p.exp_string("OUT-OF-RANGE INPUT: FPGA port of session 2 \"0\": valid range is 1-65535; fpga_port2 stays 60002")
+        .unwrap();
+    answer(&mut p, "Target port of session 2 (1-65535)", "6002");
+    answer(&mut p, "FPGA port of session 3 (1-65535)", "5003");
+    answer(&mut p, "Target port of session 3 (1-65535)", "6003");
     p.exp_string("Target MAC address: 0x112233445566").unwrap();
     p.exp_string("IP initialization complete").unwrap();
     answer(&mut p, "Select: ", "4");
@@ -75,7 +79,7 @@ fn options_0_and_1_show_and_change_the_parameters() {
     );
     assert_eq!((j["fpga_mac"].as_str(), j["fpga_ip"].as_str()), (Some("0x0a0b0c0d0e0f"), Some("10.0.0.1")));
     assert_eq!((j["target_mac"].as_str(), j["target_ip"].as_str()), (Some("0x112233445566"), Some("192.168.200.25")));
-    assert_eq!(j["fpga_ports"], serde_json::json!([5000, 60001, 5002, 5003]));
+    assert_eq!(j["fpga_ports"], serde_json::json!([5000, 60001, 60002, 5003]));
     assert_eq!(j["target_ports"], serde_json::json!([6000, 6001, 6002, 6003]));
 }
 
@@ -155,7 +159,8 @@ fn option_2_runs_a_send_test_with_progress_closes_and_totals() {
 fn a_key_or_ctrl_c_aborts_a_running_test() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
-    let f = console(addr, &["params", "set", &format!("fpga_port0={}", free_port())]);
+    // No watchdog: the test must still be waiting when the key comes.
+    let f = console(addr, &["params", "set", &format!("fpga_port0={}", free_port()), "stall_timeout=0"]);
     assert_eq!(f.code, Some(0), "{}", f.all());
     let mut p = menu(addr);
     let mut bus = etherbone::Client::connect(addr, Duration::from_secs(5)).unwrap();
@@ -178,4 +183,70 @@ fn a_key_or_ctrl_c_aborts_a_running_test() {
     }
     p.send_line("q").unwrap();
     p.exp_eof().unwrap();
+}
+
+/// The menu with `input` on a pipe (no terminal), to its end.
+fn piped_menu(addr: SocketAddr, input: &[u8]) -> common::Run {
+    let mut cmd = std::process::Command::new(common::CONSOLE);
+    cmd.arg("--connect").arg(addr.to_string());
+    common::run_with(cmd, input, None, Duration::from_secs(60))
+}
+
+/// Item 8 of issue 25: a line that is not UTF-8 is an invalid input, said
+/// as the reference says any invalid input, wherever the menu reads one:
+/// the main menu goes on, a test's question cancels the operation, a
+/// parameter stays; the menu does not end there.
+#[test]
+fn a_line_that_is_not_text_is_an_invalid_input_and_the_menu_goes_on() {
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    common::set_known_parameters(addr);
+    let r = piped_menu(addr, b"\xff\xfe\n0\n2\n\xff1\n1\nc\n\xfe\n");
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert_eq!(r.code, Some(0), "{out}\n{}", r.stderr);
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    let expect = [
+        "INVALID INPUT: \"\u{fffd}\u{fffd}\" is not a menu option (the line is not UTF-8 text)",
+        // The menu went on: option 0 shows the parameters.
+        "FPGA IP           : 192.168.200.42",
+        "INVALID INPUT: Test mode \"\u{fffd}1\": expected a line of text (this one is not UTF-8)\nOperation cancelled",
+        "INVALID INPUT: Mode \"\u{fffd}\": expected a line of text (this one is not UTF-8); mode stays 0",
+    ];
+    let mut rest = &out[..];
+    for e in expect {
+        let at = rest.find(e).unwrap_or_else(|| panic!("{e:?} (in this order) in\n{out}"));
+        rest = &rest[at + e.len()..];
+    }
+}
+
+/// Item 2 of issue 25, in the menu: a test on a session still busy is
+/// refused before the PC commands, naming the session and the command that
+/// ends the old test; nothing is written and the menu goes on.
+#[test]
+fn the_menu_refuses_a_session_still_busy() {
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    let mut bus = etherbone::Client::connect(addr, Duration::from_secs(5)).unwrap();
+    let f = console(addr, &["params", "set", &format!("fpga_port0={}", free_port()), "stall_timeout=0"]);
+    assert_eq!(f.code, Some(0), "{}", f.all());
+    // The old test: receive, passive, waiting for its peer.
+    ops::program(&mut bus, 0, &console::SessionTest::new(console::Mode::Receive, 4321, false)).unwrap();
+    ops::start(&mut bus, 0).unwrap();
+    let cfg = console::regs::session(0).unwrap().test_config();
+    let before = (ops::read(&mut bus, cfg).unwrap(), ops::busy(&mut bus, 0).unwrap());
+    assert!(before.1, "session 0 runs the old test");
+    // Session 0: send 1000 bytes, verification off, 50 %, client; the rest disabled.
+    let r = piped_menu(addr, b"2\n1\n1000\n8192\n0\n50\n0\n0\n0\n0\n0\nq\n");
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert_eq!(r.code, Some(0), "{out}\n{}", r.stderr);
+    let refusal = format!(
+        "session 0 is still running a test (status.busy = 1): end it with \
+         `toe-console --connect {addr} abort --session 0` or wait for it to end; nothing was written\n\
+         Operation cancelled\n"
+    );
+    let at = out.find(&refusal).unwrap_or_else(|| panic!("{refusal:?} in\n{out}"));
+    assert!(!out.contains("Recommended PC commands"), "{out}");
+    assert!(out[at..].contains("Select: "), "the menu goes on: {out}");
+    assert_eq!((ops::read(&mut bus, cfg).unwrap(), ops::busy(&mut bus, 0).unwrap()), before, "nothing written");
+    ops::abort(&mut bus, 0).unwrap();
 }

@@ -225,6 +225,13 @@ fn a_wrong_byte_is_a_verification_failure_with_its_offset() {
     assert!(f.stderr.iter().any(|l| l.contains("first wrong byte at offset 123457")), "{}", f.all());
 }
 
+/// Turns every session's watchdog off, so a session waiting for its peer
+/// is still waiting when the test acts (the board may start with a short one).
+fn no_watchdog(addr: SocketAddr) {
+    let f = console(addr, &["params", "set", "stall_timeout=0", "--no-init"]);
+    assert_eq!(f.code, Some(0), "{}", f.all());
+}
+
 fn assert_idle_and_aborted(addr: SocketAddr, sessions: &[usize]) {
     let mut bus = client(addr);
     for &s in sessions {
@@ -239,6 +246,7 @@ fn the_time_limit_aborts_every_session_and_exits_non_zero() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
     loopback_params(addr, vb.design.sessions);
+    no_watchdog(addr);
     let f = console(addr, &["test", "half", "--session", "0:2:1000", "--session", "1:1:1000", "--timeout", "2"]);
     assert_eq!(f.code, Some(1), "{}", f.all());
     assert!(f.stdout.iter().any(|l| l.contains("time limit of 2 s reached: aborting every session")), "{}", f.all());
@@ -250,6 +258,7 @@ fn ctrl_c_aborts_every_session_cleanly() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
     let ports = loopback_params(addr, vb.design.sessions);
+    no_watchdog(addr);
     let con = spawn(console_cmd(addr, &["test", "full", "--session", "0:1:1000", "--session", "2:1:1000"]));
     assert!(wait_listening(ports[2], Duration::from_secs(30)));
     // SAFETY: a signal to the child this test started.
@@ -287,6 +296,15 @@ fn bad_input_gets_the_references_two_messages_and_nothing_is_written() {
         (&["params", "set", "target_ip=10.0.0"], "INVALID INPUT: Target IP address"),
         (&["params", "set", "mode=3"], "OUT-OF-RANGE INPUT: Mode \"3\""),
         (&["params", "set", "fpga_port0=70000"], "OUT-OF-RANGE INPUT: FPGA port of session 0"),
+        // Port 0 is no port (the board would listen on a random one).
+        (
+            &["params", "set", "fpga_port0=0"],
+            "OUT-OF-RANGE INPUT: FPGA port of session 0 \"0\": valid range is 1-65535",
+        ),
+        (
+            &["params", "set", "window_update_gap=5", "target_port2=0"],
+            "OUT-OF-RANGE INPUT: Target port of session 2 \"0\": valid range is 1-65535",
+        ),
         (
             &["params", "set", "stall_timeout=65536"],
             "OUT-OF-RANGE INPUT: Stall timeout (ms) \"65536\": valid range is 0-65535",
@@ -315,10 +333,11 @@ fn bad_input_gets_the_references_two_messages_and_nothing_is_written() {
 fn params_set_writes_every_parameter_and_initialises_the_toe() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
+    common::set_known_parameters(addr);
     let f = console(addr, &["params", "show"]);
     assert_eq!(f.code, Some(0), "{}", f.all());
     let text = f.stdout.join("\n");
-    for line in common::RESET_PARAMETER_LINES {
+    for line in common::KNOWN_PARAMETER_LINES {
         assert!(text.contains(line), "{line:?} in\n{text}");
     }
     assert!(!text.contains("Target MAC"), "the target MAC shows in fixed-MAC mode only");
@@ -366,6 +385,7 @@ fn params_set_writes_every_parameter_and_initialises_the_toe() {
 fn regs_lists_every_register_by_name_with_its_value() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
+    common::set_known_parameters(addr);
     let f = console(addr, &["regs"]);
     assert_eq!(f.code, Some(0), "{}", f.all());
     assert_eq!(f.stdout.len(), console::regs::ALL.len());
@@ -427,4 +447,213 @@ fn the_litex_server_target_reads_without_the_error_check() {
     assert!(checked.read32(undecoded).unwrap_err().is_response());
     let f = console(vb.register_addrs()[0], &["--litex-server", "regs"]);
     assert_eq!(f.code, Some(0), "{}", f.all());
+}
+
+/// The registers a new test would write first, for each session: equal
+/// before and after means nothing was written there (the values differ
+/// from what the refused test asked).
+fn session_setup(bus: &mut etherbone::Client, s: usize) -> (u32, u32, u64, u64, bool) {
+    let r = console::regs::session(s).unwrap();
+    (
+        ops::read(bus, r.test_config()).unwrap(),
+        ops::read(bus, r.speed()).unwrap(),
+        ops::read_wide(bus, r.transfer_size()).unwrap(),
+        ops::read_wide(bus, r.packet_size()).unwrap(),
+        ops::busy(bus, s).unwrap(),
+    )
+}
+
+/// Item 2 of issue 25: a session still running a test (here one started
+/// straight over the bus, as a console killed mid-test leaves it) is not
+/// started again: the console names it and the command that ends it, exits
+/// 1 and writes nothing, to that session or any other of the test; `abort`
+/// then ends the old test and a new one is accepted.
+#[test]
+fn a_session_still_busy_is_refused_and_nothing_is_written() {
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    let ports = loopback_params(addr, vb.design.sessions);
+    no_watchdog(addr);
+    let mut bus = client(addr);
+    // The old test: session 0 receives, passive, and waits for its peer.
+    let mut old = ops::SessionTest::new(ops::Mode::Receive, 123_456, false);
+    old.packet_size = 4096;
+    ops::program(&mut bus, 0, &old).unwrap();
+    ops::start(&mut bus, 0).unwrap();
+    assert!(wait_listening(ports[0], Duration::from_secs(30)), "the old test listens");
+    let before: Vec<_> = (0..2).map(|s| session_setup(&mut bus, s)).collect();
+    assert!(before[0].4 && !before[1].4, "session 0 busy, session 1 idle: {before:?}");
+
+    // (A bounded test, should it start all the same.)
+    let f = console(
+        addr,
+        &["test", "half", "--session", "1:1:7777:2048:1:30", "--session", "0:1:5000:1024:0:50", "--timeout", "5"],
+    );
+    assert_eq!(f.code, Some(1), "{}", f.all());
+    let expected = format!(
+        "toe-console: error: session 0 is still running a test (status.busy = 1): end it with \
+         `toe-console --connect {addr} abort --session 0` or wait for it to end; nothing was written"
+    );
+    assert!(f.stderr.contains(&expected), "expected {expected:?} in {}", f.all());
+    let after: Vec<_> = (0..2).map(|s| session_setup(&mut bus, s)).collect();
+    assert_eq!(after, before, "nothing written to either session");
+
+    // The command the refusal names ends the old test.
+    let f = console(addr, &["abort", "--session", "0"]);
+    assert_eq!(f.code, Some(0), "{}", f.all());
+    assert_eq!(f.stdout, ["session 0: aborted, now idle"], "{}", f.all());
+    assert_idle_and_aborted(addr, &[0]);
+    let f = console(addr, &["abort"]);
+    assert_eq!(f.stdout, ["no session is running a test: nothing to abort"], "{}", f.all());
+    // Now the session starts (and, with nobody to connect, hits the limit).
+    let f = console(addr, &["test", "half", "--session", "0:2:1000", "--timeout", "1"]);
+    assert!(f.stdout.iter().any(|l| l.contains("time limit of 1 s reached")), "{}", f.all());
+    assert_idle_and_aborted(addr, &[0]);
+}
+
+/// Item 2 of issue 25: a console killed while a test runs (SIGTERM, SIGHUP:
+/// the terminal closed) aborts the sessions it started on its way out and
+/// exits 1, naming the signal.
+#[test]
+fn sigterm_and_sighup_abort_the_running_test_on_the_way_out() {
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    let ports = loopback_params(addr, vb.design.sessions);
+    no_watchdog(addr);
+    for (sig, name) in [(libc::SIGTERM, "SIGTERM received"), (libc::SIGHUP, "SIGHUP received")] {
+        let con = spawn(console_cmd(addr, &["test", "half", "--session", "1:2:1000", "--session", "3:1:1000"]));
+        assert!(wait_listening(ports[3], Duration::from_secs(30)), "{name}: the test runs");
+        // SAFETY: a signal to the child this test started.
+        assert_eq!(unsafe { libc::kill(con.child.id() as i32, sig) }, 0);
+        let f = con.finish(Duration::from_secs(30));
+        assert_eq!(f.code, Some(1), "{name}: exits 1, not killed: {}", f.all());
+        assert!(f.stdout.iter().any(|l| l.contains(name)), "{}", f.all());
+        assert!(f.stderr.iter().any(|l| l.starts_with("toe-console: error: test failed: ")), "{}", f.all());
+        assert_idle_and_aborted(addr, &[1, 3]);
+    }
+}
+
+/// Item 7 of issue 25: no command panics when its standard output is a
+/// pipe nobody reads; the output commands end quietly with status 0; a
+/// test whose output closes starts nothing (or aborts what it started)
+/// and says so on stderr with status 1.
+#[test]
+fn a_closed_standard_output_ends_the_console_quietly() {
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    let run = |args: &[&str]| {
+        common::run_with(console_cmd(addr, args), b"", Some(common::closed_pipe()), Duration::from_secs(60))
+    };
+    for args in [
+        &["regs"][..],
+        &["--json", "regs"],
+        &["params", "show"],
+        &["test", "half", "--session", "0:1:1000", "--dry-run"],
+        &["abort"],
+        &["menu"],
+        &["--help"],
+    ] {
+        let r = run(args);
+        assert!(!r.stderr.contains("panicked"), "{args:?}: {}", r.stderr);
+        assert_eq!((r.code, r.stderr.as_str()), (Some(0), ""), "{args:?}: ends quietly");
+    }
+    let r = run(&["test", "half", "--session", "0:2:1000"]);
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stderr.contains("standard output closed"), "{}", r.stderr);
+    let mut bus = client(addr);
+    assert!(!ops::busy(&mut bus, 0).unwrap(), "nothing left running");
+}
+
+/// Item 10 of issue 25: a bad value of a global option is a bad command
+/// line: status 2 and one line naming the option and its range, before
+/// any connection is tried.
+#[test]
+fn bad_option_values_are_a_bad_command_line() {
+    // Nobody listens there: a value that got through would fail with 1.
+    let nobody = format!("127.0.0.1:{}", free_port());
+    let cases: &[(&[&str], &str)] = &[
+        (&["--connect", &nobody, "--bus-timeout", "0", "regs"], "'--bus-timeout <S>': 0 is not in 1..=3600"),
+        (&["--connect", "127.0.0.1", "regs"], "'--connect <HOST:PORT>': no port"),
+        (&["--connect", "127.0.0.1:99999", "regs"], "port \"99999\" is not in 1..=65535"),
+        (&["--connect", "127.0.0.1:0", "regs"], "port 0 is not in 1..=65535"),
+        (&["--connect", ":1234", "regs"], "no host"),
+        (
+            &["--connect", &nobody, "test", "half", "--session", "0:1:1", "--timeout", "86401"],
+            "86401 is not in 0..=86400",
+        ),
+        (&["--connect", &nobody, "test", "half", "--session", "0:1:1", "--interval", "0"], "'--interval <S>'"),
+    ];
+    for (args, message) in cases {
+        let f = spawn({
+            let mut c = std::process::Command::new(common::CONSOLE);
+            c.args(*args);
+            c
+        })
+        .finish(Duration::from_secs(30));
+        assert_eq!(f.code, Some(2), "{args:?}: {}", f.all());
+        let errors: Vec<&String> = f.stderr.iter().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{args:?}: one line: {}", f.all());
+        assert!(errors[0].contains(message), "{args:?}: expected {message:?} in {}", f.all());
+    }
+}
+
+/// Item 10 of issue 25: `--timeout 0` is no limit, as the PC tools' 0: the
+/// test waits for its peer (before, it was aborted at once) until Ctrl-C.
+#[test]
+fn timeout_0_is_no_limit() {
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    let ports = loopback_params(addr, vb.design.sessions);
+    no_watchdog(addr);
+    let mut con = spawn(console_cmd(addr, &["test", "half", "--session", "0:2:1000", "--timeout", "0"]));
+    assert!(wait_listening(ports[0], Duration::from_secs(30)));
+    // Two progress lines (1 s apart): still running, the session still waiting.
+    let start = std::time::Instant::now();
+    let mut bus = client(addr);
+    while start.elapsed() < Duration::from_secs(2) {
+        assert!(con.child.try_wait().unwrap().is_none(), "the console ended with --timeout 0");
+        assert!(ops::busy(&mut bus, 0).unwrap(), "the session was aborted with --timeout 0");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // SAFETY: a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(con.child.id() as i32, libc::SIGINT) }, 0);
+    let f = con.finish(Duration::from_secs(30));
+    assert_eq!(f.code, Some(1), "{}", f.all());
+    assert!(f.stdout.iter().any(|l| l.contains("aborted by the user: aborting every session")), "{}", f.all());
+    assert!(!f.all().contains("time limit"), "{}", f.all());
+}
+
+/// Item 11 of issue 25: data beyond the transfer size is reported as such:
+/// where the surplus starts and the word received there, not an
+/// "expected" word the peer happened to send (the pattern goes on).
+#[test]
+fn data_beyond_the_size_is_reported_as_surplus() {
+    use std::io::Write;
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    let ports = loopback_params(addr, vb.design.sessions);
+    let (size, extra) = (100_000usize, 1_000usize);
+    let con = spawn(console_cmd(addr, &["--json", "test", "half", "--session", &format!("0:2:{size}")]));
+    assert!(wait_listening(ports[0], Duration::from_secs(30)));
+    let mut data = vec![0u8; size + extra];
+    pattern::fill(&mut data, 0);
+    let mut peer = TcpStream::connect(("127.0.0.1", ports[0])).expect("connect to the board");
+    peer.write_all(&data).unwrap();
+    peer.shutdown(std::net::Shutdown::Write).unwrap();
+    let f = con.finish(LIMIT);
+    assert_eq!(f.code, Some(1), "{}", f.all());
+    let j = &f.json()["sessions"][0];
+    assert_eq!(j["error_cause"], "beyond_size", "{j}");
+    assert_eq!(j["err_offset"].as_u64(), Some(size as u64), "{j}");
+    let word = u32::from_le_bytes(data[size..size + 4].try_into().unwrap());
+    let line = f.stderr.iter().find(|l| l.starts_with("toe-console: error:")).expect("the error line");
+    assert!(
+        line.contains(&format!(
+            "error: beyond_size (the peer sent more than the transfer size of {size} bytes: \
+             the surplus starts at offset {size}, received word there {word:#010x};"
+        )),
+        "{line}"
+    );
+    assert!(!line.contains("expected"), "nothing was expected there: {line}");
 }

@@ -3,10 +3,11 @@
 
 #![allow(dead_code)]
 
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use vboard::pc::Tools;
 use vboard::{Options, VirtualBoard};
@@ -14,8 +15,8 @@ use vboard::{Options, VirtualBoard};
 pub const CONSOLE: &str = env!("CARGO_BIN_EXE_toe-console");
 
 /// Lines of the parameter screen (menu option 0, `params show`) of a board
-/// at its reset values (the default configuration).
-pub const RESET_PARAMETER_LINES: &[&str] = &[
+/// holding [`set_known_parameters`]'s values.
+pub const KNOWN_PARAMETER_LINES: &[&str] = &[
     "Window update gap : 16",
     "Last packet mode  : 0 DUP",
     "Mode              : 0 Client",
@@ -25,6 +26,95 @@ pub const RESET_PARAMETER_LINES: &[&str] = &[
     "session 0       : 60000 -> 61000",
     "session 3       : 60003 -> 61003",
 ];
+
+/// Writes the parameters [`KNOWN_PARAMETER_LINES`] shows straight into the
+/// registers (not through the console), so a test does not depend on the
+/// virtual board's reset values (it may set its own at start).
+pub fn set_known_parameters(addr: SocketAddr) {
+    use console::{ops, regs};
+    let mut bus = etherbone::Client::connect(addr, Duration::from_secs(5)).expect("Etherbone");
+    let c = regs::toe::toe_config::MODE.set(0, 0).unwrap();
+    let c = regs::toe::toe_config::LAST_PACKET_MODE.set(c, 0).unwrap();
+    let c = regs::toe::toe_config::WINDOW_UPDATE_GAP.set(c, 16).unwrap();
+    ops::write(&mut bus, regs::toe::TOE_CONFIG, c).unwrap();
+    ops::write_wide(&mut bus, regs::toe::FPGA_MAC, 0x0001_0203_0405).unwrap();
+    ops::write(&mut bus, regs::toe::FPGA_IP, u32::from(Ipv4Addr::new(192, 168, 200, 42))).unwrap();
+    ops::write(&mut bus, regs::toe::TARGET_IP, u32::from(Ipv4Addr::new(192, 168, 200, 25))).unwrap();
+    for s in 0..4 {
+        ops::ports(&mut bus, s, 60000 + s as u16, 61000 + s as u16).unwrap();
+    }
+}
+
+/// A process of the test run to its end (bounded): `input` on its stdin,
+/// its stdout as given (`None`: piped and collected).
+pub struct Run {
+    pub code: Option<i32>,
+    /// The signal that ended it, if one did.
+    pub signal: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
+pub fn run_with(mut cmd: Command, input: &[u8], stdout: Option<Stdio>, limit: Duration) -> Run {
+    use std::io::{Read, Write};
+    use std::os::unix::process::ExitStatusExt;
+    let collect = stdout.is_none();
+    cmd.stdin(Stdio::piped()).stdout(stdout.unwrap_or_else(Stdio::piped)).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("the console starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        // The console may end before it reads everything.
+        let _ = stdin.write_all(&input);
+    });
+    let out = collect.then(|| {
+        let mut o = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            let mut b = Vec::new();
+            let _ = o.read_to_end(&mut b);
+            b
+        })
+    });
+    let mut e = child.stderr.take().unwrap();
+    let err = std::thread::spawn(move || {
+        let mut b = String::new();
+        let _ = e.read_to_string(&mut b);
+        b
+    });
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let s = child.wait().expect("wait");
+            panic!("{cmd:?} did not end within {limit:?} (killed: {s:?})");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let _ = feeder.join();
+    Run {
+        code: status.code(),
+        signal: status.signal(),
+        stdout: out.map(|t| t.join().unwrap()).unwrap_or_default(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+/// A pipe whose read end is already closed: writing to it fails with
+/// EPIPE (SIGPIPE, when not ignored).
+pub fn closed_pipe() -> Stdio {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: fds is two writable ints; the read end is closed at once and
+    // the write end handed to the Stdio, which owns it.
+    unsafe {
+        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0, "pipe");
+        libc::close(fds[0]);
+        Stdio::from_raw_fd(fds[1])
+    }
+}
 
 /// The PC tools, built once (a no-op when fresh) beside the console binary:
 /// binaries of another package are not built for this one's tests.
