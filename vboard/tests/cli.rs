@@ -85,7 +85,7 @@ fn the_default_board_starts_serves_and_stops() {
     assert!(out.status.success(), "{err}");
     assert!(text.contains("registers on Etherbone/TCP 127.0.0.1:"), "{text}");
     assert!(err.contains("4 session(s) of 1024 bits"), "{err}");
-    assert!(err.contains("start-up: stall_timeout = 10 ms of simulated time"), "{err}");
+    assert!(err.contains("start-up: stall_timeout = 20 ms of simulated time"), "{err}");
     assert!(err.contains("start-up: fpga_ip = 127.0.0.1, target_ip = 127.0.0.1"), "{err}");
 }
 

@@ -53,7 +53,7 @@ fn ends_within(bus: &mut Remote, limit: Duration, every: Duration) -> Duration {
 
 /// Item 4: a peer that connects and then stays silent ends the test
 /// `stalled` within a bounded wall time (with the design's 1,000 ms it
-/// would take 1-2 hours here). 2 ms keep the test short; the default (10 ms)
+/// would take 1-2 hours here). 2 ms keep the test short; the default (20 ms)
 /// is written at start too (`the_default_stall_timeout_is_written_at_start`).
 #[test]
 fn a_silent_peer_ends_stalled_within_a_bounded_wall_time() {
@@ -90,7 +90,7 @@ fn the_default_stall_timeout_is_written_at_start() {
     for s in 0..vb.design.sessions {
         assert_eq!(ops::read_stall_timeout(&mut bus, s).unwrap(), vboard::DEFAULT_STALL_TIMEOUT_MS, "session {s}");
     }
-    assert!(logged(&lines, "start-up: stall_timeout = 10 ms of simulated time in every session (--stall-timeout)"));
+    assert!(logged(&lines, "start-up: stall_timeout = 20 ms of simulated time in every session (--stall-timeout)"));
     // 0 keeps the design's reset value.
     let (_vb, mut bus, _) = board(Options { port: 0, stall_timeout_ms: 0, ..Options::default() });
     assert_eq!(ops::read_stall_timeout(&mut bus, 0).unwrap(), 1000);
