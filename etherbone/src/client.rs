@@ -20,6 +20,11 @@ use crate::server::{ServerInfo, CONFIG_BUS_ERROR_COUNT, CONFIG_ERROR_HIGH, CONFI
 /// [`Client::set_error_checks`] (errors then go unnoticed, as with LiteX's
 /// client).
 ///
+/// A server may close a connection that has been idle (this crate's server
+/// does after [`crate::ServerOptions::idle_timeout`]); the next access then
+/// connects again first, so a client left alone for a while keeps working
+/// (the error shift register of the new connection starts at 0).
+///
 /// Every wait is bounded by the timeout given to [`Client::connect`]. After a
 /// time-out or any other transport or protocol error, the stream may be out
 /// of step, so the client refuses further accesses: connect again.
@@ -129,11 +134,34 @@ impl Client {
                 message: "connect again".into(),
             });
         }
+        if self.closed_by_server() {
+            // Nothing is in flight: the server closed an idle connection (its
+            // idle limit). Connect again, as a new client would.
+            let error_checks = self.error_checks;
+            *self = Client::connect(self.peer, self.timeout)?;
+            self.error_checks = error_checks;
+        }
         let result = self.transact_inner(packets, what);
         if let Err(e) = &result {
             self.broken = Some(e.clone());
         }
         result
+    }
+
+    /// True when the server has closed the connection while it was idle
+    /// (end of stream or a reset waiting to be read, no answer expected).
+    fn closed_by_server(&self) -> bool {
+        if self.stream.set_nonblocking(true).is_err() {
+            return false;
+        }
+        let mut byte = [0u8; 1];
+        let closed = match self.stream.peek(&mut byte) {
+            Ok(0) => true,
+            Ok(_) => false,
+            Err(e) => matches!(e.kind(), io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted),
+        };
+        let _ = self.stream.set_nonblocking(false);
+        closed
     }
 
     fn transact_inner(&mut self, packets: &[Packet], what: &str) -> Result<Vec<Packet>, BusError> {

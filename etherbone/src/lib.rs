@@ -4,8 +4,9 @@
 //!
 //! - [`codec`]: packets, byte for byte as LiteX 2024.12's
 //!   `litex/tools/remote/etherbone.py` encodes them.
-//! - [`spawn_server`]: the TCP server; each record's accesses go to the
-//!   simulation loop as one [`BusRequest`].
+//! - [`spawn_server`], [`spawn_server_with`]: the TCP server; each record's
+//!   accesses go to the simulation loop as one [`BusRequest`];
+//!   [`ServerOptions`] are its limits (idle time, connections, the map's span).
 //! - [`Client`]: the Rust client, implementing [`RegisterBus`].
 //! - [`MemoryBus`]: a map-backed [`RegisterBus`] for tests; [`serve_requests`]
 //!   answers a server's requests with any `RegisterBus`.
@@ -75,6 +76,32 @@
 //! default, below the 2 s after which `RemoteClient` gives up), when its
 //! request receiver is gone, or when a record's byte enable is not 0xF.
 //!
+//! # Addresses outside the register map
+//!
+//! A server given the map's span ([`ServerOptions::register_span`]; the
+//! virtual board gives `1 << RegisterMap::address_bits()`, 0x800 today)
+//! refuses every access at or above it itself, before the simulation sees
+//! it: a bus that decodes only the map's address bits would otherwise alias
+//! 0x854 onto 0x054. The access fails as an error response does: a read
+//! answers `0xFFFF_FFFF`, the error shift register gets its 1 bit, and one
+//! line is printed (`etherbone: 127.0.0.1:50000: write 0x00000854 <-
+//! 0x00000001 failed: outside the register map (0x0000..0x07FF) (bus error
+//! 1)`). Accesses inside the span in the same record still run.
+//!
+//! # Connections
+//!
+//! One thread per connection, at most [`ServerOptions::max_connections`]
+//! (64 by default) at once: one more is closed as soon as it is accepted,
+//! with a line on stderr. A connection on which nothing is received for
+//! [`ServerOptions::idle_timeout`] (60 s by default; the virtual board's
+//! `--idle-timeout`) is closed with the line `etherbone: 127.0.0.1:50000:
+//! connection closed: nothing received for 60 s (the server's idle limit)`,
+//! so forgotten clients do not hold threads for ever. The limit counts only
+//! the time the server waits for the client's bytes, not the time a request
+//! spends on the bus. The Rust [`Client`] notices such a close before its
+//! next access and connects again; LiteX's `RemoteClient` does not, so a
+//! LiteX session left alone for longer must `open()` again.
+//!
 //! # Limits
 //!
 //! - 32-bit data and addresses, byte enable 0xF only; a packet with 64-bit
@@ -98,6 +125,6 @@ pub mod server;
 pub use bus::{AxiResp, BusError, MemoryBus, Op, RegisterBus};
 pub use client::Client;
 pub use server::{
-    serve_requests, spawn_server, BusRequest, InfoError, ServerHandle, ServerInfo, CONFIG_BUS_ERROR_COUNT,
-    CONFIG_ERROR_HIGH, CONFIG_ERROR_LOW, FAILED_READ_VALUE,
+    serve_requests, spawn_server, spawn_server_with, BusRequest, InfoError, ServerHandle, ServerInfo, ServerOptions,
+    CONFIG_BUS_ERROR_COUNT, CONFIG_ERROR_HIGH, CONFIG_ERROR_LOW, FAILED_READ_VALUE,
 };

@@ -12,7 +12,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use crate::bus::{BusError, Op, RegisterBus};
-use crate::codec::{read_packet, AddrSize, Packet, PacketHeader, Record, RecordFlags, BYTE_ENABLE_32};
+use crate::codec::{read_packet, AddrSize, Packet, PacketHeader, Record, RecordFlags, StreamError, BYTE_ENABLE_32};
 
 /// Config space, byte address of the upper 32 bits of the connection's error
 /// shift register (the Etherbone specification's register at 0x0).
@@ -145,6 +145,46 @@ impl ServerInfo {
     }
 }
 
+/// The limits a server keeps (the crate docs, "Limits").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerOptions {
+    /// A connection on which nothing is received for this long is closed,
+    /// with a line on stderr, so that forgotten clients do not hold a thread
+    /// each for ever. `None`: never. Default [`ServerOptions::DEFAULT_IDLE_TIMEOUT`].
+    pub idle_timeout: Option<Duration>,
+    /// Connections served at once; one more is closed as soon as it is
+    /// accepted, with a line on stderr. Default [`ServerOptions::DEFAULT_MAX_CONNECTIONS`].
+    pub max_connections: usize,
+    /// The bus's register map spans byte addresses `0..span`: the server
+    /// refuses every access at or above `span` itself, before it reaches the
+    /// bus, as a failed access (the bus would only see the address bits it
+    /// decodes, and alias it onto the map). `None`: every address reaches the bus.
+    pub register_span: Option<u64>,
+}
+
+impl ServerOptions {
+    /// Long enough for a person reading between two commands of a LiteX
+    /// session; this crate's [`crate::Client`] reconnects on its own anyway.
+    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+    /// Far more than a console, LiteX tools and tests use at once.
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
+
+    /// The address range the server lets through, for messages: `0x0000..0x07FF`.
+    pub fn span_text(span: u64) -> String {
+        format!("0x{:04X}..0x{:04X}", 0, span.saturating_sub(1))
+    }
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            idle_timeout: Some(Self::DEFAULT_IDLE_TIMEOUT),
+            max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+            register_span: None,
+        }
+    }
+}
+
 /// The accesses of one Etherbone record, for the simulation loop to perform
 /// in order on the AXI4-Lite bus, as one uninterrupted sequence (another
 /// client's accesses come before or after, never in between).
@@ -193,6 +233,7 @@ where
 
 struct Shared {
     info: ServerInfo,
+    opts: ServerOptions,
     stop: AtomicBool,
     bus_errors: AtomicU64,
     /// Open connections, so that stopping can shut them down.
@@ -261,15 +302,32 @@ impl Drop for ServerHandle {
 /// How often the accept loop and a waiting connection look at the stop flag.
 const POLL: Duration = Duration::from_millis(10);
 
-/// Serves Etherbone on `listener`, one thread per connection. Every record's
-/// bus accesses arrive on the returned receiver as one [`BusRequest`].
+/// Serves Etherbone on `listener`, one thread per connection, with the
+/// default [`ServerOptions`]. Every record's bus accesses arrive on the
+/// returned receiver as one [`BusRequest`].
 pub fn spawn_server(listener: TcpListener, info: ServerInfo) -> io::Result<(ServerHandle, Receiver<BusRequest>)> {
+    spawn_server_with(listener, info, ServerOptions::default())
+}
+
+/// [`spawn_server`] with the given limits.
+pub fn spawn_server_with(
+    listener: TcpListener,
+    info: ServerInfo,
+    opts: ServerOptions,
+) -> io::Result<(ServerHandle, Receiver<BusRequest>)> {
+    if opts.max_connections == 0 {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "max_connections must be at least 1"));
+    }
+    if opts.idle_timeout == Some(Duration::ZERO) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "idle_timeout must be above 0 (None: no limit)"));
+    }
     let addr = listener.local_addr()?;
     // Non-blocking so that the accept loop can see the stop flag.
     listener.set_nonblocking(true)?;
     let (tx, rx) = mpsc::channel();
     let shared = Arc::new(Shared {
         info,
+        opts,
         stop: AtomicBool::new(false),
         bus_errors: AtomicU64::new(0),
         conns: Mutex::new(HashMap::new()),
@@ -285,6 +343,12 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>, requests: Sender<BusR
     while !shared.stop.load(Ordering::SeqCst) {
         match listener.accept() {
             Ok((stream, peer)) => {
+                let open = lock(&shared.conns).len();
+                if open >= shared.opts.max_connections {
+                    eprintln!("etherbone: {peer}: connection refused: {open} connections are open, the server's limit");
+                    let _ = stream.shutdown(Shutdown::Both);
+                    continue;
+                }
                 let id = next_id;
                 next_id += 1;
                 if let Err(e) = start_connection(&shared, &requests, stream, peer, id) {
@@ -311,6 +375,9 @@ fn start_connection(
 ) -> io::Result<()> {
     stream.set_nonblocking(false)?;
     stream.set_nodelay(true)?;
+    // The socket's receive time-out is the idle limit: every read of the
+    // connection's thread waits at most that long for a byte.
+    stream.set_read_timeout(shared.opts.idle_timeout)?;
     lock(&shared.conns).insert(id, stream.try_clone()?);
     let mut conn = Connection { stream, peer, shared: shared.clone(), requests: requests.clone(), error_shift: 0 };
     let worker = thread::Builder::new().name(format!("etherbone-{peer}")).spawn(move || {
@@ -356,6 +423,19 @@ impl Connection {
             let packet = match read_packet(&mut reader) {
                 Ok(Some(p)) => p,
                 Ok(None) => return Ok(()),
+                Err(StreamError::Io(e))
+                    if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
+                        && !self.shared.stop.load(Ordering::SeqCst) =>
+                {
+                    let limit = self.shared.opts.idle_timeout.unwrap_or_default();
+                    eprintln!(
+                        "etherbone: {}: connection closed: nothing received for {} s (the server's idle limit)",
+                        self.peer,
+                        limit.as_secs_f64()
+                    );
+                    let _ = self.stream.shutdown(Shutdown::Both);
+                    return Ok(());
+                }
                 Err(e) => return Err(e.to_string()),
             };
             if let Some(answer) = self.handle(packet)? {
@@ -420,7 +500,7 @@ impl Connection {
             let why = format!("byte enable {:#04x} refused: only 0x0f (32-bit accesses) is supported", rec.byte_enable);
             vec![Err(why); ops.len()]
         } else {
-            self.run(&ops)
+            self.run_in_map(&ops)
         };
         for (op, result) in ops.iter().zip(&results) {
             self.error_shift = (self.error_shift << 1) | u64::from(result.is_err());
@@ -455,6 +535,22 @@ impl Connection {
             Ok(CONFIG_BUS_ERROR_COUNT) => self.shared.bus_errors.load(Ordering::Relaxed) as u32,
             _ => 0,
         }
+    }
+
+    /// Runs the ops whose address is inside the register map and refuses the
+    /// others without handing them to the bus: a bus that decodes only the
+    /// map's address bits would alias them onto a register.
+    fn run_in_map(&self, ops: &[Op]) -> Vec<Result<u32, String>> {
+        let Some(span) = self.shared.opts.register_span else {
+            return self.run(ops);
+        };
+        let inside = |op: &Op| u64::from(op.addr()) < span;
+        let mapped: Vec<Op> = ops.iter().copied().filter(inside).collect();
+        let mut answers = if mapped.is_empty() { Vec::new() } else { self.run(&mapped) }.into_iter();
+        let refused = || Err(format!("outside the register map ({})", ServerOptions::span_text(span)));
+        ops.iter()
+            .map(|op| if inside(op) { answers.next().unwrap_or_else(|| Err("no result".into())) } else { refused() })
+            .collect()
     }
 
     /// Hands the ops to the simulation and waits, bounded, for the results.

@@ -7,10 +7,11 @@ use std::net::{TcpListener, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{start, start_with, wait_until};
+use common::{start, start_opts, start_with, wait_until};
 use etherbone::codec::{read_packet, Packet, PacketHeader, Record, RecordFlags};
 use etherbone::{
-    spawn_server, AxiResp, BusError, Client, MemoryBus, RegisterBus, ServerInfo, CONFIG_ERROR_LOW, FAILED_READ_VALUE,
+    spawn_server, AxiResp, BusError, Client, MemoryBus, RegisterBus, ServerInfo, ServerOptions, CONFIG_ERROR_LOW,
+    FAILED_READ_VALUE,
 };
 
 const TIMEOUT: Duration = Duration::from_secs(5);
@@ -282,4 +283,84 @@ fn without_error_checks_the_client_is_plain_litex() {
     assert_eq!(c.read32(0x14), Ok(2));
     // The register still recorded everything: read fail, write fail, ok, ok.
     assert_eq!(c.error_status(), Ok(0b1100));
+}
+
+/// Options with a register map of 0x800 bytes (11 address bits).
+fn map_of_0x800() -> ServerOptions {
+    ServerOptions { register_span: Some(0x800), ..ServerOptions::default() }
+}
+
+#[test]
+fn accesses_outside_the_register_map_never_reach_the_bus() {
+    let mem = MemoryBus::new();
+    mem.poke(0x054, 0xc0a8_c82a);
+    mem.poke(0x000, 0x7e11_0001);
+    let t = start_opts(&mem, ServerInfo::DEFAULT_REPLY_TIMEOUT, map_of_0x800());
+    let mut c = Client::connect(t.addr(), TIMEOUT).unwrap();
+    assert_eq!(c.write32(0x854, 1), Err(BusError::Response { addr: 0x854, resp: AxiResp::Error }));
+    assert_eq!(c.read32(0x800), Err(BusError::Response { addr: 0x800, resp: AxiResp::Error }));
+    assert_eq!(c.read32(0xffff_fffc), Err(BusError::Response { addr: 0xffff_fffc, resp: AxiResp::Error }));
+    assert_eq!(c.read32(0x7fc), Ok(0), "the last word of the map reaches the bus");
+    // One record across the map's end: the words inside are written, the others refused.
+    let (mut s, _) = raw_connect(t.addr());
+    s.write_all(&Packet::new(vec![Record::writes(0x7f8, [1, 2, 3, 4])]).encode().unwrap()).unwrap();
+    let answer = raw_transact(&mut s, &Packet::new(vec![Record::reads([0x7f8, 0x7fc, 0x800, 0x000])]));
+    assert_eq!(answer.records[0].writes, vec![1, 2, FAILED_READ_VALUE, 0x7e11_0001]);
+    let status = Packet::new(vec![Record {
+        flags: RecordFlags { rca: true, ..RecordFlags::default() },
+        ..Record::reads([u64::from(CONFIG_ERROR_LOW)])
+    }]);
+    // Newest in bit 0: writes ok ok fail fail, reads ok ok fail ok.
+    assert_eq!(raw_transact(&mut s, &status).records[0].writes, vec![0b0011_0010]);
+    assert!(
+        mem.log().iter().all(|op| op.addr() < 0x800),
+        "only addresses inside the map reach the bus: {:?}",
+        mem.log()
+    );
+    assert_eq!(mem.peek(0x054), Some(0xc0a8_c82a), "0x854 does not alias onto 0x054");
+    assert_eq!(t.server.bus_errors(), 6);
+}
+
+#[test]
+fn an_idle_connection_is_closed_and_the_client_connects_again() {
+    let mem = MemoryBus::new();
+    mem.poke(0x10, 10);
+    let opts = ServerOptions { idle_timeout: Some(Duration::from_millis(300)), ..ServerOptions::default() };
+    let t = start_opts(&mem, ServerInfo::DEFAULT_REPLY_TIMEOUT, opts);
+    let mut c = Client::connect(t.addr(), TIMEOUT).unwrap();
+    assert_eq!(c.read32(0x10), Ok(10));
+    let (mut raw, _) = raw_connect(t.addr());
+    wait_until(TIMEOUT, "two connections", || t.server.connections() == 2);
+    let started = Instant::now();
+    wait_until(TIMEOUT, "the idle connections closed", || t.server.connections() == 0);
+    assert!(started.elapsed() >= Duration::from_millis(250), "closed after {:?}", started.elapsed());
+    let mut buf = [0u8; 4];
+    assert_eq!(raw.read(&mut buf).unwrap_or(0), 0, "the server closed the raw connection");
+    // The client notices the close before its next access and connects again.
+    assert_eq!(c.read32(0x10), Ok(10));
+    c.write32(0x14, 14).unwrap();
+    assert_eq!(mem.peek(0x14), Some(14));
+    // A connection that keeps talking is not idle.
+    for _ in 0..6 {
+        thread::sleep(Duration::from_millis(100));
+        assert_eq!(c.read32(0x10), Ok(10));
+    }
+    assert_eq!(t.server.connections(), 1);
+}
+
+#[test]
+fn connections_beyond_the_limit_are_closed_at_once() {
+    let opts = ServerOptions { max_connections: 3, ..ServerOptions::default() };
+    let t = start_opts(&MemoryBus::new(), ServerInfo::DEFAULT_REPLY_TIMEOUT, opts);
+    let held: Vec<_> = (0..3).map(|_| raw_connect(t.addr()).0).collect();
+    wait_until(TIMEOUT, "three connections", || t.server.connections() == 3);
+    let mut extra = TcpStream::connect(t.addr()).unwrap();
+    extra.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let mut buf = [0u8; 128];
+    assert_eq!(extra.read(&mut buf).unwrap_or(0), 0, "the fourth connection is closed without the line");
+    assert_eq!(t.server.connections(), 3);
+    drop(held);
+    wait_until(TIMEOUT, "the held connections closed", || t.server.connections() == 0);
+    let mut c = Client::connect(t.addr(), TIMEOUT).unwrap();
+    c.write32(0, 1).unwrap();
 }

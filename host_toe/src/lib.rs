@@ -206,6 +206,10 @@ pub struct NetConfig {
     pub tx_buffer: usize,
     /// User-space RX buffer per session, bytes (at least one beat). Default 256 KiB.
     pub rx_buffer: usize,
+    /// Appended to the event of a passive open whose port another socket
+    /// holds (`EADDRINUSE`): how the user of this TOE moves the session's
+    /// port (the virtual board names its option). Default empty.
+    pub port_taken_hint: String,
 }
 
 impl Default for NetConfig {
@@ -217,6 +221,7 @@ impl Default for NetConfig {
             push_timeout: Duration::from_millis(5),
             tx_buffer: 256 << 10,
             rx_buffer: 256 << 10,
+            port_taken_hint: String::new(),
         }
     }
 }
@@ -1049,6 +1054,21 @@ impl HostToe {
                     sess.local = sock.local_addr().ok().and_then(|a| a.as_socket());
                     log.push(s, format!("listening on {}", sess.local.map_or("?".into(), |a| a.to_string())));
                     sess.conn = Conn::Listening(sock);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AddrInUse => {
+                    let hint = if net.port_taken_hint.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {}", net.port_taken_hint)
+                    };
+                    sess.fail(
+                        s,
+                        log,
+                        format!(
+                            "cannot listen on port {} ({local}): another socket holds the port ({e}){hint}",
+                            local.port()
+                        ),
+                    );
                 }
                 Err(e) => {
                     sess.fail(s, log, format!("cannot listen on port {} ({local}): {e}", local.port()));

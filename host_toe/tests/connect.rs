@@ -149,11 +149,16 @@ fn close_cancels_listen() {
 #[test]
 fn listen_on_busy_port_fails() {
     let (_busy, port) = listener();
-    let mut tb = Tb::new(1, 64, net());
+    let hint = "move it with --session-ports".to_string();
+    let mut tb = Tb::new(1, 64, NetConfig { port_taken_hint: hint, ..net() });
     tb.ul[0].req = Some(Req::Listen { port });
     tb.run_until("conn_error", 1000, |tb| tb.ins[0].conn_error);
     assert!(!tb.ins[0].established);
-    assert!(tb.has_event(&format!("cannot listen on port {port}")), "{:#?}", tb.events);
+    // One line naming the session, the port, why, and how to move it.
+    let line = format!(
+        "session 0: cannot listen on port {port} (127.0.0.1:{port}): another socket holds the port (Address already in use (os error 98)); move it with --session-ports"
+    );
+    assert!(tb.has_event(&line), "{:#?}", tb.events);
 }
 
 #[test]

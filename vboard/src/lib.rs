@@ -20,18 +20,21 @@
 //!
 //! Time: the boards count user-clock cycles (`elapsed` and the MB/s the
 //! console computes from it are *simulated* time at the configured clock);
-//! the PC tools measure wall-clock time. See `docs/virtual_board.md`.
+//! the PC tools measure wall-clock time; the log stamps every TOE event with
+//! both (`[sim 22035.7 us | wall 9.312 s]`), and the stall timeout the board
+//! writes at start is in simulated ms. See `docs/virtual_board.md`.
 
 pub mod model;
 pub mod pc;
 pub mod sim;
+pub mod startup;
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpListener};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use testbench::axil::Timing;
 use testbench::boards::{Board, BoardTiming, Rig};
@@ -59,7 +62,27 @@ pub struct Options {
     pub rebuild: bool,
     /// TOE connect timeout (an active open that gets no answer).
     pub connect_timeout: Duration,
+    /// Every session's `stall_timeout` written at start, simulated ms
+    /// (0 = the design's reset value): see [`DEFAULT_STALL_TIMEOUT_MS`].
+    pub stall_timeout_ms: u32,
+    /// Moves every session's FPGA and target port so that `fpga_port0` is
+    /// this (written at start); `None` = the design's ports (60000-60003).
+    pub session_ports: Option<u16>,
+    /// Etherbone: a connection on which nothing arrives for this long is closed; `None` = never.
+    pub idle_timeout: Option<Duration>,
 }
+
+/// The stall timeout the board writes into every session at start, in
+/// simulated ms. The board simulates about 35,000-100,000 user-clock cycles
+/// per wall-clock second (far below 250 MHz), so the design's 1,000 ms would
+/// be 1-2 hours of wall time. 20 ms (5 M cycles) fire after roughly 25-50 s
+/// with a silent peer connected or while a console polls a listening
+/// session (the simulation runs flat out), and after 2-3 minutes when a
+/// session only listens and nobody reads the registers (it sleeps between
+/// batches): long enough for a person to start the PC tool the console
+/// recommends, short enough that no test waits for ever in practice.
+/// Measured figures: `docs/virtual_board.md`.
+pub const DEFAULT_STALL_TIMEOUT_MS: u32 = 20;
 
 impl Default for Options {
     fn default() -> Self {
@@ -72,6 +95,9 @@ impl Default for Options {
             cache: model::default_cache(),
             rebuild: false,
             connect_timeout: Duration::from_secs(5),
+            stall_timeout_ms: DEFAULT_STALL_TIMEOUT_MS,
+            session_ports: None,
+            idle_timeout: Some(etherbone::ServerOptions::DEFAULT_IDLE_TIMEOUT),
         }
     }
 }
@@ -83,6 +109,8 @@ pub struct VirtualBoard {
     thread: Option<JoinHandle<()>>,
     servers: Vec<etherbone::ServerHandle>,
     pub design: config::Design,
+    /// What the board wrote into its registers at start (the same for each board of a pair).
+    pub startup: startup::Plan,
 }
 
 fn loopback_only(what: &str, addr: Ipv4Addr) -> Result<(), String> {
@@ -115,6 +143,46 @@ impl VirtualBoard {
         loopback_only("--bind", opts.bind)?;
         loopback_only("--target", opts.target)?;
         let design = load_design(opts.config.as_ref())?;
+        let map = regmap::RegisterMap::for_design(&design);
+        if opts.pair && opts.session_ports.is_some() {
+            return Err("--session-ports moves the sessions' host sockets; --pair has none (its boards talk over the link model)".into());
+        }
+        let settings = startup::Settings {
+            stall_timeout_ms: opts.stall_timeout_ms,
+            addresses: (!opts.pair).then_some((opts.bind, opts.target)),
+            session_ports: opts.session_ports,
+        };
+        let plan = startup::plan(&map, design.sessions, &settings)?;
+        let boards = if opts.pair { 2 } else { 1 };
+        let mut listeners = Vec::new();
+        for b in 0..boards {
+            let port = if opts.port == 0 {
+                0
+            } else {
+                opts.port.checked_add(b as u16).ok_or("--port 65535: no room for the second board's port (PORT + 1)")?
+            };
+            let l = TcpListener::bind(SocketAddrV4::new(opts.bind, port)).map_err(|e| {
+                let taken = if e.kind() == std::io::ErrorKind::AddrInUse {
+                    " (another virtual board or litex_server? choose another with --port)"
+                } else {
+                    ""
+                };
+                format!("cannot listen for Etherbone on {}:{port}: {e}{taken}", opts.bind)
+            })?;
+            listeners.push(l);
+        }
+        if !opts.pair {
+            for (s, port) in startup::fpga_ports(&map, design.sessions, &plan).into_iter().enumerate() {
+                if let Err(e) = TcpListener::bind(SocketAddrV4::new(opts.bind, port)) {
+                    if e.kind() == std::io::ErrorKind::AddrInUse {
+                        log(format!(
+                            "session {s}: port {port} on {} is taken (another virtual board?): a test that listens there will fail; move this board's session ports with --session-ports BASE",
+                            opts.bind
+                        ));
+                    }
+                }
+            }
+        }
         let resolved = model::resolve(&design, &opts.cache, opts.rebuild, &mut |line| log(format!("model: {line}")))?;
         log(format!(
             "design `{}`: {} session(s) of {} bits, user clock {} MHz, register clock {} MHz ({})",
@@ -125,18 +193,9 @@ impl VirtualBoard {
             design.reg_clock_mhz,
             resolved.origin
         ));
-        let boards = if opts.pair { 2 } else { 1 };
-        let mut listeners = Vec::new();
-        for b in 0..boards {
-            let port = if opts.port == 0 {
-                0
-            } else {
-                opts.port.checked_add(b as u16).ok_or("--port: no room for the second board's port")?
-            };
-            let l = TcpListener::bind(SocketAddrV4::new(opts.bind, port))
-                .map_err(|e| format!("cannot listen for Etherbone on {}:{port}: {e}", opts.bind))?;
-            listeners.push(l);
-        }
+        // Every access at or above the map's span is refused by the server:
+        // the top decodes only the map's address bits and would alias it.
+        let span = 1u64 << map.address_bits();
         let addrs: Vec<SocketAddr> = listeners.iter().map(|l| l.local_addr().expect("bound listener")).collect();
         let mut servers = Vec::new();
         let mut ports = Vec::new();
@@ -144,7 +203,13 @@ impl VirtualBoard {
             let addr = l.local_addr().map_err(|e| format!("Etherbone listener: {e}"))?;
             let info = etherbone::ServerInfo::for_addr("CommVirtualBoard", addr)
                 .map_err(|e| format!("Etherbone server: {e}"))?;
-            let (handle, rx) = etherbone::spawn_server(l, info).map_err(|e| format!("Etherbone server: {e}"))?;
+            let server_opts = etherbone::ServerOptions {
+                idle_timeout: opts.idle_timeout,
+                register_span: Some(span),
+                ..etherbone::ServerOptions::default()
+            };
+            let (handle, rx) =
+                etherbone::spawn_server_with(l, info, server_opts).map_err(|e| format!("Etherbone server: {e}"))?;
             servers.push(handle);
             ports.push(sim::BusPort::new(rx));
         }
@@ -157,6 +222,7 @@ impl VirtualBoard {
             // beat in the middle of a stream whose sender was descheduled,
             // and the verifier expects only the last beat to be partial.
             push_timeout: Duration::from_secs(1),
+            port_taken_hint: "another virtual board? move this board's session ports with vboard --session-ports BASE, or set fpga_port<N> (toe-console params set)".into(),
             ..host_toe::NetConfig::default()
         };
         let stop = Arc::new(AtomicBool::new(false));
@@ -164,6 +230,8 @@ impl VirtualBoard {
         let d = design.clone();
         let pair = opts.pair;
         let stop_sim = Arc::clone(&stop);
+        let writes = plan.clone();
+        let stall_ms = opts.stall_timeout_ms;
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), String>>();
         let thread = std::thread::Builder::new()
             .name("vboard-sim".into())
@@ -178,6 +246,10 @@ impl VirtualBoard {
                     let link = LinkConfig { user_clock_mhz: mhz.round() as u64, ..LinkConfig::default() };
                     let toe = ToeConfig::new(d.bytes_per_beat());
                     let mut rig = Rig::<TwoBoards>::with_timing(&top, 1, link, toe, timing);
+                    if let Err(e) = start_up(&mut rig, &writes, stall_ms, mhz, &mut log) {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
                     let _ = ready_tx.send(Ok(()));
                     sim::run(&mut rig, &mut ports, &stop_sim, mhz, &mut log);
                 } else {
@@ -190,12 +262,16 @@ impl VirtualBoard {
                         }
                     };
                     let mut rig = Rig::from_parts(vec![board], sim::HostSide(toe));
+                    if let Err(e) = start_up(&mut rig, &writes, stall_ms, mhz, &mut log) {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
                     let _ = ready_tx.send(Ok(()));
                     sim::run(&mut rig, &mut ports, &stop_sim, mhz, &mut log);
                 }
             })
             .map_err(|e| format!("cannot start the simulation thread: {e}"))?;
-        let mut vb = VirtualBoard { addrs, stop, thread: Some(thread), servers, design };
+        let mut vb = VirtualBoard { addrs, stop, thread: Some(thread), servers, design, startup: plan };
         match ready_rx.recv_timeout(Duration::from_secs(60)) {
             Ok(Ok(())) => Ok(vb),
             Ok(Err(e)) => Err(e),
@@ -230,6 +306,55 @@ impl VirtualBoard {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// User-clock cycles the start-up runs flat out to measure the simulation's speed.
+const SPEED_PROBE_CYCLES: u64 = 32_768;
+
+/// Writes `plan` into every board through its own AXI4-Lite bus, before any
+/// Etherbone request runs, and logs what it did; for the stall timeout also
+/// roughly how long it is in wall time, from the speed measured here.
+fn start_up<T: sim::Backend>(
+    rig: &mut Rig<T>,
+    plan: &startup::Plan,
+    stall_ms: u32,
+    user_clock_mhz: f64,
+    log: &mut dyn FnMut(String),
+) -> Result<(), String> {
+    use etherbone::RegisterBus;
+    for b in 0..rig.boards.len() {
+        for w in &plan.writes {
+            rig.bus(b)
+                .write32(w.addr, w.value)
+                .map_err(|e| format!("start-up write of {} = {}: {e}", w.name, w.value))?;
+        }
+    }
+    for line in &plan.lines {
+        log(line.clone());
+    }
+    if stall_ms != 0 {
+        let t = Instant::now();
+        rig.run(SPEED_PROBE_CYCLES);
+        let flat_out = SPEED_PROBE_CYCLES as f64 / t.elapsed().as_secs_f64().max(1e-9);
+        let cycles = f64::from(stall_ms) * user_clock_mhz * 1000.0;
+        let busy_s = cycles / flat_out;
+        let idle_s = cycles / sim::IDLE_CYCLES_PER_S;
+        log(format!(
+            "start-up: stall_timeout = {stall_ms} ms of simulated time in every session (--stall-timeout): about {} of wall time with a connection open (the simulation runs {:.0} cycles/s now), {} or more while a session only listens and nobody reads the registers",
+            wall(busy_s),
+            flat_out,
+            wall(idle_s)
+        ));
+    }
+    Ok(())
+}
+
+fn wall(s: f64) -> String {
+    if s < 120.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{:.0} min", s / 60.0)
     }
 }
 

@@ -1,10 +1,12 @@
 //! `vboard`: run the virtual board until interrupted (or for `--seconds`).
 
+use std::io::Write;
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use clap::error::ErrorKind;
 use clap::Parser;
 
 /// The virtual board: the generated user logic, verilated, with its TOE on
@@ -19,8 +21,8 @@ struct Args {
     /// Configuration file (TOML, as for `gen`); without it, the embedded default.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Etherbone/TCP port of the register bus (board 2 of --pair uses PORT+1); 0 = any free port.
-    #[arg(long, default_value_t = vboard::DEFAULT_PORT)]
+    /// Etherbone/TCP port of the register bus (board 2 of --pair uses PORT+1), 1..=65535.
+    #[arg(long, default_value_t = vboard::DEFAULT_PORT, value_parser = clap::value_parser!(u16).range(1..))]
     port: u16,
     /// Address of the FPGA side of the sessions (listen and connect from); must be in 127.0.0.0/8.
     #[arg(long, default_value = "127.0.0.1", value_name = "ADDR")]
@@ -43,10 +45,45 @@ struct Args {
     /// Seconds an active open waits for the peer before `conn_error` (1..=3600).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600), value_name = "S")]
     connect_timeout: u64,
+    /// Every session's stall_timeout written at start, in simulated ms (1..=65535; 0 = keep the
+    /// design's 1000 ms, which is 1-2 hours of wall time here). The start-up line gives its wall time.
+    #[arg(long, default_value_t = vboard::DEFAULT_STALL_TIMEOUT_MS, value_name = "MS")]
+    stall_timeout: u32,
+    /// Move the sessions' ports so that fpga_port0 = BASE (session N: BASE+N; the target ports
+    /// move by as much), e.g. for a second virtual board on this host [default: the design's, 60000].
+    #[arg(long, value_name = "BASE", value_parser = clap::value_parser!(u16).range(1..))]
+    session_ports: Option<u16>,
+    /// Close an Etherbone connection that sends nothing for S seconds (0 = never; 0..=86400).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=86_400), value_name = "S")]
+    idle_timeout: u64,
+}
+
+/// Prints a line on stdout; false once stdout is closed (`vboard | head -1`).
+fn say(line: &str) -> bool {
+    writeln!(std::io::stdout(), "{line}").is_ok()
+}
+
+/// Prints a line on stderr, dropping it when stderr is closed: the board
+/// goes on serving whoever reads its registers.
+fn warn(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = match Args::try_parse() {
+        Ok(a) => a,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            // One line: clap's first, which names the option and its valid values.
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("bad command line").trim_start_matches("error: ");
+            warn(&format!("vboard: error: {first} (vboard --help)"));
+            return ExitCode::from(2);
+        }
+    };
     let mut opts = vboard::Options {
         config: args.config,
         port: args.port,
@@ -55,24 +92,31 @@ fn main() -> ExitCode {
         pair: args.pair,
         rebuild: args.rebuild,
         connect_timeout: Duration::from_secs(args.connect_timeout),
+        stall_timeout_ms: args.stall_timeout,
+        session_ports: args.session_ports,
+        idle_timeout: (args.idle_timeout > 0).then(|| Duration::from_secs(args.idle_timeout)),
         ..vboard::Options::default()
     };
     if let Some(c) = args.cache {
         opts.cache = c;
     }
-    let vb = match vboard::VirtualBoard::start(&opts, |line| eprintln!("vboard: {line}")) {
+    let vb = match vboard::VirtualBoard::start(&opts, |line| warn(&format!("vboard: {line}"))) {
         Ok(vb) => vb,
         Err(e) => {
-            eprintln!("vboard: error: {e}");
+            warn(&format!("vboard: error: {e}"));
             return ExitCode::from(2);
         }
     };
     for (b, a) in vb.register_addrs().iter().enumerate() {
         let which = if opts.pair { format!("board {} ", b + 1) } else { String::new() };
-        println!("vboard: {which}registers on Etherbone/TCP {a} (litex_cli --host {} --port {} ...)", a.ip(), a.port());
+        say(&format!(
+            "vboard: {which}registers on Etherbone/TCP {a} (litex_cli --host {} --port {} ...)",
+            a.ip(),
+            a.port()
+        ));
     }
     if !opts.pair {
-        println!("vboard: sessions listen on and connect from {}, connect to {}", opts.bind, opts.target);
+        say(&format!("vboard: sessions listen on and connect from {}, connect to {}", opts.bind, opts.target));
     }
     if args.seconds > 0 {
         std::thread::sleep(Duration::from_secs(args.seconds));

@@ -18,6 +18,10 @@ pub const BATCH_CYCLES: u64 = 64;
 const QUIET_BATCHES: u32 = 64;
 /// The sleep of a quiet batch.
 const QUIET_SLEEP: Duration = Duration::from_millis(1);
+/// How fast simulated time runs, at most, while the board sleeps between
+/// batches (nothing on the sockets, no register request, no connection):
+/// one batch per [`QUIET_SLEEP`].
+pub const IDLE_CYCLES_PER_S: f64 = BATCH_CYCLES as f64 / 0.001;
 /// User-clock cycles a register access may take before the loop gives up on
 /// it (the register file answers in a few dozen; see docs/register_file.md).
 pub const BUS_TIMEOUT_CYCLES: u64 = 200_000;
@@ -185,6 +189,14 @@ fn service(port: &mut BusPort, board: &mut Board, cycle: u64, log: &mut dyn FnMu
     true
 }
 
+/// A TOE event with both clocks: simulated time (user-clock cycles at the
+/// configured clock, what `elapsed` counts) and the wall-clock seconds since
+/// the loop started: `[sim    22035.7 us | wall    9.312 s] session 0: ...`.
+pub fn stamped(cycles: u64, user_clock_mhz: f64, wall: Duration, event: &str) -> String {
+    let us = cycles as f64 / user_clock_mhz;
+    format!("[sim {us:>12.1} us | wall {:>8.3} s] {event}", wall.as_secs_f64())
+}
+
 /// Runs `rig` until `stop`: batches of cycles, register requests of board
 /// `b` from `ports[b]`, the backend's network between batches, and sleeps
 /// while everything is quiet. `log` receives every line to print.
@@ -197,6 +209,7 @@ pub fn run<T: Backend>(
 ) {
     assert_eq!(ports.len(), rig.boards.len(), "one register port per board");
     let mut quiet_batches = 0u32;
+    let started = std::time::Instant::now();
     while !stop.load(Ordering::Relaxed) {
         let mut busy = false;
         for (b, port) in ports.iter_mut().enumerate() {
@@ -206,13 +219,23 @@ pub fn run<T: Backend>(
         rig.run(BATCH_CYCLES);
         let moved = rig.toe.poll();
         for e in rig.toe.events() {
-            let us = rig.cycles() as f64 / user_clock_mhz;
-            log(format!("[{us:>12.1} us] {e}"));
+            log(stamped(rig.cycles(), user_clock_mhz, started.elapsed(), &e));
         }
         let quiet = !busy && !moved && rig.toe.quiet() && rig.boards.iter().all(Board::quiet);
         quiet_batches = if quiet { quiet_batches.saturating_add(1) } else { 0 };
         if quiet_batches >= QUIET_BATCHES {
             rig.toe.idle(QUIET_SLEEP);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_line_names_both_time_bases() {
+        let line = stamped(5_508_925, 250.0, Duration::from_millis(9312), "session 0: listening on 127.0.0.1:60000");
+        assert_eq!(line, "[sim      22035.7 us | wall    9.312 s] session 0: listening on 127.0.0.1:60000");
     }
 }

@@ -6,7 +6,7 @@ use std::net::{SocketAddr, TcpListener};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use etherbone::{serve_requests, spawn_server, MemoryBus, ServerHandle, ServerInfo};
+use etherbone::{serve_requests, spawn_server_with, MemoryBus, ServerHandle, ServerInfo, ServerOptions};
 
 pub struct TestServer {
     pub server: ServerHandle,
@@ -26,11 +26,16 @@ pub fn start(mem: &MemoryBus) -> TestServer {
 }
 
 pub fn start_with(mem: &MemoryBus, reply_timeout: Duration) -> TestServer {
+    start_opts(mem, reply_timeout, ServerOptions::default())
+}
+
+/// A server with the given limits.
+pub fn start_opts(mem: &MemoryBus, reply_timeout: Duration, opts: ServerOptions) -> TestServer {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
     let info = ServerInfo::for_addr(ServerInfo::DEFAULT_COMM, listener.local_addr().unwrap())
         .unwrap()
         .with_reply_timeout(reply_timeout);
-    let (server, requests) = spawn_server(listener, info).expect("spawn server");
+    let (server, requests) = spawn_server_with(listener, info, opts).expect("spawn server");
     let sim = serve_requests(requests, mem.clone());
     TestServer { server, sim, mem: mem.clone() }
 }

@@ -2,16 +2,41 @@
 //! boards joined by the TOE/link model, printed as the console would report
 //! them, next to the reference figures. `TB_SEED=<n>` replays a run (the seed
 //! only shapes the register bus's timing).
+//!
+//! Two time bases: the tables (cycles, MB/s) are simulated time at the
+//! boards' user clock; the line after each table is the wall-clock time the
+//! simulation took. A closed stdout (`make demo | head`) ends it quietly.
+
+use std::io::Write;
+
+use testbench::boards::USER_PS;
+
+/// Prints `text`; false once stdout is closed.
+fn say(text: &str) -> bool {
+    write!(std::io::stdout(), "{text}").is_ok()
+}
 
 fn main() {
     let seed = testbench::seed::from_env("demo");
+    let mhz = 1e6 / USER_PS as f64;
+    if !say(&format!(
+        "Simulated time: cycles, MB/s and the reference ratio are at the boards' {mhz:.0} MHz user clock, as the console computes them.\n\
+         Wall clock: the \"wall clock\" line after each table is how long this host took to simulate it.\n\n"
+    )) {
+        return;
+    }
     let mut worst: f64 = 0.0;
     let mut failures = 0;
     for sc in testbench::demo::scenarios() {
         let t = std::time::Instant::now();
         let out = testbench::demo::run(&sc, seed);
-        print!("{}", testbench::demo::table(&sc, &out));
-        println!("  ({:.1} s of simulation)\n", t.elapsed().as_secs_f64());
+        let simulated_us = out.cycles as f64 * USER_PS as f64 / 1e6;
+        let mut text = testbench::demo::table(&sc, &out);
+        text += &format!(
+            "  wall clock: {:.1} s to simulate {:.1} us of the boards' time\n\n",
+            t.elapsed().as_secs_f64(),
+            simulated_us
+        );
         for r in &out.rows {
             if let Some(q) = r.ratio() {
                 worst = worst.max((q - 1.0).abs());
@@ -19,11 +44,17 @@ fn main() {
             failures += usize::from(r.verification != "ok");
         }
         if !out.violations.is_empty() {
-            println!("  interface violations: {:?}", out.violations);
+            text += &format!("  interface violations: {:?}\n", out.violations);
             failures += out.violations.len();
         }
+        if !say(&text) {
+            std::process::exit(i32::from(failures > 0));
+        }
     }
-    println!("largest deviation from a reference figure: {:.2} %; rows not verified ok: {failures}", worst * 100.0);
+    let _ = say(&format!(
+        "largest deviation from a reference figure: {:.2} %; rows not verified ok: {failures}\n",
+        worst * 100.0
+    ));
     if failures > 0 {
         std::process::exit(1);
     }

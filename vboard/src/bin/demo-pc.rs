@@ -2,7 +2,9 @@
 //! section 3) on the virtual board, with the real PC tools on loopback,
 //! programmed only over Etherbone. Prints one row per test like the
 //! reference's tables and exits non-zero if any byte is unaccounted for.
+//! A closed stdout (`demo-pc | head -3`) ends it quietly, exit 0.
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -11,8 +13,20 @@ use etherbone::RegisterBus;
 use vboard::pc::{connect, free_port, run_legs, Leg, Tools};
 use vboard::{Options, VirtualBoard};
 
+/// Prints a line; false once stdout is closed.
+fn say(line: &str) -> bool {
+    writeln!(std::io::stdout(), "{line}").is_ok()
+}
+
+/// Prints a line on stderr, dropping it if stderr is closed.
+fn warn(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 struct Row {
     name: &'static str,
+    /// The PC tool whose figure is the row's PC MB/s, and which directions it adds.
+    tool: &'static str,
     mode: Mode,
     sessions: usize,
     /// Sessions that send (the rest receive) in the mixed row.
@@ -24,7 +38,7 @@ fn main() -> ExitCode {
         Ok(s) => match s.parse() {
             Ok(n) if (1..=1u64 << 40).contains(&n) => n,
             _ => {
-                eprintln!("demo-pc: error: DEMO_PC_BYTES={s:?} must be an integer in 1..=2^40");
+                warn(&format!("demo-pc: error: DEMO_PC_BYTES={s:?} must be an integer in 1..=2^40"));
                 return ExitCode::from(2);
             }
         },
@@ -33,28 +47,28 @@ fn main() -> ExitCode {
     let tools = match Tools::beside_exe() {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("demo-pc: error: {e}");
+            warn(&format!("demo-pc: error: {e}"));
             return ExitCode::from(2);
         }
     };
     let vb = match VirtualBoard::start(&Options { port: 0, ..Options::default() }, |_| {}) {
         Ok(vb) => vb,
         Err(e) => {
-            eprintln!("demo-pc: error: {e}");
+            warn(&format!("demo-pc: error: {e}"));
             return ExitCode::from(2);
         }
     };
     let mut bus = match connect(vb.register_addrs()[0]) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("demo-pc: error: {e}");
+            warn(&format!("demo-pc: error: {e}"));
             return ExitCode::from(2);
         }
     };
     let khz = match bus.read32(regs::info::USER_CLOCK_KHZ.addr) {
         Ok(k) => k,
         Err(e) => {
-            eprintln!("demo-pc: error: reading the user clock: {e}");
+            warn(&format!("demo-pc: error: reading the user clock: {e}"));
             return ExitCode::from(1);
         }
     };
@@ -62,41 +76,85 @@ fn main() -> ExitCode {
     match ops::init_toe(&mut bus, 16, 0, 200, |_| std::thread::sleep(Duration::from_millis(5))) {
         Ok(true) => {}
         Ok(false) => {
-            eprintln!("demo-pc: error: the TOE did not report init_done within 1 s");
+            warn("demo-pc: error: the TOE did not report init_done within 1 s");
             return ExitCode::from(1);
         }
         Err(e) => {
-            eprintln!("demo-pc: error: {e}");
+            warn(&format!("demo-pc: error: {e}"));
             return ExitCode::from(1);
         }
     }
     let rows = [
-        Row { name: "3.3 send (FPGA -> tcpdatatest c r)", mode: Mode::Send, sessions: 1, mixed_senders: None },
-        Row { name: "3.3 send (FPGA -> tcpdatatest c r)", mode: Mode::Send, sessions, mixed_senders: None },
-        Row { name: "3.3 receive (tcpdatatest c t -> FPGA)", mode: Mode::Receive, sessions: 1, mixed_senders: None },
-        Row { name: "3.3 receive (tcpdatatest c t -> FPGA)", mode: Mode::Receive, sessions, mixed_senders: None },
+        Row {
+            name: "3.3 send (FPGA -> PC)",
+            tool: "tcpdatatest c r (PC receives)",
+            mode: Mode::Send,
+            sessions: 1,
+            mixed_senders: None,
+        },
+        Row {
+            name: "3.3 send (FPGA -> PC)",
+            tool: "tcpdatatest c r (PC receives)",
+            mode: Mode::Send,
+            sessions,
+            mixed_senders: None,
+        },
+        Row {
+            name: "3.3 receive (PC -> FPGA)",
+            tool: "tcpdatatest c t (PC sends)",
+            mode: Mode::Receive,
+            sessions: 1,
+            mixed_senders: None,
+        },
+        Row {
+            name: "3.3 receive (PC -> FPGA)",
+            tool: "tcpdatatest c t (PC sends)",
+            mode: Mode::Receive,
+            sessions,
+            mixed_senders: None,
+        },
         Row {
             name: "3.3 mixed (half send, half receive)",
+            tool: "tcpdatatest c r + c t",
             mode: Mode::Send,
             sessions,
             mixed_senders: Some(sessions / 2),
         },
         Row {
-            name: "3.4 full duplex (tcp_client_txrx_single)",
+            name: "3.4 full duplex",
+            tool: "tcp_client_txrx_single (TX+RX)",
             mode: Mode::FullDuplex,
             sessions: 1,
             mixed_senders: None,
         },
-        Row { name: "3.4 full duplex (tcp_client_txrx_single)", mode: Mode::FullDuplex, sessions, mixed_senders: None },
+        Row {
+            name: "3.4 full duplex",
+            tool: "tcp_client_txrx_single (TX+RX)",
+            mode: Mode::FullDuplex,
+            sessions,
+            mixed_senders: None,
+        },
     ];
-    println!(
-        "virtual board: design `{}`, {} session(s) of {} bits at {} MHz; {size} bytes per session and direction",
-        vb.design.name, sessions, vb.design.data_width, vb.design.user_clock_mhz
-    );
-    println!("PC MB/s: what the PC tool measured (wall clock, limited by the simulation's speed);");
-    println!("board MB/s: from the board's byte counters and `elapsed` (simulated user-clock cycles), the figure the console shows.");
-    println!();
-    println!("{:<42} {:>8} {:>9} {:>12} {:>14}  {}", "test", "sessions", "verified", "PC MB/s", "board MB/s", "result");
+    let header = [
+        format!(
+            "virtual board: design `{}`, {} session(s) of {} bits at {} MHz; {size} bytes per session and direction",
+            vb.design.name, sessions, vb.design.data_width, vb.design.user_clock_mhz
+        ),
+        "PC MB/s: wall clock, as the PC tool named in the row measured it (tcpdatatest: the rate of the direction it ran;".into(),
+        "  tcp_client_txrx_single: its send rate + its receive rate), summed over the sessions; bounded by the simulation's speed.".into(),
+        "board MB/s: simulated time, the board's byte counters over `elapsed` (user-clock cycles), what the console shows,".into(),
+        "  summed over the sessions; for full duplex it adds both directions (TX + RX), so one session shows up to 2 x 32,000.".into(),
+        String::new(),
+        format!(
+            "{:<36} {:>8} {:>9}  {:<31} {:>9} {:>11}  {}",
+            "test", "sessions", "verified", "PC MB/s measured by", "PC MB/s", "board MB/s", "result"
+        ),
+    ];
+    for line in &header {
+        if !say(line) {
+            return ExitCode::SUCCESS;
+        }
+    }
     let mut failed = 0;
     for row in &rows {
         let legs: Vec<Leg> = (0..row.sessions)
@@ -129,10 +187,16 @@ fn main() -> ExitCode {
             failed += 1;
         }
         let verified = if result == "ok" { "yes" } else { "NO" };
-        println!("{:<42} {:>8} {:>9} {:>12.1} {:>14.1}  {}", row.name, row.sessions, verified, pc, board, result);
+        let line = format!(
+            "{:<36} {:>8} {:>9}  {:<31} {:>9.1} {:>11.1}  {}",
+            row.name, row.sessions, verified, row.tool, pc, board, result
+        );
+        if !say(&line) {
+            return ExitCode::SUCCESS;
+        }
     }
     if failed > 0 {
-        eprintln!("demo-pc: {failed} test(s) failed");
+        warn(&format!("demo-pc: {failed} test(s) failed"));
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
