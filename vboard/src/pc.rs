@@ -212,6 +212,8 @@ pub struct ToolRun {
 
 impl ToolRun {
     /// Bytes and MB/s (wall clock) of a direction (`"tx"` or `"rx"`) summed over the tool's sessions.
+    /// A session whose time was too short for a rate (`mb_per_s` null, under
+    /// 1 ms) adds its bytes and no rate, so the byte check still sees it.
     pub fn direction(&self, dir: &str) -> Option<(u64, f64)> {
         let s = self.json.get("sessions")?.as_array()?;
         let mut bytes = 0;
@@ -219,7 +221,7 @@ impl ToolRun {
         for sess in s {
             let d = sess.get(dir)?;
             bytes += d.get("bytes")?.as_u64()?;
-            rate += d.get("mb_per_s")?.as_f64()?;
+            rate += d.get("mb_per_s").and_then(|v| v.as_f64()).unwrap_or(0.0);
         }
         Some((bytes, rate))
     }
