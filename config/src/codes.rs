@@ -8,7 +8,8 @@
 //! assert_eq!(ErrorCause::Verify as u64, 3);
 //! assert_eq!(ErrorCause::from_value(4), Some(ErrorCause::BeyondSize));
 //! assert_eq!(ErrorCause::Aborted.name(), "aborted");
-//! assert_eq!(<ErrorCause as CodeTable>::ALL.len(), 7);
+//! assert_eq!(<ErrorCause as CodeTable>::ALL.len(), 8);
+//! assert_eq!(ErrorCause::from_value(7), Some(ErrorCause::ConnReset));
 //! ```
 
 /// A code table as the register map reads it: every value with its map name
@@ -106,12 +107,13 @@ code_table! {
     /// Why a session's test failed: `session.status.error_cause`.
     ErrorCause {
         None = 0, "none", "No error.";
-        Refused = 1, "refused", "The connection was refused or timed out.";
+        Refused = 1, "refused", "The connection was refused or the open timed out (`conn_error` before `established`).";
         PeerClosed = 2, "peer_closed", "The peer closed the connection before `transfer_size` bytes were received.";
         Verify = 3, "verify", "Received data differs from the incremental pattern (see `err_count`).";
         BeyondSize = 4, "beyond_size", "The peer sent more than `transfer_size` bytes.";
         Aborted = 5, "aborted", "Software wrote `ctrl.abort`.";
         Stalled = 6, "stalled", "Nothing moved for `stall_timeout` milliseconds: no beat either way and no step of the connection (a TOE that never takes a request, a window that stays shut, a peer that never closes).";
+        ConnReset = 7, "conn_reset", "The connection was reset while the test ran: an RST (`conn_error`) or `established` falling before the session asked to close.";
     }
 }
 

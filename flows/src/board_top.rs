@@ -29,6 +29,17 @@ use crate::names::{BoardFiles, PLATFORM_INST, TOE_INST, USER_INST};
 use crate::text::mhz;
 use crate::FlowInputs;
 
+/// Address width of the register master every board's platform has (the
+/// XDMA's AXI4-Lite master on Alveo, the JTAG-to-Avalon bridge's AXI4-Lite
+/// export on the Agilex kit): 32 bits. The user logic's `s_axil_awaddr` and
+/// `s_axil_araddr` must be as wide, so the board top wires the master's
+/// whole address through; the register file decodes every bit, and an
+/// address outside the map answers SLVERR instead of aliasing onto it.
+pub const MASTER_ADDRESS_BITS: usize = 32;
+
+/// The [`Group::Bus`] ports that carry the master's address.
+const BUS_ADDRESS: [&str; 2] = ["awaddr", "araddr"];
+
 /// The user clock and reset, which the platform drives and the TOE shares.
 const USER_CLOCK: [(Group, &str); 2] = [(Group::Clock, "user_clk"), (Group::Clock, "user_rst")];
 /// The register bus clock and reset, which the platform drives.
@@ -118,6 +129,15 @@ fn split(plan: &PortPlan) -> Result<Split, FlowError> {
             continue;
         }
         match p.group {
+            Group::Bus if BUS_ADDRESS.contains(&p.local.as_str()) && p.width != MASTER_ADDRESS_BITS => {
+                return Err(bad(
+                    format!("ports[{i}]"),
+                    format!(
+                        "{:?} is {} bits wide: the register master's address is {MASTER_ADDRESS_BITS} bits, and a narrower port would drop its upper bits (addresses outside the map would alias onto it)",
+                        p.name, p.width
+                    ),
+                ))
+            }
             Group::Bus => bus.push(p.clone()),
             Group::ToeGlobal | Group::ToeSession(_) => toe.push(p.clone()),
             Group::Clock | Group::RegisterSession(_) | Group::Datapath(_) | Group::Info | Group::Pin => {
@@ -243,7 +263,9 @@ pub fn render_board_top(
          // - a PLL / clocking wizard from the free-running {} MHz board clock `{}` to\n\
          //   user_clk ({user_mhz} MHz) and s_axil_aclk ({reg_mhz} MHz), the frequencies the constraints assume;\n\
          // - user_rst (active high) and s_axil_aresetn (active low), each synchronous to its clock;\n\
-         // - the register master: {reg_desc}.\n\
+         // - the register master: {reg_desc};\n\
+         //   its whole {MASTER_ADDRESS_BITS}-bit address drives m_axil_awaddr/araddr (drop no bit: the register\n\
+         //   file decodes all of them and answers SLVERR outside the map).\n\
          // Lint only reads this stub; it is not in rtl/files.f.\n",
         mhz(board.free_clock.freq_mhz),
         board.free_clock.port

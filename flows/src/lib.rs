@@ -48,6 +48,7 @@ pub use board::{
     board_names, load_board, parse_board, Board, BoardClock, FlowError, Lane, Pcie, Qsfp, RegisterKind, RegisterPath,
     Vendor,
 };
+pub use board_top::MASTER_ADDRESS_BITS;
 pub use inputs::{ClockPort, FlowInputs, REG_CLOCK_PORT, USER_CLOCK_PORT};
 pub use names::{BoardFiles, PLATFORM_INST, TOE_INST, USER_INST};
 pub use render::{netlist_types, render};

@@ -51,6 +51,16 @@ fn lint(config_text: &str, what: &str) {
         "{what}: prologue or banner"
     );
     assert!(board_text.contains(" u_user_logic (") && board_text.contains(" u_toe ("), "{what}: instances");
+    // The register master's whole address reaches the register file.
+    let bits = hdl::register_file::BUS_ADDRESS_BITS;
+    assert_eq!(bits, flows::MASTER_ADDRESS_BITS, "the bus address is the register master's");
+    let platform = fs::read_to_string(dir.path().join(&stubs[1])).unwrap();
+    for name in ["awaddr", "araddr"] {
+        let range = format!("[{}:0]", bits - 1);
+        assert!(board_text.contains(&format!("wire {range} s_axil_{name};")), "{what}: s_axil_{name} {range}");
+        assert!(platform.contains(&format!("output wire {range} m_axil_{name}")), "{what}: m_axil_{name} {range}");
+        assert!(regs.contains(&format!("input wire {range} s_axil_{name};")), "{what}: regs s_axil_{name} {range}");
+    }
     let toe_stub = fs::read_to_string(dir.path().join(&stubs[0])).unwrap();
     assert!(
         toe_stub.contains("(* black_box *)") && toe_stub.contains("REPLACE WITH YOUR LICENSED CORE"),

@@ -43,7 +43,7 @@ fn user_ports(design: &config::Design) -> PortPlan {
         Port::new(Group::Bus, "aresetn", i, 1),
     ];
     for (n, d, w) in [
-        ("awaddr", i, 11),
+        ("awaddr", i, flows::MASTER_ADDRESS_BITS),
         ("awvalid", i, 1),
         ("awready", o, 1),
         ("wdata", i, 32),
@@ -53,7 +53,7 @@ fn user_ports(design: &config::Design) -> PortPlan {
         ("bresp", o, 2),
         ("bvalid", o, 1),
         ("bready", i, 1),
-        ("araddr", i, 11),
+        ("araddr", i, flows::MASTER_ADDRESS_BITS),
         ("arvalid", i, 1),
         ("arready", o, 1),
         ("rdata", o, 32),
@@ -837,6 +837,17 @@ fn ports_the_board_cannot_place_are_named() {
         assert_eq!(
             render(&d, &board, &i).unwrap_err().to_string(),
             format!("flow inputs: `ports[{n}]`: {shown} is none of user_clk/user_rst, a register bus port (Bus) or a TOE port (ToeGlobal, ToeSession): the board top cannot place it")
+        );
+    }
+    // An address port narrower than the register master's would drop its upper bits.
+    for local in ["awaddr", "araddr"] {
+        let mut ports = user_ports(&d).ports().to_vec();
+        let k = ports.iter().position(|p| p.group == Group::Bus && p.local == local).unwrap();
+        ports[k].width = 11;
+        let i = inputs(&d, &[USER_RTL]).with_ports(PortPlan::new(ports));
+        assert_eq!(
+            render(&d, &board, &i).unwrap_err().to_string(),
+            format!("flow inputs: `ports[{k}]`: \"s_axil_{local}\" is 11 bits wide: the register master's address is 32 bits, and a narrower port would drop its upper bits (addresses outside the map would alias onto it)")
         );
     }
     let ports = user_ports(&d).ports().iter().filter(|p| p.local != "aresetn").cloned().collect();

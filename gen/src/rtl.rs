@@ -15,6 +15,10 @@
 //!   `Group::ToeSession(0)` ports become the top's `Group::ToeSession(n)`
 //!   ports (the TOE session interface, `docs/toe_interface.md`).
 //!
+//! The register file's bus ports keep their width on the top: the AXI4-Lite
+//! address is the register master's 32 bits
+//! ([`hdl::register_file::BUS_ADDRESS_BITS`]), not the map's span.
+//!
 //! The top's ports are handed downstream as one [`PortPlan`] ([`Rtl::plan`]):
 //! the board top, the constraints, the testbench and the virtual board all
 //! read it. A session port with no register-file partner, or a register-file
@@ -399,6 +403,14 @@ mod tests {
             let typed: Vec<_> = rtl.plan.ports().iter().map(|p| (p.name.clone(), p.direction, p.width)).collect();
             assert_eq!(hdl::verilog::module_ports(&top.contents, &design.name).unwrap(), typed, "{sessions} sessions");
             assert_eq!(rtl.plan.sessions(), sessions);
+            // The top's bus address is the register master's whole address,
+            // whatever the map's span: the board top wires it through.
+            for local in ["awaddr", "araddr"] {
+                let width = rtl.plan.get(Group::Bus, local).unwrap().width;
+                assert_eq!(width, hdl::register_file::BUS_ADDRESS_BITS, "{sessions} sessions: {local}");
+                assert_eq!(width, flows::MASTER_ADDRESS_BITS, "{sessions} sessions: {local}");
+                assert!(map.address_bits() < width as u32);
+            }
             let harness = datapath_harness(&design, "dp").unwrap();
             let typed: Vec<_> = harness.plan.ports().iter().map(|p| (p.name.clone(), p.direction, p.width)).collect();
             assert_eq!(

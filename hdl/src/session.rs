@@ -35,11 +35,8 @@
 //!    falls).
 //! 5. The end sets `done` (pulse `done_set`) or `error` (pulse `error_set`)
 //!    with `error_cause` ([`ErrorCause`], the register map's code table):
-//!    - `refused` (1): the open failed (refused, timed out) or the
-//!      connection was reset while the transfer ran (`conn_error`, or
-//!      `established` falling before we asked to close: a TOE that shows a
-//!      reset only that way still ends the test). A reset after every byte
-//!      moved, while waiting for the peer's close, ends the test `done`;
+//!    - `refused` (1): the open failed (refused, timed out: `conn_error`
+//!      while waiting for `established`);
 //!    - `peer_closed` (2): the peer closed before every expected byte was
 //!      received (the verifier records the short transfer). A peer that
 //!      closes its direction after sending everything we expect (or on a
@@ -48,7 +45,13 @@
 //!    - `verify` (3): received data differed from the pattern;
 //!    - `beyond_size` (4): the peer sent more than `transfer_size` bytes;
 //!    - `aborted` (5): `abort` arrived;
-//!    - `stalled` (6): the watchdog fired (below).
+//!    - `stalled` (6): the watchdog fired (below);
+//!    - `conn_reset` (7): the connection was reset while the transfer ran
+//!      (`conn_error`, or `established` falling before we asked to close: a
+//!      TOE that shows a reset only that way still ends the test). A reset
+//!      after every byte moved, while waiting for the peer's close, ends the
+//!      test `done`; one while draining after the peer's early close keeps
+//!      `peer_closed`, and one after we asked to close ends the close.
 //!
 //! `abort` from any state stops the generator at once, requests a close and
 //! ends the test without waiting for the peer: the session is idle a few
@@ -243,6 +246,7 @@ pub struct Session<const W: usize, const K: usize> {
     c_beyond: Constant<Bits<4>>,
     c_aborted: Constant<Bits<4>>,
     c_stalled: Constant<Bits<4>>,
+    c_conn_reset: Constant<Bits<4>>,
     c_mode_off: Constant<Bits<2>>,
     c_mode_send: Constant<Bits<2>>,
     c_mode_receive: Constant<Bits<2>>,
@@ -371,6 +375,7 @@ impl<const W: usize, const K: usize> Session<W, K> {
             c_beyond: c4(ErrorCause::BeyondSize as u64),
             c_aborted: c4(ErrorCause::Aborted as u64),
             c_stalled: c4(ErrorCause::Stalled as u64),
+            c_conn_reset: c4(ErrorCause::ConnReset as u64),
             c_mode_off: Constant::new(bits(TestMode::Disabled as u64)),
             c_mode_send: Constant::new(bits(TestMode::Send as u64)),
             c_mode_receive: Constant::new(bits(TestMode::Receive as u64)),
@@ -597,7 +602,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                 // (it falls legitimately only after our close, which is not
                 // requested yet).
                 if self.toe_conn_error.val() | !self.toe_established.val() {
-                    self.fail.d.next = self.c_refused.val();
+                    self.fail.d.next = self.c_conn_reset.val();
                     self.timing.d.next = false;
                     self.datapath.tx_abort.next = true;
                     self.state.d.next = State::CloseReq;

@@ -1,5 +1,5 @@
 //! An AXI4-Lite master model and a protocol checker, for a verilated slave
-//! with the Xilinx port names (`s_axil_awaddr`, ...).
+//! with the Xilinx port names (`s_axil_awaddr`, ...) and a 32-bit address.
 //!
 //! The [`Master`] keeps a queue per channel: a write puts its address on AW
 //! and its data on W, a read its address on AR, and each channel presents its
@@ -49,9 +49,25 @@ pub struct Ports {
     pub rready: Port,
 }
 
+/// Width of the address the master drives (`u32`): the slave's address
+/// ports must be as wide, since a narrower port would silently drop the
+/// upper bits the master sets (`Model::set` keeps the port's width).
+pub const ADDRESS_BITS: usize = 32;
+
 impl Ports {
+    /// The slave's ports; panics when an address port is not
+    /// [`ADDRESS_BITS`] wide.
     pub fn new(m: &Model) -> Self {
         let p = |n: &str| m.port(&Group::Bus.top_name(n));
+        for name in ["awaddr", "araddr"] {
+            let width = p(name).width;
+            assert_eq!(
+                width,
+                ADDRESS_BITS,
+                "{}: {width} bits, the master drives {ADDRESS_BITS}",
+                Group::Bus.top_name(name)
+            );
+        }
         Ports {
             awaddr: p("awaddr"),
             awvalid: p("awvalid"),

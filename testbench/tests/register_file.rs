@@ -4,6 +4,8 @@
 //! delays, the register clock and the user clock at unrelated periods, and
 //! checked against the register model built from the `regmap` definition
 //! (`testbench::register_model`) on the bench of `testbench::register_bench`.
+//! The bus address is the full 32 bits; addresses beyond the map's span are
+//! unmapped like any other.
 //! No address is written in this file: every one comes from the map.
 
 use std::collections::HashMap;
@@ -187,6 +189,87 @@ fn unmapped_addresses_answer_slverr_and_change_nothing() {
     }
 }
 
+/// Every mapped register's value, read in map order (the cycle counter,
+/// which runs on its own, left out): what the bus shows of the whole map.
+fn map_contents(b: &mut Bench) -> Vec<(u32, (u32, u8))> {
+    let addrs: Vec<u32> = b.expect.regs.iter().filter(|r| !r.counter).map(|r| r.addr).collect();
+    addrs.into_iter().map(|a| (a, b.read(a))).collect()
+}
+
+/// Issue 25, item 1: the bus address is 32 bits and every bit is decoded.
+/// For every address bit from the map's span up to 31, a write to a mapped
+/// register's address with that bit set (a storage register, a `w1c` status
+/// with its sticky bits set, a write-pulse control, a checked field given a
+/// valid value) answers SLVERR and changes nothing: the whole map reads the
+/// same before and after, no output port moves, no pulse fires, no sticky
+/// bit clears; a read of such an address answers SLVERR with data 0. Then
+/// seeded random 32-bit addresses outside the map (`TB_SEED` replays).
+/// Both models (the default map of 11 bits, the 2-session map with a moved
+/// register).
+#[test]
+fn addresses_with_a_bit_above_the_map_answer_slverr_and_change_nothing() {
+    for (fns, map, what) in [
+        (&models::regfile::FNS, RegisterMap::for_design(&default_design()), "above the map default"),
+        (&models::regfile_alt::FNS, alt_map(), "above the map two sessions"),
+    ] {
+        let mut b = Bench::new(fns, map, what, BUS_PS, USER_PS, Timing { max_delay: 1, ready_probability: 0.9 });
+        let mut rng = ChaCha8Rng::seed_from_u64(b.rng.gen());
+        for name in ["awaddr", "araddr"] {
+            let port = b.m.port(&Group::Bus.top_name(name));
+            assert_eq!(port.width, hdl::register_file::BUS_ADDRESS_BITS, "{what}: {name} is the 32-bit bus address");
+        }
+        let span = b.map.address_bits();
+        assert!(span < 32);
+        // Something for a stray write to destroy: sticky bits set, storage
+        // away from its reset value.
+        let s0 = Group::RegisterSession(0);
+        b.pulse_set(&s0.top_name("done"));
+        b.pulse_set(&s0.top_name("error"));
+        let fpga_ip = b.addr("toe", 0, "fpga_ip");
+        b.check_write(fpga_ip, 0x0A0B_0C0D, 0xF);
+        let status = b.addr("session", 0, "status");
+        let ctrl = b.addr("session", 0, "ctrl");
+        let toe_config = b.addr("toe", 0, "toe_config");
+        // Another valid `toe.mode` (0..=2), the other fields as they are.
+        let mode = b.map.find_register("toe_config").unwrap().1.field("mode").unwrap().clone();
+        let config_now = b.read(toe_config).0;
+        let other_mode = ((config_now & mode.mask()) >> mode.lsb).wrapping_add(1) % 3;
+        let config_new = (config_now & !mode.mask()) | other_mode << mode.lsb;
+        let targets = [(fpga_ip, 0xF5F6_F7F8), (status, u32::MAX), (ctrl, u32::MAX), (toe_config, config_new)];
+        let before = map_contents(&mut b);
+        let mut tried = 0;
+        for bit in span..32 {
+            for &(addr, data) in &targets {
+                let stray = addr | 1 << bit;
+                assert_eq!(b.write(stray, data, 0xF), SLVERR, "{what}: write {stray:#010x} (bit {bit} over {addr:#x})");
+                assert_eq!(b.read(stray), (0, SLVERR), "{what}: read {stray:#010x} (bit {bit} over {addr:#x})");
+                tried += 1;
+            }
+        }
+        assert_eq!(tried, 4 * (32 - span as usize));
+        for _ in 0..300 {
+            let addr = loop {
+                let a = rng.gen::<u32>();
+                if a >> span != 0 {
+                    break a;
+                }
+            };
+            if rng.gen_bool(0.5) {
+                assert_eq!(b.write(addr, rng.gen(), rng.gen_range(0..16)), SLVERR, "{what}: write {addr:#010x}");
+            } else {
+                assert_eq!(b.read(addr), (0, SLVERR), "{what}: read {addr:#010x}");
+            }
+        }
+        b.idle(8);
+        assert_eq!(map_contents(&mut b), before, "{what}: a write outside the map changed a register");
+        b.check_outputs();
+        b.check_pulses();
+        for addr in b.all_addrs() {
+            b.check_read(addr);
+        }
+    }
+}
+
 /// A write that would put a value outside a field's valid values (a range
 /// such as `tx_percent` 1..=100, or a code table with unused codes such as
 /// `toe.mode`), or that covers only some bytes of such a field, answers
@@ -276,8 +359,10 @@ fn random_against_model(fns: &'static ModelFns, map: RegisterMap, what: &str, n:
                 }
             }
             k => {
-                let addr = if rng.gen_bool(0.05) {
+                let addr = if rng.gen_bool(0.03) {
                     rng.gen_range(0..1u32 << bits)
+                } else if rng.gen_bool(0.02) {
+                    rng.gen() // any of the 32 bits: outside the map's span nearly always
                 } else {
                     addrs[rng.gen_range(0..addrs.len())]
                 };
@@ -639,7 +724,12 @@ fn a_stopped_user_clock_times_out_and_the_bus_recovers() {
             USER_PS,
             timing,
         );
-        b.checker.hang_limit = u64::from(timeout) + MARGIN;
+        // Round 1's master takes B and R after a random wait (READY high
+        // with probability 0.6 each cycle), which the checker, counting from
+        // the previous handshake, sees on top of the timeout: 16 cycles more
+        // (a longer wait has odds of 0.4^16). Round 0 takes them at once.
+        let ready_wait = if timing.ready_probability < 1.0 { 16 } else { 0 };
+        b.checker.hang_limit = u64::from(timeout) + MARGIN + ready_wait;
         let bus_timeout = b.addr("info", 0, "bus_timeout");
         assert_eq!(b.read(bus_timeout), (timeout, OKAY), "info.bus_timeout is the map's constant");
         let (landed, dropped) = (b.addr("toe", 0, "fpga_ip"), b.addr("toe", 0, "target_ip"));

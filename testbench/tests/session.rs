@@ -193,10 +193,11 @@ fn conn_error_before_established_is_refused() {
 
 /// `conn_error` on a running connection (a reset; `established` falls with
 /// it): the controller stops the generator, presents a close request and
-/// ends with cause `refused`, the same cause as a failed open; the bytes
-/// counted are those the TOE took.
+/// ends with cause `conn_reset`, not `refused` (which is a failed open only, as
+/// `conn_error_before_established_is_refused` checks); the bytes counted are
+/// those the TOE took.
 #[test]
-fn conn_error_while_running_is_refused() {
+fn conn_error_while_running_is_conn_reset() {
     let mut sim = sim("conn_error_while_running");
     let size = 1 << 20;
     setup(&mut sim, &SessionTest::new(Mode::Send, size, true));
@@ -211,7 +212,8 @@ fn conn_error_while_running_is_refused() {
     let r = sim.result(0, 0);
     println!("after a reset: {r:?}");
     assert!(r.error && !r.done, "{r:?}");
-    assert_eq!(cause(&r), Some(ErrorCause::Refused));
+    assert_eq!(cause(&r), Some(ErrorCause::ConnReset), "a reset mid-transfer is not a refused open: {r:?}");
+    assert!(r.elapsed > 0, "the timer ran from `established`: {r:?}");
     let sent = sim.toe.session(0).tx_bytes;
     assert!(sent > 0 && sent < size);
     assert_eq!(r.tx_bytes, sent);
@@ -222,7 +224,7 @@ fn conn_error_while_running_is_refused() {
 
 /// A reset the TOE shows only by lowering `established` (no `conn_error`,
 /// no `peer_closed`) while the test runs or waits for the peer's close ends
-/// the test too: while running it is `refused` like a `conn_error`, with the
+/// the test too: while running it is `conn_reset` like a `conn_error`, with the
 /// bytes moved so far counted; once every byte moved (a receiver waiting for
 /// the peer's FIN) the test is `done`. Never a wait for a close that cannot
 /// come.
@@ -242,7 +244,7 @@ fn established_falling_alone_ends_the_test() {
         assert!(sim.wait_idle(&[(0, 0)], 10, 500), "{mode:?}: idle after the reset");
         let r = sim.result(0, 0);
         assert!(r.error && !r.done, "{mode:?}: {r:?}");
-        assert_eq!(cause(&r), Some(ErrorCause::Refused), "{mode:?}");
+        assert_eq!(cause(&r), Some(ErrorCause::ConnReset), "{mode:?}");
         assert_eq!(r.tx_bytes, sim.toe.session(0).tx_bytes, "{mode:?}");
         if mode != Mode::Send {
             assert_eq!(r.rx_bytes, 3_000, "{mode:?}");

@@ -274,6 +274,40 @@ fn abort_mid_transfer_returns_to_idle_and_the_session_runs_again() {
     assert_eq!(tx.error_cause, ErrorCause::None.bits());
 }
 
+/// A TOE restarted (`toe_ctrl.init`) in the middle of a transfer drops its
+/// connection: the sender on that board sees `established` fall with
+/// `conn_error`, the receiver on the other board gets the RST. Both end
+/// `error` with cause `conn_reset`, not `refused` (a failed open), with the timer
+/// run and the bytes moved so far counted; then a clean transfer.
+#[test]
+fn a_toe_restart_mid_transfer_resets_both_sides() {
+    let mut sim = quick_sim("toe_restart_mid_transfer");
+    let size = 4 << 20;
+    half_duplex(&mut sim, size, size);
+    sim.start(0, 0);
+    sim.start(1, 0);
+    sim.run(10_000);
+    let before = sim.result(1, 0);
+    assert!(before.busy && before.tx_bytes > 0 && before.tx_bytes < size, "{before:?}");
+    sim.init_toe(1, 16, 0);
+    assert!(sim.wait_idle(&[(0, 0), (1, 0)], 200, 20_000), "no session may hang after a reset");
+    for b in 0..2 {
+        let r = sim.result(b, 0);
+        assert!(r.error && !r.done, "board {b}: {r:?}");
+        assert_eq!(r.error_cause, ErrorCause::ConnReset.bits(), "board {b}: a reset once established: {r:?}");
+        assert!(r.elapsed > 0, "board {b}: {r:?}");
+    }
+    let (rx, tx) = (sim.result(0, 0), sim.result(1, 0));
+    assert!(tx.tx_bytes < size && rx.rx_bytes <= tx.tx_bytes, "receiver {rx:?}, sender {tx:?}");
+    assert!(sim.toe.violations().is_empty(), "{:?}", sim.toe.violations());
+    sim.run(2_000);
+    half_duplex(&mut sim, 1 << 18, 1 << 18);
+    sim.start(0, 0);
+    sim.start(1, 0);
+    assert!(sim.wait_idle(&[(0, 0), (1, 0)], 500, 50_000));
+    assert!(sim.result(0, 0).done && sim.result(1, 0).done);
+}
+
 #[test]
 fn abort_while_listening_returns_to_idle() {
     let mut sim = quick_sim("abort_while_listening");

@@ -5,20 +5,25 @@
 //! invalid value in a checked field (answered SLVERR at once, it never
 //! crosses), the B and R responses when the crossing acknowledges, the
 //! timeout that answers SLVERR when it does not (the user clock stopped),
-//! and the bus reset. Its ports, as the wrapper declares them,
-//! are [`bus_ports`]. These are parts of the core block (`block.rs`).
+//! and the bus reset. Every bit of the 32-bit address is decoded: an
+//! address with a bit set at or above the map's span is held as
+//! [`OUT_OF_MAP`](super::OUT_OF_MAP), which no register has, so it is
+//! answered SLVERR and changes nothing, like any other unmapped address. Its
+//! ports, as the wrapper declares them, are [`bus_ports`]. These are parts of
+//! the core block (`block.rs`).
 
 use config::ports::{Direction, Group, Port};
 use rust_hdl::prelude::*;
 
 use super::block::part::Part;
-use super::block::RegisterFileCore;
+use super::block::{RegisterFileCore, BUS_ADDRESS_BITS, DECODE_ADDRESS_BITS};
 
 /// The AXI4-Lite slave's ports ([`Group::Bus`], local names) in declaration
-/// order, the address ports `address_bits` wide: the same names as the
-/// core's `s_axil_*` signals.
-pub fn bus_ports(address_bits: usize) -> Vec<Port> {
+/// order, the address ports [`BUS_ADDRESS_BITS`] wide whatever the map's
+/// span: the same names and widths as the core's `s_axil_*` signals.
+pub fn bus_ports() -> Vec<Port> {
     use Direction::{Input, Output};
+    let address_bits = BUS_ADDRESS_BITS;
     [
         ("aclk", Input, 1),
         ("aresetn", Input, 1),
@@ -62,9 +67,13 @@ impl Part<Channels> for RegisterFileCore {
         self.s_axil_rdata.next = self.r_data.q.val();
         self.s_axil_rresp.next = self.r_resp.q.val();
 
+        // The address as the core decodes it (`aw_addr` in `block.rs`).
         if self.s_axil_awvalid.val() & !self.aw_full.q.val() {
             self.aw_full.d.next = true;
-            self.aw_addr.d.next = self.s_axil_awaddr.val();
+            self.aw_addr.d.next = self.s_axil_awaddr.val().get_bits::<DECODE_ADDRESS_BITS>(0) & self.span_low.val();
+            if (self.s_axil_awaddr.val() & self.span_high.val()) != self.zero_bus.val() {
+                self.aw_addr.d.next = self.out_of_map.val();
+            }
         }
         if self.s_axil_wvalid.val() & !self.w_full.q.val() {
             self.w_full.d.next = true;
@@ -73,7 +82,10 @@ impl Part<Channels> for RegisterFileCore {
         }
         if self.s_axil_arvalid.val() & !self.ar_full.q.val() {
             self.ar_full.d.next = true;
-            self.ar_addr.d.next = self.s_axil_araddr.val();
+            self.ar_addr.d.next = self.s_axil_araddr.val().get_bits::<DECODE_ADDRESS_BITS>(0) & self.span_low.val();
+            if (self.s_axil_araddr.val() & self.span_high.val()) != self.zero_bus.val() {
+                self.ar_addr.d.next = self.out_of_map.val();
+            }
         }
         if self.b_valid.q.val() & self.s_axil_bready.val() {
             self.b_valid.d.next = false;
@@ -122,7 +134,10 @@ impl Part<Transactions> for RegisterFileCore {
         // when `min` is 0. The verdict on the held AW and W is their OR,
         // registered (`w_refused_q`), and a write issues one cycle after both
         // are held (`w_checked`): the compares add no logic level to the
-        // issue path, and the verdict is one OR over the fields deep.
+        // issue path, and the verdict is one OR over the fields deep. The
+        // address compare is of the span's bits alone: a write outside the
+        // map that aliases a checked field is answered SLVERR either way
+        // (refused here, or missing every slot), and changes nothing.
         self.w_refused.next = false;
         for j in 0..self.check_addr.len() {
             self.check_hit[j].clock.next = self.s_axil_aclk.val();
@@ -130,7 +145,9 @@ impl Part<Transactions> for RegisterFileCore {
             self.check_hit[j].d.next = self.check_hit[j].q.val();
             self.check_fault[j].d.next = self.check_fault[j].q.val();
             if self.s_axil_awvalid.val() & !self.aw_full.q.val() {
-                self.check_hit[j].d.next = self.s_axil_awaddr.val() == self.check_addr[j].val();
+                self.check_hit[j].d.next = (self.s_axil_awaddr.val().get_bits::<DECODE_ADDRESS_BITS>(0)
+                    & self.span_low.val())
+                    == self.check_addr[j].val();
             }
             if self.s_axil_wvalid.val() & !self.w_full.q.val() {
                 self.check_fault[j].d.next = ((self.s_axil_wstrb.val() & self.check_bytes[j].val())
@@ -269,10 +286,8 @@ mod tests {
             .filter(|p| p.0.starts_with("s_axil_"))
             .map(|(name, direction, width)| (name, direction.keyword(), width))
             .collect();
-        let bus: Vec<(String, &str, usize)> = bus_ports(super::super::CORE_ADDRESS_BITS)
-            .into_iter()
-            .map(|p| (p.name, p.direction.keyword(), p.width))
-            .collect();
+        let bus: Vec<(String, &str, usize)> =
+            bus_ports().into_iter().map(|p| (p.name, p.direction.keyword(), p.width)).collect();
         assert_eq!(bus, core);
     }
 }

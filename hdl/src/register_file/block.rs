@@ -18,9 +18,24 @@ use super::fields::Access;
 use super::layout::{Layout, Slot};
 use crate::cdc::SyncBit;
 
-/// Address width of the core; the wrapper zero-extends the map's address bits
-/// to it, so one core serves every map up to 64 KiB.
-pub const CORE_ADDRESS_BITS: usize = 16;
+/// Width of the AXI4-Lite address (`s_axil_awaddr`, `s_axil_araddr`) of the
+/// register file and of the generated top: the width of the masters that sit
+/// in front of it (XDMA's AXI4-Lite master, Intel's bridges, the
+/// Etherbone/LiteX bus are all 32-bit), so none of them drops address bits.
+/// Every one of the 32 bits is decoded: an address with a bit set at or above
+/// the map's span (`RegisterMap::address_bits`) is unmapped like any other.
+pub const BUS_ADDRESS_BITS: usize = 32;
+
+/// Width of the address the core holds and decodes past the AXI4-Lite
+/// channels: the map's span of bits, and the top bit for an address outside
+/// the span ([`OUT_OF_MAP`]). So one core serves every map of up to 15
+/// address bits (32 KiB).
+pub const DECODE_ADDRESS_BITS: usize = 16;
+
+/// The held address of a request whose bus address has a bit set at or above
+/// the map's span: no register of a map the core serves has it, so the
+/// request misses every slot and is answered SLVERR.
+pub const OUT_OF_MAP: u32 = 1 << (DECODE_ADDRESS_BITS - 1);
 
 /// Width of the bus side's timeout count: a timeout of up to 2^16 bus
 /// cycles (`Layout::bus_timeout`).
@@ -56,7 +71,7 @@ pub struct RegisterFileCore {
     pub s_axil_aclk: Signal<In, Clock>,
     /// Register-bus reset, active low, synchronous to `s_axil_aclk`.
     pub s_axil_aresetn: Signal<In, Bit>,
-    pub s_axil_awaddr: Signal<In, Bits<CORE_ADDRESS_BITS>>,
+    pub s_axil_awaddr: Signal<In, Bits<BUS_ADDRESS_BITS>>,
     pub s_axil_awvalid: Signal<In, Bit>,
     pub s_axil_awready: Signal<Out, Bit>,
     pub s_axil_wdata: Signal<In, Bits<32>>,
@@ -66,7 +81,7 @@ pub struct RegisterFileCore {
     pub s_axil_bresp: Signal<Out, Bits<2>>,
     pub s_axil_bvalid: Signal<Out, Bit>,
     pub s_axil_bready: Signal<In, Bit>,
-    pub s_axil_araddr: Signal<In, Bits<CORE_ADDRESS_BITS>>,
+    pub s_axil_araddr: Signal<In, Bits<BUS_ADDRESS_BITS>>,
     pub s_axil_arvalid: Signal<In, Bit>,
     pub s_axil_arready: Signal<Out, Bit>,
     pub s_axil_rdata: Signal<Out, Bits<32>>,
@@ -91,19 +106,23 @@ pub struct RegisterFileCore {
     pub status: Vec<Signal<In, Bits<32>>>,
     /// Latch slot inputs, sampled by a read of the low half.
     pub latch_in: Vec<Signal<In, Bits<32>>>,
-    // Bus domain: holding registers of AW, W and AR.
+    // Bus domain: holding registers of AW, W and AR. `aw_addr` and `ar_addr`
+    // hold the beat's address as the core decodes it: its bits within the
+    // map's span, or `OUT_OF_MAP` when a bit above the span is set (the
+    // compare against `span_high` is taken with the beat, so the request's
+    // decode stays a compare of the span's bits and one more).
     pub(super) aw_full: DFF<Bit>,
-    pub(super) aw_addr: DFF<Bits<CORE_ADDRESS_BITS>>,
+    pub(super) aw_addr: DFF<Bits<DECODE_ADDRESS_BITS>>,
     pub(super) w_full: DFF<Bit>,
     pub(super) w_data: DFF<Bits<32>>,
     pub(super) w_strb: DFF<Bits<4>>,
     pub(super) ar_full: DFF<Bit>,
-    pub(super) ar_addr: DFF<Bits<CORE_ADDRESS_BITS>>,
+    pub(super) ar_addr: DFF<Bits<DECODE_ADDRESS_BITS>>,
     // Bus domain: the request in flight (held until the acknowledge) and the response.
     pub(super) busy: DFF<Bit>,
     pub(super) last_write: DFF<Bit>,
     pub(super) req_write: DFF<Bit>,
-    pub(super) req_addr: DFF<Bits<CORE_ADDRESS_BITS>>,
+    pub(super) req_addr: DFF<Bits<DECODE_ADDRESS_BITS>>,
     pub(super) req_wdata: DFF<Bits<32>>,
     pub(super) req_wstrb: DFF<Bits<4>>,
     pub(super) req_tog: DFF<Bit>,
@@ -164,25 +183,33 @@ pub struct RegisterFileCore {
     pub(super) rd_latch: Signal<Local, Bits<32>>,
     pub(super) rd_const: Signal<Local, Bits<32>>,
     // From the map.
-    pub(super) storage_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) storage_addr: Vec<Constant<Bits<DECODE_ADDRESS_BITS>>>,
     pub(super) storage_mask: Vec<Constant<Bits<32>>>,
     pub(super) storage_rmask: Vec<Constant<Bits<32>>>,
     pub(super) storage_reset: Vec<Constant<Bits<32>>>,
-    pub(super) pulse_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) pulse_addr: Vec<Constant<Bits<DECODE_ADDRESS_BITS>>>,
     pub(super) pulse_mask: Vec<Constant<Bits<32>>>,
-    pub(super) sticky_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) sticky_addr: Vec<Constant<Bits<DECODE_ADDRESS_BITS>>>,
     pub(super) sticky_mask: Vec<Constant<Bits<32>>>,
     pub(super) sticky_reset: Vec<Constant<Bits<32>>>,
-    pub(super) status_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) status_addr: Vec<Constant<Bits<DECODE_ADDRESS_BITS>>>,
     pub(super) status_mask: Vec<Constant<Bits<32>>>,
-    pub(super) latch_lo_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
-    pub(super) latch_hi_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) latch_lo_addr: Vec<Constant<Bits<DECODE_ADDRESS_BITS>>>,
+    pub(super) latch_hi_addr: Vec<Constant<Bits<DECODE_ADDRESS_BITS>>>,
     pub(super) latch_mask: Vec<Constant<Bits<32>>>,
     pub(super) latch_reset: Vec<Constant<Bits<32>>>,
-    pub(super) const_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) const_addr: Vec<Constant<Bits<DECODE_ADDRESS_BITS>>>,
     pub(super) const_value: Vec<Constant<Bits<32>>>,
+    /// The bits of a held address within the map's span.
+    pub(super) span_low: Constant<Bits<DECODE_ADDRESS_BITS>>,
+    /// The bus address bits at or above the map's span: any of them set is
+    /// an address outside the map.
+    pub(super) span_high: Constant<Bits<BUS_ADDRESS_BITS>>,
+    /// [`OUT_OF_MAP`].
+    pub(super) out_of_map: Constant<Bits<DECODE_ADDRESS_BITS>>,
+    pub(super) zero_bus: Constant<Bits<BUS_ADDRESS_BITS>>,
     // Checked fields (`Layout::checks`): address, field bits, lower bound and span (max - min) in place, byte strobes.
-    pub(super) check_addr: Vec<Constant<Bits<CORE_ADDRESS_BITS>>>,
+    pub(super) check_addr: Vec<Constant<Bits<DECODE_ADDRESS_BITS>>>,
     pub(super) check_mask: Vec<Constant<Bits<32>>>,
     pub(super) check_min: Vec<Constant<Bits<32>>>,
     pub(super) check_span: Vec<Constant<Bits<32>>>,
@@ -210,8 +237,8 @@ pub struct RegisterFileCore {
     pub(super) zero64: Constant<Bits<64>>,
 }
 
-fn addrs(slots: &[Slot], f: impl Fn(&Slot) -> u32) -> Vec<Constant<Bits<CORE_ADDRESS_BITS>>> {
-    slots.iter().map(|s| Constant::new(bits::<CORE_ADDRESS_BITS>(u64::from(f(s))))).collect()
+fn addrs(slots: &[Slot], f: impl Fn(&Slot) -> u32) -> Vec<Constant<Bits<DECODE_ADDRESS_BITS>>> {
+    slots.iter().map(|s| Constant::new(bits::<DECODE_ADDRESS_BITS>(u64::from(f(s))))).collect()
 }
 
 fn words(slots: &[Slot], f: impl Fn(&Slot) -> u32) -> Vec<Constant<Bits<32>>> {
@@ -226,6 +253,7 @@ fn per_slot<T: Default>(n: usize) -> Vec<T> {
 
 impl RegisterFileCore {
     pub fn new(layout: &Layout) -> Self {
+        let span_low = (1u64 << layout.address_bits) - 1;
         let strobe_mask = (0..16u64)
             .map(|s| Constant::new(bits::<32>((0..4).filter(|b| s >> b & 1 == 1).fold(0, |m, b| m | 0xFF << (8 * b)))))
             .collect();
@@ -331,6 +359,10 @@ impl RegisterFileCore {
             latch_reset: words(&layout.latch, |s| s.reset),
             const_addr: addrs(&layout.constant, |s| s.addr),
             const_value: words(&layout.constant, |s| s.reset),
+            span_low: Constant::new(bits(span_low)),
+            span_high: Constant::new(bits(u64::from(!(span_low as u32)))),
+            out_of_map: Constant::new(bits(u64::from(OUT_OF_MAP))),
+            zero_bus: Constant::new(bits(0)),
             check_addr: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.addr)))).collect(),
             check_mask: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.mask)))).collect(),
             check_min: layout.checks.iter().map(|c| Constant::new(bits(u64::from(c.min)))).collect(),

@@ -10,7 +10,7 @@
 use config::ports::Group;
 use regmap::{Access, RegisterMap};
 
-use super::block::{BUS_TIMEOUT_BITS, CORE_ADDRESS_BITS};
+use super::block::{BUS_TIMEOUT_BITS, OUT_OF_MAP};
 use crate::verilog::HdlError;
 
 /// The wide value the register file drives itself: the free-running counter
@@ -140,7 +140,9 @@ pub(super) struct Piece {
 /// user ports of the wrapper.
 #[derive(Clone, Debug)]
 pub struct Layout {
-    /// Address bits of the bus (`RegisterMap::address_bits`).
+    /// The map's span in address bits (`RegisterMap::address_bits`): every
+    /// mapped address is below `1 << address_bits`. The bus address is
+    /// wider ([`BUS_ADDRESS_BITS`](super::BUS_ADDRESS_BITS)).
     pub address_bits: u32,
     pub storage: Vec<Slot>,
     pub pulse: Vec<Slot>,
@@ -180,13 +182,15 @@ pub fn port_group(block: &regmap::Block, instance: usize) -> Result<Group, HdlEr
 }
 
 impl Layout {
-    /// Walks the map. Errors: a map wider than the core's address bits, two
-    /// fields that would get the same port name, a missing cycle counter.
+    /// Walks the map. Errors: a map wider than the core decodes (its
+    /// addresses must stay below [`OUT_OF_MAP`]), two fields that would get
+    /// the same port name, a missing cycle counter.
     pub fn new(map: &RegisterMap) -> Result<Layout, HdlError> {
         let address_bits = map.address_bits();
-        if address_bits as usize > CORE_ADDRESS_BITS {
+        let most = OUT_OF_MAP.trailing_zeros();
+        if address_bits > most {
             return Err(err(format!(
-                "register file: the map needs {address_bits} address bits, the block decodes at most {CORE_ADDRESS_BITS}"
+                "register file: the map needs {address_bits} address bits, the block decodes at most {most}"
             )));
         }
         let mut l = Layout {
@@ -529,6 +533,21 @@ mod tests {
         ctrl.fields[0].name = "init_done".into();
         let e = Layout::new(&map).unwrap_err();
         assert!(e.0.contains("would both be port `toe_init_done`"), "{e}");
+    }
+
+    /// The core holds an address outside the span as `OUT_OF_MAP` (bit 15),
+    /// so a map must stay below it: 15 address bits at most.
+    #[test]
+    fn a_map_reaching_the_out_of_map_address_is_refused() {
+        let mut map = RegisterMap::for_design(&design(1));
+        let toe = map.block_mut("toe").unwrap();
+        toe.base = 0x4000;
+        assert_eq!(map.address_bits(), 15);
+        let l = Layout::new(&map).unwrap();
+        assert!(l.mapped.iter().all(|&a| a < OUT_OF_MAP), "{:#x?}", l.mapped);
+        map.block_mut("toe").unwrap().base = 0x8000;
+        let e = Layout::new(&map).unwrap_err();
+        assert_eq!(e.0, "register file: the map needs 16 address bits, the block decodes at most 15");
     }
 
     #[test]

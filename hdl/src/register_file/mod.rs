@@ -28,6 +28,13 @@
 //! bus cycle that follows the acceptance of AW+W or AR; BVALID/RVALID rise 3
 //! to 4 bus cycles plus 2 to 3 user cycles after that acceptance.
 //!
+//! **Address.** The AXI4-Lite address is [`BUS_ADDRESS_BITS`] (32) wide
+//! whatever the map's span (`RegisterMap::address_bits`, 11 for the default
+//! map), as wide as the masters in front of it, and every bit is decoded:
+//! the AW or AR beat's address is held as its bits within the span, or as
+//! [`OUT_OF_MAP`] when a bit above the span is set, so `0x854` is not
+//! `0x054`; an address outside the map answers SLVERR and changes nothing.
+//!
 //! **From the map.** [`Layout::new`] walks the [`regmap::RegisterMap`]: every
 //! register instance becomes slots by the access of its fields (storage for
 //! `rw`/`wo`, pulse for `wpulse`, sticky for `w1c`, status for volatile `ro`,
@@ -63,7 +70,7 @@ use crate::verilog::{block_verilog, HdlError};
 use layout::err;
 
 pub use axi_lite::bus_ports;
-pub use block::{RegisterFileCore, CORE_ADDRESS_BITS};
+pub use block::{RegisterFileCore, BUS_ADDRESS_BITS, DECODE_ADDRESS_BITS, OUT_OF_MAP};
 pub use crossing::{crossings, SYNCHRONISERS, TO_BUS, TO_USER};
 pub use layout::{port_group, Layout, PortBits, PortKind, Slot, UserPort, CYCLE_COUNTER};
 
@@ -137,8 +144,12 @@ mod tests {
             );
         }
         assert_eq!(ports.len(), layout.ports.len() + 21);
-        let awaddr = ports.iter().find(|q| q.0 == "s_axil_awaddr").unwrap();
-        assert_eq!(awaddr.2 as u32, map.address_bits());
+        // The bus address is the masters' 32 bits, not the map's span.
+        for name in ["s_axil_awaddr", "s_axil_araddr"] {
+            let port = ports.iter().find(|q| q.0 == name).unwrap();
+            assert_eq!(port.2, BUS_ADDRESS_BITS, "{name}");
+        }
+        assert!(map.address_bits() < BUS_ADDRESS_BITS as u32);
         assert!(text.contains("module regfile$core("));
     }
 
@@ -181,7 +192,8 @@ mod tests {
             ]
         );
         let get = |g: Group, local: &str| plan.get(g, local).unwrap().clone();
-        assert_eq!(get(Group::Bus, "awaddr").width, map.address_bits() as usize);
+        assert_eq!(get(Group::Bus, "awaddr").width, BUS_ADDRESS_BITS);
+        assert_eq!(get(Group::Bus, "araddr").width, BUS_ADDRESS_BITS);
         assert_eq!(get(Group::Bus, "aclk").name, "s_axil_aclk");
         assert_eq!(get(Group::Clock, "user_rst").name, "user_rst");
         assert_eq!(get(Group::Info, "cycle_count").direction, Direction::Output);

@@ -13,7 +13,6 @@ use std::fmt::Write as _;
 use config::ports::{range, Direction, Group, Port};
 
 use super::axi_lite::bus_ports;
-use super::block::CORE_ADDRESS_BITS;
 use super::core_module;
 use super::layout::{Cat, Layout, Piece, PortKind};
 
@@ -47,7 +46,7 @@ fn slice(name: &str, lsb: u32, width: u32) -> String {
 /// clock and reset, then the user ports of the layout, each in its group.
 /// The wrapper declares exactly these ([`wrapper`]).
 pub(super) fn ports(layout: &Layout) -> Vec<Port> {
-    let mut ports = bus_ports(layout.address_bits as usize);
+    let mut ports = bus_ports();
     ports.push(Port::new(Group::Clock, "user_clk", Direction::Input, 1));
     ports.push(Port::new(Group::Clock, "user_rst", Direction::Input, 1));
     for p in &layout.ports {
@@ -68,7 +67,6 @@ fn group_comment(group: Group) -> String {
 
 /// The wrapper `module` around the core: plain ports, pure wiring.
 pub(super) fn wrapper(layout: &Layout, module: &str) -> String {
-    let a = layout.address_bits;
     let ports = ports(layout);
     let mut v = String::new();
     let _ = writeln!(v, "// Register file: AXI4-Lite slave in s_axil_aclk, registers in user_clk.");
@@ -135,15 +133,10 @@ pub(super) fn wrapper(layout: &Layout, module: &str) -> String {
     let core = core_module(module);
     let _ = writeln!(v, "\n    {core} core (");
     let mut conns: Vec<String> = Vec::new();
-    let wide_a = CORE_ADDRESS_BITS as u32;
-    // The core's bus and clock ports have the wrapper's names.
+    // The core's bus and clock ports have the wrapper's names and widths:
+    // the whole bus address reaches the core, which decodes every bit.
     for name in ports.iter().filter(|p| matches!(p.group, Group::Bus | Group::Clock)).map(|p| p.name.as_str()) {
-        let expr = if name.ends_with("addr") && wide_a > a {
-            format!("{{{}'d0, {name}}}", wide_a - a)
-        } else {
-            name.to_string()
-        };
-        conns.push(format!("        .{name}({expr})"));
+        conns.push(format!("        .{name}({name})"));
     }
     conns.push("        .cycle_count(cycle_count)".into());
     for (name, _, n) in kinds {

@@ -120,7 +120,12 @@ fn items(map: &RegisterMap) -> Vec<Item> {
         define(&mut items, access_name(access), Value::Dec(access as u64), &format!("access type `{access}`"));
     }
     items.push(Item::Blank);
-    define(&mut items, "ADDRESS_BITS".to_string(), Value::Dec(u64::from(map.address_bits())), "the address width");
+    define(
+        &mut items,
+        "ADDRESS_BITS".to_string(),
+        Value::Dec(u64::from(map.address_bits())),
+        "the map's address span; the bus decodes all 32 bits",
+    );
     for block in &map.blocks {
         let b = up(&block.name);
         let origin = format!("block `{}`", block.name);

@@ -125,7 +125,8 @@ pub fn markdown(map: &RegisterMap, design: &Design) -> String {
     out += &format!("# Registers of `{}`\n\n", design.name);
     out += &format!(
         "Register-map version {}.{}; the `id` register reads {} (ASCII \"TOEU\"). {} session(s), {}-bit data at {} kHz. \
-         The register bus (AXI4-Lite, 32-bit data) decodes {} address bits; an unmapped address answers SLVERR, and so does a write that would put a value outside a field's valid values \
+         The register bus (AXI4-Lite, 32-bit address and data) decodes all 32 address bits; the map spans {} of them, and an unmapped address \
+         (any address with a bit set above the map's span included) answers SLVERR and changes nothing, and so does a write that would put a value outside a field's valid values \
          (its range, or its codes) or that covers only some bytes of such a field: the register keeps its value.\n",
         crate::VERSION_MAJOR,
         crate::VERSION_MINOR,

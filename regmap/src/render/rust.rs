@@ -454,7 +454,7 @@ pub fn rust_accessors(map: &RegisterMap, design: &Design) -> String {
     out +=
         &format!("    /// Register-map minor version.\n    pub const VERSION_MINOR: u32 = {};\n", crate::VERSION_MINOR);
     out += &format!(
-        "    /// Address bits the register bus decodes.\n    pub const ADDRESS_BITS: u32 = {};\n",
+        "    /// Address bits the map spans: every register is below `1 << ADDRESS_BITS`. The register bus\n    /// decodes all 32 address bits: an address at or above that answers an error.\n    pub const ADDRESS_BITS: u32 = {};\n",
         map.address_bits()
     );
     for block in &map.blocks {

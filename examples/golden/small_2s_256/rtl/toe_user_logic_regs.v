@@ -11,7 +11,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     // AXI4-Lite slave, s_axil_aclk domain
     input wire s_axil_aclk;
     input wire s_axil_aresetn;
-    input wire [9:0] s_axil_awaddr;
+    input wire [31:0] s_axil_awaddr;
     input wire s_axil_awvalid;
     output wire s_axil_awready;
     input wire [31:0] s_axil_wdata;
@@ -21,7 +21,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     output wire [1:0] s_axil_bresp;
     output wire s_axil_bvalid;
     input wire s_axil_bready;
-    input wire [9:0] s_axil_araddr;
+    input wire [31:0] s_axil_araddr;
     input wire s_axil_arvalid;
     output wire s_axil_arready;
     output wire [31:0] s_axil_rdata;
@@ -207,7 +207,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     toe_user_logic_regs$core core (
         .s_axil_aclk(s_axil_aclk),
         .s_axil_aresetn(s_axil_aresetn),
-        .s_axil_awaddr({6'd0, s_axil_awaddr}),
+        .s_axil_awaddr(s_axil_awaddr),
         .s_axil_awvalid(s_axil_awvalid),
         .s_axil_awready(s_axil_awready),
         .s_axil_wdata(s_axil_wdata),
@@ -217,7 +217,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
         .s_axil_bresp(s_axil_bresp),
         .s_axil_bvalid(s_axil_bvalid),
         .s_axil_bready(s_axil_bready),
-        .s_axil_araddr({6'd0, s_axil_araddr}),
+        .s_axil_araddr(s_axil_araddr),
         .s_axil_arvalid(s_axil_arvalid),
         .s_axil_arready(s_axil_arready),
         .s_axil_rdata(s_axil_rdata),
@@ -346,7 +346,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     // Module arguments
     input wire  s_axil_aclk;
     input wire  s_axil_aresetn;
-    input wire  [15:0] s_axil_awaddr;
+    input wire  [31:0] s_axil_awaddr;
     input wire  s_axil_awvalid;
     output reg  s_axil_awready;
     input wire  [31:0] s_axil_wdata;
@@ -356,7 +356,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     output reg  [1:0] s_axil_bresp;
     output reg  s_axil_bvalid;
     input wire  s_axil_bready;
-    input wire  [15:0] s_axil_araddr;
+    input wire  [31:0] s_axil_araddr;
     input wire  s_axil_arvalid;
     output reg  s_axil_arready;
     output reg  [31:0] s_axil_rdata;
@@ -656,6 +656,10 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  const_value$6 = 32'h400;
     localparam  const_value$7 = 32'h18b33840;
     localparam  const_value$8 = 32'hc5fa901c;
+    localparam  span_low = 16'h3ff;
+    localparam  span_high = 32'hfffffc00;
+    localparam  out_of_map = 16'h8000;
+    localparam  zero_bus = 32'h0;
     localparam  check_addr$0 = 16'h48;
     localparam  check_addr$1 = 16'h48;
     localparam  check_addr$2 = 16'h10c;
@@ -2113,7 +2117,10 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         s_axil_rresp = r_resp$q;
         if (s_axil_awvalid & ~aw_full$q) begin
             aw_full$d = 1'b1;
-            aw_addr$d = s_axil_awaddr;
+            aw_addr$d = s_axil_awaddr[(32'h0)+:(16)] & span_low;
+            if ((s_axil_awaddr & span_high) != zero_bus) begin
+                aw_addr$d = out_of_map;
+            end
         end
         if (s_axil_wvalid & ~w_full$q) begin
             w_full$d = 1'b1;
@@ -2122,7 +2129,10 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         end
         if (s_axil_arvalid & ~ar_full$q) begin
             ar_full$d = 1'b1;
-            ar_addr$d = s_axil_araddr;
+            ar_addr$d = s_axil_araddr[(32'h0)+:(16)] & span_low;
+            if ((s_axil_araddr & span_high) != zero_bus) begin
+                ar_addr$d = out_of_map;
+            end
         end
         if (b_valid$q & s_axil_bready) begin
             b_valid$d = 1'b0;
@@ -2160,7 +2170,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         check_hit$0$d = check_hit$0$q;
         check_fault$0$d = check_fault$0$q;
         if (s_axil_awvalid & ~aw_full$q) begin
-            check_hit$0$d = s_axil_awaddr == check_addr$0;
+            check_hit$0$d = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr$0;
         end
         if (s_axil_wvalid & ~w_full$q) begin
             check_fault$0$d = ((s_axil_wstrb & check_bytes$0) != zero4) & (((s_axil_wstrb & check_bytes$0) != check_bytes$0) | (((s_axil_wdata & check_mask$0) - check_min$0) > check_span$0));
@@ -2173,7 +2183,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         check_hit$1$d = check_hit$1$q;
         check_fault$1$d = check_fault$1$q;
         if (s_axil_awvalid & ~aw_full$q) begin
-            check_hit$1$d = s_axil_awaddr == check_addr$1;
+            check_hit$1$d = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr$1;
         end
         if (s_axil_wvalid & ~w_full$q) begin
             check_fault$1$d = ((s_axil_wstrb & check_bytes$1) != zero4) & (((s_axil_wstrb & check_bytes$1) != check_bytes$1) | (((s_axil_wdata & check_mask$1) - check_min$1) > check_span$1));
@@ -2186,7 +2196,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         check_hit$2$d = check_hit$2$q;
         check_fault$2$d = check_fault$2$q;
         if (s_axil_awvalid & ~aw_full$q) begin
-            check_hit$2$d = s_axil_awaddr == check_addr$2;
+            check_hit$2$d = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr$2;
         end
         if (s_axil_wvalid & ~w_full$q) begin
             check_fault$2$d = ((s_axil_wstrb & check_bytes$2) != zero4) & (((s_axil_wstrb & check_bytes$2) != check_bytes$2) | (((s_axil_wdata & check_mask$2) - check_min$2) > check_span$2));
@@ -2199,7 +2209,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         check_hit$3$d = check_hit$3$q;
         check_fault$3$d = check_fault$3$q;
         if (s_axil_awvalid & ~aw_full$q) begin
-            check_hit$3$d = s_axil_awaddr == check_addr$3;
+            check_hit$3$d = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr$3;
         end
         if (s_axil_wvalid & ~w_full$q) begin
             check_fault$3$d = ((s_axil_wstrb & check_bytes$3) != zero4) & (((s_axil_wstrb & check_bytes$3) != check_bytes$3) | (((s_axil_wdata & check_mask$3) - check_min$3) > check_span$3));
@@ -2212,7 +2222,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         check_hit$4$d = check_hit$4$q;
         check_fault$4$d = check_fault$4$q;
         if (s_axil_awvalid & ~aw_full$q) begin
-            check_hit$4$d = s_axil_awaddr == check_addr$4;
+            check_hit$4$d = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr$4;
         end
         if (s_axil_wvalid & ~w_full$q) begin
             check_fault$4$d = ((s_axil_wstrb & check_bytes$4) != zero4) & (((s_axil_wstrb & check_bytes$4) != check_bytes$4) | (((s_axil_wdata & check_mask$4) - check_min$4) > check_span$4));
@@ -2225,7 +2235,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         check_hit$5$d = check_hit$5$q;
         check_fault$5$d = check_fault$5$q;
         if (s_axil_awvalid & ~aw_full$q) begin
-            check_hit$5$d = s_axil_awaddr == check_addr$5;
+            check_hit$5$d = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr$5;
         end
         if (s_axil_wvalid & ~w_full$q) begin
             check_fault$5$d = ((s_axil_wstrb & check_bytes$5) != zero4) & (((s_axil_wstrb & check_bytes$5) != check_bytes$5) | (((s_axil_wdata & check_mask$5) - check_min$5) > check_span$5));

@@ -11,7 +11,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     // AXI4-Lite slave, s_axil_aclk domain
     input wire s_axil_aclk;
     input wire s_axil_aresetn;
-    input wire [8:0] s_axil_awaddr;
+    input wire [31:0] s_axil_awaddr;
     input wire s_axil_awvalid;
     output wire s_axil_awready;
     input wire [31:0] s_axil_wdata;
@@ -21,7 +21,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     output wire [1:0] s_axil_bresp;
     output wire s_axil_bvalid;
     input wire s_axil_bready;
-    input wire [8:0] s_axil_araddr;
+    input wire [31:0] s_axil_araddr;
     input wire s_axil_arvalid;
     output wire s_axil_arready;
     output wire [31:0] s_axil_rdata;
@@ -136,7 +136,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
     toe_user_logic_regs$core core (
         .s_axil_aclk(s_axil_aclk),
         .s_axil_aresetn(s_axil_aresetn),
-        .s_axil_awaddr({7'd0, s_axil_awaddr}),
+        .s_axil_awaddr(s_axil_awaddr),
         .s_axil_awvalid(s_axil_awvalid),
         .s_axil_awready(s_axil_awready),
         .s_axil_wdata(s_axil_wdata),
@@ -146,7 +146,7 @@ module toe_user_logic_regs(s_axil_aclk, s_axil_aresetn, s_axil_awaddr, s_axil_aw
         .s_axil_bresp(s_axil_bresp),
         .s_axil_bvalid(s_axil_bvalid),
         .s_axil_bready(s_axil_bready),
-        .s_axil_araddr({7'd0, s_axil_araddr}),
+        .s_axil_araddr(s_axil_araddr),
         .s_axil_arvalid(s_axil_arvalid),
         .s_axil_arready(s_axil_arready),
         .s_axil_rdata(s_axil_rdata),
@@ -231,7 +231,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     // Module arguments
     input wire  s_axil_aclk;
     input wire  s_axil_aresetn;
-    input wire  [15:0] s_axil_awaddr;
+    input wire  [31:0] s_axil_awaddr;
     input wire  s_axil_awvalid;
     output reg  s_axil_awready;
     input wire  [31:0] s_axil_wdata;
@@ -241,7 +241,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     output reg  [1:0] s_axil_bresp;
     output reg  s_axil_bvalid;
     input wire  s_axil_bready;
-    input wire  [15:0] s_axil_araddr;
+    input wire  [31:0] s_axil_araddr;
     input wire  s_axil_arvalid;
     output reg  s_axil_arready;
     output reg  [31:0] s_axil_rdata;
@@ -432,6 +432,10 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
     localparam  const_value$6 = 32'h400;
     localparam  const_value$7 = 32'hdc7df10b;
     localparam  const_value$8 = 32'hbc30104b;
+    localparam  span_low = 16'h1ff;
+    localparam  span_high = 32'hfffffe00;
+    localparam  out_of_map = 16'h8000;
+    localparam  zero_bus = 32'h0;
     localparam  check_addr$0 = 16'h48;
     localparam  check_addr$1 = 16'h48;
     localparam  check_addr$2 = 16'h10c;
@@ -1479,7 +1483,10 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         s_axil_rresp = r_resp$q;
         if (s_axil_awvalid & ~aw_full$q) begin
             aw_full$d = 1'b1;
-            aw_addr$d = s_axil_awaddr;
+            aw_addr$d = s_axil_awaddr[(32'h0)+:(16)] & span_low;
+            if ((s_axil_awaddr & span_high) != zero_bus) begin
+                aw_addr$d = out_of_map;
+            end
         end
         if (s_axil_wvalid & ~w_full$q) begin
             w_full$d = 1'b1;
@@ -1488,7 +1495,10 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         end
         if (s_axil_arvalid & ~ar_full$q) begin
             ar_full$d = 1'b1;
-            ar_addr$d = s_axil_araddr;
+            ar_addr$d = s_axil_araddr[(32'h0)+:(16)] & span_low;
+            if ((s_axil_araddr & span_high) != zero_bus) begin
+                ar_addr$d = out_of_map;
+            end
         end
         if (b_valid$q & s_axil_bready) begin
             b_valid$d = 1'b0;
@@ -1526,7 +1536,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         check_hit$0$d = check_hit$0$q;
         check_fault$0$d = check_fault$0$q;
         if (s_axil_awvalid & ~aw_full$q) begin
-            check_hit$0$d = s_axil_awaddr == check_addr$0;
+            check_hit$0$d = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr$0;
         end
         if (s_axil_wvalid & ~w_full$q) begin
             check_fault$0$d = ((s_axil_wstrb & check_bytes$0) != zero4) & (((s_axil_wstrb & check_bytes$0) != check_bytes$0) | (((s_axil_wdata & check_mask$0) - check_min$0) > check_span$0));
@@ -1539,7 +1549,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         check_hit$1$d = check_hit$1$q;
         check_fault$1$d = check_fault$1$q;
         if (s_axil_awvalid & ~aw_full$q) begin
-            check_hit$1$d = s_axil_awaddr == check_addr$1;
+            check_hit$1$d = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr$1;
         end
         if (s_axil_wvalid & ~w_full$q) begin
             check_fault$1$d = ((s_axil_wstrb & check_bytes$1) != zero4) & (((s_axil_wstrb & check_bytes$1) != check_bytes$1) | (((s_axil_wdata & check_mask$1) - check_min$1) > check_span$1));
@@ -1552,7 +1562,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         check_hit$2$d = check_hit$2$q;
         check_fault$2$d = check_fault$2$q;
         if (s_axil_awvalid & ~aw_full$q) begin
-            check_hit$2$d = s_axil_awaddr == check_addr$2;
+            check_hit$2$d = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr$2;
         end
         if (s_axil_wvalid & ~w_full$q) begin
             check_fault$2$d = ((s_axil_wstrb & check_bytes$2) != zero4) & (((s_axil_wstrb & check_bytes$2) != check_bytes$2) | (((s_axil_wdata & check_mask$2) - check_min$2) > check_span$2));
@@ -1565,7 +1575,7 @@ module toe_user_logic_regs$core(s_axil_aclk,s_axil_aresetn,s_axil_awaddr,s_axil_
         check_hit$3$d = check_hit$3$q;
         check_fault$3$d = check_fault$3$q;
         if (s_axil_awvalid & ~aw_full$q) begin
-            check_hit$3$d = s_axil_awaddr == check_addr$3;
+            check_hit$3$d = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr$3;
         end
         if (s_axil_wvalid & ~w_full$q) begin
             check_fault$3$d = ((s_axil_wstrb & check_bytes$3) != zero4) & (((s_axil_wstrb & check_bytes$3) != check_bytes$3) | (((s_axil_wdata & check_mask$3) - check_min$3) > check_span$3));

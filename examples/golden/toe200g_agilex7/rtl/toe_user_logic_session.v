@@ -72,6 +72,7 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
     localparam  c_beyond = 4'h4;
     localparam  c_aborted = 4'h5;
     localparam  c_stalled = 4'h6;
+    localparam  c_conn_reset = 4'h7;
     localparam  c_mode_off = 2'b0;
     localparam  c_mode_send = 2'b1;
     localparam  c_mode_receive = 2'b10;
@@ -642,7 +643,7 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
             State$Run:
                 begin
                     if (toe_conn_error | ~toe_established) begin
-                        fail$d = c_refused;
+                        fail$d = c_conn_reset;
                         timing$d = 1'b0;
                         datapath$tx_abort = 1'b1;
                         state$d = State$CloseReq;

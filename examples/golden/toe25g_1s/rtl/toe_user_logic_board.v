@@ -38,7 +38,7 @@ module toe_user_logic_board (
     wire s_axil_aclk;
     wire s_axil_aresetn;
     // Register bus
-    wire [8:0] s_axil_awaddr;
+    wire [31:0] s_axil_awaddr;
     wire s_axil_awvalid;
     wire s_axil_awready;
     wire [31:0] s_axil_wdata;
@@ -48,7 +48,7 @@ module toe_user_logic_board (
     wire [1:0] s_axil_bresp;
     wire s_axil_bvalid;
     wire s_axil_bready;
-    wire [8:0] s_axil_araddr;
+    wire [31:0] s_axil_araddr;
     wire s_axil_arvalid;
     wire s_axil_arready;
     wire [31:0] s_axil_rdata;

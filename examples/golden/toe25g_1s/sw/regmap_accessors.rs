@@ -127,7 +127,8 @@ pub mod regs {
     pub const VERSION_MAJOR: u32 = 1;
     /// Register-map minor version.
     pub const VERSION_MINOR: u32 = 3;
-    /// Address bits the register bus decodes.
+    /// Address bits the map spans: every register is below `1 << ADDRESS_BITS`. The register bus
+    /// decodes all 32 address bits: an address at or above that answers an error.
     pub const ADDRESS_BITS: u32 = 9;
 
     /// Block `info`: Identification, design parameters and the free-running cycle counter. Constant except `cycle_count`.
@@ -740,7 +741,7 @@ pub mod regs {
             pub enum ErrorCause {
                 /// No error.
                 None = 0,
-                /// The connection was refused or timed out.
+                /// The connection was refused or the open timed out (`conn_error` before `established`).
                 Refused = 1,
                 /// The peer closed the connection before `transfer_size` bytes were received.
                 PeerClosed = 2,
@@ -752,6 +753,8 @@ pub mod regs {
                 Aborted = 5,
                 /// Nothing moved for `stall_timeout` milliseconds: no beat either way and no step of the connection (a TOE that never takes a request, a window that stays shut, a peer that never closes).
                 Stalled = 6,
+                /// The connection was reset while the test ran: an RST (`conn_error`) or `established` falling before the session asked to close.
+                ConnReset = 7,
             }
 
             impl ErrorCause {
@@ -770,6 +773,7 @@ pub mod regs {
                         4 => Some(Self::BeyondSize),
                         5 => Some(Self::Aborted),
                         6 => Some(Self::Stalled),
+                        7 => Some(Self::ConnReset),
                         _ => None,
                     }
                 }
@@ -784,6 +788,7 @@ pub mod regs {
                         Self::BeyondSize => "beyond_size",
                         Self::Aborted => "aborted",
                         Self::Stalled => "stalled",
+                        Self::ConnReset => "conn_reset",
                     }
                 }
             }

@@ -18,7 +18,7 @@ module toe_user_logic (
     // Register bus: AXI4-Lite slave, s_axil_aclk domain
     input  wire s_axil_aclk,
     input  wire s_axil_aresetn,
-    input  wire [10:0] s_axil_awaddr,
+    input  wire [31:0] s_axil_awaddr,
     input  wire s_axil_awvalid,
     output wire s_axil_awready,
     input  wire [31:0] s_axil_wdata,
@@ -28,7 +28,7 @@ module toe_user_logic (
     output wire [1:0] s_axil_bresp,
     output wire s_axil_bvalid,
     input  wire s_axil_bready,
-    input  wire [10:0] s_axil_araddr,
+    input  wire [31:0] s_axil_araddr,
     input  wire s_axil_arvalid,
     output wire s_axil_arready,
     output wire [31:0] s_axil_rdata,

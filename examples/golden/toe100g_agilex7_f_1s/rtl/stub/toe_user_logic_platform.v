@@ -9,7 +9,9 @@
 // - a PLL / clocking wizard from the free-running 100 MHz board clock `clk_sys_100m` to
 //   user_clk (250 MHz) and s_axil_aclk (250 MHz), the frequencies the constraints assume;
 // - user_rst (active high) and s_axil_aresetn (active low), each synchronous to its clock;
-// - the register master: the Platform Designer system quartus/ip/reg_bridge.ip (JTAG to Avalon Master Bridge exporting AXI4-Lite, clocked by s_axil_aclk).
+// - the register master: the Platform Designer system quartus/ip/reg_bridge.ip (JTAG to Avalon Master Bridge exporting AXI4-Lite, clocked by s_axil_aclk);
+//   its whole 32-bit address drives m_axil_awaddr/araddr (drop no bit: the register
+//   file decodes all of them and answers SLVERR outside the map).
 // Lint only reads this stub; it is not in rtl/files.f.
 (* black_box *)
 module toe_user_logic_platform (
@@ -21,7 +23,7 @@ module toe_user_logic_platform (
     output wire s_axil_aclk,
     output wire s_axil_aresetn,
     // Register master: AXI4-Lite, s_axil_aclk domain
-    output wire [8:0] m_axil_awaddr,
+    output wire [31:0] m_axil_awaddr,
     output wire m_axil_awvalid,
     input  wire m_axil_awready,
     output wire [31:0] m_axil_wdata,
@@ -31,7 +33,7 @@ module toe_user_logic_platform (
     input  wire [1:0] m_axil_bresp,
     input  wire m_axil_bvalid,
     output wire m_axil_bready,
-    output wire [8:0] m_axil_araddr,
+    output wire [31:0] m_axil_araddr,
     output wire m_axil_arvalid,
     input  wire m_axil_arready,
     input  wire [31:0] m_axil_rdata,
@@ -45,13 +47,13 @@ module toe_user_logic_platform (
     assign user_rst = {1{1'b0}};
     assign s_axil_aclk = {1{1'b0}};
     assign s_axil_aresetn = {1{1'b0}};
-    assign m_axil_awaddr = {9{1'b0}};
+    assign m_axil_awaddr = {32{1'b0}};
     assign m_axil_awvalid = {1{1'b0}};
     assign m_axil_wdata = {32{1'b0}};
     assign m_axil_wstrb = {4{1'b0}};
     assign m_axil_wvalid = {1{1'b0}};
     assign m_axil_bready = {1{1'b0}};
-    assign m_axil_araddr = {9{1'b0}};
+    assign m_axil_araddr = {32{1'b0}};
     assign m_axil_arvalid = {1{1'b0}};
     assign m_axil_rready = {1{1'b0}};
     wire unused_inputs = &{1'b0, clk_sys_100m_p, m_axil_awready, m_axil_wready, m_axil_bresp, m_axil_bvalid, m_axil_arready, m_axil_rdata, m_axil_rresp, m_axil_rvalid};
