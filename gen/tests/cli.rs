@@ -165,3 +165,22 @@ fn a_partial_config_overrides_the_default_and_print_config_shows_the_origins() {
     assert!(o.stdout.is_empty());
     assert!(String::from_utf8_lossy(&o.stderr).contains("`design.sessions`: 7 is out of range"));
 }
+
+/// `--print-config` checks a file the way a build does: a value only the
+/// build flow refuses (a netlist type the board's tools cannot read) is
+/// refused by both, with the same line and exit status 2.
+#[test]
+fn print_config_refuses_what_the_build_refuses_with_the_same_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("my.toml");
+    std::fs::write(&cfg, "[toe]\nnetlist = \"toe/core.edf\"\n").unwrap();
+    let out = tmp.path().join("out");
+    let build = gen(&["--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let print = gen(&["--print-config", cfg.to_str().unwrap()]);
+    assert_eq!(build.status.code(), Some(2), "{}", String::from_utf8_lossy(&build.stderr));
+    assert_eq!(print.status.code(), Some(2), "{}", String::from_utf8_lossy(&print.stdout));
+    assert!(print.stdout.is_empty());
+    let line = String::from_utf8_lossy(&print.stderr);
+    assert!(line.contains("`toe.netlist`") && line.contains(".vqm"), "{line}");
+    assert_eq!(line, String::from_utf8_lossy(&build.stderr));
+}
