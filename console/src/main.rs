@@ -22,10 +22,11 @@ use etherbone::RegisterBus;
     about = "The TOE demo's console: TOE parameters, half- and full-duplex tests, registers",
     long_about = "The TOE demo's console over one register bus. Without a subcommand it runs the interactive menu.\n\
                   It reads and checks the board's identity (info block) before anything else.\n\n\
-                  Exit status: 0 success; 1 a failed test (verification error, refused, peer closed, time limit,\n\
-                  abort, a signal), a session still busy with an earlier test, or a failed register access;\n\
-                  2 an invalid command line or input. Output into a closed pipe (`regs | head -1`) ends the\n\
-                  console quietly: status 0, except for `test`, whose sessions are aborted (status 1).",
+                  Exit status: 0 success; 1 a failed test (verification error, refused, connection reset,\n\
+                  peer closed, time limit, abort, a signal), a session still busy with an earlier test,\n\
+                  or a failed register access; 2 an invalid command line or input. Output into a closed\n\
+                  pipe (`regs | head -1`) ends the console quietly: status 0, except for `test`, whose\n\
+                  sessions are aborted (status 1).",
     after_help = "Session spec of `test`: N:MODE:SIZE[:PACKET[:VERIFY[:SPEED[:CONN]]]]\n  \
                   N session 0..sessions-1; MODE half 0 disable, 1 send, 2 receive; full 0 disable, 1 full duplex;\n  \
                   SIZE transfer size 1..0xFFFF_FFFF_FFFF bytes (decimal or 0x hex); PACKET packet size, same range (8192);\n  \

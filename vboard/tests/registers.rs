@@ -69,9 +69,10 @@ fn stable_registers(bus: &mut Client, design: &config::Design) -> Vec<(String, u
     out
 }
 
-/// Issue 25, item 1: the top decodes only the map's 11 address bits, so the
-/// board's Etherbone server refuses every address at or above the map's
-/// span itself. 0x854 must not write `fpga_ip` (0x054), a sweep over
+/// Issue 25, item 1: the register file decodes all 32 address bits and
+/// answers SLVERR outside the map, and the board's Etherbone server refuses
+/// every address at or above the map's span before it reaches the bus (so
+/// the bus sees no access at all). 0x854 must not write `fpga_ip` (0x054), a sweep over
 /// 0x700..0xAF8 must change nothing, 0x800 must not read the ID.
 #[test]
 fn addresses_outside_the_register_map_never_reach_a_register() {
