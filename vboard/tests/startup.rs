@@ -41,14 +41,18 @@ fn listen(bus: &mut Remote, mode: Mode, port: u16) {
     assert!(wait_listening(port, Duration::from_secs(10)), "session 0 does not listen on {port}");
 }
 
-/// Polls `busy` every `every` until session 0 is idle; the wall time it took.
-fn ends_within(bus: &mut Remote, limit: Duration, every: Duration) -> Duration {
+/// Polls `busy` every `every` until session 0 is idle, then checks that its
+/// test ended `stalled`; the wall time it took.
+fn ends_stalled_within(bus: &mut Remote, limit: Duration, every: Duration) -> Duration {
     let t = Instant::now();
     while ops::busy(bus, 0).unwrap() {
         assert!(t.elapsed() < limit, "session 0 still busy after {limit:?}: the stall watchdog did not fire");
         std::thread::sleep(every);
     }
-    t.elapsed()
+    let took = t.elapsed();
+    let r = ops::result(bus, 0).unwrap();
+    assert!(r.error && r.error_cause == ErrorCause::Stalled.bits(), "{r:?}");
+    took
 }
 
 /// Item 4: a peer that connects and then stays silent ends the test
@@ -63,9 +67,7 @@ fn a_silent_peer_ends_stalled_within_a_bounded_wall_time() {
     let port = free_port();
     listen(&mut bus, Mode::Receive, port);
     let _peer = TcpStream::connect(("127.0.0.1", port)).expect("connect to the session");
-    let took = ends_within(&mut bus, Duration::from_secs(300), Duration::from_millis(200));
-    let r = ops::result(&mut bus, 0).unwrap();
-    assert!(r.error && r.error_cause == ErrorCause::Stalled.bits(), "{r:?}");
+    let took = ends_stalled_within(&mut bus, Duration::from_secs(300), Duration::from_millis(200));
     eprintln!("a silent peer: stalled after {took:?} of wall time");
 }
 
@@ -77,9 +79,7 @@ fn a_session_nobody_connects_to_ends_stalled() {
         assert_eq!(ops::read_stall_timeout(&mut bus, s).unwrap(), 1, "session {s}");
     }
     listen(&mut bus, Mode::Send, free_port());
-    let took = ends_within(&mut bus, Duration::from_secs(120), Duration::from_secs(1));
-    let r = ops::result(&mut bus, 0).unwrap();
-    assert!(r.error && r.error_cause == ErrorCause::Stalled.bits(), "{r:?}");
+    let took = ends_stalled_within(&mut bus, Duration::from_secs(120), Duration::from_secs(1));
     eprintln!("nobody connects: stalled after {took:?} of wall time");
 }
 
