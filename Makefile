@@ -7,7 +7,7 @@ BUILD ?= build
 
 help:
 	@echo "make gen            generate build/ from the default config (same as cargo run -p gen)"
-	@echo "make test           install missing tools (apt-get), then lint, synthesise and run every test"
+	@echo "make test           install missing tools (apt-get), then lint, synthesise and run every test; prints each stage's time"
 	@echo "make lint           verilator --lint-only -Wall on every generated Verilog file, and cargo fmt --check"
 	@echo "make synth-estimate yosys synth_xilinx -family xcup: LUT/FF/carry/BRAM and logic depth per module, then per example (examples/*.toml); fails past SYNTH_MAX_LEVELS (5) LUT levels"
 	@echo "make bench          verilated model vs rust-hdl simulator speed, loopback throughput"
@@ -27,11 +27,8 @@ gen verilog:
 deps:
 	@bash scripts/install-deps.sh
 
-test: deps
-	$(MAKE) lint
-	$(MAKE) synth-estimate
-	$(CARGO) test --workspace
-	$(MAKE) test-host-large
+test:
+	@bash scripts/test.sh
 
 # The multi-gigabyte loopback transfer of the host tools, optimised build.
 test-host-large:
