@@ -9,8 +9,7 @@ use std::{env, fs};
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
-    let design =
-        config::parse(config::DEFAULT_TOML, &flows::board_names()).expect("the default configuration is valid");
+    let design = config::parse(config::DEFAULT_TOML).expect("the default configuration is valid");
     let map = regmap::RegisterMap::for_design(&design);
     fs::write(out.join("regmap_accessors.rs"), regmap::rust_accessors(&map, &design)).unwrap();
     let design_rs = format!(

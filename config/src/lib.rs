@@ -6,18 +6,20 @@
 //! reading this code.
 //!
 //! ```
-//! let design = config::parse(config::DEFAULT_TOML, &[config::DEFAULT_BOARD]).unwrap();
+//! let design = config::parse(config::DEFAULT_TOML).unwrap();
 //! assert_eq!(design.sessions, 4);
 //! assert_eq!(design.data_width, 1024);
 //! assert_eq!(design.peak_mb_per_s(), 32_000.0);
 //! ```
 
+pub mod boards;
 pub mod codes;
 pub mod crossings;
 pub mod ports;
 mod resolve;
 mod variant;
 
+pub use boards::names as board_names;
 pub use resolve::{resolve, Origin, Resolved};
 pub use variant::Variant;
 
@@ -181,14 +183,14 @@ fn err<T>(key: &str, message: impl Into<String>) -> Result<T, ConfigError> {
 }
 
 /// Parses and validates configuration text laid over the embedded default
-/// ([`resolve`]: keys the text leaves out keep the default's value). `boards`
-/// lists the board names that exist (the ones under `constraints/`).
-pub fn parse(text: &str, boards: &[&str]) -> Result<Design, ConfigError> {
-    parse_table(resolve(text)?.table, boards)
+/// ([`resolve`]: keys the text leaves out keep the default's value).
+/// `board.name` must name a board of the catalogue ([`boards`]).
+pub fn parse(text: &str) -> Result<Design, ConfigError> {
+    parse_table(resolve(text)?.table)
 }
 
 /// Validates a resolved configuration table ([`resolve`]).
-fn parse_table(root: Table, boards: &[&str]) -> Result<Design, ConfigError> {
+fn parse_table(root: Table) -> Result<Design, ConfigError> {
     let mut root = Section::new("", root);
     let mut design = root.section("design")?;
     let mut board = root.section("board")?;
@@ -211,10 +213,11 @@ fn parse_table(root: Table, boards: &[&str]) -> Result<Design, ConfigError> {
     design.finish()?;
 
     let board_name = board.string("name")?;
-    if !boards.contains(&board_name.as_str()) {
-        let mut known: Vec<&str> = boards.to_vec();
-        known.sort_unstable();
-        return err("board.name", format!("unknown board {board_name:?}; known boards: {}", known.join(", ")));
+    if boards::file(&board_name).is_none() {
+        return err(
+            "board.name",
+            format!("unknown board {board_name:?}; known boards: {}", boards::names().join(", ")),
+        );
     }
     board.finish()?;
 
@@ -550,11 +553,9 @@ pub fn verilog_identifier_problem(name: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    const BOARDS: &[&str] = &[DEFAULT_BOARD, "alveo-u250"];
-
     fn with(from: &str, to: &str) -> Result<Design, ConfigError> {
         assert!(DEFAULT_TOML.contains(from), "default config lacks {from:?}");
-        parse(&DEFAULT_TOML.replacen(from, to, 1), BOARDS)
+        parse(&DEFAULT_TOML.replacen(from, to, 1))
     }
 
     fn rejected(from: &str, to: &str) -> ConfigError {
@@ -563,7 +564,7 @@ mod tests {
 
     #[test]
     fn default_reproduces_the_reference_demo() {
-        let d = parse(DEFAULT_TOML, BOARDS).unwrap();
+        let d = parse(DEFAULT_TOML).unwrap();
         assert_eq!(d.name, "toe_user_logic");
         assert_eq!((d.sessions, d.data_width), (4, 1024));
         assert_eq!(d.user_clock_khz(), 250_000);
@@ -580,14 +581,14 @@ mod tests {
         let table: Table = DEFAULT_TOML.parse().unwrap();
         let named = table["board"]["name"].as_str().unwrap();
         assert_eq!(named, DEFAULT_BOARD, "DEFAULT_BOARD must follow board.name in default.toml");
-        assert_eq!(parse(DEFAULT_TOML, &[DEFAULT_BOARD]).unwrap().board, DEFAULT_BOARD);
+        assert_eq!(parse(DEFAULT_TOML).unwrap().board, DEFAULT_BOARD);
     }
 
     #[test]
     fn hash_ignores_layout_and_follows_values() {
-        let d = parse(DEFAULT_TOML, BOARDS).unwrap();
+        let d = parse(DEFAULT_TOML).unwrap();
         let commented = format!("# extra comment\n{DEFAULT_TOML}");
-        assert_eq!(parse(&commented, BOARDS).unwrap().config_hash, d.config_hash);
+        assert_eq!(parse(&commented).unwrap().config_hash, d.config_hash);
         let other = with("fpga_ip = \"192.168.200.42\"", "fpga_ip = \"192.168.200.43\"").unwrap();
         assert_ne!(other.config_hash, d.config_hash);
     }
@@ -609,7 +610,7 @@ mod tests {
                 "name = \"agilex7-i-devkit\"",
                 "name = \"zedboard\"",
                 "board.name",
-                "known boards: agilex7-i-devkit, alveo-u250",
+                "known boards: agilex7-f-devkit, agilex7-i-devkit, alveo-u250, alveo-u50, alveo-u55c",
             ),
             ("netlist = \"toe/toe_core.v\"", "netlist = \"\"", "toe.netlist", "non-empty"),
             ("mode = \"client\"", "mode = \"master\"", "defaults.mode", "\"fixed-mac\""),
@@ -702,25 +703,25 @@ mod tests {
     #[test]
     fn a_file_overrides_the_default_and_keeps_every_check() {
         // Keys left out keep the default's value.
-        let d = parse("[design]\nsessions = 2\n", BOARDS).unwrap();
+        let d = parse("[design]\nsessions = 2\n").unwrap();
         assert_eq!((d.sessions, d.data_width, d.board.as_str()), (2, 1024, DEFAULT_BOARD));
         assert_eq!(
             (d.defaults.fpga_ports.clone(), d.defaults.target_ports.clone()),
             (vec![60000, 60001], vec![61000, 61001])
         );
-        let full = parse(&default_toml_with_sessions(2), BOARDS).unwrap();
+        let full = parse(&default_toml_with_sessions(2)).unwrap();
         assert_eq!(d.config_hash, full.config_hash, "same values, same hash");
         // A port list the file gives must match sessions exactly.
-        let e = parse("[design]\nsessions = 2\n[defaults]\nfpga_ports = [1, 2, 3]\n", BOARDS).unwrap_err();
+        let e = parse("[design]\nsessions = 2\n[defaults]\nfpga_ports = [1, 2, 3]\n").unwrap_err();
         assert_eq!(e.key, "defaults.fpga_ports");
         assert!(e.message.contains("has 3 entries but design.sessions = 2"), "{e}");
         // Unknown keys and sections are still named.
-        let e = parse("[design]\nsesions = 2\n", BOARDS).unwrap_err();
+        let e = parse("[design]\nsesions = 2\n").unwrap_err();
         assert_eq!(e.key, "design.sesions");
-        let e = parse("[desing]\nsessions = 2\n", BOARDS).unwrap_err();
+        let e = parse("[desing]\nsessions = 2\n").unwrap_err();
         assert_eq!(e.key, "desing");
         // Bad values keep their messages.
-        let e = parse("[design]\nsessions = 9\n", BOARDS).unwrap_err();
+        let e = parse("[design]\nsessions = 9\n").unwrap_err();
         assert_eq!(e.key, "design.sessions");
     }
 
@@ -734,10 +735,10 @@ mod tests {
 
     #[test]
     fn fewer_sessions_take_shorter_port_lists() {
-        let d = parse(&default_toml_with_sessions(1), BOARDS).unwrap();
+        let d = parse(&default_toml_with_sessions(1)).unwrap();
         assert_eq!(d.sessions, 1);
         assert_eq!(d.defaults.target_ports, vec![61000]);
-        let d = parse(&default_toml_with_sessions(3), BOARDS).unwrap();
+        let d = parse(&default_toml_with_sessions(3)).unwrap();
         assert_eq!(d.defaults.fpga_ports, vec![60000, 60001, 60002]);
         assert_eq!(default_toml_with_sessions(4), DEFAULT_TOML);
     }

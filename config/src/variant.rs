@@ -10,7 +10,7 @@
 //!
 //! ```
 //! let text = config::Variant::default().sessions(2).data_width(64).to_toml();
-//! let design = config::parse(&text, &[config::DEFAULT_BOARD]).unwrap();
+//! let design = config::parse(&text).unwrap();
 //! assert_eq!((design.sessions, design.data_width), (2, 64));
 //! assert_eq!(design.defaults.fpga_ports, [60000, 60001]);
 //! ```
@@ -67,32 +67,29 @@ impl Variant {
 mod tests {
     use super::*;
 
-    const BOARDS: &[&str] = &[crate::DEFAULT_BOARD, "alveo-u250"];
-
     #[test]
     fn unchanged_variant_is_the_default_design() {
-        let d = crate::parse(&Variant::default().to_toml(), BOARDS).unwrap();
-        assert_eq!(d, crate::parse(crate::DEFAULT_TOML, BOARDS).unwrap());
+        let d = crate::parse(&Variant::default().to_toml()).unwrap();
+        assert_eq!(d, crate::parse(crate::DEFAULT_TOML).unwrap());
     }
 
     #[test]
     fn port_lists_follow_sessions() {
-        let d = crate::parse(&Variant::default().sessions(1).to_toml(), BOARDS).unwrap();
+        let d = crate::parse(&Variant::default().sessions(1).to_toml()).unwrap();
         assert_eq!(
             (d.sessions, d.defaults.fpga_ports.clone(), d.defaults.target_ports.clone()),
             (1, vec![60000], vec![61000])
         );
-        let d = crate::parse(&Variant::default().sessions(3).data_width(256).board("alveo-u250").to_toml(), BOARDS)
-            .unwrap();
+        let d = crate::parse(&Variant::default().sessions(3).data_width(256).board("alveo-u250").to_toml()).unwrap();
         assert_eq!((d.sessions, d.data_width, d.board.as_str()), (3, 256, "alveo-u250"));
         assert_eq!(d.defaults.target_ports, [61000, 61001, 61002]);
     }
 
     #[test]
     fn invalid_values_reach_the_validation() {
-        let e = crate::parse(&Variant::default().set("design.sessions", 9).to_toml(), BOARDS).unwrap_err();
+        let e = crate::parse(&Variant::default().set("design.sessions", 9).to_toml()).unwrap_err();
         assert_eq!(e.key, "design.sessions");
-        let e = crate::parse(&Variant::default().set("design.bogus", true).to_toml(), BOARDS).unwrap_err();
+        let e = crate::parse(&Variant::default().set("design.bogus", true).to_toml()).unwrap_err();
         assert!(e.to_string().contains("bogus"), "{e}");
     }
 }

@@ -1,12 +1,10 @@
-//! Board descriptions: `constraints/<name>.toml`, embedded at compile time
-//! and validated here. Every rejection names the file, the dotted key and the
+//! Board descriptions: `constraints/<name>.toml`, embedded by the
+//! configuration's board catalogue (`config::boards`) and validated here. Every rejection names the file, the dotted key and the
 //! form the value must take.
 
 use std::fmt;
 
 use toml::{Table, Value};
-
-include!(concat!(env!("OUT_DIR"), "/boards.rs"));
 
 /// Whose tools build the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,15 +164,13 @@ impl fmt::Display for FlowError {
 
 impl std::error::Error for FlowError {}
 
-/// The boards under `constraints/`, sorted.
-pub fn board_names() -> Vec<&'static str> {
-    BOARD_FILES.iter().map(|(name, _, _)| *name).collect()
-}
+/// The boards under `constraints/`, sorted: the configuration's catalogue.
+pub use config::board_names;
 
 /// Parses and validates the embedded board `name`.
 pub fn load_board(name: &str) -> Result<Board, FlowError> {
-    match BOARD_FILES.iter().find(|(n, _, _)| *n == name) {
-        Some((n, file, text)) => parse_board(n, file, text),
+    match config::boards::file(name) {
+        Some((file, text)) => parse_board(name, file, text),
         None => Err(FlowError::UnknownBoard {
             name: name.to_string(),
             known: board_names().iter().map(|s| s.to_string()).collect(),
@@ -474,7 +470,7 @@ mod tests {
     use super::*;
 
     fn u50_text() -> &'static str {
-        BOARD_FILES.iter().find(|(n, _, _)| *n == "alveo-u50").map(|(_, _, t)| *t).unwrap()
+        config::boards::file("alveo-u50").map(|(_, text)| text).unwrap()
     }
 
     fn rejected(from: &str, to: &str) -> String {

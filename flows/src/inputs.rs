@@ -123,11 +123,10 @@ impl FlowInputs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board_names;
 
     #[test]
     fn standard_inputs_follow_the_design_clocks() {
-        let d = config::parse(config::DEFAULT_TOML, &board_names()).unwrap();
+        let d = config::parse(config::DEFAULT_TOML).unwrap();
         let i = FlowInputs::standard(&d, vec!["rtl/x.v".into()]);
         assert_eq!(i.top_module, "toe_user_logic");
         assert_eq!(i.clocks[0], ClockPort { port: "user_clk".into(), period_ns: 4.0 });

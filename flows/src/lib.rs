@@ -15,7 +15,7 @@
 //! figures on AMD and Altera parts alike.
 //!
 //! ```
-//! let design = config::parse(config::DEFAULT_TOML, &flows::board_names()).unwrap();
+//! let design = config::parse(config::DEFAULT_TOML).unwrap();
 //! let board = flows::load_board(&design.board).unwrap();
 //! use config::ports::{Direction::{Input, Output}, Group, Port, PortPlan};
 //! let ports = PortPlan::new(vec![

@@ -23,13 +23,13 @@ fn manifest() -> PathBuf {
 
 fn design_for(board: &str, sessions: usize, width: usize) -> config::Design {
     let text = config::Variant::default().sessions(sessions).data_width(width).board(board).to_toml();
-    let d = config::parse(&text, &board_names()).unwrap_or_else(|e| panic!("{board} {sessions} {width}: {e}"));
+    let d = config::parse(&text).unwrap_or_else(|e| panic!("{board} {sessions} {width}: {e}"));
     assert_eq!((d.board.as_str(), d.sessions, d.data_width), (board, sessions, width));
     d
 }
 
 fn default_design() -> config::Design {
-    config::parse(config::DEFAULT_TOML, &board_names()).unwrap()
+    config::parse(config::DEFAULT_TOML).unwrap()
 }
 
 /// The user logic's ports as `gen` declares them (clocks, AXI4-Lite, TOE
@@ -931,7 +931,7 @@ fn readme_of(board: &str, sessions: usize, width: usize, mhz: f64) -> String {
         .set("design.user_clock_mhz", mhz)
         .board(board)
         .to_toml();
-    let d = config::parse(&text, &board_names()).unwrap();
+    let d = config::parse(&text).unwrap();
     let files = render(&d, &load_board(board).unwrap(), &inputs(&d, &[USER_RTL])).unwrap();
     files.into_iter().find(|(p, _)| p == "README.md").unwrap().1
 }

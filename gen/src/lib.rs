@@ -78,14 +78,10 @@ pub fn print_stderr(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
-/// The boards `gen` knows: one TOML file each under `constraints/`.
-pub fn board_names() -> Vec<&'static str> {
-    flows::board_names()
-}
-
-/// Parses and validates configuration text against the known boards.
+/// Parses and validates configuration text (its board among those under
+/// `constraints/`).
 pub fn parse_config(text: &str) -> Result<config::Design, GenError> {
-    Ok(config::parse(text, &board_names())?)
+    Ok(config::parse(text)?)
 }
 
 /// Reads, resolves over the default and validates the configuration file

@@ -346,7 +346,7 @@ mod tests {
     }
 
     fn wire(session: &[Port]) -> Result<(String, PortPlan), String> {
-        let design = config::parse(&config::default_toml_with_sessions(1), &crate::board_names()).unwrap();
+        let design = config::parse(&config::default_toml_with_sessions(1)).unwrap();
         let regs = [
             reg(Group::Clock, "user_clk", Direction::Input, 1),
             reg(Group::RegisterSession(0), "start", Direction::Output, 1),
@@ -396,7 +396,7 @@ mod tests {
     #[test]
     fn the_written_top_has_exactly_the_ports_of_the_plan() {
         for sessions in 1..=config::MAX_SESSIONS {
-            let design = config::parse(&config::default_toml_with_sessions(sessions), &crate::board_names()).unwrap();
+            let design = config::parse(&config::default_toml_with_sessions(sessions)).unwrap();
             let map = regmap::RegisterMap::for_design(&design);
             let rtl = generate(&design, &map).unwrap();
             let top = rtl.files.iter().find(|f| f.path == format!("{RTL_DIR}/{}.v", design.name)).unwrap();

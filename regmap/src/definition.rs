@@ -407,7 +407,7 @@ mod tests {
     use super::*;
 
     fn design(sessions: usize) -> Design {
-        config::parse(&config::default_toml_with_sessions(sessions), &[config::DEFAULT_BOARD]).unwrap()
+        config::parse(&config::default_toml_with_sessions(sessions)).unwrap()
     }
 
     #[test]

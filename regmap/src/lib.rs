@@ -8,7 +8,7 @@
 //! register an explicit offset inside its block, a field an explicit lsb.
 //!
 //! ```
-//! let design = config::parse(config::DEFAULT_TOML, &[config::DEFAULT_BOARD]).unwrap();
+//! let design = config::parse(config::DEFAULT_TOML).unwrap();
 //! let map = regmap::RegisterMap::for_design(&design);
 //! let (block, reg) = map.find_register("status").unwrap();
 //! assert_eq!(block.address(2, reg), Some(block.base + 2 * block.stride() + reg.offset));

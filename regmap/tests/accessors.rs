@@ -11,7 +11,7 @@ include!("golden/regmap_accessors.rs");
 use regmap::{Access, RegisterMap};
 
 fn design(sessions: usize) -> config::Design {
-    config::parse(&config::default_toml_with_sessions(sessions), &[config::DEFAULT_BOARD]).unwrap()
+    config::parse(&config::default_toml_with_sessions(sessions)).unwrap()
 }
 
 fn default_map() -> RegisterMap {

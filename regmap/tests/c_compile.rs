@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn design(sessions: usize) -> config::Design {
-    config::parse(&config::default_toml_with_sessions(sessions), &[config::DEFAULT_BOARD]).unwrap()
+    config::parse(&config::default_toml_with_sessions(sessions)).unwrap()
 }
 
 fn gcc_present() -> bool {

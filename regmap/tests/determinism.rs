@@ -4,7 +4,7 @@
 use regmap::RegisterMap;
 
 fn design() -> config::Design {
-    config::parse(config::DEFAULT_TOML, &[config::DEFAULT_BOARD]).unwrap()
+    config::parse(config::DEFAULT_TOML).unwrap()
 }
 
 #[test]

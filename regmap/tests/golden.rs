@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 fn default_design() -> config::Design {
-    config::parse(config::DEFAULT_TOML, &[config::DEFAULT_BOARD]).expect("the default config is valid")
+    config::parse(config::DEFAULT_TOML).expect("the default config is valid")
 }
 
 fn golden_dir() -> PathBuf {

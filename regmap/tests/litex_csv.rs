@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use regmap::{Access, RegisterMap};
 
 fn design(sessions: usize) -> config::Design {
-    config::parse(&config::default_toml_with_sessions(sessions), &[config::DEFAULT_BOARD]).unwrap()
+    config::parse(&config::default_toml_with_sessions(sessions)).unwrap()
 }
 
 struct Csr {

@@ -3,7 +3,7 @@
 use regmap::{Access, EnumValue, RegisterMap, RegmapError, Repeat, Reset};
 
 fn default_map() -> RegisterMap {
-    let design = config::parse(config::DEFAULT_TOML, &[config::DEFAULT_BOARD]).unwrap();
+    let design = config::parse(config::DEFAULT_TOML).unwrap();
     RegisterMap::for_design(&design)
 }
 
@@ -243,7 +243,7 @@ fn wide_value_halves_agree_on_access() {
 
 #[test]
 fn a_hand_built_design_with_short_port_lists_is_an_error_not_a_panic() {
-    let mut design = config::parse(config::DEFAULT_TOML, &[config::DEFAULT_BOARD]).unwrap();
+    let mut design = config::parse(config::DEFAULT_TOML).unwrap();
     design.defaults.fpga_ports.pop();
     let error = RegisterMap::try_for_design(&design).unwrap_err();
     assert_eq!(error, RegmapError::ResetCount { field: "session.fpga_port.port".into(), values: 3, instances: 4 });

@@ -28,7 +28,7 @@ pub const USER_PS: u64 = 4_000;
 
 /// The default design, as `build.rs` makes model `regfile` of it.
 pub fn default_design() -> config::Design {
-    config::parse(config::DEFAULT_TOML, &[config::DEFAULT_BOARD]).unwrap()
+    config::parse(config::DEFAULT_TOML).unwrap()
 }
 
 /// The design and map of `regfile_alt`, as `build.rs` makes them.
@@ -37,7 +37,7 @@ pub fn alt_design() -> config::Design {
         .replacen("sessions = 4", "sessions = 2", 1)
         .replacen("[60000, 60001, 60002, 60003]", "[60000, 60001]", 1)
         .replacen("[61000, 61001, 61002, 61003]", "[61000, 61001]", 1);
-    config::parse(&text, &[config::DEFAULT_BOARD]).unwrap()
+    config::parse(&text).unwrap()
 }
 
 /// The register map of `regfile_alt`: `toe.target_ip` moved.

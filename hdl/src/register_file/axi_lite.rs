@@ -277,7 +277,7 @@ mod tests {
 
     #[test]
     fn the_bus_ports_are_the_cores() {
-        let design = config::parse(&config::default_toml_with_sessions(1), &[config::DEFAULT_BOARD]).unwrap();
+        let design = config::parse(&config::default_toml_with_sessions(1)).unwrap();
         let layout = Layout::new(&regmap::RegisterMap::for_design(&design)).unwrap();
         let text = block_verilog(&mut RegisterFileCore::new(&layout), "core").unwrap();
         let core: Vec<(String, &str, usize)> = module_ports(&text, "core")

@@ -111,7 +111,7 @@ mod tests {
 
     /// The core's Verilog as module `core`: the crossing's paths are relative to it.
     fn core_verilog() -> String {
-        let design = config::parse(&config::default_toml_with_sessions(1), &[config::DEFAULT_BOARD]).unwrap();
+        let design = config::parse(&config::default_toml_with_sessions(1)).unwrap();
         let layout = Layout::new(&regmap::RegisterMap::for_design(&design)).unwrap();
         block_verilog(&mut RegisterFileCore::new(&layout), "core").unwrap()
     }

@@ -437,7 +437,7 @@ mod tests {
     use super::*;
 
     fn design(sessions: usize) -> config::Design {
-        config::parse(&config::default_toml_with_sessions(sessions), &[config::DEFAULT_BOARD]).unwrap()
+        config::parse(&config::default_toml_with_sessions(sessions)).unwrap()
     }
 
     /// The core decodes a hit as "some slot's select is high"

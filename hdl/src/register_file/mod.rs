@@ -124,7 +124,7 @@ mod tests {
     use crate::verilog::module_ports;
 
     fn design(sessions: usize) -> config::Design {
-        config::parse(&config::default_toml_with_sessions(sessions), &[config::DEFAULT_BOARD]).unwrap()
+        config::parse(&config::default_toml_with_sessions(sessions)).unwrap()
     }
 
     #[test]

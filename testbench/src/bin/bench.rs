@@ -98,7 +98,7 @@ fn loopback(cycles: u64, percent: u64) -> (f64, f64) {
     }
     let secs = t.elapsed().as_secs_f64();
     let bytes = dut.model.get(rx_bytes) - before;
-    let design = config::parse(config::DEFAULT_TOML, &[config::DEFAULT_BOARD]).expect("default config");
+    let design = config::parse(config::DEFAULT_TOML).expect("default config");
     (cycles as f64 / secs, bytes as f64 * design.user_clock_mhz / cycles as f64)
 }
 

@@ -1,5 +1,6 @@
-//! Embeds every `constraints/*.toml` board file, so adding a board is adding
-//! a file: no list in the code to keep in step.
+//! Embeds every `constraints/*.toml` board file (the board catalogue), so
+//! adding a board is adding a file: no list in the code to keep in step. The
+//! configuration checks `board.name` against it; `flows` parses the texts.
 
 use std::env;
 use std::fs;
@@ -23,7 +24,7 @@ fn main() {
     }
     boards.sort();
     let mut out = String::from(
-        "/// (board name, file name, TOML text), sorted by name.\npub static BOARD_FILES: &[(&str, &str, &str)] = &[\n",
+        "/// (board name, file name, TOML text), sorted by name.\npub static FILES: &[(&str, &str, &str)] = &[\n",
     );
     for (stem, abs) in &boards {
         out.push_str(&format!(
