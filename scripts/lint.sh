@@ -7,7 +7,7 @@
 set -euo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
-waivers="$root/scripts/verilator_waivers.vlt"
+waivers="$root/verilate/verilator_waivers.vlt"
 cd "$build"
 mapfile -t files < rtl/files.f
 top=$(basename "${files[-1]}" .v)

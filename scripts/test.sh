@@ -13,6 +13,11 @@ cd "$(dirname "$0")/.."
 make=${MAKE:-make}
 cargo=${CARGO:-cargo}
 
+# The virtual board's model cache inside target/, so a fresh clone builds
+# it (once, shared by every test that starts a board) and `cargo clean`
+# removes it.
+export VBOARD_CACHE=${VBOARD_CACHE:-$PWD/target/vboard-cache}
+
 names=()
 secs=()
 start=$SECONDS

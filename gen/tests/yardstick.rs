@@ -9,16 +9,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("gen sits in the workspace").to_path_buf()
-}
-
 /// `verilator --lint-only -Wall` on the files in `dir`, top `top`: its complaint, if any.
 fn lint(dir: &Path, files: &[&str]) -> Option<String> {
     let o = Command::new("verilator")
         .current_dir(dir)
         .args(["--lint-only", "-Wall"])
-        .arg(repo().join("scripts/verilator_waivers.vlt"))
+        .arg(verilate::write_waivers(dir).unwrap())
         .args(files)
         .args(["--top-module", "top"])
         .output()

@@ -6,10 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use ::console::ops as console;
-use ::console::regs;
-use ::console::regs::session::status::ErrorCause;
-use ::console::Mode;
+use driver::ops as console;
+use driver::regs;
+use driver::regs::session::status::ErrorCause;
+use driver::Mode;
 use etherbone::RegisterBus;
 use vboard::pc::{connect, free_port, run_legs, wait_listening, Leg, Remote, ToolProcess, Tools};
 use vboard::{Options, VirtualBoard};

@@ -9,7 +9,7 @@
 
 use toe_model::{LinkConfig, ToeConfig};
 
-use crate::boards::{Mode, SessionResult, SessionTest, TwoBoardSim};
+use crate::boards::{default_pair, Mode, SessionResult, SessionTest};
 
 /// Which register value a row reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,7 +210,7 @@ fn mode_name(m: Mode) -> &'static str {
 pub fn run(sc: &Scenario, seed: u64) -> Outcome {
     let mut toe = ToeConfig::new(128);
     toe.rx_buffer_bytes = sc.rx_buffer;
-    let mut sim = TwoBoardSim::new(seed, LinkConfig::default(), toe);
+    let mut sim = default_pair(seed, LinkConfig::default(), toe);
     for leg in &sc.legs {
         let (fpga, target) = ports(leg.board, leg.session);
         sim.program(leg.board, leg.session, &leg.test);

@@ -1,12 +1,15 @@
-//! Verilated models of the generated Verilog and the plain-Rust reference
-//! models the tests check them against.
+//! Verilated models of the generated Verilog, the plain-Rust reference
+//! models the tests check them against, the two-board demo and the soak.
 //!
 //! `build.rs` generates the Verilog of each model with the `gen` library,
 //! verilates it and renders the port tables included below as `models`.
+//! The simulated board itself (the verilated top's binding, the clocks, the
+//! AXI4-Lite master, the board and TOE glue) is the `board_sim` crate, which
+//! the virtual board uses too; its modules are re-exported here.
 
-pub mod axil;
+pub use board_sim::{axil, clocks, verilated};
+
 pub mod boards;
-pub mod clocks;
 pub mod demo;
 pub mod dut;
 pub mod register_bench;
@@ -16,20 +19,10 @@ pub mod seed;
 pub mod soak;
 pub mod stream;
 pub mod token_bucket;
-pub mod verilated;
 
 #[allow(dead_code, clippy::all)]
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/models.rs"));
-}
-
-pub use generated::TRACE_BUILT;
-
-/// The typed register accessors `gen` writes for the default design
-/// (`build/sw/regmap_accessors.rs`, generated again by `build.rs` for model
-/// `top1024`): every address a test uses comes from here or from `regmap`.
-pub mod top1024_regs {
-    include!(concat!(env!("OUT_DIR"), "/top1024/build/sw/regmap_accessors.rs"));
 }
 
 /// The models built for the tests. The width matrix comes from one list in

@@ -49,8 +49,8 @@ use crate::boards::{
 };
 use crate::demo;
 use crate::models::{ModelInfo, TOP_MODELS};
-use crate::top1024_regs::regs;
-use crate::top1024_regs::regs::session::status::ErrorCause;
+use driver::regs;
+use driver::regs::session::status::ErrorCause;
 
 /// The default product top, `top1024`: most iterations run on it.
 pub const DEFAULT_MODEL: &str = "top1024";

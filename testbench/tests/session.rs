@@ -8,12 +8,12 @@
 //! only through its registers with the console's operations; random parts
 //! (register-bus timing) print their seed, `TB_SEED=<n>` replays.
 
+use driver::regs;
+use driver::regs::session::status::ErrorCause;
 use rand::Rng;
 use testbench::boards::{Board, Mode, Rig, SessionResult, SessionTest};
 use testbench::scripted_toe::{Request, ScriptedToe};
 use testbench::seed;
-use testbench::top1024_regs::regs;
-use testbench::top1024_regs::regs::session::status::ErrorCause;
 
 type Sim = Rig<ScriptedToe>;
 
@@ -405,7 +405,7 @@ fn abort_and_time(sim: &mut Sim) -> u64 {
     let t0 = sim.cycles();
     sim.abort(0, 0);
     let written = sim.cycles() - t0;
-    while console::ops::busy(&mut sim.bus(0), 0).unwrap() {
+    while driver::ops::busy(&mut sim.bus(0), 0).unwrap() {
         assert!(sim.cycles() - t0 < 10 * ABORT_BOUND, "abort never ends the test");
     }
     let idle = sim.cycles() - t0;

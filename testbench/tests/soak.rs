@@ -4,9 +4,9 @@
 //! is bounded for CI; `make soak ITER=<n>` runs more, `TB_SEED=<n> make soak`
 //! replays one iteration.
 
-use testbench::boards::{quick_toe, Mode, SessionTest, TwoBoardSim};
+use driver::regs::session::status::ErrorCause;
+use testbench::boards::{default_pair, quick_toe, Mode, SessionTest, TwoBoardSim};
 use testbench::demo;
-use testbench::top1024_regs::regs::session::status::ErrorCause;
 use testbench::{seed, soak};
 use toe_model::LinkConfig;
 
@@ -37,7 +37,7 @@ fn random_plans_and_faults_on_two_boards_end_as_the_reference_says() {
 /// Board 0 serves, board 1 connects: programs session 0 of both and starts
 /// them.
 fn pair(name: &str, server: &SessionTest, client: &SessionTest) -> TwoBoardSim {
-    let mut sim = TwoBoardSim::new(seed::from_env(name), LinkConfig::default(), quick_toe(128));
+    let mut sim = default_pair(seed::from_env(name), LinkConfig::default(), quick_toe(128));
     sim.program(0, 0, server);
     sim.program(1, 0, client);
     for b in 0..2 {

@@ -4,12 +4,12 @@
 //! (`testbench::boards`). Every figure is read from the hardware's registers.
 //! Random parts (register-bus timing) print their seed; `TB_SEED=<n>` replays.
 
-use testbench::boards::{quick_toe, Mode, SessionTest, TwoBoardSim};
+use driver::regs::session::status::ErrorCause;
+use testbench::boards::{default_pair, quick_toe, Mode, SessionTest, TwoBoardSim};
 use testbench::demo;
 use testbench::models::{self, TOP_MODELS};
 use testbench::seed;
 use testbench::token_bucket::TokenBucket;
-use testbench::top1024_regs::regs::session::status::ErrorCause;
 use toe_model::{LinkConfig, ToeConfig};
 
 /// Runs scenario `name` of the demo and checks every compared row within 1 %
@@ -88,7 +88,7 @@ fn mixed_two_sessions_send_while_two_receive() {
 
 /// A short TOE configuration for the fault cases.
 fn quick_sim(name: &str) -> TwoBoardSim {
-    TwoBoardSim::new(seed::from_env(name), LinkConfig::default(), quick_toe(128))
+    default_pair(seed::from_env(name), LinkConfig::default(), quick_toe(128))
 }
 
 /// Programs session 0 of both boards: board 0 the server receiving `rx_size`,
@@ -232,12 +232,12 @@ fn a_corrupted_byte_is_reported_with_its_word() {
     assert_eq!(rx.rx_bytes, size, "a verification error does not stop the transfer");
     assert_eq!(rx.err_count, 1);
     assert_eq!(rx.err_offset, offset, "the offset of the wrong byte");
-    let r = testbench::top1024_regs::regs::session(0).unwrap();
+    let r = driver::regs::session(0).unwrap();
     let expected = pattern::word_at(offset / 4);
     assert_eq!(sim.read(0, r.err_expected()), expected);
     assert_eq!(sim.read(0, r.err_received()), expected ^ (0x40 << (8 * (offset % 4))));
     // ctrl.clear_errors empties the record and the count.
-    sim.write(0, r.ctrl(), testbench::top1024_regs::regs::session::ctrl::CLEAR_ERRORS.word(1).unwrap());
+    sim.write(0, r.ctrl(), driver::regs::session::ctrl::CLEAR_ERRORS.word(1).unwrap());
     sim.run(10);
     assert_eq!((sim.read(0, r.err_count()), sim.read_wide(0, r.err_offset())), (0, 0));
 }
@@ -348,7 +348,7 @@ fn window_update_gap_zero_stalls_a_limited_receiver_and_abort_recovers() {
         }
         let size = 2 << 20;
         start_with_the_receiver_at_5_percent(&mut sim, size);
-        let r = testbench::top1024_regs::regs::session(0).unwrap();
+        let r = driver::regs::session(0).unwrap();
         if gap == 0 {
             sim.run(300_000);
             let first = sim.read_wide(0, r.rx_bytes());
@@ -382,7 +382,7 @@ fn window_update_gap_zero_stalls_a_limited_receiver_and_abort_recovers() {
 #[test]
 fn a_window_that_stays_shut_ends_both_sides_stalled() {
     let mut sim = quick_sim("window_stays_shut");
-    let r = testbench::top1024_regs::regs::session(0).unwrap();
+    let r = driver::regs::session(0).unwrap();
     for b in 0..2 {
         sim.init_toe(b, 0, 0);
         sim.write(b, r.stall_timeout(), 1);
@@ -554,10 +554,10 @@ fn start_is_ignored_while_busy_and_when_disabled() {
     sim.start(0, 0);
     sim.start(1, 0);
     sim.run(3_000);
-    let r = testbench::top1024_regs::regs::session(0).unwrap();
+    let r = driver::regs::session(0).unwrap();
     let before = sim.read_wide(1, r.tx_bytes());
     assert!(before > 0 && before < size);
-    sim.write(1, r.ctrl(), testbench::top1024_regs::regs::session::ctrl::START.word(1).unwrap());
+    sim.write(1, r.ctrl(), driver::regs::session::ctrl::START.word(1).unwrap());
     assert!(sim.read_wide(1, r.tx_bytes()) >= before, "a second start must not restart the counters");
     assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 50_000));
     let (rx, tx) = (sim.result(0, 0), sim.result(1, 0));
@@ -565,8 +565,8 @@ fn start_is_ignored_while_busy_and_when_disabled() {
     assert!(tx.done && !tx.error && tx.tx_bytes == size, "{tx:?}");
     // Disabled: start does nothing at all.
     sim.program(1, 1, &SessionTest::new(Mode::Send, size, true));
-    let s1 = testbench::top1024_regs::regs::session(1).unwrap();
-    let disabled = testbench::top1024_regs::regs::session::test_config::TEST_MODE.word(0).unwrap();
+    let s1 = driver::regs::session(1).unwrap();
+    let disabled = driver::regs::session::test_config::TEST_MODE.word(0).unwrap();
     sim.write(1, s1.test_config(), disabled);
     sim.start(1, 1);
     sim.run(1_000);

@@ -3,7 +3,7 @@
 //! bus served over Etherbone/TCP, as LiteX's `litex_server` serves a real
 //! board's. The PC tools (`tcpdatatest`, `tcp_client_txrx_single`) talk to
 //! it over loopback; LiteX's `litex_cli`/`RemoteClient`, the console's
-//! register operations (`console::ops`) and `toe-console` program it.
+//! register operations (`driver::ops`) and `toe-console` program it.
 //!
 //! ```text
 //!  litex_cli / RemoteClient / tests --Etherbone/TCP :1234--> etherbone server --requests--+
@@ -36,8 +36,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use testbench::axil::Timing;
-use testbench::boards::{Board, BoardTiming, Rig};
+use board_sim::axil::Timing;
+use board_sim::boards::{Board, BoardTiming, Rig};
 use toe_model::{LinkConfig, ToeConfig, TwoBoards};
 
 /// Default Etherbone port, as `litex_server`'s.
@@ -56,9 +56,9 @@ pub struct Options {
     pub target: Ipv4Addr,
     /// Two boards joined by the link model instead of one on the host's stack.
     pub pair: bool,
-    /// Folder of the verilated-model cache.
+    /// Folder of the verilated-model cache ([`model::default_cache`] by default).
     pub cache: PathBuf,
-    /// Verilate the model again even if the cache (or the built-in model) has it.
+    /// Verilate the model again even if the cache has it.
     pub rebuild: bool,
     /// TOE connect timeout (an active open that gets no answer).
     pub connect_timeout: Duration,

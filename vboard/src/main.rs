@@ -33,10 +33,12 @@ struct Args {
     /// Two boards joined by the simulated 200G link, each with its own register port.
     #[arg(long)]
     pair: bool,
-    /// Folder of the verilated-model cache [default: target/vboard-cache of the workspace].
+    /// Folder of the verilated-model cache: the model is verilated there on first use (about a
+    /// minute) and loaded from there afterwards [default: $VBOARD_CACHE, else
+    /// $XDG_CACHE_HOME/toe-vboard, else ~/.cache/toe-vboard].
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
-    /// Verilate the model again even if it is built in or cached.
+    /// Verilate the model again even if it is cached.
     #[arg(long)]
     rebuild: bool,
     /// Stop after this many seconds (0 = run until interrupted).

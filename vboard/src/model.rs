@@ -1,14 +1,14 @@
-//! Which verilated model simulates a configuration: one the testbench built
-//! at compile time when the configuration is one of those, otherwise one
-//! verilated on first use into a cache keyed by the configuration hash
-//! (`verilate::load_cached`, the same recipe as the testbench's build).
+//! The verilated model of a configuration: verilated on first use into a
+//! cache keyed by the configuration's hash (`verilate::load_cached`, the same
+//! recipe as the testbench's build), then loaded from there. The default
+//! design is no exception: the virtual board links no model at build time.
 
 use std::path::{Path, PathBuf};
 
-use testbench::verilated::Top;
+use board_sim::verilated::Top;
 
-/// The Verilator waivers every generated top is verilated with.
-const WAIVERS: &str = include_str!("../../scripts/verilator_waivers.vlt");
+/// The environment variable that moves the default cache.
+pub const CACHE_ENV: &str = "VBOARD_CACHE";
 
 /// A model ready to simulate, and where it came from (for the log).
 pub struct Resolved {
@@ -17,31 +17,26 @@ pub struct Resolved {
     pub origin: String,
 }
 
-/// The models the testbench built at compile time: (configuration hash, model).
-fn built_in() -> [(&'static str, fn() -> Top); 2] {
-    use testbench::models::{top1024, top64};
-    [(top1024::CONFIG_HASH, top1024::top), (top64::CONFIG_HASH, top64::top)]
-}
-
-/// The default cache folder: `target/vboard-cache` of this workspace.
+/// The default cache folder: `$VBOARD_CACHE`, else `toe-vboard` in the
+/// user's cache folder (`$XDG_CACHE_HOME`, else `~/.cache`), else in the
+/// system's temporary folder.
 pub fn default_cache() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/vboard-cache")
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(dir) = env(CACHE_ENV) {
+        return dir;
+    }
+    let user_cache = env("XDG_CACHE_HOME").or_else(|| env("HOME").map(|h| h.join(".cache")));
+    user_cache.unwrap_or_else(std::env::temp_dir).join("toe-vboard")
 }
 
-/// The model of `design`: built in, or from the cache under `cache`
-/// (verilated there first if missing, or if `rebuild`).
+/// The model of `design`, from the cache under `cache` (verilated there
+/// first if missing, or if `rebuild`).
 pub fn resolve(
     design: &config::Design,
     cache: &Path,
     rebuild: bool,
     log: &mut dyn FnMut(&str),
 ) -> Result<Resolved, String> {
-    if !rebuild {
-        if let Some((_, top)) = built_in().into_iter().find(|(hash, _)| *hash == design.config_hash) {
-            let top = top();
-            return Ok(Resolved { origin: format!("model `{}`, built in", top.fns.name), top });
-        }
-    }
     let toe_gen::Build { files, plan } = toe_gen::build(design).map_err(|e| format!("generating the Verilog: {e}"))?;
     let list = files
         .iter()
@@ -55,9 +50,7 @@ pub fn resolve(
             .ok_or_else(|| format!("{line} is in the file list but was not generated"))?;
         sources.push(verilate::Source { path: PathBuf::from(&f.path), contents: f.contents.clone() });
     }
-    std::fs::create_dir_all(cache).map_err(|e| format!("cannot create the model cache {}: {e}", cache.display()))?;
-    let waivers = cache.join("verilator_waivers.vlt");
-    std::fs::write(&waivers, WAIVERS).map_err(|e| format!("cannot write {}: {e}", waivers.display()))?;
+    let waivers = verilate::write_waivers(cache).map_err(|e| format!("the model cache: {e}"))?;
     let model = format!("vb_{}", design.config_hash);
     let fns =
         verilate::load_cached(&model, &design.name, &sources, Some(&waivers), &design.config_hash, cache, rebuild, log)

@@ -15,8 +15,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use console::ops;
-use console::{Mode, SessionResult, SessionTest};
+use driver::ops;
+use driver::{Mode, SessionResult, SessionTest};
 use etherbone::RegisterBus;
 
 /// A board's registers over Etherbone: the client implements

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::Duration;
 
+use board_sim::boards::{Board, Rig, ToeSide};
 use etherbone::{AxiResp, BusError, BusRequest, Op};
-use testbench::boards::{Board, Rig, ToeSide};
 use toe_model::{GlobalOutputs, SessionInputs, SessionOutputs, TwoBoards};
 
 /// User-clock cycles between two looks at the sockets and the register requests.

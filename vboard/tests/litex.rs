@@ -29,7 +29,7 @@ print(json.dumps(out))
 
 #[test]
 fn litex_remote_client_reads_the_identity_and_writes_a_parameter() {
-    use testbench::top1024_regs::regs;
+    use driver::regs;
     let vb = board();
     let port = vb.register_addrs()[0].port();
     let d = &vb.design;

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use ::console::ops as console;
+use driver::ops as console;
 use testbench::demo;
 use vboard::pc::{connect, wait_idle, Remote};
 use vboard::{Options, VirtualBoard};

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
+use driver::regs;
 use etherbone::{BusError, Client, RegisterBus};
-use testbench::top1024_regs::regs;
 use vboard::{Options, VirtualBoard};
 
 /// An address inside the bus's 11-bit space that no block of the map covers.

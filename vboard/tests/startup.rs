@@ -8,10 +8,10 @@ use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ::console::ops;
-use ::console::regs;
-use ::console::regs::session::status::ErrorCause;
-use ::console::{Mode, SessionTest};
+use driver::ops;
+use driver::regs;
+use driver::regs::session::status::ErrorCause;
+use driver::{Mode, SessionTest};
 use vboard::pc::{connect, free_port, wait_listening, Remote};
 use vboard::{Options, VirtualBoard};
 

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::recipe::{
     find_archive, parse_ports, read, render_port_table, render_shim, verilator_root, verilator_version,
@@ -122,6 +122,8 @@ pub fn load_cached(
         library: String::new(),
     };
     let dir = cache_root.join(key);
+    // One process builds a key at a time; the others wait, then hit the cache.
+    let _lock = KeyLock::acquire(cache_root, key, log)?;
     let reason = if rebuild {
         "rebuild requested"
     } else {
@@ -141,6 +143,56 @@ pub fn load_cached(
     log(&format!("building {} ({reason})", dir.display()));
     let library = build(&want, sources, waivers, cache_root, &dir, log)?;
     load_library(&dir.join(library), model)
+}
+
+/// An exclusive `flock` on `<cache_root>/.lock-<key>`, held while a key is
+/// checked and built, so that processes (or threads) starting the same
+/// model at once build it once. The kernel drops the lock when its holder
+/// exits, so a killed build never leaves a stale lock.
+struct KeyLock {
+    _file: fs::File,
+}
+
+impl KeyLock {
+    /// How long to wait for another build of the same key.
+    const WAIT: Duration = Duration::from_secs(20 * 60);
+
+    fn acquire(cache_root: &Path, key: &str, log: &mut dyn FnMut(&str)) -> Result<KeyLock, Error> {
+        use std::os::fd::AsRawFd;
+        fs::create_dir_all(cache_root).map_err(io(format!("cannot create the cache {}", cache_root.display())))?;
+        let path = cache_root.join(format!(".lock-{key}"));
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io(format!("cannot open {}", path.display())))?;
+        let started = Instant::now();
+        let mut said = false;
+        loop {
+            // SAFETY: a valid descriptor of a file this function keeps open.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                return Ok(KeyLock { _file: file });
+            }
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EWOULDBLOCK) && e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(io(format!("cannot lock {}", path.display()))(e));
+            }
+            if started.elapsed() > Self::WAIT {
+                return Err(Error::Invalid(format!(
+                    "another process has been building {} for over {} minutes (it holds {}); stop it or use another cache",
+                    cache_root.join(key).display(),
+                    Self::WAIT.as_secs() / 60,
+                    path.display()
+                )));
+            }
+            if !said {
+                log(&format!("waiting for another process building {}", cache_root.join(key).display()));
+                said = true;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
 }
 
 fn check_arguments(model: &str, top: &str, sources: &[Source], key: &str) -> Result<(), Error> {
@@ -402,6 +454,7 @@ pub fn load_library(path: &Path, model: &str) -> Result<&'static ModelFns, Error
         port: entry!("port", unsafe extern "C" fn(*mut c_void, u32) -> *mut c_void),
         trace_open: entry!("trace_open", unsafe extern "C" fn(*mut c_void, *const c_char)),
         trace_dump: entry!("trace_dump", unsafe extern "C" fn(*mut c_void, u64)),
+        traced: false,
         ports: Box::leak(ports.into_boxed_slice()),
     };
     Ok(Box::leak(Box::new(fns)))

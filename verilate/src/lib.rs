@@ -54,6 +54,8 @@
 //!     exports.map            the linker version script: only those entry points
 //!     lib<model>.<id>.so     the shared model
 //!   .tmp-<key>-<pid>-<id>/   a build under way (or interrupted: swept later)
+//!   .lock-<key>              empty; the flock held while <key> is checked
+//!                            and built, so concurrent first loads build once
 //! ```
 //!
 //! A folder is reused only when its stamp records the same recipe, key, model,
@@ -96,6 +98,23 @@ pub use recipe::{
 };
 pub use static_models::{StaticModel, StaticModels};
 
+/// The Verilator configuration every generated file is verilated and linted
+/// with (`verilator_waivers.vlt` of this crate): the waivers of rust-hdl's
+/// code-generation artefacts, each with its reason, and nothing else.
+pub const WAIVERS: &str = include_str!("../verilator_waivers.vlt");
+
+/// File name of [`WAIVERS`] when written out.
+pub const WAIVERS_FILE: &str = "verilator_waivers.vlt";
+
+/// Writes [`WAIVERS`] to `dir/verilator_waivers.vlt` (creating `dir`) and
+/// returns its path, for a Verilator command line.
+pub fn write_waivers(dir: &std::path::Path) -> Result<std::path::PathBuf, Error> {
+    std::fs::create_dir_all(dir).map_err(io(format!("cannot create {}", dir.display())))?;
+    let path = dir.join(WAIVERS_FILE);
+    std::fs::write(&path, WAIVERS).map_err(io(format!("cannot write {}", path.display())))?;
+    Ok(path)
+}
+
 /// One port as the verilated header declares it.
 #[derive(Clone, Copy, Debug)]
 pub struct PortInfo {
@@ -117,6 +136,9 @@ pub struct ModelFns {
     pub port: unsafe extern "C" fn(*mut c_void, u32) -> *mut c_void,
     pub trace_open: unsafe extern "C" fn(*mut c_void, *const c_char),
     pub trace_dump: unsafe extern "C" fn(*mut c_void, u64),
+    /// Verilated with `--trace-fst`: `trace_open` writes an FST trace
+    /// (otherwise `trace_open` and `trace_dump` do nothing).
+    pub traced: bool,
     pub ports: &'static [PortInfo],
 }
 

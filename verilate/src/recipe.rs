@@ -214,8 +214,17 @@ pub fn render_port_table(model: &str, ports: &[PortDecl]) -> String {
 /// The Rust module of one statically linked model: `extern "C"` declarations
 /// of its entry points, `consts` (lines of the module body), `PORTS` and
 /// `FNS`. `types` is the path where `PortInfo` and `ModelFns` are seen from
-/// the including crate (`crate::verilated` in the testbench).
-pub fn render_rust(s: &mut String, model: &str, summary: &str, consts: &str, ports: &[PortDecl], types: &str) {
+/// the including crate (`crate::verilated` in the testbench); `traced` says
+/// the model was verilated with `--trace-fst`.
+pub fn render_rust(
+    s: &mut String,
+    model: &str,
+    summary: &str,
+    consts: &str,
+    ports: &[PortDecl],
+    types: &str,
+    traced: bool,
+) {
     let _ = writeln!(s, "/// Model `{model}`: {summary}.");
     let _ = writeln!(s, "pub mod {model} {{");
     let _ = writeln!(s, "    extern \"C\" {{");
@@ -239,7 +248,7 @@ pub fn render_rust(s: &mut String, model: &str, summary: &str, consts: &str, por
         );
     }
     let _ = writeln!(s, "    ];");
-    let _ = writeln!(s, "    pub const FNS: {types}::ModelFns = {types}::ModelFns {{ name: {model:?}, new: {model}_new, eval: {model}_eval, delete: {model}_delete, port: {model}_port, trace_open: {model}_trace_open, trace_dump: {model}_trace_dump, ports: PORTS }};");
+    let _ = writeln!(s, "    pub const FNS: {types}::ModelFns = {types}::ModelFns {{ name: {model:?}, new: {model}_new, eval: {model}_eval, delete: {model}_delete, port: {model}_port, trace_open: {model}_trace_open, trace_dump: {model}_trace_dump, traced: {traced}, ports: PORTS }};");
     let _ = writeln!(s, "}}");
 }
 
@@ -288,7 +297,7 @@ mod tests {
         assert!(table.contains("{\"o\", 0, 100, 4, 1},"));
         assert!(table.contains("uint32_t m_port_count() { return 7; }"));
         let mut rust = String::new();
-        render_rust(&mut rust, "m", "a test", "", &ports, "crate::verilated");
+        render_rust(&mut rust, "m", "a test", "", &ports, "crate::verilated", false);
         assert!(
             rust.contains("crate::verilated::PortInfo { name: \"w\", kind: 0, width: 100, words: 4, output: false },")
         );

@@ -1,6 +1,5 @@
 //! Build time: models verilated by a build script and linked into its crate.
 
-use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -153,7 +152,7 @@ impl StaticModels {
             .unwrap_or_else(|e| panic!("model {model}: cannot write {}: {e}", shim.display()));
         self.archives.push((obj.clone(), lib));
         self.shims.push((shim, obj));
-        render_rust(&mut self.rust, model, m.summary, m.consts, &ports, &self.types);
+        render_rust(&mut self.rust, model, m.summary, m.consts, &ports, &self.types, self.trace);
     }
 
     /// Include folders for the C++ compile: the Verilator runtime's, then each model's.
@@ -186,8 +185,8 @@ impl StaticModels {
 
     /// Prints the link lines of the model archives (call it after the shims'
     /// library is compiled, so the archives follow it on the link line) and
-    /// writes the Rust table to `rust_file`, ending with
-    /// `pub const TRACE_BUILT: bool`.
+    /// writes the Rust table to `rust_file` (each model's `FNS.traced` says
+    /// whether it was built with tracing).
     pub fn finish(self, rust_file: &Path) {
         for (obj, lib) in &self.archives {
             println!("cargo:rustc-link-search=native={}", obj.display());
@@ -197,8 +196,6 @@ impl StaticModels {
         if self.trace {
             println!("cargo:rustc-link-lib=dylib=z");
         }
-        let mut rust = self.rust;
-        let _ = writeln!(rust, "pub const TRACE_BUILT: bool = {};", self.trace);
-        fs::write(rust_file, rust).unwrap_or_else(|e| panic!("cannot write {}: {e}", rust_file.display()));
+        fs::write(rust_file, self.rust).unwrap_or_else(|e| panic!("cannot write {}: {e}", rust_file.display()));
     }
 }

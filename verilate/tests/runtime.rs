@@ -144,10 +144,14 @@ fn stamp_library(dir: &Path) -> String {
     stamp.lines().find_map(|l| l.strip_prefix("library=")).unwrap().to_string()
 }
 
-/// Only the finished folder is left in the cache root: no `.tmp-` or `.old-`.
+/// Only the finished folder is left in the cache root: no `.tmp-` or `.old-`
+/// (the keys' empty lock files, `.lock-<key>`, stay and are not listed).
 fn cache_entries(root: &Path) -> Vec<String> {
-    let mut names: Vec<String> =
-        std::fs::read_dir(root).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut names: Vec<String> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.starts_with(".lock-"))
+        .collect();
     names.sort();
     names
 }
@@ -288,4 +292,27 @@ fn two_models_in_one_process() {
     }
     drop(c);
     check_counter(counter);
+}
+
+/// Boards started at once with one configuration (here: threads; processes
+/// take the same `flock`) build its model once: one builds, the others wait
+/// for the key's lock and then hit the cache.
+#[test]
+fn concurrent_first_loads_build_the_model_once() {
+    let root = tempfile::tempdir().unwrap();
+    let sources = counter_sources();
+    let logs: Vec<Vec<String>> = std::thread::scope(|s| {
+        let loads: Vec<_> = (0..3)
+            .map(|_| {
+                s.spawn(|| {
+                    let (fns, log) = load("counter", "counter", &sources, None, "shared", root.path(), false);
+                    check_counter(fns.unwrap_or_else(|e| panic!("{e}")));
+                    log
+                })
+            })
+            .collect();
+        loads.into_iter().map(|t| t.join().expect("a load panicked")).collect()
+    });
+    let count = |prefix: &str| logs.iter().filter(|log| log.iter().any(|l| l.starts_with(prefix))).count();
+    assert_eq!((count("building"), count("cache hit")), (1, 2), "one build, two hits: {logs:?}");
 }

@@ -256,7 +256,7 @@ mod tests {
         if let Ok(path) = std::env::var("REGFILE_DUMP") {
             std::fs::write(path, &text).unwrap();
         }
-        let waivers = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/verilator_waivers.vlt");
+        let waivers = verilate::write_waivers(&dir).unwrap();
         let out = std::process::Command::new("verilator")
             .args(["--lint-only", "-Wall", "--top-module", "regfile"])
             .arg(&waivers)

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use console::{ops, regs, Mode};
+use driver::{ops, regs, Mode};
 use etherbone::RegisterBus;
 use vboard::pc::{connect, free_port, run_legs, Leg, Tools};
 use vboard::{Options, VirtualBoard};

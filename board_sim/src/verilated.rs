@@ -1,6 +1,8 @@
-//! The testbench's verilated models: [`verilate::Model`], plus the FST
-//! trace that `TB_TRACE=1` asks for (at build time it adds `--trace-fst`, at
-//! run time each model writes `target/traces/<model>-<test>.fst`).
+//! A simulated board's verilated model: [`verilate::Model`], plus the FST
+//! trace that `TB_TRACE=1` asks for (at build time it adds `--trace-fst` to
+//! the testbench's models; at run time each traced model writes
+//! `<TB_TRACE_DIR>/<model>-<test>.fst`, by default in `toe-traces` of the
+//! system's temporary folder).
 
 use std::ops::{Deref, DerefMut};
 use std::path::PathBuf;
@@ -9,19 +11,24 @@ use std::path::PathBuf;
 /// (shared with models built at run time by `verilate::load_cached`).
 pub use verilate::{ModelFns, Port, PortInfo};
 
-/// A live verilated model of the testbench: a [`verilate::Model`] that
-/// writes an FST trace when the models were built with `TB_TRACE=1` and the
-/// test runs with it.
+/// A live verilated model: a [`verilate::Model`] that writes an FST trace
+/// when the model was built with `TB_TRACE=1` and runs with it.
 pub struct Model(verilate::Model);
+
+/// Where traces go: `TB_TRACE_DIR`, else `toe-traces` in the temporary folder.
+fn trace_dir() -> PathBuf {
+    std::env::var_os("TB_TRACE_DIR").map(PathBuf::from).unwrap_or_else(|| std::env::temp_dir().join("toe-traces"))
+}
 
 impl Model {
     /// Builds a model; with `TB_TRACE=1` (at build and run time) it writes an
-    /// FST trace to `target/traces/<model>-<test name>.fst`.
+    /// FST trace to `<TB_TRACE_DIR>/<model>-<test name>.fst` and prints the path.
     pub fn new(fns: &'static ModelFns) -> Self {
         let mut model = verilate::Model::new(fns);
-        if crate::TRACE_BUILT && std::env::var("TB_TRACE").map(|v| v == "1").unwrap_or(false) {
-            let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/traces");
-            std::fs::create_dir_all(&dir).expect("create target/traces");
+        if fns.traced && std::env::var("TB_TRACE").map(|v| v == "1").unwrap_or(false) {
+            let dir = trace_dir();
+            std::fs::create_dir_all(&dir)
+                .unwrap_or_else(|e| panic!("cannot create the trace folder {}: {e}", dir.display()));
             let test = std::thread::current().name().unwrap_or("main").replace("::", "-");
             let path = dir.join(format!("{}-{test}.fst", fns.name));
             eprintln!("trace: {}", path.display());

@@ -1,7 +1,7 @@
 //! Renders the default design's typed register accessors into OUT_DIR
 //! (the same text `gen` writes to `build/sw/regmap_accessors.rs`), plus the
-//! design parameters the console expects by default. No verilation: a lab PC
-//! without Verilator builds the console.
+//! design parameters a driver expects by default. No verilation: a lab PC
+//! without Verilator builds the driver and the console.
 
 use std::path::PathBuf;
 use std::{env, fs};

@@ -1,7 +1,7 @@
-//! The console's register operations, in the demo's terms, over any
-//! [`RegisterBus`]: a board inside a simulation (`testbench::boards::BoardBus`),
-//! a virtual or real board over Etherbone ([`etherbone::Client`]), a PCIe BAR
-//! or the XDMA user device ([`crate::backend`]).
+//! The register operations, in the demo's terms, over any [`RegisterBus`]:
+//! a board inside a simulation (`board_sim::boards::BoardBus`), a virtual or
+//! real board over Etherbone ([`etherbone::Client`]), a PCIe BAR or the XDMA
+//! user device (the console's `backend`).
 //!
 //! Every address and field comes from the typed accessors of the register
 //! map ([`crate::regs`]). A design with fewer sessions has its session blocks
