@@ -30,9 +30,10 @@ deps:
 test:
 	@bash scripts/test.sh
 
-# The multi-gigabyte loopback transfer of the host tools, optimised build.
+# The multi-gigabyte loopback transfers of the PC tools, from the test build
+# (the tools and the pattern are optimised there: Cargo.toml's profiles).
 test-host-large:
-	$(CARGO) test --release -p host -- --ignored multi_gigabyte
+	$(CARGO) test -p host --test large -- --ignored multi_gigabyte
 
 lint: gen
 	@bash scripts/lint.sh $(BUILD)
