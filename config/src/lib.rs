@@ -17,6 +17,7 @@ pub mod codes;
 pub mod crossings;
 pub mod ports;
 mod resolve;
+pub mod toml_reader;
 mod variant;
 
 pub use boards::names as board_names;
@@ -29,6 +30,7 @@ use std::net::Ipv4Addr;
 
 use sha2::{Digest, Sha256};
 use toml::{Table, Value};
+use toml_reader::{Missing, Section, Wording};
 
 pub use codes::{LastPacketMode, ToeMode};
 
@@ -189,16 +191,23 @@ pub fn parse(text: &str) -> Result<Design, ConfigError> {
     parse_table(resolve(text)?.table)
 }
 
+/// How configuration messages word a missing or unknown key.
+const WORDING: Wording = Wording {
+    key_list: "`gen --print-default-config` for every key",
+    missing: Missing::SeeKeyList,
+    found_separator: ", ",
+};
+
 /// Validates a resolved configuration table ([`resolve`]).
 fn parse_table(root: Table) -> Result<Design, ConfigError> {
-    let mut root = Section::new("", root);
-    let mut design = root.section("design")?;
-    let mut board = root.section("board")?;
-    let mut toe = root.section("toe")?;
-    let mut defaults = root.section("defaults")?;
+    let mut root = Section::new(WORDING, root);
+    let mut design = root.table("design")?;
+    let mut board = root.table("board")?;
+    let mut toe = root.table("toe")?;
+    let mut defaults = root.table("defaults")?;
     root.finish()?;
 
-    let name = design.string("name")?;
+    let name = design.string("name", "")?;
     if let Some(problem) = verilog_identifier_problem(&name) {
         return err("design.name", problem);
     }
@@ -208,11 +217,11 @@ fn parse_table(root: Table) -> Result<Design, ConfigError> {
     if !DATA_WIDTHS.contains(&data_width) {
         return err("design.data_width", format!("{data_width} is not supported: use {}", data_widths_text()));
     }
-    let user_clock_mhz = design.float("user_clock_mhz", 1.0, 1000.0)?;
-    let reg_clock_mhz = design.float("reg_clock_mhz", 1.0, 1000.0)?;
+    let user_clock_mhz = design.float("user_clock_mhz", 1.0, 1000.0, "")?;
+    let reg_clock_mhz = design.float("reg_clock_mhz", 1.0, 1000.0, "")?;
     design.finish()?;
 
-    let board_name = board.string("name")?;
+    let board_name = board.string("name", "")?;
     if boards::file(&board_name).is_none() {
         return err(
             "board.name",
@@ -221,7 +230,7 @@ fn parse_table(root: Table) -> Result<Design, ConfigError> {
     }
     board.finish()?;
 
-    let toe_netlist = toe.string("netlist")?;
+    let toe_netlist = toe.string("netlist", "")?;
     if toe_netlist.is_empty() {
         return err("toe.netlist", "must name the TOE core's netlist or IP file (a non-empty path)");
     }
@@ -229,17 +238,17 @@ fn parse_table(root: Table) -> Result<Design, ConfigError> {
 
     // The configuration spells the map's value names with `-` (`fixed-mac`).
     let mode = code_by_name(&mut defaults, "mode", "a mode", |m: ToeMode| m.name().replace('_', "-"))?;
-    let fpga_mac = defaults.mac("fpga_mac")?;
-    let fpga_ip = defaults.ipv4("fpga_ip")?;
-    let target_mac = defaults.mac("target_mac")?;
-    let target_ip = defaults.ipv4("target_ip")?;
+    let fpga_mac = mac(&mut defaults, "fpga_mac")?;
+    let fpga_ip = ipv4(&mut defaults, "fpga_ip")?;
+    let target_mac = mac(&mut defaults, "target_mac")?;
+    let target_ip = ipv4(&mut defaults, "target_ip")?;
     let window_update_gap_kb = defaults.integer("window_update_gap_kb", 0, 1023)? as u16;
     let last_packet_mode =
         code_by_name(&mut defaults, "last_packet_mode", "a last packet mode", |m: LastPacketMode| {
             m.name().to_string()
         })?;
-    let fpga_ports = defaults.ports("fpga_ports", sessions)?;
-    let target_ports = defaults.ports("target_ports", sessions)?;
+    let fpga_ports = ports(&mut defaults, "fpga_ports", sessions)?;
+    let target_ports = ports(&mut defaults, "target_ports", sessions)?;
     defaults.finish()?;
 
     let mut design = Design {
@@ -275,13 +284,13 @@ fn code_by_name<T: codes::CodeTable + Copy>(
     what: &str,
     spell: impl Fn(T) -> String,
 ) -> Result<T, ConfigError> {
-    let text = section.string(key)?;
+    let text = section.string(key, "")?;
     if let Some(code) = T::ALL.iter().copied().find(|c| spell(*c) == text) {
         return Ok(code);
     }
     let names: Vec<String> = T::ALL.iter().map(|c| format!("{:?}", spell(*c))).collect();
     let (last, rest) = names.split_last().expect("a code table is not empty");
-    err(&section.key(key), format!("{text:?} is not {what}: use {} or {last}", rest.join(", ")))
+    section.fail(key, format!("{text:?} is not {what}: use {} or {last}", rest.join(", ")))
 }
 
 /// The hash covers the validated values, not the text: comments and layout
@@ -292,122 +301,52 @@ fn hash(design: &Design) -> String {
     digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
-/// A table being read: each read removes its key, `finish` rejects the rest.
-struct Section {
-    path: String,
-    table: Table,
+/// A MAC address `key`: six hex bytes separated by `:`.
+fn mac(section: &mut Section, key: &str) -> Result<[u8; 6], ConfigError> {
+    let text = section.string(key, "")?;
+    match parse_mac(&text) {
+        Some(mac) => Ok(mac),
+        None => section.fail(
+            key,
+            format!("{text:?} is not a MAC address: use six hex bytes separated by `:`, e.g. \"00:01:02:03:04:05\""),
+        ),
+    }
 }
 
-impl Section {
-    fn new(path: &str, table: Table) -> Self {
-        Section { path: path.to_string(), table }
-    }
-
-    fn key(&self, key: &str) -> String {
-        if self.path.is_empty() {
-            key.to_string()
-        } else {
-            format!("{}.{key}", self.path)
+/// An IPv4 address `key` in dotted decimal.
+fn ipv4(section: &mut Section, key: &str) -> Result<Ipv4Addr, ConfigError> {
+    let text = section.string(key, "")?;
+    match text.parse() {
+        Ok(ip) => Ok(ip),
+        Err(_) => {
+            section.fail(key, format!("{text:?} is not an IPv4 address: use dotted decimal, e.g. \"192.168.200.42\""))
         }
     }
+}
 
-    fn take(&mut self, key: &str) -> Result<Value, ConfigError> {
-        match self.table.remove(key) {
-            Some(v) => Ok(v),
-            None => err(&self.key(key), "missing (see `gen --print-default-config` for every key)"),
-        }
+/// The port list `key`: one distinct port per session.
+fn ports(section: &mut Section, key: &str, sessions: usize) -> Result<Vec<u16>, ConfigError> {
+    let form = format!("a list of {sessions} distinct ports (one per session), each an integer in 1..=65535");
+    let items = section.array(key, &form)?;
+    if items.len() != sessions {
+        return section
+            .fail(key, format!("has {} entries but design.sessions = {sessions}: must be {form}", items.len()));
     }
-
-    fn section(&mut self, key: &str) -> Result<Section, ConfigError> {
-        match self.take(key)? {
-            Value::Table(t) => Ok(Section::new(&self.key(key), t)),
-            other => err(&self.key(key), format!("must be a table `[{key}]`, found {}", other.type_str())),
-        }
-    }
-
-    fn string(&mut self, key: &str) -> Result<String, ConfigError> {
-        match self.take(key)? {
-            Value::String(s) => Ok(s),
-            other => err(&self.key(key), format!("must be a string, found {}", other.type_str())),
-        }
-    }
-
-    fn integer(&mut self, key: &str, min: i64, max: i64) -> Result<i64, ConfigError> {
-        let k = self.key(key);
-        match self.take(key)? {
-            Value::Integer(i) if (min..=max).contains(&i) => Ok(i),
-            Value::Integer(i) => err(&k, format!("{i} is out of range: must be an integer in {min}..={max}")),
-            other => err(&k, format!("must be an integer in {min}..={max}, found {}", other.type_str())),
-        }
-    }
-
-    fn float(&mut self, key: &str, min: f64, max: f64) -> Result<f64, ConfigError> {
-        let k = self.key(key);
-        let v = match self.take(key)? {
-            Value::Float(f) => f,
-            Value::Integer(i) => i as f64,
-            other => return err(&k, format!("must be a number in {min}..={max}, found {}", other.type_str())),
+    let mut seen = BTreeSet::new();
+    let mut ports = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let entry = format!("{key}[{i}]");
+        let port = match item {
+            Value::Integer(p) if (1..=65535).contains(p) => *p as u16,
+            Value::Integer(p) => return section.fail(&entry, format!("{p} is out of range: must be {form}")),
+            other => return section.wrong_type(&entry, &form, other),
         };
-        if v.is_finite() && (min..=max).contains(&v) {
-            Ok(v)
-        } else {
-            err(&k, format!("{v} is out of range: must be a number in {min}..={max}"))
+        if !seen.insert(port) {
+            return section.fail(&entry, format!("port {port} appears twice: must be {form}"));
         }
+        ports.push(port);
     }
-
-    fn mac(&mut self, key: &str) -> Result<[u8; 6], ConfigError> {
-        let k = self.key(key);
-        let text = self.string(key)?;
-        parse_mac(&text).ok_or_else(|| ConfigError {
-            key: k,
-            message: format!(
-                "{text:?} is not a MAC address: use six hex bytes separated by `:`, e.g. \"00:01:02:03:04:05\""
-            ),
-        })
-    }
-
-    fn ipv4(&mut self, key: &str) -> Result<Ipv4Addr, ConfigError> {
-        let k = self.key(key);
-        let text = self.string(key)?;
-        text.parse().map_err(|_| ConfigError {
-            key: k,
-            message: format!("{text:?} is not an IPv4 address: use dotted decimal, e.g. \"192.168.200.42\""),
-        })
-    }
-
-    fn ports(&mut self, key: &str, sessions: usize) -> Result<Vec<u16>, ConfigError> {
-        let k = self.key(key);
-        let form =
-            format!("must be a list of {sessions} distinct ports (one per session), each an integer in 1..=65535");
-        let items = match self.take(key)? {
-            Value::Array(items) => items,
-            other => return err(&k, format!("{form}, found {}", other.type_str())),
-        };
-        if items.len() != sessions {
-            return err(&k, format!("has {} entries but design.sessions = {sessions}: {form}", items.len()));
-        }
-        let mut seen = BTreeSet::new();
-        let mut ports = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            let port = match item {
-                Value::Integer(p) if (1..=65535).contains(p) => *p as u16,
-                Value::Integer(p) => return err(&format!("{k}[{i}]"), format!("{p} is out of range: {form}")),
-                other => return err(&format!("{k}[{i}]"), format!("{form}, found {}", other.type_str())),
-            };
-            if !seen.insert(port) {
-                return err(&format!("{k}[{i}]"), format!("port {port} appears twice: {form}"));
-            }
-            ports.push(port);
-        }
-        Ok(ports)
-    }
-
-    fn finish(self) -> Result<(), ConfigError> {
-        match self.table.keys().next() {
-            None => Ok(()),
-            Some(extra) => err(&self.key(extra), "unknown key (see `gen --print-default-config` for every key)"),
-        }
-    }
+    Ok(ports)
 }
 
 fn parse_mac(text: &str) -> Option<[u8; 6]> {

@@ -1,10 +1,13 @@
 //! Board descriptions: `constraints/<name>.toml`, embedded by the
-//! configuration's board catalogue (`config::boards`) and validated here. Every rejection names the file, the dotted key and the
-//! form the value must take.
+//! configuration's board catalogue (`config::boards`) and validated here with
+//! the configuration's checked reader (`config::toml_reader`). Every rejection
+//! names the file, the dotted key and the form the value must take.
 
 use std::fmt;
 
-use toml::{Table, Value};
+use config::toml_reader::{Missing, Section, Wording};
+use config::ConfigError;
+use toml::Table;
 
 /// Whose tools build the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,27 +184,38 @@ pub fn load_board(name: &str) -> Result<Board, FlowError> {
 /// Parses board text; `name` is the file stem the `name` key must equal and
 /// `file` the path messages print.
 pub fn parse_board(name: &str, file: &str, text: &str) -> Result<Board, FlowError> {
-    let table: Table = text.parse().map_err(|e: toml::de::Error| FlowError::Board {
+    read_board(name, file, text).map_err(|e| FlowError::Board {
         file: file.to_string(),
+        key: e.key,
+        message: e.message,
+    })
+}
+
+/// How board file messages word a missing or unknown key.
+const WORDING: Wording =
+    Wording { key_list: "flows/README.md for the board file keys", missing: Missing::NameForm, found_separator: "; " };
+
+fn read_board(name: &str, file: &str, text: &str) -> Result<Board, ConfigError> {
+    let table: Table = text.parse().map_err(|e: toml::de::Error| ConfigError {
         key: String::new(),
         message: format!("malformed TOML: {}", e.to_string().trim_end()),
     })?;
-    let mut root = Reader { file, path: String::new(), table };
+    let mut root = Section::new(WORDING, table);
 
-    let board_name = root.string("name", "the file's name without `.toml`")?;
+    let board_name = root.text("name", "the file's name without `.toml`")?;
     if board_name != name {
         return root.fail("name", format!("is {board_name:?} but the file is {file}: must be {name:?}"));
     }
-    let vendor = match root.string("vendor", "\"amd\" or \"intel\"")?.as_str() {
+    let vendor = match root.text("vendor", "\"amd\" or \"intel\"")?.as_str() {
         "amd" => Vendor::Amd,
         "intel" => Vendor::Intel,
         other => return root.fail("vendor", format!("{other:?} is not a vendor: use \"amd\" or \"intel\"")),
     };
-    let description = root.string("description", "a one-line description")?;
+    let description = root.text("description", "a one-line description")?;
     let part = root.word("part", "a part number such as \"xcu50-fsvh2104-2-e\"")?;
-    let family = root.string("family", "the device family, e.g. \"Agilex 7\"")?;
+    let family = root.text("family", "the device family, e.g. \"Agilex 7\"")?;
     let speed_grade = root.word("speed_grade", "the speed grade, e.g. \"-2\"")?;
-    let missing = root.string_list("missing")?;
+    let missing = root.strings("missing", "a list of strings (facts no public source gave; may be empty)")?;
 
     let mut clock = root.table("free_clock")?;
     let free_clock = clock.clock(true)?;
@@ -209,8 +223,8 @@ pub fn parse_board(name: &str, file: &str, text: &str) -> Result<Board, FlowErro
 
     let mut qsfp_t = root.table("qsfp")?;
     let qsfp_name = qsfp_t.identifier("name")?;
-    let mac = qsfp_t.string("mac", "the Ethernet hard IP, e.g. \"100G CMAC\" or \"F-tile Ethernet Hard IP\"")?;
-    let line_rate_gbps = qsfp_t.integer("line_rate_gbps", LINE_RATES_GBPS)? as u32;
+    let mac = qsfp_t.text("mac", "the Ethernet hard IP, e.g. \"100G CMAC\" or \"F-tile Ethernet Hard IP\"")?;
+    let line_rate_gbps = qsfp_t.one_of("line_rate_gbps", LINE_RATES_GBPS)? as u32;
     let mac_site = qsfp_t.opt_word("mac_site", "a hard MAC site such as \"CMACE4_X0Y4\"")?;
     let mut refclk_t = qsfp_t.table("refclk")?;
     let refclk = refclk_t.clock(vendor == Vendor::Intel)?;
@@ -231,7 +245,7 @@ pub fn parse_board(name: &str, file: &str, text: &str) -> Result<Board, FlowErro
     qsfp_t.finish()?;
 
     let mut reg_t = root.table("register_path")?;
-    let kind = match reg_t.string("kind", "\"pcie-xdma\" or \"jtag-avalon\"")?.as_str() {
+    let kind = match reg_t.text("kind", "\"pcie-xdma\" or \"jtag-avalon\"")?.as_str() {
         "pcie-xdma" if vendor == Vendor::Amd => RegisterKind::PcieXdma,
         "jtag-avalon" if vendor == Vendor::Intel => RegisterKind::JtagAvalon,
         other => {
@@ -244,7 +258,7 @@ pub fn parse_board(name: &str, file: &str, text: &str) -> Result<Board, FlowErro
     };
     let pcie = if kind == RegisterKind::PcieXdma {
         let mut p = reg_t.table("pcie")?;
-        let lanes = p.integer("lanes", &[1, 2, 4, 8, 16])? as u32;
+        let lanes = p.one_of("lanes", &[1, 2, 4, 8, 16])? as u32;
         let mut rc = p.table("refclk")?;
         let refclk = rc.clock(false)?;
         rc.finish()?;
@@ -274,45 +288,34 @@ pub fn parse_board(name: &str, file: &str, text: &str) -> Result<Board, FlowErro
     })
 }
 
-/// A table being read: each read removes its key, `finish` rejects the rest.
-struct Reader<'a> {
-    file: &'a str,
-    path: String,
-    table: Table,
-}
-
-impl<'a> Reader<'a> {
-    fn key(&self, key: &str) -> String {
-        if self.path.is_empty() {
-            key.to_string()
-        } else {
-            format!("{}.{key}", self.path)
-        }
-    }
-
-    fn fail<T>(&self, key: &str, message: impl Into<String>) -> Result<T, FlowError> {
-        Err(FlowError::Board { file: self.file.to_string(), key: self.key(key), message: message.into() })
-    }
-
-    fn take(&mut self, key: &str, form: &str) -> Result<Value, FlowError> {
-        match self.table.remove(key) {
-            Some(v) => Ok(v),
-            None => self.fail(key, format!("missing: must be {form}")),
-        }
-    }
-
-    fn string(&mut self, key: &str, form: &str) -> Result<String, FlowError> {
-        match self.take(key, &format!("a string, {form}"))? {
-            Value::String(s) if !s.trim().is_empty() => Ok(s),
-            Value::String(_) => self.fail(key, format!("is empty: must be {form}")),
-            other => self.fail(key, format!("must be a string, {form}; found {}", other.type_str())),
-        }
-    }
-
+/// The board file's own checks on top of the shared reader.
+trait BoardReads {
+    /// A non-empty string; `form` says what it holds.
+    fn text(&mut self, key: &str, form: &str) -> Result<String, ConfigError>;
     /// A string without whitespace or Tcl/XDC-special characters: it is
     /// written into scripts as a bare word.
-    fn word(&mut self, key: &str, form: &str) -> Result<String, FlowError> {
+    fn word(&mut self, key: &str, form: &str) -> Result<String, ConfigError>;
+    fn opt_word(&mut self, key: &str, form: &str) -> Result<Option<String>, ConfigError>;
+    fn identifier(&mut self, key: &str) -> Result<String, ConfigError>;
+    /// A package pin: one to three capital letters then one or two digits.
+    fn pin(&mut self, key: &str) -> Result<String, ConfigError>;
+    fn opt_pin(&mut self, key: &str) -> Result<Option<String>, ConfigError>;
+    fn opt_io_standard(&mut self, key: &str) -> Result<Option<String>, ConfigError>;
+    /// A clock table; `single_ended_ok` allows omitting `pin_n`.
+    fn clock(&mut self, single_ended_ok: bool) -> Result<BoardClock, ConfigError>;
+}
+
+impl BoardReads for Section {
+    fn text(&mut self, key: &str, form: &str) -> Result<String, ConfigError> {
         let s = self.string(key, form)?;
+        if s.trim().is_empty() {
+            return self.fail(key, format!("is empty: must be {form}"));
+        }
+        Ok(s)
+    }
+
+    fn word(&mut self, key: &str, form: &str) -> Result<String, ConfigError> {
+        let s = self.text(key, form)?;
         if s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
             Ok(s)
         } else {
@@ -320,16 +323,16 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn opt_word(&mut self, key: &str, form: &str) -> Result<Option<String>, FlowError> {
-        if self.table.contains_key(key) {
+    fn opt_word(&mut self, key: &str, form: &str) -> Result<Option<String>, ConfigError> {
+        if self.has(key) {
             self.word(key, form).map(Some)
         } else {
             Ok(None)
         }
     }
 
-    fn identifier(&mut self, key: &str) -> Result<String, FlowError> {
-        let s = self.string(key, "a Verilog identifier (letters, digits, `_`)")?;
+    fn identifier(&mut self, key: &str) -> Result<String, ConfigError> {
+        let s = self.text(key, "a Verilog identifier (letters, digits, `_`)")?;
         if config::is_verilog_identifier(&s) {
             Ok(s)
         } else {
@@ -340,9 +343,8 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A package pin: one to three capital letters then one or two digits.
-    fn pin(&mut self, key: &str) -> Result<String, FlowError> {
-        let s = self.string(key, "a package pin such as \"AW27\"")?;
+    fn pin(&mut self, key: &str) -> Result<String, ConfigError> {
+        let s = self.text(key, "a package pin such as \"AW27\"")?;
         let letters = s.chars().take_while(|c| c.is_ascii_uppercase()).count();
         let digits = s.len() - letters;
         if (1..=3).contains(&letters) && (1..=2).contains(&digits) && s[letters..].chars().all(|c| c.is_ascii_digit()) {
@@ -352,100 +354,19 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn opt_pin(&mut self, key: &str) -> Result<Option<String>, FlowError> {
-        if self.table.contains_key(key) {
+    fn opt_pin(&mut self, key: &str) -> Result<Option<String>, ConfigError> {
+        if self.has(key) {
             self.pin(key).map(Some)
         } else {
             Ok(None)
         }
     }
 
-    fn frequency(&mut self, key: &str) -> Result<f64, FlowError> {
-        let form = "a frequency in MHz, a number in 1..=1000";
-        let v = match self.take(key, form)? {
-            Value::Float(f) => f,
-            Value::Integer(i) => i as f64,
-            other => return self.fail(key, format!("must be {form}; found {}", other.type_str())),
-        };
-        if v.is_finite() && (1.0..=1000.0).contains(&v) {
-            Ok(v)
-        } else {
-            self.fail(key, format!("{v} is out of range: must be {form}"))
-        }
-    }
-
-    fn integer(&mut self, key: &str, allowed: &[i64]) -> Result<i64, FlowError> {
-        let list = allowed.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
-        match self.take(key, &format!("one of {list}"))? {
-            Value::Integer(i) if allowed.contains(&i) => Ok(i),
-            Value::Integer(i) => self.fail(key, format!("{i} is not allowed: must be one of {list}")),
-            other => self.fail(key, format!("must be an integer, one of {list}; found {}", other.type_str())),
-        }
-    }
-
-    fn string_list(&mut self, key: &str) -> Result<Vec<String>, FlowError> {
-        let form = "a list of strings (facts no public source gave; may be empty)";
-        let items = match self.take(key, form)? {
-            Value::Array(items) => items,
-            other => return self.fail(key, format!("must be {form}; found {}", other.type_str())),
-        };
-        let mut out = Vec::new();
-        for (i, item) in items.into_iter().enumerate() {
-            match item {
-                Value::String(s) => out.push(s),
-                other => {
-                    return self.fail(&format!("{key}[{i}]"), format!("must be a string; found {}", other.type_str()))
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    fn table(&mut self, key: &str) -> Result<Reader<'a>, FlowError> {
-        match self.take(key, &format!("a table `[{}]`", self.key(key)))? {
-            Value::Table(t) => Ok(Reader { file: self.file, path: self.key(key), table: t }),
-            other => self.fail(key, format!("must be a table `[{}]`; found {}", self.key(key), other.type_str())),
-        }
-    }
-
-    fn tables(&mut self, key: &str, min: usize, max: usize) -> Result<Vec<Reader<'a>>, FlowError> {
-        let form = format!("an array of tables `[[{}]]` with {min}..={max} entries", self.key(key));
-        let items = match self.take(key, &form)? {
-            Value::Array(items) => items,
-            other => return self.fail(key, format!("must be {form}; found {}", other.type_str())),
-        };
-        if !(min..=max).contains(&items.len()) {
-            return self.fail(key, format!("has {} entries: must be {form}", items.len()));
-        }
-        let mut out = Vec::new();
-        for (i, item) in items.into_iter().enumerate() {
-            match item {
-                Value::Table(t) => {
-                    out.push(Reader { file: self.file, path: format!("{}[{i}]", self.key(key)), table: t })
-                }
-                other => {
-                    return self.fail(&format!("{key}[{i}]"), format!("must be a table; found {}", other.type_str()))
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// A clock table; `single_ended_ok` allows omitting `pin_n`.
-    fn clock(&mut self, single_ended_ok: bool) -> Result<BoardClock, FlowError> {
-        let port = self.identifier("port")?;
-        let freq_mhz = self.frequency("freq_mhz")?;
-        let pin_p = self.pin("pin_p")?;
-        let pin_n = if single_ended_ok { self.opt_pin("pin_n")? } else { Some(self.pin("pin_n")?) };
-        let io_standard = self.opt_io_standard("io_standard")?;
-        Ok(BoardClock { port, freq_mhz, pin_p, pin_n, io_standard })
-    }
-
-    fn opt_io_standard(&mut self, key: &str) -> Result<Option<String>, FlowError> {
-        if !self.table.contains_key(key) {
+    fn opt_io_standard(&mut self, key: &str) -> Result<Option<String>, ConfigError> {
+        if !self.has(key) {
             return Ok(None);
         }
-        let s = self.string(key, "an I/O standard such as \"LVDS\"")?;
+        let s = self.text(key, "an I/O standard such as \"LVDS\"")?;
         // Quartus names include parentheses: "CURRENT MODE LOGIC (CML)".
         if s.chars().all(|c| c.is_ascii_alphanumeric() || " _.-/()".contains(c)) {
             Ok(Some(s))
@@ -457,11 +378,13 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn finish(self) -> Result<(), FlowError> {
-        match self.table.keys().next() {
-            None => Ok(()),
-            Some(extra) => self.fail(extra, "unknown key (see flows/README.md for the board file keys)"),
-        }
+    fn clock(&mut self, single_ended_ok: bool) -> Result<BoardClock, ConfigError> {
+        let port = self.identifier("port")?;
+        let freq_mhz = self.float("freq_mhz", 1.0, 1000.0, "a frequency in MHz")?;
+        let pin_p = self.pin("pin_p")?;
+        let pin_n = if single_ended_ok { self.opt_pin("pin_n")? } else { Some(self.pin("pin_n")?) };
+        let io_standard = self.opt_io_standard("io_standard")?;
+        Ok(BoardClock { port, freq_mhz, pin_p, pin_n, io_standard })
     }
 }
 
