@@ -10,8 +10,9 @@
 # name; EXAMPLES=DIR takes them from DIR), each generated once into a
 # temporary folder by `gen --config`, with the same yosys command: one row
 # per example. An example whose RTL is identical to the default build's
-# reuses the whole top's netlist from the first table. The examples run SYNTH_JOBS at a time (default: the number of
-# cores); the rows come out in name order.
+# reuses the whole top's netlist from the first table. The blocks and then
+# the examples run SYNTH_JOBS at a time (default: the number of cores); the
+# rows come out in block order and in name order.
 #
 # The depth budget: a block or a whole top deeper than SYNTH_MAX_LEVELS LUT
 # levels (default 5, the whole top's target) fails the run, after the tables.
@@ -54,12 +55,24 @@ mapfile -t files <"$build/rtl/files.f"
 echo "synth-estimate: yosys $(yosys -V | awk '{print $2}') synth_xilinx -family xcup -nowidelut, flattened per module"
 "$report" header
 mapfile -t blocks < <(cd "$build" && "$report" blocks "${files[@]}")
-for module in "${blocks[@]}"; do
-    net="$work/net.json"
-    synth "$build" "$module" "$net" "$work/log" \
-        || { cat "$work/log"; echo "synth-estimate: yosys failed on $module"; exit 1; }
-    rows row "$module" "$net"
-    [ "$module" != "$(basename "${files[-1]}" .v)" ] || cp "$net" "$work/top.json"
+jobs=${SYNTH_JOBS:-$(nproc)}
+# Every block at once, SYNTH_JOBS at a time, the largest (the top, last)
+# first so that it does not finish alone; the rows come out in block order.
+for ((i = ${#blocks[@]} - 1; i >= 0; i--)); do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    (
+        rc=0
+        synth "$build" "${blocks[$i]}" "$work/block-$i.json" "$work/block-$i.log" || rc=$?
+        echo "$rc" >"$work/block-$i.rc"
+    ) &
+done
+wait
+for i in "${!blocks[@]}"; do
+    module=${blocks[$i]}
+    [ "$(cat "$work/block-$i.rc" 2>/dev/null)" = 0 ] \
+        || { cat "$work/block-$i.log"; echo "synth-estimate: yosys failed on $module"; exit 1; }
+    rows row "$module" "$work/block-$i.json"
+    [ "$module" != "$(basename "${files[-1]}" .v)" ] || cp "$work/block-$i.json" "$work/top.json"
 done
 echo "levels: LUT+MUXF levels on the deepest register-to-register path (carry cells not counted); carry: longest carry chain in cells"
 
@@ -75,7 +88,6 @@ for config in "${examples[@]}"; do
     "$bin/gen" --config "$config" --out "$work/ex/$name" 2>"$work/$name.log" \
         || { cat "$work/$name.log"; echo "synth-estimate: gen failed on example $name ($config)"; exit 1; }
 done
-jobs=${SYNTH_JOBS:-$(nproc)}
 for config in "${examples[@]}"; do
     name=$(basename "$config" .toml)
     # An example whose RTL is byte for byte the default build's (the default
