@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BUILD ?= build
 
-.PHONY: help gen verilog deps test test-rust test-host-large lint synth-estimate bench bench-host demo soak vboard demo-pc vivado-ooc quartus-ooc golden clean yardstick
+.PHONY: help gen verilog deps test test-rust test-pc-large lint synth-estimate bench bench-pc demo soak vboard demo-pc vivado-ooc quartus-ooc golden clean yardstick
 
 help:
 	@echo "make gen            generate build/ from the default config (same as cargo run -p gen)"
@@ -11,7 +11,7 @@ help:
 	@echo "make lint           verilator --lint-only -Wall on every generated Verilog file, and cargo fmt --check"
 	@echo "make synth-estimate yosys synth_xilinx -family xcup: LUT/FF/carry/BRAM and logic depth per module, then per example (examples/*.toml); fails past SYNTH_MAX_LEVELS (5) LUT levels"
 	@echo "make bench          verilated model vs rust-hdl simulator speed, loopback throughput"
-	@echo "make bench-host     tcpdatatest vs iperf3 on loopback"
+	@echo "make bench-pc     tcpdatatest vs iperf3 on loopback"
 	@echo "make yardstick      the generated datapath beside the hand-written yardstick (../shared/yardstick, YARDSTICK=DIR; REPS=3; RECORD=pruned): simulation speed, generator and verifier LUT/FF/levels"
 	@echo "make demo           the demo's FPGA-to-FPGA scenarios on two simulated boards, next to the reference figures"
 	@echo "make soak           randomised two-board soak with faults, release build: ITER=<n> iterations (default 100), TB_SEED=<n> replays one"
@@ -32,8 +32,8 @@ test:
 
 # The multi-gigabyte loopback transfers of the PC tools, from the test build
 # (the tools and the pattern are optimised there: Cargo.toml's profiles).
-test-host-large:
-	$(CARGO) test -p host --test large -- --ignored multi_gigabyte
+test-pc-large:
+	$(CARGO) test -p pc_tools --test large -- --ignored multi_gigabyte
 
 lint: gen
 	@bash scripts/lint.sh $(BUILD)
@@ -63,11 +63,11 @@ vboard: deps
 
 # Section 3 of the demo: the PC tools against the virtual board.
 demo-pc: deps
-	$(CARGO) build --release -q -p host
+	$(CARGO) build --release -q -p pc_tools
 	$(CARGO) run --release -q -p vboard --bin demo-pc
 
-bench-host:
-	@bash host/bench-host.sh
+bench-pc:
+	@bash pc_tools/bench-pc.sh
 
 # The loopback wrapper (gen's `yardstick` binary) through the yardstick's
 # compare.sh (issue 14).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench-host: tcpdatatest against iperf3 on loopback, side by side, at
+# make bench-pc: tcpdatatest against iperf3 on loopback, side by side, at
 # 1, 2 and 4 parallel streams.
 #
 # Each round runs, one after the other on 127.0.0.1, for each stream count N
@@ -38,18 +38,18 @@ PIN=${BENCH_PIN:-1}
 RUN_LIMIT=300
 for n in $STREAMS; do
     case $n in
-        *[!0-9]* | 0*) echo "bench-host: BENCH_STREAMS: '$n' is not a stream count (1-64)" >&2; exit 2 ;;
+        *[!0-9]* | 0*) echo "bench-pc: BENCH_STREAMS: '$n' is not a stream count (1-64)" >&2; exit 2 ;;
     esac
     if [ "$n" -gt 64 ]; then
-        echo "bench-host: BENCH_STREAMS: '$n' is out of range (1-64)" >&2
+        echo "bench-pc: BENCH_STREAMS: '$n' is out of range (1-64)" >&2
         exit 2
     fi
     if [ $((BYTES % n)) -ne 0 ]; then
-        echo "bench-host: BENCH_BYTES $BYTES is not a multiple of $n streams" >&2
+        echo "bench-pc: BENCH_BYTES $BYTES is not a multiple of $n streams" >&2
         exit 2
     fi
 done
-[ -n "${STREAMS// /}" ] || { echo "bench-host: BENCH_STREAMS is empty" >&2; exit 2; }
+[ -n "${STREAMS// /}" ] || { echo "bench-pc: BENCH_STREAMS is empty" >&2; exit 2; }
 if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
     ON_SERVER=(taskset -c 0)
     ON_CLIENT=(taskset -c 1)
@@ -61,13 +61,13 @@ else
 fi
 
 if ! command -v iperf3 >/dev/null 2>&1; then
-    echo "bench-host: installing iperf3 (Debian package)"
+    echo "bench-pc: installing iperf3 (Debian package)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get install -y iperf3 >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y iperf3 >/dev/null; }
 fi
-command -v python3 >/dev/null 2>&1 || { echo "bench-host: python3 is needed to read iperf3's JSON" >&2; exit 1; }
+command -v python3 >/dev/null 2>&1 || { echo "bench-pc: python3 is needed to read iperf3's JSON" >&2; exit 1; }
 
-cargo build --release -q -p host
+cargo build --release -q -p pc_tools
 BIN="$TARGET/release"
 TMP=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$TMP"' EXIT
@@ -97,7 +97,7 @@ for _ in range(200):
             s.close()
     print(base)
     sys.exit(0)
-sys.exit("bench-host: no %d consecutive free ports found" % n)
+sys.exit("bench-pc: no %d consecutive free ports found" % n)
 PY
 }
 
@@ -139,22 +139,22 @@ run_tcpdatatest() {
         port=''
         kill "$server" 2>/dev/null || true
         wait "$server" || true
-        echo "bench-host: tcpdatatest server did not start (attempt $attempt of 3): $(cat "$TMP/server.out")" >&2
+        echo "bench-pc: tcpdatatest server did not start (attempt $attempt of 3): $(cat "$TMP/server.out")" >&2
     done
     [ -n "$port" ] || return 1
     if ! timeout --foreground "$RUN_LIMIT" "${ON_CLIENT[@]}" "$BIN/tcpdatatest" c r 127.0.0.1 "$port" "$each" "$pattern" "$BUFFER" \
         --sessions "$n" --quiet --timeout 60 >"$TMP/client.out" 2>&1; then
         kill "$server" 2>/dev/null || true
-        echo "bench-host: tcpdatatest client failed (or ran over $RUN_LIMIT s): $(cat "$TMP/client.out")" >&2
+        echo "bench-pc: tcpdatatest client failed (or ran over $RUN_LIMIT s): $(cat "$TMP/client.out")" >&2
         return 1
     fi
-    wait "$server" || { echo "bench-host: tcpdatatest server failed: $(cat "$TMP/server.out")" >&2; return 1; }
+    wait "$server" || { echo "bench-pc: tcpdatatest server failed: $(cat "$TMP/server.out")" >&2; return 1; }
     if [ "$n" -eq 1 ]; then
         mbps=$(sed -n 's/^rx: .* bytes in .* s, \([0-9.]*\) MB\/s.*/\1/p' "$TMP/client.out")
     else
         mbps=$(sed -n 's/^total rx: .* bytes in .* s, \([0-9.]*\) MB\/s.*/\1/p' "$TMP/client.out")
     fi
-    [ -n "$mbps" ] || { echo "bench-host: no rx line: $(cat "$TMP/client.out")" >&2; return 1; }
+    [ -n "$mbps" ] || { echo "bench-pc: no rx line: $(cat "$TMP/client.out")" >&2; return 1; }
     echo "$mbps" >"$TMP/result"
 }
 
@@ -171,14 +171,14 @@ run_iperf3() {
         grep -q 'listening' "$TMP/iperf3-server.out" 2>/dev/null && break
         if [ "$i" -eq 1000 ] || ! kill -0 "$server" 2>/dev/null; then
             kill "$server" 2>/dev/null || true
-            echo "bench-host: iperf3 server did not start within 10 s: $(cat "$TMP/iperf3-server.out")" >&2
+            echo "bench-pc: iperf3 server did not start within 10 s: $(cat "$TMP/iperf3-server.out")" >&2
             return 1
         fi
         sleep 0.01
     done
     if ! timeout --foreground "$RUN_LIMIT" "${ON_CLIENT[@]}" iperf3 -c 127.0.0.1 -p "$port" -n "$BYTES" -P "$n" -R -J >"$TMP/iperf3.json"; then
         kill "$server" 2>/dev/null || true
-        echo "bench-host: iperf3 failed (or ran over $RUN_LIMIT s): $(grep '"error"' "$TMP/iperf3.json" || true)" >&2
+        echo "bench-pc: iperf3 failed (or ran over $RUN_LIMIT s): $(grep '"error"' "$TMP/iperf3.json" || true)" >&2
         return 1
     fi
     wait "$server" || true
@@ -188,8 +188,8 @@ end = json.load(open(sys.argv[1]))["end"]["sum_received"]
 print("%.1f" % (end["bytes"] / end["seconds"] / 1e6))' "$TMP/iperf3.json" >"$TMP/result"
 }
 
-echo "bench-host: loopback 127.0.0.1, $BYTES bytes per run, tcpdatatest buffer $BUFFER, $ROUNDS rounds, streams $STREAMS, $PLACEMENT"
-echo "bench-host: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(iperf3 --version | head -n 1)"
+echo "bench-pc: loopback 127.0.0.1, $BYTES bytes per run, tcpdatatest buffer $BUFFER, $ROUNDS rounds, streams $STREAMS, $PLACEMENT"
+echo "bench-pc: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(iperf3 --version | head -n 1)"
 printf '%-6s %7s %16s %16s %12s\n' round streams "verify on MB/s" "verify off MB/s" "iperf3 MB/s"
 for n in $STREAMS; do
     : >"$TMP/on.$n"; : >"$TMP/off.$n"; : >"$TMP/iperf.$n"

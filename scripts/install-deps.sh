@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need and is missing, from Debian's packages:
 # Verilator (testbench, lint), yosys (synth-estimate), tclsh (script stand-ins),
-# gcc (C header self-test), iperf3 (bench-host), zlib (FST traces), Python's
+# gcc (C header self-test), iperf3 (bench-pc), zlib (FST traces), Python's
 # venv; then LiteX, pinned in scripts/requirements-litex.txt, into .venv/ (the
 # Etherbone interop test runs LiteX's own client). Quick when all is present.
 set -euo pipefail

@@ -56,4 +56,4 @@ mapfile -t crates < <(sed -n 's/^members *= *\[\(.*\)\]/\1/p' Cargo.toml | tr -d
 for crate in "${crates[@]}"; do
     stage "test $crate" "$cargo" test -q -p "$crate"
 done
-stage "large transfer" "$make" -s test-host-large
+stage "large transfer" "$make" -s test-pc-large

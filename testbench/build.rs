@@ -25,7 +25,7 @@ enum Kind {
     /// A product top, exactly as `gen` writes it (register file, session
     /// controllers, datapaths): the two-board and session tests.
     Top,
-    /// A datapath harness (`toe_gen::rtl::datapath_harness`): the sessions'
+    /// A datapath harness (`gen::rtl::datapath_harness`): the sessions'
     /// generators, verifiers and rate limiters with plain ports, no controller.
     Harness,
 }
@@ -104,7 +104,7 @@ fn regfile_model(
     text: &str,
     map_edit: fn(&mut regmap::RegisterMap),
 ) -> Result<(String, String), hdl::verilog::HdlError> {
-    let design = toe_gen::parse_config(text).map_err(|e| hdl::verilog::HdlError(e.to_string()))?;
+    let design = gen::parse_config(text).map_err(|e| hdl::verilog::HdlError(e.to_string()))?;
     let mut map = regmap::RegisterMap::for_design(&design);
     map_edit(&mut map);
     map.validate().map_err(|e| hdl::verilog::HdlError(e.to_string()))?;
@@ -144,13 +144,13 @@ fn prepare(out: &Path, spec: &Spec) -> Prepared {
     let _ = fs::remove_dir_all(&dir);
     match spec.kind {
         Kind::Top => {
-            let build = toe_gen::build(&design).unwrap_or_else(|e| panic!("model {model}: {e}"));
+            let build = gen::build(&design).unwrap_or_else(|e| panic!("model {model}: {e}"));
             for f in &build.files {
                 let p = dir.join("build").join(&f.path);
                 fs::create_dir_all(p.parent().unwrap()).unwrap();
                 fs::write(&p, &f.contents).unwrap();
             }
-            let sources = fs::read_to_string(dir.join("build").join(toe_gen::rtl::FILELIST))
+            let sources = fs::read_to_string(dir.join("build").join(gen::rtl::FILELIST))
                 .unwrap()
                 .lines()
                 .map(|l| dir.join("build").join(l))
@@ -172,8 +172,7 @@ fn prepare(out: &Path, spec: &Spec) -> Prepared {
         }
         Kind::Harness => {
             fs::create_dir_all(&dir).unwrap();
-            let harness =
-                toe_gen::rtl::datapath_harness(&design, model).unwrap_or_else(|e| panic!("model {model}: {e}"));
+            let harness = gen::rtl::datapath_harness(&design, model).unwrap_or_else(|e| panic!("model {model}: {e}"));
             let sources = harness
                 .files
                 .iter()
@@ -295,5 +294,5 @@ fn plan_items(plan: &config::ports::PortPlan) -> String {
 
 /// The design of `variant`, validated.
 fn variant_design(model: &str, variant: Variant) -> config::Design {
-    toe_gen::parse_config(&variant.to_toml()).unwrap_or_else(|e| panic!("model {model}: {e}"))
+    gen::parse_config(&variant.to_toml()).unwrap_or_else(|e| panic!("model {model}: {e}"))
 }

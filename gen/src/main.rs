@@ -41,7 +41,7 @@ fn main() -> ExitCode {
     }
     match run(&args) {
         Ok(count) => {
-            toe_gen::print_stderr(&format!("gen: wrote {count} files to {}", args.out.display()));
+            gen::print_stderr(&format!("gen: wrote {count} files to {}", args.out.display()));
             ExitCode::SUCCESS
         }
         Err(message) => fail(&message),
@@ -50,10 +50,10 @@ fn main() -> ExitCode {
 
 /// `text` on stdout; a reader that closed early ends the output quietly.
 fn print(text: &str) -> ExitCode {
-    match toe_gen::print_stdout(text) {
+    match gen::print_stdout(text) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            toe_gen::print_stderr(&format!("gen: error: {message}"));
+            gen::print_stderr(&format!("gen: error: {message}"));
             ExitCode::FAILURE
         }
     }
@@ -61,7 +61,7 @@ fn print(text: &str) -> ExitCode {
 
 /// One error line, exit status 2 (a bad configuration or output path).
 fn fail(message: &str) -> ExitCode {
-    toe_gen::print_stderr(&format!("gen: error: {message}"));
+    gen::print_stderr(&format!("gen: error: {message}"));
     ExitCode::from(2)
 }
 
@@ -73,20 +73,20 @@ fn print_config(path: &std::path::Path) -> Result<String, String> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {origin}: {e}"))?;
     let resolved = config::resolve(&text).map_err(|e| format!("{origin}: {e}"))?;
-    let design = toe_gen::parse_config(&text).map_err(|e| format!("{origin}: {e}"))?;
-    toe_gen::generate(&design).map_err(|e| format!("{origin}: {e}"))?;
+    let design = gen::parse_config(&text).map_err(|e| format!("{origin}: {e}"))?;
+    gen::generate(&design).map_err(|e| format!("{origin}: {e}"))?;
     Ok(format!("# {origin} over the embedded default configuration\n\n{}", resolved.annotated()))
 }
 
 fn run(args: &Args) -> Result<usize, String> {
     let (design, origin) = match &args.config {
-        Some(path) => (toe_gen::read_config(path)?, path.display().to_string()),
+        Some(path) => (gen::read_config(path)?, path.display().to_string()),
         None => (
-            toe_gen::parse_config(config::DEFAULT_TOML).map_err(|e| format!("the default configuration: {e}"))?,
+            gen::parse_config(config::DEFAULT_TOML).map_err(|e| format!("the default configuration: {e}"))?,
             "the default configuration".to_string(),
         ),
     };
-    let files = toe_gen::generate(&design).map_err(|e| format!("{origin}: {e}"))?;
-    toe_gen::write_atomically(&args.out, &files).map_err(|e| e.to_string())?;
+    let files = gen::generate(&design).map_err(|e| format!("{origin}: {e}"))?;
+    gen::write_atomically(&args.out, &files).map_err(|e| e.to_string())?;
     Ok(files.len())
 }

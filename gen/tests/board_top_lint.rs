@@ -16,8 +16,8 @@ fn lint(config_text: &str, what: &str) {
         println!("note: verilator not on PATH: board top lint of {what} skipped (Debian: `apt-get install verilator`)");
         return;
     };
-    let design = toe_gen::parse_config(config_text).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let files = toe_gen::generate(&design).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let design = gen::parse_config(config_text).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let files = gen::generate(&design).unwrap_or_else(|e| panic!("{what}: {e}"));
     let dir = tempfile::tempdir().unwrap();
     for f in &files {
         let p = dir.path().join(&f.path);

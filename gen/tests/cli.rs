@@ -37,7 +37,7 @@ fn default_run_writes_the_verilog_and_scripts_deterministically() {
         assert!(names.iter().any(|n| n == want), "{want} missing from {names:?}");
     }
     let top = std::fs::read_to_string(a.join("rtl/toe_user_logic.v")).unwrap();
-    let design = toe_gen::parse_config(config::DEFAULT_TOML).unwrap();
+    let design = gen::parse_config(config::DEFAULT_TOML).unwrap();
     // LiteX's csr.csv sits beside the other software outputs, as regmap renders it.
     let csr_csv = std::fs::read_to_string(a.join("sw/csr.csv")).unwrap();
     assert_eq!(csr_csv, regmap::csr_csv(&regmap::RegisterMap::for_design(&design), &design));
@@ -154,10 +154,7 @@ fn a_partial_config_overrides_the_default_and_print_config_shows_the_origins() {
     assert!(line("data_width = 1024").ends_with("# default"));
     assert!(line("fpga_ports = [60000, 60001]").ends_with("# default, one per session"));
     // What it prints is a configuration that gives the same design.
-    assert_eq!(
-        toe_gen::parse_config(&text).unwrap(),
-        toe_gen::parse_config(&std::fs::read_to_string(&cfg).unwrap()).unwrap()
-    );
+    assert_eq!(gen::parse_config(&text).unwrap(), gen::parse_config(&std::fs::read_to_string(&cfg).unwrap()).unwrap());
 
     std::fs::write(&cfg, "[design]\nsessions = 7\n").unwrap();
     let o = gen(&["--print-config", cfg.to_str().unwrap()]);

@@ -1,6 +1,6 @@
 //! The example configurations `examples/*.toml`, each built as a user builds
-//! it (`gen --config examples/<name>.toml --out DIR`: [`toe_gen::read_config`],
-//! [`toe_gen::generate`], [`toe_gen::write_atomically`]):
+//! it (`gen --config examples/<name>.toml --out DIR`: [`gen::read_config`],
+//! [`gen::generate`], [`gen::write_atomically`]):
 //!
 //! - it resolves over the default and is valid;
 //! - two builds, written to two different folders, are byte-identical, and
@@ -52,9 +52,9 @@ fn examples() -> Vec<(String, PathBuf)> {
 
 /// The build folder of `config` as `gen --config` writes it, into `out`.
 fn build_into(name: &str, config: &Path, out: &Path) {
-    let design = toe_gen::read_config(config).unwrap_or_else(|e| panic!("example {name}: {e}"));
-    let files = toe_gen::generate(&design).unwrap_or_else(|e| panic!("example {name}: {}: {e}", config.display()));
-    toe_gen::write_atomically(out, &files).unwrap_or_else(|e| panic!("example {name}: {e}"));
+    let design = gen::read_config(config).unwrap_or_else(|e| panic!("example {name}: {e}"));
+    let files = gen::generate(&design).unwrap_or_else(|e| panic!("example {name}: {}: {e}", config.display()));
+    gen::write_atomically(out, &files).unwrap_or_else(|e| panic!("example {name}: {e}"));
 }
 
 /// The first line where `want` and `got` differ: "line N: golden ... / built ...".
@@ -138,9 +138,9 @@ fn examples_resolve_are_valid_and_build_deterministically_without_machine_facts(
     for (name, path) in examples() {
         let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         let resolved = config::resolve(&text).unwrap_or_else(|e| panic!("example {name}: {}: {e}", path.display()));
-        let design = toe_gen::read_config(&path).unwrap_or_else(|e| panic!("example {name}: {e}"));
+        let design = gen::read_config(&path).unwrap_or_else(|e| panic!("example {name}: {e}"));
         assert_eq!(
-            toe_gen::parse_config(&resolved.annotated()).unwrap_or_else(|e| panic!("example {name}: {e}")),
+            gen::parse_config(&resolved.annotated()).unwrap_or_else(|e| panic!("example {name}: {e}")),
             design,
             "example {name}: the resolved configuration gives another design"
         );
@@ -168,11 +168,11 @@ fn examples_cover_the_default_and_every_board() {
     let designs: Vec<(String, config::Design)> = examples()
         .into_iter()
         .map(|(name, path)| {
-            let d = toe_gen::read_config(&path).unwrap_or_else(|e| panic!("example {name}: {e}"));
+            let d = gen::read_config(&path).unwrap_or_else(|e| panic!("example {name}: {e}"));
             (name, d)
         })
         .collect();
-    let default = toe_gen::parse_config(config::DEFAULT_TOML).expect("the default is valid");
+    let default = gen::parse_config(config::DEFAULT_TOML).expect("the default is valid");
     assert!(
         designs.iter().any(|(_, d)| d.config_hash == default.config_hash),
         "no example resolves to the embedded default (configuration {})",

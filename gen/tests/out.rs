@@ -149,8 +149,8 @@ fn a_path_without_a_folder_name_is_refused() {
 /// A file that cannot be written (a path below another file): the run fails
 /// with the write error, and leaves neither a temporary folder nor the
 /// parent folders it created, nor a change to the previous build.
-fn failing_files() -> Vec<toe_gen::GeneratedFile> {
-    let f = |path: &str| toe_gen::GeneratedFile { path: path.to_string(), contents: "x".to_string() };
+fn failing_files() -> Vec<gen::GeneratedFile> {
+    let f = |path: &str| gen::GeneratedFile { path: path.to_string(), contents: "x".to_string() };
     vec![f("README.md"), f("rtl"), f("rtl/top.v")]
 }
 
@@ -159,14 +159,14 @@ fn a_failure_while_writing_leaves_nothing_behind() {
     let tmp = tempfile::tempdir().unwrap();
     // Into a new path under parents it had to create.
     let out: PathBuf = tmp.path().join("new/deeper/build");
-    let e = toe_gen::write_atomically(&out, &failing_files()).unwrap_err().to_string();
+    let e = gen::write_atomically(&out, &failing_files()).unwrap_err().to_string();
     assert!(e.starts_with("cannot create ") && e.contains("/rtl"), "{e}");
     assert!(names(tmp.path()).is_empty(), "left behind: {:?}", names(tmp.path()));
     // Over a folder gen wrote: it stays as it was.
     let out = tmp.path().join("build");
     assert!(gen_out(&out).status.success());
     let before = tree(&out);
-    assert!(toe_gen::write_atomically(&out, &failing_files()).is_err());
+    assert!(gen::write_atomically(&out, &failing_files()).is_err());
     assert_eq!(tree(&out), before);
     assert_eq!(names(tmp.path()), ["build"]);
 }

@@ -25,7 +25,7 @@ fn parser_and_resolver_end_in_a_design_or_one_line_error() {
                 None
             }
         };
-        match toe_gen::parse_config(text) {
+        match gen::parse_config(text) {
             Ok(design) => {
                 if resolved.is_none() {
                     return Err("parse_config accepted what resolve refused".into());

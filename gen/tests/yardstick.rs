@@ -39,8 +39,8 @@ fn the_binary_writes_both_files_and_names_the_generator_and_verifier() {
     assert_eq!(keys, ["wrapper", "datapath", "generator", "verifier"], "{text}");
     let (wrapper, datapath) = (PathBuf::from(lines[0].1), PathBuf::from(lines[1].1));
     assert_eq!((wrapper.parent(), datapath.parent()), (Some(out.as_path()), Some(out.as_path())), "{text}");
-    let design = toe_gen::parse_config(config::DEFAULT_TOML).unwrap();
-    let y = toe_gen::yardstick::yardstick(&design).unwrap();
+    let design = gen::parse_config(config::DEFAULT_TOML).unwrap();
+    let y = gen::yardstick::yardstick(&design).unwrap();
     assert_eq!(fs::read_to_string(&wrapper).unwrap(), y.wrapper.contents);
     assert_eq!(fs::read_to_string(&datapath).unwrap(), y.datapath.contents);
     let written = fs::read_to_string(&datapath).unwrap();
@@ -54,7 +54,7 @@ fn the_binary_writes_both_files_and_names_the_generator_and_verifier() {
     let mut names: Vec<String> =
         fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     names.sort();
-    let mut want = vec![toe_gen::MANIFEST.to_string(), y.wrapper.path.clone(), y.datapath.path.clone()];
+    let mut want = vec![gen::MANIFEST.to_string(), y.wrapper.path.clone(), y.datapath.path.clone()];
     want.sort();
     assert_eq!(names, want, "only the two files and gen's manifest");
 }
@@ -82,12 +82,12 @@ fn the_wrapper_lints_clean_at_every_width() {
         eprintln!("verilator not on PATH: lint of the yardstick wrapper skipped (install it with `make deps`)");
         return;
     }
-    let base = toe_gen::parse_config(config::DEFAULT_TOML).unwrap();
+    let base = gen::parse_config(config::DEFAULT_TOML).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     for &width in config::DATA_WIDTHS.iter() {
         let design = config::Design { data_width: width, ..base.clone() };
-        let y = toe_gen::yardstick::yardstick(&design).unwrap();
+        let y = gen::yardstick::yardstick(&design).unwrap();
         let dir = tmp.path().join(width.to_string());
         fs::create_dir_all(&dir).unwrap();
         for f in y.files() {
@@ -123,8 +123,8 @@ fn the_verilated_wrapper_loops_at_pct_and_sees_only_the_injected_error() {
         eprintln!("verilator not on PATH: simulation of the yardstick wrapper skipped (install it with `make deps`)");
         return;
     }
-    let design = toe_gen::parse_config(config::DEFAULT_TOML).unwrap();
-    let y = toe_gen::yardstick::yardstick(&design).unwrap();
+    let design = gen::parse_config(config::DEFAULT_TOML).unwrap();
+    let y = gen::yardstick::yardstick(&design).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     for f in y.files() {
         fs::write(tmp.path().join(&f.path), &f.contents).unwrap();

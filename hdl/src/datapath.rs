@@ -11,7 +11,7 @@
 //! The TX limiter gates `tx_tvalid`, the RX limiter gates `rx_tready`, so a
 //! limited receiver pushes back on the TOE. In the product the session
 //! instantiates it as `datapath` (Verilog `<session>$datapath`); the testbench also builds it alone as a
-//! harness (`toe_gen::rtl::datapath_harness`) with ports `s<n>_<port>`.
+//! harness (`gen::rtl::datapath_harness`) with ports `s<n>_<port>`.
 
 use rust_hdl::prelude::*;
 

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use pattern::{Checker, Generator, Mismatch};
 
-/// Process exit status of each outcome (documented in host/README.md).
+/// Process exit status of each outcome (documented in pc_tools/README.md).
 pub mod exit {
     pub const OK: i32 = 0;
     pub const USAGE: i32 = 2;

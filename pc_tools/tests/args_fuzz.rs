@@ -11,7 +11,7 @@
 mod common;
 
 use common::*;
-use host::args::{parse_datatest, parse_txrx};
+use pc_tools::args::{parse_datatest, parse_txrx};
 use proptest::prelude::*;
 use testkit::hostile::{arg_list, check_all, hostile_value, one_line, Outcome, Tally};
 
@@ -109,7 +109,7 @@ fn txrx_lists() -> impl Strategy<Value = Vec<String>> {
 }
 
 /// The parser's verdict on `args` as an outcome, or what is wrong with it.
-fn parsed<T>(r: Result<host::args::Command<T>, host::args::ArgError>) -> Result<Outcome, String> {
+fn parsed<T>(r: Result<pc_tools::args::Command<T>, pc_tools::args::ArgError>) -> Result<Outcome, String> {
     match r {
         Ok(_) => Ok(Outcome::Accepted),
         Err(e) => one_line(&e.to_string()).map(|()| Outcome::Refused),
@@ -156,7 +156,7 @@ fn binary_refuses<T>(
     tool: &str,
     name: &str,
     lists: impl Strategy<Value = Vec<String>>,
-    parse: fn(&[String]) -> Result<host::args::Command<T>, host::args::ArgError>,
+    parse: fn(&[String]) -> Result<pc_tools::args::Command<T>, pc_tools::args::ArgError>,
 ) {
     let refused = move |a: &Vec<String>| parsed(parse(a)) == Ok(Outcome::Refused);
     let t = check_all(&format!("{name} binary"), BINARY_CASES, lists.prop_filter("refused", refused), |a| {

@@ -1,5 +1,5 @@
 //! Multi-gigabyte loopback transfers with verification, ignored in a plain
-//! `cargo test`: `make test-host-large` runs them (cargo test -p host --test
+//! `cargo test`: `make test-pc-large` runs them (cargo test -p pc_tools --test
 //! large -- --ignored multi_gigabyte; the tools are optimised in the test
 //! build, see the workspace's Cargo.toml).
 //! They cross the 2^32-byte offset, where a 32-bit byte counter would wrap.
@@ -17,7 +17,7 @@ const HALF_DUPLEX: &str = "0x1_0000_0003";
 const HALF_DUPLEX_N: u64 = 0x1_0000_0003;
 
 #[test]
-#[ignore = "multi-gigabyte: run with make test-host-large"]
+#[ignore = "multi-gigabyte: run with make test-pc-large"]
 fn multi_gigabyte_half_duplex_verified() {
     let (srv, port) = server(DATATEST, &["s", "t", "127.0.0.1", "0", HALF_DUPLEX, "1", "3", "--quiet"]);
     let cli = run(DATATEST, &["c", "r", "127.0.0.1", &port.to_string(), HALF_DUPLEX, "1", "3", "--quiet"]);
@@ -30,7 +30,7 @@ fn multi_gigabyte_half_duplex_verified() {
 }
 
 #[test]
-#[ignore = "multi-gigabyte: run with make test-host-large"]
+#[ignore = "multi-gigabyte: run with make test-pc-large"]
 fn multi_gigabyte_full_duplex_verified() {
     // 2 GiB + 1 each way (4 GiB over the connection in total).
     let n = (2u64 << 30) + 1;

@@ -1,6 +1,6 @@
 //! A datapath harness (`dp<W>`, one per data width in
 //! `models::DATAPATH_MODELS`: the sessions without their controller,
-//! `toe_gen::rtl::datapath_harness`) with each session's ports resolved by
+//! `gen::rtl::datapath_harness`) with each session's ports resolved by
 //! name once, and the helpers every session test needs.
 
 use config::ports::Group;

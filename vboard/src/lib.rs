@@ -126,10 +126,10 @@ fn loopback_only(what: &str, addr: Ipv4Addr) -> Result<(), String> {
 /// Reads and validates the configuration (the embedded default without a file).
 pub fn load_design(path: Option<&PathBuf>) -> Result<config::Design, String> {
     match path {
-        None => toe_gen::parse_config(config::DEFAULT_TOML).map_err(|e| format!("the default configuration: {e}")),
+        None => gen::parse_config(config::DEFAULT_TOML).map_err(|e| format!("the default configuration: {e}")),
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            toe_gen::parse_config(&text).map_err(|e| format!("{}: {e}", p.display()))
+            gen::parse_config(&text).map_err(|e| format!("{}: {e}", p.display()))
         }
     }
 }

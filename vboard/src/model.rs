@@ -37,11 +37,11 @@ pub fn resolve(
     rebuild: bool,
     log: &mut dyn FnMut(&str),
 ) -> Result<Resolved, String> {
-    let toe_gen::Build { files, plan } = toe_gen::build(design).map_err(|e| format!("generating the Verilog: {e}"))?;
+    let gen::Build { files, plan } = gen::build(design).map_err(|e| format!("generating the Verilog: {e}"))?;
     let list = files
         .iter()
-        .find(|f| f.path == toe_gen::rtl::FILELIST)
-        .ok_or_else(|| format!("gen wrote no {}", toe_gen::rtl::FILELIST))?;
+        .find(|f| f.path == gen::rtl::FILELIST)
+        .ok_or_else(|| format!("gen wrote no {}", gen::rtl::FILELIST))?;
     let mut sources = Vec::new();
     for line in list.contents.lines().filter(|l| !l.trim().is_empty()) {
         let f = files

@@ -1,6 +1,6 @@
 //! The demo's first environment (FPGA and PC, section 3 of the reference):
 //! the PC tools against a board reached over Etherbone. Used by the tests
-//! (`host/tests/virtual_board.rs`) and by `make demo-pc`.
+//! (`pc_tools/tests/virtual_board.rs`) and by `make demo-pc`.
 //!
 //! A *leg* is one session's test: what the FPGA does (send, receive, full
 //! duplex), whether it is the client or the server, the size, and whether
@@ -43,7 +43,10 @@ impl Tools {
         let t = Tools { tcpdatatest: dir.join("tcpdatatest"), txrx: dir.join("tcp_client_txrx_single") };
         for p in [&t.tcpdatatest, &t.txrx] {
             if !p.exists() {
-                return Err(format!("{} is missing: build the PC tools (cargo build --release -p host)", p.display()));
+                return Err(format!(
+                    "{} is missing: build the PC tools (cargo build --release -p pc_tools)",
+                    p.display()
+                ));
             }
         }
         Ok(t)

@@ -125,13 +125,13 @@ pub fn tools() -> Tools {
             let dir = Path::new(CONSOLE).parent().expect("target dir").to_path_buf();
             let profile = dir.file_name().and_then(|n| n.to_str()).unwrap_or("debug").to_string();
             let mut cmd = Command::new(env!("CARGO"));
-            cmd.args(["build", "-q", "-p", "host", "--bins"]);
+            cmd.args(["build", "-q", "-p", "pc_tools", "--bins"]);
             if profile == "release" {
                 cmd.arg("--release");
             }
-            let out = cmd.output().map_err(|e| format!("cargo build -p host: {e}"))?;
+            let out = cmd.output().map_err(|e| format!("cargo build -p pc_tools: {e}"))?;
             if !out.status.success() {
-                return Err(format!("cargo build -p host failed: {}", String::from_utf8_lossy(&out.stderr)));
+                return Err(format!("cargo build -p pc_tools failed: {}", String::from_utf8_lossy(&out.stderr)));
             }
             Ok(Tools { tcpdatatest: dir.join("tcpdatatest"), txrx: dir.join("tcp_client_txrx_single") })
         })

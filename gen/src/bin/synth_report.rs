@@ -195,9 +195,9 @@ fn figures(net: &Netlist, module: &str) -> Figures {
     let depth = deepest.map(|c| net.level(c, &mut memo)).unwrap_or(0);
     if std::env::var("SYNTH_REPORT_PATH").is_ok() {
         if let Some(c) = deepest {
-            toe_gen::print_stderr(&format!("deepest path in {module} ({depth} levels), from its end back:"));
+            gen::print_stderr(&format!("deepest path in {module} ({depth} levels), from its end back:"));
             for name in net.path(c, &mut memo) {
-                toe_gen::print_stderr(&format!("    {name}"));
+                gen::print_stderr(&format!("    {name}"));
             }
         }
     }
@@ -269,7 +269,7 @@ fn format_example_row(name: &str, design: &config::Design, f: &Figures) -> Strin
 }
 
 fn example_row(name: &str, config_path: &str, netlist: &str) -> Result<Row, String> {
-    let design = toe_gen::read_config(std::path::Path::new(config_path))?;
+    let design = gen::read_config(std::path::Path::new(config_path))?;
     let f = figures(&load(netlist, &design.name)?, &design.name);
     Ok(Row { text: format_example_row(name, &design, &f), depth: f.depth })
 }
@@ -332,7 +332,7 @@ fn main() -> ExitCode {
     let budget = match depth_budget(std::env::var("SYNTH_MAX_LEVELS").ok().as_deref()) {
         Ok(b) => b,
         Err(e) => {
-            toe_gen::print_stderr(&format!("synth_report: {e}"));
+            gen::print_stderr(&format!("synth_report: {e}"));
             return ExitCode::from(2);
         }
     };
@@ -353,20 +353,20 @@ fn main() -> ExitCode {
     match result {
         Ok(row) => {
             // A reader that closed early (`| head -1`) ends the output quietly.
-            if let Err(e) = toe_gen::print_stdout(&format!("{}\n", row.text)) {
-                toe_gen::print_stderr(&format!("synth_report: {e}"));
+            if let Err(e) = gen::print_stdout(&format!("{}\n", row.text)) {
+                gen::print_stderr(&format!("synth_report: {e}"));
                 return ExitCode::FAILURE;
             }
             match over_budget(what, row.depth, budget) {
                 Some(why) => {
-                    toe_gen::print_stderr(&format!("synth_report: {why}"));
+                    gen::print_stderr(&format!("synth_report: {why}"));
                     ExitCode::from(3)
                 }
                 None => ExitCode::SUCCESS,
             }
         }
         Err(e) => {
-            toe_gen::print_stderr(&format!("synth_report: {e}"));
+            gen::print_stderr(&format!("synth_report: {e}"));
             ExitCode::from(2)
         }
     }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use toe_gen::yardstick::Record;
+use gen::yardstick::Record;
 
 /// Write the yardstick wrapper and the datapath it wraps.
 #[derive(Parser, Debug)]
@@ -32,13 +32,13 @@ struct Args {
 
 fn run(args: &Args) -> Result<String, String> {
     let design = match &args.config {
-        Some(path) => toe_gen::read_config(path)?,
-        None => toe_gen::parse_config(config::DEFAULT_TOML).map_err(|e| format!("the default configuration: {e}"))?,
+        Some(path) => gen::read_config(path)?,
+        None => gen::parse_config(config::DEFAULT_TOML).map_err(|e| format!("the default configuration: {e}"))?,
     };
-    let y = toe_gen::yardstick::yardstick_with(&design, args.record).map_err(|e| e.to_string())?;
+    let y = gen::yardstick::yardstick_with(&design, args.record).map_err(|e| e.to_string())?;
     let files: Vec<_> = y.files().into_iter().cloned().collect();
-    toe_gen::write_atomically(&args.out, &files).map_err(|e| e.to_string())?;
-    let path = |f: &toe_gen::GeneratedFile| args.out.join(&f.path).display().to_string();
+    gen::write_atomically(&args.out, &files).map_err(|e| e.to_string())?;
+    let path = |f: &gen::GeneratedFile| args.out.join(&f.path).display().to_string();
     Ok(format!(
         "wrapper {}\ndatapath {}\ngenerator {}\nverifier {}\n",
         path(&y.wrapper),
@@ -50,15 +50,15 @@ fn run(args: &Args) -> Result<String, String> {
 
 fn main() -> ExitCode {
     match run(&Args::parse()) {
-        Ok(text) => match toe_gen::print_stdout(&text) {
+        Ok(text) => match gen::print_stdout(&text) {
             Ok(()) => ExitCode::SUCCESS,
             Err(message) => {
-                toe_gen::print_stderr(&format!("yardstick: error: {message}"));
+                gen::print_stderr(&format!("yardstick: error: {message}"));
                 ExitCode::FAILURE
             }
         },
         Err(message) => {
-            toe_gen::print_stderr(&format!("yardstick: error: {message}"));
+            gen::print_stderr(&format!("yardstick: error: {message}"));
             ExitCode::from(2)
         }
     }

@@ -1,9 +1,9 @@
 //! `tcp_client_txrx_single [--server] <server IP> <server port> <bytelen> <pattern> <buffer> [options]`
-//! (see host/README.md).
+//! (see pc_tools/README.md).
 
-use host::app::Job;
-use host::args::{self, TxRxArgs};
-use host::transfer::Plan;
+use pc_tools::app::Job;
+use pc_tools::args::{self, TxRxArgs};
+use pc_tools::transfer::Plan;
 
 fn job(a: TxRxArgs) -> Job {
     let t = &a.transfer;
@@ -27,5 +27,5 @@ fn job(a: TxRxArgs) -> Job {
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    std::process::exit(host::main_with("tcp_client_txrx_single", args::TXRX_USAGE, &argv, args::parse_txrx, job));
+    std::process::exit(pc_tools::main_with("tcp_client_txrx_single", args::TXRX_USAGE, &argv, args::parse_txrx, job));
 }

@@ -1,9 +1,9 @@
 //! `tcpdatatest <mode> <dir> <server IP> <server port> <bytelen> <pattern> <buffer> [options]`
-//! (see host/README.md).
+//! (see pc_tools/README.md).
 
-use host::app::Job;
-use host::args::{self, DataTestArgs, Dir};
-use host::transfer::Plan;
+use pc_tools::app::Job;
+use pc_tools::args::{self, DataTestArgs, Dir};
+use pc_tools::transfer::Plan;
 
 fn job(a: DataTestArgs) -> Job {
     let t = &a.transfer;
@@ -31,5 +31,5 @@ fn job(a: DataTestArgs) -> Job {
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    std::process::exit(host::main_with("tcpdatatest", args::DATATEST_USAGE, &argv, args::parse_datatest, job));
+    std::process::exit(pc_tools::main_with("tcpdatatest", args::DATATEST_USAGE, &argv, args::parse_datatest, job));
 }
