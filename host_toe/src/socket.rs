@@ -1,6 +1,7 @@
 //! Socket helpers: opening non-blocking sockets, the peer's MSS and window
 //! scale, and the wording of socket errors.
 
+use std::fmt;
 use std::io;
 use std::net::SocketAddrV4;
 
@@ -47,6 +48,16 @@ pub(crate) fn io_failure(e: &io::Error) -> String {
     }
 }
 
+/// The event text for an active open that failed (at `connect()` or while
+/// it was pending).
+pub(crate) fn connect_failure(remote: impl fmt::Display, e: &io::Error) -> String {
+    if e.kind() == io::ErrorKind::ConnectionRefused {
+        format!("connect to {remote} refused")
+    } else {
+        format!("connect to {remote} failed: {e}")
+    }
+}
+
 pub(crate) fn busy_port(e: &io::Error) -> bool {
     matches!(e.kind(), io::ErrorKind::AddrInUse | io::ErrorKind::AddrNotAvailable)
 }
@@ -67,5 +78,21 @@ pub(crate) fn start_connect(local: SocketAddrV4, remote: SocketAddrV4) -> io::Re
         Ok(()) => Ok(sock),
         Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => Ok(sock),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+
+    use super::connect_failure;
+
+    /// A refusal reads as such; any other error is quoted.
+    #[test]
+    fn connect_failure_wording() {
+        let refused = io::Error::from(io::ErrorKind::ConnectionRefused);
+        assert_eq!(connect_failure("127.0.0.1:5000", &refused), "connect to 127.0.0.1:5000 refused");
+        let other = io::Error::other("boom");
+        assert_eq!(connect_failure("?", &other), "connect to ? failed: boom");
     }
 }

@@ -10,7 +10,7 @@ use socket2::Socket;
 
 use super::{Conn, Session};
 use crate::events::Log;
-use crate::socket::{io_failure, peer_info};
+use crate::socket::{connect_failure, io_failure, peer_info};
 use crate::NetConfig;
 
 impl Session {
@@ -64,12 +64,7 @@ impl Session {
             Ok(None) => None,
         };
         if let Some(e) = err {
-            let remote = remote();
-            let msg = if e.kind() == io::ErrorKind::ConnectionRefused {
-                format!("connect to {remote} refused")
-            } else {
-                format!("connect to {remote} failed: {e}")
-            };
+            let msg = connect_failure(remote(), &e);
             self.fail(s, log, msg);
             return true;
         }

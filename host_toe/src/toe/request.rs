@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::{HostToe, INIT_CYCLES};
 use crate::session::Conn;
-use crate::socket::{bound_socket, busy_port, start_connect};
+use crate::socket::{bound_socket, busy_port, connect_failure, start_connect};
 use crate::SessionOutputs;
 
 impl HostToe {
@@ -84,12 +84,7 @@ impl HostToe {
                     sess.conn = Conn::Connecting { sock, deadline: Instant::now() + net.connect_timeout };
                 }
                 Err(e) => {
-                    let msg = if e.kind() == io::ErrorKind::ConnectionRefused {
-                        format!("connect to {remote} refused")
-                    } else {
-                        format!("connect to {remote} failed: {e}")
-                    };
-                    sess.fail(s, log, msg);
+                    sess.fail(s, log, connect_failure(remote, &e));
                 }
             }
         } else {
