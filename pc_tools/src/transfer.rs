@@ -334,9 +334,12 @@ pub fn run_session(stream: TcpStream, plan: &Plan, progress: &Progress) -> Resul
 fn classify(err: io::Error, way: Way, plan: &Plan, progress: &Progress) -> TransferError {
     let counts = Counts::of(plan, progress);
     match err.kind() {
+        // NotConnected: the peer's reset arrived before our shutdown (a
+        // loaded host can deschedule us between the last write and it).
         ErrorKind::ConnectionReset
         | ErrorKind::BrokenPipe
         | ErrorKind::ConnectionAborted
+        | ErrorKind::NotConnected
         | ErrorKind::UnexpectedEof => TransferError::Reset { way, counts },
         ErrorKind::WouldBlock | ErrorKind::TimedOut => {
             TransferError::Stalled { way, counts, after: plan.timeout.unwrap_or_default() }
@@ -428,6 +431,23 @@ mod tests {
 
     fn plan(tx_len: u64, rx_len: u64) -> Plan {
         Plan { tx_len, rx_len, pattern: true, buffer: 64 << 10, timeout: Some(Duration::from_secs(10)), corrupt: None }
+    }
+
+    /// The peer resets the connection after taking every byte but before
+    /// the sender's shutdown: shutdown fails with ENOTCONN, which is still
+    /// the peer's reset (exit 4), not an unknown I/O error.
+    #[test]
+    fn a_reset_before_the_shutdown_is_a_reset() {
+        let (c, s) = pair();
+        socket2::SockRef::from(&s).set_linger(Some(Duration::ZERO)).unwrap();
+        drop(s);
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let seen = (&c).read(&mut [0u8; 1]).expect_err("the reset arrives");
+        assert_eq!(seen.kind(), ErrorKind::ConnectionReset, "{seen}");
+        let err = c.shutdown(Shutdown::Write).expect_err("shutdown after a reset fails");
+        let progress = Progress::default();
+        let classified = classify(err, Way::Tx, &plan(1_000, 0), &progress);
+        assert!(matches!(classified, TransferError::Reset { way: Way::Tx, .. }), "{classified}");
     }
 
     /// A message names what the session did in each direction of its plan
