@@ -63,7 +63,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::NotLoopback { field, addr } => {
-                write!(f, "NetConfig.{field} = {addr} is not a loopback address: host_toe only uses 127.0.0.0/8")
+                write!(f, "NetConfig.{field} = {addr} is not a loopback address: socket_toe only uses 127.0.0.0/8")
             }
             Error::Config(m) => write!(f, "{m}"),
         }

@@ -39,7 +39,7 @@
 //! are those of the simulation, not of the board.
 //!
 //! ```no_run
-//! use host_toe::{GlobalOutputs, HostToe, NetConfig, SessionOutputs};
+//! use socket_toe::{GlobalOutputs, HostToe, NetConfig, SessionOutputs};
 //! let mut toe = HostToe::new(1, 64, NetConfig::default()).unwrap();
 //! let mut outs = vec![SessionOutputs::default()];
 //! // Session 0 connects from port 60000 to 127.0.0.1:5000.

@@ -9,7 +9,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::*;
-use host_toe::{Error, HostToe, NetConfig, INIT_CYCLES};
+use socket_toe::{Error, HostToe, NetConfig, INIT_CYCLES};
 
 const MAX: u64 = 50_000_000;
 

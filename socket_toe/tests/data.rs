@@ -130,7 +130,7 @@ fn tx_backpressure_when_peer_does_not_read() {
         read_all(&mut s)
     });
     // An odd TX buffer size: partial socket writes leave the ring wrapped.
-    let cfg = host_toe::NetConfig { tx_buffer: 65_537, ..net() };
+    let cfg = socket_toe::NetConfig { tx_buffer: 65_537, ..net() };
     let mut tb = Tb::new(1, 128, cfg);
     tb.connect_to(0, 0, port);
     tb.run_until("established", MAX, |tb| tb.ins[0].established);
@@ -273,7 +273,7 @@ fn two_sessions_talk_to_each_other() {
     const B: u64 = 700_001;
     let port = free_port();
     // Small buffers of odd sizes: both rings wrap at every byte offset.
-    let cfg = host_toe::NetConfig { tx_buffer: 1001, rx_buffer: 777, ..net() };
+    let cfg = socket_toe::NetConfig { tx_buffer: 1001, rx_buffer: 777, ..net() };
     let mut tb = Tb::new(2, 48, cfg);
     tb.ul[1].req = Some(Req::Listen { port });
     tb.run_until("listening", 10_000, |tb| tb.toe.local_addr(1).is_some());

@@ -1,7 +1,7 @@
 //! The interface checker: the rules of `docs/toe_interface.md` that the user
 //! logic must follow on one session, checked at every rising edge from the TOE
 //! side. Both TOE implementations use it: the two-board model
-//! ([`TwoBoards`](crate::TwoBoards)) and the host-socket TOE (`host_toe`).
+//! ([`TwoBoards`](crate::TwoBoards)) and the host-socket TOE (`socket_toe`).
 //!
 //! One [`SessionChecker`] per session keeps what the rules need to remember
 //! between edges (the request and the TX beat that wait for their ready, a

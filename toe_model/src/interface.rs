@@ -2,7 +2,7 @@
 //! parameters of the model: what the user logic drives ([`GlobalOutputs`],
 //! [`SessionOutputs`]), what the TOE drives back ([`SessionInputs`]), the link
 //! and TOE parameters ([`LinkConfig`], [`ToeConfig`]) and the counters of one
-//! link direction ([`LinkStats`]). These types are shared with `host_toe` and
+//! link direction ([`LinkStats`]). These types are shared with `socket_toe` and
 //! the testbenches; nothing here has behaviour beyond defaults.
 
 /// The link between the two TOEs (the same in both directions).

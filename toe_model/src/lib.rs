@@ -55,10 +55,10 @@
 //!   RST, FIN);
 //! * `window`: the receive buffer, push points, advertised window and ACKs;
 //!   [`next_rx_beat`], the rule for the RX beat presented, is shared with
-//!   `host_toe`;
+//!   `socket_toe`;
 //! * `status`: [`SessionStatus`], the six status levels of a session, shared
-//!   with `host_toe`;
-//! * [`checker`]: the interface rules, shared with `host_toe`.
+//!   with `socket_toe`;
+//! * [`checker`]: the interface rules, shared with `socket_toe`.
 //!
 //! The private modules' documentation tells the model's behaviour in detail.
 //!
@@ -74,7 +74,7 @@
 //! length; and model-internal inconsistencies (receive buffer overflow), which
 //! would be bugs here. At most [`MAX_VIOLATIONS`] messages are kept,
 //! [`TwoBoards::violation_count`] counts all. The per-session rules are those
-//! of the [`checker`] module, which `host_toe` uses too.
+//! of the [`checker`] module, which `socket_toe` uses too.
 //!
 //! # Fault injection
 //!

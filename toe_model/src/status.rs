@@ -1,7 +1,7 @@
 //! The six status levels a TOE shows for one session (`established`,
 //! `peer_closed`, `conn_error`, `peer_port`, `peer_mss`, `peer_window_scale`)
 //! as one value: both TOEs that implement the session interface (this model
-//! and `host_toe`) keep them in a [`SessionStatus`], clear them with
+//! and `socket_toe`) keep them in a [`SessionStatus`], clear them with
 //! [`SessionStatus::reset_for_open`] when an open request is taken and copy
 //! them into the session's [`SessionInputs`] with [`SessionStatus::apply_to`],
 //! so the rule "an open request clears the levels and the peer fields, which

@@ -61,7 +61,7 @@ impl Session {
 /// point (if any) is `to_push` bytes from the front of the buffer (never more
 /// than `buffered`), and a beat holds at most `beat` bytes. A beat that ends at
 /// the push point has `tlast`; otherwise only a full beat is presented. Both
-/// this model and `host_toe` present their beats by this rule.
+/// this model and `socket_toe` present their beats by this rule.
 pub fn next_rx_beat(buffered: usize, to_push: Option<usize>, beat: usize) -> Option<(usize, bool)> {
     if buffered == 0 {
         return None;

@@ -10,7 +10,7 @@
 //!                                                                                         v
 //!                     +-------------------------- simulation thread ---------------------------+
 //!                     |  AXI4-Lite master --> verilated top (register file + sessions)          |
-//!                     |                          toe<s>_* ports <--> host_toe (sockets) ------+--> 127.0.0.1 <--> tcpdatatest ...
+//!                     |                          toe<s>_* ports <--> socket_toe (sockets) ------+--> 127.0.0.1 <--> tcpdatatest ...
 //!                     +--------------------------------------------------------------------------+
 //! ```
 //!
@@ -213,7 +213,7 @@ impl VirtualBoard {
             servers.push(handle);
             ports.push(sim::BusPort::new(rx));
         }
-        let net = host_toe::NetConfig {
+        let net = socket_toe::NetConfig {
             bind: opts.bind,
             target: opts.target,
             connect_timeout: opts.connect_timeout,
@@ -223,7 +223,7 @@ impl VirtualBoard {
             // and the verifier expects only the last beat to be partial.
             push_timeout: Duration::from_secs(1),
             port_taken_hint: "another virtual board? move this board's session ports with vboard --session-ports BASE, or set fpga_port<N> (toe-console params set)".into(),
-            ..host_toe::NetConfig::default()
+            ..socket_toe::NetConfig::default()
         };
         let stop = Arc::new(AtomicBool::new(false));
         let top = resolved.top;
@@ -254,7 +254,7 @@ impl VirtualBoard {
                     sim::run(&mut rig, &mut ports, &stop_sim, mhz, &mut log);
                 } else {
                     let board = Board::with_timing(&top, 1, timing);
-                    let toe = match host_toe::HostToe::new(board.sessions(), board.beat_bytes(), net) {
+                    let toe = match socket_toe::HostToe::new(board.sessions(), board.beat_bytes(), net) {
                         Ok(t) => t,
                         Err(e) => {
                             let _ = ready_tx.send(Err(format!("host TOE: {e}")));

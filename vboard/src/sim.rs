@@ -44,7 +44,7 @@ pub trait Backend: ToeSide {
 }
 
 /// The host-stack TOE behind the one board of a single virtual board.
-pub struct HostSide(pub host_toe::HostToe);
+pub struct HostSide(pub socket_toe::HostToe);
 
 impl ToeSide for HostSide {
     fn drive(&mut self, _b: usize, tx_tvalid: &[bool]) -> &[SessionInputs] {

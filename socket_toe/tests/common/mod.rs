@@ -8,7 +8,7 @@ use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use host_toe::{GlobalOutputs, HostToe, NetConfig, SessionInputs, SessionOutputs};
+use socket_toe::{GlobalOutputs, HostToe, NetConfig, SessionInputs, SessionOutputs};
 
 /// Wall-clock cap of any single wait in these tests.
 pub const WALL_LIMIT: Duration = Duration::from_secs(20);
