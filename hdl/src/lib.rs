@@ -9,7 +9,9 @@
 //!
 //! A block's Rust type, its file and its Verilog module carry one name:
 //! [`session::Session`] is the per-session module `<name>_session`,
-//! [`datapath::Datapath`] its `datapath` (generator, verifier, rate limiters).
+//! [`datapath::Datapath`] its `datapath` (generator, verifier, rate limiters),
+//! [`watchdog::Watchdog`], [`elapsed_timer::ElapsedTimer`] and
+//! [`peer_latch::PeerLatch`] its `watchdog`, `timer` and `peer`.
 
 pub mod beat_check;
 pub mod cdc;
