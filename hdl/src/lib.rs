@@ -9,20 +9,25 @@
 //!
 //! A block's Rust type, its file and its Verilog module carry one name:
 //! [`session::Session`] is the per-session module `<name>_session`,
-//! [`datapath::Datapath`] its `datapath` (generator, verifier, rate limiters).
+//! [`datapath::Datapath`] its `datapath` (generator, verifier, rate limiters),
+//! [`watchdog::Watchdog`], [`elapsed_timer::ElapsedTimer`] and
+//! [`peer_latch::PeerLatch`] its `watchdog`, `timer` and `peer`.
 
 pub mod beat_check;
 pub mod cdc;
 pub mod data_verifier;
 pub mod datapath;
+pub mod elapsed_timer;
 pub mod lane_select;
 pub mod pattern_lanes;
+pub mod peer_latch;
 pub mod rate_limiter;
 pub mod register_file;
 pub mod session;
 pub mod sim;
 pub mod traffic_generator;
 pub mod verilog;
+pub mod watchdog;
 
 pub use data_verifier::DataVerifier;
 pub use datapath::Datapath;

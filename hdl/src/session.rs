@@ -1,18 +1,24 @@
 //! Session: one TCP session driven by its registers, talking to the TOE
 //! through the session interface (`docs/toe_interface.md`); the Verilog
-//! module `<name>_session`. It wraps the session's [`Datapath`] (generator,
-//! verifier, rate limiters) and drives it from its state machine.
+//! module `<name>_session`. Its state machine drives the session's
+//! [`Datapath`] (generator, verifier, rate limiters) and three small
+//! children: the [`Watchdog`] (`watchdog`), the [`ElapsedTimer`] (`timer`)
+//! and the [`PeerLatch`] (`peer`), each a rust-hdl block of its own file
+//! (Verilog `<name>_session$<field>`).
 //!
 //! ```text
 //!  registers (start, abort, test_config, sizes, ports, speed)      TOE session interface
 //!        |                                                          conn_req_* -->
 //!        v                                                          <-- established, peer_closed, conn_error, peer_*
 //!  +-------------+  tx_start/abort, rx_start/end/clear, params    +------------------+
-//!  |  FSM, timer |----------------------------------------------->|     Datapath     |--> toe_tx_t*
-//!  |  peer info  |<-----------------------------------------------| (gen, verifier,  |<-- toe_rx_t*
+//!  |     FSM     |----------------------------------------------->|     Datapath     |--> toe_tx_t*
+//!  |             |<-----------------------------------------------| (gen, verifier,  |<-- toe_rx_t*
 //!  +-------------+  tx_done, rx_complete, rx_error, counters      |  rate limiters)  |
-//!        |                                                        +------------------+
-//!        v
+//!     |     ^                                                     +------------------+
+//!     |     +-- fire -- Watchdog <-- load, stall_timeout, state, beat moved, armed, hurry
+//!     +-- clear/start/stop --> ElapsedTimer --> elapsed
+//!     +-- take --> PeerLatch (<-- toe peer_*) --> peer_*
+//!     v
 //!  status (busy, connected, closed, error_cause, done_set/error_set), elapsed, peer_*
 //! ```
 //!
@@ -83,6 +89,9 @@ use rust_hdl::prelude::*;
 use config::codes::{ConnMode, ErrorCause, TestMode, TxPattern};
 
 use crate::datapath::Datapath;
+use crate::elapsed_timer::ElapsedTimer;
+use crate::peer_latch::PeerLatch;
+use crate::watchdog::Watchdog;
 
 // The 1-bit register codes are decoded by inversion below (`active` is
 // `conn_mode == active`, the datapath's `pattern` is `tx_pattern ==
@@ -107,11 +116,6 @@ enum State {
 /// Cycles the session lets the verifier pipeline drain after the peer
 /// closed before it calls the transfer short (the verifier needs 5).
 const DRAIN_CYCLES: u64 = 15;
-
-/// Width of the watchdog's cycle count within a millisecond: user clocks up
-/// to 1 GHz (`config` allows 1..=1000 MHz) have at most 1,000,000 cycles a
-/// millisecond.
-const QUIET_CYCLE_BITS: usize = 20;
 
 #[derive(LogicBlock)]
 pub struct Session<const W: usize, const K: usize> {
@@ -207,37 +211,24 @@ pub struct Session<const W: usize, const K: usize> {
     cause: DFF<Bits<4>>,
     closed_q: DFF<Bit>,
     was_open: DFF<Bit>,
-    timing: DFF<Bit>,
-    elapsed_q: DFF<Bits<64>>,
     drain: DFF<Bits<4>>,
     error_q: DFF<Bit>,
     /// The verifier's `complete`, registered: its 64-bit equality compare
     /// stays out of the state machine's cone (one LUT level less).
     complete_q: DFF<Bit>,
-    peer_port_q: DFF<Bits<16>>,
-    peer_mss_q: DFF<Bits<16>>,
-    peer_ws_q: DFF<Bits<4>>,
-    // The watchdog: the stall timeout latched at `start` (on, and its last
-    // millisecond), the state of the cycle before (a change is progress),
-    // user cycles since progress within the current millisecond, whole
-    // milliseconds since progress, and the verdict (registered, so the
-    // counters' compares stay out of the state machine's cone).
-    stall_on: DFF<Bit>,
-    stall_last: DFF<Bits<16>>,
-    last_state: DFF<State>,
-    quiet_cycles: DFF<Bits<QUIET_CYCLE_BITS>>,
-    quiet_ms: DFF<Bits<16>>,
-    stall_q: DFF<Bit>,
     // Combinational helpers.
     tx_ok: Signal<Local, Bit>,
     rx_ok: Signal<Local, Bit>,
     close_first: Signal<Local, Bit>,
     verifier_cause: Signal<Local, Bits<4>>,
-    /// A beat moved or the state changed in the cycle before.
-    progress: Signal<Local, Bit>,
-    /// The last user cycle of a millisecond without progress.
-    ms_tick: Signal<Local, Bit>,
     datapath: Datapath<W, K>,
+    /// `stall_timeout` latched at `start`; progress is a beat moved or a
+    /// change of `state`.
+    watchdog: Watchdog<State>,
+    /// `elapsed`: from `established` to the end of the transfer.
+    timer: ElapsedTimer,
+    /// The peer's port, MSS and window scale at `established`.
+    peer: PeerLatch,
     // Constants: causes (`error_cause`), test modes, counts.
     c_none: Constant<Bits<4>>,
     c_refused: Constant<Bits<4>>,
@@ -255,23 +246,13 @@ pub struct Session<const W: usize, const K: usize> {
     c_drain: Constant<Bits<4>>,
     c_zero4: Constant<Bits<4>>,
     c_one4: Constant<Bits<4>>,
-    c_zero64: Constant<Bits<64>>,
-    c_one64: Constant<Bits<64>>,
-    c_ms_last: Constant<Bits<QUIET_CYCLE_BITS>>,
-    c_quiet_zero: Constant<Bits<QUIET_CYCLE_BITS>>,
-    c_quiet_one: Constant<Bits<QUIET_CYCLE_BITS>>,
-    c_zero16: Constant<Bits<16>>,
-    c_one16: Constant<Bits<16>>,
 }
 
 impl<const W: usize, const K: usize> Session<W, K> {
     /// A session whose user clock runs at `user_clock_khz` (its cycles per
-    /// millisecond, for the watchdog), 1..=1,000,000.
+    /// millisecond, for the watchdog), 1..=1,000,000 ([`Watchdog::new`]
+    /// refuses more than 2^20).
     pub fn new(user_clock_khz: u32) -> Self {
-        assert!(
-            (1..=1 << QUIET_CYCLE_BITS).contains(&user_clock_khz),
-            "user clock of {user_clock_khz} kHz: the watchdog counts at most 2^{QUIET_CYCLE_BITS} cycles a millisecond"
-        );
         let c4 = |v: u64| Constant::new(bits::<4>(v));
         Self {
             clock: Default::default(),
@@ -347,27 +328,17 @@ impl<const W: usize, const K: usize> Session<W, K> {
             cause: Default::default(),
             closed_q: Default::default(),
             was_open: Default::default(),
-            timing: Default::default(),
-            elapsed_q: Default::default(),
             drain: Default::default(),
             error_q: Default::default(),
             complete_q: Default::default(),
-            peer_port_q: Default::default(),
-            peer_mss_q: Default::default(),
-            peer_ws_q: Default::default(),
-            stall_on: Default::default(),
-            stall_last: Default::default(),
-            last_state: Default::default(),
-            quiet_cycles: Default::default(),
-            quiet_ms: Default::default(),
-            stall_q: Default::default(),
             tx_ok: Default::default(),
             rx_ok: Default::default(),
             close_first: Default::default(),
             verifier_cause: Default::default(),
-            progress: Default::default(),
-            ms_tick: Default::default(),
             datapath: Default::default(),
+            watchdog: Watchdog::new(user_clock_khz),
+            timer: Default::default(),
+            peer: Default::default(),
             c_none: c4(ErrorCause::None as u64),
             c_refused: c4(ErrorCause::Refused as u64),
             c_peer_closed: c4(ErrorCause::PeerClosed as u64),
@@ -384,13 +355,6 @@ impl<const W: usize, const K: usize> Session<W, K> {
             c_drain: c4(DRAIN_CYCLES),
             c_zero4: c4(0),
             c_one4: c4(1),
-            c_zero64: Constant::new(bits(0)),
-            c_one64: Constant::new(bits(1)),
-            c_ms_last: Constant::new(bits(u64::from(user_clock_khz) - 1)),
-            c_quiet_zero: Constant::new(bits(0)),
-            c_quiet_one: Constant::new(bits(1)),
-            c_zero16: Constant::new(bits(0)),
-            c_one16: Constant::new(bits(1)),
         }
     }
 }
@@ -399,39 +363,8 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            state,
-            tx_en,
-            rx_en,
-            active,
-            aborting,
-            lport,
-            rport,
-            size,
-            psize,
-            pattern,
-            verify_q,
-            txp,
-            rxp,
-            fail,
-            cause,
-            closed_q,
-            was_open,
-            timing,
-            elapsed_q,
-            drain,
-            error_q,
-            complete_q,
-            peer_port_q,
-            peer_mss_q,
-            peer_ws_q,
-            stall_on,
-            stall_last,
-            last_state,
-            quiet_cycles,
-            quiet_ms,
-            stall_q
+            self, clock, state, tx_en, rx_en, active, aborting, lport, rport, size, psize, pattern, verify_q, txp, rxp,
+            fail, cause, closed_q, was_open, drain, error_q, complete_q
         );
 
         // The datapath runs on the latched parameters.
@@ -463,15 +396,15 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.reg_error_cause.next = self.cause.q.val();
         self.reg_tx_bytes.next = self.datapath.tx_bytes.val();
         self.reg_rx_bytes.next = self.datapath.rx_bytes.val();
-        self.reg_elapsed.next = self.elapsed_q.q.val();
+        self.reg_elapsed.next = self.timer.elapsed.val();
         self.reg_err_offset.next = self.datapath.rx_err_offset.val();
         self.reg_err_expected.next = self.datapath.rx_err_expected.val();
         self.reg_err_received.next = self.datapath.rx_err_received.val();
         self.reg_err_count.next = self.datapath.rx_err_count.val();
         self.reg_rx_packets.next = self.datapath.rx_packets.val();
-        self.reg_peer_port.next = self.peer_port_q.q.val();
-        self.reg_peer_mss.next = self.peer_mss_q.q.val();
-        self.reg_peer_window_scale.next = self.peer_ws_q.q.val();
+        self.reg_peer_port.next = self.peer.held_port.val();
+        self.reg_peer_mss.next = self.peer.held_mss.val();
+        self.reg_peer_window_scale.next = self.peer.held_window_scale.val();
 
         // Connection requests.
         self.toe_conn_req_valid.next = (self.state.q.val() == State::OpenReq) | (self.state.q.val() == State::CloseReq);
@@ -488,6 +421,11 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.datapath.tx_clear.next = false;
         self.reg_done_set.next = false;
         self.reg_error_set.next = false;
+        self.watchdog.load.next = false;
+        self.timer.clear.next = false;
+        self.timer.start.next = false;
+        self.timer.stop.next = false;
+        self.peer.take.next = false;
 
         self.tx_ok.next = !self.tx_en.q.val() | self.datapath.tx_done.val();
         // Receiving is over when every byte arrived, or when data beyond the
@@ -507,34 +445,23 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             self.verifier_cause.next = self.c_verify.val();
         }
 
-        // The watchdog. Progress is a beat moved either way or a change of
-        // state; `quiet_cycles` counts the cycles of the current millisecond
-        // without it, `quiet_ms` the whole milliseconds. It fires (`stall_q`,
-        // one cycle later) at the end of the `stall_timeout`th millisecond
+        // The watchdog: progress is a beat moved either way or a change of
+        // state. It fires at the end of the `stall_timeout`th millisecond
         // without progress, or of the first one while aborting: a TOE that
         // does not take the abort's close request is given up on.
-        self.last_state.d.next = self.state.q.val();
-        self.progress.next = (self.datapath.tx_tvalid.val() & self.toe_tx_tready.val())
-            | (self.toe_rx_tvalid.val() & self.datapath.rx_tready.val())
-            | (self.state.q.val() != self.last_state.q.val());
-        self.ms_tick.next = self.quiet_cycles.q.val() == self.c_ms_last.val();
-        if self.progress.val() {
-            self.quiet_cycles.d.next = self.c_quiet_zero.val();
-            self.quiet_ms.d.next = self.c_zero16.val();
-        } else if self.ms_tick.val() {
-            self.quiet_cycles.d.next = self.c_quiet_zero.val();
-            self.quiet_ms.d.next = self.quiet_ms.q.val() + self.c_one16.val();
-        } else {
-            self.quiet_cycles.d.next = self.quiet_cycles.q.val() + self.c_quiet_one.val();
-        }
-        self.stall_q.d.next = (self.state.q.val() != State::Idle)
-            & self.ms_tick.val()
-            & !self.progress.val()
-            & (self.aborting.q.val() | (self.stall_on.q.val() & (self.quiet_ms.q.val() == self.stall_last.q.val())));
-
-        if self.timing.q.val() {
-            self.elapsed_q.d.next = self.elapsed_q.q.val() + self.c_one64.val();
-        }
+        self.watchdog.clock.next = self.clock.val();
+        self.watchdog.timeout_ms.next = self.reg_stall_timeout.val();
+        self.watchdog.state.next = self.state.q.val();
+        self.watchdog.moved.next = (self.datapath.tx_tvalid.val() & self.toe_tx_tready.val())
+            | (self.toe_rx_tvalid.val() & self.datapath.rx_tready.val());
+        self.watchdog.armed.next = self.state.q.val() != State::Idle;
+        self.watchdog.hurry.next = self.aborting.q.val();
+        self.timer.clock.next = self.clock.val();
+        self.timer.reset.next = self.reset.val();
+        self.peer.clock.next = self.clock.val();
+        self.peer.port.next = self.toe_peer_port.val();
+        self.peer.mss.next = self.toe_peer_mss.val();
+        self.peer.window_scale.next = self.toe_peer_window_scale.val();
 
         // Software clearing the sticky error clears the cause.
         self.error_q.d.next = self.reg_error.val();
@@ -557,14 +484,12 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     self.verify_q.d.next = self.reg_verify.val();
                     self.txp.d.next = self.reg_tx_percent.val();
                     self.rxp.d.next = self.reg_rx_percent.val();
-                    self.stall_on.d.next = self.reg_stall_timeout.val() != self.c_zero16.val();
-                    self.stall_last.d.next = self.reg_stall_timeout.val() - self.c_one16.val();
+                    self.watchdog.load.next = true;
                     self.fail.d.next = self.c_none.val();
                     self.aborting.d.next = false;
                     self.closed_q.d.next = false;
                     self.was_open.d.next = false;
-                    self.elapsed_q.d.next = self.c_zero64.val();
-                    self.timing.d.next = false;
+                    self.timer.clear.next = true;
                     self.state.d.next = State::OpenReq;
                 }
             }
@@ -589,10 +514,8 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     self.state.d.next = State::Finish;
                 } else if self.toe_established.val() {
                     self.was_open.d.next = true;
-                    self.peer_port_q.d.next = self.toe_peer_port.val();
-                    self.peer_mss_q.d.next = self.toe_peer_mss.val();
-                    self.peer_ws_q.d.next = self.toe_peer_window_scale.val();
-                    self.timing.d.next = true;
+                    self.peer.take.next = true;
+                    self.timer.start.next = true;
                     self.datapath.tx_start.next = self.tx_en.q.val();
                     self.state.d.next = State::Run;
                 }
@@ -603,11 +526,11 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                 // requested yet).
                 if self.toe_conn_error.val() | !self.toe_established.val() {
                     self.fail.d.next = self.c_conn_reset.val();
-                    self.timing.d.next = false;
+                    self.timer.stop.next = true;
                     self.datapath.tx_abort.next = true;
                     self.state.d.next = State::CloseReq;
                 } else if self.tx_ok.val() & self.rx_ok.val() {
-                    self.timing.d.next = false;
+                    self.timer.stop.next = true;
                     if self.close_first.val() {
                         self.state.d.next = State::CloseReq;
                     } else {
@@ -626,13 +549,13 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                 self.drain.d.next = self.drain.q.val() - self.c_one4.val();
                 if self.tx_ok.val() & self.rx_ok.val() {
                     // Everything arrived after all: a normal end, the peer closed first.
-                    self.timing.d.next = false;
+                    self.timer.stop.next = true;
                     self.state.d.next = State::CloseReq;
                 } else if self.rx_ok.val() {
                     // Everything arrived; the peer half-closed while we still send.
                     self.state.d.next = State::Run;
                 } else if self.drain.q.val() == self.c_zero4.val() {
-                    self.timing.d.next = false;
+                    self.timer.stop.next = true;
                     self.fail.d.next = self.c_peer_closed.val();
                     self.datapath.rx_end.next = self.rx_en.q.val() & !self.complete_q.q.val();
                     self.datapath.tx_abort.next = true;
@@ -690,11 +613,11 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         // a request the TOE does not take, or a close it never completes, is
         // given up (the request withdrawn untaken: the TOE broke its
         // contract, see `docs/toe_interface.md`).
-        if self.stall_q.q.val() & (self.state.q.val() != State::Idle) & (self.state.q.val() != State::Finish) {
+        if self.watchdog.fire.val() & (self.state.q.val() != State::Idle) & (self.state.q.val() != State::Finish) {
             if self.fail.q.val() == self.c_none.val() {
                 self.fail.d.next = self.c_stalled.val();
             }
-            self.timing.d.next = false;
+            self.timer.stop.next = true;
             self.datapath.tx_abort.next = true;
             if (self.state.q.val() == State::OpenReq)
                 | (self.state.q.val() == State::CloseReq)
@@ -710,7 +633,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         if self.reg_abort.val() & (self.state.q.val() != State::Idle) & (self.state.q.val() != State::Finish) {
             self.aborting.d.next = true;
             self.fail.d.next = self.c_aborted.val();
-            self.timing.d.next = false;
+            self.timer.stop.next = true;
             self.datapath.tx_abort.next = true;
             if self.state.q.val() == State::WaitClosed {
                 self.state.d.next = State::Finish;
@@ -722,7 +645,6 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
 
         if self.reset.val() {
             self.state.d.next = State::Idle;
-            self.timing.d.next = false;
             self.cause.d.next = self.c_none.val();
             self.closed_q.d.next = false;
         }

@@ -249,6 +249,20 @@ mod tests {
         assert!(datapath_children(96, "d").is_err());
     }
 
+    /// The session's watchdog, elapsed timer and peer latch are child
+    /// blocks, each a module of the session's Verilog with a body of its own.
+    #[test]
+    fn session_children_are_its_datapath_watchdog_timer_and_peer_latch() {
+        let children = child_modules(&mut Session::<64, 8>::new(ANY_CLOCK_KHZ), "s");
+        let text = session_verilog(64, ANY_CLOCK_KHZ, "s").unwrap();
+        for c in ["s$datapath", "s$watchdog", "s$timer", "s$peer"] {
+            assert!(children.iter().any(|m| m == c), "no child {c} in {children:?}");
+            let start = text.find(&format!("module {c}(")).unwrap_or_else(|| panic!("no module {c}"));
+            let body = &text[start..start + text[start..].find("endmodule").unwrap()];
+            assert!(body.contains("// Update code"), "{c} has an empty body");
+        }
+    }
+
     /// The typed port lists and the Verilog rust-hdl writes for the same
     /// block agree, name for name, at every width.
     #[test]
