@@ -81,13 +81,6 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
     localparam  c_drain = 4'hf;
     localparam  c_zero4 = 4'h0;
     localparam  c_one4 = 4'h1;
-    localparam  c_zero64 = 64'h0;
-    localparam  c_one64 = 64'h1;
-    localparam  c_ms_last = 20'h2faf0;
-    localparam  c_quiet_zero = 20'h0;
-    localparam  c_quiet_one = 20'h1;
-    localparam  c_zero16 = 16'h0;
-    localparam  c_one16 = 16'h1;
     
     // Enums
     localparam State$Idle = 0;
@@ -152,12 +145,6 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
     reg  was_open$d;
     wire  was_open$q;
     reg  was_open$clock;
-    reg  timing$d;
-    wire  timing$q;
-    reg  timing$clock;
-    reg  [63:0] elapsed_q$d;
-    wire  [63:0] elapsed_q$q;
-    reg  elapsed_q$clock;
     reg  [3:0] drain$d;
     wire  [3:0] drain$q;
     reg  drain$clock;
@@ -167,33 +154,6 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
     reg  complete_q$d;
     wire  complete_q$q;
     reg  complete_q$clock;
-    reg  [15:0] peer_port_q$d;
-    wire  [15:0] peer_port_q$q;
-    reg  peer_port_q$clock;
-    reg  [15:0] peer_mss_q$d;
-    wire  [15:0] peer_mss_q$q;
-    reg  peer_mss_q$clock;
-    reg  [3:0] peer_ws_q$d;
-    wire  [3:0] peer_ws_q$q;
-    reg  peer_ws_q$clock;
-    reg  stall_on$d;
-    wire  stall_on$q;
-    reg  stall_on$clock;
-    reg  [15:0] stall_last$d;
-    wire  [15:0] stall_last$q;
-    reg  stall_last$clock;
-    reg  [3:0] last_state$d;
-    wire  [3:0] last_state$q;
-    reg  last_state$clock;
-    reg  [19:0] quiet_cycles$d;
-    wire  [19:0] quiet_cycles$q;
-    reg  quiet_cycles$clock;
-    reg  [15:0] quiet_ms$d;
-    wire  [15:0] quiet_ms$q;
-    reg  quiet_ms$clock;
-    reg  stall_q$d;
-    wire  stall_q$q;
-    reg  stall_q$clock;
     reg  datapath$clock;
     reg  datapath$reset;
     reg  datapath$tx_start;
@@ -233,14 +193,34 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
     wire  [47:0] datapath$rx_err_offset;
     wire  [31:0] datapath$rx_err_expected;
     wire  [31:0] datapath$rx_err_received;
+    reg  watchdog$clock;
+    reg  watchdog$load;
+    reg  [15:0] watchdog$timeout_ms;
+    reg  [3:0] watchdog$state;
+    reg  watchdog$moved;
+    reg  watchdog$armed;
+    reg  watchdog$hurry;
+    wire  watchdog$fire;
+    reg  timer$clock;
+    reg  timer$reset;
+    reg  timer$clear;
+    reg  timer$start;
+    reg  timer$stop;
+    wire  [63:0] timer$elapsed;
+    reg  peer$clock;
+    reg  peer$take;
+    reg  [15:0] peer$port;
+    reg  [15:0] peer$mss;
+    reg  [3:0] peer$window_scale;
+    wire  [15:0] peer$held_port;
+    wire  [15:0] peer$held_mss;
+    wire  [3:0] peer$held_window_scale;
     
     // Local signals
     reg  tx_ok;
     reg  rx_ok;
     reg  close_first;
     reg  [3:0] verifier_cause;
-    reg  progress;
-    reg  ms_tick;
     
     // Sub module instances
     toe_user_logic_session$state state(
@@ -328,16 +308,6 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         .q(was_open$q),
         .clock(was_open$clock)
     );
-    toe_user_logic_session$timing timing(
-        .d(timing$d),
-        .q(timing$q),
-        .clock(timing$clock)
-    );
-    toe_user_logic_session$elapsed_q elapsed_q(
-        .d(elapsed_q$d),
-        .q(elapsed_q$q),
-        .clock(elapsed_q$clock)
-    );
     toe_user_logic_session$drain drain(
         .d(drain$d),
         .q(drain$q),
@@ -352,51 +322,6 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         .d(complete_q$d),
         .q(complete_q$q),
         .clock(complete_q$clock)
-    );
-    toe_user_logic_session$peer_port_q peer_port_q(
-        .d(peer_port_q$d),
-        .q(peer_port_q$q),
-        .clock(peer_port_q$clock)
-    );
-    toe_user_logic_session$peer_mss_q peer_mss_q(
-        .d(peer_mss_q$d),
-        .q(peer_mss_q$q),
-        .clock(peer_mss_q$clock)
-    );
-    toe_user_logic_session$peer_ws_q peer_ws_q(
-        .d(peer_ws_q$d),
-        .q(peer_ws_q$q),
-        .clock(peer_ws_q$clock)
-    );
-    toe_user_logic_session$stall_on stall_on(
-        .d(stall_on$d),
-        .q(stall_on$q),
-        .clock(stall_on$clock)
-    );
-    toe_user_logic_session$stall_last stall_last(
-        .d(stall_last$d),
-        .q(stall_last$q),
-        .clock(stall_last$clock)
-    );
-    toe_user_logic_session$last_state last_state(
-        .d(last_state$d),
-        .q(last_state$q),
-        .clock(last_state$clock)
-    );
-    toe_user_logic_session$quiet_cycles quiet_cycles(
-        .d(quiet_cycles$d),
-        .q(quiet_cycles$q),
-        .clock(quiet_cycles$clock)
-    );
-    toe_user_logic_session$quiet_ms quiet_ms(
-        .d(quiet_ms$d),
-        .q(quiet_ms$q),
-        .clock(quiet_ms$clock)
-    );
-    toe_user_logic_session$stall_q stall_q(
-        .d(stall_q$d),
-        .q(stall_q$q),
-        .clock(stall_q$clock)
     );
     toe_user_logic_session$datapath datapath(
         .clock(datapath$clock),
@@ -439,6 +364,34 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         .rx_err_expected(datapath$rx_err_expected),
         .rx_err_received(datapath$rx_err_received)
     );
+    toe_user_logic_session$watchdog watchdog(
+        .clock(watchdog$clock),
+        .load(watchdog$load),
+        .timeout_ms(watchdog$timeout_ms),
+        .state(watchdog$state),
+        .moved(watchdog$moved),
+        .armed(watchdog$armed),
+        .hurry(watchdog$hurry),
+        .fire(watchdog$fire)
+    );
+    toe_user_logic_session$timer timer(
+        .clock(timer$clock),
+        .reset(timer$reset),
+        .clear(timer$clear),
+        .start(timer$start),
+        .stop(timer$stop),
+        .elapsed(timer$elapsed)
+    );
+    toe_user_logic_session$peer peer(
+        .clock(peer$clock),
+        .take(peer$take),
+        .port(peer$port),
+        .mss(peer$mss),
+        .window_scale(peer$window_scale),
+        .held_port(peer$held_port),
+        .held_mss(peer$held_mss),
+        .held_window_scale(peer$held_window_scale)
+    );
     
     // Update code
     always @(*) begin
@@ -459,20 +412,9 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         cause$clock = clock;
         closed_q$clock = clock;
         was_open$clock = clock;
-        timing$clock = clock;
-        elapsed_q$clock = clock;
         drain$clock = clock;
         error_q$clock = clock;
         complete_q$clock = clock;
-        peer_port_q$clock = clock;
-        peer_mss_q$clock = clock;
-        peer_ws_q$clock = clock;
-        stall_on$clock = clock;
-        stall_last$clock = clock;
-        last_state$clock = clock;
-        quiet_cycles$clock = clock;
-        quiet_ms$clock = clock;
-        stall_q$clock = clock;
         state$d = state$q;
         tx_en$d = tx_en$q;
         rx_en$d = rx_en$q;
@@ -490,20 +432,9 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         cause$d = cause$q;
         closed_q$d = closed_q$q;
         was_open$d = was_open$q;
-        timing$d = timing$q;
-        elapsed_q$d = elapsed_q$q;
         drain$d = drain$q;
         error_q$d = error_q$q;
         complete_q$d = complete_q$q;
-        peer_port_q$d = peer_port_q$q;
-        peer_mss_q$d = peer_mss_q$q;
-        peer_ws_q$d = peer_ws_q$q;
-        stall_on$d = stall_on$q;
-        stall_last$d = stall_last$q;
-        last_state$d = last_state$q;
-        quiet_cycles$d = quiet_cycles$q;
-        quiet_ms$d = quiet_ms$q;
-        stall_q$d = stall_q$q;
         datapath$clock = clock;
         datapath$reset = reset;
         datapath$transfer_size = size$q;
@@ -529,15 +460,15 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         reg_error_cause = cause$q;
         reg_tx_bytes = datapath$tx_bytes;
         reg_rx_bytes = datapath$rx_bytes;
-        reg_elapsed = elapsed_q$q;
+        reg_elapsed = timer$elapsed;
         reg_err_offset = datapath$rx_err_offset;
         reg_err_expected = datapath$rx_err_expected;
         reg_err_received = datapath$rx_err_received;
         reg_err_count = datapath$rx_err_count;
         reg_rx_packets = datapath$rx_packets;
-        reg_peer_port = peer_port_q$q;
-        reg_peer_mss = peer_mss_q$q;
-        reg_peer_window_scale = peer_ws_q$q;
+        reg_peer_port = peer$held_port;
+        reg_peer_mss = peer$held_mss;
+        reg_peer_window_scale = peer$held_window_scale;
         toe_conn_req_valid = (state$q == State$OpenReq) | (state$q == State$CloseReq);
         toe_conn_req_open = state$q == State$OpenReq;
         toe_conn_req_active = active$q;
@@ -550,6 +481,11 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         datapath$tx_clear = 1'b0;
         reg_done_set = 1'b0;
         reg_error_set = 1'b0;
+        watchdog$load = 1'b0;
+        timer$clear = 1'b0;
+        timer$start = 1'b0;
+        timer$stop = 1'b0;
+        peer$take = 1'b0;
         tx_ok = ~tx_en$q | datapath$tx_done;
         complete_q$d = datapath$rx_complete;
         rx_ok = ~rx_en$q | complete_q$q | datapath$rx_beyond;
@@ -563,24 +499,18 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         else begin
             verifier_cause = c_verify;
         end
-        last_state$d = state$q;
-        progress = (datapath$tx_tvalid & toe_tx_tready) | (toe_rx_tvalid & datapath$rx_tready) | (state$q != last_state$q);
-        ms_tick = quiet_cycles$q == c_ms_last;
-        if (progress) begin
-            quiet_cycles$d = c_quiet_zero;
-            quiet_ms$d = c_zero16;
-        end
-        else if (ms_tick) begin
-            quiet_cycles$d = c_quiet_zero;
-            quiet_ms$d = quiet_ms$q + c_one16;
-        end
-        else begin
-            quiet_cycles$d = quiet_cycles$q + c_quiet_one;
-        end
-        stall_q$d = (state$q != State$Idle) & ms_tick & ~progress & (aborting$q | (stall_on$q & (quiet_ms$q == stall_last$q)));
-        if (timing$q) begin
-            elapsed_q$d = elapsed_q$q + c_one64;
-        end
+        watchdog$clock = clock;
+        watchdog$timeout_ms = reg_stall_timeout;
+        watchdog$state = state$q;
+        watchdog$moved = (datapath$tx_tvalid & toe_tx_tready) | (toe_rx_tvalid & datapath$rx_tready);
+        watchdog$armed = state$q != State$Idle;
+        watchdog$hurry = aborting$q;
+        timer$clock = clock;
+        timer$reset = reset;
+        peer$clock = clock;
+        peer$port = toe_peer_port;
+        peer$mss = toe_peer_mss;
+        peer$window_scale = toe_peer_window_scale;
         error_q$d = reg_error;
         if (error_q$q & ~reg_error) begin
             cause$d = c_none;
@@ -600,14 +530,12 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
                         verify_q$d = reg_verify;
                         txp$d = reg_tx_percent;
                         rxp$d = reg_rx_percent;
-                        stall_on$d = reg_stall_timeout != c_zero16;
-                        stall_last$d = reg_stall_timeout - c_one16;
+                        watchdog$load = 1'b1;
                         fail$d = c_none;
                         aborting$d = 1'b0;
                         closed_q$d = 1'b0;
                         was_open$d = 1'b0;
-                        elapsed_q$d = c_zero64;
-                        timing$d = 1'b0;
+                        timer$clear = 1'b1;
                         state$d = State$OpenReq;
                     end
                 end
@@ -632,10 +560,8 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
                     end
                     else if (toe_established) begin
                         was_open$d = 1'b1;
-                        peer_port_q$d = toe_peer_port;
-                        peer_mss_q$d = toe_peer_mss;
-                        peer_ws_q$d = toe_peer_window_scale;
-                        timing$d = 1'b1;
+                        peer$take = 1'b1;
+                        timer$start = 1'b1;
                         datapath$tx_start = tx_en$q;
                         state$d = State$Run;
                     end
@@ -644,12 +570,12 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
                 begin
                     if (toe_conn_error | ~toe_established) begin
                         fail$d = c_conn_reset;
-                        timing$d = 1'b0;
+                        timer$stop = 1'b1;
                         datapath$tx_abort = 1'b1;
                         state$d = State$CloseReq;
                     end
                     else if (tx_ok & rx_ok) begin
-                        timing$d = 1'b0;
+                        timer$stop = 1'b1;
                         if (close_first) begin
                             state$d = State$CloseReq;
                         end
@@ -666,14 +592,14 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
                 begin
                     drain$d = drain$q - c_one4;
                     if (tx_ok & rx_ok) begin
-                        timing$d = 1'b0;
+                        timer$stop = 1'b1;
                         state$d = State$CloseReq;
                     end
                     else if (rx_ok) begin
                         state$d = State$Run;
                     end
                     else if (drain$q == c_zero4) begin
-                        timing$d = 1'b0;
+                        timer$stop = 1'b1;
                         fail$d = c_peer_closed;
                         datapath$rx_end = rx_en$q & ~complete_q$q;
                         datapath$tx_abort = 1'b1;
@@ -726,11 +652,11 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
                     end
                 end
         endcase
-        if (stall_q$q & (state$q != State$Idle) & (state$q != State$Finish)) begin
+        if (watchdog$fire & (state$q != State$Idle) & (state$q != State$Finish)) begin
             if (fail$q == c_none) begin
                 fail$d = c_stalled;
             end
-            timing$d = 1'b0;
+            timer$stop = 1'b1;
             datapath$tx_abort = 1'b1;
             if ((state$q == State$OpenReq) | (state$q == State$CloseReq) | (state$q == State$WaitClosed)) begin
                 state$d = State$Finish;
@@ -742,7 +668,7 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         if (reg_abort & (state$q != State$Idle) & (state$q != State$Finish)) begin
             aborting$d = 1'b1;
             fail$d = c_aborted;
-            timing$d = 1'b0;
+            timer$stop = 1'b1;
             datapath$tx_abort = 1'b1;
             if (state$q == State$WaitClosed) begin
                 state$d = State$Finish;
@@ -753,7 +679,6 @@ module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,r
         end
         if (reset) begin
             state$d = State$Idle;
-            timing$d = 1'b0;
             cause$d = c_none;
             closed_q$d = 1'b0;
         end
@@ -4094,25 +4019,6 @@ module toe_user_logic_session$drain(d,q,clock);
 endmodule // toe_user_logic_session$drain
 
 
-module toe_user_logic_session$elapsed_q(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$elapsed_q
-
-
 module toe_user_logic_session$error_q(d,q,clock);
     
     // Module arguments
@@ -4149,36 +4055,6 @@ module toe_user_logic_session$fail(d,q,clock);
     end
           
 endmodule // toe_user_logic_session$fail
-
-
-module toe_user_logic_session$last_state(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Enums
-    localparam State$Idle = 0;
-    localparam State$OpenReq = 1;
-    localparam State$WaitEst = 2;
-    localparam State$Run = 3;
-    localparam State$Drain = 4;
-    localparam State$WaitPeer = 5;
-    localparam State$CloseReq = 6;
-    localparam State$WaitClosed = 7;
-    localparam State$Finish = 8;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$last_state
 
 
 module toe_user_logic_session$lport(d,q,clock);
@@ -4219,7 +4095,68 @@ module toe_user_logic_session$pattern(d,q,clock);
 endmodule // toe_user_logic_session$pattern
 
 
-module toe_user_logic_session$peer_mss_q(d,q,clock);
+module toe_user_logic_session$peer(clock,take,port,mss,window_scale,held_port,held_mss,held_window_scale);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  take;
+    input wire  [15:0] port;
+    input wire  [15:0] mss;
+    input wire  [3:0] window_scale;
+    output reg  [15:0] held_port;
+    output reg  [15:0] held_mss;
+    output reg  [3:0] held_window_scale;
+    
+    // Stub signals
+    reg  [15:0] port_q$d;
+    wire  [15:0] port_q$q;
+    reg  port_q$clock;
+    reg  [15:0] mss_q$d;
+    wire  [15:0] mss_q$q;
+    reg  mss_q$clock;
+    reg  [3:0] window_scale_q$d;
+    wire  [3:0] window_scale_q$q;
+    reg  window_scale_q$clock;
+    
+    // Sub module instances
+    toe_user_logic_session$peer$port_q port_q(
+        .d(port_q$d),
+        .q(port_q$q),
+        .clock(port_q$clock)
+    );
+    toe_user_logic_session$peer$mss_q mss_q(
+        .d(mss_q$d),
+        .q(mss_q$q),
+        .clock(mss_q$clock)
+    );
+    toe_user_logic_session$peer$window_scale_q window_scale_q(
+        .d(window_scale_q$d),
+        .q(window_scale_q$q),
+        .clock(window_scale_q$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        port_q$clock = clock;
+        mss_q$clock = clock;
+        window_scale_q$clock = clock;
+        port_q$d = port_q$q;
+        mss_q$d = mss_q$q;
+        window_scale_q$d = window_scale_q$q;
+        if (take) begin
+            port_q$d = port;
+            mss_q$d = mss;
+            window_scale_q$d = window_scale;
+        end
+        held_port = port_q$q;
+        held_mss = mss_q$q;
+        held_window_scale = window_scale_q$q;
+    end
+    
+endmodule // toe_user_logic_session$peer
+
+
+module toe_user_logic_session$peer$mss_q(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -4235,10 +4172,10 @@ module toe_user_logic_session$peer_mss_q(d,q,clock);
        q <= d;
     end
           
-endmodule // toe_user_logic_session$peer_mss_q
+endmodule // toe_user_logic_session$peer$mss_q
 
 
-module toe_user_logic_session$peer_port_q(d,q,clock);
+module toe_user_logic_session$peer$port_q(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -4254,10 +4191,10 @@ module toe_user_logic_session$peer_port_q(d,q,clock);
        q <= d;
     end
           
-endmodule // toe_user_logic_session$peer_port_q
+endmodule // toe_user_logic_session$peer$port_q
 
 
-module toe_user_logic_session$peer_ws_q(d,q,clock);
+module toe_user_logic_session$peer$window_scale_q(d,q,clock);
     
     // Module arguments
     input wire  [3:0] d;
@@ -4273,7 +4210,7 @@ module toe_user_logic_session$peer_ws_q(d,q,clock);
        q <= d;
     end
           
-endmodule // toe_user_logic_session$peer_ws_q
+endmodule // toe_user_logic_session$peer$window_scale_q
 
 
 module toe_user_logic_session$psize(d,q,clock);
@@ -4293,44 +4230,6 @@ module toe_user_logic_session$psize(d,q,clock);
     end
           
 endmodule // toe_user_logic_session$psize
-
-
-module toe_user_logic_session$quiet_cycles(d,q,clock);
-    
-    // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 20'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$quiet_cycles
-
-
-module toe_user_logic_session$quiet_ms(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$quiet_ms
 
 
 module toe_user_logic_session$rport(d,q,clock);
@@ -4409,63 +4308,6 @@ module toe_user_logic_session$size(d,q,clock);
 endmodule // toe_user_logic_session$size
 
 
-module toe_user_logic_session$stall_last(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$stall_last
-
-
-module toe_user_logic_session$stall_on(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$stall_on
-
-
-module toe_user_logic_session$stall_q(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$stall_q
-
-
 module toe_user_logic_session$state(d,q,clock);
     
     // Module arguments
@@ -4496,7 +4338,85 @@ module toe_user_logic_session$state(d,q,clock);
 endmodule // toe_user_logic_session$state
 
 
-module toe_user_logic_session$timing(d,q,clock);
+module toe_user_logic_session$timer(clock,reset,clear,start,stop,elapsed);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  clear;
+    input wire  start;
+    input wire  stop;
+    output reg  [63:0] elapsed;
+    
+    // Constant declarations
+    localparam  c_zero64 = 64'h0;
+    localparam  c_one64 = 64'h1;
+    
+    // Stub signals
+    reg  running$d;
+    wire  running$q;
+    reg  running$clock;
+    reg  [63:0] count$d;
+    wire  [63:0] count$q;
+    reg  count$clock;
+    
+    // Sub module instances
+    toe_user_logic_session$timer$running running(
+        .d(running$d),
+        .q(running$q),
+        .clock(running$clock)
+    );
+    toe_user_logic_session$timer$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        running$clock = clock;
+        count$clock = clock;
+        running$d = running$q;
+        count$d = count$q;
+        if (running$q) begin
+            count$d = count$q + c_one64;
+        end
+        if (clear) begin
+            count$d = c_zero64;
+            running$d = 1'b0;
+        end
+        if (start) begin
+            running$d = 1'b1;
+        end
+        if (stop | reset) begin
+            running$d = 1'b0;
+        end
+        elapsed = count$q;
+    end
+    
+endmodule // toe_user_logic_session$timer
+
+
+module toe_user_logic_session$timer$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$timer$count
+
+
+module toe_user_logic_session$timer$running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4512,7 +4432,7 @@ module toe_user_logic_session$timing(d,q,clock);
        q <= d;
     end
           
-endmodule // toe_user_logic_session$timing
+endmodule // toe_user_logic_session$timer$running
 
 
 module toe_user_logic_session$tx_en(d,q,clock);
@@ -4589,6 +4509,256 @@ module toe_user_logic_session$was_open(d,q,clock);
     end
           
 endmodule // toe_user_logic_session$was_open
+
+
+module toe_user_logic_session$watchdog(clock,load,timeout_ms,state,moved,armed,hurry,fire);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  load;
+    input wire  [15:0] timeout_ms;
+    input wire  [3:0] state;
+    input wire  moved;
+    input wire  armed;
+    input wire  hurry;
+    output reg  fire;
+    
+    // Constant declarations
+    localparam  c_ms_last = 20'h2faf0;
+    localparam  c_quiet_zero = 20'h0;
+    localparam  c_quiet_one = 20'h1;
+    localparam  c_zero16 = 16'h0;
+    localparam  c_one16 = 16'h1;
+    
+    // Enums
+    localparam State$Idle = 0;
+    localparam State$OpenReq = 1;
+    localparam State$WaitEst = 2;
+    localparam State$Run = 3;
+    localparam State$Drain = 4;
+    localparam State$WaitPeer = 5;
+    localparam State$CloseReq = 6;
+    localparam State$WaitClosed = 7;
+    localparam State$Finish = 8;
+    
+    // Stub signals
+    reg  on$d;
+    wire  on$q;
+    reg  on$clock;
+    reg  [15:0] last_ms$d;
+    wire  [15:0] last_ms$q;
+    reg  last_ms$clock;
+    reg  [3:0] last_state$d;
+    wire  [3:0] last_state$q;
+    reg  last_state$clock;
+    reg  [19:0] quiet_cycles$d;
+    wire  [19:0] quiet_cycles$q;
+    reg  quiet_cycles$clock;
+    reg  [15:0] quiet_ms$d;
+    wire  [15:0] quiet_ms$q;
+    reg  quiet_ms$clock;
+    reg  fired$d;
+    wire  fired$q;
+    reg  fired$clock;
+    
+    // Local signals
+    reg  progress;
+    reg  ms_tick;
+    
+    // Sub module instances
+    toe_user_logic_session$watchdog$on on(
+        .d(on$d),
+        .q(on$q),
+        .clock(on$clock)
+    );
+    toe_user_logic_session$watchdog$last_ms last_ms(
+        .d(last_ms$d),
+        .q(last_ms$q),
+        .clock(last_ms$clock)
+    );
+    toe_user_logic_session$watchdog$last_state last_state(
+        .d(last_state$d),
+        .q(last_state$q),
+        .clock(last_state$clock)
+    );
+    toe_user_logic_session$watchdog$quiet_cycles quiet_cycles(
+        .d(quiet_cycles$d),
+        .q(quiet_cycles$q),
+        .clock(quiet_cycles$clock)
+    );
+    toe_user_logic_session$watchdog$quiet_ms quiet_ms(
+        .d(quiet_ms$d),
+        .q(quiet_ms$q),
+        .clock(quiet_ms$clock)
+    );
+    toe_user_logic_session$watchdog$fired fired(
+        .d(fired$d),
+        .q(fired$q),
+        .clock(fired$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        on$clock = clock;
+        last_ms$clock = clock;
+        last_state$clock = clock;
+        quiet_cycles$clock = clock;
+        quiet_ms$clock = clock;
+        fired$clock = clock;
+        on$d = on$q;
+        last_ms$d = last_ms$q;
+        last_state$d = last_state$q;
+        quiet_cycles$d = quiet_cycles$q;
+        quiet_ms$d = quiet_ms$q;
+        fired$d = fired$q;
+        if (load) begin
+            on$d = timeout_ms != c_zero16;
+            last_ms$d = timeout_ms - c_one16;
+        end
+        last_state$d = state;
+        progress = moved | (state != last_state$q);
+        ms_tick = quiet_cycles$q == c_ms_last;
+        if (progress) begin
+            quiet_cycles$d = c_quiet_zero;
+            quiet_ms$d = c_zero16;
+        end
+        else if (ms_tick) begin
+            quiet_cycles$d = c_quiet_zero;
+            quiet_ms$d = quiet_ms$q + c_one16;
+        end
+        else begin
+            quiet_cycles$d = quiet_cycles$q + c_quiet_one;
+        end
+        fired$d = armed & ms_tick & ~progress & (hurry | (on$q & (quiet_ms$q == last_ms$q)));
+        fire = fired$q;
+    end
+    
+endmodule // toe_user_logic_session$watchdog
+
+
+module toe_user_logic_session$watchdog$fired(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$watchdog$fired
+
+
+module toe_user_logic_session$watchdog$last_ms(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$watchdog$last_ms
+
+
+module toe_user_logic_session$watchdog$last_state(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam State$Idle = 0;
+    localparam State$OpenReq = 1;
+    localparam State$WaitEst = 2;
+    localparam State$Run = 3;
+    localparam State$Drain = 4;
+    localparam State$WaitPeer = 5;
+    localparam State$CloseReq = 6;
+    localparam State$WaitClosed = 7;
+    localparam State$Finish = 8;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$watchdog$last_state
+
+
+module toe_user_logic_session$watchdog$on(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$watchdog$on
+
+
+module toe_user_logic_session$watchdog$quiet_cycles(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$watchdog$quiet_cycles
+
+
+module toe_user_logic_session$watchdog$quiet_ms(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // toe_user_logic_session$watchdog$quiet_ms
 
 `resetall
 `default_nettype wire
