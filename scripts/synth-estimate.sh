@@ -38,8 +38,10 @@ budget() {
 }
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
-cargo build -q -p gen --bin synth_report --bin gen
 bin="${CARGO_TARGET_DIR:-$root/target}/debug"
+# GEN_BUILT=1: `gen` and `synth_report` are already in $bin (make test builds
+# every binary once, in its build stage); otherwise build them here.
+[ "${GEN_BUILT:-0}" = 1 ] || cargo build -q -p gen --bin synth_report --bin gen
 report="$bin/synth_report"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
