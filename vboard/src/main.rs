@@ -33,8 +33,8 @@ struct Args {
     /// Two boards joined by the simulated 200G link, each with its own register port.
     #[arg(long)]
     pair: bool,
-    /// Folder of the verilated-model cache: the model is verilated there on first use (about a
-    /// minute) and loaded from there afterwards [default: $VBOARD_CACHE, else
+    /// Folder of the verilated-model cache: the model is verilated there on first use (seconds
+    /// to a minute) and loaded from there afterwards [default: $VBOARD_CACHE, else
     /// $XDG_CACHE_HOME/toe-vboard, else ~/.cache/toe-vboard].
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
