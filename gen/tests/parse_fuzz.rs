@@ -1,14 +1,14 @@
 //! Property tests: no configuration text makes `gen` panic, print more than
 //! one line of error, or leave a half-written build folder.
 //!
-//! The inputs come from `testkit::hostile::config_text` over the embedded
+//! The inputs come from `seeded_inputs::hostile::config_text` over the embedded
 //! default: arbitrary text, the default with a few edits, and sparse files
 //! of the default's keys with out-of-range and wrongly typed values. The seed
 //! is printed; `TB_SEED=<n>` replays a run.
 
 use std::process::Command;
 
-use testkit::hostile::{check_all, config_text, one_line, Outcome};
+use seeded_inputs::hostile::{check_all, config_text, one_line, Outcome};
 
 /// Inputs for the in-process parsers (fast: no generation).
 const PARSER_CASES: u32 = 3000;

@@ -13,7 +13,7 @@ mod common;
 use common::*;
 use pc_tools::args::{parse_datatest, parse_txrx};
 use proptest::prelude::*;
-use testkit::hostile::{arg_list, check_all, hostile_value, one_line, Outcome, Tally};
+use seeded_inputs::hostile::{arg_list, check_all, hostile_value, one_line, Outcome, Tally};
 
 /// Inputs checked in process, per tool.
 const PARSER_CASES: u32 = 4000;

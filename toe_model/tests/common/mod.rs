@@ -11,7 +11,7 @@ use toe_model::{GlobalOutputs, LinkConfig, SessionInputs, SessionOutputs, ToeCon
 /// A generator seeded from `TB_SEED` if set, else a fixed default; the seed is
 /// printed so a failing run can be replayed.
 pub fn rng(what: &str) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(testkit::seed::from_env_or(what, testkit::seed::Unset::Fixed(0x70E_5EED)))
+    ChaCha8Rng::seed_from_u64(seeded_inputs::seed::from_env_or(what, seeded_inputs::seed::Unset::Fixed(0x70E_5EED)))
 }
 
 /// How the receiver sets `rx_tready`.
