@@ -20,11 +20,12 @@ bin="${CARGO_TARGET_DIR:-$root/target}/debug/yardstick"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$bin" --out "$work/rtl" --record "${RECORD:-live}" >"$work/names"
-# key value: wrapper, datapath (files), generator, verifier (module names; they hold `$`).
+# key value: wrapper (file), datapath (one line per module file), generator, verifier (module names).
 value() { awk -v k="$1" '$1 == k { print $2 }' "$work/names"; }
-wrapper=$(value wrapper) datapath=$(value datapath) generator=$(value generator) verifier=$(value verifier)
+wrapper=$(value wrapper) generator=$(value generator) verifier=$(value verifier)
+mapfile -t datapath < <(value datapath)
 for v in wrapper datapath generator verifier; do
     [ -n "${!v}" ] || { echo "yardstick: the yardstick binary did not report the $v:"; cat "$work/names"; exit 1; } >&2
 done
-echo "yardstick: $(basename "$wrapper") around $(basename "$datapath"); generator $generator, verifier $verifier; first-error record ${RECORD:-live}"
-"$yardstick/compare.sh" --reps "${REPS:-3}" --generator "$generator" --verifier "$verifier" "$wrapper" "$datapath"
+echo "yardstick: $(basename "$wrapper") around $(basename "${datapath[-1]}") (${#datapath[@]} module files); generator $generator, verifier $verifier; first-error record ${RECORD:-live}"
+"$yardstick/compare.sh" --reps "${REPS:-3}" --generator "$generator" --verifier "$verifier" "$wrapper" "${datapath[@]}"

@@ -48,7 +48,8 @@ pub const TRANSFER_BYTES: u64 = (1 << 48) - PACKET_BYTES;
 pub const INJECT_BIT: usize = 160;
 
 /// The datapath's children that `compare.sh` synthesises alone: the fields
-/// of [`hdl::Datapath`], which rust-hdl names `<datapath>$<field>`.
+/// of [`hdl::Datapath`], instances of `<name>_traffic_generator` and
+/// `<name>_data_verifier`.
 pub const GENERATOR_FIELD: &str = "generator";
 pub const VERIFIER_FIELD: &str = "verifier";
 
@@ -79,22 +80,23 @@ pub fn contract() -> Vec<Port> {
 pub struct Yardstick {
     /// `top.v`: the wrapper.
     pub wrapper: GeneratedFile,
-    /// `<datapath>.v`: the session datapath with its children, as rust-hdl writes it.
-    pub datapath: GeneratedFile,
+    /// The session datapath's modules, one a file, children first
+    /// (`<module>.v`, as `gen` writes them).
+    pub datapath: Vec<GeneratedFile>,
     /// The datapath's module name.
     pub datapath_module: String,
-    /// The generator's module inside the datapath file (`<datapath>$generator`).
+    /// The generator's module (`<name>_traffic_generator`).
     pub generator_module: String,
-    /// The verifier's module inside the datapath file (`<datapath>$verifier`).
+    /// The verifier's module (`<name>_data_verifier`).
     pub verifier_module: String,
     /// The wrapper's ports: [`contract`].
     pub ports: Vec<Port>,
 }
 
 impl Yardstick {
-    /// Both files, wrapper first (`compare.sh WRAPPER.v MORE.v`).
-    pub fn files(&self) -> [&GeneratedFile; 2] {
-        [&self.wrapper, &self.datapath]
+    /// Every file, wrapper first (`compare.sh WRAPPER.v MORE.v...`).
+    pub fn files(&self) -> Vec<&GeneratedFile> {
+        std::iter::once(&self.wrapper).chain(&self.datapath).collect()
     }
 }
 
@@ -107,13 +109,15 @@ fn hdl_error(message: String) -> GenError {
     GenError::Hdl(hdl::verilog::HdlError(message))
 }
 
-/// The child `field` of the datapath among `children`, or an error naming it.
-fn child(children: &[String], module: &str, field: &str) -> Result<String, GenError> {
-    let name = format!("{module}${field}");
-    if children.contains(&name) {
-        Ok(name)
-    } else {
-        Err(hdl_error(format!("the datapath has no child `{field}` (children: {})", children.join(", "))))
+/// The module of the datapath's child `field` among `children` (field,
+/// module), or an error naming it.
+fn child(children: &[(String, String)], field: &str) -> Result<String, GenError> {
+    match children.iter().find(|(f, _)| f == field) {
+        Some((_, module)) => Ok(module.clone()),
+        None => {
+            let fields: Vec<&str> = children.iter().map(|(f, _)| f.as_str()).collect();
+            Err(hdl_error(format!("the datapath has no child `{field}` (children: {})", fields.join(", "))))
+        }
     }
 }
 
@@ -231,11 +235,11 @@ pub fn yardstick(design: &config::Design) -> Result<Yardstick, GenError> {
 /// [`yardstick`], with the first-error record live or pruned.
 pub fn yardstick_with(design: &config::Design, record: Record) -> Result<Yardstick, GenError> {
     let module = datapath_module(design);
-    let text = hdl::verilog::datapath_verilog(design.data_width, &module)?;
+    let modules = hdl::verilog::datapath_modules(design.data_width, &design.name)?;
     let ports = hdl::verilog::datapath_ports(design.data_width)?;
-    let children = hdl::verilog::datapath_children(design.data_width, &module)?;
-    let generator_module = child(&children, &module, GENERATOR_FIELD)?;
-    let verifier_module = child(&children, &module, VERIFIER_FIELD)?;
+    let children = hdl::verilog::datapath_children(design.data_width, &design.name)?;
+    let generator_module = child(&children, GENERATOR_FIELD)?;
+    let verifier_module = child(&children, VERIFIER_FIELD)?;
 
     let find = |name: &str, direction: Direction| {
         ports
@@ -326,7 +330,10 @@ pub fn yardstick_with(design: &config::Design, record: Record) -> Result<Yardsti
     .map_err(|e| GenError::Template(e.to_string()))?;
     Ok(Yardstick {
         wrapper: GeneratedFile { path: format!("{WRAPPER_MODULE}.v"), contents: design.verilog_file(&wrapper) },
-        datapath: GeneratedFile { path: format!("{module}.v"), contents: design.verilog_file(&text) },
+        datapath: modules
+            .iter()
+            .map(|m| GeneratedFile { path: format!("{}.v", m.name), contents: design.verilog_file(&m.text) })
+            .collect(),
         datapath_module: module,
         generator_module,
         verifier_module,
@@ -378,11 +385,13 @@ mod tests {
             assert_eq!(hdl::verilog::module_ports(&y.wrapper.contents, WRAPPER_MODULE).unwrap(), typed, "{width} bits");
             assert_eq!(y.ports, contract());
             assert_eq!(y.wrapper.path, "top.v");
-            assert_eq!(y.datapath.path, "toe_user_logic_datapath.v");
-            assert_eq!(y.generator_module, "toe_user_logic_datapath$generator");
-            assert_eq!(y.verifier_module, "toe_user_logic_datapath$verifier");
+            assert_eq!(y.datapath.last().unwrap().path, "toe_user_logic_datapath.v");
+            assert_eq!(y.generator_module, "toe_user_logic_traffic_generator");
+            assert_eq!(y.verifier_module, "toe_user_logic_data_verifier");
             for module in [&y.datapath_module, &y.generator_module, &y.verifier_module] {
-                assert!(y.datapath.contents.contains(&format!("module {module}(")), "{module} missing at {width} bits");
+                let file = y.datapath.iter().find(|f| f.path == format!("{module}.v"));
+                let file = file.unwrap_or_else(|| panic!("no file {module}.v at {width} bits"));
+                assert!(file.contents.contains(&format!("module {module} (")), "{module} missing at {width} bits");
             }
             assert!(y.wrapper.contents.contains(&format!("    {} datapath (", y.datapath_module)), "{width} bits");
             for p in hdl::verilog::datapath_ports(width).unwrap() {
@@ -471,8 +480,10 @@ mod tests {
         let stray = Port::new(Group::Datapath(0), "tx_pause", Direction::Input, 1);
         let e = input_net(&stray).err().unwrap().to_string();
         assert!(e.contains("datapath input `tx_pause`"), "{e}");
-        let e = child(&["d$generator".to_string()], "d", VERIFIER_FIELD).unwrap_err().to_string();
-        assert!(e.contains("no child `verifier`") && e.contains("d$generator"), "{e}");
+        let e = child(&[("generator".to_string(), "d_traffic_generator".to_string())], VERIFIER_FIELD)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no child `verifier`") && e.contains("generator"), "{e}");
     }
 
     #[test]

@@ -28,35 +28,40 @@ fn verilator_present() -> bool {
 }
 
 #[test]
-fn the_binary_writes_both_files_and_names_the_generator_and_verifier() {
+fn the_binary_writes_the_wrapper_and_the_datapath_modules_and_names_the_generator_and_verifier() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("ys");
     let o = Command::new(env!("CARGO_BIN_EXE_yardstick")).arg("--out").arg(&out).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8(o.stdout).unwrap();
     let lines: Vec<(&str, &str)> = text.lines().map(|l| l.split_once(' ').unwrap()).collect();
-    let keys: Vec<&str> = lines.iter().map(|(k, _)| *k).collect();
-    assert_eq!(keys, ["wrapper", "datapath", "generator", "verifier"], "{text}");
-    let (wrapper, datapath) = (PathBuf::from(lines[0].1), PathBuf::from(lines[1].1));
-    assert_eq!((wrapper.parent(), datapath.parent()), (Some(out.as_path()), Some(out.as_path())), "{text}");
     let design = gen::parse_config(config::DEFAULT_TOML).unwrap();
     let y = gen::yardstick::yardstick(&design).unwrap();
+    let keys: Vec<&str> = lines.iter().map(|(k, _)| *k).collect();
+    let mut want_keys = vec!["wrapper"];
+    want_keys.extend(y.datapath.iter().map(|_| "datapath"));
+    want_keys.extend(["generator", "verifier"]);
+    assert_eq!(keys, want_keys, "{text}");
+    let wrapper = PathBuf::from(lines[0].1);
+    assert_eq!(wrapper.parent(), Some(out.as_path()), "{text}");
     assert_eq!(fs::read_to_string(&wrapper).unwrap(), y.wrapper.contents);
-    assert_eq!(fs::read_to_string(&datapath).unwrap(), y.datapath.contents);
-    let written = fs::read_to_string(&datapath).unwrap();
-    for (key, module) in &lines[2..] {
-        assert!(
-            written.contains(&format!("module {module}(")),
-            "{key} module {module} is not in {}",
-            datapath.display()
-        );
+    for ((_, path), file) in lines[1..].iter().zip(&y.datapath) {
+        let path = PathBuf::from(path);
+        assert_eq!(path, out.join(&file.path), "{text}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), file.contents);
+    }
+    for (key, module) in &lines[lines.len() - 2..] {
+        let path = out.join(format!("{module}.v"));
+        let written = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{key} module {module}: {e}"));
+        assert!(written.contains(&format!("module {module} (")), "{key} module {module} is not in {}", path.display());
     }
     let mut names: Vec<String> =
         fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     names.sort();
-    let mut want = vec![gen::MANIFEST.to_string(), y.wrapper.path.clone(), y.datapath.path.clone()];
+    let mut want = vec![gen::MANIFEST.to_string(), y.wrapper.path.clone()];
+    want.extend(y.datapath.iter().map(|f| f.path.clone()));
     want.sort();
-    assert_eq!(names, want, "only the two files and gen's manifest");
+    assert_eq!(names, want, "only the wrapper, the datapath's modules and gen's manifest");
 }
 
 #[test]
@@ -93,7 +98,8 @@ fn the_wrapper_lints_clean_at_every_width() {
         for f in y.files() {
             fs::write(dir.join(&f.path), &f.contents).unwrap();
         }
-        if let Some(log) = lint(&dir, &[&y.datapath.path, &y.wrapper.path]) {
+        let files: Vec<&str> = y.datapath.iter().chain([&y.wrapper]).map(|f| f.path.as_str()).collect();
+        if let Some(log) = lint(&dir, &files) {
             failures.push(format!("{width} bits:\n{log}"));
         }
     }
@@ -133,7 +139,7 @@ fn the_verilated_wrapper_loops_at_pct_and_sees_only_the_injected_error() {
     let o = Command::new("verilator")
         .current_dir(tmp.path())
         .args(["--cc", "--exe", "--build", "-O1", "-Wno-fatal", "--top-module", "top", "-Mdir", "obj"])
-        .args([&y.wrapper.path, &y.datapath.path])
+        .args(y.files().iter().map(|f| &f.path))
         .arg(&driver)
         .output()
         .unwrap();

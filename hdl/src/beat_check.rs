@@ -43,12 +43,17 @@ use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
 pub struct BeatCheck<const W: usize, const K: usize> {
+    // ---- Beat.
+    /// Received beat.
     pub data: Signal<In, Bits<W>>,
+    /// The pattern for the beat.
     pub expected: Signal<In, Bits<W>>,
+    /// Byte enables of the beat.
     pub keep: Signal<In, Bits<K>>,
     /// Bytes of the beat inside the transfer, saturated at 255: byte i is
     /// checked only if i < room.
     pub room: Signal<In, Bits<8>>,
+    // ---- Per lane.
     /// Bit j: lane j has a kept byte inside the transfer that is wrong.
     pub lane_err: Signal<Out, Bits<32>>,
     /// Bit j: lane j has a kept byte at or past `room` (data beyond the
@@ -56,6 +61,8 @@ pub struct BeatCheck<const W: usize, const K: usize> {
     pub lane_over: Signal<Out, Bits<32>>,
     /// Bytes the beat carries.
     pub count: Signal<Out, Bits<8>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 impl<const W: usize, const K: usize> BeatCheck<W, K> {
@@ -63,6 +70,7 @@ impl<const W: usize, const K: usize> BeatCheck<W, K> {
         assert_eq!(K * 8, W, "BeatCheck: K must be W / 8");
         assert!(K <= 128 && W >= 64, "BeatCheck: K = {K} must be 8 ..= 128 bytes");
         Self {
+            verilog_name: Default::default(),
             data: Default::default(),
             expected: Default::default(),
             keep: Default::default(),

@@ -30,6 +30,8 @@ pub struct SyncBit {
     pub q: Signal<Out, Bit>,
     ff1: DFF<Bit>,
     ff2: DFF<Bit>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 impl SyncBit {

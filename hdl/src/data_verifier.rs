@@ -53,9 +53,12 @@ pub const CAUSE_SHORT: u64 = 3;
 
 #[derive(LogicBlock)]
 pub struct DataVerifier<const W: usize, const K: usize> {
+    // ---- Clock and reset.
+    /// User clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
+    // ---- Control (from the session).
     /// One-cycle pulse: a new transfer; samples `transfer_size` and `verify`.
     pub start: Signal<In, Bit>,
     /// One-cycle pulse: the transfer has ended (peer closed); checks for a short transfer.
@@ -66,12 +69,18 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     pub transfer_size: Signal<In, Bits<48>>,
     /// Check data against the pattern; sampled on `start`.
     pub verify: Signal<In, Bit>,
+    // ---- Stream in (AXI4-Stream, from the TOE).
+    /// Received beat.
     pub s_tdata: Signal<In, Bits<W>>,
+    /// Byte enables.
     pub s_tkeep: Signal<In, Bits<K>>,
+    /// Last beat of a packet.
     pub s_tlast: Signal<In, Bit>,
+    /// Beat valid.
     pub s_tvalid: Signal<In, Bit>,
     /// Always high: the verifier takes a beat every cycle (the RX rate limiter gates it).
     pub s_tready: Signal<Out, Bit>,
+    // ---- Counts and status.
     /// Bytes received since `start`.
     pub bytes: Signal<Out, Bits<64>>,
     /// Beats with `tlast` since `start` (packets as the TOE delivered them).
@@ -87,13 +96,18 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     /// record shows everything taken so far (the scan may still run; see
     /// `err_valid`).
     pub settled: Signal<Out, Bit>,
+    // ---- First-error record.
+    /// Beats with a wrong or late byte, plus a short end (saturating).
     pub err_count: Signal<Out, Bits<32>>,
     /// The first-error record below is complete.
     pub err_valid: Signal<Out, Bit>,
     /// `CAUSE_*` above (internal to the verifier, not `error_cause`).
     pub err_cause: Signal<Out, Bits<2>>,
+    /// Stream offset of the first error.
     pub err_offset: Signal<Out, Bits<48>>,
+    /// Expected word at the first error.
     pub err_expected: Signal<Out, Bits<32>>,
+    /// Received word at the first error.
     pub err_received: Signal<Out, Bits<32>>,
     // Sampled at start.
     size_q: DFF<Bits<48>>,
@@ -204,6 +218,8 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     c_cause_mismatch: Constant<Bits<2>>,
     c_cause_beyond: Constant<Bits<2>>,
     c_cause_short: Constant<Bits<2>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 impl<const W: usize, const K: usize> DataVerifier<W, K> {
@@ -211,6 +227,7 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
         assert!(config::DATA_WIDTHS.contains(&W), "DataVerifier: W = {W} is not {}", config::data_widths_text());
         assert_eq!(K, W / 8, "DataVerifier: K must be W / 8");
         Self {
+            verilog_name: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             start: Default::default(),

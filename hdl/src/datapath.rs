@@ -10,7 +10,7 @@
 //!
 //! The TX limiter gates `tx_tvalid`, the RX limiter gates `rx_tready`, so a
 //! limited receiver pushes back on the TOE. In the product the session
-//! instantiates it as `datapath` (Verilog `<session>$datapath`); the testbench also builds it alone as a
+//! instantiates it as `datapath` (Verilog `<name>_datapath`, instance `u_datapath`); the testbench also builds it alone as a
 //! harness (`gen::rtl::datapath_harness`) with ports `s<n>_<port>`.
 
 use rust_hdl::prelude::*;
@@ -22,10 +22,12 @@ use crate::traffic_generator::TrafficGenerator;
 /// No constants, so `Default` builds it (`Datapath::default()`).
 #[derive(LogicBlock, Default)]
 pub struct Datapath<const W: usize, const K: usize> {
+    // ---- Clock and reset.
     /// User clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
+    // ---- Control (from the session).
     /// Start sending (one-cycle pulse).
     pub tx_start: Signal<In, Bit>,
     /// Abort sending (one-cycle pulse).
@@ -38,6 +40,7 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub rx_end: Signal<In, Bit>,
     /// Clear the verifier's error record and count (one-cycle pulse).
     pub rx_clear: Signal<In, Bit>,
+    // ---- Test parameters, latched by the session at start.
     /// Transfer size in bytes, 1 .. 2^48-1.
     pub transfer_size: Signal<In, Bits<48>>,
     /// Packet size in bytes (whole beats; 0 = none).
@@ -50,24 +53,36 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub tx_percent: Signal<In, Bits<7>>,
     /// RX max speed, % of the bus peak (1..=100).
     pub rx_percent: Signal<In, Bits<7>>,
+    // ---- Transmit status.
     /// Transmit in progress.
     pub tx_busy: Signal<Out, Bit>,
     /// Last transmit completed.
     pub tx_done: Signal<Out, Bit>,
     /// Bytes accepted by the TOE since start.
     pub tx_bytes: Signal<Out, Bits<64>>,
+    // ---- Transmit stream to the TOE (AXI4-Stream).
     /// Transmit stream to the TOE.
     pub tx_tdata: Signal<Out, Bits<W>>,
+    /// Byte enables.
     pub tx_tkeep: Signal<Out, Bits<K>>,
+    /// Last beat of a packet.
     pub tx_tlast: Signal<Out, Bit>,
+    /// Beat valid.
     pub tx_tvalid: Signal<Out, Bit>,
+    /// The TOE takes the beat.
     pub tx_tready: Signal<In, Bit>,
+    // ---- Receive stream from the TOE (AXI4-Stream).
     /// Receive stream from the TOE.
     pub rx_tdata: Signal<In, Bits<W>>,
+    /// Byte enables.
     pub rx_tkeep: Signal<In, Bits<K>>,
+    /// Last beat of a packet.
     pub rx_tlast: Signal<In, Bit>,
+    /// Beat valid.
     pub rx_tvalid: Signal<In, Bit>,
+    /// Ready for a beat (gated by the RX limiter).
     pub rx_tready: Signal<Out, Bit>,
+    // ---- Receive status and first-error record.
     /// Bytes received since rx_start.
     pub rx_bytes: Signal<Out, Bits<64>>,
     /// Packets (beats with tlast) received since rx_start.
@@ -80,6 +95,7 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub rx_beyond: Signal<Out, Bit>,
     /// No received beat is still in the verifier's pipeline.
     pub rx_settled: Signal<Out, Bit>,
+    /// Beats with a wrong or late byte, plus a short end (saturating).
     pub rx_err_count: Signal<Out, Bits<32>>,
     /// The first-error record is complete.
     pub rx_err_valid: Signal<Out, Bit>,
@@ -87,13 +103,18 @@ pub struct Datapath<const W: usize, const K: usize> {
     /// 2 data beyond the size, 3 short transfer), not the register map's
     /// `error_cause`.
     pub rx_err_cause: Signal<Out, Bits<2>>,
+    /// Stream offset of the first error.
     pub rx_err_offset: Signal<Out, Bits<48>>,
+    /// Expected word at the first error.
     pub rx_err_expected: Signal<Out, Bits<32>>,
+    /// Received word at the first error.
     pub rx_err_received: Signal<Out, Bits<32>>,
     generator: TrafficGenerator<W, K>,
     tx_limiter: RateLimiter<W, K>,
     rx_limiter: RateLimiter<W, K>,
     verifier: DataVerifier<W, K>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 impl<const W: usize, const K: usize> Logic for Datapath<W, K> {

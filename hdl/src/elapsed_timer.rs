@@ -1,6 +1,6 @@
 //! Elapsed timer: counts user-clock cycles between a start and a stop. The
 //! session ([`Session`](crate::session::Session)) holds one as `timer`
-//! (Verilog `<session>$timer`) and shows its count as the `elapsed`
+//! (Verilog `<name>_elapsed_timer`, instance `u_timer`) and shows its count as the `elapsed`
 //! register: from `established` to the end of the transfer.
 //!
 //! ```text
@@ -22,27 +22,33 @@ use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
 pub struct ElapsedTimer {
+    // ---- Clock and reset.
     /// User clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high: stop.
     pub reset: Signal<In, Bit>,
+    // ---- Control.
     /// Zero the count and stop (one-cycle pulse).
     pub clear: Signal<In, Bit>,
     /// Start counting (one-cycle pulse).
     pub start: Signal<In, Bit>,
     /// Stop counting (one-cycle pulse); wins over `start`.
     pub stop: Signal<In, Bit>,
+    // ---- Count.
     /// Cycles counted.
     pub elapsed: Signal<Out, Bits<64>>,
     running: DFF<Bit>,
     count: DFF<Bits<64>>,
     c_zero64: Constant<Bits<64>>,
     c_one64: Constant<Bits<64>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 impl Default for ElapsedTimer {
     fn default() -> Self {
         Self {
+            verilog_name: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             clear: Default::default(),

@@ -17,12 +17,20 @@ use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
 pub struct LaneSelect<const W: usize, const K: usize> {
+    // ---- Beat.
+    /// Captured beat.
     pub data: Signal<In, Bits<W>>,
+    /// One flag bit per byte of the beat.
     pub flags: Signal<In, Bits<K>>,
     /// Lane index, 0 .. W/32 - 1 (beyond that: zeros).
     pub lane: Signal<In, Bits<8>>,
+    // ---- Selected lane.
+    /// The lane's 32 bits.
     pub word: Signal<Out, Bits<32>>,
+    /// The lane's 4 flag bits.
     pub lane_flags: Signal<Out, Bits<4>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 impl<const W: usize, const K: usize> LaneSelect<W, K> {
@@ -30,6 +38,7 @@ impl<const W: usize, const K: usize> LaneSelect<W, K> {
         assert!(W >= 64 && (W / 32).is_power_of_two() && W / 32 <= 256, "LaneSelect: W = {W}");
         assert_eq!(K * 8, W, "LaneSelect: K must be W / 8");
         Self {
+            verilog_name: Default::default(),
             data: Default::default(),
             flags: Default::default(),
             lane: Default::default(),
@@ -91,14 +100,22 @@ impl<const W: usize, const K: usize> Logic for LaneSelect<W, K> {
 /// ```
 #[derive(LogicBlock, Default)]
 pub struct LaneCheck {
+    // ---- Lane.
+    /// The lane's received word.
     pub word: Signal<In, Bits<32>>,
+    /// The lane's expected word.
     pub expected: Signal<In, Bits<32>>,
+    /// Byte enables of the lane.
     pub keep: Signal<In, Bits<4>>,
     /// Index of the lane's byte 0 in the beat (at most 124).
     pub first: Signal<In, Bits<8>>,
     /// Bytes of the beat inside the transfer, saturated at 255.
     pub room: Signal<In, Bits<8>>,
+    // ---- Result.
+    /// Bit b: byte first + b is kept, inside the transfer and wrong.
     pub wrong: Signal<Out, Bits<4>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 impl Logic for LaneCheck {

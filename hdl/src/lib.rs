@@ -18,6 +18,7 @@ pub mod cdc;
 pub mod data_verifier;
 pub mod datapath;
 pub mod elapsed_timer;
+pub mod emit;
 pub mod lane_select;
 pub mod pattern_lanes;
 pub mod peer_latch;

@@ -15,16 +15,20 @@ use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
 pub struct PatternLanes<const W: usize> {
+    // ---- Input.
     /// Word index of lane 0; a multiple of W/32.
     pub word: Signal<In, Bits<32>>,
+    // ---- Output.
     /// The beat: lane i = word + i.
     pub data: Signal<Out, Bits<W>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 impl<const W: usize> PatternLanes<W> {
     pub fn new() -> Self {
         assert!(W % 32 == 0 && W >= 64, "PatternLanes: W = {W} must be a multiple of 32, at least 64");
-        Self { word: Default::default(), data: Default::default() }
+        Self { verilog_name: Default::default(), word: Default::default(), data: Default::default() }
     }
 
     fn lane_index() -> Bits<W> {

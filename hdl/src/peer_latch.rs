@@ -1,6 +1,6 @@
 //! Peer latch: keeps what the TOE reported about the peer when the
 //! connection was established. The session ([`Session`](crate::session::Session))
-//! holds one as `peer` (Verilog `<session>$peer`) and shows it as the
+//! holds one as `peer` (Verilog `<name>_peer_latch`, instance `u_peer`) and shows it as the
 //! `peer_port`, `peer_mss` and `peer_window_scale` registers.
 //!
 //! ```text
@@ -16,21 +16,30 @@ use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
 pub struct PeerLatch {
+    // ---- Clock.
     /// User clock.
     pub clock: Signal<In, Clock>,
+    // ---- From the TOE.
     /// Load the inputs (one-cycle pulse).
     pub take: Signal<In, Bit>,
     /// The peer's TCP port, MSS and window scale as the TOE shows them.
     pub port: Signal<In, Bits<16>>,
+    /// Peer MSS.
     pub mss: Signal<In, Bits<16>>,
+    /// Peer window scale.
     pub window_scale: Signal<In, Bits<4>>,
+    // ---- Held values.
     /// The values loaded at the last `take`.
     pub held_port: Signal<Out, Bits<16>>,
+    /// Peer MSS, held.
     pub held_mss: Signal<Out, Bits<16>>,
+    /// Peer window scale, held.
     pub held_window_scale: Signal<Out, Bits<4>>,
     port_q: DFF<Bits<16>>,
     mss_q: DFF<Bits<16>>,
     window_scale_q: DFF<Bits<4>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 impl Logic for PeerLatch {

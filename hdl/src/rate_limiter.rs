@@ -34,20 +34,35 @@ use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
 pub struct RateLimiter<const W: usize, const K: usize> {
+    // ---- Clock and reset.
+    /// User clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: bucket full.
     pub reset: Signal<In, Bit>,
+    // ---- Setting.
     /// Max speed in % of the bus peak, 1..=100.
     pub percent: Signal<In, Bits<7>>,
+    // ---- Stream in (AXI4-Stream).
+    /// Beat in.
     pub s_tdata: Signal<In, Bits<W>>,
+    /// Byte enables.
     pub s_tkeep: Signal<In, Bits<K>>,
+    /// Last beat of a packet.
     pub s_tlast: Signal<In, Bit>,
+    /// Beat valid.
     pub s_tvalid: Signal<In, Bit>,
+    /// Beat taken (gated by the credit).
     pub s_tready: Signal<Out, Bit>,
+    // ---- Stream out (AXI4-Stream).
+    /// Beat out.
     pub m_tdata: Signal<Out, Bits<W>>,
+    /// Byte enables.
     pub m_tkeep: Signal<Out, Bits<K>>,
+    /// Last beat of a packet.
     pub m_tlast: Signal<Out, Bit>,
+    /// Beat valid (gated by the credit).
     pub m_tvalid: Signal<Out, Bit>,
+    /// Downstream ready.
     pub m_tready: Signal<In, Bit>,
     credit: DFF<Bits<8>>,
     /// The clamped `percent` of the cycle before.
@@ -61,12 +76,15 @@ pub struct RateLimiter<const W: usize, const K: usize> {
     c_one: Constant<Bits<8>>,
     c_zero7: Constant<Bits<7>>,
     c_hundred7: Constant<Bits<7>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 impl<const W: usize, const K: usize> RateLimiter<W, K> {
     pub fn new() -> Self {
         assert_eq!(K * 8, W, "RateLimiter: K must be W / 8");
         Self {
+            verilog_name: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             percent: Default::default(),

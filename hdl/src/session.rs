@@ -4,7 +4,7 @@
 //! [`Datapath`] (generator, verifier, rate limiters) and three small
 //! children: the [`Watchdog`] (`watchdog`), the [`ElapsedTimer`] (`timer`)
 //! and the [`PeerLatch`] (`peer`), each a rust-hdl block of its own file
-//! (Verilog `<name>_session$<field>`).
+//! (Verilog `<name>_watchdog`, `<name>_elapsed_timer`, `<name>_peer_latch`, instances `u_<field>`).
 //!
 //! ```text
 //!  registers (start, abort, test_config, sizes, ports, speed)      TOE session interface
@@ -119,6 +119,7 @@ const DRAIN_CYCLES: u64 = 15;
 
 #[derive(LogicBlock)]
 pub struct Session<const W: usize, const K: usize> {
+    // ---- Clock and reset.
     /// User clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
@@ -134,16 +135,23 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_error: Signal<In, Bit>,
     /// [`TestMode`]: 0 disabled, 1 send, 2 receive, 3 full duplex.
     pub reg_test_mode: Signal<In, Bits<2>>,
+    /// Check received data against the pattern.
     pub reg_verify: Signal<In, Bit>,
     /// [`TxPattern`]: 0 incremental, 1 dummy.
     pub reg_tx_pattern: Signal<In, Bit>,
     /// [`ConnMode`]: 0 active (client), 1 passive (server).
     pub reg_conn_mode: Signal<In, Bit>,
+    /// TX max speed, % of the bus peak (1..=100).
     pub reg_tx_percent: Signal<In, Bits<7>>,
+    /// RX max speed, % of the bus peak (1..=100).
     pub reg_rx_percent: Signal<In, Bits<7>>,
+    /// Bytes to send or receive.
     pub reg_transfer_size: Signal<In, Bits<48>>,
+    /// Bytes per packet, whole beats (0: one packet).
     pub reg_packet_size: Signal<In, Bits<48>>,
+    /// Local TCP port.
     pub reg_fpga_port: Signal<In, Bits<16>>,
+    /// Remote TCP port (active open).
     pub reg_target_port: Signal<In, Bits<16>>,
     /// Milliseconds without progress before the test ends `stalled`; 0: never.
     pub reg_stall_timeout: Signal<In, Bits<16>>,
@@ -158,40 +166,74 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_error_cause: Signal<Out, Bits<4>>,
     /// One-cycle pulses setting the sticky `done` / `error` register bits.
     pub reg_done_set: Signal<Out, Bit>,
+    /// One-cycle pulse setting the sticky `error` bit.
     pub reg_error_set: Signal<Out, Bit>,
+    /// Bytes the TOE took since start.
     pub reg_tx_bytes: Signal<Out, Bits<64>>,
+    /// Bytes received since start.
     pub reg_rx_bytes: Signal<Out, Bits<64>>,
+    /// User-clock cycles of the test.
     pub reg_elapsed: Signal<Out, Bits<64>>,
+    /// Stream offset of the first error.
     pub reg_err_offset: Signal<Out, Bits<48>>,
+    /// Expected word at the first error.
     pub reg_err_expected: Signal<Out, Bits<32>>,
+    /// Received word at the first error.
     pub reg_err_received: Signal<Out, Bits<32>>,
+    /// Beats with a wrong or late byte, plus a short end (saturating).
     pub reg_err_count: Signal<Out, Bits<32>>,
+    /// Packets (beats with tlast) received since start.
     pub reg_rx_packets: Signal<Out, Bits<32>>,
+    /// Peer TCP port, held at establishment.
     pub reg_peer_port: Signal<Out, Bits<16>>,
+    /// Peer MSS, held at establishment.
     pub reg_peer_mss: Signal<Out, Bits<16>>,
+    /// Peer window scale, held at establishment.
     pub reg_peer_window_scale: Signal<Out, Bits<4>>,
     // ---- TOE session interface (`toe<s>_` on the top).
+    /// Connection request valid.
     pub toe_conn_req_valid: Signal<Out, Bit>,
+    /// The TOE takes the request.
     pub toe_conn_req_ready: Signal<In, Bit>,
+    /// 1: open, 0: close.
     pub toe_conn_req_open: Signal<Out, Bit>,
+    /// 1: active open (client), 0: passive (listen).
     pub toe_conn_req_active: Signal<Out, Bit>,
+    /// Local TCP port of the request.
     pub toe_conn_req_local_port: Signal<Out, Bits<16>>,
+    /// Remote TCP port of an active open.
     pub toe_conn_req_remote_port: Signal<Out, Bits<16>>,
+    /// The connection is established.
     pub toe_established: Signal<In, Bit>,
+    /// The peer closed its side (FIN).
     pub toe_peer_closed: Signal<In, Bit>,
+    /// The connection failed or was reset.
     pub toe_conn_error: Signal<In, Bit>,
+    /// Peer TCP port.
     pub toe_peer_port: Signal<In, Bits<16>>,
+    /// Peer MSS.
     pub toe_peer_mss: Signal<In, Bits<16>>,
+    /// Peer window scale.
     pub toe_peer_window_scale: Signal<In, Bits<4>>,
+    /// Transmit beat to the TOE.
     pub toe_tx_tdata: Signal<Out, Bits<W>>,
+    /// Byte enables.
     pub toe_tx_tkeep: Signal<Out, Bits<K>>,
+    /// Last beat of a packet.
     pub toe_tx_tlast: Signal<Out, Bit>,
+    /// Beat valid.
     pub toe_tx_tvalid: Signal<Out, Bit>,
+    /// The TOE takes the beat.
     pub toe_tx_tready: Signal<In, Bit>,
+    /// Receive beat from the TOE.
     pub toe_rx_tdata: Signal<In, Bits<W>>,
+    /// Byte enables.
     pub toe_rx_tkeep: Signal<In, Bits<K>>,
+    /// Last beat of a packet.
     pub toe_rx_tlast: Signal<In, Bit>,
+    /// Beat valid.
     pub toe_rx_tvalid: Signal<In, Bit>,
+    /// Ready for a beat (gated by the RX limiter).
     pub toe_rx_tready: Signal<Out, Bit>,
     // ---- State.
     state: DFF<State>,
@@ -246,6 +288,8 @@ pub struct Session<const W: usize, const K: usize> {
     c_drain: Constant<Bits<4>>,
     c_zero4: Constant<Bits<4>>,
     c_one4: Constant<Bits<4>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 impl<const W: usize, const K: usize> Session<W, K> {
@@ -255,6 +299,7 @@ impl<const W: usize, const K: usize> Session<W, K> {
     pub fn new(user_clock_khz: u32) -> Self {
         let c4 = |v: u64| Constant::new(bits::<4>(v));
         Self {
+            verilog_name: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             reg_start: Default::default(),

@@ -35,10 +35,12 @@ use crate::pattern_lanes::PatternLanes;
 
 #[derive(LogicBlock)]
 pub struct TrafficGenerator<const W: usize, const K: usize> {
+    // ---- Clock and reset.
     /// User clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high: back to idle, counters cleared.
     pub reset: Signal<In, Bit>,
+    // ---- Control (from the session).
     /// One-cycle pulse: latch the sizes and pattern, clear the counters, begin.
     pub start: Signal<In, Bit>,
     /// One-cycle pulse: stop at once and drop any presented beat.
@@ -55,19 +57,23 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     pub pattern: Signal<In, Bit>,
     /// High when the next beat may be presented (from the rate limiter).
     pub enable: Signal<In, Bit>,
+    // ---- Status.
     /// A transfer is in progress (from `start` until its last beat is accepted or `abort`).
     pub busy: Signal<Out, Bit>,
     /// The last transfer completed; cleared by `start`, `abort` or `reset`.
     pub done: Signal<Out, Bit>,
     /// Bytes accepted downstream since `start`.
     pub bytes_sent: Signal<Out, Bits<64>>,
+    // ---- Stream out (AXI4-Stream, towards the TOE).
     /// Stream data, byte 0 in bits 7:0.
     pub m_tdata: Signal<Out, Bits<W>>,
     /// Byte qualifiers, contiguous from bit 0.
     pub m_tkeep: Signal<Out, Bits<K>>,
     /// Last beat of a packet.
     pub m_tlast: Signal<Out, Bit>,
+    /// Beat valid.
     pub m_tvalid: Signal<Out, Bit>,
+    /// The TOE takes the beat.
     pub m_tready: Signal<In, Bit>,
     // Sampled parameters.
     size_q: DFF<Bits<48>>,
@@ -109,6 +115,8 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     c_zero_data: Constant<Bits<W>>,
     c_zero64: Constant<Bits<64>>,
     c_zero32: Constant<Bits<32>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
@@ -120,6 +128,7 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
         assert_eq!(K, W / 8, "TrafficGenerator: K must be W / 8");
         let lanes = W / 32;
         Self {
+            verilog_name: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             start: Default::default(),

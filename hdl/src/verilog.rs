@@ -156,40 +156,12 @@ pub fn block_ports<B: Block>(block: &mut B) -> Vec<(String, Direction, usize)> {
     probe.ports
 }
 
-/// Records the Verilog module name rust-hdl gives each direct child of the
-/// block it visits: the scope path joined by `$`, as its `ModuleDefines` does.
-struct ChildProbe {
-    path: Vec<String>,
-    modules: Vec<String>,
-}
-
-impl Probe for ChildProbe {
-    fn visit_start_scope(&mut self, name: &str, _node: &dyn Block) {
-        self.path.push(name.to_string());
-        if self.path.len() == 2 {
-            self.modules.push(self.path.join("$"));
-        }
-    }
-    fn visit_end_scope(&mut self, _name: &str, _node: &dyn Block) {
-        self.path.pop();
-    }
-}
-
-/// The Verilog module names of the direct children of `block` when it is
-/// written as `module` (`<module>$<field>`), read from the block's
-/// hierarchy, not from its Verilog.
-pub fn child_modules<B: Block>(block: &mut B, module: &str) -> Vec<String> {
-    block.connect_all();
-    let mut probe = ChildProbe { path: Vec::new(), modules: Vec::new() };
-    block.accept(module, &mut probe);
-    probe.modules
-}
-
-/// The module names of the session datapath's children ([`Datapath`]:
-/// generator, limiters, verifier) at `width` bits, the datapath written as
-/// `module` (as [`datapath_verilog`] writes it).
-pub fn datapath_children(width: usize, module: &str) -> Result<Vec<String>, HdlError> {
-    by_width!(width, Datapath, |b| Ok::<_, HdlError>(child_modules(b, module)))
+/// The session datapath's child blocks ([`Datapath`]: generator, limiters,
+/// verifier) at `width` bits as the project's writer names them: (instance
+/// field, module), the modules named with `prefix` as [`datapath_modules`]
+/// names them. Read from the block's hierarchy, not from its Verilog.
+pub fn datapath_children(width: usize, prefix: &str) -> Result<Vec<(String, String)>, HdlError> {
+    by_width!(width, Datapath, |b| Ok::<_, HdlError>(crate::emit::children(b, prefix)))
 }
 
 /// The ports of the session module ([`Session`]) at `width` bits,
@@ -236,30 +208,37 @@ pub fn datapath_ports(width: usize) -> Result<Vec<Port>, HdlError> {
 mod tests {
     use super::*;
 
-    /// The probed children are the datapath's fields, each a module of the
-    /// Verilog rust-hdl writes for it.
+    /// The datapath's children are its fields, each an instance `u_<field>`
+    /// of a module the writer emits.
     #[test]
     fn datapath_children_are_modules_of_its_verilog() {
         let children = datapath_children(64, "d").unwrap();
-        assert_eq!(children, ["d$generator", "d$tx_limiter", "d$rx_limiter", "d$verifier"]);
-        let text = datapath_verilog(64, "d").unwrap();
-        for c in &children {
-            assert!(text.contains(&format!("module {c}(")), "{c}");
+        let fields: Vec<&str> = children.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(fields, ["generator", "tx_limiter", "rx_limiter", "verifier"]);
+        let modules = datapath_modules(64, "d").unwrap();
+        let datapath = &modules.last().unwrap().text;
+        for (field, module) in &children {
+            assert!(modules.iter().any(|m| &m.name == module), "{module}");
+            assert!(datapath.contains(&format!("{module} u_{field} (")), "{field}");
         }
         assert!(datapath_children(96, "d").is_err());
     }
 
     /// The session's watchdog, elapsed timer and peer latch are child
-    /// blocks, each a module of the session's Verilog with a body of its own.
+    /// blocks, each a module of its own with a body.
     #[test]
     fn session_children_are_its_datapath_watchdog_timer_and_peer_latch() {
-        let children = child_modules(&mut Session::<64, 8>::new(ANY_CLOCK_KHZ), "s");
-        let text = session_verilog(64, ANY_CLOCK_KHZ, "s").unwrap();
-        for c in ["s$datapath", "s$watchdog", "s$timer", "s$peer"] {
-            assert!(children.iter().any(|m| m == c), "no child {c} in {children:?}");
-            let start = text.find(&format!("module {c}(")).unwrap_or_else(|| panic!("no module {c}"));
-            let body = &text[start..start + text[start..].find("endmodule").unwrap()];
-            assert!(body.contains("// Update code"), "{c} has an empty body");
+        let modules = session_modules(64, ANY_CLOCK_KHZ, "s").unwrap();
+        let session = &modules.last().unwrap().text;
+        for (module, field) in [
+            ("s_datapath", "datapath"),
+            ("s_watchdog", "watchdog"),
+            ("s_elapsed_timer", "timer"),
+            ("s_peer_latch", "peer"),
+        ] {
+            assert!(session.contains(&format!("{module} u_{field} (")), "no instance u_{field} of {module}");
+            let text = &modules.iter().find(|m| m.name == module).unwrap_or_else(|| panic!("no module {module}")).text;
+            assert!(text.contains("always @("), "{module} has an empty body");
         }
     }
 
@@ -291,4 +270,19 @@ mod tests {
         );
         assert_eq!(find("clock").group, Group::Clock);
     }
+}
+
+/// The per-session modules of the product, one per block type, from the
+/// project's own writer ([`crate::emit`]): the session is `<prefix>_session`,
+/// its blocks `<prefix>_<block>`; children before parents.
+pub fn session_modules(width: usize, user_clock_khz: u32, prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
+    let root = format!("{prefix}_session");
+    by_width!(width, Session::new(user_clock_khz), |b| crate::emit::emit(b, &root, prefix))
+}
+
+/// The session datapath's modules ([`Datapath`] as `<prefix>_datapath`),
+/// from the project's own writer.
+pub fn datapath_modules(width: usize, prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
+    let root = format!("{prefix}_datapath");
+    by_width!(width, Datapath, |b| crate::emit::emit(b, &root, prefix))
 }

@@ -1,6 +1,6 @@
 //! Watchdog: fires when nothing moves for a number of milliseconds. The
 //! session ([`Session`](crate::session::Session)) holds one as `watchdog`
-//! (Verilog `<session>$watchdog`) and ends a test `stalled` when it fires.
+//! (Verilog `<name>_watchdog`, instance `u_watchdog`) and ends a test `stalled` when it fires.
 //!
 //! ```text
 //!   load, timeout_ms --> on, last_ms (latched)
@@ -37,12 +37,15 @@ const QUIET_CYCLE_BITS: usize = 20;
 
 #[derive(LogicBlock)]
 pub struct Watchdog<S: Synth> {
+    // ---- Clock.
     /// User clock.
     pub clock: Signal<In, Clock>,
+    // ---- Setting.
     /// Take `timeout_ms` (one-cycle pulse, when a test starts).
     pub load: Signal<In, Bit>,
     /// Milliseconds without progress before `fire`; 0: never.
     pub timeout_ms: Signal<In, Bits<16>>,
+    // ---- What counts as progress.
     /// The watched state; a change from the cycle before is progress.
     pub state: Signal<In, S>,
     /// A beat moved this cycle (either way): progress.
@@ -51,6 +54,7 @@ pub struct Watchdog<S: Synth> {
     pub armed: Signal<In, Bit>,
     /// Fire after the first quiet millisecond, whatever the timeout.
     pub hurry: Signal<In, Bit>,
+    // ---- Result.
     /// The watchdog fired (registered).
     pub fire: Signal<Out, Bit>,
     /// The timeout latched at `load`: on, and its last millisecond.
@@ -72,6 +76,8 @@ pub struct Watchdog<S: Synth> {
     c_quiet_one: Constant<Bits<QUIET_CYCLE_BITS>>,
     c_zero16: Constant<Bits<16>>,
     c_one16: Constant<Bits<16>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 impl<S: Synth> Watchdog<S> {
@@ -83,6 +89,7 @@ impl<S: Synth> Watchdog<S> {
             "user clock of {user_clock_khz} kHz: the watchdog counts at most 2^{QUIET_CYCLE_BITS} cycles a millisecond"
         );
         Self {
+            verilog_name: Default::default(),
             clock: Default::default(),
             load: Default::default(),
             timeout_ms: Default::default(),

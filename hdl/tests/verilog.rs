@@ -51,3 +51,44 @@ fn session_ports_come_typed_from_the_block() {
     );
     assert!(ports.iter().all(|p| !p.name.contains('$')));
 }
+
+/// The project's own writer (`hdl::emit`): one module per block type, named
+/// after it, children first, no `$` anywhere, every port documented.
+#[test]
+fn emitted_session_is_one_module_per_block_type_named_after_it() {
+    for width in config::DATA_WIDTHS {
+        let modules = hdl::verilog::session_modules(width, 250_000, "toe").unwrap();
+        let names: Vec<&str> = modules.iter().map(|m| m.name.as_str()).collect();
+        for block in ["rate_limiter", "traffic_generator", "data_verifier", "datapath", "watchdog", "session"] {
+            assert!(names.contains(&format!("toe_{block}").as_str()), "width {width}: no toe_{block} in {names:?}");
+        }
+        assert_eq!(names.last(), Some(&"toe_session"), "width {width}: the session comes last");
+        assert!(names.len() <= 40, "width {width}: {} modules", names.len());
+        let mut seen = Vec::new();
+        for m in &modules {
+            assert!(!m.text.contains('$'), "width {width}: `$` in {}", m.name);
+            assert_eq!(m.text.matches("\nmodule ").count(), 1, "width {width}: one module in {}", m.name);
+            assert!(m.text.contains(&format!("\nmodule {} (", m.name)), "width {width}: {}", m.name);
+            // Every instance is of a module already written, named u_<field>.
+            for line in m.text.lines().filter(|l| l.trim_end().ends_with(" (") && l.contains(" u_")) {
+                let module = line.split_whitespace().next().unwrap();
+                assert!(seen.contains(&module.to_string()), "width {width}: {} uses {module} before it", m.name);
+            }
+            // Every port line carries its comment.
+            let header = &m.text[m.text.find("\nmodule ").unwrap()..m.text.find(");\n").unwrap()];
+            for line in
+                header.lines().filter(|l| l.trim_start().starts_with("input") || l.trim_start().starts_with("output"))
+            {
+                assert!(line.contains("// "), "width {width}: {}: port without a comment: {line}", m.name);
+            }
+            seen.push(m.name.clone());
+        }
+        let limiter = modules.iter().find(|m| m.name == "toe_rate_limiter").unwrap();
+        assert!(limiter.text.contains("reg [7:0] credit_reg = 8'h0;"), "{}", limiter.text);
+        assert!(limiter.text.contains("always @(posedge clock) begin"), "{}", limiter.text);
+        let datapath = modules.iter().find(|m| m.name == "toe_datapath").unwrap();
+        for inst in ["toe_rate_limiter u_tx_limiter (", "toe_rate_limiter u_rx_limiter ("] {
+            assert!(datapath.text.contains(inst), "width {width}: no `{inst}`");
+        }
+    }
+}

@@ -83,6 +83,7 @@
 //! table are leaked: the process keeps a model for its lifetime.
 
 mod cache;
+pub mod lockstep;
 mod model;
 mod recipe;
 mod static_models;

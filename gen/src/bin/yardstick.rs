@@ -1,9 +1,10 @@
 //! `yardstick`: writes the yardstick loopback wrapper (`top.v`) and the
 //! session datapath it instantiates into a folder, for `make yardstick`
 //! (`scripts/yardstick.sh`), and prints what `compare.sh` needs, one
-//! `key value` line each: `wrapper`, `datapath` (the two files, in that
-//! order), `generator` and `verifier` (their Verilog module names inside the
-//! datapath file). A testbench artefact; `gen` never writes it.
+//! `key value` line each: `wrapper` (the wrapper's file), `datapath` (one
+//! line per module file of the datapath, children first), `generator` and
+//! `verifier` (their Verilog module names). A testbench artefact; `gen`
+//! never writes it.
 //! `--record pruned` leaves the first-error record out of `err_cnt`, so its
 //! logic is pruned (the second simulation figure of issue 14).
 
@@ -39,10 +40,10 @@ fn run(args: &Args) -> Result<String, String> {
     let files: Vec<_> = y.files().into_iter().cloned().collect();
     gen::write_atomically(&args.out, &files).map_err(|e| e.to_string())?;
     let path = |f: &gen::GeneratedFile| args.out.join(&f.path).display().to_string();
+    let datapath: String = y.datapath.iter().map(|f| format!("datapath {}\n", path(f))).collect();
     Ok(format!(
-        "wrapper {}\ndatapath {}\ngenerator {}\nverifier {}\n",
+        "wrapper {}\n{datapath}generator {}\nverifier {}\n",
         path(&y.wrapper),
-        path(&y.datapath),
         y.generator_module,
         y.verifier_module
     ))

@@ -235,6 +235,8 @@ pub struct RegisterFileCore {
     pub(super) resp_slverr: Constant<Bits<2>>,
     pub(super) one64: Constant<Bits<64>>,
     pub(super) zero64: Constant<Bits<64>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
 }
 
 fn addrs(slots: &[Slot], f: impl Fn(&Slot) -> u32) -> Vec<Constant<Bits<DECODE_ADDRESS_BITS>>> {
@@ -258,6 +260,7 @@ impl RegisterFileCore {
             .map(|s| Constant::new(bits::<32>((0..4).filter(|b| s >> b & 1 == 1).fold(0, |m, b| m | 0xFF << (8 * b)))))
             .collect();
         Self {
+            verilog_name: Default::default(),
             s_axil_aclk: Default::default(),
             s_axil_aresetn: Default::default(),
             s_axil_awaddr: Default::default(),

@@ -1,0 +1,519 @@
+//! The project's own Verilog writer for its blocks: one module per block
+//! type, named after the Rust type, one file each.
+//!
+//! rust-hdl keeps describing, checking and simulating the blocks; this
+//! module walks the same block tree (a rust-hdl `Probe`, [`tree`]) and prints
+//! each block's `#[hdl_gen]` code through rust-hdl's own printer, then maps
+//! its names and lays the module out as a person would:
+//!
+//! - module `<prefix>_<block>` (`RateLimiter` -> `toe_user_logic_rate_limiter`),
+//!   its body written once however many instances use it;
+//! - an instance per child block, `u_<field>`, ports connected by name; a
+//!   child input fed straight from one of the parent's inputs, and a parent
+//!   output fed straight from a child output, are wired to it directly;
+//! - a rust-hdl `DFF` child `x` becomes `reg x_reg` (its initial value as
+//!   the declaration's) with its next value `x_next`, assigned in the
+//!   module's clocked block, not a module of its own;
+//! - ANSI ports under the banners of the Rust struct (`// ---- ...`), each
+//!   with its doc's first sentence; the module opens with the Rust file's
+//!   opening paragraph and diagram ([`docs`]);
+//! - no `$` anywhere: `iface$field` is `iface_field`, an enum value
+//!   `State::OpenReq` is the constant `STATE_OPEN_REQ`.
+//!
+//! rust-hdl's own writer (`ModuleDefines`) stays the reference the lockstep
+//! test compares this one with, cycle by cycle.
+
+pub mod docs;
+pub mod module_name;
+pub mod names;
+mod tree;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use rust_hdl::core::ast::Verilog;
+use rust_hdl::core::atom::AtomKind;
+use rust_hdl::core::verilog_gen::{verilog_combinatorial, verilog_link_extraction};
+use rust_hdl::prelude::*;
+
+pub use module_name::{ModuleName, MARK};
+
+use crate::verilog::HdlError;
+use tree::{Atom_, Node, Tree};
+
+/// One generated module: its name (also its file's, `<name>.v`) and text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Module {
+    pub name: String,
+    pub text: String,
+}
+
+/// The modules of `block`, children before their parents, the root last and
+/// named `root`; every other module is `<prefix>_<block type>`. Runs
+/// rust-hdl's checks first, as its own writer does.
+pub fn emit<B: Block>(block: &mut B, root: &str, prefix: &str) -> Result<Vec<Module>, HdlError> {
+    block.connect_all();
+    check_all(block).map_err(|e| HdlError(format!("rust-hdl check of `{root}` failed: {e:?}")))?;
+    let tree = Tree::of(block, root);
+    let mut out = Emitter { tree: &tree, prefix, modules: Vec::new(), paths: BTreeMap::new() };
+    out.module(0, root, root)?;
+    Ok(out.modules)
+}
+
+/// The direct child blocks of `block` (flip-flops aside): (instance field,
+/// module name) as [`emit`] with `prefix` names them.
+pub fn children<B: Block>(block: &mut B, prefix: &str) -> Vec<(String, String)> {
+    block.connect_all();
+    let tree = Tree::of(block, "root");
+    tree.nodes[0]
+        .children
+        .iter()
+        .map(|&c| &tree.nodes[c])
+        .filter_map(|n| {
+            n.rust_type.as_ref().map(|t| (ident(&n.field), format!("{prefix}_{}", module_name::snake_case(t))))
+        })
+        .collect()
+}
+
+struct Emitter<'a> {
+    tree: &'a Tree,
+    prefix: &'a str,
+    modules: Vec<Module>,
+    /// The instance path that first produced each module, for errors.
+    paths: BTreeMap<String, String>,
+}
+
+/// A `DFF` child, inlined as `<name>_reg` / `<name>_next`.
+struct Flop {
+    /// The Rust field (`storage$3` in an array).
+    field: String,
+    /// Its Verilog stem (`storage_3`).
+    name: String,
+    width: usize,
+    signed: bool,
+    init: String,
+}
+
+/// A child block instance.
+struct Instance<'n> {
+    field: String,
+    module: String,
+    node: &'n Node,
+}
+
+fn ident(field: &str) -> String {
+    field.replace('$', "_")
+}
+
+fn range(width: usize) -> String {
+    if width == 1 {
+        String::new()
+    } else {
+        format!("[{}:0]", width - 1)
+    }
+}
+
+fn is_port(kind: &AtomKind) -> bool {
+    kind.is_parameter()
+}
+
+/// A rust-hdl `DFF`: custom code `q <= d` over exactly `d`, `q`, `clock`.
+fn as_flop(node: &Node) -> Option<Flop> {
+    let Verilog::Custom(code) = &node.code else { return None };
+    let mut names: Vec<&str> = node.atoms.iter().map(|a| a.name.as_str()).collect();
+    names.sort_unstable();
+    if node.rust_type.is_some()
+        || !node.children.is_empty()
+        || names != ["clock", "d", "q"]
+        || !code.contains("q <= d;")
+    {
+        return None;
+    }
+    let q = node.atoms.iter().find(|a| a.name == "q")?;
+    let init = code.split("q = ").nth(1)?.split(';').next()?.trim().to_string();
+    Some(Flop {
+        field: node.field.clone(),
+        name: ident(&node.field),
+        width: q.width,
+        signed: q.signed,
+        init: sized_literal(&init, q.width),
+    })
+}
+
+/// rust-hdl initialises an enum-typed flip-flop with `64'h0` whatever its
+/// width: the same value at the flip-flop's own width.
+fn sized_literal(literal: &str, width: usize) -> String {
+    if let Some((bits, digits)) = literal.split_once("'h") {
+        if let (Ok(bits), Ok(value)) = (bits.parse::<usize>(), u128::from_str_radix(&digits.replace('_', ""), 16)) {
+            if bits != width && (width >= 128 || value >> width == 0) {
+                return format!("{width}'h{value:x}");
+            }
+        }
+    }
+    literal.to_string()
+}
+
+/// The top-level statements `a = b;` of an `always @(*)` body as printed by
+/// rust-hdl: (line index, target, source).
+fn plain_assignments(lines: &[String]) -> Vec<(usize, String, String)> {
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(stmt) = line.strip_prefix("    ") else { continue };
+        if stmt.starts_with(' ') {
+            continue;
+        }
+        let Some((lhs, rhs)) = stmt.strip_suffix(';').and_then(|s| s.split_once(" = ")) else { continue };
+        let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$');
+        if word(lhs) && word(rhs) && !rhs.as_bytes()[0].is_ascii_digit() {
+            found.push((i, lhs.to_string(), rhs.to_string()));
+        }
+    }
+    found
+}
+
+impl<'a> Emitter<'a> {
+    /// Emits the module of node `at` (and first its children's) and returns
+    /// its name.
+    fn module(&mut self, at: usize, name: &str, path: &str) -> Result<String, HdlError> {
+        let tree = self.tree;
+        let node = &tree.nodes[at];
+        let err = |what: String| HdlError(format!("`{path}`: {what}"));
+        let rust_type = node.rust_type.clone().ok_or_else(|| {
+            err("a block without a `verilog_name: ModuleName<Self>` field (its Verilog would have no name)".into())
+        })?;
+        let doc =
+            docs::find(&rust_type).ok_or_else(|| err(format!("no documentation table entry for `{rust_type}`")))?;
+
+        // Children: flip-flops inline, blocks as instances.
+        let mut flops = Vec::new();
+        let mut instances = Vec::new();
+        for &c in &node.children {
+            let child = &tree.nodes[c];
+            if let Some(flop) = as_flop(child) {
+                flops.push(flop);
+            } else if let Some(t) = &child.rust_type {
+                let module = format!("{}_{}", self.prefix, module_name::snake_case(t));
+                let module = self.module(c, &module, &format!("{path}.{}", child.field))?;
+                instances.push(Instance { field: ident(&child.field), module, node: child });
+            } else {
+                return Err(err(format!(
+                    "child `{}` is neither a flip-flop nor a block with a `ModuleName` field",
+                    child.field
+                )));
+            }
+        }
+
+        let (always, custom) = match &node.code {
+            Verilog::Combinatorial(code) => {
+                if !verilog_link_extraction(code).is_empty() {
+                    return Err(err("signal links are not supported".into()));
+                }
+                (Some(verilog_combinatorial(code)), None)
+            }
+            Verilog::Custom(text) => (None, Some(text.clone())),
+            _ => return Err(err("neither `#[hdl_gen]` code nor custom Verilog".into())),
+        };
+        if custom.is_some() && !(flops.is_empty() && instances.is_empty()) {
+            return Err(err("custom Verilog with child blocks".into()));
+        }
+        let mut lines: Vec<String> = always.as_deref().unwrap_or("").lines().map(str::to_string).collect();
+        let uses = |id: &str, lines: &[String]| {
+            lines.iter().map(|l| names::identifiers(l).iter().filter(|x| *x == id).count()).sum::<usize>()
+        };
+
+        let ports: Vec<&Atom_> = node.atoms.iter().filter(|a| is_port(&a.kind)).collect();
+        let inputs: BTreeSet<&str> =
+            ports.iter().filter(|a| a.kind == AtomKind::InputParameter).map(|a| a.name.as_str()).collect();
+        let outputs: BTreeSet<&str> =
+            ports.iter().filter(|a| a.kind == AtomKind::OutputParameter).map(|a| a.name.as_str()).collect();
+
+        // Flip-flop clocks: `x$clock = <input>;`, the only write to it.
+        let assigns = plain_assignments(&lines);
+        let mut drop_lines = BTreeSet::new();
+        let mut flop_clock = BTreeMap::new();
+        for &c in &node.children {
+            let child = &tree.nodes[c];
+            if as_flop(child).is_none() {
+                continue;
+            }
+            let stub = format!("{}$clock", child.field);
+            let found = assigns.iter().find(|(_, lhs, rhs)| *lhs == stub && inputs.contains(rhs.as_str()));
+            match found {
+                Some((line, _, rhs)) if uses(&stub, &lines) == 1 => {
+                    drop_lines.insert(*line);
+                    flop_clock.insert(ident(&child.field), rhs.clone());
+                }
+                _ => {
+                    return Err(err(format!("flip-flop `{}` is not clocked straight from an input port", child.field)))
+                }
+            }
+        }
+
+        // Instance ports: wired straight to the parent's ports where the
+        // code only copies them, else through `<field>_<port>` signals.
+        let mut rename: BTreeMap<String, String> = BTreeMap::new();
+        let mut connections: Vec<Vec<(String, String)>> = Vec::new();
+        let mut nets: Vec<(String, usize, bool, bool)> = Vec::new(); // name, width, signed, is_reg
+        let mut wire_outputs = BTreeSet::new();
+        for inst in &instances {
+            let mut conns = Vec::new();
+            for p in inst.node.atoms.iter().filter(|a| is_port(&a.kind)) {
+                let stub = format!("{}${}", inst.node.field, p.name);
+                let input = p.kind == AtomKind::InputParameter;
+                let direct = if input {
+                    assigns
+                        .iter()
+                        .find(|(_, lhs, rhs)| *lhs == stub && inputs.contains(rhs.as_str()))
+                        .filter(|_| uses(&stub, &lines) == 1)
+                        .map(|(line, _, rhs)| (*line, ident(rhs)))
+                } else {
+                    assigns
+                        .iter()
+                        .find(|(_, lhs, rhs)| {
+                            *rhs == stub
+                                && outputs.contains(lhs.as_str())
+                                && !wire_outputs.contains(lhs)
+                                && uses(lhs, &lines) == 1
+                        })
+                        .map(|(line, lhs, _)| (*line, ident(lhs)))
+                };
+                let net = match direct {
+                    Some((line, to)) => {
+                        drop_lines.insert(line);
+                        if !input {
+                            wire_outputs.insert(to.clone());
+                        }
+                        to
+                    }
+                    None => {
+                        let net = format!("{}_{}", inst.field, ident(&p.name));
+                        nets.push((net.clone(), p.width, p.signed, input));
+                        net
+                    }
+                };
+                rename.insert(stub, net.clone());
+                conns.push((ident(&p.name), net));
+            }
+            connections.push(conns);
+        }
+        lines = lines.into_iter().enumerate().filter(|(i, _)| !drop_lines.contains(i)).map(|(_, l)| l).collect();
+
+        for f in &flops {
+            rename.insert(format!("{}$d", f.field), format!("{}_next", f.name));
+            rename.insert(format!("{}$q", f.field), format!("{}_reg", f.name));
+        }
+        for a in &node.atoms {
+            if a.name.contains('$') {
+                rename.insert(a.name.clone(), ident(&a.name));
+            }
+        }
+        let mut enums_used = Vec::new();
+        for e in &node.enums {
+            rename.insert(e.rust.clone(), names::enum_constant(&e.rust));
+        }
+        let body_source = match &custom {
+            Some(text) => text.clone(),
+            None => lines.join("\n"),
+        };
+        let unknown = std::cell::RefCell::new(BTreeSet::new());
+        let body = names::rename(&body_source, &|id| {
+            if let Some(new) = rename.get(id) {
+                return Some(new.clone());
+            }
+            if id.contains('$') {
+                unknown.borrow_mut().insert(id.to_string());
+            }
+            None
+        });
+        if let Some(id) = unknown.borrow().iter().next() {
+            return Err(err(format!("no Verilog name for `{id}`")));
+        }
+        let body_ids: BTreeSet<String> = names::identifiers(&body).into_iter().collect();
+        for e in &node.enums {
+            let name = names::enum_constant(&e.rust);
+            if body_ids.contains(&name) {
+                enums_used.push((name, e.value));
+            }
+        }
+
+        // Declarations must not collide once the `$` is gone.
+        let mut declared = BTreeSet::new();
+        let mut declare = |n: &str| -> Result<(), HdlError> {
+            if declared.insert(n.to_string()) {
+                Ok(())
+            } else {
+                Err(err(format!("two signals are both named `{n}` in Verilog")))
+            }
+        };
+        for a in &node.atoms {
+            declare(&ident(&a.name))?;
+        }
+        for f in &flops {
+            declare(&format!("{}_reg", f.name))?;
+            declare(&format!("{}_next", f.name))?;
+        }
+        for (n, ..) in &nets {
+            declare(n)?;
+        }
+        for (n, _) in &enums_used {
+            declare(n)?;
+        }
+        for i in &instances {
+            declare(&format!("u_{}", i.field))?;
+        }
+
+        // The text.
+        let mut t = String::new();
+        let _ = writeln!(t, "// {name}: {}", doc.banner.first().copied().unwrap_or(""));
+        for line in doc.banner.iter().skip(1) {
+            let _ = writeln!(t, "//{}{line}", if line.is_empty() { "" } else { " " });
+        }
+        let _ = writeln!(t, "//\n// Rust: {} ({}).", doc.rust_name, doc.file);
+        let _ = writeln!(t, "module {name} (");
+        let port_lines = self.port_lines(&ports, doc, &wire_outputs, custom.is_some(), &err)?;
+        t.push_str(&port_lines);
+        t.push_str(");\n");
+
+        let consts: Vec<&Atom_> = node.atoms.iter().filter(|a| a.kind == AtomKind::Constant).collect();
+        if !consts.is_empty() {
+            t.push_str("\n    // Constants\n");
+            for c in &consts {
+                let _ = writeln!(t, "    localparam {} = {};", ident(&c.name), c.literal);
+            }
+        }
+        if !enums_used.is_empty() {
+            t.push_str("\n    // States\n");
+            for (n, v) in &enums_used {
+                let _ = writeln!(t, "    localparam {n} = {v};");
+            }
+        }
+        if !flops.is_empty() {
+            t.push_str("\n    // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next\n");
+            let w = flops.iter().map(|f| decl_type(f.width, f.signed).len()).max().unwrap_or(0);
+            for f in &flops {
+                let ty = decl_type(f.width, f.signed);
+                let _ = writeln!(t, "    reg {ty:w$} {}_reg = {};", f.name, f.init);
+                let _ = writeln!(t, "    reg {ty:w$} {}_next;", f.name);
+            }
+        }
+        let locals: Vec<&Atom_> = node.atoms.iter().filter(|a| a.kind == AtomKind::LocalSignal).collect();
+        if !locals.is_empty() {
+            t.push_str("\n    // Combinational signals\n");
+            let w = locals.iter().map(|a| decl_type(a.width, a.signed).len()).max().unwrap_or(0);
+            for a in &locals {
+                let _ = writeln!(t, "    reg {:w$} {};", decl_type(a.width, a.signed), ident(&a.name));
+            }
+        }
+        for (inst, conns) in instances.iter().zip(&connections) {
+            let own: Vec<&(String, usize, bool, bool)> =
+                nets.iter().filter(|(n, ..)| n.starts_with(&format!("{}_", inst.field))).collect();
+            let own: Vec<_> = own.into_iter().filter(|(n, ..)| conns.iter().any(|(_, net)| net == n)).collect();
+            let _ = writeln!(t, "\n    // {}", inst.field);
+            let w = own.iter().map(|(_, width, s, _)| decl_type(*width, *s).len()).max().unwrap_or(0);
+            for (n, width, signed, is_reg) in own {
+                let kind = if *is_reg { "reg " } else { "wire" };
+                let _ = writeln!(t, "    {kind} {:w$} {n};", decl_type(*width, *signed));
+            }
+            let _ = writeln!(t, "    {} u_{} (", inst.module, inst.field);
+            let pw = conns.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
+            for (k, (p, net)) in conns.iter().enumerate() {
+                let comma = if k + 1 < conns.len() { "," } else { "" };
+                let _ = writeln!(t, "        .{p:pw$}({net}){comma}");
+            }
+            t.push_str("    );\n");
+        }
+        if !body.trim().is_empty() {
+            t.push('\n');
+            for line in body.trim_end().lines() {
+                if line.trim().is_empty() {
+                    t.push('\n');
+                } else {
+                    let _ = writeln!(t, "    {line}");
+                }
+            }
+        }
+        let mut by_clock: BTreeMap<&String, Vec<&Flop>> = BTreeMap::new();
+        for f in &flops {
+            by_clock.entry(&flop_clock[&f.name]).or_default().push(f);
+        }
+        for (clock, fs) in by_clock {
+            let _ = writeln!(t, "\n    always @(posedge {}) begin", ident(clock));
+            let w = fs.iter().map(|f| f.name.len() + 4).max().unwrap_or(0);
+            for f in fs {
+                let _ = writeln!(t, "        {:w$} <= {}_next;", format!("{}_reg", f.name), f.name);
+            }
+            t.push_str("    end\n");
+        }
+        let _ = write!(t, "\nendmodule\n");
+
+        if let Some(existing) = self.modules.iter().find(|m| m.name == name) {
+            if existing.text != t {
+                return Err(HdlError(format!(
+                    "`{path}` and `{}` are both `{name}` but differ (other constants?)",
+                    self.paths[name]
+                )));
+            }
+        } else {
+            self.paths.insert(name.to_string(), path.to_string());
+            self.modules.push(Module { name: name.to_string(), text: t });
+        }
+        Ok(name.to_string())
+    }
+
+    fn port_lines(
+        &self,
+        ports: &[&Atom_],
+        doc: &docs::BlockDoc,
+        wire_outputs: &BTreeSet<String>,
+        custom: bool,
+        err: &dyn Fn(String) -> HdlError,
+    ) -> Result<String, HdlError> {
+        let mut rows = Vec::new();
+        for p in ports {
+            let name = ident(&p.name);
+            let d = doc
+                .ports
+                .iter()
+                .find(|d| d.name == p.name)
+                .ok_or_else(|| err(format!("port `{}` has no doc comment entry in {}", p.name, doc.file)))?;
+            let dir = match p.kind {
+                AtomKind::InputParameter => "input  wire",
+                AtomKind::OutputParameter if custom || !wire_outputs.contains(&name) => "output reg ",
+                AtomKind::OutputParameter | AtomKind::OutputPassthrough => "output wire",
+                _ => "inout  wire",
+            };
+            rows.push((d.group, format!("{dir} {}", decl_type(p.width, p.signed)), name, d.doc));
+        }
+        let tw = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
+        let nw = rows.iter().map(|r| r.2.len()).max().unwrap_or(0) + 1;
+        let mut t = String::new();
+        let mut group = None;
+        for (k, (g, ty, name, d)) in rows.iter().enumerate() {
+            if group != Some(*g) {
+                let _ = writeln!(
+                    t,
+                    "{}    // {}",
+                    if group.is_some() { "\n" } else { "" },
+                    if g.is_empty() { "Ports" } else { g }
+                );
+                group = Some(*g);
+            }
+            let sep = if k + 1 < rows.len() { "," } else { "" };
+            let named = format!("{name}{sep}");
+            if d.is_empty() {
+                let _ = writeln!(t, "    {ty:tw$} {named}");
+            } else {
+                let _ = writeln!(t, "    {ty:tw$} {named:nw$} // {d}");
+            }
+        }
+        Ok(t)
+    }
+}
+
+/// `[7:0]` or `signed [7:0]`, empty for one unsigned bit.
+fn decl_type(width: usize, signed: bool) -> String {
+    match (signed, width) {
+        (true, _) => format!("signed {}", range(width)).trim_end().to_string(),
+        (false, _) => range(width),
+    }
+}
