@@ -142,7 +142,7 @@ fn header_groups(plan: &PortPlan) -> Vec<PortGroup> {
 /// The session module, the register file and the top that joins them.
 pub fn generate(design: &config::Design, map: &regmap::RegisterMap) -> Result<Rtl, GenError> {
     let session = session_module(design);
-    let session_text = hdl::verilog::session_verilog(design.data_width, design.user_clock_khz(), &session)?;
+    let session_modules = hdl::verilog::session_modules(design.data_width, design.user_clock_khz(), &design.name)?;
     let session_ports = hdl::verilog::session_ports(design.data_width)?;
     let regs = register_file_module(design);
     let regs_text = hdl::register_file::register_file_verilog(design, map, &regs)?;
@@ -150,23 +150,19 @@ pub fn generate(design: &config::Design, map: &regmap::RegisterMap) -> Result<Rt
     let (top, plan) = top_template(design, &regs, regs_ports.ports(), &session, &session_ports)?;
     let top_text = top.render().map_err(|e| GenError::Template(e.to_string()))?;
 
-    let session_path = format!("{RTL_DIR}/{session}.v");
-    let regs_path = format!("{RTL_DIR}/{regs}.v");
-    let top_path = format!("{RTL_DIR}/{}.v", design.name);
-    // The top comes last: lint and the scripts take the last file's module as the top.
-    let sources = vec![session_path.clone(), regs_path.clone(), top_path.clone()];
+    // One module a file, children first; the top comes last: lint and the
+    // scripts take the last file's module as the top.
+    let mut files: Vec<GeneratedFile> = session_modules
+        .iter()
+        .map(|m| GeneratedFile { path: format!("{RTL_DIR}/{}.v", m.name), contents: design.verilog_file(&m.text) })
+        .collect();
+    files.push(GeneratedFile { path: format!("{RTL_DIR}/{regs}.v"), contents: design.verilog_file(&regs_text) });
+    files
+        .push(GeneratedFile { path: format!("{RTL_DIR}/{}.v", design.name), contents: design.verilog_file(&top_text) });
+    let sources: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
     let filelist = sources.iter().map(|s| format!("{s}\n")).collect();
-    Ok(Rtl {
-        files: vec![
-            GeneratedFile { path: session_path, contents: design.verilog_file(&session_text) },
-            GeneratedFile { path: regs_path, contents: design.verilog_file(&regs_text) },
-            GeneratedFile { path: top_path, contents: design.verilog_file(&top_text) },
-            GeneratedFile { path: FILELIST.to_string(), contents: filelist },
-        ],
-        sources,
-        plan,
-        crossings: hdl::register_file::crossings(),
-    })
+    files.push(GeneratedFile { path: FILELIST.to_string(), contents: filelist });
+    Ok(Rtl { files, sources, plan, crossings: hdl::register_file::crossings() })
 }
 
 fn top_template<'a>(
@@ -286,7 +282,7 @@ pub struct Harness {
 /// limiters directly.
 pub fn datapath_harness(design: &config::Design, module: &str) -> Result<Harness, GenError> {
     let datapath = format!("{module}_datapath");
-    let text = hdl::verilog::datapath_verilog(design.data_width, &datapath)?;
+    let modules = hdl::verilog::datapath_modules(design.data_width, module)?;
     let ports = hdl::verilog::datapath_ports(design.data_width)?;
     let mut top_ports: Vec<Port> =
         SESSION_CLOCKING.iter().map(|(_, top)| Port::new(Group::Clock, top, Direction::Input, 1)).collect();
@@ -319,10 +315,11 @@ pub fn datapath_harness(design: &config::Design, module: &str) -> Result<Harness
     .render()
     .map_err(|e| GenError::Template(e.to_string()))?;
     Ok(Harness {
-        files: vec![
-            GeneratedFile { path: format!("{datapath}.v"), contents: design.verilog_file(&text) },
-            GeneratedFile { path: format!("{module}.v"), contents: design.verilog_file(&top) },
-        ],
+        files: modules
+            .iter()
+            .map(|m| GeneratedFile { path: format!("{}.v", m.name), contents: design.verilog_file(&m.text) })
+            .chain(std::iter::once(GeneratedFile { path: format!("{module}.v"), contents: design.verilog_file(&top) }))
+            .collect(),
         plan,
     })
 }
@@ -414,7 +411,7 @@ mod tests {
             let harness = datapath_harness(&design, "dp").unwrap();
             let typed: Vec<_> = harness.plan.ports().iter().map(|p| (p.name.clone(), p.direction, p.width)).collect();
             assert_eq!(
-                hdl::verilog::module_ports(&harness.files[1].contents, "dp").unwrap(),
+                hdl::verilog::module_ports(&harness.files.last().unwrap().contents, "dp").unwrap(),
                 typed,
                 "harness, {sessions} sessions"
             );

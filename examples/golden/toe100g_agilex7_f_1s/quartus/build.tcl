@@ -54,6 +54,17 @@ foreach ip $ip_files {
 set family {Agilex 7}
 set part AGFB014R24B2E2V
 set rtl_files [list \
+    {rtl/toe_user_logic_pattern_lanes.v} \
+    {rtl/toe_user_logic_traffic_generator.v} \
+    {rtl/toe_user_logic_rate_limiter.v} \
+    {rtl/toe_user_logic_beat_check.v} \
+    {rtl/toe_user_logic_lane_select.v} \
+    {rtl/toe_user_logic_lane_check.v} \
+    {rtl/toe_user_logic_data_verifier.v} \
+    {rtl/toe_user_logic_datapath.v} \
+    {rtl/toe_user_logic_watchdog.v} \
+    {rtl/toe_user_logic_elapsed_timer.v} \
+    {rtl/toe_user_logic_peer_latch.v} \
     {rtl/toe_user_logic_session.v} \
     {rtl/toe_user_logic_regs.v} \
     {rtl/toe_user_logic.v}]

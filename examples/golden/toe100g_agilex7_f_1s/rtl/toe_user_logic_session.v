@@ -4,4761 +4,540 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-module toe_user_logic_session(clock,reset,reg_start,reg_abort,reg_clear_errors,reg_error,reg_test_mode,reg_verify,reg_tx_pattern,reg_conn_mode,reg_tx_percent,reg_rx_percent,reg_transfer_size,reg_packet_size,reg_fpga_port,reg_target_port,reg_stall_timeout,reg_busy,reg_connected,reg_closed,reg_error_cause,reg_done_set,reg_error_set,reg_tx_bytes,reg_rx_bytes,reg_elapsed,reg_err_offset,reg_err_expected,reg_err_received,reg_err_count,reg_rx_packets,reg_peer_port,reg_peer_mss,reg_peer_window_scale,toe_conn_req_valid,toe_conn_req_ready,toe_conn_req_open,toe_conn_req_active,toe_conn_req_local_port,toe_conn_req_remote_port,toe_established,toe_peer_closed,toe_conn_error,toe_peer_port,toe_peer_mss,toe_peer_window_scale,toe_tx_tdata,toe_tx_tkeep,toe_tx_tlast,toe_tx_tvalid,toe_tx_tready,toe_rx_tdata,toe_rx_tkeep,toe_rx_tlast,toe_rx_tvalid,toe_rx_tready);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  reg_start;
-    input wire  reg_abort;
-    input wire  reg_clear_errors;
-    input wire  reg_error;
-    input wire  [1:0] reg_test_mode;
-    input wire  reg_verify;
-    input wire  reg_tx_pattern;
-    input wire  reg_conn_mode;
-    input wire  [6:0] reg_tx_percent;
-    input wire  [6:0] reg_rx_percent;
-    input wire  [47:0] reg_transfer_size;
-    input wire  [47:0] reg_packet_size;
-    input wire  [15:0] reg_fpga_port;
-    input wire  [15:0] reg_target_port;
-    input wire  [15:0] reg_stall_timeout;
-    output reg  reg_busy;
-    output reg  reg_connected;
-    output reg  reg_closed;
-    output reg  [3:0] reg_error_cause;
-    output reg  reg_done_set;
-    output reg  reg_error_set;
-    output reg  [63:0] reg_tx_bytes;
-    output reg  [63:0] reg_rx_bytes;
-    output reg  [63:0] reg_elapsed;
-    output reg  [47:0] reg_err_offset;
-    output reg  [31:0] reg_err_expected;
-    output reg  [31:0] reg_err_received;
-    output reg  [31:0] reg_err_count;
-    output reg  [31:0] reg_rx_packets;
-    output reg  [15:0] reg_peer_port;
-    output reg  [15:0] reg_peer_mss;
-    output reg  [3:0] reg_peer_window_scale;
-    output reg  toe_conn_req_valid;
-    input wire  toe_conn_req_ready;
-    output reg  toe_conn_req_open;
-    output reg  toe_conn_req_active;
-    output reg  [15:0] toe_conn_req_local_port;
-    output reg  [15:0] toe_conn_req_remote_port;
-    input wire  toe_established;
-    input wire  toe_peer_closed;
-    input wire  toe_conn_error;
-    input wire  [15:0] toe_peer_port;
-    input wire  [15:0] toe_peer_mss;
-    input wire  [3:0] toe_peer_window_scale;
-    output reg  [511:0] toe_tx_tdata;
-    output reg  [63:0] toe_tx_tkeep;
-    output reg  toe_tx_tlast;
-    output reg  toe_tx_tvalid;
-    input wire  toe_tx_tready;
-    input wire  [511:0] toe_rx_tdata;
-    input wire  [63:0] toe_rx_tkeep;
-    input wire  toe_rx_tlast;
-    input wire  toe_rx_tvalid;
-    output reg  toe_rx_tready;
-    
-    // Constant declarations
-    localparam  c_none = 4'h0;
-    localparam  c_refused = 4'h1;
-    localparam  c_peer_closed = 4'h2;
-    localparam  c_verify = 4'h3;
-    localparam  c_beyond = 4'h4;
-    localparam  c_aborted = 4'h5;
-    localparam  c_stalled = 4'h6;
-    localparam  c_conn_reset = 4'h7;
-    localparam  c_mode_off = 2'b0;
-    localparam  c_mode_send = 2'b1;
-    localparam  c_mode_receive = 2'b10;
-    localparam  c_vcause_beyond = 2'b10;
-    localparam  c_vcause_short = 2'b11;
-    localparam  c_drain = 4'hf;
-    localparam  c_zero4 = 4'h0;
-    localparam  c_one4 = 4'h1;
-    
-    // Enums
-    localparam State$Idle = 0;
-    localparam State$OpenReq = 1;
-    localparam State$WaitEst = 2;
-    localparam State$Run = 3;
-    localparam State$Drain = 4;
-    localparam State$WaitPeer = 5;
-    localparam State$CloseReq = 6;
-    localparam State$WaitClosed = 7;
-    localparam State$Finish = 8;
-    
-    // Stub signals
-    reg  [3:0] state$d;
-    wire  [3:0] state$q;
-    reg  state$clock;
-    reg  tx_en$d;
-    wire  tx_en$q;
-    reg  tx_en$clock;
-    reg  rx_en$d;
-    wire  rx_en$q;
-    reg  rx_en$clock;
-    reg  active$d;
-    wire  active$q;
-    reg  active$clock;
-    reg  aborting$d;
-    wire  aborting$q;
-    reg  aborting$clock;
-    reg  [15:0] lport$d;
-    wire  [15:0] lport$q;
-    reg  lport$clock;
-    reg  [15:0] rport$d;
-    wire  [15:0] rport$q;
-    reg  rport$clock;
-    reg  [47:0] size$d;
-    wire  [47:0] size$q;
-    reg  size$clock;
-    reg  [47:0] psize$d;
-    wire  [47:0] psize$q;
-    reg  psize$clock;
-    reg  pattern$d;
-    wire  pattern$q;
-    reg  pattern$clock;
-    reg  verify_q$d;
-    wire  verify_q$q;
-    reg  verify_q$clock;
-    reg  [6:0] txp$d;
-    wire  [6:0] txp$q;
-    reg  txp$clock;
-    reg  [6:0] rxp$d;
-    wire  [6:0] rxp$q;
-    reg  rxp$clock;
-    reg  [3:0] fail$d;
-    wire  [3:0] fail$q;
-    reg  fail$clock;
-    reg  [3:0] cause$d;
-    wire  [3:0] cause$q;
-    reg  cause$clock;
-    reg  closed_q$d;
-    wire  closed_q$q;
-    reg  closed_q$clock;
-    reg  was_open$d;
-    wire  was_open$q;
-    reg  was_open$clock;
-    reg  [3:0] drain$d;
-    wire  [3:0] drain$q;
-    reg  drain$clock;
-    reg  error_q$d;
-    wire  error_q$q;
-    reg  error_q$clock;
-    reg  complete_q$d;
-    wire  complete_q$q;
-    reg  complete_q$clock;
-    reg  datapath$clock;
-    reg  datapath$reset;
-    reg  datapath$tx_start;
-    reg  datapath$tx_abort;
-    reg  datapath$tx_clear;
-    reg  datapath$rx_start;
-    reg  datapath$rx_end;
-    reg  datapath$rx_clear;
-    reg  [47:0] datapath$transfer_size;
-    reg  [47:0] datapath$packet_size;
-    reg  datapath$pattern;
-    reg  datapath$verify;
-    reg  [6:0] datapath$tx_percent;
-    reg  [6:0] datapath$rx_percent;
-    wire  datapath$tx_busy;
-    wire  datapath$tx_done;
-    wire  [63:0] datapath$tx_bytes;
-    wire  [511:0] datapath$tx_tdata;
-    wire  [63:0] datapath$tx_tkeep;
-    wire  datapath$tx_tlast;
-    wire  datapath$tx_tvalid;
-    reg  datapath$tx_tready;
-    reg  [511:0] datapath$rx_tdata;
-    reg  [63:0] datapath$rx_tkeep;
-    reg  datapath$rx_tlast;
-    reg  datapath$rx_tvalid;
-    wire  datapath$rx_tready;
-    wire  [63:0] datapath$rx_bytes;
-    wire  [31:0] datapath$rx_packets;
-    wire  datapath$rx_complete;
-    wire  datapath$rx_error;
-    wire  datapath$rx_beyond;
-    wire  datapath$rx_settled;
-    wire  [31:0] datapath$rx_err_count;
-    wire  datapath$rx_err_valid;
-    wire  [1:0] datapath$rx_err_cause;
-    wire  [47:0] datapath$rx_err_offset;
-    wire  [31:0] datapath$rx_err_expected;
-    wire  [31:0] datapath$rx_err_received;
-    reg  watchdog$clock;
-    reg  watchdog$load;
-    reg  [15:0] watchdog$timeout_ms;
-    reg  [3:0] watchdog$state;
-    reg  watchdog$moved;
-    reg  watchdog$armed;
-    reg  watchdog$hurry;
-    wire  watchdog$fire;
-    reg  timer$clock;
-    reg  timer$reset;
-    reg  timer$clear;
-    reg  timer$start;
-    reg  timer$stop;
-    wire  [63:0] timer$elapsed;
-    reg  peer$clock;
-    reg  peer$take;
-    reg  [15:0] peer$port;
-    reg  [15:0] peer$mss;
-    reg  [3:0] peer$window_scale;
-    wire  [15:0] peer$held_port;
-    wire  [15:0] peer$held_mss;
-    wire  [3:0] peer$held_window_scale;
-    
-    // Local signals
-    reg  tx_ok;
-    reg  rx_ok;
-    reg  close_first;
-    reg  [3:0] verifier_cause;
-    
-    // Sub module instances
-    toe_user_logic_session$state state(
-        .d(state$d),
-        .q(state$q),
-        .clock(state$clock)
+// toe_user_logic_session: Session: one TCP session driven by its registers, talking to the TOE
+// through the session interface (`docs/toe_interface.md`); the Verilog
+// module `<name>_session`. Its state machine drives the session's
+// `Datapath` (generator, verifier, rate limiters) and three small
+// children: the `Watchdog` (`watchdog`), the `ElapsedTimer` (`timer`)
+// and the `PeerLatch` (`peer`), each a rust-hdl block of its own file
+// (Verilog `<name>_watchdog`, `<name>_elapsed_timer`, `<name>_peer_latch`, instances `u_<field>`).
+//
+//  registers (start, abort, test_config, sizes, ports, speed)      TOE session interface
+//        |                                                          conn_req_* -->
+//        v                                                          <-- established, peer_closed, conn_error, peer_*
+//  +-------------+  tx_start/abort, rx_start/end/clear, params    +------------------+
+//  |     FSM     |----------------------------------------------->|     Datapath     |--> toe_tx_t*
+//  |             |<-----------------------------------------------| (gen, verifier,  |<-- toe_rx_t*
+//  +-------------+  tx_done, rx_complete, rx_error, counters      |  rate limiters)  |
+//     |     ^                                                     +------------------+
+//     |     +-- fire -- Watchdog <-- load, stall_timeout, state, beat moved, armed, hurry
+//     +-- clear/start/stop --> ElapsedTimer --> elapsed
+//     +-- take --> PeerLatch (<-- toe peer_*) --> peer_*
+//     v
+//  status (busy, connected, closed, error_cause, done_set/error_set), elapsed, peer_*
+//
+// Rust: Session (hdl/src/session.rs).
+module toe_user_logic_session (
+    // Clock and reset
+    input  wire         clock,                    // User clock
+    input  wire         reset,                    // Synchronous reset, active high
+
+    // From the register file: `reg_<x>` joins the register file's `s<n>_<x>`
+    input  wire         reg_start,                // Begin a test (one-cycle pulse)
+    input  wire         reg_abort,                // Stop the test and close (one-cycle pulse)
+    input  wire         reg_clear_errors,         // Clear the verifier's error record and count (one-cycle pulse)
+    input  wire         reg_error,                // The sticky error bit as software sees it; its fall clears `error_cause`
+    input  wire [1:0]   reg_test_mode,            // `TestMode`: 0 disabled, 1 send, 2 receive, 3 full duplex
+    input  wire         reg_verify,               // Check received data against the pattern
+    input  wire         reg_tx_pattern,           // `TxPattern`: 0 incremental, 1 dummy
+    input  wire         reg_conn_mode,            // `ConnMode`: 0 active (client), 1 passive (server)
+    input  wire [6:0]   reg_tx_percent,           // TX max speed, % of the bus peak (1..=100)
+    input  wire [6:0]   reg_rx_percent,           // RX max speed, % of the bus peak (1..=100)
+    input  wire [47:0]  reg_transfer_size,        // Bytes to send or receive
+    input  wire [47:0]  reg_packet_size,          // Bytes per packet, whole beats (0: one packet)
+    input  wire [15:0]  reg_fpga_port,            // Local TCP port
+    input  wire [15:0]  reg_target_port,          // Remote TCP port (active open)
+    input  wire [15:0]  reg_stall_timeout,        // Milliseconds without progress before the test ends `stalled`; 0: never
+
+    // To the register file
+    output reg          reg_busy,                 // From `start` until the test ends
+    output reg          reg_connected,            // The TOE reports the connection established
+    output reg          reg_closed,               // The connection was closed after being established; cleared by `start`
+    output reg  [3:0]   reg_error_cause,          // `ErrorCause`
+    output reg          reg_done_set,             // One-cycle pulses setting the sticky `done` / `error` register bits
+    output reg          reg_error_set,            // One-cycle pulse setting the sticky `error` bit
+    output wire [63:0]  reg_tx_bytes,             // Bytes the TOE took since start
+    output wire [63:0]  reg_rx_bytes,             // Bytes received since start
+    output wire [63:0]  reg_elapsed,              // User-clock cycles of the test
+    output wire [47:0]  reg_err_offset,           // Stream offset of the first error
+    output wire [31:0]  reg_err_expected,         // Expected word at the first error
+    output wire [31:0]  reg_err_received,         // Received word at the first error
+    output wire [31:0]  reg_err_count,            // Beats with a wrong or late byte, plus a short end (saturating)
+    output wire [31:0]  reg_rx_packets,           // Packets (beats with tlast) received since start
+    output wire [15:0]  reg_peer_port,            // Peer TCP port, held at establishment
+    output wire [15:0]  reg_peer_mss,             // Peer MSS, held at establishment
+    output wire [3:0]   reg_peer_window_scale,    // Peer window scale, held at establishment
+
+    // TOE session interface (`toe<s>_` on the top)
+    output reg          toe_conn_req_valid,       // Connection request valid
+    input  wire         toe_conn_req_ready,       // The TOE takes the request
+    output reg          toe_conn_req_open,        // 1: open, 0: close
+    output reg          toe_conn_req_active,      // 1: active open (client), 0: passive (listen)
+    output reg  [15:0]  toe_conn_req_local_port,  // Local TCP port of the request
+    output reg  [15:0]  toe_conn_req_remote_port, // Remote TCP port of an active open
+    input  wire         toe_established,          // The connection is established
+    input  wire         toe_peer_closed,          // The peer closed its side (FIN)
+    input  wire         toe_conn_error,           // The connection failed or was reset
+    input  wire [15:0]  toe_peer_port,            // Peer TCP port
+    input  wire [15:0]  toe_peer_mss,             // Peer MSS
+    input  wire [3:0]   toe_peer_window_scale,    // Peer window scale
+    output wire [511:0] toe_tx_tdata,             // Transmit beat to the TOE
+    output wire [63:0]  toe_tx_tkeep,             // Byte enables
+    output wire         toe_tx_tlast,             // Last beat of a packet
+    output wire         toe_tx_tvalid,            // Beat valid
+    input  wire         toe_tx_tready,            // The TOE takes the beat
+    input  wire [511:0] toe_rx_tdata,             // Receive beat from the TOE
+    input  wire [63:0]  toe_rx_tkeep,             // Byte enables
+    input  wire         toe_rx_tlast,             // Last beat of a packet
+    input  wire         toe_rx_tvalid,            // Beat valid
+    output wire         toe_rx_tready             // Ready for a beat (gated by the RX limiter)
+);
+
+    // Constants
+    localparam c_none = 4'h0;
+    localparam c_refused = 4'h1;
+    localparam c_peer_closed = 4'h2;
+    localparam c_verify = 4'h3;
+    localparam c_beyond = 4'h4;
+    localparam c_aborted = 4'h5;
+    localparam c_stalled = 4'h6;
+    localparam c_conn_reset = 4'h7;
+    localparam c_mode_off = 2'b0;
+    localparam c_mode_send = 2'b1;
+    localparam c_mode_receive = 2'b10;
+    localparam c_vcause_beyond = 2'b10;
+    localparam c_vcause_short = 2'b11;
+    localparam c_drain = 4'hf;
+    localparam c_zero4 = 4'h0;
+    localparam c_one4 = 4'h1;
+
+    // States
+    localparam STATE_IDLE = 0;
+    localparam STATE_OPEN_REQ = 1;
+    localparam STATE_WAIT_EST = 2;
+    localparam STATE_RUN = 3;
+    localparam STATE_DRAIN = 4;
+    localparam STATE_WAIT_PEER = 5;
+    localparam STATE_CLOSE_REQ = 6;
+    localparam STATE_WAIT_CLOSED = 7;
+    localparam STATE_FINISH = 8;
+
+    // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next
+    reg [3:0]  state_reg = 4'h0;
+    reg [3:0]  state_next;
+    reg        tx_en_reg = 1'h0;
+    reg        tx_en_next;
+    reg        rx_en_reg = 1'h0;
+    reg        rx_en_next;
+    reg        active_reg = 1'h0;
+    reg        active_next;
+    reg        aborting_reg = 1'h0;
+    reg        aborting_next;
+    reg [15:0] lport_reg = 16'h0;
+    reg [15:0] lport_next;
+    reg [15:0] rport_reg = 16'h0;
+    reg [15:0] rport_next;
+    reg [47:0] size_reg = 48'h0;
+    reg [47:0] size_next;
+    reg [47:0] psize_reg = 48'h0;
+    reg [47:0] psize_next;
+    reg        pattern_reg = 1'h0;
+    reg        pattern_next;
+    reg        verify_q_reg = 1'h0;
+    reg        verify_q_next;
+    reg [6:0]  txp_reg = 7'h0;
+    reg [6:0]  txp_next;
+    reg [6:0]  rxp_reg = 7'h0;
+    reg [6:0]  rxp_next;
+    reg [3:0]  fail_reg = 4'h0;
+    reg [3:0]  fail_next;
+    reg [3:0]  cause_reg = 4'h0;
+    reg [3:0]  cause_next;
+    reg        closed_q_reg = 1'h0;
+    reg        closed_q_next;
+    reg        was_open_reg = 1'h0;
+    reg        was_open_next;
+    reg [3:0]  drain_reg = 4'h0;
+    reg [3:0]  drain_next;
+    reg        error_q_reg = 1'h0;
+    reg        error_q_next;
+    reg        complete_q_reg = 1'h0;
+    reg        complete_q_next;
+
+    // Combinational signals
+    reg       tx_ok;
+    reg       rx_ok;
+    reg       close_first;
+    reg [3:0] verifier_cause;
+
+    // datapath
+    reg         datapath_tx_start;
+    reg         datapath_tx_abort;
+    reg         datapath_tx_clear;
+    reg         datapath_rx_start;
+    reg         datapath_rx_end;
+    reg  [47:0] datapath_transfer_size;
+    reg  [47:0] datapath_packet_size;
+    reg         datapath_pattern;
+    reg         datapath_verify;
+    reg  [6:0]  datapath_tx_percent;
+    reg  [6:0]  datapath_rx_percent;
+    wire        datapath_tx_busy;
+    wire        datapath_tx_done;
+    wire        datapath_rx_complete;
+    wire        datapath_rx_error;
+    wire        datapath_rx_beyond;
+    wire        datapath_rx_settled;
+    wire        datapath_rx_err_valid;
+    wire [1:0]  datapath_rx_err_cause;
+    toe_user_logic_datapath u_datapath (
+        .clock          (clock),
+        .reset          (reset),
+        .tx_start       (datapath_tx_start),
+        .tx_abort       (datapath_tx_abort),
+        .tx_clear       (datapath_tx_clear),
+        .rx_start       (datapath_rx_start),
+        .rx_end         (datapath_rx_end),
+        .rx_clear       (reg_clear_errors),
+        .transfer_size  (datapath_transfer_size),
+        .packet_size    (datapath_packet_size),
+        .pattern        (datapath_pattern),
+        .verify         (datapath_verify),
+        .tx_percent     (datapath_tx_percent),
+        .rx_percent     (datapath_rx_percent),
+        .tx_busy        (datapath_tx_busy),
+        .tx_done        (datapath_tx_done),
+        .tx_bytes       (reg_tx_bytes),
+        .tx_tdata       (toe_tx_tdata),
+        .tx_tkeep       (toe_tx_tkeep),
+        .tx_tlast       (toe_tx_tlast),
+        .tx_tvalid      (toe_tx_tvalid),
+        .tx_tready      (toe_tx_tready),
+        .rx_tdata       (toe_rx_tdata),
+        .rx_tkeep       (toe_rx_tkeep),
+        .rx_tlast       (toe_rx_tlast),
+        .rx_tvalid      (toe_rx_tvalid),
+        .rx_tready      (toe_rx_tready),
+        .rx_bytes       (reg_rx_bytes),
+        .rx_packets     (reg_rx_packets),
+        .rx_complete    (datapath_rx_complete),
+        .rx_error       (datapath_rx_error),
+        .rx_beyond      (datapath_rx_beyond),
+        .rx_settled     (datapath_rx_settled),
+        .rx_err_count   (reg_err_count),
+        .rx_err_valid   (datapath_rx_err_valid),
+        .rx_err_cause   (datapath_rx_err_cause),
+        .rx_err_offset  (reg_err_offset),
+        .rx_err_expected(reg_err_expected),
+        .rx_err_received(reg_err_received)
     );
-    toe_user_logic_session$tx_en tx_en(
-        .d(tx_en$d),
-        .q(tx_en$q),
-        .clock(tx_en$clock)
+
+    // watchdog
+    reg        watchdog_load;
+    reg  [3:0] watchdog_state;
+    reg        watchdog_moved;
+    reg        watchdog_armed;
+    reg        watchdog_hurry;
+    wire       watchdog_fire;
+    toe_user_logic_watchdog u_watchdog (
+        .clock     (clock),
+        .load      (watchdog_load),
+        .timeout_ms(reg_stall_timeout),
+        .state     (watchdog_state),
+        .moved     (watchdog_moved),
+        .armed     (watchdog_armed),
+        .hurry     (watchdog_hurry),
+        .fire      (watchdog_fire)
     );
-    toe_user_logic_session$rx_en rx_en(
-        .d(rx_en$d),
-        .q(rx_en$q),
-        .clock(rx_en$clock)
+
+    // timer
+    reg   timer_clear;
+    reg   timer_start;
+    reg   timer_stop;
+    toe_user_logic_elapsed_timer u_timer (
+        .clock  (clock),
+        .reset  (reset),
+        .clear  (timer_clear),
+        .start  (timer_start),
+        .stop   (timer_stop),
+        .elapsed(reg_elapsed)
     );
-    toe_user_logic_session$active active(
-        .d(active$d),
-        .q(active$q),
-        .clock(active$clock)
+
+    // peer
+    reg   peer_take;
+    toe_user_logic_peer_latch u_peer (
+        .clock            (clock),
+        .take             (peer_take),
+        .port             (toe_peer_port),
+        .mss              (toe_peer_mss),
+        .window_scale     (toe_peer_window_scale),
+        .held_port        (reg_peer_port),
+        .held_mss         (reg_peer_mss),
+        .held_window_scale(reg_peer_window_scale)
     );
-    toe_user_logic_session$aborting aborting(
-        .d(aborting$d),
-        .q(aborting$q),
-        .clock(aborting$clock)
-    );
-    toe_user_logic_session$lport lport(
-        .d(lport$d),
-        .q(lport$q),
-        .clock(lport$clock)
-    );
-    toe_user_logic_session$rport rport(
-        .d(rport$d),
-        .q(rport$q),
-        .clock(rport$clock)
-    );
-    toe_user_logic_session$size size(
-        .d(size$d),
-        .q(size$q),
-        .clock(size$clock)
-    );
-    toe_user_logic_session$psize psize(
-        .d(psize$d),
-        .q(psize$q),
-        .clock(psize$clock)
-    );
-    toe_user_logic_session$pattern pattern(
-        .d(pattern$d),
-        .q(pattern$q),
-        .clock(pattern$clock)
-    );
-    toe_user_logic_session$verify_q verify_q(
-        .d(verify_q$d),
-        .q(verify_q$q),
-        .clock(verify_q$clock)
-    );
-    toe_user_logic_session$txp txp(
-        .d(txp$d),
-        .q(txp$q),
-        .clock(txp$clock)
-    );
-    toe_user_logic_session$rxp rxp(
-        .d(rxp$d),
-        .q(rxp$q),
-        .clock(rxp$clock)
-    );
-    toe_user_logic_session$fail fail(
-        .d(fail$d),
-        .q(fail$q),
-        .clock(fail$clock)
-    );
-    toe_user_logic_session$cause cause(
-        .d(cause$d),
-        .q(cause$q),
-        .clock(cause$clock)
-    );
-    toe_user_logic_session$closed_q closed_q(
-        .d(closed_q$d),
-        .q(closed_q$q),
-        .clock(closed_q$clock)
-    );
-    toe_user_logic_session$was_open was_open(
-        .d(was_open$d),
-        .q(was_open$q),
-        .clock(was_open$clock)
-    );
-    toe_user_logic_session$drain drain(
-        .d(drain$d),
-        .q(drain$q),
-        .clock(drain$clock)
-    );
-    toe_user_logic_session$error_q error_q(
-        .d(error_q$d),
-        .q(error_q$q),
-        .clock(error_q$clock)
-    );
-    toe_user_logic_session$complete_q complete_q(
-        .d(complete_q$d),
-        .q(complete_q$q),
-        .clock(complete_q$clock)
-    );
-    toe_user_logic_session$datapath datapath(
-        .clock(datapath$clock),
-        .reset(datapath$reset),
-        .tx_start(datapath$tx_start),
-        .tx_abort(datapath$tx_abort),
-        .tx_clear(datapath$tx_clear),
-        .rx_start(datapath$rx_start),
-        .rx_end(datapath$rx_end),
-        .rx_clear(datapath$rx_clear),
-        .transfer_size(datapath$transfer_size),
-        .packet_size(datapath$packet_size),
-        .pattern(datapath$pattern),
-        .verify(datapath$verify),
-        .tx_percent(datapath$tx_percent),
-        .rx_percent(datapath$rx_percent),
-        .tx_busy(datapath$tx_busy),
-        .tx_done(datapath$tx_done),
-        .tx_bytes(datapath$tx_bytes),
-        .tx_tdata(datapath$tx_tdata),
-        .tx_tkeep(datapath$tx_tkeep),
-        .tx_tlast(datapath$tx_tlast),
-        .tx_tvalid(datapath$tx_tvalid),
-        .tx_tready(datapath$tx_tready),
-        .rx_tdata(datapath$rx_tdata),
-        .rx_tkeep(datapath$rx_tkeep),
-        .rx_tlast(datapath$rx_tlast),
-        .rx_tvalid(datapath$rx_tvalid),
-        .rx_tready(datapath$rx_tready),
-        .rx_bytes(datapath$rx_bytes),
-        .rx_packets(datapath$rx_packets),
-        .rx_complete(datapath$rx_complete),
-        .rx_error(datapath$rx_error),
-        .rx_beyond(datapath$rx_beyond),
-        .rx_settled(datapath$rx_settled),
-        .rx_err_count(datapath$rx_err_count),
-        .rx_err_valid(datapath$rx_err_valid),
-        .rx_err_cause(datapath$rx_err_cause),
-        .rx_err_offset(datapath$rx_err_offset),
-        .rx_err_expected(datapath$rx_err_expected),
-        .rx_err_received(datapath$rx_err_received)
-    );
-    toe_user_logic_session$watchdog watchdog(
-        .clock(watchdog$clock),
-        .load(watchdog$load),
-        .timeout_ms(watchdog$timeout_ms),
-        .state(watchdog$state),
-        .moved(watchdog$moved),
-        .armed(watchdog$armed),
-        .hurry(watchdog$hurry),
-        .fire(watchdog$fire)
-    );
-    toe_user_logic_session$timer timer(
-        .clock(timer$clock),
-        .reset(timer$reset),
-        .clear(timer$clear),
-        .start(timer$start),
-        .stop(timer$stop),
-        .elapsed(timer$elapsed)
-    );
-    toe_user_logic_session$peer peer(
-        .clock(peer$clock),
-        .take(peer$take),
-        .port(peer$port),
-        .mss(peer$mss),
-        .window_scale(peer$window_scale),
-        .held_port(peer$held_port),
-        .held_mss(peer$held_mss),
-        .held_window_scale(peer$held_window_scale)
-    );
-    
-    // Update code
+
     always @(*) begin
-        state$clock = clock;
-        tx_en$clock = clock;
-        rx_en$clock = clock;
-        active$clock = clock;
-        aborting$clock = clock;
-        lport$clock = clock;
-        rport$clock = clock;
-        size$clock = clock;
-        psize$clock = clock;
-        pattern$clock = clock;
-        verify_q$clock = clock;
-        txp$clock = clock;
-        rxp$clock = clock;
-        fail$clock = clock;
-        cause$clock = clock;
-        closed_q$clock = clock;
-        was_open$clock = clock;
-        drain$clock = clock;
-        error_q$clock = clock;
-        complete_q$clock = clock;
-        state$d = state$q;
-        tx_en$d = tx_en$q;
-        rx_en$d = rx_en$q;
-        active$d = active$q;
-        aborting$d = aborting$q;
-        lport$d = lport$q;
-        rport$d = rport$q;
-        size$d = size$q;
-        psize$d = psize$q;
-        pattern$d = pattern$q;
-        verify_q$d = verify_q$q;
-        txp$d = txp$q;
-        rxp$d = rxp$q;
-        fail$d = fail$q;
-        cause$d = cause$q;
-        closed_q$d = closed_q$q;
-        was_open$d = was_open$q;
-        drain$d = drain$q;
-        error_q$d = error_q$q;
-        complete_q$d = complete_q$q;
-        datapath$clock = clock;
-        datapath$reset = reset;
-        datapath$transfer_size = size$q;
-        datapath$packet_size = psize$q;
-        datapath$pattern = ~pattern$q;
-        datapath$verify = verify_q$q;
-        datapath$tx_percent = txp$q;
-        datapath$rx_percent = rxp$q;
-        datapath$rx_clear = reg_clear_errors;
-        toe_tx_tdata = datapath$tx_tdata;
-        toe_tx_tkeep = datapath$tx_tkeep;
-        toe_tx_tlast = datapath$tx_tlast;
-        toe_tx_tvalid = datapath$tx_tvalid;
-        datapath$tx_tready = toe_tx_tready;
-        datapath$rx_tdata = toe_rx_tdata;
-        datapath$rx_tkeep = toe_rx_tkeep;
-        datapath$rx_tlast = toe_rx_tlast;
-        datapath$rx_tvalid = toe_rx_tvalid;
-        toe_rx_tready = datapath$rx_tready;
-        reg_busy = (state$q != State$Idle) | datapath$tx_busy;
+        state_next = state_reg;
+        tx_en_next = tx_en_reg;
+        rx_en_next = rx_en_reg;
+        active_next = active_reg;
+        aborting_next = aborting_reg;
+        lport_next = lport_reg;
+        rport_next = rport_reg;
+        size_next = size_reg;
+        psize_next = psize_reg;
+        pattern_next = pattern_reg;
+        verify_q_next = verify_q_reg;
+        txp_next = txp_reg;
+        rxp_next = rxp_reg;
+        fail_next = fail_reg;
+        cause_next = cause_reg;
+        closed_q_next = closed_q_reg;
+        was_open_next = was_open_reg;
+        drain_next = drain_reg;
+        error_q_next = error_q_reg;
+        complete_q_next = complete_q_reg;
+        datapath_transfer_size = size_reg;
+        datapath_packet_size = psize_reg;
+        datapath_pattern = ~pattern_reg;
+        datapath_verify = verify_q_reg;
+        datapath_tx_percent = txp_reg;
+        datapath_rx_percent = rxp_reg;
+        reg_busy = (state_reg != STATE_IDLE) | datapath_tx_busy;
         reg_connected = toe_established;
-        reg_closed = closed_q$q;
-        reg_error_cause = cause$q;
-        reg_tx_bytes = datapath$tx_bytes;
-        reg_rx_bytes = datapath$rx_bytes;
-        reg_elapsed = timer$elapsed;
-        reg_err_offset = datapath$rx_err_offset;
-        reg_err_expected = datapath$rx_err_expected;
-        reg_err_received = datapath$rx_err_received;
-        reg_err_count = datapath$rx_err_count;
-        reg_rx_packets = datapath$rx_packets;
-        reg_peer_port = peer$held_port;
-        reg_peer_mss = peer$held_mss;
-        reg_peer_window_scale = peer$held_window_scale;
-        toe_conn_req_valid = (state$q == State$OpenReq) | (state$q == State$CloseReq);
-        toe_conn_req_open = state$q == State$OpenReq;
-        toe_conn_req_active = active$q;
-        toe_conn_req_local_port = lport$q;
-        toe_conn_req_remote_port = rport$q;
-        datapath$tx_start = 1'b0;
-        datapath$rx_start = 1'b0;
-        datapath$rx_end = 1'b0;
-        datapath$tx_abort = 1'b0;
-        datapath$tx_clear = 1'b0;
+        reg_closed = closed_q_reg;
+        reg_error_cause = cause_reg;
+        toe_conn_req_valid = (state_reg == STATE_OPEN_REQ) | (state_reg == STATE_CLOSE_REQ);
+        toe_conn_req_open = state_reg == STATE_OPEN_REQ;
+        toe_conn_req_active = active_reg;
+        toe_conn_req_local_port = lport_reg;
+        toe_conn_req_remote_port = rport_reg;
+        datapath_tx_start = 1'b0;
+        datapath_rx_start = 1'b0;
+        datapath_rx_end = 1'b0;
+        datapath_tx_abort = 1'b0;
+        datapath_tx_clear = 1'b0;
         reg_done_set = 1'b0;
         reg_error_set = 1'b0;
-        watchdog$load = 1'b0;
-        timer$clear = 1'b0;
-        timer$start = 1'b0;
-        timer$stop = 1'b0;
-        peer$take = 1'b0;
-        tx_ok = ~tx_en$q | datapath$tx_done;
-        complete_q$d = datapath$rx_complete;
-        rx_ok = ~rx_en$q | complete_q$q | datapath$rx_beyond;
-        close_first = tx_en$q & (~rx_en$q | active$q);
-        if (datapath$rx_err_cause == c_vcause_beyond) begin
+        watchdog_load = 1'b0;
+        timer_clear = 1'b0;
+        timer_start = 1'b0;
+        timer_stop = 1'b0;
+        peer_take = 1'b0;
+        tx_ok = ~tx_en_reg | datapath_tx_done;
+        complete_q_next = datapath_rx_complete;
+        rx_ok = ~rx_en_reg | complete_q_reg | datapath_rx_beyond;
+        close_first = tx_en_reg & (~rx_en_reg | active_reg);
+        if (datapath_rx_err_cause == c_vcause_beyond) begin
             verifier_cause = c_beyond;
         end
-        else if (datapath$rx_err_cause == c_vcause_short) begin
+        else if (datapath_rx_err_cause == c_vcause_short) begin
             verifier_cause = c_peer_closed;
         end
         else begin
             verifier_cause = c_verify;
         end
-        watchdog$clock = clock;
-        watchdog$timeout_ms = reg_stall_timeout;
-        watchdog$state = state$q;
-        watchdog$moved = (datapath$tx_tvalid & toe_tx_tready) | (toe_rx_tvalid & datapath$rx_tready);
-        watchdog$armed = state$q != State$Idle;
-        watchdog$hurry = aborting$q;
-        timer$clock = clock;
-        timer$reset = reset;
-        peer$clock = clock;
-        peer$port = toe_peer_port;
-        peer$mss = toe_peer_mss;
-        peer$window_scale = toe_peer_window_scale;
-        error_q$d = reg_error;
-        if (error_q$q & ~reg_error) begin
-            cause$d = c_none;
+        watchdog_state = state_reg;
+        watchdog_moved = (toe_tx_tvalid & toe_tx_tready) | (toe_rx_tvalid & toe_rx_tready);
+        watchdog_armed = state_reg != STATE_IDLE;
+        watchdog_hurry = aborting_reg;
+        error_q_next = reg_error;
+        if (error_q_reg & ~reg_error) begin
+            cause_next = c_none;
         end
-        case (state$q)
-            State$Idle:
+        case (state_reg)
+            STATE_IDLE:
                 begin
                     if (reg_start & (reg_test_mode != c_mode_off)) begin
-                        tx_en$d = reg_test_mode != c_mode_receive;
-                        rx_en$d = reg_test_mode != c_mode_send;
-                        active$d = ~reg_conn_mode;
-                        lport$d = reg_fpga_port;
-                        rport$d = reg_target_port;
-                        size$d = reg_transfer_size;
-                        psize$d = reg_packet_size;
-                        pattern$d = reg_tx_pattern;
-                        verify_q$d = reg_verify;
-                        txp$d = reg_tx_percent;
-                        rxp$d = reg_rx_percent;
-                        watchdog$load = 1'b1;
-                        fail$d = c_none;
-                        aborting$d = 1'b0;
-                        closed_q$d = 1'b0;
-                        was_open$d = 1'b0;
-                        timer$clear = 1'b1;
-                        state$d = State$OpenReq;
+                        tx_en_next = reg_test_mode != c_mode_receive;
+                        rx_en_next = reg_test_mode != c_mode_send;
+                        active_next = ~reg_conn_mode;
+                        lport_next = reg_fpga_port;
+                        rport_next = reg_target_port;
+                        size_next = reg_transfer_size;
+                        psize_next = reg_packet_size;
+                        pattern_next = reg_tx_pattern;
+                        verify_q_next = reg_verify;
+                        txp_next = reg_tx_percent;
+                        rxp_next = reg_rx_percent;
+                        watchdog_load = 1'b1;
+                        fail_next = c_none;
+                        aborting_next = 1'b0;
+                        closed_q_next = 1'b0;
+                        was_open_next = 1'b0;
+                        timer_clear = 1'b1;
+                        state_next = STATE_OPEN_REQ;
                     end
                 end
-            State$OpenReq:
+            STATE_OPEN_REQ:
                 begin
-                    datapath$rx_start = 1'b1;
-                    datapath$tx_clear = 1'b1;
+                    datapath_rx_start = 1'b1;
+                    datapath_tx_clear = 1'b1;
                     if (toe_conn_req_ready) begin
-                        if (aborting$q) begin
-                            state$d = State$CloseReq;
+                        if (aborting_reg) begin
+                            state_next = STATE_CLOSE_REQ;
                         end
                         else begin
-                            state$d = State$WaitEst;
+                            state_next = STATE_WAIT_EST;
                         end
                     end
                 end
-            State$WaitEst:
+            STATE_WAIT_EST:
                 begin
                     if (toe_conn_error) begin
-                        fail$d = c_refused;
-                        state$d = State$Finish;
+                        fail_next = c_refused;
+                        state_next = STATE_FINISH;
                     end
                     else if (toe_established) begin
-                        was_open$d = 1'b1;
-                        peer$take = 1'b1;
-                        timer$start = 1'b1;
-                        datapath$tx_start = tx_en$q;
-                        state$d = State$Run;
+                        was_open_next = 1'b1;
+                        peer_take = 1'b1;
+                        timer_start = 1'b1;
+                        datapath_tx_start = tx_en_reg;
+                        state_next = STATE_RUN;
                     end
                 end
-            State$Run:
+            STATE_RUN:
                 begin
                     if (toe_conn_error | ~toe_established) begin
-                        fail$d = c_conn_reset;
-                        timer$stop = 1'b1;
-                        datapath$tx_abort = 1'b1;
-                        state$d = State$CloseReq;
+                        fail_next = c_conn_reset;
+                        timer_stop = 1'b1;
+                        datapath_tx_abort = 1'b1;
+                        state_next = STATE_CLOSE_REQ;
                     end
                     else if (tx_ok & rx_ok) begin
-                        timer$stop = 1'b1;
+                        timer_stop = 1'b1;
                         if (close_first) begin
-                            state$d = State$CloseReq;
+                            state_next = STATE_CLOSE_REQ;
                         end
                         else begin
-                            state$d = State$WaitPeer;
+                            state_next = STATE_WAIT_PEER;
                         end
                     end
                     else if (toe_peer_closed & ~rx_ok) begin
-                        drain$d = c_drain;
-                        state$d = State$Drain;
+                        drain_next = c_drain;
+                        state_next = STATE_DRAIN;
                     end
                 end
-            State$Drain:
+            STATE_DRAIN:
                 begin
-                    drain$d = drain$q - c_one4;
+                    drain_next = drain_reg - c_one4;
                     if (tx_ok & rx_ok) begin
-                        timer$stop = 1'b1;
-                        state$d = State$CloseReq;
+                        timer_stop = 1'b1;
+                        state_next = STATE_CLOSE_REQ;
                     end
                     else if (rx_ok) begin
-                        state$d = State$Run;
+                        state_next = STATE_RUN;
                     end
-                    else if (drain$q == c_zero4) begin
-                        timer$stop = 1'b1;
-                        fail$d = c_peer_closed;
-                        datapath$rx_end = rx_en$q & ~complete_q$q;
-                        datapath$tx_abort = 1'b1;
-                        state$d = State$CloseReq;
+                    else if (drain_reg == c_zero4) begin
+                        timer_stop = 1'b1;
+                        fail_next = c_peer_closed;
+                        datapath_rx_end = rx_en_reg & ~complete_q_reg;
+                        datapath_tx_abort = 1'b1;
+                        state_next = STATE_CLOSE_REQ;
                     end
                 end
-            State$WaitPeer:
+            STATE_WAIT_PEER:
                 begin
                     if (toe_peer_closed | toe_conn_error | ~toe_established) begin
-                        state$d = State$CloseReq;
+                        state_next = STATE_CLOSE_REQ;
                     end
                 end
-            State$CloseReq:
+            STATE_CLOSE_REQ:
                 begin
                     if (toe_conn_req_ready) begin
-                        if (aborting$q) begin
-                            state$d = State$Finish;
+                        if (aborting_reg) begin
+                            state_next = STATE_FINISH;
                         end
                         else begin
-                            state$d = State$WaitClosed;
+                            state_next = STATE_WAIT_CLOSED;
                         end
                     end
                 end
-            State$WaitClosed:
+            STATE_WAIT_CLOSED:
                 begin
                     if (~toe_established | toe_conn_error) begin
-                        closed_q$d = was_open$q;
-                        state$d = State$Finish;
+                        closed_q_next = was_open_reg;
+                        state_next = STATE_FINISH;
                     end
                 end
             default:
                 begin
-                    if (fail$q != c_none) begin
+                    if (fail_reg != c_none) begin
                         reg_error_set = 1'b1;
-                        cause$d = fail$q;
-                        state$d = State$Idle;
+                        cause_next = fail_reg;
+                        state_next = STATE_IDLE;
                     end
-                    else if (~datapath$rx_settled) begin
+                    else if (~datapath_rx_settled) begin
                     end
-                    else if (datapath$rx_error) begin
-                        if (datapath$rx_err_valid) begin
+                    else if (datapath_rx_error) begin
+                        if (datapath_rx_err_valid) begin
                             reg_error_set = 1'b1;
-                            cause$d = verifier_cause;
-                            state$d = State$Idle;
+                            cause_next = verifier_cause;
+                            state_next = STATE_IDLE;
                         end
                     end
                     else begin
                         reg_done_set = 1'b1;
-                        state$d = State$Idle;
+                        state_next = STATE_IDLE;
                     end
                 end
         endcase
-        if (watchdog$fire & (state$q != State$Idle) & (state$q != State$Finish)) begin
-            if (fail$q == c_none) begin
-                fail$d = c_stalled;
+        if (watchdog_fire & (state_reg != STATE_IDLE) & (state_reg != STATE_FINISH)) begin
+            if (fail_reg == c_none) begin
+                fail_next = c_stalled;
             end
-            timer$stop = 1'b1;
-            datapath$tx_abort = 1'b1;
-            if ((state$q == State$OpenReq) | (state$q == State$CloseReq) | (state$q == State$WaitClosed)) begin
-                state$d = State$Finish;
+            timer_stop = 1'b1;
+            datapath_tx_abort = 1'b1;
+            if ((state_reg == STATE_OPEN_REQ) | (state_reg == STATE_CLOSE_REQ) | (state_reg == STATE_WAIT_CLOSED)) begin
+                state_next = STATE_FINISH;
             end
             else begin
-                state$d = State$CloseReq;
+                state_next = STATE_CLOSE_REQ;
             end
         end
-        if (reg_abort & (state$q != State$Idle) & (state$q != State$Finish)) begin
-            aborting$d = 1'b1;
-            fail$d = c_aborted;
-            timer$stop = 1'b1;
-            datapath$tx_abort = 1'b1;
-            if (state$q == State$WaitClosed) begin
-                state$d = State$Finish;
+        if (reg_abort & (state_reg != STATE_IDLE) & (state_reg != STATE_FINISH)) begin
+            aborting_next = 1'b1;
+            fail_next = c_aborted;
+            timer_stop = 1'b1;
+            datapath_tx_abort = 1'b1;
+            if (state_reg == STATE_WAIT_CLOSED) begin
+                state_next = STATE_FINISH;
             end
-            else if ((state$q != State$OpenReq) | toe_conn_req_ready) begin
-                state$d = State$CloseReq;
+            else if ((state_reg != STATE_OPEN_REQ) | toe_conn_req_ready) begin
+                state_next = STATE_CLOSE_REQ;
             end
         end
         if (reset) begin
-            state$d = State$Idle;
-            cause$d = c_none;
-            closed_q$d = 1'b0;
+            state_next = STATE_IDLE;
+            cause_next = c_none;
+            closed_q_next = 1'b0;
         end
     end
-    
-endmodule // toe_user_logic_session
 
-
-module toe_user_logic_session$aborting(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$aborting
-
-
-module toe_user_logic_session$active(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$active
-
-
-module toe_user_logic_session$cause(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$cause
-
-
-module toe_user_logic_session$closed_q(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$closed_q
-
-
-module toe_user_logic_session$complete_q(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$complete_q
-
-
-module toe_user_logic_session$datapath(clock,reset,tx_start,tx_abort,tx_clear,rx_start,rx_end,rx_clear,transfer_size,packet_size,pattern,verify,tx_percent,rx_percent,tx_busy,tx_done,tx_bytes,tx_tdata,tx_tkeep,tx_tlast,tx_tvalid,tx_tready,rx_tdata,rx_tkeep,rx_tlast,rx_tvalid,rx_tready,rx_bytes,rx_packets,rx_complete,rx_error,rx_beyond,rx_settled,rx_err_count,rx_err_valid,rx_err_cause,rx_err_offset,rx_err_expected,rx_err_received);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  tx_start;
-    input wire  tx_abort;
-    input wire  tx_clear;
-    input wire  rx_start;
-    input wire  rx_end;
-    input wire  rx_clear;
-    input wire  [47:0] transfer_size;
-    input wire  [47:0] packet_size;
-    input wire  pattern;
-    input wire  verify;
-    input wire  [6:0] tx_percent;
-    input wire  [6:0] rx_percent;
-    output reg  tx_busy;
-    output reg  tx_done;
-    output reg  [63:0] tx_bytes;
-    output reg  [511:0] tx_tdata;
-    output reg  [63:0] tx_tkeep;
-    output reg  tx_tlast;
-    output reg  tx_tvalid;
-    input wire  tx_tready;
-    input wire  [511:0] rx_tdata;
-    input wire  [63:0] rx_tkeep;
-    input wire  rx_tlast;
-    input wire  rx_tvalid;
-    output reg  rx_tready;
-    output reg  [63:0] rx_bytes;
-    output reg  [31:0] rx_packets;
-    output reg  rx_complete;
-    output reg  rx_error;
-    output reg  rx_beyond;
-    output reg  rx_settled;
-    output reg  [31:0] rx_err_count;
-    output reg  rx_err_valid;
-    output reg  [1:0] rx_err_cause;
-    output reg  [47:0] rx_err_offset;
-    output reg  [31:0] rx_err_expected;
-    output reg  [31:0] rx_err_received;
-    
-    // Stub signals
-    reg  generator$clock;
-    reg  generator$reset;
-    reg  generator$start;
-    reg  generator$abort_req;
-    reg  generator$clear;
-    reg  [47:0] generator$transfer_size;
-    reg  [47:0] generator$packet_size;
-    reg  generator$pattern;
-    reg  generator$enable;
-    wire  generator$busy;
-    wire  generator$done;
-    wire  [63:0] generator$bytes_sent;
-    wire  [511:0] generator$m_tdata;
-    wire  [63:0] generator$m_tkeep;
-    wire  generator$m_tlast;
-    wire  generator$m_tvalid;
-    reg  generator$m_tready;
-    reg  tx_limiter$clock;
-    reg  tx_limiter$reset;
-    reg  [6:0] tx_limiter$percent;
-    reg  [511:0] tx_limiter$s_tdata;
-    reg  [63:0] tx_limiter$s_tkeep;
-    reg  tx_limiter$s_tlast;
-    reg  tx_limiter$s_tvalid;
-    wire  tx_limiter$s_tready;
-    wire  [511:0] tx_limiter$m_tdata;
-    wire  [63:0] tx_limiter$m_tkeep;
-    wire  tx_limiter$m_tlast;
-    wire  tx_limiter$m_tvalid;
-    reg  tx_limiter$m_tready;
-    reg  rx_limiter$clock;
-    reg  rx_limiter$reset;
-    reg  [6:0] rx_limiter$percent;
-    reg  [511:0] rx_limiter$s_tdata;
-    reg  [63:0] rx_limiter$s_tkeep;
-    reg  rx_limiter$s_tlast;
-    reg  rx_limiter$s_tvalid;
-    wire  rx_limiter$s_tready;
-    wire  [511:0] rx_limiter$m_tdata;
-    wire  [63:0] rx_limiter$m_tkeep;
-    wire  rx_limiter$m_tlast;
-    wire  rx_limiter$m_tvalid;
-    reg  rx_limiter$m_tready;
-    reg  verifier$clock;
-    reg  verifier$reset;
-    reg  verifier$start;
-    reg  verifier$finish;
-    reg  verifier$clear;
-    reg  [47:0] verifier$transfer_size;
-    reg  verifier$verify;
-    reg  [511:0] verifier$s_tdata;
-    reg  [63:0] verifier$s_tkeep;
-    reg  verifier$s_tlast;
-    reg  verifier$s_tvalid;
-    wire  verifier$s_tready;
-    wire  [63:0] verifier$bytes;
-    wire  [31:0] verifier$packets;
-    wire  verifier$complete;
-    wire  verifier$error;
-    wire  verifier$beyond;
-    wire  verifier$settled;
-    wire  [31:0] verifier$err_count;
-    wire  verifier$err_valid;
-    wire  [1:0] verifier$err_cause;
-    wire  [47:0] verifier$err_offset;
-    wire  [31:0] verifier$err_expected;
-    wire  [31:0] verifier$err_received;
-    
-    // Sub module instances
-    toe_user_logic_session$datapath$generator generator(
-        .clock(generator$clock),
-        .reset(generator$reset),
-        .start(generator$start),
-        .abort_req(generator$abort_req),
-        .clear(generator$clear),
-        .transfer_size(generator$transfer_size),
-        .packet_size(generator$packet_size),
-        .pattern(generator$pattern),
-        .enable(generator$enable),
-        .busy(generator$busy),
-        .done(generator$done),
-        .bytes_sent(generator$bytes_sent),
-        .m_tdata(generator$m_tdata),
-        .m_tkeep(generator$m_tkeep),
-        .m_tlast(generator$m_tlast),
-        .m_tvalid(generator$m_tvalid),
-        .m_tready(generator$m_tready)
-    );
-    toe_user_logic_session$datapath$tx_limiter tx_limiter(
-        .clock(tx_limiter$clock),
-        .reset(tx_limiter$reset),
-        .percent(tx_limiter$percent),
-        .s_tdata(tx_limiter$s_tdata),
-        .s_tkeep(tx_limiter$s_tkeep),
-        .s_tlast(tx_limiter$s_tlast),
-        .s_tvalid(tx_limiter$s_tvalid),
-        .s_tready(tx_limiter$s_tready),
-        .m_tdata(tx_limiter$m_tdata),
-        .m_tkeep(tx_limiter$m_tkeep),
-        .m_tlast(tx_limiter$m_tlast),
-        .m_tvalid(tx_limiter$m_tvalid),
-        .m_tready(tx_limiter$m_tready)
-    );
-    toe_user_logic_session$datapath$rx_limiter rx_limiter(
-        .clock(rx_limiter$clock),
-        .reset(rx_limiter$reset),
-        .percent(rx_limiter$percent),
-        .s_tdata(rx_limiter$s_tdata),
-        .s_tkeep(rx_limiter$s_tkeep),
-        .s_tlast(rx_limiter$s_tlast),
-        .s_tvalid(rx_limiter$s_tvalid),
-        .s_tready(rx_limiter$s_tready),
-        .m_tdata(rx_limiter$m_tdata),
-        .m_tkeep(rx_limiter$m_tkeep),
-        .m_tlast(rx_limiter$m_tlast),
-        .m_tvalid(rx_limiter$m_tvalid),
-        .m_tready(rx_limiter$m_tready)
-    );
-    toe_user_logic_session$datapath$verifier verifier(
-        .clock(verifier$clock),
-        .reset(verifier$reset),
-        .start(verifier$start),
-        .finish(verifier$finish),
-        .clear(verifier$clear),
-        .transfer_size(verifier$transfer_size),
-        .verify(verifier$verify),
-        .s_tdata(verifier$s_tdata),
-        .s_tkeep(verifier$s_tkeep),
-        .s_tlast(verifier$s_tlast),
-        .s_tvalid(verifier$s_tvalid),
-        .s_tready(verifier$s_tready),
-        .bytes(verifier$bytes),
-        .packets(verifier$packets),
-        .complete(verifier$complete),
-        .error(verifier$error),
-        .beyond(verifier$beyond),
-        .settled(verifier$settled),
-        .err_count(verifier$err_count),
-        .err_valid(verifier$err_valid),
-        .err_cause(verifier$err_cause),
-        .err_offset(verifier$err_offset),
-        .err_expected(verifier$err_expected),
-        .err_received(verifier$err_received)
-    );
-    
-    // Update code
-    always @(*) begin
-        generator$clock = clock;
-        generator$reset = reset;
-        generator$start = tx_start;
-        generator$abort_req = tx_abort;
-        generator$clear = tx_clear;
-        generator$transfer_size = transfer_size;
-        generator$packet_size = packet_size;
-        generator$pattern = pattern;
-        generator$enable = 1'b1;
-        tx_limiter$clock = clock;
-        tx_limiter$reset = reset;
-        tx_limiter$percent = tx_percent;
-        tx_limiter$s_tdata = generator$m_tdata;
-        tx_limiter$s_tkeep = generator$m_tkeep;
-        tx_limiter$s_tlast = generator$m_tlast;
-        tx_limiter$s_tvalid = generator$m_tvalid;
-        generator$m_tready = tx_limiter$s_tready;
-        tx_tdata = tx_limiter$m_tdata;
-        tx_tkeep = tx_limiter$m_tkeep;
-        tx_tlast = tx_limiter$m_tlast;
-        tx_tvalid = tx_limiter$m_tvalid;
-        tx_limiter$m_tready = tx_tready;
-        tx_busy = generator$busy;
-        tx_done = generator$done;
-        tx_bytes = generator$bytes_sent;
-        rx_limiter$clock = clock;
-        rx_limiter$reset = reset;
-        rx_limiter$percent = rx_percent;
-        rx_limiter$s_tdata = rx_tdata;
-        rx_limiter$s_tkeep = rx_tkeep;
-        rx_limiter$s_tlast = rx_tlast;
-        rx_limiter$s_tvalid = rx_tvalid;
-        rx_tready = rx_limiter$s_tready;
-        verifier$clock = clock;
-        verifier$reset = reset;
-        verifier$start = rx_start;
-        verifier$finish = rx_end;
-        verifier$clear = rx_clear;
-        verifier$transfer_size = transfer_size;
-        verifier$verify = verify;
-        verifier$s_tdata = rx_limiter$m_tdata;
-        verifier$s_tkeep = rx_limiter$m_tkeep;
-        verifier$s_tlast = rx_limiter$m_tlast;
-        verifier$s_tvalid = rx_limiter$m_tvalid;
-        rx_limiter$m_tready = verifier$s_tready;
-        rx_bytes = verifier$bytes;
-        rx_packets = verifier$packets;
-        rx_complete = verifier$complete;
-        rx_error = verifier$error;
-        rx_beyond = verifier$beyond;
-        rx_settled = verifier$settled;
-        rx_err_count = verifier$err_count;
-        rx_err_valid = verifier$err_valid;
-        rx_err_cause = verifier$err_cause;
-        rx_err_offset = verifier$err_offset;
-        rx_err_expected = verifier$err_expected;
-        rx_err_received = verifier$err_received;
-    end
-    
-endmodule // toe_user_logic_session$datapath
-
-
-module toe_user_logic_session$datapath$generator(clock,reset,start,abort_req,clear,transfer_size,packet_size,pattern,enable,busy,done,bytes_sent,m_tdata,m_tkeep,m_tlast,m_tvalid,m_tready);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  start;
-    input wire  abort_req;
-    input wire  clear;
-    input wire  [47:0] transfer_size;
-    input wire  [47:0] packet_size;
-    input wire  pattern;
-    input wire  enable;
-    output reg  busy;
-    output reg  done;
-    output reg  [63:0] bytes_sent;
-    output reg  [511:0] m_tdata;
-    output reg  [63:0] m_tkeep;
-    output reg  m_tlast;
-    output reg  m_tvalid;
-    input wire  m_tready;
-    
-    // Constant declarations
-    localparam  c_zero48 = 48'h0;
-    localparam  c_one48 = 48'h1;
-    localparam  c_log2_bytes = 48'h6;
-    localparam  c_byte_mask = 48'h3f;
-    localparam  c_beat_bytes = 16'h40;
-    localparam  c_lanes = 32'h10;
-    localparam  c_all_keep = 64'hffffffffffffffff;
-    localparam  c_zero_data = 512'h0;
-    localparam  c_zero64 = 64'h0;
-    localparam  c_zero32 = 32'h0;
-    
-    // Stub signals
-    reg  [47:0] size_q$d;
-    wire  [47:0] size_q$q;
-    reg  size_q$clock;
-    reg  [47:0] psize_q$d;
-    wire  [47:0] psize_q$q;
-    reg  psize_q$clock;
-    reg  pattern_q$d;
-    wire  pattern_q$q;
-    reg  pattern_q$clock;
-    reg  setup$d;
-    wire  setup$q;
-    reg  setup$clock;
-    reg  running$d;
-    wire  running$q;
-    reg  running$clock;
-    reg  done_q$d;
-    wire  done_q$q;
-    reg  done_q$clock;
-    reg  [47:0] beats_left$d;
-    wire  [47:0] beats_left$q;
-    reg  beats_left$clock;
-    reg  [47:0] pkt_beats$d;
-    wire  [47:0] pkt_beats$q;
-    reg  pkt_beats$clock;
-    reg  [47:0] pkt_left$d;
-    wire  [47:0] pkt_left$q;
-    reg  pkt_left$clock;
-    reg  [63:0] final_keep$d;
-    wire  [63:0] final_keep$q;
-    reg  final_keep$clock;
-    reg  [15:0] final_nbytes$d;
-    wire  [15:0] final_nbytes$q;
-    reg  final_nbytes$clock;
-    reg  [31:0] next_word$d;
-    wire  [31:0] next_word$q;
-    reg  next_word$clock;
-    reg  [31:0] beat_word$d;
-    wire  [31:0] beat_word$q;
-    reg  beat_word$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
-    reg  out_last$d;
-    wire  out_last$q;
-    reg  out_last$clock;
-    reg  out_final$d;
-    wire  out_final$q;
-    reg  out_final$clock;
-    reg  [63:0] out_keep$d;
-    wire  [63:0] out_keep$q;
-    reg  out_keep$clock;
-    reg  [15:0] out_nbytes$d;
-    wire  [15:0] out_nbytes$q;
-    reg  out_nbytes$clock;
-    reg  [63:0] sent$d;
-    wire  [63:0] sent$q;
-    reg  sent$clock;
-    reg  [31:0] lanes$word;
-    wire  [511:0] lanes$data;
-    
-    // Local signals
-    reg  load;
-    reg  accept;
-    reg  [47:0] low_bytes;
-    
-    // Sub module instances
-    toe_user_logic_session$datapath$generator$size_q size_q(
-        .d(size_q$d),
-        .q(size_q$q),
-        .clock(size_q$clock)
-    );
-    toe_user_logic_session$datapath$generator$psize_q psize_q(
-        .d(psize_q$d),
-        .q(psize_q$q),
-        .clock(psize_q$clock)
-    );
-    toe_user_logic_session$datapath$generator$pattern_q pattern_q(
-        .d(pattern_q$d),
-        .q(pattern_q$q),
-        .clock(pattern_q$clock)
-    );
-    toe_user_logic_session$datapath$generator$setup setup(
-        .d(setup$d),
-        .q(setup$q),
-        .clock(setup$clock)
-    );
-    toe_user_logic_session$datapath$generator$running running(
-        .d(running$d),
-        .q(running$q),
-        .clock(running$clock)
-    );
-    toe_user_logic_session$datapath$generator$done_q done_q(
-        .d(done_q$d),
-        .q(done_q$q),
-        .clock(done_q$clock)
-    );
-    toe_user_logic_session$datapath$generator$beats_left beats_left(
-        .d(beats_left$d),
-        .q(beats_left$q),
-        .clock(beats_left$clock)
-    );
-    toe_user_logic_session$datapath$generator$pkt_beats pkt_beats(
-        .d(pkt_beats$d),
-        .q(pkt_beats$q),
-        .clock(pkt_beats$clock)
-    );
-    toe_user_logic_session$datapath$generator$pkt_left pkt_left(
-        .d(pkt_left$d),
-        .q(pkt_left$q),
-        .clock(pkt_left$clock)
-    );
-    toe_user_logic_session$datapath$generator$final_keep final_keep(
-        .d(final_keep$d),
-        .q(final_keep$q),
-        .clock(final_keep$clock)
-    );
-    toe_user_logic_session$datapath$generator$final_nbytes final_nbytes(
-        .d(final_nbytes$d),
-        .q(final_nbytes$q),
-        .clock(final_nbytes$clock)
-    );
-    toe_user_logic_session$datapath$generator$next_word next_word(
-        .d(next_word$d),
-        .q(next_word$q),
-        .clock(next_word$clock)
-    );
-    toe_user_logic_session$datapath$generator$beat_word beat_word(
-        .d(beat_word$d),
-        .q(beat_word$q),
-        .clock(beat_word$clock)
-    );
-    toe_user_logic_session$datapath$generator$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
-    );
-    toe_user_logic_session$datapath$generator$out_last out_last(
-        .d(out_last$d),
-        .q(out_last$q),
-        .clock(out_last$clock)
-    );
-    toe_user_logic_session$datapath$generator$out_final out_final(
-        .d(out_final$d),
-        .q(out_final$q),
-        .clock(out_final$clock)
-    );
-    toe_user_logic_session$datapath$generator$out_keep out_keep(
-        .d(out_keep$d),
-        .q(out_keep$q),
-        .clock(out_keep$clock)
-    );
-    toe_user_logic_session$datapath$generator$out_nbytes out_nbytes(
-        .d(out_nbytes$d),
-        .q(out_nbytes$q),
-        .clock(out_nbytes$clock)
-    );
-    toe_user_logic_session$datapath$generator$sent sent(
-        .d(sent$d),
-        .q(sent$q),
-        .clock(sent$clock)
-    );
-    toe_user_logic_session$datapath$generator$lanes lanes(
-        .word(lanes$word),
-        .data(lanes$data)
-    );
-    
-    // Update code
-    always @(*) begin
-        size_q$clock = clock;
-        psize_q$clock = clock;
-        pattern_q$clock = clock;
-        setup$clock = clock;
-        running$clock = clock;
-        done_q$clock = clock;
-        beats_left$clock = clock;
-        pkt_beats$clock = clock;
-        pkt_left$clock = clock;
-        final_keep$clock = clock;
-        final_nbytes$clock = clock;
-        next_word$clock = clock;
-        beat_word$clock = clock;
-        out_valid$clock = clock;
-        out_last$clock = clock;
-        out_final$clock = clock;
-        out_keep$clock = clock;
-        out_nbytes$clock = clock;
-        sent$clock = clock;
-        size_q$d = size_q$q;
-        psize_q$d = psize_q$q;
-        pattern_q$d = pattern_q$q;
-        setup$d = setup$q;
-        running$d = running$q;
-        done_q$d = done_q$q;
-        beats_left$d = beats_left$q;
-        pkt_beats$d = pkt_beats$q;
-        pkt_left$d = pkt_left$q;
-        final_keep$d = final_keep$q;
-        final_nbytes$d = final_nbytes$q;
-        next_word$d = next_word$q;
-        beat_word$d = beat_word$q;
-        out_valid$d = out_valid$q;
-        out_last$d = out_last$q;
-        out_final$d = out_final$q;
-        out_keep$d = out_keep$q;
-        out_nbytes$d = out_nbytes$q;
-        sent$d = sent$q;
-        lanes$word = beat_word$q;
-        if (pattern_q$q) begin
-            m_tdata = lanes$data;
-        end
-        else begin
-            m_tdata = c_zero_data;
-        end
-        m_tkeep = out_keep$q;
-        m_tlast = out_last$q;
-        m_tvalid = out_valid$q;
-        busy = setup$q | running$q | out_valid$q;
-        done = done_q$q;
-        bytes_sent = sent$q;
-        accept = out_valid$q & m_tready;
-        load = running$q & enable & (~out_valid$q | m_tready);
-        low_bytes = size_q$q & c_byte_mask;
-        if (setup$q) begin
-            setup$d = 1'b0;
-            if (low_bytes == c_zero48) begin
-                beats_left$d = size_q$q >> c_log2_bytes;
-                final_keep$d = c_all_keep;
-                final_nbytes$d = c_beat_bytes;
-            end
-            else begin
-                beats_left$d = (size_q$q >> c_log2_bytes) + c_one48;
-                final_keep$d = ~(c_all_keep << low_bytes);
-                final_nbytes$d = low_bytes[(32'h0)+:(16)];
-            end
-            if ((psize_q$q & c_byte_mask) == c_zero48) begin
-                pkt_beats$d = psize_q$q >> c_log2_bytes;
-                pkt_left$d = psize_q$q >> c_log2_bytes;
-            end
-            else begin
-                pkt_beats$d = (psize_q$q >> c_log2_bytes) + c_one48;
-                pkt_left$d = (psize_q$q >> c_log2_bytes) + c_one48;
-            end
-            if (size_q$q == c_zero48) begin
-                done_q$d = 1'b1;
-            end
-            else begin
-                running$d = 1'b1;
-            end
-        end
-        if (accept) begin
-            sent$d = sent$q + ((out_nbytes$q) & 64'hffffffffffffffff);
-            if (out_final$q) begin
-                done_q$d = 1'b1;
-            end
-        end
-        if (load) begin
-            out_valid$d = 1'b1;
-            beat_word$d = next_word$q;
-            next_word$d = next_word$q + c_lanes;
-            beats_left$d = beats_left$q - c_one48;
-            if (beats_left$q == c_one48) begin
-                running$d = 1'b0;
-                out_final$d = 1'b1;
-                out_last$d = 1'b1;
-                out_keep$d = final_keep$q;
-                out_nbytes$d = final_nbytes$q;
-            end
-            else begin
-                out_final$d = 1'b0;
-                out_last$d = pkt_left$q == c_one48;
-                out_keep$d = c_all_keep;
-                out_nbytes$d = c_beat_bytes;
-            end
-            if (pkt_left$q == c_one48) begin
-                pkt_left$d = pkt_beats$q;
-            end
-            else begin
-                pkt_left$d = pkt_left$q - c_one48;
-            end
-        end
-        else if (accept) begin
-            out_valid$d = 1'b0;
-        end
-        if (clear) begin
-            done_q$d = 1'b0;
-            sent$d = c_zero64;
-        end
-        if (start) begin
-            size_q$d = transfer_size;
-            psize_q$d = packet_size;
-            pattern_q$d = pattern;
-            setup$d = 1'b1;
-            running$d = 1'b0;
-            done_q$d = 1'b0;
-            out_valid$d = 1'b0;
-            next_word$d = c_zero32;
-            sent$d = c_zero64;
-        end
-        if (abort_req | reset) begin
-            setup$d = 1'b0;
-            running$d = 1'b0;
-            done_q$d = 1'b0;
-            out_valid$d = 1'b0;
-        end
-        if (reset) begin
-            sent$d = c_zero64;
-            next_word$d = c_zero32;
-        end
-    end
-    
-endmodule // toe_user_logic_session$datapath$generator
-
-
-module toe_user_logic_session$datapath$generator$beat_word(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$beat_word
-
-
-module toe_user_logic_session$datapath$generator$beats_left(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$beats_left
-
-
-module toe_user_logic_session$datapath$generator$done_q(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$done_q
-
-
-module toe_user_logic_session$datapath$generator$final_keep(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$final_keep
-
-
-module toe_user_logic_session$datapath$generator$final_nbytes(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$final_nbytes
-
-
-module toe_user_logic_session$datapath$generator$lanes(word,data);
-    
-    // Module arguments
-    input wire  [31:0] word;
-    output reg  [511:0] data;
-    
-    // Update code (custom)
-    always @(*) data = {16{word}} | 512'hf0000000e0000000d0000000c0000000b0000000a00000009000000080000000700000006000000050000000400000003000000020000000100000000;
-endmodule // toe_user_logic_session$datapath$generator$lanes
-
-
-module toe_user_logic_session$datapath$generator$next_word(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$next_word
-
-
-module toe_user_logic_session$datapath$generator$out_final(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$out_final
-
-
-module toe_user_logic_session$datapath$generator$out_keep(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$out_keep
-
-
-module toe_user_logic_session$datapath$generator$out_last(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$out_last
-
-
-module toe_user_logic_session$datapath$generator$out_nbytes(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$out_nbytes
-
-
-module toe_user_logic_session$datapath$generator$out_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$out_valid
-
-
-module toe_user_logic_session$datapath$generator$pattern_q(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$pattern_q
-
-
-module toe_user_logic_session$datapath$generator$pkt_beats(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$pkt_beats
-
-
-module toe_user_logic_session$datapath$generator$pkt_left(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$pkt_left
-
-
-module toe_user_logic_session$datapath$generator$psize_q(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$psize_q
-
-
-module toe_user_logic_session$datapath$generator$running(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$running
-
-
-module toe_user_logic_session$datapath$generator$sent(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$sent
-
-
-module toe_user_logic_session$datapath$generator$setup(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$setup
-
-
-module toe_user_logic_session$datapath$generator$size_q(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$generator$size_q
-
-
-module toe_user_logic_session$datapath$rx_limiter(clock,reset,percent,s_tdata,s_tkeep,s_tlast,s_tvalid,s_tready,m_tdata,m_tkeep,m_tlast,m_tvalid,m_tready);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] percent;
-    input wire  [511:0] s_tdata;
-    input wire  [63:0] s_tkeep;
-    input wire  s_tlast;
-    input wire  s_tvalid;
-    output reg  s_tready;
-    output reg  [511:0] m_tdata;
-    output reg  [63:0] m_tkeep;
-    output reg  m_tlast;
-    output reg  m_tvalid;
-    input wire  m_tready;
-    
-    // Constant declarations
-    localparam  c_full = 8'h64;
-    localparam  c_one = 8'h1;
-    localparam  c_zero7 = 7'b0;
-    localparam  c_hundred7 = 7'b1100100;
-    
-    // Stub signals
-    reg  [7:0] credit$d;
-    wire  [7:0] credit$q;
-    reg  credit$clock;
-    reg  [7:0] rate$d;
-    wire  [7:0] rate$q;
-    reg  rate$clock;
-    reg  [7:0] surplus$d;
-    wire  [7:0] surplus$q;
-    reg  surplus$clock;
-    
-    // Local signals
-    reg  [7:0] clamped;
-    reg  pass;
-    reg  take;
-    
-    // Sub module instances
-    toe_user_logic_session$datapath$rx_limiter$credit credit(
-        .d(credit$d),
-        .q(credit$q),
-        .clock(credit$clock)
-    );
-    toe_user_logic_session$datapath$rx_limiter$rate rate(
-        .d(rate$d),
-        .q(rate$q),
-        .clock(rate$clock)
-    );
-    toe_user_logic_session$datapath$rx_limiter$surplus surplus(
-        .d(surplus$d),
-        .q(surplus$q),
-        .clock(surplus$clock)
-    );
-    
-    // Update code
-    always @(*) begin
-        credit$clock = clock;
-        rate$clock = clock;
-        surplus$clock = clock;
-        credit$d = credit$q;
-        rate$d = rate$q;
-        surplus$d = surplus$q;
-        if (percent == c_zero7) begin
-            clamped = c_one;
-        end
-        else if (percent > c_hundred7) begin
-            clamped = c_full;
-        end
-        else begin
-            clamped = ((percent) & 8'hff);
-        end
-        rate$d = clamped;
-        surplus$d = clamped - c_full;
-        pass = credit$q >= c_full;
-        m_tdata = s_tdata;
-        m_tkeep = s_tkeep;
-        m_tlast = s_tlast;
-        m_tvalid = s_tvalid & pass;
-        s_tready = m_tready & pass;
-        take = s_tvalid & m_tready & pass;
-        if (take) begin
-            credit$d = credit$q + surplus$q;
-        end
-        else if (~pass) begin
-            credit$d = credit$q + rate$q;
-        end
-        if (reset) begin
-            credit$d = c_full;
-        end
-    end
-    
-endmodule // toe_user_logic_session$datapath$rx_limiter
-
-
-module toe_user_logic_session$datapath$rx_limiter$credit(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$rx_limiter$credit
-
-
-module toe_user_logic_session$datapath$rx_limiter$rate(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$rx_limiter$rate
-
-
-module toe_user_logic_session$datapath$rx_limiter$surplus(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$rx_limiter$surplus
-
-
-module toe_user_logic_session$datapath$tx_limiter(clock,reset,percent,s_tdata,s_tkeep,s_tlast,s_tvalid,s_tready,m_tdata,m_tkeep,m_tlast,m_tvalid,m_tready);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] percent;
-    input wire  [511:0] s_tdata;
-    input wire  [63:0] s_tkeep;
-    input wire  s_tlast;
-    input wire  s_tvalid;
-    output reg  s_tready;
-    output reg  [511:0] m_tdata;
-    output reg  [63:0] m_tkeep;
-    output reg  m_tlast;
-    output reg  m_tvalid;
-    input wire  m_tready;
-    
-    // Constant declarations
-    localparam  c_full = 8'h64;
-    localparam  c_one = 8'h1;
-    localparam  c_zero7 = 7'b0;
-    localparam  c_hundred7 = 7'b1100100;
-    
-    // Stub signals
-    reg  [7:0] credit$d;
-    wire  [7:0] credit$q;
-    reg  credit$clock;
-    reg  [7:0] rate$d;
-    wire  [7:0] rate$q;
-    reg  rate$clock;
-    reg  [7:0] surplus$d;
-    wire  [7:0] surplus$q;
-    reg  surplus$clock;
-    
-    // Local signals
-    reg  [7:0] clamped;
-    reg  pass;
-    reg  take;
-    
-    // Sub module instances
-    toe_user_logic_session$datapath$tx_limiter$credit credit(
-        .d(credit$d),
-        .q(credit$q),
-        .clock(credit$clock)
-    );
-    toe_user_logic_session$datapath$tx_limiter$rate rate(
-        .d(rate$d),
-        .q(rate$q),
-        .clock(rate$clock)
-    );
-    toe_user_logic_session$datapath$tx_limiter$surplus surplus(
-        .d(surplus$d),
-        .q(surplus$q),
-        .clock(surplus$clock)
-    );
-    
-    // Update code
-    always @(*) begin
-        credit$clock = clock;
-        rate$clock = clock;
-        surplus$clock = clock;
-        credit$d = credit$q;
-        rate$d = rate$q;
-        surplus$d = surplus$q;
-        if (percent == c_zero7) begin
-            clamped = c_one;
-        end
-        else if (percent > c_hundred7) begin
-            clamped = c_full;
-        end
-        else begin
-            clamped = ((percent) & 8'hff);
-        end
-        rate$d = clamped;
-        surplus$d = clamped - c_full;
-        pass = credit$q >= c_full;
-        m_tdata = s_tdata;
-        m_tkeep = s_tkeep;
-        m_tlast = s_tlast;
-        m_tvalid = s_tvalid & pass;
-        s_tready = m_tready & pass;
-        take = s_tvalid & m_tready & pass;
-        if (take) begin
-            credit$d = credit$q + surplus$q;
-        end
-        else if (~pass) begin
-            credit$d = credit$q + rate$q;
-        end
-        if (reset) begin
-            credit$d = c_full;
-        end
-    end
-    
-endmodule // toe_user_logic_session$datapath$tx_limiter
-
-
-module toe_user_logic_session$datapath$tx_limiter$credit(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$tx_limiter$credit
-
-
-module toe_user_logic_session$datapath$tx_limiter$rate(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$tx_limiter$rate
-
-
-module toe_user_logic_session$datapath$tx_limiter$surplus(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$tx_limiter$surplus
-
-
-module toe_user_logic_session$datapath$verifier(clock,reset,start,finish,clear,transfer_size,verify,s_tdata,s_tkeep,s_tlast,s_tvalid,s_tready,bytes,packets,complete,error,beyond,settled,err_count,err_valid,err_cause,err_offset,err_expected,err_received);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  start;
-    input wire  finish;
-    input wire  clear;
-    input wire  [47:0] transfer_size;
-    input wire  verify;
-    input wire  [511:0] s_tdata;
-    input wire  [63:0] s_tkeep;
-    input wire  s_tlast;
-    input wire  s_tvalid;
-    output reg  s_tready;
-    output reg  [63:0] bytes;
-    output reg  [31:0] packets;
-    output reg  complete;
-    output reg  error;
-    output reg  beyond;
-    output reg  settled;
-    output reg  [31:0] err_count;
-    output reg  err_valid;
-    output reg  [1:0] err_cause;
-    output reg  [47:0] err_offset;
-    output reg  [31:0] err_expected;
-    output reg  [31:0] err_received;
-    
-    // Constant declarations
-    localparam  c_zero48 = 48'h0;
-    localparam  c_zero64 = 64'h0;
-    localparam  c_zero32 = 32'h0;
-    localparam  c_zero8 = 8'h0;
-    localparam  c_one32 = 32'h1;
-    localparam  c_one48 = 48'h1;
-    localparam  c_two48 = 48'h2;
-    localparam  c_three48 = 48'h3;
-    localparam  c_max32 = 32'hffffffff;
-    localparam  c_255 = 8'hff;
-    localparam  c_zero4 = 4'h0;
-    localparam  c_one8 = 8'h1;
-    localparam  c_two8 = 8'h2;
-    localparam  c_lanes = 32'h10;
-    localparam  c_last_lane = 8'hf;
-    localparam  c_beat_bytes = 48'h40;
-    localparam  c_room_mask = 48'hffffffffff00;
-    localparam  c_cause_none = 2'b0;
-    localparam  c_cause_mismatch = 2'b1;
-    localparam  c_cause_beyond = 2'b10;
-    localparam  c_cause_short = 2'b11;
-    
-    // Stub signals
-    reg  [47:0] size_q$d;
-    wire  [47:0] size_q$q;
-    reg  size_q$clock;
-    reg  verify_q$d;
-    wire  verify_q$q;
-    reg  verify_q$clock;
-    reg  [31:0] next_word$d;
-    wire  [31:0] next_word$q;
-    reg  next_word$clock;
-    reg  [47:0] next_offset$d;
-    wire  [47:0] next_offset$q;
-    reg  next_offset$clock;
-    reg  a_valid$d;
-    wire  a_valid$q;
-    reg  a_valid$clock;
-    reg  a_end$d;
-    wire  a_end$q;
-    reg  a_end$clock;
-    reg  [511:0] a_data$d;
-    wire  [511:0] a_data$q;
-    reg  a_data$clock;
-    reg  [63:0] a_keep$d;
-    wire  [63:0] a_keep$q;
-    reg  a_keep$clock;
-    reg  [31:0] a_word$d;
-    wire  [31:0] a_word$q;
-    reg  a_word$clock;
-    reg  [47:0] a_offset$d;
-    wire  [47:0] a_offset$q;
-    reg  a_offset$clock;
-    reg  [7:0] a_room$d;
-    wire  [7:0] a_room$q;
-    reg  a_room$clock;
-    reg  a_past$d;
-    wire  a_past$q;
-    reg  a_past$clock;
-    reg  b_valid$d;
-    wire  b_valid$q;
-    reg  b_valid$clock;
-    reg  b_end$d;
-    wire  b_end$q;
-    reg  b_end$clock;
-    reg  [31:0] b_lanes$d;
-    wire  [31:0] b_lanes$q;
-    reg  b_lanes$clock;
-    reg  [31:0] b_over$d;
-    wire  [31:0] b_over$q;
-    reg  b_over$clock;
-    reg  [7:0] b_count$d;
-    wire  [7:0] b_count$q;
-    reg  b_count$clock;
-    reg  [7:0] b_room$d;
-    wire  [7:0] b_room$q;
-    reg  b_room$clock;
-    reg  b_past$d;
-    wire  b_past$q;
-    reg  b_past$clock;
-    reg  [31:0] b_word$d;
-    wire  [31:0] b_word$q;
-    reg  b_word$clock;
-    reg  [47:0] b_offset$d;
-    wire  [47:0] b_offset$q;
-    reg  b_offset$clock;
-    reg  d_end$d;
-    wire  d_end$q;
-    reg  d_end$clock;
-    reg  d_bad$d;
-    wire  d_bad$q;
-    reg  d_bad$clock;
-    reg  e_end$d;
-    wire  e_end$q;
-    reg  e_end$clock;
-    reg  e_bad$d;
-    wire  e_bad$q;
-    reg  e_bad$clock;
-    reg  under$d;
-    wire  under$q;
-    reg  under$clock;
-    reg  [63:0] count$d;
-    wire  [63:0] count$q;
-    reg  count$clock;
-    reg  [31:0] errors$d;
-    wire  [31:0] errors$q;
-    reg  errors$clock;
-    reg  flag$d;
-    wire  flag$q;
-    reg  flag$clock;
-    reg  over$d;
-    wire  over$q;
-    reg  over$clock;
-    reg  latched$d;
-    wire  latched$q;
-    reg  latched$clock;
-    reg  scanning$d;
-    wire  scanning$q;
-    reg  scanning$clock;
-    reg  rec_valid$d;
-    wire  rec_valid$q;
-    reg  rec_valid$clock;
-    reg  [1:0] cause$d;
-    wire  [1:0] cause$q;
-    reg  cause$clock;
-    reg  [511:0] cap_data$d;
-    wire  [511:0] cap_data$q;
-    reg  cap_data$clock;
-    reg  [63:0] cap_keep$d;
-    wire  [63:0] cap_keep$q;
-    reg  cap_keep$clock;
-    reg  [7:0] cap_room$d;
-    wire  [7:0] cap_room$q;
-    reg  cap_room$clock;
-    reg  [31:0] cap_word$d;
-    wire  [31:0] cap_word$q;
-    reg  cap_word$clock;
-    reg  [47:0] cap_offset$d;
-    wire  [47:0] cap_offset$q;
-    reg  cap_offset$clock;
-    reg  [31:0] npackets$d;
-    wire  [31:0] npackets$q;
-    reg  npackets$clock;
-    reg  [7:0] scan_lane$d;
-    wire  [7:0] scan_lane$q;
-    reg  scan_lane$clock;
-    reg  pick_valid$d;
-    wire  pick_valid$q;
-    reg  pick_valid$clock;
-    reg  [7:0] pick_lane$d;
-    wire  [7:0] pick_lane$q;
-    reg  pick_lane$clock;
-    reg  [31:0] pick_word$d;
-    wire  [31:0] pick_word$q;
-    reg  pick_word$clock;
-    reg  [3:0] pick_keep$d;
-    wire  [3:0] pick_keep$q;
-    reg  pick_keep$clock;
-    reg  sel_valid$d;
-    wire  sel_valid$q;
-    reg  sel_valid$clock;
-    reg  [7:0] sel_lane$d;
-    wire  [7:0] sel_lane$q;
-    reg  sel_lane$clock;
-    reg  [31:0] sel_word$d;
-    wire  [31:0] sel_word$q;
-    reg  sel_word$clock;
-    reg  [3:0] sel_flags$d;
-    wire  [3:0] sel_flags$q;
-    reg  sel_flags$clock;
-    reg  [47:0] rec_offset$d;
-    wire  [47:0] rec_offset$q;
-    reg  rec_offset$clock;
-    reg  [31:0] rec_expected$d;
-    wire  [31:0] rec_expected$q;
-    reg  rec_expected$clock;
-    reg  [31:0] rec_received$d;
-    wire  [31:0] rec_received$q;
-    reg  rec_received$clock;
-    reg  [31:0] lanes$word;
-    wire  [511:0] lanes$data;
-    reg  [511:0] check$data;
-    reg  [511:0] check$expected;
-    reg  [63:0] check$keep;
-    reg  [7:0] check$room;
-    wire  [31:0] check$lane_err;
-    wire  [31:0] check$lane_over;
-    wire  [7:0] check$count;
-    reg  [511:0] pick$data;
-    reg  [63:0] pick$flags;
-    reg  [7:0] pick$lane;
-    wire  [31:0] pick$word;
-    wire  [3:0] pick$lane_flags;
-    reg  [31:0] lane_check$word;
-    reg  [31:0] lane_check$expected;
-    reg  [3:0] lane_check$keep;
-    reg  [7:0] lane_check$first;
-    reg  [7:0] lane_check$room;
-    wire  [3:0] lane_check$wrong;
-    
-    // Local signals
-    reg  [47:0] room48;
-    reg  mismatch_now;
-    reg  beyond_now;
-    reg  bad_now;
-    reg  short_now;
-    reg  [7:0] room_lane;
-    reg  latch_now;
-    reg  [7:0] sel_byte;
-    reg  [47:0] first_in_lane;
-    reg  found;
-    
-    // Sub module instances
-    toe_user_logic_session$datapath$verifier$size_q size_q(
-        .d(size_q$d),
-        .q(size_q$q),
-        .clock(size_q$clock)
-    );
-    toe_user_logic_session$datapath$verifier$verify_q verify_q(
-        .d(verify_q$d),
-        .q(verify_q$q),
-        .clock(verify_q$clock)
-    );
-    toe_user_logic_session$datapath$verifier$next_word next_word(
-        .d(next_word$d),
-        .q(next_word$q),
-        .clock(next_word$clock)
-    );
-    toe_user_logic_session$datapath$verifier$next_offset next_offset(
-        .d(next_offset$d),
-        .q(next_offset$q),
-        .clock(next_offset$clock)
-    );
-    toe_user_logic_session$datapath$verifier$a_valid a_valid(
-        .d(a_valid$d),
-        .q(a_valid$q),
-        .clock(a_valid$clock)
-    );
-    toe_user_logic_session$datapath$verifier$a_end a_end(
-        .d(a_end$d),
-        .q(a_end$q),
-        .clock(a_end$clock)
-    );
-    toe_user_logic_session$datapath$verifier$a_data a_data(
-        .d(a_data$d),
-        .q(a_data$q),
-        .clock(a_data$clock)
-    );
-    toe_user_logic_session$datapath$verifier$a_keep a_keep(
-        .d(a_keep$d),
-        .q(a_keep$q),
-        .clock(a_keep$clock)
-    );
-    toe_user_logic_session$datapath$verifier$a_word a_word(
-        .d(a_word$d),
-        .q(a_word$q),
-        .clock(a_word$clock)
-    );
-    toe_user_logic_session$datapath$verifier$a_offset a_offset(
-        .d(a_offset$d),
-        .q(a_offset$q),
-        .clock(a_offset$clock)
-    );
-    toe_user_logic_session$datapath$verifier$a_room a_room(
-        .d(a_room$d),
-        .q(a_room$q),
-        .clock(a_room$clock)
-    );
-    toe_user_logic_session$datapath$verifier$a_past a_past(
-        .d(a_past$d),
-        .q(a_past$q),
-        .clock(a_past$clock)
-    );
-    toe_user_logic_session$datapath$verifier$b_valid b_valid(
-        .d(b_valid$d),
-        .q(b_valid$q),
-        .clock(b_valid$clock)
-    );
-    toe_user_logic_session$datapath$verifier$b_end b_end(
-        .d(b_end$d),
-        .q(b_end$q),
-        .clock(b_end$clock)
-    );
-    toe_user_logic_session$datapath$verifier$b_lanes b_lanes(
-        .d(b_lanes$d),
-        .q(b_lanes$q),
-        .clock(b_lanes$clock)
-    );
-    toe_user_logic_session$datapath$verifier$b_over b_over(
-        .d(b_over$d),
-        .q(b_over$q),
-        .clock(b_over$clock)
-    );
-    toe_user_logic_session$datapath$verifier$b_count b_count(
-        .d(b_count$d),
-        .q(b_count$q),
-        .clock(b_count$clock)
-    );
-    toe_user_logic_session$datapath$verifier$b_room b_room(
-        .d(b_room$d),
-        .q(b_room$q),
-        .clock(b_room$clock)
-    );
-    toe_user_logic_session$datapath$verifier$b_past b_past(
-        .d(b_past$d),
-        .q(b_past$q),
-        .clock(b_past$clock)
-    );
-    toe_user_logic_session$datapath$verifier$b_word b_word(
-        .d(b_word$d),
-        .q(b_word$q),
-        .clock(b_word$clock)
-    );
-    toe_user_logic_session$datapath$verifier$b_offset b_offset(
-        .d(b_offset$d),
-        .q(b_offset$q),
-        .clock(b_offset$clock)
-    );
-    toe_user_logic_session$datapath$verifier$d_end d_end(
-        .d(d_end$d),
-        .q(d_end$q),
-        .clock(d_end$clock)
-    );
-    toe_user_logic_session$datapath$verifier$d_bad d_bad(
-        .d(d_bad$d),
-        .q(d_bad$q),
-        .clock(d_bad$clock)
-    );
-    toe_user_logic_session$datapath$verifier$e_end e_end(
-        .d(e_end$d),
-        .q(e_end$q),
-        .clock(e_end$clock)
-    );
-    toe_user_logic_session$datapath$verifier$e_bad e_bad(
-        .d(e_bad$d),
-        .q(e_bad$q),
-        .clock(e_bad$clock)
-    );
-    toe_user_logic_session$datapath$verifier$under under(
-        .d(under$d),
-        .q(under$q),
-        .clock(under$clock)
-    );
-    toe_user_logic_session$datapath$verifier$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
-    toe_user_logic_session$datapath$verifier$errors errors(
-        .d(errors$d),
-        .q(errors$q),
-        .clock(errors$clock)
-    );
-    toe_user_logic_session$datapath$verifier$flag flag(
-        .d(flag$d),
-        .q(flag$q),
-        .clock(flag$clock)
-    );
-    toe_user_logic_session$datapath$verifier$over over(
-        .d(over$d),
-        .q(over$q),
-        .clock(over$clock)
-    );
-    toe_user_logic_session$datapath$verifier$latched latched(
-        .d(latched$d),
-        .q(latched$q),
-        .clock(latched$clock)
-    );
-    toe_user_logic_session$datapath$verifier$scanning scanning(
-        .d(scanning$d),
-        .q(scanning$q),
-        .clock(scanning$clock)
-    );
-    toe_user_logic_session$datapath$verifier$rec_valid rec_valid(
-        .d(rec_valid$d),
-        .q(rec_valid$q),
-        .clock(rec_valid$clock)
-    );
-    toe_user_logic_session$datapath$verifier$cause cause(
-        .d(cause$d),
-        .q(cause$q),
-        .clock(cause$clock)
-    );
-    toe_user_logic_session$datapath$verifier$cap_data cap_data(
-        .d(cap_data$d),
-        .q(cap_data$q),
-        .clock(cap_data$clock)
-    );
-    toe_user_logic_session$datapath$verifier$cap_keep cap_keep(
-        .d(cap_keep$d),
-        .q(cap_keep$q),
-        .clock(cap_keep$clock)
-    );
-    toe_user_logic_session$datapath$verifier$cap_room cap_room(
-        .d(cap_room$d),
-        .q(cap_room$q),
-        .clock(cap_room$clock)
-    );
-    toe_user_logic_session$datapath$verifier$cap_word cap_word(
-        .d(cap_word$d),
-        .q(cap_word$q),
-        .clock(cap_word$clock)
-    );
-    toe_user_logic_session$datapath$verifier$cap_offset cap_offset(
-        .d(cap_offset$d),
-        .q(cap_offset$q),
-        .clock(cap_offset$clock)
-    );
-    toe_user_logic_session$datapath$verifier$npackets npackets(
-        .d(npackets$d),
-        .q(npackets$q),
-        .clock(npackets$clock)
-    );
-    toe_user_logic_session$datapath$verifier$scan_lane scan_lane(
-        .d(scan_lane$d),
-        .q(scan_lane$q),
-        .clock(scan_lane$clock)
-    );
-    toe_user_logic_session$datapath$verifier$pick_valid pick_valid(
-        .d(pick_valid$d),
-        .q(pick_valid$q),
-        .clock(pick_valid$clock)
-    );
-    toe_user_logic_session$datapath$verifier$pick_lane pick_lane(
-        .d(pick_lane$d),
-        .q(pick_lane$q),
-        .clock(pick_lane$clock)
-    );
-    toe_user_logic_session$datapath$verifier$pick_word pick_word(
-        .d(pick_word$d),
-        .q(pick_word$q),
-        .clock(pick_word$clock)
-    );
-    toe_user_logic_session$datapath$verifier$pick_keep pick_keep(
-        .d(pick_keep$d),
-        .q(pick_keep$q),
-        .clock(pick_keep$clock)
-    );
-    toe_user_logic_session$datapath$verifier$sel_valid sel_valid(
-        .d(sel_valid$d),
-        .q(sel_valid$q),
-        .clock(sel_valid$clock)
-    );
-    toe_user_logic_session$datapath$verifier$sel_lane sel_lane(
-        .d(sel_lane$d),
-        .q(sel_lane$q),
-        .clock(sel_lane$clock)
-    );
-    toe_user_logic_session$datapath$verifier$sel_word sel_word(
-        .d(sel_word$d),
-        .q(sel_word$q),
-        .clock(sel_word$clock)
-    );
-    toe_user_logic_session$datapath$verifier$sel_flags sel_flags(
-        .d(sel_flags$d),
-        .q(sel_flags$q),
-        .clock(sel_flags$clock)
-    );
-    toe_user_logic_session$datapath$verifier$rec_offset rec_offset(
-        .d(rec_offset$d),
-        .q(rec_offset$q),
-        .clock(rec_offset$clock)
-    );
-    toe_user_logic_session$datapath$verifier$rec_expected rec_expected(
-        .d(rec_expected$d),
-        .q(rec_expected$q),
-        .clock(rec_expected$clock)
-    );
-    toe_user_logic_session$datapath$verifier$rec_received rec_received(
-        .d(rec_received$d),
-        .q(rec_received$q),
-        .clock(rec_received$clock)
-    );
-    toe_user_logic_session$datapath$verifier$lanes lanes(
-        .word(lanes$word),
-        .data(lanes$data)
-    );
-    toe_user_logic_session$datapath$verifier$check check(
-        .data(check$data),
-        .expected(check$expected),
-        .keep(check$keep),
-        .room(check$room),
-        .lane_err(check$lane_err),
-        .lane_over(check$lane_over),
-        .count(check$count)
-    );
-    toe_user_logic_session$datapath$verifier$pick pick(
-        .data(pick$data),
-        .flags(pick$flags),
-        .lane(pick$lane),
-        .word(pick$word),
-        .lane_flags(pick$lane_flags)
-    );
-    toe_user_logic_session$datapath$verifier$lane_check lane_check(
-        .word(lane_check$word),
-        .expected(lane_check$expected),
-        .keep(lane_check$keep),
-        .first(lane_check$first),
-        .room(lane_check$room),
-        .wrong(lane_check$wrong)
-    );
-    
-    // Update code
-    always @(*) begin
-        size_q$clock = clock;
-        verify_q$clock = clock;
-        next_word$clock = clock;
-        next_offset$clock = clock;
-        a_valid$clock = clock;
-        a_end$clock = clock;
-        a_data$clock = clock;
-        a_keep$clock = clock;
-        a_word$clock = clock;
-        a_offset$clock = clock;
-        a_room$clock = clock;
-        a_past$clock = clock;
-        b_valid$clock = clock;
-        b_end$clock = clock;
-        b_lanes$clock = clock;
-        b_over$clock = clock;
-        b_count$clock = clock;
-        b_room$clock = clock;
-        b_past$clock = clock;
-        b_word$clock = clock;
-        b_offset$clock = clock;
-        d_end$clock = clock;
-        d_bad$clock = clock;
-        e_end$clock = clock;
-        e_bad$clock = clock;
-        under$clock = clock;
-        count$clock = clock;
-        errors$clock = clock;
-        flag$clock = clock;
-        over$clock = clock;
-        latched$clock = clock;
-        scanning$clock = clock;
-        rec_valid$clock = clock;
-        cause$clock = clock;
-        cap_data$clock = clock;
-        cap_keep$clock = clock;
-        cap_room$clock = clock;
-        cap_word$clock = clock;
-        cap_offset$clock = clock;
-        npackets$clock = clock;
-        scan_lane$clock = clock;
-        pick_valid$clock = clock;
-        pick_lane$clock = clock;
-        pick_word$clock = clock;
-        pick_keep$clock = clock;
-        sel_valid$clock = clock;
-        sel_lane$clock = clock;
-        sel_word$clock = clock;
-        sel_flags$clock = clock;
-        rec_offset$clock = clock;
-        rec_expected$clock = clock;
-        rec_received$clock = clock;
-        size_q$d = size_q$q;
-        verify_q$d = verify_q$q;
-        next_word$d = next_word$q;
-        next_offset$d = next_offset$q;
-        a_valid$d = a_valid$q;
-        a_end$d = a_end$q;
-        a_data$d = a_data$q;
-        a_keep$d = a_keep$q;
-        a_word$d = a_word$q;
-        a_offset$d = a_offset$q;
-        a_room$d = a_room$q;
-        a_past$d = a_past$q;
-        b_valid$d = b_valid$q;
-        b_end$d = b_end$q;
-        b_lanes$d = b_lanes$q;
-        b_over$d = b_over$q;
-        b_count$d = b_count$q;
-        b_room$d = b_room$q;
-        b_past$d = b_past$q;
-        b_word$d = b_word$q;
-        b_offset$d = b_offset$q;
-        d_end$d = d_end$q;
-        d_bad$d = d_bad$q;
-        e_end$d = e_end$q;
-        e_bad$d = e_bad$q;
-        under$d = under$q;
-        count$d = count$q;
-        errors$d = errors$q;
-        flag$d = flag$q;
-        over$d = over$q;
-        latched$d = latched$q;
-        scanning$d = scanning$q;
-        rec_valid$d = rec_valid$q;
-        cause$d = cause$q;
-        cap_data$d = cap_data$q;
-        cap_keep$d = cap_keep$q;
-        cap_room$d = cap_room$q;
-        cap_word$d = cap_word$q;
-        cap_offset$d = cap_offset$q;
-        npackets$d = npackets$q;
-        scan_lane$d = scan_lane$q;
-        pick_valid$d = pick_valid$q;
-        pick_lane$d = pick_lane$q;
-        pick_word$d = pick_word$q;
-        pick_keep$d = pick_keep$q;
-        sel_valid$d = sel_valid$q;
-        sel_lane$d = sel_lane$q;
-        sel_word$d = sel_word$q;
-        sel_flags$d = sel_flags$q;
-        rec_offset$d = rec_offset$q;
-        rec_expected$d = rec_expected$q;
-        rec_received$d = rec_received$q;
-        s_tready = 1'b1;
-        bytes = count$q;
-        packets = npackets$q;
-        complete = count$q == ((size_q$q) & 64'hffffffffffffffff);
-        error = flag$q;
-        beyond = over$q;
-        settled = ~(a_valid$q | a_end$q | b_valid$q | b_end$q | d_end$q | e_end$q);
-        err_count = errors$q;
-        err_valid = rec_valid$q;
-        err_cause = cause$q;
-        err_offset = rec_offset$q;
-        err_expected = rec_expected$q;
-        err_received = rec_received$q;
-        a_valid$d = s_tvalid;
-        a_end$d = finish;
-        a_data$d = s_tdata;
-        a_keep$d = s_tkeep;
-        a_word$d = next_word$q;
-        a_offset$d = next_offset$q;
-        room48 = size_q$q - next_offset$q;
-        a_past$d = next_offset$q >= size_q$q;
-        if (next_offset$q >= size_q$q) begin
-            a_room$d = c_zero8;
-        end
-        else if ((room48 & c_room_mask) != c_zero48) begin
-            a_room$d = c_255;
-        end
-        else begin
-            a_room$d = room48[(32'h0)+:(8)];
-        end
-        if (s_tvalid & s_tlast) begin
-            npackets$d = npackets$q + c_one32;
-        end
-        if (s_tvalid) begin
-            next_word$d = next_word$q + c_lanes;
-            next_offset$d = next_offset$q + c_beat_bytes;
-        end
-        lanes$word = a_word$q;
-        check$data = a_data$q;
-        check$expected = lanes$data;
-        check$keep = a_keep$q;
-        check$room = a_room$q;
-        if (verify_q$q & a_valid$q) begin
-            b_lanes$d = check$lane_err;
-        end
-        else begin
-            b_lanes$d = c_zero32;
-        end
-        if (a_valid$q) begin
-            b_over$d = check$lane_over;
-        end
-        else begin
-            b_over$d = c_zero32;
-        end
-        b_valid$d = a_valid$q;
-        b_end$d = a_end$q;
-        b_count$d = check$count;
-        b_room$d = a_room$q;
-        b_past$d = a_valid$q & a_past$q;
-        b_word$d = a_word$q;
-        b_offset$d = a_offset$q;
-        mismatch_now = |b_lanes$q;
-        beyond_now = b_past$q | |b_over$q;
-        bad_now = mismatch_now | beyond_now;
-        latch_now = ~latched$q & bad_now;
-        if ((~latched$q & ~latch_now) | start | clear | reset) begin
-            cap_data$d = a_data$q;
-            cap_keep$d = a_keep$q;
-        end
-        if (b_valid$q) begin
-            count$d = count$q + ((b_count$q) & 64'hffffffffffffffff);
-        end
-        if (beyond_now) begin
-            over$d = 1'b1;
-        end
-        d_end$d = b_end$q;
-        d_bad$d = bad_now;
-        if (latch_now) begin
-            latched$d = 1'b1;
-            cap_word$d = b_word$q;
-            cap_offset$d = b_offset$q;
-            cap_room$d = b_room$q;
-            scan_lane$d = c_zero8;
-            scanning$d = 1'b1;
-            if (mismatch_now) begin
-                cause$d = c_cause_mismatch;
-            end
-            else begin
-                cause$d = c_cause_beyond;
-            end
-        end
-        e_end$d = d_end$q;
-        e_bad$d = d_bad$q;
-        under$d = ((size_q$q) & 64'hffffffffffffffff) > count$q;
-        short_now = e_end$q & under$q & ~e_bad$q;
-        if (bad_now | short_now) begin
-            flag$d = 1'b1;
-            if (errors$q != c_max32) begin
-                errors$d = errors$q + c_one32;
-            end
-        end
-        if (short_now & ~latched$q) begin
-            latched$d = 1'b1;
-            scanning$d = 1'b0;
-            cause$d = c_cause_short;
-            rec_offset$d = count$q[(32'h0)+:(48)];
-            rec_expected$d = count$q[(32'h2)+:(32)];
-            rec_received$d = c_zero32;
-            rec_valid$d = 1'b1;
-        end
-        pick$data = cap_data$q;
-        pick$flags = cap_keep$q;
-        pick$lane = scan_lane$q;
-        pick_word$d = pick$word;
-        pick_keep$d = pick$lane_flags;
-        pick_lane$d = scan_lane$q;
-        lane_check$word = pick_word$q;
-        lane_check$expected = cap_word$q | ((pick_lane$q) & 32'hffffffff);
-        lane_check$keep = pick_keep$q;
-        lane_check$first = pick_lane$q << c_two8;
-        lane_check$room = cap_room$q;
-        sel_word$d = pick_word$q;
-        sel_flags$d = lane_check$wrong;
-        sel_lane$d = pick_lane$q;
-        sel_byte = sel_lane$q << c_two8;
-        if (sel_flags$q[32'h0]) begin
-            first_in_lane = c_zero48;
-        end
-        else if (sel_flags$q[32'h1]) begin
-            first_in_lane = c_one48;
-        end
-        else if (sel_flags$q[32'h2]) begin
-            first_in_lane = c_two48;
-        end
-        else begin
-            first_in_lane = c_three48;
-        end
-        room_lane = cap_room$q >> c_two8;
-        if (cause$q == c_cause_beyond) begin
-            found = sel_valid$q & ((sel_lane$q == room_lane) | (sel_lane$q == c_last_lane));
-        end
-        else begin
-            found = sel_valid$q & (sel_flags$q != c_zero4);
-        end
-        pick_valid$d = scanning$q & ~found;
-        sel_valid$d = pick_valid$q & ~found;
-        if (scanning$q & (scan_lane$q != c_last_lane)) begin
-            scan_lane$d = scan_lane$q + c_one8;
-        end
-        if (scanning$q & found) begin
-            scanning$d = 1'b0;
-            rec_valid$d = 1'b1;
-            rec_received$d = sel_word$q;
-            if (cause$q == c_cause_mismatch) begin
-                rec_offset$d = cap_offset$q + ((sel_byte) & 48'hffffffffffff) + first_in_lane;
-                rec_expected$d = cap_word$q | ((sel_lane$q) & 32'hffffffff);
-            end
-            else begin
-                rec_offset$d = size_q$q;
-                rec_expected$d = size_q$q[(32'h2)+:(32)];
-            end
-        end
-        if (start) begin
-            size_q$d = transfer_size;
-            verify_q$d = verify;
-            next_word$d = c_zero32;
-            next_offset$d = c_zero48;
-            count$d = c_zero64;
-            npackets$d = c_zero32;
-            over$d = 1'b0;
-        end
-        if (start | clear | reset) begin
-            errors$d = c_zero32;
-            flag$d = 1'b0;
-            latched$d = 1'b0;
-            scanning$d = 1'b0;
-            pick_valid$d = 1'b0;
-            sel_valid$d = 1'b0;
-            rec_valid$d = 1'b0;
-            cause$d = c_cause_none;
-            rec_offset$d = c_zero48;
-            rec_expected$d = c_zero32;
-            rec_received$d = c_zero32;
-        end
-        if (reset) begin
-            a_valid$d = 1'b0;
-            a_end$d = 1'b0;
-            b_valid$d = 1'b0;
-            b_end$d = 1'b0;
-            d_end$d = 1'b0;
-            d_bad$d = 1'b0;
-            e_end$d = 1'b0;
-            e_bad$d = 1'b0;
-            count$d = c_zero64;
-            npackets$d = c_zero32;
-            next_word$d = c_zero32;
-            next_offset$d = c_zero48;
-            over$d = 1'b0;
-        end
-    end
-    
-endmodule // toe_user_logic_session$datapath$verifier
-
-
-module toe_user_logic_session$datapath$verifier$a_data(d,q,clock);
-    
-    // Module arguments
-    input wire  [511:0] d;
-    output reg  [511:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 512'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$a_data
-
-
-module toe_user_logic_session$datapath$verifier$a_end(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$a_end
-
-
-module toe_user_logic_session$datapath$verifier$a_keep(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$a_keep
-
-
-module toe_user_logic_session$datapath$verifier$a_offset(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$a_offset
-
-
-module toe_user_logic_session$datapath$verifier$a_past(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$a_past
-
-
-module toe_user_logic_session$datapath$verifier$a_room(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$a_room
-
-
-module toe_user_logic_session$datapath$verifier$a_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$a_valid
-
-
-module toe_user_logic_session$datapath$verifier$a_word(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$a_word
-
-
-module toe_user_logic_session$datapath$verifier$b_count(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$b_count
-
-
-module toe_user_logic_session$datapath$verifier$b_end(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$b_end
-
-
-module toe_user_logic_session$datapath$verifier$b_lanes(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$b_lanes
-
-
-module toe_user_logic_session$datapath$verifier$b_offset(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$b_offset
-
-
-module toe_user_logic_session$datapath$verifier$b_over(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$b_over
-
-
-module toe_user_logic_session$datapath$verifier$b_past(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$b_past
-
-
-module toe_user_logic_session$datapath$verifier$b_room(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$b_room
-
-
-module toe_user_logic_session$datapath$verifier$b_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$b_valid
-
-
-module toe_user_logic_session$datapath$verifier$b_word(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$b_word
-
-
-module toe_user_logic_session$datapath$verifier$cap_data(d,q,clock);
-    
-    // Module arguments
-    input wire  [511:0] d;
-    output reg  [511:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 512'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$cap_data
-
-
-module toe_user_logic_session$datapath$verifier$cap_keep(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$cap_keep
-
-
-module toe_user_logic_session$datapath$verifier$cap_offset(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$cap_offset
-
-
-module toe_user_logic_session$datapath$verifier$cap_room(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$cap_room
-
-
-module toe_user_logic_session$datapath$verifier$cap_word(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$cap_word
-
-
-module toe_user_logic_session$datapath$verifier$cause(d,q,clock);
-    
-    // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 2'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$cause
-
-
-module toe_user_logic_session$datapath$verifier$check(data,expected,keep,room,lane_err,lane_over,count);
-    
-    // Module arguments
-    input wire  [511:0] data;
-    input wire  [511:0] expected;
-    input wire  [63:0] keep;
-    input wire  [7:0] room;
-    output reg  [31:0] lane_err;
-    output reg  [31:0] lane_over;
-    output reg  [7:0] count;
-    
-    // Update code (custom)
-    reg [63:0] nz;
-    reg [63:0] in_transfer;
-    reg [63:0] last_kept;
-    reg [63:0] err;
-    reg [63:0] over;
-    `ifdef VERILATOR
-    // Simulation form, the same function (see hdl/src/beat_check.rs).
-    integer i;
-    always @(*) begin
-        nz = {64{1'b0}};
-        in_transfer = {64{1'b0}};
-        last_kept = {64{1'b0}};
-        err = {64{1'b0}};
-        over = {64{1'b0}};
-        if ((&keep) && room >= 8'd64) begin
-            // Every byte kept and inside the transfer.
-            lane_err = {16'd0, data[511:480] != expected[511:480], data[479:448] != expected[479:448], data[447:416] != expected[447:416], data[415:384] != expected[415:384], data[383:352] != expected[383:352], data[351:320] != expected[351:320], data[319:288] != expected[319:288], data[287:256] != expected[287:256], data[255:224] != expected[255:224], data[223:192] != expected[223:192], data[191:160] != expected[191:160], data[159:128] != expected[159:128], data[127:96] != expected[127:96], data[95:64] != expected[95:64], data[63:32] != expected[63:32], data[31:0] != expected[31:0]};
-            lane_over = 32'd0;
-            count = 8'd64;
-        end else begin
-            for (i = 0; i < 64; i = i + 1) begin
-                nz[i] = data[8 * i +: 8] != expected[8 * i +: 8];
-            end
-            in_transfer = ~({64{1'b1}} << room);
-            last_kept = keep & ~(keep >> 1);
-            err = keep & nz & in_transfer;
-            over = keep & ~in_transfer;
-            lane_err = {16'd0, |err[63:60], |err[59:56], |err[55:52], |err[51:48], |err[47:44], |err[43:40], |err[39:36], |err[35:32], |err[31:28], |err[27:24], |err[23:20], |err[19:16], |err[15:12], |err[11:8], |err[7:4], |err[3:0]};
-            lane_over = {16'd0, |over[63:60], |over[59:56], |over[55:52], |over[51:48], |over[47:44], |over[43:40], |over[39:36], |over[35:32], |over[31:28], |over[27:24], |over[23:20], |over[19:16], |over[15:12], |over[11:8], |over[7:4], |over[3:0]};
-            count = {|(last_kept & 64'h0), |(last_kept & 64'h8000000000000000), |(last_kept & 64'h7fffffff80000000), |(last_kept & 64'h7fff80007fff8000), |(last_kept & 64'h7f807f807f807f80), |(last_kept & 64'h7878787878787878), |(last_kept & 64'h6666666666666666), |(last_kept & 64'h5555555555555555)};
-        end
-    end
-    `else
-    wire [511:0] diff;
-    assign diff = data ^ expected;
-    always @(*) begin
-        nz = {|diff[511:504], |diff[503:496], |diff[495:488], |diff[487:480], |diff[479:472], |diff[471:464], |diff[463:456], |diff[455:448], |diff[447:440], |diff[439:432], |diff[431:424], |diff[423:416], |diff[415:408], |diff[407:400], |diff[399:392], |diff[391:384], |diff[383:376], |diff[375:368], |diff[367:360], |diff[359:352], |diff[351:344], |diff[343:336], |diff[335:328], |diff[327:320], |diff[319:312], |diff[311:304], |diff[303:296], |diff[295:288], |diff[287:280], |diff[279:272], |diff[271:264], |diff[263:256], |diff[255:248], |diff[247:240], |diff[239:232], |diff[231:224], |diff[223:216], |diff[215:208], |diff[207:200], |diff[199:192], |diff[191:184], |diff[183:176], |diff[175:168], |diff[167:160], |diff[159:152], |diff[151:144], |diff[143:136], |diff[135:128], |diff[127:120], |diff[119:112], |diff[111:104], |diff[103:96], |diff[95:88], |diff[87:80], |diff[79:72], |diff[71:64], |diff[63:56], |diff[55:48], |diff[47:40], |diff[39:32], |diff[31:24], |diff[23:16], |diff[15:8], |diff[7:0]};
-        in_transfer = ~({64{1'b1}} << room);
-        last_kept = keep & ~(keep >> 1);
-        err = keep & nz & in_transfer;
-        over = keep & ~in_transfer;
-        lane_err = {16'd0, |err[63:60], |err[59:56], |err[55:52], |err[51:48], |err[47:44], |err[43:40], |err[39:36], |err[35:32], |err[31:28], |err[27:24], |err[23:20], |err[19:16], |err[15:12], |err[11:8], |err[7:4], |err[3:0]};
-        lane_over = {16'd0, |over[63:60], |over[59:56], |over[55:52], |over[51:48], |over[47:44], |over[43:40], |over[39:36], |over[35:32], |over[31:28], |over[27:24], |over[23:20], |over[19:16], |over[15:12], |over[11:8], |over[7:4], |over[3:0]};
-        count = {|(last_kept & 64'h0), |(last_kept & 64'h8000000000000000), |(last_kept & 64'h7fffffff80000000), |(last_kept & 64'h7fff80007fff8000), |(last_kept & 64'h7f807f807f807f80), |(last_kept & 64'h7878787878787878), |(last_kept & 64'h6666666666666666), |(last_kept & 64'h5555555555555555)};
-    end
-    `endif
-endmodule // toe_user_logic_session$datapath$verifier$check
-
-
-module toe_user_logic_session$datapath$verifier$count(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$count
-
-
-module toe_user_logic_session$datapath$verifier$d_bad(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$d_bad
-
-
-module toe_user_logic_session$datapath$verifier$d_end(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$d_end
-
-
-module toe_user_logic_session$datapath$verifier$e_bad(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$e_bad
-
-
-module toe_user_logic_session$datapath$verifier$e_end(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$e_end
-
-
-module toe_user_logic_session$datapath$verifier$errors(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$errors
-
-
-module toe_user_logic_session$datapath$verifier$flag(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$flag
-
-
-module toe_user_logic_session$datapath$verifier$lane_check(word,expected,keep,first,room,wrong);
-    
-    // Module arguments
-    input wire  [31:0] word;
-    input wire  [31:0] expected;
-    input wire  [3:0] keep;
-    input wire  [7:0] first;
-    input wire  [7:0] room;
-    output reg  [3:0] wrong;
-    
-    // Update code (custom)
-    wire [31:0] d;
-    assign d = word ^ expected;
-    always @(*) begin
-        wrong = keep & {|d[31:24], |d[23:16], |d[15:8], |d[7:0]}
-            & {first + 8'd3 < room, first + 8'd2 < room, first + 8'd1 < room, first < room};
-    end
-endmodule // toe_user_logic_session$datapath$verifier$lane_check
-
-
-module toe_user_logic_session$datapath$verifier$lanes(word,data);
-    
-    // Module arguments
-    input wire  [31:0] word;
-    output reg  [511:0] data;
-    
-    // Update code (custom)
-    always @(*) data = {16{word}} | 512'hf0000000e0000000d0000000c0000000b0000000a00000009000000080000000700000006000000050000000400000003000000020000000100000000;
-endmodule // toe_user_logic_session$datapath$verifier$lanes
-
-
-module toe_user_logic_session$datapath$verifier$latched(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$latched
-
-
-module toe_user_logic_session$datapath$verifier$next_offset(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$next_offset
-
-
-module toe_user_logic_session$datapath$verifier$next_word(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$next_word
-
-
-module toe_user_logic_session$datapath$verifier$npackets(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$npackets
-
-
-module toe_user_logic_session$datapath$verifier$over(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$over
-
-
-module toe_user_logic_session$datapath$verifier$pick(data,flags,lane,word,lane_flags);
-    
-    // Module arguments
-    input wire  [511:0] data;
-    input wire  [63:0] flags;
-    input wire  [7:0] lane;
-    output reg  [31:0] word;
-    output reg  [3:0] lane_flags;
-    
-    // Update code (custom)
-    wire off_beat;
-    assign off_beat = |lane[7:4];
-    always @(*) begin
-        word = off_beat ? 32'd0 : data[{lane[3:0], 5'd0} +: 32];
-        lane_flags = off_beat ? 4'd0 : flags[{lane[3:0], 2'd0} +: 4];
-    end
-endmodule // toe_user_logic_session$datapath$verifier$pick
-
-
-module toe_user_logic_session$datapath$verifier$pick_keep(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$pick_keep
-
-
-module toe_user_logic_session$datapath$verifier$pick_lane(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$pick_lane
-
-
-module toe_user_logic_session$datapath$verifier$pick_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$pick_valid
-
-
-module toe_user_logic_session$datapath$verifier$pick_word(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$pick_word
-
-
-module toe_user_logic_session$datapath$verifier$rec_expected(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$rec_expected
-
-
-module toe_user_logic_session$datapath$verifier$rec_offset(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$rec_offset
-
-
-module toe_user_logic_session$datapath$verifier$rec_received(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$rec_received
-
-
-module toe_user_logic_session$datapath$verifier$rec_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$rec_valid
-
-
-module toe_user_logic_session$datapath$verifier$scan_lane(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$scan_lane
-
-
-module toe_user_logic_session$datapath$verifier$scanning(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$scanning
-
-
-module toe_user_logic_session$datapath$verifier$sel_flags(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$sel_flags
-
-
-module toe_user_logic_session$datapath$verifier$sel_lane(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$sel_lane
-
-
-module toe_user_logic_session$datapath$verifier$sel_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$sel_valid
-
-
-module toe_user_logic_session$datapath$verifier$sel_word(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$sel_word
-
-
-module toe_user_logic_session$datapath$verifier$size_q(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$size_q
-
-
-module toe_user_logic_session$datapath$verifier$under(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$under
-
-
-module toe_user_logic_session$datapath$verifier$verify_q(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$datapath$verifier$verify_q
-
-
-module toe_user_logic_session$drain(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$drain
-
-
-module toe_user_logic_session$error_q(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$error_q
-
-
-module toe_user_logic_session$fail(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$fail
-
-
-module toe_user_logic_session$lport(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$lport
-
-
-module toe_user_logic_session$pattern(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$pattern
-
-
-module toe_user_logic_session$peer(clock,take,port,mss,window_scale,held_port,held_mss,held_window_scale);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  take;
-    input wire  [15:0] port;
-    input wire  [15:0] mss;
-    input wire  [3:0] window_scale;
-    output reg  [15:0] held_port;
-    output reg  [15:0] held_mss;
-    output reg  [3:0] held_window_scale;
-    
-    // Stub signals
-    reg  [15:0] port_q$d;
-    wire  [15:0] port_q$q;
-    reg  port_q$clock;
-    reg  [15:0] mss_q$d;
-    wire  [15:0] mss_q$q;
-    reg  mss_q$clock;
-    reg  [3:0] window_scale_q$d;
-    wire  [3:0] window_scale_q$q;
-    reg  window_scale_q$clock;
-    
-    // Sub module instances
-    toe_user_logic_session$peer$port_q port_q(
-        .d(port_q$d),
-        .q(port_q$q),
-        .clock(port_q$clock)
-    );
-    toe_user_logic_session$peer$mss_q mss_q(
-        .d(mss_q$d),
-        .q(mss_q$q),
-        .clock(mss_q$clock)
-    );
-    toe_user_logic_session$peer$window_scale_q window_scale_q(
-        .d(window_scale_q$d),
-        .q(window_scale_q$q),
-        .clock(window_scale_q$clock)
-    );
-    
-    // Update code
-    always @(*) begin
-        port_q$clock = clock;
-        mss_q$clock = clock;
-        window_scale_q$clock = clock;
-        port_q$d = port_q$q;
-        mss_q$d = mss_q$q;
-        window_scale_q$d = window_scale_q$q;
-        if (take) begin
-            port_q$d = port;
-            mss_q$d = mss;
-            window_scale_q$d = window_scale;
-        end
-        held_port = port_q$q;
-        held_mss = mss_q$q;
-        held_window_scale = window_scale_q$q;
-    end
-    
-endmodule // toe_user_logic_session$peer
-
-
-module toe_user_logic_session$peer$mss_q(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$peer$mss_q
-
-
-module toe_user_logic_session$peer$port_q(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$peer$port_q
-
-
-module toe_user_logic_session$peer$window_scale_q(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$peer$window_scale_q
-
-
-module toe_user_logic_session$psize(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$psize
-
-
-module toe_user_logic_session$rport(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$rport
-
-
-module toe_user_logic_session$rx_en(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$rx_en
-
-
-module toe_user_logic_session$rxp(d,q,clock);
-    
-    // Module arguments
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 7'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$rxp
-
-
-module toe_user_logic_session$size(d,q,clock);
-    
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$size
-
-
-module toe_user_logic_session$state(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Enums
-    localparam State$Idle = 0;
-    localparam State$OpenReq = 1;
-    localparam State$WaitEst = 2;
-    localparam State$Run = 3;
-    localparam State$Drain = 4;
-    localparam State$WaitPeer = 5;
-    localparam State$CloseReq = 6;
-    localparam State$WaitClosed = 7;
-    localparam State$Finish = 8;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$state
-
-
-module toe_user_logic_session$timer(clock,reset,clear,start,stop,elapsed);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  clear;
-    input wire  start;
-    input wire  stop;
-    output reg  [63:0] elapsed;
-    
-    // Constant declarations
-    localparam  c_zero64 = 64'h0;
-    localparam  c_one64 = 64'h1;
-    
-    // Stub signals
-    reg  running$d;
-    wire  running$q;
-    reg  running$clock;
-    reg  [63:0] count$d;
-    wire  [63:0] count$q;
-    reg  count$clock;
-    
-    // Sub module instances
-    toe_user_logic_session$timer$running running(
-        .d(running$d),
-        .q(running$q),
-        .clock(running$clock)
-    );
-    toe_user_logic_session$timer$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
-    
-    // Update code
-    always @(*) begin
-        running$clock = clock;
-        count$clock = clock;
-        running$d = running$q;
-        count$d = count$q;
-        if (running$q) begin
-            count$d = count$q + c_one64;
-        end
-        if (clear) begin
-            count$d = c_zero64;
-            running$d = 1'b0;
-        end
-        if (start) begin
-            running$d = 1'b1;
-        end
-        if (stop | reset) begin
-            running$d = 1'b0;
-        end
-        elapsed = count$q;
-    end
-    
-endmodule // toe_user_logic_session$timer
-
-
-module toe_user_logic_session$timer$count(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$timer$count
-
-
-module toe_user_logic_session$timer$running(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$timer$running
-
-
-module toe_user_logic_session$tx_en(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$tx_en
-
-
-module toe_user_logic_session$txp(d,q,clock);
-    
-    // Module arguments
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 7'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$txp
-
-
-module toe_user_logic_session$verify_q(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$verify_q
-
-
-module toe_user_logic_session$was_open(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$was_open
-
-
-module toe_user_logic_session$watchdog(clock,load,timeout_ms,state,moved,armed,hurry,fire);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  load;
-    input wire  [15:0] timeout_ms;
-    input wire  [3:0] state;
-    input wire  moved;
-    input wire  armed;
-    input wire  hurry;
-    output reg  fire;
-    
-    // Constant declarations
-    localparam  c_ms_last = 20'h3d08f;
-    localparam  c_quiet_zero = 20'h0;
-    localparam  c_quiet_one = 20'h1;
-    localparam  c_zero16 = 16'h0;
-    localparam  c_one16 = 16'h1;
-    
-    // Enums
-    localparam State$Idle = 0;
-    localparam State$OpenReq = 1;
-    localparam State$WaitEst = 2;
-    localparam State$Run = 3;
-    localparam State$Drain = 4;
-    localparam State$WaitPeer = 5;
-    localparam State$CloseReq = 6;
-    localparam State$WaitClosed = 7;
-    localparam State$Finish = 8;
-    
-    // Stub signals
-    reg  on$d;
-    wire  on$q;
-    reg  on$clock;
-    reg  [15:0] last_ms$d;
-    wire  [15:0] last_ms$q;
-    reg  last_ms$clock;
-    reg  [3:0] last_state$d;
-    wire  [3:0] last_state$q;
-    reg  last_state$clock;
-    reg  [19:0] quiet_cycles$d;
-    wire  [19:0] quiet_cycles$q;
-    reg  quiet_cycles$clock;
-    reg  [15:0] quiet_ms$d;
-    wire  [15:0] quiet_ms$q;
-    reg  quiet_ms$clock;
-    reg  fired$d;
-    wire  fired$q;
-    reg  fired$clock;
-    
-    // Local signals
-    reg  progress;
-    reg  ms_tick;
-    
-    // Sub module instances
-    toe_user_logic_session$watchdog$on on(
-        .d(on$d),
-        .q(on$q),
-        .clock(on$clock)
-    );
-    toe_user_logic_session$watchdog$last_ms last_ms(
-        .d(last_ms$d),
-        .q(last_ms$q),
-        .clock(last_ms$clock)
-    );
-    toe_user_logic_session$watchdog$last_state last_state(
-        .d(last_state$d),
-        .q(last_state$q),
-        .clock(last_state$clock)
-    );
-    toe_user_logic_session$watchdog$quiet_cycles quiet_cycles(
-        .d(quiet_cycles$d),
-        .q(quiet_cycles$q),
-        .clock(quiet_cycles$clock)
-    );
-    toe_user_logic_session$watchdog$quiet_ms quiet_ms(
-        .d(quiet_ms$d),
-        .q(quiet_ms$q),
-        .clock(quiet_ms$clock)
-    );
-    toe_user_logic_session$watchdog$fired fired(
-        .d(fired$d),
-        .q(fired$q),
-        .clock(fired$clock)
-    );
-    
-    // Update code
-    always @(*) begin
-        on$clock = clock;
-        last_ms$clock = clock;
-        last_state$clock = clock;
-        quiet_cycles$clock = clock;
-        quiet_ms$clock = clock;
-        fired$clock = clock;
-        on$d = on$q;
-        last_ms$d = last_ms$q;
-        last_state$d = last_state$q;
-        quiet_cycles$d = quiet_cycles$q;
-        quiet_ms$d = quiet_ms$q;
-        fired$d = fired$q;
-        if (load) begin
-            on$d = timeout_ms != c_zero16;
-            last_ms$d = timeout_ms - c_one16;
-        end
-        last_state$d = state;
-        progress = moved | (state != last_state$q);
-        ms_tick = quiet_cycles$q == c_ms_last;
-        if (progress) begin
-            quiet_cycles$d = c_quiet_zero;
-            quiet_ms$d = c_zero16;
-        end
-        else if (ms_tick) begin
-            quiet_cycles$d = c_quiet_zero;
-            quiet_ms$d = quiet_ms$q + c_one16;
-        end
-        else begin
-            quiet_cycles$d = quiet_cycles$q + c_quiet_one;
-        end
-        fired$d = armed & ms_tick & ~progress & (hurry | (on$q & (quiet_ms$q == last_ms$q)));
-        fire = fired$q;
-    end
-    
-endmodule // toe_user_logic_session$watchdog
-
-
-module toe_user_logic_session$watchdog$fired(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$watchdog$fired
-
-
-module toe_user_logic_session$watchdog$last_ms(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$watchdog$last_ms
-
-
-module toe_user_logic_session$watchdog$last_state(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Enums
-    localparam State$Idle = 0;
-    localparam State$OpenReq = 1;
-    localparam State$WaitEst = 2;
-    localparam State$Run = 3;
-    localparam State$Drain = 4;
-    localparam State$WaitPeer = 5;
-    localparam State$CloseReq = 6;
-    localparam State$WaitClosed = 7;
-    localparam State$Finish = 8;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$watchdog$last_state
-
-
-module toe_user_logic_session$watchdog$on(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$watchdog$on
-
-
-module toe_user_logic_session$watchdog$quiet_cycles(d,q,clock);
-    
-    // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 20'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$watchdog$quiet_cycles
-
-
-module toe_user_logic_session$watchdog$quiet_ms(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
     always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // toe_user_logic_session$watchdog$quiet_ms
+        state_reg      <= state_next;
+        tx_en_reg      <= tx_en_next;
+        rx_en_reg      <= rx_en_next;
+        active_reg     <= active_next;
+        aborting_reg   <= aborting_next;
+        lport_reg      <= lport_next;
+        rport_reg      <= rport_next;
+        size_reg       <= size_next;
+        psize_reg      <= psize_next;
+        pattern_reg    <= pattern_next;
+        verify_q_reg   <= verify_q_next;
+        txp_reg        <= txp_next;
+        rxp_reg        <= rxp_next;
+        fail_reg       <= fail_next;
+        cause_reg      <= cause_next;
+        closed_q_reg   <= closed_q_next;
+        was_open_reg   <= was_open_next;
+        drain_reg      <= drain_next;
+        error_q_reg    <= error_q_next;
+        complete_q_reg <= complete_q_next;
+    end
+
+endmodule
 
 `resetall
 `default_nettype wire
