@@ -169,6 +169,7 @@ fn parse_fields(file: &Path, lines: &[&str], start: usize) -> (Vec<Port>, usize)
         } else if let Some(rest) = line.strip_prefix("pub ") {
             let (name, ty) = rest.split_once(':').unwrap_or_else(|| panic!("{}:{i}: unreadable field", file.display()));
             let ty = ty.trim();
+            let ty = ty.strip_prefix("Vec<").unwrap_or(ty);
             if ty.starts_with("Signal<In,") || ty.starts_with("Signal<Out,") {
                 ports.push(Port { name: name.trim().to_string(), group: group.clone(), doc: first_sentence(&doc) });
             }

@@ -90,7 +90,8 @@ fn models() -> Vec<Spec> {
 }
 
 /// Block-level models: (model name, data width, builder of (top module, Verilog)).
-type BlockBuilder = fn() -> Result<(String, String), hdl::verilog::HdlError>;
+/// A block model: its top module and its files (name, text), one module each.
+type BlockBuilder = fn() -> Result<(String, Vec<(String, String)>), hdl::verilog::HdlError>;
 const BLOCK_MODELS: &[(&str, usize, BlockBuilder)] = &[
     // The register file of the default design (4 sessions).
     ("regfile", 32, regfile_default),
@@ -98,25 +99,25 @@ const BLOCK_MODELS: &[(&str, usize, BlockBuilder)] = &[
     ("regfile_alt", 32, regfile_alt),
 ];
 
-/// The register file of `text`'s design for `map_edit`'s map, as a house-style file.
+/// The register file of `text`'s design for `map_edit`'s map, as house-style files.
 fn regfile_model(
     top: &str,
     text: &str,
     map_edit: fn(&mut regmap::RegisterMap),
-) -> Result<(String, String), hdl::verilog::HdlError> {
+) -> Result<(String, Vec<(String, String)>), hdl::verilog::HdlError> {
     let design = gen::parse_config(text).map_err(|e| hdl::verilog::HdlError(e.to_string()))?;
     let mut map = regmap::RegisterMap::for_design(&design);
     map_edit(&mut map);
     map.validate().map_err(|e| hdl::verilog::HdlError(e.to_string()))?;
-    let body = hdl::register_file::register_file_verilog(&design, &map, top)?;
-    Ok((top.to_string(), design.verilog_file(&body)))
+    let modules = hdl::register_file::register_file_modules(&design, &map, top, top)?;
+    Ok((top.to_string(), modules.iter().map(|m| (format!("{}.v", m.name), design.verilog_file(&m.text))).collect()))
 }
 
-fn regfile_default() -> Result<(String, String), hdl::verilog::HdlError> {
+fn regfile_default() -> Result<(String, Vec<(String, String)>), hdl::verilog::HdlError> {
     regfile_model("regfile", config::DEFAULT_TOML, |_| {})
 }
 
-fn regfile_alt() -> Result<(String, String), hdl::verilog::HdlError> {
+fn regfile_alt() -> Result<(String, Vec<(String, String)>), hdl::verilog::HdlError> {
     regfile_model("regfile_alt", &Variant::default().sessions(2).to_toml(), |map| {
         if let Some(r) = map.block_mut("toe").and_then(|b| b.register_mut("target_ip")) {
             r.offset = 0x80;
@@ -200,12 +201,18 @@ fn prepare_block(out: &Path, model: &str, width: usize, build: BlockBuilder) -> 
     let dir = out.join(model);
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
-    let (top, text) = build().unwrap_or_else(|e| panic!("model {model}: {e}"));
-    let source = dir.join(format!("{top}.v"));
-    fs::write(&source, text).unwrap();
+    let (top, files) = build().unwrap_or_else(|e| panic!("model {model}: {e}"));
+    let sources: Vec<PathBuf> = files
+        .iter()
+        .map(|(name, text)| {
+            let p = dir.join(name);
+            fs::write(&p, text).unwrap();
+            p
+        })
+        .collect();
     let consts = format!("    pub const DATA_WIDTH: usize = {width};\n");
     let summary = format!("block `{top}`, {width} bits");
-    Prepared { model: model.into(), top, sources: vec![source], summary, consts, cost: 1024 }
+    Prepared { model: model.into(), top, sources, summary, consts, cost: 1024 }
 }
 
 fn main() {

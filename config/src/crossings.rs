@@ -5,8 +5,9 @@
 //! must constrain exactly those. The block exports a [`Crossings`] and the
 //! assembly hands it to the flows, so no name is typed twice.
 
-/// Names of the registers a design's crossings consist of, as instance paths
-/// relative to the module that holds them, `/`-separated (`req_sync/ff1`).
+/// Names of the registers a design's crossings consist of, as Verilog paths
+/// relative to the module that holds them, `/`-separated
+/// (`u_req_sync/ff1_reg`: the register `ff1_reg` of instance `u_req_sync`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Crossings {
     /// Synchroniser flip-flops (two per synchronised level): false paths into

@@ -26,9 +26,9 @@
 //!     Port::new(Group::ToeGlobal, "init", Output, 1),
 //! ]);
 //! let crossings = config::crossings::Crossings {
-//!     sync_flops: vec!["req_sync/ff1".into(), "req_sync/ff2".into()],
-//!     to_user: vec!["req_data".into()],
-//!     to_bus: vec!["resp_data".into()],
+//!     sync_flops: vec!["u_req_sync/ff1_reg".into(), "u_req_sync/ff2_reg".into()],
+//!     to_user: vec!["req_data_reg".into()],
+//!     to_bus: vec!["resp_data_reg".into()],
 //! };
 //! let inputs = flows::FlowInputs::standard(&design, vec!["rtl/toe_user_logic.v".into()])
 //!     .with_ports(ports)

@@ -43,7 +43,7 @@ set_instance_assignment -name VIRTUAL_PIN ON -to *
 foreach clk $clock_ports {
     set_instance_assignment -name VIRTUAL_PIN OFF -to $clk
 }
-{% if let Some(x) = cdc %}# Register-file crossing: the synchroniser flip-flops (instances .../req_sync/ff1/q ...).{% for c in x.quartus_sync %}
+{% if let Some(x) = cdc %}# Register-file crossing: the synchroniser flip-flops (registers u_core|u_req_sync|ff1_reg ...).{% for c in x.quartus_sync %}
 set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {{ c }}{% endfor %}
 {% endif %}export_assignments
 

@@ -38,7 +38,7 @@ set_clock_groups -asynchronous{% for c in board_clocks %} -group [get_clocks -in
 # constraints"). Its two clocks are not put in asynchronous groups: a clock group would
 # override these max delays. If your platform derives them from two different board
 # clocks, the board clock groups above do the same: derive both from one board clock.
-# Synchroniser flip-flops (modules <regs>$core$req_sync$ff1 ...; instances .../req_sync/ff1/q):{% for c in x.vivado_sync %}
+# Synchroniser flip-flops (registers u_core/u_req_sync/ff1_reg ... of the register file):{% for c in x.vivado_sync %}
 set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {{ c }}]{% endfor %}
 # Held values, stable while the other domain samples them: at most one destination period.{% for c in x.crossings %}
 # {{ c.what }}

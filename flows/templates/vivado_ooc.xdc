@@ -8,7 +8,7 @@ create_clock -period {{ c.period }} -name {{ c.name }} [get_ports {{ c.name }}]{
 # Register-file crossing (docs/register_file.md, "Implementation constraints").
 # The two clocks are not put in asynchronous groups: a clock group would override
 # the max delays below, and any other path between them should show up in timing.
-# Synchroniser flip-flops (modules <regs>$core$req_sync$ff1 ...; instances .../req_sync/ff1/q):{% for c in x.vivado_sync %}
+# Synchroniser flip-flops (registers u_core/u_req_sync/ff1_reg ... of the register file):{% for c in x.vivado_sync %}
 set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {{ c }}]{% endfor %}
 # Held values, stable while the other domain samples them: at most one destination period.{% for c in x.crossings %}
 # {{ c.what }}

@@ -125,12 +125,12 @@ fn assert_synchronizers(run: &Run, what: &str, vendor: Vendor) {
             Vendor::Amd => run.assert_has(
                 what,
                 "set_property",
-                &["ASYNC_REG", "TRUE", &format!("cell:IS_SEQUENTIAL && (NAME =~ */{ff}/*)")],
+                &["ASYNC_REG", "TRUE", &format!("cell:IS_SEQUENTIAL && (NAME =~ */{ff}*)")],
             ),
             Vendor::Intel => run.assert_has(
                 what,
                 "set_instance_assignment",
-                &["-name", "SYNCHRONIZER_IDENTIFICATION", "FORCED", "-to", &format!("*|{}|*", ff.replace('/', "|"))],
+                &["-name", "SYNCHRONIZER_IDENTIFICATION", "FORCED", "-to", &format!("*|{}*", ff.replace('/', "|"))],
             ),
         }
     }
@@ -156,7 +156,7 @@ fn assert_cdc(run: &Run, what: &str, inputs: &FlowInputs, dest: &dyn Fn(&str) ->
     for (r, port) in held_registers() {
         let period = period_of(inputs, port);
         let found = run.cmds("set_max_delay").any(|rec| {
-            rec.iter().any(|a| a.starts_with("cell:IS_SEQUENTIAL") && a.contains(&format!("NAME =~ */{r}/*")))
+            rec.iter().any(|a| a.starts_with("cell:IS_SEQUENTIAL") && a.contains(&format!("NAME =~ */{r}*")))
                 && rec.iter().any(|a| a == "-datapath_only")
                 && contains_seq(&rec[1..], &["-to", &dest(port)])
                 && rec.last().map(|p| close(p, period)).unwrap_or(false)
@@ -655,7 +655,7 @@ fn check_quartus_board(
 fn assert_cdc_sdc(run: &Run, what: &str, inputs: &FlowInputs) {
     for (r, port) in held_registers() {
         let period = period_of(inputs, port);
-        let from = format!("reg:*|{r}|*");
+        let from = format!("reg:*|{r}*");
         let to = format!("clock:{port}");
         let max = run.cmds("set_max_delay").any(|rec| {
             contains_seq(&rec[1..], &["-from", &from, "-to", &to])

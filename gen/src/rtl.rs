@@ -145,7 +145,7 @@ pub fn generate(design: &config::Design, map: &regmap::RegisterMap) -> Result<Rt
     let session_modules = hdl::verilog::session_modules(design.data_width, design.user_clock_khz(), &design.name)?;
     let session_ports = hdl::verilog::session_ports(design.data_width)?;
     let regs = register_file_module(design);
-    let regs_text = hdl::register_file::register_file_verilog(design, map, &regs)?;
+    let regs_modules = hdl::register_file::register_file_modules(design, map, &regs, &design.name)?;
     let regs_ports = hdl::register_file::register_file_ports(design, map)?;
     let (top, plan) = top_template(design, &regs, regs_ports.ports(), &session, &session_ports)?;
     let top_text = top.render().map_err(|e| GenError::Template(e.to_string()))?;
@@ -154,9 +154,9 @@ pub fn generate(design: &config::Design, map: &regmap::RegisterMap) -> Result<Rt
     // scripts take the last file's module as the top.
     let mut files: Vec<GeneratedFile> = session_modules
         .iter()
+        .chain(&regs_modules)
         .map(|m| GeneratedFile { path: format!("{RTL_DIR}/{}.v", m.name), contents: design.verilog_file(&m.text) })
         .collect();
-    files.push(GeneratedFile { path: format!("{RTL_DIR}/{regs}.v"), contents: design.verilog_file(&regs_text) });
     files
         .push(GeneratedFile { path: format!("{RTL_DIR}/{}.v", design.name), contents: design.verilog_file(&top_text) });
     let sources: Vec<String> = files.iter().map(|f| f.path.clone()).collect();

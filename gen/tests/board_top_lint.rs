@@ -38,12 +38,18 @@ fn lint(config_text: &str, what: &str) {
         assert!(!filelist.contains(f.as_str()), "{what}: {f} must not be in rtl/files.f");
     }
     // The crossing constraints match the register file's instances.
-    let regs = fs::read_to_string(dir.path().join(format!("rtl/{top}_regs.v"))).unwrap();
+    let core = fs::read_to_string(dir.path().join(format!("rtl/{top}_regs_core.v"))).unwrap();
+    let sync = fs::read_to_string(dir.path().join(format!("rtl/{top}_sync_bit.v"))).unwrap();
     let c = hdl::register_file::crossings();
     for path in c.sync_flops.iter().chain(&c.to_user).chain(&c.to_bus) {
-        let leaf = path.rsplit('/').next().unwrap();
-        let module = format!("{top}_regs$core${}", path.replace('/', "$"));
-        assert!(regs.contains(&format!("{module} {leaf}(")), "{what}: no instance {path} in the register file");
+        let (text, reg) = match path.split_once('/') {
+            Some((inst, reg)) => {
+                assert!(core.contains(&format!("{top}_sync_bit {inst} (")), "{what}: no instance {inst} in the core");
+                (&sync, reg)
+            }
+            None => (&core, path.as_str()),
+        };
+        assert!(text.contains(&format!(" {reg} = ")), "{what}: no register {path} in the register file");
     }
     let board_text = fs::read_to_string(dir.path().join(&board)).unwrap();
     assert!(

@@ -34,6 +34,13 @@ pub struct SyncBit {
     verilog_name: crate::emit::ModuleName<Self>,
 }
 
+/// The attributes on each flip-flop of a [`SyncBit`] in the Verilog: Vivado
+/// keeps the pair together and out of retiming (`ASYNC_REG`), Quartus
+/// identifies it as a synchroniser for its metastability analysis. The
+/// constraints (`flows`) set the same properties by name as well.
+pub const SYNCHRONISER_ATTRIBUTES: &str =
+    "(* ASYNC_REG = \"TRUE\", altera_attribute = \"-name SYNCHRONIZER_IDENTIFICATION FORCED\" *)";
+
 impl SyncBit {
     /// The instance names of the two flip-flops, first to last: the paths
     /// (`<sync>/ff1`) the implementation constraints name.

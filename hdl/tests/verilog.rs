@@ -5,6 +5,7 @@ fn session_verilog_has_named_nonempty_modules_for_every_width() {
     for width in config::DATA_WIDTHS {
         let text = hdl::verilog::session_verilog(width, 250_000, "dut_session").unwrap();
         assert!(text.contains("module dut_session("), "width {width}");
+        // rust-hdl's own writer, the lockstep test's reference, names children by path.
         assert!(text.contains("module dut_session$datapath$generator("), "width {width}");
         assert!(text.contains(&format!("[{}:0] toe_tx_tdata;", width - 1)), "width {width}");
         assert!(!text.contains("module top"), "width {width}: rust-hdl's default name leaked");

@@ -125,17 +125,27 @@ fn draw_habit(rng: &mut Rng, width: usize) -> Habit {
 /// `ports`; `clocks` are the inputs toggled as clocks (each takes a rising
 /// and a falling edge every cycle; with several, a random subset ticks each
 /// cycle, so unrelated clocks drift). Inputs named in `rare` (resets) are
-/// high in about one cycle of a thousand. Returns the first mismatch.
+/// asserted in the first two cycles and then in about one cycle of a
+/// thousand: high, or low for a name written `!name` (an active-low reset).
+/// An input named in `choices` (an address bus) takes one of its listed
+/// values three times in four when it changes, so the stimulus lands on
+/// the few values that matter. Returns the outputs that changed at least
+/// once (what the stimulus reached), or the first mismatch.
 pub fn run(
     fns: &'static ModelFns,
     ports: &[PortSpec],
     clocks: &[&str],
     rare: &[&str],
+    choices: &[(&str, &[u64])],
     cycles: u64,
     seed: u64,
-) -> Result<(), Mismatch> {
+) -> Result<Vec<String>, Mismatch> {
     let mut model = Model::new(fns);
-    let mut rng = Rng(seed | 1);
+    // splitmix64 of the seed: nearby seeds give unrelated runs, and none is 0.
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    let mut rng = Rng((z ^ (z >> 31)) | 1);
     let clock_ports: Vec<Port> = clocks.iter().map(|c| model.port(c)).collect();
     let inputs: Vec<(&PortSpec, Port)> = ports
         .iter()
@@ -150,19 +160,30 @@ pub fn run(
     let mut habits: Vec<Habit> = Vec::new();
     let mut words = Vec::new();
     let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut first: Vec<Vec<u32>> = vec![Vec::new(); outputs.len()];
+    let mut changed = vec![false; outputs.len()];
     for cycle in 0..cycles {
         if cycle % 512 == 0 {
             habits = inputs.iter().map(|(p, _)| draw_habit(&mut rng, p.width)).collect();
         }
         for ((spec, port), habit) in inputs.iter().zip(&habits) {
-            if rare.contains(&spec.name.as_str()) {
-                model.set(*port, u64::from(rng.below(1000) == 0 || cycle < 2));
+            let name = spec.name.as_str();
+            if let Some(high) = rare.iter().find_map(|r| match r.strip_prefix('!') {
+                Some(low) if low == name => Some(false),
+                None if *r == name => Some(true),
+                _ => None,
+            }) {
+                let asserted = rng.below(1000) == 0 || cycle < 2;
+                model.set(*port, u64::from(asserted == high));
                 continue;
             }
             if cycle > 0 && rng.below(1024) >= habit.change {
                 continue;
             }
-            if spec.width == 1 {
+            let listed = choices.iter().find(|(n, _)| *n == name).map(|(_, v)| *v).filter(|v| !v.is_empty());
+            if let Some(values) = listed.filter(|_| rng.below(4) != 0) {
+                model.set(*port, values[rng.below(values.len() as u64) as usize]);
+            } else if spec.width == 1 {
                 model.set(*port, u64::from(rng.below(1024) < habit.level));
             } else {
                 words.clear();
@@ -177,7 +198,7 @@ pub fn run(
             }
         }
         model.eval();
-        for (spec, r, c) in &outputs {
+        for (i, (spec, r, c)) in outputs.iter().enumerate() {
             let n = spec.width.div_ceil(32);
             a.resize(n, 0);
             b.resize(n, 0);
@@ -185,6 +206,11 @@ pub fn run(
             model.get_wide(*c, &mut b);
             if a != b {
                 return Err(Mismatch { cycle, output: spec.name.clone(), reference: a, candidate: b });
+            }
+            if cycle == 0 {
+                first[i] = a.clone();
+            } else if !changed[i] && first[i] != a {
+                changed[i] = true;
             }
         }
         let ticking: Vec<Port> = if clock_ports.len() == 1 {
@@ -205,7 +231,7 @@ pub fn run(
         }
         model.eval();
     }
-    Ok(())
+    Ok(outputs.iter().zip(changed).filter(|(_, c)| *c).map(|((spec, ..), _)| spec.name.clone()).collect())
 }
 
 #[cfg(test)]

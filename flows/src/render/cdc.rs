@@ -22,10 +22,12 @@ pub(super) struct Crossing {
     pub(super) what: &'static str,
 }
 
-/// The crossing constraints. rust-hdl names the modules
-/// `<regs>$core$req_sync$ff1`; the instance path of the flip-flop is
-/// `.../core/req_sync/ff1/q` (`|` in Quartus), which is what the constraints
-/// match.
+/// The crossing constraints. The names are Verilog paths relative to the
+/// register-file core (`u_req_sync/ff1_reg`, `req_addr_reg`); the cells the
+/// tools infer from a register take its name and more (Vivado:
+/// `.../u_core/u_req_sync/ff1_reg_reg`, `.../req_addr_reg_reg[3]`; Quartus:
+/// `...|u_core|req_addr_reg[3]`), so each name matches as a prefix of the
+/// cell's last path element.
 pub(super) struct Cdc {
     /// Vivado filter of each synchroniser flip-flop, as Tcl words.
     pub(super) vivado_sync: Vec<String>,
@@ -45,10 +47,10 @@ pub(super) fn cdc(inputs: &FlowInputs) -> Option<Cdc> {
     let user = inputs.clocks.iter().find(|c| c.port == USER_CLOCK_PORT)?;
     let reg = inputs.clocks.iter().find(|c| c.port == REG_CLOCK_PORT)?;
     let vivado = |names: &[String]| {
-        let terms: Vec<String> = names.iter().map(|n| format!("NAME =~ */{n}/*")).collect();
+        let terms: Vec<String> = names.iter().map(|n| format!("NAME =~ */{n}*")).collect();
         tcl_word(&format!("IS_SEQUENTIAL && ({})", terms.join(" || ")))
     };
-    let quartus = |n: &str| tcl_word(&format!("*|{}|*", n.replace('/', "|")));
+    let quartus = |n: &str| tcl_word(&format!("*|{}*", n.replace('/', "|")));
     let crossing = |names: &[String], clock: &ClockPort, what| Crossing {
         vivado_cells: vivado(names),
         quartus_regs: names.iter().map(|n| quartus(n)).collect(),

@@ -260,12 +260,24 @@ impl<'a> Emitter<'a> {
             for p in inst.node.atoms.iter().filter(|a| is_port(&a.kind)) {
                 let stub = format!("{}${}", inst.node.field, p.name);
                 let input = p.kind == AtomKind::InputParameter;
+                // An input fed from one of the parent's inputs or registers
+                // (neither is assigned in the code) is wired to it.
+                let steady = |rhs: &str| {
+                    inputs.contains(rhs)
+                        || rhs.strip_suffix("$q").is_some_and(|f| flops.iter().any(|flop| flop.field == f))
+                };
                 let direct = if input {
                     assigns
                         .iter()
-                        .find(|(_, lhs, rhs)| *lhs == stub && inputs.contains(rhs.as_str()))
+                        .find(|(_, lhs, rhs)| *lhs == stub && steady(rhs))
                         .filter(|_| uses(&stub, &lines) == 1)
-                        .map(|(line, _, rhs)| (*line, ident(rhs)))
+                        .map(|(line, _, rhs)| {
+                            let net = match rhs.strip_suffix("$q") {
+                                Some(f) if !inputs.contains(rhs.as_str()) => register_name(f),
+                                _ => ident(rhs),
+                            };
+                            (*line, net)
+                        })
                 } else {
                     assigns
                         .iter()
@@ -364,11 +376,10 @@ impl<'a> Emitter<'a> {
 
         // The text.
         let mut t = String::new();
-        let _ = writeln!(t, "// {name}: {}", doc.banner.first().copied().unwrap_or(""));
-        for line in doc.banner.iter().skip(1) {
+        let _ = writeln!(t, "// {name}: Rust block `{}` ({})\n//", doc.rust_name, doc.file);
+        for line in doc.banner {
             let _ = writeln!(t, "//{}{line}", if line.is_empty() { "" } else { " " });
         }
-        let _ = writeln!(t, "//\n// Rust: {} ({}).", doc.rust_name, doc.file);
         let _ = writeln!(t, "module {name} (");
         let port_lines = self.port_lines(&ports, doc, &wire_outputs, custom.is_some(), &err)?;
         t.push_str(&port_lines);
@@ -390,8 +401,12 @@ impl<'a> Emitter<'a> {
         if !flops.is_empty() {
             t.push_str("\n    // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next\n");
             let w = flops.iter().map(|f| decl_type(f.width, f.signed).len()).max().unwrap_or(0);
+            let attributes = flop_attributes(&rust_type);
             for f in &flops {
                 let ty = decl_type(f.width, f.signed);
+                if let Some(a) = attributes {
+                    let _ = writeln!(t, "    {a}");
+                }
                 let _ = writeln!(t, "    reg {ty:w$} {}_reg = {};", f.name, f.init);
                 let _ = writeln!(t, "    reg {ty:w$} {}_next;", f.name);
             }
@@ -414,7 +429,7 @@ impl<'a> Emitter<'a> {
                 let kind = if *is_reg { "reg " } else { "wire" };
                 let _ = writeln!(t, "    {kind} {:w$} {n};", decl_type(*width, *signed));
             }
-            let _ = writeln!(t, "    {} u_{} (", inst.module, inst.field);
+            let _ = writeln!(t, "    {} {} (", inst.module, instance_name(&inst.field));
             let pw = conns.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
             for (k, (p, net)) in conns.iter().enumerate() {
                 let comma = if k + 1 < conns.len() { "," } else { "" };
@@ -471,10 +486,15 @@ impl<'a> Emitter<'a> {
         let mut rows = Vec::new();
         for p in ports {
             let name = ident(&p.name);
+            // An element of a `Vec` of ports (`value$3`) has its field's doc.
+            let field = match p.name.rsplit_once('$') {
+                Some((field, index)) if index.bytes().all(|b| b.is_ascii_digit()) => field,
+                _ => p.name.as_str(),
+            };
             let d = doc
                 .ports
                 .iter()
-                .find(|d| d.name == p.name)
+                .find(|d| d.name == field)
                 .ok_or_else(|| err(format!("port `{}` has no doc comment entry in {}", p.name, doc.file)))?;
             let dir = match p.kind {
                 AtomKind::InputParameter => "input  wire",
@@ -508,6 +528,23 @@ impl<'a> Emitter<'a> {
         }
         Ok(t)
     }
+}
+
+/// The attributes the vendor tools read on every flip-flop of a block of
+/// type `rust_type`: a synchroniser's are `ASYNC_REG` (Vivado) and
+/// synchroniser identification (Quartus).
+fn flop_attributes(rust_type: &str) -> Option<&'static str> {
+    (rust_type == module_name::rust_type_name::<crate::cdc::SyncBit>()).then_some(crate::cdc::SYNCHRONISER_ATTRIBUTES)
+}
+
+/// The Verilog name of the instance of child block `field`.
+pub fn instance_name(field: &str) -> String {
+    format!("u_{}", ident(field))
+}
+
+/// The Verilog name of the register of flip-flop field `field`.
+pub fn register_name(field: &str) -> String {
+    format!("{}_reg", ident(field))
 }
 
 /// `[7:0]` or `signed [7:0]`, empty for one unsigned bit.

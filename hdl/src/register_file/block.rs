@@ -7,8 +7,8 @@
 //! runs (and emits the Verilog of) the parts in a fixed order, so the core is
 //! one module with one update block, exactly as if it were written in one
 //! function. Keeping the parts' registers here rather than in child blocks
-//! keeps the instance paths the implementation constraints name
-//! (`core/req_sync/ff1`).
+//! keeps the register names the implementation constraints name
+//! (`u_core/u_req_sync/ff1_reg`, `u_core/req_addr_reg`).
 
 use rust_hdl::prelude::*;
 
@@ -60,11 +60,11 @@ pub(super) mod part {
 /// The rust-hdl logic of the register file over the slot lists of a
 /// [`Layout`]: the AXI4-Lite slave and the request side of the crossing in
 /// `s_axil_aclk`, the registers in `user_clk`. Slot `k` of each kind is port
-/// element `k` (`value$k`, `pulse$k`, ...); the wrapper of
-/// [`register_file_verilog`](super::register_file_verilog) gives them their
+/// element `k` (`value_k`, `pulse_k`, ... in the Verilog); the wrapper of
+/// [`register_file_modules`](super::register_file_modules) gives them their
 /// field names. The fields of the parts live here, in one flat block, so
-/// every register keeps its instance path (`core/req_sync/ff1`); the logic of
-/// each part is in the file of its job.
+/// every register keeps its name in the core (`u_req_sync/ff1_reg`,
+/// `req_addr_reg`); the logic of each part is in the file of its job.
 #[derive(LogicBlock)]
 pub struct RegisterFileCore {
     /// Register-bus clock.

@@ -41,7 +41,7 @@
 //! constant for other `ro`, and a latch for the volatile `ro` bits of a wide
 //! value's high half), each with its address, masks and reset from the map.
 //! [`RegisterFileCore`] is the rust-hdl logic over those slot lists (loops over
-//! `Vec`s of constants); [`register_file_verilog`] wraps it in a module with
+//! `Vec`s of constants); [`register_file_modules`] wraps it in a module with
 //! plain port names, one group per block instance (`toe_*`, `s<n>_*` for
 //! exactly `design.sessions` sessions): rust-hdl cannot give a block a number
 //! of ports that depends on the configuration, so that wrapper is written
@@ -52,7 +52,8 @@
 //! `axi_lite.rs` (the AXI4-Lite slave), `crossing.rs` (the clock crossing and
 //! the names its constraints need), `fields.rs` (the logic of each kind of
 //! field), `wrapper.rs` (the Verilog wrapper and its port list). This file
-//! holds the entry points: the Verilog ([`register_file_verilog`]), the
+//! holds the entry points: the Verilog ([`register_file_modules`], and
+//! rust-hdl's form of it as the lockstep test's reference), the
 //! wrapper's ports as data ([`register_file_ports`]) and the crossing's
 //! registers as data ([`crossings`]).
 
@@ -74,11 +75,10 @@ pub use block::{RegisterFileCore, BUS_ADDRESS_BITS, DECODE_ADDRESS_BITS, OUT_OF_
 pub use crossing::{crossings, SYNCHRONISERS, TO_BUS, TO_USER};
 pub use layout::{port_group, Layout, PortBits, PortKind, Slot, UserPort, CYCLE_COUNTER};
 
-/// Name of the core module inside `module`'s Verilog: a child of the wrapper,
-/// named as rust-hdl names children, so the file holds `module` and its
-/// `$` children only.
+/// Name of the core module of the register file `module`: the wrapper's
+/// child (instance `u_core`).
 pub fn core_module(module: &str) -> String {
-    format!("{module}$core")
+    format!("{module}_core")
 }
 
 /// The layout of `map` after checking that it has the sessions of `design`.
@@ -93,16 +93,40 @@ fn checked_layout(design: &config::Design, map: &RegisterMap) -> Result<Layout, 
     Layout::new(map)
 }
 
-/// The Verilog of the register file of `map` as module `module` (plain
-/// ports, see [`UserPort`]) and its core `<module>$core` with the rust-hdl
-/// submodules. `design` names the sessions the map must have.
-pub fn register_file_verilog(design: &config::Design, map: &RegisterMap, module: &str) -> Result<String, HdlError> {
+/// The register file of `map` as module `module` (plain ports, see
+/// [`UserPort`]) and the modules under it, one per block type, from the
+/// project's writer ([`crate::emit`]): its core `<module>_core` and the
+/// synchroniser `<prefix>_sync_bit`; children first, `module` last. `design`
+/// names the sessions the map must have.
+pub fn register_file_modules(
+    design: &config::Design,
+    map: &RegisterMap,
+    module: &str,
+    prefix: &str,
+) -> Result<Vec<crate::emit::Module>, HdlError> {
     let layout = checked_layout(design, map)?;
-    let core = block_verilog(&mut RegisterFileCore::new(&layout), &core_module(module))?;
-    Ok(format!("{}\n{core}", wrapper::wrapper(&layout, module)))
+    let mut modules = crate::emit::emit(&mut RegisterFileCore::new(&layout), &core_module(module), prefix)?;
+    modules.push(crate::emit::Module {
+        name: module.to_string(),
+        text: wrapper::wrapper(&layout, module, wrapper::CoreWriter::Emit),
+    });
+    Ok(modules)
 }
 
-/// The ports of the module [`register_file_verilog`] writes, in declaration
+/// The same register file with its core written by rust-hdl's own writer
+/// (`<module>$core` and its `$` children, one text): the reference the
+/// lockstep test compares [`register_file_modules`] with.
+pub fn register_file_reference_verilog(
+    design: &config::Design,
+    map: &RegisterMap,
+    module: &str,
+) -> Result<String, HdlError> {
+    let layout = checked_layout(design, map)?;
+    let core = block_verilog(&mut RegisterFileCore::new(&layout), &format!("{module}$core"))?;
+    Ok(format!("{}\n{core}", wrapper::wrapper(&layout, module, wrapper::CoreWriter::RustHdl)))
+}
+
+/// The ports of the module [`register_file_modules`] writes, in declaration
 /// order, each in its group: `user_clk`/`user_rst` in [`Group::Clock`], the
 /// AXI4-Lite slave in [`Group::Bus`], the `toe` block's ports in
 /// [`Group::ToeGlobal`], the `info` block's in [`Group::Info`], session
@@ -125,6 +149,11 @@ mod tests {
 
     fn design(sessions: usize) -> config::Design {
         config::parse(&config::default_toml_with_sessions(sessions)).unwrap()
+    }
+
+    /// Every module of the register file `module`, one text, the wrapper last.
+    fn register_file_verilog(d: &config::Design, map: &RegisterMap, module: &str) -> Result<String, HdlError> {
+        Ok(register_file_modules(d, map, module, "t")?.into_iter().map(|m| m.text).collect::<Vec<_>>().join("\n"))
     }
 
     #[test]
@@ -150,7 +179,10 @@ mod tests {
             assert_eq!(port.2, BUS_ADDRESS_BITS, "{name}");
         }
         assert!(map.address_bits() < BUS_ADDRESS_BITS as u32);
-        assert!(text.contains("module regfile$core("));
+        assert!(text.contains("module regfile_core ("));
+        assert!(text.contains("    regfile_core u_core ("));
+        let dollar = text.lines().find(|l| l.contains('$'));
+        assert!(dollar.is_none(), "`$` in the register file: {dollar:?}");
     }
 
     #[test]
@@ -166,11 +198,6 @@ mod tests {
             let declared: Vec<(&str, &str, usize)> =
                 declared.iter().map(|p| (p.0.as_str(), p.1.keyword(), p.2)).collect();
             assert_eq!(planned, declared, "{sessions} sessions");
-            let names: Vec<&str> = planned.iter().map(|p| p.0).collect();
-            assert!(
-                text.contains(&format!("module regfile({});\n", names.join(", "))),
-                "{sessions} sessions: header order"
-            );
         }
     }
 
@@ -245,22 +272,23 @@ mod tests {
     fn lint(sessions: usize) {
         let d = design(sessions);
         let map = RegisterMap::for_design(&d);
-        let body = register_file_verilog(&d, &map, "regfile").unwrap();
-        let text = format!(
-            "`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n{body}\n`resetall\n`default_nettype wire\n"
-        );
         let dir = std::env::temp_dir().join(format!("regfile-lint-{}-{sessions}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("regfile.v");
-        std::fs::write(&file, &text).unwrap();
-        if let Ok(path) = std::env::var("REGFILE_DUMP") {
-            std::fs::write(path, &text).unwrap();
+        let mut files = Vec::new();
+        for m in register_file_modules(&d, &map, "regfile", "t").unwrap() {
+            let text = format!(
+                "`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n{}\n`resetall\n`default_nettype wire\n",
+                m.text
+            );
+            let file = dir.join(format!("{}.v", m.name));
+            std::fs::write(&file, &text).unwrap();
+            files.push(file);
         }
         let waivers = verilate::write_waivers(&dir).unwrap();
         let out = std::process::Command::new("verilator")
             .args(["--lint-only", "-Wall", "--top-module", "regfile"])
             .arg(&waivers)
-            .arg(&file)
+            .args(&files)
             .output()
             .expect("verilator (make deps)");
         let _ = std::fs::remove_dir_all(&dir);

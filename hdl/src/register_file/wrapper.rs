@@ -60,27 +60,39 @@ pub(super) fn ports(layout: &Layout) -> Vec<Port> {
 fn group_comment(group: Group) -> String {
     match group {
         Group::Bus => "    // AXI4-Lite slave, s_axil_aclk domain".to_string(),
-        Group::Clock => "\n    // User clock domain: clock, synchronous reset, registers".to_string(),
-        other => format!("    // {}", other.top_name("").trim_end_matches('_')),
+        Group::Clock => "\n    // User clock domain: clock, synchronous reset".to_string(),
+        other => format!("\n    // {} registers", other.top_name("").trim_end_matches('_')),
     }
 }
 
+/// How the core the wrapper instantiates is written: by the project's
+/// writer (`hdl::emit`: module `<module>_core`, instance `u_core`, slot
+/// ports `value_<k>`) or by rust-hdl's, the lockstep test's reference
+/// (module `<module>$core`, instance `core`, slot ports `value$<k>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CoreWriter {
+    Emit,
+    RustHdl,
+}
+
 /// The wrapper `module` around the core: plain ports, pure wiring.
-pub(super) fn wrapper(layout: &Layout, module: &str) -> String {
+pub(super) fn wrapper(layout: &Layout, module: &str, writer: CoreWriter) -> String {
     let ports = ports(layout);
     let mut v = String::new();
-    let _ = writeln!(v, "// Register file: AXI4-Lite slave in s_axil_aclk, registers in user_clk.");
-    let _ = writeln!(v, "// Generated from the register map; see docs/register_file.md.");
-    let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
-    let _ = writeln!(v, "module {module}({});\n", names.join(", "));
+    let _ = writeln!(v, "// {module}: the register file, an AXI4-Lite slave in s_axil_aclk whose registers");
+    let _ = writeln!(v, "// live in user_clk, generated from the register map (docs/register_file.md).");
+    let _ = writeln!(v, "// Pure wiring: the core's 32-bit slot words to and from the fields' ports.");
+    let _ = writeln!(v, "module {module} (");
     let mut group = None;
-    for p in &ports {
+    for (i, p) in ports.iter().enumerate() {
         if group != Some(p.group) {
             let _ = writeln!(v, "{}", group_comment(p.group));
             group = Some(p.group);
         }
-        let _ = writeln!(v, "    {} wire {}{};", p.direction.keyword(), range(p.width), p.name);
+        let comma = if i + 1 < ports.len() { "," } else { "" };
+        let _ = writeln!(v, "    {:6} wire {}{}{comma}", p.direction.keyword(), range(p.width), p.name);
     }
+    let _ = writeln!(v, ");");
 
     // Core outputs by slot, and the bits of each that reach a port.
     let kinds: [(&str, Cat, usize); 6] = [
@@ -130,8 +142,11 @@ pub(super) fn wrapper(layout: &Layout, module: &str) -> String {
         }
     }
 
-    let core = core_module(module);
-    let _ = writeln!(v, "\n    {core} core (");
+    let (core, instance, sep) = match writer {
+        CoreWriter::Emit => (core_module(module), "u_core", '_'),
+        CoreWriter::RustHdl => (format!("{module}$core"), "core", '$'),
+    };
+    let _ = writeln!(v, "\n    {core} {instance} (");
     let mut conns: Vec<String> = Vec::new();
     // The core's bus and clock ports have the wrapper's names and widths:
     // the whole bus address reaches the core, which decodes every bit.
@@ -141,7 +156,7 @@ pub(super) fn wrapper(layout: &Layout, module: &str) -> String {
     conns.push("        .cycle_count(cycle_count)".into());
     for (name, _, n) in kinds {
         for k in 0..n {
-            conns.push(format!("        .{name}${k}({name}_{k})"));
+            conns.push(format!("        .{name}{sep}{k}({name}_{k})"));
         }
     }
     let _ = writeln!(v, "{}\n    );\n", conns.join(",\n"));
