@@ -4,7 +4,9 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// toe_user_logic_data_verifier: Data verifier: one session's receive stream against the incremental
+// toe_user_logic_data_verifier: Rust block `DataVerifier` (hdl/src/data_verifier.rs)
+//
+// Data verifier: one session's receive stream against the incremental
 // pattern, one beat per cycle at any width.
 //
 //  s_t* --> A: register the beat, its expected word, offset, bytes left in the transfer (room)
@@ -16,8 +18,6 @@
 //           scan: a lane a cycle (LaneSelect, registered; LaneCheck, registered)
 //                 to the first wrong byte
 //        --> bytes, packets, complete, error, err_count, err_valid, err_offset/expected/received, err_cause
-//
-// Rust: DataVerifier (hdl/src/data_verifier.rs).
 module toe_user_logic_data_verifier (
     // Clock and reset
     input  wire         clock,         // User clock
@@ -196,58 +196,48 @@ module toe_user_logic_data_verifier (
     reg        found;
 
     // lanes
-    reg  [31:0]  lanes_word;
     wire [255:0] lanes_data;
     toe_user_logic_pattern_lanes u_lanes (
-        .word(lanes_word),
+        .word(a_word_reg),
         .data(lanes_data)
     );
 
     // check
-    reg  [255:0] check_data;
     reg  [255:0] check_expected;
-    reg  [31:0]  check_keep;
-    reg  [7:0]   check_room;
     wire [31:0]  check_lane_err;
     wire [31:0]  check_lane_over;
     wire [7:0]   check_count;
     toe_user_logic_beat_check u_check (
-        .data     (check_data),
+        .data     (a_data_reg),
         .expected (check_expected),
-        .keep     (check_keep),
-        .room     (check_room),
+        .keep     (a_keep_reg),
+        .room     (a_room_reg),
         .lane_err (check_lane_err),
         .lane_over(check_lane_over),
         .count    (check_count)
     );
 
     // pick
-    reg  [255:0] pick_data;
-    reg  [31:0]  pick_flags;
-    reg  [7:0]   pick_lane;
-    wire [31:0]  pick_word;
-    wire [3:0]   pick_lane_flags;
+    wire [31:0] pick_word;
+    wire [3:0]  pick_lane_flags;
     toe_user_logic_lane_select u_pick (
-        .data      (pick_data),
-        .flags     (pick_flags),
-        .lane      (pick_lane),
+        .data      (cap_data_reg),
+        .flags     (cap_keep_reg),
+        .lane      (scan_lane_reg),
         .word      (pick_word),
         .lane_flags(pick_lane_flags)
     );
 
     // lane_check
-    reg  [31:0] lane_check_word;
     reg  [31:0] lane_check_expected;
-    reg  [3:0]  lane_check_keep;
     reg  [7:0]  lane_check_first;
-    reg  [7:0]  lane_check_room;
     wire [3:0]  lane_check_wrong;
     toe_user_logic_lane_check u_lane_check (
-        .word    (lane_check_word),
+        .word    (pick_word_reg),
         .expected(lane_check_expected),
-        .keep    (lane_check_keep),
+        .keep    (pick_keep_reg),
         .first   (lane_check_first),
-        .room    (lane_check_room),
+        .room    (cap_room_reg),
         .wrong   (lane_check_wrong)
     );
 
@@ -341,11 +331,7 @@ module toe_user_logic_data_verifier (
             next_word_next = next_word_reg + c_lanes;
             next_offset_next = next_offset_reg + c_beat_bytes;
         end
-        lanes_word = a_word_reg;
-        check_data = a_data_reg;
         check_expected = lanes_data;
-        check_keep = a_keep_reg;
-        check_room = a_room_reg;
         if (verify_q_reg & a_valid_reg) begin
             b_lanes_next = check_lane_err;
         end
@@ -414,17 +400,11 @@ module toe_user_logic_data_verifier (
             rec_received_next = c_zero32;
             rec_valid_next = 1'b1;
         end
-        pick_data = cap_data_reg;
-        pick_flags = cap_keep_reg;
-        pick_lane = scan_lane_reg;
         pick_word_next = pick_word;
         pick_keep_next = pick_lane_flags;
         pick_lane_next = scan_lane_reg;
-        lane_check_word = pick_word_reg;
         lane_check_expected = cap_word_reg | ((pick_lane_reg) & 32'hffffffff);
-        lane_check_keep = pick_keep_reg;
         lane_check_first = pick_lane_reg << c_two8;
-        lane_check_room = cap_room_reg;
         sel_word_next = pick_word_reg;
         sel_flags_next = lane_check_wrong;
         sel_lane_next = pick_lane_reg;

@@ -4,7 +4,9 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// toe_user_logic_elapsed_timer: Elapsed timer: counts user-clock cycles between a start and a stop. The
+// toe_user_logic_elapsed_timer: Rust block `ElapsedTimer` (hdl/src/elapsed_timer.rs)
+//
+// Elapsed timer: counts user-clock cycles between a start and a stop. The
 // session (`Session`) holds one as `timer`
 // (Verilog `<name>_elapsed_timer`, instance `u_timer`) and shows its count as the `elapsed`
 // register: from `established` to the end of the transfer.
@@ -12,8 +14,6 @@
 //   clear --> count := 0, stopped
 //   start --> running          running: count += 1 every cycle --> elapsed
 //   stop, reset --> stopped
-//
-// Rust: ElapsedTimer (hdl/src/elapsed_timer.rs).
 module toe_user_logic_elapsed_timer (
     // Clock and reset
     input  wire        clock,   // User clock

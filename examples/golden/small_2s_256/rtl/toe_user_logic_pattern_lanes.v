@@ -4,11 +4,11 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// toe_user_logic_pattern_lanes: The incremental pattern of one beat, from the word index of its lane 0.
+// toe_user_logic_pattern_lanes: Rust block `PatternLanes` (hdl/src/pattern_lanes.rs)
+//
+// The incremental pattern of one beat, from the word index of its lane 0.
 //
 //   word[31:0] --> { word | (L-1), ..., word | 1, word | 0 } --> data[W-1:0]   (L = W/32 lanes)
-//
-// Rust: PatternLanes (hdl/src/pattern_lanes.rs).
 module toe_user_logic_pattern_lanes (
     // Input
     input  wire [31:0]  word, // Word index of lane 0; a multiple of W/32

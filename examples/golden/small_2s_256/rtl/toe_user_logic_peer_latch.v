@@ -4,14 +4,14 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// toe_user_logic_peer_latch: Peer latch: keeps what the TOE reported about the peer when the
+// toe_user_logic_peer_latch: Rust block `PeerLatch` (hdl/src/peer_latch.rs)
+//
+// Peer latch: keeps what the TOE reported about the peer when the
 // connection was established. The session (`Session`)
 // holds one as `peer` (Verilog `<name>_peer_latch`, instance `u_peer`) and shows it as the
 // `peer_port`, `peer_mss` and `peer_window_scale` registers.
 //
 //   port, mss, window_scale --[take]--> held_port, held_mss, held_window_scale
-//
-// Rust: PeerLatch (hdl/src/peer_latch.rs).
 module toe_user_logic_peer_latch (
     // Clock
     input  wire        clock,             // User clock

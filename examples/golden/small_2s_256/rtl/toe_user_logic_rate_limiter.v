@@ -4,15 +4,15 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// toe_user_logic_rate_limiter: Rate limiter: passes at most `percent` % of the bus peak, one direction
+// toe_user_logic_rate_limiter: Rust block `RateLimiter` (hdl/src/rate_limiter.rs)
+//
+// Rate limiter: passes at most `percent` % of the bus peak, one direction
 // of one session.
 //
 //   s_tvalid --->| AND |---> m_tvalid           credit += percent every cycle
 //   s_tready <---| AND |<--- m_tready           credit -= 100 per beat passed
 //                  ^                            allow  = credit >= 100
 //                allow (register)
-//
-// Rust: RateLimiter (hdl/src/rate_limiter.rs).
 module toe_user_logic_rate_limiter (
     // Clock and reset
     input  wire         clock,    // User clock

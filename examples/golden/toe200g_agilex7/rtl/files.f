@@ -10,5 +10,7 @@ rtl/toe_user_logic_watchdog.v
 rtl/toe_user_logic_elapsed_timer.v
 rtl/toe_user_logic_peer_latch.v
 rtl/toe_user_logic_session.v
+rtl/toe_user_logic_sync_bit.v
+rtl/toe_user_logic_regs_core.v
 rtl/toe_user_logic_regs.v
 rtl/toe_user_logic.v

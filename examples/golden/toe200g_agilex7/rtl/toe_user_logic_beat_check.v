@@ -4,7 +4,9 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// toe_user_logic_beat_check: The checks of one received beat: which lanes hold a kept byte that
+// toe_user_logic_beat_check: Rust block `BeatCheck` (hdl/src/beat_check.rs)
+//
+// The checks of one received beat: which lanes hold a kept byte that
 // differs from the expected pattern, which hold a kept byte past the
 // transfer, and how many bytes the beat carries.
 //
@@ -13,8 +15,6 @@
 //   room (8) --ones below bit room (K)-+
 //   keep (K) & ~(ones below bit room) -----OR per lane--> lane_over[32]
 //   keep (K) --thermometer to count---------------------> count (8)
-//
-// Rust: BeatCheck (hdl/src/beat_check.rs).
 module toe_user_logic_beat_check (
     // Beat
     input  wire [1023:0] data,      // Received beat

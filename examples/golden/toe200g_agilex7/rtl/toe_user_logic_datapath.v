@@ -4,15 +4,15 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// toe_user_logic_datapath: One TCP session's datapath: the transmit path (traffic generator behind
+// toe_user_logic_datapath: Rust block `Datapath` (hdl/src/datapath.rs)
+//
+// One TCP session's datapath: the transmit path (traffic generator behind
 // a rate limiter) and the receive path (rate limiter in front of the data
 // verifier). The session (`Session`,
 // `session.rs`) wraps it and drives its start/abort/end pulses.
 //
 //   tx_start/abort, sizes, pattern --> TrafficGenerator --> RateLimiter(tx_percent) --> tx_t* (to the TOE)
 //   rx_t* (from the TOE) --> RateLimiter(rx_percent) --> DataVerifier <-- rx_start/end/clear, verify
-//
-// Rust: Datapath (hdl/src/datapath.rs).
 module toe_user_logic_datapath (
     // Clock and reset
     input  wire          clock,           // User clock

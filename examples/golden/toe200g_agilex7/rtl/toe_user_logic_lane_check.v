@@ -4,15 +4,15 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// toe_user_logic_lane_check: Which bytes of one lane are kept, inside the transfer and wrong: the
+// toe_user_logic_lane_check: Rust block `LaneCheck` (hdl/src/lane_select.rs)
+//
+// Which bytes of one lane are kept, inside the transfer and wrong: the
 // record scan's byte check, on the lane `LaneSelect` picked (registered
 // in between). Bit b is byte `first + b` of the beat.
 //
 //   word ^ expected --OR per byte--+
 //   keep[3:0] --------------------AND--> wrong[3:0]
 //   first + b < room -------------+
-//
-// Rust: LaneCheck (hdl/src/lane_select.rs).
 module toe_user_logic_lane_check (
     // Lane
     input  wire [31:0] word,     // The lane's received word

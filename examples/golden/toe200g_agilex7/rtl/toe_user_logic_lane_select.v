@@ -4,12 +4,12 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// toe_user_logic_lane_select: One 32-bit lane of a captured beat and its four byte flags, picked by
+// toe_user_logic_lane_select: Rust block `LaneSelect` (hdl/src/lane_select.rs)
+//
+// One 32-bit lane of a captured beat and its four byte flags, picked by
 // lane index, and the byte check of that lane: the verifier's record scan.
 //
 //   data (W), flags (K), lane --> word = data[32*lane +: 32], lane_flags = flags[4*lane +: 4]
-//
-// Rust: LaneSelect (hdl/src/lane_select.rs).
 module toe_user_logic_lane_select (
     // Beat
     input  wire [1023:0] data,       // Captured beat

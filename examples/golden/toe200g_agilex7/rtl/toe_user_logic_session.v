@@ -4,7 +4,9 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// toe_user_logic_session: Session: one TCP session driven by its registers, talking to the TOE
+// toe_user_logic_session: Rust block `Session` (hdl/src/session.rs)
+//
+// Session: one TCP session driven by its registers, talking to the TOE
 // through the session interface (`docs/toe_interface.md`); the Verilog
 // module `<name>_session`. Its state machine drives the session's
 // `Datapath` (generator, verifier, rate limiters) and three small
@@ -25,8 +27,6 @@
 //     +-- take --> PeerLatch (<-- toe peer_*) --> peer_*
 //     v
 //  status (busy, connected, closed, error_cause, done_set/error_set), elapsed, peer_*
-//
-// Rust: Session (hdl/src/session.rs).
 module toe_user_logic_session (
     // Clock and reset
     input  wire          clock,                    // User clock
@@ -171,25 +171,20 @@ module toe_user_logic_session (
     reg [3:0] verifier_cause;
 
     // datapath
-    reg         datapath_tx_start;
-    reg         datapath_tx_abort;
-    reg         datapath_tx_clear;
-    reg         datapath_rx_start;
-    reg         datapath_rx_end;
-    reg  [47:0] datapath_transfer_size;
-    reg  [47:0] datapath_packet_size;
-    reg         datapath_pattern;
-    reg         datapath_verify;
-    reg  [6:0]  datapath_tx_percent;
-    reg  [6:0]  datapath_rx_percent;
-    wire        datapath_tx_busy;
-    wire        datapath_tx_done;
-    wire        datapath_rx_complete;
-    wire        datapath_rx_error;
-    wire        datapath_rx_beyond;
-    wire        datapath_rx_settled;
-    wire        datapath_rx_err_valid;
-    wire [1:0]  datapath_rx_err_cause;
+    reg        datapath_tx_start;
+    reg        datapath_tx_abort;
+    reg        datapath_tx_clear;
+    reg        datapath_rx_start;
+    reg        datapath_rx_end;
+    reg        datapath_pattern;
+    wire       datapath_tx_busy;
+    wire       datapath_tx_done;
+    wire       datapath_rx_complete;
+    wire       datapath_rx_error;
+    wire       datapath_rx_beyond;
+    wire       datapath_rx_settled;
+    wire       datapath_rx_err_valid;
+    wire [1:0] datapath_rx_err_cause;
     toe_user_logic_datapath u_datapath (
         .clock          (clock),
         .reset          (reset),
@@ -199,12 +194,12 @@ module toe_user_logic_session (
         .rx_start       (datapath_rx_start),
         .rx_end         (datapath_rx_end),
         .rx_clear       (reg_clear_errors),
-        .transfer_size  (datapath_transfer_size),
-        .packet_size    (datapath_packet_size),
+        .transfer_size  (size_reg),
+        .packet_size    (psize_reg),
         .pattern        (datapath_pattern),
-        .verify         (datapath_verify),
-        .tx_percent     (datapath_tx_percent),
-        .rx_percent     (datapath_rx_percent),
+        .verify         (verify_q_reg),
+        .tx_percent     (txp_reg),
+        .rx_percent     (rxp_reg),
         .tx_busy        (datapath_tx_busy),
         .tx_done        (datapath_tx_done),
         .tx_bytes       (reg_tx_bytes),
@@ -233,20 +228,18 @@ module toe_user_logic_session (
     );
 
     // watchdog
-    reg        watchdog_load;
-    reg  [3:0] watchdog_state;
-    reg        watchdog_moved;
-    reg        watchdog_armed;
-    reg        watchdog_hurry;
-    wire       watchdog_fire;
+    reg   watchdog_load;
+    reg   watchdog_moved;
+    reg   watchdog_armed;
+    wire  watchdog_fire;
     toe_user_logic_watchdog u_watchdog (
         .clock     (clock),
         .load      (watchdog_load),
         .timeout_ms(reg_stall_timeout),
-        .state     (watchdog_state),
+        .state     (state_reg),
         .moved     (watchdog_moved),
         .armed     (watchdog_armed),
-        .hurry     (watchdog_hurry),
+        .hurry     (aborting_reg),
         .fire      (watchdog_fire)
     );
 
@@ -297,12 +290,7 @@ module toe_user_logic_session (
         drain_next = drain_reg;
         error_q_next = error_q_reg;
         complete_q_next = complete_q_reg;
-        datapath_transfer_size = size_reg;
-        datapath_packet_size = psize_reg;
         datapath_pattern = ~pattern_reg;
-        datapath_verify = verify_q_reg;
-        datapath_tx_percent = txp_reg;
-        datapath_rx_percent = rxp_reg;
         reg_busy = (state_reg != STATE_IDLE) | datapath_tx_busy;
         reg_connected = toe_established;
         reg_closed = closed_q_reg;
@@ -337,10 +325,8 @@ module toe_user_logic_session (
         else begin
             verifier_cause = c_verify;
         end
-        watchdog_state = state_reg;
         watchdog_moved = (toe_tx_tvalid & toe_tx_tready) | (toe_rx_tvalid & toe_rx_tready);
         watchdog_armed = state_reg != STATE_IDLE;
-        watchdog_hurry = aborting_reg;
         error_q_next = reg_error;
         if (error_q_reg & ~reg_error) begin
             cause_next = c_none;

@@ -4,7 +4,9 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// toe_user_logic_traffic_generator: Traffic generator: one session's transmit stream.
+// toe_user_logic_traffic_generator: Rust block `TrafficGenerator` (hdl/src/traffic_generator.rs)
+//
+// Traffic generator: one session's transmit stream.
 //
 //            start/abort, sizes, pattern          enable (rate limiter)
 //                      |                               |
@@ -12,8 +14,6 @@
 //   user_clk ---->|  beat counters -> beat_word, keep, last  |---> m_tdata/tkeep/tlast/tvalid
 //                 |  (one beat per cycle while enabled)      |<--- m_tready
 //                 +------------------------------------------+---> busy, done, bytes_sent
-//
-// Rust: TrafficGenerator (hdl/src/traffic_generator.rs).
 module toe_user_logic_traffic_generator (
     // Clock and reset
     input  wire          clock,         // User clock
@@ -99,10 +99,9 @@ module toe_user_logic_traffic_generator (
     reg [47:0] low_bytes;
 
     // lanes
-    reg  [31:0]   lanes_word;
     wire [1023:0] lanes_data;
     toe_user_logic_pattern_lanes u_lanes (
-        .word(lanes_word),
+        .word(beat_word_reg),
         .data(lanes_data)
     );
 
@@ -126,7 +125,6 @@ module toe_user_logic_traffic_generator (
         out_keep_next = out_keep_reg;
         out_nbytes_next = out_nbytes_reg;
         sent_next = sent_reg;
-        lanes_word = beat_word_reg;
         if (pattern_q_reg) begin
             m_tdata = lanes_data;
         end

@@ -4,7 +4,9 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// toe_user_logic_watchdog: Watchdog: fires when nothing moves for a number of milliseconds. The
+// toe_user_logic_watchdog: Rust block `Watchdog` (hdl/src/watchdog.rs)
+//
+// Watchdog: fires when nothing moves for a number of milliseconds. The
 // session (`Session`) holds one as `watchdog`
 // (Verilog `<name>_watchdog`, instance `u_watchdog`) and ends a test `stalled` when it fires.
 //
@@ -12,8 +14,6 @@
 //   moved ------------+
 //   state --> changed? +--> progress --> quiet_cycles (0 .. ms_last) --> quiet_ms
 //   armed, hurry ------------------------------------------------------> fired --> fire
-//
-// Rust: Watchdog (hdl/src/watchdog.rs).
 module toe_user_logic_watchdog (
     // Clock
     input  wire        clock,      // User clock

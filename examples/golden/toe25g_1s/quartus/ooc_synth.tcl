@@ -32,6 +32,8 @@ set rtl_files [list \
     {rtl/toe_user_logic_elapsed_timer.v} \
     {rtl/toe_user_logic_peer_latch.v} \
     {rtl/toe_user_logic_session.v} \
+    {rtl/toe_user_logic_sync_bit.v} \
+    {rtl/toe_user_logic_regs_core.v} \
     {rtl/toe_user_logic_regs.v} \
     {rtl/toe_user_logic.v}]
 set clock_ports [list {user_clk} {s_axil_aclk}]
@@ -56,11 +58,11 @@ set_instance_assignment -name VIRTUAL_PIN ON -to *
 foreach clk $clock_ports {
     set_instance_assignment -name VIRTUAL_PIN OFF -to $clk
 }
-# Register-file crossing: the synchroniser flip-flops (instances .../req_sync/ff1/q ...).
-set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|req_sync|ff1|*}
-set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|req_sync|ff2|*}
-set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|ack_sync|ff1|*}
-set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|ack_sync|ff2|*}
+# Register-file crossing: the synchroniser flip-flops (registers u_core|u_req_sync|ff1_reg ...).
+set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|u_req_sync|ff1_reg*}
+set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|u_req_sync|ff2_reg*}
+set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|u_ack_sync|ff1_reg*}
+set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|u_ack_sync|ff2_reg*}
 export_assignments
 
 execute_module -tool syn
