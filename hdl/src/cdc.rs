@@ -1,4 +1,5 @@
-//! Clock-domain crossing primitives.
+//! Clock-domain crossing: a two-flip-flop synchroniser of one level into the
+//! receiving clock.
 //!
 //! ```text
 //!   d (other domain) --> [ff1] --> [ff2] --> q      (clock = receiving domain)

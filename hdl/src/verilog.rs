@@ -95,7 +95,7 @@ pub fn module_ports(text: &str, module: &str) -> Result<Vec<(String, Direction, 
         .ok_or_else(|| HdlError(format!("no module `{module}` in the Verilog")))?;
     let end = start + text[start..].find("endmodule").unwrap_or(text.len() - start);
     let mut ports = Vec::new();
-    for line in text[start..end].lines().map(str::trim) {
+    for line in text[start..end].lines().map(|l| l.split("//").next().unwrap_or("").trim()) {
         // `input wire x;` (rust-hdl) or `input  wire [7:0] x,` (an ANSI header).
         let mut words = line.splitn(3, char::is_whitespace).filter(|w| !w.is_empty());
         let direction = match words.next() {

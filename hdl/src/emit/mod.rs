@@ -407,8 +407,8 @@ impl<'a> Emitter<'a> {
                 if let Some(a) = attributes {
                     let _ = writeln!(t, "    {a}");
                 }
-                let _ = writeln!(t, "    reg {ty:w$} {}_reg = {};", f.name, f.init);
-                let _ = writeln!(t, "    reg {ty:w$} {}_next;", f.name);
+                let _ = writeln!(t, "    {} = {};", declaration("reg", &ty, w, &format!("{}_reg", f.name)), f.init);
+                let _ = writeln!(t, "    {};", declaration("reg", &ty, w, &format!("{}_next", f.name)));
             }
         }
         let locals: Vec<&Atom_> = node.atoms.iter().filter(|a| a.kind == AtomKind::LocalSignal).collect();
@@ -416,7 +416,7 @@ impl<'a> Emitter<'a> {
             t.push_str("\n    // Combinational signals\n");
             let w = locals.iter().map(|a| decl_type(a.width, a.signed).len()).max().unwrap_or(0);
             for a in &locals {
-                let _ = writeln!(t, "    reg {:w$} {};", decl_type(a.width, a.signed), ident(&a.name));
+                let _ = writeln!(t, "    {};", declaration("reg", &decl_type(a.width, a.signed), w, &ident(&a.name)));
             }
         }
         for (inst, conns) in instances.iter().zip(&connections) {
@@ -427,7 +427,7 @@ impl<'a> Emitter<'a> {
             let w = own.iter().map(|(_, width, s, _)| decl_type(*width, *s).len()).max().unwrap_or(0);
             for (n, width, signed, is_reg) in own {
                 let kind = if *is_reg { "reg " } else { "wire" };
-                let _ = writeln!(t, "    {kind} {:w$} {n};", decl_type(*width, *signed));
+                let _ = writeln!(t, "    {};", declaration(kind, &decl_type(*width, *signed), w, n));
             }
             let _ = writeln!(t, "    {} {} (", inst.module, instance_name(&inst.field));
             let pw = conns.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
@@ -502,7 +502,8 @@ impl<'a> Emitter<'a> {
                 AtomKind::OutputParameter | AtomKind::OutputPassthrough => "output wire",
                 _ => "inout  wire",
             };
-            rows.push((d.group, format!("{dir} {}", decl_type(p.width, p.signed)), name, d.doc));
+            let ty = format!("{dir} {}", decl_type(p.width, p.signed)).trim_end().to_string();
+            rows.push((d.group, ty, name, d.doc));
         }
         let tw = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
         let nw = rows.iter().map(|r| r.2.len()).max().unwrap_or(0) + 1;
@@ -545,6 +546,16 @@ pub fn instance_name(field: &str) -> String {
 /// The Verilog name of the register of flip-flop field `field`.
 pub fn register_name(field: &str) -> String {
     format!("{}_reg", ident(field))
+}
+
+/// `reg [7:0] name` with the type padded to `w` columns, `reg name` when no
+/// declaration of the group has a type.
+fn declaration(kind: &str, ty: &str, w: usize, name: &str) -> String {
+    if w == 0 {
+        format!("{} {name}", kind.trim_end())
+    } else {
+        format!("{kind} {ty:w$} {name}")
+    }
 }
 
 /// `[7:0]` or `signed [7:0]`, empty for one unsigned bit.

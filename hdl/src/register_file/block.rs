@@ -67,33 +67,53 @@ pub(super) mod part {
 /// `req_addr_reg`); the logic of each part is in the file of its job.
 #[derive(LogicBlock)]
 pub struct RegisterFileCore {
+    // ---- AXI4-Lite slave, s_axil_aclk domain.
     /// Register-bus clock.
     pub s_axil_aclk: Signal<In, Clock>,
     /// Register-bus reset, active low, synchronous to `s_axil_aclk`.
     pub s_axil_aresetn: Signal<In, Bit>,
+    /// Write address (every bit decoded).
     pub s_axil_awaddr: Signal<In, Bits<BUS_ADDRESS_BITS>>,
+    /// Write address valid.
     pub s_axil_awvalid: Signal<In, Bit>,
+    /// Write address taken.
     pub s_axil_awready: Signal<Out, Bit>,
+    /// Write data.
     pub s_axil_wdata: Signal<In, Bits<32>>,
+    /// Write byte strobes.
     pub s_axil_wstrb: Signal<In, Bits<4>>,
+    /// Write data valid.
     pub s_axil_wvalid: Signal<In, Bit>,
+    /// Write data taken.
     pub s_axil_wready: Signal<Out, Bit>,
+    /// Write response: OKAY, or SLVERR (unmapped, refused, timed out).
     pub s_axil_bresp: Signal<Out, Bits<2>>,
+    /// Write response valid.
     pub s_axil_bvalid: Signal<Out, Bit>,
+    /// The master takes the write response.
     pub s_axil_bready: Signal<In, Bit>,
+    /// Read address (every bit decoded).
     pub s_axil_araddr: Signal<In, Bits<BUS_ADDRESS_BITS>>,
+    /// Read address valid.
     pub s_axil_arvalid: Signal<In, Bit>,
+    /// Read address taken.
     pub s_axil_arready: Signal<Out, Bit>,
+    /// Read data.
     pub s_axil_rdata: Signal<Out, Bits<32>>,
+    /// Read response: OKAY, or SLVERR (unmapped, timed out).
     pub s_axil_rresp: Signal<Out, Bits<2>>,
+    /// Read data valid.
     pub s_axil_rvalid: Signal<Out, Bit>,
+    /// The master takes the read data.
     pub s_axil_rready: Signal<In, Bit>,
+    // ---- User clock domain.
     /// User clock: the registers live here.
     pub user_clk: Signal<In, Clock>,
     /// Synchronous reset of the registers, active high.
     pub user_rst: Signal<In, Bit>,
     /// Free-running user-clock cycle count.
     pub cycle_count: Signal<Out, Bits<64>>,
+    // ---- Slot words, to and from the wrapper's field ports.
     /// Storage slot words (writable bits; others 0).
     pub value: Vec<Signal<Out, Bits<32>>>,
     /// Pulse slot words: written ones, for one cycle.

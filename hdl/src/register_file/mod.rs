@@ -108,7 +108,7 @@ pub fn register_file_modules(
     let mut modules = crate::emit::emit(&mut RegisterFileCore::new(&layout), &core_module(module), prefix)?;
     modules.push(crate::emit::Module {
         name: module.to_string(),
-        text: wrapper::wrapper(&layout, module, wrapper::CoreWriter::Emit),
+        text: wrapper::wrapper(&layout, map, module, wrapper::CoreWriter::Emit),
     });
     Ok(modules)
 }
@@ -123,7 +123,7 @@ pub fn register_file_reference_verilog(
 ) -> Result<String, HdlError> {
     let layout = checked_layout(design, map)?;
     let core = block_verilog(&mut RegisterFileCore::new(&layout), &format!("{module}$core"))?;
-    Ok(format!("{}\n{core}", wrapper::wrapper(&layout, module, wrapper::CoreWriter::RustHdl)))
+    Ok(format!("{}\n{core}", wrapper::wrapper(&layout, map, module, wrapper::CoreWriter::RustHdl)))
 }
 
 /// The ports of the module [`register_file_modules`] writes, in declaration

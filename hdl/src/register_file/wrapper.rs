@@ -14,7 +14,7 @@ use config::ports::{range, Direction, Group, Port};
 
 use super::axi_lite::bus_ports;
 use super::core_module;
-use super::layout::{Cat, Layout, Piece, PortKind};
+use super::layout::{Cat, Layout, Piece, PortKind, UserPort};
 
 /// `{N'd0, a, M'd0, b}` for pieces `(lsb, width, expr)` of a 32-bit word.
 fn word_of(mut parts: Vec<(u32, u32, String)>) -> String {
@@ -75,8 +75,33 @@ pub(super) enum CoreWriter {
     RustHdl,
 }
 
-/// The wrapper `module` around the core: plain ports, pure wiring.
-pub(super) fn wrapper(layout: &Layout, module: &str, writer: CoreWriter) -> String {
+/// What the map says of the field (or wide value) behind `port`: the first
+/// sentence of its description, on one line; a `w1c` field's set input says
+/// so.
+fn port_comment(map: &regmap::RegisterMap, port: &UserPort) -> String {
+    let parts: Vec<&str> = port.source.split('.').collect();
+    let block = map.block(parts[0]);
+    let text = match parts[..] {
+        [_, register, field] => {
+            block.and_then(|b| b.register(register)).and_then(|r| r.field(field)).map(|f| f.description.clone())
+        }
+        [_, wide] => block.and_then(|b| b.wides.iter().find(|w| w.name == wide)).map(|w| w.description.clone()),
+        _ => None,
+    }
+    .unwrap_or_default();
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cut = one_line.find(". ").map_or(one_line.len(), |p| p + 1);
+    let sentence = one_line[..cut].trim_end_matches('.').to_string();
+    if port.kind == PortKind::Set {
+        format!("Sets `{}` (one-cycle pulse): {sentence}", port.name.trim_end_matches("_set"))
+    } else {
+        sentence
+    }
+}
+
+/// The wrapper `module` around the core: plain ports, pure wiring, each
+/// field's port with what the map says of it.
+pub(super) fn wrapper(layout: &Layout, map: &regmap::RegisterMap, module: &str, writer: CoreWriter) -> String {
     let ports = ports(layout);
     let mut v = String::new();
     let _ = writeln!(v, "// {module}: the register file, an AXI4-Lite slave in s_axil_aclk whose registers");
@@ -84,13 +109,27 @@ pub(super) fn wrapper(layout: &Layout, module: &str, writer: CoreWriter) -> Stri
     let _ = writeln!(v, "// Pure wiring: the core's 32-bit slot words to and from the fields' ports.");
     let _ = writeln!(v, "module {module} (");
     let mut group = None;
-    for (i, p) in ports.iter().enumerate() {
+    let user: std::collections::BTreeMap<&str, &UserPort> = layout.ports.iter().map(|p| (p.name.as_str(), p)).collect();
+    let decls: Vec<String> = ports
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let comma = if i + 1 < ports.len() { "," } else { "" };
+            format!("{:6} wire {:7} {}{comma}", p.direction.keyword(), range(p.width), p.name)
+        })
+        .collect();
+    let w = decls.iter().map(String::len).max().unwrap_or(0);
+    for (p, decl) in ports.iter().zip(&decls) {
         if group != Some(p.group) {
             let _ = writeln!(v, "{}", group_comment(p.group));
             group = Some(p.group);
         }
-        let comma = if i + 1 < ports.len() { "," } else { "" };
-        let _ = writeln!(v, "    {:6} wire {}{}{comma}", p.direction.keyword(), range(p.width), p.name);
+        let comment = user.get(p.name.as_str()).map(|u| port_comment(map, u)).unwrap_or_default();
+        if comment.is_empty() {
+            let _ = writeln!(v, "    {}", decl.trim_end());
+        } else {
+            let _ = writeln!(v, "    {decl:w$} // {comment}");
+        }
     }
     let _ = writeln!(v, ");");
 
