@@ -419,3 +419,111 @@ mod tests {
         }
     }
 }
+
+/// The whole top against rust-hdl's writer: the product's `rtl/` as `gen`
+/// writes it, beside a reference top rendered from the same template around
+/// rust-hdl's session and register file, in one Verilator model; the same
+/// seeded random stimulus into both (the bus on its own drifting clock,
+/// addresses mostly mapped ones), every output compared every cycle
+/// (`verilate::lockstep`). `LOCKSTEP_CYCLES` sets the cycles (default
+/// 100,000), `TB_SEED` replays a seed.
+#[cfg(test)]
+mod lockstep {
+    use super::*;
+    use verilate::lockstep::{self, PortSpec};
+    use verilate::Source;
+
+    #[test]
+    fn the_whole_top_is_cycle_equivalent_to_rust_hdls_writer() {
+        let design = crate::parse_config(config::DEFAULT_TOML).unwrap();
+        let map = regmap::RegisterMap::for_design(&design);
+        let rtl = generate(&design, &map).unwrap();
+        let mut sources: Vec<Source> = rtl
+            .sources
+            .iter()
+            .map(|path| {
+                let f = rtl.files.iter().find(|f| &f.path == path).unwrap();
+                Source { path: path.into(), contents: f.contents.clone() }
+            })
+            .collect();
+
+        // The reference: the same template around rust-hdl's blocks.
+        let reference = config::Design { name: "reference_top".into(), ..design.clone() };
+        let session_text =
+            hdl::verilog::session_verilog(design.data_width, design.user_clock_khz(), "ref_session").unwrap();
+        let regs_text = hdl::register_file::register_file_reference_verilog(&design, &map, "ref_regs").unwrap();
+        let session_ports = hdl::verilog::session_ports(design.data_width).unwrap();
+        let regs_ports = hdl::register_file::register_file_ports(&design, &map).unwrap();
+        let (top, plan) =
+            top_template(&reference, "ref_regs", regs_ports.ports(), "ref_session", &session_ports).unwrap();
+        assert_eq!(plan, rtl.plan, "the reference top has the product's ports");
+        for (path, text) in
+            [("ref_session.v", session_text), ("ref_regs.v", regs_text), ("reference_top.v", top.render().unwrap())]
+        {
+            if let Ok(dir) = std::env::var("LOCKSTEP_DUMP") {
+                std::fs::write(std::path::Path::new(&dir).join(path), &text).unwrap();
+            }
+            sources.push(Source { path: path.into(), contents: reference.verilog_file(&text) });
+        }
+        let ports: Vec<PortSpec> = rtl
+            .plan
+            .ports()
+            .iter()
+            .map(|p| PortSpec { name: p.name.clone(), input: p.direction == Direction::Input, width: p.width })
+            .collect();
+        sources.push(Source {
+            path: "lockstep.v".into(),
+            contents: lockstep::wrapper("reference_top", &design.name, &ports),
+        });
+
+        let cache = std::env::temp_dir().join("toe-gen-lockstep");
+        let waivers = cache.join("lockstep_waivers.vlt");
+        std::fs::create_dir_all(&cache).unwrap();
+        // rust-hdl's reference also initialises an enum flip-flop with a 64-bit zero.
+        let reference_waiver = "\nlint_off -rule WIDTH -file \"*\" -match \"Operator ASSIGN expects * bits on the Assign RHS, but Assign RHS's CONST '64'h0' generates 64 bits.\"\n";
+        std::fs::write(&waivers, format!("{}{reference_waiver}", verilate::WAIVERS)).unwrap();
+        let fns = verilate::load_cached(
+            "ls_top",
+            "lockstep",
+            &sources,
+            Some(&waivers),
+            "top-default",
+            &cache,
+            false,
+            &mut |m| eprintln!("whole top: {m}"),
+        )
+        .unwrap_or_else(|e| panic!("building the whole-top lockstep model: {e}"));
+
+        let name = |g: Group, local: &str| rtl.plan.get(g, local).unwrap().name.clone();
+        let (aclk, aresetn) = (name(Group::Bus, "aclk"), format!("!{}", name(Group::Bus, "aresetn")));
+        let (user_clk, user_rst) = (name(Group::Clock, "user_clk"), name(Group::Clock, "user_rst"));
+        let mapped: Vec<u64> =
+            hdl::register_file::Layout::new(&map).unwrap().mapped.iter().map(|&a| u64::from(a)).collect();
+        let (awaddr, araddr) = (name(Group::Bus, "awaddr"), name(Group::Bus, "araddr"));
+        let cycles = std::env::var("LOCKSTEP_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
+        let seed = seeded_inputs::seed::from_env("whole top");
+        let moved = lockstep::run(
+            fns,
+            &ports,
+            &[&aclk, &user_clk],
+            &[&aresetn, &user_rst],
+            &[(&awaddr, &mapped), (&araddr, &mapped)],
+            cycles,
+            seed,
+        )
+        .unwrap_or_else(|m| panic!("whole top: {m} (TB_SEED={seed})"));
+        let outputs = ports.iter().filter(|p| !p.input).count();
+        eprintln!("whole top: {cycles} cycles, every output equal; {} of {outputs} outputs moved", moved.len());
+        if cycles >= 10_000 {
+            // The bus, a register output and a session output: the wiring
+            // between the register file, the sessions and the top's ports.
+            // What the blocks do inside is the block-level lockstep's
+            // (hdl/tests/lockstep.rs), whose stimulus reaches it directly.
+            for must in
+                [name(Group::Bus, "rvalid"), name(Group::ToeGlobal, "fpga_ip"), name(Group::ToeSession(0), "rx_tready")]
+            {
+                assert!(moved.contains(&must), "whole top: the stimulus never moved `{must}` (TB_SEED={seed})");
+            }
+        }
+    }
+}
