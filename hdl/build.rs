@@ -72,20 +72,23 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
     }
 }
 
-/// The file's opening paragraph of `//!` lines and its first ```text block.
-fn file_banner(text: &str) -> Vec<String> {
-    let inner: Vec<String> = text
-        .lines()
-        .take_while(|l| l.starts_with("//!"))
-        .map(|l| plain(l.trim_start_matches("//!").strip_prefix(' ').unwrap_or(l.trim_start_matches("//!"))))
-        .collect();
-    let mut banner: Vec<String> = inner.iter().take_while(|l| !l.trim().is_empty()).map(|l| l.to_string()).collect();
-    if let Some(start) = inner.iter().position(|l| l.trim() == "```text") {
-        let end = inner[start + 1..].iter().position(|l| l.trim() == "```").map_or(inner.len(), |e| start + 1 + e);
+/// A doc comment's opening paragraph and its first ```text block.
+fn banner_of(doc: &[String]) -> Vec<String> {
+    let mut banner: Vec<String> = doc.iter().take_while(|l| !l.trim().is_empty()).cloned().collect();
+    if let Some(start) = doc.iter().position(|l| l.trim() == "```text") {
+        let end = doc[start + 1..].iter().position(|l| l.trim() == "```").map_or(doc.len(), |e| start + 1 + e);
         banner.push(String::new());
-        banner.extend(inner[start + 1..end].iter().map(|l| l.to_string()));
+        banner.extend(doc[start + 1..end].iter().cloned());
     }
     banner
+}
+
+/// The file's `//!` lines, as plain text.
+fn file_doc(text: &str) -> Vec<String> {
+    text.lines()
+        .take_while(|l| l.starts_with("//!"))
+        .map(|l| plain(l.trim_start_matches("//!").strip_prefix(' ').unwrap_or(l.trim_start_matches("//!"))))
+        .collect()
 }
 
 fn parse_file(file: &Path, text: &str) -> Vec<BlockDoc> {
@@ -110,18 +113,7 @@ fn parse_file(file: &Path, text: &str) -> Vec<BlockDoc> {
             // A file of one block opens with that block's description; a
             // file of several describes each at its struct.
             let single = text.matches("LogicBlock").count() == 1;
-            let banner = if own.is_empty() || single {
-                file_banner(text)
-            } else {
-                let mut b: Vec<String> = own.iter().take_while(|l| !l.trim().is_empty()).cloned().collect();
-                if let Some(start) = own.iter().position(|l| l.trim() == "```text") {
-                    let end =
-                        own[start + 1..].iter().position(|l| l.trim() == "```").map_or(own.len(), |e| start + 1 + e);
-                    b.push(String::new());
-                    b.extend(own[start + 1..end].iter().cloned());
-                }
-                b
-            };
+            let banner = if own.is_empty() || single { banner_of(&file_doc(text)) } else { banner_of(&own) };
             let (ports, end) = parse_fields(file, &lines, at + 1);
             blocks.push(BlockDoc { rust_name, file: format!("hdl/{}", file.display()), banner, ports });
             i = end;
