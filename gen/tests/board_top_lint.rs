@@ -61,11 +61,18 @@ fn lint(config_text: &str, what: &str) {
     let bits = hdl::register_file::BUS_ADDRESS_BITS;
     assert_eq!(bits, flows::MASTER_ADDRESS_BITS, "the bus address is the register master's");
     let platform = fs::read_to_string(dir.path().join(&stubs[1])).unwrap();
+    let regs = fs::read_to_string(dir.path().join(format!("rtl/{top}_regs.v"))).unwrap();
+    let regs_ports = hdl::verilog::module_ports(&regs, &format!("{top}_regs")).unwrap();
     for name in ["awaddr", "araddr"] {
         let range = format!("[{}:0]", bits - 1);
         assert!(board_text.contains(&format!("wire {range} s_axil_{name};")), "{what}: s_axil_{name} {range}");
         assert!(platform.contains(&format!("output wire {range} m_axil_{name}")), "{what}: m_axil_{name} {range}");
-        assert!(regs.contains(&format!("input wire {range} s_axil_{name};")), "{what}: regs s_axil_{name} {range}");
+        let port = regs_ports.iter().find(|p| p.0 == format!("s_axil_{name}"));
+        assert_eq!(
+            port.map(|p| (p.1, p.2)),
+            Some((config::ports::Direction::Input, bits)),
+            "{what}: regs s_axil_{name} {range}"
+        );
     }
     let toe_stub = fs::read_to_string(dir.path().join(&stubs[0])).unwrap();
     assert!(
