@@ -52,10 +52,24 @@ pub struct Module {
 /// named `root`; every other module is `<prefix>_<block type>`. Runs
 /// rust-hdl's checks first, as its own writer does.
 pub fn emit<B: Block>(block: &mut B, root: &str, prefix: &str) -> Result<Vec<Module>, HdlError> {
+    emit_named(block, root, prefix, &|_| None)
+}
+
+/// [`emit`], with the root block's own names given by `names` where it
+/// knows better than the field: `names("storage_q$3")` may say
+/// `s0_test_config_storage`, which is then the stem of that flip-flop
+/// (`s0_test_config_storage_reg`), port, signal or constant. The register
+/// file names its slots after their registers this way.
+pub fn emit_named<B: Block>(
+    block: &mut B,
+    root: &str,
+    prefix: &str,
+    names: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<Module>, HdlError> {
     block.connect_all();
     check_all(block).map_err(|e| HdlError(format!("rust-hdl check of `{root}` failed: {e:?}")))?;
     let tree = Tree::of(block, root);
-    let mut out = Emitter { tree: &tree, prefix, modules: Vec::new(), paths: BTreeMap::new() };
+    let mut out = Emitter { tree: &tree, prefix, names, modules: Vec::new(), paths: BTreeMap::new() };
     out.module(0, root, root)?;
     Ok(out.modules)
 }
@@ -78,6 +92,8 @@ pub fn children<B: Block>(block: &mut B, prefix: &str) -> Vec<(String, String)> 
 struct Emitter<'a> {
     tree: &'a Tree,
     prefix: &'a str,
+    /// The root block's own names ([`emit_named`]).
+    names: &'a dyn Fn(&str) -> Option<String>,
     modules: Vec<Module>,
     /// The instance path that first produced each module, for errors.
     paths: BTreeMap<String, String>,
@@ -178,6 +194,11 @@ impl<'a> Emitter<'a> {
         let tree = self.tree;
         let node = &tree.nodes[at];
         let err = |what: String| HdlError(format!("`{path}`: {what}"));
+        let names = self.names;
+        // The Verilog stem of one of this block's fields or signals.
+        let own = |field: &str| if at == 0 { names(field) } else { None }.unwrap_or_else(|| ident(field));
+        let vnames: BTreeMap<&str, String> = node.atoms.iter().map(|a| (a.name.as_str(), own(&a.name))).collect();
+        let vname = |n: &str| vnames.get(n).cloned().unwrap_or_else(|| ident(n));
         let rust_type = node.rust_type.clone().ok_or_else(|| {
             err("a block without a `verilog_name: ModuleName<Self>` field (its Verilog would have no name)".into())
         })?;
@@ -189,7 +210,8 @@ impl<'a> Emitter<'a> {
         let mut instances = Vec::new();
         for &c in &node.children {
             let child = &tree.nodes[c];
-            if let Some(flop) = as_flop(child) {
+            if let Some(mut flop) = as_flop(child) {
+                flop.name = own(&child.field);
                 flops.push(flop);
             } else if let Some(t) = &child.rust_type {
                 let module = format!("{}_{}", self.prefix, module_name::snake_case(t));
@@ -241,7 +263,7 @@ impl<'a> Emitter<'a> {
             match found {
                 Some((line, _, rhs)) if uses(&stub, &lines) == 1 => {
                     drop_lines.insert(*line);
-                    flop_clock.insert(ident(&child.field), rhs.clone());
+                    flop_clock.insert(own(&child.field), rhs.clone());
                 }
                 _ => {
                     return Err(err(format!("flip-flop `{}` is not clocked straight from an input port", child.field)))
@@ -273,8 +295,8 @@ impl<'a> Emitter<'a> {
                         .filter(|_| uses(&stub, &lines) == 1)
                         .map(|(line, _, rhs)| {
                             let net = match rhs.strip_suffix("$q") {
-                                Some(f) if !inputs.contains(rhs.as_str()) => register_name(f),
-                                _ => ident(rhs),
+                                Some(f) if !inputs.contains(rhs.as_str()) => format!("{}_reg", own(f)),
+                                _ => vname(rhs),
                             };
                             (*line, net)
                         })
@@ -287,7 +309,7 @@ impl<'a> Emitter<'a> {
                                 && !wire_outputs.contains(lhs)
                                 && uses(lhs, &lines) == 1
                         })
-                        .map(|(line, lhs, _)| (*line, ident(lhs)))
+                        .map(|(line, lhs, _)| (*line, vname(lhs)))
                 };
                 let net = match direct {
                     Some((line, to)) => {
@@ -315,8 +337,8 @@ impl<'a> Emitter<'a> {
             rename.insert(format!("{}$q", f.field), format!("{}_reg", f.name));
         }
         for a in &node.atoms {
-            if a.name.contains('$') {
-                rename.insert(a.name.clone(), ident(&a.name));
+            if vnames[a.name.as_str()] != a.name {
+                rename.insert(a.name.clone(), vnames[a.name.as_str()].clone());
             }
         }
         let mut enums_used = Vec::new();
@@ -358,7 +380,7 @@ impl<'a> Emitter<'a> {
             }
         };
         for a in &node.atoms {
-            declare(&ident(&a.name))?;
+            declare(&vnames[a.name.as_str()])?;
         }
         for f in &flops {
             declare(&format!("{}_reg", f.name))?;
@@ -381,7 +403,7 @@ impl<'a> Emitter<'a> {
             let _ = writeln!(t, "//{}{line}", if line.is_empty() { "" } else { " " });
         }
         let _ = writeln!(t, "module {name} (");
-        let port_lines = self.port_lines(&ports, doc, &wire_outputs, custom.is_some(), &err)?;
+        let port_lines = self.port_lines(&ports, &vnames, doc, &wire_outputs, custom.is_some(), &err)?;
         t.push_str(&port_lines);
         t.push_str(");\n");
 
@@ -389,7 +411,7 @@ impl<'a> Emitter<'a> {
         if !consts.is_empty() {
             t.push_str("\n    // Constants\n");
             for c in &consts {
-                let _ = writeln!(t, "    localparam {} = {};", ident(&c.name), c.literal);
+                let _ = writeln!(t, "    localparam {} = {};", vnames[c.name.as_str()], c.literal);
             }
         }
         if !enums_used.is_empty() {
@@ -416,7 +438,11 @@ impl<'a> Emitter<'a> {
             t.push_str("\n    // Combinational signals\n");
             let w = locals.iter().map(|a| decl_type(a.width, a.signed).len()).max().unwrap_or(0);
             for a in &locals {
-                let _ = writeln!(t, "    {};", declaration("reg", &decl_type(a.width, a.signed), w, &ident(&a.name)));
+                let _ = writeln!(
+                    t,
+                    "    {};",
+                    declaration("reg", &decl_type(a.width, a.signed), w, &vnames[a.name.as_str()])
+                );
             }
         }
         for (inst, conns) in instances.iter().zip(&connections) {
@@ -452,7 +478,7 @@ impl<'a> Emitter<'a> {
             by_clock.entry(&flop_clock[&f.name]).or_default().push(f);
         }
         for (clock, fs) in by_clock {
-            let _ = writeln!(t, "\n    always @(posedge {}) begin", ident(clock));
+            let _ = writeln!(t, "\n    always @(posedge {}) begin", vname(clock));
             let w = fs.iter().map(|f| f.name.len() + 4).max().unwrap_or(0);
             for f in fs {
                 let _ = writeln!(t, "        {:w$} <= {}_next;", format!("{}_reg", f.name), f.name);
@@ -478,6 +504,7 @@ impl<'a> Emitter<'a> {
     fn port_lines(
         &self,
         ports: &[&Atom_],
+        vnames: &BTreeMap<&str, String>,
         doc: &docs::BlockDoc,
         wire_outputs: &BTreeSet<String>,
         custom: bool,
@@ -485,7 +512,7 @@ impl<'a> Emitter<'a> {
     ) -> Result<String, HdlError> {
         let mut rows = Vec::new();
         for p in ports {
-            let name = ident(&p.name);
+            let name = vnames[p.name.as_str()].clone();
             // An element of a `Vec` of ports (`value$3`) has its field's doc.
             let field = match p.name.rsplit_once('$') {
                 Some((field, index)) if index.bytes().all(|b| b.is_ascii_digit()) => field,

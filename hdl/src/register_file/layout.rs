@@ -94,6 +94,9 @@ pub struct Slot {
     pub reset: u32,
     /// Latch: the low half whose read loads it.
     pub lo_addr: u32,
+    /// The register's name on the ports of its block instance
+    /// (`s0_test_config`, `toe_fpga_mac_lo`): what the Verilog calls the slot.
+    pub label: String,
 }
 
 /// A field whose writes the bus side checks ([`regmap::Field::write_range`]):
@@ -112,6 +115,8 @@ pub struct Check {
     pub max: u32,
     /// The byte strobes (`wstrb` bits) the field lies in.
     pub bytes: u32,
+    /// The register and field (`s0_speed_tx_percent`): what the Verilog calls the check.
+    pub label: String,
 }
 
 /// The slot list a piece of a port lives in (sticky slots have two: the
@@ -162,6 +167,40 @@ pub struct Layout {
     pub implemented: Vec<String>,
     /// The pieces of each port of `ports`, same order.
     pub(super) pieces: Vec<Vec<Piece>>,
+}
+
+impl Layout {
+    /// The Verilog stem of the core's slot field or port element `name`
+    /// (`storage_q$3`, `value$3`, `check_hit$1`): the slot's register
+    /// (`s0_test_config_storage`, `s0_test_config_value`,
+    /// `s0_speed_tx_percent_check_hit`); `None` for anything else. The
+    /// core's writer (`crate::emit::emit_named`) and the wrapper both name
+    /// the slots through it, so a register's logic and ports carry its name.
+    pub fn slot_name(&self, name: &str) -> Option<String> {
+        let (field, k) = name.rsplit_once('$')?;
+        let k: usize = k.parse().ok()?;
+        let slots = match field {
+            "storage_q" | "storage_sel" | "storage_addr" | "storage_mask" | "storage_rmask" | "storage_reset"
+            | "value" => &self.storage,
+            "pulse_q" | "pulse_sel" | "pulse_addr" | "pulse_mask" | "pulse" => &self.pulse,
+            "sticky_q" | "sticky_sel" | "sticky_addr" | "sticky_mask" | "sticky_reset" | "sticky" | "set" => {
+                &self.sticky
+            }
+            "status_sel" | "status_addr" | "status_mask" | "status" => &self.status,
+            "latch_q" | "latch_lo_sel" | "latch_hi_sel" | "latch_lo_addr" | "latch_hi_addr" | "latch_mask"
+            | "latch_reset" | "latch_in" => &self.latch,
+            "const_sel" | "const_addr" | "const_value" => &self.constant,
+            "check_addr" | "check_mask" | "check_min" | "check_span" | "check_bytes" | "check_hit" | "check_fault" => {
+                return Some(format!("{}_{field}", self.checks.get(k)?.label));
+            }
+            _ => return None,
+        };
+        let label = &slots.get(k)?.label;
+        Some(match field.strip_suffix("_q") {
+            Some(kind) => format!("{label}_{kind}"),
+            None => format!("{label}_{field}"),
+        })
+    }
 }
 
 pub(super) fn err(msg: impl Into<String>) -> HdlError {
@@ -217,6 +256,7 @@ impl Layout {
                         .address(instance, reg)
                         .ok_or_else(|| err(format!("register file: `{}.{}` has no address", block.name, reg.name)))?;
                     l.mapped.push(addr);
+                    let label = group.top_name(&reg.name);
                     let reset = reg.reset_for(instance);
                     let wide_lo = block.wide_with_lo(&reg.name);
                     let wide_hi = block.wide_with_hi(&reg.name);
@@ -233,19 +273,34 @@ impl Layout {
                             read_mask: reg.mask_of(Access::Rw),
                             reset: reset & writable,
                             lo_addr: 0,
+                            label: label.clone(),
                         });
                     }
                     let pulse_mask = reg.mask_of(Access::WPulse);
                     let mut pulse = None;
                     if pulse_mask != 0 {
                         pulse = Some(l.pulse.len());
-                        l.pulse.push(Slot { addr, mask: pulse_mask, read_mask: 0, reset: 0, lo_addr: 0 });
+                        l.pulse.push(Slot {
+                            addr,
+                            mask: pulse_mask,
+                            read_mask: 0,
+                            reset: 0,
+                            lo_addr: 0,
+                            label: label.clone(),
+                        });
                     }
                     let w1c = reg.mask_of(Access::W1c);
                     let mut sticky = None;
                     if w1c != 0 {
                         sticky = Some(l.sticky.len());
-                        l.sticky.push(Slot { addr, mask: w1c, read_mask: w1c, reset: reset & w1c, lo_addr: 0 });
+                        l.sticky.push(Slot {
+                            addr,
+                            mask: w1c,
+                            read_mask: w1c,
+                            reset: reset & w1c,
+                            lo_addr: 0,
+                            label: label.clone(),
+                        });
                     }
                     let ro = reg.mask_of(Access::Ro);
                     let volatile = ro & reg.volatile_mask();
@@ -257,6 +312,7 @@ impl Layout {
                             read_mask: constant,
                             reset: reset & constant,
                             lo_addr: 0,
+                            label: label.clone(),
                         });
                     }
                     let mut status = None;
@@ -275,11 +331,19 @@ impl Layout {
                                     read_mask: volatile,
                                     reset: reset & volatile,
                                     lo_addr,
+                                    label: label.clone(),
                                 });
                             }
                             None => {
                                 status = Some(l.status.len());
-                                l.status.push(Slot { addr, mask: volatile, read_mask: volatile, reset: 0, lo_addr: 0 });
+                                l.status.push(Slot {
+                                    addr,
+                                    mask: volatile,
+                                    read_mask: volatile,
+                                    reset: 0,
+                                    lo_addr: 0,
+                                    label: label.clone(),
+                                });
                             }
                         }
                     }
@@ -287,7 +351,14 @@ impl Layout {
                         l.implemented.push(regmap::field_id(&block.name, &reg.name, &f.name));
                         if let Some((min, max)) = f.write_range() {
                             let bytes = (0..4).filter(|b| f.mask() >> (8 * b) & 0xFF != 0).fold(0, |m, b| m | 1 << b);
-                            l.checks.push(Check { addr, mask: f.mask(), min: min << f.lsb, max: max << f.lsb, bytes });
+                            l.checks.push(Check {
+                                addr,
+                                mask: f.mask(),
+                                min: min << f.lsb,
+                                max: max << f.lsb,
+                                bytes,
+                                label: format!("{label}_{}", f.name),
+                            });
                         }
                         let (name, source, port_lsb) = match wide {
                             Some(w) => (

@@ -105,7 +105,9 @@ pub fn register_file_modules(
     prefix: &str,
 ) -> Result<Vec<crate::emit::Module>, HdlError> {
     let layout = checked_layout(design, map)?;
-    let mut modules = crate::emit::emit(&mut RegisterFileCore::new(&layout), &core_module(module), prefix)?;
+    let names = |field: &str| layout.slot_name(field);
+    let mut modules =
+        crate::emit::emit_named(&mut RegisterFileCore::new(&layout), &core_module(module), prefix, &names)?;
     modules.push(crate::emit::Module {
         name: module.to_string(),
         text: wrapper::wrapper(&layout, map, module, wrapper::CoreWriter::Emit),
@@ -183,6 +185,40 @@ mod tests {
         assert!(text.contains("    regfile_core u_core ("));
         let dollar = text.lines().find(|l| l.contains('$'));
         assert!(dollar.is_none(), "`$` in the register file: {dollar:?}");
+    }
+
+    /// Every slot's logic carries its register's name, the checks their
+    /// field's: no anonymous `storage_q_3` is left in the core.
+    #[test]
+    fn every_slot_is_named_after_its_register() {
+        let d = design(2);
+        let map = RegisterMap::for_design(&d);
+        let layout = Layout::new(&map).unwrap();
+        let modules = register_file_modules(&d, &map, "rf", "t").unwrap();
+        let core = &modules.iter().find(|m| m.name == "rf_core").unwrap().text;
+        let wrapper = &modules.last().unwrap().text;
+        for (kind, slots) in [
+            ("storage", &layout.storage),
+            ("pulse", &layout.pulse),
+            ("sticky", &layout.sticky),
+            ("latch", &layout.latch),
+        ] {
+            let mut labels: Vec<&str> = slots.iter().map(|s| s.label.as_str()).collect();
+            labels.sort_unstable();
+            labels.dedup();
+            assert_eq!(labels.len(), slots.len(), "{kind}: two slots of one register");
+            for s in slots.iter() {
+                assert!(core.contains(&format!(" {}_{kind}_reg = ", s.label)), "no register {}_{kind}_reg", s.label);
+            }
+        }
+        assert!(core.contains(" s1_test_config_storage_reg = "), "session 1's test_config");
+        assert!(wrapper.contains(".s1_test_config_value(s1_test_config_value)"), "the wrapper wires it by name");
+        for c in &layout.checks {
+            assert!(core.contains(&format!(" {}_check_hit_reg = ", c.label)), "no check register for {}", c.label);
+        }
+        for anonymous in ["storage_q_", "pulse_q_", "sticky_q_", "latch_q_", "value_0", "check_hit_0"] {
+            assert!(!core.contains(anonymous), "an anonymous slot `{anonymous}...` in the core");
+        }
     }
 
     #[test]

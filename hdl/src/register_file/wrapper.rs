@@ -67,8 +67,9 @@ fn group_comment(group: Group) -> String {
 
 /// How the core the wrapper instantiates is written: by the project's
 /// writer (`hdl::emit`: module `<module>_core`, instance `u_core`, slot
-/// ports `value_<k>`) or by rust-hdl's, the lockstep test's reference
-/// (module `<module>$core`, instance `core`, slot ports `value$<k>`).
+/// ports named after their registers, `s0_test_config_value`) or by
+/// rust-hdl's, the lockstep test's reference (module `<module>$core`,
+/// instance `core`, slot ports `value$<k>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum CoreWriter {
     Emit,
@@ -142,12 +143,14 @@ pub(super) fn wrapper(layout: &Layout, map: &regmap::RegisterMap, module: &str, 
         ("status", Cat::Status, layout.status.len()),
         ("latch_in", Cat::Latch, layout.latch.len()),
     ];
+    // A slot word is named after its register, as the core names its port.
+    let net = |name: &str, k: usize| layout.slot_name(&format!("{name}${k}")).unwrap_or_else(|| format!("{name}_{k}"));
     let _ = writeln!(v, "\n    wire [63:0] cycle_count;");
     for (name, cat, n) in kinds {
         let output = matches!(cat, Cat::Storage | Cat::Pulse | Cat::Sticky);
         for k in 0..n {
             if output {
-                let _ = writeln!(v, "    wire [31:0] {name}_{k};");
+                let _ = writeln!(v, "    wire [31:0] {};", net(name, k));
             } else {
                 let mut parts = Vec::new();
                 for (p, pieces) in layout.ports.iter().zip(&layout.pieces) {
@@ -161,7 +164,7 @@ pub(super) fn wrapper(layout: &Layout, map: &regmap::RegisterMap, module: &str, 
                         parts.push((piece.reg_lsb, piece.width, expr));
                     }
                 }
-                let _ = writeln!(v, "    wire [31:0] {name}_{k} = {};", word_of(parts));
+                let _ = writeln!(v, "    wire [31:0] {} = {};", net(name, k), word_of(parts));
             }
         }
     }
@@ -176,14 +179,14 @@ pub(super) fn wrapper(layout: &Layout, map: &regmap::RegisterMap, module: &str, 
                 .filter(|x| x.cat == *cat && x.slot == k)
                 .fold(0, |m, x| m | (((1u64 << x.width) - 1) << x.reg_lsb) as u32);
             if used != u32::MAX {
-                let _ = writeln!(v, "    wire unused_{name}_{k} = ^{name}_{k};");
+                let _ = writeln!(v, "    wire unused_{0} = ^{0};", net(name, k));
             }
         }
     }
 
-    let (core, instance, sep) = match writer {
-        CoreWriter::Emit => (core_module(module), "u_core", '_'),
-        CoreWriter::RustHdl => (format!("{module}$core"), "core", '$'),
+    let (core, instance) = match writer {
+        CoreWriter::Emit => (core_module(module), "u_core"),
+        CoreWriter::RustHdl => (format!("{module}$core"), "core"),
     };
     let _ = writeln!(v, "\n    {core} {instance} (");
     let mut conns: Vec<String> = Vec::new();
@@ -195,7 +198,11 @@ pub(super) fn wrapper(layout: &Layout, map: &regmap::RegisterMap, module: &str, 
     conns.push("        .cycle_count(cycle_count)".into());
     for (name, _, n) in kinds {
         for k in 0..n {
-            conns.push(format!("        .{name}{sep}{k}({name}_{k})"));
+            let port = match writer {
+                CoreWriter::Emit => net(name, k),
+                CoreWriter::RustHdl => format!("{name}${k}"),
+            };
+            conns.push(format!("        .{port}({})", net(name, k)));
         }
     }
     let _ = writeln!(v, "{}\n    );\n", conns.join(",\n"));
@@ -217,7 +224,7 @@ pub(super) fn wrapper(layout: &Layout, map: &regmap::RegisterMap, module: &str, 
                     Cat::Pulse => "pulse",
                     _ => "sticky",
                 };
-                slice(&format!("{wire}_{}", x.slot), x.reg_lsb, x.width)
+                slice(&net(wire, x.slot), x.reg_lsb, x.width)
             })
             .collect();
         let rhs = if items.len() == 1 { items[0].clone() } else { format!("{{{}}}", items.join(", ")) };

@@ -9,205 +9,205 @@
 // Pure wiring: the core's 32-bit slot words to and from the fields' ports.
 module toe_user_logic_regs (
     // AXI4-Lite slave, s_axil_aclk domain
-    input  wire s_axil_aclk,
-    input  wire s_axil_aresetn,
-    input  wire [31:0] s_axil_awaddr,
-    input  wire s_axil_awvalid,
-    output wire s_axil_awready,
-    input  wire [31:0] s_axil_wdata,
-    input  wire [3:0] s_axil_wstrb,
-    input  wire s_axil_wvalid,
-    output wire s_axil_wready,
-    output wire [1:0] s_axil_bresp,
-    output wire s_axil_bvalid,
-    input  wire s_axil_bready,
-    input  wire [31:0] s_axil_araddr,
-    input  wire s_axil_arvalid,
-    output wire s_axil_arready,
-    output wire [31:0] s_axil_rdata,
-    output wire [1:0] s_axil_rresp,
-    output wire s_axil_rvalid,
-    input  wire s_axil_rready,
+    input  wire         s_axil_aclk,
+    input  wire         s_axil_aresetn,
+    input  wire [31:0]  s_axil_awaddr,
+    input  wire         s_axil_awvalid,
+    output wire         s_axil_awready,
+    input  wire [31:0]  s_axil_wdata,
+    input  wire [3:0]   s_axil_wstrb,
+    input  wire         s_axil_wvalid,
+    output wire         s_axil_wready,
+    output wire [1:0]   s_axil_bresp,
+    output wire         s_axil_bvalid,
+    input  wire         s_axil_bready,
+    input  wire [31:0]  s_axil_araddr,
+    input  wire         s_axil_arvalid,
+    output wire         s_axil_arready,
+    output wire [31:0]  s_axil_rdata,
+    output wire [1:0]   s_axil_rresp,
+    output wire         s_axil_rvalid,
+    input  wire         s_axil_rready,
 
     // User clock domain: clock, synchronous reset
-    input  wire user_clk,
-    input  wire user_rst,
+    input  wire         user_clk,
+    input  wire         user_rst,
 
     // info registers
-    output wire [63:0] info_cycle_count,
+    output wire [63:0]  info_cycle_count,      // Free-running count of user-clock cycles since reset; wraps at 2^64
 
     // toe registers
-    output wire toe_init,
-    input  wire toe_init_done,
-    output wire [1:0] toe_mode,
-    output wire [1:0] toe_last_packet_mode,
-    output wire [9:0] toe_window_update_gap,
-    output wire [47:0] toe_fpga_mac,
-    output wire [31:0] toe_fpga_ip,
-    output wire [47:0] toe_target_mac,
-    output wire [31:0] toe_target_ip,
+    output wire         toe_init,              // Write 1: reset the TOE and initialise it with the current TOE parameters (the demo's menu 1)
+    input  wire         toe_init_done,         // 1: the TOE finished initialising and accepts connections
+    output wire [1:0]   toe_mode,              // How the TOE finds its peer
+    output wire [1:0]   toe_last_packet_mode,  // How the TOE marks the last packet of a transmission
+    output wire [9:0]   toe_window_update_gap, // Threshold for sending a window update packet, in units of 1 KB; 0 disables window updates (set it non-zero when an RX max speed is below 100)
+    output wire [47:0]  toe_fpga_mac,          // MAC address of the FPGA, first byte on the wire in bits 47:40 (00:01:02:03:04:05 = 0x000102030405); taken at `toe_ctrl.init`
+    output wire [31:0]  toe_fpga_ip,           // Address, first octet in bits 31:24 (192.168.200.42 = 0xC0A8C82A)
+    output wire [47:0]  toe_target_mac,        // MAC address of the target, used in fixed-MAC mode only; first byte in bits 47:40; taken at `toe_ctrl.init`
+    output wire [31:0]  toe_target_ip,         // Address, first octet in bits 31:24
 
     // s0 registers
-    output wire s0_start,
-    output wire s0_abort,
-    output wire s0_clear_errors,
-    input  wire s0_busy,
-    input  wire s0_connected,
-    input  wire s0_closed,
-    output wire s0_done,
-    input  wire s0_done_set,
-    output wire s0_error,
-    input  wire s0_error_set,
-    input  wire [3:0] s0_error_cause,
-    output wire [1:0] s0_test_mode,
-    output wire s0_verify,
-    output wire s0_tx_pattern,
-    output wire s0_conn_mode,
-    output wire [6:0] s0_tx_percent,
-    output wire [6:0] s0_rx_percent,
-    output wire [47:0] s0_transfer_size,
-    output wire [47:0] s0_packet_size,
-    output wire [15:0] s0_fpga_port,
-    output wire [15:0] s0_target_port,
-    output wire [15:0] s0_stall_timeout,
-    input  wire [63:0] s0_tx_bytes,
-    input  wire [63:0] s0_rx_bytes,
-    input  wire [63:0] s0_elapsed,
-    input  wire [47:0] s0_err_offset,
-    input  wire [31:0] s0_err_expected,
-    input  wire [31:0] s0_err_received,
-    input  wire [31:0] s0_err_count,
-    input  wire [31:0] s0_rx_packets,
-    input  wire [15:0] s0_peer_port,
-    input  wire [15:0] s0_peer_mss,
-    input  wire [3:0] s0_peer_window_scale,
+    output wire         s0_start,              // Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test
+    output wire         s0_abort,              // Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`
+    output wire         s0_clear_errors,       // Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)
+    input  wire         s0_busy,               // 1 from `start` until the test ends (done or error)
+    input  wire         s0_connected,          // 1 while the connection is established
+    input  wire         s0_closed,             // 1 once the connection was closed after being established; cleared by `start`
+    output wire         s0_done,               // Set when the test completed: every byte sent and/or received and the connection closed
+    input  wire         s0_done_set,           // Sets `s0_done` (one-cycle pulse): Set when the test completed: every byte sent and/or received and the connection closed
+    output wire         s0_error,              // Set when the test failed; `error_cause` says why
+    input  wire         s0_error_set,          // Sets `s0_error` (one-cycle pulse): Set when the test failed; `error_cause` says why
+    input  wire [3:0]   s0_error_cause,        // Why `error` was set; `none` while `error` is 0
+    output wire [1:0]   s0_test_mode,          // What the session does
+    output wire         s0_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
+    output wire         s0_tx_pattern,         // Data the session sends
+    output wire         s0_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
+    output wire [6:0]   s0_tx_percent,         // Transmit limit; gates tvalid
+    output wire [6:0]   s0_rx_percent,         // Receive limit; gates tready
+    output wire [47:0]  s0_transfer_size,      // Bytes to transfer per direction, 0..=2^48-1; 0: nothing is sent or expected (the connection opens and closes, and the test is `done`; a byte received is `beyond_size`); taken at `ctrl.start`
+    output wire [47:0]  s0_packet_size,        // Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; 0: no mark before the transfer's last beat; taken at `ctrl.start`
+    output wire [15:0]  s0_fpga_port,          // Port number
+    output wire [15:0]  s0_target_port,        // Port number
+    output wire [15:0]  s0_stall_timeout,      // Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection
+    input  wire [63:0]  s0_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
+    input  wire [63:0]  s0_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
+    input  wire [63:0]  s0_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
+    input  wire [47:0]  s0_err_offset,         // First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it
+    input  wire [31:0]  s0_err_expected,       // Pattern word at `err_offset`
+    input  wire [31:0]  s0_err_received,       // Received word at `err_offset`
+    input  wire [31:0]  s0_err_count,          // Count
+    input  wire [31:0]  s0_rx_packets,         // Count; wraps at 2^32
+    input  wire [15:0]  s0_peer_port,          // Port number
+    input  wire [15:0]  s0_peer_mss,           // MSS in bytes
+    input  wire [3:0]   s0_peer_window_scale,  // Window scale shift count, 0..=14
 
     // s1 registers
-    output wire s1_start,
-    output wire s1_abort,
-    output wire s1_clear_errors,
-    input  wire s1_busy,
-    input  wire s1_connected,
-    input  wire s1_closed,
-    output wire s1_done,
-    input  wire s1_done_set,
-    output wire s1_error,
-    input  wire s1_error_set,
-    input  wire [3:0] s1_error_cause,
-    output wire [1:0] s1_test_mode,
-    output wire s1_verify,
-    output wire s1_tx_pattern,
-    output wire s1_conn_mode,
-    output wire [6:0] s1_tx_percent,
-    output wire [6:0] s1_rx_percent,
-    output wire [47:0] s1_transfer_size,
-    output wire [47:0] s1_packet_size,
-    output wire [15:0] s1_fpga_port,
-    output wire [15:0] s1_target_port,
-    output wire [15:0] s1_stall_timeout,
-    input  wire [63:0] s1_tx_bytes,
-    input  wire [63:0] s1_rx_bytes,
-    input  wire [63:0] s1_elapsed,
-    input  wire [47:0] s1_err_offset,
-    input  wire [31:0] s1_err_expected,
-    input  wire [31:0] s1_err_received,
-    input  wire [31:0] s1_err_count,
-    input  wire [31:0] s1_rx_packets,
-    input  wire [15:0] s1_peer_port,
-    input  wire [15:0] s1_peer_mss,
-    input  wire [3:0] s1_peer_window_scale
+    output wire         s1_start,              // Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test
+    output wire         s1_abort,              // Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`
+    output wire         s1_clear_errors,       // Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)
+    input  wire         s1_busy,               // 1 from `start` until the test ends (done or error)
+    input  wire         s1_connected,          // 1 while the connection is established
+    input  wire         s1_closed,             // 1 once the connection was closed after being established; cleared by `start`
+    output wire         s1_done,               // Set when the test completed: every byte sent and/or received and the connection closed
+    input  wire         s1_done_set,           // Sets `s1_done` (one-cycle pulse): Set when the test completed: every byte sent and/or received and the connection closed
+    output wire         s1_error,              // Set when the test failed; `error_cause` says why
+    input  wire         s1_error_set,          // Sets `s1_error` (one-cycle pulse): Set when the test failed; `error_cause` says why
+    input  wire [3:0]   s1_error_cause,        // Why `error` was set; `none` while `error` is 0
+    output wire [1:0]   s1_test_mode,          // What the session does
+    output wire         s1_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
+    output wire         s1_tx_pattern,         // Data the session sends
+    output wire         s1_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
+    output wire [6:0]   s1_tx_percent,         // Transmit limit; gates tvalid
+    output wire [6:0]   s1_rx_percent,         // Receive limit; gates tready
+    output wire [47:0]  s1_transfer_size,      // Bytes to transfer per direction, 0..=2^48-1; 0: nothing is sent or expected (the connection opens and closes, and the test is `done`; a byte received is `beyond_size`); taken at `ctrl.start`
+    output wire [47:0]  s1_packet_size,        // Bytes per packet the generator marks with tlast (the last packet may be shorter), 1..=2^48-1; 0: no mark before the transfer's last beat; taken at `ctrl.start`
+    output wire [15:0]  s1_fpga_port,          // Port number
+    output wire [15:0]  s1_target_port,        // Port number
+    output wire [15:0]  s1_stall_timeout,      // Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection
+    input  wire [63:0]  s1_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
+    input  wire [63:0]  s1_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
+    input  wire [63:0]  s1_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
+    input  wire [47:0]  s1_err_offset,         // First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it
+    input  wire [31:0]  s1_err_expected,       // Pattern word at `err_offset`
+    input  wire [31:0]  s1_err_received,       // Received word at `err_offset`
+    input  wire [31:0]  s1_err_count,          // Count
+    input  wire [31:0]  s1_rx_packets,         // Count; wraps at 2^32
+    input  wire [15:0]  s1_peer_port,          // Port number
+    input  wire [15:0]  s1_peer_mss,           // MSS in bytes
+    input  wire [3:0]   s1_peer_window_scale   // Window scale shift count, 0..=14
 );
 
     wire [63:0] cycle_count;
-    wire [31:0] value_0;
-    wire [31:0] value_1;
-    wire [31:0] value_2;
-    wire [31:0] value_3;
-    wire [31:0] value_4;
-    wire [31:0] value_5;
-    wire [31:0] value_6;
-    wire [31:0] value_7;
-    wire [31:0] value_8;
-    wire [31:0] value_9;
-    wire [31:0] value_10;
-    wire [31:0] value_11;
-    wire [31:0] value_12;
-    wire [31:0] value_13;
-    wire [31:0] value_14;
-    wire [31:0] value_15;
-    wire [31:0] value_16;
-    wire [31:0] value_17;
-    wire [31:0] value_18;
-    wire [31:0] value_19;
-    wire [31:0] value_20;
-    wire [31:0] value_21;
-    wire [31:0] value_22;
-    wire [31:0] value_23;
-    wire [31:0] value_24;
-    wire [31:0] pulse_0;
-    wire [31:0] pulse_1;
-    wire [31:0] pulse_2;
-    wire [31:0] sticky_0;
-    wire [31:0] sticky_1;
-    wire [31:0] set_0 = {27'd0, s0_error_set, s0_done_set, 3'd0};
-    wire [31:0] set_1 = {27'd0, s1_error_set, s1_done_set, 3'd0};
-    wire [31:0] status_0 = {cycle_count[31:0]};
-    wire [31:0] status_1 = {31'd0, toe_init_done};
-    wire [31:0] status_2 = {20'd0, s0_error_cause[3:0], 5'd0, s0_closed, s0_connected, s0_busy};
-    wire [31:0] status_3 = {s0_tx_bytes[31:0]};
-    wire [31:0] status_4 = {s0_rx_bytes[31:0]};
-    wire [31:0] status_5 = {s0_elapsed[31:0]};
-    wire [31:0] status_6 = {s0_err_offset[31:0]};
-    wire [31:0] status_7 = {s0_err_expected[31:0]};
-    wire [31:0] status_8 = {s0_err_received[31:0]};
-    wire [31:0] status_9 = {s0_err_count[31:0]};
-    wire [31:0] status_10 = {s0_rx_packets[31:0]};
-    wire [31:0] status_11 = {16'd0, s0_peer_port[15:0]};
-    wire [31:0] status_12 = {16'd0, s0_peer_mss[15:0]};
-    wire [31:0] status_13 = {28'd0, s0_peer_window_scale[3:0]};
-    wire [31:0] status_14 = {20'd0, s1_error_cause[3:0], 5'd0, s1_closed, s1_connected, s1_busy};
-    wire [31:0] status_15 = {s1_tx_bytes[31:0]};
-    wire [31:0] status_16 = {s1_rx_bytes[31:0]};
-    wire [31:0] status_17 = {s1_elapsed[31:0]};
-    wire [31:0] status_18 = {s1_err_offset[31:0]};
-    wire [31:0] status_19 = {s1_err_expected[31:0]};
-    wire [31:0] status_20 = {s1_err_received[31:0]};
-    wire [31:0] status_21 = {s1_err_count[31:0]};
-    wire [31:0] status_22 = {s1_rx_packets[31:0]};
-    wire [31:0] status_23 = {16'd0, s1_peer_port[15:0]};
-    wire [31:0] status_24 = {16'd0, s1_peer_mss[15:0]};
-    wire [31:0] status_25 = {28'd0, s1_peer_window_scale[3:0]};
-    wire [31:0] latch_in_0 = {cycle_count[63:32]};
-    wire [31:0] latch_in_1 = {s0_tx_bytes[63:32]};
-    wire [31:0] latch_in_2 = {s0_rx_bytes[63:32]};
-    wire [31:0] latch_in_3 = {s0_elapsed[63:32]};
-    wire [31:0] latch_in_4 = {16'd0, s0_err_offset[47:32]};
-    wire [31:0] latch_in_5 = {s1_tx_bytes[63:32]};
-    wire [31:0] latch_in_6 = {s1_rx_bytes[63:32]};
-    wire [31:0] latch_in_7 = {s1_elapsed[63:32]};
-    wire [31:0] latch_in_8 = {16'd0, s1_err_offset[47:32]};
-    wire unused_value_0 = ^value_0;
-    wire unused_value_2 = ^value_2;
-    wire unused_value_5 = ^value_5;
-    wire unused_value_7 = ^value_7;
-    wire unused_value_8 = ^value_8;
-    wire unused_value_10 = ^value_10;
-    wire unused_value_12 = ^value_12;
-    wire unused_value_13 = ^value_13;
-    wire unused_value_14 = ^value_14;
-    wire unused_value_15 = ^value_15;
-    wire unused_value_16 = ^value_16;
-    wire unused_value_17 = ^value_17;
-    wire unused_value_19 = ^value_19;
-    wire unused_value_21 = ^value_21;
-    wire unused_value_22 = ^value_22;
-    wire unused_value_23 = ^value_23;
-    wire unused_value_24 = ^value_24;
-    wire unused_pulse_0 = ^pulse_0;
-    wire unused_pulse_1 = ^pulse_1;
-    wire unused_pulse_2 = ^pulse_2;
-    wire unused_sticky_0 = ^sticky_0;
-    wire unused_sticky_1 = ^sticky_1;
+    wire [31:0] toe_toe_config_value;
+    wire [31:0] toe_fpga_mac_lo_value;
+    wire [31:0] toe_fpga_mac_hi_value;
+    wire [31:0] toe_fpga_ip_value;
+    wire [31:0] toe_target_mac_lo_value;
+    wire [31:0] toe_target_mac_hi_value;
+    wire [31:0] toe_target_ip_value;
+    wire [31:0] s0_test_config_value;
+    wire [31:0] s0_speed_value;
+    wire [31:0] s0_transfer_size_lo_value;
+    wire [31:0] s0_transfer_size_hi_value;
+    wire [31:0] s0_packet_size_lo_value;
+    wire [31:0] s0_packet_size_hi_value;
+    wire [31:0] s0_fpga_port_value;
+    wire [31:0] s0_target_port_value;
+    wire [31:0] s0_stall_timeout_value;
+    wire [31:0] s1_test_config_value;
+    wire [31:0] s1_speed_value;
+    wire [31:0] s1_transfer_size_lo_value;
+    wire [31:0] s1_transfer_size_hi_value;
+    wire [31:0] s1_packet_size_lo_value;
+    wire [31:0] s1_packet_size_hi_value;
+    wire [31:0] s1_fpga_port_value;
+    wire [31:0] s1_target_port_value;
+    wire [31:0] s1_stall_timeout_value;
+    wire [31:0] toe_toe_ctrl_pulse;
+    wire [31:0] s0_ctrl_pulse;
+    wire [31:0] s1_ctrl_pulse;
+    wire [31:0] s0_status_sticky;
+    wire [31:0] s1_status_sticky;
+    wire [31:0] s0_status_set = {27'd0, s0_error_set, s0_done_set, 3'd0};
+    wire [31:0] s1_status_set = {27'd0, s1_error_set, s1_done_set, 3'd0};
+    wire [31:0] info_cycle_count_lo_status = {cycle_count[31:0]};
+    wire [31:0] toe_toe_status_status = {31'd0, toe_init_done};
+    wire [31:0] s0_status_status = {20'd0, s0_error_cause[3:0], 5'd0, s0_closed, s0_connected, s0_busy};
+    wire [31:0] s0_tx_bytes_lo_status = {s0_tx_bytes[31:0]};
+    wire [31:0] s0_rx_bytes_lo_status = {s0_rx_bytes[31:0]};
+    wire [31:0] s0_elapsed_lo_status = {s0_elapsed[31:0]};
+    wire [31:0] s0_err_offset_lo_status = {s0_err_offset[31:0]};
+    wire [31:0] s0_err_expected_status = {s0_err_expected[31:0]};
+    wire [31:0] s0_err_received_status = {s0_err_received[31:0]};
+    wire [31:0] s0_err_count_status = {s0_err_count[31:0]};
+    wire [31:0] s0_rx_packets_status = {s0_rx_packets[31:0]};
+    wire [31:0] s0_peer_port_status = {16'd0, s0_peer_port[15:0]};
+    wire [31:0] s0_peer_mss_status = {16'd0, s0_peer_mss[15:0]};
+    wire [31:0] s0_peer_window_scale_status = {28'd0, s0_peer_window_scale[3:0]};
+    wire [31:0] s1_status_status = {20'd0, s1_error_cause[3:0], 5'd0, s1_closed, s1_connected, s1_busy};
+    wire [31:0] s1_tx_bytes_lo_status = {s1_tx_bytes[31:0]};
+    wire [31:0] s1_rx_bytes_lo_status = {s1_rx_bytes[31:0]};
+    wire [31:0] s1_elapsed_lo_status = {s1_elapsed[31:0]};
+    wire [31:0] s1_err_offset_lo_status = {s1_err_offset[31:0]};
+    wire [31:0] s1_err_expected_status = {s1_err_expected[31:0]};
+    wire [31:0] s1_err_received_status = {s1_err_received[31:0]};
+    wire [31:0] s1_err_count_status = {s1_err_count[31:0]};
+    wire [31:0] s1_rx_packets_status = {s1_rx_packets[31:0]};
+    wire [31:0] s1_peer_port_status = {16'd0, s1_peer_port[15:0]};
+    wire [31:0] s1_peer_mss_status = {16'd0, s1_peer_mss[15:0]};
+    wire [31:0] s1_peer_window_scale_status = {28'd0, s1_peer_window_scale[3:0]};
+    wire [31:0] info_cycle_count_hi_latch_in = {cycle_count[63:32]};
+    wire [31:0] s0_tx_bytes_hi_latch_in = {s0_tx_bytes[63:32]};
+    wire [31:0] s0_rx_bytes_hi_latch_in = {s0_rx_bytes[63:32]};
+    wire [31:0] s0_elapsed_hi_latch_in = {s0_elapsed[63:32]};
+    wire [31:0] s0_err_offset_hi_latch_in = {16'd0, s0_err_offset[47:32]};
+    wire [31:0] s1_tx_bytes_hi_latch_in = {s1_tx_bytes[63:32]};
+    wire [31:0] s1_rx_bytes_hi_latch_in = {s1_rx_bytes[63:32]};
+    wire [31:0] s1_elapsed_hi_latch_in = {s1_elapsed[63:32]};
+    wire [31:0] s1_err_offset_hi_latch_in = {16'd0, s1_err_offset[47:32]};
+    wire unused_toe_toe_config_value = ^toe_toe_config_value;
+    wire unused_toe_fpga_mac_hi_value = ^toe_fpga_mac_hi_value;
+    wire unused_toe_target_mac_hi_value = ^toe_target_mac_hi_value;
+    wire unused_s0_test_config_value = ^s0_test_config_value;
+    wire unused_s0_speed_value = ^s0_speed_value;
+    wire unused_s0_transfer_size_hi_value = ^s0_transfer_size_hi_value;
+    wire unused_s0_packet_size_hi_value = ^s0_packet_size_hi_value;
+    wire unused_s0_fpga_port_value = ^s0_fpga_port_value;
+    wire unused_s0_target_port_value = ^s0_target_port_value;
+    wire unused_s0_stall_timeout_value = ^s0_stall_timeout_value;
+    wire unused_s1_test_config_value = ^s1_test_config_value;
+    wire unused_s1_speed_value = ^s1_speed_value;
+    wire unused_s1_transfer_size_hi_value = ^s1_transfer_size_hi_value;
+    wire unused_s1_packet_size_hi_value = ^s1_packet_size_hi_value;
+    wire unused_s1_fpga_port_value = ^s1_fpga_port_value;
+    wire unused_s1_target_port_value = ^s1_target_port_value;
+    wire unused_s1_stall_timeout_value = ^s1_stall_timeout_value;
+    wire unused_toe_toe_ctrl_pulse = ^toe_toe_ctrl_pulse;
+    wire unused_s0_ctrl_pulse = ^s0_ctrl_pulse;
+    wire unused_s1_ctrl_pulse = ^s1_ctrl_pulse;
+    wire unused_s0_status_sticky = ^s0_status_sticky;
+    wire unused_s1_status_sticky = ^s1_status_sticky;
 
     toe_user_logic_regs_core u_core (
         .s_axil_aclk(s_axil_aclk),
@@ -232,116 +232,116 @@ module toe_user_logic_regs (
         .user_clk(user_clk),
         .user_rst(user_rst),
         .cycle_count(cycle_count),
-        .value_0(value_0),
-        .value_1(value_1),
-        .value_2(value_2),
-        .value_3(value_3),
-        .value_4(value_4),
-        .value_5(value_5),
-        .value_6(value_6),
-        .value_7(value_7),
-        .value_8(value_8),
-        .value_9(value_9),
-        .value_10(value_10),
-        .value_11(value_11),
-        .value_12(value_12),
-        .value_13(value_13),
-        .value_14(value_14),
-        .value_15(value_15),
-        .value_16(value_16),
-        .value_17(value_17),
-        .value_18(value_18),
-        .value_19(value_19),
-        .value_20(value_20),
-        .value_21(value_21),
-        .value_22(value_22),
-        .value_23(value_23),
-        .value_24(value_24),
-        .pulse_0(pulse_0),
-        .pulse_1(pulse_1),
-        .pulse_2(pulse_2),
-        .sticky_0(sticky_0),
-        .sticky_1(sticky_1),
-        .set_0(set_0),
-        .set_1(set_1),
-        .status_0(status_0),
-        .status_1(status_1),
-        .status_2(status_2),
-        .status_3(status_3),
-        .status_4(status_4),
-        .status_5(status_5),
-        .status_6(status_6),
-        .status_7(status_7),
-        .status_8(status_8),
-        .status_9(status_9),
-        .status_10(status_10),
-        .status_11(status_11),
-        .status_12(status_12),
-        .status_13(status_13),
-        .status_14(status_14),
-        .status_15(status_15),
-        .status_16(status_16),
-        .status_17(status_17),
-        .status_18(status_18),
-        .status_19(status_19),
-        .status_20(status_20),
-        .status_21(status_21),
-        .status_22(status_22),
-        .status_23(status_23),
-        .status_24(status_24),
-        .status_25(status_25),
-        .latch_in_0(latch_in_0),
-        .latch_in_1(latch_in_1),
-        .latch_in_2(latch_in_2),
-        .latch_in_3(latch_in_3),
-        .latch_in_4(latch_in_4),
-        .latch_in_5(latch_in_5),
-        .latch_in_6(latch_in_6),
-        .latch_in_7(latch_in_7),
-        .latch_in_8(latch_in_8)
+        .toe_toe_config_value(toe_toe_config_value),
+        .toe_fpga_mac_lo_value(toe_fpga_mac_lo_value),
+        .toe_fpga_mac_hi_value(toe_fpga_mac_hi_value),
+        .toe_fpga_ip_value(toe_fpga_ip_value),
+        .toe_target_mac_lo_value(toe_target_mac_lo_value),
+        .toe_target_mac_hi_value(toe_target_mac_hi_value),
+        .toe_target_ip_value(toe_target_ip_value),
+        .s0_test_config_value(s0_test_config_value),
+        .s0_speed_value(s0_speed_value),
+        .s0_transfer_size_lo_value(s0_transfer_size_lo_value),
+        .s0_transfer_size_hi_value(s0_transfer_size_hi_value),
+        .s0_packet_size_lo_value(s0_packet_size_lo_value),
+        .s0_packet_size_hi_value(s0_packet_size_hi_value),
+        .s0_fpga_port_value(s0_fpga_port_value),
+        .s0_target_port_value(s0_target_port_value),
+        .s0_stall_timeout_value(s0_stall_timeout_value),
+        .s1_test_config_value(s1_test_config_value),
+        .s1_speed_value(s1_speed_value),
+        .s1_transfer_size_lo_value(s1_transfer_size_lo_value),
+        .s1_transfer_size_hi_value(s1_transfer_size_hi_value),
+        .s1_packet_size_lo_value(s1_packet_size_lo_value),
+        .s1_packet_size_hi_value(s1_packet_size_hi_value),
+        .s1_fpga_port_value(s1_fpga_port_value),
+        .s1_target_port_value(s1_target_port_value),
+        .s1_stall_timeout_value(s1_stall_timeout_value),
+        .toe_toe_ctrl_pulse(toe_toe_ctrl_pulse),
+        .s0_ctrl_pulse(s0_ctrl_pulse),
+        .s1_ctrl_pulse(s1_ctrl_pulse),
+        .s0_status_sticky(s0_status_sticky),
+        .s1_status_sticky(s1_status_sticky),
+        .s0_status_set(s0_status_set),
+        .s1_status_set(s1_status_set),
+        .info_cycle_count_lo_status(info_cycle_count_lo_status),
+        .toe_toe_status_status(toe_toe_status_status),
+        .s0_status_status(s0_status_status),
+        .s0_tx_bytes_lo_status(s0_tx_bytes_lo_status),
+        .s0_rx_bytes_lo_status(s0_rx_bytes_lo_status),
+        .s0_elapsed_lo_status(s0_elapsed_lo_status),
+        .s0_err_offset_lo_status(s0_err_offset_lo_status),
+        .s0_err_expected_status(s0_err_expected_status),
+        .s0_err_received_status(s0_err_received_status),
+        .s0_err_count_status(s0_err_count_status),
+        .s0_rx_packets_status(s0_rx_packets_status),
+        .s0_peer_port_status(s0_peer_port_status),
+        .s0_peer_mss_status(s0_peer_mss_status),
+        .s0_peer_window_scale_status(s0_peer_window_scale_status),
+        .s1_status_status(s1_status_status),
+        .s1_tx_bytes_lo_status(s1_tx_bytes_lo_status),
+        .s1_rx_bytes_lo_status(s1_rx_bytes_lo_status),
+        .s1_elapsed_lo_status(s1_elapsed_lo_status),
+        .s1_err_offset_lo_status(s1_err_offset_lo_status),
+        .s1_err_expected_status(s1_err_expected_status),
+        .s1_err_received_status(s1_err_received_status),
+        .s1_err_count_status(s1_err_count_status),
+        .s1_rx_packets_status(s1_rx_packets_status),
+        .s1_peer_port_status(s1_peer_port_status),
+        .s1_peer_mss_status(s1_peer_mss_status),
+        .s1_peer_window_scale_status(s1_peer_window_scale_status),
+        .info_cycle_count_hi_latch_in(info_cycle_count_hi_latch_in),
+        .s0_tx_bytes_hi_latch_in(s0_tx_bytes_hi_latch_in),
+        .s0_rx_bytes_hi_latch_in(s0_rx_bytes_hi_latch_in),
+        .s0_elapsed_hi_latch_in(s0_elapsed_hi_latch_in),
+        .s0_err_offset_hi_latch_in(s0_err_offset_hi_latch_in),
+        .s1_tx_bytes_hi_latch_in(s1_tx_bytes_hi_latch_in),
+        .s1_rx_bytes_hi_latch_in(s1_rx_bytes_hi_latch_in),
+        .s1_elapsed_hi_latch_in(s1_elapsed_hi_latch_in),
+        .s1_err_offset_hi_latch_in(s1_err_offset_hi_latch_in)
     );
 
     assign info_cycle_count = cycle_count;
-    assign toe_init = pulse_0[0];
-    assign toe_mode = value_0[1:0];
-    assign toe_last_packet_mode = value_0[5:4];
-    assign toe_window_update_gap = value_0[25:16];
-    assign toe_fpga_mac = {value_2[15:0], value_1[31:0]};
-    assign toe_fpga_ip = value_3[31:0];
-    assign toe_target_mac = {value_5[15:0], value_4[31:0]};
-    assign toe_target_ip = value_6[31:0];
-    assign s0_start = pulse_1[0];
-    assign s0_abort = pulse_1[1];
-    assign s0_clear_errors = pulse_1[2];
-    assign s0_done = sticky_0[3];
-    assign s0_error = sticky_0[4];
-    assign s0_test_mode = value_7[1:0];
-    assign s0_verify = value_7[4];
-    assign s0_tx_pattern = value_7[5];
-    assign s0_conn_mode = value_7[8];
-    assign s0_tx_percent = value_8[6:0];
-    assign s0_rx_percent = value_8[22:16];
-    assign s0_transfer_size = {value_10[15:0], value_9[31:0]};
-    assign s0_packet_size = {value_12[15:0], value_11[31:0]};
-    assign s0_fpga_port = value_13[15:0];
-    assign s0_target_port = value_14[15:0];
-    assign s0_stall_timeout = value_15[15:0];
-    assign s1_start = pulse_2[0];
-    assign s1_abort = pulse_2[1];
-    assign s1_clear_errors = pulse_2[2];
-    assign s1_done = sticky_1[3];
-    assign s1_error = sticky_1[4];
-    assign s1_test_mode = value_16[1:0];
-    assign s1_verify = value_16[4];
-    assign s1_tx_pattern = value_16[5];
-    assign s1_conn_mode = value_16[8];
-    assign s1_tx_percent = value_17[6:0];
-    assign s1_rx_percent = value_17[22:16];
-    assign s1_transfer_size = {value_19[15:0], value_18[31:0]};
-    assign s1_packet_size = {value_21[15:0], value_20[31:0]};
-    assign s1_fpga_port = value_22[15:0];
-    assign s1_target_port = value_23[15:0];
-    assign s1_stall_timeout = value_24[15:0];
+    assign toe_init = toe_toe_ctrl_pulse[0];
+    assign toe_mode = toe_toe_config_value[1:0];
+    assign toe_last_packet_mode = toe_toe_config_value[5:4];
+    assign toe_window_update_gap = toe_toe_config_value[25:16];
+    assign toe_fpga_mac = {toe_fpga_mac_hi_value[15:0], toe_fpga_mac_lo_value[31:0]};
+    assign toe_fpga_ip = toe_fpga_ip_value[31:0];
+    assign toe_target_mac = {toe_target_mac_hi_value[15:0], toe_target_mac_lo_value[31:0]};
+    assign toe_target_ip = toe_target_ip_value[31:0];
+    assign s0_start = s0_ctrl_pulse[0];
+    assign s0_abort = s0_ctrl_pulse[1];
+    assign s0_clear_errors = s0_ctrl_pulse[2];
+    assign s0_done = s0_status_sticky[3];
+    assign s0_error = s0_status_sticky[4];
+    assign s0_test_mode = s0_test_config_value[1:0];
+    assign s0_verify = s0_test_config_value[4];
+    assign s0_tx_pattern = s0_test_config_value[5];
+    assign s0_conn_mode = s0_test_config_value[8];
+    assign s0_tx_percent = s0_speed_value[6:0];
+    assign s0_rx_percent = s0_speed_value[22:16];
+    assign s0_transfer_size = {s0_transfer_size_hi_value[15:0], s0_transfer_size_lo_value[31:0]};
+    assign s0_packet_size = {s0_packet_size_hi_value[15:0], s0_packet_size_lo_value[31:0]};
+    assign s0_fpga_port = s0_fpga_port_value[15:0];
+    assign s0_target_port = s0_target_port_value[15:0];
+    assign s0_stall_timeout = s0_stall_timeout_value[15:0];
+    assign s1_start = s1_ctrl_pulse[0];
+    assign s1_abort = s1_ctrl_pulse[1];
+    assign s1_clear_errors = s1_ctrl_pulse[2];
+    assign s1_done = s1_status_sticky[3];
+    assign s1_error = s1_status_sticky[4];
+    assign s1_test_mode = s1_test_config_value[1:0];
+    assign s1_verify = s1_test_config_value[4];
+    assign s1_tx_pattern = s1_test_config_value[5];
+    assign s1_conn_mode = s1_test_config_value[8];
+    assign s1_tx_percent = s1_speed_value[6:0];
+    assign s1_rx_percent = s1_speed_value[22:16];
+    assign s1_transfer_size = {s1_transfer_size_hi_value[15:0], s1_transfer_size_lo_value[31:0]};
+    assign s1_packet_size = {s1_packet_size_hi_value[15:0], s1_packet_size_lo_value[31:0]};
+    assign s1_fpga_port = s1_fpga_port_value[15:0];
+    assign s1_target_port = s1_target_port_value[15:0];
+    assign s1_stall_timeout = s1_stall_timeout_value[15:0];
 endmodule
 
 `resetall

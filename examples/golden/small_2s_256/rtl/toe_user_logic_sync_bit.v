@@ -6,23 +6,24 @@
 
 // toe_user_logic_sync_bit: Rust block `SyncBit` (hdl/src/cdc.rs)
 //
-// Clock-domain crossing primitives.
+// Clock-domain crossing: a two-flip-flop synchroniser of one level into the
+// receiving clock.
 //
 //   d (other domain) --> [ff1] --> [ff2] --> q      (clock = receiving domain)
 module toe_user_logic_sync_bit (
     // Ports
-    input  wire  clock, // Clock of the receiving domain
-    input  wire  d,     // Level from the other domain; must come straight from a flip-flop there
-    output reg   q      // `d`, two to three `clock` edges later
+    input  wire clock, // Clock of the receiving domain
+    input  wire d,     // Level from the other domain; must come straight from a flip-flop there
+    output reg  q      // `d`, two to three `clock` edges later
 );
 
     // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next
     (* ASYNC_REG = "TRUE", altera_attribute = "-name SYNCHRONIZER_IDENTIFICATION FORCED" *)
-    reg  ff1_reg = 1'h0;
-    reg  ff1_next;
+    reg ff1_reg = 1'h0;
+    reg ff1_next;
     (* ASYNC_REG = "TRUE", altera_attribute = "-name SYNCHRONIZER_IDENTIFICATION FORCED" *)
-    reg  ff2_reg = 1'h0;
-    reg  ff2_next;
+    reg ff2_reg = 1'h0;
+    reg ff2_next;
 
     always @(*) begin
         ff1_next = d;

@@ -15,592 +15,596 @@
 // every register keeps its name in the core (`u_req_sync/ff1_reg`,
 // `req_addr_reg`); the logic of each part is in the file of its job.
 module toe_user_logic_regs_core (
-    // Ports
-    input  wire        s_axil_aclk,    // Register-bus clock
-    input  wire        s_axil_aresetn, // Register-bus reset, active low, synchronous to `s_axil_aclk`
-    input  wire [31:0] s_axil_awaddr,
-    input  wire        s_axil_awvalid,
-    output reg         s_axil_awready,
-    input  wire [31:0] s_axil_wdata,
-    input  wire [3:0]  s_axil_wstrb,
-    input  wire        s_axil_wvalid,
-    output reg         s_axil_wready,
-    output reg  [1:0]  s_axil_bresp,
-    output reg         s_axil_bvalid,
-    input  wire        s_axil_bready,
-    input  wire [31:0] s_axil_araddr,
-    input  wire        s_axil_arvalid,
-    output reg         s_axil_arready,
-    output reg  [31:0] s_axil_rdata,
-    output reg  [1:0]  s_axil_rresp,
-    output reg         s_axil_rvalid,
-    input  wire        s_axil_rready,
-    input  wire        user_clk,       // User clock: the registers live here
-    input  wire        user_rst,       // Synchronous reset of the registers, active high
-    output reg  [63:0] cycle_count,    // Free-running user-clock cycle count
-    output reg  [31:0] value_0,        // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_1,        // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_2,        // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_3,        // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_4,        // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_5,        // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_6,        // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_7,        // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_8,        // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_9,        // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_10,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_11,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_12,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_13,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_14,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_15,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_16,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_17,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_18,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_19,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_20,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_21,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_22,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_23,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_24,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_25,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_26,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_27,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_28,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_29,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_30,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_31,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_32,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_33,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_34,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_35,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_36,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_37,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_38,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_39,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_40,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_41,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] value_42,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] pulse_0,        // Pulse slot words: written ones, for one cycle
-    output reg  [31:0] pulse_1,        // Pulse slot words: written ones, for one cycle
-    output reg  [31:0] pulse_2,        // Pulse slot words: written ones, for one cycle
-    output reg  [31:0] pulse_3,        // Pulse slot words: written ones, for one cycle
-    output reg  [31:0] pulse_4,        // Pulse slot words: written ones, for one cycle
-    output reg  [31:0] sticky_0,       // Sticky slot words
-    output reg  [31:0] sticky_1,       // Sticky slot words
-    output reg  [31:0] sticky_2,       // Sticky slot words
-    output reg  [31:0] sticky_3,       // Sticky slot words
-    input  wire [31:0] set_0,          // Sticky slot set inputs
-    input  wire [31:0] set_1,          // Sticky slot set inputs
-    input  wire [31:0] set_2,          // Sticky slot set inputs
-    input  wire [31:0] set_3,          // Sticky slot set inputs
-    input  wire [31:0] status_0,       // Status slot inputs, sampled by a read
-    input  wire [31:0] status_1,       // Status slot inputs, sampled by a read
-    input  wire [31:0] status_2,       // Status slot inputs, sampled by a read
-    input  wire [31:0] status_3,       // Status slot inputs, sampled by a read
-    input  wire [31:0] status_4,       // Status slot inputs, sampled by a read
-    input  wire [31:0] status_5,       // Status slot inputs, sampled by a read
-    input  wire [31:0] status_6,       // Status slot inputs, sampled by a read
-    input  wire [31:0] status_7,       // Status slot inputs, sampled by a read
-    input  wire [31:0] status_8,       // Status slot inputs, sampled by a read
-    input  wire [31:0] status_9,       // Status slot inputs, sampled by a read
-    input  wire [31:0] status_10,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_11,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_12,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_13,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_14,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_15,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_16,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_17,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_18,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_19,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_20,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_21,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_22,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_23,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_24,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_25,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_26,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_27,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_28,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_29,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_30,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_31,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_32,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_33,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_34,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_35,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_36,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_37,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_38,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_39,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_40,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_41,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_42,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_43,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_44,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_45,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_46,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_47,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_48,      // Status slot inputs, sampled by a read
-    input  wire [31:0] status_49,      // Status slot inputs, sampled by a read
-    input  wire [31:0] latch_in_0,     // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_1,     // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_2,     // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_3,     // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_4,     // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_5,     // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_6,     // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_7,     // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_8,     // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_9,     // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_10,    // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_11,    // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_12,    // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_13,    // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_14,    // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_15,    // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] latch_in_16     // Latch slot inputs, sampled by a read of the low half
+    // AXI4-Lite slave, s_axil_aclk domain
+    input  wire        s_axil_aclk,                  // Register-bus clock
+    input  wire        s_axil_aresetn,               // Register-bus reset, active low, synchronous to `s_axil_aclk`
+    input  wire [31:0] s_axil_awaddr,                // Write address (every bit decoded)
+    input  wire        s_axil_awvalid,               // Write address valid
+    output reg         s_axil_awready,               // Write address taken
+    input  wire [31:0] s_axil_wdata,                 // Write data
+    input  wire [3:0]  s_axil_wstrb,                 // Write byte strobes
+    input  wire        s_axil_wvalid,                // Write data valid
+    output reg         s_axil_wready,                // Write data taken
+    output reg  [1:0]  s_axil_bresp,                 // Write response: OKAY, or SLVERR (unmapped, refused, timed out)
+    output reg         s_axil_bvalid,                // Write response valid
+    input  wire        s_axil_bready,                // The master takes the write response
+    input  wire [31:0] s_axil_araddr,                // Read address (every bit decoded)
+    input  wire        s_axil_arvalid,               // Read address valid
+    output reg         s_axil_arready,               // Read address taken
+    output reg  [31:0] s_axil_rdata,                 // Read data
+    output reg  [1:0]  s_axil_rresp,                 // Read response: OKAY, or SLVERR (unmapped, timed out)
+    output reg         s_axil_rvalid,                // Read data valid
+    input  wire        s_axil_rready,                // The master takes the read data
+
+    // User clock domain
+    input  wire        user_clk,                     // User clock: the registers live here
+    input  wire        user_rst,                     // Synchronous reset of the registers, active high
+    output reg  [63:0] cycle_count,                  // Free-running user-clock cycle count
+
+    // Slot words, to and from the wrapper's field ports
+    output reg  [31:0] toe_toe_config_value,         // Storage slot words (writable bits; others 0)
+    output reg  [31:0] toe_fpga_mac_lo_value,        // Storage slot words (writable bits; others 0)
+    output reg  [31:0] toe_fpga_mac_hi_value,        // Storage slot words (writable bits; others 0)
+    output reg  [31:0] toe_fpga_ip_value,            // Storage slot words (writable bits; others 0)
+    output reg  [31:0] toe_target_mac_lo_value,      // Storage slot words (writable bits; others 0)
+    output reg  [31:0] toe_target_mac_hi_value,      // Storage slot words (writable bits; others 0)
+    output reg  [31:0] toe_target_ip_value,          // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s0_test_config_value,         // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s0_speed_value,               // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s0_transfer_size_lo_value,    // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s0_transfer_size_hi_value,    // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s0_packet_size_lo_value,      // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s0_packet_size_hi_value,      // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s0_fpga_port_value,           // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s0_target_port_value,         // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s0_stall_timeout_value,       // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s1_test_config_value,         // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s1_speed_value,               // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s1_transfer_size_lo_value,    // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s1_transfer_size_hi_value,    // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s1_packet_size_lo_value,      // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s1_packet_size_hi_value,      // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s1_fpga_port_value,           // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s1_target_port_value,         // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s1_stall_timeout_value,       // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s2_test_config_value,         // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s2_speed_value,               // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s2_transfer_size_lo_value,    // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s2_transfer_size_hi_value,    // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s2_packet_size_lo_value,      // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s2_packet_size_hi_value,      // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s2_fpga_port_value,           // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s2_target_port_value,         // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s2_stall_timeout_value,       // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s3_test_config_value,         // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s3_speed_value,               // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s3_transfer_size_lo_value,    // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s3_transfer_size_hi_value,    // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s3_packet_size_lo_value,      // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s3_packet_size_hi_value,      // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s3_fpga_port_value,           // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s3_target_port_value,         // Storage slot words (writable bits; others 0)
+    output reg  [31:0] s3_stall_timeout_value,       // Storage slot words (writable bits; others 0)
+    output reg  [31:0] toe_toe_ctrl_pulse,           // Pulse slot words: written ones, for one cycle
+    output reg  [31:0] s0_ctrl_pulse,                // Pulse slot words: written ones, for one cycle
+    output reg  [31:0] s1_ctrl_pulse,                // Pulse slot words: written ones, for one cycle
+    output reg  [31:0] s2_ctrl_pulse,                // Pulse slot words: written ones, for one cycle
+    output reg  [31:0] s3_ctrl_pulse,                // Pulse slot words: written ones, for one cycle
+    output reg  [31:0] s0_status_sticky,             // Sticky slot words
+    output reg  [31:0] s1_status_sticky,             // Sticky slot words
+    output reg  [31:0] s2_status_sticky,             // Sticky slot words
+    output reg  [31:0] s3_status_sticky,             // Sticky slot words
+    input  wire [31:0] s0_status_set,                // Sticky slot set inputs
+    input  wire [31:0] s1_status_set,                // Sticky slot set inputs
+    input  wire [31:0] s2_status_set,                // Sticky slot set inputs
+    input  wire [31:0] s3_status_set,                // Sticky slot set inputs
+    input  wire [31:0] info_cycle_count_lo_status,   // Status slot inputs, sampled by a read
+    input  wire [31:0] toe_toe_status_status,        // Status slot inputs, sampled by a read
+    input  wire [31:0] s0_status_status,             // Status slot inputs, sampled by a read
+    input  wire [31:0] s0_tx_bytes_lo_status,        // Status slot inputs, sampled by a read
+    input  wire [31:0] s0_rx_bytes_lo_status,        // Status slot inputs, sampled by a read
+    input  wire [31:0] s0_elapsed_lo_status,         // Status slot inputs, sampled by a read
+    input  wire [31:0] s0_err_offset_lo_status,      // Status slot inputs, sampled by a read
+    input  wire [31:0] s0_err_expected_status,       // Status slot inputs, sampled by a read
+    input  wire [31:0] s0_err_received_status,       // Status slot inputs, sampled by a read
+    input  wire [31:0] s0_err_count_status,          // Status slot inputs, sampled by a read
+    input  wire [31:0] s0_rx_packets_status,         // Status slot inputs, sampled by a read
+    input  wire [31:0] s0_peer_port_status,          // Status slot inputs, sampled by a read
+    input  wire [31:0] s0_peer_mss_status,           // Status slot inputs, sampled by a read
+    input  wire [31:0] s0_peer_window_scale_status,  // Status slot inputs, sampled by a read
+    input  wire [31:0] s1_status_status,             // Status slot inputs, sampled by a read
+    input  wire [31:0] s1_tx_bytes_lo_status,        // Status slot inputs, sampled by a read
+    input  wire [31:0] s1_rx_bytes_lo_status,        // Status slot inputs, sampled by a read
+    input  wire [31:0] s1_elapsed_lo_status,         // Status slot inputs, sampled by a read
+    input  wire [31:0] s1_err_offset_lo_status,      // Status slot inputs, sampled by a read
+    input  wire [31:0] s1_err_expected_status,       // Status slot inputs, sampled by a read
+    input  wire [31:0] s1_err_received_status,       // Status slot inputs, sampled by a read
+    input  wire [31:0] s1_err_count_status,          // Status slot inputs, sampled by a read
+    input  wire [31:0] s1_rx_packets_status,         // Status slot inputs, sampled by a read
+    input  wire [31:0] s1_peer_port_status,          // Status slot inputs, sampled by a read
+    input  wire [31:0] s1_peer_mss_status,           // Status slot inputs, sampled by a read
+    input  wire [31:0] s1_peer_window_scale_status,  // Status slot inputs, sampled by a read
+    input  wire [31:0] s2_status_status,             // Status slot inputs, sampled by a read
+    input  wire [31:0] s2_tx_bytes_lo_status,        // Status slot inputs, sampled by a read
+    input  wire [31:0] s2_rx_bytes_lo_status,        // Status slot inputs, sampled by a read
+    input  wire [31:0] s2_elapsed_lo_status,         // Status slot inputs, sampled by a read
+    input  wire [31:0] s2_err_offset_lo_status,      // Status slot inputs, sampled by a read
+    input  wire [31:0] s2_err_expected_status,       // Status slot inputs, sampled by a read
+    input  wire [31:0] s2_err_received_status,       // Status slot inputs, sampled by a read
+    input  wire [31:0] s2_err_count_status,          // Status slot inputs, sampled by a read
+    input  wire [31:0] s2_rx_packets_status,         // Status slot inputs, sampled by a read
+    input  wire [31:0] s2_peer_port_status,          // Status slot inputs, sampled by a read
+    input  wire [31:0] s2_peer_mss_status,           // Status slot inputs, sampled by a read
+    input  wire [31:0] s2_peer_window_scale_status,  // Status slot inputs, sampled by a read
+    input  wire [31:0] s3_status_status,             // Status slot inputs, sampled by a read
+    input  wire [31:0] s3_tx_bytes_lo_status,        // Status slot inputs, sampled by a read
+    input  wire [31:0] s3_rx_bytes_lo_status,        // Status slot inputs, sampled by a read
+    input  wire [31:0] s3_elapsed_lo_status,         // Status slot inputs, sampled by a read
+    input  wire [31:0] s3_err_offset_lo_status,      // Status slot inputs, sampled by a read
+    input  wire [31:0] s3_err_expected_status,       // Status slot inputs, sampled by a read
+    input  wire [31:0] s3_err_received_status,       // Status slot inputs, sampled by a read
+    input  wire [31:0] s3_err_count_status,          // Status slot inputs, sampled by a read
+    input  wire [31:0] s3_rx_packets_status,         // Status slot inputs, sampled by a read
+    input  wire [31:0] s3_peer_port_status,          // Status slot inputs, sampled by a read
+    input  wire [31:0] s3_peer_mss_status,           // Status slot inputs, sampled by a read
+    input  wire [31:0] s3_peer_window_scale_status,  // Status slot inputs, sampled by a read
+    input  wire [31:0] info_cycle_count_hi_latch_in, // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s0_tx_bytes_hi_latch_in,      // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s0_rx_bytes_hi_latch_in,      // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s0_elapsed_hi_latch_in,       // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s0_err_offset_hi_latch_in,    // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s1_tx_bytes_hi_latch_in,      // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s1_rx_bytes_hi_latch_in,      // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s1_elapsed_hi_latch_in,       // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s1_err_offset_hi_latch_in,    // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s2_tx_bytes_hi_latch_in,      // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s2_rx_bytes_hi_latch_in,      // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s2_elapsed_hi_latch_in,       // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s2_err_offset_hi_latch_in,    // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s3_tx_bytes_hi_latch_in,      // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s3_rx_bytes_hi_latch_in,      // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s3_elapsed_hi_latch_in,       // Latch slot inputs, sampled by a read of the low half
+    input  wire [31:0] s3_err_offset_hi_latch_in     // Latch slot inputs, sampled by a read of the low half
 );
 
     // Constants
     localparam timeout_last = 16'h3ff;
     localparam wait_zero = 16'h0;
     localparam wait_one = 16'h1;
-    localparam storage_addr_0 = 16'h48;
-    localparam storage_addr_1 = 16'h4c;
-    localparam storage_addr_2 = 16'h50;
-    localparam storage_addr_3 = 16'h54;
-    localparam storage_addr_4 = 16'h58;
-    localparam storage_addr_5 = 16'h5c;
-    localparam storage_addr_6 = 16'h60;
-    localparam storage_addr_7 = 16'h108;
-    localparam storage_addr_8 = 16'h10c;
-    localparam storage_addr_9 = 16'h110;
-    localparam storage_addr_10 = 16'h114;
-    localparam storage_addr_11 = 16'h118;
-    localparam storage_addr_12 = 16'h11c;
-    localparam storage_addr_13 = 16'h120;
-    localparam storage_addr_14 = 16'h124;
-    localparam storage_addr_15 = 16'h128;
-    localparam storage_addr_16 = 16'h208;
-    localparam storage_addr_17 = 16'h20c;
-    localparam storage_addr_18 = 16'h210;
-    localparam storage_addr_19 = 16'h214;
-    localparam storage_addr_20 = 16'h218;
-    localparam storage_addr_21 = 16'h21c;
-    localparam storage_addr_22 = 16'h220;
-    localparam storage_addr_23 = 16'h224;
-    localparam storage_addr_24 = 16'h228;
-    localparam storage_addr_25 = 16'h308;
-    localparam storage_addr_26 = 16'h30c;
-    localparam storage_addr_27 = 16'h310;
-    localparam storage_addr_28 = 16'h314;
-    localparam storage_addr_29 = 16'h318;
-    localparam storage_addr_30 = 16'h31c;
-    localparam storage_addr_31 = 16'h320;
-    localparam storage_addr_32 = 16'h324;
-    localparam storage_addr_33 = 16'h328;
-    localparam storage_addr_34 = 16'h408;
-    localparam storage_addr_35 = 16'h40c;
-    localparam storage_addr_36 = 16'h410;
-    localparam storage_addr_37 = 16'h414;
-    localparam storage_addr_38 = 16'h418;
-    localparam storage_addr_39 = 16'h41c;
-    localparam storage_addr_40 = 16'h420;
-    localparam storage_addr_41 = 16'h424;
-    localparam storage_addr_42 = 16'h428;
-    localparam storage_mask_0 = 32'h3ff0033;
-    localparam storage_mask_1 = 32'hffffffff;
-    localparam storage_mask_2 = 32'hffff;
-    localparam storage_mask_3 = 32'hffffffff;
-    localparam storage_mask_4 = 32'hffffffff;
-    localparam storage_mask_5 = 32'hffff;
-    localparam storage_mask_6 = 32'hffffffff;
-    localparam storage_mask_7 = 32'h133;
-    localparam storage_mask_8 = 32'h7f007f;
-    localparam storage_mask_9 = 32'hffffffff;
-    localparam storage_mask_10 = 32'hffff;
-    localparam storage_mask_11 = 32'hffffffff;
-    localparam storage_mask_12 = 32'hffff;
-    localparam storage_mask_13 = 32'hffff;
-    localparam storage_mask_14 = 32'hffff;
-    localparam storage_mask_15 = 32'hffff;
-    localparam storage_mask_16 = 32'h133;
-    localparam storage_mask_17 = 32'h7f007f;
-    localparam storage_mask_18 = 32'hffffffff;
-    localparam storage_mask_19 = 32'hffff;
-    localparam storage_mask_20 = 32'hffffffff;
-    localparam storage_mask_21 = 32'hffff;
-    localparam storage_mask_22 = 32'hffff;
-    localparam storage_mask_23 = 32'hffff;
-    localparam storage_mask_24 = 32'hffff;
-    localparam storage_mask_25 = 32'h133;
-    localparam storage_mask_26 = 32'h7f007f;
-    localparam storage_mask_27 = 32'hffffffff;
-    localparam storage_mask_28 = 32'hffff;
-    localparam storage_mask_29 = 32'hffffffff;
-    localparam storage_mask_30 = 32'hffff;
-    localparam storage_mask_31 = 32'hffff;
-    localparam storage_mask_32 = 32'hffff;
-    localparam storage_mask_33 = 32'hffff;
-    localparam storage_mask_34 = 32'h133;
-    localparam storage_mask_35 = 32'h7f007f;
-    localparam storage_mask_36 = 32'hffffffff;
-    localparam storage_mask_37 = 32'hffff;
-    localparam storage_mask_38 = 32'hffffffff;
-    localparam storage_mask_39 = 32'hffff;
-    localparam storage_mask_40 = 32'hffff;
-    localparam storage_mask_41 = 32'hffff;
-    localparam storage_mask_42 = 32'hffff;
-    localparam storage_rmask_0 = 32'h3ff0033;
-    localparam storage_rmask_1 = 32'hffffffff;
-    localparam storage_rmask_2 = 32'hffff;
-    localparam storage_rmask_3 = 32'hffffffff;
-    localparam storage_rmask_4 = 32'hffffffff;
-    localparam storage_rmask_5 = 32'hffff;
-    localparam storage_rmask_6 = 32'hffffffff;
-    localparam storage_rmask_7 = 32'h133;
-    localparam storage_rmask_8 = 32'h7f007f;
-    localparam storage_rmask_9 = 32'hffffffff;
-    localparam storage_rmask_10 = 32'hffff;
-    localparam storage_rmask_11 = 32'hffffffff;
-    localparam storage_rmask_12 = 32'hffff;
-    localparam storage_rmask_13 = 32'hffff;
-    localparam storage_rmask_14 = 32'hffff;
-    localparam storage_rmask_15 = 32'hffff;
-    localparam storage_rmask_16 = 32'h133;
-    localparam storage_rmask_17 = 32'h7f007f;
-    localparam storage_rmask_18 = 32'hffffffff;
-    localparam storage_rmask_19 = 32'hffff;
-    localparam storage_rmask_20 = 32'hffffffff;
-    localparam storage_rmask_21 = 32'hffff;
-    localparam storage_rmask_22 = 32'hffff;
-    localparam storage_rmask_23 = 32'hffff;
-    localparam storage_rmask_24 = 32'hffff;
-    localparam storage_rmask_25 = 32'h133;
-    localparam storage_rmask_26 = 32'h7f007f;
-    localparam storage_rmask_27 = 32'hffffffff;
-    localparam storage_rmask_28 = 32'hffff;
-    localparam storage_rmask_29 = 32'hffffffff;
-    localparam storage_rmask_30 = 32'hffff;
-    localparam storage_rmask_31 = 32'hffff;
-    localparam storage_rmask_32 = 32'hffff;
-    localparam storage_rmask_33 = 32'hffff;
-    localparam storage_rmask_34 = 32'h133;
-    localparam storage_rmask_35 = 32'h7f007f;
-    localparam storage_rmask_36 = 32'hffffffff;
-    localparam storage_rmask_37 = 32'hffff;
-    localparam storage_rmask_38 = 32'hffffffff;
-    localparam storage_rmask_39 = 32'hffff;
-    localparam storage_rmask_40 = 32'hffff;
-    localparam storage_rmask_41 = 32'hffff;
-    localparam storage_rmask_42 = 32'hffff;
-    localparam storage_reset_0 = 32'h100000;
-    localparam storage_reset_1 = 32'h2030405;
-    localparam storage_reset_2 = 32'h1;
-    localparam storage_reset_3 = 32'hc0a8c82a;
-    localparam storage_reset_4 = 32'h33221100;
-    localparam storage_reset_5 = 32'h5544;
-    localparam storage_reset_6 = 32'hc0a8c819;
-    localparam storage_reset_7 = 32'h110;
-    localparam storage_reset_8 = 32'h640064;
-    localparam storage_reset_9 = 32'h100000;
-    localparam storage_reset_10 = 32'h0;
-    localparam storage_reset_11 = 32'h2000;
-    localparam storage_reset_12 = 32'h0;
-    localparam storage_reset_13 = 32'hea60;
-    localparam storage_reset_14 = 32'hee48;
-    localparam storage_reset_15 = 32'h3e8;
-    localparam storage_reset_16 = 32'h110;
-    localparam storage_reset_17 = 32'h640064;
-    localparam storage_reset_18 = 32'h100000;
-    localparam storage_reset_19 = 32'h0;
-    localparam storage_reset_20 = 32'h2000;
-    localparam storage_reset_21 = 32'h0;
-    localparam storage_reset_22 = 32'hea61;
-    localparam storage_reset_23 = 32'hee49;
-    localparam storage_reset_24 = 32'h3e8;
-    localparam storage_reset_25 = 32'h110;
-    localparam storage_reset_26 = 32'h640064;
-    localparam storage_reset_27 = 32'h100000;
-    localparam storage_reset_28 = 32'h0;
-    localparam storage_reset_29 = 32'h2000;
-    localparam storage_reset_30 = 32'h0;
-    localparam storage_reset_31 = 32'hea62;
-    localparam storage_reset_32 = 32'hee4a;
-    localparam storage_reset_33 = 32'h3e8;
-    localparam storage_reset_34 = 32'h110;
-    localparam storage_reset_35 = 32'h640064;
-    localparam storage_reset_36 = 32'h100000;
-    localparam storage_reset_37 = 32'h0;
-    localparam storage_reset_38 = 32'h2000;
-    localparam storage_reset_39 = 32'h0;
-    localparam storage_reset_40 = 32'hea63;
-    localparam storage_reset_41 = 32'hee4b;
-    localparam storage_reset_42 = 32'h3e8;
-    localparam pulse_addr_0 = 16'h40;
-    localparam pulse_addr_1 = 16'h100;
-    localparam pulse_addr_2 = 16'h200;
-    localparam pulse_addr_3 = 16'h300;
-    localparam pulse_addr_4 = 16'h400;
-    localparam pulse_mask_0 = 32'h1;
-    localparam pulse_mask_1 = 32'h7;
-    localparam pulse_mask_2 = 32'h7;
-    localparam pulse_mask_3 = 32'h7;
-    localparam pulse_mask_4 = 32'h7;
-    localparam sticky_addr_0 = 16'h104;
-    localparam sticky_addr_1 = 16'h204;
-    localparam sticky_addr_2 = 16'h304;
-    localparam sticky_addr_3 = 16'h404;
-    localparam sticky_mask_0 = 32'h18;
-    localparam sticky_mask_1 = 32'h18;
-    localparam sticky_mask_2 = 32'h18;
-    localparam sticky_mask_3 = 32'h18;
-    localparam sticky_reset_0 = 32'h0;
-    localparam sticky_reset_1 = 32'h0;
-    localparam sticky_reset_2 = 32'h0;
-    localparam sticky_reset_3 = 32'h0;
-    localparam status_addr_0 = 16'h20;
-    localparam status_addr_1 = 16'h44;
-    localparam status_addr_2 = 16'h104;
-    localparam status_addr_3 = 16'h130;
-    localparam status_addr_4 = 16'h138;
-    localparam status_addr_5 = 16'h140;
-    localparam status_addr_6 = 16'h150;
-    localparam status_addr_7 = 16'h158;
-    localparam status_addr_8 = 16'h15c;
-    localparam status_addr_9 = 16'h160;
-    localparam status_addr_10 = 16'h164;
-    localparam status_addr_11 = 16'h170;
-    localparam status_addr_12 = 16'h174;
-    localparam status_addr_13 = 16'h178;
-    localparam status_addr_14 = 16'h204;
-    localparam status_addr_15 = 16'h230;
-    localparam status_addr_16 = 16'h238;
-    localparam status_addr_17 = 16'h240;
-    localparam status_addr_18 = 16'h250;
-    localparam status_addr_19 = 16'h258;
-    localparam status_addr_20 = 16'h25c;
-    localparam status_addr_21 = 16'h260;
-    localparam status_addr_22 = 16'h264;
-    localparam status_addr_23 = 16'h270;
-    localparam status_addr_24 = 16'h274;
-    localparam status_addr_25 = 16'h278;
-    localparam status_addr_26 = 16'h304;
-    localparam status_addr_27 = 16'h330;
-    localparam status_addr_28 = 16'h338;
-    localparam status_addr_29 = 16'h340;
-    localparam status_addr_30 = 16'h350;
-    localparam status_addr_31 = 16'h358;
-    localparam status_addr_32 = 16'h35c;
-    localparam status_addr_33 = 16'h360;
-    localparam status_addr_34 = 16'h364;
-    localparam status_addr_35 = 16'h370;
-    localparam status_addr_36 = 16'h374;
-    localparam status_addr_37 = 16'h378;
-    localparam status_addr_38 = 16'h404;
-    localparam status_addr_39 = 16'h430;
-    localparam status_addr_40 = 16'h438;
-    localparam status_addr_41 = 16'h440;
-    localparam status_addr_42 = 16'h450;
-    localparam status_addr_43 = 16'h458;
-    localparam status_addr_44 = 16'h45c;
-    localparam status_addr_45 = 16'h460;
-    localparam status_addr_46 = 16'h464;
-    localparam status_addr_47 = 16'h470;
-    localparam status_addr_48 = 16'h474;
-    localparam status_addr_49 = 16'h478;
-    localparam status_mask_0 = 32'hffffffff;
-    localparam status_mask_1 = 32'h1;
-    localparam status_mask_2 = 32'hf07;
-    localparam status_mask_3 = 32'hffffffff;
-    localparam status_mask_4 = 32'hffffffff;
-    localparam status_mask_5 = 32'hffffffff;
-    localparam status_mask_6 = 32'hffffffff;
-    localparam status_mask_7 = 32'hffffffff;
-    localparam status_mask_8 = 32'hffffffff;
-    localparam status_mask_9 = 32'hffffffff;
-    localparam status_mask_10 = 32'hffffffff;
-    localparam status_mask_11 = 32'hffff;
-    localparam status_mask_12 = 32'hffff;
-    localparam status_mask_13 = 32'hf;
-    localparam status_mask_14 = 32'hf07;
-    localparam status_mask_15 = 32'hffffffff;
-    localparam status_mask_16 = 32'hffffffff;
-    localparam status_mask_17 = 32'hffffffff;
-    localparam status_mask_18 = 32'hffffffff;
-    localparam status_mask_19 = 32'hffffffff;
-    localparam status_mask_20 = 32'hffffffff;
-    localparam status_mask_21 = 32'hffffffff;
-    localparam status_mask_22 = 32'hffffffff;
-    localparam status_mask_23 = 32'hffff;
-    localparam status_mask_24 = 32'hffff;
-    localparam status_mask_25 = 32'hf;
-    localparam status_mask_26 = 32'hf07;
-    localparam status_mask_27 = 32'hffffffff;
-    localparam status_mask_28 = 32'hffffffff;
-    localparam status_mask_29 = 32'hffffffff;
-    localparam status_mask_30 = 32'hffffffff;
-    localparam status_mask_31 = 32'hffffffff;
-    localparam status_mask_32 = 32'hffffffff;
-    localparam status_mask_33 = 32'hffffffff;
-    localparam status_mask_34 = 32'hffffffff;
-    localparam status_mask_35 = 32'hffff;
-    localparam status_mask_36 = 32'hffff;
-    localparam status_mask_37 = 32'hf;
-    localparam status_mask_38 = 32'hf07;
-    localparam status_mask_39 = 32'hffffffff;
-    localparam status_mask_40 = 32'hffffffff;
-    localparam status_mask_41 = 32'hffffffff;
-    localparam status_mask_42 = 32'hffffffff;
-    localparam status_mask_43 = 32'hffffffff;
-    localparam status_mask_44 = 32'hffffffff;
-    localparam status_mask_45 = 32'hffffffff;
-    localparam status_mask_46 = 32'hffffffff;
-    localparam status_mask_47 = 32'hffff;
-    localparam status_mask_48 = 32'hffff;
-    localparam status_mask_49 = 32'hf;
-    localparam latch_lo_addr_0 = 16'h20;
-    localparam latch_lo_addr_1 = 16'h130;
-    localparam latch_lo_addr_2 = 16'h138;
-    localparam latch_lo_addr_3 = 16'h140;
-    localparam latch_lo_addr_4 = 16'h150;
-    localparam latch_lo_addr_5 = 16'h230;
-    localparam latch_lo_addr_6 = 16'h238;
-    localparam latch_lo_addr_7 = 16'h240;
-    localparam latch_lo_addr_8 = 16'h250;
-    localparam latch_lo_addr_9 = 16'h330;
-    localparam latch_lo_addr_10 = 16'h338;
-    localparam latch_lo_addr_11 = 16'h340;
-    localparam latch_lo_addr_12 = 16'h350;
-    localparam latch_lo_addr_13 = 16'h430;
-    localparam latch_lo_addr_14 = 16'h438;
-    localparam latch_lo_addr_15 = 16'h440;
-    localparam latch_lo_addr_16 = 16'h450;
-    localparam latch_hi_addr_0 = 16'h24;
-    localparam latch_hi_addr_1 = 16'h134;
-    localparam latch_hi_addr_2 = 16'h13c;
-    localparam latch_hi_addr_3 = 16'h144;
-    localparam latch_hi_addr_4 = 16'h154;
-    localparam latch_hi_addr_5 = 16'h234;
-    localparam latch_hi_addr_6 = 16'h23c;
-    localparam latch_hi_addr_7 = 16'h244;
-    localparam latch_hi_addr_8 = 16'h254;
-    localparam latch_hi_addr_9 = 16'h334;
-    localparam latch_hi_addr_10 = 16'h33c;
-    localparam latch_hi_addr_11 = 16'h344;
-    localparam latch_hi_addr_12 = 16'h354;
-    localparam latch_hi_addr_13 = 16'h434;
-    localparam latch_hi_addr_14 = 16'h43c;
-    localparam latch_hi_addr_15 = 16'h444;
-    localparam latch_hi_addr_16 = 16'h454;
-    localparam latch_mask_0 = 32'hffffffff;
-    localparam latch_mask_1 = 32'hffffffff;
-    localparam latch_mask_2 = 32'hffffffff;
-    localparam latch_mask_3 = 32'hffffffff;
-    localparam latch_mask_4 = 32'hffff;
-    localparam latch_mask_5 = 32'hffffffff;
-    localparam latch_mask_6 = 32'hffffffff;
-    localparam latch_mask_7 = 32'hffffffff;
-    localparam latch_mask_8 = 32'hffff;
-    localparam latch_mask_9 = 32'hffffffff;
-    localparam latch_mask_10 = 32'hffffffff;
-    localparam latch_mask_11 = 32'hffffffff;
-    localparam latch_mask_12 = 32'hffff;
-    localparam latch_mask_13 = 32'hffffffff;
-    localparam latch_mask_14 = 32'hffffffff;
-    localparam latch_mask_15 = 32'hffffffff;
-    localparam latch_mask_16 = 32'hffff;
-    localparam latch_reset_0 = 32'h0;
-    localparam latch_reset_1 = 32'h0;
-    localparam latch_reset_2 = 32'h0;
-    localparam latch_reset_3 = 32'h0;
-    localparam latch_reset_4 = 32'h0;
-    localparam latch_reset_5 = 32'h0;
-    localparam latch_reset_6 = 32'h0;
-    localparam latch_reset_7 = 32'h0;
-    localparam latch_reset_8 = 32'h0;
-    localparam latch_reset_9 = 32'h0;
-    localparam latch_reset_10 = 32'h0;
-    localparam latch_reset_11 = 32'h0;
-    localparam latch_reset_12 = 32'h0;
-    localparam latch_reset_13 = 32'h0;
-    localparam latch_reset_14 = 32'h0;
-    localparam latch_reset_15 = 32'h0;
-    localparam latch_reset_16 = 32'h0;
-    localparam const_addr_0 = 16'h0;
-    localparam const_addr_1 = 16'h4;
-    localparam const_addr_2 = 16'h8;
-    localparam const_addr_3 = 16'hc;
-    localparam const_addr_4 = 16'h10;
-    localparam const_addr_5 = 16'h14;
-    localparam const_addr_6 = 16'h28;
-    localparam const_addr_7 = 16'h18;
-    localparam const_addr_8 = 16'h1c;
-    localparam const_value_0 = 32'h544f4555;
-    localparam const_value_1 = 32'h10003;
-    localparam const_value_2 = 32'h4;
-    localparam const_value_3 = 32'h400;
-    localparam const_value_4 = 32'h3d090;
-    localparam const_value_5 = 32'h3d090;
-    localparam const_value_6 = 32'h400;
-    localparam const_value_7 = 32'hecc15a3;
-    localparam const_value_8 = 32'h57d39e78;
+    localparam toe_toe_config_storage_addr = 16'h48;
+    localparam toe_fpga_mac_lo_storage_addr = 16'h4c;
+    localparam toe_fpga_mac_hi_storage_addr = 16'h50;
+    localparam toe_fpga_ip_storage_addr = 16'h54;
+    localparam toe_target_mac_lo_storage_addr = 16'h58;
+    localparam toe_target_mac_hi_storage_addr = 16'h5c;
+    localparam toe_target_ip_storage_addr = 16'h60;
+    localparam s0_test_config_storage_addr = 16'h108;
+    localparam s0_speed_storage_addr = 16'h10c;
+    localparam s0_transfer_size_lo_storage_addr = 16'h110;
+    localparam s0_transfer_size_hi_storage_addr = 16'h114;
+    localparam s0_packet_size_lo_storage_addr = 16'h118;
+    localparam s0_packet_size_hi_storage_addr = 16'h11c;
+    localparam s0_fpga_port_storage_addr = 16'h120;
+    localparam s0_target_port_storage_addr = 16'h124;
+    localparam s0_stall_timeout_storage_addr = 16'h128;
+    localparam s1_test_config_storage_addr = 16'h208;
+    localparam s1_speed_storage_addr = 16'h20c;
+    localparam s1_transfer_size_lo_storage_addr = 16'h210;
+    localparam s1_transfer_size_hi_storage_addr = 16'h214;
+    localparam s1_packet_size_lo_storage_addr = 16'h218;
+    localparam s1_packet_size_hi_storage_addr = 16'h21c;
+    localparam s1_fpga_port_storage_addr = 16'h220;
+    localparam s1_target_port_storage_addr = 16'h224;
+    localparam s1_stall_timeout_storage_addr = 16'h228;
+    localparam s2_test_config_storage_addr = 16'h308;
+    localparam s2_speed_storage_addr = 16'h30c;
+    localparam s2_transfer_size_lo_storage_addr = 16'h310;
+    localparam s2_transfer_size_hi_storage_addr = 16'h314;
+    localparam s2_packet_size_lo_storage_addr = 16'h318;
+    localparam s2_packet_size_hi_storage_addr = 16'h31c;
+    localparam s2_fpga_port_storage_addr = 16'h320;
+    localparam s2_target_port_storage_addr = 16'h324;
+    localparam s2_stall_timeout_storage_addr = 16'h328;
+    localparam s3_test_config_storage_addr = 16'h408;
+    localparam s3_speed_storage_addr = 16'h40c;
+    localparam s3_transfer_size_lo_storage_addr = 16'h410;
+    localparam s3_transfer_size_hi_storage_addr = 16'h414;
+    localparam s3_packet_size_lo_storage_addr = 16'h418;
+    localparam s3_packet_size_hi_storage_addr = 16'h41c;
+    localparam s3_fpga_port_storage_addr = 16'h420;
+    localparam s3_target_port_storage_addr = 16'h424;
+    localparam s3_stall_timeout_storage_addr = 16'h428;
+    localparam toe_toe_config_storage_mask = 32'h3ff0033;
+    localparam toe_fpga_mac_lo_storage_mask = 32'hffffffff;
+    localparam toe_fpga_mac_hi_storage_mask = 32'hffff;
+    localparam toe_fpga_ip_storage_mask = 32'hffffffff;
+    localparam toe_target_mac_lo_storage_mask = 32'hffffffff;
+    localparam toe_target_mac_hi_storage_mask = 32'hffff;
+    localparam toe_target_ip_storage_mask = 32'hffffffff;
+    localparam s0_test_config_storage_mask = 32'h133;
+    localparam s0_speed_storage_mask = 32'h7f007f;
+    localparam s0_transfer_size_lo_storage_mask = 32'hffffffff;
+    localparam s0_transfer_size_hi_storage_mask = 32'hffff;
+    localparam s0_packet_size_lo_storage_mask = 32'hffffffff;
+    localparam s0_packet_size_hi_storage_mask = 32'hffff;
+    localparam s0_fpga_port_storage_mask = 32'hffff;
+    localparam s0_target_port_storage_mask = 32'hffff;
+    localparam s0_stall_timeout_storage_mask = 32'hffff;
+    localparam s1_test_config_storage_mask = 32'h133;
+    localparam s1_speed_storage_mask = 32'h7f007f;
+    localparam s1_transfer_size_lo_storage_mask = 32'hffffffff;
+    localparam s1_transfer_size_hi_storage_mask = 32'hffff;
+    localparam s1_packet_size_lo_storage_mask = 32'hffffffff;
+    localparam s1_packet_size_hi_storage_mask = 32'hffff;
+    localparam s1_fpga_port_storage_mask = 32'hffff;
+    localparam s1_target_port_storage_mask = 32'hffff;
+    localparam s1_stall_timeout_storage_mask = 32'hffff;
+    localparam s2_test_config_storage_mask = 32'h133;
+    localparam s2_speed_storage_mask = 32'h7f007f;
+    localparam s2_transfer_size_lo_storage_mask = 32'hffffffff;
+    localparam s2_transfer_size_hi_storage_mask = 32'hffff;
+    localparam s2_packet_size_lo_storage_mask = 32'hffffffff;
+    localparam s2_packet_size_hi_storage_mask = 32'hffff;
+    localparam s2_fpga_port_storage_mask = 32'hffff;
+    localparam s2_target_port_storage_mask = 32'hffff;
+    localparam s2_stall_timeout_storage_mask = 32'hffff;
+    localparam s3_test_config_storage_mask = 32'h133;
+    localparam s3_speed_storage_mask = 32'h7f007f;
+    localparam s3_transfer_size_lo_storage_mask = 32'hffffffff;
+    localparam s3_transfer_size_hi_storage_mask = 32'hffff;
+    localparam s3_packet_size_lo_storage_mask = 32'hffffffff;
+    localparam s3_packet_size_hi_storage_mask = 32'hffff;
+    localparam s3_fpga_port_storage_mask = 32'hffff;
+    localparam s3_target_port_storage_mask = 32'hffff;
+    localparam s3_stall_timeout_storage_mask = 32'hffff;
+    localparam toe_toe_config_storage_rmask = 32'h3ff0033;
+    localparam toe_fpga_mac_lo_storage_rmask = 32'hffffffff;
+    localparam toe_fpga_mac_hi_storage_rmask = 32'hffff;
+    localparam toe_fpga_ip_storage_rmask = 32'hffffffff;
+    localparam toe_target_mac_lo_storage_rmask = 32'hffffffff;
+    localparam toe_target_mac_hi_storage_rmask = 32'hffff;
+    localparam toe_target_ip_storage_rmask = 32'hffffffff;
+    localparam s0_test_config_storage_rmask = 32'h133;
+    localparam s0_speed_storage_rmask = 32'h7f007f;
+    localparam s0_transfer_size_lo_storage_rmask = 32'hffffffff;
+    localparam s0_transfer_size_hi_storage_rmask = 32'hffff;
+    localparam s0_packet_size_lo_storage_rmask = 32'hffffffff;
+    localparam s0_packet_size_hi_storage_rmask = 32'hffff;
+    localparam s0_fpga_port_storage_rmask = 32'hffff;
+    localparam s0_target_port_storage_rmask = 32'hffff;
+    localparam s0_stall_timeout_storage_rmask = 32'hffff;
+    localparam s1_test_config_storage_rmask = 32'h133;
+    localparam s1_speed_storage_rmask = 32'h7f007f;
+    localparam s1_transfer_size_lo_storage_rmask = 32'hffffffff;
+    localparam s1_transfer_size_hi_storage_rmask = 32'hffff;
+    localparam s1_packet_size_lo_storage_rmask = 32'hffffffff;
+    localparam s1_packet_size_hi_storage_rmask = 32'hffff;
+    localparam s1_fpga_port_storage_rmask = 32'hffff;
+    localparam s1_target_port_storage_rmask = 32'hffff;
+    localparam s1_stall_timeout_storage_rmask = 32'hffff;
+    localparam s2_test_config_storage_rmask = 32'h133;
+    localparam s2_speed_storage_rmask = 32'h7f007f;
+    localparam s2_transfer_size_lo_storage_rmask = 32'hffffffff;
+    localparam s2_transfer_size_hi_storage_rmask = 32'hffff;
+    localparam s2_packet_size_lo_storage_rmask = 32'hffffffff;
+    localparam s2_packet_size_hi_storage_rmask = 32'hffff;
+    localparam s2_fpga_port_storage_rmask = 32'hffff;
+    localparam s2_target_port_storage_rmask = 32'hffff;
+    localparam s2_stall_timeout_storage_rmask = 32'hffff;
+    localparam s3_test_config_storage_rmask = 32'h133;
+    localparam s3_speed_storage_rmask = 32'h7f007f;
+    localparam s3_transfer_size_lo_storage_rmask = 32'hffffffff;
+    localparam s3_transfer_size_hi_storage_rmask = 32'hffff;
+    localparam s3_packet_size_lo_storage_rmask = 32'hffffffff;
+    localparam s3_packet_size_hi_storage_rmask = 32'hffff;
+    localparam s3_fpga_port_storage_rmask = 32'hffff;
+    localparam s3_target_port_storage_rmask = 32'hffff;
+    localparam s3_stall_timeout_storage_rmask = 32'hffff;
+    localparam toe_toe_config_storage_reset = 32'h100000;
+    localparam toe_fpga_mac_lo_storage_reset = 32'h2030405;
+    localparam toe_fpga_mac_hi_storage_reset = 32'h1;
+    localparam toe_fpga_ip_storage_reset = 32'hc0a8c82a;
+    localparam toe_target_mac_lo_storage_reset = 32'h33221100;
+    localparam toe_target_mac_hi_storage_reset = 32'h5544;
+    localparam toe_target_ip_storage_reset = 32'hc0a8c819;
+    localparam s0_test_config_storage_reset = 32'h110;
+    localparam s0_speed_storage_reset = 32'h640064;
+    localparam s0_transfer_size_lo_storage_reset = 32'h100000;
+    localparam s0_transfer_size_hi_storage_reset = 32'h0;
+    localparam s0_packet_size_lo_storage_reset = 32'h2000;
+    localparam s0_packet_size_hi_storage_reset = 32'h0;
+    localparam s0_fpga_port_storage_reset = 32'hea60;
+    localparam s0_target_port_storage_reset = 32'hee48;
+    localparam s0_stall_timeout_storage_reset = 32'h3e8;
+    localparam s1_test_config_storage_reset = 32'h110;
+    localparam s1_speed_storage_reset = 32'h640064;
+    localparam s1_transfer_size_lo_storage_reset = 32'h100000;
+    localparam s1_transfer_size_hi_storage_reset = 32'h0;
+    localparam s1_packet_size_lo_storage_reset = 32'h2000;
+    localparam s1_packet_size_hi_storage_reset = 32'h0;
+    localparam s1_fpga_port_storage_reset = 32'hea61;
+    localparam s1_target_port_storage_reset = 32'hee49;
+    localparam s1_stall_timeout_storage_reset = 32'h3e8;
+    localparam s2_test_config_storage_reset = 32'h110;
+    localparam s2_speed_storage_reset = 32'h640064;
+    localparam s2_transfer_size_lo_storage_reset = 32'h100000;
+    localparam s2_transfer_size_hi_storage_reset = 32'h0;
+    localparam s2_packet_size_lo_storage_reset = 32'h2000;
+    localparam s2_packet_size_hi_storage_reset = 32'h0;
+    localparam s2_fpga_port_storage_reset = 32'hea62;
+    localparam s2_target_port_storage_reset = 32'hee4a;
+    localparam s2_stall_timeout_storage_reset = 32'h3e8;
+    localparam s3_test_config_storage_reset = 32'h110;
+    localparam s3_speed_storage_reset = 32'h640064;
+    localparam s3_transfer_size_lo_storage_reset = 32'h100000;
+    localparam s3_transfer_size_hi_storage_reset = 32'h0;
+    localparam s3_packet_size_lo_storage_reset = 32'h2000;
+    localparam s3_packet_size_hi_storage_reset = 32'h0;
+    localparam s3_fpga_port_storage_reset = 32'hea63;
+    localparam s3_target_port_storage_reset = 32'hee4b;
+    localparam s3_stall_timeout_storage_reset = 32'h3e8;
+    localparam toe_toe_ctrl_pulse_addr = 16'h40;
+    localparam s0_ctrl_pulse_addr = 16'h100;
+    localparam s1_ctrl_pulse_addr = 16'h200;
+    localparam s2_ctrl_pulse_addr = 16'h300;
+    localparam s3_ctrl_pulse_addr = 16'h400;
+    localparam toe_toe_ctrl_pulse_mask = 32'h1;
+    localparam s0_ctrl_pulse_mask = 32'h7;
+    localparam s1_ctrl_pulse_mask = 32'h7;
+    localparam s2_ctrl_pulse_mask = 32'h7;
+    localparam s3_ctrl_pulse_mask = 32'h7;
+    localparam s0_status_sticky_addr = 16'h104;
+    localparam s1_status_sticky_addr = 16'h204;
+    localparam s2_status_sticky_addr = 16'h304;
+    localparam s3_status_sticky_addr = 16'h404;
+    localparam s0_status_sticky_mask = 32'h18;
+    localparam s1_status_sticky_mask = 32'h18;
+    localparam s2_status_sticky_mask = 32'h18;
+    localparam s3_status_sticky_mask = 32'h18;
+    localparam s0_status_sticky_reset = 32'h0;
+    localparam s1_status_sticky_reset = 32'h0;
+    localparam s2_status_sticky_reset = 32'h0;
+    localparam s3_status_sticky_reset = 32'h0;
+    localparam info_cycle_count_lo_status_addr = 16'h20;
+    localparam toe_toe_status_status_addr = 16'h44;
+    localparam s0_status_status_addr = 16'h104;
+    localparam s0_tx_bytes_lo_status_addr = 16'h130;
+    localparam s0_rx_bytes_lo_status_addr = 16'h138;
+    localparam s0_elapsed_lo_status_addr = 16'h140;
+    localparam s0_err_offset_lo_status_addr = 16'h150;
+    localparam s0_err_expected_status_addr = 16'h158;
+    localparam s0_err_received_status_addr = 16'h15c;
+    localparam s0_err_count_status_addr = 16'h160;
+    localparam s0_rx_packets_status_addr = 16'h164;
+    localparam s0_peer_port_status_addr = 16'h170;
+    localparam s0_peer_mss_status_addr = 16'h174;
+    localparam s0_peer_window_scale_status_addr = 16'h178;
+    localparam s1_status_status_addr = 16'h204;
+    localparam s1_tx_bytes_lo_status_addr = 16'h230;
+    localparam s1_rx_bytes_lo_status_addr = 16'h238;
+    localparam s1_elapsed_lo_status_addr = 16'h240;
+    localparam s1_err_offset_lo_status_addr = 16'h250;
+    localparam s1_err_expected_status_addr = 16'h258;
+    localparam s1_err_received_status_addr = 16'h25c;
+    localparam s1_err_count_status_addr = 16'h260;
+    localparam s1_rx_packets_status_addr = 16'h264;
+    localparam s1_peer_port_status_addr = 16'h270;
+    localparam s1_peer_mss_status_addr = 16'h274;
+    localparam s1_peer_window_scale_status_addr = 16'h278;
+    localparam s2_status_status_addr = 16'h304;
+    localparam s2_tx_bytes_lo_status_addr = 16'h330;
+    localparam s2_rx_bytes_lo_status_addr = 16'h338;
+    localparam s2_elapsed_lo_status_addr = 16'h340;
+    localparam s2_err_offset_lo_status_addr = 16'h350;
+    localparam s2_err_expected_status_addr = 16'h358;
+    localparam s2_err_received_status_addr = 16'h35c;
+    localparam s2_err_count_status_addr = 16'h360;
+    localparam s2_rx_packets_status_addr = 16'h364;
+    localparam s2_peer_port_status_addr = 16'h370;
+    localparam s2_peer_mss_status_addr = 16'h374;
+    localparam s2_peer_window_scale_status_addr = 16'h378;
+    localparam s3_status_status_addr = 16'h404;
+    localparam s3_tx_bytes_lo_status_addr = 16'h430;
+    localparam s3_rx_bytes_lo_status_addr = 16'h438;
+    localparam s3_elapsed_lo_status_addr = 16'h440;
+    localparam s3_err_offset_lo_status_addr = 16'h450;
+    localparam s3_err_expected_status_addr = 16'h458;
+    localparam s3_err_received_status_addr = 16'h45c;
+    localparam s3_err_count_status_addr = 16'h460;
+    localparam s3_rx_packets_status_addr = 16'h464;
+    localparam s3_peer_port_status_addr = 16'h470;
+    localparam s3_peer_mss_status_addr = 16'h474;
+    localparam s3_peer_window_scale_status_addr = 16'h478;
+    localparam info_cycle_count_lo_status_mask = 32'hffffffff;
+    localparam toe_toe_status_status_mask = 32'h1;
+    localparam s0_status_status_mask = 32'hf07;
+    localparam s0_tx_bytes_lo_status_mask = 32'hffffffff;
+    localparam s0_rx_bytes_lo_status_mask = 32'hffffffff;
+    localparam s0_elapsed_lo_status_mask = 32'hffffffff;
+    localparam s0_err_offset_lo_status_mask = 32'hffffffff;
+    localparam s0_err_expected_status_mask = 32'hffffffff;
+    localparam s0_err_received_status_mask = 32'hffffffff;
+    localparam s0_err_count_status_mask = 32'hffffffff;
+    localparam s0_rx_packets_status_mask = 32'hffffffff;
+    localparam s0_peer_port_status_mask = 32'hffff;
+    localparam s0_peer_mss_status_mask = 32'hffff;
+    localparam s0_peer_window_scale_status_mask = 32'hf;
+    localparam s1_status_status_mask = 32'hf07;
+    localparam s1_tx_bytes_lo_status_mask = 32'hffffffff;
+    localparam s1_rx_bytes_lo_status_mask = 32'hffffffff;
+    localparam s1_elapsed_lo_status_mask = 32'hffffffff;
+    localparam s1_err_offset_lo_status_mask = 32'hffffffff;
+    localparam s1_err_expected_status_mask = 32'hffffffff;
+    localparam s1_err_received_status_mask = 32'hffffffff;
+    localparam s1_err_count_status_mask = 32'hffffffff;
+    localparam s1_rx_packets_status_mask = 32'hffffffff;
+    localparam s1_peer_port_status_mask = 32'hffff;
+    localparam s1_peer_mss_status_mask = 32'hffff;
+    localparam s1_peer_window_scale_status_mask = 32'hf;
+    localparam s2_status_status_mask = 32'hf07;
+    localparam s2_tx_bytes_lo_status_mask = 32'hffffffff;
+    localparam s2_rx_bytes_lo_status_mask = 32'hffffffff;
+    localparam s2_elapsed_lo_status_mask = 32'hffffffff;
+    localparam s2_err_offset_lo_status_mask = 32'hffffffff;
+    localparam s2_err_expected_status_mask = 32'hffffffff;
+    localparam s2_err_received_status_mask = 32'hffffffff;
+    localparam s2_err_count_status_mask = 32'hffffffff;
+    localparam s2_rx_packets_status_mask = 32'hffffffff;
+    localparam s2_peer_port_status_mask = 32'hffff;
+    localparam s2_peer_mss_status_mask = 32'hffff;
+    localparam s2_peer_window_scale_status_mask = 32'hf;
+    localparam s3_status_status_mask = 32'hf07;
+    localparam s3_tx_bytes_lo_status_mask = 32'hffffffff;
+    localparam s3_rx_bytes_lo_status_mask = 32'hffffffff;
+    localparam s3_elapsed_lo_status_mask = 32'hffffffff;
+    localparam s3_err_offset_lo_status_mask = 32'hffffffff;
+    localparam s3_err_expected_status_mask = 32'hffffffff;
+    localparam s3_err_received_status_mask = 32'hffffffff;
+    localparam s3_err_count_status_mask = 32'hffffffff;
+    localparam s3_rx_packets_status_mask = 32'hffffffff;
+    localparam s3_peer_port_status_mask = 32'hffff;
+    localparam s3_peer_mss_status_mask = 32'hffff;
+    localparam s3_peer_window_scale_status_mask = 32'hf;
+    localparam info_cycle_count_hi_latch_lo_addr = 16'h20;
+    localparam s0_tx_bytes_hi_latch_lo_addr = 16'h130;
+    localparam s0_rx_bytes_hi_latch_lo_addr = 16'h138;
+    localparam s0_elapsed_hi_latch_lo_addr = 16'h140;
+    localparam s0_err_offset_hi_latch_lo_addr = 16'h150;
+    localparam s1_tx_bytes_hi_latch_lo_addr = 16'h230;
+    localparam s1_rx_bytes_hi_latch_lo_addr = 16'h238;
+    localparam s1_elapsed_hi_latch_lo_addr = 16'h240;
+    localparam s1_err_offset_hi_latch_lo_addr = 16'h250;
+    localparam s2_tx_bytes_hi_latch_lo_addr = 16'h330;
+    localparam s2_rx_bytes_hi_latch_lo_addr = 16'h338;
+    localparam s2_elapsed_hi_latch_lo_addr = 16'h340;
+    localparam s2_err_offset_hi_latch_lo_addr = 16'h350;
+    localparam s3_tx_bytes_hi_latch_lo_addr = 16'h430;
+    localparam s3_rx_bytes_hi_latch_lo_addr = 16'h438;
+    localparam s3_elapsed_hi_latch_lo_addr = 16'h440;
+    localparam s3_err_offset_hi_latch_lo_addr = 16'h450;
+    localparam info_cycle_count_hi_latch_hi_addr = 16'h24;
+    localparam s0_tx_bytes_hi_latch_hi_addr = 16'h134;
+    localparam s0_rx_bytes_hi_latch_hi_addr = 16'h13c;
+    localparam s0_elapsed_hi_latch_hi_addr = 16'h144;
+    localparam s0_err_offset_hi_latch_hi_addr = 16'h154;
+    localparam s1_tx_bytes_hi_latch_hi_addr = 16'h234;
+    localparam s1_rx_bytes_hi_latch_hi_addr = 16'h23c;
+    localparam s1_elapsed_hi_latch_hi_addr = 16'h244;
+    localparam s1_err_offset_hi_latch_hi_addr = 16'h254;
+    localparam s2_tx_bytes_hi_latch_hi_addr = 16'h334;
+    localparam s2_rx_bytes_hi_latch_hi_addr = 16'h33c;
+    localparam s2_elapsed_hi_latch_hi_addr = 16'h344;
+    localparam s2_err_offset_hi_latch_hi_addr = 16'h354;
+    localparam s3_tx_bytes_hi_latch_hi_addr = 16'h434;
+    localparam s3_rx_bytes_hi_latch_hi_addr = 16'h43c;
+    localparam s3_elapsed_hi_latch_hi_addr = 16'h444;
+    localparam s3_err_offset_hi_latch_hi_addr = 16'h454;
+    localparam info_cycle_count_hi_latch_mask = 32'hffffffff;
+    localparam s0_tx_bytes_hi_latch_mask = 32'hffffffff;
+    localparam s0_rx_bytes_hi_latch_mask = 32'hffffffff;
+    localparam s0_elapsed_hi_latch_mask = 32'hffffffff;
+    localparam s0_err_offset_hi_latch_mask = 32'hffff;
+    localparam s1_tx_bytes_hi_latch_mask = 32'hffffffff;
+    localparam s1_rx_bytes_hi_latch_mask = 32'hffffffff;
+    localparam s1_elapsed_hi_latch_mask = 32'hffffffff;
+    localparam s1_err_offset_hi_latch_mask = 32'hffff;
+    localparam s2_tx_bytes_hi_latch_mask = 32'hffffffff;
+    localparam s2_rx_bytes_hi_latch_mask = 32'hffffffff;
+    localparam s2_elapsed_hi_latch_mask = 32'hffffffff;
+    localparam s2_err_offset_hi_latch_mask = 32'hffff;
+    localparam s3_tx_bytes_hi_latch_mask = 32'hffffffff;
+    localparam s3_rx_bytes_hi_latch_mask = 32'hffffffff;
+    localparam s3_elapsed_hi_latch_mask = 32'hffffffff;
+    localparam s3_err_offset_hi_latch_mask = 32'hffff;
+    localparam info_cycle_count_hi_latch_reset = 32'h0;
+    localparam s0_tx_bytes_hi_latch_reset = 32'h0;
+    localparam s0_rx_bytes_hi_latch_reset = 32'h0;
+    localparam s0_elapsed_hi_latch_reset = 32'h0;
+    localparam s0_err_offset_hi_latch_reset = 32'h0;
+    localparam s1_tx_bytes_hi_latch_reset = 32'h0;
+    localparam s1_rx_bytes_hi_latch_reset = 32'h0;
+    localparam s1_elapsed_hi_latch_reset = 32'h0;
+    localparam s1_err_offset_hi_latch_reset = 32'h0;
+    localparam s2_tx_bytes_hi_latch_reset = 32'h0;
+    localparam s2_rx_bytes_hi_latch_reset = 32'h0;
+    localparam s2_elapsed_hi_latch_reset = 32'h0;
+    localparam s2_err_offset_hi_latch_reset = 32'h0;
+    localparam s3_tx_bytes_hi_latch_reset = 32'h0;
+    localparam s3_rx_bytes_hi_latch_reset = 32'h0;
+    localparam s3_elapsed_hi_latch_reset = 32'h0;
+    localparam s3_err_offset_hi_latch_reset = 32'h0;
+    localparam info_id_const_addr = 16'h0;
+    localparam info_version_const_addr = 16'h4;
+    localparam info_sessions_const_addr = 16'h8;
+    localparam info_data_width_const_addr = 16'hc;
+    localparam info_user_clock_khz_const_addr = 16'h10;
+    localparam info_reg_clock_khz_const_addr = 16'h14;
+    localparam info_bus_timeout_const_addr = 16'h28;
+    localparam info_config_hash_lo_const_addr = 16'h18;
+    localparam info_config_hash_hi_const_addr = 16'h1c;
+    localparam info_id_const_value = 32'h544f4555;
+    localparam info_version_const_value = 32'h10003;
+    localparam info_sessions_const_value = 32'h4;
+    localparam info_data_width_const_value = 32'h400;
+    localparam info_user_clock_khz_const_value = 32'h3d090;
+    localparam info_reg_clock_khz_const_value = 32'h3d090;
+    localparam info_bus_timeout_const_value = 32'h400;
+    localparam info_config_hash_lo_const_value = 32'hecc15a3;
+    localparam info_config_hash_hi_const_value = 32'h57d39e78;
     localparam span_low = 16'h7ff;
     localparam span_high = 32'hfffff800;
     localparam out_of_map = 16'h8000;
     localparam zero_bus = 32'h0;
-    localparam check_addr_0 = 16'h48;
-    localparam check_addr_1 = 16'h48;
-    localparam check_addr_2 = 16'h10c;
-    localparam check_addr_3 = 16'h10c;
-    localparam check_addr_4 = 16'h20c;
-    localparam check_addr_5 = 16'h20c;
-    localparam check_addr_6 = 16'h30c;
-    localparam check_addr_7 = 16'h30c;
-    localparam check_addr_8 = 16'h40c;
-    localparam check_addr_9 = 16'h40c;
-    localparam check_mask_0 = 32'h3;
-    localparam check_mask_1 = 32'h30;
-    localparam check_mask_2 = 32'h7f;
-    localparam check_mask_3 = 32'h7f0000;
-    localparam check_mask_4 = 32'h7f;
-    localparam check_mask_5 = 32'h7f0000;
-    localparam check_mask_6 = 32'h7f;
-    localparam check_mask_7 = 32'h7f0000;
-    localparam check_mask_8 = 32'h7f;
-    localparam check_mask_9 = 32'h7f0000;
-    localparam check_min_0 = 32'h0;
-    localparam check_min_1 = 32'h0;
-    localparam check_min_2 = 32'h1;
-    localparam check_min_3 = 32'h10000;
-    localparam check_min_4 = 32'h1;
-    localparam check_min_5 = 32'h10000;
-    localparam check_min_6 = 32'h1;
-    localparam check_min_7 = 32'h10000;
-    localparam check_min_8 = 32'h1;
-    localparam check_min_9 = 32'h10000;
-    localparam check_span_0 = 32'h2;
-    localparam check_span_1 = 32'h20;
-    localparam check_span_2 = 32'h63;
-    localparam check_span_3 = 32'h630000;
-    localparam check_span_4 = 32'h63;
-    localparam check_span_5 = 32'h630000;
-    localparam check_span_6 = 32'h63;
-    localparam check_span_7 = 32'h630000;
-    localparam check_span_8 = 32'h63;
-    localparam check_span_9 = 32'h630000;
-    localparam check_bytes_0 = 4'h1;
-    localparam check_bytes_1 = 4'h1;
-    localparam check_bytes_2 = 4'h1;
-    localparam check_bytes_3 = 4'h4;
-    localparam check_bytes_4 = 4'h1;
-    localparam check_bytes_5 = 4'h4;
-    localparam check_bytes_6 = 4'h1;
-    localparam check_bytes_7 = 4'h4;
-    localparam check_bytes_8 = 4'h1;
-    localparam check_bytes_9 = 4'h4;
+    localparam toe_toe_config_mode_check_addr = 16'h48;
+    localparam toe_toe_config_last_packet_mode_check_addr = 16'h48;
+    localparam s0_speed_tx_percent_check_addr = 16'h10c;
+    localparam s0_speed_rx_percent_check_addr = 16'h10c;
+    localparam s1_speed_tx_percent_check_addr = 16'h20c;
+    localparam s1_speed_rx_percent_check_addr = 16'h20c;
+    localparam s2_speed_tx_percent_check_addr = 16'h30c;
+    localparam s2_speed_rx_percent_check_addr = 16'h30c;
+    localparam s3_speed_tx_percent_check_addr = 16'h40c;
+    localparam s3_speed_rx_percent_check_addr = 16'h40c;
+    localparam toe_toe_config_mode_check_mask = 32'h3;
+    localparam toe_toe_config_last_packet_mode_check_mask = 32'h30;
+    localparam s0_speed_tx_percent_check_mask = 32'h7f;
+    localparam s0_speed_rx_percent_check_mask = 32'h7f0000;
+    localparam s1_speed_tx_percent_check_mask = 32'h7f;
+    localparam s1_speed_rx_percent_check_mask = 32'h7f0000;
+    localparam s2_speed_tx_percent_check_mask = 32'h7f;
+    localparam s2_speed_rx_percent_check_mask = 32'h7f0000;
+    localparam s3_speed_tx_percent_check_mask = 32'h7f;
+    localparam s3_speed_rx_percent_check_mask = 32'h7f0000;
+    localparam toe_toe_config_mode_check_min = 32'h0;
+    localparam toe_toe_config_last_packet_mode_check_min = 32'h0;
+    localparam s0_speed_tx_percent_check_min = 32'h1;
+    localparam s0_speed_rx_percent_check_min = 32'h10000;
+    localparam s1_speed_tx_percent_check_min = 32'h1;
+    localparam s1_speed_rx_percent_check_min = 32'h10000;
+    localparam s2_speed_tx_percent_check_min = 32'h1;
+    localparam s2_speed_rx_percent_check_min = 32'h10000;
+    localparam s3_speed_tx_percent_check_min = 32'h1;
+    localparam s3_speed_rx_percent_check_min = 32'h10000;
+    localparam toe_toe_config_mode_check_span = 32'h2;
+    localparam toe_toe_config_last_packet_mode_check_span = 32'h20;
+    localparam s0_speed_tx_percent_check_span = 32'h63;
+    localparam s0_speed_rx_percent_check_span = 32'h630000;
+    localparam s1_speed_tx_percent_check_span = 32'h63;
+    localparam s1_speed_rx_percent_check_span = 32'h630000;
+    localparam s2_speed_tx_percent_check_span = 32'h63;
+    localparam s2_speed_rx_percent_check_span = 32'h630000;
+    localparam s3_speed_tx_percent_check_span = 32'h63;
+    localparam s3_speed_rx_percent_check_span = 32'h630000;
+    localparam toe_toe_config_mode_check_bytes = 4'h1;
+    localparam toe_toe_config_last_packet_mode_check_bytes = 4'h1;
+    localparam s0_speed_tx_percent_check_bytes = 4'h1;
+    localparam s0_speed_rx_percent_check_bytes = 4'h4;
+    localparam s1_speed_tx_percent_check_bytes = 4'h1;
+    localparam s1_speed_rx_percent_check_bytes = 4'h4;
+    localparam s2_speed_tx_percent_check_bytes = 4'h1;
+    localparam s2_speed_rx_percent_check_bytes = 4'h4;
+    localparam s3_speed_tx_percent_check_bytes = 4'h1;
+    localparam s3_speed_rx_percent_check_bytes = 4'h4;
     localparam zero4 = 4'h0;
     localparam strobe_mask_0 = 32'h0;
     localparam strobe_mask_1 = 32'hff;
@@ -680,474 +684,474 @@ module toe_user_logic_regs_core (
     reg        resp_err_next;
     reg [63:0] counter_reg = 64'h0;
     reg [63:0] counter_next;
-    reg [31:0] storage_q_0_reg = 32'h0;
-    reg [31:0] storage_q_0_next;
-    reg [31:0] storage_q_1_reg = 32'h0;
-    reg [31:0] storage_q_1_next;
-    reg [31:0] storage_q_2_reg = 32'h0;
-    reg [31:0] storage_q_2_next;
-    reg [31:0] storage_q_3_reg = 32'h0;
-    reg [31:0] storage_q_3_next;
-    reg [31:0] storage_q_4_reg = 32'h0;
-    reg [31:0] storage_q_4_next;
-    reg [31:0] storage_q_5_reg = 32'h0;
-    reg [31:0] storage_q_5_next;
-    reg [31:0] storage_q_6_reg = 32'h0;
-    reg [31:0] storage_q_6_next;
-    reg [31:0] storage_q_7_reg = 32'h0;
-    reg [31:0] storage_q_7_next;
-    reg [31:0] storage_q_8_reg = 32'h0;
-    reg [31:0] storage_q_8_next;
-    reg [31:0] storage_q_9_reg = 32'h0;
-    reg [31:0] storage_q_9_next;
-    reg [31:0] storage_q_10_reg = 32'h0;
-    reg [31:0] storage_q_10_next;
-    reg [31:0] storage_q_11_reg = 32'h0;
-    reg [31:0] storage_q_11_next;
-    reg [31:0] storage_q_12_reg = 32'h0;
-    reg [31:0] storage_q_12_next;
-    reg [31:0] storage_q_13_reg = 32'h0;
-    reg [31:0] storage_q_13_next;
-    reg [31:0] storage_q_14_reg = 32'h0;
-    reg [31:0] storage_q_14_next;
-    reg [31:0] storage_q_15_reg = 32'h0;
-    reg [31:0] storage_q_15_next;
-    reg [31:0] storage_q_16_reg = 32'h0;
-    reg [31:0] storage_q_16_next;
-    reg [31:0] storage_q_17_reg = 32'h0;
-    reg [31:0] storage_q_17_next;
-    reg [31:0] storage_q_18_reg = 32'h0;
-    reg [31:0] storage_q_18_next;
-    reg [31:0] storage_q_19_reg = 32'h0;
-    reg [31:0] storage_q_19_next;
-    reg [31:0] storage_q_20_reg = 32'h0;
-    reg [31:0] storage_q_20_next;
-    reg [31:0] storage_q_21_reg = 32'h0;
-    reg [31:0] storage_q_21_next;
-    reg [31:0] storage_q_22_reg = 32'h0;
-    reg [31:0] storage_q_22_next;
-    reg [31:0] storage_q_23_reg = 32'h0;
-    reg [31:0] storage_q_23_next;
-    reg [31:0] storage_q_24_reg = 32'h0;
-    reg [31:0] storage_q_24_next;
-    reg [31:0] storage_q_25_reg = 32'h0;
-    reg [31:0] storage_q_25_next;
-    reg [31:0] storage_q_26_reg = 32'h0;
-    reg [31:0] storage_q_26_next;
-    reg [31:0] storage_q_27_reg = 32'h0;
-    reg [31:0] storage_q_27_next;
-    reg [31:0] storage_q_28_reg = 32'h0;
-    reg [31:0] storage_q_28_next;
-    reg [31:0] storage_q_29_reg = 32'h0;
-    reg [31:0] storage_q_29_next;
-    reg [31:0] storage_q_30_reg = 32'h0;
-    reg [31:0] storage_q_30_next;
-    reg [31:0] storage_q_31_reg = 32'h0;
-    reg [31:0] storage_q_31_next;
-    reg [31:0] storage_q_32_reg = 32'h0;
-    reg [31:0] storage_q_32_next;
-    reg [31:0] storage_q_33_reg = 32'h0;
-    reg [31:0] storage_q_33_next;
-    reg [31:0] storage_q_34_reg = 32'h0;
-    reg [31:0] storage_q_34_next;
-    reg [31:0] storage_q_35_reg = 32'h0;
-    reg [31:0] storage_q_35_next;
-    reg [31:0] storage_q_36_reg = 32'h0;
-    reg [31:0] storage_q_36_next;
-    reg [31:0] storage_q_37_reg = 32'h0;
-    reg [31:0] storage_q_37_next;
-    reg [31:0] storage_q_38_reg = 32'h0;
-    reg [31:0] storage_q_38_next;
-    reg [31:0] storage_q_39_reg = 32'h0;
-    reg [31:0] storage_q_39_next;
-    reg [31:0] storage_q_40_reg = 32'h0;
-    reg [31:0] storage_q_40_next;
-    reg [31:0] storage_q_41_reg = 32'h0;
-    reg [31:0] storage_q_41_next;
-    reg [31:0] storage_q_42_reg = 32'h0;
-    reg [31:0] storage_q_42_next;
-    reg [31:0] pulse_q_0_reg = 32'h0;
-    reg [31:0] pulse_q_0_next;
-    reg [31:0] pulse_q_1_reg = 32'h0;
-    reg [31:0] pulse_q_1_next;
-    reg [31:0] pulse_q_2_reg = 32'h0;
-    reg [31:0] pulse_q_2_next;
-    reg [31:0] pulse_q_3_reg = 32'h0;
-    reg [31:0] pulse_q_3_next;
-    reg [31:0] pulse_q_4_reg = 32'h0;
-    reg [31:0] pulse_q_4_next;
-    reg [31:0] sticky_q_0_reg = 32'h0;
-    reg [31:0] sticky_q_0_next;
-    reg [31:0] sticky_q_1_reg = 32'h0;
-    reg [31:0] sticky_q_1_next;
-    reg [31:0] sticky_q_2_reg = 32'h0;
-    reg [31:0] sticky_q_2_next;
-    reg [31:0] sticky_q_3_reg = 32'h0;
-    reg [31:0] sticky_q_3_next;
-    reg [31:0] latch_q_0_reg = 32'h0;
-    reg [31:0] latch_q_0_next;
-    reg [31:0] latch_q_1_reg = 32'h0;
-    reg [31:0] latch_q_1_next;
-    reg [31:0] latch_q_2_reg = 32'h0;
-    reg [31:0] latch_q_2_next;
-    reg [31:0] latch_q_3_reg = 32'h0;
-    reg [31:0] latch_q_3_next;
-    reg [31:0] latch_q_4_reg = 32'h0;
-    reg [31:0] latch_q_4_next;
-    reg [31:0] latch_q_5_reg = 32'h0;
-    reg [31:0] latch_q_5_next;
-    reg [31:0] latch_q_6_reg = 32'h0;
-    reg [31:0] latch_q_6_next;
-    reg [31:0] latch_q_7_reg = 32'h0;
-    reg [31:0] latch_q_7_next;
-    reg [31:0] latch_q_8_reg = 32'h0;
-    reg [31:0] latch_q_8_next;
-    reg [31:0] latch_q_9_reg = 32'h0;
-    reg [31:0] latch_q_9_next;
-    reg [31:0] latch_q_10_reg = 32'h0;
-    reg [31:0] latch_q_10_next;
-    reg [31:0] latch_q_11_reg = 32'h0;
-    reg [31:0] latch_q_11_next;
-    reg [31:0] latch_q_12_reg = 32'h0;
-    reg [31:0] latch_q_12_next;
-    reg [31:0] latch_q_13_reg = 32'h0;
-    reg [31:0] latch_q_13_next;
-    reg [31:0] latch_q_14_reg = 32'h0;
-    reg [31:0] latch_q_14_next;
-    reg [31:0] latch_q_15_reg = 32'h0;
-    reg [31:0] latch_q_15_next;
-    reg [31:0] latch_q_16_reg = 32'h0;
-    reg [31:0] latch_q_16_next;
-    reg        storage_sel_0_reg = 1'h0;
-    reg        storage_sel_0_next;
-    reg        storage_sel_1_reg = 1'h0;
-    reg        storage_sel_1_next;
-    reg        storage_sel_2_reg = 1'h0;
-    reg        storage_sel_2_next;
-    reg        storage_sel_3_reg = 1'h0;
-    reg        storage_sel_3_next;
-    reg        storage_sel_4_reg = 1'h0;
-    reg        storage_sel_4_next;
-    reg        storage_sel_5_reg = 1'h0;
-    reg        storage_sel_5_next;
-    reg        storage_sel_6_reg = 1'h0;
-    reg        storage_sel_6_next;
-    reg        storage_sel_7_reg = 1'h0;
-    reg        storage_sel_7_next;
-    reg        storage_sel_8_reg = 1'h0;
-    reg        storage_sel_8_next;
-    reg        storage_sel_9_reg = 1'h0;
-    reg        storage_sel_9_next;
-    reg        storage_sel_10_reg = 1'h0;
-    reg        storage_sel_10_next;
-    reg        storage_sel_11_reg = 1'h0;
-    reg        storage_sel_11_next;
-    reg        storage_sel_12_reg = 1'h0;
-    reg        storage_sel_12_next;
-    reg        storage_sel_13_reg = 1'h0;
-    reg        storage_sel_13_next;
-    reg        storage_sel_14_reg = 1'h0;
-    reg        storage_sel_14_next;
-    reg        storage_sel_15_reg = 1'h0;
-    reg        storage_sel_15_next;
-    reg        storage_sel_16_reg = 1'h0;
-    reg        storage_sel_16_next;
-    reg        storage_sel_17_reg = 1'h0;
-    reg        storage_sel_17_next;
-    reg        storage_sel_18_reg = 1'h0;
-    reg        storage_sel_18_next;
-    reg        storage_sel_19_reg = 1'h0;
-    reg        storage_sel_19_next;
-    reg        storage_sel_20_reg = 1'h0;
-    reg        storage_sel_20_next;
-    reg        storage_sel_21_reg = 1'h0;
-    reg        storage_sel_21_next;
-    reg        storage_sel_22_reg = 1'h0;
-    reg        storage_sel_22_next;
-    reg        storage_sel_23_reg = 1'h0;
-    reg        storage_sel_23_next;
-    reg        storage_sel_24_reg = 1'h0;
-    reg        storage_sel_24_next;
-    reg        storage_sel_25_reg = 1'h0;
-    reg        storage_sel_25_next;
-    reg        storage_sel_26_reg = 1'h0;
-    reg        storage_sel_26_next;
-    reg        storage_sel_27_reg = 1'h0;
-    reg        storage_sel_27_next;
-    reg        storage_sel_28_reg = 1'h0;
-    reg        storage_sel_28_next;
-    reg        storage_sel_29_reg = 1'h0;
-    reg        storage_sel_29_next;
-    reg        storage_sel_30_reg = 1'h0;
-    reg        storage_sel_30_next;
-    reg        storage_sel_31_reg = 1'h0;
-    reg        storage_sel_31_next;
-    reg        storage_sel_32_reg = 1'h0;
-    reg        storage_sel_32_next;
-    reg        storage_sel_33_reg = 1'h0;
-    reg        storage_sel_33_next;
-    reg        storage_sel_34_reg = 1'h0;
-    reg        storage_sel_34_next;
-    reg        storage_sel_35_reg = 1'h0;
-    reg        storage_sel_35_next;
-    reg        storage_sel_36_reg = 1'h0;
-    reg        storage_sel_36_next;
-    reg        storage_sel_37_reg = 1'h0;
-    reg        storage_sel_37_next;
-    reg        storage_sel_38_reg = 1'h0;
-    reg        storage_sel_38_next;
-    reg        storage_sel_39_reg = 1'h0;
-    reg        storage_sel_39_next;
-    reg        storage_sel_40_reg = 1'h0;
-    reg        storage_sel_40_next;
-    reg        storage_sel_41_reg = 1'h0;
-    reg        storage_sel_41_next;
-    reg        storage_sel_42_reg = 1'h0;
-    reg        storage_sel_42_next;
-    reg        pulse_sel_0_reg = 1'h0;
-    reg        pulse_sel_0_next;
-    reg        pulse_sel_1_reg = 1'h0;
-    reg        pulse_sel_1_next;
-    reg        pulse_sel_2_reg = 1'h0;
-    reg        pulse_sel_2_next;
-    reg        pulse_sel_3_reg = 1'h0;
-    reg        pulse_sel_3_next;
-    reg        pulse_sel_4_reg = 1'h0;
-    reg        pulse_sel_4_next;
-    reg        sticky_sel_0_reg = 1'h0;
-    reg        sticky_sel_0_next;
-    reg        sticky_sel_1_reg = 1'h0;
-    reg        sticky_sel_1_next;
-    reg        sticky_sel_2_reg = 1'h0;
-    reg        sticky_sel_2_next;
-    reg        sticky_sel_3_reg = 1'h0;
-    reg        sticky_sel_3_next;
-    reg        status_sel_0_reg = 1'h0;
-    reg        status_sel_0_next;
-    reg        status_sel_1_reg = 1'h0;
-    reg        status_sel_1_next;
-    reg        status_sel_2_reg = 1'h0;
-    reg        status_sel_2_next;
-    reg        status_sel_3_reg = 1'h0;
-    reg        status_sel_3_next;
-    reg        status_sel_4_reg = 1'h0;
-    reg        status_sel_4_next;
-    reg        status_sel_5_reg = 1'h0;
-    reg        status_sel_5_next;
-    reg        status_sel_6_reg = 1'h0;
-    reg        status_sel_6_next;
-    reg        status_sel_7_reg = 1'h0;
-    reg        status_sel_7_next;
-    reg        status_sel_8_reg = 1'h0;
-    reg        status_sel_8_next;
-    reg        status_sel_9_reg = 1'h0;
-    reg        status_sel_9_next;
-    reg        status_sel_10_reg = 1'h0;
-    reg        status_sel_10_next;
-    reg        status_sel_11_reg = 1'h0;
-    reg        status_sel_11_next;
-    reg        status_sel_12_reg = 1'h0;
-    reg        status_sel_12_next;
-    reg        status_sel_13_reg = 1'h0;
-    reg        status_sel_13_next;
-    reg        status_sel_14_reg = 1'h0;
-    reg        status_sel_14_next;
-    reg        status_sel_15_reg = 1'h0;
-    reg        status_sel_15_next;
-    reg        status_sel_16_reg = 1'h0;
-    reg        status_sel_16_next;
-    reg        status_sel_17_reg = 1'h0;
-    reg        status_sel_17_next;
-    reg        status_sel_18_reg = 1'h0;
-    reg        status_sel_18_next;
-    reg        status_sel_19_reg = 1'h0;
-    reg        status_sel_19_next;
-    reg        status_sel_20_reg = 1'h0;
-    reg        status_sel_20_next;
-    reg        status_sel_21_reg = 1'h0;
-    reg        status_sel_21_next;
-    reg        status_sel_22_reg = 1'h0;
-    reg        status_sel_22_next;
-    reg        status_sel_23_reg = 1'h0;
-    reg        status_sel_23_next;
-    reg        status_sel_24_reg = 1'h0;
-    reg        status_sel_24_next;
-    reg        status_sel_25_reg = 1'h0;
-    reg        status_sel_25_next;
-    reg        status_sel_26_reg = 1'h0;
-    reg        status_sel_26_next;
-    reg        status_sel_27_reg = 1'h0;
-    reg        status_sel_27_next;
-    reg        status_sel_28_reg = 1'h0;
-    reg        status_sel_28_next;
-    reg        status_sel_29_reg = 1'h0;
-    reg        status_sel_29_next;
-    reg        status_sel_30_reg = 1'h0;
-    reg        status_sel_30_next;
-    reg        status_sel_31_reg = 1'h0;
-    reg        status_sel_31_next;
-    reg        status_sel_32_reg = 1'h0;
-    reg        status_sel_32_next;
-    reg        status_sel_33_reg = 1'h0;
-    reg        status_sel_33_next;
-    reg        status_sel_34_reg = 1'h0;
-    reg        status_sel_34_next;
-    reg        status_sel_35_reg = 1'h0;
-    reg        status_sel_35_next;
-    reg        status_sel_36_reg = 1'h0;
-    reg        status_sel_36_next;
-    reg        status_sel_37_reg = 1'h0;
-    reg        status_sel_37_next;
-    reg        status_sel_38_reg = 1'h0;
-    reg        status_sel_38_next;
-    reg        status_sel_39_reg = 1'h0;
-    reg        status_sel_39_next;
-    reg        status_sel_40_reg = 1'h0;
-    reg        status_sel_40_next;
-    reg        status_sel_41_reg = 1'h0;
-    reg        status_sel_41_next;
-    reg        status_sel_42_reg = 1'h0;
-    reg        status_sel_42_next;
-    reg        status_sel_43_reg = 1'h0;
-    reg        status_sel_43_next;
-    reg        status_sel_44_reg = 1'h0;
-    reg        status_sel_44_next;
-    reg        status_sel_45_reg = 1'h0;
-    reg        status_sel_45_next;
-    reg        status_sel_46_reg = 1'h0;
-    reg        status_sel_46_next;
-    reg        status_sel_47_reg = 1'h0;
-    reg        status_sel_47_next;
-    reg        status_sel_48_reg = 1'h0;
-    reg        status_sel_48_next;
-    reg        status_sel_49_reg = 1'h0;
-    reg        status_sel_49_next;
-    reg        latch_lo_sel_0_reg = 1'h0;
-    reg        latch_lo_sel_0_next;
-    reg        latch_lo_sel_1_reg = 1'h0;
-    reg        latch_lo_sel_1_next;
-    reg        latch_lo_sel_2_reg = 1'h0;
-    reg        latch_lo_sel_2_next;
-    reg        latch_lo_sel_3_reg = 1'h0;
-    reg        latch_lo_sel_3_next;
-    reg        latch_lo_sel_4_reg = 1'h0;
-    reg        latch_lo_sel_4_next;
-    reg        latch_lo_sel_5_reg = 1'h0;
-    reg        latch_lo_sel_5_next;
-    reg        latch_lo_sel_6_reg = 1'h0;
-    reg        latch_lo_sel_6_next;
-    reg        latch_lo_sel_7_reg = 1'h0;
-    reg        latch_lo_sel_7_next;
-    reg        latch_lo_sel_8_reg = 1'h0;
-    reg        latch_lo_sel_8_next;
-    reg        latch_lo_sel_9_reg = 1'h0;
-    reg        latch_lo_sel_9_next;
-    reg        latch_lo_sel_10_reg = 1'h0;
-    reg        latch_lo_sel_10_next;
-    reg        latch_lo_sel_11_reg = 1'h0;
-    reg        latch_lo_sel_11_next;
-    reg        latch_lo_sel_12_reg = 1'h0;
-    reg        latch_lo_sel_12_next;
-    reg        latch_lo_sel_13_reg = 1'h0;
-    reg        latch_lo_sel_13_next;
-    reg        latch_lo_sel_14_reg = 1'h0;
-    reg        latch_lo_sel_14_next;
-    reg        latch_lo_sel_15_reg = 1'h0;
-    reg        latch_lo_sel_15_next;
-    reg        latch_lo_sel_16_reg = 1'h0;
-    reg        latch_lo_sel_16_next;
-    reg        latch_hi_sel_0_reg = 1'h0;
-    reg        latch_hi_sel_0_next;
-    reg        latch_hi_sel_1_reg = 1'h0;
-    reg        latch_hi_sel_1_next;
-    reg        latch_hi_sel_2_reg = 1'h0;
-    reg        latch_hi_sel_2_next;
-    reg        latch_hi_sel_3_reg = 1'h0;
-    reg        latch_hi_sel_3_next;
-    reg        latch_hi_sel_4_reg = 1'h0;
-    reg        latch_hi_sel_4_next;
-    reg        latch_hi_sel_5_reg = 1'h0;
-    reg        latch_hi_sel_5_next;
-    reg        latch_hi_sel_6_reg = 1'h0;
-    reg        latch_hi_sel_6_next;
-    reg        latch_hi_sel_7_reg = 1'h0;
-    reg        latch_hi_sel_7_next;
-    reg        latch_hi_sel_8_reg = 1'h0;
-    reg        latch_hi_sel_8_next;
-    reg        latch_hi_sel_9_reg = 1'h0;
-    reg        latch_hi_sel_9_next;
-    reg        latch_hi_sel_10_reg = 1'h0;
-    reg        latch_hi_sel_10_next;
-    reg        latch_hi_sel_11_reg = 1'h0;
-    reg        latch_hi_sel_11_next;
-    reg        latch_hi_sel_12_reg = 1'h0;
-    reg        latch_hi_sel_12_next;
-    reg        latch_hi_sel_13_reg = 1'h0;
-    reg        latch_hi_sel_13_next;
-    reg        latch_hi_sel_14_reg = 1'h0;
-    reg        latch_hi_sel_14_next;
-    reg        latch_hi_sel_15_reg = 1'h0;
-    reg        latch_hi_sel_15_next;
-    reg        latch_hi_sel_16_reg = 1'h0;
-    reg        latch_hi_sel_16_next;
-    reg        const_sel_0_reg = 1'h0;
-    reg        const_sel_0_next;
-    reg        const_sel_1_reg = 1'h0;
-    reg        const_sel_1_next;
-    reg        const_sel_2_reg = 1'h0;
-    reg        const_sel_2_next;
-    reg        const_sel_3_reg = 1'h0;
-    reg        const_sel_3_next;
-    reg        const_sel_4_reg = 1'h0;
-    reg        const_sel_4_next;
-    reg        const_sel_5_reg = 1'h0;
-    reg        const_sel_5_next;
-    reg        const_sel_6_reg = 1'h0;
-    reg        const_sel_6_next;
-    reg        const_sel_7_reg = 1'h0;
-    reg        const_sel_7_next;
-    reg        const_sel_8_reg = 1'h0;
-    reg        const_sel_8_next;
-    reg        check_hit_0_reg = 1'h0;
-    reg        check_hit_0_next;
-    reg        check_hit_1_reg = 1'h0;
-    reg        check_hit_1_next;
-    reg        check_hit_2_reg = 1'h0;
-    reg        check_hit_2_next;
-    reg        check_hit_3_reg = 1'h0;
-    reg        check_hit_3_next;
-    reg        check_hit_4_reg = 1'h0;
-    reg        check_hit_4_next;
-    reg        check_hit_5_reg = 1'h0;
-    reg        check_hit_5_next;
-    reg        check_hit_6_reg = 1'h0;
-    reg        check_hit_6_next;
-    reg        check_hit_7_reg = 1'h0;
-    reg        check_hit_7_next;
-    reg        check_hit_8_reg = 1'h0;
-    reg        check_hit_8_next;
-    reg        check_hit_9_reg = 1'h0;
-    reg        check_hit_9_next;
-    reg        check_fault_0_reg = 1'h0;
-    reg        check_fault_0_next;
-    reg        check_fault_1_reg = 1'h0;
-    reg        check_fault_1_next;
-    reg        check_fault_2_reg = 1'h0;
-    reg        check_fault_2_next;
-    reg        check_fault_3_reg = 1'h0;
-    reg        check_fault_3_next;
-    reg        check_fault_4_reg = 1'h0;
-    reg        check_fault_4_next;
-    reg        check_fault_5_reg = 1'h0;
-    reg        check_fault_5_next;
-    reg        check_fault_6_reg = 1'h0;
-    reg        check_fault_6_next;
-    reg        check_fault_7_reg = 1'h0;
-    reg        check_fault_7_next;
-    reg        check_fault_8_reg = 1'h0;
-    reg        check_fault_8_next;
-    reg        check_fault_9_reg = 1'h0;
-    reg        check_fault_9_next;
+    reg [31:0] toe_toe_config_storage_reg = 32'h0;
+    reg [31:0] toe_toe_config_storage_next;
+    reg [31:0] toe_fpga_mac_lo_storage_reg = 32'h0;
+    reg [31:0] toe_fpga_mac_lo_storage_next;
+    reg [31:0] toe_fpga_mac_hi_storage_reg = 32'h0;
+    reg [31:0] toe_fpga_mac_hi_storage_next;
+    reg [31:0] toe_fpga_ip_storage_reg = 32'h0;
+    reg [31:0] toe_fpga_ip_storage_next;
+    reg [31:0] toe_target_mac_lo_storage_reg = 32'h0;
+    reg [31:0] toe_target_mac_lo_storage_next;
+    reg [31:0] toe_target_mac_hi_storage_reg = 32'h0;
+    reg [31:0] toe_target_mac_hi_storage_next;
+    reg [31:0] toe_target_ip_storage_reg = 32'h0;
+    reg [31:0] toe_target_ip_storage_next;
+    reg [31:0] s0_test_config_storage_reg = 32'h0;
+    reg [31:0] s0_test_config_storage_next;
+    reg [31:0] s0_speed_storage_reg = 32'h0;
+    reg [31:0] s0_speed_storage_next;
+    reg [31:0] s0_transfer_size_lo_storage_reg = 32'h0;
+    reg [31:0] s0_transfer_size_lo_storage_next;
+    reg [31:0] s0_transfer_size_hi_storage_reg = 32'h0;
+    reg [31:0] s0_transfer_size_hi_storage_next;
+    reg [31:0] s0_packet_size_lo_storage_reg = 32'h0;
+    reg [31:0] s0_packet_size_lo_storage_next;
+    reg [31:0] s0_packet_size_hi_storage_reg = 32'h0;
+    reg [31:0] s0_packet_size_hi_storage_next;
+    reg [31:0] s0_fpga_port_storage_reg = 32'h0;
+    reg [31:0] s0_fpga_port_storage_next;
+    reg [31:0] s0_target_port_storage_reg = 32'h0;
+    reg [31:0] s0_target_port_storage_next;
+    reg [31:0] s0_stall_timeout_storage_reg = 32'h0;
+    reg [31:0] s0_stall_timeout_storage_next;
+    reg [31:0] s1_test_config_storage_reg = 32'h0;
+    reg [31:0] s1_test_config_storage_next;
+    reg [31:0] s1_speed_storage_reg = 32'h0;
+    reg [31:0] s1_speed_storage_next;
+    reg [31:0] s1_transfer_size_lo_storage_reg = 32'h0;
+    reg [31:0] s1_transfer_size_lo_storage_next;
+    reg [31:0] s1_transfer_size_hi_storage_reg = 32'h0;
+    reg [31:0] s1_transfer_size_hi_storage_next;
+    reg [31:0] s1_packet_size_lo_storage_reg = 32'h0;
+    reg [31:0] s1_packet_size_lo_storage_next;
+    reg [31:0] s1_packet_size_hi_storage_reg = 32'h0;
+    reg [31:0] s1_packet_size_hi_storage_next;
+    reg [31:0] s1_fpga_port_storage_reg = 32'h0;
+    reg [31:0] s1_fpga_port_storage_next;
+    reg [31:0] s1_target_port_storage_reg = 32'h0;
+    reg [31:0] s1_target_port_storage_next;
+    reg [31:0] s1_stall_timeout_storage_reg = 32'h0;
+    reg [31:0] s1_stall_timeout_storage_next;
+    reg [31:0] s2_test_config_storage_reg = 32'h0;
+    reg [31:0] s2_test_config_storage_next;
+    reg [31:0] s2_speed_storage_reg = 32'h0;
+    reg [31:0] s2_speed_storage_next;
+    reg [31:0] s2_transfer_size_lo_storage_reg = 32'h0;
+    reg [31:0] s2_transfer_size_lo_storage_next;
+    reg [31:0] s2_transfer_size_hi_storage_reg = 32'h0;
+    reg [31:0] s2_transfer_size_hi_storage_next;
+    reg [31:0] s2_packet_size_lo_storage_reg = 32'h0;
+    reg [31:0] s2_packet_size_lo_storage_next;
+    reg [31:0] s2_packet_size_hi_storage_reg = 32'h0;
+    reg [31:0] s2_packet_size_hi_storage_next;
+    reg [31:0] s2_fpga_port_storage_reg = 32'h0;
+    reg [31:0] s2_fpga_port_storage_next;
+    reg [31:0] s2_target_port_storage_reg = 32'h0;
+    reg [31:0] s2_target_port_storage_next;
+    reg [31:0] s2_stall_timeout_storage_reg = 32'h0;
+    reg [31:0] s2_stall_timeout_storage_next;
+    reg [31:0] s3_test_config_storage_reg = 32'h0;
+    reg [31:0] s3_test_config_storage_next;
+    reg [31:0] s3_speed_storage_reg = 32'h0;
+    reg [31:0] s3_speed_storage_next;
+    reg [31:0] s3_transfer_size_lo_storage_reg = 32'h0;
+    reg [31:0] s3_transfer_size_lo_storage_next;
+    reg [31:0] s3_transfer_size_hi_storage_reg = 32'h0;
+    reg [31:0] s3_transfer_size_hi_storage_next;
+    reg [31:0] s3_packet_size_lo_storage_reg = 32'h0;
+    reg [31:0] s3_packet_size_lo_storage_next;
+    reg [31:0] s3_packet_size_hi_storage_reg = 32'h0;
+    reg [31:0] s3_packet_size_hi_storage_next;
+    reg [31:0] s3_fpga_port_storage_reg = 32'h0;
+    reg [31:0] s3_fpga_port_storage_next;
+    reg [31:0] s3_target_port_storage_reg = 32'h0;
+    reg [31:0] s3_target_port_storage_next;
+    reg [31:0] s3_stall_timeout_storage_reg = 32'h0;
+    reg [31:0] s3_stall_timeout_storage_next;
+    reg [31:0] toe_toe_ctrl_pulse_reg = 32'h0;
+    reg [31:0] toe_toe_ctrl_pulse_next;
+    reg [31:0] s0_ctrl_pulse_reg = 32'h0;
+    reg [31:0] s0_ctrl_pulse_next;
+    reg [31:0] s1_ctrl_pulse_reg = 32'h0;
+    reg [31:0] s1_ctrl_pulse_next;
+    reg [31:0] s2_ctrl_pulse_reg = 32'h0;
+    reg [31:0] s2_ctrl_pulse_next;
+    reg [31:0] s3_ctrl_pulse_reg = 32'h0;
+    reg [31:0] s3_ctrl_pulse_next;
+    reg [31:0] s0_status_sticky_reg = 32'h0;
+    reg [31:0] s0_status_sticky_next;
+    reg [31:0] s1_status_sticky_reg = 32'h0;
+    reg [31:0] s1_status_sticky_next;
+    reg [31:0] s2_status_sticky_reg = 32'h0;
+    reg [31:0] s2_status_sticky_next;
+    reg [31:0] s3_status_sticky_reg = 32'h0;
+    reg [31:0] s3_status_sticky_next;
+    reg [31:0] info_cycle_count_hi_latch_reg = 32'h0;
+    reg [31:0] info_cycle_count_hi_latch_next;
+    reg [31:0] s0_tx_bytes_hi_latch_reg = 32'h0;
+    reg [31:0] s0_tx_bytes_hi_latch_next;
+    reg [31:0] s0_rx_bytes_hi_latch_reg = 32'h0;
+    reg [31:0] s0_rx_bytes_hi_latch_next;
+    reg [31:0] s0_elapsed_hi_latch_reg = 32'h0;
+    reg [31:0] s0_elapsed_hi_latch_next;
+    reg [31:0] s0_err_offset_hi_latch_reg = 32'h0;
+    reg [31:0] s0_err_offset_hi_latch_next;
+    reg [31:0] s1_tx_bytes_hi_latch_reg = 32'h0;
+    reg [31:0] s1_tx_bytes_hi_latch_next;
+    reg [31:0] s1_rx_bytes_hi_latch_reg = 32'h0;
+    reg [31:0] s1_rx_bytes_hi_latch_next;
+    reg [31:0] s1_elapsed_hi_latch_reg = 32'h0;
+    reg [31:0] s1_elapsed_hi_latch_next;
+    reg [31:0] s1_err_offset_hi_latch_reg = 32'h0;
+    reg [31:0] s1_err_offset_hi_latch_next;
+    reg [31:0] s2_tx_bytes_hi_latch_reg = 32'h0;
+    reg [31:0] s2_tx_bytes_hi_latch_next;
+    reg [31:0] s2_rx_bytes_hi_latch_reg = 32'h0;
+    reg [31:0] s2_rx_bytes_hi_latch_next;
+    reg [31:0] s2_elapsed_hi_latch_reg = 32'h0;
+    reg [31:0] s2_elapsed_hi_latch_next;
+    reg [31:0] s2_err_offset_hi_latch_reg = 32'h0;
+    reg [31:0] s2_err_offset_hi_latch_next;
+    reg [31:0] s3_tx_bytes_hi_latch_reg = 32'h0;
+    reg [31:0] s3_tx_bytes_hi_latch_next;
+    reg [31:0] s3_rx_bytes_hi_latch_reg = 32'h0;
+    reg [31:0] s3_rx_bytes_hi_latch_next;
+    reg [31:0] s3_elapsed_hi_latch_reg = 32'h0;
+    reg [31:0] s3_elapsed_hi_latch_next;
+    reg [31:0] s3_err_offset_hi_latch_reg = 32'h0;
+    reg [31:0] s3_err_offset_hi_latch_next;
+    reg        toe_toe_config_storage_sel_reg = 1'h0;
+    reg        toe_toe_config_storage_sel_next;
+    reg        toe_fpga_mac_lo_storage_sel_reg = 1'h0;
+    reg        toe_fpga_mac_lo_storage_sel_next;
+    reg        toe_fpga_mac_hi_storage_sel_reg = 1'h0;
+    reg        toe_fpga_mac_hi_storage_sel_next;
+    reg        toe_fpga_ip_storage_sel_reg = 1'h0;
+    reg        toe_fpga_ip_storage_sel_next;
+    reg        toe_target_mac_lo_storage_sel_reg = 1'h0;
+    reg        toe_target_mac_lo_storage_sel_next;
+    reg        toe_target_mac_hi_storage_sel_reg = 1'h0;
+    reg        toe_target_mac_hi_storage_sel_next;
+    reg        toe_target_ip_storage_sel_reg = 1'h0;
+    reg        toe_target_ip_storage_sel_next;
+    reg        s0_test_config_storage_sel_reg = 1'h0;
+    reg        s0_test_config_storage_sel_next;
+    reg        s0_speed_storage_sel_reg = 1'h0;
+    reg        s0_speed_storage_sel_next;
+    reg        s0_transfer_size_lo_storage_sel_reg = 1'h0;
+    reg        s0_transfer_size_lo_storage_sel_next;
+    reg        s0_transfer_size_hi_storage_sel_reg = 1'h0;
+    reg        s0_transfer_size_hi_storage_sel_next;
+    reg        s0_packet_size_lo_storage_sel_reg = 1'h0;
+    reg        s0_packet_size_lo_storage_sel_next;
+    reg        s0_packet_size_hi_storage_sel_reg = 1'h0;
+    reg        s0_packet_size_hi_storage_sel_next;
+    reg        s0_fpga_port_storage_sel_reg = 1'h0;
+    reg        s0_fpga_port_storage_sel_next;
+    reg        s0_target_port_storage_sel_reg = 1'h0;
+    reg        s0_target_port_storage_sel_next;
+    reg        s0_stall_timeout_storage_sel_reg = 1'h0;
+    reg        s0_stall_timeout_storage_sel_next;
+    reg        s1_test_config_storage_sel_reg = 1'h0;
+    reg        s1_test_config_storage_sel_next;
+    reg        s1_speed_storage_sel_reg = 1'h0;
+    reg        s1_speed_storage_sel_next;
+    reg        s1_transfer_size_lo_storage_sel_reg = 1'h0;
+    reg        s1_transfer_size_lo_storage_sel_next;
+    reg        s1_transfer_size_hi_storage_sel_reg = 1'h0;
+    reg        s1_transfer_size_hi_storage_sel_next;
+    reg        s1_packet_size_lo_storage_sel_reg = 1'h0;
+    reg        s1_packet_size_lo_storage_sel_next;
+    reg        s1_packet_size_hi_storage_sel_reg = 1'h0;
+    reg        s1_packet_size_hi_storage_sel_next;
+    reg        s1_fpga_port_storage_sel_reg = 1'h0;
+    reg        s1_fpga_port_storage_sel_next;
+    reg        s1_target_port_storage_sel_reg = 1'h0;
+    reg        s1_target_port_storage_sel_next;
+    reg        s1_stall_timeout_storage_sel_reg = 1'h0;
+    reg        s1_stall_timeout_storage_sel_next;
+    reg        s2_test_config_storage_sel_reg = 1'h0;
+    reg        s2_test_config_storage_sel_next;
+    reg        s2_speed_storage_sel_reg = 1'h0;
+    reg        s2_speed_storage_sel_next;
+    reg        s2_transfer_size_lo_storage_sel_reg = 1'h0;
+    reg        s2_transfer_size_lo_storage_sel_next;
+    reg        s2_transfer_size_hi_storage_sel_reg = 1'h0;
+    reg        s2_transfer_size_hi_storage_sel_next;
+    reg        s2_packet_size_lo_storage_sel_reg = 1'h0;
+    reg        s2_packet_size_lo_storage_sel_next;
+    reg        s2_packet_size_hi_storage_sel_reg = 1'h0;
+    reg        s2_packet_size_hi_storage_sel_next;
+    reg        s2_fpga_port_storage_sel_reg = 1'h0;
+    reg        s2_fpga_port_storage_sel_next;
+    reg        s2_target_port_storage_sel_reg = 1'h0;
+    reg        s2_target_port_storage_sel_next;
+    reg        s2_stall_timeout_storage_sel_reg = 1'h0;
+    reg        s2_stall_timeout_storage_sel_next;
+    reg        s3_test_config_storage_sel_reg = 1'h0;
+    reg        s3_test_config_storage_sel_next;
+    reg        s3_speed_storage_sel_reg = 1'h0;
+    reg        s3_speed_storage_sel_next;
+    reg        s3_transfer_size_lo_storage_sel_reg = 1'h0;
+    reg        s3_transfer_size_lo_storage_sel_next;
+    reg        s3_transfer_size_hi_storage_sel_reg = 1'h0;
+    reg        s3_transfer_size_hi_storage_sel_next;
+    reg        s3_packet_size_lo_storage_sel_reg = 1'h0;
+    reg        s3_packet_size_lo_storage_sel_next;
+    reg        s3_packet_size_hi_storage_sel_reg = 1'h0;
+    reg        s3_packet_size_hi_storage_sel_next;
+    reg        s3_fpga_port_storage_sel_reg = 1'h0;
+    reg        s3_fpga_port_storage_sel_next;
+    reg        s3_target_port_storage_sel_reg = 1'h0;
+    reg        s3_target_port_storage_sel_next;
+    reg        s3_stall_timeout_storage_sel_reg = 1'h0;
+    reg        s3_stall_timeout_storage_sel_next;
+    reg        toe_toe_ctrl_pulse_sel_reg = 1'h0;
+    reg        toe_toe_ctrl_pulse_sel_next;
+    reg        s0_ctrl_pulse_sel_reg = 1'h0;
+    reg        s0_ctrl_pulse_sel_next;
+    reg        s1_ctrl_pulse_sel_reg = 1'h0;
+    reg        s1_ctrl_pulse_sel_next;
+    reg        s2_ctrl_pulse_sel_reg = 1'h0;
+    reg        s2_ctrl_pulse_sel_next;
+    reg        s3_ctrl_pulse_sel_reg = 1'h0;
+    reg        s3_ctrl_pulse_sel_next;
+    reg        s0_status_sticky_sel_reg = 1'h0;
+    reg        s0_status_sticky_sel_next;
+    reg        s1_status_sticky_sel_reg = 1'h0;
+    reg        s1_status_sticky_sel_next;
+    reg        s2_status_sticky_sel_reg = 1'h0;
+    reg        s2_status_sticky_sel_next;
+    reg        s3_status_sticky_sel_reg = 1'h0;
+    reg        s3_status_sticky_sel_next;
+    reg        info_cycle_count_lo_status_sel_reg = 1'h0;
+    reg        info_cycle_count_lo_status_sel_next;
+    reg        toe_toe_status_status_sel_reg = 1'h0;
+    reg        toe_toe_status_status_sel_next;
+    reg        s0_status_status_sel_reg = 1'h0;
+    reg        s0_status_status_sel_next;
+    reg        s0_tx_bytes_lo_status_sel_reg = 1'h0;
+    reg        s0_tx_bytes_lo_status_sel_next;
+    reg        s0_rx_bytes_lo_status_sel_reg = 1'h0;
+    reg        s0_rx_bytes_lo_status_sel_next;
+    reg        s0_elapsed_lo_status_sel_reg = 1'h0;
+    reg        s0_elapsed_lo_status_sel_next;
+    reg        s0_err_offset_lo_status_sel_reg = 1'h0;
+    reg        s0_err_offset_lo_status_sel_next;
+    reg        s0_err_expected_status_sel_reg = 1'h0;
+    reg        s0_err_expected_status_sel_next;
+    reg        s0_err_received_status_sel_reg = 1'h0;
+    reg        s0_err_received_status_sel_next;
+    reg        s0_err_count_status_sel_reg = 1'h0;
+    reg        s0_err_count_status_sel_next;
+    reg        s0_rx_packets_status_sel_reg = 1'h0;
+    reg        s0_rx_packets_status_sel_next;
+    reg        s0_peer_port_status_sel_reg = 1'h0;
+    reg        s0_peer_port_status_sel_next;
+    reg        s0_peer_mss_status_sel_reg = 1'h0;
+    reg        s0_peer_mss_status_sel_next;
+    reg        s0_peer_window_scale_status_sel_reg = 1'h0;
+    reg        s0_peer_window_scale_status_sel_next;
+    reg        s1_status_status_sel_reg = 1'h0;
+    reg        s1_status_status_sel_next;
+    reg        s1_tx_bytes_lo_status_sel_reg = 1'h0;
+    reg        s1_tx_bytes_lo_status_sel_next;
+    reg        s1_rx_bytes_lo_status_sel_reg = 1'h0;
+    reg        s1_rx_bytes_lo_status_sel_next;
+    reg        s1_elapsed_lo_status_sel_reg = 1'h0;
+    reg        s1_elapsed_lo_status_sel_next;
+    reg        s1_err_offset_lo_status_sel_reg = 1'h0;
+    reg        s1_err_offset_lo_status_sel_next;
+    reg        s1_err_expected_status_sel_reg = 1'h0;
+    reg        s1_err_expected_status_sel_next;
+    reg        s1_err_received_status_sel_reg = 1'h0;
+    reg        s1_err_received_status_sel_next;
+    reg        s1_err_count_status_sel_reg = 1'h0;
+    reg        s1_err_count_status_sel_next;
+    reg        s1_rx_packets_status_sel_reg = 1'h0;
+    reg        s1_rx_packets_status_sel_next;
+    reg        s1_peer_port_status_sel_reg = 1'h0;
+    reg        s1_peer_port_status_sel_next;
+    reg        s1_peer_mss_status_sel_reg = 1'h0;
+    reg        s1_peer_mss_status_sel_next;
+    reg        s1_peer_window_scale_status_sel_reg = 1'h0;
+    reg        s1_peer_window_scale_status_sel_next;
+    reg        s2_status_status_sel_reg = 1'h0;
+    reg        s2_status_status_sel_next;
+    reg        s2_tx_bytes_lo_status_sel_reg = 1'h0;
+    reg        s2_tx_bytes_lo_status_sel_next;
+    reg        s2_rx_bytes_lo_status_sel_reg = 1'h0;
+    reg        s2_rx_bytes_lo_status_sel_next;
+    reg        s2_elapsed_lo_status_sel_reg = 1'h0;
+    reg        s2_elapsed_lo_status_sel_next;
+    reg        s2_err_offset_lo_status_sel_reg = 1'h0;
+    reg        s2_err_offset_lo_status_sel_next;
+    reg        s2_err_expected_status_sel_reg = 1'h0;
+    reg        s2_err_expected_status_sel_next;
+    reg        s2_err_received_status_sel_reg = 1'h0;
+    reg        s2_err_received_status_sel_next;
+    reg        s2_err_count_status_sel_reg = 1'h0;
+    reg        s2_err_count_status_sel_next;
+    reg        s2_rx_packets_status_sel_reg = 1'h0;
+    reg        s2_rx_packets_status_sel_next;
+    reg        s2_peer_port_status_sel_reg = 1'h0;
+    reg        s2_peer_port_status_sel_next;
+    reg        s2_peer_mss_status_sel_reg = 1'h0;
+    reg        s2_peer_mss_status_sel_next;
+    reg        s2_peer_window_scale_status_sel_reg = 1'h0;
+    reg        s2_peer_window_scale_status_sel_next;
+    reg        s3_status_status_sel_reg = 1'h0;
+    reg        s3_status_status_sel_next;
+    reg        s3_tx_bytes_lo_status_sel_reg = 1'h0;
+    reg        s3_tx_bytes_lo_status_sel_next;
+    reg        s3_rx_bytes_lo_status_sel_reg = 1'h0;
+    reg        s3_rx_bytes_lo_status_sel_next;
+    reg        s3_elapsed_lo_status_sel_reg = 1'h0;
+    reg        s3_elapsed_lo_status_sel_next;
+    reg        s3_err_offset_lo_status_sel_reg = 1'h0;
+    reg        s3_err_offset_lo_status_sel_next;
+    reg        s3_err_expected_status_sel_reg = 1'h0;
+    reg        s3_err_expected_status_sel_next;
+    reg        s3_err_received_status_sel_reg = 1'h0;
+    reg        s3_err_received_status_sel_next;
+    reg        s3_err_count_status_sel_reg = 1'h0;
+    reg        s3_err_count_status_sel_next;
+    reg        s3_rx_packets_status_sel_reg = 1'h0;
+    reg        s3_rx_packets_status_sel_next;
+    reg        s3_peer_port_status_sel_reg = 1'h0;
+    reg        s3_peer_port_status_sel_next;
+    reg        s3_peer_mss_status_sel_reg = 1'h0;
+    reg        s3_peer_mss_status_sel_next;
+    reg        s3_peer_window_scale_status_sel_reg = 1'h0;
+    reg        s3_peer_window_scale_status_sel_next;
+    reg        info_cycle_count_hi_latch_lo_sel_reg = 1'h0;
+    reg        info_cycle_count_hi_latch_lo_sel_next;
+    reg        s0_tx_bytes_hi_latch_lo_sel_reg = 1'h0;
+    reg        s0_tx_bytes_hi_latch_lo_sel_next;
+    reg        s0_rx_bytes_hi_latch_lo_sel_reg = 1'h0;
+    reg        s0_rx_bytes_hi_latch_lo_sel_next;
+    reg        s0_elapsed_hi_latch_lo_sel_reg = 1'h0;
+    reg        s0_elapsed_hi_latch_lo_sel_next;
+    reg        s0_err_offset_hi_latch_lo_sel_reg = 1'h0;
+    reg        s0_err_offset_hi_latch_lo_sel_next;
+    reg        s1_tx_bytes_hi_latch_lo_sel_reg = 1'h0;
+    reg        s1_tx_bytes_hi_latch_lo_sel_next;
+    reg        s1_rx_bytes_hi_latch_lo_sel_reg = 1'h0;
+    reg        s1_rx_bytes_hi_latch_lo_sel_next;
+    reg        s1_elapsed_hi_latch_lo_sel_reg = 1'h0;
+    reg        s1_elapsed_hi_latch_lo_sel_next;
+    reg        s1_err_offset_hi_latch_lo_sel_reg = 1'h0;
+    reg        s1_err_offset_hi_latch_lo_sel_next;
+    reg        s2_tx_bytes_hi_latch_lo_sel_reg = 1'h0;
+    reg        s2_tx_bytes_hi_latch_lo_sel_next;
+    reg        s2_rx_bytes_hi_latch_lo_sel_reg = 1'h0;
+    reg        s2_rx_bytes_hi_latch_lo_sel_next;
+    reg        s2_elapsed_hi_latch_lo_sel_reg = 1'h0;
+    reg        s2_elapsed_hi_latch_lo_sel_next;
+    reg        s2_err_offset_hi_latch_lo_sel_reg = 1'h0;
+    reg        s2_err_offset_hi_latch_lo_sel_next;
+    reg        s3_tx_bytes_hi_latch_lo_sel_reg = 1'h0;
+    reg        s3_tx_bytes_hi_latch_lo_sel_next;
+    reg        s3_rx_bytes_hi_latch_lo_sel_reg = 1'h0;
+    reg        s3_rx_bytes_hi_latch_lo_sel_next;
+    reg        s3_elapsed_hi_latch_lo_sel_reg = 1'h0;
+    reg        s3_elapsed_hi_latch_lo_sel_next;
+    reg        s3_err_offset_hi_latch_lo_sel_reg = 1'h0;
+    reg        s3_err_offset_hi_latch_lo_sel_next;
+    reg        info_cycle_count_hi_latch_hi_sel_reg = 1'h0;
+    reg        info_cycle_count_hi_latch_hi_sel_next;
+    reg        s0_tx_bytes_hi_latch_hi_sel_reg = 1'h0;
+    reg        s0_tx_bytes_hi_latch_hi_sel_next;
+    reg        s0_rx_bytes_hi_latch_hi_sel_reg = 1'h0;
+    reg        s0_rx_bytes_hi_latch_hi_sel_next;
+    reg        s0_elapsed_hi_latch_hi_sel_reg = 1'h0;
+    reg        s0_elapsed_hi_latch_hi_sel_next;
+    reg        s0_err_offset_hi_latch_hi_sel_reg = 1'h0;
+    reg        s0_err_offset_hi_latch_hi_sel_next;
+    reg        s1_tx_bytes_hi_latch_hi_sel_reg = 1'h0;
+    reg        s1_tx_bytes_hi_latch_hi_sel_next;
+    reg        s1_rx_bytes_hi_latch_hi_sel_reg = 1'h0;
+    reg        s1_rx_bytes_hi_latch_hi_sel_next;
+    reg        s1_elapsed_hi_latch_hi_sel_reg = 1'h0;
+    reg        s1_elapsed_hi_latch_hi_sel_next;
+    reg        s1_err_offset_hi_latch_hi_sel_reg = 1'h0;
+    reg        s1_err_offset_hi_latch_hi_sel_next;
+    reg        s2_tx_bytes_hi_latch_hi_sel_reg = 1'h0;
+    reg        s2_tx_bytes_hi_latch_hi_sel_next;
+    reg        s2_rx_bytes_hi_latch_hi_sel_reg = 1'h0;
+    reg        s2_rx_bytes_hi_latch_hi_sel_next;
+    reg        s2_elapsed_hi_latch_hi_sel_reg = 1'h0;
+    reg        s2_elapsed_hi_latch_hi_sel_next;
+    reg        s2_err_offset_hi_latch_hi_sel_reg = 1'h0;
+    reg        s2_err_offset_hi_latch_hi_sel_next;
+    reg        s3_tx_bytes_hi_latch_hi_sel_reg = 1'h0;
+    reg        s3_tx_bytes_hi_latch_hi_sel_next;
+    reg        s3_rx_bytes_hi_latch_hi_sel_reg = 1'h0;
+    reg        s3_rx_bytes_hi_latch_hi_sel_next;
+    reg        s3_elapsed_hi_latch_hi_sel_reg = 1'h0;
+    reg        s3_elapsed_hi_latch_hi_sel_next;
+    reg        s3_err_offset_hi_latch_hi_sel_reg = 1'h0;
+    reg        s3_err_offset_hi_latch_hi_sel_next;
+    reg        info_id_const_sel_reg = 1'h0;
+    reg        info_id_const_sel_next;
+    reg        info_version_const_sel_reg = 1'h0;
+    reg        info_version_const_sel_next;
+    reg        info_sessions_const_sel_reg = 1'h0;
+    reg        info_sessions_const_sel_next;
+    reg        info_data_width_const_sel_reg = 1'h0;
+    reg        info_data_width_const_sel_next;
+    reg        info_user_clock_khz_const_sel_reg = 1'h0;
+    reg        info_user_clock_khz_const_sel_next;
+    reg        info_reg_clock_khz_const_sel_reg = 1'h0;
+    reg        info_reg_clock_khz_const_sel_next;
+    reg        info_bus_timeout_const_sel_reg = 1'h0;
+    reg        info_bus_timeout_const_sel_next;
+    reg        info_config_hash_lo_const_sel_reg = 1'h0;
+    reg        info_config_hash_lo_const_sel_next;
+    reg        info_config_hash_hi_const_sel_reg = 1'h0;
+    reg        info_config_hash_hi_const_sel_next;
+    reg        toe_toe_config_mode_check_hit_reg = 1'h0;
+    reg        toe_toe_config_mode_check_hit_next;
+    reg        toe_toe_config_last_packet_mode_check_hit_reg = 1'h0;
+    reg        toe_toe_config_last_packet_mode_check_hit_next;
+    reg        s0_speed_tx_percent_check_hit_reg = 1'h0;
+    reg        s0_speed_tx_percent_check_hit_next;
+    reg        s0_speed_rx_percent_check_hit_reg = 1'h0;
+    reg        s0_speed_rx_percent_check_hit_next;
+    reg        s1_speed_tx_percent_check_hit_reg = 1'h0;
+    reg        s1_speed_tx_percent_check_hit_next;
+    reg        s1_speed_rx_percent_check_hit_reg = 1'h0;
+    reg        s1_speed_rx_percent_check_hit_next;
+    reg        s2_speed_tx_percent_check_hit_reg = 1'h0;
+    reg        s2_speed_tx_percent_check_hit_next;
+    reg        s2_speed_rx_percent_check_hit_reg = 1'h0;
+    reg        s2_speed_rx_percent_check_hit_next;
+    reg        s3_speed_tx_percent_check_hit_reg = 1'h0;
+    reg        s3_speed_tx_percent_check_hit_next;
+    reg        s3_speed_rx_percent_check_hit_reg = 1'h0;
+    reg        s3_speed_rx_percent_check_hit_next;
+    reg        toe_toe_config_mode_check_fault_reg = 1'h0;
+    reg        toe_toe_config_mode_check_fault_next;
+    reg        toe_toe_config_last_packet_mode_check_fault_reg = 1'h0;
+    reg        toe_toe_config_last_packet_mode_check_fault_next;
+    reg        s0_speed_tx_percent_check_fault_reg = 1'h0;
+    reg        s0_speed_tx_percent_check_fault_next;
+    reg        s0_speed_rx_percent_check_fault_reg = 1'h0;
+    reg        s0_speed_rx_percent_check_fault_next;
+    reg        s1_speed_tx_percent_check_fault_reg = 1'h0;
+    reg        s1_speed_tx_percent_check_fault_next;
+    reg        s1_speed_rx_percent_check_fault_reg = 1'h0;
+    reg        s1_speed_rx_percent_check_fault_next;
+    reg        s2_speed_tx_percent_check_fault_reg = 1'h0;
+    reg        s2_speed_tx_percent_check_fault_next;
+    reg        s2_speed_rx_percent_check_fault_reg = 1'h0;
+    reg        s2_speed_rx_percent_check_fault_next;
+    reg        s3_speed_tx_percent_check_fault_reg = 1'h0;
+    reg        s3_speed_tx_percent_check_fault_next;
+    reg        s3_speed_rx_percent_check_fault_reg = 1'h0;
+    reg        s3_speed_rx_percent_check_fault_next;
     reg        w_refused_q_reg = 1'h0;
     reg        w_refused_q_next;
     reg        w_checked_reg = 1'h0;
@@ -1169,7 +1173,7 @@ module toe_user_logic_regs_core (
     reg        w_refused;
 
     // ack_sync
-    wire  ack_sync_q;
+    wire ack_sync_q;
     toe_user_logic_sync_bit u_ack_sync (
         .clock(s_axil_aclk),
         .d    (ack_tog_reg),
@@ -1177,7 +1181,7 @@ module toe_user_logic_regs_core (
     );
 
     // req_sync
-    wire  req_sync_q;
+    wire req_sync_q;
     toe_user_logic_sync_bit u_req_sync (
         .clock(user_clk),
         .d    (req_tog_reg),
@@ -1262,114 +1266,114 @@ module toe_user_logic_regs_core (
             end
         end
         w_refused = 1'b0;
-        check_hit_0_next = check_hit_0_reg;
-        check_fault_0_next = check_fault_0_reg;
+        toe_toe_config_mode_check_hit_next = toe_toe_config_mode_check_hit_reg;
+        toe_toe_config_mode_check_fault_next = toe_toe_config_mode_check_fault_reg;
         if (s_axil_awvalid & ~aw_full_reg) begin
-            check_hit_0_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr_0;
+            toe_toe_config_mode_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == toe_toe_config_mode_check_addr;
         end
         if (s_axil_wvalid & ~w_full_reg) begin
-            check_fault_0_next = ((s_axil_wstrb & check_bytes_0) != zero4) & (((s_axil_wstrb & check_bytes_0) != check_bytes_0) | (((s_axil_wdata & check_mask_0) - check_min_0) > check_span_0));
+            toe_toe_config_mode_check_fault_next = ((s_axil_wstrb & toe_toe_config_mode_check_bytes) != zero4) & (((s_axil_wstrb & toe_toe_config_mode_check_bytes) != toe_toe_config_mode_check_bytes) | (((s_axil_wdata & toe_toe_config_mode_check_mask) - toe_toe_config_mode_check_min) > toe_toe_config_mode_check_span));
         end
-        if (check_hit_0_reg & check_fault_0_reg) begin
+        if (toe_toe_config_mode_check_hit_reg & toe_toe_config_mode_check_fault_reg) begin
             w_refused = 1'b1;
         end
-        check_hit_1_next = check_hit_1_reg;
-        check_fault_1_next = check_fault_1_reg;
+        toe_toe_config_last_packet_mode_check_hit_next = toe_toe_config_last_packet_mode_check_hit_reg;
+        toe_toe_config_last_packet_mode_check_fault_next = toe_toe_config_last_packet_mode_check_fault_reg;
         if (s_axil_awvalid & ~aw_full_reg) begin
-            check_hit_1_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr_1;
+            toe_toe_config_last_packet_mode_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == toe_toe_config_last_packet_mode_check_addr;
         end
         if (s_axil_wvalid & ~w_full_reg) begin
-            check_fault_1_next = ((s_axil_wstrb & check_bytes_1) != zero4) & (((s_axil_wstrb & check_bytes_1) != check_bytes_1) | (((s_axil_wdata & check_mask_1) - check_min_1) > check_span_1));
+            toe_toe_config_last_packet_mode_check_fault_next = ((s_axil_wstrb & toe_toe_config_last_packet_mode_check_bytes) != zero4) & (((s_axil_wstrb & toe_toe_config_last_packet_mode_check_bytes) != toe_toe_config_last_packet_mode_check_bytes) | (((s_axil_wdata & toe_toe_config_last_packet_mode_check_mask) - toe_toe_config_last_packet_mode_check_min) > toe_toe_config_last_packet_mode_check_span));
         end
-        if (check_hit_1_reg & check_fault_1_reg) begin
+        if (toe_toe_config_last_packet_mode_check_hit_reg & toe_toe_config_last_packet_mode_check_fault_reg) begin
             w_refused = 1'b1;
         end
-        check_hit_2_next = check_hit_2_reg;
-        check_fault_2_next = check_fault_2_reg;
+        s0_speed_tx_percent_check_hit_next = s0_speed_tx_percent_check_hit_reg;
+        s0_speed_tx_percent_check_fault_next = s0_speed_tx_percent_check_fault_reg;
         if (s_axil_awvalid & ~aw_full_reg) begin
-            check_hit_2_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr_2;
+            s0_speed_tx_percent_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == s0_speed_tx_percent_check_addr;
         end
         if (s_axil_wvalid & ~w_full_reg) begin
-            check_fault_2_next = ((s_axil_wstrb & check_bytes_2) != zero4) & (((s_axil_wstrb & check_bytes_2) != check_bytes_2) | (((s_axil_wdata & check_mask_2) - check_min_2) > check_span_2));
+            s0_speed_tx_percent_check_fault_next = ((s_axil_wstrb & s0_speed_tx_percent_check_bytes) != zero4) & (((s_axil_wstrb & s0_speed_tx_percent_check_bytes) != s0_speed_tx_percent_check_bytes) | (((s_axil_wdata & s0_speed_tx_percent_check_mask) - s0_speed_tx_percent_check_min) > s0_speed_tx_percent_check_span));
         end
-        if (check_hit_2_reg & check_fault_2_reg) begin
+        if (s0_speed_tx_percent_check_hit_reg & s0_speed_tx_percent_check_fault_reg) begin
             w_refused = 1'b1;
         end
-        check_hit_3_next = check_hit_3_reg;
-        check_fault_3_next = check_fault_3_reg;
+        s0_speed_rx_percent_check_hit_next = s0_speed_rx_percent_check_hit_reg;
+        s0_speed_rx_percent_check_fault_next = s0_speed_rx_percent_check_fault_reg;
         if (s_axil_awvalid & ~aw_full_reg) begin
-            check_hit_3_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr_3;
+            s0_speed_rx_percent_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == s0_speed_rx_percent_check_addr;
         end
         if (s_axil_wvalid & ~w_full_reg) begin
-            check_fault_3_next = ((s_axil_wstrb & check_bytes_3) != zero4) & (((s_axil_wstrb & check_bytes_3) != check_bytes_3) | (((s_axil_wdata & check_mask_3) - check_min_3) > check_span_3));
+            s0_speed_rx_percent_check_fault_next = ((s_axil_wstrb & s0_speed_rx_percent_check_bytes) != zero4) & (((s_axil_wstrb & s0_speed_rx_percent_check_bytes) != s0_speed_rx_percent_check_bytes) | (((s_axil_wdata & s0_speed_rx_percent_check_mask) - s0_speed_rx_percent_check_min) > s0_speed_rx_percent_check_span));
         end
-        if (check_hit_3_reg & check_fault_3_reg) begin
+        if (s0_speed_rx_percent_check_hit_reg & s0_speed_rx_percent_check_fault_reg) begin
             w_refused = 1'b1;
         end
-        check_hit_4_next = check_hit_4_reg;
-        check_fault_4_next = check_fault_4_reg;
+        s1_speed_tx_percent_check_hit_next = s1_speed_tx_percent_check_hit_reg;
+        s1_speed_tx_percent_check_fault_next = s1_speed_tx_percent_check_fault_reg;
         if (s_axil_awvalid & ~aw_full_reg) begin
-            check_hit_4_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr_4;
+            s1_speed_tx_percent_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == s1_speed_tx_percent_check_addr;
         end
         if (s_axil_wvalid & ~w_full_reg) begin
-            check_fault_4_next = ((s_axil_wstrb & check_bytes_4) != zero4) & (((s_axil_wstrb & check_bytes_4) != check_bytes_4) | (((s_axil_wdata & check_mask_4) - check_min_4) > check_span_4));
+            s1_speed_tx_percent_check_fault_next = ((s_axil_wstrb & s1_speed_tx_percent_check_bytes) != zero4) & (((s_axil_wstrb & s1_speed_tx_percent_check_bytes) != s1_speed_tx_percent_check_bytes) | (((s_axil_wdata & s1_speed_tx_percent_check_mask) - s1_speed_tx_percent_check_min) > s1_speed_tx_percent_check_span));
         end
-        if (check_hit_4_reg & check_fault_4_reg) begin
+        if (s1_speed_tx_percent_check_hit_reg & s1_speed_tx_percent_check_fault_reg) begin
             w_refused = 1'b1;
         end
-        check_hit_5_next = check_hit_5_reg;
-        check_fault_5_next = check_fault_5_reg;
+        s1_speed_rx_percent_check_hit_next = s1_speed_rx_percent_check_hit_reg;
+        s1_speed_rx_percent_check_fault_next = s1_speed_rx_percent_check_fault_reg;
         if (s_axil_awvalid & ~aw_full_reg) begin
-            check_hit_5_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr_5;
+            s1_speed_rx_percent_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == s1_speed_rx_percent_check_addr;
         end
         if (s_axil_wvalid & ~w_full_reg) begin
-            check_fault_5_next = ((s_axil_wstrb & check_bytes_5) != zero4) & (((s_axil_wstrb & check_bytes_5) != check_bytes_5) | (((s_axil_wdata & check_mask_5) - check_min_5) > check_span_5));
+            s1_speed_rx_percent_check_fault_next = ((s_axil_wstrb & s1_speed_rx_percent_check_bytes) != zero4) & (((s_axil_wstrb & s1_speed_rx_percent_check_bytes) != s1_speed_rx_percent_check_bytes) | (((s_axil_wdata & s1_speed_rx_percent_check_mask) - s1_speed_rx_percent_check_min) > s1_speed_rx_percent_check_span));
         end
-        if (check_hit_5_reg & check_fault_5_reg) begin
+        if (s1_speed_rx_percent_check_hit_reg & s1_speed_rx_percent_check_fault_reg) begin
             w_refused = 1'b1;
         end
-        check_hit_6_next = check_hit_6_reg;
-        check_fault_6_next = check_fault_6_reg;
+        s2_speed_tx_percent_check_hit_next = s2_speed_tx_percent_check_hit_reg;
+        s2_speed_tx_percent_check_fault_next = s2_speed_tx_percent_check_fault_reg;
         if (s_axil_awvalid & ~aw_full_reg) begin
-            check_hit_6_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr_6;
+            s2_speed_tx_percent_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == s2_speed_tx_percent_check_addr;
         end
         if (s_axil_wvalid & ~w_full_reg) begin
-            check_fault_6_next = ((s_axil_wstrb & check_bytes_6) != zero4) & (((s_axil_wstrb & check_bytes_6) != check_bytes_6) | (((s_axil_wdata & check_mask_6) - check_min_6) > check_span_6));
+            s2_speed_tx_percent_check_fault_next = ((s_axil_wstrb & s2_speed_tx_percent_check_bytes) != zero4) & (((s_axil_wstrb & s2_speed_tx_percent_check_bytes) != s2_speed_tx_percent_check_bytes) | (((s_axil_wdata & s2_speed_tx_percent_check_mask) - s2_speed_tx_percent_check_min) > s2_speed_tx_percent_check_span));
         end
-        if (check_hit_6_reg & check_fault_6_reg) begin
+        if (s2_speed_tx_percent_check_hit_reg & s2_speed_tx_percent_check_fault_reg) begin
             w_refused = 1'b1;
         end
-        check_hit_7_next = check_hit_7_reg;
-        check_fault_7_next = check_fault_7_reg;
+        s2_speed_rx_percent_check_hit_next = s2_speed_rx_percent_check_hit_reg;
+        s2_speed_rx_percent_check_fault_next = s2_speed_rx_percent_check_fault_reg;
         if (s_axil_awvalid & ~aw_full_reg) begin
-            check_hit_7_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr_7;
+            s2_speed_rx_percent_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == s2_speed_rx_percent_check_addr;
         end
         if (s_axil_wvalid & ~w_full_reg) begin
-            check_fault_7_next = ((s_axil_wstrb & check_bytes_7) != zero4) & (((s_axil_wstrb & check_bytes_7) != check_bytes_7) | (((s_axil_wdata & check_mask_7) - check_min_7) > check_span_7));
+            s2_speed_rx_percent_check_fault_next = ((s_axil_wstrb & s2_speed_rx_percent_check_bytes) != zero4) & (((s_axil_wstrb & s2_speed_rx_percent_check_bytes) != s2_speed_rx_percent_check_bytes) | (((s_axil_wdata & s2_speed_rx_percent_check_mask) - s2_speed_rx_percent_check_min) > s2_speed_rx_percent_check_span));
         end
-        if (check_hit_7_reg & check_fault_7_reg) begin
+        if (s2_speed_rx_percent_check_hit_reg & s2_speed_rx_percent_check_fault_reg) begin
             w_refused = 1'b1;
         end
-        check_hit_8_next = check_hit_8_reg;
-        check_fault_8_next = check_fault_8_reg;
+        s3_speed_tx_percent_check_hit_next = s3_speed_tx_percent_check_hit_reg;
+        s3_speed_tx_percent_check_fault_next = s3_speed_tx_percent_check_fault_reg;
         if (s_axil_awvalid & ~aw_full_reg) begin
-            check_hit_8_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr_8;
+            s3_speed_tx_percent_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == s3_speed_tx_percent_check_addr;
         end
         if (s_axil_wvalid & ~w_full_reg) begin
-            check_fault_8_next = ((s_axil_wstrb & check_bytes_8) != zero4) & (((s_axil_wstrb & check_bytes_8) != check_bytes_8) | (((s_axil_wdata & check_mask_8) - check_min_8) > check_span_8));
+            s3_speed_tx_percent_check_fault_next = ((s_axil_wstrb & s3_speed_tx_percent_check_bytes) != zero4) & (((s_axil_wstrb & s3_speed_tx_percent_check_bytes) != s3_speed_tx_percent_check_bytes) | (((s_axil_wdata & s3_speed_tx_percent_check_mask) - s3_speed_tx_percent_check_min) > s3_speed_tx_percent_check_span));
         end
-        if (check_hit_8_reg & check_fault_8_reg) begin
+        if (s3_speed_tx_percent_check_hit_reg & s3_speed_tx_percent_check_fault_reg) begin
             w_refused = 1'b1;
         end
-        check_hit_9_next = check_hit_9_reg;
-        check_fault_9_next = check_fault_9_reg;
+        s3_speed_rx_percent_check_hit_next = s3_speed_rx_percent_check_hit_reg;
+        s3_speed_rx_percent_check_fault_next = s3_speed_rx_percent_check_fault_reg;
         if (s_axil_awvalid & ~aw_full_reg) begin
-            check_hit_9_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == check_addr_9;
+            s3_speed_rx_percent_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == s3_speed_rx_percent_check_addr;
         end
         if (s_axil_wvalid & ~w_full_reg) begin
-            check_fault_9_next = ((s_axil_wstrb & check_bytes_9) != zero4) & (((s_axil_wstrb & check_bytes_9) != check_bytes_9) | (((s_axil_wdata & check_mask_9) - check_min_9) > check_span_9));
+            s3_speed_rx_percent_check_fault_next = ((s_axil_wstrb & s3_speed_rx_percent_check_bytes) != zero4) & (((s_axil_wstrb & s3_speed_rx_percent_check_bytes) != s3_speed_rx_percent_check_bytes) | (((s_axil_wdata & s3_speed_rx_percent_check_mask) - s3_speed_rx_percent_check_min) > s3_speed_rx_percent_check_span));
         end
-        if (check_hit_9_reg & check_fault_9_reg) begin
+        if (s3_speed_rx_percent_check_hit_reg & s3_speed_rx_percent_check_fault_reg) begin
             w_refused = 1'b1;
         end
         w_refused_q_next = w_refused;
@@ -1511,1443 +1515,1443 @@ module toe_user_logic_regs_core (
         end
         cycle_count = counter_reg;
         hit = 1'b0;
-        storage_sel_0_next = req_addr_reg == storage_addr_0;
-        if (storage_sel_0_reg) begin
+        toe_toe_config_storage_sel_next = req_addr_reg == toe_toe_config_storage_addr;
+        if (toe_toe_config_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_1_next = req_addr_reg == storage_addr_1;
-        if (storage_sel_1_reg) begin
+        toe_fpga_mac_lo_storage_sel_next = req_addr_reg == toe_fpga_mac_lo_storage_addr;
+        if (toe_fpga_mac_lo_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_2_next = req_addr_reg == storage_addr_2;
-        if (storage_sel_2_reg) begin
+        toe_fpga_mac_hi_storage_sel_next = req_addr_reg == toe_fpga_mac_hi_storage_addr;
+        if (toe_fpga_mac_hi_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_3_next = req_addr_reg == storage_addr_3;
-        if (storage_sel_3_reg) begin
+        toe_fpga_ip_storage_sel_next = req_addr_reg == toe_fpga_ip_storage_addr;
+        if (toe_fpga_ip_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_4_next = req_addr_reg == storage_addr_4;
-        if (storage_sel_4_reg) begin
+        toe_target_mac_lo_storage_sel_next = req_addr_reg == toe_target_mac_lo_storage_addr;
+        if (toe_target_mac_lo_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_5_next = req_addr_reg == storage_addr_5;
-        if (storage_sel_5_reg) begin
+        toe_target_mac_hi_storage_sel_next = req_addr_reg == toe_target_mac_hi_storage_addr;
+        if (toe_target_mac_hi_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_6_next = req_addr_reg == storage_addr_6;
-        if (storage_sel_6_reg) begin
+        toe_target_ip_storage_sel_next = req_addr_reg == toe_target_ip_storage_addr;
+        if (toe_target_ip_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_7_next = req_addr_reg == storage_addr_7;
-        if (storage_sel_7_reg) begin
+        s0_test_config_storage_sel_next = req_addr_reg == s0_test_config_storage_addr;
+        if (s0_test_config_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_8_next = req_addr_reg == storage_addr_8;
-        if (storage_sel_8_reg) begin
+        s0_speed_storage_sel_next = req_addr_reg == s0_speed_storage_addr;
+        if (s0_speed_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_9_next = req_addr_reg == storage_addr_9;
-        if (storage_sel_9_reg) begin
+        s0_transfer_size_lo_storage_sel_next = req_addr_reg == s0_transfer_size_lo_storage_addr;
+        if (s0_transfer_size_lo_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_10_next = req_addr_reg == storage_addr_10;
-        if (storage_sel_10_reg) begin
+        s0_transfer_size_hi_storage_sel_next = req_addr_reg == s0_transfer_size_hi_storage_addr;
+        if (s0_transfer_size_hi_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_11_next = req_addr_reg == storage_addr_11;
-        if (storage_sel_11_reg) begin
+        s0_packet_size_lo_storage_sel_next = req_addr_reg == s0_packet_size_lo_storage_addr;
+        if (s0_packet_size_lo_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_12_next = req_addr_reg == storage_addr_12;
-        if (storage_sel_12_reg) begin
+        s0_packet_size_hi_storage_sel_next = req_addr_reg == s0_packet_size_hi_storage_addr;
+        if (s0_packet_size_hi_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_13_next = req_addr_reg == storage_addr_13;
-        if (storage_sel_13_reg) begin
+        s0_fpga_port_storage_sel_next = req_addr_reg == s0_fpga_port_storage_addr;
+        if (s0_fpga_port_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_14_next = req_addr_reg == storage_addr_14;
-        if (storage_sel_14_reg) begin
+        s0_target_port_storage_sel_next = req_addr_reg == s0_target_port_storage_addr;
+        if (s0_target_port_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_15_next = req_addr_reg == storage_addr_15;
-        if (storage_sel_15_reg) begin
+        s0_stall_timeout_storage_sel_next = req_addr_reg == s0_stall_timeout_storage_addr;
+        if (s0_stall_timeout_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_16_next = req_addr_reg == storage_addr_16;
-        if (storage_sel_16_reg) begin
+        s1_test_config_storage_sel_next = req_addr_reg == s1_test_config_storage_addr;
+        if (s1_test_config_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_17_next = req_addr_reg == storage_addr_17;
-        if (storage_sel_17_reg) begin
+        s1_speed_storage_sel_next = req_addr_reg == s1_speed_storage_addr;
+        if (s1_speed_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_18_next = req_addr_reg == storage_addr_18;
-        if (storage_sel_18_reg) begin
+        s1_transfer_size_lo_storage_sel_next = req_addr_reg == s1_transfer_size_lo_storage_addr;
+        if (s1_transfer_size_lo_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_19_next = req_addr_reg == storage_addr_19;
-        if (storage_sel_19_reg) begin
+        s1_transfer_size_hi_storage_sel_next = req_addr_reg == s1_transfer_size_hi_storage_addr;
+        if (s1_transfer_size_hi_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_20_next = req_addr_reg == storage_addr_20;
-        if (storage_sel_20_reg) begin
+        s1_packet_size_lo_storage_sel_next = req_addr_reg == s1_packet_size_lo_storage_addr;
+        if (s1_packet_size_lo_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_21_next = req_addr_reg == storage_addr_21;
-        if (storage_sel_21_reg) begin
+        s1_packet_size_hi_storage_sel_next = req_addr_reg == s1_packet_size_hi_storage_addr;
+        if (s1_packet_size_hi_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_22_next = req_addr_reg == storage_addr_22;
-        if (storage_sel_22_reg) begin
+        s1_fpga_port_storage_sel_next = req_addr_reg == s1_fpga_port_storage_addr;
+        if (s1_fpga_port_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_23_next = req_addr_reg == storage_addr_23;
-        if (storage_sel_23_reg) begin
+        s1_target_port_storage_sel_next = req_addr_reg == s1_target_port_storage_addr;
+        if (s1_target_port_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_24_next = req_addr_reg == storage_addr_24;
-        if (storage_sel_24_reg) begin
+        s1_stall_timeout_storage_sel_next = req_addr_reg == s1_stall_timeout_storage_addr;
+        if (s1_stall_timeout_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_25_next = req_addr_reg == storage_addr_25;
-        if (storage_sel_25_reg) begin
+        s2_test_config_storage_sel_next = req_addr_reg == s2_test_config_storage_addr;
+        if (s2_test_config_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_26_next = req_addr_reg == storage_addr_26;
-        if (storage_sel_26_reg) begin
+        s2_speed_storage_sel_next = req_addr_reg == s2_speed_storage_addr;
+        if (s2_speed_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_27_next = req_addr_reg == storage_addr_27;
-        if (storage_sel_27_reg) begin
+        s2_transfer_size_lo_storage_sel_next = req_addr_reg == s2_transfer_size_lo_storage_addr;
+        if (s2_transfer_size_lo_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_28_next = req_addr_reg == storage_addr_28;
-        if (storage_sel_28_reg) begin
+        s2_transfer_size_hi_storage_sel_next = req_addr_reg == s2_transfer_size_hi_storage_addr;
+        if (s2_transfer_size_hi_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_29_next = req_addr_reg == storage_addr_29;
-        if (storage_sel_29_reg) begin
+        s2_packet_size_lo_storage_sel_next = req_addr_reg == s2_packet_size_lo_storage_addr;
+        if (s2_packet_size_lo_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_30_next = req_addr_reg == storage_addr_30;
-        if (storage_sel_30_reg) begin
+        s2_packet_size_hi_storage_sel_next = req_addr_reg == s2_packet_size_hi_storage_addr;
+        if (s2_packet_size_hi_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_31_next = req_addr_reg == storage_addr_31;
-        if (storage_sel_31_reg) begin
+        s2_fpga_port_storage_sel_next = req_addr_reg == s2_fpga_port_storage_addr;
+        if (s2_fpga_port_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_32_next = req_addr_reg == storage_addr_32;
-        if (storage_sel_32_reg) begin
+        s2_target_port_storage_sel_next = req_addr_reg == s2_target_port_storage_addr;
+        if (s2_target_port_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_33_next = req_addr_reg == storage_addr_33;
-        if (storage_sel_33_reg) begin
+        s2_stall_timeout_storage_sel_next = req_addr_reg == s2_stall_timeout_storage_addr;
+        if (s2_stall_timeout_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_34_next = req_addr_reg == storage_addr_34;
-        if (storage_sel_34_reg) begin
+        s3_test_config_storage_sel_next = req_addr_reg == s3_test_config_storage_addr;
+        if (s3_test_config_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_35_next = req_addr_reg == storage_addr_35;
-        if (storage_sel_35_reg) begin
+        s3_speed_storage_sel_next = req_addr_reg == s3_speed_storage_addr;
+        if (s3_speed_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_36_next = req_addr_reg == storage_addr_36;
-        if (storage_sel_36_reg) begin
+        s3_transfer_size_lo_storage_sel_next = req_addr_reg == s3_transfer_size_lo_storage_addr;
+        if (s3_transfer_size_lo_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_37_next = req_addr_reg == storage_addr_37;
-        if (storage_sel_37_reg) begin
+        s3_transfer_size_hi_storage_sel_next = req_addr_reg == s3_transfer_size_hi_storage_addr;
+        if (s3_transfer_size_hi_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_38_next = req_addr_reg == storage_addr_38;
-        if (storage_sel_38_reg) begin
+        s3_packet_size_lo_storage_sel_next = req_addr_reg == s3_packet_size_lo_storage_addr;
+        if (s3_packet_size_lo_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_39_next = req_addr_reg == storage_addr_39;
-        if (storage_sel_39_reg) begin
+        s3_packet_size_hi_storage_sel_next = req_addr_reg == s3_packet_size_hi_storage_addr;
+        if (s3_packet_size_hi_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_40_next = req_addr_reg == storage_addr_40;
-        if (storage_sel_40_reg) begin
+        s3_fpga_port_storage_sel_next = req_addr_reg == s3_fpga_port_storage_addr;
+        if (s3_fpga_port_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_41_next = req_addr_reg == storage_addr_41;
-        if (storage_sel_41_reg) begin
+        s3_target_port_storage_sel_next = req_addr_reg == s3_target_port_storage_addr;
+        if (s3_target_port_storage_sel_reg) begin
             hit = 1'b1;
         end
-        storage_sel_42_next = req_addr_reg == storage_addr_42;
-        if (storage_sel_42_reg) begin
+        s3_stall_timeout_storage_sel_next = req_addr_reg == s3_stall_timeout_storage_addr;
+        if (s3_stall_timeout_storage_sel_reg) begin
             hit = 1'b1;
         end
-        pulse_sel_0_next = req_addr_reg == pulse_addr_0;
-        if (pulse_sel_0_reg) begin
+        toe_toe_ctrl_pulse_sel_next = req_addr_reg == toe_toe_ctrl_pulse_addr;
+        if (toe_toe_ctrl_pulse_sel_reg) begin
             hit = 1'b1;
         end
-        pulse_sel_1_next = req_addr_reg == pulse_addr_1;
-        if (pulse_sel_1_reg) begin
+        s0_ctrl_pulse_sel_next = req_addr_reg == s0_ctrl_pulse_addr;
+        if (s0_ctrl_pulse_sel_reg) begin
             hit = 1'b1;
         end
-        pulse_sel_2_next = req_addr_reg == pulse_addr_2;
-        if (pulse_sel_2_reg) begin
+        s1_ctrl_pulse_sel_next = req_addr_reg == s1_ctrl_pulse_addr;
+        if (s1_ctrl_pulse_sel_reg) begin
             hit = 1'b1;
         end
-        pulse_sel_3_next = req_addr_reg == pulse_addr_3;
-        if (pulse_sel_3_reg) begin
+        s2_ctrl_pulse_sel_next = req_addr_reg == s2_ctrl_pulse_addr;
+        if (s2_ctrl_pulse_sel_reg) begin
             hit = 1'b1;
         end
-        pulse_sel_4_next = req_addr_reg == pulse_addr_4;
-        if (pulse_sel_4_reg) begin
+        s3_ctrl_pulse_sel_next = req_addr_reg == s3_ctrl_pulse_addr;
+        if (s3_ctrl_pulse_sel_reg) begin
             hit = 1'b1;
         end
-        sticky_sel_0_next = req_addr_reg == sticky_addr_0;
-        if (sticky_sel_0_reg) begin
+        s0_status_sticky_sel_next = req_addr_reg == s0_status_sticky_addr;
+        if (s0_status_sticky_sel_reg) begin
             hit = 1'b1;
         end
-        sticky_sel_1_next = req_addr_reg == sticky_addr_1;
-        if (sticky_sel_1_reg) begin
+        s1_status_sticky_sel_next = req_addr_reg == s1_status_sticky_addr;
+        if (s1_status_sticky_sel_reg) begin
             hit = 1'b1;
         end
-        sticky_sel_2_next = req_addr_reg == sticky_addr_2;
-        if (sticky_sel_2_reg) begin
+        s2_status_sticky_sel_next = req_addr_reg == s2_status_sticky_addr;
+        if (s2_status_sticky_sel_reg) begin
             hit = 1'b1;
         end
-        sticky_sel_3_next = req_addr_reg == sticky_addr_3;
-        if (sticky_sel_3_reg) begin
+        s3_status_sticky_sel_next = req_addr_reg == s3_status_sticky_addr;
+        if (s3_status_sticky_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_0_next = req_addr_reg == status_addr_0;
-        if (status_sel_0_reg) begin
+        info_cycle_count_lo_status_sel_next = req_addr_reg == info_cycle_count_lo_status_addr;
+        if (info_cycle_count_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_1_next = req_addr_reg == status_addr_1;
-        if (status_sel_1_reg) begin
+        toe_toe_status_status_sel_next = req_addr_reg == toe_toe_status_status_addr;
+        if (toe_toe_status_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_2_next = req_addr_reg == status_addr_2;
-        if (status_sel_2_reg) begin
+        s0_status_status_sel_next = req_addr_reg == s0_status_status_addr;
+        if (s0_status_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_3_next = req_addr_reg == status_addr_3;
-        if (status_sel_3_reg) begin
+        s0_tx_bytes_lo_status_sel_next = req_addr_reg == s0_tx_bytes_lo_status_addr;
+        if (s0_tx_bytes_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_4_next = req_addr_reg == status_addr_4;
-        if (status_sel_4_reg) begin
+        s0_rx_bytes_lo_status_sel_next = req_addr_reg == s0_rx_bytes_lo_status_addr;
+        if (s0_rx_bytes_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_5_next = req_addr_reg == status_addr_5;
-        if (status_sel_5_reg) begin
+        s0_elapsed_lo_status_sel_next = req_addr_reg == s0_elapsed_lo_status_addr;
+        if (s0_elapsed_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_6_next = req_addr_reg == status_addr_6;
-        if (status_sel_6_reg) begin
+        s0_err_offset_lo_status_sel_next = req_addr_reg == s0_err_offset_lo_status_addr;
+        if (s0_err_offset_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_7_next = req_addr_reg == status_addr_7;
-        if (status_sel_7_reg) begin
+        s0_err_expected_status_sel_next = req_addr_reg == s0_err_expected_status_addr;
+        if (s0_err_expected_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_8_next = req_addr_reg == status_addr_8;
-        if (status_sel_8_reg) begin
+        s0_err_received_status_sel_next = req_addr_reg == s0_err_received_status_addr;
+        if (s0_err_received_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_9_next = req_addr_reg == status_addr_9;
-        if (status_sel_9_reg) begin
+        s0_err_count_status_sel_next = req_addr_reg == s0_err_count_status_addr;
+        if (s0_err_count_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_10_next = req_addr_reg == status_addr_10;
-        if (status_sel_10_reg) begin
+        s0_rx_packets_status_sel_next = req_addr_reg == s0_rx_packets_status_addr;
+        if (s0_rx_packets_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_11_next = req_addr_reg == status_addr_11;
-        if (status_sel_11_reg) begin
+        s0_peer_port_status_sel_next = req_addr_reg == s0_peer_port_status_addr;
+        if (s0_peer_port_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_12_next = req_addr_reg == status_addr_12;
-        if (status_sel_12_reg) begin
+        s0_peer_mss_status_sel_next = req_addr_reg == s0_peer_mss_status_addr;
+        if (s0_peer_mss_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_13_next = req_addr_reg == status_addr_13;
-        if (status_sel_13_reg) begin
+        s0_peer_window_scale_status_sel_next = req_addr_reg == s0_peer_window_scale_status_addr;
+        if (s0_peer_window_scale_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_14_next = req_addr_reg == status_addr_14;
-        if (status_sel_14_reg) begin
+        s1_status_status_sel_next = req_addr_reg == s1_status_status_addr;
+        if (s1_status_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_15_next = req_addr_reg == status_addr_15;
-        if (status_sel_15_reg) begin
+        s1_tx_bytes_lo_status_sel_next = req_addr_reg == s1_tx_bytes_lo_status_addr;
+        if (s1_tx_bytes_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_16_next = req_addr_reg == status_addr_16;
-        if (status_sel_16_reg) begin
+        s1_rx_bytes_lo_status_sel_next = req_addr_reg == s1_rx_bytes_lo_status_addr;
+        if (s1_rx_bytes_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_17_next = req_addr_reg == status_addr_17;
-        if (status_sel_17_reg) begin
+        s1_elapsed_lo_status_sel_next = req_addr_reg == s1_elapsed_lo_status_addr;
+        if (s1_elapsed_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_18_next = req_addr_reg == status_addr_18;
-        if (status_sel_18_reg) begin
+        s1_err_offset_lo_status_sel_next = req_addr_reg == s1_err_offset_lo_status_addr;
+        if (s1_err_offset_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_19_next = req_addr_reg == status_addr_19;
-        if (status_sel_19_reg) begin
+        s1_err_expected_status_sel_next = req_addr_reg == s1_err_expected_status_addr;
+        if (s1_err_expected_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_20_next = req_addr_reg == status_addr_20;
-        if (status_sel_20_reg) begin
+        s1_err_received_status_sel_next = req_addr_reg == s1_err_received_status_addr;
+        if (s1_err_received_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_21_next = req_addr_reg == status_addr_21;
-        if (status_sel_21_reg) begin
+        s1_err_count_status_sel_next = req_addr_reg == s1_err_count_status_addr;
+        if (s1_err_count_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_22_next = req_addr_reg == status_addr_22;
-        if (status_sel_22_reg) begin
+        s1_rx_packets_status_sel_next = req_addr_reg == s1_rx_packets_status_addr;
+        if (s1_rx_packets_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_23_next = req_addr_reg == status_addr_23;
-        if (status_sel_23_reg) begin
+        s1_peer_port_status_sel_next = req_addr_reg == s1_peer_port_status_addr;
+        if (s1_peer_port_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_24_next = req_addr_reg == status_addr_24;
-        if (status_sel_24_reg) begin
+        s1_peer_mss_status_sel_next = req_addr_reg == s1_peer_mss_status_addr;
+        if (s1_peer_mss_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_25_next = req_addr_reg == status_addr_25;
-        if (status_sel_25_reg) begin
+        s1_peer_window_scale_status_sel_next = req_addr_reg == s1_peer_window_scale_status_addr;
+        if (s1_peer_window_scale_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_26_next = req_addr_reg == status_addr_26;
-        if (status_sel_26_reg) begin
+        s2_status_status_sel_next = req_addr_reg == s2_status_status_addr;
+        if (s2_status_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_27_next = req_addr_reg == status_addr_27;
-        if (status_sel_27_reg) begin
+        s2_tx_bytes_lo_status_sel_next = req_addr_reg == s2_tx_bytes_lo_status_addr;
+        if (s2_tx_bytes_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_28_next = req_addr_reg == status_addr_28;
-        if (status_sel_28_reg) begin
+        s2_rx_bytes_lo_status_sel_next = req_addr_reg == s2_rx_bytes_lo_status_addr;
+        if (s2_rx_bytes_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_29_next = req_addr_reg == status_addr_29;
-        if (status_sel_29_reg) begin
+        s2_elapsed_lo_status_sel_next = req_addr_reg == s2_elapsed_lo_status_addr;
+        if (s2_elapsed_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_30_next = req_addr_reg == status_addr_30;
-        if (status_sel_30_reg) begin
+        s2_err_offset_lo_status_sel_next = req_addr_reg == s2_err_offset_lo_status_addr;
+        if (s2_err_offset_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_31_next = req_addr_reg == status_addr_31;
-        if (status_sel_31_reg) begin
+        s2_err_expected_status_sel_next = req_addr_reg == s2_err_expected_status_addr;
+        if (s2_err_expected_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_32_next = req_addr_reg == status_addr_32;
-        if (status_sel_32_reg) begin
+        s2_err_received_status_sel_next = req_addr_reg == s2_err_received_status_addr;
+        if (s2_err_received_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_33_next = req_addr_reg == status_addr_33;
-        if (status_sel_33_reg) begin
+        s2_err_count_status_sel_next = req_addr_reg == s2_err_count_status_addr;
+        if (s2_err_count_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_34_next = req_addr_reg == status_addr_34;
-        if (status_sel_34_reg) begin
+        s2_rx_packets_status_sel_next = req_addr_reg == s2_rx_packets_status_addr;
+        if (s2_rx_packets_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_35_next = req_addr_reg == status_addr_35;
-        if (status_sel_35_reg) begin
+        s2_peer_port_status_sel_next = req_addr_reg == s2_peer_port_status_addr;
+        if (s2_peer_port_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_36_next = req_addr_reg == status_addr_36;
-        if (status_sel_36_reg) begin
+        s2_peer_mss_status_sel_next = req_addr_reg == s2_peer_mss_status_addr;
+        if (s2_peer_mss_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_37_next = req_addr_reg == status_addr_37;
-        if (status_sel_37_reg) begin
+        s2_peer_window_scale_status_sel_next = req_addr_reg == s2_peer_window_scale_status_addr;
+        if (s2_peer_window_scale_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_38_next = req_addr_reg == status_addr_38;
-        if (status_sel_38_reg) begin
+        s3_status_status_sel_next = req_addr_reg == s3_status_status_addr;
+        if (s3_status_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_39_next = req_addr_reg == status_addr_39;
-        if (status_sel_39_reg) begin
+        s3_tx_bytes_lo_status_sel_next = req_addr_reg == s3_tx_bytes_lo_status_addr;
+        if (s3_tx_bytes_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_40_next = req_addr_reg == status_addr_40;
-        if (status_sel_40_reg) begin
+        s3_rx_bytes_lo_status_sel_next = req_addr_reg == s3_rx_bytes_lo_status_addr;
+        if (s3_rx_bytes_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_41_next = req_addr_reg == status_addr_41;
-        if (status_sel_41_reg) begin
+        s3_elapsed_lo_status_sel_next = req_addr_reg == s3_elapsed_lo_status_addr;
+        if (s3_elapsed_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_42_next = req_addr_reg == status_addr_42;
-        if (status_sel_42_reg) begin
+        s3_err_offset_lo_status_sel_next = req_addr_reg == s3_err_offset_lo_status_addr;
+        if (s3_err_offset_lo_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_43_next = req_addr_reg == status_addr_43;
-        if (status_sel_43_reg) begin
+        s3_err_expected_status_sel_next = req_addr_reg == s3_err_expected_status_addr;
+        if (s3_err_expected_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_44_next = req_addr_reg == status_addr_44;
-        if (status_sel_44_reg) begin
+        s3_err_received_status_sel_next = req_addr_reg == s3_err_received_status_addr;
+        if (s3_err_received_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_45_next = req_addr_reg == status_addr_45;
-        if (status_sel_45_reg) begin
+        s3_err_count_status_sel_next = req_addr_reg == s3_err_count_status_addr;
+        if (s3_err_count_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_46_next = req_addr_reg == status_addr_46;
-        if (status_sel_46_reg) begin
+        s3_rx_packets_status_sel_next = req_addr_reg == s3_rx_packets_status_addr;
+        if (s3_rx_packets_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_47_next = req_addr_reg == status_addr_47;
-        if (status_sel_47_reg) begin
+        s3_peer_port_status_sel_next = req_addr_reg == s3_peer_port_status_addr;
+        if (s3_peer_port_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_48_next = req_addr_reg == status_addr_48;
-        if (status_sel_48_reg) begin
+        s3_peer_mss_status_sel_next = req_addr_reg == s3_peer_mss_status_addr;
+        if (s3_peer_mss_status_sel_reg) begin
             hit = 1'b1;
         end
-        status_sel_49_next = req_addr_reg == status_addr_49;
-        if (status_sel_49_reg) begin
+        s3_peer_window_scale_status_sel_next = req_addr_reg == s3_peer_window_scale_status_addr;
+        if (s3_peer_window_scale_status_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_0_next = req_addr_reg == latch_lo_addr_0;
-        latch_hi_sel_0_next = req_addr_reg == latch_hi_addr_0;
-        if (latch_lo_sel_0_reg | latch_hi_sel_0_reg) begin
+        info_cycle_count_hi_latch_lo_sel_next = req_addr_reg == info_cycle_count_hi_latch_lo_addr;
+        info_cycle_count_hi_latch_hi_sel_next = req_addr_reg == info_cycle_count_hi_latch_hi_addr;
+        if (info_cycle_count_hi_latch_lo_sel_reg | info_cycle_count_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_1_next = req_addr_reg == latch_lo_addr_1;
-        latch_hi_sel_1_next = req_addr_reg == latch_hi_addr_1;
-        if (latch_lo_sel_1_reg | latch_hi_sel_1_reg) begin
+        s0_tx_bytes_hi_latch_lo_sel_next = req_addr_reg == s0_tx_bytes_hi_latch_lo_addr;
+        s0_tx_bytes_hi_latch_hi_sel_next = req_addr_reg == s0_tx_bytes_hi_latch_hi_addr;
+        if (s0_tx_bytes_hi_latch_lo_sel_reg | s0_tx_bytes_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_2_next = req_addr_reg == latch_lo_addr_2;
-        latch_hi_sel_2_next = req_addr_reg == latch_hi_addr_2;
-        if (latch_lo_sel_2_reg | latch_hi_sel_2_reg) begin
+        s0_rx_bytes_hi_latch_lo_sel_next = req_addr_reg == s0_rx_bytes_hi_latch_lo_addr;
+        s0_rx_bytes_hi_latch_hi_sel_next = req_addr_reg == s0_rx_bytes_hi_latch_hi_addr;
+        if (s0_rx_bytes_hi_latch_lo_sel_reg | s0_rx_bytes_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_3_next = req_addr_reg == latch_lo_addr_3;
-        latch_hi_sel_3_next = req_addr_reg == latch_hi_addr_3;
-        if (latch_lo_sel_3_reg | latch_hi_sel_3_reg) begin
+        s0_elapsed_hi_latch_lo_sel_next = req_addr_reg == s0_elapsed_hi_latch_lo_addr;
+        s0_elapsed_hi_latch_hi_sel_next = req_addr_reg == s0_elapsed_hi_latch_hi_addr;
+        if (s0_elapsed_hi_latch_lo_sel_reg | s0_elapsed_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_4_next = req_addr_reg == latch_lo_addr_4;
-        latch_hi_sel_4_next = req_addr_reg == latch_hi_addr_4;
-        if (latch_lo_sel_4_reg | latch_hi_sel_4_reg) begin
+        s0_err_offset_hi_latch_lo_sel_next = req_addr_reg == s0_err_offset_hi_latch_lo_addr;
+        s0_err_offset_hi_latch_hi_sel_next = req_addr_reg == s0_err_offset_hi_latch_hi_addr;
+        if (s0_err_offset_hi_latch_lo_sel_reg | s0_err_offset_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_5_next = req_addr_reg == latch_lo_addr_5;
-        latch_hi_sel_5_next = req_addr_reg == latch_hi_addr_5;
-        if (latch_lo_sel_5_reg | latch_hi_sel_5_reg) begin
+        s1_tx_bytes_hi_latch_lo_sel_next = req_addr_reg == s1_tx_bytes_hi_latch_lo_addr;
+        s1_tx_bytes_hi_latch_hi_sel_next = req_addr_reg == s1_tx_bytes_hi_latch_hi_addr;
+        if (s1_tx_bytes_hi_latch_lo_sel_reg | s1_tx_bytes_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_6_next = req_addr_reg == latch_lo_addr_6;
-        latch_hi_sel_6_next = req_addr_reg == latch_hi_addr_6;
-        if (latch_lo_sel_6_reg | latch_hi_sel_6_reg) begin
+        s1_rx_bytes_hi_latch_lo_sel_next = req_addr_reg == s1_rx_bytes_hi_latch_lo_addr;
+        s1_rx_bytes_hi_latch_hi_sel_next = req_addr_reg == s1_rx_bytes_hi_latch_hi_addr;
+        if (s1_rx_bytes_hi_latch_lo_sel_reg | s1_rx_bytes_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_7_next = req_addr_reg == latch_lo_addr_7;
-        latch_hi_sel_7_next = req_addr_reg == latch_hi_addr_7;
-        if (latch_lo_sel_7_reg | latch_hi_sel_7_reg) begin
+        s1_elapsed_hi_latch_lo_sel_next = req_addr_reg == s1_elapsed_hi_latch_lo_addr;
+        s1_elapsed_hi_latch_hi_sel_next = req_addr_reg == s1_elapsed_hi_latch_hi_addr;
+        if (s1_elapsed_hi_latch_lo_sel_reg | s1_elapsed_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_8_next = req_addr_reg == latch_lo_addr_8;
-        latch_hi_sel_8_next = req_addr_reg == latch_hi_addr_8;
-        if (latch_lo_sel_8_reg | latch_hi_sel_8_reg) begin
+        s1_err_offset_hi_latch_lo_sel_next = req_addr_reg == s1_err_offset_hi_latch_lo_addr;
+        s1_err_offset_hi_latch_hi_sel_next = req_addr_reg == s1_err_offset_hi_latch_hi_addr;
+        if (s1_err_offset_hi_latch_lo_sel_reg | s1_err_offset_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_9_next = req_addr_reg == latch_lo_addr_9;
-        latch_hi_sel_9_next = req_addr_reg == latch_hi_addr_9;
-        if (latch_lo_sel_9_reg | latch_hi_sel_9_reg) begin
+        s2_tx_bytes_hi_latch_lo_sel_next = req_addr_reg == s2_tx_bytes_hi_latch_lo_addr;
+        s2_tx_bytes_hi_latch_hi_sel_next = req_addr_reg == s2_tx_bytes_hi_latch_hi_addr;
+        if (s2_tx_bytes_hi_latch_lo_sel_reg | s2_tx_bytes_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_10_next = req_addr_reg == latch_lo_addr_10;
-        latch_hi_sel_10_next = req_addr_reg == latch_hi_addr_10;
-        if (latch_lo_sel_10_reg | latch_hi_sel_10_reg) begin
+        s2_rx_bytes_hi_latch_lo_sel_next = req_addr_reg == s2_rx_bytes_hi_latch_lo_addr;
+        s2_rx_bytes_hi_latch_hi_sel_next = req_addr_reg == s2_rx_bytes_hi_latch_hi_addr;
+        if (s2_rx_bytes_hi_latch_lo_sel_reg | s2_rx_bytes_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_11_next = req_addr_reg == latch_lo_addr_11;
-        latch_hi_sel_11_next = req_addr_reg == latch_hi_addr_11;
-        if (latch_lo_sel_11_reg | latch_hi_sel_11_reg) begin
+        s2_elapsed_hi_latch_lo_sel_next = req_addr_reg == s2_elapsed_hi_latch_lo_addr;
+        s2_elapsed_hi_latch_hi_sel_next = req_addr_reg == s2_elapsed_hi_latch_hi_addr;
+        if (s2_elapsed_hi_latch_lo_sel_reg | s2_elapsed_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_12_next = req_addr_reg == latch_lo_addr_12;
-        latch_hi_sel_12_next = req_addr_reg == latch_hi_addr_12;
-        if (latch_lo_sel_12_reg | latch_hi_sel_12_reg) begin
+        s2_err_offset_hi_latch_lo_sel_next = req_addr_reg == s2_err_offset_hi_latch_lo_addr;
+        s2_err_offset_hi_latch_hi_sel_next = req_addr_reg == s2_err_offset_hi_latch_hi_addr;
+        if (s2_err_offset_hi_latch_lo_sel_reg | s2_err_offset_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_13_next = req_addr_reg == latch_lo_addr_13;
-        latch_hi_sel_13_next = req_addr_reg == latch_hi_addr_13;
-        if (latch_lo_sel_13_reg | latch_hi_sel_13_reg) begin
+        s3_tx_bytes_hi_latch_lo_sel_next = req_addr_reg == s3_tx_bytes_hi_latch_lo_addr;
+        s3_tx_bytes_hi_latch_hi_sel_next = req_addr_reg == s3_tx_bytes_hi_latch_hi_addr;
+        if (s3_tx_bytes_hi_latch_lo_sel_reg | s3_tx_bytes_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_14_next = req_addr_reg == latch_lo_addr_14;
-        latch_hi_sel_14_next = req_addr_reg == latch_hi_addr_14;
-        if (latch_lo_sel_14_reg | latch_hi_sel_14_reg) begin
+        s3_rx_bytes_hi_latch_lo_sel_next = req_addr_reg == s3_rx_bytes_hi_latch_lo_addr;
+        s3_rx_bytes_hi_latch_hi_sel_next = req_addr_reg == s3_rx_bytes_hi_latch_hi_addr;
+        if (s3_rx_bytes_hi_latch_lo_sel_reg | s3_rx_bytes_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_15_next = req_addr_reg == latch_lo_addr_15;
-        latch_hi_sel_15_next = req_addr_reg == latch_hi_addr_15;
-        if (latch_lo_sel_15_reg | latch_hi_sel_15_reg) begin
+        s3_elapsed_hi_latch_lo_sel_next = req_addr_reg == s3_elapsed_hi_latch_lo_addr;
+        s3_elapsed_hi_latch_hi_sel_next = req_addr_reg == s3_elapsed_hi_latch_hi_addr;
+        if (s3_elapsed_hi_latch_lo_sel_reg | s3_elapsed_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        latch_lo_sel_16_next = req_addr_reg == latch_lo_addr_16;
-        latch_hi_sel_16_next = req_addr_reg == latch_hi_addr_16;
-        if (latch_lo_sel_16_reg | latch_hi_sel_16_reg) begin
+        s3_err_offset_hi_latch_lo_sel_next = req_addr_reg == s3_err_offset_hi_latch_lo_addr;
+        s3_err_offset_hi_latch_hi_sel_next = req_addr_reg == s3_err_offset_hi_latch_hi_addr;
+        if (s3_err_offset_hi_latch_lo_sel_reg | s3_err_offset_hi_latch_hi_sel_reg) begin
             hit = 1'b1;
         end
-        const_sel_0_next = req_addr_reg == const_addr_0;
-        if (const_sel_0_reg) begin
+        info_id_const_sel_next = req_addr_reg == info_id_const_addr;
+        if (info_id_const_sel_reg) begin
             hit = 1'b1;
         end
-        const_sel_1_next = req_addr_reg == const_addr_1;
-        if (const_sel_1_reg) begin
+        info_version_const_sel_next = req_addr_reg == info_version_const_addr;
+        if (info_version_const_sel_reg) begin
             hit = 1'b1;
         end
-        const_sel_2_next = req_addr_reg == const_addr_2;
-        if (const_sel_2_reg) begin
+        info_sessions_const_sel_next = req_addr_reg == info_sessions_const_addr;
+        if (info_sessions_const_sel_reg) begin
             hit = 1'b1;
         end
-        const_sel_3_next = req_addr_reg == const_addr_3;
-        if (const_sel_3_reg) begin
+        info_data_width_const_sel_next = req_addr_reg == info_data_width_const_addr;
+        if (info_data_width_const_sel_reg) begin
             hit = 1'b1;
         end
-        const_sel_4_next = req_addr_reg == const_addr_4;
-        if (const_sel_4_reg) begin
+        info_user_clock_khz_const_sel_next = req_addr_reg == info_user_clock_khz_const_addr;
+        if (info_user_clock_khz_const_sel_reg) begin
             hit = 1'b1;
         end
-        const_sel_5_next = req_addr_reg == const_addr_5;
-        if (const_sel_5_reg) begin
+        info_reg_clock_khz_const_sel_next = req_addr_reg == info_reg_clock_khz_const_addr;
+        if (info_reg_clock_khz_const_sel_reg) begin
             hit = 1'b1;
         end
-        const_sel_6_next = req_addr_reg == const_addr_6;
-        if (const_sel_6_reg) begin
+        info_bus_timeout_const_sel_next = req_addr_reg == info_bus_timeout_const_addr;
+        if (info_bus_timeout_const_sel_reg) begin
             hit = 1'b1;
         end
-        const_sel_7_next = req_addr_reg == const_addr_7;
-        if (const_sel_7_reg) begin
+        info_config_hash_lo_const_sel_next = req_addr_reg == info_config_hash_lo_const_addr;
+        if (info_config_hash_lo_const_sel_reg) begin
             hit = 1'b1;
         end
-        const_sel_8_next = req_addr_reg == const_addr_8;
-        if (const_sel_8_reg) begin
+        info_config_hash_hi_const_sel_next = req_addr_reg == info_config_hash_hi_const_addr;
+        if (info_config_hash_hi_const_sel_reg) begin
             hit = 1'b1;
         end
         rd_storage = 32'h0;
-        storage_q_0_next = storage_q_0_reg;
-        if (storage_sel_0_reg) begin
-            rd_storage = rd_storage | (storage_q_0_reg & storage_rmask_0);
+        toe_toe_config_storage_next = toe_toe_config_storage_reg;
+        if (toe_toe_config_storage_sel_reg) begin
+            rd_storage = rd_storage | (toe_toe_config_storage_reg & toe_toe_config_storage_rmask);
             if (do_write) begin
-                storage_q_0_next = (storage_q_0_reg & ~(wmask & storage_mask_0)) | (req_wdata_reg & wmask & storage_mask_0);
+                toe_toe_config_storage_next = (toe_toe_config_storage_reg & ~(wmask & toe_toe_config_storage_mask)) | (req_wdata_reg & wmask & toe_toe_config_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_0_next = storage_reset_0;
+            toe_toe_config_storage_next = toe_toe_config_storage_reset;
         end
-        value_0 = storage_q_0_reg;
-        storage_q_1_next = storage_q_1_reg;
-        if (storage_sel_1_reg) begin
-            rd_storage = rd_storage | (storage_q_1_reg & storage_rmask_1);
+        toe_toe_config_value = toe_toe_config_storage_reg;
+        toe_fpga_mac_lo_storage_next = toe_fpga_mac_lo_storage_reg;
+        if (toe_fpga_mac_lo_storage_sel_reg) begin
+            rd_storage = rd_storage | (toe_fpga_mac_lo_storage_reg & toe_fpga_mac_lo_storage_rmask);
             if (do_write) begin
-                storage_q_1_next = (storage_q_1_reg & ~(wmask & storage_mask_1)) | (req_wdata_reg & wmask & storage_mask_1);
+                toe_fpga_mac_lo_storage_next = (toe_fpga_mac_lo_storage_reg & ~(wmask & toe_fpga_mac_lo_storage_mask)) | (req_wdata_reg & wmask & toe_fpga_mac_lo_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_1_next = storage_reset_1;
+            toe_fpga_mac_lo_storage_next = toe_fpga_mac_lo_storage_reset;
         end
-        value_1 = storage_q_1_reg;
-        storage_q_2_next = storage_q_2_reg;
-        if (storage_sel_2_reg) begin
-            rd_storage = rd_storage | (storage_q_2_reg & storage_rmask_2);
+        toe_fpga_mac_lo_value = toe_fpga_mac_lo_storage_reg;
+        toe_fpga_mac_hi_storage_next = toe_fpga_mac_hi_storage_reg;
+        if (toe_fpga_mac_hi_storage_sel_reg) begin
+            rd_storage = rd_storage | (toe_fpga_mac_hi_storage_reg & toe_fpga_mac_hi_storage_rmask);
             if (do_write) begin
-                storage_q_2_next = (storage_q_2_reg & ~(wmask & storage_mask_2)) | (req_wdata_reg & wmask & storage_mask_2);
+                toe_fpga_mac_hi_storage_next = (toe_fpga_mac_hi_storage_reg & ~(wmask & toe_fpga_mac_hi_storage_mask)) | (req_wdata_reg & wmask & toe_fpga_mac_hi_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_2_next = storage_reset_2;
+            toe_fpga_mac_hi_storage_next = toe_fpga_mac_hi_storage_reset;
         end
-        value_2 = storage_q_2_reg;
-        storage_q_3_next = storage_q_3_reg;
-        if (storage_sel_3_reg) begin
-            rd_storage = rd_storage | (storage_q_3_reg & storage_rmask_3);
+        toe_fpga_mac_hi_value = toe_fpga_mac_hi_storage_reg;
+        toe_fpga_ip_storage_next = toe_fpga_ip_storage_reg;
+        if (toe_fpga_ip_storage_sel_reg) begin
+            rd_storage = rd_storage | (toe_fpga_ip_storage_reg & toe_fpga_ip_storage_rmask);
             if (do_write) begin
-                storage_q_3_next = (storage_q_3_reg & ~(wmask & storage_mask_3)) | (req_wdata_reg & wmask & storage_mask_3);
+                toe_fpga_ip_storage_next = (toe_fpga_ip_storage_reg & ~(wmask & toe_fpga_ip_storage_mask)) | (req_wdata_reg & wmask & toe_fpga_ip_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_3_next = storage_reset_3;
+            toe_fpga_ip_storage_next = toe_fpga_ip_storage_reset;
         end
-        value_3 = storage_q_3_reg;
-        storage_q_4_next = storage_q_4_reg;
-        if (storage_sel_4_reg) begin
-            rd_storage = rd_storage | (storage_q_4_reg & storage_rmask_4);
+        toe_fpga_ip_value = toe_fpga_ip_storage_reg;
+        toe_target_mac_lo_storage_next = toe_target_mac_lo_storage_reg;
+        if (toe_target_mac_lo_storage_sel_reg) begin
+            rd_storage = rd_storage | (toe_target_mac_lo_storage_reg & toe_target_mac_lo_storage_rmask);
             if (do_write) begin
-                storage_q_4_next = (storage_q_4_reg & ~(wmask & storage_mask_4)) | (req_wdata_reg & wmask & storage_mask_4);
+                toe_target_mac_lo_storage_next = (toe_target_mac_lo_storage_reg & ~(wmask & toe_target_mac_lo_storage_mask)) | (req_wdata_reg & wmask & toe_target_mac_lo_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_4_next = storage_reset_4;
+            toe_target_mac_lo_storage_next = toe_target_mac_lo_storage_reset;
         end
-        value_4 = storage_q_4_reg;
-        storage_q_5_next = storage_q_5_reg;
-        if (storage_sel_5_reg) begin
-            rd_storage = rd_storage | (storage_q_5_reg & storage_rmask_5);
+        toe_target_mac_lo_value = toe_target_mac_lo_storage_reg;
+        toe_target_mac_hi_storage_next = toe_target_mac_hi_storage_reg;
+        if (toe_target_mac_hi_storage_sel_reg) begin
+            rd_storage = rd_storage | (toe_target_mac_hi_storage_reg & toe_target_mac_hi_storage_rmask);
             if (do_write) begin
-                storage_q_5_next = (storage_q_5_reg & ~(wmask & storage_mask_5)) | (req_wdata_reg & wmask & storage_mask_5);
+                toe_target_mac_hi_storage_next = (toe_target_mac_hi_storage_reg & ~(wmask & toe_target_mac_hi_storage_mask)) | (req_wdata_reg & wmask & toe_target_mac_hi_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_5_next = storage_reset_5;
+            toe_target_mac_hi_storage_next = toe_target_mac_hi_storage_reset;
         end
-        value_5 = storage_q_5_reg;
-        storage_q_6_next = storage_q_6_reg;
-        if (storage_sel_6_reg) begin
-            rd_storage = rd_storage | (storage_q_6_reg & storage_rmask_6);
+        toe_target_mac_hi_value = toe_target_mac_hi_storage_reg;
+        toe_target_ip_storage_next = toe_target_ip_storage_reg;
+        if (toe_target_ip_storage_sel_reg) begin
+            rd_storage = rd_storage | (toe_target_ip_storage_reg & toe_target_ip_storage_rmask);
             if (do_write) begin
-                storage_q_6_next = (storage_q_6_reg & ~(wmask & storage_mask_6)) | (req_wdata_reg & wmask & storage_mask_6);
+                toe_target_ip_storage_next = (toe_target_ip_storage_reg & ~(wmask & toe_target_ip_storage_mask)) | (req_wdata_reg & wmask & toe_target_ip_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_6_next = storage_reset_6;
+            toe_target_ip_storage_next = toe_target_ip_storage_reset;
         end
-        value_6 = storage_q_6_reg;
-        storage_q_7_next = storage_q_7_reg;
-        if (storage_sel_7_reg) begin
-            rd_storage = rd_storage | (storage_q_7_reg & storage_rmask_7);
+        toe_target_ip_value = toe_target_ip_storage_reg;
+        s0_test_config_storage_next = s0_test_config_storage_reg;
+        if (s0_test_config_storage_sel_reg) begin
+            rd_storage = rd_storage | (s0_test_config_storage_reg & s0_test_config_storage_rmask);
             if (do_write) begin
-                storage_q_7_next = (storage_q_7_reg & ~(wmask & storage_mask_7)) | (req_wdata_reg & wmask & storage_mask_7);
+                s0_test_config_storage_next = (s0_test_config_storage_reg & ~(wmask & s0_test_config_storage_mask)) | (req_wdata_reg & wmask & s0_test_config_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_7_next = storage_reset_7;
+            s0_test_config_storage_next = s0_test_config_storage_reset;
         end
-        value_7 = storage_q_7_reg;
-        storage_q_8_next = storage_q_8_reg;
-        if (storage_sel_8_reg) begin
-            rd_storage = rd_storage | (storage_q_8_reg & storage_rmask_8);
+        s0_test_config_value = s0_test_config_storage_reg;
+        s0_speed_storage_next = s0_speed_storage_reg;
+        if (s0_speed_storage_sel_reg) begin
+            rd_storage = rd_storage | (s0_speed_storage_reg & s0_speed_storage_rmask);
             if (do_write) begin
-                storage_q_8_next = (storage_q_8_reg & ~(wmask & storage_mask_8)) | (req_wdata_reg & wmask & storage_mask_8);
+                s0_speed_storage_next = (s0_speed_storage_reg & ~(wmask & s0_speed_storage_mask)) | (req_wdata_reg & wmask & s0_speed_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_8_next = storage_reset_8;
+            s0_speed_storage_next = s0_speed_storage_reset;
         end
-        value_8 = storage_q_8_reg;
-        storage_q_9_next = storage_q_9_reg;
-        if (storage_sel_9_reg) begin
-            rd_storage = rd_storage | (storage_q_9_reg & storage_rmask_9);
+        s0_speed_value = s0_speed_storage_reg;
+        s0_transfer_size_lo_storage_next = s0_transfer_size_lo_storage_reg;
+        if (s0_transfer_size_lo_storage_sel_reg) begin
+            rd_storage = rd_storage | (s0_transfer_size_lo_storage_reg & s0_transfer_size_lo_storage_rmask);
             if (do_write) begin
-                storage_q_9_next = (storage_q_9_reg & ~(wmask & storage_mask_9)) | (req_wdata_reg & wmask & storage_mask_9);
+                s0_transfer_size_lo_storage_next = (s0_transfer_size_lo_storage_reg & ~(wmask & s0_transfer_size_lo_storage_mask)) | (req_wdata_reg & wmask & s0_transfer_size_lo_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_9_next = storage_reset_9;
+            s0_transfer_size_lo_storage_next = s0_transfer_size_lo_storage_reset;
         end
-        value_9 = storage_q_9_reg;
-        storage_q_10_next = storage_q_10_reg;
-        if (storage_sel_10_reg) begin
-            rd_storage = rd_storage | (storage_q_10_reg & storage_rmask_10);
+        s0_transfer_size_lo_value = s0_transfer_size_lo_storage_reg;
+        s0_transfer_size_hi_storage_next = s0_transfer_size_hi_storage_reg;
+        if (s0_transfer_size_hi_storage_sel_reg) begin
+            rd_storage = rd_storage | (s0_transfer_size_hi_storage_reg & s0_transfer_size_hi_storage_rmask);
             if (do_write) begin
-                storage_q_10_next = (storage_q_10_reg & ~(wmask & storage_mask_10)) | (req_wdata_reg & wmask & storage_mask_10);
+                s0_transfer_size_hi_storage_next = (s0_transfer_size_hi_storage_reg & ~(wmask & s0_transfer_size_hi_storage_mask)) | (req_wdata_reg & wmask & s0_transfer_size_hi_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_10_next = storage_reset_10;
+            s0_transfer_size_hi_storage_next = s0_transfer_size_hi_storage_reset;
         end
-        value_10 = storage_q_10_reg;
-        storage_q_11_next = storage_q_11_reg;
-        if (storage_sel_11_reg) begin
-            rd_storage = rd_storage | (storage_q_11_reg & storage_rmask_11);
+        s0_transfer_size_hi_value = s0_transfer_size_hi_storage_reg;
+        s0_packet_size_lo_storage_next = s0_packet_size_lo_storage_reg;
+        if (s0_packet_size_lo_storage_sel_reg) begin
+            rd_storage = rd_storage | (s0_packet_size_lo_storage_reg & s0_packet_size_lo_storage_rmask);
             if (do_write) begin
-                storage_q_11_next = (storage_q_11_reg & ~(wmask & storage_mask_11)) | (req_wdata_reg & wmask & storage_mask_11);
+                s0_packet_size_lo_storage_next = (s0_packet_size_lo_storage_reg & ~(wmask & s0_packet_size_lo_storage_mask)) | (req_wdata_reg & wmask & s0_packet_size_lo_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_11_next = storage_reset_11;
+            s0_packet_size_lo_storage_next = s0_packet_size_lo_storage_reset;
         end
-        value_11 = storage_q_11_reg;
-        storage_q_12_next = storage_q_12_reg;
-        if (storage_sel_12_reg) begin
-            rd_storage = rd_storage | (storage_q_12_reg & storage_rmask_12);
+        s0_packet_size_lo_value = s0_packet_size_lo_storage_reg;
+        s0_packet_size_hi_storage_next = s0_packet_size_hi_storage_reg;
+        if (s0_packet_size_hi_storage_sel_reg) begin
+            rd_storage = rd_storage | (s0_packet_size_hi_storage_reg & s0_packet_size_hi_storage_rmask);
             if (do_write) begin
-                storage_q_12_next = (storage_q_12_reg & ~(wmask & storage_mask_12)) | (req_wdata_reg & wmask & storage_mask_12);
+                s0_packet_size_hi_storage_next = (s0_packet_size_hi_storage_reg & ~(wmask & s0_packet_size_hi_storage_mask)) | (req_wdata_reg & wmask & s0_packet_size_hi_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_12_next = storage_reset_12;
+            s0_packet_size_hi_storage_next = s0_packet_size_hi_storage_reset;
         end
-        value_12 = storage_q_12_reg;
-        storage_q_13_next = storage_q_13_reg;
-        if (storage_sel_13_reg) begin
-            rd_storage = rd_storage | (storage_q_13_reg & storage_rmask_13);
+        s0_packet_size_hi_value = s0_packet_size_hi_storage_reg;
+        s0_fpga_port_storage_next = s0_fpga_port_storage_reg;
+        if (s0_fpga_port_storage_sel_reg) begin
+            rd_storage = rd_storage | (s0_fpga_port_storage_reg & s0_fpga_port_storage_rmask);
             if (do_write) begin
-                storage_q_13_next = (storage_q_13_reg & ~(wmask & storage_mask_13)) | (req_wdata_reg & wmask & storage_mask_13);
+                s0_fpga_port_storage_next = (s0_fpga_port_storage_reg & ~(wmask & s0_fpga_port_storage_mask)) | (req_wdata_reg & wmask & s0_fpga_port_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_13_next = storage_reset_13;
+            s0_fpga_port_storage_next = s0_fpga_port_storage_reset;
         end
-        value_13 = storage_q_13_reg;
-        storage_q_14_next = storage_q_14_reg;
-        if (storage_sel_14_reg) begin
-            rd_storage = rd_storage | (storage_q_14_reg & storage_rmask_14);
+        s0_fpga_port_value = s0_fpga_port_storage_reg;
+        s0_target_port_storage_next = s0_target_port_storage_reg;
+        if (s0_target_port_storage_sel_reg) begin
+            rd_storage = rd_storage | (s0_target_port_storage_reg & s0_target_port_storage_rmask);
             if (do_write) begin
-                storage_q_14_next = (storage_q_14_reg & ~(wmask & storage_mask_14)) | (req_wdata_reg & wmask & storage_mask_14);
+                s0_target_port_storage_next = (s0_target_port_storage_reg & ~(wmask & s0_target_port_storage_mask)) | (req_wdata_reg & wmask & s0_target_port_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_14_next = storage_reset_14;
+            s0_target_port_storage_next = s0_target_port_storage_reset;
         end
-        value_14 = storage_q_14_reg;
-        storage_q_15_next = storage_q_15_reg;
-        if (storage_sel_15_reg) begin
-            rd_storage = rd_storage | (storage_q_15_reg & storage_rmask_15);
+        s0_target_port_value = s0_target_port_storage_reg;
+        s0_stall_timeout_storage_next = s0_stall_timeout_storage_reg;
+        if (s0_stall_timeout_storage_sel_reg) begin
+            rd_storage = rd_storage | (s0_stall_timeout_storage_reg & s0_stall_timeout_storage_rmask);
             if (do_write) begin
-                storage_q_15_next = (storage_q_15_reg & ~(wmask & storage_mask_15)) | (req_wdata_reg & wmask & storage_mask_15);
+                s0_stall_timeout_storage_next = (s0_stall_timeout_storage_reg & ~(wmask & s0_stall_timeout_storage_mask)) | (req_wdata_reg & wmask & s0_stall_timeout_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_15_next = storage_reset_15;
+            s0_stall_timeout_storage_next = s0_stall_timeout_storage_reset;
         end
-        value_15 = storage_q_15_reg;
-        storage_q_16_next = storage_q_16_reg;
-        if (storage_sel_16_reg) begin
-            rd_storage = rd_storage | (storage_q_16_reg & storage_rmask_16);
+        s0_stall_timeout_value = s0_stall_timeout_storage_reg;
+        s1_test_config_storage_next = s1_test_config_storage_reg;
+        if (s1_test_config_storage_sel_reg) begin
+            rd_storage = rd_storage | (s1_test_config_storage_reg & s1_test_config_storage_rmask);
             if (do_write) begin
-                storage_q_16_next = (storage_q_16_reg & ~(wmask & storage_mask_16)) | (req_wdata_reg & wmask & storage_mask_16);
+                s1_test_config_storage_next = (s1_test_config_storage_reg & ~(wmask & s1_test_config_storage_mask)) | (req_wdata_reg & wmask & s1_test_config_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_16_next = storage_reset_16;
+            s1_test_config_storage_next = s1_test_config_storage_reset;
         end
-        value_16 = storage_q_16_reg;
-        storage_q_17_next = storage_q_17_reg;
-        if (storage_sel_17_reg) begin
-            rd_storage = rd_storage | (storage_q_17_reg & storage_rmask_17);
+        s1_test_config_value = s1_test_config_storage_reg;
+        s1_speed_storage_next = s1_speed_storage_reg;
+        if (s1_speed_storage_sel_reg) begin
+            rd_storage = rd_storage | (s1_speed_storage_reg & s1_speed_storage_rmask);
             if (do_write) begin
-                storage_q_17_next = (storage_q_17_reg & ~(wmask & storage_mask_17)) | (req_wdata_reg & wmask & storage_mask_17);
+                s1_speed_storage_next = (s1_speed_storage_reg & ~(wmask & s1_speed_storage_mask)) | (req_wdata_reg & wmask & s1_speed_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_17_next = storage_reset_17;
+            s1_speed_storage_next = s1_speed_storage_reset;
         end
-        value_17 = storage_q_17_reg;
-        storage_q_18_next = storage_q_18_reg;
-        if (storage_sel_18_reg) begin
-            rd_storage = rd_storage | (storage_q_18_reg & storage_rmask_18);
+        s1_speed_value = s1_speed_storage_reg;
+        s1_transfer_size_lo_storage_next = s1_transfer_size_lo_storage_reg;
+        if (s1_transfer_size_lo_storage_sel_reg) begin
+            rd_storage = rd_storage | (s1_transfer_size_lo_storage_reg & s1_transfer_size_lo_storage_rmask);
             if (do_write) begin
-                storage_q_18_next = (storage_q_18_reg & ~(wmask & storage_mask_18)) | (req_wdata_reg & wmask & storage_mask_18);
+                s1_transfer_size_lo_storage_next = (s1_transfer_size_lo_storage_reg & ~(wmask & s1_transfer_size_lo_storage_mask)) | (req_wdata_reg & wmask & s1_transfer_size_lo_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_18_next = storage_reset_18;
+            s1_transfer_size_lo_storage_next = s1_transfer_size_lo_storage_reset;
         end
-        value_18 = storage_q_18_reg;
-        storage_q_19_next = storage_q_19_reg;
-        if (storage_sel_19_reg) begin
-            rd_storage = rd_storage | (storage_q_19_reg & storage_rmask_19);
+        s1_transfer_size_lo_value = s1_transfer_size_lo_storage_reg;
+        s1_transfer_size_hi_storage_next = s1_transfer_size_hi_storage_reg;
+        if (s1_transfer_size_hi_storage_sel_reg) begin
+            rd_storage = rd_storage | (s1_transfer_size_hi_storage_reg & s1_transfer_size_hi_storage_rmask);
             if (do_write) begin
-                storage_q_19_next = (storage_q_19_reg & ~(wmask & storage_mask_19)) | (req_wdata_reg & wmask & storage_mask_19);
+                s1_transfer_size_hi_storage_next = (s1_transfer_size_hi_storage_reg & ~(wmask & s1_transfer_size_hi_storage_mask)) | (req_wdata_reg & wmask & s1_transfer_size_hi_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_19_next = storage_reset_19;
+            s1_transfer_size_hi_storage_next = s1_transfer_size_hi_storage_reset;
         end
-        value_19 = storage_q_19_reg;
-        storage_q_20_next = storage_q_20_reg;
-        if (storage_sel_20_reg) begin
-            rd_storage = rd_storage | (storage_q_20_reg & storage_rmask_20);
+        s1_transfer_size_hi_value = s1_transfer_size_hi_storage_reg;
+        s1_packet_size_lo_storage_next = s1_packet_size_lo_storage_reg;
+        if (s1_packet_size_lo_storage_sel_reg) begin
+            rd_storage = rd_storage | (s1_packet_size_lo_storage_reg & s1_packet_size_lo_storage_rmask);
             if (do_write) begin
-                storage_q_20_next = (storage_q_20_reg & ~(wmask & storage_mask_20)) | (req_wdata_reg & wmask & storage_mask_20);
+                s1_packet_size_lo_storage_next = (s1_packet_size_lo_storage_reg & ~(wmask & s1_packet_size_lo_storage_mask)) | (req_wdata_reg & wmask & s1_packet_size_lo_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_20_next = storage_reset_20;
+            s1_packet_size_lo_storage_next = s1_packet_size_lo_storage_reset;
         end
-        value_20 = storage_q_20_reg;
-        storage_q_21_next = storage_q_21_reg;
-        if (storage_sel_21_reg) begin
-            rd_storage = rd_storage | (storage_q_21_reg & storage_rmask_21);
+        s1_packet_size_lo_value = s1_packet_size_lo_storage_reg;
+        s1_packet_size_hi_storage_next = s1_packet_size_hi_storage_reg;
+        if (s1_packet_size_hi_storage_sel_reg) begin
+            rd_storage = rd_storage | (s1_packet_size_hi_storage_reg & s1_packet_size_hi_storage_rmask);
             if (do_write) begin
-                storage_q_21_next = (storage_q_21_reg & ~(wmask & storage_mask_21)) | (req_wdata_reg & wmask & storage_mask_21);
+                s1_packet_size_hi_storage_next = (s1_packet_size_hi_storage_reg & ~(wmask & s1_packet_size_hi_storage_mask)) | (req_wdata_reg & wmask & s1_packet_size_hi_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_21_next = storage_reset_21;
+            s1_packet_size_hi_storage_next = s1_packet_size_hi_storage_reset;
         end
-        value_21 = storage_q_21_reg;
-        storage_q_22_next = storage_q_22_reg;
-        if (storage_sel_22_reg) begin
-            rd_storage = rd_storage | (storage_q_22_reg & storage_rmask_22);
+        s1_packet_size_hi_value = s1_packet_size_hi_storage_reg;
+        s1_fpga_port_storage_next = s1_fpga_port_storage_reg;
+        if (s1_fpga_port_storage_sel_reg) begin
+            rd_storage = rd_storage | (s1_fpga_port_storage_reg & s1_fpga_port_storage_rmask);
             if (do_write) begin
-                storage_q_22_next = (storage_q_22_reg & ~(wmask & storage_mask_22)) | (req_wdata_reg & wmask & storage_mask_22);
+                s1_fpga_port_storage_next = (s1_fpga_port_storage_reg & ~(wmask & s1_fpga_port_storage_mask)) | (req_wdata_reg & wmask & s1_fpga_port_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_22_next = storage_reset_22;
+            s1_fpga_port_storage_next = s1_fpga_port_storage_reset;
         end
-        value_22 = storage_q_22_reg;
-        storage_q_23_next = storage_q_23_reg;
-        if (storage_sel_23_reg) begin
-            rd_storage = rd_storage | (storage_q_23_reg & storage_rmask_23);
+        s1_fpga_port_value = s1_fpga_port_storage_reg;
+        s1_target_port_storage_next = s1_target_port_storage_reg;
+        if (s1_target_port_storage_sel_reg) begin
+            rd_storage = rd_storage | (s1_target_port_storage_reg & s1_target_port_storage_rmask);
             if (do_write) begin
-                storage_q_23_next = (storage_q_23_reg & ~(wmask & storage_mask_23)) | (req_wdata_reg & wmask & storage_mask_23);
+                s1_target_port_storage_next = (s1_target_port_storage_reg & ~(wmask & s1_target_port_storage_mask)) | (req_wdata_reg & wmask & s1_target_port_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_23_next = storage_reset_23;
+            s1_target_port_storage_next = s1_target_port_storage_reset;
         end
-        value_23 = storage_q_23_reg;
-        storage_q_24_next = storage_q_24_reg;
-        if (storage_sel_24_reg) begin
-            rd_storage = rd_storage | (storage_q_24_reg & storage_rmask_24);
+        s1_target_port_value = s1_target_port_storage_reg;
+        s1_stall_timeout_storage_next = s1_stall_timeout_storage_reg;
+        if (s1_stall_timeout_storage_sel_reg) begin
+            rd_storage = rd_storage | (s1_stall_timeout_storage_reg & s1_stall_timeout_storage_rmask);
             if (do_write) begin
-                storage_q_24_next = (storage_q_24_reg & ~(wmask & storage_mask_24)) | (req_wdata_reg & wmask & storage_mask_24);
+                s1_stall_timeout_storage_next = (s1_stall_timeout_storage_reg & ~(wmask & s1_stall_timeout_storage_mask)) | (req_wdata_reg & wmask & s1_stall_timeout_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_24_next = storage_reset_24;
+            s1_stall_timeout_storage_next = s1_stall_timeout_storage_reset;
         end
-        value_24 = storage_q_24_reg;
-        storage_q_25_next = storage_q_25_reg;
-        if (storage_sel_25_reg) begin
-            rd_storage = rd_storage | (storage_q_25_reg & storage_rmask_25);
+        s1_stall_timeout_value = s1_stall_timeout_storage_reg;
+        s2_test_config_storage_next = s2_test_config_storage_reg;
+        if (s2_test_config_storage_sel_reg) begin
+            rd_storage = rd_storage | (s2_test_config_storage_reg & s2_test_config_storage_rmask);
             if (do_write) begin
-                storage_q_25_next = (storage_q_25_reg & ~(wmask & storage_mask_25)) | (req_wdata_reg & wmask & storage_mask_25);
+                s2_test_config_storage_next = (s2_test_config_storage_reg & ~(wmask & s2_test_config_storage_mask)) | (req_wdata_reg & wmask & s2_test_config_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_25_next = storage_reset_25;
+            s2_test_config_storage_next = s2_test_config_storage_reset;
         end
-        value_25 = storage_q_25_reg;
-        storage_q_26_next = storage_q_26_reg;
-        if (storage_sel_26_reg) begin
-            rd_storage = rd_storage | (storage_q_26_reg & storage_rmask_26);
+        s2_test_config_value = s2_test_config_storage_reg;
+        s2_speed_storage_next = s2_speed_storage_reg;
+        if (s2_speed_storage_sel_reg) begin
+            rd_storage = rd_storage | (s2_speed_storage_reg & s2_speed_storage_rmask);
             if (do_write) begin
-                storage_q_26_next = (storage_q_26_reg & ~(wmask & storage_mask_26)) | (req_wdata_reg & wmask & storage_mask_26);
+                s2_speed_storage_next = (s2_speed_storage_reg & ~(wmask & s2_speed_storage_mask)) | (req_wdata_reg & wmask & s2_speed_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_26_next = storage_reset_26;
+            s2_speed_storage_next = s2_speed_storage_reset;
         end
-        value_26 = storage_q_26_reg;
-        storage_q_27_next = storage_q_27_reg;
-        if (storage_sel_27_reg) begin
-            rd_storage = rd_storage | (storage_q_27_reg & storage_rmask_27);
+        s2_speed_value = s2_speed_storage_reg;
+        s2_transfer_size_lo_storage_next = s2_transfer_size_lo_storage_reg;
+        if (s2_transfer_size_lo_storage_sel_reg) begin
+            rd_storage = rd_storage | (s2_transfer_size_lo_storage_reg & s2_transfer_size_lo_storage_rmask);
             if (do_write) begin
-                storage_q_27_next = (storage_q_27_reg & ~(wmask & storage_mask_27)) | (req_wdata_reg & wmask & storage_mask_27);
+                s2_transfer_size_lo_storage_next = (s2_transfer_size_lo_storage_reg & ~(wmask & s2_transfer_size_lo_storage_mask)) | (req_wdata_reg & wmask & s2_transfer_size_lo_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_27_next = storage_reset_27;
+            s2_transfer_size_lo_storage_next = s2_transfer_size_lo_storage_reset;
         end
-        value_27 = storage_q_27_reg;
-        storage_q_28_next = storage_q_28_reg;
-        if (storage_sel_28_reg) begin
-            rd_storage = rd_storage | (storage_q_28_reg & storage_rmask_28);
+        s2_transfer_size_lo_value = s2_transfer_size_lo_storage_reg;
+        s2_transfer_size_hi_storage_next = s2_transfer_size_hi_storage_reg;
+        if (s2_transfer_size_hi_storage_sel_reg) begin
+            rd_storage = rd_storage | (s2_transfer_size_hi_storage_reg & s2_transfer_size_hi_storage_rmask);
             if (do_write) begin
-                storage_q_28_next = (storage_q_28_reg & ~(wmask & storage_mask_28)) | (req_wdata_reg & wmask & storage_mask_28);
+                s2_transfer_size_hi_storage_next = (s2_transfer_size_hi_storage_reg & ~(wmask & s2_transfer_size_hi_storage_mask)) | (req_wdata_reg & wmask & s2_transfer_size_hi_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_28_next = storage_reset_28;
+            s2_transfer_size_hi_storage_next = s2_transfer_size_hi_storage_reset;
         end
-        value_28 = storage_q_28_reg;
-        storage_q_29_next = storage_q_29_reg;
-        if (storage_sel_29_reg) begin
-            rd_storage = rd_storage | (storage_q_29_reg & storage_rmask_29);
+        s2_transfer_size_hi_value = s2_transfer_size_hi_storage_reg;
+        s2_packet_size_lo_storage_next = s2_packet_size_lo_storage_reg;
+        if (s2_packet_size_lo_storage_sel_reg) begin
+            rd_storage = rd_storage | (s2_packet_size_lo_storage_reg & s2_packet_size_lo_storage_rmask);
             if (do_write) begin
-                storage_q_29_next = (storage_q_29_reg & ~(wmask & storage_mask_29)) | (req_wdata_reg & wmask & storage_mask_29);
+                s2_packet_size_lo_storage_next = (s2_packet_size_lo_storage_reg & ~(wmask & s2_packet_size_lo_storage_mask)) | (req_wdata_reg & wmask & s2_packet_size_lo_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_29_next = storage_reset_29;
+            s2_packet_size_lo_storage_next = s2_packet_size_lo_storage_reset;
         end
-        value_29 = storage_q_29_reg;
-        storage_q_30_next = storage_q_30_reg;
-        if (storage_sel_30_reg) begin
-            rd_storage = rd_storage | (storage_q_30_reg & storage_rmask_30);
+        s2_packet_size_lo_value = s2_packet_size_lo_storage_reg;
+        s2_packet_size_hi_storage_next = s2_packet_size_hi_storage_reg;
+        if (s2_packet_size_hi_storage_sel_reg) begin
+            rd_storage = rd_storage | (s2_packet_size_hi_storage_reg & s2_packet_size_hi_storage_rmask);
             if (do_write) begin
-                storage_q_30_next = (storage_q_30_reg & ~(wmask & storage_mask_30)) | (req_wdata_reg & wmask & storage_mask_30);
+                s2_packet_size_hi_storage_next = (s2_packet_size_hi_storage_reg & ~(wmask & s2_packet_size_hi_storage_mask)) | (req_wdata_reg & wmask & s2_packet_size_hi_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_30_next = storage_reset_30;
+            s2_packet_size_hi_storage_next = s2_packet_size_hi_storage_reset;
         end
-        value_30 = storage_q_30_reg;
-        storage_q_31_next = storage_q_31_reg;
-        if (storage_sel_31_reg) begin
-            rd_storage = rd_storage | (storage_q_31_reg & storage_rmask_31);
+        s2_packet_size_hi_value = s2_packet_size_hi_storage_reg;
+        s2_fpga_port_storage_next = s2_fpga_port_storage_reg;
+        if (s2_fpga_port_storage_sel_reg) begin
+            rd_storage = rd_storage | (s2_fpga_port_storage_reg & s2_fpga_port_storage_rmask);
             if (do_write) begin
-                storage_q_31_next = (storage_q_31_reg & ~(wmask & storage_mask_31)) | (req_wdata_reg & wmask & storage_mask_31);
+                s2_fpga_port_storage_next = (s2_fpga_port_storage_reg & ~(wmask & s2_fpga_port_storage_mask)) | (req_wdata_reg & wmask & s2_fpga_port_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_31_next = storage_reset_31;
+            s2_fpga_port_storage_next = s2_fpga_port_storage_reset;
         end
-        value_31 = storage_q_31_reg;
-        storage_q_32_next = storage_q_32_reg;
-        if (storage_sel_32_reg) begin
-            rd_storage = rd_storage | (storage_q_32_reg & storage_rmask_32);
+        s2_fpga_port_value = s2_fpga_port_storage_reg;
+        s2_target_port_storage_next = s2_target_port_storage_reg;
+        if (s2_target_port_storage_sel_reg) begin
+            rd_storage = rd_storage | (s2_target_port_storage_reg & s2_target_port_storage_rmask);
             if (do_write) begin
-                storage_q_32_next = (storage_q_32_reg & ~(wmask & storage_mask_32)) | (req_wdata_reg & wmask & storage_mask_32);
+                s2_target_port_storage_next = (s2_target_port_storage_reg & ~(wmask & s2_target_port_storage_mask)) | (req_wdata_reg & wmask & s2_target_port_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_32_next = storage_reset_32;
+            s2_target_port_storage_next = s2_target_port_storage_reset;
         end
-        value_32 = storage_q_32_reg;
-        storage_q_33_next = storage_q_33_reg;
-        if (storage_sel_33_reg) begin
-            rd_storage = rd_storage | (storage_q_33_reg & storage_rmask_33);
+        s2_target_port_value = s2_target_port_storage_reg;
+        s2_stall_timeout_storage_next = s2_stall_timeout_storage_reg;
+        if (s2_stall_timeout_storage_sel_reg) begin
+            rd_storage = rd_storage | (s2_stall_timeout_storage_reg & s2_stall_timeout_storage_rmask);
             if (do_write) begin
-                storage_q_33_next = (storage_q_33_reg & ~(wmask & storage_mask_33)) | (req_wdata_reg & wmask & storage_mask_33);
+                s2_stall_timeout_storage_next = (s2_stall_timeout_storage_reg & ~(wmask & s2_stall_timeout_storage_mask)) | (req_wdata_reg & wmask & s2_stall_timeout_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_33_next = storage_reset_33;
+            s2_stall_timeout_storage_next = s2_stall_timeout_storage_reset;
         end
-        value_33 = storage_q_33_reg;
-        storage_q_34_next = storage_q_34_reg;
-        if (storage_sel_34_reg) begin
-            rd_storage = rd_storage | (storage_q_34_reg & storage_rmask_34);
+        s2_stall_timeout_value = s2_stall_timeout_storage_reg;
+        s3_test_config_storage_next = s3_test_config_storage_reg;
+        if (s3_test_config_storage_sel_reg) begin
+            rd_storage = rd_storage | (s3_test_config_storage_reg & s3_test_config_storage_rmask);
             if (do_write) begin
-                storage_q_34_next = (storage_q_34_reg & ~(wmask & storage_mask_34)) | (req_wdata_reg & wmask & storage_mask_34);
+                s3_test_config_storage_next = (s3_test_config_storage_reg & ~(wmask & s3_test_config_storage_mask)) | (req_wdata_reg & wmask & s3_test_config_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_34_next = storage_reset_34;
+            s3_test_config_storage_next = s3_test_config_storage_reset;
         end
-        value_34 = storage_q_34_reg;
-        storage_q_35_next = storage_q_35_reg;
-        if (storage_sel_35_reg) begin
-            rd_storage = rd_storage | (storage_q_35_reg & storage_rmask_35);
+        s3_test_config_value = s3_test_config_storage_reg;
+        s3_speed_storage_next = s3_speed_storage_reg;
+        if (s3_speed_storage_sel_reg) begin
+            rd_storage = rd_storage | (s3_speed_storage_reg & s3_speed_storage_rmask);
             if (do_write) begin
-                storage_q_35_next = (storage_q_35_reg & ~(wmask & storage_mask_35)) | (req_wdata_reg & wmask & storage_mask_35);
+                s3_speed_storage_next = (s3_speed_storage_reg & ~(wmask & s3_speed_storage_mask)) | (req_wdata_reg & wmask & s3_speed_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_35_next = storage_reset_35;
+            s3_speed_storage_next = s3_speed_storage_reset;
         end
-        value_35 = storage_q_35_reg;
-        storage_q_36_next = storage_q_36_reg;
-        if (storage_sel_36_reg) begin
-            rd_storage = rd_storage | (storage_q_36_reg & storage_rmask_36);
+        s3_speed_value = s3_speed_storage_reg;
+        s3_transfer_size_lo_storage_next = s3_transfer_size_lo_storage_reg;
+        if (s3_transfer_size_lo_storage_sel_reg) begin
+            rd_storage = rd_storage | (s3_transfer_size_lo_storage_reg & s3_transfer_size_lo_storage_rmask);
             if (do_write) begin
-                storage_q_36_next = (storage_q_36_reg & ~(wmask & storage_mask_36)) | (req_wdata_reg & wmask & storage_mask_36);
+                s3_transfer_size_lo_storage_next = (s3_transfer_size_lo_storage_reg & ~(wmask & s3_transfer_size_lo_storage_mask)) | (req_wdata_reg & wmask & s3_transfer_size_lo_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_36_next = storage_reset_36;
+            s3_transfer_size_lo_storage_next = s3_transfer_size_lo_storage_reset;
         end
-        value_36 = storage_q_36_reg;
-        storage_q_37_next = storage_q_37_reg;
-        if (storage_sel_37_reg) begin
-            rd_storage = rd_storage | (storage_q_37_reg & storage_rmask_37);
+        s3_transfer_size_lo_value = s3_transfer_size_lo_storage_reg;
+        s3_transfer_size_hi_storage_next = s3_transfer_size_hi_storage_reg;
+        if (s3_transfer_size_hi_storage_sel_reg) begin
+            rd_storage = rd_storage | (s3_transfer_size_hi_storage_reg & s3_transfer_size_hi_storage_rmask);
             if (do_write) begin
-                storage_q_37_next = (storage_q_37_reg & ~(wmask & storage_mask_37)) | (req_wdata_reg & wmask & storage_mask_37);
+                s3_transfer_size_hi_storage_next = (s3_transfer_size_hi_storage_reg & ~(wmask & s3_transfer_size_hi_storage_mask)) | (req_wdata_reg & wmask & s3_transfer_size_hi_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_37_next = storage_reset_37;
+            s3_transfer_size_hi_storage_next = s3_transfer_size_hi_storage_reset;
         end
-        value_37 = storage_q_37_reg;
-        storage_q_38_next = storage_q_38_reg;
-        if (storage_sel_38_reg) begin
-            rd_storage = rd_storage | (storage_q_38_reg & storage_rmask_38);
+        s3_transfer_size_hi_value = s3_transfer_size_hi_storage_reg;
+        s3_packet_size_lo_storage_next = s3_packet_size_lo_storage_reg;
+        if (s3_packet_size_lo_storage_sel_reg) begin
+            rd_storage = rd_storage | (s3_packet_size_lo_storage_reg & s3_packet_size_lo_storage_rmask);
             if (do_write) begin
-                storage_q_38_next = (storage_q_38_reg & ~(wmask & storage_mask_38)) | (req_wdata_reg & wmask & storage_mask_38);
+                s3_packet_size_lo_storage_next = (s3_packet_size_lo_storage_reg & ~(wmask & s3_packet_size_lo_storage_mask)) | (req_wdata_reg & wmask & s3_packet_size_lo_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_38_next = storage_reset_38;
+            s3_packet_size_lo_storage_next = s3_packet_size_lo_storage_reset;
         end
-        value_38 = storage_q_38_reg;
-        storage_q_39_next = storage_q_39_reg;
-        if (storage_sel_39_reg) begin
-            rd_storage = rd_storage | (storage_q_39_reg & storage_rmask_39);
+        s3_packet_size_lo_value = s3_packet_size_lo_storage_reg;
+        s3_packet_size_hi_storage_next = s3_packet_size_hi_storage_reg;
+        if (s3_packet_size_hi_storage_sel_reg) begin
+            rd_storage = rd_storage | (s3_packet_size_hi_storage_reg & s3_packet_size_hi_storage_rmask);
             if (do_write) begin
-                storage_q_39_next = (storage_q_39_reg & ~(wmask & storage_mask_39)) | (req_wdata_reg & wmask & storage_mask_39);
+                s3_packet_size_hi_storage_next = (s3_packet_size_hi_storage_reg & ~(wmask & s3_packet_size_hi_storage_mask)) | (req_wdata_reg & wmask & s3_packet_size_hi_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_39_next = storage_reset_39;
+            s3_packet_size_hi_storage_next = s3_packet_size_hi_storage_reset;
         end
-        value_39 = storage_q_39_reg;
-        storage_q_40_next = storage_q_40_reg;
-        if (storage_sel_40_reg) begin
-            rd_storage = rd_storage | (storage_q_40_reg & storage_rmask_40);
+        s3_packet_size_hi_value = s3_packet_size_hi_storage_reg;
+        s3_fpga_port_storage_next = s3_fpga_port_storage_reg;
+        if (s3_fpga_port_storage_sel_reg) begin
+            rd_storage = rd_storage | (s3_fpga_port_storage_reg & s3_fpga_port_storage_rmask);
             if (do_write) begin
-                storage_q_40_next = (storage_q_40_reg & ~(wmask & storage_mask_40)) | (req_wdata_reg & wmask & storage_mask_40);
+                s3_fpga_port_storage_next = (s3_fpga_port_storage_reg & ~(wmask & s3_fpga_port_storage_mask)) | (req_wdata_reg & wmask & s3_fpga_port_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_40_next = storage_reset_40;
+            s3_fpga_port_storage_next = s3_fpga_port_storage_reset;
         end
-        value_40 = storage_q_40_reg;
-        storage_q_41_next = storage_q_41_reg;
-        if (storage_sel_41_reg) begin
-            rd_storage = rd_storage | (storage_q_41_reg & storage_rmask_41);
+        s3_fpga_port_value = s3_fpga_port_storage_reg;
+        s3_target_port_storage_next = s3_target_port_storage_reg;
+        if (s3_target_port_storage_sel_reg) begin
+            rd_storage = rd_storage | (s3_target_port_storage_reg & s3_target_port_storage_rmask);
             if (do_write) begin
-                storage_q_41_next = (storage_q_41_reg & ~(wmask & storage_mask_41)) | (req_wdata_reg & wmask & storage_mask_41);
+                s3_target_port_storage_next = (s3_target_port_storage_reg & ~(wmask & s3_target_port_storage_mask)) | (req_wdata_reg & wmask & s3_target_port_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_41_next = storage_reset_41;
+            s3_target_port_storage_next = s3_target_port_storage_reset;
         end
-        value_41 = storage_q_41_reg;
-        storage_q_42_next = storage_q_42_reg;
-        if (storage_sel_42_reg) begin
-            rd_storage = rd_storage | (storage_q_42_reg & storage_rmask_42);
+        s3_target_port_value = s3_target_port_storage_reg;
+        s3_stall_timeout_storage_next = s3_stall_timeout_storage_reg;
+        if (s3_stall_timeout_storage_sel_reg) begin
+            rd_storage = rd_storage | (s3_stall_timeout_storage_reg & s3_stall_timeout_storage_rmask);
             if (do_write) begin
-                storage_q_42_next = (storage_q_42_reg & ~(wmask & storage_mask_42)) | (req_wdata_reg & wmask & storage_mask_42);
+                s3_stall_timeout_storage_next = (s3_stall_timeout_storage_reg & ~(wmask & s3_stall_timeout_storage_mask)) | (req_wdata_reg & wmask & s3_stall_timeout_storage_mask);
             end
         end
         if (user_rst) begin
-            storage_q_42_next = storage_reset_42;
+            s3_stall_timeout_storage_next = s3_stall_timeout_storage_reset;
         end
-        value_42 = storage_q_42_reg;
-        pulse_q_0_next = 32'h0;
-        if (do_write & pulse_sel_0_reg) begin
-            pulse_q_0_next = req_wdata_reg & wmask & pulse_mask_0;
-        end
-        if (user_rst) begin
-            pulse_q_0_next = 32'h0;
-        end
-        pulse_0 = pulse_q_0_reg;
-        pulse_q_1_next = 32'h0;
-        if (do_write & pulse_sel_1_reg) begin
-            pulse_q_1_next = req_wdata_reg & wmask & pulse_mask_1;
+        s3_stall_timeout_value = s3_stall_timeout_storage_reg;
+        toe_toe_ctrl_pulse_next = 32'h0;
+        if (do_write & toe_toe_ctrl_pulse_sel_reg) begin
+            toe_toe_ctrl_pulse_next = req_wdata_reg & wmask & toe_toe_ctrl_pulse_mask;
         end
         if (user_rst) begin
-            pulse_q_1_next = 32'h0;
+            toe_toe_ctrl_pulse_next = 32'h0;
         end
-        pulse_1 = pulse_q_1_reg;
-        pulse_q_2_next = 32'h0;
-        if (do_write & pulse_sel_2_reg) begin
-            pulse_q_2_next = req_wdata_reg & wmask & pulse_mask_2;
-        end
-        if (user_rst) begin
-            pulse_q_2_next = 32'h0;
-        end
-        pulse_2 = pulse_q_2_reg;
-        pulse_q_3_next = 32'h0;
-        if (do_write & pulse_sel_3_reg) begin
-            pulse_q_3_next = req_wdata_reg & wmask & pulse_mask_3;
+        toe_toe_ctrl_pulse = toe_toe_ctrl_pulse_reg;
+        s0_ctrl_pulse_next = 32'h0;
+        if (do_write & s0_ctrl_pulse_sel_reg) begin
+            s0_ctrl_pulse_next = req_wdata_reg & wmask & s0_ctrl_pulse_mask;
         end
         if (user_rst) begin
-            pulse_q_3_next = 32'h0;
+            s0_ctrl_pulse_next = 32'h0;
         end
-        pulse_3 = pulse_q_3_reg;
-        pulse_q_4_next = 32'h0;
-        if (do_write & pulse_sel_4_reg) begin
-            pulse_q_4_next = req_wdata_reg & wmask & pulse_mask_4;
+        s0_ctrl_pulse = s0_ctrl_pulse_reg;
+        s1_ctrl_pulse_next = 32'h0;
+        if (do_write & s1_ctrl_pulse_sel_reg) begin
+            s1_ctrl_pulse_next = req_wdata_reg & wmask & s1_ctrl_pulse_mask;
         end
         if (user_rst) begin
-            pulse_q_4_next = 32'h0;
+            s1_ctrl_pulse_next = 32'h0;
         end
-        pulse_4 = pulse_q_4_reg;
+        s1_ctrl_pulse = s1_ctrl_pulse_reg;
+        s2_ctrl_pulse_next = 32'h0;
+        if (do_write & s2_ctrl_pulse_sel_reg) begin
+            s2_ctrl_pulse_next = req_wdata_reg & wmask & s2_ctrl_pulse_mask;
+        end
+        if (user_rst) begin
+            s2_ctrl_pulse_next = 32'h0;
+        end
+        s2_ctrl_pulse = s2_ctrl_pulse_reg;
+        s3_ctrl_pulse_next = 32'h0;
+        if (do_write & s3_ctrl_pulse_sel_reg) begin
+            s3_ctrl_pulse_next = req_wdata_reg & wmask & s3_ctrl_pulse_mask;
+        end
+        if (user_rst) begin
+            s3_ctrl_pulse_next = 32'h0;
+        end
+        s3_ctrl_pulse = s3_ctrl_pulse_reg;
         rd_sticky = 32'h0;
-        sticky_q_0_next = sticky_q_0_reg | (set_0 & sticky_mask_0);
-        if (sticky_sel_0_reg) begin
-            rd_sticky = rd_sticky | sticky_q_0_reg;
+        s0_status_sticky_next = s0_status_sticky_reg | (s0_status_set & s0_status_sticky_mask);
+        if (s0_status_sticky_sel_reg) begin
+            rd_sticky = rd_sticky | s0_status_sticky_reg;
             if (do_write) begin
-                sticky_q_0_next = (sticky_q_0_reg & ~(req_wdata_reg & wmask)) | (set_0 & sticky_mask_0);
+                s0_status_sticky_next = (s0_status_sticky_reg & ~(req_wdata_reg & wmask)) | (s0_status_set & s0_status_sticky_mask);
             end
         end
         if (user_rst) begin
-            sticky_q_0_next = sticky_reset_0;
+            s0_status_sticky_next = s0_status_sticky_reset;
         end
-        sticky_0 = sticky_q_0_reg;
-        sticky_q_1_next = sticky_q_1_reg | (set_1 & sticky_mask_1);
-        if (sticky_sel_1_reg) begin
-            rd_sticky = rd_sticky | sticky_q_1_reg;
+        s0_status_sticky = s0_status_sticky_reg;
+        s1_status_sticky_next = s1_status_sticky_reg | (s1_status_set & s1_status_sticky_mask);
+        if (s1_status_sticky_sel_reg) begin
+            rd_sticky = rd_sticky | s1_status_sticky_reg;
             if (do_write) begin
-                sticky_q_1_next = (sticky_q_1_reg & ~(req_wdata_reg & wmask)) | (set_1 & sticky_mask_1);
+                s1_status_sticky_next = (s1_status_sticky_reg & ~(req_wdata_reg & wmask)) | (s1_status_set & s1_status_sticky_mask);
             end
         end
         if (user_rst) begin
-            sticky_q_1_next = sticky_reset_1;
+            s1_status_sticky_next = s1_status_sticky_reset;
         end
-        sticky_1 = sticky_q_1_reg;
-        sticky_q_2_next = sticky_q_2_reg | (set_2 & sticky_mask_2);
-        if (sticky_sel_2_reg) begin
-            rd_sticky = rd_sticky | sticky_q_2_reg;
+        s1_status_sticky = s1_status_sticky_reg;
+        s2_status_sticky_next = s2_status_sticky_reg | (s2_status_set & s2_status_sticky_mask);
+        if (s2_status_sticky_sel_reg) begin
+            rd_sticky = rd_sticky | s2_status_sticky_reg;
             if (do_write) begin
-                sticky_q_2_next = (sticky_q_2_reg & ~(req_wdata_reg & wmask)) | (set_2 & sticky_mask_2);
+                s2_status_sticky_next = (s2_status_sticky_reg & ~(req_wdata_reg & wmask)) | (s2_status_set & s2_status_sticky_mask);
             end
         end
         if (user_rst) begin
-            sticky_q_2_next = sticky_reset_2;
+            s2_status_sticky_next = s2_status_sticky_reset;
         end
-        sticky_2 = sticky_q_2_reg;
-        sticky_q_3_next = sticky_q_3_reg | (set_3 & sticky_mask_3);
-        if (sticky_sel_3_reg) begin
-            rd_sticky = rd_sticky | sticky_q_3_reg;
+        s2_status_sticky = s2_status_sticky_reg;
+        s3_status_sticky_next = s3_status_sticky_reg | (s3_status_set & s3_status_sticky_mask);
+        if (s3_status_sticky_sel_reg) begin
+            rd_sticky = rd_sticky | s3_status_sticky_reg;
             if (do_write) begin
-                sticky_q_3_next = (sticky_q_3_reg & ~(req_wdata_reg & wmask)) | (set_3 & sticky_mask_3);
+                s3_status_sticky_next = (s3_status_sticky_reg & ~(req_wdata_reg & wmask)) | (s3_status_set & s3_status_sticky_mask);
             end
         end
         if (user_rst) begin
-            sticky_q_3_next = sticky_reset_3;
+            s3_status_sticky_next = s3_status_sticky_reset;
         end
-        sticky_3 = sticky_q_3_reg;
+        s3_status_sticky = s3_status_sticky_reg;
         rd_status = 32'h0;
-        if (status_sel_0_reg) begin
-            rd_status = rd_status | (status_0 & status_mask_0);
+        if (info_cycle_count_lo_status_sel_reg) begin
+            rd_status = rd_status | (info_cycle_count_lo_status & info_cycle_count_lo_status_mask);
         end
-        if (status_sel_1_reg) begin
-            rd_status = rd_status | (status_1 & status_mask_1);
+        if (toe_toe_status_status_sel_reg) begin
+            rd_status = rd_status | (toe_toe_status_status & toe_toe_status_status_mask);
         end
-        if (status_sel_2_reg) begin
-            rd_status = rd_status | (status_2 & status_mask_2);
+        if (s0_status_status_sel_reg) begin
+            rd_status = rd_status | (s0_status_status & s0_status_status_mask);
         end
-        if (status_sel_3_reg) begin
-            rd_status = rd_status | (status_3 & status_mask_3);
+        if (s0_tx_bytes_lo_status_sel_reg) begin
+            rd_status = rd_status | (s0_tx_bytes_lo_status & s0_tx_bytes_lo_status_mask);
         end
-        if (status_sel_4_reg) begin
-            rd_status = rd_status | (status_4 & status_mask_4);
+        if (s0_rx_bytes_lo_status_sel_reg) begin
+            rd_status = rd_status | (s0_rx_bytes_lo_status & s0_rx_bytes_lo_status_mask);
         end
-        if (status_sel_5_reg) begin
-            rd_status = rd_status | (status_5 & status_mask_5);
+        if (s0_elapsed_lo_status_sel_reg) begin
+            rd_status = rd_status | (s0_elapsed_lo_status & s0_elapsed_lo_status_mask);
         end
-        if (status_sel_6_reg) begin
-            rd_status = rd_status | (status_6 & status_mask_6);
+        if (s0_err_offset_lo_status_sel_reg) begin
+            rd_status = rd_status | (s0_err_offset_lo_status & s0_err_offset_lo_status_mask);
         end
-        if (status_sel_7_reg) begin
-            rd_status = rd_status | (status_7 & status_mask_7);
+        if (s0_err_expected_status_sel_reg) begin
+            rd_status = rd_status | (s0_err_expected_status & s0_err_expected_status_mask);
         end
-        if (status_sel_8_reg) begin
-            rd_status = rd_status | (status_8 & status_mask_8);
+        if (s0_err_received_status_sel_reg) begin
+            rd_status = rd_status | (s0_err_received_status & s0_err_received_status_mask);
         end
-        if (status_sel_9_reg) begin
-            rd_status = rd_status | (status_9 & status_mask_9);
+        if (s0_err_count_status_sel_reg) begin
+            rd_status = rd_status | (s0_err_count_status & s0_err_count_status_mask);
         end
-        if (status_sel_10_reg) begin
-            rd_status = rd_status | (status_10 & status_mask_10);
+        if (s0_rx_packets_status_sel_reg) begin
+            rd_status = rd_status | (s0_rx_packets_status & s0_rx_packets_status_mask);
         end
-        if (status_sel_11_reg) begin
-            rd_status = rd_status | (status_11 & status_mask_11);
+        if (s0_peer_port_status_sel_reg) begin
+            rd_status = rd_status | (s0_peer_port_status & s0_peer_port_status_mask);
         end
-        if (status_sel_12_reg) begin
-            rd_status = rd_status | (status_12 & status_mask_12);
+        if (s0_peer_mss_status_sel_reg) begin
+            rd_status = rd_status | (s0_peer_mss_status & s0_peer_mss_status_mask);
         end
-        if (status_sel_13_reg) begin
-            rd_status = rd_status | (status_13 & status_mask_13);
+        if (s0_peer_window_scale_status_sel_reg) begin
+            rd_status = rd_status | (s0_peer_window_scale_status & s0_peer_window_scale_status_mask);
         end
-        if (status_sel_14_reg) begin
-            rd_status = rd_status | (status_14 & status_mask_14);
+        if (s1_status_status_sel_reg) begin
+            rd_status = rd_status | (s1_status_status & s1_status_status_mask);
         end
-        if (status_sel_15_reg) begin
-            rd_status = rd_status | (status_15 & status_mask_15);
+        if (s1_tx_bytes_lo_status_sel_reg) begin
+            rd_status = rd_status | (s1_tx_bytes_lo_status & s1_tx_bytes_lo_status_mask);
         end
-        if (status_sel_16_reg) begin
-            rd_status = rd_status | (status_16 & status_mask_16);
+        if (s1_rx_bytes_lo_status_sel_reg) begin
+            rd_status = rd_status | (s1_rx_bytes_lo_status & s1_rx_bytes_lo_status_mask);
         end
-        if (status_sel_17_reg) begin
-            rd_status = rd_status | (status_17 & status_mask_17);
+        if (s1_elapsed_lo_status_sel_reg) begin
+            rd_status = rd_status | (s1_elapsed_lo_status & s1_elapsed_lo_status_mask);
         end
-        if (status_sel_18_reg) begin
-            rd_status = rd_status | (status_18 & status_mask_18);
+        if (s1_err_offset_lo_status_sel_reg) begin
+            rd_status = rd_status | (s1_err_offset_lo_status & s1_err_offset_lo_status_mask);
         end
-        if (status_sel_19_reg) begin
-            rd_status = rd_status | (status_19 & status_mask_19);
+        if (s1_err_expected_status_sel_reg) begin
+            rd_status = rd_status | (s1_err_expected_status & s1_err_expected_status_mask);
         end
-        if (status_sel_20_reg) begin
-            rd_status = rd_status | (status_20 & status_mask_20);
+        if (s1_err_received_status_sel_reg) begin
+            rd_status = rd_status | (s1_err_received_status & s1_err_received_status_mask);
         end
-        if (status_sel_21_reg) begin
-            rd_status = rd_status | (status_21 & status_mask_21);
+        if (s1_err_count_status_sel_reg) begin
+            rd_status = rd_status | (s1_err_count_status & s1_err_count_status_mask);
         end
-        if (status_sel_22_reg) begin
-            rd_status = rd_status | (status_22 & status_mask_22);
+        if (s1_rx_packets_status_sel_reg) begin
+            rd_status = rd_status | (s1_rx_packets_status & s1_rx_packets_status_mask);
         end
-        if (status_sel_23_reg) begin
-            rd_status = rd_status | (status_23 & status_mask_23);
+        if (s1_peer_port_status_sel_reg) begin
+            rd_status = rd_status | (s1_peer_port_status & s1_peer_port_status_mask);
         end
-        if (status_sel_24_reg) begin
-            rd_status = rd_status | (status_24 & status_mask_24);
+        if (s1_peer_mss_status_sel_reg) begin
+            rd_status = rd_status | (s1_peer_mss_status & s1_peer_mss_status_mask);
         end
-        if (status_sel_25_reg) begin
-            rd_status = rd_status | (status_25 & status_mask_25);
+        if (s1_peer_window_scale_status_sel_reg) begin
+            rd_status = rd_status | (s1_peer_window_scale_status & s1_peer_window_scale_status_mask);
         end
-        if (status_sel_26_reg) begin
-            rd_status = rd_status | (status_26 & status_mask_26);
+        if (s2_status_status_sel_reg) begin
+            rd_status = rd_status | (s2_status_status & s2_status_status_mask);
         end
-        if (status_sel_27_reg) begin
-            rd_status = rd_status | (status_27 & status_mask_27);
+        if (s2_tx_bytes_lo_status_sel_reg) begin
+            rd_status = rd_status | (s2_tx_bytes_lo_status & s2_tx_bytes_lo_status_mask);
         end
-        if (status_sel_28_reg) begin
-            rd_status = rd_status | (status_28 & status_mask_28);
+        if (s2_rx_bytes_lo_status_sel_reg) begin
+            rd_status = rd_status | (s2_rx_bytes_lo_status & s2_rx_bytes_lo_status_mask);
         end
-        if (status_sel_29_reg) begin
-            rd_status = rd_status | (status_29 & status_mask_29);
+        if (s2_elapsed_lo_status_sel_reg) begin
+            rd_status = rd_status | (s2_elapsed_lo_status & s2_elapsed_lo_status_mask);
         end
-        if (status_sel_30_reg) begin
-            rd_status = rd_status | (status_30 & status_mask_30);
+        if (s2_err_offset_lo_status_sel_reg) begin
+            rd_status = rd_status | (s2_err_offset_lo_status & s2_err_offset_lo_status_mask);
         end
-        if (status_sel_31_reg) begin
-            rd_status = rd_status | (status_31 & status_mask_31);
+        if (s2_err_expected_status_sel_reg) begin
+            rd_status = rd_status | (s2_err_expected_status & s2_err_expected_status_mask);
         end
-        if (status_sel_32_reg) begin
-            rd_status = rd_status | (status_32 & status_mask_32);
+        if (s2_err_received_status_sel_reg) begin
+            rd_status = rd_status | (s2_err_received_status & s2_err_received_status_mask);
         end
-        if (status_sel_33_reg) begin
-            rd_status = rd_status | (status_33 & status_mask_33);
+        if (s2_err_count_status_sel_reg) begin
+            rd_status = rd_status | (s2_err_count_status & s2_err_count_status_mask);
         end
-        if (status_sel_34_reg) begin
-            rd_status = rd_status | (status_34 & status_mask_34);
+        if (s2_rx_packets_status_sel_reg) begin
+            rd_status = rd_status | (s2_rx_packets_status & s2_rx_packets_status_mask);
         end
-        if (status_sel_35_reg) begin
-            rd_status = rd_status | (status_35 & status_mask_35);
+        if (s2_peer_port_status_sel_reg) begin
+            rd_status = rd_status | (s2_peer_port_status & s2_peer_port_status_mask);
         end
-        if (status_sel_36_reg) begin
-            rd_status = rd_status | (status_36 & status_mask_36);
+        if (s2_peer_mss_status_sel_reg) begin
+            rd_status = rd_status | (s2_peer_mss_status & s2_peer_mss_status_mask);
         end
-        if (status_sel_37_reg) begin
-            rd_status = rd_status | (status_37 & status_mask_37);
+        if (s2_peer_window_scale_status_sel_reg) begin
+            rd_status = rd_status | (s2_peer_window_scale_status & s2_peer_window_scale_status_mask);
         end
-        if (status_sel_38_reg) begin
-            rd_status = rd_status | (status_38 & status_mask_38);
+        if (s3_status_status_sel_reg) begin
+            rd_status = rd_status | (s3_status_status & s3_status_status_mask);
         end
-        if (status_sel_39_reg) begin
-            rd_status = rd_status | (status_39 & status_mask_39);
+        if (s3_tx_bytes_lo_status_sel_reg) begin
+            rd_status = rd_status | (s3_tx_bytes_lo_status & s3_tx_bytes_lo_status_mask);
         end
-        if (status_sel_40_reg) begin
-            rd_status = rd_status | (status_40 & status_mask_40);
+        if (s3_rx_bytes_lo_status_sel_reg) begin
+            rd_status = rd_status | (s3_rx_bytes_lo_status & s3_rx_bytes_lo_status_mask);
         end
-        if (status_sel_41_reg) begin
-            rd_status = rd_status | (status_41 & status_mask_41);
+        if (s3_elapsed_lo_status_sel_reg) begin
+            rd_status = rd_status | (s3_elapsed_lo_status & s3_elapsed_lo_status_mask);
         end
-        if (status_sel_42_reg) begin
-            rd_status = rd_status | (status_42 & status_mask_42);
+        if (s3_err_offset_lo_status_sel_reg) begin
+            rd_status = rd_status | (s3_err_offset_lo_status & s3_err_offset_lo_status_mask);
         end
-        if (status_sel_43_reg) begin
-            rd_status = rd_status | (status_43 & status_mask_43);
+        if (s3_err_expected_status_sel_reg) begin
+            rd_status = rd_status | (s3_err_expected_status & s3_err_expected_status_mask);
         end
-        if (status_sel_44_reg) begin
-            rd_status = rd_status | (status_44 & status_mask_44);
+        if (s3_err_received_status_sel_reg) begin
+            rd_status = rd_status | (s3_err_received_status & s3_err_received_status_mask);
         end
-        if (status_sel_45_reg) begin
-            rd_status = rd_status | (status_45 & status_mask_45);
+        if (s3_err_count_status_sel_reg) begin
+            rd_status = rd_status | (s3_err_count_status & s3_err_count_status_mask);
         end
-        if (status_sel_46_reg) begin
-            rd_status = rd_status | (status_46 & status_mask_46);
+        if (s3_rx_packets_status_sel_reg) begin
+            rd_status = rd_status | (s3_rx_packets_status & s3_rx_packets_status_mask);
         end
-        if (status_sel_47_reg) begin
-            rd_status = rd_status | (status_47 & status_mask_47);
+        if (s3_peer_port_status_sel_reg) begin
+            rd_status = rd_status | (s3_peer_port_status & s3_peer_port_status_mask);
         end
-        if (status_sel_48_reg) begin
-            rd_status = rd_status | (status_48 & status_mask_48);
+        if (s3_peer_mss_status_sel_reg) begin
+            rd_status = rd_status | (s3_peer_mss_status & s3_peer_mss_status_mask);
         end
-        if (status_sel_49_reg) begin
-            rd_status = rd_status | (status_49 & status_mask_49);
+        if (s3_peer_window_scale_status_sel_reg) begin
+            rd_status = rd_status | (s3_peer_window_scale_status & s3_peer_window_scale_status_mask);
         end
         rd_latch = 32'h0;
-        latch_q_0_next = latch_q_0_reg;
-        if (do_read & latch_lo_sel_0_reg) begin
-            latch_q_0_next = latch_in_0 & latch_mask_0;
+        info_cycle_count_hi_latch_next = info_cycle_count_hi_latch_reg;
+        if (do_read & info_cycle_count_hi_latch_lo_sel_reg) begin
+            info_cycle_count_hi_latch_next = info_cycle_count_hi_latch_in & info_cycle_count_hi_latch_mask;
         end
-        if (latch_hi_sel_0_reg) begin
-            rd_latch = rd_latch | latch_q_0_reg;
-        end
-        if (user_rst) begin
-            latch_q_0_next = latch_reset_0;
-        end
-        latch_q_1_next = latch_q_1_reg;
-        if (do_read & latch_lo_sel_1_reg) begin
-            latch_q_1_next = latch_in_1 & latch_mask_1;
-        end
-        if (latch_hi_sel_1_reg) begin
-            rd_latch = rd_latch | latch_q_1_reg;
+        if (info_cycle_count_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | info_cycle_count_hi_latch_reg;
         end
         if (user_rst) begin
-            latch_q_1_next = latch_reset_1;
+            info_cycle_count_hi_latch_next = info_cycle_count_hi_latch_reset;
         end
-        latch_q_2_next = latch_q_2_reg;
-        if (do_read & latch_lo_sel_2_reg) begin
-            latch_q_2_next = latch_in_2 & latch_mask_2;
+        s0_tx_bytes_hi_latch_next = s0_tx_bytes_hi_latch_reg;
+        if (do_read & s0_tx_bytes_hi_latch_lo_sel_reg) begin
+            s0_tx_bytes_hi_latch_next = s0_tx_bytes_hi_latch_in & s0_tx_bytes_hi_latch_mask;
         end
-        if (latch_hi_sel_2_reg) begin
-            rd_latch = rd_latch | latch_q_2_reg;
-        end
-        if (user_rst) begin
-            latch_q_2_next = latch_reset_2;
-        end
-        latch_q_3_next = latch_q_3_reg;
-        if (do_read & latch_lo_sel_3_reg) begin
-            latch_q_3_next = latch_in_3 & latch_mask_3;
-        end
-        if (latch_hi_sel_3_reg) begin
-            rd_latch = rd_latch | latch_q_3_reg;
+        if (s0_tx_bytes_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s0_tx_bytes_hi_latch_reg;
         end
         if (user_rst) begin
-            latch_q_3_next = latch_reset_3;
+            s0_tx_bytes_hi_latch_next = s0_tx_bytes_hi_latch_reset;
         end
-        latch_q_4_next = latch_q_4_reg;
-        if (do_read & latch_lo_sel_4_reg) begin
-            latch_q_4_next = latch_in_4 & latch_mask_4;
+        s0_rx_bytes_hi_latch_next = s0_rx_bytes_hi_latch_reg;
+        if (do_read & s0_rx_bytes_hi_latch_lo_sel_reg) begin
+            s0_rx_bytes_hi_latch_next = s0_rx_bytes_hi_latch_in & s0_rx_bytes_hi_latch_mask;
         end
-        if (latch_hi_sel_4_reg) begin
-            rd_latch = rd_latch | latch_q_4_reg;
-        end
-        if (user_rst) begin
-            latch_q_4_next = latch_reset_4;
-        end
-        latch_q_5_next = latch_q_5_reg;
-        if (do_read & latch_lo_sel_5_reg) begin
-            latch_q_5_next = latch_in_5 & latch_mask_5;
-        end
-        if (latch_hi_sel_5_reg) begin
-            rd_latch = rd_latch | latch_q_5_reg;
+        if (s0_rx_bytes_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s0_rx_bytes_hi_latch_reg;
         end
         if (user_rst) begin
-            latch_q_5_next = latch_reset_5;
+            s0_rx_bytes_hi_latch_next = s0_rx_bytes_hi_latch_reset;
         end
-        latch_q_6_next = latch_q_6_reg;
-        if (do_read & latch_lo_sel_6_reg) begin
-            latch_q_6_next = latch_in_6 & latch_mask_6;
+        s0_elapsed_hi_latch_next = s0_elapsed_hi_latch_reg;
+        if (do_read & s0_elapsed_hi_latch_lo_sel_reg) begin
+            s0_elapsed_hi_latch_next = s0_elapsed_hi_latch_in & s0_elapsed_hi_latch_mask;
         end
-        if (latch_hi_sel_6_reg) begin
-            rd_latch = rd_latch | latch_q_6_reg;
-        end
-        if (user_rst) begin
-            latch_q_6_next = latch_reset_6;
-        end
-        latch_q_7_next = latch_q_7_reg;
-        if (do_read & latch_lo_sel_7_reg) begin
-            latch_q_7_next = latch_in_7 & latch_mask_7;
-        end
-        if (latch_hi_sel_7_reg) begin
-            rd_latch = rd_latch | latch_q_7_reg;
+        if (s0_elapsed_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s0_elapsed_hi_latch_reg;
         end
         if (user_rst) begin
-            latch_q_7_next = latch_reset_7;
+            s0_elapsed_hi_latch_next = s0_elapsed_hi_latch_reset;
         end
-        latch_q_8_next = latch_q_8_reg;
-        if (do_read & latch_lo_sel_8_reg) begin
-            latch_q_8_next = latch_in_8 & latch_mask_8;
+        s0_err_offset_hi_latch_next = s0_err_offset_hi_latch_reg;
+        if (do_read & s0_err_offset_hi_latch_lo_sel_reg) begin
+            s0_err_offset_hi_latch_next = s0_err_offset_hi_latch_in & s0_err_offset_hi_latch_mask;
         end
-        if (latch_hi_sel_8_reg) begin
-            rd_latch = rd_latch | latch_q_8_reg;
-        end
-        if (user_rst) begin
-            latch_q_8_next = latch_reset_8;
-        end
-        latch_q_9_next = latch_q_9_reg;
-        if (do_read & latch_lo_sel_9_reg) begin
-            latch_q_9_next = latch_in_9 & latch_mask_9;
-        end
-        if (latch_hi_sel_9_reg) begin
-            rd_latch = rd_latch | latch_q_9_reg;
+        if (s0_err_offset_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s0_err_offset_hi_latch_reg;
         end
         if (user_rst) begin
-            latch_q_9_next = latch_reset_9;
+            s0_err_offset_hi_latch_next = s0_err_offset_hi_latch_reset;
         end
-        latch_q_10_next = latch_q_10_reg;
-        if (do_read & latch_lo_sel_10_reg) begin
-            latch_q_10_next = latch_in_10 & latch_mask_10;
+        s1_tx_bytes_hi_latch_next = s1_tx_bytes_hi_latch_reg;
+        if (do_read & s1_tx_bytes_hi_latch_lo_sel_reg) begin
+            s1_tx_bytes_hi_latch_next = s1_tx_bytes_hi_latch_in & s1_tx_bytes_hi_latch_mask;
         end
-        if (latch_hi_sel_10_reg) begin
-            rd_latch = rd_latch | latch_q_10_reg;
-        end
-        if (user_rst) begin
-            latch_q_10_next = latch_reset_10;
-        end
-        latch_q_11_next = latch_q_11_reg;
-        if (do_read & latch_lo_sel_11_reg) begin
-            latch_q_11_next = latch_in_11 & latch_mask_11;
-        end
-        if (latch_hi_sel_11_reg) begin
-            rd_latch = rd_latch | latch_q_11_reg;
+        if (s1_tx_bytes_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s1_tx_bytes_hi_latch_reg;
         end
         if (user_rst) begin
-            latch_q_11_next = latch_reset_11;
+            s1_tx_bytes_hi_latch_next = s1_tx_bytes_hi_latch_reset;
         end
-        latch_q_12_next = latch_q_12_reg;
-        if (do_read & latch_lo_sel_12_reg) begin
-            latch_q_12_next = latch_in_12 & latch_mask_12;
+        s1_rx_bytes_hi_latch_next = s1_rx_bytes_hi_latch_reg;
+        if (do_read & s1_rx_bytes_hi_latch_lo_sel_reg) begin
+            s1_rx_bytes_hi_latch_next = s1_rx_bytes_hi_latch_in & s1_rx_bytes_hi_latch_mask;
         end
-        if (latch_hi_sel_12_reg) begin
-            rd_latch = rd_latch | latch_q_12_reg;
-        end
-        if (user_rst) begin
-            latch_q_12_next = latch_reset_12;
-        end
-        latch_q_13_next = latch_q_13_reg;
-        if (do_read & latch_lo_sel_13_reg) begin
-            latch_q_13_next = latch_in_13 & latch_mask_13;
-        end
-        if (latch_hi_sel_13_reg) begin
-            rd_latch = rd_latch | latch_q_13_reg;
+        if (s1_rx_bytes_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s1_rx_bytes_hi_latch_reg;
         end
         if (user_rst) begin
-            latch_q_13_next = latch_reset_13;
+            s1_rx_bytes_hi_latch_next = s1_rx_bytes_hi_latch_reset;
         end
-        latch_q_14_next = latch_q_14_reg;
-        if (do_read & latch_lo_sel_14_reg) begin
-            latch_q_14_next = latch_in_14 & latch_mask_14;
+        s1_elapsed_hi_latch_next = s1_elapsed_hi_latch_reg;
+        if (do_read & s1_elapsed_hi_latch_lo_sel_reg) begin
+            s1_elapsed_hi_latch_next = s1_elapsed_hi_latch_in & s1_elapsed_hi_latch_mask;
         end
-        if (latch_hi_sel_14_reg) begin
-            rd_latch = rd_latch | latch_q_14_reg;
-        end
-        if (user_rst) begin
-            latch_q_14_next = latch_reset_14;
-        end
-        latch_q_15_next = latch_q_15_reg;
-        if (do_read & latch_lo_sel_15_reg) begin
-            latch_q_15_next = latch_in_15 & latch_mask_15;
-        end
-        if (latch_hi_sel_15_reg) begin
-            rd_latch = rd_latch | latch_q_15_reg;
+        if (s1_elapsed_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s1_elapsed_hi_latch_reg;
         end
         if (user_rst) begin
-            latch_q_15_next = latch_reset_15;
+            s1_elapsed_hi_latch_next = s1_elapsed_hi_latch_reset;
         end
-        latch_q_16_next = latch_q_16_reg;
-        if (do_read & latch_lo_sel_16_reg) begin
-            latch_q_16_next = latch_in_16 & latch_mask_16;
+        s1_err_offset_hi_latch_next = s1_err_offset_hi_latch_reg;
+        if (do_read & s1_err_offset_hi_latch_lo_sel_reg) begin
+            s1_err_offset_hi_latch_next = s1_err_offset_hi_latch_in & s1_err_offset_hi_latch_mask;
         end
-        if (latch_hi_sel_16_reg) begin
-            rd_latch = rd_latch | latch_q_16_reg;
+        if (s1_err_offset_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s1_err_offset_hi_latch_reg;
         end
         if (user_rst) begin
-            latch_q_16_next = latch_reset_16;
+            s1_err_offset_hi_latch_next = s1_err_offset_hi_latch_reset;
+        end
+        s2_tx_bytes_hi_latch_next = s2_tx_bytes_hi_latch_reg;
+        if (do_read & s2_tx_bytes_hi_latch_lo_sel_reg) begin
+            s2_tx_bytes_hi_latch_next = s2_tx_bytes_hi_latch_in & s2_tx_bytes_hi_latch_mask;
+        end
+        if (s2_tx_bytes_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s2_tx_bytes_hi_latch_reg;
+        end
+        if (user_rst) begin
+            s2_tx_bytes_hi_latch_next = s2_tx_bytes_hi_latch_reset;
+        end
+        s2_rx_bytes_hi_latch_next = s2_rx_bytes_hi_latch_reg;
+        if (do_read & s2_rx_bytes_hi_latch_lo_sel_reg) begin
+            s2_rx_bytes_hi_latch_next = s2_rx_bytes_hi_latch_in & s2_rx_bytes_hi_latch_mask;
+        end
+        if (s2_rx_bytes_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s2_rx_bytes_hi_latch_reg;
+        end
+        if (user_rst) begin
+            s2_rx_bytes_hi_latch_next = s2_rx_bytes_hi_latch_reset;
+        end
+        s2_elapsed_hi_latch_next = s2_elapsed_hi_latch_reg;
+        if (do_read & s2_elapsed_hi_latch_lo_sel_reg) begin
+            s2_elapsed_hi_latch_next = s2_elapsed_hi_latch_in & s2_elapsed_hi_latch_mask;
+        end
+        if (s2_elapsed_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s2_elapsed_hi_latch_reg;
+        end
+        if (user_rst) begin
+            s2_elapsed_hi_latch_next = s2_elapsed_hi_latch_reset;
+        end
+        s2_err_offset_hi_latch_next = s2_err_offset_hi_latch_reg;
+        if (do_read & s2_err_offset_hi_latch_lo_sel_reg) begin
+            s2_err_offset_hi_latch_next = s2_err_offset_hi_latch_in & s2_err_offset_hi_latch_mask;
+        end
+        if (s2_err_offset_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s2_err_offset_hi_latch_reg;
+        end
+        if (user_rst) begin
+            s2_err_offset_hi_latch_next = s2_err_offset_hi_latch_reset;
+        end
+        s3_tx_bytes_hi_latch_next = s3_tx_bytes_hi_latch_reg;
+        if (do_read & s3_tx_bytes_hi_latch_lo_sel_reg) begin
+            s3_tx_bytes_hi_latch_next = s3_tx_bytes_hi_latch_in & s3_tx_bytes_hi_latch_mask;
+        end
+        if (s3_tx_bytes_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s3_tx_bytes_hi_latch_reg;
+        end
+        if (user_rst) begin
+            s3_tx_bytes_hi_latch_next = s3_tx_bytes_hi_latch_reset;
+        end
+        s3_rx_bytes_hi_latch_next = s3_rx_bytes_hi_latch_reg;
+        if (do_read & s3_rx_bytes_hi_latch_lo_sel_reg) begin
+            s3_rx_bytes_hi_latch_next = s3_rx_bytes_hi_latch_in & s3_rx_bytes_hi_latch_mask;
+        end
+        if (s3_rx_bytes_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s3_rx_bytes_hi_latch_reg;
+        end
+        if (user_rst) begin
+            s3_rx_bytes_hi_latch_next = s3_rx_bytes_hi_latch_reset;
+        end
+        s3_elapsed_hi_latch_next = s3_elapsed_hi_latch_reg;
+        if (do_read & s3_elapsed_hi_latch_lo_sel_reg) begin
+            s3_elapsed_hi_latch_next = s3_elapsed_hi_latch_in & s3_elapsed_hi_latch_mask;
+        end
+        if (s3_elapsed_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s3_elapsed_hi_latch_reg;
+        end
+        if (user_rst) begin
+            s3_elapsed_hi_latch_next = s3_elapsed_hi_latch_reset;
+        end
+        s3_err_offset_hi_latch_next = s3_err_offset_hi_latch_reg;
+        if (do_read & s3_err_offset_hi_latch_lo_sel_reg) begin
+            s3_err_offset_hi_latch_next = s3_err_offset_hi_latch_in & s3_err_offset_hi_latch_mask;
+        end
+        if (s3_err_offset_hi_latch_hi_sel_reg) begin
+            rd_latch = rd_latch | s3_err_offset_hi_latch_reg;
+        end
+        if (user_rst) begin
+            s3_err_offset_hi_latch_next = s3_err_offset_hi_latch_reset;
         end
         rd_const = 32'h0;
-        if (const_sel_0_reg) begin
-            rd_const = rd_const | const_value_0;
+        if (info_id_const_sel_reg) begin
+            rd_const = rd_const | info_id_const_value;
         end
-        if (const_sel_1_reg) begin
-            rd_const = rd_const | const_value_1;
+        if (info_version_const_sel_reg) begin
+            rd_const = rd_const | info_version_const_value;
         end
-        if (const_sel_2_reg) begin
-            rd_const = rd_const | const_value_2;
+        if (info_sessions_const_sel_reg) begin
+            rd_const = rd_const | info_sessions_const_value;
         end
-        if (const_sel_3_reg) begin
-            rd_const = rd_const | const_value_3;
+        if (info_data_width_const_sel_reg) begin
+            rd_const = rd_const | info_data_width_const_value;
         end
-        if (const_sel_4_reg) begin
-            rd_const = rd_const | const_value_4;
+        if (info_user_clock_khz_const_sel_reg) begin
+            rd_const = rd_const | info_user_clock_khz_const_value;
         end
-        if (const_sel_5_reg) begin
-            rd_const = rd_const | const_value_5;
+        if (info_reg_clock_khz_const_sel_reg) begin
+            rd_const = rd_const | info_reg_clock_khz_const_value;
         end
-        if (const_sel_6_reg) begin
-            rd_const = rd_const | const_value_6;
+        if (info_bus_timeout_const_sel_reg) begin
+            rd_const = rd_const | info_bus_timeout_const_value;
         end
-        if (const_sel_7_reg) begin
-            rd_const = rd_const | const_value_7;
+        if (info_config_hash_lo_const_sel_reg) begin
+            rd_const = rd_const | info_config_hash_lo_const_value;
         end
-        if (const_sel_8_reg) begin
-            rd_const = rd_const | const_value_8;
+        if (info_config_hash_hi_const_sel_reg) begin
+            rd_const = rd_const | info_config_hash_hi_const_value;
         end
         ack_tog_next = ack_tog_reg;
         resp_data_next = resp_data_reg;
@@ -2963,273 +2967,273 @@ module toe_user_logic_regs_core (
     end
 
     always @(posedge s_axil_aclk) begin
-        aw_full_reg       <= aw_full_next;
-        aw_addr_reg       <= aw_addr_next;
-        w_full_reg        <= w_full_next;
-        w_data_reg        <= w_data_next;
-        w_strb_reg        <= w_strb_next;
-        ar_full_reg       <= ar_full_next;
-        ar_addr_reg       <= ar_addr_next;
-        busy_reg          <= busy_next;
-        last_write_reg    <= last_write_next;
-        req_write_reg     <= req_write_next;
-        req_addr_reg      <= req_addr_next;
-        req_wdata_reg     <= req_wdata_next;
-        req_wstrb_reg     <= req_wstrb_next;
-        req_tog_reg       <= req_tog_next;
-        ack_seen_reg      <= ack_seen_next;
-        drop_resp_reg     <= drop_resp_next;
-        wait_q_reg        <= wait_q_next;
-        expired_reg       <= expired_next;
-        b_valid_reg       <= b_valid_next;
-        b_resp_reg        <= b_resp_next;
-        r_valid_reg       <= r_valid_next;
-        r_data_reg        <= r_data_next;
-        r_resp_reg        <= r_resp_next;
-        check_hit_0_reg   <= check_hit_0_next;
-        check_hit_1_reg   <= check_hit_1_next;
-        check_hit_2_reg   <= check_hit_2_next;
-        check_hit_3_reg   <= check_hit_3_next;
-        check_hit_4_reg   <= check_hit_4_next;
-        check_hit_5_reg   <= check_hit_5_next;
-        check_hit_6_reg   <= check_hit_6_next;
-        check_hit_7_reg   <= check_hit_7_next;
-        check_hit_8_reg   <= check_hit_8_next;
-        check_hit_9_reg   <= check_hit_9_next;
-        check_fault_0_reg <= check_fault_0_next;
-        check_fault_1_reg <= check_fault_1_next;
-        check_fault_2_reg <= check_fault_2_next;
-        check_fault_3_reg <= check_fault_3_next;
-        check_fault_4_reg <= check_fault_4_next;
-        check_fault_5_reg <= check_fault_5_next;
-        check_fault_6_reg <= check_fault_6_next;
-        check_fault_7_reg <= check_fault_7_next;
-        check_fault_8_reg <= check_fault_8_next;
-        check_fault_9_reg <= check_fault_9_next;
-        w_refused_q_reg   <= w_refused_q_next;
-        w_checked_reg     <= w_checked_next;
+        aw_full_reg                                     <= aw_full_next;
+        aw_addr_reg                                     <= aw_addr_next;
+        w_full_reg                                      <= w_full_next;
+        w_data_reg                                      <= w_data_next;
+        w_strb_reg                                      <= w_strb_next;
+        ar_full_reg                                     <= ar_full_next;
+        ar_addr_reg                                     <= ar_addr_next;
+        busy_reg                                        <= busy_next;
+        last_write_reg                                  <= last_write_next;
+        req_write_reg                                   <= req_write_next;
+        req_addr_reg                                    <= req_addr_next;
+        req_wdata_reg                                   <= req_wdata_next;
+        req_wstrb_reg                                   <= req_wstrb_next;
+        req_tog_reg                                     <= req_tog_next;
+        ack_seen_reg                                    <= ack_seen_next;
+        drop_resp_reg                                   <= drop_resp_next;
+        wait_q_reg                                      <= wait_q_next;
+        expired_reg                                     <= expired_next;
+        b_valid_reg                                     <= b_valid_next;
+        b_resp_reg                                      <= b_resp_next;
+        r_valid_reg                                     <= r_valid_next;
+        r_data_reg                                      <= r_data_next;
+        r_resp_reg                                      <= r_resp_next;
+        toe_toe_config_mode_check_hit_reg               <= toe_toe_config_mode_check_hit_next;
+        toe_toe_config_last_packet_mode_check_hit_reg   <= toe_toe_config_last_packet_mode_check_hit_next;
+        s0_speed_tx_percent_check_hit_reg               <= s0_speed_tx_percent_check_hit_next;
+        s0_speed_rx_percent_check_hit_reg               <= s0_speed_rx_percent_check_hit_next;
+        s1_speed_tx_percent_check_hit_reg               <= s1_speed_tx_percent_check_hit_next;
+        s1_speed_rx_percent_check_hit_reg               <= s1_speed_rx_percent_check_hit_next;
+        s2_speed_tx_percent_check_hit_reg               <= s2_speed_tx_percent_check_hit_next;
+        s2_speed_rx_percent_check_hit_reg               <= s2_speed_rx_percent_check_hit_next;
+        s3_speed_tx_percent_check_hit_reg               <= s3_speed_tx_percent_check_hit_next;
+        s3_speed_rx_percent_check_hit_reg               <= s3_speed_rx_percent_check_hit_next;
+        toe_toe_config_mode_check_fault_reg             <= toe_toe_config_mode_check_fault_next;
+        toe_toe_config_last_packet_mode_check_fault_reg <= toe_toe_config_last_packet_mode_check_fault_next;
+        s0_speed_tx_percent_check_fault_reg             <= s0_speed_tx_percent_check_fault_next;
+        s0_speed_rx_percent_check_fault_reg             <= s0_speed_rx_percent_check_fault_next;
+        s1_speed_tx_percent_check_fault_reg             <= s1_speed_tx_percent_check_fault_next;
+        s1_speed_rx_percent_check_fault_reg             <= s1_speed_rx_percent_check_fault_next;
+        s2_speed_tx_percent_check_fault_reg             <= s2_speed_tx_percent_check_fault_next;
+        s2_speed_rx_percent_check_fault_reg             <= s2_speed_rx_percent_check_fault_next;
+        s3_speed_tx_percent_check_fault_reg             <= s3_speed_tx_percent_check_fault_next;
+        s3_speed_rx_percent_check_fault_reg             <= s3_speed_rx_percent_check_fault_next;
+        w_refused_q_reg                                 <= w_refused_q_next;
+        w_checked_reg                                   <= w_checked_next;
     end
 
     always @(posedge user_clk) begin
-        req_seen_reg        <= req_seen_next;
-        ack_tog_reg         <= ack_tog_next;
-        resp_data_reg       <= resp_data_next;
-        resp_err_reg        <= resp_err_next;
-        counter_reg         <= counter_next;
-        storage_q_0_reg     <= storage_q_0_next;
-        storage_q_1_reg     <= storage_q_1_next;
-        storage_q_2_reg     <= storage_q_2_next;
-        storage_q_3_reg     <= storage_q_3_next;
-        storage_q_4_reg     <= storage_q_4_next;
-        storage_q_5_reg     <= storage_q_5_next;
-        storage_q_6_reg     <= storage_q_6_next;
-        storage_q_7_reg     <= storage_q_7_next;
-        storage_q_8_reg     <= storage_q_8_next;
-        storage_q_9_reg     <= storage_q_9_next;
-        storage_q_10_reg    <= storage_q_10_next;
-        storage_q_11_reg    <= storage_q_11_next;
-        storage_q_12_reg    <= storage_q_12_next;
-        storage_q_13_reg    <= storage_q_13_next;
-        storage_q_14_reg    <= storage_q_14_next;
-        storage_q_15_reg    <= storage_q_15_next;
-        storage_q_16_reg    <= storage_q_16_next;
-        storage_q_17_reg    <= storage_q_17_next;
-        storage_q_18_reg    <= storage_q_18_next;
-        storage_q_19_reg    <= storage_q_19_next;
-        storage_q_20_reg    <= storage_q_20_next;
-        storage_q_21_reg    <= storage_q_21_next;
-        storage_q_22_reg    <= storage_q_22_next;
-        storage_q_23_reg    <= storage_q_23_next;
-        storage_q_24_reg    <= storage_q_24_next;
-        storage_q_25_reg    <= storage_q_25_next;
-        storage_q_26_reg    <= storage_q_26_next;
-        storage_q_27_reg    <= storage_q_27_next;
-        storage_q_28_reg    <= storage_q_28_next;
-        storage_q_29_reg    <= storage_q_29_next;
-        storage_q_30_reg    <= storage_q_30_next;
-        storage_q_31_reg    <= storage_q_31_next;
-        storage_q_32_reg    <= storage_q_32_next;
-        storage_q_33_reg    <= storage_q_33_next;
-        storage_q_34_reg    <= storage_q_34_next;
-        storage_q_35_reg    <= storage_q_35_next;
-        storage_q_36_reg    <= storage_q_36_next;
-        storage_q_37_reg    <= storage_q_37_next;
-        storage_q_38_reg    <= storage_q_38_next;
-        storage_q_39_reg    <= storage_q_39_next;
-        storage_q_40_reg    <= storage_q_40_next;
-        storage_q_41_reg    <= storage_q_41_next;
-        storage_q_42_reg    <= storage_q_42_next;
-        pulse_q_0_reg       <= pulse_q_0_next;
-        pulse_q_1_reg       <= pulse_q_1_next;
-        pulse_q_2_reg       <= pulse_q_2_next;
-        pulse_q_3_reg       <= pulse_q_3_next;
-        pulse_q_4_reg       <= pulse_q_4_next;
-        sticky_q_0_reg      <= sticky_q_0_next;
-        sticky_q_1_reg      <= sticky_q_1_next;
-        sticky_q_2_reg      <= sticky_q_2_next;
-        sticky_q_3_reg      <= sticky_q_3_next;
-        latch_q_0_reg       <= latch_q_0_next;
-        latch_q_1_reg       <= latch_q_1_next;
-        latch_q_2_reg       <= latch_q_2_next;
-        latch_q_3_reg       <= latch_q_3_next;
-        latch_q_4_reg       <= latch_q_4_next;
-        latch_q_5_reg       <= latch_q_5_next;
-        latch_q_6_reg       <= latch_q_6_next;
-        latch_q_7_reg       <= latch_q_7_next;
-        latch_q_8_reg       <= latch_q_8_next;
-        latch_q_9_reg       <= latch_q_9_next;
-        latch_q_10_reg      <= latch_q_10_next;
-        latch_q_11_reg      <= latch_q_11_next;
-        latch_q_12_reg      <= latch_q_12_next;
-        latch_q_13_reg      <= latch_q_13_next;
-        latch_q_14_reg      <= latch_q_14_next;
-        latch_q_15_reg      <= latch_q_15_next;
-        latch_q_16_reg      <= latch_q_16_next;
-        storage_sel_0_reg   <= storage_sel_0_next;
-        storage_sel_1_reg   <= storage_sel_1_next;
-        storage_sel_2_reg   <= storage_sel_2_next;
-        storage_sel_3_reg   <= storage_sel_3_next;
-        storage_sel_4_reg   <= storage_sel_4_next;
-        storage_sel_5_reg   <= storage_sel_5_next;
-        storage_sel_6_reg   <= storage_sel_6_next;
-        storage_sel_7_reg   <= storage_sel_7_next;
-        storage_sel_8_reg   <= storage_sel_8_next;
-        storage_sel_9_reg   <= storage_sel_9_next;
-        storage_sel_10_reg  <= storage_sel_10_next;
-        storage_sel_11_reg  <= storage_sel_11_next;
-        storage_sel_12_reg  <= storage_sel_12_next;
-        storage_sel_13_reg  <= storage_sel_13_next;
-        storage_sel_14_reg  <= storage_sel_14_next;
-        storage_sel_15_reg  <= storage_sel_15_next;
-        storage_sel_16_reg  <= storage_sel_16_next;
-        storage_sel_17_reg  <= storage_sel_17_next;
-        storage_sel_18_reg  <= storage_sel_18_next;
-        storage_sel_19_reg  <= storage_sel_19_next;
-        storage_sel_20_reg  <= storage_sel_20_next;
-        storage_sel_21_reg  <= storage_sel_21_next;
-        storage_sel_22_reg  <= storage_sel_22_next;
-        storage_sel_23_reg  <= storage_sel_23_next;
-        storage_sel_24_reg  <= storage_sel_24_next;
-        storage_sel_25_reg  <= storage_sel_25_next;
-        storage_sel_26_reg  <= storage_sel_26_next;
-        storage_sel_27_reg  <= storage_sel_27_next;
-        storage_sel_28_reg  <= storage_sel_28_next;
-        storage_sel_29_reg  <= storage_sel_29_next;
-        storage_sel_30_reg  <= storage_sel_30_next;
-        storage_sel_31_reg  <= storage_sel_31_next;
-        storage_sel_32_reg  <= storage_sel_32_next;
-        storage_sel_33_reg  <= storage_sel_33_next;
-        storage_sel_34_reg  <= storage_sel_34_next;
-        storage_sel_35_reg  <= storage_sel_35_next;
-        storage_sel_36_reg  <= storage_sel_36_next;
-        storage_sel_37_reg  <= storage_sel_37_next;
-        storage_sel_38_reg  <= storage_sel_38_next;
-        storage_sel_39_reg  <= storage_sel_39_next;
-        storage_sel_40_reg  <= storage_sel_40_next;
-        storage_sel_41_reg  <= storage_sel_41_next;
-        storage_sel_42_reg  <= storage_sel_42_next;
-        pulse_sel_0_reg     <= pulse_sel_0_next;
-        pulse_sel_1_reg     <= pulse_sel_1_next;
-        pulse_sel_2_reg     <= pulse_sel_2_next;
-        pulse_sel_3_reg     <= pulse_sel_3_next;
-        pulse_sel_4_reg     <= pulse_sel_4_next;
-        sticky_sel_0_reg    <= sticky_sel_0_next;
-        sticky_sel_1_reg    <= sticky_sel_1_next;
-        sticky_sel_2_reg    <= sticky_sel_2_next;
-        sticky_sel_3_reg    <= sticky_sel_3_next;
-        status_sel_0_reg    <= status_sel_0_next;
-        status_sel_1_reg    <= status_sel_1_next;
-        status_sel_2_reg    <= status_sel_2_next;
-        status_sel_3_reg    <= status_sel_3_next;
-        status_sel_4_reg    <= status_sel_4_next;
-        status_sel_5_reg    <= status_sel_5_next;
-        status_sel_6_reg    <= status_sel_6_next;
-        status_sel_7_reg    <= status_sel_7_next;
-        status_sel_8_reg    <= status_sel_8_next;
-        status_sel_9_reg    <= status_sel_9_next;
-        status_sel_10_reg   <= status_sel_10_next;
-        status_sel_11_reg   <= status_sel_11_next;
-        status_sel_12_reg   <= status_sel_12_next;
-        status_sel_13_reg   <= status_sel_13_next;
-        status_sel_14_reg   <= status_sel_14_next;
-        status_sel_15_reg   <= status_sel_15_next;
-        status_sel_16_reg   <= status_sel_16_next;
-        status_sel_17_reg   <= status_sel_17_next;
-        status_sel_18_reg   <= status_sel_18_next;
-        status_sel_19_reg   <= status_sel_19_next;
-        status_sel_20_reg   <= status_sel_20_next;
-        status_sel_21_reg   <= status_sel_21_next;
-        status_sel_22_reg   <= status_sel_22_next;
-        status_sel_23_reg   <= status_sel_23_next;
-        status_sel_24_reg   <= status_sel_24_next;
-        status_sel_25_reg   <= status_sel_25_next;
-        status_sel_26_reg   <= status_sel_26_next;
-        status_sel_27_reg   <= status_sel_27_next;
-        status_sel_28_reg   <= status_sel_28_next;
-        status_sel_29_reg   <= status_sel_29_next;
-        status_sel_30_reg   <= status_sel_30_next;
-        status_sel_31_reg   <= status_sel_31_next;
-        status_sel_32_reg   <= status_sel_32_next;
-        status_sel_33_reg   <= status_sel_33_next;
-        status_sel_34_reg   <= status_sel_34_next;
-        status_sel_35_reg   <= status_sel_35_next;
-        status_sel_36_reg   <= status_sel_36_next;
-        status_sel_37_reg   <= status_sel_37_next;
-        status_sel_38_reg   <= status_sel_38_next;
-        status_sel_39_reg   <= status_sel_39_next;
-        status_sel_40_reg   <= status_sel_40_next;
-        status_sel_41_reg   <= status_sel_41_next;
-        status_sel_42_reg   <= status_sel_42_next;
-        status_sel_43_reg   <= status_sel_43_next;
-        status_sel_44_reg   <= status_sel_44_next;
-        status_sel_45_reg   <= status_sel_45_next;
-        status_sel_46_reg   <= status_sel_46_next;
-        status_sel_47_reg   <= status_sel_47_next;
-        status_sel_48_reg   <= status_sel_48_next;
-        status_sel_49_reg   <= status_sel_49_next;
-        latch_lo_sel_0_reg  <= latch_lo_sel_0_next;
-        latch_lo_sel_1_reg  <= latch_lo_sel_1_next;
-        latch_lo_sel_2_reg  <= latch_lo_sel_2_next;
-        latch_lo_sel_3_reg  <= latch_lo_sel_3_next;
-        latch_lo_sel_4_reg  <= latch_lo_sel_4_next;
-        latch_lo_sel_5_reg  <= latch_lo_sel_5_next;
-        latch_lo_sel_6_reg  <= latch_lo_sel_6_next;
-        latch_lo_sel_7_reg  <= latch_lo_sel_7_next;
-        latch_lo_sel_8_reg  <= latch_lo_sel_8_next;
-        latch_lo_sel_9_reg  <= latch_lo_sel_9_next;
-        latch_lo_sel_10_reg <= latch_lo_sel_10_next;
-        latch_lo_sel_11_reg <= latch_lo_sel_11_next;
-        latch_lo_sel_12_reg <= latch_lo_sel_12_next;
-        latch_lo_sel_13_reg <= latch_lo_sel_13_next;
-        latch_lo_sel_14_reg <= latch_lo_sel_14_next;
-        latch_lo_sel_15_reg <= latch_lo_sel_15_next;
-        latch_lo_sel_16_reg <= latch_lo_sel_16_next;
-        latch_hi_sel_0_reg  <= latch_hi_sel_0_next;
-        latch_hi_sel_1_reg  <= latch_hi_sel_1_next;
-        latch_hi_sel_2_reg  <= latch_hi_sel_2_next;
-        latch_hi_sel_3_reg  <= latch_hi_sel_3_next;
-        latch_hi_sel_4_reg  <= latch_hi_sel_4_next;
-        latch_hi_sel_5_reg  <= latch_hi_sel_5_next;
-        latch_hi_sel_6_reg  <= latch_hi_sel_6_next;
-        latch_hi_sel_7_reg  <= latch_hi_sel_7_next;
-        latch_hi_sel_8_reg  <= latch_hi_sel_8_next;
-        latch_hi_sel_9_reg  <= latch_hi_sel_9_next;
-        latch_hi_sel_10_reg <= latch_hi_sel_10_next;
-        latch_hi_sel_11_reg <= latch_hi_sel_11_next;
-        latch_hi_sel_12_reg <= latch_hi_sel_12_next;
-        latch_hi_sel_13_reg <= latch_hi_sel_13_next;
-        latch_hi_sel_14_reg <= latch_hi_sel_14_next;
-        latch_hi_sel_15_reg <= latch_hi_sel_15_next;
-        latch_hi_sel_16_reg <= latch_hi_sel_16_next;
-        const_sel_0_reg     <= const_sel_0_next;
-        const_sel_1_reg     <= const_sel_1_next;
-        const_sel_2_reg     <= const_sel_2_next;
-        const_sel_3_reg     <= const_sel_3_next;
-        const_sel_4_reg     <= const_sel_4_next;
-        const_sel_5_reg     <= const_sel_5_next;
-        const_sel_6_reg     <= const_sel_6_next;
-        const_sel_7_reg     <= const_sel_7_next;
-        const_sel_8_reg     <= const_sel_8_next;
+        req_seen_reg                         <= req_seen_next;
+        ack_tog_reg                          <= ack_tog_next;
+        resp_data_reg                        <= resp_data_next;
+        resp_err_reg                         <= resp_err_next;
+        counter_reg                          <= counter_next;
+        toe_toe_config_storage_reg           <= toe_toe_config_storage_next;
+        toe_fpga_mac_lo_storage_reg          <= toe_fpga_mac_lo_storage_next;
+        toe_fpga_mac_hi_storage_reg          <= toe_fpga_mac_hi_storage_next;
+        toe_fpga_ip_storage_reg              <= toe_fpga_ip_storage_next;
+        toe_target_mac_lo_storage_reg        <= toe_target_mac_lo_storage_next;
+        toe_target_mac_hi_storage_reg        <= toe_target_mac_hi_storage_next;
+        toe_target_ip_storage_reg            <= toe_target_ip_storage_next;
+        s0_test_config_storage_reg           <= s0_test_config_storage_next;
+        s0_speed_storage_reg                 <= s0_speed_storage_next;
+        s0_transfer_size_lo_storage_reg      <= s0_transfer_size_lo_storage_next;
+        s0_transfer_size_hi_storage_reg      <= s0_transfer_size_hi_storage_next;
+        s0_packet_size_lo_storage_reg        <= s0_packet_size_lo_storage_next;
+        s0_packet_size_hi_storage_reg        <= s0_packet_size_hi_storage_next;
+        s0_fpga_port_storage_reg             <= s0_fpga_port_storage_next;
+        s0_target_port_storage_reg           <= s0_target_port_storage_next;
+        s0_stall_timeout_storage_reg         <= s0_stall_timeout_storage_next;
+        s1_test_config_storage_reg           <= s1_test_config_storage_next;
+        s1_speed_storage_reg                 <= s1_speed_storage_next;
+        s1_transfer_size_lo_storage_reg      <= s1_transfer_size_lo_storage_next;
+        s1_transfer_size_hi_storage_reg      <= s1_transfer_size_hi_storage_next;
+        s1_packet_size_lo_storage_reg        <= s1_packet_size_lo_storage_next;
+        s1_packet_size_hi_storage_reg        <= s1_packet_size_hi_storage_next;
+        s1_fpga_port_storage_reg             <= s1_fpga_port_storage_next;
+        s1_target_port_storage_reg           <= s1_target_port_storage_next;
+        s1_stall_timeout_storage_reg         <= s1_stall_timeout_storage_next;
+        s2_test_config_storage_reg           <= s2_test_config_storage_next;
+        s2_speed_storage_reg                 <= s2_speed_storage_next;
+        s2_transfer_size_lo_storage_reg      <= s2_transfer_size_lo_storage_next;
+        s2_transfer_size_hi_storage_reg      <= s2_transfer_size_hi_storage_next;
+        s2_packet_size_lo_storage_reg        <= s2_packet_size_lo_storage_next;
+        s2_packet_size_hi_storage_reg        <= s2_packet_size_hi_storage_next;
+        s2_fpga_port_storage_reg             <= s2_fpga_port_storage_next;
+        s2_target_port_storage_reg           <= s2_target_port_storage_next;
+        s2_stall_timeout_storage_reg         <= s2_stall_timeout_storage_next;
+        s3_test_config_storage_reg           <= s3_test_config_storage_next;
+        s3_speed_storage_reg                 <= s3_speed_storage_next;
+        s3_transfer_size_lo_storage_reg      <= s3_transfer_size_lo_storage_next;
+        s3_transfer_size_hi_storage_reg      <= s3_transfer_size_hi_storage_next;
+        s3_packet_size_lo_storage_reg        <= s3_packet_size_lo_storage_next;
+        s3_packet_size_hi_storage_reg        <= s3_packet_size_hi_storage_next;
+        s3_fpga_port_storage_reg             <= s3_fpga_port_storage_next;
+        s3_target_port_storage_reg           <= s3_target_port_storage_next;
+        s3_stall_timeout_storage_reg         <= s3_stall_timeout_storage_next;
+        toe_toe_ctrl_pulse_reg               <= toe_toe_ctrl_pulse_next;
+        s0_ctrl_pulse_reg                    <= s0_ctrl_pulse_next;
+        s1_ctrl_pulse_reg                    <= s1_ctrl_pulse_next;
+        s2_ctrl_pulse_reg                    <= s2_ctrl_pulse_next;
+        s3_ctrl_pulse_reg                    <= s3_ctrl_pulse_next;
+        s0_status_sticky_reg                 <= s0_status_sticky_next;
+        s1_status_sticky_reg                 <= s1_status_sticky_next;
+        s2_status_sticky_reg                 <= s2_status_sticky_next;
+        s3_status_sticky_reg                 <= s3_status_sticky_next;
+        info_cycle_count_hi_latch_reg        <= info_cycle_count_hi_latch_next;
+        s0_tx_bytes_hi_latch_reg             <= s0_tx_bytes_hi_latch_next;
+        s0_rx_bytes_hi_latch_reg             <= s0_rx_bytes_hi_latch_next;
+        s0_elapsed_hi_latch_reg              <= s0_elapsed_hi_latch_next;
+        s0_err_offset_hi_latch_reg           <= s0_err_offset_hi_latch_next;
+        s1_tx_bytes_hi_latch_reg             <= s1_tx_bytes_hi_latch_next;
+        s1_rx_bytes_hi_latch_reg             <= s1_rx_bytes_hi_latch_next;
+        s1_elapsed_hi_latch_reg              <= s1_elapsed_hi_latch_next;
+        s1_err_offset_hi_latch_reg           <= s1_err_offset_hi_latch_next;
+        s2_tx_bytes_hi_latch_reg             <= s2_tx_bytes_hi_latch_next;
+        s2_rx_bytes_hi_latch_reg             <= s2_rx_bytes_hi_latch_next;
+        s2_elapsed_hi_latch_reg              <= s2_elapsed_hi_latch_next;
+        s2_err_offset_hi_latch_reg           <= s2_err_offset_hi_latch_next;
+        s3_tx_bytes_hi_latch_reg             <= s3_tx_bytes_hi_latch_next;
+        s3_rx_bytes_hi_latch_reg             <= s3_rx_bytes_hi_latch_next;
+        s3_elapsed_hi_latch_reg              <= s3_elapsed_hi_latch_next;
+        s3_err_offset_hi_latch_reg           <= s3_err_offset_hi_latch_next;
+        toe_toe_config_storage_sel_reg       <= toe_toe_config_storage_sel_next;
+        toe_fpga_mac_lo_storage_sel_reg      <= toe_fpga_mac_lo_storage_sel_next;
+        toe_fpga_mac_hi_storage_sel_reg      <= toe_fpga_mac_hi_storage_sel_next;
+        toe_fpga_ip_storage_sel_reg          <= toe_fpga_ip_storage_sel_next;
+        toe_target_mac_lo_storage_sel_reg    <= toe_target_mac_lo_storage_sel_next;
+        toe_target_mac_hi_storage_sel_reg    <= toe_target_mac_hi_storage_sel_next;
+        toe_target_ip_storage_sel_reg        <= toe_target_ip_storage_sel_next;
+        s0_test_config_storage_sel_reg       <= s0_test_config_storage_sel_next;
+        s0_speed_storage_sel_reg             <= s0_speed_storage_sel_next;
+        s0_transfer_size_lo_storage_sel_reg  <= s0_transfer_size_lo_storage_sel_next;
+        s0_transfer_size_hi_storage_sel_reg  <= s0_transfer_size_hi_storage_sel_next;
+        s0_packet_size_lo_storage_sel_reg    <= s0_packet_size_lo_storage_sel_next;
+        s0_packet_size_hi_storage_sel_reg    <= s0_packet_size_hi_storage_sel_next;
+        s0_fpga_port_storage_sel_reg         <= s0_fpga_port_storage_sel_next;
+        s0_target_port_storage_sel_reg       <= s0_target_port_storage_sel_next;
+        s0_stall_timeout_storage_sel_reg     <= s0_stall_timeout_storage_sel_next;
+        s1_test_config_storage_sel_reg       <= s1_test_config_storage_sel_next;
+        s1_speed_storage_sel_reg             <= s1_speed_storage_sel_next;
+        s1_transfer_size_lo_storage_sel_reg  <= s1_transfer_size_lo_storage_sel_next;
+        s1_transfer_size_hi_storage_sel_reg  <= s1_transfer_size_hi_storage_sel_next;
+        s1_packet_size_lo_storage_sel_reg    <= s1_packet_size_lo_storage_sel_next;
+        s1_packet_size_hi_storage_sel_reg    <= s1_packet_size_hi_storage_sel_next;
+        s1_fpga_port_storage_sel_reg         <= s1_fpga_port_storage_sel_next;
+        s1_target_port_storage_sel_reg       <= s1_target_port_storage_sel_next;
+        s1_stall_timeout_storage_sel_reg     <= s1_stall_timeout_storage_sel_next;
+        s2_test_config_storage_sel_reg       <= s2_test_config_storage_sel_next;
+        s2_speed_storage_sel_reg             <= s2_speed_storage_sel_next;
+        s2_transfer_size_lo_storage_sel_reg  <= s2_transfer_size_lo_storage_sel_next;
+        s2_transfer_size_hi_storage_sel_reg  <= s2_transfer_size_hi_storage_sel_next;
+        s2_packet_size_lo_storage_sel_reg    <= s2_packet_size_lo_storage_sel_next;
+        s2_packet_size_hi_storage_sel_reg    <= s2_packet_size_hi_storage_sel_next;
+        s2_fpga_port_storage_sel_reg         <= s2_fpga_port_storage_sel_next;
+        s2_target_port_storage_sel_reg       <= s2_target_port_storage_sel_next;
+        s2_stall_timeout_storage_sel_reg     <= s2_stall_timeout_storage_sel_next;
+        s3_test_config_storage_sel_reg       <= s3_test_config_storage_sel_next;
+        s3_speed_storage_sel_reg             <= s3_speed_storage_sel_next;
+        s3_transfer_size_lo_storage_sel_reg  <= s3_transfer_size_lo_storage_sel_next;
+        s3_transfer_size_hi_storage_sel_reg  <= s3_transfer_size_hi_storage_sel_next;
+        s3_packet_size_lo_storage_sel_reg    <= s3_packet_size_lo_storage_sel_next;
+        s3_packet_size_hi_storage_sel_reg    <= s3_packet_size_hi_storage_sel_next;
+        s3_fpga_port_storage_sel_reg         <= s3_fpga_port_storage_sel_next;
+        s3_target_port_storage_sel_reg       <= s3_target_port_storage_sel_next;
+        s3_stall_timeout_storage_sel_reg     <= s3_stall_timeout_storage_sel_next;
+        toe_toe_ctrl_pulse_sel_reg           <= toe_toe_ctrl_pulse_sel_next;
+        s0_ctrl_pulse_sel_reg                <= s0_ctrl_pulse_sel_next;
+        s1_ctrl_pulse_sel_reg                <= s1_ctrl_pulse_sel_next;
+        s2_ctrl_pulse_sel_reg                <= s2_ctrl_pulse_sel_next;
+        s3_ctrl_pulse_sel_reg                <= s3_ctrl_pulse_sel_next;
+        s0_status_sticky_sel_reg             <= s0_status_sticky_sel_next;
+        s1_status_sticky_sel_reg             <= s1_status_sticky_sel_next;
+        s2_status_sticky_sel_reg             <= s2_status_sticky_sel_next;
+        s3_status_sticky_sel_reg             <= s3_status_sticky_sel_next;
+        info_cycle_count_lo_status_sel_reg   <= info_cycle_count_lo_status_sel_next;
+        toe_toe_status_status_sel_reg        <= toe_toe_status_status_sel_next;
+        s0_status_status_sel_reg             <= s0_status_status_sel_next;
+        s0_tx_bytes_lo_status_sel_reg        <= s0_tx_bytes_lo_status_sel_next;
+        s0_rx_bytes_lo_status_sel_reg        <= s0_rx_bytes_lo_status_sel_next;
+        s0_elapsed_lo_status_sel_reg         <= s0_elapsed_lo_status_sel_next;
+        s0_err_offset_lo_status_sel_reg      <= s0_err_offset_lo_status_sel_next;
+        s0_err_expected_status_sel_reg       <= s0_err_expected_status_sel_next;
+        s0_err_received_status_sel_reg       <= s0_err_received_status_sel_next;
+        s0_err_count_status_sel_reg          <= s0_err_count_status_sel_next;
+        s0_rx_packets_status_sel_reg         <= s0_rx_packets_status_sel_next;
+        s0_peer_port_status_sel_reg          <= s0_peer_port_status_sel_next;
+        s0_peer_mss_status_sel_reg           <= s0_peer_mss_status_sel_next;
+        s0_peer_window_scale_status_sel_reg  <= s0_peer_window_scale_status_sel_next;
+        s1_status_status_sel_reg             <= s1_status_status_sel_next;
+        s1_tx_bytes_lo_status_sel_reg        <= s1_tx_bytes_lo_status_sel_next;
+        s1_rx_bytes_lo_status_sel_reg        <= s1_rx_bytes_lo_status_sel_next;
+        s1_elapsed_lo_status_sel_reg         <= s1_elapsed_lo_status_sel_next;
+        s1_err_offset_lo_status_sel_reg      <= s1_err_offset_lo_status_sel_next;
+        s1_err_expected_status_sel_reg       <= s1_err_expected_status_sel_next;
+        s1_err_received_status_sel_reg       <= s1_err_received_status_sel_next;
+        s1_err_count_status_sel_reg          <= s1_err_count_status_sel_next;
+        s1_rx_packets_status_sel_reg         <= s1_rx_packets_status_sel_next;
+        s1_peer_port_status_sel_reg          <= s1_peer_port_status_sel_next;
+        s1_peer_mss_status_sel_reg           <= s1_peer_mss_status_sel_next;
+        s1_peer_window_scale_status_sel_reg  <= s1_peer_window_scale_status_sel_next;
+        s2_status_status_sel_reg             <= s2_status_status_sel_next;
+        s2_tx_bytes_lo_status_sel_reg        <= s2_tx_bytes_lo_status_sel_next;
+        s2_rx_bytes_lo_status_sel_reg        <= s2_rx_bytes_lo_status_sel_next;
+        s2_elapsed_lo_status_sel_reg         <= s2_elapsed_lo_status_sel_next;
+        s2_err_offset_lo_status_sel_reg      <= s2_err_offset_lo_status_sel_next;
+        s2_err_expected_status_sel_reg       <= s2_err_expected_status_sel_next;
+        s2_err_received_status_sel_reg       <= s2_err_received_status_sel_next;
+        s2_err_count_status_sel_reg          <= s2_err_count_status_sel_next;
+        s2_rx_packets_status_sel_reg         <= s2_rx_packets_status_sel_next;
+        s2_peer_port_status_sel_reg          <= s2_peer_port_status_sel_next;
+        s2_peer_mss_status_sel_reg           <= s2_peer_mss_status_sel_next;
+        s2_peer_window_scale_status_sel_reg  <= s2_peer_window_scale_status_sel_next;
+        s3_status_status_sel_reg             <= s3_status_status_sel_next;
+        s3_tx_bytes_lo_status_sel_reg        <= s3_tx_bytes_lo_status_sel_next;
+        s3_rx_bytes_lo_status_sel_reg        <= s3_rx_bytes_lo_status_sel_next;
+        s3_elapsed_lo_status_sel_reg         <= s3_elapsed_lo_status_sel_next;
+        s3_err_offset_lo_status_sel_reg      <= s3_err_offset_lo_status_sel_next;
+        s3_err_expected_status_sel_reg       <= s3_err_expected_status_sel_next;
+        s3_err_received_status_sel_reg       <= s3_err_received_status_sel_next;
+        s3_err_count_status_sel_reg          <= s3_err_count_status_sel_next;
+        s3_rx_packets_status_sel_reg         <= s3_rx_packets_status_sel_next;
+        s3_peer_port_status_sel_reg          <= s3_peer_port_status_sel_next;
+        s3_peer_mss_status_sel_reg           <= s3_peer_mss_status_sel_next;
+        s3_peer_window_scale_status_sel_reg  <= s3_peer_window_scale_status_sel_next;
+        info_cycle_count_hi_latch_lo_sel_reg <= info_cycle_count_hi_latch_lo_sel_next;
+        s0_tx_bytes_hi_latch_lo_sel_reg      <= s0_tx_bytes_hi_latch_lo_sel_next;
+        s0_rx_bytes_hi_latch_lo_sel_reg      <= s0_rx_bytes_hi_latch_lo_sel_next;
+        s0_elapsed_hi_latch_lo_sel_reg       <= s0_elapsed_hi_latch_lo_sel_next;
+        s0_err_offset_hi_latch_lo_sel_reg    <= s0_err_offset_hi_latch_lo_sel_next;
+        s1_tx_bytes_hi_latch_lo_sel_reg      <= s1_tx_bytes_hi_latch_lo_sel_next;
+        s1_rx_bytes_hi_latch_lo_sel_reg      <= s1_rx_bytes_hi_latch_lo_sel_next;
+        s1_elapsed_hi_latch_lo_sel_reg       <= s1_elapsed_hi_latch_lo_sel_next;
+        s1_err_offset_hi_latch_lo_sel_reg    <= s1_err_offset_hi_latch_lo_sel_next;
+        s2_tx_bytes_hi_latch_lo_sel_reg      <= s2_tx_bytes_hi_latch_lo_sel_next;
+        s2_rx_bytes_hi_latch_lo_sel_reg      <= s2_rx_bytes_hi_latch_lo_sel_next;
+        s2_elapsed_hi_latch_lo_sel_reg       <= s2_elapsed_hi_latch_lo_sel_next;
+        s2_err_offset_hi_latch_lo_sel_reg    <= s2_err_offset_hi_latch_lo_sel_next;
+        s3_tx_bytes_hi_latch_lo_sel_reg      <= s3_tx_bytes_hi_latch_lo_sel_next;
+        s3_rx_bytes_hi_latch_lo_sel_reg      <= s3_rx_bytes_hi_latch_lo_sel_next;
+        s3_elapsed_hi_latch_lo_sel_reg       <= s3_elapsed_hi_latch_lo_sel_next;
+        s3_err_offset_hi_latch_lo_sel_reg    <= s3_err_offset_hi_latch_lo_sel_next;
+        info_cycle_count_hi_latch_hi_sel_reg <= info_cycle_count_hi_latch_hi_sel_next;
+        s0_tx_bytes_hi_latch_hi_sel_reg      <= s0_tx_bytes_hi_latch_hi_sel_next;
+        s0_rx_bytes_hi_latch_hi_sel_reg      <= s0_rx_bytes_hi_latch_hi_sel_next;
+        s0_elapsed_hi_latch_hi_sel_reg       <= s0_elapsed_hi_latch_hi_sel_next;
+        s0_err_offset_hi_latch_hi_sel_reg    <= s0_err_offset_hi_latch_hi_sel_next;
+        s1_tx_bytes_hi_latch_hi_sel_reg      <= s1_tx_bytes_hi_latch_hi_sel_next;
+        s1_rx_bytes_hi_latch_hi_sel_reg      <= s1_rx_bytes_hi_latch_hi_sel_next;
+        s1_elapsed_hi_latch_hi_sel_reg       <= s1_elapsed_hi_latch_hi_sel_next;
+        s1_err_offset_hi_latch_hi_sel_reg    <= s1_err_offset_hi_latch_hi_sel_next;
+        s2_tx_bytes_hi_latch_hi_sel_reg      <= s2_tx_bytes_hi_latch_hi_sel_next;
+        s2_rx_bytes_hi_latch_hi_sel_reg      <= s2_rx_bytes_hi_latch_hi_sel_next;
+        s2_elapsed_hi_latch_hi_sel_reg       <= s2_elapsed_hi_latch_hi_sel_next;
+        s2_err_offset_hi_latch_hi_sel_reg    <= s2_err_offset_hi_latch_hi_sel_next;
+        s3_tx_bytes_hi_latch_hi_sel_reg      <= s3_tx_bytes_hi_latch_hi_sel_next;
+        s3_rx_bytes_hi_latch_hi_sel_reg      <= s3_rx_bytes_hi_latch_hi_sel_next;
+        s3_elapsed_hi_latch_hi_sel_reg       <= s3_elapsed_hi_latch_hi_sel_next;
+        s3_err_offset_hi_latch_hi_sel_reg    <= s3_err_offset_hi_latch_hi_sel_next;
+        info_id_const_sel_reg                <= info_id_const_sel_next;
+        info_version_const_sel_reg           <= info_version_const_sel_next;
+        info_sessions_const_sel_reg          <= info_sessions_const_sel_next;
+        info_data_width_const_sel_reg        <= info_data_width_const_sel_next;
+        info_user_clock_khz_const_sel_reg    <= info_user_clock_khz_const_sel_next;
+        info_reg_clock_khz_const_sel_reg     <= info_reg_clock_khz_const_sel_next;
+        info_bus_timeout_const_sel_reg       <= info_bus_timeout_const_sel_next;
+        info_config_hash_lo_const_sel_reg    <= info_config_hash_lo_const_sel_next;
+        info_config_hash_hi_const_sel_reg    <= info_config_hash_hi_const_sel_next;
     end
 
 endmodule

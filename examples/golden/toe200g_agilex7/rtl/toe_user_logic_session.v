@@ -228,10 +228,10 @@ module toe_user_logic_session (
     );
 
     // watchdog
-    reg   watchdog_load;
-    reg   watchdog_moved;
-    reg   watchdog_armed;
-    wire  watchdog_fire;
+    reg watchdog_load;
+    reg watchdog_moved;
+    reg watchdog_armed;
+    wire watchdog_fire;
     toe_user_logic_watchdog u_watchdog (
         .clock     (clock),
         .load      (watchdog_load),
@@ -244,9 +244,9 @@ module toe_user_logic_session (
     );
 
     // timer
-    reg   timer_clear;
-    reg   timer_start;
-    reg   timer_stop;
+    reg timer_clear;
+    reg timer_start;
+    reg timer_stop;
     toe_user_logic_elapsed_timer u_timer (
         .clock  (clock),
         .reset  (reset),
@@ -257,7 +257,7 @@ module toe_user_logic_session (
     );
 
     // peer
-    reg   peer_take;
+    reg peer_take;
     toe_user_logic_peer_latch u_peer (
         .clock            (clock),
         .take             (peer_take),

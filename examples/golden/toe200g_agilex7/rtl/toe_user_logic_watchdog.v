@@ -54,8 +54,8 @@ module toe_user_logic_watchdog (
     reg        fired_next;
 
     // Combinational signals
-    reg  progress;
-    reg  ms_tick;
+    reg progress;
+    reg ms_tick;
 
     always @(*) begin
         on_next = on_reg;
