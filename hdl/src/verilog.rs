@@ -204,6 +204,21 @@ pub fn datapath_ports(width: usize) -> Result<Vec<Port>, HdlError> {
         .collect())
 }
 
+/// The per-session modules of the product, one per block type, from the
+/// project's own writer ([`crate::emit`]): the session is `<prefix>_session`,
+/// its blocks `<prefix>_<block>`; children before parents.
+pub fn session_modules(width: usize, user_clock_khz: u32, prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
+    let root = format!("{prefix}_session");
+    by_width!(width, Session::new(user_clock_khz), |b| crate::emit::emit(b, &root, prefix))
+}
+
+/// The session datapath's modules ([`Datapath`] as `<prefix>_datapath`),
+/// from the project's own writer.
+pub fn datapath_modules(width: usize, prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
+    let root = format!("{prefix}_datapath");
+    by_width!(width, Datapath, |b| crate::emit::emit(b, &root, prefix))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,19 +285,4 @@ mod tests {
         );
         assert_eq!(find("clock").group, Group::Clock);
     }
-}
-
-/// The per-session modules of the product, one per block type, from the
-/// project's own writer ([`crate::emit`]): the session is `<prefix>_session`,
-/// its blocks `<prefix>_<block>`; children before parents.
-pub fn session_modules(width: usize, user_clock_khz: u32, prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
-    let root = format!("{prefix}_session");
-    by_width!(width, Session::new(user_clock_khz), |b| crate::emit::emit(b, &root, prefix))
-}
-
-/// The session datapath's modules ([`Datapath`] as `<prefix>_datapath`),
-/// from the project's own writer.
-pub fn datapath_modules(width: usize, prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
-    let root = format!("{prefix}_datapath");
-    by_width!(width, Datapath, |b| crate::emit::emit(b, &root, prefix))
 }
