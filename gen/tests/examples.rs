@@ -334,3 +334,27 @@ fn every_example_lints_clean() {
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// No generated name holds a `$` (rust-hdl's hierarchy separator, which
+/// every XDC/SDC/Tcl query would have to escape): in every example's build,
+/// a `$` appears only in the Tcl scripts, as a Tcl variable (`$build_dir`).
+#[test]
+fn no_generated_name_holds_a_dollar() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, path) in examples() {
+        let out = tmp.path().join(&name);
+        build_into(&name, &path, &out);
+        for (file, bytes) in tree(&out) {
+            let text = String::from_utf8_lossy(&bytes);
+            for (i, _) in text.match_indices('$') {
+                let next = text[i + 1..].chars().next().unwrap_or(' ');
+                let tcl_variable = file.ends_with(".tcl") && (next.is_ascii_lowercase() || next == '_' || next == '{');
+                assert!(
+                    tcl_variable,
+                    "example {name}: {file} has a `$` that is no Tcl variable: {:?}",
+                    &text[i.saturating_sub(30)..(i + 30).min(text.len())]
+                );
+            }
+        }
+    }
+}
