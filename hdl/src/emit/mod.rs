@@ -83,10 +83,13 @@ pub fn children<B: Block>(block: &mut B, prefix: &str) -> Vec<(String, String)> 
         .children
         .iter()
         .map(|&c| &tree.nodes[c])
-        .filter_map(|n| {
-            n.rust_type.as_ref().map(|t| (ident(&n.field), format!("{prefix}_{}", module_name::snake_case(t))))
-        })
+        .filter_map(|n| n.rust_type.as_ref().map(|t| (ident(&n.field), module_of(prefix, t))))
         .collect()
+}
+
+/// The module of a block of Rust type `rust_type`: `<prefix>_<snake case>`.
+fn module_of(prefix: &str, rust_type: &str) -> String {
+    format!("{prefix}_{}", module_name::snake_case(rust_type))
 }
 
 struct Emitter<'a> {
@@ -110,6 +113,19 @@ struct Flop {
     init: String,
 }
 
+/// A signal declared in the parent for an instance port that is not wired
+/// straight to one of the parent's own signals.
+struct Net {
+    name: String,
+    width: usize,
+    signed: bool,
+    /// Assigned in the parent's `always @(*)` block (an instance input).
+    is_reg: bool,
+}
+
+/// One instance's port connections (port, net) and the [`Net`]s declared for it.
+type Wiring = (Vec<(String, String)>, Vec<Net>);
+
 /// A child block instance.
 struct Instance<'n> {
     field: String,
@@ -119,18 +135,6 @@ struct Instance<'n> {
 
 fn ident(field: &str) -> String {
     field.replace('$', "_")
-}
-
-fn range(width: usize) -> String {
-    if width == 1 {
-        String::new()
-    } else {
-        format!("[{}:0]", width - 1)
-    }
-}
-
-fn is_port(kind: &AtomKind) -> bool {
-    kind.is_parameter()
 }
 
 /// A rust-hdl `DFF`: custom code `q <= d` over exactly `d`, `q`, `clock`.
@@ -214,8 +218,7 @@ impl<'a> Emitter<'a> {
                 flop.name = own(&child.field);
                 flops.push(flop);
             } else if let Some(t) = &child.rust_type {
-                let module = format!("{}_{}", self.prefix, module_name::snake_case(t));
-                let module = self.module(c, &module, &format!("{path}.{}", child.field))?;
+                let module = self.module(c, &module_of(self.prefix, t), &format!("{path}.{}", child.field))?;
                 instances.push(Instance { field: ident(&child.field), module, node: child });
             } else {
                 return Err(err(format!(
@@ -239,11 +242,15 @@ impl<'a> Emitter<'a> {
             return Err(err("custom Verilog with child blocks".into()));
         }
         let mut lines: Vec<String> = always.as_deref().unwrap_or("").lines().map(str::to_string).collect();
-        let uses = |id: &str, lines: &[String]| {
-            lines.iter().map(|l| names::identifiers(l).iter().filter(|x| *x == id).count()).sum::<usize>()
-        };
+        // How often each name occurs in the code: a copy `a = b;` is only
+        // dropped for a direct connection when it is `a`'s one use.
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for id in names::identifiers(always.as_deref().unwrap_or("")) {
+            *counts.entry(id).or_default() += 1;
+        }
+        let uses = |id: &str| counts.get(id).copied().unwrap_or(0);
 
-        let ports: Vec<&Atom_> = node.atoms.iter().filter(|a| is_port(&a.kind)).collect();
+        let ports: Vec<&Atom_> = node.atoms.iter().filter(|a| a.kind.is_parameter()).collect();
         let inputs: BTreeSet<&str> =
             ports.iter().filter(|a| a.kind == AtomKind::InputParameter).map(|a| a.name.as_str()).collect();
         let outputs: BTreeSet<&str> =
@@ -253,33 +260,29 @@ impl<'a> Emitter<'a> {
         let assigns = plain_assignments(&lines);
         let mut drop_lines = BTreeSet::new();
         let mut flop_clock = BTreeMap::new();
-        for &c in &node.children {
-            let child = &tree.nodes[c];
-            if as_flop(child).is_none() {
-                continue;
-            }
-            let stub = format!("{}$clock", child.field);
+        for f in &flops {
+            let stub = format!("{}$clock", f.field);
             let found = assigns.iter().find(|(_, lhs, rhs)| *lhs == stub && inputs.contains(rhs.as_str()));
             match found {
-                Some((line, _, rhs)) if uses(&stub, &lines) == 1 => {
+                Some((line, _, rhs)) if uses(&stub) == 1 => {
                     drop_lines.insert(*line);
-                    flop_clock.insert(own(&child.field), rhs.clone());
+                    flop_clock.insert(f.name.clone(), rhs.clone());
                 }
-                _ => {
-                    return Err(err(format!("flip-flop `{}` is not clocked straight from an input port", child.field)))
-                }
+                _ => return Err(err(format!("flip-flop `{}` is not clocked straight from an input port", f.field))),
             }
         }
 
         // Instance ports: wired straight to the parent's ports where the
         // code only copies them, else through `<field>_<port>` signals.
         let mut rename: BTreeMap<String, String> = BTreeMap::new();
-        let mut connections: Vec<Vec<(String, String)>> = Vec::new();
-        let mut nets: Vec<(String, usize, bool, bool)> = Vec::new(); // name, width, signed, is_reg
+        // Per instance: its port connections (port, net), and the signals
+        // declared for the ones not wired directly.
+        let mut connections: Vec<Wiring> = Vec::new();
         let mut wire_outputs = BTreeSet::new();
         for inst in &instances {
             let mut conns = Vec::new();
-            for p in inst.node.atoms.iter().filter(|a| is_port(&a.kind)) {
+            let mut nets = Vec::new();
+            for p in inst.node.atoms.iter().filter(|a| a.kind.is_parameter()) {
                 let stub = format!("{}${}", inst.node.field, p.name);
                 let input = p.kind == AtomKind::InputParameter;
                 // An input fed from one of the parent's inputs or registers
@@ -289,17 +292,15 @@ impl<'a> Emitter<'a> {
                         || rhs.strip_suffix("$q").is_some_and(|f| flops.iter().any(|flop| flop.field == f))
                 };
                 let direct = if input {
-                    assigns
-                        .iter()
-                        .find(|(_, lhs, rhs)| *lhs == stub && steady(rhs))
-                        .filter(|_| uses(&stub, &lines) == 1)
-                        .map(|(line, _, rhs)| {
+                    assigns.iter().find(|(_, lhs, rhs)| *lhs == stub && steady(rhs)).filter(|_| uses(&stub) == 1).map(
+                        |(line, _, rhs)| {
                             let net = match rhs.strip_suffix("$q") {
                                 Some(f) if !inputs.contains(rhs.as_str()) => format!("{}_reg", own(f)),
                                 _ => vname(rhs),
                             };
                             (*line, net)
-                        })
+                        },
+                    )
                 } else {
                     assigns
                         .iter()
@@ -307,7 +308,7 @@ impl<'a> Emitter<'a> {
                             *rhs == stub
                                 && outputs.contains(lhs.as_str())
                                 && !wire_outputs.contains(lhs)
-                                && uses(lhs, &lines) == 1
+                                && uses(lhs) == 1
                         })
                         .map(|(line, lhs, _)| (*line, vname(lhs)))
                 };
@@ -321,14 +322,14 @@ impl<'a> Emitter<'a> {
                     }
                     None => {
                         let net = format!("{}_{}", inst.field, ident(&p.name));
-                        nets.push((net.clone(), p.width, p.signed, input));
+                        nets.push(Net { name: net.clone(), width: p.width, signed: p.signed, is_reg: input });
                         net
                     }
                 };
                 rename.insert(stub, net.clone());
                 conns.push((ident(&p.name), net));
             }
-            connections.push(conns);
+            connections.push((conns, nets));
         }
         lines = lines.into_iter().enumerate().filter(|(i, _)| !drop_lines.contains(i)).map(|(_, l)| l).collect();
 
@@ -386,14 +387,14 @@ impl<'a> Emitter<'a> {
             declare(&format!("{}_reg", f.name))?;
             declare(&format!("{}_next", f.name))?;
         }
-        for (n, ..) in &nets {
-            declare(n)?;
+        for n in connections.iter().flat_map(|(_, nets)| nets) {
+            declare(&n.name)?;
         }
         for (n, _) in &enums_used {
             declare(n)?;
         }
         for i in &instances {
-            declare(&format!("u_{}", i.field))?;
+            declare(&instance_name(&i.field))?;
         }
 
         // The text.
@@ -445,15 +446,12 @@ impl<'a> Emitter<'a> {
                 );
             }
         }
-        for (inst, conns) in instances.iter().zip(&connections) {
-            let own: Vec<&(String, usize, bool, bool)> =
-                nets.iter().filter(|(n, ..)| n.starts_with(&format!("{}_", inst.field))).collect();
-            let own: Vec<_> = own.into_iter().filter(|(n, ..)| conns.iter().any(|(_, net)| net == n)).collect();
+        for (inst, (conns, nets)) in instances.iter().zip(&connections) {
             let _ = writeln!(t, "\n    // {}", inst.field);
-            let w = own.iter().map(|(_, width, s, _)| decl_type(*width, *s).len()).max().unwrap_or(0);
-            for (n, width, signed, is_reg) in own {
-                let kind = if *is_reg { "reg " } else { "wire" };
-                let _ = writeln!(t, "    {};", declaration(kind, &decl_type(*width, *signed), w, n));
+            let w = nets.iter().map(|n| decl_type(n.width, n.signed).len()).max().unwrap_or(0);
+            for n in nets {
+                let kind = if n.is_reg { "reg " } else { "wire" };
+                let _ = writeln!(t, "    {};", declaration(kind, &decl_type(n.width, n.signed), w, &n.name));
             }
             let _ = writeln!(t, "    {} {} (", inst.module, instance_name(&inst.field));
             let pw = conns.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
@@ -587,8 +585,6 @@ fn declaration(kind: &str, ty: &str, w: usize, name: &str) -> String {
 
 /// `[7:0]` or `signed [7:0]`, empty for one unsigned bit.
 fn decl_type(width: usize, signed: bool) -> String {
-    match (signed, width) {
-        (true, _) => format!("signed {}", range(width)).trim_end().to_string(),
-        (false, _) => range(width),
-    }
+    let range = config::ports::range(width);
+    if signed { format!("signed {range}") } else { range }.trim_end().to_string()
 }
