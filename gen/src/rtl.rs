@@ -460,9 +460,6 @@ mod lockstep {
         for (path, text) in
             [("ref_session.v", session_text), ("ref_regs.v", regs_text), ("reference_top.v", top.render().unwrap())]
         {
-            if let Ok(dir) = std::env::var("LOCKSTEP_DUMP") {
-                std::fs::write(std::path::Path::new(&dir).join(path), &text).unwrap();
-            }
             sources.push(Source { path: path.into(), contents: reference.verilog_file(&text) });
         }
         let ports: Vec<PortSpec> = rtl
@@ -477,11 +474,7 @@ mod lockstep {
         });
 
         let cache = std::env::temp_dir().join("toe-gen-lockstep");
-        let waivers = cache.join("lockstep_waivers.vlt");
-        std::fs::create_dir_all(&cache).unwrap();
-        // rust-hdl's reference also initialises an enum flip-flop with a 64-bit zero.
-        let reference_waiver = "\nlint_off -rule WIDTH -file \"*\" -match \"Operator ASSIGN expects * bits on the Assign RHS, but Assign RHS's CONST '64'h0' generates 64 bits.\"\n";
-        std::fs::write(&waivers, format!("{}{reference_waiver}", verilate::WAIVERS)).unwrap();
+        let waivers = lockstep::write_waivers(&cache).unwrap();
         let fns = verilate::load_cached(
             "ls_top",
             "lockstep",
@@ -500,7 +493,7 @@ mod lockstep {
         let mapped: Vec<u64> =
             hdl::register_file::Layout::new(&map).unwrap().mapped.iter().map(|&a| u64::from(a)).collect();
         let (awaddr, araddr) = (name(Group::Bus, "awaddr"), name(Group::Bus, "araddr"));
-        let cycles = std::env::var("LOCKSTEP_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
+        let cycles = lockstep::cycles();
         let seed = seeded_inputs::seed::from_env("whole top");
         let moved = lockstep::run(
             fns,

@@ -17,12 +17,6 @@ use verilate::{ModelFns, Source};
 
 const CLOCK_KHZ: u32 = 250_000;
 
-/// The reference's one warning the product's waivers no longer carry:
-/// rust-hdl initialises an enum-typed flip-flop with a 64-bit zero whatever
-/// its width (the project's writer sizes it).
-const REFERENCE_WAIVER: &str = "\n// rust-hdl's reference: an enum flip-flop's 64-bit zero.\n\
-    lint_off -rule WIDTH -file \"*\" -match \"Operator ASSIGN expects * bits on the Assign RHS, but Assign RHS's CONST '64'h0' generates 64 bits.\"\n";
-
 /// Session outputs the stimulus must move: a connection request, a beat
 /// sent, bytes counted, a test running.
 const SESSION_REACHED: &[&str] = &["toe_conn_req_valid", "toe_tx_tvalid", "reg_tx_bytes", "reg_busy"];
@@ -30,10 +24,6 @@ const SESSION_REACHED: &[&str] = &["toe_conn_req_valid", "toe_tx_tvalid", "reg_t
 /// Datapath outputs the stimulus must move: beats sent, bytes received, an
 /// error recorded.
 const DATAPATH_REACHED: &[&str] = &["tx_tvalid", "tx_bytes", "rx_bytes", "rx_err_valid", "rx_err_offset"];
-
-fn cycles() -> u64 {
-    std::env::var("LOCKSTEP_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000)
-}
 
 fn cache() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lockstep")
@@ -54,9 +44,7 @@ fn build(
         sources.push(Source { path: format!("{}.v", m.name).into(), contents: m.text.clone() });
     }
     sources.push(Source { path: "lockstep.v".into(), contents: lockstep::wrapper(ref_top, new_top, ports) });
-    let waivers = cache().join("lockstep_waivers.vlt");
-    std::fs::create_dir_all(cache()).expect("the lockstep cache folder");
-    std::fs::write(&waivers, format!("{}{REFERENCE_WAIVER}", verilate::WAIVERS)).expect("waivers");
+    let waivers = lockstep::write_waivers(&cache()).expect("the lockstep waivers");
     let model = format!("ls_{}", key.replace('-', "_"));
     verilate::load_cached(&model, "lockstep", &sources, Some(&waivers), key, &cache(), false, &mut |m| {
         eprintln!("{key}: {m}")
@@ -109,7 +97,7 @@ fn check_clocked(
     reached: &[&str],
 ) {
     let seed = seeded_inputs::seed::from_env(what);
-    let n = cycles();
+    let n = lockstep::cycles();
     let moved = lockstep::run(fns, ports, clocks, resets, choices, n, seed)
         .unwrap_or_else(|m| panic!("{what}: {m} (TB_SEED={seed})"));
     let outputs = ports.iter().filter(|p| !p.input).count();
@@ -192,7 +180,7 @@ fn a_broken_emitter_is_caught() {
     let (fns, ports) =
         datapath_model(64, Some(("surplus_next = clamped - c_full;", "surplus_next = c_full - clamped;")));
     let seed = seeded_inputs::seed::from_env("broken datapath");
-    let m = lockstep::run(fns, &ports, &["clock"], &["reset"], &[], cycles(), seed)
+    let m = lockstep::run(fns, &ports, &["clock"], &["reset"], &[], lockstep::cycles(), seed)
         .expect_err("a limiter that adds credit per beat instead of taking it went unnoticed");
     eprintln!("caught: {m}");
     assert!(ports.iter().any(|p| !p.input && p.name == m.output), "{m}");

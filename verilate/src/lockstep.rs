@@ -12,8 +12,33 @@
 //! reset low long enough for transfers to run, or pulse a start every few
 //! cycles, and the run reaches states uniform noise would not.
 
+use std::path::{Path, PathBuf};
+
 use crate::model::{Model, Port};
-use crate::ModelFns;
+use crate::{io, Error, ModelFns};
+
+/// The one warning of rust-hdl's own Verilog writer, the lockstep tests'
+/// reference, that [`WAIVERS`](crate::WAIVERS) no longer carries: it
+/// initialises an enum-typed flip-flop with a 64-bit zero whatever the
+/// flip-flop's width (the project's writer sizes it).
+pub const REFERENCE_WAIVERS: &str = "\n// rust-hdl's own writer (the lockstep reference): an enum flip-flop's 64-bit zero.\n\
+    lint_off -rule WIDTH -file \"*\" -match \"Operator ASSIGN expects * bits on the Assign RHS, but Assign RHS's CONST '64'h0' generates 64 bits.\"\n";
+
+/// Writes [`WAIVERS`](crate::WAIVERS) and [`REFERENCE_WAIVERS`] to
+/// `dir/lockstep_waivers.vlt` (creating `dir`) and returns its path: the
+/// Verilator configuration of a lockstep model.
+pub fn write_waivers(dir: &Path) -> Result<PathBuf, Error> {
+    std::fs::create_dir_all(dir).map_err(io(format!("cannot create {}", dir.display())))?;
+    let path = dir.join("lockstep_waivers.vlt");
+    std::fs::write(&path, format!("{}{REFERENCE_WAIVERS}", crate::WAIVERS))
+        .map_err(io(format!("cannot write {}", path.display())))?;
+    Ok(path)
+}
+
+/// Cycles a lockstep test runs: `LOCKSTEP_CYCLES`, else 100,000.
+pub fn cycles() -> u64 {
+    std::env::var("LOCKSTEP_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000)
+}
 
 /// A port of the compared module: name, input or output, width in bits.
 #[derive(Clone, Debug, PartialEq, Eq)]
