@@ -9,6 +9,10 @@
 //! The parse is line-based, over this crate's own style: a struct that
 //! cannot be read is a build error naming its file and line.
 
+// The rule that cuts a first sentence, shared with the register file's wrapper.
+#[path = "src/emit/sentence.rs"]
+mod sentence;
+
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -173,13 +177,9 @@ fn parse_fields(file: &Path, lines: &[&str], start: usize) -> (Vec<Port>, usize)
     panic!("{}:{start}: struct without a closing `}}` line", file.display())
 }
 
-/// The doc's first sentence on one line, without Rust link brackets.
+/// The doc's first paragraph's first sentence on one line, without Rust
+/// link brackets.
 fn first_sentence(doc: &[String]) -> String {
-    let joined = doc.iter().take_while(|l| !l.trim().is_empty()).map(|l| l.trim()).collect::<Vec<_>>().join(" ");
-    // A sentence ends at ". " before a capital letter ("1 .. 2^48-1" does not).
-    let cut = joined
-        .match_indices(". ")
-        .find(|(p, _)| joined[p + 2..].starts_with(|c: char| c.is_ascii_uppercase()))
-        .map_or(joined.len(), |(p, _)| p + 1);
-    plain(joined[..cut].trim_end_matches('.'))
+    let paragraph = doc.iter().take_while(|l| !l.trim().is_empty()).cloned().collect::<Vec<_>>().join(" ");
+    plain(&sentence::first_sentence(&paragraph))
 }

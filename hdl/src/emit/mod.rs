@@ -26,6 +26,7 @@
 pub mod docs;
 pub mod module_name;
 pub mod names;
+pub mod sentence;
 mod tree;
 
 use std::collections::{BTreeMap, BTreeSet};

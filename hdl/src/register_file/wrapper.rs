@@ -90,9 +90,7 @@ fn port_comment(map: &regmap::RegisterMap, port: &UserPort) -> String {
         _ => None,
     }
     .unwrap_or_default();
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let cut = one_line.find(". ").map_or(one_line.len(), |p| p + 1);
-    let sentence = one_line[..cut].trim_end_matches('.').to_string();
+    let sentence = crate::emit::sentence::first_sentence(&text);
     if port.kind == PortKind::Set {
         format!("Sets `{}` (one-cycle pulse): {sentence}", port.name.trim_end_matches("_set"))
     } else {

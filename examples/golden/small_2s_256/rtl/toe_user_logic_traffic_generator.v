@@ -22,7 +22,7 @@ module toe_user_logic_traffic_generator (
     // Control (from the session)
     input  wire         start,         // One-cycle pulse: latch the sizes and pattern, clear the counters, begin
     input  wire         abort_req,     // One-cycle pulse: stop at once and drop any presented beat
-    input  wire         clear,         // One-cycle pulse: a new test begins; zero `bytes_sent` and `done` without starting (a test that never sends must not show the previous test's count). `start` does the same and begins
+    input  wire         clear,         // One-cycle pulse: a new test begins; zero `bytes_sent` and `done` without starting (a test that never sends must not show the previous test's count)
     input  wire [47:0]  transfer_size, // Bytes to send, 1 .. 2^48-1; sampled on `start`
     input  wire [47:0]  packet_size,   // Packet size in bytes (rounded up to whole beats; 0 = no boundary); sampled on `start`
     input  wire         pattern,       // 1: incremental pattern, 0: dummy data (zeros); sampled on `start`

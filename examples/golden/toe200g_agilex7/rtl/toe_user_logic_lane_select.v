@@ -14,7 +14,7 @@ module toe_user_logic_lane_select (
     // Beat
     input  wire [1023:0] data,       // Captured beat
     input  wire [127:0]  flags,      // One flag bit per byte of the beat
-    input  wire [7:0]    lane,       // Lane index, 0 
+    input  wire [7:0]    lane,       // Lane index, 0 .. W/32 - 1 (beyond that: zeros)
 
     // Selected lane
     output reg  [31:0]   word,       // The lane's 32 bits
