@@ -40,7 +40,7 @@ use rust_hdl::prelude::*;
 pub use module_name::{ModuleName, MARK};
 
 use crate::verilog::HdlError;
-use tree::{Atom_, Node, Tree};
+use tree::{AtomInfo, Node, Tree};
 
 /// One generated module: its name (also its file's, `<name>.v`) and text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -251,7 +251,7 @@ impl<'a> Emitter<'a> {
         }
         let uses = |id: &str| counts.get(id).copied().unwrap_or(0);
 
-        let ports: Vec<&Atom_> = node.atoms.iter().filter(|a| a.kind.is_parameter()).collect();
+        let ports: Vec<&AtomInfo> = node.atoms.iter().filter(|a| a.kind.is_parameter()).collect();
         let inputs: BTreeSet<&str> =
             ports.iter().filter(|a| a.kind == AtomKind::InputParameter).map(|a| a.name.as_str()).collect();
         let outputs: BTreeSet<&str> =
@@ -409,7 +409,7 @@ impl<'a> Emitter<'a> {
         t.push_str(&port_lines);
         t.push_str(");\n");
 
-        let consts: Vec<&Atom_> = node.atoms.iter().filter(|a| a.kind == AtomKind::Constant).collect();
+        let consts: Vec<&AtomInfo> = node.atoms.iter().filter(|a| a.kind == AtomKind::Constant).collect();
         if !consts.is_empty() {
             t.push_str("\n    // Constants\n");
             for c in &consts {
@@ -435,7 +435,7 @@ impl<'a> Emitter<'a> {
                 let _ = writeln!(t, "    {};", declaration("reg", &ty, w, &format!("{}_next", f.name)));
             }
         }
-        let locals: Vec<&Atom_> = node.atoms.iter().filter(|a| a.kind == AtomKind::LocalSignal).collect();
+        let locals: Vec<&AtomInfo> = node.atoms.iter().filter(|a| a.kind == AtomKind::LocalSignal).collect();
         if !locals.is_empty() {
             t.push_str("\n    // Combinational signals\n");
             let w = locals.iter().map(|a| decl_type(a.width, a.signed).len()).max().unwrap_or(0);
@@ -502,7 +502,7 @@ impl<'a> Emitter<'a> {
 
     fn port_lines(
         &self,
-        ports: &[&Atom_],
+        ports: &[&AtomInfo],
         vnames: &BTreeMap<&str, String>,
         doc: &docs::BlockDoc,
         wire_outputs: &BTreeSet<String>,

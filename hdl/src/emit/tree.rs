@@ -12,7 +12,7 @@ use super::module_name::MARK;
 /// One signal or constant of a block, named as rust-hdl's code refers to it
 /// (`iface$field` inside an interface).
 #[derive(Clone, Debug)]
-pub struct Atom_ {
+pub struct AtomInfo {
     pub name: String,
     pub kind: AtomKind,
     pub width: usize,
@@ -39,7 +39,7 @@ pub struct Node {
     /// field (none for rust-hdl's own blocks, such as `DFF`).
     pub rust_type: Option<String>,
     pub code: Verilog,
-    pub atoms: Vec<Atom_>,
+    pub atoms: Vec<AtomInfo>,
     pub enums: Vec<EnumValue>,
     pub children: Vec<usize>,
 }
@@ -108,7 +108,7 @@ impl Probe for Tree {
     fn visit_atom(&mut self, name: &str, signal: &dyn Atom) {
         let mut path = self.namespace.clone();
         path.push(name.to_string());
-        let atom = Atom_ {
+        let atom = AtomInfo {
             name: path.join("$"),
             kind: signal.kind(),
             width: signal.bits(),
