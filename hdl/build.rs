@@ -2,8 +2,9 @@
 //! `#[derive(LogicBlock)]` struct under `src/`, the banner its module opens
 //! with (the struct's own `///` paragraph, else its file's first `//!`
 //! paragraph, with the file's first ```text diagram) and, per port (a `pub`
-//! `Signal<In|Out, ..>` field), its group (the `// ---- <banner>` line above
-//! it) and the first sentence of its `///` doc. Written to
+//! `Signal<In|Out, ..>` field) and per constant (a `Constant<..>` field, which
+//! may become a module parameter), its group (the `// ---- <banner>` line
+//! above it) and the first sentence of its `///` doc. Written to
 //! `$OUT_DIR/block_docs.rs` as one static table (`emit::docs`).
 //!
 //! The parse is line-based, over this crate's own style: a struct that
@@ -162,11 +163,14 @@ fn parse_fields(file: &Path, lines: &[&str], start: usize) -> (Vec<Port>, usize)
             doc.clear();
         } else if line.starts_with("///") {
             doc.push(doc_text(line));
-        } else if let Some(rest) = line.strip_prefix("pub ") {
+        } else if let Some(rest) = ["pub ", "pub(super) ", "pub(crate) "].iter().find_map(|p| line.strip_prefix(p)) {
             let (name, ty) = rest.split_once(':').unwrap_or_else(|| panic!("{}:{i}: unreadable field", file.display()));
             let ty = ty.trim();
             let ty = ty.strip_prefix("Vec<").unwrap_or(ty);
-            if ty.starts_with("Signal<In,") || ty.starts_with("Signal<Out,") {
+            // A port (public), or a constant (a module parameter when its
+            // instances differ in it, so it is documented as a port is).
+            let port = line.starts_with("pub ") && (ty.starts_with("Signal<In,") || ty.starts_with("Signal<Out,"));
+            if port || ty.starts_with("Constant<") {
                 ports.push(Port { name: name.trim().to_string(), group: group.clone(), doc: first_sentence(&doc) });
             }
             doc.clear();

@@ -7,7 +7,7 @@
 
 /// Names of the registers a design's crossings consist of, as Verilog paths
 /// relative to the module that holds them, `/`-separated
-/// (`u_req_sync/ff1_reg`: the register `ff1_reg` of instance `u_req_sync`).
+/// (`u_crossing/u_req_sync/ff1_reg`: the register `ff1_reg` of instance `u_req_sync` inside `u_crossing`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Crossings {
     /// Synchroniser flip-flops (two per synchronised level): false paths into

@@ -655,7 +655,7 @@ fn check_quartus_board(
 fn assert_cdc_sdc(run: &Run, what: &str, inputs: &FlowInputs) {
     for (r, port) in held_registers() {
         let period = period_of(inputs, port);
-        let from = format!("reg:*|{r}*");
+        let from = format!("reg:*|{}*", r.replace('/', "|"));
         let to = format!("clock:{port}");
         let max = run.cmds("set_max_delay").any(|rec| {
             contains_seq(&rec[1..], &["-from", &from, "-to", &to])

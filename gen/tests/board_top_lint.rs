@@ -37,18 +37,28 @@ fn lint(config_text: &str, what: &str) {
         assert!(dir.path().join(f).is_file(), "{what}: {f} not generated");
         assert!(!filelist.contains(f.as_str()), "{what}: {f} must not be in rtl/files.f");
     }
-    // The crossing constraints match the register file's instances.
-    let core = fs::read_to_string(dir.path().join(format!("rtl/{top}_regs_core.v"))).unwrap();
-    let sync = fs::read_to_string(dir.path().join(format!("rtl/{top}_sync_bit.v"))).unwrap();
+    // The crossing constraints match the register file's instances: each
+    // path's instances lead from the core to a module holding the register.
+    let read = |module: &str| fs::read_to_string(dir.path().join(format!("rtl/{module}.v"))).unwrap();
     let c = hdl::register_file::crossings();
     for path in c.sync_flops.iter().chain(&c.to_user).chain(&c.to_bus) {
-        let (text, reg) = match path.split_once('/') {
-            Some((inst, reg)) => {
-                assert!(core.contains(&format!("{top}_sync_bit {inst} (")), "{what}: no instance {inst} in the core");
-                (&sync, reg)
-            }
-            None => (&core, path.as_str()),
-        };
+        let mut text = read(&format!("{top}_regs_core"));
+        let parts: Vec<&str> = path.split('/').collect();
+        let (reg, insts) = parts.split_last().unwrap();
+        for inst in insts {
+            let lines: Vec<&str> = text.lines().collect();
+            let at = lines
+                .iter()
+                .position(|l| l.trim().ends_with(&format!(" {inst} (")))
+                .unwrap_or_else(|| panic!("{what}: no instance {inst} of {path}"));
+            // `<module> u_x (`, or `<module> #(` ... `) u_x (` with parameters.
+            let module = lines[..=at]
+                .iter()
+                .rev()
+                .find_map(|l| l.trim().split_once(' ').map(|(m, _)| m).filter(|m| m.starts_with(top.as_str())))
+                .unwrap_or_else(|| panic!("{what}: no module for {inst}"));
+            text = read(module);
+        }
         assert!(text.contains(&format!(" {reg} = ")), "{what}: no register {path} in the register file");
     }
     let board_text = fs::read_to_string(dir.path().join(&board)).unwrap();

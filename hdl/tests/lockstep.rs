@@ -178,7 +178,7 @@ fn every_configured_width_is_covered() {
 #[test]
 fn a_broken_emitter_is_caught() {
     let (fns, ports) =
-        datapath_model(64, Some(("surplus_next = clamped - c_full;", "surplus_next = c_full - clamped;")));
+        datapath_model(64, Some(("surplus_next = clamped - C_FULL;", "surplus_next = C_FULL - clamped;")));
     let seed = seeded_inputs::seed::from_env("broken datapath");
     let m = lockstep::run(fns, &ports, &["clock"], &["reset"], &[], lockstep::cycles(), seed)
         .expect_err("a limiter that adds credit per beat instead of taking it went unnoticed");

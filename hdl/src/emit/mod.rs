@@ -9,8 +9,14 @@
 //! - module `<prefix>_<block>` (`RateLimiter` -> `toe_user_logic_rate_limiter`),
 //!   its body written once however many instances use it;
 //! - an instance per child block, `u_<field>`, ports connected by name; a
-//!   child input fed straight from one of the parent's inputs, and a parent
-//!   output fed straight from a child output, are wired to it directly;
+//!   child input fed straight from one of the parent's inputs or registers
+//!   or from a sibling's output, and a parent output fed straight from a
+//!   child output, are wired to it directly;
+//! - constants upper case; a constant the instances of one block type differ
+//!   in (a register word's address) is a module parameter that each instance
+//!   sets ([`Tree::parameters`]), so the body is still written once;
+//! - names and comments a caller knows better ([`Naming`]: the register file
+//!   names each word after its register and notes its fields above it);
 //! - a rust-hdl `DFF` child `x` becomes `reg x_reg` (its initial value as
 //!   the declaration's) with its next value `x_next`, assigned in the
 //!   module's clocked block, not a module of its own;
@@ -53,25 +59,51 @@ pub struct Module {
 /// named `root`; every other module is `<prefix>_<block type>`. Runs
 /// rust-hdl's checks first, as its own writer does.
 pub fn emit<B: Block>(block: &mut B, root: &str, prefix: &str) -> Result<Vec<Module>, HdlError> {
-    emit_named(block, root, prefix, &|_| None)
+    emit_named(block, root, prefix, &FieldNames)
 }
 
-/// [`emit`], with the root block's own names given by `names` where it
-/// knows better than the field: `names("storage_q$3")` may say
-/// `s0_test_config_storage`, which is then the stem of that flip-flop
-/// (`s0_test_config_storage_reg`), port, signal or constant. The register
-/// file names its slots after their registers this way.
+/// Names and notes a caller knows better than the blocks' fields do. A field
+/// is given by its path from the root block: `storage_slot$3` in the root,
+/// `bus.check$1` in its child `bus`.
+pub trait Naming {
+    /// The Verilog stem of the field at `path`, when not the field's own:
+    /// `s0_test_config_storage` for `storage_slot$3` is then the stem of
+    /// that instance (`u_s0_test_config_storage`), flip-flop
+    /// (`..._reg`), port, signal or constant.
+    fn name(&self, path: &str) -> Option<String>;
+
+    /// The comment above the instance of the child block at `path`, when it
+    /// should say more than the instance's name.
+    fn note(&self, _path: &str) -> Option<String> {
+        None
+    }
+}
+
+/// Every field named after itself.
+pub struct FieldNames;
+
+impl Naming for FieldNames {
+    fn name(&self, _path: &str) -> Option<String> {
+        None
+    }
+}
+
+/// [`emit`], with names and notes from `names`. The register file names its
+/// slots after their registers this way. A module body is still written once
+/// per block type, so the names inside a block used more than once must not
+/// depend on the instance.
 pub fn emit_named<B: Block>(
     block: &mut B,
     root: &str,
     prefix: &str,
-    names: &dyn Fn(&str) -> Option<String>,
+    names: &dyn Naming,
 ) -> Result<Vec<Module>, HdlError> {
     block.connect_all();
     check_all(block).map_err(|e| HdlError(format!("rust-hdl check of `{root}` failed: {e:?}")))?;
     let tree = Tree::of(block, root);
-    let mut out = Emitter { tree: &tree, prefix, names, modules: Vec::new(), paths: BTreeMap::new() };
-    out.module(0, root, root)?;
+    let parameters = tree.parameters();
+    let mut out = Emitter { tree: &tree, prefix, names, parameters, modules: Vec::new(), paths: BTreeMap::new() };
+    out.module(0, root, root, "")?;
     Ok(out.modules)
 }
 
@@ -96,8 +128,11 @@ fn module_of(prefix: &str, rust_type: &str) -> String {
 struct Emitter<'a> {
     tree: &'a Tree,
     prefix: &'a str,
-    /// The root block's own names ([`emit_named`]).
-    names: &'a dyn Fn(&str) -> Option<String>,
+    /// The caller's names ([`emit_named`]).
+    names: &'a dyn Naming,
+    /// Per block type, the constants its instances differ in: module
+    /// parameters, set by each instance ([`Tree::parameters`]).
+    parameters: BTreeMap<String, BTreeSet<String>>,
     modules: Vec<Module>,
     /// The instance path that first produced each module, for errors.
     paths: BTreeMap<String, String>,
@@ -129,9 +164,15 @@ type Wiring = (Vec<(String, String)>, Vec<Net>);
 
 /// A child block instance.
 struct Instance<'n> {
+    /// Its Verilog stem (`tx_limiter`, or the caller's name): the instance
+    /// is `u_<field>`.
     field: String,
     module: String,
     node: &'n Node,
+    /// The comment above it.
+    note: String,
+    /// The parameters it sets: (name, value).
+    parameters: Vec<(String, String)>,
 }
 
 fn ident(field: &str) -> String {
@@ -194,15 +235,26 @@ fn plain_assignments(lines: &[String]) -> Vec<(usize, String, String)> {
 
 impl<'a> Emitter<'a> {
     /// Emits the module of node `at` (and first its children's) and returns
-    /// its name.
-    fn module(&mut self, at: usize, name: &str, path: &str) -> Result<String, HdlError> {
+    /// its name. `rel` is the node's path from the root for [`Naming`]
+    /// (empty for the root, `bus.` for its child `bus`).
+    fn module(&mut self, at: usize, name: &str, path: &str, rel: &str) -> Result<String, HdlError> {
         let tree = self.tree;
         let node = &tree.nodes[at];
         let err = |what: String| HdlError(format!("`{path}`: {what}"));
         let names = self.names;
         // The Verilog stem of one of this block's fields or signals.
-        let own = |field: &str| if at == 0 { names(field) } else { None }.unwrap_or_else(|| ident(field));
-        let vnames: BTreeMap<&str, String> = node.atoms.iter().map(|a| (a.name.as_str(), own(&a.name))).collect();
+        let own = |field: &str| names.name(&format!("{rel}{field}")).unwrap_or_else(|| ident(field));
+        let rust_type_name = node.rust_type.clone().unwrap_or_default();
+        let parameters = self.parameters.get(&rust_type_name).cloned().unwrap_or_default();
+        // Constants are upper case, as Verilog parameters are.
+        let vnames: BTreeMap<&str, String> = node
+            .atoms
+            .iter()
+            .map(|a| {
+                let n = own(&a.name);
+                (a.name.as_str(), if a.kind == AtomKind::Constant { n.to_uppercase() } else { n })
+            })
+            .collect();
         let vname = |n: &str| vnames.get(n).cloned().unwrap_or_else(|| ident(n));
         let rust_type = node.rust_type.clone().ok_or_else(|| {
             err("a block without a `verilog_name: ModuleName<Self>` field (its Verilog would have no name)".into())
@@ -219,8 +271,22 @@ impl<'a> Emitter<'a> {
                 flop.name = own(&child.field);
                 flops.push(flop);
             } else if let Some(t) = &child.rust_type {
-                let module = self.module(c, &module_of(self.prefix, t), &format!("{path}.{}", child.field))?;
-                instances.push(Instance { field: ident(&child.field), module, node: child });
+                let module = self.module(
+                    c,
+                    &module_of(self.prefix, t),
+                    &format!("{path}.{}", child.field),
+                    &format!("{rel}{}.", child.field),
+                )?;
+                let field = own(&child.field);
+                let note = names.note(&format!("{rel}{}", child.field)).unwrap_or_else(|| field.clone());
+                let set = self.parameters.get(t).cloned().unwrap_or_default();
+                let parameters = child
+                    .atoms
+                    .iter()
+                    .filter(|a| a.kind == AtomKind::Constant && set.contains(&a.name))
+                    .map(|a| (ident(&a.name).to_uppercase(), a.literal.clone()))
+                    .collect();
+                instances.push(Instance { field, module, node: child, note, parameters });
             } else {
                 return Err(err(format!(
                     "child `{}` is neither a flip-flop nor a block with a `ModuleName` field",
@@ -273,62 +339,83 @@ impl<'a> Emitter<'a> {
             }
         }
 
-        // Instance ports: wired straight to the parent's ports where the
-        // code only copies them, else through `<field>_<port>` signals.
+        // Instance ports: wired straight to the parent's ports, or to
+        // another instance's output, where the code only copies them, else
+        // through `<field>_<port>` signals. Outputs first, so that an input
+        // copied from a sibling's output knows that output's net.
         let mut rename: BTreeMap<String, String> = BTreeMap::new();
         // Per instance: its port connections (port, net), and the signals
         // declared for the ones not wired directly.
         let mut connections: Vec<Wiring> = Vec::new();
         let mut wire_outputs = BTreeSet::new();
+        let mut output_nets: BTreeMap<String, String> = BTreeMap::new();
+        let mut per_instance: Vec<(BTreeMap<String, String>, Vec<Net>)> = Vec::new();
         for inst in &instances {
-            let mut conns = Vec::new();
             let mut nets = Vec::new();
-            for p in inst.node.atoms.iter().filter(|a| a.kind.is_parameter()) {
+            let mut chosen = BTreeMap::new();
+            for p in inst.node.atoms.iter().filter(|a| a.kind == AtomKind::OutputParameter) {
                 let stub = format!("{}${}", inst.node.field, p.name);
-                let input = p.kind == AtomKind::InputParameter;
-                // An input fed from one of the parent's inputs or registers
-                // (neither is assigned in the code) is wired to it.
-                let steady = |rhs: &str| {
-                    inputs.contains(rhs)
-                        || rhs.strip_suffix("$q").is_some_and(|f| flops.iter().any(|flop| flop.field == f))
-                };
-                let direct = if input {
-                    assigns.iter().find(|(_, lhs, rhs)| *lhs == stub && steady(rhs)).filter(|_| uses(&stub) == 1).map(
-                        |(line, _, rhs)| {
-                            let net = match rhs.strip_suffix("$q") {
-                                Some(f) if !inputs.contains(rhs.as_str()) => format!("{}_reg", own(f)),
-                                _ => vname(rhs),
-                            };
-                            (*line, net)
-                        },
-                    )
-                } else {
-                    assigns
-                        .iter()
-                        .find(|(_, lhs, rhs)| {
-                            *rhs == stub
-                                && outputs.contains(lhs.as_str())
-                                && !wire_outputs.contains(lhs)
-                                && uses(lhs) == 1
-                        })
-                        .map(|(line, lhs, _)| (*line, vname(lhs)))
-                };
+                let direct = assigns
+                    .iter()
+                    .find(|(_, lhs, rhs)| {
+                        *rhs == stub && outputs.contains(lhs.as_str()) && !wire_outputs.contains(lhs) && uses(lhs) == 1
+                    })
+                    .map(|(line, lhs, _)| (*line, vname(lhs)));
                 let net = match direct {
                     Some((line, to)) => {
                         drop_lines.insert(line);
-                        if !input {
-                            wire_outputs.insert(to.clone());
-                        }
+                        wire_outputs.insert(to.clone());
                         to
                     }
                     None => {
                         let net = format!("{}_{}", inst.field, ident(&p.name));
-                        nets.push(Net { name: net.clone(), width: p.width, signed: p.signed, is_reg: input });
+                        nets.push(Net { name: net.clone(), width: p.width, signed: p.signed, is_reg: false });
                         net
                     }
                 };
+                output_nets.insert(stub, net.clone());
+                chosen.insert(p.name.clone(), net);
+            }
+            per_instance.push((chosen, nets));
+        }
+        for (inst, (mut chosen, mut nets)) in instances.iter().zip(per_instance) {
+            let mut conns = Vec::new();
+            for p in inst.node.atoms.iter().filter(|a| a.kind.is_parameter()) {
+                let stub = format!("{}${}", inst.node.field, p.name);
+                if p.kind == AtomKind::InputParameter {
+                    // An input fed from one of the parent's inputs or
+                    // registers, or from a sibling's output (none of them is
+                    // assigned in the code), is wired to it.
+                    let steady = |rhs: &str| {
+                        inputs.contains(rhs)
+                            || output_nets.contains_key(rhs)
+                            || rhs.strip_suffix("$q").is_some_and(|f| flops.iter().any(|flop| flop.field == f))
+                    };
+                    let direct =
+                        assigns.iter().find(|(_, lhs, rhs)| *lhs == stub && steady(rhs)).filter(|_| uses(&stub) == 1);
+                    let net = match direct {
+                        Some((line, _, rhs)) => {
+                            drop_lines.insert(*line);
+                            match (output_nets.get(rhs), rhs.strip_suffix("$q")) {
+                                (Some(net), _) => net.clone(),
+                                (None, Some(f)) if !inputs.contains(rhs.as_str()) => format!("{}_reg", own(f)),
+                                _ => vname(rhs),
+                            }
+                        }
+                        None => {
+                            let net = format!("{}_{}", inst.field, ident(&p.name));
+                            nets.push(Net { name: net.clone(), width: p.width, signed: p.signed, is_reg: true });
+                            net
+                        }
+                    };
+                    chosen.insert(p.name.clone(), net);
+                }
+                let net = chosen[&p.name].clone();
                 rename.insert(stub, net.clone());
-                conns.push((ident(&p.name), net));
+                // The port as the child's module names it.
+                let port =
+                    names.name(&format!("{rel}{}.{}", inst.node.field, p.name)).unwrap_or_else(|| ident(&p.name));
+                conns.push((port, net));
             }
             connections.push((conns, nets));
         }
@@ -397,6 +484,8 @@ impl<'a> Emitter<'a> {
         for i in &instances {
             declare(&instance_name(&i.field))?;
         }
+        let (params, consts): (Vec<&AtomInfo>, Vec<&AtomInfo>) =
+            node.atoms.iter().filter(|a| a.kind == AtomKind::Constant).partition(|a| parameters.contains(&a.name));
 
         // The text.
         let mut t = String::new();
@@ -404,12 +493,35 @@ impl<'a> Emitter<'a> {
         for line in doc.banner {
             let _ = writeln!(t, "//{}{line}", if line.is_empty() { "" } else { " " });
         }
-        let _ = writeln!(t, "module {name} (");
+        if params.is_empty() {
+            let _ = writeln!(t, "module {name} (");
+        } else {
+            // Each instance sets every parameter; the default is zero.
+            let _ = writeln!(t, "module {name} #(");
+            let rows: Vec<(String, &str)> = params
+                .iter()
+                .map(|p| {
+                    let decl =
+                        format!("parameter {} {} = {}'h0", decl_type(p.width, false), vnames[p.name.as_str()], p.width);
+                    let d = doc.ports.iter().find(|d| d.name == p.name).map_or("", |d| d.doc);
+                    (decl.replace("  ", " "), d)
+                })
+                .collect();
+            let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0) + 1;
+            for (k, (decl, d)) in rows.iter().enumerate() {
+                let decl = format!("{decl}{}", if k + 1 < rows.len() { "," } else { "" });
+                if d.is_empty() {
+                    let _ = writeln!(t, "    {decl}");
+                } else {
+                    let _ = writeln!(t, "    {decl:w$} // {d}");
+                }
+            }
+            t.push_str(") (\n");
+        }
         let port_lines = self.port_lines(&ports, &vnames, doc, &wire_outputs, custom.is_some(), &err)?;
         t.push_str(&port_lines);
         t.push_str(");\n");
 
-        let consts: Vec<&AtomInfo> = node.atoms.iter().filter(|a| a.kind == AtomKind::Constant).collect();
         if !consts.is_empty() {
             t.push_str("\n    // Constants\n");
             for c in &consts {
@@ -448,13 +560,23 @@ impl<'a> Emitter<'a> {
             }
         }
         for (inst, (conns, nets)) in instances.iter().zip(&connections) {
-            let _ = writeln!(t, "\n    // {}", inst.field);
+            let _ = writeln!(t, "\n    // {}", inst.note);
             let w = nets.iter().map(|n| decl_type(n.width, n.signed).len()).max().unwrap_or(0);
             for n in nets {
                 let kind = if n.is_reg { "reg " } else { "wire" };
                 let _ = writeln!(t, "    {};", declaration(kind, &decl_type(n.width, n.signed), w, &n.name));
             }
-            let _ = writeln!(t, "    {} {} (", inst.module, instance_name(&inst.field));
+            if inst.parameters.is_empty() {
+                let _ = writeln!(t, "    {} {} (", inst.module, instance_name(&inst.field));
+            } else {
+                let _ = writeln!(t, "    {} #(", inst.module);
+                let pw = inst.parameters.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
+                for (k, (p, v)) in inst.parameters.iter().enumerate() {
+                    let comma = if k + 1 < inst.parameters.len() { "," } else { "" };
+                    let _ = writeln!(t, "        .{p:pw$}({v}){comma}");
+                }
+                let _ = writeln!(t, "    ) {} (", instance_name(&inst.field));
+            }
             let pw = conns.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
             for (k, (p, net)) in conns.iter().enumerate() {
                 let comma = if k + 1 < conns.len() { "," } else { "" };

@@ -2,6 +2,8 @@
 //! field name, Rust type, signals and code, read by one rust-hdl `Probe`
 //! walk (the walk rust-hdl's own Verilog writer and the port plan use).
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use rust_hdl::core::ast::Verilog;
 use rust_hdl::core::atom::{is_atom_signed, Atom, AtomKind};
 use rust_hdl::core::type_descriptor::{TypeDescriptor, TypeKind};
@@ -57,6 +59,26 @@ impl Tree {
         let mut tree = Tree::default();
         block.accept(root, &mut tree);
         tree
+    }
+
+    /// Per block type, the constants whose values differ between its
+    /// instances: the module's parameters, which each instance sets. A
+    /// constant all instances agree on stays a `localparam`.
+    pub fn parameters(&self) -> BTreeMap<String, BTreeSet<String>> {
+        let mut values: BTreeMap<(&str, &str), BTreeSet<&str>> = BTreeMap::new();
+        for node in &self.nodes {
+            let Some(t) = &node.rust_type else { continue };
+            for a in node.atoms.iter().filter(|a| a.kind == AtomKind::Constant) {
+                values.entry((t, &a.name)).or_default().insert(&a.literal);
+            }
+        }
+        let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for ((t, name), v) in values {
+            if v.len() > 1 {
+                out.entry(t.to_string()).or_default().insert(name.to_string());
+            }
+        }
+        out
     }
 
     fn current(&mut self) -> &mut Node {

@@ -9,14 +9,22 @@
 //! address with a bit set at or above the map's span is held as
 //! [`OUT_OF_MAP`](super::OUT_OF_MAP), which no register has, so it is
 //! answered SLVERR and changes nothing, like any other unmapped address. Its
-//! ports, as the wrapper declares them, are [`bus_ports`]. These are parts of
-//! the core block (`block.rs`).
+//! ports, as the wrapper declares them, are [`bus_ports`].
+//!
+//! ```text
+//!   AW --> [aw]--+-- field checks (check.rs) --> refused: B = SLVERR
+//!   W  --> [w ]--+
+//!   AR --> [ar]--+--> arbiter --> issue --> crossing (crossing.rs)
+//!   B  <-- [b ]<--+
+//!   R  <-- [r ]<--+-- ack / timeout <------ crossing
+//! ```
 
 use config::ports::{Direction, Group, Port};
 use rust_hdl::prelude::*;
 
-use super::block::part::Part;
-use super::block::{RegisterFileCore, BUS_ADDRESS_BITS, DECODE_ADDRESS_BITS};
+use super::block::{BUS_ADDRESS_BITS, BUS_TIMEOUT_BITS, DECODE_ADDRESS_BITS, OUT_OF_MAP};
+use super::check::RegsCheck;
+use super::layout::Layout;
 
 /// The AXI4-Lite slave's ports ([`Group::Bus`], local names) in declaration
 /// order, the address ports [`BUS_ADDRESS_BITS`] wide whatever the map's
@@ -50,13 +58,233 @@ pub fn bus_ports() -> Vec<Port> {
     .collect()
 }
 
-/// The channels: ready while the holding register is empty, take a beat
-/// into it, and let B and R go when the master takes them.
-pub(super) struct Channels;
+/// The AXI4-Lite slave: holding registers, the field checks, the arbiter
+/// that issues requests into the crossing, the responses and the timeout.
+#[derive(LogicBlock)]
+pub struct RegsAxiLite {
+    // ---- AXI4-Lite slave, s_axil_aclk domain.
+    /// Register-bus clock.
+    pub s_axil_aclk: Signal<In, Clock>,
+    /// Register-bus reset, active low, synchronous to `s_axil_aclk`.
+    pub s_axil_aresetn: Signal<In, Bit>,
+    /// Write address (every bit decoded).
+    pub s_axil_awaddr: Signal<In, Bits<BUS_ADDRESS_BITS>>,
+    /// Write address valid.
+    pub s_axil_awvalid: Signal<In, Bit>,
+    /// Write address taken.
+    pub s_axil_awready: Signal<Out, Bit>,
+    /// Write data.
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    /// Write byte strobes.
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    /// Write data valid.
+    pub s_axil_wvalid: Signal<In, Bit>,
+    /// Write data taken.
+    pub s_axil_wready: Signal<Out, Bit>,
+    /// Write response: OKAY, or SLVERR (unmapped, refused, timed out).
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    /// Write response valid.
+    pub s_axil_bvalid: Signal<Out, Bit>,
+    /// The master takes the write response.
+    pub s_axil_bready: Signal<In, Bit>,
+    /// Read address (every bit decoded).
+    pub s_axil_araddr: Signal<In, Bits<BUS_ADDRESS_BITS>>,
+    /// Read address valid.
+    pub s_axil_arvalid: Signal<In, Bit>,
+    /// Read address taken.
+    pub s_axil_arready: Signal<Out, Bit>,
+    /// Read data.
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    /// Read response: OKAY, or SLVERR (unmapped, timed out).
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    /// Read data valid.
+    pub s_axil_rvalid: Signal<Out, Bit>,
+    /// The master takes the read data.
+    pub s_axil_rready: Signal<In, Bit>,
+    // ---- Requests, to and from the crossing.
+    /// Send a request this cycle.
+    pub issue: Signal<Out, Bit>,
+    /// The request is a write.
+    pub issue_write: Signal<Out, Bit>,
+    /// The request's address, as the core decodes it.
+    pub issue_addr: Signal<Out, Bits<DECODE_ADDRESS_BITS>>,
+    /// A write's data.
+    pub issue_wdata: Signal<Out, Bits<32>>,
+    /// A write's byte strobes.
+    pub issue_wstrb: Signal<Out, Bits<4>>,
+    /// The request in flight is a write.
+    pub pending_write: Signal<In, Bit>,
+    /// The acknowledge toggle's edge has arrived: the response is held.
+    pub ack: Signal<In, Bit>,
+    /// The response's read data, held.
+    pub response_data: Signal<In, Bits<32>>,
+    /// The response is an error, held.
+    pub response_err: Signal<In, Bit>,
+    /// One check per field with a valid range.
+    pub(super) checks: Vec<RegsCheck>,
+    // Holding registers of AW, W and AR. `aw_addr` and `ar_addr` hold the
+    // beat's address as the core decodes it: its bits within the map's
+    // span, or `OUT_OF_MAP` when a bit above the span is set.
+    aw_full: DFF<Bit>,
+    aw_addr: DFF<Bits<DECODE_ADDRESS_BITS>>,
+    w_full: DFF<Bit>,
+    w_data: DFF<Bits<32>>,
+    w_strb: DFF<Bits<4>>,
+    ar_full: DFF<Bit>,
+    ar_addr: DFF<Bits<DECODE_ADDRESS_BITS>>,
+    // The request in flight (until the acknowledge) and the response.
+    busy: DFF<Bit>,
+    last_write: DFF<Bit>,
+    ack_edge: Signal<Local, Bit>,
+    /// The request in flight has been answered already (the bus was reset, or
+    /// it timed out): wait for its acknowledge, answer nothing.
+    drop_resp: DFF<Bit>,
+    /// An access waits on the user domain alone: the one in flight, or one
+    /// held behind a request that timed out.
+    blocked: Signal<Local, Bit>,
+    /// Bus cycles `blocked` has lasted.
+    wait_q: DFF<Bits<BUS_TIMEOUT_BITS>>,
+    /// `wait_q` reached the timeout in the cycle before.
+    expired: DFF<Bit>,
+    b_valid: DFF<Bit>,
+    b_resp: DFF<Bits<2>>,
+    r_valid: DFF<Bit>,
+    r_data: DFF<Bits<32>>,
+    r_resp: DFF<Bits<2>>,
+    /// The write waiting in the AW and W registers is refused: it would put
+    /// an invalid value in a checked field, or cover only part of one.
+    w_refused: Signal<Local, Bit>,
+    /// `w_refused` of the AW and W held in the cycle before.
+    w_refused_q: DFF<Bit>,
+    /// AW and W are held, were both held in the cycle before (so
+    /// `w_refused_q` judges them), and did not leave: the write may issue.
+    w_checked: DFF<Bit>,
+    /// The last bus cycle of the timeout.
+    timeout_last: Constant<Bits<BUS_TIMEOUT_BITS>>,
+    wait_zero: Constant<Bits<BUS_TIMEOUT_BITS>>,
+    wait_one: Constant<Bits<BUS_TIMEOUT_BITS>>,
+    /// The bits of a held address within the map's span.
+    span_low: Constant<Bits<DECODE_ADDRESS_BITS>>,
+    /// The bus address bits at or above the map's span: any of them set is
+    /// an address outside the map.
+    span_high: Constant<Bits<BUS_ADDRESS_BITS>>,
+    /// The held address of a request outside the map.
+    out_of_map: Constant<Bits<DECODE_ADDRESS_BITS>>,
+    zero_bus: Constant<Bits<BUS_ADDRESS_BITS>>,
+    resp_okay: Constant<Bits<2>>,
+    resp_slverr: Constant<Bits<2>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
+}
 
-impl Part<Channels> for RegisterFileCore {
+impl RegsAxiLite {
+    pub fn new(layout: &Layout) -> Self {
+        let span_low = (1u64 << layout.address_bits) - 1;
+        Self {
+            s_axil_aclk: Default::default(),
+            s_axil_aresetn: Default::default(),
+            s_axil_awaddr: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            issue: Default::default(),
+            issue_write: Default::default(),
+            issue_addr: Default::default(),
+            issue_wdata: Default::default(),
+            issue_wstrb: Default::default(),
+            pending_write: Default::default(),
+            ack: Default::default(),
+            response_data: Default::default(),
+            response_err: Default::default(),
+            checks: layout.checks.iter().map(|c| RegsCheck::new(c, span_low)).collect(),
+            aw_full: Default::default(),
+            aw_addr: Default::default(),
+            w_full: Default::default(),
+            w_data: Default::default(),
+            w_strb: Default::default(),
+            ar_full: Default::default(),
+            ar_addr: Default::default(),
+            busy: Default::default(),
+            last_write: Default::default(),
+            ack_edge: Default::default(),
+            drop_resp: Default::default(),
+            blocked: Default::default(),
+            wait_q: Default::default(),
+            expired: Default::default(),
+            b_valid: Default::default(),
+            b_resp: Default::default(),
+            r_valid: Default::default(),
+            r_data: Default::default(),
+            r_resp: Default::default(),
+            w_refused: Default::default(),
+            w_refused_q: Default::default(),
+            w_checked: Default::default(),
+            timeout_last: Constant::new(bits(u64::from(layout.bus_timeout) - 1)),
+            wait_zero: Constant::new(bits(0)),
+            wait_one: Constant::new(bits(1)),
+            span_low: Constant::new(bits(span_low)),
+            span_high: Constant::new(bits(u64::from(!(span_low as u32)))),
+            out_of_map: Constant::new(bits(u64::from(OUT_OF_MAP))),
+            zero_bus: Constant::new(bits(0)),
+            resp_okay: Constant::new(bits(0)),
+            resp_slverr: Constant::new(bits(2)),
+            verilog_name: Default::default(),
+        }
+    }
+}
+
+impl Logic for RegsAxiLite {
     #[hdl_gen]
     fn update(&mut self) {
+        self.aw_full.clock.next = self.s_axil_aclk.val();
+        self.aw_addr.clock.next = self.s_axil_aclk.val();
+        self.w_full.clock.next = self.s_axil_aclk.val();
+        self.w_data.clock.next = self.s_axil_aclk.val();
+        self.w_strb.clock.next = self.s_axil_aclk.val();
+        self.ar_full.clock.next = self.s_axil_aclk.val();
+        self.ar_addr.clock.next = self.s_axil_aclk.val();
+        self.busy.clock.next = self.s_axil_aclk.val();
+        self.last_write.clock.next = self.s_axil_aclk.val();
+        self.drop_resp.clock.next = self.s_axil_aclk.val();
+        self.wait_q.clock.next = self.s_axil_aclk.val();
+        self.expired.clock.next = self.s_axil_aclk.val();
+        self.b_valid.clock.next = self.s_axil_aclk.val();
+        self.b_resp.clock.next = self.s_axil_aclk.val();
+        self.r_valid.clock.next = self.s_axil_aclk.val();
+        self.r_data.clock.next = self.s_axil_aclk.val();
+        self.r_resp.clock.next = self.s_axil_aclk.val();
+        self.w_refused_q.clock.next = self.s_axil_aclk.val();
+        self.w_checked.clock.next = self.s_axil_aclk.val();
+
+        self.aw_full.d.next = self.aw_full.q.val();
+        self.aw_addr.d.next = self.aw_addr.q.val();
+        self.w_full.d.next = self.w_full.q.val();
+        self.w_data.d.next = self.w_data.q.val();
+        self.w_strb.d.next = self.w_strb.q.val();
+        self.ar_full.d.next = self.ar_full.q.val();
+        self.ar_addr.d.next = self.ar_addr.q.val();
+        self.busy.d.next = self.busy.q.val();
+        self.drop_resp.d.next = self.drop_resp.q.val();
+        self.last_write.d.next = self.last_write.q.val();
+        self.b_valid.d.next = self.b_valid.q.val();
+        self.b_resp.d.next = self.b_resp.q.val();
+        self.r_valid.d.next = self.r_valid.q.val();
+        self.r_data.d.next = self.r_data.q.val();
+        self.r_resp.d.next = self.r_resp.q.val();
+
         // Each channel has a one-entry holding register: ready while it is empty.
         self.s_axil_awready.next = !self.aw_full.q.val() & self.s_axil_aresetn.val();
         self.s_axil_wready.next = !self.w_full.q.val() & self.s_axil_aresetn.val();
@@ -67,7 +295,7 @@ impl Part<Channels> for RegisterFileCore {
         self.s_axil_rdata.next = self.r_data.q.val();
         self.s_axil_rresp.next = self.r_resp.q.val();
 
-        // The address as the core decodes it (`aw_addr` in `block.rs`).
+        // The address as the core decodes it (`aw_addr` above).
         if self.s_axil_awvalid.val() & !self.aw_full.q.val() {
             self.aw_full.d.next = true;
             self.aw_addr.d.next = self.s_axil_awaddr.val().get_bits::<DECODE_ADDRESS_BITS>(0) & self.span_low.val();
@@ -93,32 +321,25 @@ impl Part<Channels> for RegisterFileCore {
         if self.r_valid.q.val() & self.s_axil_rready.val() {
             self.r_valid.d.next = false;
         }
-    }
-}
 
-/// The transactions: answer on the crossing's acknowledge, issue the next
-/// request into the crossing, and the bus reset.
-pub(super) struct Transactions;
-
-impl Part<Transactions> for RegisterFileCore {
-    #[hdl_gen]
-    fn update(&mut self) {
+        // The crossing's acknowledge answers the request in flight.
+        self.ack_edge.next = self.busy.q.val() & self.ack.val();
         if self.ack_edge.val() {
             self.busy.d.next = false;
             self.drop_resp.d.next = false;
             if self.drop_resp.q.val() {
                 // The request of before a bus reset: its answer goes nowhere.
-            } else if self.req_write.q.val() {
+            } else if self.pending_write.val() {
                 self.b_valid.d.next = true;
                 self.b_resp.d.next = self.resp_okay.val();
-                if self.resp_err.q.val() {
+                if self.response_err.val() {
                     self.b_resp.d.next = self.resp_slverr.val();
                 }
             } else {
                 self.r_valid.d.next = true;
-                self.r_data.d.next = self.resp_data.q.val();
+                self.r_data.d.next = self.response_data.val();
                 self.r_resp.d.next = self.resp_okay.val();
-                if self.resp_err.q.val() {
+                if self.response_err.val() {
                     self.r_resp.d.next = self.resp_slverr.val();
                 }
             }
@@ -126,39 +347,22 @@ impl Part<Transactions> for RegisterFileCore {
 
         // A write that would put an invalid value in a checked field, or that
         // covers only some bytes of one, is refused here: it never crosses.
-        // Each field's part of the verdict is taken with its beat: whether
-        // the AW beat addresses the field (`check_hit`), and whether the W
-        // beat writes some of its bytes with a value out of range or only
-        // some of them (`check_fault`). `value - min > max - min` (32-bit,
-        // wrapping) is one compare for both bounds, and no constant compare
-        // when `min` is 0. The verdict on the held AW and W is their OR,
+        // Each field's check takes its verdict with the beats
+        // (`check.rs`); the verdict on the held AW and W is their OR,
         // registered (`w_refused_q`), and a write issues one cycle after both
         // are held (`w_checked`): the compares add no logic level to the
-        // issue path, and the verdict is one OR over the fields deep. The
-        // address compare is of the span's bits alone: a write outside the
-        // map that aliases a checked field is answered SLVERR either way
-        // (refused here, or missing every slot), and changes nothing.
+        // issue path, and the verdict is one OR over the fields deep.
         self.w_refused.next = false;
-        for j in 0..self.check_addr.len() {
-            self.check_hit[j].clock.next = self.s_axil_aclk.val();
-            self.check_fault[j].clock.next = self.s_axil_aclk.val();
-            self.check_hit[j].d.next = self.check_hit[j].q.val();
-            self.check_fault[j].d.next = self.check_fault[j].q.val();
-            if self.s_axil_awvalid.val() & !self.aw_full.q.val() {
-                self.check_hit[j].d.next = (self.s_axil_awaddr.val().get_bits::<DECODE_ADDRESS_BITS>(0)
-                    & self.span_low.val())
-                    == self.check_addr[j].val();
-            }
-            if self.s_axil_wvalid.val() & !self.w_full.q.val() {
-                self.check_fault[j].d.next = ((self.s_axil_wstrb.val() & self.check_bytes[j].val())
-                    != self.zero4.val())
-                    & (((self.s_axil_wstrb.val() & self.check_bytes[j].val()) != self.check_bytes[j].val())
-                        | (((self.s_axil_wdata.val() & self.check_mask[j].val()) - self.check_min[j].val())
-                            > self.check_span[j].val()));
-            }
-            if self.check_hit[j].q.val() & self.check_fault[j].q.val() {
-                self.w_refused.next = true;
-            }
+        for j in 0..self.checks.len() {
+            self.checks[j].clock.next = self.s_axil_aclk.val();
+            self.checks[j].awaddr.next = self.s_axil_awaddr.val();
+            self.checks[j].awvalid.next = self.s_axil_awvalid.val();
+            self.checks[j].aw_full.next = self.aw_full.q.val();
+            self.checks[j].wdata.next = self.s_axil_wdata.val();
+            self.checks[j].wstrb.next = self.s_axil_wstrb.val();
+            self.checks[j].wvalid.next = self.s_axil_wvalid.val();
+            self.checks[j].w_full.next = self.w_full.q.val();
+            self.w_refused.next = self.w_refused.val() | self.checks[j].refuse.val();
         }
         self.w_refused_q.d.next = self.w_refused.val();
         // `w_checked` implies that both are held: every branch below that
@@ -167,6 +371,11 @@ impl Part<Transactions> for RegisterFileCore {
 
         // One request at a time, issued when the previous response has left;
         // a write and a read both waiting take turns.
+        self.issue.next = false;
+        self.issue_write.next = false;
+        self.issue_addr.next = self.aw_addr.q.val();
+        self.issue_wdata.next = self.w_data.q.val();
+        self.issue_wstrb.next = self.w_strb.q.val();
         if self.s_axil_aresetn.val() & !self.busy.q.val() & !self.b_valid.q.val() & !self.r_valid.q.val() {
             if self.w_checked.q.val() & (!self.ar_full.q.val() | !self.last_write.q.val()) & self.w_refused_q.q.val() {
                 self.b_valid.d.next = true;
@@ -176,20 +385,16 @@ impl Part<Transactions> for RegisterFileCore {
                 self.w_full.d.next = false;
                 self.w_checked.d.next = false;
             } else if self.w_checked.q.val() & (!self.ar_full.q.val() | !self.last_write.q.val()) {
-                self.req_write.d.next = true;
-                self.req_addr.d.next = self.aw_addr.q.val();
-                self.req_wdata.d.next = self.w_data.q.val();
-                self.req_wstrb.d.next = self.w_strb.q.val();
-                self.req_tog.d.next = !self.req_tog.q.val();
+                self.issue.next = true;
+                self.issue_write.next = true;
                 self.busy.d.next = true;
                 self.last_write.d.next = true;
                 self.aw_full.d.next = false;
                 self.w_full.d.next = false;
                 self.w_checked.d.next = false;
             } else if self.ar_full.q.val() {
-                self.req_write.d.next = false;
-                self.req_addr.d.next = self.ar_addr.q.val();
-                self.req_tog.d.next = !self.req_tog.q.val();
+                self.issue.next = true;
+                self.issue_addr.next = self.ar_addr.q.val();
                 self.busy.d.next = true;
                 self.last_write.d.next = false;
                 self.ar_full.d.next = false;
@@ -225,7 +430,7 @@ impl Part<Transactions> for RegisterFileCore {
             self.wait_q.d.next = self.wait_zero.val();
             if !self.drop_resp.q.val() {
                 self.drop_resp.d.next = true;
-                if self.req_write.q.val() {
+                if self.pending_write.val() {
                     self.b_valid.d.next = true;
                     self.b_resp.d.next = self.resp_slverr.val();
                 } else {
@@ -249,10 +454,8 @@ impl Part<Transactions> for RegisterFileCore {
             }
         }
 
-        // The toggles and the request they announce are not reset: a reset of
-        // one domain alone must not make an edge the other side would take
-        // for a request or an acknowledge. A request in flight at a bus reset
-        // still completes its handshake (so request and acknowledge toggles
+        // The bus reset. A request in flight at a bus reset still completes
+        // its handshake in the crossing (so request and acknowledge toggles
         // keep alternating) and its response is dropped.
         if !self.s_axil_aresetn.val() {
             self.aw_full.d.next = false;
@@ -279,7 +482,7 @@ mod tests {
     fn the_bus_ports_are_the_cores() {
         let design = config::parse(&config::default_toml_with_sessions(1)).unwrap();
         let layout = Layout::new(&regmap::RegisterMap::for_design(&design)).unwrap();
-        let text = block_verilog(&mut RegisterFileCore::new(&layout), "core").unwrap();
+        let text = block_verilog(&mut super::super::block::RegisterFileCore::new(&layout), "core").unwrap();
         let core: Vec<(String, &str, usize)> = module_ports(&text, "core")
             .unwrap()
             .into_iter()

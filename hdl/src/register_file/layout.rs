@@ -97,6 +97,9 @@ pub struct Slot {
     /// The register's name on the ports of its block instance
     /// (`s0_test_config`, `toe_fpga_mac_lo`): what the Verilog calls the slot.
     pub label: String,
+    /// The comment above the slot's logic in the Verilog: the register, its
+    /// address and the fields of this slot's bits.
+    pub note: String,
 }
 
 /// A field whose writes the bus side checks ([`regmap::Field::write_range`]):
@@ -117,6 +120,8 @@ pub struct Check {
     pub bytes: u32,
     /// The register and field (`s0_speed_tx_percent`): what the Verilog calls the check.
     pub label: String,
+    /// The comment above the check's logic in the Verilog: the field and its range.
+    pub note: String,
 }
 
 /// The slot list a piece of a port lives in (sticky slots have two: the
@@ -170,36 +175,70 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// The Verilog stem of the core's slot field or port element `name`
-    /// (`storage_q$3`, `value$3`, `check_hit$1`): the slot's register
-    /// (`s0_test_config_storage`, `s0_test_config_value`,
-    /// `s0_speed_tx_percent_check_hit`); `None` for anything else. The
-    /// core's writer (`crate::emit::emit_named`) and the wrapper both name
-    /// the slots through it, so a register's logic and ports carry its name.
-    pub fn slot_name(&self, name: &str) -> Option<String> {
-        let (field, k) = name.rsplit_once('$')?;
+    /// The Verilog stem of the core's register word, port element or
+    /// read-back input `path` ([`crate::emit::Naming`]): the slot's register
+    /// and kind. The word `storage_words$3` is `s0_test_config_storage`
+    /// (instance `u_s0_test_config_storage`), the port `value$3` is
+    /// `s0_test_config_value`, the read-back's `read_back.storage_hit$3` is
+    /// `s0_test_config_storage_hit`, and the check `bus.checks$1` is
+    /// `s0_speed_tx_percent_check`; `None` for anything else. The core's
+    /// writer and the wrapper both name the slots through it, so a
+    /// register's logic and ports carry its name.
+    pub fn slot_name(&self, path: &str) -> Option<String> {
+        let (field, k) = path.rsplit_once('$')?;
         let k: usize = k.parse().ok()?;
-        let slots = match field {
-            "storage_q" | "storage_sel" | "storage_addr" | "storage_mask" | "storage_rmask" | "storage_reset"
-            | "value" => &self.storage,
-            "pulse_q" | "pulse_sel" | "pulse_addr" | "pulse_mask" | "pulse" => &self.pulse,
-            "sticky_q" | "sticky_sel" | "sticky_addr" | "sticky_mask" | "sticky_reset" | "sticky" | "set" => {
-                &self.sticky
-            }
-            "status_sel" | "status_addr" | "status_mask" | "status" => &self.status,
-            "latch_q" | "latch_lo_sel" | "latch_hi_sel" | "latch_lo_addr" | "latch_hi_addr" | "latch_mask"
-            | "latch_reset" | "latch_in" => &self.latch,
-            "const_sel" | "const_addr" | "const_value" => &self.constant,
-            "check_addr" | "check_mask" | "check_min" | "check_span" | "check_bytes" | "check_hit" | "check_fault" => {
-                return Some(format!("{}_{field}", self.checks.get(k)?.label));
-            }
-            _ => return None,
+        if field == "bus.checks" {
+            return Some(format!("{}_check", self.checks.get(k)?.label));
+        }
+        let (kind, suffix) = match field {
+            "value" => ("storage", "value"),
+            "set" => ("sticky", "set"),
+            "latch_in" => ("latch", "latch_in"),
+            "pulse" | "sticky" | "status" => (field, field),
+            _ => match field.strip_prefix("read_back.") {
+                Some(port) => {
+                    let (kind, _) = port.rsplit_once('_')?;
+                    (kind, port)
+                }
+                None => (field.strip_suffix("_words")?, ""),
+            },
         };
-        let label = &slots.get(k)?.label;
-        Some(match field.strip_suffix("_q") {
-            Some(kind) => format!("{label}_{kind}"),
-            None => format!("{label}_{field}"),
+        let label = &self.slots(kind)?.get(k)?.label;
+        Some(match (suffix, kind) {
+            ("", kind) => format!("{label}_{kind}"),
+            (suffix, _) => format!("{label}_{suffix}"),
         })
+    }
+
+    /// The slots of `kind` (`storage`, `pulse`, `sticky`, `status`,
+    /// `latch`, `constant`).
+    fn slots(&self, kind: &str) -> Option<&[Slot]> {
+        Some(match kind {
+            "storage" => &self.storage,
+            "pulse" => &self.pulse,
+            "sticky" => &self.sticky,
+            "status" => &self.status,
+            "latch" => &self.latch,
+            "constant" => &self.constant,
+            _ => return None,
+        })
+    }
+}
+
+impl crate::emit::Naming for Layout {
+    fn name(&self, path: &str) -> Option<String> {
+        self.slot_name(path)
+    }
+
+    /// Above each register word, the register, its address and the fields
+    /// it holds; above each check, the field and its valid range.
+    fn note(&self, path: &str) -> Option<String> {
+        let (field, k) = path.rsplit_once('$')?;
+        let k: usize = k.parse().ok()?;
+        if field == "bus.checks" {
+            return Some(self.checks.get(k)?.note.clone());
+        }
+        Some(self.slots(field.strip_suffix("_words")?)?.get(k)?.note.clone())
     }
 }
 
@@ -257,6 +296,28 @@ impl Layout {
                         .ok_or_else(|| err(format!("register file: `{}.{}` has no address", block.name, reg.name)))?;
                     l.mapped.push(addr);
                     let label = group.top_name(&reg.name);
+                    let place = match block.repeat {
+                        Some(_) => format!("{}[{instance}]", block.name),
+                        None => block.name.clone(),
+                    };
+                    // The comment above a slot's logic: the register, its
+                    // address, and the fields among `mask`'s bits.
+                    let note = |mask: u32| {
+                        let fields: Vec<String> = reg
+                            .fields
+                            .iter()
+                            .filter(|f| f.mask() & mask != 0)
+                            .map(|f| {
+                                let bits = if f.width == 1 {
+                                    format!("[{}]", f.lsb)
+                                } else {
+                                    format!("[{}:{}]", f.lsb + f.width - 1, f.lsb)
+                                };
+                                format!("{} {bits} {}", f.name, f.access)
+                            })
+                            .collect();
+                        format!("{place}.{} at 0x{addr:04x}: {}", reg.name, fields.join(", "))
+                    };
                     let reset = reg.reset_for(instance);
                     let wide_lo = block.wide_with_lo(&reg.name);
                     let wide_hi = block.wide_with_hi(&reg.name);
@@ -274,6 +335,7 @@ impl Layout {
                             reset: reset & writable,
                             lo_addr: 0,
                             label: label.clone(),
+                            note: note(writable),
                         });
                     }
                     let pulse_mask = reg.mask_of(Access::WPulse);
@@ -287,6 +349,7 @@ impl Layout {
                             reset: 0,
                             lo_addr: 0,
                             label: label.clone(),
+                            note: note(pulse_mask),
                         });
                     }
                     let w1c = reg.mask_of(Access::W1c);
@@ -300,6 +363,7 @@ impl Layout {
                             reset: reset & w1c,
                             lo_addr: 0,
                             label: label.clone(),
+                            note: note(w1c),
                         });
                     }
                     let ro = reg.mask_of(Access::Ro);
@@ -313,6 +377,7 @@ impl Layout {
                             reset: reset & constant,
                             lo_addr: 0,
                             label: label.clone(),
+                            note: note(constant),
                         });
                     }
                     let mut status = None;
@@ -332,6 +397,7 @@ impl Layout {
                                     reset: reset & volatile,
                                     lo_addr,
                                     label: label.clone(),
+                                    note: note(volatile),
                                 });
                             }
                             None => {
@@ -343,6 +409,7 @@ impl Layout {
                                     reset: 0,
                                     lo_addr: 0,
                                     label: label.clone(),
+                                    note: note(volatile),
                                 });
                             }
                         }
@@ -358,6 +425,10 @@ impl Layout {
                                 max: max << f.lsb,
                                 bytes,
                                 label: format!("{label}_{}", f.name),
+                                note: format!(
+                                    "{place}.{}.{} at 0x{addr:04x}: a write outside {min}..={max} is refused",
+                                    reg.name, f.name
+                                ),
                             });
                         }
                         let (name, source, port_lsb) = match wide {
@@ -512,7 +583,7 @@ mod tests {
     }
 
     /// The core decodes a hit as "some slot's select is high"
-    /// (`RegisterFileCore::storage_sel`): that needs every mapped register
+    /// (`read_back.rs`: any word's `hit`): that needs every mapped register
     /// in a slot of some kind.
     #[test]
     fn every_mapped_register_is_in_a_slot() {

@@ -40,18 +40,20 @@
 //! `rw`/`wo`, pulse for `wpulse`, sticky for `w1c`, status for volatile `ro`,
 //! constant for other `ro`, and a latch for the volatile `ro` bits of a wide
 //! value's high half), each with its address, masks and reset from the map.
-//! [`RegisterFileCore`] is the rust-hdl logic over those slot lists (loops over
-//! `Vec`s of constants); [`register_file_modules`] wraps it in a module with
+//! [`RegisterFileCore`] is the rust-hdl logic over those slot lists: one
+//! register-word block per slot (its address, masks and reset as constants,
+//! module parameters in the Verilog), the AXI4-Lite slave, the crossing and
+//! the read-back; [`register_file_modules`] wraps it in a module with
 //! plain port names, one group per block instance (`toe_*`, `s<n>_*` for
 //! exactly `design.sessions` sessions): rust-hdl cannot give a block a number
 //! of ports that depends on the configuration, so that wrapper is written
 //! here as text, pure wiring. Port names follow one rule ([`UserPort`]).
 //!
 //! **Files.** `layout.rs` (map to slots and user ports), `block.rs` (the core
-//! block: its registers, its constructor, the order of its parts),
-//! `axi_lite.rs` (the AXI4-Lite slave), `crossing.rs` (the clock crossing and
-//! the names its constraints need), `fields.rs` (the logic of each kind of
-//! field), `wrapper.rs` (the Verilog wrapper and its port list). This file
+//! block, which wires the parts), `axi_lite.rs` (the AXI4-Lite slave),
+//! `check.rs` (a checked field's write check), `crossing.rs` (the clock
+//! crossing and the names its constraints need), `slots.rs` (one block per
+//! kind of register word), `read_back.rs` (the read multiplexer), `wrapper.rs` (the Verilog wrapper and its port list). This file
 //! holds the entry points: the Verilog ([`register_file_modules`], and
 //! rust-hdl's form of it as the lockstep test's reference), the
 //! wrapper's ports as data ([`register_file_ports`]) and the crossing's
@@ -59,9 +61,11 @@
 
 mod axi_lite;
 mod block;
+mod check;
 mod crossing;
-mod fields;
 mod layout;
+mod read_back;
+mod slots;
 mod wrapper;
 
 use config::ports::PortPlan;
@@ -105,9 +109,8 @@ pub fn register_file_modules(
     prefix: &str,
 ) -> Result<Vec<crate::emit::Module>, HdlError> {
     let layout = checked_layout(design, map)?;
-    let names = |field: &str| layout.slot_name(field);
     let mut modules =
-        crate::emit::emit_named(&mut RegisterFileCore::new(&layout), &core_module(module), prefix, &names)?;
+        crate::emit::emit_named(&mut RegisterFileCore::new(&layout), &core_module(module), prefix, &layout)?;
     modules.push(crate::emit::Module {
         name: module.to_string(),
         text: wrapper::wrapper(&layout, map, module, wrapper::CoreWriter::Emit),
@@ -187,37 +190,67 @@ mod tests {
         assert!(dollar.is_none(), "`$` in the register file: {dollar:?}");
     }
 
-    /// Every slot's logic carries its register's name, the checks their
-    /// field's: no anonymous `storage_q_3` is left in the core.
+    /// The instance lines of module `module` in `text`: (instance, the
+    /// comment line above its block).
+    fn instances_of(text: &str, module: &str) -> Vec<(String, String)> {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut found = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            if l.trim() == format!("{module} #(") || l.trim().starts_with(&format!("{module} u_")) {
+                let inst = lines[i..].iter().find_map(|x| {
+                    let x = x.trim();
+                    let x = x.strip_prefix(&format!("{module} ")).or_else(|| x.strip_prefix(") ")).unwrap_or(x);
+                    x.strip_prefix("u_").and_then(|r| r.strip_suffix(" (")).map(str::to_string)
+                });
+                let note = lines[..i].iter().rev().find(|x| x.trim().starts_with("//")).map_or("", |x| x.trim());
+                found.push((inst.unwrap_or_default(), note.to_string()));
+            }
+        }
+        found
+    }
+
+    /// Every register word is an instance of its kind's module named after
+    /// its register, under a comment naming the register, its address and
+    /// its fields; every check is named after its field; no anonymous
+    /// `storage_words_3` is left.
     #[test]
     fn every_slot_is_named_after_its_register() {
         let d = design(2);
         let map = RegisterMap::for_design(&d);
         let layout = Layout::new(&map).unwrap();
         let modules = register_file_modules(&d, &map, "rf", "t").unwrap();
-        let core = &modules.iter().find(|m| m.name == "rf_core").unwrap().text;
+        let text = |name: &str| &modules.iter().find(|m| m.name == name).unwrap().text;
+        let core = text("rf_core");
         let wrapper = &modules.last().unwrap().text;
         for (kind, slots) in [
             ("storage", &layout.storage),
             ("pulse", &layout.pulse),
             ("sticky", &layout.sticky),
+            ("status", &layout.status),
             ("latch", &layout.latch),
+            ("constant", &layout.constant),
         ] {
-            let mut labels: Vec<&str> = slots.iter().map(|s| s.label.as_str()).collect();
-            labels.sort_unstable();
-            labels.dedup();
-            assert_eq!(labels.len(), slots.len(), "{kind}: two slots of one register");
-            for s in slots.iter() {
-                assert!(core.contains(&format!(" {}_{kind}_reg = ", s.label)), "no register {}_{kind}_reg", s.label);
-            }
+            let found = instances_of(core, &format!("t_regs_{kind}"));
+            let expected: Vec<(String, String)> =
+                slots.iter().map(|s| (format!("{}_{kind}", s.label), format!("// {}", s.note))).collect();
+            assert_eq!(found, expected, "{kind}");
+            assert!(!slots.is_empty(), "the default map has {kind} words");
         }
-        assert!(core.contains(" s1_test_config_storage_reg = "), "session 1's test_config");
+        let test_config = layout.storage.iter().find(|s| s.label == "s1_test_config").expect("s1_test_config");
+        assert!(test_config.note.starts_with("session[1].test_config at 0x"), "{}", test_config.note);
+        assert!(test_config.note.contains("test_mode [1:0] rw"), "{}", test_config.note);
         assert!(wrapper.contains(".s1_test_config_value(s1_test_config_value)"), "the wrapper wires it by name");
-        for c in &layout.checks {
-            assert!(core.contains(&format!(" {}_check_hit_reg = ", c.label)), "no check register for {}", c.label);
-        }
-        for anonymous in ["storage_q_", "pulse_q_", "sticky_q_", "latch_q_", "value_0", "check_hit_0"] {
-            assert!(!core.contains(anonymous), "an anonymous slot `{anonymous}...` in the core");
+        let checks = instances_of(text("t_regs_axi_lite"), "t_regs_check");
+        let expected: Vec<(String, String)> =
+            layout.checks.iter().map(|c| (format!("{}_check", c.label), format!("// {}", c.note))).collect();
+        assert_eq!(checks, expected);
+        assert!(!checks.is_empty());
+        let read_back = text("t_regs_read_back");
+        assert!(read_back.contains(" s1_test_config_storage_hit,"), "the read-back names its inputs");
+        for anonymous in ["_words_", "storage_hit_0", "value_0", "checks_0"] {
+            for m in &modules {
+                assert!(!m.text.contains(anonymous), "an anonymous slot `{anonymous}...` in {}", m.name);
+            }
         }
     }
 

@@ -69,12 +69,11 @@ module toe_user_logic_datapath (
 );
 
     // generator
-    reg          generator_enable;
     wire [255:0] generator_m_tdata;
     wire [31:0]  generator_m_tkeep;
     wire         generator_m_tlast;
     wire         generator_m_tvalid;
-    reg          generator_m_tready;
+    reg          generator_enable;
     toe_user_logic_traffic_generator u_generator (
         .clock        (clock),
         .reset        (reset),
@@ -92,23 +91,19 @@ module toe_user_logic_datapath (
         .m_tkeep      (generator_m_tkeep),
         .m_tlast      (generator_m_tlast),
         .m_tvalid     (generator_m_tvalid),
-        .m_tready     (generator_m_tready)
+        .m_tready     (tx_limiter_s_tready)
     );
 
     // tx_limiter
-    reg  [255:0] tx_limiter_s_tdata;
-    reg  [31:0]  tx_limiter_s_tkeep;
-    reg          tx_limiter_s_tlast;
-    reg          tx_limiter_s_tvalid;
-    wire         tx_limiter_s_tready;
+    wire tx_limiter_s_tready;
     toe_user_logic_rate_limiter u_tx_limiter (
         .clock   (clock),
         .reset   (reset),
         .percent (tx_percent),
-        .s_tdata (tx_limiter_s_tdata),
-        .s_tkeep (tx_limiter_s_tkeep),
-        .s_tlast (tx_limiter_s_tlast),
-        .s_tvalid(tx_limiter_s_tvalid),
+        .s_tdata (generator_m_tdata),
+        .s_tkeep (generator_m_tkeep),
+        .s_tlast (generator_m_tlast),
+        .s_tvalid(generator_m_tvalid),
         .s_tready(tx_limiter_s_tready),
         .m_tdata (tx_tdata),
         .m_tkeep (tx_tkeep),
@@ -122,7 +117,6 @@ module toe_user_logic_datapath (
     wire [31:0]  rx_limiter_m_tkeep;
     wire         rx_limiter_m_tlast;
     wire         rx_limiter_m_tvalid;
-    reg          rx_limiter_m_tready;
     toe_user_logic_rate_limiter u_rx_limiter (
         .clock   (clock),
         .reset   (reset),
@@ -136,15 +130,11 @@ module toe_user_logic_datapath (
         .m_tkeep (rx_limiter_m_tkeep),
         .m_tlast (rx_limiter_m_tlast),
         .m_tvalid(rx_limiter_m_tvalid),
-        .m_tready(rx_limiter_m_tready)
+        .m_tready(verifier_s_tready)
     );
 
     // verifier
-    reg  [255:0] verifier_s_tdata;
-    reg  [31:0]  verifier_s_tkeep;
-    reg          verifier_s_tlast;
-    reg          verifier_s_tvalid;
-    wire         verifier_s_tready;
+    wire verifier_s_tready;
     toe_user_logic_data_verifier u_verifier (
         .clock        (clock),
         .reset        (reset),
@@ -153,10 +143,10 @@ module toe_user_logic_datapath (
         .clear        (rx_clear),
         .transfer_size(transfer_size),
         .verify       (verify),
-        .s_tdata      (verifier_s_tdata),
-        .s_tkeep      (verifier_s_tkeep),
-        .s_tlast      (verifier_s_tlast),
-        .s_tvalid     (verifier_s_tvalid),
+        .s_tdata      (rx_limiter_m_tdata),
+        .s_tkeep      (rx_limiter_m_tkeep),
+        .s_tlast      (rx_limiter_m_tlast),
+        .s_tvalid     (rx_limiter_m_tvalid),
         .s_tready     (verifier_s_tready),
         .bytes        (rx_bytes),
         .packets      (rx_packets),
@@ -174,16 +164,6 @@ module toe_user_logic_datapath (
 
     always @(*) begin
         generator_enable = 1'b1;
-        tx_limiter_s_tdata = generator_m_tdata;
-        tx_limiter_s_tkeep = generator_m_tkeep;
-        tx_limiter_s_tlast = generator_m_tlast;
-        tx_limiter_s_tvalid = generator_m_tvalid;
-        generator_m_tready = tx_limiter_s_tready;
-        verifier_s_tdata = rx_limiter_m_tdata;
-        verifier_s_tkeep = rx_limiter_m_tkeep;
-        verifier_s_tlast = rx_limiter_m_tlast;
-        verifier_s_tvalid = rx_limiter_m_tvalid;
-        rx_limiter_m_tready = verifier_s_tready;
     end
 
 endmodule

@@ -6,34 +6,38 @@
 
 // toe_user_logic_regs_core: Rust block `RegisterFileCore` (hdl/src/register_file/block.rs)
 //
-// The rust-hdl logic of the register file over the slot lists of a
-// `Layout`: the AXI4-Lite slave and the request side of the crossing in
-// `s_axil_aclk`, the registers in `user_clk`. Slot `k` of each kind is port
-// element `k` (`value_k`, `pulse_k`, ... in the Verilog); the wrapper of
-// `register_file_modules` gives them their
-// field names. The fields of the parts live here, in one flat block, so
-// every register keeps its name in the core (`u_req_sync/ff1_reg`,
-// `req_addr_reg`); the logic of each part is in the file of its job.
+// The register file's core block (`RegisterFileCore`): the AXI4-Lite
+// slave (`axi_lite.rs`, with a range check per checked field in
+// `check.rs`), the clock crossing (`crossing.rs`), one register word per
+// slot of the `Layout` (`slots.rs`), each named after its register, the
+// read-back (`read_back.rs`) and the free-running cycle counter, wired
+// together. Every block is a module of its own in the Verilog; this one
+// holds the wiring and the counter.
+//
+//   s_axil_* <--> u_bus <--> u_crossing ---> addr/write/read/wdata/wmask --> u_<register>_<kind>
+//                                ^                                              |  value/pulse/sticky -->
+//                                |                                              |  <-- set/status/latch_in
+//                                +---- data/error <-- u_read_back <-- hit, rdata +
 module toe_user_logic_regs_core (
     // AXI4-Lite slave, s_axil_aclk domain
     input  wire        s_axil_aclk,                  // Register-bus clock
     input  wire        s_axil_aresetn,               // Register-bus reset, active low, synchronous to `s_axil_aclk`
     input  wire [31:0] s_axil_awaddr,                // Write address (every bit decoded)
     input  wire        s_axil_awvalid,               // Write address valid
-    output reg         s_axil_awready,               // Write address taken
+    output wire        s_axil_awready,               // Write address taken
     input  wire [31:0] s_axil_wdata,                 // Write data
     input  wire [3:0]  s_axil_wstrb,                 // Write byte strobes
     input  wire        s_axil_wvalid,                // Write data valid
-    output reg         s_axil_wready,                // Write data taken
-    output reg  [1:0]  s_axil_bresp,                 // Write response: OKAY, or SLVERR (unmapped, refused, timed out)
-    output reg         s_axil_bvalid,                // Write response valid
+    output wire        s_axil_wready,                // Write data taken
+    output wire [1:0]  s_axil_bresp,                 // Write response: OKAY, or SLVERR (unmapped, refused, timed out)
+    output wire        s_axil_bvalid,                // Write response valid
     input  wire        s_axil_bready,                // The master takes the write response
     input  wire [31:0] s_axil_araddr,                // Read address (every bit decoded)
     input  wire        s_axil_arvalid,               // Read address valid
-    output reg         s_axil_arready,               // Read address taken
-    output reg  [31:0] s_axil_rdata,                 // Read data
-    output reg  [1:0]  s_axil_rresp,                 // Read response: OKAY, or SLVERR (unmapped, timed out)
-    output reg         s_axil_rvalid,                // Read data valid
+    output wire        s_axil_arready,               // Read address taken
+    output wire [31:0] s_axil_rdata,                 // Read data
+    output wire [1:0]  s_axil_rresp,                 // Read response: OKAY, or SLVERR (unmapped, timed out)
+    output wire        s_axil_rvalid,                // Read data valid
     input  wire        s_axil_rready,                // The master takes the read data
 
     // User clock domain
@@ -41,2005 +45,1534 @@ module toe_user_logic_regs_core (
     input  wire        user_rst,                     // Synchronous reset of the registers, active high
     output reg  [63:0] cycle_count,                  // Free-running user-clock cycle count
 
-    // Slot words, to and from the wrapper's field ports
-    output reg  [31:0] toe_toe_config_value,         // Storage slot words (writable bits; others 0)
-    output reg  [31:0] toe_fpga_mac_lo_value,        // Storage slot words (writable bits; others 0)
-    output reg  [31:0] toe_fpga_mac_hi_value,        // Storage slot words (writable bits; others 0)
-    output reg  [31:0] toe_fpga_ip_value,            // Storage slot words (writable bits; others 0)
-    output reg  [31:0] toe_target_mac_lo_value,      // Storage slot words (writable bits; others 0)
-    output reg  [31:0] toe_target_mac_hi_value,      // Storage slot words (writable bits; others 0)
-    output reg  [31:0] toe_target_ip_value,          // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s0_test_config_value,         // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s0_speed_value,               // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s0_transfer_size_lo_value,    // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s0_transfer_size_hi_value,    // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s0_packet_size_lo_value,      // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s0_packet_size_hi_value,      // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s0_fpga_port_value,           // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s0_target_port_value,         // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s0_stall_timeout_value,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s1_test_config_value,         // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s1_speed_value,               // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s1_transfer_size_lo_value,    // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s1_transfer_size_hi_value,    // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s1_packet_size_lo_value,      // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s1_packet_size_hi_value,      // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s1_fpga_port_value,           // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s1_target_port_value,         // Storage slot words (writable bits; others 0)
-    output reg  [31:0] s1_stall_timeout_value,       // Storage slot words (writable bits; others 0)
-    output reg  [31:0] toe_toe_ctrl_pulse,           // Pulse slot words: written ones, for one cycle
-    output reg  [31:0] s0_ctrl_pulse,                // Pulse slot words: written ones, for one cycle
-    output reg  [31:0] s1_ctrl_pulse,                // Pulse slot words: written ones, for one cycle
-    output reg  [31:0] s0_status_sticky,             // Sticky slot words
-    output reg  [31:0] s1_status_sticky,             // Sticky slot words
-    input  wire [31:0] s0_status_set,                // Sticky slot set inputs
-    input  wire [31:0] s1_status_set,                // Sticky slot set inputs
-    input  wire [31:0] info_cycle_count_lo_status,   // Status slot inputs, sampled by a read
-    input  wire [31:0] toe_toe_status_status,        // Status slot inputs, sampled by a read
-    input  wire [31:0] s0_status_status,             // Status slot inputs, sampled by a read
-    input  wire [31:0] s0_tx_bytes_lo_status,        // Status slot inputs, sampled by a read
-    input  wire [31:0] s0_rx_bytes_lo_status,        // Status slot inputs, sampled by a read
-    input  wire [31:0] s0_elapsed_lo_status,         // Status slot inputs, sampled by a read
-    input  wire [31:0] s0_err_offset_lo_status,      // Status slot inputs, sampled by a read
-    input  wire [31:0] s0_err_expected_status,       // Status slot inputs, sampled by a read
-    input  wire [31:0] s0_err_received_status,       // Status slot inputs, sampled by a read
-    input  wire [31:0] s0_err_count_status,          // Status slot inputs, sampled by a read
-    input  wire [31:0] s0_rx_packets_status,         // Status slot inputs, sampled by a read
-    input  wire [31:0] s0_peer_port_status,          // Status slot inputs, sampled by a read
-    input  wire [31:0] s0_peer_mss_status,           // Status slot inputs, sampled by a read
-    input  wire [31:0] s0_peer_window_scale_status,  // Status slot inputs, sampled by a read
-    input  wire [31:0] s1_status_status,             // Status slot inputs, sampled by a read
-    input  wire [31:0] s1_tx_bytes_lo_status,        // Status slot inputs, sampled by a read
-    input  wire [31:0] s1_rx_bytes_lo_status,        // Status slot inputs, sampled by a read
-    input  wire [31:0] s1_elapsed_lo_status,         // Status slot inputs, sampled by a read
-    input  wire [31:0] s1_err_offset_lo_status,      // Status slot inputs, sampled by a read
-    input  wire [31:0] s1_err_expected_status,       // Status slot inputs, sampled by a read
-    input  wire [31:0] s1_err_received_status,       // Status slot inputs, sampled by a read
-    input  wire [31:0] s1_err_count_status,          // Status slot inputs, sampled by a read
-    input  wire [31:0] s1_rx_packets_status,         // Status slot inputs, sampled by a read
-    input  wire [31:0] s1_peer_port_status,          // Status slot inputs, sampled by a read
-    input  wire [31:0] s1_peer_mss_status,           // Status slot inputs, sampled by a read
-    input  wire [31:0] s1_peer_window_scale_status,  // Status slot inputs, sampled by a read
-    input  wire [31:0] info_cycle_count_hi_latch_in, // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] s0_tx_bytes_hi_latch_in,      // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] s0_rx_bytes_hi_latch_in,      // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] s0_elapsed_hi_latch_in,       // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] s0_err_offset_hi_latch_in,    // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] s1_tx_bytes_hi_latch_in,      // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] s1_rx_bytes_hi_latch_in,      // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] s1_elapsed_hi_latch_in,       // Latch slot inputs, sampled by a read of the low half
-    input  wire [31:0] s1_err_offset_hi_latch_in     // Latch slot inputs, sampled by a read of the low half
+    // Register words, to and from the wrapper's field ports
+    output wire [31:0] toe_toe_config_value,         // Writable word (writable bits; others 0)
+    output wire [31:0] toe_fpga_mac_lo_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] toe_fpga_mac_hi_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] toe_fpga_ip_value,            // Writable word (writable bits; others 0)
+    output wire [31:0] toe_target_mac_lo_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] toe_target_mac_hi_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] toe_target_ip_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s0_test_config_value,         // Writable word (writable bits; others 0)
+    output wire [31:0] s0_speed_value,               // Writable word (writable bits; others 0)
+    output wire [31:0] s0_transfer_size_lo_value,    // Writable word (writable bits; others 0)
+    output wire [31:0] s0_transfer_size_hi_value,    // Writable word (writable bits; others 0)
+    output wire [31:0] s0_packet_size_lo_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] s0_packet_size_hi_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] s0_fpga_port_value,           // Writable word (writable bits; others 0)
+    output wire [31:0] s0_target_port_value,         // Writable word (writable bits; others 0)
+    output wire [31:0] s0_stall_timeout_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] s1_test_config_value,         // Writable word (writable bits; others 0)
+    output wire [31:0] s1_speed_value,               // Writable word (writable bits; others 0)
+    output wire [31:0] s1_transfer_size_lo_value,    // Writable word (writable bits; others 0)
+    output wire [31:0] s1_transfer_size_hi_value,    // Writable word (writable bits; others 0)
+    output wire [31:0] s1_packet_size_lo_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] s1_packet_size_hi_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] s1_fpga_port_value,           // Writable word (writable bits; others 0)
+    output wire [31:0] s1_target_port_value,         // Writable word (writable bits; others 0)
+    output wire [31:0] s1_stall_timeout_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] toe_toe_ctrl_pulse,           // Write-pulse word: written ones, for one cycle
+    output wire [31:0] s0_ctrl_pulse,                // Write-pulse word: written ones, for one cycle
+    output wire [31:0] s1_ctrl_pulse,                // Write-pulse word: written ones, for one cycle
+    output wire [31:0] s0_status_sticky,             // Sticky word
+    output wire [31:0] s1_status_sticky,             // Sticky word
+    input  wire [31:0] s0_status_set,                // Sticky word: bits to set
+    input  wire [31:0] s1_status_set,                // Sticky word: bits to set
+    input  wire [31:0] info_cycle_count_lo_status,   // Status word, sampled by a read
+    input  wire [31:0] toe_toe_status_status,        // Status word, sampled by a read
+    input  wire [31:0] s0_status_status,             // Status word, sampled by a read
+    input  wire [31:0] s0_tx_bytes_lo_status,        // Status word, sampled by a read
+    input  wire [31:0] s0_rx_bytes_lo_status,        // Status word, sampled by a read
+    input  wire [31:0] s0_elapsed_lo_status,         // Status word, sampled by a read
+    input  wire [31:0] s0_err_offset_lo_status,      // Status word, sampled by a read
+    input  wire [31:0] s0_err_expected_status,       // Status word, sampled by a read
+    input  wire [31:0] s0_err_received_status,       // Status word, sampled by a read
+    input  wire [31:0] s0_err_count_status,          // Status word, sampled by a read
+    input  wire [31:0] s0_rx_packets_status,         // Status word, sampled by a read
+    input  wire [31:0] s0_peer_port_status,          // Status word, sampled by a read
+    input  wire [31:0] s0_peer_mss_status,           // Status word, sampled by a read
+    input  wire [31:0] s0_peer_window_scale_status,  // Status word, sampled by a read
+    input  wire [31:0] s1_status_status,             // Status word, sampled by a read
+    input  wire [31:0] s1_tx_bytes_lo_status,        // Status word, sampled by a read
+    input  wire [31:0] s1_rx_bytes_lo_status,        // Status word, sampled by a read
+    input  wire [31:0] s1_elapsed_lo_status,         // Status word, sampled by a read
+    input  wire [31:0] s1_err_offset_lo_status,      // Status word, sampled by a read
+    input  wire [31:0] s1_err_expected_status,       // Status word, sampled by a read
+    input  wire [31:0] s1_err_received_status,       // Status word, sampled by a read
+    input  wire [31:0] s1_err_count_status,          // Status word, sampled by a read
+    input  wire [31:0] s1_rx_packets_status,         // Status word, sampled by a read
+    input  wire [31:0] s1_peer_port_status,          // Status word, sampled by a read
+    input  wire [31:0] s1_peer_mss_status,           // Status word, sampled by a read
+    input  wire [31:0] s1_peer_window_scale_status,  // Status word, sampled by a read
+    input  wire [31:0] info_cycle_count_hi_latch_in, // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s0_tx_bytes_hi_latch_in,      // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s0_rx_bytes_hi_latch_in,      // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s0_elapsed_hi_latch_in,       // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s0_err_offset_hi_latch_in,    // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s1_tx_bytes_hi_latch_in,      // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s1_rx_bytes_hi_latch_in,      // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s1_elapsed_hi_latch_in,       // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s1_err_offset_hi_latch_in     // High half of a wide value, latched by a read of the low half
 );
 
     // Constants
-    localparam timeout_last = 16'h3ff;
-    localparam wait_zero = 16'h0;
-    localparam wait_one = 16'h1;
-    localparam toe_toe_config_storage_addr = 16'h48;
-    localparam toe_fpga_mac_lo_storage_addr = 16'h4c;
-    localparam toe_fpga_mac_hi_storage_addr = 16'h50;
-    localparam toe_fpga_ip_storage_addr = 16'h54;
-    localparam toe_target_mac_lo_storage_addr = 16'h58;
-    localparam toe_target_mac_hi_storage_addr = 16'h5c;
-    localparam toe_target_ip_storage_addr = 16'h60;
-    localparam s0_test_config_storage_addr = 16'h108;
-    localparam s0_speed_storage_addr = 16'h10c;
-    localparam s0_transfer_size_lo_storage_addr = 16'h110;
-    localparam s0_transfer_size_hi_storage_addr = 16'h114;
-    localparam s0_packet_size_lo_storage_addr = 16'h118;
-    localparam s0_packet_size_hi_storage_addr = 16'h11c;
-    localparam s0_fpga_port_storage_addr = 16'h120;
-    localparam s0_target_port_storage_addr = 16'h124;
-    localparam s0_stall_timeout_storage_addr = 16'h128;
-    localparam s1_test_config_storage_addr = 16'h208;
-    localparam s1_speed_storage_addr = 16'h20c;
-    localparam s1_transfer_size_lo_storage_addr = 16'h210;
-    localparam s1_transfer_size_hi_storage_addr = 16'h214;
-    localparam s1_packet_size_lo_storage_addr = 16'h218;
-    localparam s1_packet_size_hi_storage_addr = 16'h21c;
-    localparam s1_fpga_port_storage_addr = 16'h220;
-    localparam s1_target_port_storage_addr = 16'h224;
-    localparam s1_stall_timeout_storage_addr = 16'h228;
-    localparam toe_toe_config_storage_mask = 32'h3ff0033;
-    localparam toe_fpga_mac_lo_storage_mask = 32'hffffffff;
-    localparam toe_fpga_mac_hi_storage_mask = 32'hffff;
-    localparam toe_fpga_ip_storage_mask = 32'hffffffff;
-    localparam toe_target_mac_lo_storage_mask = 32'hffffffff;
-    localparam toe_target_mac_hi_storage_mask = 32'hffff;
-    localparam toe_target_ip_storage_mask = 32'hffffffff;
-    localparam s0_test_config_storage_mask = 32'h133;
-    localparam s0_speed_storage_mask = 32'h7f007f;
-    localparam s0_transfer_size_lo_storage_mask = 32'hffffffff;
-    localparam s0_transfer_size_hi_storage_mask = 32'hffff;
-    localparam s0_packet_size_lo_storage_mask = 32'hffffffff;
-    localparam s0_packet_size_hi_storage_mask = 32'hffff;
-    localparam s0_fpga_port_storage_mask = 32'hffff;
-    localparam s0_target_port_storage_mask = 32'hffff;
-    localparam s0_stall_timeout_storage_mask = 32'hffff;
-    localparam s1_test_config_storage_mask = 32'h133;
-    localparam s1_speed_storage_mask = 32'h7f007f;
-    localparam s1_transfer_size_lo_storage_mask = 32'hffffffff;
-    localparam s1_transfer_size_hi_storage_mask = 32'hffff;
-    localparam s1_packet_size_lo_storage_mask = 32'hffffffff;
-    localparam s1_packet_size_hi_storage_mask = 32'hffff;
-    localparam s1_fpga_port_storage_mask = 32'hffff;
-    localparam s1_target_port_storage_mask = 32'hffff;
-    localparam s1_stall_timeout_storage_mask = 32'hffff;
-    localparam toe_toe_config_storage_rmask = 32'h3ff0033;
-    localparam toe_fpga_mac_lo_storage_rmask = 32'hffffffff;
-    localparam toe_fpga_mac_hi_storage_rmask = 32'hffff;
-    localparam toe_fpga_ip_storage_rmask = 32'hffffffff;
-    localparam toe_target_mac_lo_storage_rmask = 32'hffffffff;
-    localparam toe_target_mac_hi_storage_rmask = 32'hffff;
-    localparam toe_target_ip_storage_rmask = 32'hffffffff;
-    localparam s0_test_config_storage_rmask = 32'h133;
-    localparam s0_speed_storage_rmask = 32'h7f007f;
-    localparam s0_transfer_size_lo_storage_rmask = 32'hffffffff;
-    localparam s0_transfer_size_hi_storage_rmask = 32'hffff;
-    localparam s0_packet_size_lo_storage_rmask = 32'hffffffff;
-    localparam s0_packet_size_hi_storage_rmask = 32'hffff;
-    localparam s0_fpga_port_storage_rmask = 32'hffff;
-    localparam s0_target_port_storage_rmask = 32'hffff;
-    localparam s0_stall_timeout_storage_rmask = 32'hffff;
-    localparam s1_test_config_storage_rmask = 32'h133;
-    localparam s1_speed_storage_rmask = 32'h7f007f;
-    localparam s1_transfer_size_lo_storage_rmask = 32'hffffffff;
-    localparam s1_transfer_size_hi_storage_rmask = 32'hffff;
-    localparam s1_packet_size_lo_storage_rmask = 32'hffffffff;
-    localparam s1_packet_size_hi_storage_rmask = 32'hffff;
-    localparam s1_fpga_port_storage_rmask = 32'hffff;
-    localparam s1_target_port_storage_rmask = 32'hffff;
-    localparam s1_stall_timeout_storage_rmask = 32'hffff;
-    localparam toe_toe_config_storage_reset = 32'h100000;
-    localparam toe_fpga_mac_lo_storage_reset = 32'h2030405;
-    localparam toe_fpga_mac_hi_storage_reset = 32'h1;
-    localparam toe_fpga_ip_storage_reset = 32'hc0a8c82a;
-    localparam toe_target_mac_lo_storage_reset = 32'h33221100;
-    localparam toe_target_mac_hi_storage_reset = 32'h5544;
-    localparam toe_target_ip_storage_reset = 32'hc0a8c819;
-    localparam s0_test_config_storage_reset = 32'h110;
-    localparam s0_speed_storage_reset = 32'h640064;
-    localparam s0_transfer_size_lo_storage_reset = 32'h100000;
-    localparam s0_transfer_size_hi_storage_reset = 32'h0;
-    localparam s0_packet_size_lo_storage_reset = 32'h2000;
-    localparam s0_packet_size_hi_storage_reset = 32'h0;
-    localparam s0_fpga_port_storage_reset = 32'hea60;
-    localparam s0_target_port_storage_reset = 32'hee48;
-    localparam s0_stall_timeout_storage_reset = 32'h3e8;
-    localparam s1_test_config_storage_reset = 32'h110;
-    localparam s1_speed_storage_reset = 32'h640064;
-    localparam s1_transfer_size_lo_storage_reset = 32'h100000;
-    localparam s1_transfer_size_hi_storage_reset = 32'h0;
-    localparam s1_packet_size_lo_storage_reset = 32'h2000;
-    localparam s1_packet_size_hi_storage_reset = 32'h0;
-    localparam s1_fpga_port_storage_reset = 32'hea61;
-    localparam s1_target_port_storage_reset = 32'hee49;
-    localparam s1_stall_timeout_storage_reset = 32'h3e8;
-    localparam toe_toe_ctrl_pulse_addr = 16'h40;
-    localparam s0_ctrl_pulse_addr = 16'h100;
-    localparam s1_ctrl_pulse_addr = 16'h200;
-    localparam toe_toe_ctrl_pulse_mask = 32'h1;
-    localparam s0_ctrl_pulse_mask = 32'h7;
-    localparam s1_ctrl_pulse_mask = 32'h7;
-    localparam s0_status_sticky_addr = 16'h104;
-    localparam s1_status_sticky_addr = 16'h204;
-    localparam s0_status_sticky_mask = 32'h18;
-    localparam s1_status_sticky_mask = 32'h18;
-    localparam s0_status_sticky_reset = 32'h0;
-    localparam s1_status_sticky_reset = 32'h0;
-    localparam info_cycle_count_lo_status_addr = 16'h20;
-    localparam toe_toe_status_status_addr = 16'h44;
-    localparam s0_status_status_addr = 16'h104;
-    localparam s0_tx_bytes_lo_status_addr = 16'h130;
-    localparam s0_rx_bytes_lo_status_addr = 16'h138;
-    localparam s0_elapsed_lo_status_addr = 16'h140;
-    localparam s0_err_offset_lo_status_addr = 16'h150;
-    localparam s0_err_expected_status_addr = 16'h158;
-    localparam s0_err_received_status_addr = 16'h15c;
-    localparam s0_err_count_status_addr = 16'h160;
-    localparam s0_rx_packets_status_addr = 16'h164;
-    localparam s0_peer_port_status_addr = 16'h170;
-    localparam s0_peer_mss_status_addr = 16'h174;
-    localparam s0_peer_window_scale_status_addr = 16'h178;
-    localparam s1_status_status_addr = 16'h204;
-    localparam s1_tx_bytes_lo_status_addr = 16'h230;
-    localparam s1_rx_bytes_lo_status_addr = 16'h238;
-    localparam s1_elapsed_lo_status_addr = 16'h240;
-    localparam s1_err_offset_lo_status_addr = 16'h250;
-    localparam s1_err_expected_status_addr = 16'h258;
-    localparam s1_err_received_status_addr = 16'h25c;
-    localparam s1_err_count_status_addr = 16'h260;
-    localparam s1_rx_packets_status_addr = 16'h264;
-    localparam s1_peer_port_status_addr = 16'h270;
-    localparam s1_peer_mss_status_addr = 16'h274;
-    localparam s1_peer_window_scale_status_addr = 16'h278;
-    localparam info_cycle_count_lo_status_mask = 32'hffffffff;
-    localparam toe_toe_status_status_mask = 32'h1;
-    localparam s0_status_status_mask = 32'hf07;
-    localparam s0_tx_bytes_lo_status_mask = 32'hffffffff;
-    localparam s0_rx_bytes_lo_status_mask = 32'hffffffff;
-    localparam s0_elapsed_lo_status_mask = 32'hffffffff;
-    localparam s0_err_offset_lo_status_mask = 32'hffffffff;
-    localparam s0_err_expected_status_mask = 32'hffffffff;
-    localparam s0_err_received_status_mask = 32'hffffffff;
-    localparam s0_err_count_status_mask = 32'hffffffff;
-    localparam s0_rx_packets_status_mask = 32'hffffffff;
-    localparam s0_peer_port_status_mask = 32'hffff;
-    localparam s0_peer_mss_status_mask = 32'hffff;
-    localparam s0_peer_window_scale_status_mask = 32'hf;
-    localparam s1_status_status_mask = 32'hf07;
-    localparam s1_tx_bytes_lo_status_mask = 32'hffffffff;
-    localparam s1_rx_bytes_lo_status_mask = 32'hffffffff;
-    localparam s1_elapsed_lo_status_mask = 32'hffffffff;
-    localparam s1_err_offset_lo_status_mask = 32'hffffffff;
-    localparam s1_err_expected_status_mask = 32'hffffffff;
-    localparam s1_err_received_status_mask = 32'hffffffff;
-    localparam s1_err_count_status_mask = 32'hffffffff;
-    localparam s1_rx_packets_status_mask = 32'hffffffff;
-    localparam s1_peer_port_status_mask = 32'hffff;
-    localparam s1_peer_mss_status_mask = 32'hffff;
-    localparam s1_peer_window_scale_status_mask = 32'hf;
-    localparam info_cycle_count_hi_latch_lo_addr = 16'h20;
-    localparam s0_tx_bytes_hi_latch_lo_addr = 16'h130;
-    localparam s0_rx_bytes_hi_latch_lo_addr = 16'h138;
-    localparam s0_elapsed_hi_latch_lo_addr = 16'h140;
-    localparam s0_err_offset_hi_latch_lo_addr = 16'h150;
-    localparam s1_tx_bytes_hi_latch_lo_addr = 16'h230;
-    localparam s1_rx_bytes_hi_latch_lo_addr = 16'h238;
-    localparam s1_elapsed_hi_latch_lo_addr = 16'h240;
-    localparam s1_err_offset_hi_latch_lo_addr = 16'h250;
-    localparam info_cycle_count_hi_latch_hi_addr = 16'h24;
-    localparam s0_tx_bytes_hi_latch_hi_addr = 16'h134;
-    localparam s0_rx_bytes_hi_latch_hi_addr = 16'h13c;
-    localparam s0_elapsed_hi_latch_hi_addr = 16'h144;
-    localparam s0_err_offset_hi_latch_hi_addr = 16'h154;
-    localparam s1_tx_bytes_hi_latch_hi_addr = 16'h234;
-    localparam s1_rx_bytes_hi_latch_hi_addr = 16'h23c;
-    localparam s1_elapsed_hi_latch_hi_addr = 16'h244;
-    localparam s1_err_offset_hi_latch_hi_addr = 16'h254;
-    localparam info_cycle_count_hi_latch_mask = 32'hffffffff;
-    localparam s0_tx_bytes_hi_latch_mask = 32'hffffffff;
-    localparam s0_rx_bytes_hi_latch_mask = 32'hffffffff;
-    localparam s0_elapsed_hi_latch_mask = 32'hffffffff;
-    localparam s0_err_offset_hi_latch_mask = 32'hffff;
-    localparam s1_tx_bytes_hi_latch_mask = 32'hffffffff;
-    localparam s1_rx_bytes_hi_latch_mask = 32'hffffffff;
-    localparam s1_elapsed_hi_latch_mask = 32'hffffffff;
-    localparam s1_err_offset_hi_latch_mask = 32'hffff;
-    localparam info_cycle_count_hi_latch_reset = 32'h0;
-    localparam s0_tx_bytes_hi_latch_reset = 32'h0;
-    localparam s0_rx_bytes_hi_latch_reset = 32'h0;
-    localparam s0_elapsed_hi_latch_reset = 32'h0;
-    localparam s0_err_offset_hi_latch_reset = 32'h0;
-    localparam s1_tx_bytes_hi_latch_reset = 32'h0;
-    localparam s1_rx_bytes_hi_latch_reset = 32'h0;
-    localparam s1_elapsed_hi_latch_reset = 32'h0;
-    localparam s1_err_offset_hi_latch_reset = 32'h0;
-    localparam info_id_const_addr = 16'h0;
-    localparam info_version_const_addr = 16'h4;
-    localparam info_sessions_const_addr = 16'h8;
-    localparam info_data_width_const_addr = 16'hc;
-    localparam info_user_clock_khz_const_addr = 16'h10;
-    localparam info_reg_clock_khz_const_addr = 16'h14;
-    localparam info_bus_timeout_const_addr = 16'h28;
-    localparam info_config_hash_lo_const_addr = 16'h18;
-    localparam info_config_hash_hi_const_addr = 16'h1c;
-    localparam info_id_const_value = 32'h544f4555;
-    localparam info_version_const_value = 32'h10003;
-    localparam info_sessions_const_value = 32'h2;
-    localparam info_data_width_const_value = 32'h100;
-    localparam info_user_clock_khz_const_value = 32'h3d090;
-    localparam info_reg_clock_khz_const_value = 32'h3d090;
-    localparam info_bus_timeout_const_value = 32'h400;
-    localparam info_config_hash_lo_const_value = 32'h18b33840;
-    localparam info_config_hash_hi_const_value = 32'hc5fa901c;
-    localparam span_low = 16'h3ff;
-    localparam span_high = 32'hfffffc00;
-    localparam out_of_map = 16'h8000;
-    localparam zero_bus = 32'h0;
-    localparam toe_toe_config_mode_check_addr = 16'h48;
-    localparam toe_toe_config_last_packet_mode_check_addr = 16'h48;
-    localparam s0_speed_tx_percent_check_addr = 16'h10c;
-    localparam s0_speed_rx_percent_check_addr = 16'h10c;
-    localparam s1_speed_tx_percent_check_addr = 16'h20c;
-    localparam s1_speed_rx_percent_check_addr = 16'h20c;
-    localparam toe_toe_config_mode_check_mask = 32'h3;
-    localparam toe_toe_config_last_packet_mode_check_mask = 32'h30;
-    localparam s0_speed_tx_percent_check_mask = 32'h7f;
-    localparam s0_speed_rx_percent_check_mask = 32'h7f0000;
-    localparam s1_speed_tx_percent_check_mask = 32'h7f;
-    localparam s1_speed_rx_percent_check_mask = 32'h7f0000;
-    localparam toe_toe_config_mode_check_min = 32'h0;
-    localparam toe_toe_config_last_packet_mode_check_min = 32'h0;
-    localparam s0_speed_tx_percent_check_min = 32'h1;
-    localparam s0_speed_rx_percent_check_min = 32'h10000;
-    localparam s1_speed_tx_percent_check_min = 32'h1;
-    localparam s1_speed_rx_percent_check_min = 32'h10000;
-    localparam toe_toe_config_mode_check_span = 32'h2;
-    localparam toe_toe_config_last_packet_mode_check_span = 32'h20;
-    localparam s0_speed_tx_percent_check_span = 32'h63;
-    localparam s0_speed_rx_percent_check_span = 32'h630000;
-    localparam s1_speed_tx_percent_check_span = 32'h63;
-    localparam s1_speed_rx_percent_check_span = 32'h630000;
-    localparam toe_toe_config_mode_check_bytes = 4'h1;
-    localparam toe_toe_config_last_packet_mode_check_bytes = 4'h1;
-    localparam s0_speed_tx_percent_check_bytes = 4'h1;
-    localparam s0_speed_rx_percent_check_bytes = 4'h4;
-    localparam s1_speed_tx_percent_check_bytes = 4'h1;
-    localparam s1_speed_rx_percent_check_bytes = 4'h4;
-    localparam zero4 = 4'h0;
-    localparam strobe_mask_0 = 32'h0;
-    localparam strobe_mask_1 = 32'hff;
-    localparam strobe_mask_2 = 32'hff00;
-    localparam strobe_mask_3 = 32'hffff;
-    localparam strobe_mask_4 = 32'hff0000;
-    localparam strobe_mask_5 = 32'hff00ff;
-    localparam strobe_mask_6 = 32'hffff00;
-    localparam strobe_mask_7 = 32'hffffff;
-    localparam strobe_mask_8 = 32'hff000000;
-    localparam strobe_mask_9 = 32'hff0000ff;
-    localparam strobe_mask_10 = 32'hff00ff00;
-    localparam strobe_mask_11 = 32'hff00ffff;
-    localparam strobe_mask_12 = 32'hffff0000;
-    localparam strobe_mask_13 = 32'hffff00ff;
-    localparam strobe_mask_14 = 32'hffffff00;
-    localparam strobe_mask_15 = 32'hffffffff;
-    localparam resp_okay = 2'b0;
-    localparam resp_slverr = 2'b10;
-    localparam one64 = 64'h1;
-    localparam zero64 = 64'h0;
+    localparam ONE64 = 64'h1;
+    localparam ZERO64 = 64'h0;
 
     // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next
-    reg        aw_full_reg = 1'h0;
-    reg        aw_full_next;
-    reg [15:0] aw_addr_reg = 16'h0;
-    reg [15:0] aw_addr_next;
-    reg        w_full_reg = 1'h0;
-    reg        w_full_next;
-    reg [31:0] w_data_reg = 32'h0;
-    reg [31:0] w_data_next;
-    reg [3:0]  w_strb_reg = 4'h0;
-    reg [3:0]  w_strb_next;
-    reg        ar_full_reg = 1'h0;
-    reg        ar_full_next;
-    reg [15:0] ar_addr_reg = 16'h0;
-    reg [15:0] ar_addr_next;
-    reg        busy_reg = 1'h0;
-    reg        busy_next;
-    reg        last_write_reg = 1'h0;
-    reg        last_write_next;
-    reg        req_write_reg = 1'h0;
-    reg        req_write_next;
-    reg [15:0] req_addr_reg = 16'h0;
-    reg [15:0] req_addr_next;
-    reg [31:0] req_wdata_reg = 32'h0;
-    reg [31:0] req_wdata_next;
-    reg [3:0]  req_wstrb_reg = 4'h0;
-    reg [3:0]  req_wstrb_next;
-    reg        req_tog_reg = 1'h0;
-    reg        req_tog_next;
-    reg        ack_seen_reg = 1'h0;
-    reg        ack_seen_next;
-    reg        drop_resp_reg = 1'h0;
-    reg        drop_resp_next;
-    reg [15:0] wait_q_reg = 16'h0;
-    reg [15:0] wait_q_next;
-    reg        expired_reg = 1'h0;
-    reg        expired_next;
-    reg        b_valid_reg = 1'h0;
-    reg        b_valid_next;
-    reg [1:0]  b_resp_reg = 2'h0;
-    reg [1:0]  b_resp_next;
-    reg        r_valid_reg = 1'h0;
-    reg        r_valid_next;
-    reg [31:0] r_data_reg = 32'h0;
-    reg [31:0] r_data_next;
-    reg [1:0]  r_resp_reg = 2'h0;
-    reg [1:0]  r_resp_next;
-    reg        req_seen_reg = 1'h0;
-    reg        req_seen_next;
-    reg        ack_tog_reg = 1'h0;
-    reg        ack_tog_next;
-    reg [31:0] resp_data_reg = 32'h0;
-    reg [31:0] resp_data_next;
-    reg        resp_err_reg = 1'h0;
-    reg        resp_err_next;
     reg [63:0] counter_reg = 64'h0;
     reg [63:0] counter_next;
-    reg [31:0] toe_toe_config_storage_reg = 32'h0;
-    reg [31:0] toe_toe_config_storage_next;
-    reg [31:0] toe_fpga_mac_lo_storage_reg = 32'h0;
-    reg [31:0] toe_fpga_mac_lo_storage_next;
-    reg [31:0] toe_fpga_mac_hi_storage_reg = 32'h0;
-    reg [31:0] toe_fpga_mac_hi_storage_next;
-    reg [31:0] toe_fpga_ip_storage_reg = 32'h0;
-    reg [31:0] toe_fpga_ip_storage_next;
-    reg [31:0] toe_target_mac_lo_storage_reg = 32'h0;
-    reg [31:0] toe_target_mac_lo_storage_next;
-    reg [31:0] toe_target_mac_hi_storage_reg = 32'h0;
-    reg [31:0] toe_target_mac_hi_storage_next;
-    reg [31:0] toe_target_ip_storage_reg = 32'h0;
-    reg [31:0] toe_target_ip_storage_next;
-    reg [31:0] s0_test_config_storage_reg = 32'h0;
-    reg [31:0] s0_test_config_storage_next;
-    reg [31:0] s0_speed_storage_reg = 32'h0;
-    reg [31:0] s0_speed_storage_next;
-    reg [31:0] s0_transfer_size_lo_storage_reg = 32'h0;
-    reg [31:0] s0_transfer_size_lo_storage_next;
-    reg [31:0] s0_transfer_size_hi_storage_reg = 32'h0;
-    reg [31:0] s0_transfer_size_hi_storage_next;
-    reg [31:0] s0_packet_size_lo_storage_reg = 32'h0;
-    reg [31:0] s0_packet_size_lo_storage_next;
-    reg [31:0] s0_packet_size_hi_storage_reg = 32'h0;
-    reg [31:0] s0_packet_size_hi_storage_next;
-    reg [31:0] s0_fpga_port_storage_reg = 32'h0;
-    reg [31:0] s0_fpga_port_storage_next;
-    reg [31:0] s0_target_port_storage_reg = 32'h0;
-    reg [31:0] s0_target_port_storage_next;
-    reg [31:0] s0_stall_timeout_storage_reg = 32'h0;
-    reg [31:0] s0_stall_timeout_storage_next;
-    reg [31:0] s1_test_config_storage_reg = 32'h0;
-    reg [31:0] s1_test_config_storage_next;
-    reg [31:0] s1_speed_storage_reg = 32'h0;
-    reg [31:0] s1_speed_storage_next;
-    reg [31:0] s1_transfer_size_lo_storage_reg = 32'h0;
-    reg [31:0] s1_transfer_size_lo_storage_next;
-    reg [31:0] s1_transfer_size_hi_storage_reg = 32'h0;
-    reg [31:0] s1_transfer_size_hi_storage_next;
-    reg [31:0] s1_packet_size_lo_storage_reg = 32'h0;
-    reg [31:0] s1_packet_size_lo_storage_next;
-    reg [31:0] s1_packet_size_hi_storage_reg = 32'h0;
-    reg [31:0] s1_packet_size_hi_storage_next;
-    reg [31:0] s1_fpga_port_storage_reg = 32'h0;
-    reg [31:0] s1_fpga_port_storage_next;
-    reg [31:0] s1_target_port_storage_reg = 32'h0;
-    reg [31:0] s1_target_port_storage_next;
-    reg [31:0] s1_stall_timeout_storage_reg = 32'h0;
-    reg [31:0] s1_stall_timeout_storage_next;
-    reg [31:0] toe_toe_ctrl_pulse_reg = 32'h0;
-    reg [31:0] toe_toe_ctrl_pulse_next;
-    reg [31:0] s0_ctrl_pulse_reg = 32'h0;
-    reg [31:0] s0_ctrl_pulse_next;
-    reg [31:0] s1_ctrl_pulse_reg = 32'h0;
-    reg [31:0] s1_ctrl_pulse_next;
-    reg [31:0] s0_status_sticky_reg = 32'h0;
-    reg [31:0] s0_status_sticky_next;
-    reg [31:0] s1_status_sticky_reg = 32'h0;
-    reg [31:0] s1_status_sticky_next;
-    reg [31:0] info_cycle_count_hi_latch_reg = 32'h0;
-    reg [31:0] info_cycle_count_hi_latch_next;
-    reg [31:0] s0_tx_bytes_hi_latch_reg = 32'h0;
-    reg [31:0] s0_tx_bytes_hi_latch_next;
-    reg [31:0] s0_rx_bytes_hi_latch_reg = 32'h0;
-    reg [31:0] s0_rx_bytes_hi_latch_next;
-    reg [31:0] s0_elapsed_hi_latch_reg = 32'h0;
-    reg [31:0] s0_elapsed_hi_latch_next;
-    reg [31:0] s0_err_offset_hi_latch_reg = 32'h0;
-    reg [31:0] s0_err_offset_hi_latch_next;
-    reg [31:0] s1_tx_bytes_hi_latch_reg = 32'h0;
-    reg [31:0] s1_tx_bytes_hi_latch_next;
-    reg [31:0] s1_rx_bytes_hi_latch_reg = 32'h0;
-    reg [31:0] s1_rx_bytes_hi_latch_next;
-    reg [31:0] s1_elapsed_hi_latch_reg = 32'h0;
-    reg [31:0] s1_elapsed_hi_latch_next;
-    reg [31:0] s1_err_offset_hi_latch_reg = 32'h0;
-    reg [31:0] s1_err_offset_hi_latch_next;
-    reg        toe_toe_config_storage_sel_reg = 1'h0;
-    reg        toe_toe_config_storage_sel_next;
-    reg        toe_fpga_mac_lo_storage_sel_reg = 1'h0;
-    reg        toe_fpga_mac_lo_storage_sel_next;
-    reg        toe_fpga_mac_hi_storage_sel_reg = 1'h0;
-    reg        toe_fpga_mac_hi_storage_sel_next;
-    reg        toe_fpga_ip_storage_sel_reg = 1'h0;
-    reg        toe_fpga_ip_storage_sel_next;
-    reg        toe_target_mac_lo_storage_sel_reg = 1'h0;
-    reg        toe_target_mac_lo_storage_sel_next;
-    reg        toe_target_mac_hi_storage_sel_reg = 1'h0;
-    reg        toe_target_mac_hi_storage_sel_next;
-    reg        toe_target_ip_storage_sel_reg = 1'h0;
-    reg        toe_target_ip_storage_sel_next;
-    reg        s0_test_config_storage_sel_reg = 1'h0;
-    reg        s0_test_config_storage_sel_next;
-    reg        s0_speed_storage_sel_reg = 1'h0;
-    reg        s0_speed_storage_sel_next;
-    reg        s0_transfer_size_lo_storage_sel_reg = 1'h0;
-    reg        s0_transfer_size_lo_storage_sel_next;
-    reg        s0_transfer_size_hi_storage_sel_reg = 1'h0;
-    reg        s0_transfer_size_hi_storage_sel_next;
-    reg        s0_packet_size_lo_storage_sel_reg = 1'h0;
-    reg        s0_packet_size_lo_storage_sel_next;
-    reg        s0_packet_size_hi_storage_sel_reg = 1'h0;
-    reg        s0_packet_size_hi_storage_sel_next;
-    reg        s0_fpga_port_storage_sel_reg = 1'h0;
-    reg        s0_fpga_port_storage_sel_next;
-    reg        s0_target_port_storage_sel_reg = 1'h0;
-    reg        s0_target_port_storage_sel_next;
-    reg        s0_stall_timeout_storage_sel_reg = 1'h0;
-    reg        s0_stall_timeout_storage_sel_next;
-    reg        s1_test_config_storage_sel_reg = 1'h0;
-    reg        s1_test_config_storage_sel_next;
-    reg        s1_speed_storage_sel_reg = 1'h0;
-    reg        s1_speed_storage_sel_next;
-    reg        s1_transfer_size_lo_storage_sel_reg = 1'h0;
-    reg        s1_transfer_size_lo_storage_sel_next;
-    reg        s1_transfer_size_hi_storage_sel_reg = 1'h0;
-    reg        s1_transfer_size_hi_storage_sel_next;
-    reg        s1_packet_size_lo_storage_sel_reg = 1'h0;
-    reg        s1_packet_size_lo_storage_sel_next;
-    reg        s1_packet_size_hi_storage_sel_reg = 1'h0;
-    reg        s1_packet_size_hi_storage_sel_next;
-    reg        s1_fpga_port_storage_sel_reg = 1'h0;
-    reg        s1_fpga_port_storage_sel_next;
-    reg        s1_target_port_storage_sel_reg = 1'h0;
-    reg        s1_target_port_storage_sel_next;
-    reg        s1_stall_timeout_storage_sel_reg = 1'h0;
-    reg        s1_stall_timeout_storage_sel_next;
-    reg        toe_toe_ctrl_pulse_sel_reg = 1'h0;
-    reg        toe_toe_ctrl_pulse_sel_next;
-    reg        s0_ctrl_pulse_sel_reg = 1'h0;
-    reg        s0_ctrl_pulse_sel_next;
-    reg        s1_ctrl_pulse_sel_reg = 1'h0;
-    reg        s1_ctrl_pulse_sel_next;
-    reg        s0_status_sticky_sel_reg = 1'h0;
-    reg        s0_status_sticky_sel_next;
-    reg        s1_status_sticky_sel_reg = 1'h0;
-    reg        s1_status_sticky_sel_next;
-    reg        info_cycle_count_lo_status_sel_reg = 1'h0;
-    reg        info_cycle_count_lo_status_sel_next;
-    reg        toe_toe_status_status_sel_reg = 1'h0;
-    reg        toe_toe_status_status_sel_next;
-    reg        s0_status_status_sel_reg = 1'h0;
-    reg        s0_status_status_sel_next;
-    reg        s0_tx_bytes_lo_status_sel_reg = 1'h0;
-    reg        s0_tx_bytes_lo_status_sel_next;
-    reg        s0_rx_bytes_lo_status_sel_reg = 1'h0;
-    reg        s0_rx_bytes_lo_status_sel_next;
-    reg        s0_elapsed_lo_status_sel_reg = 1'h0;
-    reg        s0_elapsed_lo_status_sel_next;
-    reg        s0_err_offset_lo_status_sel_reg = 1'h0;
-    reg        s0_err_offset_lo_status_sel_next;
-    reg        s0_err_expected_status_sel_reg = 1'h0;
-    reg        s0_err_expected_status_sel_next;
-    reg        s0_err_received_status_sel_reg = 1'h0;
-    reg        s0_err_received_status_sel_next;
-    reg        s0_err_count_status_sel_reg = 1'h0;
-    reg        s0_err_count_status_sel_next;
-    reg        s0_rx_packets_status_sel_reg = 1'h0;
-    reg        s0_rx_packets_status_sel_next;
-    reg        s0_peer_port_status_sel_reg = 1'h0;
-    reg        s0_peer_port_status_sel_next;
-    reg        s0_peer_mss_status_sel_reg = 1'h0;
-    reg        s0_peer_mss_status_sel_next;
-    reg        s0_peer_window_scale_status_sel_reg = 1'h0;
-    reg        s0_peer_window_scale_status_sel_next;
-    reg        s1_status_status_sel_reg = 1'h0;
-    reg        s1_status_status_sel_next;
-    reg        s1_tx_bytes_lo_status_sel_reg = 1'h0;
-    reg        s1_tx_bytes_lo_status_sel_next;
-    reg        s1_rx_bytes_lo_status_sel_reg = 1'h0;
-    reg        s1_rx_bytes_lo_status_sel_next;
-    reg        s1_elapsed_lo_status_sel_reg = 1'h0;
-    reg        s1_elapsed_lo_status_sel_next;
-    reg        s1_err_offset_lo_status_sel_reg = 1'h0;
-    reg        s1_err_offset_lo_status_sel_next;
-    reg        s1_err_expected_status_sel_reg = 1'h0;
-    reg        s1_err_expected_status_sel_next;
-    reg        s1_err_received_status_sel_reg = 1'h0;
-    reg        s1_err_received_status_sel_next;
-    reg        s1_err_count_status_sel_reg = 1'h0;
-    reg        s1_err_count_status_sel_next;
-    reg        s1_rx_packets_status_sel_reg = 1'h0;
-    reg        s1_rx_packets_status_sel_next;
-    reg        s1_peer_port_status_sel_reg = 1'h0;
-    reg        s1_peer_port_status_sel_next;
-    reg        s1_peer_mss_status_sel_reg = 1'h0;
-    reg        s1_peer_mss_status_sel_next;
-    reg        s1_peer_window_scale_status_sel_reg = 1'h0;
-    reg        s1_peer_window_scale_status_sel_next;
-    reg        info_cycle_count_hi_latch_lo_sel_reg = 1'h0;
-    reg        info_cycle_count_hi_latch_lo_sel_next;
-    reg        s0_tx_bytes_hi_latch_lo_sel_reg = 1'h0;
-    reg        s0_tx_bytes_hi_latch_lo_sel_next;
-    reg        s0_rx_bytes_hi_latch_lo_sel_reg = 1'h0;
-    reg        s0_rx_bytes_hi_latch_lo_sel_next;
-    reg        s0_elapsed_hi_latch_lo_sel_reg = 1'h0;
-    reg        s0_elapsed_hi_latch_lo_sel_next;
-    reg        s0_err_offset_hi_latch_lo_sel_reg = 1'h0;
-    reg        s0_err_offset_hi_latch_lo_sel_next;
-    reg        s1_tx_bytes_hi_latch_lo_sel_reg = 1'h0;
-    reg        s1_tx_bytes_hi_latch_lo_sel_next;
-    reg        s1_rx_bytes_hi_latch_lo_sel_reg = 1'h0;
-    reg        s1_rx_bytes_hi_latch_lo_sel_next;
-    reg        s1_elapsed_hi_latch_lo_sel_reg = 1'h0;
-    reg        s1_elapsed_hi_latch_lo_sel_next;
-    reg        s1_err_offset_hi_latch_lo_sel_reg = 1'h0;
-    reg        s1_err_offset_hi_latch_lo_sel_next;
-    reg        info_cycle_count_hi_latch_hi_sel_reg = 1'h0;
-    reg        info_cycle_count_hi_latch_hi_sel_next;
-    reg        s0_tx_bytes_hi_latch_hi_sel_reg = 1'h0;
-    reg        s0_tx_bytes_hi_latch_hi_sel_next;
-    reg        s0_rx_bytes_hi_latch_hi_sel_reg = 1'h0;
-    reg        s0_rx_bytes_hi_latch_hi_sel_next;
-    reg        s0_elapsed_hi_latch_hi_sel_reg = 1'h0;
-    reg        s0_elapsed_hi_latch_hi_sel_next;
-    reg        s0_err_offset_hi_latch_hi_sel_reg = 1'h0;
-    reg        s0_err_offset_hi_latch_hi_sel_next;
-    reg        s1_tx_bytes_hi_latch_hi_sel_reg = 1'h0;
-    reg        s1_tx_bytes_hi_latch_hi_sel_next;
-    reg        s1_rx_bytes_hi_latch_hi_sel_reg = 1'h0;
-    reg        s1_rx_bytes_hi_latch_hi_sel_next;
-    reg        s1_elapsed_hi_latch_hi_sel_reg = 1'h0;
-    reg        s1_elapsed_hi_latch_hi_sel_next;
-    reg        s1_err_offset_hi_latch_hi_sel_reg = 1'h0;
-    reg        s1_err_offset_hi_latch_hi_sel_next;
-    reg        info_id_const_sel_reg = 1'h0;
-    reg        info_id_const_sel_next;
-    reg        info_version_const_sel_reg = 1'h0;
-    reg        info_version_const_sel_next;
-    reg        info_sessions_const_sel_reg = 1'h0;
-    reg        info_sessions_const_sel_next;
-    reg        info_data_width_const_sel_reg = 1'h0;
-    reg        info_data_width_const_sel_next;
-    reg        info_user_clock_khz_const_sel_reg = 1'h0;
-    reg        info_user_clock_khz_const_sel_next;
-    reg        info_reg_clock_khz_const_sel_reg = 1'h0;
-    reg        info_reg_clock_khz_const_sel_next;
-    reg        info_bus_timeout_const_sel_reg = 1'h0;
-    reg        info_bus_timeout_const_sel_next;
-    reg        info_config_hash_lo_const_sel_reg = 1'h0;
-    reg        info_config_hash_lo_const_sel_next;
-    reg        info_config_hash_hi_const_sel_reg = 1'h0;
-    reg        info_config_hash_hi_const_sel_next;
-    reg        toe_toe_config_mode_check_hit_reg = 1'h0;
-    reg        toe_toe_config_mode_check_hit_next;
-    reg        toe_toe_config_last_packet_mode_check_hit_reg = 1'h0;
-    reg        toe_toe_config_last_packet_mode_check_hit_next;
-    reg        s0_speed_tx_percent_check_hit_reg = 1'h0;
-    reg        s0_speed_tx_percent_check_hit_next;
-    reg        s0_speed_rx_percent_check_hit_reg = 1'h0;
-    reg        s0_speed_rx_percent_check_hit_next;
-    reg        s1_speed_tx_percent_check_hit_reg = 1'h0;
-    reg        s1_speed_tx_percent_check_hit_next;
-    reg        s1_speed_rx_percent_check_hit_reg = 1'h0;
-    reg        s1_speed_rx_percent_check_hit_next;
-    reg        toe_toe_config_mode_check_fault_reg = 1'h0;
-    reg        toe_toe_config_mode_check_fault_next;
-    reg        toe_toe_config_last_packet_mode_check_fault_reg = 1'h0;
-    reg        toe_toe_config_last_packet_mode_check_fault_next;
-    reg        s0_speed_tx_percent_check_fault_reg = 1'h0;
-    reg        s0_speed_tx_percent_check_fault_next;
-    reg        s0_speed_rx_percent_check_fault_reg = 1'h0;
-    reg        s0_speed_rx_percent_check_fault_next;
-    reg        s1_speed_tx_percent_check_fault_reg = 1'h0;
-    reg        s1_speed_tx_percent_check_fault_next;
-    reg        s1_speed_rx_percent_check_fault_reg = 1'h0;
-    reg        s1_speed_rx_percent_check_fault_next;
-    reg        w_refused_q_reg = 1'h0;
-    reg        w_refused_q_next;
-    reg        w_checked_reg = 1'h0;
-    reg        w_checked_next;
 
-    // Combinational signals
-    reg        ack_edge;
-    reg        blocked;
-    reg        strobe;
-    reg        do_write;
-    reg        do_read;
-    reg [31:0] wmask;
-    reg        hit;
-    reg [31:0] rd_storage;
-    reg [31:0] rd_sticky;
-    reg [31:0] rd_status;
-    reg [31:0] rd_latch;
-    reg [31:0] rd_const;
-    reg        w_refused;
-
-    // ack_sync
-    wire ack_sync_q;
-    toe_user_logic_sync_bit u_ack_sync (
-        .clock(s_axil_aclk),
-        .d    (ack_tog_reg),
-        .q    (ack_sync_q)
+    // bus
+    wire        bus_issue;
+    wire        bus_issue_write;
+    wire [15:0] bus_issue_addr;
+    wire [31:0] bus_issue_wdata;
+    wire [3:0]  bus_issue_wstrb;
+    toe_user_logic_regs_axi_lite u_bus (
+        .s_axil_aclk   (s_axil_aclk),
+        .s_axil_aresetn(s_axil_aresetn),
+        .s_axil_awaddr (s_axil_awaddr),
+        .s_axil_awvalid(s_axil_awvalid),
+        .s_axil_awready(s_axil_awready),
+        .s_axil_wdata  (s_axil_wdata),
+        .s_axil_wstrb  (s_axil_wstrb),
+        .s_axil_wvalid (s_axil_wvalid),
+        .s_axil_wready (s_axil_wready),
+        .s_axil_bresp  (s_axil_bresp),
+        .s_axil_bvalid (s_axil_bvalid),
+        .s_axil_bready (s_axil_bready),
+        .s_axil_araddr (s_axil_araddr),
+        .s_axil_arvalid(s_axil_arvalid),
+        .s_axil_arready(s_axil_arready),
+        .s_axil_rdata  (s_axil_rdata),
+        .s_axil_rresp  (s_axil_rresp),
+        .s_axil_rvalid (s_axil_rvalid),
+        .s_axil_rready (s_axil_rready),
+        .issue         (bus_issue),
+        .issue_write   (bus_issue_write),
+        .issue_addr    (bus_issue_addr),
+        .issue_wdata   (bus_issue_wdata),
+        .issue_wstrb   (bus_issue_wstrb),
+        .pending_write (crossing_pending_write),
+        .ack           (crossing_ack),
+        .response_data (crossing_response_data),
+        .response_err  (crossing_response_err)
     );
 
-    // req_sync
-    wire req_sync_q;
-    toe_user_logic_sync_bit u_req_sync (
+    // crossing
+    wire        crossing_pending_write;
+    wire        crossing_ack;
+    wire [31:0] crossing_response_data;
+    wire        crossing_response_err;
+    wire        crossing_write;
+    wire        crossing_read;
+    wire [15:0] crossing_addr;
+    wire [31:0] crossing_wdata;
+    wire [31:0] crossing_wmask;
+    toe_user_logic_regs_crossing u_crossing (
+        .bus_clk      (s_axil_aclk),
+        .issue        (bus_issue),
+        .issue_write  (bus_issue_write),
+        .issue_addr   (bus_issue_addr),
+        .issue_wdata  (bus_issue_wdata),
+        .issue_wstrb  (bus_issue_wstrb),
+        .pending_write(crossing_pending_write),
+        .ack          (crossing_ack),
+        .response_data(crossing_response_data),
+        .response_err (crossing_response_err),
+        .user_clk     (user_clk),
+        .write        (crossing_write),
+        .read         (crossing_read),
+        .addr         (crossing_addr),
+        .wdata        (crossing_wdata),
+        .wmask        (crossing_wmask),
+        .answer_data  (read_back_data),
+        .answer_err   (read_back_error)
+    );
+
+    // toe.toe_config at 0x0048: mode [1:0] rw, last_packet_mode [5:4] rw, window_update_gap [25:16] rw
+    wire        toe_toe_config_storage_hit;
+    wire [31:0] toe_toe_config_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h48),
+        .MASK       (32'h3ff0033),
+        .READ_MASK  (32'h3ff0033),
+        .RESET_VALUE(32'h100000)
+    ) u_toe_toe_config_storage (
         .clock(user_clk),
-        .d    (req_tog_reg),
-        .q    (req_sync_q)
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (toe_toe_config_storage_hit),
+        .rdata(toe_toe_config_storage_rdata),
+        .value(toe_toe_config_value)
+    );
+
+    // toe.fpga_mac_lo at 0x004c: value [31:0] rw
+    wire        toe_fpga_mac_lo_storage_hit;
+    wire [31:0] toe_fpga_mac_lo_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h4c),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h2030405)
+    ) u_toe_fpga_mac_lo_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (toe_fpga_mac_lo_storage_hit),
+        .rdata(toe_fpga_mac_lo_storage_rdata),
+        .value(toe_fpga_mac_lo_value)
+    );
+
+    // toe.fpga_mac_hi at 0x0050: value [15:0] rw
+    wire        toe_fpga_mac_hi_storage_hit;
+    wire [31:0] toe_fpga_mac_hi_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h50),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'h1)
+    ) u_toe_fpga_mac_hi_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (toe_fpga_mac_hi_storage_hit),
+        .rdata(toe_fpga_mac_hi_storage_rdata),
+        .value(toe_fpga_mac_hi_value)
+    );
+
+    // toe.fpga_ip at 0x0054: value [31:0] rw
+    wire        toe_fpga_ip_storage_hit;
+    wire [31:0] toe_fpga_ip_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h54),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'hc0a8c82a)
+    ) u_toe_fpga_ip_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (toe_fpga_ip_storage_hit),
+        .rdata(toe_fpga_ip_storage_rdata),
+        .value(toe_fpga_ip_value)
+    );
+
+    // toe.target_mac_lo at 0x0058: value [31:0] rw
+    wire        toe_target_mac_lo_storage_hit;
+    wire [31:0] toe_target_mac_lo_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h58),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h33221100)
+    ) u_toe_target_mac_lo_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (toe_target_mac_lo_storage_hit),
+        .rdata(toe_target_mac_lo_storage_rdata),
+        .value(toe_target_mac_lo_value)
+    );
+
+    // toe.target_mac_hi at 0x005c: value [15:0] rw
+    wire        toe_target_mac_hi_storage_hit;
+    wire [31:0] toe_target_mac_hi_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h5c),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'h5544)
+    ) u_toe_target_mac_hi_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (toe_target_mac_hi_storage_hit),
+        .rdata(toe_target_mac_hi_storage_rdata),
+        .value(toe_target_mac_hi_value)
+    );
+
+    // toe.target_ip at 0x0060: value [31:0] rw
+    wire        toe_target_ip_storage_hit;
+    wire [31:0] toe_target_ip_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h60),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'hc0a8c819)
+    ) u_toe_target_ip_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (toe_target_ip_storage_hit),
+        .rdata(toe_target_ip_storage_rdata),
+        .value(toe_target_ip_value)
+    );
+
+    // session[0].test_config at 0x0108: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw
+    wire        s0_test_config_storage_hit;
+    wire [31:0] s0_test_config_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h108),
+        .MASK       (32'h133),
+        .READ_MASK  (32'h133),
+        .RESET_VALUE(32'h110)
+    ) u_s0_test_config_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_test_config_storage_hit),
+        .rdata(s0_test_config_storage_rdata),
+        .value(s0_test_config_value)
+    );
+
+    // session[0].speed at 0x010c: tx_percent [6:0] rw, rx_percent [22:16] rw
+    wire        s0_speed_storage_hit;
+    wire [31:0] s0_speed_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h10c),
+        .MASK       (32'h7f007f),
+        .READ_MASK  (32'h7f007f),
+        .RESET_VALUE(32'h640064)
+    ) u_s0_speed_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_speed_storage_hit),
+        .rdata(s0_speed_storage_rdata),
+        .value(s0_speed_value)
+    );
+
+    // session[0].transfer_size_lo at 0x0110: value [31:0] rw
+    wire        s0_transfer_size_lo_storage_hit;
+    wire [31:0] s0_transfer_size_lo_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h110),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h100000)
+    ) u_s0_transfer_size_lo_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_transfer_size_lo_storage_hit),
+        .rdata(s0_transfer_size_lo_storage_rdata),
+        .value(s0_transfer_size_lo_value)
+    );
+
+    // session[0].transfer_size_hi at 0x0114: value [15:0] rw
+    wire        s0_transfer_size_hi_storage_hit;
+    wire [31:0] s0_transfer_size_hi_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h114),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'h0)
+    ) u_s0_transfer_size_hi_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_transfer_size_hi_storage_hit),
+        .rdata(s0_transfer_size_hi_storage_rdata),
+        .value(s0_transfer_size_hi_value)
+    );
+
+    // session[0].packet_size_lo at 0x0118: value [31:0] rw
+    wire        s0_packet_size_lo_storage_hit;
+    wire [31:0] s0_packet_size_lo_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h118),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h2000)
+    ) u_s0_packet_size_lo_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_packet_size_lo_storage_hit),
+        .rdata(s0_packet_size_lo_storage_rdata),
+        .value(s0_packet_size_lo_value)
+    );
+
+    // session[0].packet_size_hi at 0x011c: value [15:0] rw
+    wire        s0_packet_size_hi_storage_hit;
+    wire [31:0] s0_packet_size_hi_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h11c),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'h0)
+    ) u_s0_packet_size_hi_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_packet_size_hi_storage_hit),
+        .rdata(s0_packet_size_hi_storage_rdata),
+        .value(s0_packet_size_hi_value)
+    );
+
+    // session[0].fpga_port at 0x0120: port [15:0] rw
+    wire        s0_fpga_port_storage_hit;
+    wire [31:0] s0_fpga_port_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h120),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'hea60)
+    ) u_s0_fpga_port_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_fpga_port_storage_hit),
+        .rdata(s0_fpga_port_storage_rdata),
+        .value(s0_fpga_port_value)
+    );
+
+    // session[0].target_port at 0x0124: port [15:0] rw
+    wire        s0_target_port_storage_hit;
+    wire [31:0] s0_target_port_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h124),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'hee48)
+    ) u_s0_target_port_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_target_port_storage_hit),
+        .rdata(s0_target_port_storage_rdata),
+        .value(s0_target_port_value)
+    );
+
+    // session[0].stall_timeout at 0x0128: ms [15:0] rw
+    wire        s0_stall_timeout_storage_hit;
+    wire [31:0] s0_stall_timeout_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h128),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'h3e8)
+    ) u_s0_stall_timeout_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_stall_timeout_storage_hit),
+        .rdata(s0_stall_timeout_storage_rdata),
+        .value(s0_stall_timeout_value)
+    );
+
+    // session[1].test_config at 0x0208: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw
+    wire        s1_test_config_storage_hit;
+    wire [31:0] s1_test_config_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h208),
+        .MASK       (32'h133),
+        .READ_MASK  (32'h133),
+        .RESET_VALUE(32'h110)
+    ) u_s1_test_config_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_test_config_storage_hit),
+        .rdata(s1_test_config_storage_rdata),
+        .value(s1_test_config_value)
+    );
+
+    // session[1].speed at 0x020c: tx_percent [6:0] rw, rx_percent [22:16] rw
+    wire        s1_speed_storage_hit;
+    wire [31:0] s1_speed_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h20c),
+        .MASK       (32'h7f007f),
+        .READ_MASK  (32'h7f007f),
+        .RESET_VALUE(32'h640064)
+    ) u_s1_speed_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_speed_storage_hit),
+        .rdata(s1_speed_storage_rdata),
+        .value(s1_speed_value)
+    );
+
+    // session[1].transfer_size_lo at 0x0210: value [31:0] rw
+    wire        s1_transfer_size_lo_storage_hit;
+    wire [31:0] s1_transfer_size_lo_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h210),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h100000)
+    ) u_s1_transfer_size_lo_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_transfer_size_lo_storage_hit),
+        .rdata(s1_transfer_size_lo_storage_rdata),
+        .value(s1_transfer_size_lo_value)
+    );
+
+    // session[1].transfer_size_hi at 0x0214: value [15:0] rw
+    wire        s1_transfer_size_hi_storage_hit;
+    wire [31:0] s1_transfer_size_hi_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h214),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'h0)
+    ) u_s1_transfer_size_hi_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_transfer_size_hi_storage_hit),
+        .rdata(s1_transfer_size_hi_storage_rdata),
+        .value(s1_transfer_size_hi_value)
+    );
+
+    // session[1].packet_size_lo at 0x0218: value [31:0] rw
+    wire        s1_packet_size_lo_storage_hit;
+    wire [31:0] s1_packet_size_lo_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h218),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h2000)
+    ) u_s1_packet_size_lo_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_packet_size_lo_storage_hit),
+        .rdata(s1_packet_size_lo_storage_rdata),
+        .value(s1_packet_size_lo_value)
+    );
+
+    // session[1].packet_size_hi at 0x021c: value [15:0] rw
+    wire        s1_packet_size_hi_storage_hit;
+    wire [31:0] s1_packet_size_hi_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h21c),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'h0)
+    ) u_s1_packet_size_hi_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_packet_size_hi_storage_hit),
+        .rdata(s1_packet_size_hi_storage_rdata),
+        .value(s1_packet_size_hi_value)
+    );
+
+    // session[1].fpga_port at 0x0220: port [15:0] rw
+    wire        s1_fpga_port_storage_hit;
+    wire [31:0] s1_fpga_port_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h220),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'hea61)
+    ) u_s1_fpga_port_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_fpga_port_storage_hit),
+        .rdata(s1_fpga_port_storage_rdata),
+        .value(s1_fpga_port_value)
+    );
+
+    // session[1].target_port at 0x0224: port [15:0] rw
+    wire        s1_target_port_storage_hit;
+    wire [31:0] s1_target_port_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h224),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'hee49)
+    ) u_s1_target_port_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_target_port_storage_hit),
+        .rdata(s1_target_port_storage_rdata),
+        .value(s1_target_port_value)
+    );
+
+    // session[1].stall_timeout at 0x0228: ms [15:0] rw
+    wire        s1_stall_timeout_storage_hit;
+    wire [31:0] s1_stall_timeout_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h228),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'h3e8)
+    ) u_s1_stall_timeout_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_stall_timeout_storage_hit),
+        .rdata(s1_stall_timeout_storage_rdata),
+        .value(s1_stall_timeout_value)
+    );
+
+    // toe.toe_ctrl at 0x0040: init [0] wpulse
+    wire toe_toe_ctrl_pulse_hit;
+    toe_user_logic_regs_pulse #(
+        .ADDRESS(16'h40),
+        .MASK   (32'h1)
+    ) u_toe_toe_ctrl_pulse (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (toe_toe_ctrl_pulse_hit),
+        .pulse(toe_toe_ctrl_pulse)
+    );
+
+    // session[0].ctrl at 0x0100: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse
+    wire s0_ctrl_pulse_hit;
+    toe_user_logic_regs_pulse #(
+        .ADDRESS(16'h100),
+        .MASK   (32'h7)
+    ) u_s0_ctrl_pulse (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_ctrl_pulse_hit),
+        .pulse(s0_ctrl_pulse)
+    );
+
+    // session[1].ctrl at 0x0200: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse
+    wire s1_ctrl_pulse_hit;
+    toe_user_logic_regs_pulse #(
+        .ADDRESS(16'h200),
+        .MASK   (32'h7)
+    ) u_s1_ctrl_pulse (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_ctrl_pulse_hit),
+        .pulse(s1_ctrl_pulse)
+    );
+
+    // session[0].status at 0x0104: done [3] w1c, error [4] w1c
+    wire        s0_status_sticky_hit;
+    wire [31:0] s0_status_sticky_rdata;
+    toe_user_logic_regs_sticky #(
+        .ADDRESS(16'h104)
+    ) u_s0_status_sticky (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .write   (crossing_write),
+        .wdata   (crossing_wdata),
+        .wmask   (crossing_wmask),
+        .hit     (s0_status_sticky_hit),
+        .rdata   (s0_status_sticky_rdata),
+        .set_bits(s0_status_set),
+        .sticky  (s0_status_sticky)
+    );
+
+    // session[1].status at 0x0204: done [3] w1c, error [4] w1c
+    wire        s1_status_sticky_hit;
+    wire [31:0] s1_status_sticky_rdata;
+    toe_user_logic_regs_sticky #(
+        .ADDRESS(16'h204)
+    ) u_s1_status_sticky (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .write   (crossing_write),
+        .wdata   (crossing_wdata),
+        .wmask   (crossing_wmask),
+        .hit     (s1_status_sticky_hit),
+        .rdata   (s1_status_sticky_rdata),
+        .set_bits(s1_status_set),
+        .sticky  (s1_status_sticky)
+    );
+
+    // info.cycle_count_lo at 0x0020: value [31:0] ro
+    wire        info_cycle_count_lo_status_hit;
+    wire [31:0] info_cycle_count_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h20),
+        .MASK   (32'hffffffff)
+    ) u_info_cycle_count_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (info_cycle_count_lo_status_hit),
+        .rdata (info_cycle_count_lo_status_rdata),
+        .status(info_cycle_count_lo_status)
+    );
+
+    // toe.toe_status at 0x0044: init_done [0] ro
+    wire        toe_toe_status_status_hit;
+    wire [31:0] toe_toe_status_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h44),
+        .MASK   (32'h1)
+    ) u_toe_toe_status_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (toe_toe_status_status_hit),
+        .rdata (toe_toe_status_status_rdata),
+        .status(toe_toe_status_status)
+    );
+
+    // session[0].status at 0x0104: busy [0] ro, connected [1] ro, closed [2] ro, error_cause [11:8] ro
+    wire        s0_status_status_hit;
+    wire [31:0] s0_status_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h104),
+        .MASK   (32'hf07)
+    ) u_s0_status_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_status_status_hit),
+        .rdata (s0_status_status_rdata),
+        .status(s0_status_status)
+    );
+
+    // session[0].tx_bytes_lo at 0x0130: value [31:0] ro
+    wire        s0_tx_bytes_lo_status_hit;
+    wire [31:0] s0_tx_bytes_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h130),
+        .MASK   (32'hffffffff)
+    ) u_s0_tx_bytes_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_tx_bytes_lo_status_hit),
+        .rdata (s0_tx_bytes_lo_status_rdata),
+        .status(s0_tx_bytes_lo_status)
+    );
+
+    // session[0].rx_bytes_lo at 0x0138: value [31:0] ro
+    wire        s0_rx_bytes_lo_status_hit;
+    wire [31:0] s0_rx_bytes_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h138),
+        .MASK   (32'hffffffff)
+    ) u_s0_rx_bytes_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_rx_bytes_lo_status_hit),
+        .rdata (s0_rx_bytes_lo_status_rdata),
+        .status(s0_rx_bytes_lo_status)
+    );
+
+    // session[0].elapsed_lo at 0x0140: value [31:0] ro
+    wire        s0_elapsed_lo_status_hit;
+    wire [31:0] s0_elapsed_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h140),
+        .MASK   (32'hffffffff)
+    ) u_s0_elapsed_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_elapsed_lo_status_hit),
+        .rdata (s0_elapsed_lo_status_rdata),
+        .status(s0_elapsed_lo_status)
+    );
+
+    // session[0].err_offset_lo at 0x0150: value [31:0] ro
+    wire        s0_err_offset_lo_status_hit;
+    wire [31:0] s0_err_offset_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h150),
+        .MASK   (32'hffffffff)
+    ) u_s0_err_offset_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_err_offset_lo_status_hit),
+        .rdata (s0_err_offset_lo_status_rdata),
+        .status(s0_err_offset_lo_status)
+    );
+
+    // session[0].err_expected at 0x0158: value [31:0] ro
+    wire        s0_err_expected_status_hit;
+    wire [31:0] s0_err_expected_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h158),
+        .MASK   (32'hffffffff)
+    ) u_s0_err_expected_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_err_expected_status_hit),
+        .rdata (s0_err_expected_status_rdata),
+        .status(s0_err_expected_status)
+    );
+
+    // session[0].err_received at 0x015c: value [31:0] ro
+    wire        s0_err_received_status_hit;
+    wire [31:0] s0_err_received_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h15c),
+        .MASK   (32'hffffffff)
+    ) u_s0_err_received_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_err_received_status_hit),
+        .rdata (s0_err_received_status_rdata),
+        .status(s0_err_received_status)
+    );
+
+    // session[0].err_count at 0x0160: value [31:0] ro
+    wire        s0_err_count_status_hit;
+    wire [31:0] s0_err_count_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h160),
+        .MASK   (32'hffffffff)
+    ) u_s0_err_count_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_err_count_status_hit),
+        .rdata (s0_err_count_status_rdata),
+        .status(s0_err_count_status)
+    );
+
+    // session[0].rx_packets at 0x0164: value [31:0] ro
+    wire        s0_rx_packets_status_hit;
+    wire [31:0] s0_rx_packets_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h164),
+        .MASK   (32'hffffffff)
+    ) u_s0_rx_packets_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_rx_packets_status_hit),
+        .rdata (s0_rx_packets_status_rdata),
+        .status(s0_rx_packets_status)
+    );
+
+    // session[0].peer_port at 0x0170: port [15:0] ro
+    wire        s0_peer_port_status_hit;
+    wire [31:0] s0_peer_port_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h170),
+        .MASK   (32'hffff)
+    ) u_s0_peer_port_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_peer_port_status_hit),
+        .rdata (s0_peer_port_status_rdata),
+        .status(s0_peer_port_status)
+    );
+
+    // session[0].peer_mss at 0x0174: bytes [15:0] ro
+    wire        s0_peer_mss_status_hit;
+    wire [31:0] s0_peer_mss_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h174),
+        .MASK   (32'hffff)
+    ) u_s0_peer_mss_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_peer_mss_status_hit),
+        .rdata (s0_peer_mss_status_rdata),
+        .status(s0_peer_mss_status)
+    );
+
+    // session[0].peer_window_scale at 0x0178: shift [3:0] ro
+    wire        s0_peer_window_scale_status_hit;
+    wire [31:0] s0_peer_window_scale_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h178),
+        .MASK   (32'hf)
+    ) u_s0_peer_window_scale_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_peer_window_scale_status_hit),
+        .rdata (s0_peer_window_scale_status_rdata),
+        .status(s0_peer_window_scale_status)
+    );
+
+    // session[1].status at 0x0204: busy [0] ro, connected [1] ro, closed [2] ro, error_cause [11:8] ro
+    wire        s1_status_status_hit;
+    wire [31:0] s1_status_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h204),
+        .MASK   (32'hf07)
+    ) u_s1_status_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_status_status_hit),
+        .rdata (s1_status_status_rdata),
+        .status(s1_status_status)
+    );
+
+    // session[1].tx_bytes_lo at 0x0230: value [31:0] ro
+    wire        s1_tx_bytes_lo_status_hit;
+    wire [31:0] s1_tx_bytes_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h230),
+        .MASK   (32'hffffffff)
+    ) u_s1_tx_bytes_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_tx_bytes_lo_status_hit),
+        .rdata (s1_tx_bytes_lo_status_rdata),
+        .status(s1_tx_bytes_lo_status)
+    );
+
+    // session[1].rx_bytes_lo at 0x0238: value [31:0] ro
+    wire        s1_rx_bytes_lo_status_hit;
+    wire [31:0] s1_rx_bytes_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h238),
+        .MASK   (32'hffffffff)
+    ) u_s1_rx_bytes_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_rx_bytes_lo_status_hit),
+        .rdata (s1_rx_bytes_lo_status_rdata),
+        .status(s1_rx_bytes_lo_status)
+    );
+
+    // session[1].elapsed_lo at 0x0240: value [31:0] ro
+    wire        s1_elapsed_lo_status_hit;
+    wire [31:0] s1_elapsed_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h240),
+        .MASK   (32'hffffffff)
+    ) u_s1_elapsed_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_elapsed_lo_status_hit),
+        .rdata (s1_elapsed_lo_status_rdata),
+        .status(s1_elapsed_lo_status)
+    );
+
+    // session[1].err_offset_lo at 0x0250: value [31:0] ro
+    wire        s1_err_offset_lo_status_hit;
+    wire [31:0] s1_err_offset_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h250),
+        .MASK   (32'hffffffff)
+    ) u_s1_err_offset_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_err_offset_lo_status_hit),
+        .rdata (s1_err_offset_lo_status_rdata),
+        .status(s1_err_offset_lo_status)
+    );
+
+    // session[1].err_expected at 0x0258: value [31:0] ro
+    wire        s1_err_expected_status_hit;
+    wire [31:0] s1_err_expected_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h258),
+        .MASK   (32'hffffffff)
+    ) u_s1_err_expected_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_err_expected_status_hit),
+        .rdata (s1_err_expected_status_rdata),
+        .status(s1_err_expected_status)
+    );
+
+    // session[1].err_received at 0x025c: value [31:0] ro
+    wire        s1_err_received_status_hit;
+    wire [31:0] s1_err_received_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h25c),
+        .MASK   (32'hffffffff)
+    ) u_s1_err_received_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_err_received_status_hit),
+        .rdata (s1_err_received_status_rdata),
+        .status(s1_err_received_status)
+    );
+
+    // session[1].err_count at 0x0260: value [31:0] ro
+    wire        s1_err_count_status_hit;
+    wire [31:0] s1_err_count_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h260),
+        .MASK   (32'hffffffff)
+    ) u_s1_err_count_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_err_count_status_hit),
+        .rdata (s1_err_count_status_rdata),
+        .status(s1_err_count_status)
+    );
+
+    // session[1].rx_packets at 0x0264: value [31:0] ro
+    wire        s1_rx_packets_status_hit;
+    wire [31:0] s1_rx_packets_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h264),
+        .MASK   (32'hffffffff)
+    ) u_s1_rx_packets_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_rx_packets_status_hit),
+        .rdata (s1_rx_packets_status_rdata),
+        .status(s1_rx_packets_status)
+    );
+
+    // session[1].peer_port at 0x0270: port [15:0] ro
+    wire        s1_peer_port_status_hit;
+    wire [31:0] s1_peer_port_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h270),
+        .MASK   (32'hffff)
+    ) u_s1_peer_port_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_peer_port_status_hit),
+        .rdata (s1_peer_port_status_rdata),
+        .status(s1_peer_port_status)
+    );
+
+    // session[1].peer_mss at 0x0274: bytes [15:0] ro
+    wire        s1_peer_mss_status_hit;
+    wire [31:0] s1_peer_mss_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h274),
+        .MASK   (32'hffff)
+    ) u_s1_peer_mss_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_peer_mss_status_hit),
+        .rdata (s1_peer_mss_status_rdata),
+        .status(s1_peer_mss_status)
+    );
+
+    // session[1].peer_window_scale at 0x0278: shift [3:0] ro
+    wire        s1_peer_window_scale_status_hit;
+    wire [31:0] s1_peer_window_scale_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h278),
+        .MASK   (32'hf)
+    ) u_s1_peer_window_scale_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_peer_window_scale_status_hit),
+        .rdata (s1_peer_window_scale_status_rdata),
+        .status(s1_peer_window_scale_status)
+    );
+
+    // info.cycle_count_hi at 0x0024: value [31:0] ro
+    wire        info_cycle_count_hi_latch_hit;
+    wire [31:0] info_cycle_count_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h24),
+        .LO_ADDRESS(16'h20),
+        .MASK      (32'hffffffff)
+    ) u_info_cycle_count_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (info_cycle_count_hi_latch_hit),
+        .rdata   (info_cycle_count_hi_latch_rdata),
+        .latch_in(info_cycle_count_hi_latch_in)
+    );
+
+    // session[0].tx_bytes_hi at 0x0134: value [31:0] ro
+    wire        s0_tx_bytes_hi_latch_hit;
+    wire [31:0] s0_tx_bytes_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h134),
+        .LO_ADDRESS(16'h130),
+        .MASK      (32'hffffffff)
+    ) u_s0_tx_bytes_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s0_tx_bytes_hi_latch_hit),
+        .rdata   (s0_tx_bytes_hi_latch_rdata),
+        .latch_in(s0_tx_bytes_hi_latch_in)
+    );
+
+    // session[0].rx_bytes_hi at 0x013c: value [31:0] ro
+    wire        s0_rx_bytes_hi_latch_hit;
+    wire [31:0] s0_rx_bytes_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h13c),
+        .LO_ADDRESS(16'h138),
+        .MASK      (32'hffffffff)
+    ) u_s0_rx_bytes_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s0_rx_bytes_hi_latch_hit),
+        .rdata   (s0_rx_bytes_hi_latch_rdata),
+        .latch_in(s0_rx_bytes_hi_latch_in)
+    );
+
+    // session[0].elapsed_hi at 0x0144: value [31:0] ro
+    wire        s0_elapsed_hi_latch_hit;
+    wire [31:0] s0_elapsed_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h144),
+        .LO_ADDRESS(16'h140),
+        .MASK      (32'hffffffff)
+    ) u_s0_elapsed_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s0_elapsed_hi_latch_hit),
+        .rdata   (s0_elapsed_hi_latch_rdata),
+        .latch_in(s0_elapsed_hi_latch_in)
+    );
+
+    // session[0].err_offset_hi at 0x0154: value [15:0] ro
+    wire        s0_err_offset_hi_latch_hit;
+    wire [31:0] s0_err_offset_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h154),
+        .LO_ADDRESS(16'h150),
+        .MASK      (32'hffff)
+    ) u_s0_err_offset_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s0_err_offset_hi_latch_hit),
+        .rdata   (s0_err_offset_hi_latch_rdata),
+        .latch_in(s0_err_offset_hi_latch_in)
+    );
+
+    // session[1].tx_bytes_hi at 0x0234: value [31:0] ro
+    wire        s1_tx_bytes_hi_latch_hit;
+    wire [31:0] s1_tx_bytes_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h234),
+        .LO_ADDRESS(16'h230),
+        .MASK      (32'hffffffff)
+    ) u_s1_tx_bytes_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s1_tx_bytes_hi_latch_hit),
+        .rdata   (s1_tx_bytes_hi_latch_rdata),
+        .latch_in(s1_tx_bytes_hi_latch_in)
+    );
+
+    // session[1].rx_bytes_hi at 0x023c: value [31:0] ro
+    wire        s1_rx_bytes_hi_latch_hit;
+    wire [31:0] s1_rx_bytes_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h23c),
+        .LO_ADDRESS(16'h238),
+        .MASK      (32'hffffffff)
+    ) u_s1_rx_bytes_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s1_rx_bytes_hi_latch_hit),
+        .rdata   (s1_rx_bytes_hi_latch_rdata),
+        .latch_in(s1_rx_bytes_hi_latch_in)
+    );
+
+    // session[1].elapsed_hi at 0x0244: value [31:0] ro
+    wire        s1_elapsed_hi_latch_hit;
+    wire [31:0] s1_elapsed_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h244),
+        .LO_ADDRESS(16'h240),
+        .MASK      (32'hffffffff)
+    ) u_s1_elapsed_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s1_elapsed_hi_latch_hit),
+        .rdata   (s1_elapsed_hi_latch_rdata),
+        .latch_in(s1_elapsed_hi_latch_in)
+    );
+
+    // session[1].err_offset_hi at 0x0254: value [15:0] ro
+    wire        s1_err_offset_hi_latch_hit;
+    wire [31:0] s1_err_offset_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h254),
+        .LO_ADDRESS(16'h250),
+        .MASK      (32'hffff)
+    ) u_s1_err_offset_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s1_err_offset_hi_latch_hit),
+        .rdata   (s1_err_offset_hi_latch_rdata),
+        .latch_in(s1_err_offset_hi_latch_in)
+    );
+
+    // info.id at 0x0000: value [31:0] ro
+    wire        info_id_constant_hit;
+    wire [31:0] info_id_constant_rdata;
+    toe_user_logic_regs_constant #(
+        .ADDRESS(16'h0),
+        .VALUE  (32'h544f4555)
+    ) u_info_id_constant (
+        .clock(user_clk),
+        .addr (crossing_addr),
+        .hit  (info_id_constant_hit),
+        .rdata(info_id_constant_rdata)
+    );
+
+    // info.version at 0x0004: minor [15:0] ro, major [31:16] ro
+    wire        info_version_constant_hit;
+    wire [31:0] info_version_constant_rdata;
+    toe_user_logic_regs_constant #(
+        .ADDRESS(16'h4),
+        .VALUE  (32'h10003)
+    ) u_info_version_constant (
+        .clock(user_clk),
+        .addr (crossing_addr),
+        .hit  (info_version_constant_hit),
+        .rdata(info_version_constant_rdata)
+    );
+
+    // info.sessions at 0x0008: count [2:0] ro
+    wire        info_sessions_constant_hit;
+    wire [31:0] info_sessions_constant_rdata;
+    toe_user_logic_regs_constant #(
+        .ADDRESS(16'h8),
+        .VALUE  (32'h2)
+    ) u_info_sessions_constant (
+        .clock(user_clk),
+        .addr (crossing_addr),
+        .hit  (info_sessions_constant_hit),
+        .rdata(info_sessions_constant_rdata)
+    );
+
+    // info.data_width at 0x000c: bits [10:0] ro
+    wire        info_data_width_constant_hit;
+    wire [31:0] info_data_width_constant_rdata;
+    toe_user_logic_regs_constant #(
+        .ADDRESS(16'hc),
+        .VALUE  (32'h100)
+    ) u_info_data_width_constant (
+        .clock(user_clk),
+        .addr (crossing_addr),
+        .hit  (info_data_width_constant_hit),
+        .rdata(info_data_width_constant_rdata)
+    );
+
+    // info.user_clock_khz at 0x0010: khz [31:0] ro
+    wire        info_user_clock_khz_constant_hit;
+    wire [31:0] info_user_clock_khz_constant_rdata;
+    toe_user_logic_regs_constant #(
+        .ADDRESS(16'h10),
+        .VALUE  (32'h3d090)
+    ) u_info_user_clock_khz_constant (
+        .clock(user_clk),
+        .addr (crossing_addr),
+        .hit  (info_user_clock_khz_constant_hit),
+        .rdata(info_user_clock_khz_constant_rdata)
+    );
+
+    // info.reg_clock_khz at 0x0014: khz [31:0] ro
+    wire        info_reg_clock_khz_constant_hit;
+    wire [31:0] info_reg_clock_khz_constant_rdata;
+    toe_user_logic_regs_constant #(
+        .ADDRESS(16'h14),
+        .VALUE  (32'h3d090)
+    ) u_info_reg_clock_khz_constant (
+        .clock(user_clk),
+        .addr (crossing_addr),
+        .hit  (info_reg_clock_khz_constant_hit),
+        .rdata(info_reg_clock_khz_constant_rdata)
+    );
+
+    // info.bus_timeout at 0x0028: cycles [31:0] ro
+    wire        info_bus_timeout_constant_hit;
+    wire [31:0] info_bus_timeout_constant_rdata;
+    toe_user_logic_regs_constant #(
+        .ADDRESS(16'h28),
+        .VALUE  (32'h400)
+    ) u_info_bus_timeout_constant (
+        .clock(user_clk),
+        .addr (crossing_addr),
+        .hit  (info_bus_timeout_constant_hit),
+        .rdata(info_bus_timeout_constant_rdata)
+    );
+
+    // info.config_hash_lo at 0x0018: value [31:0] ro
+    wire        info_config_hash_lo_constant_hit;
+    wire [31:0] info_config_hash_lo_constant_rdata;
+    toe_user_logic_regs_constant #(
+        .ADDRESS(16'h18),
+        .VALUE  (32'h18b33840)
+    ) u_info_config_hash_lo_constant (
+        .clock(user_clk),
+        .addr (crossing_addr),
+        .hit  (info_config_hash_lo_constant_hit),
+        .rdata(info_config_hash_lo_constant_rdata)
+    );
+
+    // info.config_hash_hi at 0x001c: value [31:0] ro
+    wire        info_config_hash_hi_constant_hit;
+    wire [31:0] info_config_hash_hi_constant_rdata;
+    toe_user_logic_regs_constant #(
+        .ADDRESS(16'h1c),
+        .VALUE  (32'hc5fa901c)
+    ) u_info_config_hash_hi_constant (
+        .clock(user_clk),
+        .addr (crossing_addr),
+        .hit  (info_config_hash_hi_constant_hit),
+        .rdata(info_config_hash_hi_constant_rdata)
+    );
+
+    // read_back
+    wire [31:0] read_back_data;
+    wire        read_back_error;
+    toe_user_logic_regs_read_back u_read_back (
+        .reset                             (user_rst),
+        .toe_toe_config_storage_hit        (toe_toe_config_storage_hit),
+        .toe_fpga_mac_lo_storage_hit       (toe_fpga_mac_lo_storage_hit),
+        .toe_fpga_mac_hi_storage_hit       (toe_fpga_mac_hi_storage_hit),
+        .toe_fpga_ip_storage_hit           (toe_fpga_ip_storage_hit),
+        .toe_target_mac_lo_storage_hit     (toe_target_mac_lo_storage_hit),
+        .toe_target_mac_hi_storage_hit     (toe_target_mac_hi_storage_hit),
+        .toe_target_ip_storage_hit         (toe_target_ip_storage_hit),
+        .s0_test_config_storage_hit        (s0_test_config_storage_hit),
+        .s0_speed_storage_hit              (s0_speed_storage_hit),
+        .s0_transfer_size_lo_storage_hit   (s0_transfer_size_lo_storage_hit),
+        .s0_transfer_size_hi_storage_hit   (s0_transfer_size_hi_storage_hit),
+        .s0_packet_size_lo_storage_hit     (s0_packet_size_lo_storage_hit),
+        .s0_packet_size_hi_storage_hit     (s0_packet_size_hi_storage_hit),
+        .s0_fpga_port_storage_hit          (s0_fpga_port_storage_hit),
+        .s0_target_port_storage_hit        (s0_target_port_storage_hit),
+        .s0_stall_timeout_storage_hit      (s0_stall_timeout_storage_hit),
+        .s1_test_config_storage_hit        (s1_test_config_storage_hit),
+        .s1_speed_storage_hit              (s1_speed_storage_hit),
+        .s1_transfer_size_lo_storage_hit   (s1_transfer_size_lo_storage_hit),
+        .s1_transfer_size_hi_storage_hit   (s1_transfer_size_hi_storage_hit),
+        .s1_packet_size_lo_storage_hit     (s1_packet_size_lo_storage_hit),
+        .s1_packet_size_hi_storage_hit     (s1_packet_size_hi_storage_hit),
+        .s1_fpga_port_storage_hit          (s1_fpga_port_storage_hit),
+        .s1_target_port_storage_hit        (s1_target_port_storage_hit),
+        .s1_stall_timeout_storage_hit      (s1_stall_timeout_storage_hit),
+        .toe_toe_config_storage_rdata      (toe_toe_config_storage_rdata),
+        .toe_fpga_mac_lo_storage_rdata     (toe_fpga_mac_lo_storage_rdata),
+        .toe_fpga_mac_hi_storage_rdata     (toe_fpga_mac_hi_storage_rdata),
+        .toe_fpga_ip_storage_rdata         (toe_fpga_ip_storage_rdata),
+        .toe_target_mac_lo_storage_rdata   (toe_target_mac_lo_storage_rdata),
+        .toe_target_mac_hi_storage_rdata   (toe_target_mac_hi_storage_rdata),
+        .toe_target_ip_storage_rdata       (toe_target_ip_storage_rdata),
+        .s0_test_config_storage_rdata      (s0_test_config_storage_rdata),
+        .s0_speed_storage_rdata            (s0_speed_storage_rdata),
+        .s0_transfer_size_lo_storage_rdata (s0_transfer_size_lo_storage_rdata),
+        .s0_transfer_size_hi_storage_rdata (s0_transfer_size_hi_storage_rdata),
+        .s0_packet_size_lo_storage_rdata   (s0_packet_size_lo_storage_rdata),
+        .s0_packet_size_hi_storage_rdata   (s0_packet_size_hi_storage_rdata),
+        .s0_fpga_port_storage_rdata        (s0_fpga_port_storage_rdata),
+        .s0_target_port_storage_rdata      (s0_target_port_storage_rdata),
+        .s0_stall_timeout_storage_rdata    (s0_stall_timeout_storage_rdata),
+        .s1_test_config_storage_rdata      (s1_test_config_storage_rdata),
+        .s1_speed_storage_rdata            (s1_speed_storage_rdata),
+        .s1_transfer_size_lo_storage_rdata (s1_transfer_size_lo_storage_rdata),
+        .s1_transfer_size_hi_storage_rdata (s1_transfer_size_hi_storage_rdata),
+        .s1_packet_size_lo_storage_rdata   (s1_packet_size_lo_storage_rdata),
+        .s1_packet_size_hi_storage_rdata   (s1_packet_size_hi_storage_rdata),
+        .s1_fpga_port_storage_rdata        (s1_fpga_port_storage_rdata),
+        .s1_target_port_storage_rdata      (s1_target_port_storage_rdata),
+        .s1_stall_timeout_storage_rdata    (s1_stall_timeout_storage_rdata),
+        .toe_toe_ctrl_pulse_hit            (toe_toe_ctrl_pulse_hit),
+        .s0_ctrl_pulse_hit                 (s0_ctrl_pulse_hit),
+        .s1_ctrl_pulse_hit                 (s1_ctrl_pulse_hit),
+        .s0_status_sticky_hit              (s0_status_sticky_hit),
+        .s1_status_sticky_hit              (s1_status_sticky_hit),
+        .s0_status_sticky_rdata            (s0_status_sticky_rdata),
+        .s1_status_sticky_rdata            (s1_status_sticky_rdata),
+        .info_cycle_count_lo_status_hit    (info_cycle_count_lo_status_hit),
+        .toe_toe_status_status_hit         (toe_toe_status_status_hit),
+        .s0_status_status_hit              (s0_status_status_hit),
+        .s0_tx_bytes_lo_status_hit         (s0_tx_bytes_lo_status_hit),
+        .s0_rx_bytes_lo_status_hit         (s0_rx_bytes_lo_status_hit),
+        .s0_elapsed_lo_status_hit          (s0_elapsed_lo_status_hit),
+        .s0_err_offset_lo_status_hit       (s0_err_offset_lo_status_hit),
+        .s0_err_expected_status_hit        (s0_err_expected_status_hit),
+        .s0_err_received_status_hit        (s0_err_received_status_hit),
+        .s0_err_count_status_hit           (s0_err_count_status_hit),
+        .s0_rx_packets_status_hit          (s0_rx_packets_status_hit),
+        .s0_peer_port_status_hit           (s0_peer_port_status_hit),
+        .s0_peer_mss_status_hit            (s0_peer_mss_status_hit),
+        .s0_peer_window_scale_status_hit   (s0_peer_window_scale_status_hit),
+        .s1_status_status_hit              (s1_status_status_hit),
+        .s1_tx_bytes_lo_status_hit         (s1_tx_bytes_lo_status_hit),
+        .s1_rx_bytes_lo_status_hit         (s1_rx_bytes_lo_status_hit),
+        .s1_elapsed_lo_status_hit          (s1_elapsed_lo_status_hit),
+        .s1_err_offset_lo_status_hit       (s1_err_offset_lo_status_hit),
+        .s1_err_expected_status_hit        (s1_err_expected_status_hit),
+        .s1_err_received_status_hit        (s1_err_received_status_hit),
+        .s1_err_count_status_hit           (s1_err_count_status_hit),
+        .s1_rx_packets_status_hit          (s1_rx_packets_status_hit),
+        .s1_peer_port_status_hit           (s1_peer_port_status_hit),
+        .s1_peer_mss_status_hit            (s1_peer_mss_status_hit),
+        .s1_peer_window_scale_status_hit   (s1_peer_window_scale_status_hit),
+        .info_cycle_count_lo_status_rdata  (info_cycle_count_lo_status_rdata),
+        .toe_toe_status_status_rdata       (toe_toe_status_status_rdata),
+        .s0_status_status_rdata            (s0_status_status_rdata),
+        .s0_tx_bytes_lo_status_rdata       (s0_tx_bytes_lo_status_rdata),
+        .s0_rx_bytes_lo_status_rdata       (s0_rx_bytes_lo_status_rdata),
+        .s0_elapsed_lo_status_rdata        (s0_elapsed_lo_status_rdata),
+        .s0_err_offset_lo_status_rdata     (s0_err_offset_lo_status_rdata),
+        .s0_err_expected_status_rdata      (s0_err_expected_status_rdata),
+        .s0_err_received_status_rdata      (s0_err_received_status_rdata),
+        .s0_err_count_status_rdata         (s0_err_count_status_rdata),
+        .s0_rx_packets_status_rdata        (s0_rx_packets_status_rdata),
+        .s0_peer_port_status_rdata         (s0_peer_port_status_rdata),
+        .s0_peer_mss_status_rdata          (s0_peer_mss_status_rdata),
+        .s0_peer_window_scale_status_rdata (s0_peer_window_scale_status_rdata),
+        .s1_status_status_rdata            (s1_status_status_rdata),
+        .s1_tx_bytes_lo_status_rdata       (s1_tx_bytes_lo_status_rdata),
+        .s1_rx_bytes_lo_status_rdata       (s1_rx_bytes_lo_status_rdata),
+        .s1_elapsed_lo_status_rdata        (s1_elapsed_lo_status_rdata),
+        .s1_err_offset_lo_status_rdata     (s1_err_offset_lo_status_rdata),
+        .s1_err_expected_status_rdata      (s1_err_expected_status_rdata),
+        .s1_err_received_status_rdata      (s1_err_received_status_rdata),
+        .s1_err_count_status_rdata         (s1_err_count_status_rdata),
+        .s1_rx_packets_status_rdata        (s1_rx_packets_status_rdata),
+        .s1_peer_port_status_rdata         (s1_peer_port_status_rdata),
+        .s1_peer_mss_status_rdata          (s1_peer_mss_status_rdata),
+        .s1_peer_window_scale_status_rdata (s1_peer_window_scale_status_rdata),
+        .info_cycle_count_hi_latch_hit     (info_cycle_count_hi_latch_hit),
+        .s0_tx_bytes_hi_latch_hit          (s0_tx_bytes_hi_latch_hit),
+        .s0_rx_bytes_hi_latch_hit          (s0_rx_bytes_hi_latch_hit),
+        .s0_elapsed_hi_latch_hit           (s0_elapsed_hi_latch_hit),
+        .s0_err_offset_hi_latch_hit        (s0_err_offset_hi_latch_hit),
+        .s1_tx_bytes_hi_latch_hit          (s1_tx_bytes_hi_latch_hit),
+        .s1_rx_bytes_hi_latch_hit          (s1_rx_bytes_hi_latch_hit),
+        .s1_elapsed_hi_latch_hit           (s1_elapsed_hi_latch_hit),
+        .s1_err_offset_hi_latch_hit        (s1_err_offset_hi_latch_hit),
+        .info_cycle_count_hi_latch_rdata   (info_cycle_count_hi_latch_rdata),
+        .s0_tx_bytes_hi_latch_rdata        (s0_tx_bytes_hi_latch_rdata),
+        .s0_rx_bytes_hi_latch_rdata        (s0_rx_bytes_hi_latch_rdata),
+        .s0_elapsed_hi_latch_rdata         (s0_elapsed_hi_latch_rdata),
+        .s0_err_offset_hi_latch_rdata      (s0_err_offset_hi_latch_rdata),
+        .s1_tx_bytes_hi_latch_rdata        (s1_tx_bytes_hi_latch_rdata),
+        .s1_rx_bytes_hi_latch_rdata        (s1_rx_bytes_hi_latch_rdata),
+        .s1_elapsed_hi_latch_rdata         (s1_elapsed_hi_latch_rdata),
+        .s1_err_offset_hi_latch_rdata      (s1_err_offset_hi_latch_rdata),
+        .info_id_constant_hit              (info_id_constant_hit),
+        .info_version_constant_hit         (info_version_constant_hit),
+        .info_sessions_constant_hit        (info_sessions_constant_hit),
+        .info_data_width_constant_hit      (info_data_width_constant_hit),
+        .info_user_clock_khz_constant_hit  (info_user_clock_khz_constant_hit),
+        .info_reg_clock_khz_constant_hit   (info_reg_clock_khz_constant_hit),
+        .info_bus_timeout_constant_hit     (info_bus_timeout_constant_hit),
+        .info_config_hash_lo_constant_hit  (info_config_hash_lo_constant_hit),
+        .info_config_hash_hi_constant_hit  (info_config_hash_hi_constant_hit),
+        .info_id_constant_rdata            (info_id_constant_rdata),
+        .info_version_constant_rdata       (info_version_constant_rdata),
+        .info_sessions_constant_rdata      (info_sessions_constant_rdata),
+        .info_data_width_constant_rdata    (info_data_width_constant_rdata),
+        .info_user_clock_khz_constant_rdata(info_user_clock_khz_constant_rdata),
+        .info_reg_clock_khz_constant_rdata (info_reg_clock_khz_constant_rdata),
+        .info_bus_timeout_constant_rdata   (info_bus_timeout_constant_rdata),
+        .info_config_hash_lo_constant_rdata(info_config_hash_lo_constant_rdata),
+        .info_config_hash_hi_constant_rdata(info_config_hash_hi_constant_rdata),
+        .data                              (read_back_data),
+        .error                             (read_back_error)
     );
 
     always @(*) begin
-        aw_full_next = aw_full_reg;
-        aw_addr_next = aw_addr_reg;
-        w_full_next = w_full_reg;
-        w_data_next = w_data_reg;
-        w_strb_next = w_strb_reg;
-        ar_full_next = ar_full_reg;
-        ar_addr_next = ar_addr_reg;
-        busy_next = busy_reg;
-        drop_resp_next = drop_resp_reg;
-        last_write_next = last_write_reg;
-        req_write_next = req_write_reg;
-        req_addr_next = req_addr_reg;
-        req_wdata_next = req_wdata_reg;
-        req_wstrb_next = req_wstrb_reg;
-        req_tog_next = req_tog_reg;
-        b_valid_next = b_valid_reg;
-        b_resp_next = b_resp_reg;
-        r_valid_next = r_valid_reg;
-        r_data_next = r_data_reg;
-        r_resp_next = r_resp_reg;
-        s_axil_awready = ~aw_full_reg & s_axil_aresetn;
-        s_axil_wready = ~w_full_reg & s_axil_aresetn;
-        s_axil_arready = ~ar_full_reg & s_axil_aresetn;
-        s_axil_bvalid = b_valid_reg;
-        s_axil_bresp = b_resp_reg;
-        s_axil_rvalid = r_valid_reg;
-        s_axil_rdata = r_data_reg;
-        s_axil_rresp = r_resp_reg;
-        if (s_axil_awvalid & ~aw_full_reg) begin
-            aw_full_next = 1'b1;
-            aw_addr_next = s_axil_awaddr[(32'h0)+:(16)] & span_low;
-            if ((s_axil_awaddr & span_high) != zero_bus) begin
-                aw_addr_next = out_of_map;
-            end
-        end
-        if (s_axil_wvalid & ~w_full_reg) begin
-            w_full_next = 1'b1;
-            w_data_next = s_axil_wdata;
-            w_strb_next = s_axil_wstrb;
-        end
-        if (s_axil_arvalid & ~ar_full_reg) begin
-            ar_full_next = 1'b1;
-            ar_addr_next = s_axil_araddr[(32'h0)+:(16)] & span_low;
-            if ((s_axil_araddr & span_high) != zero_bus) begin
-                ar_addr_next = out_of_map;
-            end
-        end
-        if (b_valid_reg & s_axil_bready) begin
-            b_valid_next = 1'b0;
-        end
-        if (r_valid_reg & s_axil_rready) begin
-            r_valid_next = 1'b0;
-        end
-        ack_seen_next = ack_sync_q;
-        ack_edge = busy_reg & (ack_sync_q != ack_seen_reg);
-        if (ack_edge) begin
-            busy_next = 1'b0;
-            drop_resp_next = 1'b0;
-            if (drop_resp_reg) begin
-            end
-            else if (req_write_reg) begin
-                b_valid_next = 1'b1;
-                b_resp_next = resp_okay;
-                if (resp_err_reg) begin
-                    b_resp_next = resp_slverr;
-                end
-            end
-            else begin
-                r_valid_next = 1'b1;
-                r_data_next = resp_data_reg;
-                r_resp_next = resp_okay;
-                if (resp_err_reg) begin
-                    r_resp_next = resp_slverr;
-                end
-            end
-        end
-        w_refused = 1'b0;
-        toe_toe_config_mode_check_hit_next = toe_toe_config_mode_check_hit_reg;
-        toe_toe_config_mode_check_fault_next = toe_toe_config_mode_check_fault_reg;
-        if (s_axil_awvalid & ~aw_full_reg) begin
-            toe_toe_config_mode_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == toe_toe_config_mode_check_addr;
-        end
-        if (s_axil_wvalid & ~w_full_reg) begin
-            toe_toe_config_mode_check_fault_next = ((s_axil_wstrb & toe_toe_config_mode_check_bytes) != zero4) & (((s_axil_wstrb & toe_toe_config_mode_check_bytes) != toe_toe_config_mode_check_bytes) | (((s_axil_wdata & toe_toe_config_mode_check_mask) - toe_toe_config_mode_check_min) > toe_toe_config_mode_check_span));
-        end
-        if (toe_toe_config_mode_check_hit_reg & toe_toe_config_mode_check_fault_reg) begin
-            w_refused = 1'b1;
-        end
-        toe_toe_config_last_packet_mode_check_hit_next = toe_toe_config_last_packet_mode_check_hit_reg;
-        toe_toe_config_last_packet_mode_check_fault_next = toe_toe_config_last_packet_mode_check_fault_reg;
-        if (s_axil_awvalid & ~aw_full_reg) begin
-            toe_toe_config_last_packet_mode_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == toe_toe_config_last_packet_mode_check_addr;
-        end
-        if (s_axil_wvalid & ~w_full_reg) begin
-            toe_toe_config_last_packet_mode_check_fault_next = ((s_axil_wstrb & toe_toe_config_last_packet_mode_check_bytes) != zero4) & (((s_axil_wstrb & toe_toe_config_last_packet_mode_check_bytes) != toe_toe_config_last_packet_mode_check_bytes) | (((s_axil_wdata & toe_toe_config_last_packet_mode_check_mask) - toe_toe_config_last_packet_mode_check_min) > toe_toe_config_last_packet_mode_check_span));
-        end
-        if (toe_toe_config_last_packet_mode_check_hit_reg & toe_toe_config_last_packet_mode_check_fault_reg) begin
-            w_refused = 1'b1;
-        end
-        s0_speed_tx_percent_check_hit_next = s0_speed_tx_percent_check_hit_reg;
-        s0_speed_tx_percent_check_fault_next = s0_speed_tx_percent_check_fault_reg;
-        if (s_axil_awvalid & ~aw_full_reg) begin
-            s0_speed_tx_percent_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == s0_speed_tx_percent_check_addr;
-        end
-        if (s_axil_wvalid & ~w_full_reg) begin
-            s0_speed_tx_percent_check_fault_next = ((s_axil_wstrb & s0_speed_tx_percent_check_bytes) != zero4) & (((s_axil_wstrb & s0_speed_tx_percent_check_bytes) != s0_speed_tx_percent_check_bytes) | (((s_axil_wdata & s0_speed_tx_percent_check_mask) - s0_speed_tx_percent_check_min) > s0_speed_tx_percent_check_span));
-        end
-        if (s0_speed_tx_percent_check_hit_reg & s0_speed_tx_percent_check_fault_reg) begin
-            w_refused = 1'b1;
-        end
-        s0_speed_rx_percent_check_hit_next = s0_speed_rx_percent_check_hit_reg;
-        s0_speed_rx_percent_check_fault_next = s0_speed_rx_percent_check_fault_reg;
-        if (s_axil_awvalid & ~aw_full_reg) begin
-            s0_speed_rx_percent_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == s0_speed_rx_percent_check_addr;
-        end
-        if (s_axil_wvalid & ~w_full_reg) begin
-            s0_speed_rx_percent_check_fault_next = ((s_axil_wstrb & s0_speed_rx_percent_check_bytes) != zero4) & (((s_axil_wstrb & s0_speed_rx_percent_check_bytes) != s0_speed_rx_percent_check_bytes) | (((s_axil_wdata & s0_speed_rx_percent_check_mask) - s0_speed_rx_percent_check_min) > s0_speed_rx_percent_check_span));
-        end
-        if (s0_speed_rx_percent_check_hit_reg & s0_speed_rx_percent_check_fault_reg) begin
-            w_refused = 1'b1;
-        end
-        s1_speed_tx_percent_check_hit_next = s1_speed_tx_percent_check_hit_reg;
-        s1_speed_tx_percent_check_fault_next = s1_speed_tx_percent_check_fault_reg;
-        if (s_axil_awvalid & ~aw_full_reg) begin
-            s1_speed_tx_percent_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == s1_speed_tx_percent_check_addr;
-        end
-        if (s_axil_wvalid & ~w_full_reg) begin
-            s1_speed_tx_percent_check_fault_next = ((s_axil_wstrb & s1_speed_tx_percent_check_bytes) != zero4) & (((s_axil_wstrb & s1_speed_tx_percent_check_bytes) != s1_speed_tx_percent_check_bytes) | (((s_axil_wdata & s1_speed_tx_percent_check_mask) - s1_speed_tx_percent_check_min) > s1_speed_tx_percent_check_span));
-        end
-        if (s1_speed_tx_percent_check_hit_reg & s1_speed_tx_percent_check_fault_reg) begin
-            w_refused = 1'b1;
-        end
-        s1_speed_rx_percent_check_hit_next = s1_speed_rx_percent_check_hit_reg;
-        s1_speed_rx_percent_check_fault_next = s1_speed_rx_percent_check_fault_reg;
-        if (s_axil_awvalid & ~aw_full_reg) begin
-            s1_speed_rx_percent_check_hit_next = (s_axil_awaddr[(32'h0)+:(16)] & span_low) == s1_speed_rx_percent_check_addr;
-        end
-        if (s_axil_wvalid & ~w_full_reg) begin
-            s1_speed_rx_percent_check_fault_next = ((s_axil_wstrb & s1_speed_rx_percent_check_bytes) != zero4) & (((s_axil_wstrb & s1_speed_rx_percent_check_bytes) != s1_speed_rx_percent_check_bytes) | (((s_axil_wdata & s1_speed_rx_percent_check_mask) - s1_speed_rx_percent_check_min) > s1_speed_rx_percent_check_span));
-        end
-        if (s1_speed_rx_percent_check_hit_reg & s1_speed_rx_percent_check_fault_reg) begin
-            w_refused = 1'b1;
-        end
-        w_refused_q_next = w_refused;
-        w_checked_next = aw_full_reg & w_full_reg;
-        if (s_axil_aresetn & ~busy_reg & ~b_valid_reg & ~r_valid_reg) begin
-            if (w_checked_reg & (~ar_full_reg | ~last_write_reg) & w_refused_q_reg) begin
-                b_valid_next = 1'b1;
-                b_resp_next = resp_slverr;
-                last_write_next = 1'b1;
-                aw_full_next = 1'b0;
-                w_full_next = 1'b0;
-                w_checked_next = 1'b0;
-            end
-            else if (w_checked_reg & (~ar_full_reg | ~last_write_reg)) begin
-                req_write_next = 1'b1;
-                req_addr_next = aw_addr_reg;
-                req_wdata_next = w_data_reg;
-                req_wstrb_next = w_strb_reg;
-                req_tog_next = ~req_tog_reg;
-                busy_next = 1'b1;
-                last_write_next = 1'b1;
-                aw_full_next = 1'b0;
-                w_full_next = 1'b0;
-                w_checked_next = 1'b0;
-            end
-            else if (ar_full_reg) begin
-                req_write_next = 1'b0;
-                req_addr_next = ar_addr_reg;
-                req_tog_next = ~req_tog_reg;
-                busy_next = 1'b1;
-                last_write_next = 1'b0;
-                ar_full_next = 1'b0;
-            end
-        end
-        blocked = s_axil_aresetn & busy_reg & ~ack_edge & ~b_valid_reg & ~r_valid_reg & (~drop_resp_reg | w_checked_reg | ar_full_reg);
-        wait_q_next = wait_zero;
-        if (blocked) begin
-            wait_q_next = wait_q_reg + wait_one;
-        end
-        expired_next = blocked & (wait_q_reg == timeout_last);
-        if (expired_reg & ~ack_edge & s_axil_aresetn) begin
-            wait_q_next = wait_zero;
-            if (~drop_resp_reg) begin
-                drop_resp_next = 1'b1;
-                if (req_write_reg) begin
-                    b_valid_next = 1'b1;
-                    b_resp_next = resp_slverr;
-                end
-                else begin
-                    r_valid_next = 1'b1;
-                    r_data_next = 32'h0;
-                    r_resp_next = resp_slverr;
-                end
-            end
-            else if (w_checked_reg) begin
-                b_valid_next = 1'b1;
-                b_resp_next = resp_slverr;
-                last_write_next = 1'b1;
-                aw_full_next = 1'b0;
-                w_full_next = 1'b0;
-                w_checked_next = 1'b0;
-            end
-            else begin
-                r_valid_next = 1'b1;
-                r_data_next = 32'h0;
-                r_resp_next = resp_slverr;
-                last_write_next = 1'b0;
-                ar_full_next = 1'b0;
-            end
-        end
-        if (~s_axil_aresetn) begin
-            aw_full_next = 1'b0;
-            w_full_next = 1'b0;
-            w_checked_next = 1'b0;
-            ar_full_next = 1'b0;
-            if (busy_reg & ~ack_edge) begin
-                drop_resp_next = 1'b1;
-            end
-            b_valid_next = 1'b0;
-            r_valid_next = 1'b0;
-            last_write_next = 1'b0;
-        end
-        req_seen_next = req_sync_q;
-        strobe = req_sync_q != req_seen_reg;
-        do_write = strobe & req_write_reg;
-        do_read = strobe & ~req_write_reg;
-        wmask = 32'h0;
-        if (req_wstrb_reg == 0) begin
-            wmask = strobe_mask_0;
-        end
-        if (req_wstrb_reg == 1) begin
-            wmask = strobe_mask_1;
-        end
-        if (req_wstrb_reg == 2) begin
-            wmask = strobe_mask_2;
-        end
-        if (req_wstrb_reg == 3) begin
-            wmask = strobe_mask_3;
-        end
-        if (req_wstrb_reg == 4) begin
-            wmask = strobe_mask_4;
-        end
-        if (req_wstrb_reg == 5) begin
-            wmask = strobe_mask_5;
-        end
-        if (req_wstrb_reg == 6) begin
-            wmask = strobe_mask_6;
-        end
-        if (req_wstrb_reg == 7) begin
-            wmask = strobe_mask_7;
-        end
-        if (req_wstrb_reg == 8) begin
-            wmask = strobe_mask_8;
-        end
-        if (req_wstrb_reg == 9) begin
-            wmask = strobe_mask_9;
-        end
-        if (req_wstrb_reg == 10) begin
-            wmask = strobe_mask_10;
-        end
-        if (req_wstrb_reg == 11) begin
-            wmask = strobe_mask_11;
-        end
-        if (req_wstrb_reg == 12) begin
-            wmask = strobe_mask_12;
-        end
-        if (req_wstrb_reg == 13) begin
-            wmask = strobe_mask_13;
-        end
-        if (req_wstrb_reg == 14) begin
-            wmask = strobe_mask_14;
-        end
-        if (req_wstrb_reg == 15) begin
-            wmask = strobe_mask_15;
-        end
-        counter_next = counter_reg + one64;
+        counter_next = counter_reg + ONE64;
         if (user_rst) begin
-            counter_next = zero64;
+            counter_next = ZERO64;
         end
         cycle_count = counter_reg;
-        hit = 1'b0;
-        toe_toe_config_storage_sel_next = req_addr_reg == toe_toe_config_storage_addr;
-        if (toe_toe_config_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        toe_fpga_mac_lo_storage_sel_next = req_addr_reg == toe_fpga_mac_lo_storage_addr;
-        if (toe_fpga_mac_lo_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        toe_fpga_mac_hi_storage_sel_next = req_addr_reg == toe_fpga_mac_hi_storage_addr;
-        if (toe_fpga_mac_hi_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        toe_fpga_ip_storage_sel_next = req_addr_reg == toe_fpga_ip_storage_addr;
-        if (toe_fpga_ip_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        toe_target_mac_lo_storage_sel_next = req_addr_reg == toe_target_mac_lo_storage_addr;
-        if (toe_target_mac_lo_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        toe_target_mac_hi_storage_sel_next = req_addr_reg == toe_target_mac_hi_storage_addr;
-        if (toe_target_mac_hi_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        toe_target_ip_storage_sel_next = req_addr_reg == toe_target_ip_storage_addr;
-        if (toe_target_ip_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_test_config_storage_sel_next = req_addr_reg == s0_test_config_storage_addr;
-        if (s0_test_config_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_speed_storage_sel_next = req_addr_reg == s0_speed_storage_addr;
-        if (s0_speed_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_transfer_size_lo_storage_sel_next = req_addr_reg == s0_transfer_size_lo_storage_addr;
-        if (s0_transfer_size_lo_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_transfer_size_hi_storage_sel_next = req_addr_reg == s0_transfer_size_hi_storage_addr;
-        if (s0_transfer_size_hi_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_packet_size_lo_storage_sel_next = req_addr_reg == s0_packet_size_lo_storage_addr;
-        if (s0_packet_size_lo_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_packet_size_hi_storage_sel_next = req_addr_reg == s0_packet_size_hi_storage_addr;
-        if (s0_packet_size_hi_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_fpga_port_storage_sel_next = req_addr_reg == s0_fpga_port_storage_addr;
-        if (s0_fpga_port_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_target_port_storage_sel_next = req_addr_reg == s0_target_port_storage_addr;
-        if (s0_target_port_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_stall_timeout_storage_sel_next = req_addr_reg == s0_stall_timeout_storage_addr;
-        if (s0_stall_timeout_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_test_config_storage_sel_next = req_addr_reg == s1_test_config_storage_addr;
-        if (s1_test_config_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_speed_storage_sel_next = req_addr_reg == s1_speed_storage_addr;
-        if (s1_speed_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_transfer_size_lo_storage_sel_next = req_addr_reg == s1_transfer_size_lo_storage_addr;
-        if (s1_transfer_size_lo_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_transfer_size_hi_storage_sel_next = req_addr_reg == s1_transfer_size_hi_storage_addr;
-        if (s1_transfer_size_hi_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_packet_size_lo_storage_sel_next = req_addr_reg == s1_packet_size_lo_storage_addr;
-        if (s1_packet_size_lo_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_packet_size_hi_storage_sel_next = req_addr_reg == s1_packet_size_hi_storage_addr;
-        if (s1_packet_size_hi_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_fpga_port_storage_sel_next = req_addr_reg == s1_fpga_port_storage_addr;
-        if (s1_fpga_port_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_target_port_storage_sel_next = req_addr_reg == s1_target_port_storage_addr;
-        if (s1_target_port_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_stall_timeout_storage_sel_next = req_addr_reg == s1_stall_timeout_storage_addr;
-        if (s1_stall_timeout_storage_sel_reg) begin
-            hit = 1'b1;
-        end
-        toe_toe_ctrl_pulse_sel_next = req_addr_reg == toe_toe_ctrl_pulse_addr;
-        if (toe_toe_ctrl_pulse_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_ctrl_pulse_sel_next = req_addr_reg == s0_ctrl_pulse_addr;
-        if (s0_ctrl_pulse_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_ctrl_pulse_sel_next = req_addr_reg == s1_ctrl_pulse_addr;
-        if (s1_ctrl_pulse_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_status_sticky_sel_next = req_addr_reg == s0_status_sticky_addr;
-        if (s0_status_sticky_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_status_sticky_sel_next = req_addr_reg == s1_status_sticky_addr;
-        if (s1_status_sticky_sel_reg) begin
-            hit = 1'b1;
-        end
-        info_cycle_count_lo_status_sel_next = req_addr_reg == info_cycle_count_lo_status_addr;
-        if (info_cycle_count_lo_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        toe_toe_status_status_sel_next = req_addr_reg == toe_toe_status_status_addr;
-        if (toe_toe_status_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_status_status_sel_next = req_addr_reg == s0_status_status_addr;
-        if (s0_status_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_tx_bytes_lo_status_sel_next = req_addr_reg == s0_tx_bytes_lo_status_addr;
-        if (s0_tx_bytes_lo_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_rx_bytes_lo_status_sel_next = req_addr_reg == s0_rx_bytes_lo_status_addr;
-        if (s0_rx_bytes_lo_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_elapsed_lo_status_sel_next = req_addr_reg == s0_elapsed_lo_status_addr;
-        if (s0_elapsed_lo_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_err_offset_lo_status_sel_next = req_addr_reg == s0_err_offset_lo_status_addr;
-        if (s0_err_offset_lo_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_err_expected_status_sel_next = req_addr_reg == s0_err_expected_status_addr;
-        if (s0_err_expected_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_err_received_status_sel_next = req_addr_reg == s0_err_received_status_addr;
-        if (s0_err_received_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_err_count_status_sel_next = req_addr_reg == s0_err_count_status_addr;
-        if (s0_err_count_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_rx_packets_status_sel_next = req_addr_reg == s0_rx_packets_status_addr;
-        if (s0_rx_packets_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_peer_port_status_sel_next = req_addr_reg == s0_peer_port_status_addr;
-        if (s0_peer_port_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_peer_mss_status_sel_next = req_addr_reg == s0_peer_mss_status_addr;
-        if (s0_peer_mss_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_peer_window_scale_status_sel_next = req_addr_reg == s0_peer_window_scale_status_addr;
-        if (s0_peer_window_scale_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_status_status_sel_next = req_addr_reg == s1_status_status_addr;
-        if (s1_status_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_tx_bytes_lo_status_sel_next = req_addr_reg == s1_tx_bytes_lo_status_addr;
-        if (s1_tx_bytes_lo_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_rx_bytes_lo_status_sel_next = req_addr_reg == s1_rx_bytes_lo_status_addr;
-        if (s1_rx_bytes_lo_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_elapsed_lo_status_sel_next = req_addr_reg == s1_elapsed_lo_status_addr;
-        if (s1_elapsed_lo_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_err_offset_lo_status_sel_next = req_addr_reg == s1_err_offset_lo_status_addr;
-        if (s1_err_offset_lo_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_err_expected_status_sel_next = req_addr_reg == s1_err_expected_status_addr;
-        if (s1_err_expected_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_err_received_status_sel_next = req_addr_reg == s1_err_received_status_addr;
-        if (s1_err_received_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_err_count_status_sel_next = req_addr_reg == s1_err_count_status_addr;
-        if (s1_err_count_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_rx_packets_status_sel_next = req_addr_reg == s1_rx_packets_status_addr;
-        if (s1_rx_packets_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_peer_port_status_sel_next = req_addr_reg == s1_peer_port_status_addr;
-        if (s1_peer_port_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_peer_mss_status_sel_next = req_addr_reg == s1_peer_mss_status_addr;
-        if (s1_peer_mss_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_peer_window_scale_status_sel_next = req_addr_reg == s1_peer_window_scale_status_addr;
-        if (s1_peer_window_scale_status_sel_reg) begin
-            hit = 1'b1;
-        end
-        info_cycle_count_hi_latch_lo_sel_next = req_addr_reg == info_cycle_count_hi_latch_lo_addr;
-        info_cycle_count_hi_latch_hi_sel_next = req_addr_reg == info_cycle_count_hi_latch_hi_addr;
-        if (info_cycle_count_hi_latch_lo_sel_reg | info_cycle_count_hi_latch_hi_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_tx_bytes_hi_latch_lo_sel_next = req_addr_reg == s0_tx_bytes_hi_latch_lo_addr;
-        s0_tx_bytes_hi_latch_hi_sel_next = req_addr_reg == s0_tx_bytes_hi_latch_hi_addr;
-        if (s0_tx_bytes_hi_latch_lo_sel_reg | s0_tx_bytes_hi_latch_hi_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_rx_bytes_hi_latch_lo_sel_next = req_addr_reg == s0_rx_bytes_hi_latch_lo_addr;
-        s0_rx_bytes_hi_latch_hi_sel_next = req_addr_reg == s0_rx_bytes_hi_latch_hi_addr;
-        if (s0_rx_bytes_hi_latch_lo_sel_reg | s0_rx_bytes_hi_latch_hi_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_elapsed_hi_latch_lo_sel_next = req_addr_reg == s0_elapsed_hi_latch_lo_addr;
-        s0_elapsed_hi_latch_hi_sel_next = req_addr_reg == s0_elapsed_hi_latch_hi_addr;
-        if (s0_elapsed_hi_latch_lo_sel_reg | s0_elapsed_hi_latch_hi_sel_reg) begin
-            hit = 1'b1;
-        end
-        s0_err_offset_hi_latch_lo_sel_next = req_addr_reg == s0_err_offset_hi_latch_lo_addr;
-        s0_err_offset_hi_latch_hi_sel_next = req_addr_reg == s0_err_offset_hi_latch_hi_addr;
-        if (s0_err_offset_hi_latch_lo_sel_reg | s0_err_offset_hi_latch_hi_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_tx_bytes_hi_latch_lo_sel_next = req_addr_reg == s1_tx_bytes_hi_latch_lo_addr;
-        s1_tx_bytes_hi_latch_hi_sel_next = req_addr_reg == s1_tx_bytes_hi_latch_hi_addr;
-        if (s1_tx_bytes_hi_latch_lo_sel_reg | s1_tx_bytes_hi_latch_hi_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_rx_bytes_hi_latch_lo_sel_next = req_addr_reg == s1_rx_bytes_hi_latch_lo_addr;
-        s1_rx_bytes_hi_latch_hi_sel_next = req_addr_reg == s1_rx_bytes_hi_latch_hi_addr;
-        if (s1_rx_bytes_hi_latch_lo_sel_reg | s1_rx_bytes_hi_latch_hi_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_elapsed_hi_latch_lo_sel_next = req_addr_reg == s1_elapsed_hi_latch_lo_addr;
-        s1_elapsed_hi_latch_hi_sel_next = req_addr_reg == s1_elapsed_hi_latch_hi_addr;
-        if (s1_elapsed_hi_latch_lo_sel_reg | s1_elapsed_hi_latch_hi_sel_reg) begin
-            hit = 1'b1;
-        end
-        s1_err_offset_hi_latch_lo_sel_next = req_addr_reg == s1_err_offset_hi_latch_lo_addr;
-        s1_err_offset_hi_latch_hi_sel_next = req_addr_reg == s1_err_offset_hi_latch_hi_addr;
-        if (s1_err_offset_hi_latch_lo_sel_reg | s1_err_offset_hi_latch_hi_sel_reg) begin
-            hit = 1'b1;
-        end
-        info_id_const_sel_next = req_addr_reg == info_id_const_addr;
-        if (info_id_const_sel_reg) begin
-            hit = 1'b1;
-        end
-        info_version_const_sel_next = req_addr_reg == info_version_const_addr;
-        if (info_version_const_sel_reg) begin
-            hit = 1'b1;
-        end
-        info_sessions_const_sel_next = req_addr_reg == info_sessions_const_addr;
-        if (info_sessions_const_sel_reg) begin
-            hit = 1'b1;
-        end
-        info_data_width_const_sel_next = req_addr_reg == info_data_width_const_addr;
-        if (info_data_width_const_sel_reg) begin
-            hit = 1'b1;
-        end
-        info_user_clock_khz_const_sel_next = req_addr_reg == info_user_clock_khz_const_addr;
-        if (info_user_clock_khz_const_sel_reg) begin
-            hit = 1'b1;
-        end
-        info_reg_clock_khz_const_sel_next = req_addr_reg == info_reg_clock_khz_const_addr;
-        if (info_reg_clock_khz_const_sel_reg) begin
-            hit = 1'b1;
-        end
-        info_bus_timeout_const_sel_next = req_addr_reg == info_bus_timeout_const_addr;
-        if (info_bus_timeout_const_sel_reg) begin
-            hit = 1'b1;
-        end
-        info_config_hash_lo_const_sel_next = req_addr_reg == info_config_hash_lo_const_addr;
-        if (info_config_hash_lo_const_sel_reg) begin
-            hit = 1'b1;
-        end
-        info_config_hash_hi_const_sel_next = req_addr_reg == info_config_hash_hi_const_addr;
-        if (info_config_hash_hi_const_sel_reg) begin
-            hit = 1'b1;
-        end
-        rd_storage = 32'h0;
-        toe_toe_config_storage_next = toe_toe_config_storage_reg;
-        if (toe_toe_config_storage_sel_reg) begin
-            rd_storage = rd_storage | (toe_toe_config_storage_reg & toe_toe_config_storage_rmask);
-            if (do_write) begin
-                toe_toe_config_storage_next = (toe_toe_config_storage_reg & ~(wmask & toe_toe_config_storage_mask)) | (req_wdata_reg & wmask & toe_toe_config_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            toe_toe_config_storage_next = toe_toe_config_storage_reset;
-        end
-        toe_toe_config_value = toe_toe_config_storage_reg;
-        toe_fpga_mac_lo_storage_next = toe_fpga_mac_lo_storage_reg;
-        if (toe_fpga_mac_lo_storage_sel_reg) begin
-            rd_storage = rd_storage | (toe_fpga_mac_lo_storage_reg & toe_fpga_mac_lo_storage_rmask);
-            if (do_write) begin
-                toe_fpga_mac_lo_storage_next = (toe_fpga_mac_lo_storage_reg & ~(wmask & toe_fpga_mac_lo_storage_mask)) | (req_wdata_reg & wmask & toe_fpga_mac_lo_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            toe_fpga_mac_lo_storage_next = toe_fpga_mac_lo_storage_reset;
-        end
-        toe_fpga_mac_lo_value = toe_fpga_mac_lo_storage_reg;
-        toe_fpga_mac_hi_storage_next = toe_fpga_mac_hi_storage_reg;
-        if (toe_fpga_mac_hi_storage_sel_reg) begin
-            rd_storage = rd_storage | (toe_fpga_mac_hi_storage_reg & toe_fpga_mac_hi_storage_rmask);
-            if (do_write) begin
-                toe_fpga_mac_hi_storage_next = (toe_fpga_mac_hi_storage_reg & ~(wmask & toe_fpga_mac_hi_storage_mask)) | (req_wdata_reg & wmask & toe_fpga_mac_hi_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            toe_fpga_mac_hi_storage_next = toe_fpga_mac_hi_storage_reset;
-        end
-        toe_fpga_mac_hi_value = toe_fpga_mac_hi_storage_reg;
-        toe_fpga_ip_storage_next = toe_fpga_ip_storage_reg;
-        if (toe_fpga_ip_storage_sel_reg) begin
-            rd_storage = rd_storage | (toe_fpga_ip_storage_reg & toe_fpga_ip_storage_rmask);
-            if (do_write) begin
-                toe_fpga_ip_storage_next = (toe_fpga_ip_storage_reg & ~(wmask & toe_fpga_ip_storage_mask)) | (req_wdata_reg & wmask & toe_fpga_ip_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            toe_fpga_ip_storage_next = toe_fpga_ip_storage_reset;
-        end
-        toe_fpga_ip_value = toe_fpga_ip_storage_reg;
-        toe_target_mac_lo_storage_next = toe_target_mac_lo_storage_reg;
-        if (toe_target_mac_lo_storage_sel_reg) begin
-            rd_storage = rd_storage | (toe_target_mac_lo_storage_reg & toe_target_mac_lo_storage_rmask);
-            if (do_write) begin
-                toe_target_mac_lo_storage_next = (toe_target_mac_lo_storage_reg & ~(wmask & toe_target_mac_lo_storage_mask)) | (req_wdata_reg & wmask & toe_target_mac_lo_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            toe_target_mac_lo_storage_next = toe_target_mac_lo_storage_reset;
-        end
-        toe_target_mac_lo_value = toe_target_mac_lo_storage_reg;
-        toe_target_mac_hi_storage_next = toe_target_mac_hi_storage_reg;
-        if (toe_target_mac_hi_storage_sel_reg) begin
-            rd_storage = rd_storage | (toe_target_mac_hi_storage_reg & toe_target_mac_hi_storage_rmask);
-            if (do_write) begin
-                toe_target_mac_hi_storage_next = (toe_target_mac_hi_storage_reg & ~(wmask & toe_target_mac_hi_storage_mask)) | (req_wdata_reg & wmask & toe_target_mac_hi_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            toe_target_mac_hi_storage_next = toe_target_mac_hi_storage_reset;
-        end
-        toe_target_mac_hi_value = toe_target_mac_hi_storage_reg;
-        toe_target_ip_storage_next = toe_target_ip_storage_reg;
-        if (toe_target_ip_storage_sel_reg) begin
-            rd_storage = rd_storage | (toe_target_ip_storage_reg & toe_target_ip_storage_rmask);
-            if (do_write) begin
-                toe_target_ip_storage_next = (toe_target_ip_storage_reg & ~(wmask & toe_target_ip_storage_mask)) | (req_wdata_reg & wmask & toe_target_ip_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            toe_target_ip_storage_next = toe_target_ip_storage_reset;
-        end
-        toe_target_ip_value = toe_target_ip_storage_reg;
-        s0_test_config_storage_next = s0_test_config_storage_reg;
-        if (s0_test_config_storage_sel_reg) begin
-            rd_storage = rd_storage | (s0_test_config_storage_reg & s0_test_config_storage_rmask);
-            if (do_write) begin
-                s0_test_config_storage_next = (s0_test_config_storage_reg & ~(wmask & s0_test_config_storage_mask)) | (req_wdata_reg & wmask & s0_test_config_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s0_test_config_storage_next = s0_test_config_storage_reset;
-        end
-        s0_test_config_value = s0_test_config_storage_reg;
-        s0_speed_storage_next = s0_speed_storage_reg;
-        if (s0_speed_storage_sel_reg) begin
-            rd_storage = rd_storage | (s0_speed_storage_reg & s0_speed_storage_rmask);
-            if (do_write) begin
-                s0_speed_storage_next = (s0_speed_storage_reg & ~(wmask & s0_speed_storage_mask)) | (req_wdata_reg & wmask & s0_speed_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s0_speed_storage_next = s0_speed_storage_reset;
-        end
-        s0_speed_value = s0_speed_storage_reg;
-        s0_transfer_size_lo_storage_next = s0_transfer_size_lo_storage_reg;
-        if (s0_transfer_size_lo_storage_sel_reg) begin
-            rd_storage = rd_storage | (s0_transfer_size_lo_storage_reg & s0_transfer_size_lo_storage_rmask);
-            if (do_write) begin
-                s0_transfer_size_lo_storage_next = (s0_transfer_size_lo_storage_reg & ~(wmask & s0_transfer_size_lo_storage_mask)) | (req_wdata_reg & wmask & s0_transfer_size_lo_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s0_transfer_size_lo_storage_next = s0_transfer_size_lo_storage_reset;
-        end
-        s0_transfer_size_lo_value = s0_transfer_size_lo_storage_reg;
-        s0_transfer_size_hi_storage_next = s0_transfer_size_hi_storage_reg;
-        if (s0_transfer_size_hi_storage_sel_reg) begin
-            rd_storage = rd_storage | (s0_transfer_size_hi_storage_reg & s0_transfer_size_hi_storage_rmask);
-            if (do_write) begin
-                s0_transfer_size_hi_storage_next = (s0_transfer_size_hi_storage_reg & ~(wmask & s0_transfer_size_hi_storage_mask)) | (req_wdata_reg & wmask & s0_transfer_size_hi_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s0_transfer_size_hi_storage_next = s0_transfer_size_hi_storage_reset;
-        end
-        s0_transfer_size_hi_value = s0_transfer_size_hi_storage_reg;
-        s0_packet_size_lo_storage_next = s0_packet_size_lo_storage_reg;
-        if (s0_packet_size_lo_storage_sel_reg) begin
-            rd_storage = rd_storage | (s0_packet_size_lo_storage_reg & s0_packet_size_lo_storage_rmask);
-            if (do_write) begin
-                s0_packet_size_lo_storage_next = (s0_packet_size_lo_storage_reg & ~(wmask & s0_packet_size_lo_storage_mask)) | (req_wdata_reg & wmask & s0_packet_size_lo_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s0_packet_size_lo_storage_next = s0_packet_size_lo_storage_reset;
-        end
-        s0_packet_size_lo_value = s0_packet_size_lo_storage_reg;
-        s0_packet_size_hi_storage_next = s0_packet_size_hi_storage_reg;
-        if (s0_packet_size_hi_storage_sel_reg) begin
-            rd_storage = rd_storage | (s0_packet_size_hi_storage_reg & s0_packet_size_hi_storage_rmask);
-            if (do_write) begin
-                s0_packet_size_hi_storage_next = (s0_packet_size_hi_storage_reg & ~(wmask & s0_packet_size_hi_storage_mask)) | (req_wdata_reg & wmask & s0_packet_size_hi_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s0_packet_size_hi_storage_next = s0_packet_size_hi_storage_reset;
-        end
-        s0_packet_size_hi_value = s0_packet_size_hi_storage_reg;
-        s0_fpga_port_storage_next = s0_fpga_port_storage_reg;
-        if (s0_fpga_port_storage_sel_reg) begin
-            rd_storage = rd_storage | (s0_fpga_port_storage_reg & s0_fpga_port_storage_rmask);
-            if (do_write) begin
-                s0_fpga_port_storage_next = (s0_fpga_port_storage_reg & ~(wmask & s0_fpga_port_storage_mask)) | (req_wdata_reg & wmask & s0_fpga_port_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s0_fpga_port_storage_next = s0_fpga_port_storage_reset;
-        end
-        s0_fpga_port_value = s0_fpga_port_storage_reg;
-        s0_target_port_storage_next = s0_target_port_storage_reg;
-        if (s0_target_port_storage_sel_reg) begin
-            rd_storage = rd_storage | (s0_target_port_storage_reg & s0_target_port_storage_rmask);
-            if (do_write) begin
-                s0_target_port_storage_next = (s0_target_port_storage_reg & ~(wmask & s0_target_port_storage_mask)) | (req_wdata_reg & wmask & s0_target_port_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s0_target_port_storage_next = s0_target_port_storage_reset;
-        end
-        s0_target_port_value = s0_target_port_storage_reg;
-        s0_stall_timeout_storage_next = s0_stall_timeout_storage_reg;
-        if (s0_stall_timeout_storage_sel_reg) begin
-            rd_storage = rd_storage | (s0_stall_timeout_storage_reg & s0_stall_timeout_storage_rmask);
-            if (do_write) begin
-                s0_stall_timeout_storage_next = (s0_stall_timeout_storage_reg & ~(wmask & s0_stall_timeout_storage_mask)) | (req_wdata_reg & wmask & s0_stall_timeout_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s0_stall_timeout_storage_next = s0_stall_timeout_storage_reset;
-        end
-        s0_stall_timeout_value = s0_stall_timeout_storage_reg;
-        s1_test_config_storage_next = s1_test_config_storage_reg;
-        if (s1_test_config_storage_sel_reg) begin
-            rd_storage = rd_storage | (s1_test_config_storage_reg & s1_test_config_storage_rmask);
-            if (do_write) begin
-                s1_test_config_storage_next = (s1_test_config_storage_reg & ~(wmask & s1_test_config_storage_mask)) | (req_wdata_reg & wmask & s1_test_config_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s1_test_config_storage_next = s1_test_config_storage_reset;
-        end
-        s1_test_config_value = s1_test_config_storage_reg;
-        s1_speed_storage_next = s1_speed_storage_reg;
-        if (s1_speed_storage_sel_reg) begin
-            rd_storage = rd_storage | (s1_speed_storage_reg & s1_speed_storage_rmask);
-            if (do_write) begin
-                s1_speed_storage_next = (s1_speed_storage_reg & ~(wmask & s1_speed_storage_mask)) | (req_wdata_reg & wmask & s1_speed_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s1_speed_storage_next = s1_speed_storage_reset;
-        end
-        s1_speed_value = s1_speed_storage_reg;
-        s1_transfer_size_lo_storage_next = s1_transfer_size_lo_storage_reg;
-        if (s1_transfer_size_lo_storage_sel_reg) begin
-            rd_storage = rd_storage | (s1_transfer_size_lo_storage_reg & s1_transfer_size_lo_storage_rmask);
-            if (do_write) begin
-                s1_transfer_size_lo_storage_next = (s1_transfer_size_lo_storage_reg & ~(wmask & s1_transfer_size_lo_storage_mask)) | (req_wdata_reg & wmask & s1_transfer_size_lo_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s1_transfer_size_lo_storage_next = s1_transfer_size_lo_storage_reset;
-        end
-        s1_transfer_size_lo_value = s1_transfer_size_lo_storage_reg;
-        s1_transfer_size_hi_storage_next = s1_transfer_size_hi_storage_reg;
-        if (s1_transfer_size_hi_storage_sel_reg) begin
-            rd_storage = rd_storage | (s1_transfer_size_hi_storage_reg & s1_transfer_size_hi_storage_rmask);
-            if (do_write) begin
-                s1_transfer_size_hi_storage_next = (s1_transfer_size_hi_storage_reg & ~(wmask & s1_transfer_size_hi_storage_mask)) | (req_wdata_reg & wmask & s1_transfer_size_hi_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s1_transfer_size_hi_storage_next = s1_transfer_size_hi_storage_reset;
-        end
-        s1_transfer_size_hi_value = s1_transfer_size_hi_storage_reg;
-        s1_packet_size_lo_storage_next = s1_packet_size_lo_storage_reg;
-        if (s1_packet_size_lo_storage_sel_reg) begin
-            rd_storage = rd_storage | (s1_packet_size_lo_storage_reg & s1_packet_size_lo_storage_rmask);
-            if (do_write) begin
-                s1_packet_size_lo_storage_next = (s1_packet_size_lo_storage_reg & ~(wmask & s1_packet_size_lo_storage_mask)) | (req_wdata_reg & wmask & s1_packet_size_lo_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s1_packet_size_lo_storage_next = s1_packet_size_lo_storage_reset;
-        end
-        s1_packet_size_lo_value = s1_packet_size_lo_storage_reg;
-        s1_packet_size_hi_storage_next = s1_packet_size_hi_storage_reg;
-        if (s1_packet_size_hi_storage_sel_reg) begin
-            rd_storage = rd_storage | (s1_packet_size_hi_storage_reg & s1_packet_size_hi_storage_rmask);
-            if (do_write) begin
-                s1_packet_size_hi_storage_next = (s1_packet_size_hi_storage_reg & ~(wmask & s1_packet_size_hi_storage_mask)) | (req_wdata_reg & wmask & s1_packet_size_hi_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s1_packet_size_hi_storage_next = s1_packet_size_hi_storage_reset;
-        end
-        s1_packet_size_hi_value = s1_packet_size_hi_storage_reg;
-        s1_fpga_port_storage_next = s1_fpga_port_storage_reg;
-        if (s1_fpga_port_storage_sel_reg) begin
-            rd_storage = rd_storage | (s1_fpga_port_storage_reg & s1_fpga_port_storage_rmask);
-            if (do_write) begin
-                s1_fpga_port_storage_next = (s1_fpga_port_storage_reg & ~(wmask & s1_fpga_port_storage_mask)) | (req_wdata_reg & wmask & s1_fpga_port_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s1_fpga_port_storage_next = s1_fpga_port_storage_reset;
-        end
-        s1_fpga_port_value = s1_fpga_port_storage_reg;
-        s1_target_port_storage_next = s1_target_port_storage_reg;
-        if (s1_target_port_storage_sel_reg) begin
-            rd_storage = rd_storage | (s1_target_port_storage_reg & s1_target_port_storage_rmask);
-            if (do_write) begin
-                s1_target_port_storage_next = (s1_target_port_storage_reg & ~(wmask & s1_target_port_storage_mask)) | (req_wdata_reg & wmask & s1_target_port_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s1_target_port_storage_next = s1_target_port_storage_reset;
-        end
-        s1_target_port_value = s1_target_port_storage_reg;
-        s1_stall_timeout_storage_next = s1_stall_timeout_storage_reg;
-        if (s1_stall_timeout_storage_sel_reg) begin
-            rd_storage = rd_storage | (s1_stall_timeout_storage_reg & s1_stall_timeout_storage_rmask);
-            if (do_write) begin
-                s1_stall_timeout_storage_next = (s1_stall_timeout_storage_reg & ~(wmask & s1_stall_timeout_storage_mask)) | (req_wdata_reg & wmask & s1_stall_timeout_storage_mask);
-            end
-        end
-        if (user_rst) begin
-            s1_stall_timeout_storage_next = s1_stall_timeout_storage_reset;
-        end
-        s1_stall_timeout_value = s1_stall_timeout_storage_reg;
-        toe_toe_ctrl_pulse_next = 32'h0;
-        if (do_write & toe_toe_ctrl_pulse_sel_reg) begin
-            toe_toe_ctrl_pulse_next = req_wdata_reg & wmask & toe_toe_ctrl_pulse_mask;
-        end
-        if (user_rst) begin
-            toe_toe_ctrl_pulse_next = 32'h0;
-        end
-        toe_toe_ctrl_pulse = toe_toe_ctrl_pulse_reg;
-        s0_ctrl_pulse_next = 32'h0;
-        if (do_write & s0_ctrl_pulse_sel_reg) begin
-            s0_ctrl_pulse_next = req_wdata_reg & wmask & s0_ctrl_pulse_mask;
-        end
-        if (user_rst) begin
-            s0_ctrl_pulse_next = 32'h0;
-        end
-        s0_ctrl_pulse = s0_ctrl_pulse_reg;
-        s1_ctrl_pulse_next = 32'h0;
-        if (do_write & s1_ctrl_pulse_sel_reg) begin
-            s1_ctrl_pulse_next = req_wdata_reg & wmask & s1_ctrl_pulse_mask;
-        end
-        if (user_rst) begin
-            s1_ctrl_pulse_next = 32'h0;
-        end
-        s1_ctrl_pulse = s1_ctrl_pulse_reg;
-        rd_sticky = 32'h0;
-        s0_status_sticky_next = s0_status_sticky_reg | (s0_status_set & s0_status_sticky_mask);
-        if (s0_status_sticky_sel_reg) begin
-            rd_sticky = rd_sticky | s0_status_sticky_reg;
-            if (do_write) begin
-                s0_status_sticky_next = (s0_status_sticky_reg & ~(req_wdata_reg & wmask)) | (s0_status_set & s0_status_sticky_mask);
-            end
-        end
-        if (user_rst) begin
-            s0_status_sticky_next = s0_status_sticky_reset;
-        end
-        s0_status_sticky = s0_status_sticky_reg;
-        s1_status_sticky_next = s1_status_sticky_reg | (s1_status_set & s1_status_sticky_mask);
-        if (s1_status_sticky_sel_reg) begin
-            rd_sticky = rd_sticky | s1_status_sticky_reg;
-            if (do_write) begin
-                s1_status_sticky_next = (s1_status_sticky_reg & ~(req_wdata_reg & wmask)) | (s1_status_set & s1_status_sticky_mask);
-            end
-        end
-        if (user_rst) begin
-            s1_status_sticky_next = s1_status_sticky_reset;
-        end
-        s1_status_sticky = s1_status_sticky_reg;
-        rd_status = 32'h0;
-        if (info_cycle_count_lo_status_sel_reg) begin
-            rd_status = rd_status | (info_cycle_count_lo_status & info_cycle_count_lo_status_mask);
-        end
-        if (toe_toe_status_status_sel_reg) begin
-            rd_status = rd_status | (toe_toe_status_status & toe_toe_status_status_mask);
-        end
-        if (s0_status_status_sel_reg) begin
-            rd_status = rd_status | (s0_status_status & s0_status_status_mask);
-        end
-        if (s0_tx_bytes_lo_status_sel_reg) begin
-            rd_status = rd_status | (s0_tx_bytes_lo_status & s0_tx_bytes_lo_status_mask);
-        end
-        if (s0_rx_bytes_lo_status_sel_reg) begin
-            rd_status = rd_status | (s0_rx_bytes_lo_status & s0_rx_bytes_lo_status_mask);
-        end
-        if (s0_elapsed_lo_status_sel_reg) begin
-            rd_status = rd_status | (s0_elapsed_lo_status & s0_elapsed_lo_status_mask);
-        end
-        if (s0_err_offset_lo_status_sel_reg) begin
-            rd_status = rd_status | (s0_err_offset_lo_status & s0_err_offset_lo_status_mask);
-        end
-        if (s0_err_expected_status_sel_reg) begin
-            rd_status = rd_status | (s0_err_expected_status & s0_err_expected_status_mask);
-        end
-        if (s0_err_received_status_sel_reg) begin
-            rd_status = rd_status | (s0_err_received_status & s0_err_received_status_mask);
-        end
-        if (s0_err_count_status_sel_reg) begin
-            rd_status = rd_status | (s0_err_count_status & s0_err_count_status_mask);
-        end
-        if (s0_rx_packets_status_sel_reg) begin
-            rd_status = rd_status | (s0_rx_packets_status & s0_rx_packets_status_mask);
-        end
-        if (s0_peer_port_status_sel_reg) begin
-            rd_status = rd_status | (s0_peer_port_status & s0_peer_port_status_mask);
-        end
-        if (s0_peer_mss_status_sel_reg) begin
-            rd_status = rd_status | (s0_peer_mss_status & s0_peer_mss_status_mask);
-        end
-        if (s0_peer_window_scale_status_sel_reg) begin
-            rd_status = rd_status | (s0_peer_window_scale_status & s0_peer_window_scale_status_mask);
-        end
-        if (s1_status_status_sel_reg) begin
-            rd_status = rd_status | (s1_status_status & s1_status_status_mask);
-        end
-        if (s1_tx_bytes_lo_status_sel_reg) begin
-            rd_status = rd_status | (s1_tx_bytes_lo_status & s1_tx_bytes_lo_status_mask);
-        end
-        if (s1_rx_bytes_lo_status_sel_reg) begin
-            rd_status = rd_status | (s1_rx_bytes_lo_status & s1_rx_bytes_lo_status_mask);
-        end
-        if (s1_elapsed_lo_status_sel_reg) begin
-            rd_status = rd_status | (s1_elapsed_lo_status & s1_elapsed_lo_status_mask);
-        end
-        if (s1_err_offset_lo_status_sel_reg) begin
-            rd_status = rd_status | (s1_err_offset_lo_status & s1_err_offset_lo_status_mask);
-        end
-        if (s1_err_expected_status_sel_reg) begin
-            rd_status = rd_status | (s1_err_expected_status & s1_err_expected_status_mask);
-        end
-        if (s1_err_received_status_sel_reg) begin
-            rd_status = rd_status | (s1_err_received_status & s1_err_received_status_mask);
-        end
-        if (s1_err_count_status_sel_reg) begin
-            rd_status = rd_status | (s1_err_count_status & s1_err_count_status_mask);
-        end
-        if (s1_rx_packets_status_sel_reg) begin
-            rd_status = rd_status | (s1_rx_packets_status & s1_rx_packets_status_mask);
-        end
-        if (s1_peer_port_status_sel_reg) begin
-            rd_status = rd_status | (s1_peer_port_status & s1_peer_port_status_mask);
-        end
-        if (s1_peer_mss_status_sel_reg) begin
-            rd_status = rd_status | (s1_peer_mss_status & s1_peer_mss_status_mask);
-        end
-        if (s1_peer_window_scale_status_sel_reg) begin
-            rd_status = rd_status | (s1_peer_window_scale_status & s1_peer_window_scale_status_mask);
-        end
-        rd_latch = 32'h0;
-        info_cycle_count_hi_latch_next = info_cycle_count_hi_latch_reg;
-        if (do_read & info_cycle_count_hi_latch_lo_sel_reg) begin
-            info_cycle_count_hi_latch_next = info_cycle_count_hi_latch_in & info_cycle_count_hi_latch_mask;
-        end
-        if (info_cycle_count_hi_latch_hi_sel_reg) begin
-            rd_latch = rd_latch | info_cycle_count_hi_latch_reg;
-        end
-        if (user_rst) begin
-            info_cycle_count_hi_latch_next = info_cycle_count_hi_latch_reset;
-        end
-        s0_tx_bytes_hi_latch_next = s0_tx_bytes_hi_latch_reg;
-        if (do_read & s0_tx_bytes_hi_latch_lo_sel_reg) begin
-            s0_tx_bytes_hi_latch_next = s0_tx_bytes_hi_latch_in & s0_tx_bytes_hi_latch_mask;
-        end
-        if (s0_tx_bytes_hi_latch_hi_sel_reg) begin
-            rd_latch = rd_latch | s0_tx_bytes_hi_latch_reg;
-        end
-        if (user_rst) begin
-            s0_tx_bytes_hi_latch_next = s0_tx_bytes_hi_latch_reset;
-        end
-        s0_rx_bytes_hi_latch_next = s0_rx_bytes_hi_latch_reg;
-        if (do_read & s0_rx_bytes_hi_latch_lo_sel_reg) begin
-            s0_rx_bytes_hi_latch_next = s0_rx_bytes_hi_latch_in & s0_rx_bytes_hi_latch_mask;
-        end
-        if (s0_rx_bytes_hi_latch_hi_sel_reg) begin
-            rd_latch = rd_latch | s0_rx_bytes_hi_latch_reg;
-        end
-        if (user_rst) begin
-            s0_rx_bytes_hi_latch_next = s0_rx_bytes_hi_latch_reset;
-        end
-        s0_elapsed_hi_latch_next = s0_elapsed_hi_latch_reg;
-        if (do_read & s0_elapsed_hi_latch_lo_sel_reg) begin
-            s0_elapsed_hi_latch_next = s0_elapsed_hi_latch_in & s0_elapsed_hi_latch_mask;
-        end
-        if (s0_elapsed_hi_latch_hi_sel_reg) begin
-            rd_latch = rd_latch | s0_elapsed_hi_latch_reg;
-        end
-        if (user_rst) begin
-            s0_elapsed_hi_latch_next = s0_elapsed_hi_latch_reset;
-        end
-        s0_err_offset_hi_latch_next = s0_err_offset_hi_latch_reg;
-        if (do_read & s0_err_offset_hi_latch_lo_sel_reg) begin
-            s0_err_offset_hi_latch_next = s0_err_offset_hi_latch_in & s0_err_offset_hi_latch_mask;
-        end
-        if (s0_err_offset_hi_latch_hi_sel_reg) begin
-            rd_latch = rd_latch | s0_err_offset_hi_latch_reg;
-        end
-        if (user_rst) begin
-            s0_err_offset_hi_latch_next = s0_err_offset_hi_latch_reset;
-        end
-        s1_tx_bytes_hi_latch_next = s1_tx_bytes_hi_latch_reg;
-        if (do_read & s1_tx_bytes_hi_latch_lo_sel_reg) begin
-            s1_tx_bytes_hi_latch_next = s1_tx_bytes_hi_latch_in & s1_tx_bytes_hi_latch_mask;
-        end
-        if (s1_tx_bytes_hi_latch_hi_sel_reg) begin
-            rd_latch = rd_latch | s1_tx_bytes_hi_latch_reg;
-        end
-        if (user_rst) begin
-            s1_tx_bytes_hi_latch_next = s1_tx_bytes_hi_latch_reset;
-        end
-        s1_rx_bytes_hi_latch_next = s1_rx_bytes_hi_latch_reg;
-        if (do_read & s1_rx_bytes_hi_latch_lo_sel_reg) begin
-            s1_rx_bytes_hi_latch_next = s1_rx_bytes_hi_latch_in & s1_rx_bytes_hi_latch_mask;
-        end
-        if (s1_rx_bytes_hi_latch_hi_sel_reg) begin
-            rd_latch = rd_latch | s1_rx_bytes_hi_latch_reg;
-        end
-        if (user_rst) begin
-            s1_rx_bytes_hi_latch_next = s1_rx_bytes_hi_latch_reset;
-        end
-        s1_elapsed_hi_latch_next = s1_elapsed_hi_latch_reg;
-        if (do_read & s1_elapsed_hi_latch_lo_sel_reg) begin
-            s1_elapsed_hi_latch_next = s1_elapsed_hi_latch_in & s1_elapsed_hi_latch_mask;
-        end
-        if (s1_elapsed_hi_latch_hi_sel_reg) begin
-            rd_latch = rd_latch | s1_elapsed_hi_latch_reg;
-        end
-        if (user_rst) begin
-            s1_elapsed_hi_latch_next = s1_elapsed_hi_latch_reset;
-        end
-        s1_err_offset_hi_latch_next = s1_err_offset_hi_latch_reg;
-        if (do_read & s1_err_offset_hi_latch_lo_sel_reg) begin
-            s1_err_offset_hi_latch_next = s1_err_offset_hi_latch_in & s1_err_offset_hi_latch_mask;
-        end
-        if (s1_err_offset_hi_latch_hi_sel_reg) begin
-            rd_latch = rd_latch | s1_err_offset_hi_latch_reg;
-        end
-        if (user_rst) begin
-            s1_err_offset_hi_latch_next = s1_err_offset_hi_latch_reset;
-        end
-        rd_const = 32'h0;
-        if (info_id_const_sel_reg) begin
-            rd_const = rd_const | info_id_const_value;
-        end
-        if (info_version_const_sel_reg) begin
-            rd_const = rd_const | info_version_const_value;
-        end
-        if (info_sessions_const_sel_reg) begin
-            rd_const = rd_const | info_sessions_const_value;
-        end
-        if (info_data_width_const_sel_reg) begin
-            rd_const = rd_const | info_data_width_const_value;
-        end
-        if (info_user_clock_khz_const_sel_reg) begin
-            rd_const = rd_const | info_user_clock_khz_const_value;
-        end
-        if (info_reg_clock_khz_const_sel_reg) begin
-            rd_const = rd_const | info_reg_clock_khz_const_value;
-        end
-        if (info_bus_timeout_const_sel_reg) begin
-            rd_const = rd_const | info_bus_timeout_const_value;
-        end
-        if (info_config_hash_lo_const_sel_reg) begin
-            rd_const = rd_const | info_config_hash_lo_const_value;
-        end
-        if (info_config_hash_hi_const_sel_reg) begin
-            rd_const = rd_const | info_config_hash_hi_const_value;
-        end
-        ack_tog_next = ack_tog_reg;
-        resp_data_next = resp_data_reg;
-        resp_err_next = resp_err_reg;
-        if (strobe) begin
-            ack_tog_next = ~ack_tog_reg;
-            resp_err_next = ~hit | user_rst;
-            resp_data_next = 32'h0;
-            if (~user_rst) begin
-                resp_data_next = rd_storage | rd_sticky | rd_status | rd_latch | rd_const;
-            end
-        end
-    end
-
-    always @(posedge s_axil_aclk) begin
-        aw_full_reg                                     <= aw_full_next;
-        aw_addr_reg                                     <= aw_addr_next;
-        w_full_reg                                      <= w_full_next;
-        w_data_reg                                      <= w_data_next;
-        w_strb_reg                                      <= w_strb_next;
-        ar_full_reg                                     <= ar_full_next;
-        ar_addr_reg                                     <= ar_addr_next;
-        busy_reg                                        <= busy_next;
-        last_write_reg                                  <= last_write_next;
-        req_write_reg                                   <= req_write_next;
-        req_addr_reg                                    <= req_addr_next;
-        req_wdata_reg                                   <= req_wdata_next;
-        req_wstrb_reg                                   <= req_wstrb_next;
-        req_tog_reg                                     <= req_tog_next;
-        ack_seen_reg                                    <= ack_seen_next;
-        drop_resp_reg                                   <= drop_resp_next;
-        wait_q_reg                                      <= wait_q_next;
-        expired_reg                                     <= expired_next;
-        b_valid_reg                                     <= b_valid_next;
-        b_resp_reg                                      <= b_resp_next;
-        r_valid_reg                                     <= r_valid_next;
-        r_data_reg                                      <= r_data_next;
-        r_resp_reg                                      <= r_resp_next;
-        toe_toe_config_mode_check_hit_reg               <= toe_toe_config_mode_check_hit_next;
-        toe_toe_config_last_packet_mode_check_hit_reg   <= toe_toe_config_last_packet_mode_check_hit_next;
-        s0_speed_tx_percent_check_hit_reg               <= s0_speed_tx_percent_check_hit_next;
-        s0_speed_rx_percent_check_hit_reg               <= s0_speed_rx_percent_check_hit_next;
-        s1_speed_tx_percent_check_hit_reg               <= s1_speed_tx_percent_check_hit_next;
-        s1_speed_rx_percent_check_hit_reg               <= s1_speed_rx_percent_check_hit_next;
-        toe_toe_config_mode_check_fault_reg             <= toe_toe_config_mode_check_fault_next;
-        toe_toe_config_last_packet_mode_check_fault_reg <= toe_toe_config_last_packet_mode_check_fault_next;
-        s0_speed_tx_percent_check_fault_reg             <= s0_speed_tx_percent_check_fault_next;
-        s0_speed_rx_percent_check_fault_reg             <= s0_speed_rx_percent_check_fault_next;
-        s1_speed_tx_percent_check_fault_reg             <= s1_speed_tx_percent_check_fault_next;
-        s1_speed_rx_percent_check_fault_reg             <= s1_speed_rx_percent_check_fault_next;
-        w_refused_q_reg                                 <= w_refused_q_next;
-        w_checked_reg                                   <= w_checked_next;
     end
 
     always @(posedge user_clk) begin
-        req_seen_reg                         <= req_seen_next;
-        ack_tog_reg                          <= ack_tog_next;
-        resp_data_reg                        <= resp_data_next;
-        resp_err_reg                         <= resp_err_next;
-        counter_reg                          <= counter_next;
-        toe_toe_config_storage_reg           <= toe_toe_config_storage_next;
-        toe_fpga_mac_lo_storage_reg          <= toe_fpga_mac_lo_storage_next;
-        toe_fpga_mac_hi_storage_reg          <= toe_fpga_mac_hi_storage_next;
-        toe_fpga_ip_storage_reg              <= toe_fpga_ip_storage_next;
-        toe_target_mac_lo_storage_reg        <= toe_target_mac_lo_storage_next;
-        toe_target_mac_hi_storage_reg        <= toe_target_mac_hi_storage_next;
-        toe_target_ip_storage_reg            <= toe_target_ip_storage_next;
-        s0_test_config_storage_reg           <= s0_test_config_storage_next;
-        s0_speed_storage_reg                 <= s0_speed_storage_next;
-        s0_transfer_size_lo_storage_reg      <= s0_transfer_size_lo_storage_next;
-        s0_transfer_size_hi_storage_reg      <= s0_transfer_size_hi_storage_next;
-        s0_packet_size_lo_storage_reg        <= s0_packet_size_lo_storage_next;
-        s0_packet_size_hi_storage_reg        <= s0_packet_size_hi_storage_next;
-        s0_fpga_port_storage_reg             <= s0_fpga_port_storage_next;
-        s0_target_port_storage_reg           <= s0_target_port_storage_next;
-        s0_stall_timeout_storage_reg         <= s0_stall_timeout_storage_next;
-        s1_test_config_storage_reg           <= s1_test_config_storage_next;
-        s1_speed_storage_reg                 <= s1_speed_storage_next;
-        s1_transfer_size_lo_storage_reg      <= s1_transfer_size_lo_storage_next;
-        s1_transfer_size_hi_storage_reg      <= s1_transfer_size_hi_storage_next;
-        s1_packet_size_lo_storage_reg        <= s1_packet_size_lo_storage_next;
-        s1_packet_size_hi_storage_reg        <= s1_packet_size_hi_storage_next;
-        s1_fpga_port_storage_reg             <= s1_fpga_port_storage_next;
-        s1_target_port_storage_reg           <= s1_target_port_storage_next;
-        s1_stall_timeout_storage_reg         <= s1_stall_timeout_storage_next;
-        toe_toe_ctrl_pulse_reg               <= toe_toe_ctrl_pulse_next;
-        s0_ctrl_pulse_reg                    <= s0_ctrl_pulse_next;
-        s1_ctrl_pulse_reg                    <= s1_ctrl_pulse_next;
-        s0_status_sticky_reg                 <= s0_status_sticky_next;
-        s1_status_sticky_reg                 <= s1_status_sticky_next;
-        info_cycle_count_hi_latch_reg        <= info_cycle_count_hi_latch_next;
-        s0_tx_bytes_hi_latch_reg             <= s0_tx_bytes_hi_latch_next;
-        s0_rx_bytes_hi_latch_reg             <= s0_rx_bytes_hi_latch_next;
-        s0_elapsed_hi_latch_reg              <= s0_elapsed_hi_latch_next;
-        s0_err_offset_hi_latch_reg           <= s0_err_offset_hi_latch_next;
-        s1_tx_bytes_hi_latch_reg             <= s1_tx_bytes_hi_latch_next;
-        s1_rx_bytes_hi_latch_reg             <= s1_rx_bytes_hi_latch_next;
-        s1_elapsed_hi_latch_reg              <= s1_elapsed_hi_latch_next;
-        s1_err_offset_hi_latch_reg           <= s1_err_offset_hi_latch_next;
-        toe_toe_config_storage_sel_reg       <= toe_toe_config_storage_sel_next;
-        toe_fpga_mac_lo_storage_sel_reg      <= toe_fpga_mac_lo_storage_sel_next;
-        toe_fpga_mac_hi_storage_sel_reg      <= toe_fpga_mac_hi_storage_sel_next;
-        toe_fpga_ip_storage_sel_reg          <= toe_fpga_ip_storage_sel_next;
-        toe_target_mac_lo_storage_sel_reg    <= toe_target_mac_lo_storage_sel_next;
-        toe_target_mac_hi_storage_sel_reg    <= toe_target_mac_hi_storage_sel_next;
-        toe_target_ip_storage_sel_reg        <= toe_target_ip_storage_sel_next;
-        s0_test_config_storage_sel_reg       <= s0_test_config_storage_sel_next;
-        s0_speed_storage_sel_reg             <= s0_speed_storage_sel_next;
-        s0_transfer_size_lo_storage_sel_reg  <= s0_transfer_size_lo_storage_sel_next;
-        s0_transfer_size_hi_storage_sel_reg  <= s0_transfer_size_hi_storage_sel_next;
-        s0_packet_size_lo_storage_sel_reg    <= s0_packet_size_lo_storage_sel_next;
-        s0_packet_size_hi_storage_sel_reg    <= s0_packet_size_hi_storage_sel_next;
-        s0_fpga_port_storage_sel_reg         <= s0_fpga_port_storage_sel_next;
-        s0_target_port_storage_sel_reg       <= s0_target_port_storage_sel_next;
-        s0_stall_timeout_storage_sel_reg     <= s0_stall_timeout_storage_sel_next;
-        s1_test_config_storage_sel_reg       <= s1_test_config_storage_sel_next;
-        s1_speed_storage_sel_reg             <= s1_speed_storage_sel_next;
-        s1_transfer_size_lo_storage_sel_reg  <= s1_transfer_size_lo_storage_sel_next;
-        s1_transfer_size_hi_storage_sel_reg  <= s1_transfer_size_hi_storage_sel_next;
-        s1_packet_size_lo_storage_sel_reg    <= s1_packet_size_lo_storage_sel_next;
-        s1_packet_size_hi_storage_sel_reg    <= s1_packet_size_hi_storage_sel_next;
-        s1_fpga_port_storage_sel_reg         <= s1_fpga_port_storage_sel_next;
-        s1_target_port_storage_sel_reg       <= s1_target_port_storage_sel_next;
-        s1_stall_timeout_storage_sel_reg     <= s1_stall_timeout_storage_sel_next;
-        toe_toe_ctrl_pulse_sel_reg           <= toe_toe_ctrl_pulse_sel_next;
-        s0_ctrl_pulse_sel_reg                <= s0_ctrl_pulse_sel_next;
-        s1_ctrl_pulse_sel_reg                <= s1_ctrl_pulse_sel_next;
-        s0_status_sticky_sel_reg             <= s0_status_sticky_sel_next;
-        s1_status_sticky_sel_reg             <= s1_status_sticky_sel_next;
-        info_cycle_count_lo_status_sel_reg   <= info_cycle_count_lo_status_sel_next;
-        toe_toe_status_status_sel_reg        <= toe_toe_status_status_sel_next;
-        s0_status_status_sel_reg             <= s0_status_status_sel_next;
-        s0_tx_bytes_lo_status_sel_reg        <= s0_tx_bytes_lo_status_sel_next;
-        s0_rx_bytes_lo_status_sel_reg        <= s0_rx_bytes_lo_status_sel_next;
-        s0_elapsed_lo_status_sel_reg         <= s0_elapsed_lo_status_sel_next;
-        s0_err_offset_lo_status_sel_reg      <= s0_err_offset_lo_status_sel_next;
-        s0_err_expected_status_sel_reg       <= s0_err_expected_status_sel_next;
-        s0_err_received_status_sel_reg       <= s0_err_received_status_sel_next;
-        s0_err_count_status_sel_reg          <= s0_err_count_status_sel_next;
-        s0_rx_packets_status_sel_reg         <= s0_rx_packets_status_sel_next;
-        s0_peer_port_status_sel_reg          <= s0_peer_port_status_sel_next;
-        s0_peer_mss_status_sel_reg           <= s0_peer_mss_status_sel_next;
-        s0_peer_window_scale_status_sel_reg  <= s0_peer_window_scale_status_sel_next;
-        s1_status_status_sel_reg             <= s1_status_status_sel_next;
-        s1_tx_bytes_lo_status_sel_reg        <= s1_tx_bytes_lo_status_sel_next;
-        s1_rx_bytes_lo_status_sel_reg        <= s1_rx_bytes_lo_status_sel_next;
-        s1_elapsed_lo_status_sel_reg         <= s1_elapsed_lo_status_sel_next;
-        s1_err_offset_lo_status_sel_reg      <= s1_err_offset_lo_status_sel_next;
-        s1_err_expected_status_sel_reg       <= s1_err_expected_status_sel_next;
-        s1_err_received_status_sel_reg       <= s1_err_received_status_sel_next;
-        s1_err_count_status_sel_reg          <= s1_err_count_status_sel_next;
-        s1_rx_packets_status_sel_reg         <= s1_rx_packets_status_sel_next;
-        s1_peer_port_status_sel_reg          <= s1_peer_port_status_sel_next;
-        s1_peer_mss_status_sel_reg           <= s1_peer_mss_status_sel_next;
-        s1_peer_window_scale_status_sel_reg  <= s1_peer_window_scale_status_sel_next;
-        info_cycle_count_hi_latch_lo_sel_reg <= info_cycle_count_hi_latch_lo_sel_next;
-        s0_tx_bytes_hi_latch_lo_sel_reg      <= s0_tx_bytes_hi_latch_lo_sel_next;
-        s0_rx_bytes_hi_latch_lo_sel_reg      <= s0_rx_bytes_hi_latch_lo_sel_next;
-        s0_elapsed_hi_latch_lo_sel_reg       <= s0_elapsed_hi_latch_lo_sel_next;
-        s0_err_offset_hi_latch_lo_sel_reg    <= s0_err_offset_hi_latch_lo_sel_next;
-        s1_tx_bytes_hi_latch_lo_sel_reg      <= s1_tx_bytes_hi_latch_lo_sel_next;
-        s1_rx_bytes_hi_latch_lo_sel_reg      <= s1_rx_bytes_hi_latch_lo_sel_next;
-        s1_elapsed_hi_latch_lo_sel_reg       <= s1_elapsed_hi_latch_lo_sel_next;
-        s1_err_offset_hi_latch_lo_sel_reg    <= s1_err_offset_hi_latch_lo_sel_next;
-        info_cycle_count_hi_latch_hi_sel_reg <= info_cycle_count_hi_latch_hi_sel_next;
-        s0_tx_bytes_hi_latch_hi_sel_reg      <= s0_tx_bytes_hi_latch_hi_sel_next;
-        s0_rx_bytes_hi_latch_hi_sel_reg      <= s0_rx_bytes_hi_latch_hi_sel_next;
-        s0_elapsed_hi_latch_hi_sel_reg       <= s0_elapsed_hi_latch_hi_sel_next;
-        s0_err_offset_hi_latch_hi_sel_reg    <= s0_err_offset_hi_latch_hi_sel_next;
-        s1_tx_bytes_hi_latch_hi_sel_reg      <= s1_tx_bytes_hi_latch_hi_sel_next;
-        s1_rx_bytes_hi_latch_hi_sel_reg      <= s1_rx_bytes_hi_latch_hi_sel_next;
-        s1_elapsed_hi_latch_hi_sel_reg       <= s1_elapsed_hi_latch_hi_sel_next;
-        s1_err_offset_hi_latch_hi_sel_reg    <= s1_err_offset_hi_latch_hi_sel_next;
-        info_id_const_sel_reg                <= info_id_const_sel_next;
-        info_version_const_sel_reg           <= info_version_const_sel_next;
-        info_sessions_const_sel_reg          <= info_sessions_const_sel_next;
-        info_data_width_const_sel_reg        <= info_data_width_const_sel_next;
-        info_user_clock_khz_const_sel_reg    <= info_user_clock_khz_const_sel_next;
-        info_reg_clock_khz_const_sel_reg     <= info_reg_clock_khz_const_sel_next;
-        info_bus_timeout_const_sel_reg       <= info_bus_timeout_const_sel_next;
-        info_config_hash_lo_const_sel_reg    <= info_config_hash_lo_const_sel_next;
-        info_config_hash_hi_const_sel_reg    <= info_config_hash_hi_const_sel_next;
+        counter_reg <= counter_next;
     end
 
 endmodule

@@ -94,22 +94,22 @@ module toe_user_logic_session (
 );
 
     // Constants
-    localparam c_none = 4'h0;
-    localparam c_refused = 4'h1;
-    localparam c_peer_closed = 4'h2;
-    localparam c_verify = 4'h3;
-    localparam c_beyond = 4'h4;
-    localparam c_aborted = 4'h5;
-    localparam c_stalled = 4'h6;
-    localparam c_conn_reset = 4'h7;
-    localparam c_mode_off = 2'b0;
-    localparam c_mode_send = 2'b1;
-    localparam c_mode_receive = 2'b10;
-    localparam c_vcause_beyond = 2'b10;
-    localparam c_vcause_short = 2'b11;
-    localparam c_drain = 4'hf;
-    localparam c_zero4 = 4'h0;
-    localparam c_one4 = 4'h1;
+    localparam C_NONE = 4'h0;
+    localparam C_REFUSED = 4'h1;
+    localparam C_PEER_CLOSED = 4'h2;
+    localparam C_VERIFY = 4'h3;
+    localparam C_BEYOND = 4'h4;
+    localparam C_ABORTED = 4'h5;
+    localparam C_STALLED = 4'h6;
+    localparam C_CONN_RESET = 4'h7;
+    localparam C_MODE_OFF = 2'b0;
+    localparam C_MODE_SEND = 2'b1;
+    localparam C_MODE_RECEIVE = 2'b10;
+    localparam C_VCAUSE_BEYOND = 2'b10;
+    localparam C_VCAUSE_SHORT = 2'b11;
+    localparam C_DRAIN = 4'hf;
+    localparam C_ZERO4 = 4'h0;
+    localparam C_ONE4 = 4'h1;
 
     // States
     localparam STATE_IDLE = 0;
@@ -171,12 +171,6 @@ module toe_user_logic_session (
     reg [3:0] verifier_cause;
 
     // datapath
-    reg        datapath_tx_start;
-    reg        datapath_tx_abort;
-    reg        datapath_tx_clear;
-    reg        datapath_rx_start;
-    reg        datapath_rx_end;
-    reg        datapath_pattern;
     wire       datapath_tx_busy;
     wire       datapath_tx_done;
     wire       datapath_rx_complete;
@@ -185,6 +179,12 @@ module toe_user_logic_session (
     wire       datapath_rx_settled;
     wire       datapath_rx_err_valid;
     wire [1:0] datapath_rx_err_cause;
+    reg        datapath_tx_start;
+    reg        datapath_tx_abort;
+    reg        datapath_tx_clear;
+    reg        datapath_rx_start;
+    reg        datapath_rx_end;
+    reg        datapath_pattern;
     toe_user_logic_datapath u_datapath (
         .clock          (clock),
         .reset          (reset),
@@ -228,10 +228,10 @@ module toe_user_logic_session (
     );
 
     // watchdog
+    wire watchdog_fire;
     reg watchdog_load;
     reg watchdog_moved;
     reg watchdog_armed;
-    wire watchdog_fire;
     toe_user_logic_watchdog u_watchdog (
         .clock     (clock),
         .load      (watchdog_load),
@@ -316,27 +316,27 @@ module toe_user_logic_session (
         complete_q_next = datapath_rx_complete;
         rx_ok = ~rx_en_reg | complete_q_reg | datapath_rx_beyond;
         close_first = tx_en_reg & (~rx_en_reg | active_reg);
-        if (datapath_rx_err_cause == c_vcause_beyond) begin
-            verifier_cause = c_beyond;
+        if (datapath_rx_err_cause == C_VCAUSE_BEYOND) begin
+            verifier_cause = C_BEYOND;
         end
-        else if (datapath_rx_err_cause == c_vcause_short) begin
-            verifier_cause = c_peer_closed;
+        else if (datapath_rx_err_cause == C_VCAUSE_SHORT) begin
+            verifier_cause = C_PEER_CLOSED;
         end
         else begin
-            verifier_cause = c_verify;
+            verifier_cause = C_VERIFY;
         end
         watchdog_moved = (toe_tx_tvalid & toe_tx_tready) | (toe_rx_tvalid & toe_rx_tready);
         watchdog_armed = state_reg != STATE_IDLE;
         error_q_next = reg_error;
         if (error_q_reg & ~reg_error) begin
-            cause_next = c_none;
+            cause_next = C_NONE;
         end
         case (state_reg)
             STATE_IDLE:
                 begin
-                    if (reg_start & (reg_test_mode != c_mode_off)) begin
-                        tx_en_next = reg_test_mode != c_mode_receive;
-                        rx_en_next = reg_test_mode != c_mode_send;
+                    if (reg_start & (reg_test_mode != C_MODE_OFF)) begin
+                        tx_en_next = reg_test_mode != C_MODE_RECEIVE;
+                        rx_en_next = reg_test_mode != C_MODE_SEND;
                         active_next = ~reg_conn_mode;
                         lport_next = reg_fpga_port;
                         rport_next = reg_target_port;
@@ -347,7 +347,7 @@ module toe_user_logic_session (
                         txp_next = reg_tx_percent;
                         rxp_next = reg_rx_percent;
                         watchdog_load = 1'b1;
-                        fail_next = c_none;
+                        fail_next = C_NONE;
                         aborting_next = 1'b0;
                         closed_q_next = 1'b0;
                         was_open_next = 1'b0;
@@ -371,7 +371,7 @@ module toe_user_logic_session (
             STATE_WAIT_EST:
                 begin
                     if (toe_conn_error) begin
-                        fail_next = c_refused;
+                        fail_next = C_REFUSED;
                         state_next = STATE_FINISH;
                     end
                     else if (toe_established) begin
@@ -385,7 +385,7 @@ module toe_user_logic_session (
             STATE_RUN:
                 begin
                     if (toe_conn_error | ~toe_established) begin
-                        fail_next = c_conn_reset;
+                        fail_next = C_CONN_RESET;
                         timer_stop = 1'b1;
                         datapath_tx_abort = 1'b1;
                         state_next = STATE_CLOSE_REQ;
@@ -400,13 +400,13 @@ module toe_user_logic_session (
                         end
                     end
                     else if (toe_peer_closed & ~rx_ok) begin
-                        drain_next = c_drain;
+                        drain_next = C_DRAIN;
                         state_next = STATE_DRAIN;
                     end
                 end
             STATE_DRAIN:
                 begin
-                    drain_next = drain_reg - c_one4;
+                    drain_next = drain_reg - C_ONE4;
                     if (tx_ok & rx_ok) begin
                         timer_stop = 1'b1;
                         state_next = STATE_CLOSE_REQ;
@@ -414,9 +414,9 @@ module toe_user_logic_session (
                     else if (rx_ok) begin
                         state_next = STATE_RUN;
                     end
-                    else if (drain_reg == c_zero4) begin
+                    else if (drain_reg == C_ZERO4) begin
                         timer_stop = 1'b1;
-                        fail_next = c_peer_closed;
+                        fail_next = C_PEER_CLOSED;
                         datapath_rx_end = rx_en_reg & ~complete_q_reg;
                         datapath_tx_abort = 1'b1;
                         state_next = STATE_CLOSE_REQ;
@@ -448,7 +448,7 @@ module toe_user_logic_session (
                 end
             default:
                 begin
-                    if (fail_reg != c_none) begin
+                    if (fail_reg != C_NONE) begin
                         reg_error_set = 1'b1;
                         cause_next = fail_reg;
                         state_next = STATE_IDLE;
@@ -469,8 +469,8 @@ module toe_user_logic_session (
                 end
         endcase
         if (watchdog_fire & (state_reg != STATE_IDLE) & (state_reg != STATE_FINISH)) begin
-            if (fail_reg == c_none) begin
-                fail_next = c_stalled;
+            if (fail_reg == C_NONE) begin
+                fail_next = C_STALLED;
             end
             timer_stop = 1'b1;
             datapath_tx_abort = 1'b1;
@@ -483,7 +483,7 @@ module toe_user_logic_session (
         end
         if (reg_abort & (state_reg != STATE_IDLE) & (state_reg != STATE_FINISH)) begin
             aborting_next = 1'b1;
-            fail_next = c_aborted;
+            fail_next = C_ABORTED;
             timer_stop = 1'b1;
             datapath_tx_abort = 1'b1;
             if (state_reg == STATE_WAIT_CLOSED) begin
@@ -495,7 +495,7 @@ module toe_user_logic_session (
         end
         if (reset) begin
             state_next = STATE_IDLE;
-            cause_next = c_none;
+            cause_next = C_NONE;
             closed_q_next = 1'b0;
         end
     end

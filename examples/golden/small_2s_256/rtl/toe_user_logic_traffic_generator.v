@@ -42,16 +42,16 @@ module toe_user_logic_traffic_generator (
 );
 
     // Constants
-    localparam c_zero48 = 48'h0;
-    localparam c_one48 = 48'h1;
-    localparam c_log2_bytes = 48'h5;
-    localparam c_byte_mask = 48'h1f;
-    localparam c_beat_bytes = 16'h20;
-    localparam c_lanes = 32'h8;
-    localparam c_all_keep = 32'hffffffff;
-    localparam c_zero_data = 256'h0;
-    localparam c_zero64 = 64'h0;
-    localparam c_zero32 = 32'h0;
+    localparam C_ZERO48 = 48'h0;
+    localparam C_ONE48 = 48'h1;
+    localparam C_LOG2_BYTES = 48'h5;
+    localparam C_BYTE_MASK = 48'h1f;
+    localparam C_BEAT_BYTES = 16'h20;
+    localparam C_LANES = 32'h8;
+    localparam C_ALL_KEEP = 32'hffffffff;
+    localparam C_ZERO_DATA = 256'h0;
+    localparam C_ZERO64 = 64'h0;
+    localparam C_ZERO32 = 32'h0;
 
     // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next
     reg [47:0] size_q_reg = 48'h0;
@@ -129,7 +129,7 @@ module toe_user_logic_traffic_generator (
             m_tdata = lanes_data;
         end
         else begin
-            m_tdata = c_zero_data;
+            m_tdata = C_ZERO_DATA;
         end
         m_tkeep = out_keep_reg;
         m_tlast = out_last_reg;
@@ -139,28 +139,28 @@ module toe_user_logic_traffic_generator (
         bytes_sent = sent_reg;
         accept = out_valid_reg & m_tready;
         load = running_reg & enable & (~out_valid_reg | m_tready);
-        low_bytes = size_q_reg & c_byte_mask;
+        low_bytes = size_q_reg & C_BYTE_MASK;
         if (setup_reg) begin
             setup_next = 1'b0;
-            if (low_bytes == c_zero48) begin
-                beats_left_next = size_q_reg >> c_log2_bytes;
-                final_keep_next = c_all_keep;
-                final_nbytes_next = c_beat_bytes;
+            if (low_bytes == C_ZERO48) begin
+                beats_left_next = size_q_reg >> C_LOG2_BYTES;
+                final_keep_next = C_ALL_KEEP;
+                final_nbytes_next = C_BEAT_BYTES;
             end
             else begin
-                beats_left_next = (size_q_reg >> c_log2_bytes) + c_one48;
-                final_keep_next = ~(c_all_keep << low_bytes);
+                beats_left_next = (size_q_reg >> C_LOG2_BYTES) + C_ONE48;
+                final_keep_next = ~(C_ALL_KEEP << low_bytes);
                 final_nbytes_next = low_bytes[(32'h0)+:(16)];
             end
-            if ((psize_q_reg & c_byte_mask) == c_zero48) begin
-                pkt_beats_next = psize_q_reg >> c_log2_bytes;
-                pkt_left_next = psize_q_reg >> c_log2_bytes;
+            if ((psize_q_reg & C_BYTE_MASK) == C_ZERO48) begin
+                pkt_beats_next = psize_q_reg >> C_LOG2_BYTES;
+                pkt_left_next = psize_q_reg >> C_LOG2_BYTES;
             end
             else begin
-                pkt_beats_next = (psize_q_reg >> c_log2_bytes) + c_one48;
-                pkt_left_next = (psize_q_reg >> c_log2_bytes) + c_one48;
+                pkt_beats_next = (psize_q_reg >> C_LOG2_BYTES) + C_ONE48;
+                pkt_left_next = (psize_q_reg >> C_LOG2_BYTES) + C_ONE48;
             end
-            if (size_q_reg == c_zero48) begin
+            if (size_q_reg == C_ZERO48) begin
                 done_q_next = 1'b1;
             end
             else begin
@@ -176,9 +176,9 @@ module toe_user_logic_traffic_generator (
         if (load) begin
             out_valid_next = 1'b1;
             beat_word_next = next_word_reg;
-            next_word_next = next_word_reg + c_lanes;
-            beats_left_next = beats_left_reg - c_one48;
-            if (beats_left_reg == c_one48) begin
+            next_word_next = next_word_reg + C_LANES;
+            beats_left_next = beats_left_reg - C_ONE48;
+            if (beats_left_reg == C_ONE48) begin
                 running_next = 1'b0;
                 out_final_next = 1'b1;
                 out_last_next = 1'b1;
@@ -187,15 +187,15 @@ module toe_user_logic_traffic_generator (
             end
             else begin
                 out_final_next = 1'b0;
-                out_last_next = pkt_left_reg == c_one48;
-                out_keep_next = c_all_keep;
-                out_nbytes_next = c_beat_bytes;
+                out_last_next = pkt_left_reg == C_ONE48;
+                out_keep_next = C_ALL_KEEP;
+                out_nbytes_next = C_BEAT_BYTES;
             end
-            if (pkt_left_reg == c_one48) begin
+            if (pkt_left_reg == C_ONE48) begin
                 pkt_left_next = pkt_beats_reg;
             end
             else begin
-                pkt_left_next = pkt_left_reg - c_one48;
+                pkt_left_next = pkt_left_reg - C_ONE48;
             end
         end
         else if (accept) begin
@@ -203,7 +203,7 @@ module toe_user_logic_traffic_generator (
         end
         if (clear) begin
             done_q_next = 1'b0;
-            sent_next = c_zero64;
+            sent_next = C_ZERO64;
         end
         if (start) begin
             size_q_next = transfer_size;
@@ -213,8 +213,8 @@ module toe_user_logic_traffic_generator (
             running_next = 1'b0;
             done_q_next = 1'b0;
             out_valid_next = 1'b0;
-            next_word_next = c_zero32;
-            sent_next = c_zero64;
+            next_word_next = C_ZERO32;
+            sent_next = C_ZERO64;
         end
         if (abort_req | reset) begin
             setup_next = 1'b0;
@@ -223,8 +223,8 @@ module toe_user_logic_traffic_generator (
             out_valid_next = 1'b0;
         end
         if (reset) begin
-            sent_next = c_zero64;
-            next_word_next = c_zero32;
+            sent_next = C_ZERO64;
+            next_word_next = C_ZERO32;
         end
     end
 

@@ -51,7 +51,17 @@ set rtl_files [list \
     {rtl/toe_user_logic_elapsed_timer.v} \
     {rtl/toe_user_logic_peer_latch.v} \
     {rtl/toe_user_logic_session.v} \
+    {rtl/toe_user_logic_regs_check.v} \
+    {rtl/toe_user_logic_regs_axi_lite.v} \
     {rtl/toe_user_logic_sync_bit.v} \
+    {rtl/toe_user_logic_regs_crossing.v} \
+    {rtl/toe_user_logic_regs_storage.v} \
+    {rtl/toe_user_logic_regs_pulse.v} \
+    {rtl/toe_user_logic_regs_sticky.v} \
+    {rtl/toe_user_logic_regs_status.v} \
+    {rtl/toe_user_logic_regs_latch.v} \
+    {rtl/toe_user_logic_regs_constant.v} \
+    {rtl/toe_user_logic_regs_read_back.v} \
     {rtl/toe_user_logic_regs_core.v} \
     {rtl/toe_user_logic_regs.v} \
     {rtl/toe_user_logic.v}]

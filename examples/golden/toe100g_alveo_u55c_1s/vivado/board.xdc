@@ -51,12 +51,12 @@ set_clock_groups -asynchronous -group [get_clocks -include_generated_clocks {clk
 # override these max delays. If your platform derives them from two different board
 # clocks, the board clock groups above do the same: derive both from one board clock.
 # Synchroniser flip-flops (registers u_core/u_req_sync/ff1_reg ... of the register file):
-set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */u_req_sync/ff1_reg*)}]
-set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */u_req_sync/ff2_reg*)}]
-set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */u_ack_sync/ff1_reg*)}]
-set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */u_ack_sync/ff2_reg*)}]
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */u_crossing/u_req_sync/ff1_reg*)}]
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */u_crossing/u_req_sync/ff2_reg*)}]
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */u_crossing/u_ack_sync/ff1_reg*)}]
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */u_crossing/u_ack_sync/ff2_reg*)}]
 # Held values, stable while the other domain samples them: at most one destination period.
 # request (bus domain) into the user domain
-set_max_delay -datapath_only -from [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */req_addr_reg* || NAME =~ */req_write_reg* || NAME =~ */req_wdata_reg* || NAME =~ */req_wstrb_reg* || NAME =~ */req_tog_reg*)}] -to [get_clocks -of_objects [get_pins {u_user_logic/user_clk}]] 4.000
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */u_crossing/req_addr_reg* || NAME =~ */u_crossing/req_write_reg* || NAME =~ */u_crossing/req_wdata_reg* || NAME =~ */u_crossing/req_wstrb_reg* || NAME =~ */u_crossing/req_tog_reg*)}] -to [get_clocks -of_objects [get_pins {u_user_logic/user_clk}]] 4.000
 # response (user domain) into the bus domain
-set_max_delay -datapath_only -from [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */resp_data_reg* || NAME =~ */resp_err_reg* || NAME =~ */ack_tog_reg*)}] -to [get_clocks -of_objects [get_pins {u_user_logic/s_axil_aclk}]] 4.000
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ */u_crossing/resp_data_reg* || NAME =~ */u_crossing/resp_err_reg* || NAME =~ */u_crossing/ack_tog_reg*)}] -to [get_clocks -of_objects [get_pins {u_user_logic/s_axil_aclk}]] 4.000

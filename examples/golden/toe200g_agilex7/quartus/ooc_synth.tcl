@@ -32,7 +32,17 @@ set rtl_files [list \
     {rtl/toe_user_logic_elapsed_timer.v} \
     {rtl/toe_user_logic_peer_latch.v} \
     {rtl/toe_user_logic_session.v} \
+    {rtl/toe_user_logic_regs_check.v} \
+    {rtl/toe_user_logic_regs_axi_lite.v} \
     {rtl/toe_user_logic_sync_bit.v} \
+    {rtl/toe_user_logic_regs_crossing.v} \
+    {rtl/toe_user_logic_regs_storage.v} \
+    {rtl/toe_user_logic_regs_pulse.v} \
+    {rtl/toe_user_logic_regs_sticky.v} \
+    {rtl/toe_user_logic_regs_status.v} \
+    {rtl/toe_user_logic_regs_latch.v} \
+    {rtl/toe_user_logic_regs_constant.v} \
+    {rtl/toe_user_logic_regs_read_back.v} \
     {rtl/toe_user_logic_regs_core.v} \
     {rtl/toe_user_logic_regs.v} \
     {rtl/toe_user_logic.v}]
@@ -59,10 +69,10 @@ foreach clk $clock_ports {
     set_instance_assignment -name VIRTUAL_PIN OFF -to $clk
 }
 # Register-file crossing: the synchroniser flip-flops (registers u_core|u_req_sync|ff1_reg ...).
-set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|u_req_sync|ff1_reg*}
-set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|u_req_sync|ff2_reg*}
-set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|u_ack_sync|ff1_reg*}
-set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|u_ack_sync|ff2_reg*}
+set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|u_crossing|u_req_sync|ff1_reg*}
+set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|u_crossing|u_req_sync|ff2_reg*}
+set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|u_crossing|u_ack_sync|ff1_reg*}
+set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {*|u_crossing|u_ack_sync|ff2_reg*}
 export_assignments
 
 execute_module -tool syn

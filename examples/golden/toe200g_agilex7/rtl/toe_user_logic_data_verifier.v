@@ -55,27 +55,27 @@ module toe_user_logic_data_verifier (
 );
 
     // Constants
-    localparam c_zero48 = 48'h0;
-    localparam c_zero64 = 64'h0;
-    localparam c_zero32 = 32'h0;
-    localparam c_zero8 = 8'h0;
-    localparam c_one32 = 32'h1;
-    localparam c_one48 = 48'h1;
-    localparam c_two48 = 48'h2;
-    localparam c_three48 = 48'h3;
-    localparam c_max32 = 32'hffffffff;
-    localparam c_255 = 8'hff;
-    localparam c_zero4 = 4'h0;
-    localparam c_one8 = 8'h1;
-    localparam c_two8 = 8'h2;
-    localparam c_lanes = 32'h20;
-    localparam c_last_lane = 8'h1f;
-    localparam c_beat_bytes = 48'h80;
-    localparam c_room_mask = 48'hffffffffff00;
-    localparam c_cause_none = 2'b0;
-    localparam c_cause_mismatch = 2'b1;
-    localparam c_cause_beyond = 2'b10;
-    localparam c_cause_short = 2'b11;
+    localparam C_ZERO48 = 48'h0;
+    localparam C_ZERO64 = 64'h0;
+    localparam C_ZERO32 = 32'h0;
+    localparam C_ZERO8 = 8'h0;
+    localparam C_ONE32 = 32'h1;
+    localparam C_ONE48 = 48'h1;
+    localparam C_TWO48 = 48'h2;
+    localparam C_THREE48 = 48'h3;
+    localparam C_MAX32 = 32'hffffffff;
+    localparam C_255 = 8'hff;
+    localparam C_ZERO4 = 4'h0;
+    localparam C_ONE8 = 8'h1;
+    localparam C_TWO8 = 8'h2;
+    localparam C_LANES = 32'h20;
+    localparam C_LAST_LANE = 8'h1f;
+    localparam C_BEAT_BYTES = 48'h80;
+    localparam C_ROOM_MASK = 48'hffffffffff00;
+    localparam C_CAUSE_NONE = 2'b0;
+    localparam C_CAUSE_MISMATCH = 2'b1;
+    localparam C_CAUSE_BEYOND = 2'b10;
+    localparam C_CAUSE_SHORT = 2'b11;
 
     // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next
     reg [47:0]   size_q_reg = 48'h0;
@@ -203,13 +203,12 @@ module toe_user_logic_data_verifier (
     );
 
     // check
-    reg  [1023:0] check_expected;
-    wire [31:0]   check_lane_err;
-    wire [31:0]   check_lane_over;
-    wire [7:0]    check_count;
+    wire [31:0] check_lane_err;
+    wire [31:0] check_lane_over;
+    wire [7:0]  check_count;
     toe_user_logic_beat_check u_check (
         .data     (a_data_reg),
-        .expected (check_expected),
+        .expected (lanes_data),
         .keep     (a_keep_reg),
         .room     (a_room_reg),
         .lane_err (check_lane_err),
@@ -229,9 +228,9 @@ module toe_user_logic_data_verifier (
     );
 
     // lane_check
+    wire [3:0]  lane_check_wrong;
     reg  [31:0] lane_check_expected;
     reg  [7:0]  lane_check_first;
-    wire [3:0]  lane_check_wrong;
     toe_user_logic_lane_check u_lane_check (
         .word    (pick_word_reg),
         .expected(lane_check_expected),
@@ -316,33 +315,32 @@ module toe_user_logic_data_verifier (
         room48 = size_q_reg - next_offset_reg;
         a_past_next = next_offset_reg >= size_q_reg;
         if (next_offset_reg >= size_q_reg) begin
-            a_room_next = c_zero8;
+            a_room_next = C_ZERO8;
         end
-        else if ((room48 & c_room_mask) != c_zero48) begin
-            a_room_next = c_255;
+        else if ((room48 & C_ROOM_MASK) != C_ZERO48) begin
+            a_room_next = C_255;
         end
         else begin
             a_room_next = room48[(32'h0)+:(8)];
         end
         if (s_tvalid & s_tlast) begin
-            npackets_next = npackets_reg + c_one32;
+            npackets_next = npackets_reg + C_ONE32;
         end
         if (s_tvalid) begin
-            next_word_next = next_word_reg + c_lanes;
-            next_offset_next = next_offset_reg + c_beat_bytes;
+            next_word_next = next_word_reg + C_LANES;
+            next_offset_next = next_offset_reg + C_BEAT_BYTES;
         end
-        check_expected = lanes_data;
         if (verify_q_reg & a_valid_reg) begin
             b_lanes_next = check_lane_err;
         end
         else begin
-            b_lanes_next = c_zero32;
+            b_lanes_next = C_ZERO32;
         end
         if (a_valid_reg) begin
             b_over_next = check_lane_over;
         end
         else begin
-            b_over_next = c_zero32;
+            b_over_next = C_ZERO32;
         end
         b_valid_next = a_valid_reg;
         b_end_next = a_end_reg;
@@ -372,13 +370,13 @@ module toe_user_logic_data_verifier (
             cap_word_next = b_word_reg;
             cap_offset_next = b_offset_reg;
             cap_room_next = b_room_reg;
-            scan_lane_next = c_zero8;
+            scan_lane_next = C_ZERO8;
             scanning_next = 1'b1;
             if (mismatch_now) begin
-                cause_next = c_cause_mismatch;
+                cause_next = C_CAUSE_MISMATCH;
             end
             else begin
-                cause_next = c_cause_beyond;
+                cause_next = C_CAUSE_BEYOND;
             end
         end
         e_end_next = d_end_reg;
@@ -387,57 +385,57 @@ module toe_user_logic_data_verifier (
         short_now = e_end_reg & under_reg & ~e_bad_reg;
         if (bad_now | short_now) begin
             flag_next = 1'b1;
-            if (errors_reg != c_max32) begin
-                errors_next = errors_reg + c_one32;
+            if (errors_reg != C_MAX32) begin
+                errors_next = errors_reg + C_ONE32;
             end
         end
         if (short_now & ~latched_reg) begin
             latched_next = 1'b1;
             scanning_next = 1'b0;
-            cause_next = c_cause_short;
+            cause_next = C_CAUSE_SHORT;
             rec_offset_next = count_reg[(32'h0)+:(48)];
             rec_expected_next = count_reg[(32'h2)+:(32)];
-            rec_received_next = c_zero32;
+            rec_received_next = C_ZERO32;
             rec_valid_next = 1'b1;
         end
         pick_word_next = pick_word;
         pick_keep_next = pick_lane_flags;
         pick_lane_next = scan_lane_reg;
         lane_check_expected = cap_word_reg | ((pick_lane_reg) & 32'hffffffff);
-        lane_check_first = pick_lane_reg << c_two8;
+        lane_check_first = pick_lane_reg << C_TWO8;
         sel_word_next = pick_word_reg;
         sel_flags_next = lane_check_wrong;
         sel_lane_next = pick_lane_reg;
-        sel_byte = sel_lane_reg << c_two8;
+        sel_byte = sel_lane_reg << C_TWO8;
         if (sel_flags_reg[32'h0]) begin
-            first_in_lane = c_zero48;
+            first_in_lane = C_ZERO48;
         end
         else if (sel_flags_reg[32'h1]) begin
-            first_in_lane = c_one48;
+            first_in_lane = C_ONE48;
         end
         else if (sel_flags_reg[32'h2]) begin
-            first_in_lane = c_two48;
+            first_in_lane = C_TWO48;
         end
         else begin
-            first_in_lane = c_three48;
+            first_in_lane = C_THREE48;
         end
-        room_lane = cap_room_reg >> c_two8;
-        if (cause_reg == c_cause_beyond) begin
-            found = sel_valid_reg & ((sel_lane_reg == room_lane) | (sel_lane_reg == c_last_lane));
+        room_lane = cap_room_reg >> C_TWO8;
+        if (cause_reg == C_CAUSE_BEYOND) begin
+            found = sel_valid_reg & ((sel_lane_reg == room_lane) | (sel_lane_reg == C_LAST_LANE));
         end
         else begin
-            found = sel_valid_reg & (sel_flags_reg != c_zero4);
+            found = sel_valid_reg & (sel_flags_reg != C_ZERO4);
         end
         pick_valid_next = scanning_reg & ~found;
         sel_valid_next = pick_valid_reg & ~found;
-        if (scanning_reg & (scan_lane_reg != c_last_lane)) begin
-            scan_lane_next = scan_lane_reg + c_one8;
+        if (scanning_reg & (scan_lane_reg != C_LAST_LANE)) begin
+            scan_lane_next = scan_lane_reg + C_ONE8;
         end
         if (scanning_reg & found) begin
             scanning_next = 1'b0;
             rec_valid_next = 1'b1;
             rec_received_next = sel_word_reg;
-            if (cause_reg == c_cause_mismatch) begin
+            if (cause_reg == C_CAUSE_MISMATCH) begin
                 rec_offset_next = cap_offset_reg + ((sel_byte) & 48'hffffffffffff) + first_in_lane;
                 rec_expected_next = cap_word_reg | ((sel_lane_reg) & 32'hffffffff);
             end
@@ -449,24 +447,24 @@ module toe_user_logic_data_verifier (
         if (start) begin
             size_q_next = transfer_size;
             verify_q_next = verify;
-            next_word_next = c_zero32;
-            next_offset_next = c_zero48;
-            count_next = c_zero64;
-            npackets_next = c_zero32;
+            next_word_next = C_ZERO32;
+            next_offset_next = C_ZERO48;
+            count_next = C_ZERO64;
+            npackets_next = C_ZERO32;
             over_next = 1'b0;
         end
         if (start | clear | reset) begin
-            errors_next = c_zero32;
+            errors_next = C_ZERO32;
             flag_next = 1'b0;
             latched_next = 1'b0;
             scanning_next = 1'b0;
             pick_valid_next = 1'b0;
             sel_valid_next = 1'b0;
             rec_valid_next = 1'b0;
-            cause_next = c_cause_none;
-            rec_offset_next = c_zero48;
-            rec_expected_next = c_zero32;
-            rec_received_next = c_zero32;
+            cause_next = C_CAUSE_NONE;
+            rec_offset_next = C_ZERO48;
+            rec_expected_next = C_ZERO32;
+            rec_received_next = C_ZERO32;
         end
         if (reset) begin
             a_valid_next = 1'b0;
@@ -477,10 +475,10 @@ module toe_user_logic_data_verifier (
             d_bad_next = 1'b0;
             e_end_next = 1'b0;
             e_bad_next = 1'b0;
-            count_next = c_zero64;
-            npackets_next = c_zero32;
-            next_word_next = c_zero32;
-            next_offset_next = c_zero48;
+            count_next = C_ZERO64;
+            npackets_next = C_ZERO32;
+            next_word_next = C_ZERO32;
+            next_offset_next = C_ZERO48;
             over_next = 1'b0;
         end
     end

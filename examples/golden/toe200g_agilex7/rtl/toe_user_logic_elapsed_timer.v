@@ -29,8 +29,8 @@ module toe_user_logic_elapsed_timer (
 );
 
     // Constants
-    localparam c_zero64 = 64'h0;
-    localparam c_one64 = 64'h1;
+    localparam C_ZERO64 = 64'h0;
+    localparam C_ONE64 = 64'h1;
 
     // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next
     reg        running_reg = 1'h0;
@@ -42,10 +42,10 @@ module toe_user_logic_elapsed_timer (
         running_next = running_reg;
         count_next = count_reg;
         if (running_reg) begin
-            count_next = count_reg + c_one64;
+            count_next = count_reg + C_ONE64;
         end
         if (clear) begin
-            count_next = c_zero64;
+            count_next = C_ZERO64;
             running_next = 1'b0;
         end
         if (start) begin

@@ -37,10 +37,10 @@ module toe_user_logic_rate_limiter (
 );
 
     // Constants
-    localparam c_full = 8'h64;
-    localparam c_one = 8'h1;
-    localparam c_zero7 = 7'b0;
-    localparam c_hundred7 = 7'b1100100;
+    localparam C_FULL = 8'h64;
+    localparam C_ONE = 8'h1;
+    localparam C_ZERO7 = 7'b0;
+    localparam C_HUNDRED7 = 7'b1100100;
 
     // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next
     reg [7:0] credit_reg = 8'h0;
@@ -59,18 +59,18 @@ module toe_user_logic_rate_limiter (
         credit_next = credit_reg;
         rate_next = rate_reg;
         surplus_next = surplus_reg;
-        if (percent == c_zero7) begin
-            clamped = c_one;
+        if (percent == C_ZERO7) begin
+            clamped = C_ONE;
         end
-        else if (percent > c_hundred7) begin
-            clamped = c_full;
+        else if (percent > C_HUNDRED7) begin
+            clamped = C_FULL;
         end
         else begin
             clamped = ((percent) & 8'hff);
         end
         rate_next = clamped;
-        surplus_next = clamped - c_full;
-        pass = credit_reg >= c_full;
+        surplus_next = clamped - C_FULL;
+        pass = credit_reg >= C_FULL;
         m_tdata = s_tdata;
         m_tkeep = s_tkeep;
         m_tlast = s_tlast;
@@ -84,7 +84,7 @@ module toe_user_logic_rate_limiter (
             credit_next = credit_reg + rate_reg;
         end
         if (reset) begin
-            credit_next = c_full;
+            credit_next = C_FULL;
         end
     end
 

@@ -33,11 +33,11 @@ module toe_user_logic_watchdog (
 );
 
     // Constants
-    localparam c_ms_last = 20'h3d08f;
-    localparam c_quiet_zero = 20'h0;
-    localparam c_quiet_one = 20'h1;
-    localparam c_zero16 = 16'h0;
-    localparam c_one16 = 16'h1;
+    localparam C_MS_LAST = 20'h3d08f;
+    localparam C_QUIET_ZERO = 20'h0;
+    localparam C_QUIET_ONE = 20'h1;
+    localparam C_ZERO16 = 16'h0;
+    localparam C_ONE16 = 16'h1;
 
     // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next
     reg        on_reg = 1'h0;
@@ -65,22 +65,22 @@ module toe_user_logic_watchdog (
         quiet_ms_next = quiet_ms_reg;
         fired_next = fired_reg;
         if (load) begin
-            on_next = timeout_ms != c_zero16;
-            last_ms_next = timeout_ms - c_one16;
+            on_next = timeout_ms != C_ZERO16;
+            last_ms_next = timeout_ms - C_ONE16;
         end
         last_state_next = state;
         progress = moved | (state != last_state_reg);
-        ms_tick = quiet_cycles_reg == c_ms_last;
+        ms_tick = quiet_cycles_reg == C_MS_LAST;
         if (progress) begin
-            quiet_cycles_next = c_quiet_zero;
-            quiet_ms_next = c_zero16;
+            quiet_cycles_next = C_QUIET_ZERO;
+            quiet_ms_next = C_ZERO16;
         end
         else if (ms_tick) begin
-            quiet_cycles_next = c_quiet_zero;
-            quiet_ms_next = quiet_ms_reg + c_one16;
+            quiet_cycles_next = C_QUIET_ZERO;
+            quiet_ms_next = quiet_ms_reg + C_ONE16;
         end
         else begin
-            quiet_cycles_next = quiet_cycles_reg + c_quiet_one;
+            quiet_cycles_next = quiet_cycles_reg + C_QUIET_ONE;
         end
         fired_next = armed & ms_tick & ~progress & (hurry | (on_reg & (quiet_ms_reg == last_ms_reg)));
         fire = fired_reg;

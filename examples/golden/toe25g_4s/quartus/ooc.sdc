@@ -15,20 +15,20 @@ derive_clock_uncertainty
 # the max delays below. Held values, stable while the other domain samples them:
 # setup within one destination period, no hold check (Quartus has no -datapath_only).
 # request (bus domain) into the user domain
-set_max_delay -from [get_registers {*|req_addr_reg*}] -to [get_clocks {user_clk}] 5.120
-set_false_path -hold -from [get_registers {*|req_addr_reg*}] -to [get_clocks {user_clk}]
-set_max_delay -from [get_registers {*|req_write_reg*}] -to [get_clocks {user_clk}] 5.120
-set_false_path -hold -from [get_registers {*|req_write_reg*}] -to [get_clocks {user_clk}]
-set_max_delay -from [get_registers {*|req_wdata_reg*}] -to [get_clocks {user_clk}] 5.120
-set_false_path -hold -from [get_registers {*|req_wdata_reg*}] -to [get_clocks {user_clk}]
-set_max_delay -from [get_registers {*|req_wstrb_reg*}] -to [get_clocks {user_clk}] 5.120
-set_false_path -hold -from [get_registers {*|req_wstrb_reg*}] -to [get_clocks {user_clk}]
-set_max_delay -from [get_registers {*|req_tog_reg*}] -to [get_clocks {user_clk}] 5.120
-set_false_path -hold -from [get_registers {*|req_tog_reg*}] -to [get_clocks {user_clk}]
+set_max_delay -from [get_registers {*|u_crossing|req_addr_reg*}] -to [get_clocks {user_clk}] 5.120
+set_false_path -hold -from [get_registers {*|u_crossing|req_addr_reg*}] -to [get_clocks {user_clk}]
+set_max_delay -from [get_registers {*|u_crossing|req_write_reg*}] -to [get_clocks {user_clk}] 5.120
+set_false_path -hold -from [get_registers {*|u_crossing|req_write_reg*}] -to [get_clocks {user_clk}]
+set_max_delay -from [get_registers {*|u_crossing|req_wdata_reg*}] -to [get_clocks {user_clk}] 5.120
+set_false_path -hold -from [get_registers {*|u_crossing|req_wdata_reg*}] -to [get_clocks {user_clk}]
+set_max_delay -from [get_registers {*|u_crossing|req_wstrb_reg*}] -to [get_clocks {user_clk}] 5.120
+set_false_path -hold -from [get_registers {*|u_crossing|req_wstrb_reg*}] -to [get_clocks {user_clk}]
+set_max_delay -from [get_registers {*|u_crossing|req_tog_reg*}] -to [get_clocks {user_clk}] 5.120
+set_false_path -hold -from [get_registers {*|u_crossing|req_tog_reg*}] -to [get_clocks {user_clk}]
 # response (user domain) into the bus domain
-set_max_delay -from [get_registers {*|resp_data_reg*}] -to [get_clocks {s_axil_aclk}] 4.000
-set_false_path -hold -from [get_registers {*|resp_data_reg*}] -to [get_clocks {s_axil_aclk}]
-set_max_delay -from [get_registers {*|resp_err_reg*}] -to [get_clocks {s_axil_aclk}] 4.000
-set_false_path -hold -from [get_registers {*|resp_err_reg*}] -to [get_clocks {s_axil_aclk}]
-set_max_delay -from [get_registers {*|ack_tog_reg*}] -to [get_clocks {s_axil_aclk}] 4.000
-set_false_path -hold -from [get_registers {*|ack_tog_reg*}] -to [get_clocks {s_axil_aclk}]
+set_max_delay -from [get_registers {*|u_crossing|resp_data_reg*}] -to [get_clocks {s_axil_aclk}] 4.000
+set_false_path -hold -from [get_registers {*|u_crossing|resp_data_reg*}] -to [get_clocks {s_axil_aclk}]
+set_max_delay -from [get_registers {*|u_crossing|resp_err_reg*}] -to [get_clocks {s_axil_aclk}] 4.000
+set_false_path -hold -from [get_registers {*|u_crossing|resp_err_reg*}] -to [get_clocks {s_axil_aclk}]
+set_max_delay -from [get_registers {*|u_crossing|ack_tog_reg*}] -to [get_clocks {s_axil_aclk}] 4.000
+set_false_path -hold -from [get_registers {*|u_crossing|ack_tog_reg*}] -to [get_clocks {s_axil_aclk}]

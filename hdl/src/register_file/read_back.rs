@@ -1,0 +1,123 @@
+//! The read-back of the register file, in `user_clk`: the answer to the
+//! request in the access cycle, from every register word's select and read
+//! value (`slots.rs`). A word reads 0 unless addressed, so the read data is
+//! the OR of the words; a request no word hits is answered with an error
+//! (the bus side then says SLVERR), and so is every request while `user_rst`
+//! holds the registers at their reset values (the data then reads 0). The
+//! crossing (`crossing.rs`) holds the answer and sends it back.
+//!
+//! ```text
+//!   <word>_hit   --> OR --> !   --+--> error
+//!   <word>_rdata --> OR ----------|--> data
+//!   reset --------------------->--+
+//! ```
+
+use rust_hdl::prelude::*;
+
+use super::layout::Layout;
+
+/// The read multiplexer (an OR over words that read 0 unless addressed) and
+/// the error of an unmapped address.
+#[derive(LogicBlock)]
+pub struct RegsReadBack {
+    // ---- Reset.
+    /// Synchronous reset of the registers, active high: every access is an error and reads 0.
+    pub reset: Signal<In, Bit>,
+    // ---- Register words.
+    /// Writable words: addressed.
+    pub storage_hit: Vec<Signal<In, Bit>>,
+    /// Writable words: read value.
+    pub storage_rdata: Vec<Signal<In, Bits<32>>>,
+    /// Write-pulse words (read as 0): addressed.
+    pub pulse_hit: Vec<Signal<In, Bit>>,
+    /// Sticky words: addressed.
+    pub sticky_hit: Vec<Signal<In, Bit>>,
+    /// Sticky words: read value.
+    pub sticky_rdata: Vec<Signal<In, Bits<32>>>,
+    /// Status words: addressed.
+    pub status_hit: Vec<Signal<In, Bit>>,
+    /// Status words: read value.
+    pub status_rdata: Vec<Signal<In, Bits<32>>>,
+    /// Latched high halves: either half addressed.
+    pub latch_hit: Vec<Signal<In, Bit>>,
+    /// Latched high halves: read value.
+    pub latch_rdata: Vec<Signal<In, Bits<32>>>,
+    /// Constant words: addressed.
+    pub constant_hit: Vec<Signal<In, Bit>>,
+    /// Constant words: read value.
+    pub constant_rdata: Vec<Signal<In, Bits<32>>>,
+    // ---- Answer, to the crossing.
+    /// The read data.
+    pub data: Signal<Out, Bits<32>>,
+    /// The request is answered with an error: no word has its address, or the registers are in reset.
+    pub error: Signal<Out, Bit>,
+    any_hit: Signal<Local, Bit>,
+    any_data: Signal<Local, Bits<32>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
+}
+
+/// `n` default signals.
+fn signals<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}
+
+impl RegsReadBack {
+    pub fn new(layout: &Layout) -> Self {
+        Self {
+            reset: Default::default(),
+            storage_hit: signals(layout.storage.len()),
+            storage_rdata: signals(layout.storage.len()),
+            pulse_hit: signals(layout.pulse.len()),
+            sticky_hit: signals(layout.sticky.len()),
+            sticky_rdata: signals(layout.sticky.len()),
+            status_hit: signals(layout.status.len()),
+            status_rdata: signals(layout.status.len()),
+            latch_hit: signals(layout.latch.len()),
+            latch_rdata: signals(layout.latch.len()),
+            constant_hit: signals(layout.constant.len()),
+            constant_rdata: signals(layout.constant.len()),
+            data: Default::default(),
+            error: Default::default(),
+            any_hit: Default::default(),
+            any_data: Default::default(),
+            verilog_name: Default::default(),
+        }
+    }
+}
+
+impl Logic for RegsReadBack {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.any_hit.next = false;
+        self.any_data.next = 0.into();
+        for k in 0..self.storage_hit.len() {
+            self.any_hit.next = self.any_hit.val() | self.storage_hit[k].val();
+            self.any_data.next = self.any_data.val() | self.storage_rdata[k].val();
+        }
+        for k in 0..self.pulse_hit.len() {
+            self.any_hit.next = self.any_hit.val() | self.pulse_hit[k].val();
+        }
+        for k in 0..self.sticky_hit.len() {
+            self.any_hit.next = self.any_hit.val() | self.sticky_hit[k].val();
+            self.any_data.next = self.any_data.val() | self.sticky_rdata[k].val();
+        }
+        for k in 0..self.status_hit.len() {
+            self.any_hit.next = self.any_hit.val() | self.status_hit[k].val();
+            self.any_data.next = self.any_data.val() | self.status_rdata[k].val();
+        }
+        for k in 0..self.latch_hit.len() {
+            self.any_hit.next = self.any_hit.val() | self.latch_hit[k].val();
+            self.any_data.next = self.any_data.val() | self.latch_rdata[k].val();
+        }
+        for k in 0..self.constant_hit.len() {
+            self.any_hit.next = self.any_hit.val() | self.constant_hit[k].val();
+            self.any_data.next = self.any_data.val() | self.constant_rdata[k].val();
+        }
+        self.error.next = !self.any_hit.val() | self.reset.val();
+        self.data.next = 0.into();
+        if !self.reset.val() {
+            self.data.next = self.any_data.val();
+        }
+    }
+}
