@@ -230,6 +230,14 @@ impl HostToe {
             })
     }
 
+    /// Whether nothing can happen on the network side until the user logic
+    /// asks for it: the init countdown is over and no session listens, connects
+    /// or holds a connection. The glue may then stop clocking the user logic
+    /// until a register request arrives.
+    pub fn dormant(&self) -> bool {
+        self.init_countdown == 0 && self.sessions.iter().all(|sess| matches!(sess.conn, Conn::Idle))
+    }
+
     /// Blocks up to `timeout` until a socket has something for
     /// [`HostToe::poll`] (a connection to accept, a connect that completed or
     /// failed, bytes or a FIN to read while the RX buffer has room, room to

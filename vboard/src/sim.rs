@@ -1,11 +1,13 @@
 //! The simulation loop: the boards run in batches of user-clock cycles;
 //! between batches the loop answers register requests from the Etherbone
 //! servers and lets the host-stack TOE move bytes to and from its sockets.
-//! When nothing is in flight it sleeps, so an idle virtual board costs
-//! almost no CPU.
+//! When nothing is in flight it sleeps between batches; when nothing can
+//! happen at all until software asks (no session listens, connects or holds
+//! a connection, the user logic shows the TOE nothing) it stops the clocks
+//! and blocks on the register port, so an idle virtual board costs no CPU.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::Duration;
 
 use board_sim::boards::{Board, Rig, ToeSide};
@@ -22,6 +24,9 @@ const QUIET_SLEEP: Duration = Duration::from_millis(1);
 /// batches (nothing on the sockets, no register request, no connection):
 /// one batch per [`QUIET_SLEEP`].
 pub const IDLE_CYCLES_PER_S: f64 = BATCH_CYCLES as f64 / 0.001;
+/// The longest the loop blocks on the register port while the board is
+/// dormant ([`Backend::dormant`]) before it looks at the stop flag again.
+const DORMANT_WAIT: Duration = Duration::from_millis(100);
 /// User-clock cycles a register access may take before the loop gives up on
 /// it (the register file answers in a few dozen; see docs/register_file.md).
 pub const BUS_TIMEOUT_CYCLES: u64 = 200_000;
@@ -40,6 +45,12 @@ pub trait Backend: ToeSide {
     /// has something to do.
     fn idle(&mut self, timeout: Duration) {
         std::thread::sleep(timeout);
+    }
+    /// Nothing can happen on the network side until the user logic asks for
+    /// it (no listener, no connection, nothing pending): with the user logic
+    /// quiet too, the loop may stop the clocks until a register request.
+    fn dormant(&self) -> bool {
+        false
     }
 }
 
@@ -72,9 +83,13 @@ impl Backend for HostSide {
     fn idle(&mut self, timeout: Duration) {
         self.0.wait(timeout);
     }
+    fn dormant(&self) -> bool {
+        self.0.dormant()
+    }
 }
 
-/// Two boards joined by the link model: no network of their own.
+/// Two boards joined by the link model: no network of their own, and never
+/// dormant (the link model keeps its own time).
 impl Backend for TwoBoards {}
 
 /// One register request being carried out on a board's bus.
@@ -92,6 +107,8 @@ struct InFlight {
 /// The register port of one board.
 pub struct BusPort {
     rx: Receiver<BusRequest>,
+    /// A request taken while the loop waited on the port, served next.
+    held: Option<BusRequest>,
     cur: Option<InFlight>,
     /// An access timed out: the bus cannot be trusted any more, every later
     /// request is answered with an error.
@@ -100,7 +117,35 @@ pub struct BusPort {
 
 impl BusPort {
     pub fn new(rx: Receiver<BusRequest>) -> Self {
-        BusPort { rx, cur: None, wedged: false }
+        BusPort { rx, held: None, cur: None, wedged: false }
+    }
+
+    /// The next request: the one taken while waiting, else one from the channel.
+    fn next(&mut self) -> Result<BusRequest, TryRecvError> {
+        match self.held.take() {
+            Some(req) => Ok(req),
+            None => self.rx.try_recv(),
+        }
+    }
+
+    /// Blocks up to `timeout` for a request, holding it for the next
+    /// [`service`]. True if one came; a port whose server is gone sleeps
+    /// `timeout` and says false.
+    fn wait(&mut self, timeout: Duration) -> bool {
+        if self.held.is_some() {
+            return true;
+        }
+        match self.rx.recv_timeout(timeout) {
+            Ok(req) => {
+                self.held = Some(req);
+                true
+            }
+            Err(RecvTimeoutError::Timeout) => false,
+            Err(RecvTimeoutError::Disconnected) => {
+                std::thread::sleep(timeout);
+                false
+            }
+        }
     }
 }
 
@@ -131,7 +176,7 @@ fn issue_group(board: &mut Board, f: &mut InFlight, cycle: u64) {
 /// the request is complete. True while a request is in flight.
 fn service(port: &mut BusPort, board: &mut Board, cycle: u64, log: &mut dyn FnMut(String)) -> bool {
     if port.cur.is_none() {
-        match port.rx.try_recv() {
+        match port.next() {
             Ok(req) if port.wedged || req.ops().is_empty() => {
                 let results = req.ops().iter().map(|op| Err(stuck(op.addr()))).collect();
                 req.respond(results);
@@ -199,7 +244,10 @@ pub fn stamped(cycles: u64, user_clock_mhz: f64, wall: Duration, event: &str) ->
 
 /// Runs `rig` until `stop`: batches of cycles, register requests of board
 /// `b` from `ports[b]`, the backend's network between batches, and sleeps
-/// while everything is quiet. `log` receives every line to print.
+/// while everything is quiet. A single board that is dormant (the backend
+/// [`Backend::dormant`], the user logic quiet) stops its clocks: the loop
+/// blocks on the register port, and simulated time stands still until a
+/// request comes. `log` receives every line to print.
 pub fn run<T: Backend>(
     rig: &mut Rig<T>,
     ports: &mut [BusPort],
@@ -224,7 +272,10 @@ pub fn run<T: Backend>(
         let quiet = !busy && !moved && rig.toe.quiet() && rig.boards.iter().all(Board::quiet);
         quiet_batches = if quiet { quiet_batches.saturating_add(1) } else { 0 };
         if quiet_batches >= QUIET_BATCHES {
-            rig.toe.idle(QUIET_SLEEP);
+            match ports {
+                [port] if rig.toe.dormant() => while !stop.load(Ordering::Relaxed) && !port.wait(DORMANT_WAIT) {},
+                _ => rig.toe.idle(QUIET_SLEEP),
+            }
         }
     }
 }
