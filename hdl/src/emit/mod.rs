@@ -173,7 +173,13 @@ struct Instance<'n> {
     note: String,
     /// The parameters it sets: (name, value).
     parameters: Vec<(String, String)>,
+    /// Its module's Verilog name of each of its signals and constants.
+    names: BTreeMap<String, String>,
 }
+
+/// What [`Emitter::module`] returns: the module's name, and its Verilog
+/// name of each signal and constant by rust-hdl's name.
+type Emitted = (String, BTreeMap<String, String>);
 
 fn ident(field: &str) -> String {
     field.replace('$', "_")
@@ -235,17 +241,21 @@ fn plain_assignments(lines: &[String]) -> Vec<(usize, String, String)> {
 
 impl<'a> Emitter<'a> {
     /// Emits the module of node `at` (and first its children's) and returns
-    /// its name. `rel` is the node's path from the root for [`Naming`]
-    /// (empty for the root, `bus.` for its child `bus`).
-    fn module(&mut self, at: usize, name: &str, path: &str, rel: &str) -> Result<String, HdlError> {
+    /// its name and the Verilog name of each of its signals and constants
+    /// (by rust-hdl's name), which its parent's instance uses for the port
+    /// and parameter names. `rel` is the node's path from the root for
+    /// [`Naming`] (empty for the root, `bus.` for its child `bus`).
+    fn module(&mut self, at: usize, name: &str, path: &str, rel: &str) -> Result<Emitted, HdlError> {
         let tree = self.tree;
         let node = &tree.nodes[at];
         let err = |what: String| HdlError(format!("`{path}`: {what}"));
         let names = self.names;
         // The Verilog stem of one of this block's fields or signals.
         let own = |field: &str| names.name(&format!("{rel}{field}")).unwrap_or_else(|| ident(field));
-        let rust_type_name = node.rust_type.clone().unwrap_or_default();
-        let parameters = self.parameters.get(&rust_type_name).cloned().unwrap_or_default();
+        let rust_type = node.rust_type.clone().ok_or_else(|| {
+            err("a block without a `verilog_name: ModuleName<Self>` field (its Verilog would have no name)".into())
+        })?;
+        let parameters = self.parameters.get(&rust_type).cloned().unwrap_or_default();
         // Constants are upper case, as Verilog parameters are.
         let vnames: BTreeMap<&str, String> = node
             .atoms
@@ -256,9 +266,6 @@ impl<'a> Emitter<'a> {
             })
             .collect();
         let vname = |n: &str| vnames.get(n).cloned().unwrap_or_else(|| ident(n));
-        let rust_type = node.rust_type.clone().ok_or_else(|| {
-            err("a block without a `verilog_name: ModuleName<Self>` field (its Verilog would have no name)".into())
-        })?;
         let doc =
             docs::find(&rust_type).ok_or_else(|| err(format!("no documentation table entry for `{rust_type}`")))?;
 
@@ -271,7 +278,7 @@ impl<'a> Emitter<'a> {
                 flop.name = own(&child.field);
                 flops.push(flop);
             } else if let Some(t) = &child.rust_type {
-                let module = self.module(
+                let (module, child_names) = self.module(
                     c,
                     &module_of(self.prefix, t),
                     &format!("{path}.{}", child.field),
@@ -279,14 +286,14 @@ impl<'a> Emitter<'a> {
                 )?;
                 let field = own(&child.field);
                 let note = names.note(&format!("{rel}{}", child.field)).unwrap_or_else(|| field.clone());
-                let set = self.parameters.get(t).cloned().unwrap_or_default();
+                let set = self.parameters.get(t);
                 let parameters = child
                     .atoms
                     .iter()
-                    .filter(|a| a.kind == AtomKind::Constant && set.contains(&a.name))
-                    .map(|a| (ident(&a.name).to_uppercase(), a.literal.clone()))
+                    .filter(|a| a.kind == AtomKind::Constant && set.is_some_and(|s| s.contains(&a.name)))
+                    .map(|a| (child_names[&a.name].clone(), a.literal.clone()))
                     .collect();
-                instances.push(Instance { field, module, node: child, note, parameters });
+                instances.push(Instance { field, module, node: child, note, parameters, names: child_names });
             } else {
                 return Err(err(format!(
                     "child `{}` is neither a flip-flop nor a block with a `ModuleName` field",
@@ -413,9 +420,7 @@ impl<'a> Emitter<'a> {
                 let net = chosen[&p.name].clone();
                 rename.insert(stub, net.clone());
                 // The port as the child's module names it.
-                let port =
-                    names.name(&format!("{rel}{}.{}", inst.node.field, p.name)).unwrap_or_else(|| ident(&p.name));
-                conns.push((port, net));
+                conns.push((inst.names[&p.name].clone(), net));
             }
             connections.push((conns, nets));
         }
@@ -619,7 +624,8 @@ impl<'a> Emitter<'a> {
             self.paths.insert(name.to_string(), path.to_string());
             self.modules.push(Module { name: name.to_string(), text: t });
         }
-        Ok(name.to_string())
+        let own_names = vnames.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        Ok((name.to_string(), own_names))
     }
 
     fn port_lines(

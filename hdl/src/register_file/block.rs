@@ -127,7 +127,7 @@ pub struct RegisterFileCore {
 }
 
 /// `n` default signals, one per slot.
-fn per_slot<T: Default>(n: usize) -> Vec<T> {
+pub(super) fn per_slot<T: Default>(n: usize) -> Vec<T> {
     (0..n).map(|_| T::default()).collect()
 }
 

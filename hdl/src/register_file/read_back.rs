@@ -14,6 +14,7 @@
 
 use rust_hdl::prelude::*;
 
+use super::block::per_slot;
 use super::layout::Layout;
 
 /// The read multiplexer (an OR over words that read 0 unless addressed) and
@@ -57,26 +58,21 @@ pub struct RegsReadBack {
     verilog_name: crate::emit::ModuleName<Self>,
 }
 
-/// `n` default signals.
-fn signals<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
-}
-
 impl RegsReadBack {
     pub fn new(layout: &Layout) -> Self {
         Self {
             reset: Default::default(),
-            storage_hit: signals(layout.storage.len()),
-            storage_rdata: signals(layout.storage.len()),
-            pulse_hit: signals(layout.pulse.len()),
-            sticky_hit: signals(layout.sticky.len()),
-            sticky_rdata: signals(layout.sticky.len()),
-            status_hit: signals(layout.status.len()),
-            status_rdata: signals(layout.status.len()),
-            latch_hit: signals(layout.latch.len()),
-            latch_rdata: signals(layout.latch.len()),
-            constant_hit: signals(layout.constant.len()),
-            constant_rdata: signals(layout.constant.len()),
+            storage_hit: per_slot(layout.storage.len()),
+            storage_rdata: per_slot(layout.storage.len()),
+            pulse_hit: per_slot(layout.pulse.len()),
+            sticky_hit: per_slot(layout.sticky.len()),
+            sticky_rdata: per_slot(layout.sticky.len()),
+            status_hit: per_slot(layout.status.len()),
+            status_rdata: per_slot(layout.status.len()),
+            latch_hit: per_slot(layout.latch.len()),
+            latch_rdata: per_slot(layout.latch.len()),
+            constant_hit: per_slot(layout.constant.len()),
+            constant_rdata: per_slot(layout.constant.len()),
             data: Default::default(),
             error: Default::default(),
             any_hit: Default::default(),
