@@ -185,8 +185,7 @@ impl Layout {
     /// writer and the wrapper both name the slots through it, so a
     /// register's logic and ports carry its name.
     pub fn slot_name(&self, path: &str) -> Option<String> {
-        let (field, k) = path.rsplit_once('$')?;
-        let k: usize = k.parse().ok()?;
+        let (field, k) = element(path)?;
         if field == "bus.checks" {
             return Some(format!("{}_check", self.checks.get(k)?.label));
         }
@@ -200,14 +199,14 @@ impl Layout {
                     let (kind, _) = port.rsplit_once('_')?;
                     (kind, port)
                 }
-                None => (field.strip_suffix("_words")?, ""),
+                None => {
+                    let kind = field.strip_suffix("_words")?;
+                    (kind, kind)
+                }
             },
         };
         let label = &self.slots(kind)?.get(k)?.label;
-        Some(match (suffix, kind) {
-            ("", kind) => format!("{label}_{kind}"),
-            (suffix, _) => format!("{label}_{suffix}"),
-        })
+        Some(format!("{label}_{suffix}"))
     }
 
     /// The slots of `kind` (`storage`, `pulse`, `sticky`, `status`,
@@ -233,13 +232,18 @@ impl crate::emit::Naming for Layout {
     /// Above each register word, the register, its address and the fields
     /// it holds; above each check, the field and its valid range.
     fn note(&self, path: &str) -> Option<String> {
-        let (field, k) = path.rsplit_once('$')?;
-        let k: usize = k.parse().ok()?;
+        let (field, k) = element(path)?;
         if field == "bus.checks" {
             return Some(self.checks.get(k)?.note.clone());
         }
         Some(self.slots(field.strip_suffix("_words")?)?.get(k)?.note.clone())
     }
+}
+
+/// A `Vec` element's path, `storage_words$3`, as its field and index.
+fn element(path: &str) -> Option<(&str, usize)> {
+    let (field, k) = path.rsplit_once('$')?;
+    Some((field, k.parse().ok()?))
 }
 
 pub(super) fn err(msg: impl Into<String>) -> HdlError {
