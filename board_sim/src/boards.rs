@@ -288,6 +288,14 @@ impl Board {
                 }
                 self.m.set_wide(p.rx_tkeep, &self.keep);
                 self.m.set(p.rx_tlast, u64::from(i.rx_tlast));
+            } else {
+                // Between beats the stream shows no byte kept, as an idle
+                // AXI-Stream source may: the design ignores `tkeep` without
+                // `tvalid`, and the verifier's beat check takes its short
+                // branch for an empty keep instead of the byte loop a held
+                // partial beat would cost it every cycle (issue 27).
+                self.keep.fill(0);
+                self.m.set_wide(p.rx_tkeep, &self.keep);
             }
         }
     }

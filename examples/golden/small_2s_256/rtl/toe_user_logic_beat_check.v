@@ -47,6 +47,11 @@ module toe_user_logic_beat_check (
             lane_err = {24'd0, data[255:224] != expected[255:224], data[223:192] != expected[223:192], data[191:160] != expected[191:160], data[159:128] != expected[159:128], data[127:96] != expected[127:96], data[95:64] != expected[95:64], data[63:32] != expected[63:32], data[31:0] != expected[31:0]};
             lane_over = 32'd0;
             count = 8'd32;
+        end else if (keep == 32'd0) begin
+            // Nothing kept: nothing wrong, nothing past the transfer, no bytes.
+            lane_err = 32'd0;
+            lane_over = 32'd0;
+            count = 8'd0;
         end else begin
             for (i = 0; i < 32; i = i + 1) begin
                 nz[i] = data[8 * i +: 8] != expected[8 * i +: 8];

@@ -47,6 +47,11 @@ module toe_user_logic_beat_check (
             lane_err = {data[1023:992] != expected[1023:992], data[991:960] != expected[991:960], data[959:928] != expected[959:928], data[927:896] != expected[927:896], data[895:864] != expected[895:864], data[863:832] != expected[863:832], data[831:800] != expected[831:800], data[799:768] != expected[799:768], data[767:736] != expected[767:736], data[735:704] != expected[735:704], data[703:672] != expected[703:672], data[671:640] != expected[671:640], data[639:608] != expected[639:608], data[607:576] != expected[607:576], data[575:544] != expected[575:544], data[543:512] != expected[543:512], data[511:480] != expected[511:480], data[479:448] != expected[479:448], data[447:416] != expected[447:416], data[415:384] != expected[415:384], data[383:352] != expected[383:352], data[351:320] != expected[351:320], data[319:288] != expected[319:288], data[287:256] != expected[287:256], data[255:224] != expected[255:224], data[223:192] != expected[223:192], data[191:160] != expected[191:160], data[159:128] != expected[159:128], data[127:96] != expected[127:96], data[95:64] != expected[95:64], data[63:32] != expected[63:32], data[31:0] != expected[31:0]};
             lane_over = 32'd0;
             count = 8'd128;
+        end else if (keep == 128'd0) begin
+            // Nothing kept: nothing wrong, nothing past the transfer, no bytes.
+            lane_err = 32'd0;
+            lane_over = 32'd0;
+            count = 8'd0;
         end else begin
             for (i = 0; i < 128; i = i + 1) begin
                 nz[i] = data[8 * i +: 8] != expected[8 * i +: 8];
