@@ -21,14 +21,36 @@ fn random_plans_and_faults_on_two_boards_end_as_the_reference_says() {
         Ok(v) => v.trim().parse().unwrap_or_else(|_| panic!("ITER={v:?} is not an unsigned integer")),
         Err(_) => CI_ITERATIONS,
     };
-    let figures = soak::soak(seed, iterations);
+    let jobs = soak::jobs();
+    let started = std::time::Instant::now();
+    let figures = soak::soak(seed, iterations, jobs);
+    let secs = started.elapsed().as_secs_f64();
     println!("{figures}");
+    // Wall time, and what 10,000 iterations (the reliability goal) would take at this pace.
+    println!(
+        "soak: {iterations} iterations on {jobs} thread(s) in {secs:.1} s ({:.2} s per iteration); 10,000 iterations would take {:.1} h",
+        secs / iterations.max(1) as f64,
+        secs / iterations.max(1) as f64 * 10_000.0 / 3600.0
+    );
     assert!(figures.iterations == iterations && iterations > 0, "no iteration ran");
     assert!(
         figures.failed.is_empty(),
         "{} of {iterations} iterations differ from the reference (their seeds, plans and differences are printed above); replay one with TB_SEED=<seed> make soak",
         figures.failed.len()
     );
+}
+
+/// Worker threads share out the same chain of iteration seeds: three
+/// iterations on one thread and on three give the same figures (cycles and
+/// bytes moved are sums over exactly those seeds' plans).
+#[test]
+fn threads_run_the_same_iterations() {
+    let seed = seed::from_env("soak_threads");
+    let serial = soak::soak(seed, 3, 1);
+    let parallel = soak::soak(seed, 3, 3);
+    assert_eq!(serial.iterations, 3);
+    assert!(serial.cycles > 0 && serial.bytes > 0, "{serial:?}");
+    assert_eq!(serial, parallel, "the figures of a run must not depend on its threads");
 }
 
 // The hardware issues the soak found (`docs/soak.md`, "Found"), each kept

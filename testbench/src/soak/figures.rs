@@ -7,7 +7,7 @@ use super::plan::FaultKind;
 use super::run::Outcome;
 
 /// Figures over a run of iterations.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Figures {
     pub iterations: u64,
     pub cycles: u64,

@@ -63,43 +63,81 @@ pub fn next_seed(seed: u64) -> u64 {
     ChaCha8Rng::seed_from_u64(seed ^ 0x50a4_50a4_50a4_50a4).gen()
 }
 
-/// Runs `iterations` iterations from `seed`; prints each failing
-/// iteration's seed, plan and problems, and returns the figures.
-pub fn soak(seed: u64, iterations: u64) -> Figures {
+/// Worker threads of a soak run: `SOAK_JOBS` if set (at least 1), else the
+/// machine's parallelism. Each iteration builds its own boards, and each
+/// verilated model has its own context, so iterations run side by side.
+pub fn jobs() -> usize {
+    match std::env::var("SOAK_JOBS") {
+        Ok(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n >= 1)
+            .unwrap_or_else(|| panic!("SOAK_JOBS={v:?}: expected a whole number of threads, 1 or more")),
+        Err(_) => std::thread::available_parallelism().map_or(1, usize::from),
+    }
+}
+
+/// One iteration: its plan and what it ended with. A panic (a register
+/// access that never completes, say) is a failure of the iteration,
+/// reported with its seed and plan.
+fn iteration(seed: u64) -> (Plan, Outcome) {
+    let plan = Plan::draw(seed);
+    let o = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&plan))).unwrap_or_else(|e| {
+        let what = e
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| e.downcast_ref::<&str>().copied())
+            .unwrap_or("(no message)");
+        Outcome { seed, injected: plan.faults(), problems: vec![format!("panicked: {what}")], ..Outcome::default() }
+    });
+    (plan, o)
+}
+
+/// Prints iteration `i`'s line, and for a failure its plan and problems.
+fn report(i: usize, plan: &Plan, o: &Outcome) {
+    let s = o.seed;
+    if o.problems.is_empty() {
+        eprintln!(
+            "soak iteration {i}: seed {s} ok, {}, {} cycles, {} bytes, faults {:?}",
+            plan.model, o.cycles, o.bytes, o.injected
+        );
+    } else {
+        // One write, so a failure's lines stay together beside other workers' output.
+        let mut text =
+            format!("soak iteration {i}: seed {s} FAILED (replay: TB_SEED={s} make soak)\nplan: {plan:#?}\n");
+        for p in &o.problems {
+            text.push_str(&format!("  {p}\n"));
+        }
+        eprint!("{text}");
+    }
+}
+
+/// Runs `iterations` iterations from `seed` on `jobs` worker threads;
+/// prints each iteration's line as it ends (a failing one with its seed,
+/// plan and problems), and returns the figures. The seeds are the chain
+/// of [`next_seed`] from `seed` whatever `jobs` is, and the figures are added
+/// in iteration order, so a run's figures do not depend on `jobs`.
+pub fn soak(seed: u64, iterations: u64, jobs: usize) -> Figures {
+    let seeds: Vec<u64> =
+        std::iter::successors(Some(seed), |&s| Some(next_seed(s))).take(iterations as usize).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(vec![None; seeds.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, seeds.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&s) = seeds.get(i) else { break };
+                let (plan, o) = iteration(s);
+                report(i, &plan, &o);
+                done.lock().unwrap_or_else(std::sync::PoisonError::into_inner)[i] = Some(o);
+            });
+        }
+    });
     let mut figures = Figures::default();
-    let mut s = seed;
-    for i in 0..iterations {
-        let plan = Plan::draw(s);
-        // A panic (a register access that never completes, say) is a
-        // failure of this iteration, reported with its seed and plan.
-        let o = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&plan))).unwrap_or_else(|e| {
-            let what = e
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| e.downcast_ref::<&str>().copied())
-                .unwrap_or("(no message)");
-            Outcome {
-                seed: s,
-                injected: plan.faults(),
-                problems: vec![format!("panicked: {what}")],
-                ..Outcome::default()
-            }
-        });
+    for o in done.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_iter().flatten() {
         let ok = o.problems.is_empty();
         figures.add(&o, ok);
-        if !ok {
-            eprintln!("soak iteration {i}: seed {s} FAILED (replay: TB_SEED={s} make soak)");
-            eprintln!("plan: {plan:#?}");
-            for p in &o.problems {
-                eprintln!("  {p}");
-            }
-        } else {
-            eprintln!(
-                "soak iteration {i}: seed {s} ok, {}, {} cycles, {} bytes, faults {:?}",
-                plan.model, o.cycles, o.bytes, o.injected
-            );
-        }
-        s = next_seed(s);
     }
     figures
 }
