@@ -151,11 +151,18 @@ fn prepare(out: &Path, spec: &Spec) -> Prepared {
                 fs::create_dir_all(p.parent().unwrap()).unwrap();
                 fs::write(&p, &f.contents).unwrap();
             }
-            let sources = fs::read_to_string(dir.join("build").join(gen::rtl::FILELIST))
+            let mut sources: Vec<PathBuf> = fs::read_to_string(dir.join("build").join(gen::rtl::FILELIST))
                 .unwrap()
                 .lines()
                 .map(|l| dir.join("build").join(l))
                 .collect();
+            // The model is the top in its simulation shell (resets registered,
+            // `gen::sim_shell`): the same ports, far fewer evaluations.
+            let shell =
+                gen::sim_shell::sim_shell(&design, &build.plan).unwrap_or_else(|e| panic!("model {model}: {e}"));
+            let path = dir.join(&shell.path);
+            fs::write(&path, &shell.contents).unwrap();
+            sources.push(path);
             // The configuration hash lets the virtual board find a built-in
             // model; the port plan says which port is which.
             let consts = format!(
@@ -169,7 +176,7 @@ fn prepare(out: &Path, spec: &Spec) -> Prepared {
                 format!("design `{}`, {} session(s) of {} bits", design.name, design.sessions, design.data_width);
             // A top carries the register file and a controller per session.
             let cost = 4 * design.sessions * design.data_width + 4096;
-            Prepared { model: model.into(), top: design.name.clone(), sources, summary, consts, cost }
+            Prepared { model: model.into(), top: gen::sim_shell::module(&design.name), sources, summary, consts, cost }
         }
         Kind::Harness => {
             fs::create_dir_all(&dir).unwrap();

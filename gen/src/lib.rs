@@ -7,6 +7,7 @@
 //! (marked by its [`MANIFEST`]).
 
 pub mod rtl;
+pub mod sim_shell;
 pub mod write;
 pub mod yardstick;
 

@@ -50,11 +50,15 @@ pub fn resolve(
             .ok_or_else(|| format!("{line} is in the file list but was not generated"))?;
         sources.push(verilate::Source { path: PathBuf::from(&f.path), contents: f.contents.clone() });
     }
+    // The top in its simulation shell (resets registered, `gen::sim_shell`),
+    // as the testbench's models are.
+    let shell = gen::sim_shell::sim_shell(design, &plan).map_err(|e| format!("generating the Verilog: {e}"))?;
+    sources.push(verilate::Source { path: PathBuf::from(&shell.path), contents: shell.contents });
     let waivers = verilate::write_waivers(cache).map_err(|e| format!("the model cache: {e}"))?;
     let model = format!("vb_{}", design.config_hash);
-    let fns =
-        verilate::load_cached(&model, &design.name, &sources, Some(&waivers), &design.config_hash, cache, rebuild, log)
-            .map_err(|e| e.to_string())?;
+    let top = gen::sim_shell::module(&design.name);
+    let fns = verilate::load_cached(&model, &top, &sources, Some(&waivers), &design.config_hash, cache, rebuild, log)
+        .map_err(|e| e.to_string())?;
     Ok(Resolved {
         top: Top::new(fns, plan),
         origin: format!("model verilated for configuration {} in {}", design.config_hash, cache.display()),
