@@ -23,6 +23,15 @@ fn warn(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
+/// The board's free-running user-clock cycle counter (`info.cycle_count`,
+/// `_lo` first: it latches `_hi`); None if the bus fails.
+fn cycle_count(bus: &mut impl RegisterBus) -> Option<u64> {
+    let wide = regs::info::CYCLE_COUNT;
+    let lo = bus.read32(wide.lo.addr).ok()?;
+    let hi = bus.read32(wide.hi.addr).ok()?;
+    Some(wide.join(lo, hi))
+}
+
 struct Row {
     name: &'static str,
     /// The PC tool whose figure is the row's PC MB/s, and which directions it adds.
@@ -144,10 +153,23 @@ fn main() -> ExitCode {
         "  tcp_client_txrx_single: its send rate + its receive rate), summed over the sessions; bounded by the simulation's speed.".into(),
         "board MB/s: simulated time, the board's byte counters over `elapsed` (user-clock cycles), what the console shows,".into(),
         "  summed over the sessions; for full duplex it adds both directions (TX + RX), so one session shows up to 2 x 32,000.".into(),
+        "cycles/s: the board's simulated user-clock cycles per wall-clock second over the row (`info.cycle_count`);".into(),
+        format!(
+            "  x {} B: that rate times a beat, what one session can move per wall-clock second at most.",
+            vb.design.data_width / 8
+        ),
         String::new(),
         format!(
-            "{:<36} {:>8} {:>9}  {:<31} {:>9} {:>11}  {}",
-            "test", "sessions", "verified", "PC MB/s measured by", "PC MB/s", "board MB/s", "result"
+            "{:<36} {:>8} {:>9}  {:<31} {:>9} {:>11} {:>9} {:>9}  {}",
+            "test",
+            "sessions",
+            "verified",
+            "PC MB/s measured by",
+            "PC MB/s",
+            "board MB/s",
+            "cycles/s",
+            format!("x {} B", vb.design.data_width / 8),
+            "result"
         ),
     ];
     for line in &header {
@@ -174,6 +196,7 @@ fn main() -> ExitCode {
                 }
             })
             .collect();
+        let before = (cycle_count(&mut bus), std::time::Instant::now());
         let (pc, board, result) = match run_legs(&mut bus, &tools, &legs, Duration::from_secs(600)) {
             Ok(out) => {
                 let errs: Vec<String> = out.iter().filter_map(|o| o.check().err()).collect();
@@ -187,9 +210,15 @@ fn main() -> ExitCode {
             failed += 1;
         }
         let verified = if result == "ok" { "yes" } else { "NO" };
+        // The board's cycle rate over the row: 0 if the counter could not be read.
+        let rate = match (before.0, cycle_count(&mut bus)) {
+            (Some(a), Some(b)) => b.wrapping_sub(a) as f64 / before.1.elapsed().as_secs_f64(),
+            _ => 0.0,
+        };
+        let ceiling = rate * (vb.design.data_width / 8) as f64 / 1e6;
         let line = format!(
-            "{:<36} {:>8} {:>9}  {:<31} {:>9.1} {:>11.1}  {}",
-            row.name, row.sessions, verified, row.tool, pc, board, result
+            "{:<36} {:>8} {:>9}  {:<31} {:>9.1} {:>11.1} {:>9.0} {:>9.1}  {}",
+            row.name, row.sessions, verified, row.tool, pc, board, rate, ceiling, result
         );
         if !say(&line) {
             return ExitCode::SUCCESS;
