@@ -94,6 +94,7 @@ impl TwoClocks {
         let t = self.a.next_ps.min(self.b.next_ps);
         self.now_ps = t;
         let mut edges = Edges::default();
+        let mut falling = Vec::with_capacity(2);
         for (g, rose) in [(&mut self.a, &mut edges.a), (&mut self.b, &mut edges.b)] {
             if g.next_ps == t && g.stopped {
                 // Time passes; the clock stays where it stopped.
@@ -103,12 +104,26 @@ impl TwoClocks {
                 *rose = g.level;
                 if g.level {
                     g.rises += 1;
+                    m.set(g.port, 1);
+                } else {
+                    falling.push(g.port);
                 }
-                m.set(g.port, u64::from(g.level));
                 g.next_ps = t + g.half();
             }
         }
-        m.eval();
+        if edges.any() {
+            for port in falling {
+                m.set(port, 0);
+            }
+            m.eval();
+        } else {
+            // Only falling edges: `Model::fall` skips the eval when nothing
+            // else changed since the last one and the design has no logic on
+            // a falling edge.
+            for port in falling {
+                m.fall(port);
+            }
+        }
         edges
     }
 

@@ -9,18 +9,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::recipe::{
-    find_archive, parse_ports, read, render_port_table, render_shim, verilator_root, verilator_version,
+    find_archive, parse_ports, read, render_port_table, render_shim, rising_only_clocks, verilator_root,
+    verilator_version,
 };
 use crate::{io, Error, ModelFns, PortInfo, Verilation};
 
 /// Version of what this crate builds into a cache folder; a folder stamped
 /// with another version is rebuilt. Bump it when the shim, the port table or
 /// the compile changes.
-pub const RECIPE_VERSION: u32 = 1;
+pub const RECIPE_VERSION: u32 = 2;
 
 /// The suffixes of the C entry points a shared model exports (`<model>_<suffix>`).
-const ENTRY_POINTS: [&str; 8] =
-    ["new", "eval", "delete", "port", "trace_open", "trace_dump", "port_count", "port_info"];
+const ENTRY_POINTS: [&str; 9] =
+    ["new", "eval", "delete", "port", "trace_open", "trace_dump", "fall", "port_count", "port_info"];
 
 /// One source file of a model: `path` relative to the cache folder's `src/`.
 /// Every source is given to Verilator, in order.
@@ -349,7 +350,8 @@ fn build(
     let archive = find_archive(&obj, &prefix)?;
     let ports = parse_ports(&read(&v.header())?)?;
     let shim = tmp.join(format!("{model}_shim.cpp"));
-    let text = render_shim(model, &prefix, &ports, false) + &render_port_table(model, &ports);
+    let rising_only = rising_only_clocks(&obj, &prefix, &ports)?;
+    let text = render_shim(model, &prefix, &ports, false, &rising_only) + &render_port_table(model, &ports);
     fs::write(&shim, text).map_err(io(format!("cannot write {}", shim.display())))?;
 
     // Only the entry points are exported: everything else, the Verilator
@@ -454,6 +456,7 @@ pub fn load_library(path: &Path, model: &str) -> Result<&'static ModelFns, Error
         port: entry!("port", unsafe extern "C" fn(*mut c_void, u32) -> *mut c_void),
         trace_open: entry!("trace_open", unsafe extern "C" fn(*mut c_void, *const c_char)),
         trace_dump: entry!("trace_dump", unsafe extern "C" fn(*mut c_void, u64)),
+        fall: entry!("fall", unsafe extern "C" fn(*mut c_void, u32) -> i32),
         traced: false,
         ports: Box::leak(ports.into_boxed_slice()),
     };

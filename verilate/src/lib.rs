@@ -94,8 +94,8 @@ use std::fmt;
 pub use cache::{load_cached, load_library, Source, RECIPE_VERSION};
 pub use model::{Model, Port};
 pub use recipe::{
-    find_archive, parse_ports, render_port_table, render_rust, render_shim, verilator_root, verilator_version,
-    PortDecl, Verilation,
+    find_archive, parse_ports, render_port_table, render_rust, render_shim, rising_only_clocks, verilator_root,
+    verilator_version, PortDecl, Verilation,
 };
 pub use static_models::{StaticModel, StaticModels};
 
@@ -137,6 +137,9 @@ pub struct ModelFns {
     pub port: unsafe extern "C" fn(*mut c_void, u32) -> *mut c_void,
     pub trace_open: unsafe extern "C" fn(*mut c_void, *const c_char),
     pub trace_dump: unsafe extern "C" fn(*mut c_void, u64),
+    /// Lowers a clock input without an `eval()` if the model allows it
+    /// (1), else does nothing (0): [`render_shim`]'s `fall`.
+    pub fall: unsafe extern "C" fn(*mut c_void, u32) -> i32,
     /// Verilated with `--trace-fst`: `trace_open` writes an FST trace
     /// (otherwise `trace_open` and `trace_dump` do nothing).
     pub traced: bool,

@@ -28,6 +28,8 @@ pub struct Model {
     storage: Vec<*mut c_void>,
     time: u64,
     clock: Option<Port>,
+    /// An input changed since the last `eval()` (or none ran yet).
+    dirty: bool,
 }
 
 impl Model {
@@ -40,7 +42,7 @@ impl Model {
             // SAFETY: index < number of ports, handle is live.
             .map(|i| unsafe { (fns.port)(handle, i as u32) })
             .collect();
-        Model { fns, handle, storage, time: 0, clock: None }
+        Model { fns, handle, storage, time: 0, clock: None, dirty: true }
     }
 
     /// Starts an FST trace into `path` (a no-op for a model verilated without
@@ -109,6 +111,7 @@ impl Model {
         let info = self.info(port);
         assert!(!info.output, "port {} is an output", info.name);
         let value = if info.width >= 64 { value } else { value & ((1u64 << info.width) - 1) };
+        self.dirty = true;
         let p = self.storage[port.index];
         // SAFETY: as in `get`; the port is an input the model reads on eval.
         unsafe {
@@ -133,6 +136,7 @@ impl Model {
         }
         assert!(!info.output, "port {} is an output", info.name);
         assert_eq!(words.len(), info.words, "port {}: {} words", info.name, info.words);
+        self.dirty = true;
         // SAFETY: a VlWide of `words` u32.
         let dst = unsafe { std::slice::from_raw_parts_mut(self.storage[port.index] as *mut u32, info.words) };
         dst.copy_from_slice(words);
@@ -146,6 +150,25 @@ impl Model {
     pub fn eval(&mut self) {
         // SAFETY: handle is live.
         unsafe { (self.fns.eval)(self.handle) };
+        self.dirty = false;
+    }
+
+    /// Lowers clock input `clock` and settles the model. When no input
+    /// changed since the last [`Model::eval`] and the model lets this clock
+    /// fall without one (a clock with only rising-edge logic, model not
+    /// traced: `verilate::render_shim`'s `fall`), no `eval()` runs: it
+    /// would only recompute what is settled already. Otherwise the clock is
+    /// set low and the model evaluated. Either way, outputs read after it are
+    /// what an `eval()` would show.
+    pub fn fall(&mut self, clock: Port) {
+        let info = self.info(clock);
+        assert!(!info.output && info.width == 1, "port {} is not a one-bit input", info.name);
+        // SAFETY: handle is live; index is the port's.
+        if !self.dirty && unsafe { (self.fns.fall)(self.handle, clock.index as u32) } == 1 {
+            return;
+        }
+        self.set(clock, 0);
+        self.eval();
     }
 
     /// Chooses the clock input that [`Model::cycle`] toggles.
@@ -162,8 +185,7 @@ impl Model {
         self.set(clock, 1);
         self.eval();
         self.dump();
-        self.set(clock, 0);
-        self.eval();
+        self.fall(clock);
         self.dump();
     }
 

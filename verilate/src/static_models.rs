@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::thread;
 
-use crate::recipe::{find_archive, parse_ports, read, render_rust, render_shim, verilator_root, Verilation};
+use crate::recipe::{
+    find_archive, parse_ports, read, render_rust, render_shim, rising_only_clocks, verilator_root, Verilation,
+};
 
 /// One model for [`StaticModels::add_all`]: `top` of `sources` as model
 /// `model`, documented as ``Model `<model>`: <summary>.``, with `consts`
@@ -148,7 +150,8 @@ impl StaticModels {
             .and_then(|h| parse_ports(&h))
             .unwrap_or_else(|e| panic!("model {model}: {e} ({})", header.display()));
         let shim = obj.join(format!("{model}_shim.cpp"));
-        fs::write(&shim, render_shim(model, &prefix, &ports, self.trace))
+        let rising_only = rising_only_clocks(&obj, &prefix, &ports).unwrap_or_else(|e| panic!("model {model}: {e}"));
+        fs::write(&shim, render_shim(model, &prefix, &ports, self.trace, &rising_only))
             .unwrap_or_else(|e| panic!("model {model}: cannot write {}: {e}", shim.display()));
         self.archives.push((obj.clone(), lib));
         self.shims.push((shim, obj));

@@ -316,3 +316,70 @@ fn concurrent_first_loads_build_the_model_once() {
     let count = |prefix: &str| logs.iter().filter(|log| log.iter().any(|l| l.starts_with(prefix))).count();
     assert_eq!((count("building"), count("cache hit")), (1, 2), "one build, two hits: {logs:?}");
 }
+
+/// A register on the rising edge of `clk`, one on the falling edge of
+/// `nclk`, and an output that follows an input combinationally.
+const EDGES: &str = "\
+module edges(
+    input clk,
+    input nclk,
+    input [7:0] d,
+    output reg [7:0] q,
+    output reg [7:0] nq,
+    output [7:0] comb
+);
+    always @(posedge clk) q <= q + d;
+    always @(negedge nclk) nq <= nq + d;
+    assign comb = d ^ 8'h5a;
+endmodule
+";
+
+/// `clk` may fall without an eval, `nclk` may not (its logic is on the
+/// falling edge); `Model::fall` gives the same outputs as setting the clock
+/// low and evaluating, whichever clock, and whether an input moved first.
+#[test]
+fn a_clock_with_only_rising_edge_logic_falls_without_an_eval() {
+    let root = tempfile::tempdir().unwrap();
+    let sources = vec![Source { path: "edges.v".into(), contents: EDGES.into() }];
+    let (fns, _) = load("edges", "edges", &sources, None, "edges", root.path(), false);
+    let fns = fns.unwrap_or_else(|e| panic!("{e}"));
+    let obj = root.path().join("edges").join("obj");
+    let header = std::fs::read_to_string(obj.join("Vedges.h")).unwrap();
+    let ports = verilate::parse_ports(&header).unwrap();
+    assert_eq!(verilate::rising_only_clocks(&obj, "Vedges", &ports).unwrap(), ["clk"]);
+
+    // The same random stimulus on two models: one lowers its clocks with
+    // `fall`, the other with set + eval; every output equal after every step.
+    let (mut fast, mut slow) = (Model::new(fns), Model::new(fns));
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for step in 0..2_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let clock = if x & 1 == 0 { "clk" } else { "nclk" };
+        let move_input = x & 2 == 0;
+        for m in [&mut fast, &mut slow] {
+            let (c, d) = (m.port(clock), m.port("d"));
+            m.set(d, (x >> 8) & 0xff);
+            m.set(c, 1);
+            m.eval();
+            if move_input {
+                // An input moved after the last eval: `fall` must evaluate.
+                m.set(d, (x >> 16) & 0xff);
+            }
+        }
+        let c = fast.port(clock);
+        fast.fall(c);
+        let c = slow.port(clock);
+        slow.set(c, 0);
+        slow.eval();
+        for out in ["q", "nq", "comb"] {
+            assert_eq!(
+                fast.get(fast.port(out)),
+                slow.get(slow.port(out)),
+                "step {step}: `{out}` after {clock} fell (input moved: {move_input})"
+            );
+        }
+    }
+    assert_ne!(fast.get(fast.port("nq")), 0, "the falling-edge register never moved");
+}
