@@ -19,6 +19,10 @@ pub struct Port {
     model: *const c_void,
     pub width: usize,
     pub words: usize,
+    /// The storage kind (8, 16, 32, 64; 0 for wide) and direction, copied
+    /// from the port table so that a read or write needs no lookup.
+    kind: u32,
+    output: bool,
 }
 
 /// A live verilated model.
@@ -61,7 +65,14 @@ impl Model {
     pub fn try_port(&self, name: &str) -> Option<Port> {
         let index = self.fns.ports.iter().position(|p| p.name == name)?;
         let info = self.fns.ports[index];
-        Some(Port { index, model: self.handle, width: info.width, words: info.words })
+        Some(Port {
+            index,
+            model: self.handle,
+            width: info.width,
+            words: info.words,
+            kind: info.kind,
+            output: info.output,
+        })
     }
 
     fn info(&self, port: Port) -> PortInfo {
@@ -71,16 +82,16 @@ impl Model {
 
     /// Value of a port of at most 64 bits.
     pub fn get(&self, port: Port) -> u64 {
-        let info = self.info(port);
+        assert_eq!(port.model, self.handle as *const c_void, "port belongs to another model");
         let p = self.storage[port.index];
         // SAFETY: p points at the port's storage of the declared kind, live while self is.
         unsafe {
-            match info.kind {
+            match port.kind {
                 8 => u64::from(*(p as *const u8)),
                 16 => u64::from(*(p as *const u16)),
                 32 => u64::from(*(p as *const u32)),
                 64 => *(p as *const u64),
-                _ => panic!("port {} is {} bits wide: use get_wide", info.name, info.width),
+                _ => panic!("port {} is {} bits wide: use get_wide", self.info(port).name, port.width),
             }
         }
     }
@@ -108,19 +119,19 @@ impl Model {
 
     /// Drives an input of at most 64 bits; bits above its width are dropped.
     pub fn set(&mut self, port: Port, value: u64) {
-        let info = self.info(port);
-        assert!(!info.output, "port {} is an output", info.name);
-        let value = if info.width >= 64 { value } else { value & ((1u64 << info.width) - 1) };
+        assert_eq!(port.model, self.handle as *const c_void, "port belongs to another model");
+        assert!(!port.output, "port {} is an output", self.info(port).name);
+        let value = if port.width >= 64 { value } else { value & ((1u64 << port.width) - 1) };
         self.dirty = true;
         let p = self.storage[port.index];
         // SAFETY: as in `get`; the port is an input the model reads on eval.
         unsafe {
-            match info.kind {
+            match port.kind {
                 8 => *(p as *mut u8) = value as u8,
                 16 => *(p as *mut u16) = value as u16,
                 32 => *(p as *mut u32) = value as u32,
                 64 => *(p as *mut u64) = value,
-                _ => panic!("port {} is {} bits wide: use set_wide", info.name, info.width),
+                _ => panic!("port {} is {} bits wide: use set_wide", self.info(port).name, port.width),
             }
         }
     }
