@@ -233,12 +233,13 @@ fn top_idle(cycles: u64) -> f64 {
     let aclk = top.port(&m, Group::Bus, "aclk");
     let rst = top.port(&m, Group::Clock, "user_rst");
     let aresetn = top.port(&m, Group::Bus, "aresetn");
+    // Both clocks rise in one eval and fall as the rig's clocks do (`Model::fall`).
     let edge = |m: &mut Model| {
-        for level in [1, 0] {
-            m.set(uclk, level);
-            m.set(aclk, level);
-            m.eval();
-        }
+        m.set(uclk, 1);
+        m.set(aclk, 1);
+        m.eval();
+        m.fall(uclk);
+        m.fall(aclk);
     };
     m.set(rst, 1);
     m.set(aresetn, 0);
