@@ -192,7 +192,7 @@ fn counter_built_at_run_time_counts_then_hits_the_cache_and_rebuilds() {
         .collect();
     exported.sort();
     let mut want: Vec<String> =
-        ["delete", "eval", "new", "port", "port_count", "port_info", "trace_dump", "trace_open"]
+        ["delete", "eval", "fall", "new", "port", "port_count", "port_info", "trace_dump", "trace_open"]
             .iter()
             .map(|e| format!("counter_{e}"))
             .collect();
