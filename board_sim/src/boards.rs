@@ -246,6 +246,20 @@ impl Board {
         self.axi.outstanding()
     }
 
+    /// Stops the register-bus clock (it keeps its level and phase, see
+    /// [`TwoClocks::stop_b`]) or lets it run again: a gated clock. Stop it
+    /// only with no access outstanding: the bus side of the register file
+    /// then holds still (its crossing is idle once the last response is
+    /// taken), so nothing it shows changes while its clock is stopped.
+    pub fn gate_bus_clock(&mut self, stopped: bool) {
+        self.clocks.stop_b(stopped);
+    }
+
+    /// Rising edges of the register-bus clock so far.
+    pub fn bus_cycles(&self) -> u64 {
+        self.clocks.rises().1
+    }
+
     /// The answered bus accesses, in completion order.
     pub fn bus_done(&mut self) -> Vec<Completion> {
         self.axi.take_done()

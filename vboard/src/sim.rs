@@ -264,6 +264,14 @@ pub fn run<T: Backend>(
             let cycle = rig.cycles();
             busy |= service(port, &mut rig.boards[b], cycle, log);
         }
+        // The register bus's clock runs only while an access is on it: the
+        // board spends most of its time between a console's polls, and its
+        // bus clock's edges cost as much to simulate as the user clock's.
+        // The boards of a pair share their clocks, so theirs stop together.
+        let bus_idle = rig.boards.iter().all(|board| board.bus_outstanding() == 0);
+        for board in &mut rig.boards {
+            board.gate_bus_clock(bus_idle);
+        }
         rig.run(BATCH_CYCLES);
         let moved = rig.toe.poll();
         for e in rig.toe.events() {
