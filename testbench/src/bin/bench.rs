@@ -27,7 +27,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rust_hdl::prelude::*;
 use testbench::boards::{default_pair, Mode, SessionTest};
-use testbench::dut::SessionPorts;
+use testbench::dut::Dut;
 use testbench::models::{dp1024, top1024};
 use testbench::verilated::{Model, Port};
 use toe_model::{LinkConfig, ToeConfig};
@@ -134,52 +134,32 @@ struct Link {
     last: u64,
 }
 
-/// `dp1024` reset, every session at 100 % both ways, verifying the
-/// pattern; with `transfer`, every session started sending and receiving.
-/// Returns the model, its clock and each session's ports.
-fn harness(transfer: bool) -> (Model, Port, Vec<SessionPorts>) {
+/// `dp1024` out of reset, every session at 100 % both ways with the
+/// transfer's sizes, pattern and verification set (`Dut::new`,
+/// `Dut::start`); with `transfer`, every session started sending and
+/// receiving. Returns it and its clock.
+fn harness(transfer: bool) -> (Dut, Port) {
     let top = dp1024::top();
-    let mut m = Model::new(top.fns);
-    let clk = top.port(&m, Group::Clock, "user_clk");
-    m.set_clock(&top.planned(Group::Clock, "user_clk").name);
-    let rst = top.port(&m, Group::Clock, "user_rst");
-    m.set(rst, 1);
-    m.cycle();
-    m.set(rst, 0);
-    let ports: Vec<SessionPorts> = (0..dp1024::SESSIONS).map(|s| SessionPorts::resolve(&top, &m, s)).collect();
-    for p in &ports {
-        for (port, v) in [(p.tx_percent, 100), (p.rx_percent, 100), (p.transfer_size, SIZE), (p.packet_size, 8192)] {
-            m.set(port, v);
-        }
-        m.set(p.pattern, 1);
-        m.set(p.verify, 1);
+    let mut dut = Dut::new(&top);
+    for s in 0..dut.sessions.len() {
+        dut.start(s, SIZE, 8192, true, true, transfer, transfer);
     }
-    if transfer {
-        for level in [1, 0] {
-            for p in &ports {
-                m.set(p.tx_start, level);
-                m.set(p.rx_start, level);
-            }
-            if level == 1 {
-                m.cycle();
-            }
-        }
-    }
-    m.eval();
-    (m, clk, ports)
+    let clk = top.port(&dut.model, Group::Clock, "user_clk");
+    (dut, clk)
 }
 
 /// `dp1024` idle: only the clock toggles.
 fn harness_idle(cycles: u64) -> f64 {
-    let (mut m, _, _) = harness(false);
-    rate(cycles, || m.cycle())
+    let (mut dut, _) = harness(false);
+    rate(cycles, || dut.model.cycle())
 }
 
 /// `dp1024` transferring: each session's TX into its own RX through the
 /// link register, two evaluations a cycle (the edge, then the link's new
 /// beat settled). Checks every session received without error.
 fn harness_transferring(cycles: u64) -> (f64, u64) {
-    let (mut m, clk, ports) = harness(true);
+    let (mut dut, clk) = harness(true);
+    let (m, ports) = (&mut dut.model, &dut.sessions);
     let mut links: Vec<Link> = ports
         .iter()
         .map(|p| Link { valid: false, data: vec![0; p.rx_tdata.words], keep: vec![0; p.rx_tkeep.words], last: 0 })
@@ -315,9 +295,10 @@ fn rust_hdl_sim(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
 /// The harness sending with a random `tready` (80 % high), RX idle: the
 /// verilated side of the comparison with rust-hdl's simulator.
 fn verilated_random_ready(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
-    let (mut m, _, ports) = harness(true);
+    let (mut dut, _) = harness(true);
+    let (m, ports) = (&mut dut.model, &dut.sessions);
     let r = rate(cycles, || {
-        for p in &ports {
+        for p in ports {
             m.set(p.tx_tready, u64::from(rng.gen_bool(0.8)));
         }
         m.cycle();
@@ -328,7 +309,7 @@ fn verilated_random_ready(cycles: u64, rng: &mut ChaCha8Rng) -> (f64, u64) {
 /// Loopback on the verilated datapath harness: session 0's TX wired to its own RX
 /// in the bench loop, verification on. Returns (cycles/s, MB/s at the user clock).
 fn loopback(cycles: u64, percent: u64) -> (f64, f64) {
-    let mut dut = testbench::dut::Dut::new(&dp1024::top());
+    let mut dut = Dut::new(&dp1024::top());
     let pct = dut.sessions[0].tx_percent;
     dut.model.set(pct, percent);
     dut.start(0, SIZE, 8192, true, true, true, true);
