@@ -1,6 +1,7 @@
-//! The generated board top, with the user-logic files and both stubs, through
-//! `verilator --lint-only -Wall` and the repository's waivers, for the default
-//! design and a 1-session 64-bit design on every board. Skipped with a note when verilator is
+//! The generated board top, with the user-logic files and both stubs, and the
+//! top's simulation shell (`gen::sim_shell`), through `verilator --lint-only
+//! -Wall` and the repository's waivers, for the default design and a
+//! 1-session 64-bit design on every board. Skipped with a note when verilator is
 //! not on PATH.
 
 use std::fs;
@@ -17,9 +18,11 @@ fn lint(config_text: &str, what: &str) {
         return;
     };
     let design = gen::parse_config(config_text).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let files = gen::generate(&design).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let gen::Build { files, plan } = gen::build(&design).unwrap_or_else(|e| panic!("{what}: {e}"));
+    // The testbench's and the virtual board's shell around the top lints with it.
+    let shell = gen::sim_shell::sim_shell(&design, &plan).unwrap_or_else(|e| panic!("{what}: {e}"));
     let dir = tempfile::tempdir().unwrap();
-    for f in &files {
+    for f in files.iter().chain([&shell]) {
         let p = dir.path().join(&f.path);
         fs::create_dir_all(p.parent().unwrap()).unwrap();
         fs::write(p, &f.contents).unwrap();
@@ -91,22 +94,26 @@ fn lint(config_text: &str, what: &str) {
     );
 
     let waivers = verilate::write_waivers(dir.path()).unwrap();
-    let out = Command::new(&verilator)
-        .current_dir(dir.path())
-        .args(["--lint-only", "-Wall"])
-        .arg(&waivers)
-        .args(["-f", "rtl/files.f"])
-        .args(&stubs)
-        .arg(&board)
-        .args(["--top-module", &format!("{top}_board")])
-        .output()
-        .expect("verilator runs");
-    assert!(
-        out.status.success() && out.stderr.is_empty(),
-        "{what}: verilator lint of the board top failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // `verilator --lint-only -Wall` of the user logic's files, `extra` and top module `module`.
+    let lint_top = |extra: &[&str], module: &str| {
+        let out = Command::new(&verilator)
+            .current_dir(dir.path())
+            .args(["--lint-only", "-Wall"])
+            .arg(&waivers)
+            .args(["-f", "rtl/files.f"])
+            .args(extra)
+            .args(["--top-module", module])
+            .output()
+            .expect("verilator runs");
+        assert!(
+            out.status.success() && out.stderr.is_empty(),
+            "{what}: verilator lint of {module} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    lint_top(&[stubs[0].as_str(), stubs[1].as_str(), board.as_str()], &format!("{top}_board"));
+    lint_top(&[shell.path.as_str()], &gen::sim_shell::module(top));
 }
 
 #[test]
