@@ -75,14 +75,19 @@ impl Model {
         })
     }
 
-    fn info(&self, port: Port) -> PortInfo {
+    /// Panics unless `port` was resolved on this model.
+    fn owns(&self, port: Port) {
         assert_eq!(port.model, self.handle as *const c_void, "port belongs to another model");
+    }
+
+    fn info(&self, port: Port) -> PortInfo {
+        self.owns(port);
         self.fns.ports[port.index]
     }
 
     /// Value of a port of at most 64 bits.
     pub fn get(&self, port: Port) -> u64 {
-        assert_eq!(port.model, self.handle as *const c_void, "port belongs to another model");
+        self.owns(port);
         let p = self.storage[port.index];
         // SAFETY: p points at the port's storage of the declared kind, live while self is.
         unsafe {
@@ -119,7 +124,7 @@ impl Model {
 
     /// Drives an input of at most 64 bits; bits above its width are dropped.
     pub fn set(&mut self, port: Port, value: u64) {
-        assert_eq!(port.model, self.handle as *const c_void, "port belongs to another model");
+        self.owns(port);
         assert!(!port.output, "port {} is an output", self.info(port).name);
         let value = if port.width >= 64 { value } else { value & ((1u64 << port.width) - 1) };
         self.dirty = true;
@@ -172,8 +177,8 @@ impl Model {
     /// set low and the model evaluated. Either way, outputs read after it are
     /// what an `eval()` would show.
     pub fn fall(&mut self, clock: Port) {
-        let info = self.info(clock);
-        assert!(!info.output && info.width == 1, "port {} is not a one-bit input", info.name);
+        self.owns(clock);
+        assert!(!clock.output && clock.width == 1, "port {} is not a one-bit input", self.info(clock).name);
         // SAFETY: handle is live; index is the port's.
         if !self.dirty && unsafe { (self.fns.fall)(self.handle, clock.index as u32) } == 1 {
             return;
