@@ -500,9 +500,7 @@ impl<T: ToeSide> Rig<T> {
 
     /// Reads a wide value: `_lo` first (it latches `_hi`), then `_hi`.
     pub fn read_wide(&mut self, b: usize, wide: regs::Wide) -> u64 {
-        let lo = self.read(b, wide.lo);
-        let hi = self.read(b, wide.hi);
-        wide.join(lo, hi)
+        ops::read_wide(&mut self.bus(b), wide).unwrap_or_else(|e| panic!("board {b}: {e}"))
     }
 
     /// TOE parameters: window update gap (1 KB units) and last packet mode,

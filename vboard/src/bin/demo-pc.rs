@@ -23,15 +23,6 @@ fn warn(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
-/// The board's free-running user-clock cycle counter (`info.cycle_count`,
-/// `_lo` first: it latches `_hi`); None if the bus fails.
-fn cycle_count(bus: &mut impl RegisterBus) -> Option<u64> {
-    let wide = regs::info::CYCLE_COUNT;
-    let lo = bus.read32(wide.lo.addr).ok()?;
-    let hi = bus.read32(wide.hi.addr).ok()?;
-    Some(wide.join(lo, hi))
-}
-
 struct Row {
     name: &'static str,
     /// The PC tool whose figure is the row's PC MB/s, and which directions it adds.
@@ -196,7 +187,7 @@ fn main() -> ExitCode {
                 }
             })
             .collect();
-        let before = (cycle_count(&mut bus), std::time::Instant::now());
+        let before = (ops::read_wide(&mut bus, regs::info::CYCLE_COUNT).ok(), std::time::Instant::now());
         let (pc, board, result) = match run_legs(&mut bus, &tools, &legs, Duration::from_secs(600)) {
             Ok(out) => {
                 let errs: Vec<String> = out.iter().filter_map(|o| o.check().err()).collect();
@@ -211,7 +202,7 @@ fn main() -> ExitCode {
         }
         let verified = if result == "ok" { "yes" } else { "NO" };
         // The board's cycle rate over the row: 0 if the counter could not be read.
-        let rate = match (before.0, cycle_count(&mut bus)) {
+        let rate = match (before.0, ops::read_wide(&mut bus, regs::info::CYCLE_COUNT).ok()) {
             (Some(a), Some(b)) => b.wrapping_sub(a) as f64 / before.1.elapsed().as_secs_f64(),
             _ => 0.0,
         };
