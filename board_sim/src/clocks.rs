@@ -94,8 +94,11 @@ impl TwoClocks {
         let t = self.a.next_ps.min(self.b.next_ps);
         self.now_ps = t;
         let mut edges = Edges::default();
-        let mut falling = Vec::with_capacity(2);
-        for (g, rose) in [(&mut self.a, &mut edges.a), (&mut self.b, &mut edges.b)] {
+        // The clocks that fall at this event (at most both).
+        let mut falling: [Option<Port>; 2] = [None, None];
+        for ((g, rose), fell) in
+            [(&mut self.a, &mut edges.a), (&mut self.b, &mut edges.b)].into_iter().zip(falling.iter_mut())
+        {
             if g.next_ps == t && g.stopped {
                 // Time passes; the clock stays where it stopped.
                 g.next_ps = t + g.half();
@@ -106,13 +109,13 @@ impl TwoClocks {
                     g.rises += 1;
                     m.set(g.port, 1);
                 } else {
-                    falling.push(g.port);
+                    *fell = Some(g.port);
                 }
                 g.next_ps = t + g.half();
             }
         }
         if edges.any() {
-            for port in falling {
+            for port in falling.into_iter().flatten() {
                 m.set(port, 0);
             }
             m.eval();
@@ -120,7 +123,7 @@ impl TwoClocks {
             // Only falling edges: `Model::fall` skips the eval when nothing
             // else changed since the last one and the design has no logic on
             // a falling edge.
-            for port in falling {
+            for port in falling.into_iter().flatten() {
                 m.fall(port);
             }
         }
