@@ -17,6 +17,10 @@ use crate::{ModelFns, PortInfo};
 pub struct Port {
     index: usize,
     model: *const c_void,
+    /// The port's storage inside the model (the shim's `port` entry point),
+    /// so that a read or write is one load or store: valid while the model
+    /// lives, and used only after [`Model::owns`] checked the port is its.
+    storage: *mut c_void,
     pub width: usize,
     pub words: usize,
     /// The storage kind (8, 16, 32, 64; 0 for wide) and direction, copied
@@ -68,6 +72,7 @@ impl Model {
         Some(Port {
             index,
             model: self.handle,
+            storage: self.storage[index],
             width: info.width,
             words: info.words,
             kind: info.kind,
@@ -76,6 +81,7 @@ impl Model {
     }
 
     /// Panics unless `port` was resolved on this model.
+    #[inline]
     fn owns(&self, port: Port) {
         assert_eq!(port.model, self.handle as *const c_void, "port belongs to another model");
     }
@@ -86,9 +92,10 @@ impl Model {
     }
 
     /// Value of a port of at most 64 bits.
+    #[inline]
     pub fn get(&self, port: Port) -> u64 {
         self.owns(port);
-        let p = self.storage[port.index];
+        let p = port.storage;
         // SAFETY: p points at the port's storage of the declared kind, live while self is.
         unsafe {
             match port.kind {
@@ -102,17 +109,19 @@ impl Model {
     }
 
     /// Boolean value of a one-bit port.
+    #[inline]
     pub fn bit(&self, port: Port) -> bool {
         self.get(port) & 1 == 1
     }
 
     /// The words of a port, least significant first (any width).
+    #[inline]
     pub fn get_wide(&self, port: Port, out: &mut [u32]) {
-        let info = self.info(port);
-        if info.kind == 0 {
-            assert_eq!(out.len(), info.words, "port {}: {} words", info.name, info.words);
+        self.owns(port);
+        if port.kind == 0 {
+            assert_eq!(out.len(), port.words, "port {}: {} words", self.info(port).name, port.words);
             // SAFETY: a VlWide of `words` u32, live while self is.
-            let src = unsafe { std::slice::from_raw_parts(self.storage[port.index] as *const u32, info.words) };
+            let src = unsafe { std::slice::from_raw_parts(port.storage as *const u32, port.words) };
             out.copy_from_slice(src);
         } else {
             let v = self.get(port);
@@ -123,12 +132,13 @@ impl Model {
     }
 
     /// Drives an input of at most 64 bits; bits above its width are dropped.
+    #[inline]
     pub fn set(&mut self, port: Port, value: u64) {
         self.owns(port);
         assert!(!port.output, "port {} is an output", self.info(port).name);
         let value = if port.width >= 64 { value } else { value & ((1u64 << port.width) - 1) };
         self.dirty = true;
-        let p = self.storage[port.index];
+        let p = port.storage;
         // SAFETY: as in `get`; the port is an input the model reads on eval.
         unsafe {
             match port.kind {
@@ -143,22 +153,23 @@ impl Model {
 
     /// Drives an input of any width from 32-bit words, least significant
     /// first; unused top bits are cleared.
+    #[inline]
     pub fn set_wide(&mut self, port: Port, words: &[u32]) {
-        let info = self.info(port);
-        if info.kind != 0 {
+        self.owns(port);
+        if port.kind != 0 {
             let value = words.iter().take(2).enumerate().fold(0u64, |v, (i, w)| v | (u64::from(*w) << (32 * i)));
             self.set(port, value);
             return;
         }
-        assert!(!info.output, "port {} is an output", info.name);
-        assert_eq!(words.len(), info.words, "port {}: {} words", info.name, info.words);
+        assert!(!port.output, "port {} is an output", self.info(port).name);
+        assert_eq!(words.len(), port.words, "port {}: {} words", self.info(port).name, port.words);
         self.dirty = true;
         // SAFETY: a VlWide of `words` u32.
-        let dst = unsafe { std::slice::from_raw_parts_mut(self.storage[port.index] as *mut u32, info.words) };
+        let dst = unsafe { std::slice::from_raw_parts_mut(port.storage as *mut u32, port.words) };
         dst.copy_from_slice(words);
-        let spare = info.words * 32 - info.width;
+        let spare = port.words * 32 - port.width;
         if spare > 0 {
-            dst[info.words - 1] &= u32::MAX >> spare;
+            dst[port.words - 1] &= u32::MAX >> spare;
         }
     }
 

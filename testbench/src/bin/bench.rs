@@ -18,7 +18,9 @@
 //! 3. Verified loopback throughput of session 0 at 100 % and 5 %.
 //!
 //! `BENCH_CYCLES` scales every run (default 2,000,000); `TB_SEED` seeds the
-//! random `tready` of part 2.
+//! random `tready` of part 2. `BENCH_ONLY` runs the yardstick-shaped model
+//! and the rows of part 1 whose model and state contain it (`dp1024 idle`,
+//! `top1024 transferring`, `top1024`, ...), nothing else: for a profiler.
 
 use std::time::Instant;
 
@@ -342,21 +344,34 @@ fn main() {
         dp1024::DATA_WIDTH
     );
     let ys = yardstick_transferring(v_cycles);
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    let wanted = |what: &str| what.contains(only.as_str());
     let row = |what: &str, state: &str, r: f64, extra: &str| {
         println!("  {what:<44} {state:<13} {r:>12.0} cycles/s {:>6.2} x{extra}", r / ys);
     };
     row("yardstick-shaped: 4 loopback wrappers", "transferring", ys, "");
-    row("dp1024: datapath harness", "idle", harness_idle(v_cycles), "");
-    let (r, bytes) = harness_transferring(v_cycles / 2);
-    row("dp1024: TX looped to RX (link in Rust)", "transferring", r, &format!("  ({bytes} bytes verified)"));
-    row("top1024: product top", "idle", top_idle(v_cycles / 2), "");
-    let (r, bytes) = top_transferring(v_cycles / 8);
-    row(
-        "top1024: two boards, TOE model, 4 x duplex",
-        "transferring",
-        r,
-        &format!("  per board ({bytes} bytes into board 0)"),
-    );
+    if wanted("dp1024 idle") {
+        row("dp1024: datapath harness", "idle", harness_idle(v_cycles), "");
+    }
+    if wanted("dp1024 transferring") {
+        let (r, bytes) = harness_transferring(v_cycles / 2);
+        row("dp1024: TX looped to RX (link in Rust)", "transferring", r, &format!("  ({bytes} bytes verified)"));
+    }
+    if wanted("top1024 idle") {
+        row("top1024: product top", "idle", top_idle(v_cycles / 2), "");
+    }
+    if wanted("top1024 transferring") {
+        let (r, bytes) = top_transferring(v_cycles / 8);
+        row(
+            "top1024: two boards, TOE model, 4 x duplex",
+            "transferring",
+            r,
+            &format!("  per board ({bytes} bytes into board 0)"),
+        );
+    }
+    if !only.is_empty() {
+        return;
+    }
 
     let h_cycles = (v_cycles / 5_000).max(100);
     println!("bench: datapath harness, {} sessions sending, tready random (80 % high), seed {seed}", dp1024::SESSIONS);
