@@ -70,7 +70,6 @@ pub struct RateLimiter<const W: usize, const K: usize> {
     /// `rate - 100` (8-bit, wrapping): the credit's change when a beat passes.
     surplus: DFF<Bits<8>>,
     clamped: Signal<Local, Bits<8>>,
-    pass: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     c_full: Constant<Bits<8>>,
     c_one: Constant<Bits<8>>,
@@ -102,7 +101,6 @@ impl<const W: usize, const K: usize> RateLimiter<W, K> {
             rate: Default::default(),
             surplus: Default::default(),
             clamped: Default::default(),
-            pass: Default::default(),
             take: Default::default(),
             c_full: Constant::new(bits(100)),
             c_one: Constant::new(bits(1)),
@@ -131,16 +129,22 @@ impl<const W: usize, const K: usize> Logic for RateLimiter<W, K> {
         }
         self.rate.d.next = self.clamped.val();
         self.surplus.d.next = self.clamped.val() - self.c_full.val();
-        self.pass.next = self.credit.q.val() >= self.c_full.val();
+        // `allow` (credit >= 100) is written out in each use rather than
+        // kept in a local signal: one local read by both the flip-flop-only
+        // outputs (`m_tvalid`, `s_tready`) and the input-dependent `take`
+        // makes Verilator schedule them as one block, recomputed with the
+        // input-combinational logic at every evaluation, so the outputs
+        // would look input-dependent to the simulation (issue 27). The
+        // logic is the same.
         self.m_tdata.next = self.s_tdata.val();
         self.m_tkeep.next = self.s_tkeep.val();
         self.m_tlast.next = self.s_tlast.val();
-        self.m_tvalid.next = self.s_tvalid.val() & self.pass.val();
-        self.s_tready.next = self.m_tready.val() & self.pass.val();
-        self.take.next = self.s_tvalid.val() & self.m_tready.val() & self.pass.val();
+        self.m_tvalid.next = self.s_tvalid.val() & (self.credit.q.val() >= self.c_full.val());
+        self.s_tready.next = self.m_tready.val() & (self.credit.q.val() >= self.c_full.val());
+        self.take.next = self.s_tvalid.val() & self.m_tready.val() & (self.credit.q.val() >= self.c_full.val());
         if self.take.val() {
             self.credit.d.next = self.credit.q.val() + self.surplus.q.val();
-        } else if !self.pass.val() {
+        } else if self.credit.q.val() < self.c_full.val() {
             self.credit.d.next = self.credit.q.val() + self.rate.q.val();
         }
         if self.reset.val() {

@@ -52,7 +52,6 @@ module toe_user_logic_rate_limiter (
 
     // Combinational signals
     reg [7:0] clamped;
-    reg       pass;
     reg       take;
 
     always @(*) begin
@@ -70,17 +69,16 @@ module toe_user_logic_rate_limiter (
         end
         rate_next = clamped;
         surplus_next = clamped - C_FULL;
-        pass = credit_reg >= C_FULL;
         m_tdata = s_tdata;
         m_tkeep = s_tkeep;
         m_tlast = s_tlast;
-        m_tvalid = s_tvalid & pass;
-        s_tready = m_tready & pass;
-        take = s_tvalid & m_tready & pass;
+        m_tvalid = s_tvalid & (credit_reg >= C_FULL);
+        s_tready = m_tready & (credit_reg >= C_FULL);
+        take = s_tvalid & m_tready & (credit_reg >= C_FULL);
         if (take) begin
             credit_next = credit_reg + surplus_reg;
         end
-        else if (~pass) begin
+        else if (credit_reg < C_FULL) begin
             credit_next = credit_reg + rate_reg;
         end
         if (reset) begin
