@@ -9,15 +9,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::recipe::{
-    find_archive, parse_ports, read, render_port_table, render_shim, rising_only_clocks, verilator_root,
-    verilator_version,
+    find_archive, mark_edge_only, parse_ports, read, render_port_table, render_shim, rising_only_clocks,
+    verilator_root, verilator_version,
 };
 use crate::{io, Error, ModelFns, PortInfo, Verilation};
 
 /// Version of what this crate builds into a cache folder; a folder stamped
 /// with another version is rebuilt. Bump it when the shim, the port table or
 /// the compile changes.
-pub const RECIPE_VERSION: u32 = 2;
+pub const RECIPE_VERSION: u32 = 3;
 
 /// The suffixes of the C entry points a shared model exports (`<model>_<suffix>`).
 const ENTRY_POINTS: [&str; 9] =
@@ -348,7 +348,8 @@ fn build(
     })?;
     let prefix = v.prefix();
     let archive = find_archive(&obj, &prefix)?;
-    let ports = parse_ports(&read(&v.header())?)?;
+    let mut ports = parse_ports(&read(&v.header())?)?;
+    mark_edge_only(&obj, &prefix, &mut ports)?;
     let shim = tmp.join(format!("{model}_shim.cpp"));
     let rising_only = rising_only_clocks(&obj, &prefix, &ports)?;
     let text = render_shim(model, &prefix, &ports, false, &rising_only) + &render_port_table(model, &ports);
@@ -430,23 +431,30 @@ pub fn load_library(path: &Path, model: &str) -> Result<&'static ModelFns, Error
             *symbol
         }};
     }
-    type PortInfoFn = unsafe extern "C" fn(u32, *mut u32, *mut u32, *mut u32, *mut u32) -> *const c_char;
+    type PortInfoFn = unsafe extern "C" fn(u32, *mut u32, *mut u32, *mut u32, *mut u32, *mut u32) -> *const c_char;
     let port_count = entry!("port_count", unsafe extern "C" fn() -> u32);
     let port_info = entry!("port_info", PortInfoFn);
     // SAFETY: no arguments; a constant.
     let count = unsafe { port_count() };
     let mut ports = Vec::with_capacity(count as usize);
     for i in 0..count {
-        let (mut kind, mut width, mut words, mut output) = (0u32, 0u32, 0u32, 0u32);
+        let (mut kind, mut width, mut words, mut output, mut edge_only) = (0u32, 0u32, 0u32, 0u32, 0u32);
         // SAFETY: i < count; the out-pointers are live locals.
-        let name = unsafe { port_info(i, &mut kind, &mut width, &mut words, &mut output) };
+        let name = unsafe { port_info(i, &mut kind, &mut width, &mut words, &mut output, &mut edge_only) };
         if name.is_null() || ![0, 8, 16, 32, 64].contains(&kind) {
             return Err(load_error(format!("port {i} of {count} is not described")));
         }
         // SAFETY: a NUL-terminated literal of the (leaked) library.
         let name = unsafe { CStr::from_ptr(name) }.to_str().map_err(|e| load_error(e.to_string()))?;
         let name: &'static str = Box::leak(name.to_string().into_boxed_str());
-        ports.push(PortInfo { name, kind, width: width as usize, words: words as usize, output: output != 0 });
+        ports.push(PortInfo {
+            name,
+            kind,
+            width: width as usize,
+            words: words as usize,
+            output: output != 0,
+            edge_only: edge_only != 0,
+        });
     }
     let fns = ModelFns {
         name: Box::leak(model.to_string().into_boxed_str()),

@@ -21,6 +21,10 @@
 //! 4. Describe the ports to Rust as a [`PortInfo`] table, and the entry
 //!    points as a [`ModelFns`]; a driver (the testbench's `Model`) finds
 //!    ports by name in the table and reads and writes them through `_port`.
+//!    The table marks the ports that matter only at clock edges
+//!    ([`mark_edge_only`] reads which from the verilated code), so that
+//!    [`Model`] runs one `eval()` per clock edge where a driver asks for
+//!    more (see its docs).
 //!
 //! # Build time: models linked into a crate
 //!
@@ -98,8 +102,8 @@ use std::fmt;
 pub use cache::{load_cached, load_library, Source, RECIPE_VERSION};
 pub use model::{Model, Port};
 pub use recipe::{
-    find_archive, parse_ports, render_port_table, render_rust, render_shim, rising_only_clocks, verilator_root,
-    verilator_version, PortDecl, Verilation,
+    find_archive, mark_edge_only, parse_ports, render_port_table, render_rust, render_shim, rising_only_clocks,
+    verilator_root, verilator_version, PortDecl, Verilation,
 };
 pub use static_models::{StaticModel, StaticModels};
 
@@ -130,6 +134,11 @@ pub struct PortInfo {
     /// 32-bit words of a wide port.
     pub words: usize,
     pub output: bool,
+    /// The port matters only at clock edges (`recipe::mark_edge_only`): an
+    /// output that no `eval()` without a clock edge changes, or an input
+    /// that no edge is taken from. [`Model`] leaves the `eval()` after such
+    /// inputs change for the next edge, and reads such outputs without it.
+    pub edge_only: bool,
 }
 
 /// The C entry points of one model kind.

@@ -6,7 +6,22 @@
 //! written through a pointer into the model's own storage, so a cycle costs
 //! little more than the model's `eval`. A model is not `Send`: it stays on the
 //! thread that made it, and each has its own `VerilatedContext`.
+//!
+//! # One `eval()` per edge
+//!
+//! Every read shows what an `eval()` would show, but the model runs one only
+//! when it must. Verilator 5 recomputes the logic that depends on inputs at
+//! the start of every `eval()`, so after a change to inputs that only feed
+//! logic (the port table's `edge_only` inputs, `recipe::mark_edge_only`),
+//! [`Model::eval`] leaves the work for later: the next clock edge's
+//! `eval()` settles those inputs first and then takes the edge, as the
+//! hardware would. Until then, a read of an output that such inputs can
+//! move (not `edge_only`) runs the `eval()` first; an `edge_only` output is
+//! set only at clock edges and reads right as it is. A change to a clock
+//! (an input some event is taken from) always makes the next `eval()` run.
+//! A traced model marks no port, so it evaluates at every call.
 
+use std::cell::Cell;
 use std::ffi::{c_void, CString};
 use std::path::Path;
 
@@ -23,10 +38,12 @@ pub struct Port {
     storage: *mut c_void,
     pub width: usize,
     pub words: usize,
-    /// The storage kind (8, 16, 32, 64; 0 for wide) and direction, copied
-    /// from the port table so that a read or write needs no lookup.
+    /// The storage kind (8, 16, 32, 64; 0 for wide), direction and
+    /// `edge_only`, copied from the port table so that a read or write needs
+    /// no lookup.
     kind: u32,
     output: bool,
+    edge_only: bool,
 }
 
 /// A live verilated model.
@@ -36,8 +53,11 @@ pub struct Model {
     storage: Vec<*mut c_void>,
     time: u64,
     clock: Option<Port>,
-    /// An input changed since the last `eval()` (or none ran yet).
-    dirty: bool,
+    /// An input changed since the last `eval()` ran (or none ran yet).
+    dirty: Cell<bool>,
+    /// An input that is not `edge_only` (a clock) changed since the last
+    /// `eval()` ran, or none ran yet: the next [`Model::eval`] must run.
+    edge: Cell<bool>,
 }
 
 impl Model {
@@ -50,7 +70,7 @@ impl Model {
             // SAFETY: index < number of ports, handle is live.
             .map(|i| unsafe { (fns.port)(handle, i as u32) })
             .collect();
-        Model { fns, handle, storage, time: 0, clock: None, dirty: true }
+        Model { fns, handle, storage, time: 0, clock: None, dirty: Cell::new(true), edge: Cell::new(true) }
     }
 
     /// Starts an FST trace into `path` (a no-op for a model verilated without
@@ -77,6 +97,7 @@ impl Model {
             words: info.words,
             kind: info.kind,
             output: info.output,
+            edge_only: info.edge_only,
         })
     }
 
@@ -95,6 +116,7 @@ impl Model {
     #[inline]
     pub fn get(&self, port: Port) -> u64 {
         self.owns(port);
+        self.settle_for(port);
         let p = port.storage;
         // SAFETY: p points at the port's storage of the declared kind, live while self is.
         unsafe {
@@ -118,6 +140,7 @@ impl Model {
     #[inline]
     pub fn get_wide(&self, port: Port, out: &mut [u32]) {
         self.owns(port);
+        self.settle_for(port);
         if port.kind == 0 {
             assert_eq!(out.len(), port.words, "port {}: {} words", self.info(port).name, port.words);
             // SAFETY: a VlWide of `words` u32, live while self is.
@@ -137,7 +160,7 @@ impl Model {
         self.owns(port);
         assert!(!port.output, "port {} is an output", self.info(port).name);
         let value = if port.width >= 64 { value } else { value & ((1u64 << port.width) - 1) };
-        self.dirty = true;
+        self.changed(port);
         let p = port.storage;
         // SAFETY: as in `get`; the port is an input the model reads on eval.
         unsafe {
@@ -163,7 +186,7 @@ impl Model {
         }
         assert!(!port.output, "port {} is an output", self.info(port).name);
         assert_eq!(words.len(), port.words, "port {}: {} words", self.info(port).name, port.words);
-        self.dirty = true;
+        self.changed(port);
         // SAFETY: a VlWide of `words` u32.
         let dst = unsafe { std::slice::from_raw_parts_mut(port.storage as *mut u32, port.words) };
         dst.copy_from_slice(words);
@@ -173,29 +196,62 @@ impl Model {
         }
     }
 
-    /// Settles combinational logic after inputs changed.
-    pub fn eval(&mut self) {
-        // SAFETY: handle is live.
-        unsafe { (self.fns.eval)(self.handle) };
-        self.dirty = false;
+    /// Input `port` was written.
+    #[inline]
+    fn changed(&self, port: Port) {
+        self.dirty.set(true);
+        if !port.edge_only {
+            self.edge.set(true);
+        }
     }
 
-    /// Lowers clock input `clock` and settles the model. When no input
-    /// changed since the last [`Model::eval`] and the model lets this clock
-    /// fall without one (a clock with only rising-edge logic, model not
-    /// traced: `verilate::render_shim`'s `fall`), no `eval()` runs: it
-    /// would only recompute what is settled already. Otherwise the clock is
-    /// set low and the model evaluated. Either way, outputs read after it are
-    /// what an `eval()` would show.
+    /// Runs the `eval()` left for later before output `port` is read, when
+    /// inputs changed since the last one and the port may show it.
+    #[inline]
+    fn settle_for(&self, port: Port) {
+        if port.output && !port.edge_only && self.dirty.get() {
+            self.run_eval();
+        }
+    }
+
+    fn run_eval(&self) {
+        // SAFETY: handle is live. The model's state is behind the handle,
+        // not in Rust-owned memory, and no reference into its storage
+        // outlives a call of this type, so evaluating through `&self`
+        // changes nothing Rust code holds a reference to.
+        unsafe { (self.fns.eval)(self.handle) };
+        self.dirty.set(false);
+        self.edge.set(false);
+    }
+
+    /// Settles the model after inputs changed: runs `eval()` when a clock
+    /// moved (or none ran yet); after a change to inputs that only feed
+    /// logic it leaves the `eval()` for the next edge or the next read of an
+    /// output they can move (see the module's docs). Either way, every
+    /// read after it shows what an `eval()` would.
+    pub fn eval(&mut self) {
+        if self.edge.get() {
+            self.run_eval();
+        }
+    }
+
+    /// Lowers clock input `clock` and settles the model. When no clock moved
+    /// since the last `eval()` and the model lets this clock fall without one
+    /// (a clock with only rising-edge logic, model not traced:
+    /// `verilate::render_shim`'s `fall`), no `eval()` runs: it would only
+    /// recompute logic, which the next edge does anyway, and any output read
+    /// before it that inputs can move still runs it first. Otherwise the
+    /// clock is set low and the model evaluated. Either way, outputs read
+    /// after it are what an `eval()` would show.
     pub fn fall(&mut self, clock: Port) {
         self.owns(clock);
         assert!(!clock.output && clock.width == 1, "port {} is not a one-bit input", self.info(clock).name);
         // SAFETY: handle is live; index is the port's.
-        if !self.dirty && unsafe { (self.fns.fall)(self.handle, clock.index as u32) } == 1 {
+        if !self.edge.get() && unsafe { (self.fns.fall)(self.handle, clock.index as u32) } == 1 {
             return;
         }
         self.set(clock, 0);
-        self.eval();
+        self.run_eval();
     }
 
     /// Chooses the clock input that [`Model::cycle`] toggles.

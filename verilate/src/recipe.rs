@@ -16,6 +16,10 @@ pub struct PortDecl {
     /// 32-bit words of a wide port, 0 for a scalar.
     pub words: usize,
     pub output: bool,
+    /// The port matters only at clock edges ([`mark_edge_only`]): an
+    /// output no `eval()` without an edge changes, or an input no edge is
+    /// taken from. False until marked.
+    pub edge_only: bool,
 }
 
 /// One run of Verilator: `top` of `sources` into the model `V<model>` under `obj_dir`.
@@ -139,7 +143,7 @@ pub fn parse_ports(header: &str) -> Result<Vec<PortDecl>, Error> {
         let name = args[0].trim_start_matches('&').to_string();
         let msb: usize = args[1].parse().map_err(|_| bad())?;
         let words = if kind == 0 { args[3].parse().map_err(|_| bad())? } else { 0 };
-        ports.push(PortDecl { name, kind, width: msb + 1, words, output });
+        ports.push(PortDecl { name, kind, width: msb + 1, words, output, edge_only: false });
     }
     if ports.is_empty() {
         return Err(Error::Invalid("no ports found in the verilated header".into()));
@@ -158,10 +162,33 @@ pub fn parse_ports(header: &str) -> Result<Vec<PortDecl>, Error> {
 /// cold files aside) is the rising-edge test `(~ (IData)(vlSelf->__Vtrigrprev__TOP__<name>))`
 /// or its update `= vlSelf-><name>;`: then a falling edge triggers nothing,
 /// and an `eval()` at it only recomputes what the inputs already settled.
-/// A negative or any-edge use, another Verilator's naming, or no such
-/// member leaves the input out, and `fall` falls back to an `eval()`.
+/// It must also not be read as data by the input-combinational logic
+/// (`mark_edge_only`'s region), whose outputs a fall without an `eval()`
+/// would leave stale. A negative or any-edge use, a use as data, another
+/// Verilator's naming, or no such member leaves the input out, and `fall`
+/// falls back to an `eval()`.
 pub fn rising_only_clocks(obj: &Path, prefix: &str, ports: &[PortDecl]) -> Result<Vec<String>, Error> {
     let root = read(&obj.join(format!("{prefix}___024root.h")))?;
+    let code = model_code(obj, prefix)?;
+    let Some(ico) = ico_code(&code, prefix) else { return Ok(Vec::new()) };
+    let mut clocks = Vec::new();
+    for p in ports.iter().filter(|p| !p.output && p.width == 1) {
+        let member = format!("__Vtrigrprev__TOP__{}", p.name);
+        if !root.contains(&format!(" {member};")) {
+            continue;
+        }
+        let uses = code.matches(&format!("vlSelf->{member}")).count();
+        let rising = code.matches(&format!("(~ (IData)(vlSelf->{member}))")).count();
+        let updates = code.matches(&format!("vlSelf->{member} = vlSelf->{};", p.name)).count();
+        if rising > 0 && uses == rising + updates && !mentioned(&ico, &p.name, false) {
+            clocks.push(p.name.clone());
+        }
+    }
+    Ok(clocks)
+}
+
+/// The model's code (`V<prefix>___024root__DepSet_*.cpp`, cold files aside), in file order.
+fn model_code(obj: &Path, prefix: &str) -> Result<String, Error> {
     let stem = format!("{prefix}___024root__DepSet_");
     let mut code = String::new();
     let mut entries: Vec<_> = std::fs::read_dir(obj)
@@ -173,20 +200,124 @@ pub fn rising_only_clocks(obj: &Path, prefix: &str, ports: &[PortDecl]) -> Resul
     for name in entries {
         code.push_str(&read(&obj.join(name))?);
     }
-    let mut clocks = Vec::new();
-    for p in ports.iter().filter(|p| !p.output && p.width == 1) {
-        let member = format!("__Vtrigrprev__TOP__{}", p.name);
-        if !root.contains(&format!(" {member};")) {
+    Ok(code)
+}
+
+/// Marks the ports of the verilated model `prefix` in `obj` that matter
+/// only at clock edges ([`PortDecl::edge_only`]), so that
+/// [`crate::Model`] may leave an `eval()` for the next edge:
+///
+/// - an input is edge-only when no event control reads it (no
+///   `__Vtrigrprev__TOP__<name>` member in the root class): changing it
+///   triggers nothing, and an `eval()` after it only settles logic, which
+///   the next edge's `eval()` does first anyway (Verilator 5 runs the
+///   input-combinational region at the start of every `eval()`);
+/// - an output is edge-only when the input-combinational region (the
+///   functions `V<prefix>___024root___eval_ico` calls, followed through
+///   their calls) never writes it: only logic run at a clock edge sets it,
+///   so it reads right without an `eval()` after inputs change. Every
+///   mention of it there counts as a write except a plain scalar read,
+///   `(IData)(vlSelf-><name>)` and the like.
+///
+/// A model with an event on anything but an input port (a derived clock)
+/// gets no port marked: an input change could then be an edge itself. So
+/// does a model whose input-combinational functions are not all found
+/// (another Verilator's layout).
+pub fn mark_edge_only(obj: &Path, prefix: &str, ports: &mut [PortDecl]) -> Result<(), Error> {
+    let root = read(&obj.join(format!("{prefix}___024root.h")))?;
+    let triggers: Vec<&str> = root
+        .split("__Vtrigrprev__TOP__")
+        .skip(1)
+        .map(|rest| rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or(""))
+        .collect();
+    for p in ports.iter_mut() {
+        p.edge_only = false;
+    }
+    if triggers.iter().any(|t| !ports.iter().any(|p| !p.output && p.name == *t)) {
+        return Ok(());
+    }
+    let Some(ico) = ico_code(&model_code(obj, prefix)?, prefix) else { return Ok(()) };
+    for p in ports.iter_mut() {
+        p.edge_only = if p.output { !mentioned(&ico, &p.name, true) } else { !triggers.contains(&p.name.as_str()) };
+    }
+    Ok(())
+}
+
+/// The bodies of the functions reachable from `<prefix>___024root___eval_ico`
+/// in `code`, whitespace collapsed; None when one of them is not found.
+fn ico_code(code: &str, prefix: &str) -> Option<String> {
+    let fn_prefix = format!("{prefix}___024root___");
+    // Function name -> body, for every definition: a line
+    // `[VL_INLINE_OPT ]void <name>(...) {` up to the line `}`.
+    let mut bodies = std::collections::HashMap::new();
+    let mut current: Option<(String, String)> = None;
+    for line in code.lines() {
+        if let Some((name, body)) = current.as_mut() {
+            if line == "}" {
+                bodies.insert(std::mem::take(name), std::mem::take(body));
+                current = None;
+            } else {
+                body.push_str(line);
+                body.push('\n');
+            }
             continue;
         }
-        let uses = code.matches(&format!("vlSelf->{member}")).count();
-        let rising = code.matches(&format!("(~ (IData)(vlSelf->{member}))")).count();
-        let updates = code.matches(&format!("vlSelf->{member} = vlSelf->{};", p.name)).count();
-        if rising > 0 && uses == rising + updates {
-            clocks.push(p.name.clone());
+        let head = line.strip_prefix("VL_INLINE_OPT ").unwrap_or(line);
+        if let Some(name) = head.strip_prefix("void ").filter(|_| line.ends_with(") {")) {
+            let name = name.split('(').next().unwrap_or("");
+            if name.starts_with(&fn_prefix) {
+                current = Some((name.to_string(), String::new()));
+            }
         }
     }
-    Ok(clocks)
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo = vec![format!("{fn_prefix}eval_ico")];
+    let mut out = String::new();
+    while let Some(name) = todo.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let body = bodies.get(&name)?;
+        for call in body.split(&fn_prefix).skip(1) {
+            let callee: String = call.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            if call[callee.len()..].starts_with('(') {
+                todo.push(format!("{fn_prefix}{callee}"));
+            }
+        }
+        out.push_str(body);
+        out.push(' ');
+    }
+    Some(out.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// Whether `code` (whitespace collapsed) mentions `vlSelf-><name>`; with
+/// `reads_allowed`, other than as a plain read, which is how a write is
+/// told apart without parsing C++: a scalar in a cast,
+/// `(IData)(vlSelf-><name>)`, or one word of a wide port not assigned,
+/// `vlSelf-><name>[3U]` not followed by `=` or a compound assignment. Any
+/// other mention (a whole wide port handed to a `VL_` function, say) counts
+/// as a write.
+fn mentioned(code: &str, name: &str, reads_allowed: bool) -> bool {
+    let member = format!("vlSelf->{name}");
+    let mut rest = code;
+    while let Some(at) = rest.find(&member) {
+        let after = &rest[at + member.len()..];
+        let whole = !after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        let cast = ["(CData)(", "(SData)(", "(IData)(", "(QData)("].iter().any(|c| rest[..at].ends_with(c))
+            && after.starts_with(')');
+        let word = after.strip_prefix('[').and_then(|a| a.split_once(']')).is_some_and(|(index, tail)| {
+            let tail = tail.trim_start();
+            let assigns =
+                ["|=", "&=", "^=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>="].iter().any(|op| tail.starts_with(op))
+                    || (tail.starts_with('=') && !tail.starts_with("=="));
+            index.trim_end_matches('U').chars().all(|c| c.is_ascii_digit()) && !assigns
+        });
+        if whole && !(reads_allowed && (cast || word)) {
+            return true;
+        }
+        rest = after;
+    }
+    false
 }
 
 /// The C++ shim: C entry points of `model` (class `prefix`), one
@@ -256,27 +387,36 @@ pub fn render_shim(model: &str, prefix: &str, ports: &[PortDecl], trace: bool, r
 /// C entry points that describe the ports, appended to the shim of a shared
 /// model so that the library carries its own port table:
 /// `uint32_t <model>_port_count()` and
-/// `const char* <model>_port_info(uint32_t index, uint32_t* kind, uint32_t* width, uint32_t* words, uint32_t* output)`
+/// `const char* <model>_port_info(uint32_t index, uint32_t* kind, uint32_t* width, uint32_t* words, uint32_t* output, uint32_t* edge_only)`
 /// (the name, or null past the last port).
 pub fn render_port_table(model: &str, ports: &[PortDecl]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "// The port table of model {model}, in the order of {model}_port.");
     let _ = writeln!(
         s,
-        "namespace {{ struct PortRow {{ const char* name; uint32_t kind, width, words, output; }};\nconst PortRow {model}_ports[] = {{"
+        "namespace {{ struct PortRow {{ const char* name; uint32_t kind, width, words, output, edge_only; }};\nconst PortRow {model}_ports[] = {{"
     );
     for p in ports {
-        let _ = writeln!(s, "    {{{:?}, {}, {}, {}, {}}},", p.name, p.kind, p.width, p.words, u32::from(p.output));
+        let _ = writeln!(
+            s,
+            "    {{{:?}, {}, {}, {}, {}, {}}},",
+            p.name,
+            p.kind,
+            p.width,
+            p.words,
+            u32::from(p.output),
+            u32::from(p.edge_only)
+        );
     }
     let _ = writeln!(s, "}}; }}");
     let _ = writeln!(s, "extern \"C\" {{");
     let _ = writeln!(s, "uint32_t {model}_port_count() {{ return {}; }}", ports.len());
-    let _ = writeln!(s, "const char* {model}_port_info(uint32_t i, uint32_t* kind, uint32_t* width, uint32_t* words, uint32_t* output) {{");
+    let _ = writeln!(s, "const char* {model}_port_info(uint32_t i, uint32_t* kind, uint32_t* width, uint32_t* words, uint32_t* output, uint32_t* edge_only) {{");
     let _ = writeln!(s, "    if (i >= {}) return nullptr;", ports.len());
     let _ = writeln!(s, "    const PortRow& r = {model}_ports[i];");
     let _ = writeln!(
         s,
-        "    *kind = r.kind; *width = r.width; *words = r.words; *output = r.output;\n    return r.name;\n}}\n}}"
+        "    *kind = r.kind; *width = r.width; *words = r.words; *output = r.output; *edge_only = r.edge_only;\n    return r.name;\n}}\n}}"
     );
     s
 }
@@ -314,8 +454,8 @@ pub fn render_rust(
     for p in ports {
         let _ = writeln!(
             s,
-            "        {types}::PortInfo {{ name: {:?}, kind: {}, width: {}, words: {}, output: {} }},",
-            p.name, p.kind, p.width, p.words, p.output
+            "        {types}::PortInfo {{ name: {:?}, kind: {}, width: {}, words: {}, output: {}, edge_only: {} }},",
+            p.name, p.kind, p.width, p.words, p.output, p.edge_only
         );
     }
     let _ = writeln!(s, "    ];");
@@ -360,17 +500,21 @@ mod tests {
 
     #[test]
     fn shim_and_table_name_every_port() {
-        let ports = parse_ports(HEADER).unwrap();
+        let mut ports = parse_ports(HEADER).unwrap();
+        ports.iter_mut().filter(|p| p.name == "q").for_each(|p| p.edge_only = true);
         let shim = render_shim("m", "Vm", &ports, false, &["w".to_string()]);
         assert!(shim.contains("case 4: return static_cast<void*>(t->w.data());"));
         assert!(shim.contains("case 6: return static_cast<void*>(&t->q);"));
         let table = render_port_table("m", &ports);
-        assert!(table.contains("{\"o\", 0, 100, 4, 1},"));
+        assert!(table.contains("{\"o\", 0, 100, 4, 1, 0},"));
+        assert!(table.contains("{\"q\", 8, 8, 0, 1, 1},"));
         assert!(table.contains("uint32_t m_port_count() { return 7; }"));
         let mut rust = String::new();
         render_rust(&mut rust, "m", "a test", "", &ports, "crate::verilated", false);
         assert!(
-            rust.contains("crate::verilated::PortInfo { name: \"w\", kind: 0, width: 100, words: 4, output: false },")
+            rust.contains(
+                "crate::verilated::PortInfo { name: \"w\", kind: 0, width: 100, words: 4, output: false, edge_only: false },"
+            )
         );
     }
 }

@@ -6,7 +6,8 @@ use std::sync::Mutex;
 use std::thread;
 
 use crate::recipe::{
-    find_archive, parse_ports, read, render_rust, render_shim, rising_only_clocks, verilator_root, Verilation,
+    find_archive, mark_edge_only, parse_ports, read, render_rust, render_shim, rising_only_clocks, verilator_root,
+    Verilation,
 };
 
 /// One model for [`StaticModels::add_all`]: `top` of `sources` as model
@@ -146,9 +147,12 @@ impl StaticModels {
         let lib = format!("{prefix}_model");
         fs::copy(&archive, obj.join(format!("lib{lib}.a")))
             .unwrap_or_else(|e| panic!("model {model}: cannot copy {}: {e}", archive.display()));
-        let ports = read(&header)
+        let mut ports = read(&header)
             .and_then(|h| parse_ports(&h))
             .unwrap_or_else(|e| panic!("model {model}: {e} ({})", header.display()));
+        if !self.trace {
+            mark_edge_only(&obj, &prefix, &mut ports).unwrap_or_else(|e| panic!("model {model}: {e}"));
+        }
         let shim = obj.join(format!("{model}_shim.cpp"));
         let rising_only = rising_only_clocks(&obj, &prefix, &ports).unwrap_or_else(|e| panic!("model {model}: {e}"));
         fs::write(&shim, render_shim(model, &prefix, &ports, self.trace, &rising_only))

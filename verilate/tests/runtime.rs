@@ -383,3 +383,123 @@ fn a_clock_with_only_rising_edge_logic_falls_without_an_eval() {
     }
     assert_ne!(fast.get(fast.port("nq")), 0, "the falling-edge register never moved");
 }
+
+/// Registers, logic from registers only, and logic from inputs, narrow
+/// and wide: the ports `mark_edge_only` tells apart.
+const LAZY: &str = "\
+module lazy(
+    input clk,
+    input en,
+    input [7:0] d,
+    input [99:0] w,
+    output reg [7:0] q,
+    output [7:0] q_plus_one,
+    output [7:0] comb,
+    output reg [99:0] wq,
+    output [99:0] wcomb
+);
+    always @(posedge clk) if (en) q <= q + d;
+    always @(posedge clk) wq <= w;
+    assign q_plus_one = q + 8'd1;
+    assign comb = d ^ q;
+    assign wcomb = w ^ wq;
+endmodule
+";
+
+/// The design above in plain Rust: inputs as last set, registers as the
+/// last rising edge left them.
+#[derive(Default)]
+struct LazyRef {
+    en: bool,
+    d: u8,
+    w: u128,
+    q: u8,
+    wq: u128,
+}
+
+impl LazyRef {
+    fn rise(&mut self) {
+        if self.en {
+            self.q = self.q.wrapping_add(self.d);
+        }
+        self.wq = self.w;
+    }
+}
+
+fn wide(v: u128) -> Vec<u32> {
+    (0..4).map(|i| (v >> (32 * i)) as u32 & if i == 3 { 0xf } else { u32::MAX }).collect()
+}
+
+/// Data inputs and outputs set only at edges are marked `edge_only`, the
+/// clock and outputs that follow inputs are not; and however sets, evals,
+/// reads and cycles interleave, every read equals the plain-Rust model of
+/// the design: a left-over `eval()` runs before a read that needs it and
+/// at the next edge.
+#[test]
+fn evaluations_left_for_the_next_edge_never_show_in_a_read() {
+    let root = tempfile::tempdir().unwrap();
+    let sources = vec![Source { path: "lazy.v".into(), contents: LAZY.into() }];
+    let (fns, _) = load("lazy", "lazy", &sources, None, "lazy", root.path(), false);
+    let fns = fns.unwrap_or_else(|e| panic!("{e}"));
+    let marked: Vec<(&str, bool)> = fns.ports.iter().map(|p| (p.name, p.edge_only)).collect();
+    for (name, edge_only) in [
+        ("clk", false),
+        ("en", true),
+        ("d", true),
+        ("w", true),
+        ("q", true),
+        ("q_plus_one", true),
+        ("comb", false),
+        ("wq", true),
+        ("wcomb", false),
+    ] {
+        assert!(marked.contains(&(name, edge_only)), "port {name}: edge_only should be {edge_only}; table {marked:?}");
+    }
+
+    let mut m = Model::new(fns);
+    m.set_clock("clk");
+    let p = |m: &Model, n: &str| m.port(n);
+    let (en, d, w) = (p(&m, "en"), p(&m, "d"), p(&m, "w"));
+    let (q, q1, comb, wq, wcomb) = (p(&m, "q"), p(&m, "q_plus_one"), p(&m, "comb"), p(&m, "wq"), p(&m, "wcomb"));
+    let mut r = LazyRef::default();
+    m.set(p(&m, "clk"), 0);
+    m.eval();
+    let seed: u64 = std::env::var("TB_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x2545_f491_4f6c_dd1d);
+    eprintln!("lazy: seed {seed} (TB_SEED)");
+    let mut x = seed | 1;
+    let mut words = vec![0u32; 4];
+    for step in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        match x % 8 {
+            0 => {
+                r.en = x & 0x100 != 0;
+                m.set(en, u64::from(r.en));
+            }
+            1 => {
+                r.d = (x >> 16) as u8;
+                m.set(d, u64::from(r.d));
+            }
+            2 => {
+                r.w = (u128::from(x) << 40 ^ u128::from(x.rotate_left(17))) & ((1 << 100) - 1);
+                m.set_wide(w, &wide(r.w));
+            }
+            3 => m.eval(),
+            4 | 5 => {
+                m.cycle();
+                r.rise();
+            }
+            _ => {}
+        }
+        let what = format!("step {step} (seed {seed})");
+        assert_eq!(m.get(q), u64::from(r.q), "{what}: q");
+        assert_eq!(m.get(q1), u64::from(r.q.wrapping_add(1)), "{what}: q_plus_one");
+        assert_eq!(m.get(comb), u64::from(r.d ^ r.q), "{what}: comb");
+        m.get_wide(wq, &mut words);
+        assert_eq!(words, wide(r.wq), "{what}: wq");
+        m.get_wide(wcomb, &mut words);
+        assert_eq!(words, wide(r.w ^ r.wq), "{what}: wcomb");
+    }
+    assert_ne!(m.get(q), 0, "q never moved");
+}
