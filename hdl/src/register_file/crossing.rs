@@ -236,11 +236,16 @@ impl Logic for RegsCrossing {
         if self.req_wstrb.q.val().get_bit(3) {
             self.wmask.next = self.wmask.val() | self.byte3.val();
         }
-        // The answer, held still, and the acknowledge toggle.
+        // The answer, held still, and the acknowledge toggle, taken in the
+        // access cycle. Its test is `strobe` written out: the answer comes
+        // from status words that show TOE inputs, and a local shared with
+        // `write`/`read` would make Verilator schedule those two, and with
+        // them every register word's next value, as input-dependent logic,
+        // recomputed at every evaluation (issue 27). The logic is the same.
         self.ack_tog.d.next = self.ack_tog.q.val();
         self.resp_data.d.next = self.resp_data.q.val();
         self.resp_err.d.next = self.resp_err.q.val();
-        if self.strobe.val() {
+        if self.req_sync.q.val() != self.req_seen.q.val() {
             self.ack_tog.d.next = !self.ack_tog.q.val();
             self.resp_err.d.next = self.answer_err.val();
             self.resp_data.d.next = self.answer_data.val();

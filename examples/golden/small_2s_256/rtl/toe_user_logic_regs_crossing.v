@@ -136,7 +136,7 @@ module toe_user_logic_regs_crossing (
         ack_tog_next = ack_tog_reg;
         resp_data_next = resp_data_reg;
         resp_err_next = resp_err_reg;
-        if (strobe) begin
+        if (req_sync_q != req_seen_reg) begin
             ack_tog_next = ~ack_tog_reg;
             resp_err_next = answer_err;
             resp_data_next = answer_data;
