@@ -175,6 +175,18 @@ pub struct Board {
     tvalid: Vec<bool>,
     words: Vec<u32>,
     keep: Vec<u32>,
+    /// What `apply` last drove, per session (none yet: drive everything),
+    /// so that a cycle writes only the inputs that change.
+    applied: Vec<Option<Applied>>,
+    applied_init_done: Option<bool>,
+}
+
+/// The inputs of one session that `Board::apply` last drove, but a beat's bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Applied {
+    control: (bool, bool, bool, bool, u16, u16, u8),
+    tx_tready: bool,
+    rx_tvalid: bool,
 }
 
 impl Board {
@@ -218,6 +230,8 @@ impl Board {
             tvalid: vec![false; sessions],
             words,
             keep,
+            applied: vec![None; sessions],
+            applied_init_done: None,
         }
     }
 
@@ -275,36 +289,61 @@ impl Board {
         })
     }
 
-    /// Drives the model's inputs for the coming user edge.
+    /// Drives the model's inputs for the coming user edge. Only the inputs
+    /// that differ from what the last call drove are written: most cycles
+    /// change a stream's handshake and beat and nothing else, and an idle
+    /// session changes nothing.
     fn apply(&mut self, ins: &[toe_model::SessionInputs], init_done: bool) {
         let bytes = self.words.len() * 4;
-        self.m.set(self.init_done, u64::from(init_done));
-        for (p, i) in self.toe.iter().zip(ins) {
-            self.m.set(p.req_ready, u64::from(i.conn_req_ready));
-            self.m.set(p.established, u64::from(i.established));
-            self.m.set(p.peer_closed, u64::from(i.peer_closed));
-            self.m.set(p.conn_error, u64::from(i.conn_error));
-            self.m.set(p.peer_port, u64::from(i.peer_port));
-            self.m.set(p.peer_mss, u64::from(i.peer_mss));
-            self.m.set(p.peer_ws, u64::from(i.peer_window_scale));
-            self.m.set(p.tx_tready, u64::from(i.tx_tready));
-            self.m.set(p.rx_tvalid, u64::from(i.rx_tvalid));
+        if self.applied_init_done != Some(init_done) {
+            self.m.set(self.init_done, u64::from(init_done));
+            self.applied_init_done = Some(init_done);
+        }
+        for ((p, i), last) in self.toe.iter().zip(ins).zip(self.applied.iter_mut()) {
+            let now = Applied {
+                control: (
+                    i.conn_req_ready,
+                    i.established,
+                    i.peer_closed,
+                    i.conn_error,
+                    i.peer_port,
+                    i.peer_mss,
+                    i.peer_window_scale,
+                ),
+                tx_tready: i.tx_tready,
+                rx_tvalid: i.rx_tvalid,
+            };
+            if last.map(|l| l.control) != Some(now.control) {
+                self.m.set(p.req_ready, u64::from(i.conn_req_ready));
+                self.m.set(p.established, u64::from(i.established));
+                self.m.set(p.peer_closed, u64::from(i.peer_closed));
+                self.m.set(p.conn_error, u64::from(i.conn_error));
+                self.m.set(p.peer_port, u64::from(i.peer_port));
+                self.m.set(p.peer_mss, u64::from(i.peer_mss));
+                self.m.set(p.peer_ws, u64::from(i.peer_window_scale));
+            }
+            if last.map(|l| l.tx_tready) != Some(i.tx_tready) {
+                self.m.set(p.tx_tready, u64::from(i.tx_tready));
+            }
             if i.rx_tvalid {
                 assert!(!i.rx_data.is_empty() && i.rx_data.len() <= bytes, "model presented {} bytes", i.rx_data.len());
+                self.m.set(p.rx_tvalid, 1);
                 pack_bytes(&i.rx_data, &mut self.words);
                 self.m.set_wide(p.rx_tdata, &self.words);
                 keep_mask(i.rx_data.len(), &mut self.keep);
                 self.m.set_wide(p.rx_tkeep, &self.keep);
                 self.m.set(p.rx_tlast, u64::from(i.rx_tlast));
-            } else {
+            } else if last.map(|l| l.rx_tvalid) != Some(false) {
                 // Between beats the stream shows no byte kept, as an idle
                 // AXI-Stream source may: the design ignores `tkeep` without
                 // `tvalid`, and the verifier's beat check takes its short
                 // branch for an empty keep instead of the byte loop a held
                 // partial beat would cost it every cycle (issue 27).
+                self.m.set(p.rx_tvalid, 0);
                 keep_mask(0, &mut self.keep);
                 self.m.set_wide(p.rx_tkeep, &self.keep);
             }
+            *last = Some(now);
         }
     }
 

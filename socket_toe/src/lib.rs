@@ -82,7 +82,12 @@
 //!   next open request, which clears them (and `peer_closed`, `conn_error`).
 //! * TX: every taken beat's bytes go into a bounded user-space buffer
 //!   ([`NetConfig::tx_buffer`]); `poll` writes it to the socket until the
-//!   socket would block. `tx_tready` is high only while the session shows
+//!   socket would block, in writes of at least a quarter of the buffer while
+//!   the user logic keeps adding to it (a write per poll of the few KB one
+//!   poll's cycles add cost more in system calls and in waking the reader
+//!   than the simulation of those cycles), and whatever it holds once the
+//!   buffer stopped growing since the last poll or the close is requested.
+//!   `tx_tready` is high only while the session shows
 //!   `tx_tvalid` (ready depends on valid, as in the model), is established,
 //!   has not requested its close, and the buffer has room for a whole beat: so
 //!   it falls when the kernel's send buffer and the peer's window are full.

@@ -20,6 +20,10 @@ impl Ring {
         self.len == 0
     }
 
+    pub(crate) fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
     pub(crate) fn free(&self) -> usize {
         self.buf.len() - self.len
     }

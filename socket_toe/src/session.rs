@@ -62,6 +62,9 @@ pub(crate) struct Session {
     pub(crate) tx: Ring,
     /// Bytes of this connection written to the socket.
     pub(crate) tx_out: u64,
+    /// What the TX buffer held after the last poll's writes: it grew since
+    /// when it holds more.
+    pub(crate) tx_after_poll: usize,
     pub(crate) close_req: bool,
     pub(crate) fin_sent: bool,
     /// The interface checks of this session.
@@ -92,6 +95,7 @@ impl Session {
             status: SessionStatus::default(),
             tx: Ring::new(net.tx_buffer),
             tx_out: 0,
+            tx_after_poll: 0,
             close_req: false,
             fin_sent: false,
             // A reset is seen at the next poll, after the user logic may
@@ -128,6 +132,7 @@ impl Session {
     pub(crate) fn clear_data(&mut self) {
         self.tx.clear();
         self.tx_out = 0;
+        self.tx_after_poll = 0;
         self.rx.clear();
         self.close_req = false;
         self.fin_sent = false;

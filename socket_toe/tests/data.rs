@@ -368,3 +368,55 @@ fn rx_beat_stays_stable_while_waiting() {
     peer.join().expect("peer");
     tb.assert_no_violations();
 }
+
+/// While the user logic keeps filling the TX buffer, the socket gets it in
+/// writes of at least a quarter of the buffer; once the buffer stops
+/// growing (the transfer's end), the rest goes at the next poll.
+#[test]
+fn tx_is_written_in_large_pieces_while_filling_and_at_once_when_it_stops() {
+    const UP: u64 = 200_000 + 77;
+    let (l, port) = listener();
+    let peer = thread::spawn(move || read_all(&mut accept(&l).0));
+    let cfg = net();
+    let quarter = (cfg.tx_buffer / 4) as u64;
+    let mut tb = Tb::new(1, 64, cfg);
+    tb.connect_to(0, 0, port);
+    tb.run_until("established", MAX, |tb| tb.ins[0].established);
+    // From one poll to the next: the bytes taken from the user logic and
+    // the bytes written to the socket so far.
+    tb.run_until("a poll boundary", 64, |tb| tb.cycle % tb.poll_every == 0);
+    tb.ul[0].tx_total = UP;
+    tb.ul[0].tx_enable = true;
+    let mut polls = Vec::new();
+    while tb.ul[0].tx_sent < UP || polls.last().is_some_and(|&(_, written)| written < UP) {
+        tb.run(tb.poll_every);
+        let st = tb.toe.stats(0);
+        polls.push((st.tx_taken, st.tx_bytes));
+        assert!(polls.len() < 1_000, "TX never drained; the last polls (taken, written): {:?}", &polls[990..]);
+    }
+    let mut prev = (0, 0);
+    for (i, &(taken, written)) in polls.iter().enumerate() {
+        let grew = taken > prev.0;
+        let wrote = written - prev.1;
+        if wrote > 0 && grew && taken < UP {
+            assert!(prev.0 - prev.1 + (taken - prev.0) >= quarter, "poll {i}: a write of {wrote} bytes while filling");
+        }
+        if !grew && taken > written {
+            panic!("poll {i}: {} bytes left in a buffer that stopped growing", taken - written);
+        }
+        prev = (taken, written);
+    }
+    assert_eq!(polls[0].1, 0, "the first poll wrote before a quarter of the buffer filled: {:?}", polls[0]);
+    let writes = polls.windows(2).filter(|w| w[1].1 > w[0].1).count();
+    assert!(writes <= (UP / quarter + 2) as usize, "{writes} writes of {UP} bytes");
+    check_pattern(
+        "peer",
+        &{
+            tb.ul[0].close_after_tx = true;
+            tb.run_until("fully closed", MAX, |tb| !tb.ins[0].established);
+            peer.join().expect("peer")
+        },
+        UP,
+    );
+    tb.assert_no_violations();
+}

@@ -104,7 +104,16 @@ impl Model {
     /// Panics unless `port` was resolved on this model.
     #[inline]
     fn owns(&self, port: Port) {
-        assert_eq!(port.model, self.handle as *const c_void, "port belongs to another model");
+        if port.model != self.handle as *const c_void {
+            misuse("a port of another model");
+        }
+    }
+
+    /// Panics naming `port` and what was wrong with its use.
+    #[cold]
+    #[inline(never)]
+    fn misused(&self, port: Port, what: &str) -> ! {
+        misuse(&format!("port {} ({} bits) {what}", self.info(port).name, port.width))
     }
 
     fn info(&self, port: Port) -> PortInfo {
@@ -125,7 +134,7 @@ impl Model {
                 16 => u64::from(*(p as *const u16)),
                 32 => u64::from(*(p as *const u32)),
                 64 => *(p as *const u64),
-                _ => panic!("port {} is {} bits wide: use get_wide", self.info(port).name, port.width),
+                _ => self.misused(port, "is wider than 64 bits: use get_wide"),
             }
         }
     }
@@ -158,7 +167,9 @@ impl Model {
     #[inline]
     pub fn set(&mut self, port: Port, value: u64) {
         self.owns(port);
-        assert!(!port.output, "port {} is an output", self.info(port).name);
+        if port.output {
+            self.misused(port, "is an output");
+        }
         let value = if port.width >= 64 { value } else { value & ((1u64 << port.width) - 1) };
         self.changed(port);
         let p = port.storage;
@@ -169,7 +180,7 @@ impl Model {
                 16 => *(p as *mut u16) = value as u16,
                 32 => *(p as *mut u32) = value as u32,
                 64 => *(p as *mut u64) = value,
-                _ => panic!("port {} is {} bits wide: use set_wide", self.info(port).name, port.width),
+                _ => self.misused(port, "is wider than 64 bits: use set_wide"),
             }
         }
     }
@@ -277,6 +288,15 @@ impl Model {
         // SAFETY: handle is live; a no-op without a trace.
         unsafe { (self.fns.trace_dump)(self.handle, self.time) };
     }
+}
+
+/// A driver's mistake (a port of another model, an output driven, a
+/// width's wrong accessor): out of line, so that the accessors inline to a
+/// load or store and a test.
+#[cold]
+#[inline(never)]
+fn misuse(what: &str) -> ! {
+    panic!("verilate::Model: {what}")
 }
 
 impl Drop for Model {

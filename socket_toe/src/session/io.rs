@@ -119,8 +119,11 @@ impl Session {
     fn poll_open(&mut self, s: usize, now: Instant, net: &NetConfig, beat: usize, log: &mut Log) -> bool {
         let Conn::Open(sock) = &self.conn else { unreachable!() };
         let mut changed = false;
-        // TX: write the buffer until the socket would block.
-        while !self.tx.is_empty() {
+        // TX: write the buffer until the socket would block; while the user
+        // logic keeps filling it, only in writes of a quarter of it or more.
+        let growing = self.tx.len() > self.tx_after_poll;
+        let write = !growing || self.close_req || self.tx.len() >= self.tx.capacity() / 4;
+        while write && !self.tx.is_empty() {
             let (a, b) = self.tx.slices();
             let r = sock.send_vectored_with_flags(&[IoSlice::new(a), IoSlice::new(b)], libc::MSG_NOSIGNAL);
             match r {
@@ -139,6 +142,7 @@ impl Session {
                 }
             }
         }
+        self.tx_after_poll = self.tx.len();
         // Our FIN, after every byte taken on TX.
         if self.close_req && !self.fin_sent && self.tx.is_empty() {
             match sock.shutdown(Shutdown::Write) {
