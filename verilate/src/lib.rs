@@ -15,8 +15,8 @@
 //!    `_trace_open` and `_trace_dump` (no-ops unless built with tracing),
 //!    and `_fall(model, index)`, which lowers a clock whose logic is all on
 //!    its rising edge without an `eval()` ([`rising_only_clocks`] reads which
-//!    from the verilated code; [`Model::fall`] uses it only when no input
-//!    moved since the last `eval()`).
+//!    from the verilated code; [`Model::fall`] uses it only when no other
+//!    clock moved since the last `eval()`).
 //!    Each model gets its own `VerilatedContext`.
 //! 4. Describe the ports to Rust as a [`PortInfo`] table, and the entry
 //!    points as a [`ModelFns`]; a driver (the testbench's `Model`) finds

@@ -326,9 +326,11 @@ fn mentioned(code: &str, name: &str, reads_allowed: bool) -> bool {
 /// `int <model>_fall(model, index)` lowers clock input `index` and returns 1
 /// when it is one of `rising_only` ([`rising_only_clocks`]) and the model is
 /// not traced: it sets the input to 0 and Verilator's record of its last
-/// value to 0, which is all an `eval()` at a falling edge changes when no
-/// other input moved since the last one. Otherwise it does nothing and
-/// returns 0, and the caller lowers the clock with an `eval()`. Verilator
+/// value to 0, which is all an `eval()` at a falling edge changes besides
+/// settling logic after data inputs moved, which the next edge's `eval()`
+/// does first ([`crate::Model`] calls it only when no other clock moved).
+/// Otherwise it does nothing and returns 0, and the caller lowers the clock
+/// with an `eval()`. Verilator
 /// 5.006 evaluates the input-combinational logic on every `eval()`, so the
 /// falling edge's `eval()` cost as much as the rising edge's.
 pub fn render_shim(model: &str, prefix: &str, ports: &[PortDecl], trace: bool, rising_only: &[String]) -> String {
