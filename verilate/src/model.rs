@@ -104,7 +104,7 @@ impl Model {
     /// Panics unless `port` was resolved on this model.
     #[inline]
     fn owns(&self, port: Port) {
-        if port.model != self.handle as *const c_void {
+        if !std::ptr::eq(port.model, self.handle as *const c_void) {
             misuse("a port of another model");
         }
     }
