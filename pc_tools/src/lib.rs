@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod args;
+pub mod nic;
 pub mod transfer;
 
 use std::io::Write;
