@@ -9,8 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::recipe::{
-    find_archive, mark_edge_only, parse_ports, read, render_port_table, render_shim, rising_only_clocks,
-    verilator_root, verilator_version,
+    find_archive, parse_ports, read, render_port_table, render_shim, verilator_root, verilator_version, VerilatedCode,
 };
 use crate::{io, Error, ModelFns, PortInfo, Verilation};
 
@@ -349,9 +348,10 @@ fn build(
     let prefix = v.prefix();
     let archive = find_archive(&obj, &prefix)?;
     let mut ports = parse_ports(&read(&v.header())?)?;
-    mark_edge_only(&obj, &prefix, &mut ports)?;
+    let code = VerilatedCode::read(&obj, &prefix)?;
+    code.mark_edge_only(&mut ports);
     let shim = tmp.join(format!("{model}_shim.cpp"));
-    let rising_only = rising_only_clocks(&obj, &prefix, &ports)?;
+    let rising_only = code.rising_only_clocks(&ports);
     let text = render_shim(model, &prefix, &ports, false, &rising_only) + &render_port_table(model, &ports);
     fs::write(&shim, text).map_err(io(format!("cannot write {}", shim.display())))?;
 

@@ -14,7 +14,7 @@
 //!    into the model's storage of port `index`, in header order),
 //!    `_trace_open` and `_trace_dump` (no-ops unless built with tracing),
 //!    and `_fall(model, index)`, which lowers a clock whose logic is all on
-//!    its rising edge without an `eval()` ([`rising_only_clocks`] reads which
+//!    its rising edge without an `eval()` ([`VerilatedCode::rising_only_clocks`] reads which
 //!    from the verilated code; [`Model::fall`] uses it only when no other
 //!    clock moved since the last `eval()`).
 //!    Each model gets its own `VerilatedContext`.
@@ -22,7 +22,7 @@
 //!    points as a [`ModelFns`]; a driver (the testbench's `Model`) finds
 //!    ports by name in the table and reads and writes them through `_port`.
 //!    The table marks the ports that matter only at clock edges
-//!    ([`mark_edge_only`] reads which from the verilated code), so that
+//!    ([`VerilatedCode::mark_edge_only`] reads which from the verilated code), so that
 //!    [`Model`] runs one `eval()` per clock edge where a driver asks for
 //!    more (see its docs).
 //!
@@ -102,8 +102,8 @@ use std::fmt;
 pub use cache::{load_cached, load_library, Source, RECIPE_VERSION};
 pub use model::{Model, Port};
 pub use recipe::{
-    find_archive, mark_edge_only, parse_ports, render_port_table, render_rust, render_shim, rising_only_clocks,
-    verilator_root, verilator_version, PortDecl, Verilation,
+    find_archive, parse_ports, render_port_table, render_rust, render_shim, verilator_root, verilator_version,
+    PortDecl, VerilatedCode, Verilation,
 };
 pub use static_models::{StaticModel, StaticModels};
 
@@ -134,7 +134,7 @@ pub struct PortInfo {
     /// 32-bit words of a wide port.
     pub words: usize,
     pub output: bool,
-    /// The port matters only at clock edges (`recipe::mark_edge_only`): an
+    /// The port matters only at clock edges (`VerilatedCode::mark_edge_only`): an
     /// output that no `eval()` without a clock edge changes, or an input
     /// that no edge is taken from. [`Model`] leaves the `eval()` after such
     /// inputs change for the next edge, and reads such outputs without it.

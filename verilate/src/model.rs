@@ -12,7 +12,7 @@
 //! Every read shows what an `eval()` would show, but the model runs one only
 //! when it must. Verilator 5 recomputes the logic that depends on inputs at
 //! the start of every `eval()`, so after a change to inputs that only feed
-//! logic (the port table's `edge_only` inputs, `recipe::mark_edge_only`),
+//! logic (the port table's `edge_only` inputs, `VerilatedCode::mark_edge_only`),
 //! [`Model::eval`] leaves the work for later: the next clock edge's
 //! `eval()` settles those inputs first and then takes the edge, as the
 //! hardware would. Until then, a read of an output that such inputs can
@@ -50,7 +50,6 @@ pub struct Port {
 pub struct Model {
     fns: &'static ModelFns,
     handle: *mut c_void,
-    storage: Vec<*mut c_void>,
     time: u64,
     clock: Option<Port>,
     /// An input changed since the last `eval()` ran (or none ran yet).
@@ -66,11 +65,7 @@ impl Model {
         // SAFETY: the shim's constructor has no preconditions.
         let handle = unsafe { (fns.new)() };
         assert!(!handle.is_null(), "model {} could not be created", fns.name);
-        let storage = (0..fns.ports.len())
-            // SAFETY: index < number of ports, handle is live.
-            .map(|i| unsafe { (fns.port)(handle, i as u32) })
-            .collect();
-        Model { fns, handle, storage, time: 0, clock: None, dirty: Cell::new(true), edge: Cell::new(true) }
+        Model { fns, handle, time: 0, clock: None, dirty: Cell::new(true), edge: Cell::new(true) }
     }
 
     /// Starts an FST trace into `path` (a no-op for a model verilated without
@@ -92,7 +87,8 @@ impl Model {
         Some(Port {
             index,
             model: self.handle,
-            storage: self.storage[index],
+            // SAFETY: index < number of ports, handle is live.
+            storage: unsafe { (self.fns.port)(self.handle, index as u32) },
             width: info.width,
             words: info.words,
             kind: info.kind,

@@ -16,7 +16,7 @@ pub struct PortDecl {
     /// 32-bit words of a wide port, 0 for a scalar.
     pub words: usize,
     pub output: bool,
-    /// The port matters only at clock edges ([`mark_edge_only`]): an
+    /// The port matters only at clock edges ([`VerilatedCode::mark_edge_only`]): an
     /// output no `eval()` without an edge changes, or an input no edge is
     /// taken from. False until marked.
     pub edge_only: bool,
@@ -151,96 +151,107 @@ pub fn parse_ports(header: &str) -> Result<Vec<PortDecl>, Error> {
     Ok(ports)
 }
 
-/// The one-bit inputs of the verilated model `prefix` in `obj` whose only
-/// event is their rising edge: the clocks [`render_shim`]'s `fall` may lower
-/// without an `eval()`.
-///
-/// Verilator 5 keeps, per input used in an event control, the value it had
-/// at the last `eval()` (`__Vtrigrprev__TOP__<name>` in the root class) and
-/// compares it with the input's value to find edges. An input qualifies when
-/// every use of that member in the model's code (`V<prefix>___024root__DepSet_*.cpp`,
-/// cold files aside) is the rising-edge test `(~ (IData)(vlSelf->__Vtrigrprev__TOP__<name>))`
-/// or its update `= vlSelf-><name>;`: then a falling edge triggers nothing,
-/// and an `eval()` at it only recomputes what the inputs already settled.
-/// It must also not be read as data by the input-combinational logic
-/// (`mark_edge_only`'s region), whose outputs a fall without an `eval()`
-/// would leave stale. A negative or any-edge use, a use as data, another
-/// Verilator's naming, or no such member leaves the input out, and `fall`
-/// falls back to an `eval()`.
-pub fn rising_only_clocks(obj: &Path, prefix: &str, ports: &[PortDecl]) -> Result<Vec<String>, Error> {
-    let root = read(&obj.join(format!("{prefix}___024root.h")))?;
-    let code = model_code(obj, prefix)?;
-    let Some(ico) = ico_code(&code, prefix) else { return Ok(Vec::new()) };
-    let mut clocks = Vec::new();
-    for p in ports.iter().filter(|p| !p.output && p.width == 1) {
-        let member = format!("__Vtrigrprev__TOP__{}", p.name);
-        if !root.contains(&format!(" {member};")) {
-            continue;
-        }
-        let uses = code.matches(&format!("vlSelf->{member}")).count();
-        let rising = code.matches(&format!("(~ (IData)(vlSelf->{member}))")).count();
-        let updates = code.matches(&format!("vlSelf->{member} = vlSelf->{};", p.name)).count();
-        if rising > 0 && uses == rising + updates && !mentioned(&ico, &p.name, false) {
-            clocks.push(p.name.clone());
-        }
-    }
-    Ok(clocks)
+/// The code of a verilated model that the analyses below read, read once:
+/// the root class's header, the model's code (`V<prefix>___024root__DepSet_*.cpp`,
+/// cold files aside, in file order) and its input-combinational region
+/// (the functions `V<prefix>___024root___eval_ico` calls, followed through
+/// their calls, whitespace collapsed; None when one of them is not found,
+/// another Verilator's layout).
+pub struct VerilatedCode {
+    root: String,
+    code: String,
+    ico: Option<String>,
 }
 
-/// The model's code (`V<prefix>___024root__DepSet_*.cpp`, cold files aside), in file order.
-fn model_code(obj: &Path, prefix: &str) -> Result<String, Error> {
-    let stem = format!("{prefix}___024root__DepSet_");
-    let mut code = String::new();
-    let mut entries: Vec<_> = std::fs::read_dir(obj)
-        .map_err(crate::io(format!("cannot list {}", obj.display())))?
-        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-        .filter(|n| n.starts_with(&stem) && n.ends_with(".cpp") && !n.ends_with("__Slow.cpp"))
-        .collect();
-    entries.sort();
-    for name in entries {
-        code.push_str(&read(&obj.join(name))?);
+impl VerilatedCode {
+    /// Reads the model `prefix` verilated into `obj`.
+    pub fn read(obj: &Path, prefix: &str) -> Result<Self, Error> {
+        let root = read(&obj.join(format!("{prefix}___024root.h")))?;
+        let stem = format!("{prefix}___024root__DepSet_");
+        let mut code = String::new();
+        let mut entries: Vec<_> = std::fs::read_dir(obj)
+            .map_err(crate::io(format!("cannot list {}", obj.display())))?
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .filter(|n| n.starts_with(&stem) && n.ends_with(".cpp") && !n.ends_with("__Slow.cpp"))
+            .collect();
+        entries.sort();
+        for name in entries {
+            code.push_str(&read(&obj.join(name))?);
+        }
+        let ico = ico_code(&code, prefix);
+        Ok(VerilatedCode { root, code, ico })
     }
-    Ok(code)
-}
 
-/// Marks the ports of the verilated model `prefix` in `obj` that matter
-/// only at clock edges ([`PortDecl::edge_only`]), so that
-/// [`crate::Model`] may leave an `eval()` for the next edge:
-///
-/// - an input is edge-only when no event control reads it (no
-///   `__Vtrigrprev__TOP__<name>` member in the root class): changing it
-///   triggers nothing, and an `eval()` after it only settles logic, which
-///   the next edge's `eval()` does first anyway (Verilator 5 runs the
-///   input-combinational region at the start of every `eval()`);
-/// - an output is edge-only when the input-combinational region (the
-///   functions `V<prefix>___024root___eval_ico` calls, followed through
-///   their calls) never writes it: only logic run at a clock edge sets it,
-///   so it reads right without an `eval()` after inputs change. Every
-///   mention of it there counts as a write except a plain scalar read,
-///   `(IData)(vlSelf-><name>)` and the like.
-///
-/// A model with an event on anything but an input port (a derived clock)
-/// gets no port marked: an input change could then be an edge itself. So
-/// does a model whose input-combinational functions are not all found
-/// (another Verilator's layout).
-pub fn mark_edge_only(obj: &Path, prefix: &str, ports: &mut [PortDecl]) -> Result<(), Error> {
-    let root = read(&obj.join(format!("{prefix}___024root.h")))?;
-    let triggers: Vec<&str> = root
-        .split("__Vtrigrprev__TOP__")
-        .skip(1)
-        .map(|rest| rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or(""))
-        .collect();
-    for p in ports.iter_mut() {
-        p.edge_only = false;
+    /// The one-bit inputs whose only event is their rising edge: the clocks
+    /// [`render_shim`]'s `fall` may lower without an `eval()`.
+    ///
+    /// Verilator 5 keeps, per input used in an event control, the value it
+    /// had at the last `eval()` (`__Vtrigrprev__TOP__<name>` in the root
+    /// class) and compares it with the input's value to find edges. An input
+    /// qualifies when every use of that member in the model's code is the
+    /// rising-edge test `(~ (IData)(vlSelf->__Vtrigrprev__TOP__<name>))` or its
+    /// update `= vlSelf-><name>;`: then a falling edge triggers nothing, and
+    /// an `eval()` at it only recomputes what the inputs already settled. It
+    /// must also not be read as data by the input-combinational logic, whose
+    /// outputs a fall without an `eval()` would leave stale. A negative or
+    /// any-edge use, a use as data, another Verilator's naming, or no such
+    /// member leaves the input out, and `fall` falls back to an `eval()`.
+    pub fn rising_only_clocks(&self, ports: &[PortDecl]) -> Vec<String> {
+        let Some(ico) = &self.ico else { return Vec::new() };
+        let mut clocks = Vec::new();
+        for p in ports.iter().filter(|p| !p.output && p.width == 1) {
+            let member = format!("__Vtrigrprev__TOP__{}", p.name);
+            if !self.root.contains(&format!(" {member};")) {
+                continue;
+            }
+            let uses = self.code.matches(&format!("vlSelf->{member}")).count();
+            let rising = self.code.matches(&format!("(~ (IData)(vlSelf->{member}))")).count();
+            let updates = self.code.matches(&format!("vlSelf->{member} = vlSelf->{};", p.name)).count();
+            if rising > 0 && uses == rising + updates && !mentioned(ico, &p.name, false) {
+                clocks.push(p.name.clone());
+            }
+        }
+        clocks
     }
-    if triggers.iter().any(|t| !ports.iter().any(|p| !p.output && p.name == *t)) {
-        return Ok(());
+
+    /// Marks the ports that matter only at clock edges
+    /// ([`PortDecl::edge_only`]), so that [`crate::Model`] may leave an
+    /// `eval()` for the next edge:
+    ///
+    /// - an input is edge-only when no event control reads it (no
+    ///   `__Vtrigrprev__TOP__<name>` member in the root class): changing it
+    ///   triggers nothing, and an `eval()` after it only settles logic,
+    ///   which the next edge's `eval()` does first anyway (Verilator 5 runs
+    ///   the input-combinational region at the start of every `eval()`);
+    /// - an output is edge-only when the input-combinational region never
+    ///   writes it: only logic run at a clock edge sets it, so it reads
+    ///   right without an `eval()` after inputs change. Every mention of it
+    ///   there counts as a write but a plain read: a scalar in a cast,
+    ///   `(IData)(vlSelf-><name>)`, or one word of a wide port that is not
+    ///   assigned, `vlSelf-><name>[3U]`.
+    ///
+    /// A model with an event on anything but an input port (a derived
+    /// clock) gets no port marked: an input change could then be an edge
+    /// itself. So does a model whose input-combinational functions are not
+    /// all found.
+    pub fn mark_edge_only(&self, ports: &mut [PortDecl]) {
+        let triggers: Vec<&str> = self
+            .root
+            .split("__Vtrigrprev__TOP__")
+            .skip(1)
+            .map(|rest| rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or(""))
+            .collect();
+        for p in ports.iter_mut() {
+            p.edge_only = false;
+        }
+        if triggers.iter().any(|t| !ports.iter().any(|p| !p.output && p.name == *t)) {
+            return;
+        }
+        let Some(ico) = &self.ico else { return };
+        for p in ports.iter_mut() {
+            p.edge_only = if p.output { !mentioned(ico, &p.name, true) } else { !triggers.contains(&p.name.as_str()) };
+        }
     }
-    let Some(ico) = ico_code(&model_code(obj, prefix)?, prefix) else { return Ok(()) };
-    for p in ports.iter_mut() {
-        p.edge_only = if p.output { !mentioned(&ico, &p.name, true) } else { !triggers.contains(&p.name.as_str()) };
-    }
-    Ok(())
 }
 
 /// The bodies of the functions reachable from `<prefix>___024root___eval_ico`
@@ -324,7 +335,7 @@ fn mentioned(code: &str, name: &str, reads_allowed: bool) -> bool {
 /// `VerilatedContext` per instance; with `trace`, FST tracing.
 ///
 /// `int <model>_fall(model, index)` lowers clock input `index` and returns 1
-/// when it is one of `rising_only` ([`rising_only_clocks`]) and the model is
+/// when it is one of `rising_only` ([`VerilatedCode::rising_only_clocks`]) and the model is
 /// not traced: it sets the input to 0 and Verilator's record of its last
 /// value to 0, which is all an `eval()` at a falling edge changes besides
 /// settling logic after data inputs moved, which the next edge's `eval()`

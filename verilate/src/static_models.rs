@@ -6,8 +6,7 @@ use std::sync::Mutex;
 use std::thread;
 
 use crate::recipe::{
-    find_archive, mark_edge_only, parse_ports, read, render_rust, render_shim, rising_only_clocks, verilator_root,
-    Verilation,
+    find_archive, parse_ports, read, render_rust, render_shim, verilator_root, VerilatedCode, Verilation,
 };
 
 /// One model for [`StaticModels::add_all`]: `top` of `sources` as model
@@ -150,11 +149,12 @@ impl StaticModels {
         let mut ports = read(&header)
             .and_then(|h| parse_ports(&h))
             .unwrap_or_else(|e| panic!("model {model}: {e} ({})", header.display()));
+        let code = VerilatedCode::read(&obj, &prefix).unwrap_or_else(|e| panic!("model {model}: {e}"));
         if !self.trace {
-            mark_edge_only(&obj, &prefix, &mut ports).unwrap_or_else(|e| panic!("model {model}: {e}"));
+            code.mark_edge_only(&mut ports);
         }
         let shim = obj.join(format!("{model}_shim.cpp"));
-        let rising_only = rising_only_clocks(&obj, &prefix, &ports).unwrap_or_else(|e| panic!("model {model}: {e}"));
+        let rising_only = code.rising_only_clocks(&ports);
         fs::write(&shim, render_shim(model, &prefix, &ports, self.trace, &rising_only))
             .unwrap_or_else(|e| panic!("model {model}: cannot write {}: {e}", shim.display()));
         self.archives.push((obj.clone(), lib));

@@ -346,7 +346,7 @@ fn a_clock_with_only_rising_edge_logic_falls_without_an_eval() {
     let obj = root.path().join("edges").join("obj");
     let header = std::fs::read_to_string(obj.join("Vedges.h")).unwrap();
     let ports = verilate::parse_ports(&header).unwrap();
-    assert_eq!(verilate::rising_only_clocks(&obj, "Vedges", &ports).unwrap(), ["clk"]);
+    assert_eq!(verilate::VerilatedCode::read(&obj, "Vedges").unwrap().rising_only_clocks(&ports), ["clk"]);
 
     // The same random stimulus on two models: one lowers its clocks with
     // `fall`, the other with set + eval; every output equal after every step.
@@ -385,7 +385,7 @@ fn a_clock_with_only_rising_edge_logic_falls_without_an_eval() {
 }
 
 /// Registers, logic from registers only, and logic from inputs, narrow
-/// and wide: the ports `mark_edge_only` tells apart.
+/// and wide: the ports `VerilatedCode::mark_edge_only` tells apart.
 const LAZY: &str = "\
 module lazy(
     input clk,
