@@ -49,6 +49,10 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub pattern: Signal<In, Bit>,
     /// Check received data against the pattern.
     pub verify: Signal<In, Bit>,
+    /// 1: no size either way: send until `tx_stop`, receive any number of bytes.
+    pub open_ended: Signal<In, Bit>,
+    /// Level: end the transmit stream with its next beat (marked tlast).
+    pub tx_stop: Signal<In, Bit>,
     /// TX max speed, % of the bus peak (1..=100).
     pub tx_percent: Signal<In, Bits<7>>,
     /// RX max speed, % of the bus peak (1..=100).
@@ -129,6 +133,8 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.generator.transfer_size.next = self.transfer_size.val();
         self.generator.packet_size.next = self.packet_size.val();
         self.generator.pattern.next = self.pattern.val();
+        self.generator.open_ended.next = self.open_ended.val();
+        self.generator.stop.next = self.tx_stop.val();
         self.generator.enable.next = true;
         self.tx_limiter.clock.next = self.clock.val();
         self.tx_limiter.reset.next = self.reset.val();
@@ -163,6 +169,7 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.verifier.clear.next = self.rx_clear.val();
         self.verifier.transfer_size.next = self.transfer_size.val();
         self.verifier.verify.next = self.verify.val();
+        self.verifier.open_ended.next = self.open_ended.val();
         self.verifier.s_tdata.next = self.rx_limiter.m_tdata.val();
         self.verifier.s_tkeep.next = self.rx_limiter.m_tkeep.val();
         self.verifier.s_tlast.next = self.rx_limiter.m_tlast.val();

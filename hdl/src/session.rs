@@ -39,6 +39,10 @@
 //!    the server (passive) waits for the peer's close, then closes. The test
 //!    ends when the TOE reports the connection fully closed (`established`
 //!    falls).
+//!    Open-ended (`open_ended` at `start`), each side closes its direction
+//!    when its send ends: a full-duplex session half-closes and receives on
+//!    (two open-ended peers must not wait for each other), and the test
+//!    ends when the peer has closed too and `established` falls.
 //! 5. The end sets `done` (pulse `done_set`) or `error` (pulse `error_set`)
 //!    with `error_cause` ([`ErrorCause`], the register map's code table):
 //!    - `refused` (1): the open failed (refused, timed out: `conn_error`
@@ -58,6 +62,16 @@
 //!      after every byte moved, while waiting for the peer's close, ends the
 //!      test `done`; one while draining after the peer's early close keeps
 //!      `peer_closed`, and one after we asked to close ends the close.
+//!
+//! Open-ended transfers and `stop`: with `open_ended` the size is ignored.
+//! The send runs until `stop` (a register pulse, or `elapsed` reaching a
+//! non-zero `duration`, which also cuts a sized send short): the generator
+//! ends the stream with its next beat, marked `tlast`, and the session goes
+//! on as after a complete send, so the test ends `done` with every byte
+//! counted. A `stop` before `established` is kept and nothing is sent. The
+//! receive takes any number of bytes and is over when the peer closed and
+//! the verifier took everything before the close. `stop` does nothing to a
+//! receive.
 //!
 //! `abort` from any state stops the generator at once, requests a close and
 //! ends the test without waiting for the peer: the session is idle a few
@@ -129,6 +143,8 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_start: Signal<In, Bit>,
     /// Stop the test and close (one-cycle pulse).
     pub reg_abort: Signal<In, Bit>,
+    /// End the send gracefully (one-cycle pulse).
+    pub reg_stop: Signal<In, Bit>,
     /// Clear the verifier's error record and count (one-cycle pulse).
     pub reg_clear_errors: Signal<In, Bit>,
     /// The sticky error bit as software sees it; its fall clears `error_cause`.
@@ -155,6 +171,10 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_target_port: Signal<In, Bits<16>>,
     /// Milliseconds without progress before the test ends `stalled`; 0: never.
     pub reg_stall_timeout: Signal<In, Bits<16>>,
+    /// 1: no size: send until `stop` or `duration`, receive until the peer closes.
+    pub reg_open_ended: Signal<In, Bit>,
+    /// User-clock cycles from `established` after which the send stops; 0: no limit.
+    pub reg_duration: Signal<In, Bits<48>>,
     // ---- To the register file.
     /// From `start` until the test ends.
     pub reg_busy: Signal<Out, Bit>,
@@ -255,6 +275,17 @@ pub struct Session<const W: usize, const K: usize> {
     was_open: DFF<Bit>,
     drain: DFF<Bits<4>>,
     error_q: DFF<Bit>,
+    /// `open_ended` and `duration`, latched at `start`.
+    open_q: DFF<Bit>,
+    duration_q: DFF<Bits<48>>,
+    /// The send is to end (`stop`, or `duration` reached): the generator's `stop`.
+    stop_q: DFF<Bit>,
+    /// `elapsed` reached a non-zero `duration` (registered compare).
+    duration_hit: DFF<Bit>,
+    /// Our close (FIN) was taken by the TOE.
+    fin_q: DFF<Bit>,
+    /// The close being requested is a half-close: receiving goes on.
+    half_q: DFF<Bit>,
     /// The verifier's `complete`, registered: its 64-bit equality compare
     /// stays out of the state machine's cone (one LUT level less).
     complete_q: DFF<Bit>,
@@ -287,6 +318,7 @@ pub struct Session<const W: usize, const K: usize> {
     c_vcause_short: Constant<Bits<2>>,
     c_drain: Constant<Bits<4>>,
     c_zero4: Constant<Bits<4>>,
+    c_zero48: Constant<Bits<48>>,
     c_one4: Constant<Bits<4>>,
     /// Names the Verilog module after this type (`crate::emit`).
     verilog_name: crate::emit::ModuleName<Self>,
@@ -304,6 +336,7 @@ impl<const W: usize, const K: usize> Session<W, K> {
             reset: Default::default(),
             reg_start: Default::default(),
             reg_abort: Default::default(),
+            reg_stop: Default::default(),
             reg_clear_errors: Default::default(),
             reg_error: Default::default(),
             reg_test_mode: Default::default(),
@@ -317,6 +350,8 @@ impl<const W: usize, const K: usize> Session<W, K> {
             reg_fpga_port: Default::default(),
             reg_target_port: Default::default(),
             reg_stall_timeout: Default::default(),
+            reg_open_ended: Default::default(),
+            reg_duration: Default::default(),
             reg_busy: Default::default(),
             reg_connected: Default::default(),
             reg_closed: Default::default(),
@@ -375,6 +410,12 @@ impl<const W: usize, const K: usize> Session<W, K> {
             was_open: Default::default(),
             drain: Default::default(),
             error_q: Default::default(),
+            open_q: Default::default(),
+            duration_q: Default::default(),
+            stop_q: Default::default(),
+            duration_hit: Default::default(),
+            fin_q: Default::default(),
+            half_q: Default::default(),
             complete_q: Default::default(),
             tx_ok: Default::default(),
             rx_ok: Default::default(),
@@ -399,6 +440,7 @@ impl<const W: usize, const K: usize> Session<W, K> {
             c_vcause_short: Constant::new(bits(crate::data_verifier::CAUSE_SHORT)),
             c_drain: c4(DRAIN_CYCLES),
             c_zero4: c4(0),
+            c_zero48: Constant::new(bits(0)),
             c_one4: c4(1),
         }
     }
@@ -408,8 +450,34 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, tx_en, rx_en, active, aborting, lport, rport, size, psize, pattern, verify_q, txp, rxp,
-            fail, cause, closed_q, was_open, drain, error_q, complete_q
+            self,
+            clock,
+            state,
+            tx_en,
+            rx_en,
+            active,
+            aborting,
+            lport,
+            rport,
+            size,
+            psize,
+            pattern,
+            verify_q,
+            txp,
+            rxp,
+            fail,
+            cause,
+            closed_q,
+            was_open,
+            drain,
+            error_q,
+            open_q,
+            duration_q,
+            stop_q,
+            duration_hit,
+            fin_q,
+            half_q,
+            complete_q
         );
 
         // The datapath runs on the latched parameters.
@@ -420,6 +488,8 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         // TxPattern::Incremental is 0, the datapath's incremental is 1.
         self.datapath.pattern.next = !self.pattern.q.val();
         self.datapath.verify.next = self.verify_q.q.val();
+        self.datapath.open_ended.next = self.open_q.q.val();
+        self.datapath.tx_stop.next = self.stop_q.q.val();
         self.datapath.tx_percent.next = self.txp.q.val();
         self.datapath.rx_percent.next = self.rxp.q.val();
         self.datapath.rx_clear.next = self.reg_clear_errors.val();
@@ -477,7 +547,12 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         // size did (the byte counter then never equals the size), whatever
         // the first-error record shows (a mismatch may come first).
         self.complete_q.d.next = self.datapath.rx_complete.val();
-        self.rx_ok.next = !self.rx_en.q.val() | self.complete_q.q.val() | self.datapath.rx_beyond.val();
+        // Open-ended, it is over when the peer closed and the verifier took
+        // everything before the close.
+        self.rx_ok.next = !self.rx_en.q.val()
+            | self.complete_q.q.val()
+            | self.datapath.rx_beyond.val()
+            | (self.open_q.q.val() & self.toe_peer_closed.val() & self.datapath.rx_settled.val());
         // Half duplex: the sender closes first; full duplex: the client.
         self.close_first.next = self.tx_en.q.val() & (!self.rx_en.q.val() | self.active.q.val());
         // The verifier's internal cause (`data_verifier::CAUSE_*`) in
@@ -508,6 +583,16 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.peer.mss.next = self.toe_peer_mss.val();
         self.peer.window_scale.next = self.toe_peer_window_scale.val();
 
+        // The send ends at `stop` (from `established` on; one before is kept
+        // and sends nothing) or once `elapsed` reaches a non-zero
+        // `duration`: the timer counts from `established` and is cleared at
+        // `start`, so the registered compare cannot hit before.
+        self.duration_hit.d.next = (self.duration_q.q.val() != self.c_zero48.val())
+            & (self.timer.elapsed.val().get_bits::<48>(0) >= self.duration_q.q.val());
+        if (self.reg_stop.val() & (self.state.q.val() != State::Idle)) | self.duration_hit.q.val() {
+            self.stop_q.d.next = true;
+        }
+
         // Software clearing the sticky error clears the cause.
         self.error_q.d.next = self.reg_error.val();
         if self.error_q.q.val() & !self.reg_error.val() {
@@ -529,6 +614,12 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     self.verify_q.d.next = self.reg_verify.val();
                     self.txp.d.next = self.reg_tx_percent.val();
                     self.rxp.d.next = self.reg_rx_percent.val();
+                    self.open_q.d.next = self.reg_open_ended.val();
+                    self.duration_q.d.next = self.reg_duration.val();
+                    self.stop_q.d.next = false;
+                    self.duration_hit.d.next = false;
+                    self.fin_q.d.next = false;
+                    self.half_q.d.next = false;
                     self.watchdog.load.next = true;
                     self.fail.d.next = self.c_none.val();
                     self.aborting.d.next = false;
@@ -569,18 +660,33 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                 // A reset: `conn_error`, or `established` falling on its own
                 // (it falls legitimately only after our close, which is not
                 // requested yet).
-                if self.toe_conn_error.val() | !self.toe_established.val() {
+                // After our half-close, `established` falls when the peer
+                // closes too, and `rx_ok` then ends the test.
+                if self.toe_conn_error.val() | (!self.toe_established.val() & !self.fin_q.q.val()) {
                     self.fail.d.next = self.c_conn_reset.val();
                     self.timer.stop.next = true;
                     self.datapath.tx_abort.next = true;
-                    self.state.d.next = State::CloseReq;
+                    if self.fin_q.q.val() {
+                        self.state.d.next = State::WaitClosed;
+                    } else {
+                        self.state.d.next = State::CloseReq;
+                    }
                 } else if self.tx_ok.val() & self.rx_ok.val() {
                     self.timer.stop.next = true;
-                    if self.close_first.val() {
+                    if self.fin_q.q.val() {
+                        self.state.d.next = State::WaitClosed;
+                    } else if self.close_first.val() {
                         self.state.d.next = State::CloseReq;
                     } else {
                         self.state.d.next = State::WaitPeer;
                     }
+                } else if self.open_q.q.val() & self.tx_en.q.val() & self.tx_ok.val() & !self.fin_q.q.val() {
+                    // Open-ended, each side closes its direction when its
+                    // send ends, and receives on until the peer closes (two
+                    // open-ended full-duplex peers would otherwise each wait
+                    // for the other's close).
+                    self.half_q.d.next = true;
+                    self.state.d.next = State::CloseReq;
                 } else if self.toe_peer_closed.val() & !self.rx_ok.val() {
                     // The peer closed before every expected byte arrived: let the
                     // verifier finish what it took, then judge. A FIN after the
@@ -595,7 +701,11 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                 if self.tx_ok.val() & self.rx_ok.val() {
                     // Everything arrived after all: a normal end, the peer closed first.
                     self.timer.stop.next = true;
-                    self.state.d.next = State::CloseReq;
+                    if self.fin_q.q.val() {
+                        self.state.d.next = State::WaitClosed;
+                    } else {
+                        self.state.d.next = State::CloseReq;
+                    }
                 } else if self.rx_ok.val() {
                     // Everything arrived; the peer half-closed while we still send.
                     self.state.d.next = State::Run;
@@ -614,8 +724,12 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             }
             State::CloseReq => {
                 if self.toe_conn_req_ready.val() {
+                    self.fin_q.d.next = true;
+                    self.half_q.d.next = false;
                     if self.aborting.q.val() {
                         self.state.d.next = State::Finish;
+                    } else if self.half_q.q.val() {
+                        self.state.d.next = State::Run;
                     } else {
                         self.state.d.next = State::WaitClosed;
                     }
@@ -669,6 +783,9 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                 | (self.state.q.val() == State::WaitClosed)
             {
                 self.state.d.next = State::Finish;
+            } else if self.fin_q.q.val() {
+                // Our close was taken already (a half-close): wait for the end.
+                self.state.d.next = State::WaitClosed;
             } else {
                 self.state.d.next = State::CloseReq;
             }
@@ -680,7 +797,8 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             self.fail.d.next = self.c_aborted.val();
             self.timer.stop.next = true;
             self.datapath.tx_abort.next = true;
-            if self.state.q.val() == State::WaitClosed {
+            if (self.state.q.val() == State::WaitClosed) | self.fin_q.q.val() {
+                // Our close was taken already: nothing left to ask the TOE.
                 self.state.d.next = State::Finish;
             } else if (self.state.q.val() != State::OpenReq) | self.toe_conn_req_ready.val() {
                 // (An open request taken at this edge must be closed again.)

@@ -28,6 +28,13 @@
 //! decides when the next beat may be presented. `abort` drops everything at
 //! once, including a presented beat (the session is being torn down).
 //! A transfer of size 0 finishes at once with 0 bytes.
+//!
+//! Open-ended (`open_ended` high at `start`): the size is ignored and every
+//! beat is whole; the stream runs until `stop`. `stop` (a level, in either
+//! mode) ends the stream with the next beat the generator loads, marked
+//! `tlast`, so at most one beat follows it and the stream still ends on a
+//! packet boundary; a beat presented when it rises cannot change (AXI4-Stream)
+//! and goes first. With `stop` high at the setup cycle nothing is sent.
 
 use rust_hdl::prelude::*;
 
@@ -55,6 +62,10 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     pub packet_size: Signal<In, Bits<48>>,
     /// 1: incremental pattern, 0: dummy data (zeros); sampled on `start`.
     pub pattern: Signal<In, Bit>,
+    /// 1: send until `stop`, whatever `transfer_size` says; sampled on `start`.
+    pub open_ended: Signal<In, Bit>,
+    /// Level: end the stream with the next beat loaded (marked `tlast`).
+    pub stop: Signal<In, Bit>,
     /// High when the next beat may be presented (from the rate limiter).
     pub enable: Signal<In, Bit>,
     // ---- Status.
@@ -79,6 +90,7 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     size_q: DFF<Bits<48>>,
     psize_q: DFF<Bits<48>>,
     pattern_q: DFF<Bit>,
+    open_q: DFF<Bit>,
     // Control.
     setup: DFF<Bit>,
     running: DFF<Bit>,
@@ -137,6 +149,8 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
             transfer_size: Default::default(),
             packet_size: Default::default(),
             pattern: Default::default(),
+            open_ended: Default::default(),
+            stop: Default::default(),
             enable: Default::default(),
             busy: Default::default(),
             done: Default::default(),
@@ -149,6 +163,7 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
             size_q: Default::default(),
             psize_q: Default::default(),
             pattern_q: Default::default(),
+            open_q: Default::default(),
             setup: Default::default(),
             running: Default::default(),
             done_q: Default::default(),
@@ -198,6 +213,7 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
             size_q,
             psize_q,
             pattern_q,
+            open_q,
             setup,
             running,
             done_q,
@@ -251,7 +267,7 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
                 self.pkt_beats.d.next = (self.psize_q.q.val() >> self.c_log2_bytes.val()) + self.c_one48.val();
                 self.pkt_left.d.next = (self.psize_q.q.val() >> self.c_log2_bytes.val()) + self.c_one48.val();
             }
-            if self.size_q.q.val() == self.c_zero48.val() {
+            if ((self.size_q.q.val() == self.c_zero48.val()) & !self.open_q.q.val()) | self.stop.val() {
                 self.done_q.d.next = true;
             } else {
                 self.running.d.next = true;
@@ -270,12 +286,19 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
             self.beat_word.d.next = self.next_word.q.val();
             self.next_word.d.next = self.next_word.q.val() + self.c_lanes.val();
             self.beats_left.d.next = self.beats_left.q.val() - self.c_one48.val();
-            if self.beats_left.q.val() == self.c_one48.val() {
+            if (self.beats_left.q.val() == self.c_one48.val()) & !self.open_q.q.val() {
                 self.running.d.next = false;
                 self.out_final.d.next = true;
                 self.out_last.d.next = true;
                 self.out_keep.d.next = self.final_keep.q.val();
                 self.out_nbytes.d.next = self.final_nbytes.q.val();
+            } else if self.stop.val() {
+                // Stopped: this whole beat ends the stream.
+                self.running.d.next = false;
+                self.out_final.d.next = true;
+                self.out_last.d.next = true;
+                self.out_keep.d.next = self.c_all_keep.val();
+                self.out_nbytes.d.next = self.c_beat_bytes.val();
             } else {
                 self.out_final.d.next = false;
                 self.out_last.d.next = self.pkt_left.q.val() == self.c_one48.val();
@@ -299,6 +322,7 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
             self.size_q.d.next = self.transfer_size.val();
             self.psize_q.d.next = self.packet_size.val();
             self.pattern_q.d.next = self.pattern.val();
+            self.open_q.d.next = self.open_ended.val();
             self.setup.d.next = true;
             self.running.d.next = false;
             self.done_q.d.next = false;

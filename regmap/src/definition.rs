@@ -247,6 +247,7 @@ fn session_block(design: &Design) -> Block {
             field("start", 0, 1, WPulse, 0, "Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test. Ignored while `status.busy` and with test mode `disabled`. Clear `status.done` and `status.error` (write 1) before, to see this run's outcome."),
             field("abort", 1, 1, WPulse, 0, "Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`."),
             field("clear_errors", 2, 1, WPulse, 0, "Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)."),
+            field("stop", 3, 1, WPulse, 0, "Write 1: end the send gracefully, in either transfer mode: the stream ends with the next beat (marked tlast; at most one beat follows the write), the session closes as after a complete send, and the test ends `done` with every byte counted in `tx_bytes`. Before the connection is established, nothing is sent. No effect on a receive-only test or an idle session."),
         ]),
         reg("status", 0x04, "Session state. `done` and `error` are sticky until software writes 1 to them.", vec![
             field("busy", 0, 1, Ro, 0, "1 from `start` until the test ends (done or error).").volatile(),
@@ -261,6 +262,7 @@ fn session_block(design: &Design) -> Block {
             field("verify", 4, 1, Rw, 1, "1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)."),
             field("tx_pattern", 5, 1, Rw, TxPattern::Incremental as u32, "Data the session sends.").values::<TxPattern>(),
             field("conn_mode", 8, 1, Rw, ConnMode::Passive as u32, "How the session opens (and, in full duplex, closes) its connection.").values::<ConnMode>(),
+            field("open_ended", 12, 1, Rw, 0, "0: `transfer_size` bytes each way. 1: no size: send until `ctrl.stop` or `duration`, receive any number of bytes until the peer closes (the test then ends `done`); each side closes its direction when its send ends (in full duplex, a half-close; receiving goes on until the peer closes)."),
         ]),
         reg("speed", 0x0C, "Maximum speed per direction, in percent of the peak bandwidth (data_width / 8 * user clock); taken at `ctrl.start`.", vec![
             field("tx_percent", 0, 7, Rw, 100, "Transmit limit; gates tvalid.").range(1, 100),
@@ -363,6 +365,15 @@ fn session_block(design: &Design) -> Block {
         volatile: true,
         reset: 0,
         description: "First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero.",
+    });
+    wide(&mut regs, &mut wides, WideDef {
+        name: "duration",
+        offset: 0x48,
+        width: 48,
+        access: Rw,
+        volatile: false,
+        reset: 0,
+        description: "User-clock cycles from the connection being established after which the send stops as at `ctrl.stop` (250,000,000 cycles = 1 s at 250 MHz; up to 2^48-1, 13 days); 0: no limit. Applies in both transfer modes; taken at `ctrl.start`.",
     });
     regs.sort_by_key(|r| r.offset);
     Block {

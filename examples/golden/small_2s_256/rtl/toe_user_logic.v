@@ -97,6 +97,7 @@ module toe_user_logic (
     wire s0_start;
     wire s0_abort;
     wire s0_clear_errors;
+    wire s0_stop;
     wire s0_busy;
     wire s0_connected;
     wire s0_closed;
@@ -109,6 +110,7 @@ module toe_user_logic (
     wire s0_verify;
     wire s0_tx_pattern;
     wire s0_conn_mode;
+    wire s0_open_ended;
     wire [6:0] s0_tx_percent;
     wire [6:0] s0_rx_percent;
     wire [47:0] s0_transfer_size;
@@ -119,6 +121,7 @@ module toe_user_logic (
     wire [63:0] s0_tx_bytes;
     wire [63:0] s0_rx_bytes;
     wire [63:0] s0_elapsed;
+    wire [47:0] s0_duration;
     wire [47:0] s0_err_offset;
     wire [31:0] s0_err_expected;
     wire [31:0] s0_err_received;
@@ -130,6 +133,7 @@ module toe_user_logic (
     wire s1_start;
     wire s1_abort;
     wire s1_clear_errors;
+    wire s1_stop;
     wire s1_busy;
     wire s1_connected;
     wire s1_closed;
@@ -142,6 +146,7 @@ module toe_user_logic (
     wire s1_verify;
     wire s1_tx_pattern;
     wire s1_conn_mode;
+    wire s1_open_ended;
     wire [6:0] s1_tx_percent;
     wire [6:0] s1_rx_percent;
     wire [47:0] s1_transfer_size;
@@ -152,6 +157,7 @@ module toe_user_logic (
     wire [63:0] s1_tx_bytes;
     wire [63:0] s1_rx_bytes;
     wire [63:0] s1_elapsed;
+    wire [47:0] s1_duration;
     wire [47:0] s1_err_offset;
     wire [31:0] s1_err_expected;
     wire [31:0] s1_err_received;
@@ -196,6 +202,7 @@ module toe_user_logic (
         .s0_start(s0_start),
         .s0_abort(s0_abort),
         .s0_clear_errors(s0_clear_errors),
+        .s0_stop(s0_stop),
         .s0_busy(s0_busy),
         .s0_connected(s0_connected),
         .s0_closed(s0_closed),
@@ -208,6 +215,7 @@ module toe_user_logic (
         .s0_verify(s0_verify),
         .s0_tx_pattern(s0_tx_pattern),
         .s0_conn_mode(s0_conn_mode),
+        .s0_open_ended(s0_open_ended),
         .s0_tx_percent(s0_tx_percent),
         .s0_rx_percent(s0_rx_percent),
         .s0_transfer_size(s0_transfer_size),
@@ -218,6 +226,7 @@ module toe_user_logic (
         .s0_tx_bytes(s0_tx_bytes),
         .s0_rx_bytes(s0_rx_bytes),
         .s0_elapsed(s0_elapsed),
+        .s0_duration(s0_duration),
         .s0_err_offset(s0_err_offset),
         .s0_err_expected(s0_err_expected),
         .s0_err_received(s0_err_received),
@@ -229,6 +238,7 @@ module toe_user_logic (
         .s1_start(s1_start),
         .s1_abort(s1_abort),
         .s1_clear_errors(s1_clear_errors),
+        .s1_stop(s1_stop),
         .s1_busy(s1_busy),
         .s1_connected(s1_connected),
         .s1_closed(s1_closed),
@@ -241,6 +251,7 @@ module toe_user_logic (
         .s1_verify(s1_verify),
         .s1_tx_pattern(s1_tx_pattern),
         .s1_conn_mode(s1_conn_mode),
+        .s1_open_ended(s1_open_ended),
         .s1_tx_percent(s1_tx_percent),
         .s1_rx_percent(s1_rx_percent),
         .s1_transfer_size(s1_transfer_size),
@@ -251,6 +262,7 @@ module toe_user_logic (
         .s1_tx_bytes(s1_tx_bytes),
         .s1_rx_bytes(s1_rx_bytes),
         .s1_elapsed(s1_elapsed),
+        .s1_duration(s1_duration),
         .s1_err_offset(s1_err_offset),
         .s1_err_expected(s1_err_expected),
         .s1_err_received(s1_err_received),
@@ -266,6 +278,7 @@ module toe_user_logic (
         .reset(user_rst),
         .reg_start(s0_start),
         .reg_abort(s0_abort),
+        .reg_stop(s0_stop),
         .reg_clear_errors(s0_clear_errors),
         .reg_error(s0_error),
         .reg_test_mode(s0_test_mode),
@@ -279,6 +292,8 @@ module toe_user_logic (
         .reg_fpga_port(s0_fpga_port),
         .reg_target_port(s0_target_port),
         .reg_stall_timeout(s0_stall_timeout),
+        .reg_open_ended(s0_open_ended),
+        .reg_duration(s0_duration),
         .reg_busy(s0_busy),
         .reg_connected(s0_connected),
         .reg_closed(s0_closed),
@@ -325,6 +340,7 @@ module toe_user_logic (
         .reset(user_rst),
         .reg_start(s1_start),
         .reg_abort(s1_abort),
+        .reg_stop(s1_stop),
         .reg_clear_errors(s1_clear_errors),
         .reg_error(s1_error),
         .reg_test_mode(s1_test_mode),
@@ -338,6 +354,8 @@ module toe_user_logic (
         .reg_fpga_port(s1_fpga_port),
         .reg_target_port(s1_target_port),
         .reg_stall_timeout(s1_stall_timeout),
+        .reg_open_ended(s1_open_ended),
+        .reg_duration(s1_duration),
         .reg_busy(s1_busy),
         .reg_connected(s1_connected),
         .reg_closed(s1_closed),

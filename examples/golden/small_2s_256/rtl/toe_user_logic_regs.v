@@ -51,6 +51,7 @@ module toe_user_logic_regs (
     output wire         s0_start,              // Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test
     output wire         s0_abort,              // Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`
     output wire         s0_clear_errors,       // Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)
+    output wire         s0_stop,               // Write 1: end the send gracefully, in either transfer mode: the stream ends with the next beat (marked tlast; at most one beat follows the write), the session closes as after a complete send, and the test ends `done` with every byte counted in `tx_bytes`
     input  wire         s0_busy,               // 1 from `start` until the test ends (done or error)
     input  wire         s0_connected,          // 1 while the connection is established
     input  wire         s0_closed,             // 1 once the connection was closed after being established; cleared by `start`
@@ -63,6 +64,7 @@ module toe_user_logic_regs (
     output wire         s0_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
     output wire         s0_tx_pattern,         // Data the session sends
     output wire         s0_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
+    output wire         s0_open_ended,         // 0: `transfer_size` bytes each way
     output wire [6:0]   s0_tx_percent,         // Transmit limit; gates tvalid
     output wire [6:0]   s0_rx_percent,         // Receive limit; gates tready
     output wire [47:0]  s0_transfer_size,      // Bytes to transfer per direction, 0..=2^48-1; 0: nothing is sent or expected (the connection opens and closes, and the test is `done`; a byte received is `beyond_size`); taken at `ctrl.start`
@@ -73,6 +75,7 @@ module toe_user_logic_regs (
     input  wire [63:0]  s0_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s0_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s0_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
+    output wire [47:0]  s0_duration,           // User-clock cycles from the connection being established after which the send stops as at `ctrl.stop` (250,000,000 cycles = 1 s at 250 MHz; up to 2^48-1, 13 days); 0: no limit
     input  wire [47:0]  s0_err_offset,         // First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it
     input  wire [31:0]  s0_err_expected,       // Pattern word at `err_offset`
     input  wire [31:0]  s0_err_received,       // Received word at `err_offset`
@@ -86,6 +89,7 @@ module toe_user_logic_regs (
     output wire         s1_start,              // Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test
     output wire         s1_abort,              // Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`
     output wire         s1_clear_errors,       // Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)
+    output wire         s1_stop,               // Write 1: end the send gracefully, in either transfer mode: the stream ends with the next beat (marked tlast; at most one beat follows the write), the session closes as after a complete send, and the test ends `done` with every byte counted in `tx_bytes`
     input  wire         s1_busy,               // 1 from `start` until the test ends (done or error)
     input  wire         s1_connected,          // 1 while the connection is established
     input  wire         s1_closed,             // 1 once the connection was closed after being established; cleared by `start`
@@ -98,6 +102,7 @@ module toe_user_logic_regs (
     output wire         s1_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
     output wire         s1_tx_pattern,         // Data the session sends
     output wire         s1_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
+    output wire         s1_open_ended,         // 0: `transfer_size` bytes each way
     output wire [6:0]   s1_tx_percent,         // Transmit limit; gates tvalid
     output wire [6:0]   s1_rx_percent,         // Receive limit; gates tready
     output wire [47:0]  s1_transfer_size,      // Bytes to transfer per direction, 0..=2^48-1; 0: nothing is sent or expected (the connection opens and closes, and the test is `done`; a byte received is `beyond_size`); taken at `ctrl.start`
@@ -108,6 +113,7 @@ module toe_user_logic_regs (
     input  wire [63:0]  s1_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s1_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s1_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
+    output wire [47:0]  s1_duration,           // User-clock cycles from the connection being established after which the send stops as at `ctrl.stop` (250,000,000 cycles = 1 s at 250 MHz; up to 2^48-1, 13 days); 0: no limit
     input  wire [47:0]  s1_err_offset,         // First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it
     input  wire [31:0]  s1_err_expected,       // Pattern word at `err_offset`
     input  wire [31:0]  s1_err_received,       // Received word at `err_offset`
@@ -135,6 +141,8 @@ module toe_user_logic_regs (
     wire [31:0] s0_fpga_port_value;
     wire [31:0] s0_target_port_value;
     wire [31:0] s0_stall_timeout_value;
+    wire [31:0] s0_duration_lo_value;
+    wire [31:0] s0_duration_hi_value;
     wire [31:0] s1_test_config_value;
     wire [31:0] s1_speed_value;
     wire [31:0] s1_transfer_size_lo_value;
@@ -144,6 +152,8 @@ module toe_user_logic_regs (
     wire [31:0] s1_fpga_port_value;
     wire [31:0] s1_target_port_value;
     wire [31:0] s1_stall_timeout_value;
+    wire [31:0] s1_duration_lo_value;
+    wire [31:0] s1_duration_hi_value;
     wire [31:0] toe_toe_ctrl_pulse;
     wire [31:0] s0_ctrl_pulse;
     wire [31:0] s1_ctrl_pulse;
@@ -196,6 +206,7 @@ module toe_user_logic_regs (
     wire unused_s0_fpga_port_value = ^s0_fpga_port_value;
     wire unused_s0_target_port_value = ^s0_target_port_value;
     wire unused_s0_stall_timeout_value = ^s0_stall_timeout_value;
+    wire unused_s0_duration_hi_value = ^s0_duration_hi_value;
     wire unused_s1_test_config_value = ^s1_test_config_value;
     wire unused_s1_speed_value = ^s1_speed_value;
     wire unused_s1_transfer_size_hi_value = ^s1_transfer_size_hi_value;
@@ -203,6 +214,7 @@ module toe_user_logic_regs (
     wire unused_s1_fpga_port_value = ^s1_fpga_port_value;
     wire unused_s1_target_port_value = ^s1_target_port_value;
     wire unused_s1_stall_timeout_value = ^s1_stall_timeout_value;
+    wire unused_s1_duration_hi_value = ^s1_duration_hi_value;
     wire unused_toe_toe_ctrl_pulse = ^toe_toe_ctrl_pulse;
     wire unused_s0_ctrl_pulse = ^s0_ctrl_pulse;
     wire unused_s1_ctrl_pulse = ^s1_ctrl_pulse;
@@ -248,6 +260,8 @@ module toe_user_logic_regs (
         .s0_fpga_port_value(s0_fpga_port_value),
         .s0_target_port_value(s0_target_port_value),
         .s0_stall_timeout_value(s0_stall_timeout_value),
+        .s0_duration_lo_value(s0_duration_lo_value),
+        .s0_duration_hi_value(s0_duration_hi_value),
         .s1_test_config_value(s1_test_config_value),
         .s1_speed_value(s1_speed_value),
         .s1_transfer_size_lo_value(s1_transfer_size_lo_value),
@@ -257,6 +271,8 @@ module toe_user_logic_regs (
         .s1_fpga_port_value(s1_fpga_port_value),
         .s1_target_port_value(s1_target_port_value),
         .s1_stall_timeout_value(s1_stall_timeout_value),
+        .s1_duration_lo_value(s1_duration_lo_value),
+        .s1_duration_hi_value(s1_duration_hi_value),
         .toe_toe_ctrl_pulse(toe_toe_ctrl_pulse),
         .s0_ctrl_pulse(s0_ctrl_pulse),
         .s1_ctrl_pulse(s1_ctrl_pulse),
@@ -313,12 +329,14 @@ module toe_user_logic_regs (
     assign s0_start = s0_ctrl_pulse[0];
     assign s0_abort = s0_ctrl_pulse[1];
     assign s0_clear_errors = s0_ctrl_pulse[2];
+    assign s0_stop = s0_ctrl_pulse[3];
     assign s0_done = s0_status_sticky[3];
     assign s0_error = s0_status_sticky[4];
     assign s0_test_mode = s0_test_config_value[1:0];
     assign s0_verify = s0_test_config_value[4];
     assign s0_tx_pattern = s0_test_config_value[5];
     assign s0_conn_mode = s0_test_config_value[8];
+    assign s0_open_ended = s0_test_config_value[12];
     assign s0_tx_percent = s0_speed_value[6:0];
     assign s0_rx_percent = s0_speed_value[22:16];
     assign s0_transfer_size = {s0_transfer_size_hi_value[15:0], s0_transfer_size_lo_value[31:0]};
@@ -326,15 +344,18 @@ module toe_user_logic_regs (
     assign s0_fpga_port = s0_fpga_port_value[15:0];
     assign s0_target_port = s0_target_port_value[15:0];
     assign s0_stall_timeout = s0_stall_timeout_value[15:0];
+    assign s0_duration = {s0_duration_hi_value[15:0], s0_duration_lo_value[31:0]};
     assign s1_start = s1_ctrl_pulse[0];
     assign s1_abort = s1_ctrl_pulse[1];
     assign s1_clear_errors = s1_ctrl_pulse[2];
+    assign s1_stop = s1_ctrl_pulse[3];
     assign s1_done = s1_status_sticky[3];
     assign s1_error = s1_status_sticky[4];
     assign s1_test_mode = s1_test_config_value[1:0];
     assign s1_verify = s1_test_config_value[4];
     assign s1_tx_pattern = s1_test_config_value[5];
     assign s1_conn_mode = s1_test_config_value[8];
+    assign s1_open_ended = s1_test_config_value[12];
     assign s1_tx_percent = s1_speed_value[6:0];
     assign s1_rx_percent = s1_speed_value[22:16];
     assign s1_transfer_size = {s1_transfer_size_hi_value[15:0], s1_transfer_size_lo_value[31:0]};
@@ -342,6 +363,7 @@ module toe_user_logic_regs (
     assign s1_fpga_port = s1_fpga_port_value[15:0];
     assign s1_target_port = s1_target_port_value[15:0];
     assign s1_stall_timeout = s1_stall_timeout_value[15:0];
+    assign s1_duration = {s1_duration_hi_value[15:0], s1_duration_lo_value[31:0]};
 endmodule
 
 `resetall

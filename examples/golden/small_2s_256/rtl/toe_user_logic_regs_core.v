@@ -62,6 +62,8 @@ module toe_user_logic_regs_core (
     output wire [31:0] s0_fpga_port_value,           // Writable word (writable bits; others 0)
     output wire [31:0] s0_target_port_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s0_stall_timeout_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] s0_duration_lo_value,         // Writable word (writable bits; others 0)
+    output wire [31:0] s0_duration_hi_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s1_test_config_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s1_speed_value,               // Writable word (writable bits; others 0)
     output wire [31:0] s1_transfer_size_lo_value,    // Writable word (writable bits; others 0)
@@ -71,6 +73,8 @@ module toe_user_logic_regs_core (
     output wire [31:0] s1_fpga_port_value,           // Writable word (writable bits; others 0)
     output wire [31:0] s1_target_port_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s1_stall_timeout_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] s1_duration_lo_value,         // Writable word (writable bits; others 0)
+    output wire [31:0] s1_duration_hi_value,         // Writable word (writable bits; others 0)
     output wire [31:0] toe_toe_ctrl_pulse,           // Write-pulse word: written ones, for one cycle
     output wire [31:0] s0_ctrl_pulse,                // Write-pulse word: written ones, for one cycle
     output wire [31:0] s1_ctrl_pulse,                // Write-pulse word: written ones, for one cycle
@@ -331,13 +335,13 @@ module toe_user_logic_regs_core (
         .value(toe_target_ip_value)
     );
 
-    // session[0].test_config at 0x0108: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw
+    // session[0].test_config at 0x0108: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, open_ended [12] rw
     wire        s0_test_config_storage_hit;
     wire [31:0] s0_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h108),
-        .MASK       (32'h133),
-        .READ_MASK  (32'h133),
+        .MASK       (32'h1133),
+        .READ_MASK  (32'h1133),
         .RESET_VALUE(32'h110)
     ) u_s0_test_config_storage (
         .clock(user_clk),
@@ -511,13 +515,53 @@ module toe_user_logic_regs_core (
         .value(s0_stall_timeout_value)
     );
 
-    // session[1].test_config at 0x0208: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw
+    // session[0].duration_lo at 0x0148: value [31:0] rw
+    wire        s0_duration_lo_storage_hit;
+    wire [31:0] s0_duration_lo_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h148),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h0)
+    ) u_s0_duration_lo_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_duration_lo_storage_hit),
+        .rdata(s0_duration_lo_storage_rdata),
+        .value(s0_duration_lo_value)
+    );
+
+    // session[0].duration_hi at 0x014c: value [15:0] rw
+    wire        s0_duration_hi_storage_hit;
+    wire [31:0] s0_duration_hi_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h14c),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'h0)
+    ) u_s0_duration_hi_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_duration_hi_storage_hit),
+        .rdata(s0_duration_hi_storage_rdata),
+        .value(s0_duration_hi_value)
+    );
+
+    // session[1].test_config at 0x0208: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, open_ended [12] rw
     wire        s1_test_config_storage_hit;
     wire [31:0] s1_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h208),
-        .MASK       (32'h133),
-        .READ_MASK  (32'h133),
+        .MASK       (32'h1133),
+        .READ_MASK  (32'h1133),
         .RESET_VALUE(32'h110)
     ) u_s1_test_config_storage (
         .clock(user_clk),
@@ -691,6 +735,46 @@ module toe_user_logic_regs_core (
         .value(s1_stall_timeout_value)
     );
 
+    // session[1].duration_lo at 0x0248: value [31:0] rw
+    wire        s1_duration_lo_storage_hit;
+    wire [31:0] s1_duration_lo_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h248),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h0)
+    ) u_s1_duration_lo_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_duration_lo_storage_hit),
+        .rdata(s1_duration_lo_storage_rdata),
+        .value(s1_duration_lo_value)
+    );
+
+    // session[1].duration_hi at 0x024c: value [15:0] rw
+    wire        s1_duration_hi_storage_hit;
+    wire [31:0] s1_duration_hi_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h24c),
+        .MASK       (32'hffff),
+        .READ_MASK  (32'hffff),
+        .RESET_VALUE(32'h0)
+    ) u_s1_duration_hi_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_duration_hi_storage_hit),
+        .rdata(s1_duration_hi_storage_rdata),
+        .value(s1_duration_hi_value)
+    );
+
     // toe.toe_ctrl at 0x0040: init [0] wpulse
     wire toe_toe_ctrl_pulse_hit;
     toe_user_logic_regs_pulse #(
@@ -707,11 +791,11 @@ module toe_user_logic_regs_core (
         .pulse(toe_toe_ctrl_pulse)
     );
 
-    // session[0].ctrl at 0x0100: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse
+    // session[0].ctrl at 0x0100: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse, stop [3] wpulse
     wire s0_ctrl_pulse_hit;
     toe_user_logic_regs_pulse #(
         .ADDRESS(16'h100),
-        .MASK   (32'h7)
+        .MASK   (32'hf)
     ) u_s0_ctrl_pulse (
         .clock(user_clk),
         .reset(user_rst),
@@ -723,11 +807,11 @@ module toe_user_logic_regs_core (
         .pulse(s0_ctrl_pulse)
     );
 
-    // session[1].ctrl at 0x0200: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse
+    // session[1].ctrl at 0x0200: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse, stop [3] wpulse
     wire s1_ctrl_pulse_hit;
     toe_user_logic_regs_pulse #(
         .ADDRESS(16'h200),
-        .MASK   (32'h7)
+        .MASK   (32'hf)
     ) u_s1_ctrl_pulse (
         .clock(user_clk),
         .reset(user_rst),
@@ -1430,6 +1514,8 @@ module toe_user_logic_regs_core (
         .s0_fpga_port_storage_hit          (s0_fpga_port_storage_hit),
         .s0_target_port_storage_hit        (s0_target_port_storage_hit),
         .s0_stall_timeout_storage_hit      (s0_stall_timeout_storage_hit),
+        .s0_duration_lo_storage_hit        (s0_duration_lo_storage_hit),
+        .s0_duration_hi_storage_hit        (s0_duration_hi_storage_hit),
         .s1_test_config_storage_hit        (s1_test_config_storage_hit),
         .s1_speed_storage_hit              (s1_speed_storage_hit),
         .s1_transfer_size_lo_storage_hit   (s1_transfer_size_lo_storage_hit),
@@ -1439,6 +1525,8 @@ module toe_user_logic_regs_core (
         .s1_fpga_port_storage_hit          (s1_fpga_port_storage_hit),
         .s1_target_port_storage_hit        (s1_target_port_storage_hit),
         .s1_stall_timeout_storage_hit      (s1_stall_timeout_storage_hit),
+        .s1_duration_lo_storage_hit        (s1_duration_lo_storage_hit),
+        .s1_duration_hi_storage_hit        (s1_duration_hi_storage_hit),
         .toe_toe_config_storage_rdata      (toe_toe_config_storage_rdata),
         .toe_fpga_mac_lo_storage_rdata     (toe_fpga_mac_lo_storage_rdata),
         .toe_fpga_mac_hi_storage_rdata     (toe_fpga_mac_hi_storage_rdata),
@@ -1455,6 +1543,8 @@ module toe_user_logic_regs_core (
         .s0_fpga_port_storage_rdata        (s0_fpga_port_storage_rdata),
         .s0_target_port_storage_rdata      (s0_target_port_storage_rdata),
         .s0_stall_timeout_storage_rdata    (s0_stall_timeout_storage_rdata),
+        .s0_duration_lo_storage_rdata      (s0_duration_lo_storage_rdata),
+        .s0_duration_hi_storage_rdata      (s0_duration_hi_storage_rdata),
         .s1_test_config_storage_rdata      (s1_test_config_storage_rdata),
         .s1_speed_storage_rdata            (s1_speed_storage_rdata),
         .s1_transfer_size_lo_storage_rdata (s1_transfer_size_lo_storage_rdata),
@@ -1464,6 +1554,8 @@ module toe_user_logic_regs_core (
         .s1_fpga_port_storage_rdata        (s1_fpga_port_storage_rdata),
         .s1_target_port_storage_rdata      (s1_target_port_storage_rdata),
         .s1_stall_timeout_storage_rdata    (s1_stall_timeout_storage_rdata),
+        .s1_duration_lo_storage_rdata      (s1_duration_lo_storage_rdata),
+        .s1_duration_hi_storage_rdata      (s1_duration_hi_storage_rdata),
         .toe_toe_ctrl_pulse_hit            (toe_toe_ctrl_pulse_hit),
         .s0_ctrl_pulse_hit                 (s0_ctrl_pulse_hit),
         .s1_ctrl_pulse_hit                 (s1_ctrl_pulse_hit),

@@ -38,6 +38,8 @@ module toe_user_logic_regs_read_back (
     input  wire        s0_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s0_target_port_storage_hit,         // Writable words: addressed
     input  wire        s0_stall_timeout_storage_hit,       // Writable words: addressed
+    input  wire        s0_duration_lo_storage_hit,         // Writable words: addressed
+    input  wire        s0_duration_hi_storage_hit,         // Writable words: addressed
     input  wire        s1_test_config_storage_hit,         // Writable words: addressed
     input  wire        s1_speed_storage_hit,               // Writable words: addressed
     input  wire        s1_transfer_size_lo_storage_hit,    // Writable words: addressed
@@ -47,6 +49,8 @@ module toe_user_logic_regs_read_back (
     input  wire        s1_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s1_target_port_storage_hit,         // Writable words: addressed
     input  wire        s1_stall_timeout_storage_hit,       // Writable words: addressed
+    input  wire        s1_duration_lo_storage_hit,         // Writable words: addressed
+    input  wire        s1_duration_hi_storage_hit,         // Writable words: addressed
     input  wire [31:0] toe_toe_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] toe_fpga_mac_lo_storage_rdata,      // Writable words: read value
     input  wire [31:0] toe_fpga_mac_hi_storage_rdata,      // Writable words: read value
@@ -63,6 +67,8 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s0_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s0_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_stall_timeout_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s0_duration_lo_storage_rdata,       // Writable words: read value
+    input  wire [31:0] s0_duration_hi_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_speed_storage_rdata,             // Writable words: read value
     input  wire [31:0] s1_transfer_size_lo_storage_rdata,  // Writable words: read value
@@ -72,6 +78,8 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s1_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s1_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_stall_timeout_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s1_duration_lo_storage_rdata,       // Writable words: read value
+    input  wire [31:0] s1_duration_hi_storage_rdata,       // Writable words: read value
     input  wire        toe_toe_ctrl_pulse_hit,             // Write-pulse words (read as 0): addressed
     input  wire        s0_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
     input  wire        s1_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
@@ -212,6 +220,10 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s0_target_port_storage_rdata;
         any_hit = any_hit | s0_stall_timeout_storage_hit;
         any_data = any_data | s0_stall_timeout_storage_rdata;
+        any_hit = any_hit | s0_duration_lo_storage_hit;
+        any_data = any_data | s0_duration_lo_storage_rdata;
+        any_hit = any_hit | s0_duration_hi_storage_hit;
+        any_data = any_data | s0_duration_hi_storage_rdata;
         any_hit = any_hit | s1_test_config_storage_hit;
         any_data = any_data | s1_test_config_storage_rdata;
         any_hit = any_hit | s1_speed_storage_hit;
@@ -230,6 +242,10 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s1_target_port_storage_rdata;
         any_hit = any_hit | s1_stall_timeout_storage_hit;
         any_data = any_data | s1_stall_timeout_storage_rdata;
+        any_hit = any_hit | s1_duration_lo_storage_hit;
+        any_data = any_data | s1_duration_lo_storage_rdata;
+        any_hit = any_hit | s1_duration_hi_storage_hit;
+        any_data = any_data | s1_duration_hi_storage_rdata;
         any_hit = any_hit | toe_toe_ctrl_pulse_hit;
         any_hit = any_hit | s0_ctrl_pulse_hit;
         any_hit = any_hit | s1_ctrl_pulse_hit;

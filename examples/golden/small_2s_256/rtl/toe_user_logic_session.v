@@ -35,6 +35,7 @@ module toe_user_logic_session (
     // From the register file: `reg_<x>` joins the register file's `s<n>_<x>`
     input  wire         reg_start,                // Begin a test (one-cycle pulse)
     input  wire         reg_abort,                // Stop the test and close (one-cycle pulse)
+    input  wire         reg_stop,                 // End the send gracefully (one-cycle pulse)
     input  wire         reg_clear_errors,         // Clear the verifier's error record and count (one-cycle pulse)
     input  wire         reg_error,                // The sticky error bit as software sees it; its fall clears `error_cause`
     input  wire [1:0]   reg_test_mode,            // `TestMode`: 0 disabled, 1 send, 2 receive, 3 full duplex
@@ -48,6 +49,8 @@ module toe_user_logic_session (
     input  wire [15:0]  reg_fpga_port,            // Local TCP port
     input  wire [15:0]  reg_target_port,          // Remote TCP port (active open)
     input  wire [15:0]  reg_stall_timeout,        // Milliseconds without progress before the test ends `stalled`; 0: never
+    input  wire         reg_open_ended,           // 1: no size: send until `stop` or `duration`, receive until the peer closes
+    input  wire [47:0]  reg_duration,             // User-clock cycles from `established` after which the send stops; 0: no limit
 
     // To the register file
     output reg          reg_busy,                 // From `start` until the test ends
@@ -109,6 +112,7 @@ module toe_user_logic_session (
     localparam C_VCAUSE_SHORT = 2'b11;
     localparam C_DRAIN = 4'hf;
     localparam C_ZERO4 = 4'h0;
+    localparam C_ZERO48 = 48'h0;
     localparam C_ONE4 = 4'h1;
 
     // States
@@ -161,6 +165,18 @@ module toe_user_logic_session (
     reg [3:0]  drain_next;
     reg        error_q_reg = 1'h0;
     reg        error_q_next;
+    reg        open_q_reg = 1'h0;
+    reg        open_q_next;
+    reg [47:0] duration_q_reg = 48'h0;
+    reg [47:0] duration_q_next;
+    reg        stop_q_reg = 1'h0;
+    reg        stop_q_next;
+    reg        duration_hit_reg = 1'h0;
+    reg        duration_hit_next;
+    reg        fin_q_reg = 1'h0;
+    reg        fin_q_next;
+    reg        half_q_reg = 1'h0;
+    reg        half_q_next;
     reg        complete_q_reg = 1'h0;
     reg        complete_q_next;
 
@@ -198,6 +214,8 @@ module toe_user_logic_session (
         .packet_size    (psize_reg),
         .pattern        (datapath_pattern),
         .verify         (verify_q_reg),
+        .open_ended     (open_q_reg),
+        .tx_stop        (stop_q_reg),
         .tx_percent     (txp_reg),
         .rx_percent     (rxp_reg),
         .tx_busy        (datapath_tx_busy),
@@ -289,6 +307,12 @@ module toe_user_logic_session (
         was_open_next = was_open_reg;
         drain_next = drain_reg;
         error_q_next = error_q_reg;
+        open_q_next = open_q_reg;
+        duration_q_next = duration_q_reg;
+        stop_q_next = stop_q_reg;
+        duration_hit_next = duration_hit_reg;
+        fin_q_next = fin_q_reg;
+        half_q_next = half_q_reg;
         complete_q_next = complete_q_reg;
         datapath_pattern = ~pattern_reg;
         reg_busy = (state_reg != STATE_IDLE) | datapath_tx_busy;
@@ -314,7 +338,7 @@ module toe_user_logic_session (
         peer_take = 1'b0;
         tx_ok = ~tx_en_reg | datapath_tx_done;
         complete_q_next = datapath_rx_complete;
-        rx_ok = ~rx_en_reg | complete_q_reg | datapath_rx_beyond;
+        rx_ok = ~rx_en_reg | complete_q_reg | datapath_rx_beyond | (open_q_reg & toe_peer_closed & datapath_rx_settled);
         close_first = tx_en_reg & (~rx_en_reg | active_reg);
         if (datapath_rx_err_cause == C_VCAUSE_BEYOND) begin
             verifier_cause = C_BEYOND;
@@ -327,6 +351,10 @@ module toe_user_logic_session (
         end
         watchdog_moved = (toe_tx_tvalid & toe_tx_tready) | (toe_rx_tvalid & toe_rx_tready);
         watchdog_armed = state_reg != STATE_IDLE;
+        duration_hit_next = (duration_q_reg != C_ZERO48) & (reg_elapsed[(32'h0)+:(48)] >= duration_q_reg);
+        if ((reg_stop & (state_reg != STATE_IDLE)) | duration_hit_reg) begin
+            stop_q_next = 1'b1;
+        end
         error_q_next = reg_error;
         if (error_q_reg & ~reg_error) begin
             cause_next = C_NONE;
@@ -346,6 +374,12 @@ module toe_user_logic_session (
                         verify_q_next = reg_verify;
                         txp_next = reg_tx_percent;
                         rxp_next = reg_rx_percent;
+                        open_q_next = reg_open_ended;
+                        duration_q_next = reg_duration;
+                        stop_q_next = 1'b0;
+                        duration_hit_next = 1'b0;
+                        fin_q_next = 1'b0;
+                        half_q_next = 1'b0;
                         watchdog_load = 1'b1;
                         fail_next = C_NONE;
                         aborting_next = 1'b0;
@@ -384,20 +418,32 @@ module toe_user_logic_session (
                 end
             STATE_RUN:
                 begin
-                    if (toe_conn_error | ~toe_established) begin
+                    if (toe_conn_error | (~toe_established & ~fin_q_reg)) begin
                         fail_next = C_CONN_RESET;
                         timer_stop = 1'b1;
                         datapath_tx_abort = 1'b1;
-                        state_next = STATE_CLOSE_REQ;
+                        if (fin_q_reg) begin
+                            state_next = STATE_WAIT_CLOSED;
+                        end
+                        else begin
+                            state_next = STATE_CLOSE_REQ;
+                        end
                     end
                     else if (tx_ok & rx_ok) begin
                         timer_stop = 1'b1;
-                        if (close_first) begin
+                        if (fin_q_reg) begin
+                            state_next = STATE_WAIT_CLOSED;
+                        end
+                        else if (close_first) begin
                             state_next = STATE_CLOSE_REQ;
                         end
                         else begin
                             state_next = STATE_WAIT_PEER;
                         end
+                    end
+                    else if (open_q_reg & tx_en_reg & tx_ok & ~fin_q_reg) begin
+                        half_q_next = 1'b1;
+                        state_next = STATE_CLOSE_REQ;
                     end
                     else if (toe_peer_closed & ~rx_ok) begin
                         drain_next = C_DRAIN;
@@ -409,7 +455,12 @@ module toe_user_logic_session (
                     drain_next = drain_reg - C_ONE4;
                     if (tx_ok & rx_ok) begin
                         timer_stop = 1'b1;
-                        state_next = STATE_CLOSE_REQ;
+                        if (fin_q_reg) begin
+                            state_next = STATE_WAIT_CLOSED;
+                        end
+                        else begin
+                            state_next = STATE_CLOSE_REQ;
+                        end
                     end
                     else if (rx_ok) begin
                         state_next = STATE_RUN;
@@ -431,8 +482,13 @@ module toe_user_logic_session (
             STATE_CLOSE_REQ:
                 begin
                     if (toe_conn_req_ready) begin
+                        fin_q_next = 1'b1;
+                        half_q_next = 1'b0;
                         if (aborting_reg) begin
                             state_next = STATE_FINISH;
+                        end
+                        else if (half_q_reg) begin
+                            state_next = STATE_RUN;
                         end
                         else begin
                             state_next = STATE_WAIT_CLOSED;
@@ -477,6 +533,9 @@ module toe_user_logic_session (
             if ((state_reg == STATE_OPEN_REQ) | (state_reg == STATE_CLOSE_REQ) | (state_reg == STATE_WAIT_CLOSED)) begin
                 state_next = STATE_FINISH;
             end
+            else if (fin_q_reg) begin
+                state_next = STATE_WAIT_CLOSED;
+            end
             else begin
                 state_next = STATE_CLOSE_REQ;
             end
@@ -486,7 +545,7 @@ module toe_user_logic_session (
             fail_next = C_ABORTED;
             timer_stop = 1'b1;
             datapath_tx_abort = 1'b1;
-            if (state_reg == STATE_WAIT_CLOSED) begin
+            if ((state_reg == STATE_WAIT_CLOSED) | fin_q_reg) begin
                 state_next = STATE_FINISH;
             end
             else if ((state_reg != STATE_OPEN_REQ) | toe_conn_req_ready) begin
@@ -501,26 +560,32 @@ module toe_user_logic_session (
     end
 
     always @(posedge clock) begin
-        state_reg      <= state_next;
-        tx_en_reg      <= tx_en_next;
-        rx_en_reg      <= rx_en_next;
-        active_reg     <= active_next;
-        aborting_reg   <= aborting_next;
-        lport_reg      <= lport_next;
-        rport_reg      <= rport_next;
-        size_reg       <= size_next;
-        psize_reg      <= psize_next;
-        pattern_reg    <= pattern_next;
-        verify_q_reg   <= verify_q_next;
-        txp_reg        <= txp_next;
-        rxp_reg        <= rxp_next;
-        fail_reg       <= fail_next;
-        cause_reg      <= cause_next;
-        closed_q_reg   <= closed_q_next;
-        was_open_reg   <= was_open_next;
-        drain_reg      <= drain_next;
-        error_q_reg    <= error_q_next;
-        complete_q_reg <= complete_q_next;
+        state_reg        <= state_next;
+        tx_en_reg        <= tx_en_next;
+        rx_en_reg        <= rx_en_next;
+        active_reg       <= active_next;
+        aborting_reg     <= aborting_next;
+        lport_reg        <= lport_next;
+        rport_reg        <= rport_next;
+        size_reg         <= size_next;
+        psize_reg        <= psize_next;
+        pattern_reg      <= pattern_next;
+        verify_q_reg     <= verify_q_next;
+        txp_reg          <= txp_next;
+        rxp_reg          <= rxp_next;
+        fail_reg         <= fail_next;
+        cause_reg        <= cause_next;
+        closed_q_reg     <= closed_q_next;
+        was_open_reg     <= was_open_next;
+        drain_reg        <= drain_next;
+        error_q_reg      <= error_q_next;
+        open_q_reg       <= open_q_next;
+        duration_q_reg   <= duration_q_next;
+        stop_q_reg       <= stop_q_next;
+        duration_hit_reg <= duration_hit_next;
+        fin_q_reg        <= fin_q_next;
+        half_q_reg       <= half_q_next;
+        complete_q_reg   <= complete_q_next;
     end
 
 endmodule

@@ -299,6 +299,12 @@
 #define TOE_USER_LOGIC_SESSION_CTRL_CLEAR_ERRORS_RESET 0x0u
 #define TOE_USER_LOGIC_SESSION_CTRL_CLEAR_ERRORS_ACCESS TOE_USER_LOGIC_ACCESS_WPULSE
 #define TOE_USER_LOGIC_SESSION_CTRL_CLEAR_ERRORS_VOLATILE 0u
+#define TOE_USER_LOGIC_SESSION_CTRL_STOP_MASK 0x00000008u
+#define TOE_USER_LOGIC_SESSION_CTRL_STOP_SHIFT 3u
+#define TOE_USER_LOGIC_SESSION_CTRL_STOP_WIDTH 1u
+#define TOE_USER_LOGIC_SESSION_CTRL_STOP_RESET 0x0u
+#define TOE_USER_LOGIC_SESSION_CTRL_STOP_ACCESS TOE_USER_LOGIC_ACCESS_WPULSE
+#define TOE_USER_LOGIC_SESSION_CTRL_STOP_VOLATILE 0u
 
 /* status (ro/w1c, offset in the instance 0x004): Session state. `done` and `error` are sticky until software writes 1 to them. */
 #define TOE_USER_LOGIC_SESSION_STATUS_OFFSET 0x004u
@@ -383,6 +389,12 @@
 #define TOE_USER_LOGIC_SESSION_TEST_CONFIG_CONN_MODE_VOLATILE 0u
 #define TOE_USER_LOGIC_SESSION_TEST_CONFIG_CONN_MODE_ACTIVE 0u
 #define TOE_USER_LOGIC_SESSION_TEST_CONFIG_CONN_MODE_PASSIVE 1u
+#define TOE_USER_LOGIC_SESSION_TEST_CONFIG_OPEN_ENDED_MASK 0x00001000u
+#define TOE_USER_LOGIC_SESSION_TEST_CONFIG_OPEN_ENDED_SHIFT 12u
+#define TOE_USER_LOGIC_SESSION_TEST_CONFIG_OPEN_ENDED_WIDTH 1u
+#define TOE_USER_LOGIC_SESSION_TEST_CONFIG_OPEN_ENDED_RESET 0x0u
+#define TOE_USER_LOGIC_SESSION_TEST_CONFIG_OPEN_ENDED_ACCESS TOE_USER_LOGIC_ACCESS_RW
+#define TOE_USER_LOGIC_SESSION_TEST_CONFIG_OPEN_ENDED_VOLATILE 0u
 
 /* speed (rw, offset in the instance 0x00C): Maximum speed per direction, in percent of the peak bandwidth (data_width / 8 * user clock); taken at `ctrl.start`. */
 #define TOE_USER_LOGIC_SESSION_SPEED_OFFSET 0x00Cu
@@ -534,6 +546,26 @@
 #define TOE_USER_LOGIC_SESSION_ELAPSED_HI_VALUE_ACCESS TOE_USER_LOGIC_ACCESS_RO
 #define TOE_USER_LOGIC_SESSION_ELAPSED_HI_VALUE_VOLATILE 1u
 
+/* duration_lo (rw, offset in the instance 0x048): User-clock cycles from the connection being established after which the send stops as at `ctrl.stop` (250,000,000 cycles = 1 s at 250 MHz; up to 2^48-1, 13 days); 0: no limit. Applies in both transfer modes; taken at `ctrl.start`. Bits 31:0; reading this register latches `duration_hi`. */
+#define TOE_USER_LOGIC_SESSION_DURATION_LO_OFFSET 0x048u
+#define TOE_USER_LOGIC_SESSION_DURATION_LO_RESET 0x00000000u
+#define TOE_USER_LOGIC_SESSION_DURATION_LO_VALUE_MASK 0xFFFFFFFFu
+#define TOE_USER_LOGIC_SESSION_DURATION_LO_VALUE_SHIFT 0u
+#define TOE_USER_LOGIC_SESSION_DURATION_LO_VALUE_WIDTH 32u
+#define TOE_USER_LOGIC_SESSION_DURATION_LO_VALUE_RESET 0x00000000u
+#define TOE_USER_LOGIC_SESSION_DURATION_LO_VALUE_ACCESS TOE_USER_LOGIC_ACCESS_RW
+#define TOE_USER_LOGIC_SESSION_DURATION_LO_VALUE_VOLATILE 0u
+
+/* duration_hi (rw, offset in the instance 0x04C): User-clock cycles from the connection being established after which the send stops as at `ctrl.stop` (250,000,000 cycles = 1 s at 250 MHz; up to 2^48-1, 13 days); 0: no limit. Applies in both transfer modes; taken at `ctrl.start`. Bits 47:32, as latched by the last read of `duration_lo`. */
+#define TOE_USER_LOGIC_SESSION_DURATION_HI_OFFSET 0x04Cu
+#define TOE_USER_LOGIC_SESSION_DURATION_HI_RESET 0x00000000u
+#define TOE_USER_LOGIC_SESSION_DURATION_HI_VALUE_MASK 0x0000FFFFu
+#define TOE_USER_LOGIC_SESSION_DURATION_HI_VALUE_SHIFT 0u
+#define TOE_USER_LOGIC_SESSION_DURATION_HI_VALUE_WIDTH 16u
+#define TOE_USER_LOGIC_SESSION_DURATION_HI_VALUE_RESET 0x0000u
+#define TOE_USER_LOGIC_SESSION_DURATION_HI_VALUE_ACCESS TOE_USER_LOGIC_ACCESS_RW
+#define TOE_USER_LOGIC_SESSION_DURATION_HI_VALUE_VOLATILE 0u
+
 /* err_offset_lo (ro, offset in the instance 0x050): First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero. Bits 31:0; reading this register latches `err_offset_hi`. */
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_LO_OFFSET 0x050u
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_LO_RESET 0x00000000u
@@ -647,5 +679,9 @@
 /* err_offset (48 bits): `err_offset_lo` holds bits 31:0 and latches `err_offset_hi` when read; read `_LO` first. First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero. */
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_WIDTH 48u
 #define TOE_USER_LOGIC_SESSION_ERR_OFFSET_RESET 0x0000000000000000u
+
+/* duration (48 bits): `duration_lo` holds bits 31:0 and latches `duration_hi` when read; read `_LO` first. User-clock cycles from the connection being established after which the send stops as at `ctrl.stop` (250,000,000 cycles = 1 s at 250 MHz; up to 2^48-1, 13 days); 0: no limit. Applies in both transfer modes; taken at `ctrl.start`. */
+#define TOE_USER_LOGIC_SESSION_DURATION_WIDTH 48u
+#define TOE_USER_LOGIC_SESSION_DURATION_RESET 0x0000000000000000u
 
 #endif /* TOE_USER_LOGIC_H */

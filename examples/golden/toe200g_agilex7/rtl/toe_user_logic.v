@@ -143,6 +143,7 @@ module toe_user_logic (
     wire s0_start;
     wire s0_abort;
     wire s0_clear_errors;
+    wire s0_stop;
     wire s0_busy;
     wire s0_connected;
     wire s0_closed;
@@ -155,6 +156,7 @@ module toe_user_logic (
     wire s0_verify;
     wire s0_tx_pattern;
     wire s0_conn_mode;
+    wire s0_open_ended;
     wire [6:0] s0_tx_percent;
     wire [6:0] s0_rx_percent;
     wire [47:0] s0_transfer_size;
@@ -165,6 +167,7 @@ module toe_user_logic (
     wire [63:0] s0_tx_bytes;
     wire [63:0] s0_rx_bytes;
     wire [63:0] s0_elapsed;
+    wire [47:0] s0_duration;
     wire [47:0] s0_err_offset;
     wire [31:0] s0_err_expected;
     wire [31:0] s0_err_received;
@@ -176,6 +179,7 @@ module toe_user_logic (
     wire s1_start;
     wire s1_abort;
     wire s1_clear_errors;
+    wire s1_stop;
     wire s1_busy;
     wire s1_connected;
     wire s1_closed;
@@ -188,6 +192,7 @@ module toe_user_logic (
     wire s1_verify;
     wire s1_tx_pattern;
     wire s1_conn_mode;
+    wire s1_open_ended;
     wire [6:0] s1_tx_percent;
     wire [6:0] s1_rx_percent;
     wire [47:0] s1_transfer_size;
@@ -198,6 +203,7 @@ module toe_user_logic (
     wire [63:0] s1_tx_bytes;
     wire [63:0] s1_rx_bytes;
     wire [63:0] s1_elapsed;
+    wire [47:0] s1_duration;
     wire [47:0] s1_err_offset;
     wire [31:0] s1_err_expected;
     wire [31:0] s1_err_received;
@@ -209,6 +215,7 @@ module toe_user_logic (
     wire s2_start;
     wire s2_abort;
     wire s2_clear_errors;
+    wire s2_stop;
     wire s2_busy;
     wire s2_connected;
     wire s2_closed;
@@ -221,6 +228,7 @@ module toe_user_logic (
     wire s2_verify;
     wire s2_tx_pattern;
     wire s2_conn_mode;
+    wire s2_open_ended;
     wire [6:0] s2_tx_percent;
     wire [6:0] s2_rx_percent;
     wire [47:0] s2_transfer_size;
@@ -231,6 +239,7 @@ module toe_user_logic (
     wire [63:0] s2_tx_bytes;
     wire [63:0] s2_rx_bytes;
     wire [63:0] s2_elapsed;
+    wire [47:0] s2_duration;
     wire [47:0] s2_err_offset;
     wire [31:0] s2_err_expected;
     wire [31:0] s2_err_received;
@@ -242,6 +251,7 @@ module toe_user_logic (
     wire s3_start;
     wire s3_abort;
     wire s3_clear_errors;
+    wire s3_stop;
     wire s3_busy;
     wire s3_connected;
     wire s3_closed;
@@ -254,6 +264,7 @@ module toe_user_logic (
     wire s3_verify;
     wire s3_tx_pattern;
     wire s3_conn_mode;
+    wire s3_open_ended;
     wire [6:0] s3_tx_percent;
     wire [6:0] s3_rx_percent;
     wire [47:0] s3_transfer_size;
@@ -264,6 +275,7 @@ module toe_user_logic (
     wire [63:0] s3_tx_bytes;
     wire [63:0] s3_rx_bytes;
     wire [63:0] s3_elapsed;
+    wire [47:0] s3_duration;
     wire [47:0] s3_err_offset;
     wire [31:0] s3_err_expected;
     wire [31:0] s3_err_received;
@@ -308,6 +320,7 @@ module toe_user_logic (
         .s0_start(s0_start),
         .s0_abort(s0_abort),
         .s0_clear_errors(s0_clear_errors),
+        .s0_stop(s0_stop),
         .s0_busy(s0_busy),
         .s0_connected(s0_connected),
         .s0_closed(s0_closed),
@@ -320,6 +333,7 @@ module toe_user_logic (
         .s0_verify(s0_verify),
         .s0_tx_pattern(s0_tx_pattern),
         .s0_conn_mode(s0_conn_mode),
+        .s0_open_ended(s0_open_ended),
         .s0_tx_percent(s0_tx_percent),
         .s0_rx_percent(s0_rx_percent),
         .s0_transfer_size(s0_transfer_size),
@@ -330,6 +344,7 @@ module toe_user_logic (
         .s0_tx_bytes(s0_tx_bytes),
         .s0_rx_bytes(s0_rx_bytes),
         .s0_elapsed(s0_elapsed),
+        .s0_duration(s0_duration),
         .s0_err_offset(s0_err_offset),
         .s0_err_expected(s0_err_expected),
         .s0_err_received(s0_err_received),
@@ -341,6 +356,7 @@ module toe_user_logic (
         .s1_start(s1_start),
         .s1_abort(s1_abort),
         .s1_clear_errors(s1_clear_errors),
+        .s1_stop(s1_stop),
         .s1_busy(s1_busy),
         .s1_connected(s1_connected),
         .s1_closed(s1_closed),
@@ -353,6 +369,7 @@ module toe_user_logic (
         .s1_verify(s1_verify),
         .s1_tx_pattern(s1_tx_pattern),
         .s1_conn_mode(s1_conn_mode),
+        .s1_open_ended(s1_open_ended),
         .s1_tx_percent(s1_tx_percent),
         .s1_rx_percent(s1_rx_percent),
         .s1_transfer_size(s1_transfer_size),
@@ -363,6 +380,7 @@ module toe_user_logic (
         .s1_tx_bytes(s1_tx_bytes),
         .s1_rx_bytes(s1_rx_bytes),
         .s1_elapsed(s1_elapsed),
+        .s1_duration(s1_duration),
         .s1_err_offset(s1_err_offset),
         .s1_err_expected(s1_err_expected),
         .s1_err_received(s1_err_received),
@@ -374,6 +392,7 @@ module toe_user_logic (
         .s2_start(s2_start),
         .s2_abort(s2_abort),
         .s2_clear_errors(s2_clear_errors),
+        .s2_stop(s2_stop),
         .s2_busy(s2_busy),
         .s2_connected(s2_connected),
         .s2_closed(s2_closed),
@@ -386,6 +405,7 @@ module toe_user_logic (
         .s2_verify(s2_verify),
         .s2_tx_pattern(s2_tx_pattern),
         .s2_conn_mode(s2_conn_mode),
+        .s2_open_ended(s2_open_ended),
         .s2_tx_percent(s2_tx_percent),
         .s2_rx_percent(s2_rx_percent),
         .s2_transfer_size(s2_transfer_size),
@@ -396,6 +416,7 @@ module toe_user_logic (
         .s2_tx_bytes(s2_tx_bytes),
         .s2_rx_bytes(s2_rx_bytes),
         .s2_elapsed(s2_elapsed),
+        .s2_duration(s2_duration),
         .s2_err_offset(s2_err_offset),
         .s2_err_expected(s2_err_expected),
         .s2_err_received(s2_err_received),
@@ -407,6 +428,7 @@ module toe_user_logic (
         .s3_start(s3_start),
         .s3_abort(s3_abort),
         .s3_clear_errors(s3_clear_errors),
+        .s3_stop(s3_stop),
         .s3_busy(s3_busy),
         .s3_connected(s3_connected),
         .s3_closed(s3_closed),
@@ -419,6 +441,7 @@ module toe_user_logic (
         .s3_verify(s3_verify),
         .s3_tx_pattern(s3_tx_pattern),
         .s3_conn_mode(s3_conn_mode),
+        .s3_open_ended(s3_open_ended),
         .s3_tx_percent(s3_tx_percent),
         .s3_rx_percent(s3_rx_percent),
         .s3_transfer_size(s3_transfer_size),
@@ -429,6 +452,7 @@ module toe_user_logic (
         .s3_tx_bytes(s3_tx_bytes),
         .s3_rx_bytes(s3_rx_bytes),
         .s3_elapsed(s3_elapsed),
+        .s3_duration(s3_duration),
         .s3_err_offset(s3_err_offset),
         .s3_err_expected(s3_err_expected),
         .s3_err_received(s3_err_received),
@@ -444,6 +468,7 @@ module toe_user_logic (
         .reset(user_rst),
         .reg_start(s0_start),
         .reg_abort(s0_abort),
+        .reg_stop(s0_stop),
         .reg_clear_errors(s0_clear_errors),
         .reg_error(s0_error),
         .reg_test_mode(s0_test_mode),
@@ -457,6 +482,8 @@ module toe_user_logic (
         .reg_fpga_port(s0_fpga_port),
         .reg_target_port(s0_target_port),
         .reg_stall_timeout(s0_stall_timeout),
+        .reg_open_ended(s0_open_ended),
+        .reg_duration(s0_duration),
         .reg_busy(s0_busy),
         .reg_connected(s0_connected),
         .reg_closed(s0_closed),
@@ -503,6 +530,7 @@ module toe_user_logic (
         .reset(user_rst),
         .reg_start(s1_start),
         .reg_abort(s1_abort),
+        .reg_stop(s1_stop),
         .reg_clear_errors(s1_clear_errors),
         .reg_error(s1_error),
         .reg_test_mode(s1_test_mode),
@@ -516,6 +544,8 @@ module toe_user_logic (
         .reg_fpga_port(s1_fpga_port),
         .reg_target_port(s1_target_port),
         .reg_stall_timeout(s1_stall_timeout),
+        .reg_open_ended(s1_open_ended),
+        .reg_duration(s1_duration),
         .reg_busy(s1_busy),
         .reg_connected(s1_connected),
         .reg_closed(s1_closed),
@@ -562,6 +592,7 @@ module toe_user_logic (
         .reset(user_rst),
         .reg_start(s2_start),
         .reg_abort(s2_abort),
+        .reg_stop(s2_stop),
         .reg_clear_errors(s2_clear_errors),
         .reg_error(s2_error),
         .reg_test_mode(s2_test_mode),
@@ -575,6 +606,8 @@ module toe_user_logic (
         .reg_fpga_port(s2_fpga_port),
         .reg_target_port(s2_target_port),
         .reg_stall_timeout(s2_stall_timeout),
+        .reg_open_ended(s2_open_ended),
+        .reg_duration(s2_duration),
         .reg_busy(s2_busy),
         .reg_connected(s2_connected),
         .reg_closed(s2_closed),
@@ -621,6 +654,7 @@ module toe_user_logic (
         .reset(user_rst),
         .reg_start(s3_start),
         .reg_abort(s3_abort),
+        .reg_stop(s3_stop),
         .reg_clear_errors(s3_clear_errors),
         .reg_error(s3_error),
         .reg_test_mode(s3_test_mode),
@@ -634,6 +668,8 @@ module toe_user_logic (
         .reg_fpga_port(s3_fpga_port),
         .reg_target_port(s3_target_port),
         .reg_stall_timeout(s3_stall_timeout),
+        .reg_open_ended(s3_open_ended),
+        .reg_duration(s3_duration),
         .reg_busy(s3_busy),
         .reg_connected(s3_connected),
         .reg_closed(s3_closed),

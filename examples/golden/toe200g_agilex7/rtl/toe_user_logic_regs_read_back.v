@@ -38,6 +38,8 @@ module toe_user_logic_regs_read_back (
     input  wire        s0_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s0_target_port_storage_hit,         // Writable words: addressed
     input  wire        s0_stall_timeout_storage_hit,       // Writable words: addressed
+    input  wire        s0_duration_lo_storage_hit,         // Writable words: addressed
+    input  wire        s0_duration_hi_storage_hit,         // Writable words: addressed
     input  wire        s1_test_config_storage_hit,         // Writable words: addressed
     input  wire        s1_speed_storage_hit,               // Writable words: addressed
     input  wire        s1_transfer_size_lo_storage_hit,    // Writable words: addressed
@@ -47,6 +49,8 @@ module toe_user_logic_regs_read_back (
     input  wire        s1_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s1_target_port_storage_hit,         // Writable words: addressed
     input  wire        s1_stall_timeout_storage_hit,       // Writable words: addressed
+    input  wire        s1_duration_lo_storage_hit,         // Writable words: addressed
+    input  wire        s1_duration_hi_storage_hit,         // Writable words: addressed
     input  wire        s2_test_config_storage_hit,         // Writable words: addressed
     input  wire        s2_speed_storage_hit,               // Writable words: addressed
     input  wire        s2_transfer_size_lo_storage_hit,    // Writable words: addressed
@@ -56,6 +60,8 @@ module toe_user_logic_regs_read_back (
     input  wire        s2_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s2_target_port_storage_hit,         // Writable words: addressed
     input  wire        s2_stall_timeout_storage_hit,       // Writable words: addressed
+    input  wire        s2_duration_lo_storage_hit,         // Writable words: addressed
+    input  wire        s2_duration_hi_storage_hit,         // Writable words: addressed
     input  wire        s3_test_config_storage_hit,         // Writable words: addressed
     input  wire        s3_speed_storage_hit,               // Writable words: addressed
     input  wire        s3_transfer_size_lo_storage_hit,    // Writable words: addressed
@@ -65,6 +71,8 @@ module toe_user_logic_regs_read_back (
     input  wire        s3_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s3_target_port_storage_hit,         // Writable words: addressed
     input  wire        s3_stall_timeout_storage_hit,       // Writable words: addressed
+    input  wire        s3_duration_lo_storage_hit,         // Writable words: addressed
+    input  wire        s3_duration_hi_storage_hit,         // Writable words: addressed
     input  wire [31:0] toe_toe_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] toe_fpga_mac_lo_storage_rdata,      // Writable words: read value
     input  wire [31:0] toe_fpga_mac_hi_storage_rdata,      // Writable words: read value
@@ -81,6 +89,8 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s0_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s0_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_stall_timeout_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s0_duration_lo_storage_rdata,       // Writable words: read value
+    input  wire [31:0] s0_duration_hi_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_speed_storage_rdata,             // Writable words: read value
     input  wire [31:0] s1_transfer_size_lo_storage_rdata,  // Writable words: read value
@@ -90,6 +100,8 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s1_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s1_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_stall_timeout_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s1_duration_lo_storage_rdata,       // Writable words: read value
+    input  wire [31:0] s1_duration_hi_storage_rdata,       // Writable words: read value
     input  wire [31:0] s2_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s2_speed_storage_rdata,             // Writable words: read value
     input  wire [31:0] s2_transfer_size_lo_storage_rdata,  // Writable words: read value
@@ -99,6 +111,8 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s2_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s2_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s2_stall_timeout_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s2_duration_lo_storage_rdata,       // Writable words: read value
+    input  wire [31:0] s2_duration_hi_storage_rdata,       // Writable words: read value
     input  wire [31:0] s3_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s3_speed_storage_rdata,             // Writable words: read value
     input  wire [31:0] s3_transfer_size_lo_storage_rdata,  // Writable words: read value
@@ -108,6 +122,8 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s3_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s3_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s3_stall_timeout_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s3_duration_lo_storage_rdata,       // Writable words: read value
+    input  wire [31:0] s3_duration_hi_storage_rdata,       // Writable words: read value
     input  wire        toe_toe_ctrl_pulse_hit,             // Write-pulse words (read as 0): addressed
     input  wire        s0_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
     input  wire        s1_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
@@ -318,6 +334,10 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s0_target_port_storage_rdata;
         any_hit = any_hit | s0_stall_timeout_storage_hit;
         any_data = any_data | s0_stall_timeout_storage_rdata;
+        any_hit = any_hit | s0_duration_lo_storage_hit;
+        any_data = any_data | s0_duration_lo_storage_rdata;
+        any_hit = any_hit | s0_duration_hi_storage_hit;
+        any_data = any_data | s0_duration_hi_storage_rdata;
         any_hit = any_hit | s1_test_config_storage_hit;
         any_data = any_data | s1_test_config_storage_rdata;
         any_hit = any_hit | s1_speed_storage_hit;
@@ -336,6 +356,10 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s1_target_port_storage_rdata;
         any_hit = any_hit | s1_stall_timeout_storage_hit;
         any_data = any_data | s1_stall_timeout_storage_rdata;
+        any_hit = any_hit | s1_duration_lo_storage_hit;
+        any_data = any_data | s1_duration_lo_storage_rdata;
+        any_hit = any_hit | s1_duration_hi_storage_hit;
+        any_data = any_data | s1_duration_hi_storage_rdata;
         any_hit = any_hit | s2_test_config_storage_hit;
         any_data = any_data | s2_test_config_storage_rdata;
         any_hit = any_hit | s2_speed_storage_hit;
@@ -354,6 +378,10 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s2_target_port_storage_rdata;
         any_hit = any_hit | s2_stall_timeout_storage_hit;
         any_data = any_data | s2_stall_timeout_storage_rdata;
+        any_hit = any_hit | s2_duration_lo_storage_hit;
+        any_data = any_data | s2_duration_lo_storage_rdata;
+        any_hit = any_hit | s2_duration_hi_storage_hit;
+        any_data = any_data | s2_duration_hi_storage_rdata;
         any_hit = any_hit | s3_test_config_storage_hit;
         any_data = any_data | s3_test_config_storage_rdata;
         any_hit = any_hit | s3_speed_storage_hit;
@@ -372,6 +400,10 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s3_target_port_storage_rdata;
         any_hit = any_hit | s3_stall_timeout_storage_hit;
         any_data = any_data | s3_stall_timeout_storage_rdata;
+        any_hit = any_hit | s3_duration_lo_storage_hit;
+        any_data = any_data | s3_duration_lo_storage_rdata;
+        any_hit = any_hit | s3_duration_hi_storage_hit;
+        any_data = any_data | s3_duration_hi_storage_rdata;
         any_hit = any_hit | toe_toe_ctrl_pulse_hit;
         any_hit = any_hit | s0_ctrl_pulse_hit;
         any_hit = any_hit | s1_ctrl_pulse_hit;

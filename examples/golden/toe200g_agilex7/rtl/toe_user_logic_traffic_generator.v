@@ -26,6 +26,8 @@ module toe_user_logic_traffic_generator (
     input  wire [47:0]   transfer_size, // Bytes to send, 1 .. 2^48-1; sampled on `start`
     input  wire [47:0]   packet_size,   // Packet size in bytes (rounded up to whole beats; 0 = no boundary); sampled on `start`
     input  wire          pattern,       // 1: incremental pattern, 0: dummy data (zeros); sampled on `start`
+    input  wire          open_ended,    // 1: send until `stop`, whatever `transfer_size` says; sampled on `start`
+    input  wire          stop,          // Level: end the stream with the next beat loaded (marked `tlast`)
     input  wire          enable,        // High when the next beat may be presented (from the rate limiter)
 
     // Status
@@ -60,6 +62,8 @@ module toe_user_logic_traffic_generator (
     reg [47:0]  psize_q_next;
     reg         pattern_q_reg = 1'h0;
     reg         pattern_q_next;
+    reg         open_q_reg = 1'h0;
+    reg         open_q_next;
     reg         setup_reg = 1'h0;
     reg         setup_next;
     reg         running_reg = 1'h0;
@@ -109,6 +113,7 @@ module toe_user_logic_traffic_generator (
         size_q_next = size_q_reg;
         psize_q_next = psize_q_reg;
         pattern_q_next = pattern_q_reg;
+        open_q_next = open_q_reg;
         setup_next = setup_reg;
         running_next = running_reg;
         done_q_next = done_q_reg;
@@ -160,7 +165,7 @@ module toe_user_logic_traffic_generator (
                 pkt_beats_next = (psize_q_reg >> C_LOG2_BYTES) + C_ONE48;
                 pkt_left_next = (psize_q_reg >> C_LOG2_BYTES) + C_ONE48;
             end
-            if (size_q_reg == C_ZERO48) begin
+            if (((size_q_reg == C_ZERO48) & ~open_q_reg) | stop) begin
                 done_q_next = 1'b1;
             end
             else begin
@@ -178,12 +183,19 @@ module toe_user_logic_traffic_generator (
             beat_word_next = next_word_reg;
             next_word_next = next_word_reg + C_LANES;
             beats_left_next = beats_left_reg - C_ONE48;
-            if (beats_left_reg == C_ONE48) begin
+            if ((beats_left_reg == C_ONE48) & ~open_q_reg) begin
                 running_next = 1'b0;
                 out_final_next = 1'b1;
                 out_last_next = 1'b1;
                 out_keep_next = final_keep_reg;
                 out_nbytes_next = final_nbytes_reg;
+            end
+            else if (stop) begin
+                running_next = 1'b0;
+                out_final_next = 1'b1;
+                out_last_next = 1'b1;
+                out_keep_next = C_ALL_KEEP;
+                out_nbytes_next = C_BEAT_BYTES;
             end
             else begin
                 out_final_next = 1'b0;
@@ -209,6 +221,7 @@ module toe_user_logic_traffic_generator (
             size_q_next = transfer_size;
             psize_q_next = packet_size;
             pattern_q_next = pattern;
+            open_q_next = open_ended;
             setup_next = 1'b1;
             running_next = 1'b0;
             done_q_next = 1'b0;
@@ -232,6 +245,7 @@ module toe_user_logic_traffic_generator (
         size_q_reg       <= size_q_next;
         psize_q_reg      <= psize_q_next;
         pattern_q_reg    <= pattern_q_next;
+        open_q_reg       <= open_q_next;
         setup_reg        <= setup_next;
         running_reg      <= running_next;
         done_q_reg       <= done_q_next;

@@ -74,6 +74,7 @@ module toe_user_logic (
     wire s0_start;
     wire s0_abort;
     wire s0_clear_errors;
+    wire s0_stop;
     wire s0_busy;
     wire s0_connected;
     wire s0_closed;
@@ -86,6 +87,7 @@ module toe_user_logic (
     wire s0_verify;
     wire s0_tx_pattern;
     wire s0_conn_mode;
+    wire s0_open_ended;
     wire [6:0] s0_tx_percent;
     wire [6:0] s0_rx_percent;
     wire [47:0] s0_transfer_size;
@@ -96,6 +98,7 @@ module toe_user_logic (
     wire [63:0] s0_tx_bytes;
     wire [63:0] s0_rx_bytes;
     wire [63:0] s0_elapsed;
+    wire [47:0] s0_duration;
     wire [47:0] s0_err_offset;
     wire [31:0] s0_err_expected;
     wire [31:0] s0_err_received;
@@ -140,6 +143,7 @@ module toe_user_logic (
         .s0_start(s0_start),
         .s0_abort(s0_abort),
         .s0_clear_errors(s0_clear_errors),
+        .s0_stop(s0_stop),
         .s0_busy(s0_busy),
         .s0_connected(s0_connected),
         .s0_closed(s0_closed),
@@ -152,6 +156,7 @@ module toe_user_logic (
         .s0_verify(s0_verify),
         .s0_tx_pattern(s0_tx_pattern),
         .s0_conn_mode(s0_conn_mode),
+        .s0_open_ended(s0_open_ended),
         .s0_tx_percent(s0_tx_percent),
         .s0_rx_percent(s0_rx_percent),
         .s0_transfer_size(s0_transfer_size),
@@ -162,6 +167,7 @@ module toe_user_logic (
         .s0_tx_bytes(s0_tx_bytes),
         .s0_rx_bytes(s0_rx_bytes),
         .s0_elapsed(s0_elapsed),
+        .s0_duration(s0_duration),
         .s0_err_offset(s0_err_offset),
         .s0_err_expected(s0_err_expected),
         .s0_err_received(s0_err_received),
@@ -177,6 +183,7 @@ module toe_user_logic (
         .reset(user_rst),
         .reg_start(s0_start),
         .reg_abort(s0_abort),
+        .reg_stop(s0_stop),
         .reg_clear_errors(s0_clear_errors),
         .reg_error(s0_error),
         .reg_test_mode(s0_test_mode),
@@ -190,6 +197,8 @@ module toe_user_logic (
         .reg_fpga_port(s0_fpga_port),
         .reg_target_port(s0_target_port),
         .reg_stall_timeout(s0_stall_timeout),
+        .reg_open_ended(s0_open_ended),
+        .reg_duration(s0_duration),
         .reg_busy(s0_busy),
         .reg_connected(s0_connected),
         .reg_closed(s0_closed),

@@ -716,6 +716,8 @@ pub mod regs {
             pub const ABORT: super::super::Field = super::super::Field { id: "session.ctrl.abort", shift: 1, width: 1, mask: 0x00000002, min: 0, max: 1 };
             /// Bit 2, wpulse. Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`). Write 1 to fire; reads 0.
             pub const CLEAR_ERRORS: super::super::Field = super::super::Field { id: "session.ctrl.clear_errors", shift: 2, width: 1, mask: 0x00000004, min: 0, max: 1 };
+            /// Bit 3, wpulse. Write 1: end the send gracefully, in either transfer mode: the stream ends with the next beat (marked tlast; at most one beat follows the write), the session closes as after a complete send, and the test ends `done` with every byte counted in `tx_bytes`. Before the connection is established, nothing is sent. No effect on a receive-only test or an idle session. Write 1 to fire; reads 0.
+            pub const STOP: super::super::Field = super::super::Field { id: "session.ctrl.stop", shift: 3, width: 1, mask: 0x00000008, min: 0, max: 1 };
         }
 
         /// Offset and fields of `status`: Session state. `done` and `error` are sticky until software writes 1 to them.
@@ -912,6 +914,8 @@ pub mod regs {
                     }
                 }
             }
+            /// Bit 12, rw. 0: `transfer_size` bytes each way. 1: no size: send until `ctrl.stop` or `duration`, receive any number of bytes until the peer closes (the test then ends `done`); each side closes its direction when its send ends (in full duplex, a half-close; receiving goes on until the peer closes).
+            pub const OPEN_ENDED: super::super::Field = super::super::Field { id: "session.test_config.open_ended", shift: 12, width: 1, mask: 0x00001000, min: 0, max: 1 };
         }
 
         /// Offset and fields of `speed`: Maximum speed per direction, in percent of the peak bandwidth (data_width / 8 * user clock); taken at `ctrl.start`.
@@ -1056,6 +1060,26 @@ pub mod regs {
             pub const VALUE: super::super::Field = super::super::Field { id: "session.elapsed_hi.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
         }
 
+        /// Offset and fields of `duration_lo`: User-clock cycles from the connection being established after which the send stops as at `ctrl.stop` (250,000,000 cycles = 1 s at 250 MHz; up to 2^48-1, 13 days); 0: no limit. Applies in both transfer modes; taken at `ctrl.start`. Bits 31:0; reading this register latches `duration_hi`.
+        pub mod duration_lo {
+            /// Offset from the block instance's base.
+            pub const OFFSET: u32 = 0x048;
+            /// Value after reset.
+            pub const RESET: u32 = 0x00000000;
+            /// Bits 31:0, rw. Bits 31:0 of duration. Reading it latches `duration_hi`.
+            pub const VALUE: super::super::Field = super::super::Field { id: "session.duration_lo.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
+        }
+
+        /// Offset and fields of `duration_hi`: User-clock cycles from the connection being established after which the send stops as at `ctrl.stop` (250,000,000 cycles = 1 s at 250 MHz; up to 2^48-1, 13 days); 0: no limit. Applies in both transfer modes; taken at `ctrl.start`. Bits 47:32, as latched by the last read of `duration_lo`.
+        pub mod duration_hi {
+            /// Offset from the block instance's base.
+            pub const OFFSET: u32 = 0x04C;
+            /// Value after reset.
+            pub const RESET: u32 = 0x00000000;
+            /// Bits 15:0, rw. Bits 47:32 of duration.
+            pub const VALUE: super::super::Field = super::super::Field { id: "session.duration_hi.value", shift: 0, width: 16, mask: 0x0000FFFF, min: 0, max: 65535 };
+        }
+
         /// Offset and fields of `err_offset_lo`: First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero. Bits 31:0; reading this register latches `err_offset_hi`.
         pub mod err_offset_lo {
             /// Offset from the block instance's base.
@@ -1187,7 +1211,7 @@ pub mod regs {
                 rw_mask: 0x00000000,
                 wo_mask: 0x00000000,
                 w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000007,
+                wpulse_mask: 0x0000000F,
                 volatile_mask: 0x00000000,
             }
         }
@@ -1216,7 +1240,7 @@ pub mod regs {
                 addr: self.base() + session::test_config::OFFSET,
                 reset: session::test_config::RESET,
                 ro_mask: 0x00000000,
-                rw_mask: 0x00000133,
+                rw_mask: 0x00001133,
                 wo_mask: 0x00000000,
                 w1c_mask: 0x00000000,
                 wpulse_mask: 0x00000000,
@@ -1448,6 +1472,38 @@ pub mod regs {
             }
         }
 
+        /// `duration_lo` (rw): User-clock cycles from the connection being established after which the send stops as at `ctrl.stop` (250,000,000 cycles = 1 s at 250 MHz; up to 2^48-1, 13 days); 0: no limit. Applies in both transfer modes; taken at `ctrl.start`. Bits 31:0; reading this register latches `duration_hi`.
+        pub const fn duration_lo(self) -> Register {
+            Register {
+                id: "session.duration_lo",
+                instance: self.index,
+                addr: self.base() + session::duration_lo::OFFSET,
+                reset: session::duration_lo::RESET,
+                ro_mask: 0x00000000,
+                rw_mask: 0xFFFFFFFF,
+                wo_mask: 0x00000000,
+                w1c_mask: 0x00000000,
+                wpulse_mask: 0x00000000,
+                volatile_mask: 0x00000000,
+            }
+        }
+
+        /// `duration_hi` (rw): User-clock cycles from the connection being established after which the send stops as at `ctrl.stop` (250,000,000 cycles = 1 s at 250 MHz; up to 2^48-1, 13 days); 0: no limit. Applies in both transfer modes; taken at `ctrl.start`. Bits 47:32, as latched by the last read of `duration_lo`.
+        pub const fn duration_hi(self) -> Register {
+            Register {
+                id: "session.duration_hi",
+                instance: self.index,
+                addr: self.base() + session::duration_hi::OFFSET,
+                reset: session::duration_hi::RESET,
+                ro_mask: 0x00000000,
+                rw_mask: 0x0000FFFF,
+                wo_mask: 0x00000000,
+                w1c_mask: 0x00000000,
+                wpulse_mask: 0x00000000,
+                volatile_mask: 0x00000000,
+            }
+        }
+
         /// `err_offset_lo` (ro): First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero. Bits 31:0; reading this register latches `err_offset_hi`.
         pub const fn err_offset_lo(self) -> Register {
             Register {
@@ -1621,10 +1677,15 @@ pub mod regs {
         pub const fn err_offset(self) -> Wide {
             Wide { id: "session.err_offset", lo: self.err_offset_lo(), hi: self.err_offset_hi(), width: 48 }
         }
+
+        /// `duration` (48 bits): User-clock cycles from the connection being established after which the send stops as at `ctrl.stop` (250,000,000 cycles = 1 s at 250 MHz; up to 2^48-1, 13 days); 0: no limit. Applies in both transfer modes; taken at `ctrl.start`. Read `lo` first: it latches `hi`.
+        pub const fn duration(self) -> Wide {
+            Wide { id: "session.duration", lo: self.duration_lo(), hi: self.duration_hi(), width: 48 }
+        }
     }
 
     /// Every register instance, in address order.
-    pub const ALL: [Register; 46] = [
+    pub const ALL: [Register; 48] = [
         info::ID,
         info::VERSION,
         info::SESSIONS,
@@ -1662,6 +1723,8 @@ pub mod regs {
         Session { index: 0 }.rx_bytes_hi(),
         Session { index: 0 }.elapsed_lo(),
         Session { index: 0 }.elapsed_hi(),
+        Session { index: 0 }.duration_lo(),
+        Session { index: 0 }.duration_hi(),
         Session { index: 0 }.err_offset_lo(),
         Session { index: 0 }.err_offset_hi(),
         Session { index: 0 }.err_expected(),
