@@ -571,6 +571,11 @@ impl<T: ToeSide> Rig<T> {
         ops::abort(&mut self.bus(b), s).unwrap_or_else(|e| panic!("board {b}: {e}"));
     }
 
+    /// Writes `ctrl.stop` of session `s`.
+    pub fn stop(&mut self, b: usize, s: usize) {
+        ops::stop(&mut self.bus(b), s).unwrap_or_else(|e| panic!("board {b}: {e}"));
+    }
+
     /// Reads session `s`'s status, counters and peer information.
     pub fn result(&mut self, b: usize, s: usize) -> SessionResult {
         ops::result(&mut self.bus(b), s).unwrap_or_else(|e| panic!("board {b}: {e}"))

@@ -82,6 +82,11 @@ pub struct SessionTest {
     pub client: bool,
     /// Incremental pattern (true) or dummy data.
     pub incremental: bool,
+    /// No size (`test_config.open_ended`): send until [`stop`] or
+    /// `duration`, receive until the peer closes.
+    pub open_ended: bool,
+    /// User-clock cycles from `established` after which the send stops; 0: no limit.
+    pub duration: u64,
 }
 
 impl SessionTest {
@@ -95,6 +100,8 @@ impl SessionTest {
             rx_percent: 100,
             client,
             incremental: true,
+            open_ended: false,
+            duration: 0,
         }
     }
 }
@@ -225,12 +232,14 @@ pub fn program(bus: &mut (impl RegisterBus + ?Sized), s: usize, t: &SessionTest)
     cfg = field("TX pattern", test_config::TX_PATTERN, cfg, pattern.bits())?;
     let conn = if t.client { test_config::ConnMode::Active } else { test_config::ConnMode::Passive };
     cfg = field("connection mode", test_config::CONN_MODE, cfg, conn.bits())?;
+    cfg = field("open-ended", test_config::OPEN_ENDED, cfg, u32::from(t.open_ended))?;
     let sp = field("TX max speed (%)", speed::TX_PERCENT, 0, u32::from(t.tx_percent))?;
     let sp = field("RX max speed (%)", speed::RX_PERCENT, sp, u32::from(t.rx_percent))?;
     write(bus, r.test_config(), cfg)?;
     write(bus, r.speed(), sp)?;
     write_wide(bus, r.transfer_size(), t.transfer_size)?;
-    write_wide(bus, r.packet_size(), t.packet_size)
+    write_wide(bus, r.packet_size(), t.packet_size)?;
+    write_wide(bus, r.duration(), t.duration)
 }
 
 /// Sets session `s`'s ports: the board listens on / connects from
@@ -288,6 +297,13 @@ pub fn start_all(bus: &mut (impl RegisterBus + ?Sized), sessions: &[usize]) -> R
 pub fn abort(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<()> {
     let r = session(s)?;
     write(bus, r.ctrl(), regs::session::ctrl::ABORT.word(1).expect("1 bit"))
+}
+
+/// Writes `ctrl.stop` of session `s`: its send ends gracefully and the
+/// test ends `done`.
+pub fn stop(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<()> {
+    let r = session(s)?;
+    write(bus, r.ctrl(), regs::session::ctrl::STOP.word(1).expect("1 bit"))
 }
 
 /// `status.busy` of session `s`.

@@ -70,6 +70,8 @@ pub struct Script {
     pub tx_beats: u64,
     pub tx_first: Option<u64>,
     pub tx_last: Option<u64>,
+    /// `tx_tlast` of the last TX beat taken.
+    pub tx_last_tlast: bool,
     /// The first TX byte that differed from the incremental pattern.
     pub tx_mismatch: Option<pattern::Mismatch>,
     /// RX bytes taken (as presented, corruption included) and the cycle of the last beat.
@@ -138,6 +140,7 @@ impl Script {
         self.tx_beats = 0;
         self.tx_first = None;
         self.tx_last = None;
+        self.tx_last_tlast = false;
         self.tx_mismatch = None;
         self.rx_log.clear();
         self.rx_last = None;
@@ -281,6 +284,7 @@ impl ToeSide for ScriptedToe {
                 s.tx_beats += 1;
                 s.tx_first.get_or_insert(cycle);
                 s.tx_last = Some(cycle);
+                s.tx_last_tlast = o.tx_tlast;
             }
             // RX: the head beat is taken where rx_tready is high.
             if i.rx_tvalid && o.rx_tready {

@@ -727,3 +727,174 @@ fn abort_is_idle_within_a_millisecond_when_the_toe_never_takes_the_close() {
     assert!(r.done && r.tx_bytes == 1_000, "{r:?}");
     no_violations(&sim);
 }
+
+/// Session 0's test `t`, open-ended (`test_config.open_ended`).
+fn open_ended(mut t: SessionTest) -> SessionTest {
+    t.open_ended = true;
+    t
+}
+
+/// An open-ended send ignores `transfer_size` and runs until `ctrl.stop`:
+/// with the TOE holding `tx_tready` low when the stop is written, exactly
+/// two beats follow once it rises (the beat already presented, which
+/// AXI4-Stream forbids changing, then one whole beat marked `tlast`); the
+/// session closes, and the test is `done` with `tx_bytes` equal to what the
+/// TOE took, all of it the pattern.
+#[test]
+fn stop_ends_an_open_ended_send_on_a_tlast_beat_and_the_test_is_done() {
+    let mut sim = sim("stop_open_send");
+    let size = 100;
+    setup(&mut sim, &open_ended(SessionTest::new(Mode::Send, size, true)));
+    start_and_take_open(&mut sim);
+    establish(&mut sim, PEER);
+    sim.toe.session_mut(0).tx_tready = true;
+    sim.run(2_000);
+    sim.toe.session_mut(0).tx_tready = false;
+    sim.run(5);
+    let before = sim.toe.session(0).tx_beats;
+    assert!(before * 8 > 10 * size, "the size is ignored: {before} beats sent");
+    assert_eq!(sim.toe.session(0).closes(), 0, "an open-ended send runs on");
+    assert!(sim.result(0, 0).busy);
+    sim.stop(0, 0);
+    sim.run(50);
+    assert_eq!(sim.toe.session(0).tx_beats, before, "no beat moves while tx_tready is low");
+    sim.toe.session_mut(0).tx_tready = true;
+    let r = close_when_asked(&mut sim, 500);
+    assert!(r.done && !r.error && r.closed, "{r:?}");
+    let s = sim.toe.session(0);
+    assert_eq!(s.tx_beats - before, 2, "the presented beat, then the stop's beat");
+    assert!(s.tx_last_tlast, "the stream ends on a tlast beat");
+    assert_eq!((r.tx_bytes, s.tx_mismatch), (s.tx_bytes, None));
+    assert!(s.tx_last.unwrap() < s.taken.last().unwrap().cycle, "no beat after the close");
+    no_violations(&sim);
+}
+
+/// `elapsed` at the end of a send cut by `duration`, beyond `duration`:
+/// the send ends 4 cycles after `elapsed` reached it (the compare is
+/// registered, so is the stop, the generator loads the stop's beat at the
+/// next edge and the TOE takes it at the one after), and `elapsed` counts
+/// one more than the edges the TOE saw (`last - established + 1`, as
+/// `elapsed_counts_cycles_from_established_to_the_last_byte` checks).
+const DURATION_EXTRA: u64 = 5;
+
+/// `duration` ends the send that many cycles after `established`, whether
+/// the test is open-ended or sized (a size it does not reach): the test is
+/// `done`, `elapsed` is `duration + DURATION_EXTRA`, and with `tx_tready`
+/// always high every cycle in between moved a beat. A stop written before
+/// the connection is established sends nothing at all.
+#[test]
+fn duration_ends_the_send_that_many_cycles_after_established() {
+    let mut sim = sim("duration");
+    let duration = 3_001;
+    for open in [true, false] {
+        let mut t = SessionTest::new(Mode::Send, 1 << 40, true);
+        (t.open_ended, t.duration) = (open, duration);
+        setup(&mut sim, &t);
+        start_and_take_open(&mut sim);
+        sim.toe.session_mut(0).tx_tready = true;
+        establish(&mut sim, PEER);
+        let r = close_when_asked(&mut sim, 2 * duration);
+        assert!(r.done && !r.error, "open {open}: {r:?}");
+        assert_eq!(r.elapsed, duration + DURATION_EXTRA, "open {open}");
+        let s = sim.toe.session(0);
+        assert_eq!(r.elapsed, s.tx_last.unwrap() - s.established_at.unwrap() + 1, "open {open}");
+        assert_eq!(s.tx_beats, s.tx_last.unwrap() - s.tx_first.unwrap() + 1, "open {open}: a beat every cycle");
+        assert_eq!((r.tx_bytes, s.tx_bytes, s.tx_mismatch), (s.tx_beats * 8, s.tx_beats * 8, None), "open {open}");
+        assert!(s.tx_last_tlast, "open {open}");
+        let s = sim.toe.session_mut(0);
+        (s.conn_req_ready, s.tx_tready) = (false, false);
+    }
+
+    setup(&mut sim, &open_ended(SessionTest::new(Mode::Send, 4_000, true)));
+    sim.toe.session_mut(0).conn_req_ready = true;
+    sim.start(0, 0);
+    sim.stop(0, 0);
+    sim.toe.session_mut(0).tx_tready = true;
+    establish(&mut sim, PEER);
+    let r = close_when_asked(&mut sim, 500);
+    assert!(r.done && !r.error, "{r:?}");
+    assert_eq!((r.tx_bytes, sim.toe.session(0).tx_beats), (0, 0), "stopped before established: nothing sent");
+    no_violations(&sim);
+}
+
+/// An open-ended receive takes any number of bytes (here more than
+/// `transfer_size`, ending on a partial beat) and is `done` when the peer
+/// closes; a corrupted byte is still a verification error with its record.
+#[test]
+fn an_open_ended_receive_takes_every_byte_until_the_peer_closes() {
+    let mut sim = sim("open_receive");
+    let (size, sent) = (1_000, 6_001);
+    for corrupt in [None, Some(5_000)] {
+        setup(&mut sim, &open_ended(SessionTest::new(Mode::Receive, size, false)));
+        let closes = sim.toe.session(0).closes();
+        start_and_take_open(&mut sim);
+        establish(&mut sim, PEER);
+        sim.toe.send_pattern(0, sent);
+        if let Some(offset) = corrupt {
+            sim.toe.session_mut(0).corrupt(offset, 0x10);
+        }
+        run_until(&mut sim, 5_000, "RX drained", |t| t.session(0).rx_pending() == 0);
+        sim.run(100);
+        assert_eq!(sim.toe.session(0).closes(), closes, "{corrupt:?}: the receiver waits for the peer's close");
+        sim.toe.session_mut(0).status.peer_closed = true;
+        let r = close_when_asked(&mut sim, 200);
+        assert_eq!(r.rx_bytes, sent, "{corrupt:?}");
+        let s = sim.toe.session(0);
+        let last = s.rx_last.unwrap() - s.established_at.unwrap();
+        assert!(r.elapsed > last + 100, "{corrupt:?}: elapsed {} runs to the peer's close", r.elapsed);
+        match corrupt {
+            None => assert!(r.done && !r.error && r.closed && r.err_count == 0, "{r:?}"),
+            Some(offset) => {
+                assert!(r.error && !r.done, "{r:?}");
+                assert_eq!((cause(&r), r.err_count, r.err_offset), (Some(ErrorCause::Verify), 1, offset));
+            }
+        }
+        let s = sim.toe.session_mut(0);
+        (s.status.peer_closed, s.conn_req_ready) = (false, false);
+    }
+    no_violations(&sim);
+}
+
+/// Open-ended full duplex: the session closes its direction when its send
+/// ends (a half-close, one close request) and receives on; the test ends
+/// `done` once the peer closes and the connection is down, with every byte
+/// counted both ways. A server and a client behave alike, so two
+/// open-ended peers never wait for each other's close.
+#[test]
+fn open_ended_full_duplex_half_closes_when_its_send_ends_and_receives_on() {
+    let mut sim = sim("open_full_duplex");
+    for client in [false, true] {
+        setup(&mut sim, &open_ended(SessionTest::new(Mode::FullDuplex, 64, client)));
+        start_and_take_open(&mut sim);
+        establish(&mut sim, PEER);
+        sim.toe.session_mut(0).tx_tready = true;
+        sim.toe.send_pattern(0, 3_000);
+        sim.run(500);
+        let closes = sim.toe.session(0).closes();
+        sim.stop(0, 0);
+        run_until(&mut sim, 200, "half-close taken", |t| t.session(0).closes() == closes + 1);
+        sim.toe.send_pattern(0, 5_000);
+        run_until(&mut sim, 5_000, "RX drained", |t| t.session(0).rx_pending() == 0);
+        sim.run(100);
+        let r = sim.result(0, 0);
+        assert!(r.busy && !r.done && !r.closed, "client {client}: receiving goes on after the half-close: {r:?}");
+        sim.toe.session_mut(0).status.peer_closed = true;
+        sim.run(50);
+        let s = sim.toe.session_mut(0);
+        (s.status.established, s.tx_tready) = (false, false);
+        assert!(sim.wait_idle(&[(0, 0)], 10, 500), "client {client}: idle after the connection closed");
+        let r = sim.result(0, 0);
+        assert!(r.done && !r.error && r.closed, "client {client}: {r:?}");
+        let s = sim.toe.session(0);
+        assert_eq!(s.closes(), closes + 1, "client {client}: one close request");
+        assert_eq!((r.rx_bytes, r.err_count), (8_000, 0), "client {client}");
+        assert_eq!((r.tx_bytes, s.tx_mismatch), (s.tx_bytes, None), "client {client}");
+        assert!(
+            r.elapsed > s.rx_last.unwrap() - s.established_at.unwrap(),
+            "client {client}: elapsed covers both ways"
+        );
+        let s = sim.toe.session_mut(0);
+        (s.status.peer_closed, s.conn_req_ready) = (false, false);
+    }
+    no_violations(&sim);
+}

@@ -5,7 +5,7 @@
 //! Random parts (register-bus timing) print their seed; `TB_SEED=<n>` replays.
 
 use driver::regs::session::status::ErrorCause;
-use testbench::boards::{default_pair, quick_toe, Mode, SessionTest, TwoBoardSim};
+use testbench::boards::{default_pair, quick_toe, Mode, SessionResult, SessionTest, TwoBoardSim};
 use testbench::demo;
 use testbench::models::{self, TOP_MODELS};
 use testbench::seed;
@@ -622,4 +622,88 @@ fn restart_right_after_abort_does_not_hang() {
     sim.start(1, 0);
     assert!(sim.wait_idle(&[(0, 0), (1, 0)], 500, 50_000));
     assert!(sim.result(0, 0).done && sim.result(1, 0).done);
+}
+
+/// Session 0 of both boards, open-ended: board 0 the server with `server`'s
+/// mode, board 1 the client with `client`'s; each test's size is a token
+/// 64 bytes, which an open-ended test ignores.
+fn open_ended_pair(sim: &mut TwoBoardSim, server: (Mode, u64), client: (Mode, u64)) {
+    for (b, (mode, duration)) in [(0, server), (1, client)] {
+        let mut t = SessionTest::new(mode, 64, b == 1);
+        (t.open_ended, t.duration) = (true, duration);
+        sim.program(b, 0, &t);
+        let (fpga, target) = demo::ports(b, 0);
+        sim.ports(b, 0, fpga, target);
+    }
+}
+
+/// Both sessions end `done`; board `b`'s result.
+fn both_done(sim: &mut TwoBoardSim, max_cycles: u64) -> [SessionResult; 2] {
+    assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, max_cycles), "both sessions must end");
+    let r = [sim.result(0, 0), sim.result(1, 0)];
+    for (b, r) in r.iter().enumerate() {
+        assert!(r.done && !r.error && !r.busy && r.closed && r.err_count == 0, "board {b}: {r:?}");
+    }
+    r
+}
+
+/// A send for `duration` cycles into an open-ended receiver (the shape of
+/// `iperf -t`): the sender stops `duration` cycles after `established`
+/// and closes, the receiver takes every byte and ends `done` at the peer's
+/// close, and both boards count the same bytes, all verified.
+#[test]
+fn a_send_for_a_duration_into_an_open_ended_receiver() {
+    let mut sim = quick_sim("duration_send");
+    let duration = 40_000;
+    open_ended_pair(&mut sim, (Mode::Receive, 0), (Mode::Send, duration));
+    sim.start(0, 0);
+    sim.start(1, 0);
+    let [rx, tx] = both_done(&mut sim, 200_000);
+    assert!(tx.elapsed >= duration && tx.elapsed < duration + 100, "elapsed {} for {duration}", tx.elapsed);
+    assert!(tx.tx_bytes > duration / 2 * 128, "the link was busy: {} bytes", tx.tx_bytes);
+    assert_eq!((tx.tx_bytes, rx.rx_bytes, sim.toe.rx_taken(0, 0)), (rx.rx_bytes, tx.tx_bytes, tx.tx_bytes));
+}
+
+/// `ctrl.stop` ends an open-ended send mid-transfer gracefully: `done` on
+/// both boards with equal counts (unlike `abort`, which is an error and
+/// leaves the receiver short).
+#[test]
+fn stop_ends_an_open_ended_transfer_done_on_both_boards() {
+    let mut sim = quick_sim("stop_send");
+    open_ended_pair(&mut sim, (Mode::Receive, 0), (Mode::Send, 0));
+    sim.start(0, 0);
+    sim.start(1, 0);
+    sim.run(30_000);
+    let moving = sim.result(0, 0);
+    assert!(moving.busy && moving.rx_bytes > 0, "{moving:?}");
+    sim.stop(1, 0);
+    let [rx, tx] = both_done(&mut sim, 100_000);
+    assert!(tx.tx_bytes > moving.rx_bytes);
+    assert_eq!(rx.rx_bytes, tx.tx_bytes);
+}
+
+/// Open-ended full duplex on both boards, each sending for its own
+/// duration: each half-closes when its send ends and receives on, so
+/// neither waits for the other, and both end `done` with every byte of
+/// each direction counted on both sides. A sized sender into an open-ended
+/// receiver ends `done` with the size received.
+#[test]
+fn open_ended_full_duplex_peers_each_close_when_their_send_ends() {
+    let mut sim = quick_sim("open_full_duplex");
+    open_ended_pair(&mut sim, (Mode::FullDuplex, 20_000), (Mode::FullDuplex, 50_000));
+    sim.start(0, 0);
+    sim.start(1, 0);
+    let [server, client] = both_done(&mut sim, 300_000);
+    assert!(server.tx_bytes > 0 && client.tx_bytes > server.tx_bytes, "{server:?} {client:?}");
+    assert_eq!((server.rx_bytes, client.rx_bytes), (client.tx_bytes, server.tx_bytes));
+
+    let size = 123_457;
+    sim.program(1, 0, &SessionTest::new(Mode::Send, size, true));
+    let mut rx = SessionTest::new(Mode::Receive, 64, false);
+    rx.open_ended = true;
+    sim.program(0, 0, &rx);
+    sim.start(0, 0);
+    sim.start(1, 0);
+    let [rx, tx] = both_done(&mut sim, 100_000);
+    assert_eq!((rx.rx_bytes, tx.tx_bytes), (size, size));
 }

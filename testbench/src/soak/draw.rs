@@ -324,6 +324,8 @@ impl SessionPlan {
             rx_percent: s.rx_percent,
             client: b == self.client,
             incremental: s.incremental,
+            open_ended: false,
+            duration: 0,
         }
     }
 }
