@@ -54,7 +54,7 @@ pub(super) fn check_session(
             continue; // reported as a hang
         }
         let got = shown(r);
-        let exact = expect(round, p, b);
+        let exact = expect(round, p, b, [views[0].sent, views[1].sent]);
         if exact.cause.is_none() {
             // Never started (or disabled): the registers read as after the
             // round before, but for `done`/`error` (and so `error_cause`),
@@ -172,6 +172,11 @@ pub(super) fn check_session(
             if r.elapsed == 0 || r.elapsed + 2 < beats || r.elapsed > cycles {
                 fail(format!("done with elapsed {} for {beats} beats in {cycles} cycles", r.elapsed));
             }
+            // A send cut by its duration ran that long.
+            let duration = p.sides[b].duration;
+            if p.open && p.sends(b) && duration > 0 && r.elapsed < duration {
+                fail(format!("an open-ended send of duration {duration} ended after {} cycles", r.elapsed));
+            }
         }
         // `refused` is an open that failed, so the timer (which starts at
         // `established`) never ran; a reset once open is `conn_reset`.
@@ -198,6 +203,10 @@ pub(super) fn check_session(
             _ => None,
         };
         out.handled.extend(kind);
+        if p.open && p.fault != Fault::NobodyListening && round.silent != Some(p.server()) {
+            let stopped = p.sides.iter().enumerate().any(|(b, s)| p.sends(b) && s.stop_at.is_some());
+            out.handled.push(if stopped { FaultKind::OpenEndedStop } else { FaultKind::OpenEndedDuration });
+        }
         if round.silent == Some(p.server()) && p.usage != Use::Disabled && p.fault != Fault::NobodyListening {
             out.handled.push(FaultKind::SilentPeer);
         }

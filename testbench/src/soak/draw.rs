@@ -136,6 +136,10 @@ impl Round {
             if self.silent == Some(p.server()) && p.fault != Fault::NobodyListening {
                 v.push(FaultKind::SilentPeer);
             }
+            if p.open && p.fault != Fault::NobodyListening && self.silent != Some(p.server()) {
+                let stopped = p.sides.iter().enumerate().any(|(b, s)| p.sends(b) && s.stop_at.is_some());
+                v.push(if stopped { FaultKind::OpenEndedStop } else { FaultKind::OpenEndedDuration });
+            }
             v.extend(match p.fault {
                 Fault::None => None,
                 Fault::Corrupt { to, .. } => Some(p.corrupt_kind(to)),
@@ -179,11 +183,48 @@ fn session_plan(rng: &mut ChaCha8Rng, session: usize, beat: u64) -> SessionPlan 
             rx_percent: percent(rng),
             verify: rng.gen_bool(0.8),
             incremental: rng.gen_bool(0.85),
+            duration: 0,
+            stop_at: None,
         }
     });
     // One size for both ends of the connection.
     sides[1].transfer_size = sides[0].transfer_size;
-    let mut p = SessionPlan { session, beat, usage, client, sides, fault: Fault::None };
+    let open = usage != Use::Disabled && rng.gen_bool(0.15);
+    let mut p = SessionPlan { session, beat, usage, client, sides, fault: Fault::None, open };
+    if open {
+        // Each send ends at a duration or at a stop the soak writes, within
+        // half the budget (the two sends may share the link).
+        for side in &mut p.sides {
+            if rng.gen_bool(0.5) {
+                side.duration = rng.gen_range(1..=CYCLE_BUDGET / 2);
+            } else {
+                side.stop_at = Some(rng.gen_range(0..=CYCLE_BUDGET / 2));
+            }
+        }
+        // A receiver slower than its sender would leave up to the TOE's
+        // receive buffer (1 MiB) to drain after the send ends, far beyond
+        // the budget at a few percent: open-ended, each receiver keeps up.
+        for (from, to) in [(0, 1), (1, 0)] {
+            if p.sends(from) {
+                p.sides[to].rx_percent = p.sides[to].rx_percent.max(p.sides[from].tx_percent);
+            }
+        }
+        // Faults that need a size (or an abort, whose bounds do) are left out.
+        p.fault = match rng.gen_range(0..8) {
+            0 => Fault::Corrupt {
+                to: rng.gen_range(0..2),
+                offset: rng.gen_range(0..1 << 20),
+                xor: rng.gen_range(1..=255),
+            },
+            1 => Fault::NobodyListening,
+            2 => Fault::StartWhileBusy { board: 1 - client, at: None },
+            _ => Fault::None,
+        };
+        if let (Use::Send { from }, Fault::Corrupt { to, .. }) = (usage, &mut p.fault) {
+            *to = 1 - from;
+        }
+        return p;
+    }
     p.fit_budget(rng);
     let size = p.sides[0].transfer_size;
     let half = matches!(usage, Use::Send { .. });
@@ -295,8 +336,13 @@ impl SessionPlan {
     }
 
     /// Estimated cycles of the slower direction when `sharing` sessions
-    /// share the link, plus the handshake.
+    /// share the link, plus the handshake; open-ended, the latest end of a
+    /// send.
     pub fn estimate(&self, sharing: usize) -> u64 {
+        if self.open {
+            let end = |s: &Side| s.stop_at.unwrap_or(s.duration);
+            return self.sides.iter().map(end).max().unwrap_or(0) + 1_000;
+        }
         let mut worst = 0.0f64;
         for (from, to) in [(0, 1), (1, 0)] {
             if self.sends(from) {
@@ -324,8 +370,8 @@ impl SessionPlan {
             rx_percent: s.rx_percent,
             client: b == self.client,
             incremental: s.incremental,
-            open_ended: false,
-            duration: 0,
+            open_ended: self.open,
+            duration: s.duration,
         }
     }
 }

@@ -34,6 +34,12 @@ pub struct Side {
     pub rx_percent: u8,
     pub verify: bool,
     pub incremental: bool,
+    /// Open-ended sessions only: the send stops `duration` cycles after
+    /// `established` (0: no limit) ...
+    pub duration: u64,
+    /// ... or when the soak writes `ctrl.stop`, this many cycles after the
+    /// clients started.
+    pub stop_at: Option<u64>,
 }
 
 /// A fault of one session.
@@ -77,6 +83,10 @@ pub struct SessionPlan {
     pub client: usize,
     pub sides: [Side; 2],
     pub fault: Fault,
+    /// Both boards open-ended (`test_config.open_ended`): the sizes are
+    /// ignored, each send ends at its side's `duration` or `stop_at`, and a
+    /// receive takes what the peer sent until it closes.
+    pub open: bool,
 }
 
 /// One iteration's plan.
@@ -121,6 +131,11 @@ pub enum FaultKind {
     /// An abort written after its session had ended: it must change nothing.
     AbortAfterEnd,
     StartWhileBusy,
+    /// An open-ended session whose sends end at a `duration` (a mode, not a
+    /// fault: both sides must end `done` with every byte sent received).
+    OpenEndedDuration,
+    /// An open-ended session whose sends end at a `ctrl.stop` at a random cycle.
+    OpenEndedStop,
     ConnReqReadyDelay,
     SlowBus,
 }
@@ -137,6 +152,8 @@ impl fmt::Display for FaultKind {
             FaultKind::Abort => "abort at a random cycle",
             FaultKind::AbortAfterEnd => "abort after the end",
             FaultKind::StartWhileBusy => "start while busy",
+            FaultKind::OpenEndedDuration => "open-ended, duration",
+            FaultKind::OpenEndedStop => "open-ended, stop",
             FaultKind::ConnReqReadyDelay => "conn_req_ready held low",
             FaultKind::SlowBus => "slow register bus",
         };

@@ -66,7 +66,8 @@ impl Stream<'_> {
     /// `short` when the session ended the transfer as short.
     pub(super) fn record(&self, n: u64, short: bool) -> (Option<Record>, u32) {
         let side = &self.p.sides[self.to];
-        let size = side.transfer_size;
+        // Open-ended, no byte is past the end.
+        let size = if self.p.open { u64::MAX } else { side.transfer_size };
         let beat = self.p.beat;
         let inside = n.min(size);
         // Beats with an error (a mismatch inside the transfer, or data past it).
@@ -125,8 +126,11 @@ pub struct Expect {
 }
 
 /// The outcome of side `b` of session `p` with no abort (exact), given
-/// whether board `b`'s server side was left listening and aborted by the soak.
-pub fn expect(round: &Round, p: &SessionPlan, b: usize) -> Expect {
+/// whether board `b`'s server side was left listening and aborted by the
+/// soak. Open-ended, the bytes are not in the plan: `sent` is what the TOE
+/// model took from each board (`sent[b]` is board `b`'s), and a side must
+/// have sent exactly that and received every byte its peer sent.
+pub fn expect(round: &Round, p: &SessionPlan, b: usize, sent: [u64; 2]) -> Expect {
     let idle = Expect { cause: None, tx: 0, rx: 0, closed: false };
     if p.usage == Use::Disabled {
         return idle;
@@ -143,11 +147,12 @@ pub fn expect(round: &Round, p: &SessionPlan, b: usize) -> Expect {
             Expect { cause: Some(ErrorCause::Aborted), ..refused }
         };
     }
-    let tx = if p.sends(b) { p.sides[b].transfer_size } else { 0 };
-    let rx = if p.receives(b) { p.sides[1 - b].transfer_size } else { 0 };
+    let (tx, rx) =
+        if p.open { (sent[b], sent[1 - b]) } else { (p.sides[b].transfer_size, p.sides[1 - b].transfer_size) };
+    let (tx, rx) = (if p.sends(b) { tx } else { 0 }, if p.receives(b) { rx } else { 0 });
     let cause = if p.receives(b) {
         let expected = p.sides[b].transfer_size;
-        if rx < expected {
+        if rx < expected && !p.open {
             ErrorCause::PeerClosed
         } else {
             match (Stream { p, to: b }).record(rx, false).0 {
@@ -169,8 +174,16 @@ mod tests {
     use super::*;
 
     fn half(size_tx: u64, size_rx: u64, fault: Fault, verify: bool, incremental: bool) -> SessionPlan {
-        let side =
-            |size| Side { transfer_size: size, packet_size: 0, tx_percent: 100, rx_percent: 100, verify, incremental };
+        let side = |size| Side {
+            transfer_size: size,
+            packet_size: 0,
+            tx_percent: 100,
+            rx_percent: 100,
+            verify,
+            incremental,
+            duration: 0,
+            stop_at: None,
+        };
         SessionPlan {
             session: 0,
             beat: 128,
@@ -178,6 +191,7 @@ mod tests {
             client: 1,
             sides: [side(size_rx), side(size_tx)],
             fault,
+            open: false,
         }
     }
 
@@ -213,7 +227,7 @@ mod tests {
         assert_eq!(Stream { p: &p, to: 0 }.record(1000, false), (Some(Record::Beyond { offset: 300 }), 6));
         let mut plan = Plan::draw(1);
         plan.rounds[0].silent = None;
-        let e = expect(&plan.rounds[0], &p, 0);
+        let e = expect(&plan.rounds[0], &p, 0, [0, 0]);
         assert_eq!((e.cause, e.rx), (Some(ErrorCause::BeyondSize), 1000));
     }
 }

@@ -43,6 +43,7 @@ pub struct Outcome {
 #[derive(Clone, Copy, Debug)]
 enum Action {
     Abort { b: usize, s: usize },
+    Stop { b: usize, s: usize },
     StartWhileBusy { b: usize, s: usize },
 }
 
@@ -148,6 +149,13 @@ fn run_round(
             }
             _ => {}
         }
+        if p.open {
+            for (b, side) in p.sides.iter().enumerate() {
+                if let (true, Some(at)) = (p.sends(b), side.stop_at) {
+                    actions.push((at, Action::Stop { b, s: p.session }));
+                }
+            }
+        }
     }
     actions.sort_by_key(|a| a.0);
     for (at, action) in actions {
@@ -157,6 +165,7 @@ fn run_round(
         }
         match action {
             Action::Abort { b, s } => sim.abort(b, s),
+            Action::Stop { b, s } => sim.stop(b, s),
             Action::StartWhileBusy { b, s } => {
                 // Only while the side is sure to stay busy until the write
                 // lands: a good part of its data still to come.
