@@ -71,9 +71,11 @@
 //!   otherwise, or the TOE is not initialised.
 //! * Passive open: listens on ([`NetConfig::bind`], `conn_req_local_port`)
 //!   (`SO_REUSEADDR`, backlog 1). The first accepted connection raises
-//!   `established` and the listening socket is closed (a second peer is
-//!   refused, as by the board's TOE). No timeout. If the port cannot be
-//!   bound, `conn_error` rises and an event names the port.
+//!   `established`; the listening socket is closed once no session listens
+//!   on it (a further peer is refused, as by the board's TOE). Sessions
+//!   listening on one port share one socket, its backlog the number of
+//!   sessions, and each takes one connection from it. No timeout. If the
+//!   port cannot be bound, `conn_error` rises and an event names the port.
 //! * `peer_port` is the peer's port; `peer_mss` is `TCP_INFO.tcpi_snd_mss` (the
 //!   MSS the host uses towards the peer; on loopback Linux reports 32741 at
 //!   first, bounded by half the largest window seen) and

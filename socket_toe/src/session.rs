@@ -7,6 +7,7 @@ mod io;
 use std::collections::VecDeque;
 use std::fmt;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use socket2::Socket;
@@ -42,8 +43,9 @@ pub struct SessionStats {
 pub(crate) enum Conn {
     /// No socket.
     Idle,
-    /// Passive open: listening.
-    Listening(Socket),
+    /// Passive open: listening. Sessions listening on one port share the
+    /// socket: each takes one connection from it.
+    Listening(Arc<Socket>),
     /// Active open: connect in progress.
     Connecting { sock: Socket, deadline: Instant },
     /// Connected (possibly half- or fully closed, until `poll` closes it).

@@ -123,6 +123,51 @@ fn passive_open_peer_connects() {
     tb.assert_no_violations();
 }
 
+/// Sessions listening on one port share it, as iperf's `-P` streams need
+/// of several server sessions: each of three peers connecting to the port
+/// gets a session of its own, every session receives its peer's bytes, and
+/// once all three took a connection a fourth peer is refused.
+#[test]
+fn sessions_listening_on_one_port_each_take_one_connection() {
+    const SESSIONS: usize = 3;
+    let port = free_port();
+    let mut tb = Tb::new(SESSIONS, 64, net());
+    for s in 0..SESSIONS {
+        tb.ul[s].req = Some(Req::Listen { port });
+    }
+    tb.run_until("listening", 10_000, |tb| (0..SESSIONS).all(|s| tb.toe.local_addr(s).is_some()));
+    let sizes = [10_001u64, 20_002, 30_003];
+    let peers: Vec<_> = sizes
+        .iter()
+        .map(|&n| {
+            thread::spawn(move || {
+                let mut c = connect(port);
+                let me = c.local_addr().unwrap().port();
+                send_pattern(&mut c, n);
+                c.shutdown(std::net::Shutdown::Write).unwrap();
+                (me, read_all(&mut c))
+            })
+        })
+        .collect();
+    tb.run_until("every session established", MAX, |tb| (0..SESSIONS).all(|s| tb.ins[s].established));
+    tb.run_until("every peer closed", MAX, |tb| (0..SESSIONS).all(|s| tb.ins[s].peer_closed));
+    let mut by_peer = Vec::new();
+    for s in 0..SESSIONS {
+        tb.ul[s].req = Some(Req::Close);
+        by_peer.push(tb.ins[s].peer_port);
+    }
+    tb.run_until("fully closed", MAX, |tb| (0..SESSIONS).all(|s| !tb.ins[s].established));
+    for (k, p) in peers.into_iter().enumerate() {
+        let (me, _) = p.join().expect("peer");
+        let s = by_peer.iter().position(|&q| q == me).unwrap_or_else(|| panic!("peer {k} ({me}) has no session"));
+        tb.check_rx(s, sizes[k]);
+    }
+    let e = TcpStream::connect(("127.0.0.1", port)).expect_err("every listening session took its connection");
+    assert_eq!(e.kind(), ErrorKind::ConnectionRefused);
+    assert!(tb.has_event(&format!("listening on 127.0.0.1:{port} (with 2 other session(s))")), "{:#?}", tb.events);
+    tb.assert_no_violations();
+}
+
 #[test]
 fn close_cancels_listen() {
     let port = free_port();

@@ -3,6 +3,7 @@
 
 use std::io;
 use std::net::SocketAddrV4;
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::{HostToe, INIT_CYCLES};
@@ -88,14 +89,30 @@ impl HostToe {
                 }
             }
         } else {
-            let r = bound_socket(local).and_then(|sock| {
-                sock.listen(1)?;
-                Ok(sock)
+            // Another session listening on the port shares its socket (as
+            // the board's TOE gives each session listening on a port one of
+            // its connections): the backlog grows to the sessions sharing it.
+            let shared = self.sessions.iter().find_map(|other| match &other.conn {
+                Conn::Listening(l) if other.local.is_some_and(|a| a.port() == local.port()) => Some(Arc::clone(l)),
+                _ => None,
             });
+            let sess = &mut self.sessions[s];
+            let r = match shared {
+                Some(l) => {
+                    let sharing = i32::try_from(Arc::strong_count(&l)).unwrap_or(i32::MAX);
+                    l.listen(sharing).map(|_| l)
+                }
+                None => bound_socket(local).and_then(|sock| {
+                    sock.listen(1)?;
+                    Ok(Arc::new(sock))
+                }),
+            };
             match r {
                 Ok(sock) => {
                     sess.local = sock.local_addr().ok().and_then(|a| a.as_socket());
-                    log.push(s, format!("listening on {}", sess.local.map_or("?".into(), |a| a.to_string())));
+                    let sharing = Arc::strong_count(&sock) - 1;
+                    let with = if sharing > 0 { format!(" (with {sharing} other session(s))") } else { String::new() };
+                    log.push(s, format!("listening on {}{with}", sess.local.map_or("?".into(), |a| a.to_string())));
                     sess.conn = Conn::Listening(sock);
                 }
                 Err(e) if e.kind() == io::ErrorKind::AddrInUse => {
