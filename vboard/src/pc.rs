@@ -175,6 +175,28 @@ impl Proc {
         }
     }
 
+    /// Waits up to `limit` for a stdout line for which `pick` gives a value;
+    /// the lines before it are dropped.
+    pub fn wait_stdout<T>(&mut self, limit: Duration, mut pick: impl FnMut(&str) -> Option<T>) -> Result<T, String> {
+        let deadline = Instant::now() + limit;
+        loop {
+            match self.out.recv_timeout(Duration::from_millis(50)) {
+                Ok(line) => {
+                    if let Some(v) = pick(&line) {
+                        return Ok(v);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(format!("{} ended before printing the line waited for", self.what))
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() > deadline => {
+                    return Err(format!("{} did not print the line waited for within {limit:?}", self.what))
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
     /// Waits for the end, killing the process after `limit`, and collects its output.
     pub fn finish(mut self, limit: Duration) -> Finished {
         let deadline = Instant::now() + limit;
