@@ -707,3 +707,48 @@ fn open_ended_full_duplex_peers_each_close_when_their_send_ends() {
     let [rx, tx] = both_done(&mut sim, 100_000);
     assert_eq!((rx.rx_bytes, tx.tx_bytes), (size, size));
 }
+
+/// The TX prefix between two boards of 1024 bits (the whole prefix in the
+/// first beat): a receiver verifying the pattern reports the prefix's first
+/// byte that differs from it, with the words the pattern model gives, and
+/// one beat in error; a prefix equal to the pattern's first bytes leaves
+/// the transfer clean. Both end with every byte counted and
+/// `tx_prefix_sent` at the prefix's length.
+#[test]
+fn a_tx_prefix_reaches_the_peer_in_place_of_the_first_bytes() {
+    let mut sim = quick_sim("tx_prefix");
+    let size = 10_000;
+    let mut cookie = vec![0u8; 37];
+    pattern::fill(&mut cookie, 0);
+    // The cookie equals the pattern but for byte 22 (word 5, byte 2).
+    cookie[22] ^= 0x5A;
+    for (prefix, first_error) in [(cookie.clone(), Some(22u64)), (cookie[..22].to_vec(), None)] {
+        half_duplex(&mut sim, size, size);
+        let mut tx = SessionTest::new(Mode::Send, size, true);
+        tx.prefix = driver::TxPrefix::new(&prefix).unwrap();
+        sim.program(1, 0, &tx);
+        sim.start(0, 0);
+        sim.start(1, 0);
+        assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 100_000));
+        let sent = sim.result(1, 0);
+        assert!(sent.done && !sent.error, "{sent:?}");
+        assert_eq!((sent.tx_bytes, sent.tx_prefix_sent), (size, prefix.len() as u32));
+        let got = sim.result(0, 0);
+        assert_eq!(got.rx_bytes, size);
+        match first_error {
+            None => assert!(got.done && !got.error && got.err_count == 0, "{got:?}"),
+            Some(offset) => {
+                assert!(got.error, "{got:?}");
+                assert_eq!(got.error_cause, ErrorCause::Verify.bits());
+                let mut word = [0u8; 4];
+                pattern::fill(&mut word, offset / 4 * 4);
+                let expected = u32::from_le_bytes(word);
+                word[2] ^= 0x5A;
+                assert_eq!(
+                    (got.err_offset, got.err_count, got.err_expected, got.err_received),
+                    (offset, 1, expected, u32::from_le_bytes(word))
+                );
+            }
+        }
+    }
+}

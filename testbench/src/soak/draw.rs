@@ -372,6 +372,7 @@ impl SessionPlan {
             incremental: s.incremental,
             open_ended: self.open,
             duration: s.duration,
+            prefix: driver::TxPrefix::NONE,
         }
     }
 }
