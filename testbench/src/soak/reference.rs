@@ -37,7 +37,12 @@ impl Stream<'_> {
     }
 
     fn byte(&self, offset: u64) -> u8 {
-        let sent = if self.sent().incremental { pattern::byte_at(offset) } else { 0 };
+        let prefix = self.sent().prefix.bytes();
+        let sent = match prefix.get(offset as usize) {
+            Some(&b) if offset < prefix.len() as u64 => b,
+            _ if self.sent().incremental => pattern::byte_at(offset),
+            _ => 0,
+        };
         match self.p.fault {
             Fault::Corrupt { to, offset: o, xor } if to == self.to && o == offset => sent ^ xor,
             _ => sent,
@@ -74,7 +79,8 @@ impl Stream<'_> {
         let mut beats = 0u64;
         let mut first: Option<u64> = None;
         if side.verify {
-            if self.sent().incremental {
+            // The pattern with at most a corrupted byte: only that byte can differ.
+            if self.sent().incremental && self.sent().prefix.bytes().is_empty() {
                 if let Fault::Corrupt { to, offset, .. } = self.p.fault {
                     if to == self.to && offset < inside {
                         first = Some(offset);
@@ -183,6 +189,7 @@ mod tests {
             incremental,
             duration: 0,
             stop_at: None,
+            prefix: driver::TxPrefix::NONE,
         };
         SessionPlan {
             session: 0,
