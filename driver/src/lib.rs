@@ -26,4 +26,4 @@ pub mod design {
     include!(concat!(env!("OUT_DIR"), "/design.rs"));
 }
 
-pub use ops::{Mode, OpError, SessionResult, SessionTest, TxPrefix};
+pub use ops::{Mode, OpError, SessionResult, SessionTest};

@@ -68,58 +68,6 @@ pub enum Mode {
     FullDuplex,
 }
 
-/// The prefix's registers, `tx_prefix_0`.. in order.
-const TX_PREFIX_WORDS: [fn(regs::Session) -> regs::Register; TxPrefix::MAX / 4] = [
-    regs::Session::tx_prefix_0,
-    regs::Session::tx_prefix_1,
-    regs::Session::tx_prefix_2,
-    regs::Session::tx_prefix_3,
-    regs::Session::tx_prefix_4,
-    regs::Session::tx_prefix_5,
-    regs::Session::tx_prefix_6,
-    regs::Session::tx_prefix_7,
-    regs::Session::tx_prefix_8,
-    regs::Session::tx_prefix_9,
-    regs::Session::tx_prefix_10,
-    regs::Session::tx_prefix_11,
-    regs::Session::tx_prefix_12,
-    regs::Session::tx_prefix_13,
-    regs::Session::tx_prefix_14,
-    regs::Session::tx_prefix_15,
-];
-
-/// The TX prefix: up to 64 bytes sent in place of the stream's first bytes
-/// (`tx_prefix_length`, `tx_prefix_0`..).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TxPrefix {
-    bytes: [u8; TxPrefix::MAX],
-    len: u8,
-}
-
-impl TxPrefix {
-    /// The most bytes a prefix holds.
-    pub const MAX: usize = 64;
-
-    /// No prefix.
-    pub const NONE: TxPrefix = TxPrefix { bytes: [0; TxPrefix::MAX], len: 0 };
-
-    /// A prefix of `bytes`; `Err` names the limit when there are more than [`TxPrefix::MAX`].
-    pub fn new(bytes: &[u8]) -> Result<TxPrefix> {
-        if bytes.len() > Self::MAX {
-            return Err(OpError(format!("a TX prefix of {} bytes is too long: at most {}", bytes.len(), Self::MAX)));
-        }
-        let mut p = TxPrefix::NONE;
-        p.bytes[..bytes.len()].copy_from_slice(bytes);
-        p.len = bytes.len() as u8;
-        Ok(p)
-    }
-
-    /// The prefix's bytes.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes[..usize::from(self.len)]
-    }
-}
-
 /// One session's test parameters, in the console's terms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SessionTest {
@@ -139,8 +87,6 @@ pub struct SessionTest {
     pub open_ended: bool,
     /// User-clock cycles from `established` after which the send stops; 0: no limit.
     pub duration: u64,
-    /// Bytes sent in place of the stream's first bytes.
-    pub prefix: TxPrefix,
 }
 
 impl SessionTest {
@@ -156,7 +102,6 @@ impl SessionTest {
             incremental: true,
             open_ended: false,
             duration: 0,
-            prefix: TxPrefix::NONE,
         }
     }
 }
@@ -181,8 +126,6 @@ pub struct SessionResult {
     pub peer_port: u32,
     pub peer_mss: u32,
     pub peer_window_scale: u32,
-    /// Bytes of the TX prefix sent (counted in `tx_bytes` too).
-    pub tx_prefix_sent: u32,
 }
 
 impl SessionResult {
@@ -296,20 +239,7 @@ pub fn program(bus: &mut (impl RegisterBus + ?Sized), s: usize, t: &SessionTest)
     write(bus, r.speed(), sp)?;
     write_wide(bus, r.transfer_size(), t.transfer_size)?;
     write_wide(bus, r.packet_size(), t.packet_size)?;
-    write_wide(bus, r.duration(), t.duration)?;
-    tx_prefix(bus, s, &t.prefix)
-}
-
-/// Writes session `s`'s TX prefix: its bytes (only when there are any: a
-/// length of 0 leaves them unused) and its length.
-pub fn tx_prefix(bus: &mut (impl RegisterBus + ?Sized), s: usize, prefix: &TxPrefix) -> Result<()> {
-    let r = session(s)?;
-    let len = prefix.bytes().len();
-    for (word, reg) in prefix.bytes.chunks(4).take(len.div_ceil(4)).zip(TX_PREFIX_WORDS) {
-        write(bus, reg(r), u32::from_le_bytes(word.try_into().expect("4 bytes")))?;
-    }
-    let f = regs::session::tx_prefix_length::BYTES;
-    write(bus, r.tx_prefix_length(), field("TX prefix length", f, 0, len as u32)?)
+    write_wide(bus, r.duration(), t.duration)
 }
 
 /// Sets session `s`'s ports: the board listens on / connects from
@@ -404,7 +334,6 @@ pub fn result(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<Session
         peer_port: read(bus, r.peer_port())?,
         peer_mss: read(bus, r.peer_mss())?,
         peer_window_scale: read(bus, r.peer_window_scale())?,
-        tx_prefix_sent: regs::session::tx_prefix_sent::BYTES.get(read(bus, r.tx_prefix_sent())?),
     })
 }
 

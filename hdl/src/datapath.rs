@@ -53,10 +53,6 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub open_ended: Signal<In, Bit>,
     /// Level: end the transmit stream with its next beat (marked tlast).
     pub tx_stop: Signal<In, Bit>,
-    /// The TX prefix (byte 0 in bits 7:0) and its length, 0..=64 bytes;
-    /// taken at `tx_start`.
-    pub tx_prefix: Signal<In, Bits<1024>>,
-    pub tx_prefix_length: Signal<In, Bits<7>>,
     /// TX max speed, % of the bus peak (1..=100).
     pub tx_percent: Signal<In, Bits<7>>,
     /// RX max speed, % of the bus peak (1..=100).
@@ -68,8 +64,6 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub tx_done: Signal<Out, Bit>,
     /// Bytes accepted by the TOE since start.
     pub tx_bytes: Signal<Out, Bits<64>>,
-    /// Bytes of the prefix among them.
-    pub tx_prefix_sent: Signal<Out, Bits<7>>,
     // ---- Transmit stream to the TOE (AXI4-Stream).
     /// Transmit stream to the TOE.
     pub tx_tdata: Signal<Out, Bits<W>>,
@@ -141,8 +135,6 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.generator.pattern.next = self.pattern.val();
         self.generator.open_ended.next = self.open_ended.val();
         self.generator.stop.next = self.tx_stop.val();
-        self.generator.prefix.next = self.tx_prefix.val();
-        self.generator.prefix_length.next = self.tx_prefix_length.val();
         self.generator.enable.next = true;
         self.tx_limiter.clock.next = self.clock.val();
         self.tx_limiter.reset.next = self.reset.val();
@@ -160,7 +152,6 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.tx_busy.next = self.generator.busy.val();
         self.tx_done.next = self.generator.done.val();
         self.tx_bytes.next = self.generator.bytes_sent.val();
-        self.tx_prefix_sent.next = self.generator.prefix_sent.val();
 
         // Receive: TOE -> limiter -> verifier.
         self.rx_limiter.clock.next = self.clock.val();

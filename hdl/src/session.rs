@@ -175,40 +175,6 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_open_ended: Signal<In, Bit>,
     /// User-clock cycles from `established` after which the send stops; 0: no limit.
     pub reg_duration: Signal<In, Bits<48>>,
-    /// TX prefix bytes, 0..=64; read at `established`.
-    pub reg_tx_prefix_length: Signal<In, Bits<7>>,
-    /// TX prefix bytes 0..=3.
-    pub reg_tx_prefix_0: Signal<In, Bits<32>>,
-    /// TX prefix bytes 4..=7.
-    pub reg_tx_prefix_1: Signal<In, Bits<32>>,
-    /// TX prefix bytes 8..=11.
-    pub reg_tx_prefix_2: Signal<In, Bits<32>>,
-    /// TX prefix bytes 12..=15.
-    pub reg_tx_prefix_3: Signal<In, Bits<32>>,
-    /// TX prefix bytes 16..=19.
-    pub reg_tx_prefix_4: Signal<In, Bits<32>>,
-    /// TX prefix bytes 20..=23.
-    pub reg_tx_prefix_5: Signal<In, Bits<32>>,
-    /// TX prefix bytes 24..=27.
-    pub reg_tx_prefix_6: Signal<In, Bits<32>>,
-    /// TX prefix bytes 28..=31.
-    pub reg_tx_prefix_7: Signal<In, Bits<32>>,
-    /// TX prefix bytes 32..=35.
-    pub reg_tx_prefix_8: Signal<In, Bits<32>>,
-    /// TX prefix bytes 36..=39.
-    pub reg_tx_prefix_9: Signal<In, Bits<32>>,
-    /// TX prefix bytes 40..=43.
-    pub reg_tx_prefix_10: Signal<In, Bits<32>>,
-    /// TX prefix bytes 44..=47.
-    pub reg_tx_prefix_11: Signal<In, Bits<32>>,
-    /// TX prefix bytes 48..=51.
-    pub reg_tx_prefix_12: Signal<In, Bits<32>>,
-    /// TX prefix bytes 52..=55.
-    pub reg_tx_prefix_13: Signal<In, Bits<32>>,
-    /// TX prefix bytes 56..=59.
-    pub reg_tx_prefix_14: Signal<In, Bits<32>>,
-    /// TX prefix bytes 60..=63.
-    pub reg_tx_prefix_15: Signal<In, Bits<32>>,
     // ---- To the register file.
     /// From `start` until the test ends.
     pub reg_busy: Signal<Out, Bit>,
@@ -226,8 +192,6 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_tx_bytes: Signal<Out, Bits<64>>,
     /// Bytes received since start.
     pub reg_rx_bytes: Signal<Out, Bits<64>>,
-    /// Bytes of the TX prefix sent.
-    pub reg_tx_prefix_sent: Signal<Out, Bits<7>>,
     /// User-clock cycles of the test.
     pub reg_elapsed: Signal<Out, Bits<64>>,
     /// Stream offset of the first error.
@@ -355,7 +319,6 @@ pub struct Session<const W: usize, const K: usize> {
     c_drain: Constant<Bits<4>>,
     c_zero4: Constant<Bits<4>>,
     c_zero48: Constant<Bits<48>>,
-    c_32: Constant<Bits<10>>,
     c_one4: Constant<Bits<4>>,
     /// Names the Verilog module after this type (`crate::emit`).
     verilog_name: crate::emit::ModuleName<Self>,
@@ -389,23 +352,6 @@ impl<const W: usize, const K: usize> Session<W, K> {
             reg_stall_timeout: Default::default(),
             reg_open_ended: Default::default(),
             reg_duration: Default::default(),
-            reg_tx_prefix_length: Default::default(),
-            reg_tx_prefix_0: Default::default(),
-            reg_tx_prefix_1: Default::default(),
-            reg_tx_prefix_2: Default::default(),
-            reg_tx_prefix_3: Default::default(),
-            reg_tx_prefix_4: Default::default(),
-            reg_tx_prefix_5: Default::default(),
-            reg_tx_prefix_6: Default::default(),
-            reg_tx_prefix_7: Default::default(),
-            reg_tx_prefix_8: Default::default(),
-            reg_tx_prefix_9: Default::default(),
-            reg_tx_prefix_10: Default::default(),
-            reg_tx_prefix_11: Default::default(),
-            reg_tx_prefix_12: Default::default(),
-            reg_tx_prefix_13: Default::default(),
-            reg_tx_prefix_14: Default::default(),
-            reg_tx_prefix_15: Default::default(),
             reg_busy: Default::default(),
             reg_connected: Default::default(),
             reg_closed: Default::default(),
@@ -414,7 +360,6 @@ impl<const W: usize, const K: usize> Session<W, K> {
             reg_error_set: Default::default(),
             reg_tx_bytes: Default::default(),
             reg_rx_bytes: Default::default(),
-            reg_tx_prefix_sent: Default::default(),
             reg_elapsed: Default::default(),
             reg_err_offset: Default::default(),
             reg_err_expected: Default::default(),
@@ -496,7 +441,6 @@ impl<const W: usize, const K: usize> Session<W, K> {
             c_drain: c4(DRAIN_CYCLES),
             c_zero4: c4(0),
             c_zero48: Constant::new(bits(0)),
-            c_32: Constant::new(bits(32)),
             c_one4: c4(1),
         }
     }
@@ -546,40 +490,6 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.datapath.verify.next = self.verify_q.q.val();
         self.datapath.open_ended.next = self.open_q.q.val();
         self.datapath.tx_stop.next = self.stop_q.q.val();
-        // The prefix's sixteen words as one vector, word 0 in bits 31:0.
-        self.datapath.tx_prefix.next = ((((((((((((((((((((((((((((((bit_cast::<1024, 32>(
-            self.reg_tx_prefix_15.val(),
-        )) << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_14.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_13.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_12.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_11.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_10.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_9.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_8.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_7.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_6.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_5.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_4.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_3.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_2.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_1.val()))
-            << self.c_32.val())
-            | bit_cast::<1024, 32>(self.reg_tx_prefix_0.val());
-        self.datapath.tx_prefix_length.next = self.reg_tx_prefix_length.val();
         self.datapath.tx_percent.next = self.txp.q.val();
         self.datapath.rx_percent.next = self.rxp.q.val();
         self.datapath.rx_clear.next = self.reg_clear_errors.val();
@@ -601,7 +511,6 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.reg_error_cause.next = self.cause.q.val();
         self.reg_tx_bytes.next = self.datapath.tx_bytes.val();
         self.reg_rx_bytes.next = self.datapath.rx_bytes.val();
-        self.reg_tx_prefix_sent.next = self.datapath.tx_prefix_sent.val();
         self.reg_elapsed.next = self.timer.elapsed.val();
         self.reg_err_offset.next = self.datapath.rx_err_offset.val();
         self.reg_err_expected.next = self.datapath.rx_err_expected.val();

@@ -35,12 +35,6 @@
 //! `tlast`, so at most one beat follows it and the stream still ends on a
 //! packet boundary; a beat presented when it rises cannot change (AXI4-Stream)
 //! and goes first. With `stop` high at the setup cycle nothing is sent.
-//!
-//! The prefix: `prefix_length` bytes of `prefix` (0..=64, byte 0 in bits
-//! 7:0) take the place of the stream's first bytes; the pattern goes on at
-//! its own offset after them, so nothing but a byte mask moves: at each load
-//! the beat's share of the prefix (the low W bits of a register shifted by W
-//! a beat) and its mask are registered with the beat and laid over its data.
 
 use rust_hdl::prelude::*;
 
@@ -72,12 +66,6 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     pub open_ended: Signal<In, Bit>,
     /// Level: end the stream with the next beat loaded (marked `tlast`).
     pub stop: Signal<In, Bit>,
-    /// The prefix's bytes, byte 0 in bits 7:0 (64 bytes; the vector is as
-    /// wide as the widest beat, so a beat's share is a plain slice at every
-    /// width); sampled on `start`.
-    pub prefix: Signal<In, Bits<1024>>,
-    /// Bytes of `prefix` that open the stream, 0..=64; sampled on `start`.
-    pub prefix_length: Signal<In, Bits<7>>,
     /// High when the next beat may be presented (from the rate limiter).
     pub enable: Signal<In, Bit>,
     // ---- Status.
@@ -87,8 +75,6 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     pub done: Signal<Out, Bit>,
     /// Bytes accepted downstream since `start`.
     pub bytes_sent: Signal<Out, Bits<64>>,
-    /// Bytes of the prefix among them.
-    pub prefix_sent: Signal<Out, Bits<7>>,
     // ---- Stream out (AXI4-Stream, towards the TOE).
     /// Stream data, byte 0 in bits 7:0.
     pub m_tdata: Signal<Out, Bits<W>>,
@@ -105,11 +91,6 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     psize_q: DFF<Bits<48>>,
     pattern_q: DFF<Bit>,
     open_q: DFF<Bit>,
-    // The prefix: what is still to send, shifted a beat at each load, and
-    // the bytes of it left; its length.
-    pre_data: DFF<Bits<1024>>,
-    pre_left: DFF<Bits<7>>,
-    pre_len: DFF<Bits<7>>,
     // Control.
     setup: DFF<Bit>,
     running: DFF<Bit>,
@@ -129,16 +110,8 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     out_final: DFF<Bit>,
     out_keep: DFF<Bits<K>>,
     out_nbytes: DFF<Bits<16>>,
-    /// The presented beat's prefix bytes and their bit mask.
-    out_pdata: DFF<Bits<W>>,
-    out_pmask: DFF<Bits<W>>,
     sent: DFF<Bits<64>>,
     // Combinational helpers.
-    /// The loaded beat's prefix mask: bytes below `pre_left`.
-    pre_mask: Signal<Local, Bits<W>>,
-    /// The prefix's bytes under that mask.
-    pre_bytes: Signal<Local, Bits<W>>,
-    pattern_data: Signal<Local, Bits<W>>,
     load: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     low_bytes: Signal<Local, Bits<48>>,
@@ -154,13 +127,6 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     c_zero_data: Constant<Bits<W>>,
     c_zero64: Constant<Bits<64>>,
     c_zero32: Constant<Bits<32>>,
-    c_ones: Constant<Bits<W>>,
-    c_three10: Constant<Bits<10>>,
-    /// Bits the prefix register moves at each load: W, or 0 at 1024 bits,
-    /// where one beat holds the whole prefix (no byte is left after it).
-    c_pre_shift: Constant<Bits<10>>,
-    c_beat_bytes7: Constant<Bits<7>>,
-    c_zero7: Constant<Bits<7>>,
     /// Names the Verilog module after this type (`crate::emit`).
     verilog_name: crate::emit::ModuleName<Self>,
 }
@@ -185,13 +151,10 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
             pattern: Default::default(),
             open_ended: Default::default(),
             stop: Default::default(),
-            prefix: Default::default(),
-            prefix_length: Default::default(),
             enable: Default::default(),
             busy: Default::default(),
             done: Default::default(),
             bytes_sent: Default::default(),
-            prefix_sent: Default::default(),
             m_tdata: Default::default(),
             m_tkeep: Default::default(),
             m_tlast: Default::default(),
@@ -201,9 +164,6 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
             psize_q: Default::default(),
             pattern_q: Default::default(),
             open_q: Default::default(),
-            pre_data: Default::default(),
-            pre_left: Default::default(),
-            pre_len: Default::default(),
             setup: Default::default(),
             running: Default::default(),
             done_q: Default::default(),
@@ -219,12 +179,7 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
             out_final: Default::default(),
             out_keep: Default::default(),
             out_nbytes: Default::default(),
-            out_pdata: Default::default(),
-            out_pmask: Default::default(),
             sent: Default::default(),
-            pre_mask: Default::default(),
-            pre_bytes: Default::default(),
-            pattern_data: Default::default(),
             load: Default::default(),
             accept: Default::default(),
             low_bytes: Default::default(),
@@ -239,11 +194,6 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
             c_zero_data: Constant::new(Bits::<W>::default()),
             c_zero64: Constant::new(bits(0)),
             c_zero32: Constant::new(bits(0)),
-            c_ones: Constant::new(Bits::<W>::mask()),
-            c_three10: Constant::new(bits(3)),
-            c_pre_shift: Constant::new(bits((W % 1024) as u64)),
-            c_beat_bytes7: Constant::new(bits((K as u64).min(64))),
-            c_zero7: Constant::new(bits(0)),
         }
     }
 }
@@ -264,9 +214,6 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
             psize_q,
             pattern_q,
             open_q,
-            pre_data,
-            pre_left,
-            pre_len,
             setup,
             running,
             done_q,
@@ -282,31 +229,20 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
             out_final,
             out_keep,
             out_nbytes,
-            out_pdata,
-            out_pmask,
             sent
         );
         self.lanes.word.next = self.beat_word.q.val();
         if self.pattern_q.q.val() {
-            self.pattern_data.next = self.lanes.data.val();
+            self.m_tdata.next = self.lanes.data.val();
         } else {
-            self.pattern_data.next = self.c_zero_data.val();
+            self.m_tdata.next = self.c_zero_data.val();
         }
-        self.m_tdata.next = (self.pattern_data.val() & !self.out_pmask.q.val()) | self.out_pdata.q.val();
         self.m_tkeep.next = self.out_keep.q.val();
         self.m_tlast.next = self.out_last.q.val();
         self.m_tvalid.next = self.out_valid.q.val();
         self.busy.next = self.setup.q.val() | self.running.q.val() | self.out_valid.q.val();
         self.done.next = self.done_q.q.val();
         self.bytes_sent.next = self.sent.q.val();
-        if self.sent.q.val() >= bit_cast::<64, 7>(self.pre_len.q.val()) {
-            self.prefix_sent.next = self.pre_len.q.val();
-        } else {
-            self.prefix_sent.next = self.sent.q.val().get_bits::<7>(0);
-        }
-        // Bytes below `pre_left` (0..=64): a thermometer of `pre_left * 8` bits.
-        self.pre_mask.next = !(self.c_ones.val() << (bit_cast::<10, 7>(self.pre_left.q.val()) << self.c_three10.val()));
-        self.pre_bytes.next = self.pre_data.q.val().get_bits::<W>(0) & self.pre_mask.val();
 
         self.accept.next = self.out_valid.q.val() & self.m_tready.val();
         self.load.next = self.running.q.val() & self.enable.val() & (!self.out_valid.q.val() | self.m_tready.val());
@@ -347,14 +283,6 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
 
         if self.load.val() {
             self.out_valid.d.next = true;
-            self.out_pdata.d.next = self.pre_bytes.val();
-            self.out_pmask.d.next = self.pre_mask.val();
-            self.pre_data.d.next = self.pre_data.q.val() >> self.c_pre_shift.val();
-            if self.pre_left.q.val() > self.c_beat_bytes7.val() {
-                self.pre_left.d.next = self.pre_left.q.val() - self.c_beat_bytes7.val();
-            } else {
-                self.pre_left.d.next = self.c_zero7.val();
-            }
             self.beat_word.d.next = self.next_word.q.val();
             self.next_word.d.next = self.next_word.q.val() + self.c_lanes.val();
             self.beats_left.d.next = self.beats_left.q.val() - self.c_one48.val();
@@ -389,16 +317,12 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
         if self.clear.val() {
             self.done_q.d.next = false;
             self.sent.d.next = self.c_zero64.val();
-            self.pre_len.d.next = self.c_zero7.val();
         }
         if self.start.val() {
             self.size_q.d.next = self.transfer_size.val();
             self.psize_q.d.next = self.packet_size.val();
             self.pattern_q.d.next = self.pattern.val();
             self.open_q.d.next = self.open_ended.val();
-            self.pre_data.d.next = self.prefix.val();
-            self.pre_left.d.next = self.prefix_length.val();
-            self.pre_len.d.next = self.prefix_length.val();
             self.setup.d.next = true;
             self.running.d.next = false;
             self.done_q.d.next = false;

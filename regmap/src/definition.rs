@@ -38,10 +38,6 @@ const DEFAULT_TRANSFER_SIZE: u64 = 1 << 20;
 /// Reset of the per-session packet size: 8 KiB.
 const DEFAULT_PACKET_SIZE: u64 = 8 << 10;
 
-/// Registers of the TX prefix's bytes (`tx_prefix_0`..): 64 bytes, enough
-/// for iperf3's 37-byte stream cookie or a protocol's greeting.
-pub const TX_PREFIX_WORDS: u32 = 16;
-
 /// Reset of `session.stall_timeout.ms`: a second without progress ends a
 /// test. TCP's own retransmission gives up after minutes; a test system
 /// should say sooner that nothing moves, and software can set 0 (never) or
@@ -281,12 +277,6 @@ fn session_block(design: &Design) -> Block {
         reg("stall_timeout", 0x28, "The watchdog of a test: how long nothing may move before the test ends with `error_cause` `stalled`; taken at `ctrl.start`.", vec![
             field("ms", 0, 16, Rw, DEFAULT_STALL_TIMEOUT_MS, "Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection. 0: wait for ever."),
         ]),
-        reg("tx_prefix_length", 0x2C, "The TX prefix: bytes of `tx_prefix_0`.. sent in place of the stream's first bytes (a greeting, iperf3's stream cookie); taken when the connection is established.", vec![
-            field("bytes", 0, 7, Rw, 0, "0..=64; 0: no prefix. The prefix takes the place of the stream's first bytes: the pattern (or dummy data) goes on at its own offset after it, and `transfer_size` counts the prefix.").range(0, 64),
-        ]),
-        reg("tx_prefix_sent", 0x68, "Bytes of the TX prefix the TOE took in this test (the prefix is counted in `tx_bytes` too).", vec![
-            field("bytes", 0, 7, Ro, 0, "0..=`tx_prefix_length`.").volatile(),
-        ]),
         reg("err_expected", 0x58, "First verification error: the expected 32-bit word.", vec![
             field("value", 0, 32, Ro, 0, "Pattern word at `err_offset`.").volatile(),
         ]),
@@ -385,19 +375,6 @@ fn session_block(design: &Design) -> Block {
         reset: 0,
         description: "User-clock cycles from the connection being established after which the send stops as at `ctrl.stop` (250,000,000 cycles = 1 s at 250 MHz; up to 2^48-1, 13 days); 0: no limit. Applies in both transfer modes; taken at `ctrl.start`.",
     });
-    for k in 0..TX_PREFIX_WORDS {
-        let description = format!(
-            "TX prefix bytes {}..={}, the first in bits 7:0 (as on the stream); taken when the connection is established.",
-            4 * k,
-            4 * k + 3
-        );
-        regs.push(reg(
-            &format!("tx_prefix_{k}"),
-            0x80 + 4 * k,
-            &description,
-            vec![field("value", 0, 32, Rw, 0, "Four prefix bytes.")],
-        ));
-    }
     regs.sort_by_key(|r| r.offset);
     Block {
         name: "session".into(),

@@ -31,9 +31,6 @@ pub struct Taken {
     pub request: Request,
 }
 
-/// Bytes of a connection's TX stream [`Script::tx_head`] keeps.
-pub const TX_HEAD: usize = 256;
-
 /// One RX beat waiting to be taken.
 #[derive(Clone, Debug)]
 struct Beat {
@@ -75,8 +72,6 @@ pub struct Script {
     pub tx_last: Option<u64>,
     /// `tx_tlast` of the last TX beat taken.
     pub tx_last_tlast: bool,
-    /// The first [`TX_HEAD`] bytes taken on TX, as taken.
-    pub tx_head: Vec<u8>,
     /// The first TX byte that differed from the incremental pattern.
     pub tx_mismatch: Option<pattern::Mismatch>,
     /// RX bytes taken (as presented, corruption included) and the cycle of the last beat.
@@ -146,7 +141,6 @@ impl Script {
         self.tx_first = None;
         self.tx_last = None;
         self.tx_last_tlast = false;
-        self.tx_head.clear();
         self.tx_mismatch = None;
         self.rx_log.clear();
         self.rx_last = None;
@@ -291,8 +285,6 @@ impl ToeSide for ScriptedToe {
                 s.tx_first.get_or_insert(cycle);
                 s.tx_last = Some(cycle);
                 s.tx_last_tlast = o.tx_tlast;
-                let room = TX_HEAD.saturating_sub(s.tx_head.len()).min(o.tx_data.len());
-                s.tx_head.extend_from_slice(&o.tx_data[..room]);
             }
             // RX: the head beat is taken where rx_tready is high.
             if i.rx_tvalid && o.rx_tready {

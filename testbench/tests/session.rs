@@ -10,7 +10,6 @@
 
 use driver::regs;
 use driver::regs::session::status::ErrorCause;
-use driver::TxPrefix;
 use rand::Rng;
 use testbench::boards::{Board, Mode, Rig, SessionResult, SessionTest};
 use testbench::scripted_toe::{Request, ScriptedToe};
@@ -896,35 +895,6 @@ fn open_ended_full_duplex_half_closes_when_its_send_ends_and_receives_on() {
         );
         let s = sim.toe.session_mut(0);
         (s.status.peer_closed, s.conn_req_ready) = (false, false);
-    }
-    no_violations(&sim);
-}
-
-/// The TX prefix takes the place of the stream's first bytes and the
-/// pattern goes on at its own offset: on 8-byte beats a prefix of 64 bytes
-/// spans eight beats, one of 37 ends inside a beat and a word, and a
-/// transfer shorter than the prefix sends only its first bytes. Every byte
-/// the TOE took is compared with that model; `tx_prefix_sent` counts the
-/// prefix's bytes among `tx_bytes`.
-#[test]
-fn the_tx_prefix_opens_the_stream_and_the_pattern_goes_on_at_its_offset() {
-    let mut sim = sim("tx_prefix");
-    let prefix: Vec<u8> = (0..64u8).map(|i| 0xA5 ^ i.wrapping_mul(37)).collect();
-    for (size, len) in [(250u64, 37usize), (200, 64), (20, 64), (100, 1), (100, 0)] {
-        let mut t = SessionTest::new(Mode::Send, size, true);
-        t.prefix = TxPrefix::new(&prefix[..len]).unwrap();
-        setup(&mut sim, &t);
-        start_and_take_open(&mut sim);
-        sim.toe.session_mut(0).tx_tready = true;
-        establish(&mut sim, PEER);
-        let r = close_when_asked(&mut sim, 2_000);
-        assert!(r.done && !r.error, "size {size} prefix {len}: {r:?}");
-        let expected: Vec<u8> =
-            (0..size).map(|i| if (i as usize) < len { prefix[i as usize] } else { pattern::byte_at(i) }).collect();
-        assert_eq!(sim.toe.session(0).tx_head, expected, "size {size} prefix {len}");
-        assert_eq!((r.tx_bytes, u64::from(r.tx_prefix_sent)), (size, size.min(len as u64)), "size {size} prefix {len}");
-        let s = sim.toe.session_mut(0);
-        (s.conn_req_ready, s.tx_tready) = (false, false);
     }
     no_violations(&sim);
 }

@@ -158,15 +158,6 @@ pub(super) fn check_session(
                 }
             }
         }
-        // The prefix's bytes among those sent.
-        let prefix = if p.sends(b) { p.sides[b].prefix.bytes().len() as u64 } else { 0 };
-        if u64::from(r.tx_prefix_sent) != prefix.min(r.tx_bytes) {
-            fail(format!(
-                "tx_prefix_sent {}, expected {} of a {prefix}-byte prefix",
-                r.tx_prefix_sent,
-                prefix.min(r.tx_bytes)
-            ));
-        }
         if !p.receives(b) && (r.err_count, r.err_offset) != (0, 0) {
             fail("an error record on a side that receives nothing".into());
         }
@@ -212,9 +203,6 @@ pub(super) fn check_session(
             _ => None,
         };
         out.handled.extend(kind);
-        if p.prefixed() && p.fault != Fault::NobodyListening && round.silent != Some(p.server()) {
-            out.handled.push(FaultKind::TxPrefix);
-        }
         if p.open && p.fault != Fault::NobodyListening && round.silent != Some(p.server()) {
             let stopped = p.sides.iter().enumerate().any(|(b, s)| p.sends(b) && s.stop_at.is_some());
             out.handled.push(if stopped { FaultKind::OpenEndedStop } else { FaultKind::OpenEndedDuration });

@@ -43,23 +43,6 @@ fn packet_size(rng: &mut ChaCha8Rng, beat: u64) -> u64 {
     }
 }
 
-/// A TX prefix: none (80 %), or 1..=64 bytes, either the pattern's own
-/// first bytes with one flipped or random bytes.
-fn prefix(rng: &mut ChaCha8Rng) -> driver::TxPrefix {
-    if rng.gen_bool(0.8) {
-        return driver::TxPrefix::NONE;
-    }
-    let mut bytes = vec![0u8; rng.gen_range(1..=driver::TxPrefix::MAX)];
-    if rng.gen_bool(0.5) {
-        pattern::fill(&mut bytes, 0);
-        let k = rng.gen_range(0..bytes.len());
-        bytes[k] ^= rng.gen_range(1..=255);
-    } else {
-        rng.fill(&mut bytes[..]);
-    }
-    driver::TxPrefix::new(&bytes).expect("at most 64 bytes")
-}
-
 /// A transfer size biased to beat and packet boundaries, from 1 byte to 4 MiB.
 fn transfer_size(rng: &mut ChaCha8Rng, packet: u64, beat: u64) -> u64 {
     let around = |rng: &mut ChaCha8Rng, unit: u64, most: u64| {
@@ -153,9 +136,6 @@ impl Round {
             if self.silent == Some(p.server()) && p.fault != Fault::NobodyListening {
                 v.push(FaultKind::SilentPeer);
             }
-            if p.prefixed() && p.fault != Fault::NobodyListening && self.silent != Some(p.server()) {
-                v.push(FaultKind::TxPrefix);
-            }
             if p.open && p.fault != Fault::NobodyListening && self.silent != Some(p.server()) {
                 let stopped = p.sides.iter().enumerate().any(|(b, s)| p.sends(b) && s.stop_at.is_some());
                 v.push(if stopped { FaultKind::OpenEndedStop } else { FaultKind::OpenEndedDuration });
@@ -205,7 +185,6 @@ fn session_plan(rng: &mut ChaCha8Rng, session: usize, beat: u64) -> SessionPlan 
             incremental: rng.gen_bool(0.85),
             duration: 0,
             stop_at: None,
-            prefix: prefix(rng),
         }
     });
     // One size for both ends of the connection.
@@ -296,11 +275,6 @@ impl SessionPlan {
         } else {
             FaultKind::CorruptUnverified
         }
-    }
-
-    /// Does a sending side open its stream with a TX prefix?
-    pub fn prefixed(&self) -> bool {
-        (0..2).any(|b| self.sends(b) && !self.sides[b].prefix.bytes().is_empty())
     }
 
     /// The passive (listening) board.
@@ -398,7 +372,6 @@ impl SessionPlan {
             incremental: s.incremental,
             open_ended: self.open,
             duration: s.duration,
-            prefix: s.prefix,
         }
     }
 }

@@ -5,7 +5,6 @@
 use std::fmt;
 
 use crate::boards::BoardTiming;
-use driver::TxPrefix;
 
 /// The default product top, `top1024`: most iterations run on it.
 pub const DEFAULT_MODEL: &str = "top1024";
@@ -41,8 +40,6 @@ pub struct Side {
     /// ... or when the soak writes `ctrl.stop`, this many cycles after the
     /// clients started.
     pub stop_at: Option<u64>,
-    /// The TX prefix this side sends in place of its stream's first bytes.
-    pub prefix: TxPrefix,
 }
 
 /// A fault of one session.
@@ -139,9 +136,6 @@ pub enum FaultKind {
     OpenEndedDuration,
     /// An open-ended session whose sends end at a `ctrl.stop` at a random cycle.
     OpenEndedStop,
-    /// A session whose sending side opens its stream with a TX prefix (a
-    /// mode: the receiver must see it in place of the first bytes).
-    TxPrefix,
     ConnReqReadyDelay,
     SlowBus,
 }
@@ -160,7 +154,6 @@ impl fmt::Display for FaultKind {
             FaultKind::StartWhileBusy => "start while busy",
             FaultKind::OpenEndedDuration => "open-ended, duration",
             FaultKind::OpenEndedStop => "open-ended, stop",
-            FaultKind::TxPrefix => "TX prefix",
             FaultKind::ConnReqReadyDelay => "conn_req_ready held low",
             FaultKind::SlowBus => "slow register bus",
         };

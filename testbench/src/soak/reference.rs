@@ -37,12 +37,7 @@ impl Stream<'_> {
     }
 
     fn byte(&self, offset: u64) -> u8 {
-        let prefix = self.sent().prefix.bytes();
-        let sent = match prefix.get(offset as usize) {
-            Some(&b) if offset < prefix.len() as u64 => b,
-            _ if self.sent().incremental => pattern::byte_at(offset),
-            _ => 0,
-        };
+        let sent = if self.sent().incremental { pattern::byte_at(offset) } else { 0 };
         match self.p.fault {
             Fault::Corrupt { to, offset: o, xor } if to == self.to && o == offset => sent ^ xor,
             _ => sent,
@@ -79,8 +74,7 @@ impl Stream<'_> {
         let mut beats = 0u64;
         let mut first: Option<u64> = None;
         if side.verify {
-            // The pattern with at most a corrupted byte: only that byte can differ.
-            if self.sent().incremental && self.sent().prefix.bytes().is_empty() {
+            if self.sent().incremental {
                 if let Fault::Corrupt { to, offset, .. } = self.p.fault {
                     if to == self.to && offset < inside {
                         first = Some(offset);
@@ -189,7 +183,6 @@ mod tests {
             incremental,
             duration: 0,
             stop_at: None,
-            prefix: driver::TxPrefix::NONE,
         };
         SessionPlan {
             session: 0,

@@ -72,7 +72,6 @@ module toe_user_logic_regs (
     output wire [15:0]  s0_fpga_port,          // Port number
     output wire [15:0]  s0_target_port,        // Port number
     output wire [15:0]  s0_stall_timeout,      // Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection
-    output wire [6:0]   s0_tx_prefix_length,   // 0..=64; 0: no prefix
     input  wire [63:0]  s0_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s0_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s0_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
@@ -82,26 +81,9 @@ module toe_user_logic_regs (
     input  wire [31:0]  s0_err_received,       // Received word at `err_offset`
     input  wire [31:0]  s0_err_count,          // Count
     input  wire [31:0]  s0_rx_packets,         // Count; wraps at 2^32
-    input  wire [6:0]   s0_tx_prefix_sent,     // 0..=`tx_prefix_length`
     input  wire [15:0]  s0_peer_port,          // Port number
     input  wire [15:0]  s0_peer_mss,           // MSS in bytes
     input  wire [3:0]   s0_peer_window_scale,  // Window scale shift count, 0..=14
-    output wire [31:0]  s0_tx_prefix_0,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_1,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_2,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_3,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_4,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_5,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_6,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_7,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_8,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_9,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_10,       // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_11,       // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_12,       // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_13,       // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_14,       // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_15,       // Four prefix bytes
 
     // s1 registers
     output wire         s1_start,              // Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test
@@ -128,7 +110,6 @@ module toe_user_logic_regs (
     output wire [15:0]  s1_fpga_port,          // Port number
     output wire [15:0]  s1_target_port,        // Port number
     output wire [15:0]  s1_stall_timeout,      // Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection
-    output wire [6:0]   s1_tx_prefix_length,   // 0..=64; 0: no prefix
     input  wire [63:0]  s1_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s1_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s1_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
@@ -138,26 +119,9 @@ module toe_user_logic_regs (
     input  wire [31:0]  s1_err_received,       // Received word at `err_offset`
     input  wire [31:0]  s1_err_count,          // Count
     input  wire [31:0]  s1_rx_packets,         // Count; wraps at 2^32
-    input  wire [6:0]   s1_tx_prefix_sent,     // 0..=`tx_prefix_length`
     input  wire [15:0]  s1_peer_port,          // Port number
     input  wire [15:0]  s1_peer_mss,           // MSS in bytes
-    input  wire [3:0]   s1_peer_window_scale,  // Window scale shift count, 0..=14
-    output wire [31:0]  s1_tx_prefix_0,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_1,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_2,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_3,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_4,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_5,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_6,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_7,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_8,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_9,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_10,       // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_11,       // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_12,       // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_13,       // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_14,       // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_15        // Four prefix bytes
+    input  wire [3:0]   s1_peer_window_scale   // Window scale shift count, 0..=14
 );
 
     wire [63:0] cycle_count;
@@ -177,25 +141,8 @@ module toe_user_logic_regs (
     wire [31:0] s0_fpga_port_value;
     wire [31:0] s0_target_port_value;
     wire [31:0] s0_stall_timeout_value;
-    wire [31:0] s0_tx_prefix_length_value;
     wire [31:0] s0_duration_lo_value;
     wire [31:0] s0_duration_hi_value;
-    wire [31:0] s0_tx_prefix_0_value;
-    wire [31:0] s0_tx_prefix_1_value;
-    wire [31:0] s0_tx_prefix_2_value;
-    wire [31:0] s0_tx_prefix_3_value;
-    wire [31:0] s0_tx_prefix_4_value;
-    wire [31:0] s0_tx_prefix_5_value;
-    wire [31:0] s0_tx_prefix_6_value;
-    wire [31:0] s0_tx_prefix_7_value;
-    wire [31:0] s0_tx_prefix_8_value;
-    wire [31:0] s0_tx_prefix_9_value;
-    wire [31:0] s0_tx_prefix_10_value;
-    wire [31:0] s0_tx_prefix_11_value;
-    wire [31:0] s0_tx_prefix_12_value;
-    wire [31:0] s0_tx_prefix_13_value;
-    wire [31:0] s0_tx_prefix_14_value;
-    wire [31:0] s0_tx_prefix_15_value;
     wire [31:0] s1_test_config_value;
     wire [31:0] s1_speed_value;
     wire [31:0] s1_transfer_size_lo_value;
@@ -205,25 +152,8 @@ module toe_user_logic_regs (
     wire [31:0] s1_fpga_port_value;
     wire [31:0] s1_target_port_value;
     wire [31:0] s1_stall_timeout_value;
-    wire [31:0] s1_tx_prefix_length_value;
     wire [31:0] s1_duration_lo_value;
     wire [31:0] s1_duration_hi_value;
-    wire [31:0] s1_tx_prefix_0_value;
-    wire [31:0] s1_tx_prefix_1_value;
-    wire [31:0] s1_tx_prefix_2_value;
-    wire [31:0] s1_tx_prefix_3_value;
-    wire [31:0] s1_tx_prefix_4_value;
-    wire [31:0] s1_tx_prefix_5_value;
-    wire [31:0] s1_tx_prefix_6_value;
-    wire [31:0] s1_tx_prefix_7_value;
-    wire [31:0] s1_tx_prefix_8_value;
-    wire [31:0] s1_tx_prefix_9_value;
-    wire [31:0] s1_tx_prefix_10_value;
-    wire [31:0] s1_tx_prefix_11_value;
-    wire [31:0] s1_tx_prefix_12_value;
-    wire [31:0] s1_tx_prefix_13_value;
-    wire [31:0] s1_tx_prefix_14_value;
-    wire [31:0] s1_tx_prefix_15_value;
     wire [31:0] toe_toe_ctrl_pulse;
     wire [31:0] s0_ctrl_pulse;
     wire [31:0] s1_ctrl_pulse;
@@ -242,7 +172,6 @@ module toe_user_logic_regs (
     wire [31:0] s0_err_received_status = {s0_err_received[31:0]};
     wire [31:0] s0_err_count_status = {s0_err_count[31:0]};
     wire [31:0] s0_rx_packets_status = {s0_rx_packets[31:0]};
-    wire [31:0] s0_tx_prefix_sent_status = {25'd0, s0_tx_prefix_sent[6:0]};
     wire [31:0] s0_peer_port_status = {16'd0, s0_peer_port[15:0]};
     wire [31:0] s0_peer_mss_status = {16'd0, s0_peer_mss[15:0]};
     wire [31:0] s0_peer_window_scale_status = {28'd0, s0_peer_window_scale[3:0]};
@@ -255,7 +184,6 @@ module toe_user_logic_regs (
     wire [31:0] s1_err_received_status = {s1_err_received[31:0]};
     wire [31:0] s1_err_count_status = {s1_err_count[31:0]};
     wire [31:0] s1_rx_packets_status = {s1_rx_packets[31:0]};
-    wire [31:0] s1_tx_prefix_sent_status = {25'd0, s1_tx_prefix_sent[6:0]};
     wire [31:0] s1_peer_port_status = {16'd0, s1_peer_port[15:0]};
     wire [31:0] s1_peer_mss_status = {16'd0, s1_peer_mss[15:0]};
     wire [31:0] s1_peer_window_scale_status = {28'd0, s1_peer_window_scale[3:0]};
@@ -278,7 +206,6 @@ module toe_user_logic_regs (
     wire unused_s0_fpga_port_value = ^s0_fpga_port_value;
     wire unused_s0_target_port_value = ^s0_target_port_value;
     wire unused_s0_stall_timeout_value = ^s0_stall_timeout_value;
-    wire unused_s0_tx_prefix_length_value = ^s0_tx_prefix_length_value;
     wire unused_s0_duration_hi_value = ^s0_duration_hi_value;
     wire unused_s1_test_config_value = ^s1_test_config_value;
     wire unused_s1_speed_value = ^s1_speed_value;
@@ -287,7 +214,6 @@ module toe_user_logic_regs (
     wire unused_s1_fpga_port_value = ^s1_fpga_port_value;
     wire unused_s1_target_port_value = ^s1_target_port_value;
     wire unused_s1_stall_timeout_value = ^s1_stall_timeout_value;
-    wire unused_s1_tx_prefix_length_value = ^s1_tx_prefix_length_value;
     wire unused_s1_duration_hi_value = ^s1_duration_hi_value;
     wire unused_toe_toe_ctrl_pulse = ^toe_toe_ctrl_pulse;
     wire unused_s0_ctrl_pulse = ^s0_ctrl_pulse;
@@ -334,25 +260,8 @@ module toe_user_logic_regs (
         .s0_fpga_port_value(s0_fpga_port_value),
         .s0_target_port_value(s0_target_port_value),
         .s0_stall_timeout_value(s0_stall_timeout_value),
-        .s0_tx_prefix_length_value(s0_tx_prefix_length_value),
         .s0_duration_lo_value(s0_duration_lo_value),
         .s0_duration_hi_value(s0_duration_hi_value),
-        .s0_tx_prefix_0_value(s0_tx_prefix_0_value),
-        .s0_tx_prefix_1_value(s0_tx_prefix_1_value),
-        .s0_tx_prefix_2_value(s0_tx_prefix_2_value),
-        .s0_tx_prefix_3_value(s0_tx_prefix_3_value),
-        .s0_tx_prefix_4_value(s0_tx_prefix_4_value),
-        .s0_tx_prefix_5_value(s0_tx_prefix_5_value),
-        .s0_tx_prefix_6_value(s0_tx_prefix_6_value),
-        .s0_tx_prefix_7_value(s0_tx_prefix_7_value),
-        .s0_tx_prefix_8_value(s0_tx_prefix_8_value),
-        .s0_tx_prefix_9_value(s0_tx_prefix_9_value),
-        .s0_tx_prefix_10_value(s0_tx_prefix_10_value),
-        .s0_tx_prefix_11_value(s0_tx_prefix_11_value),
-        .s0_tx_prefix_12_value(s0_tx_prefix_12_value),
-        .s0_tx_prefix_13_value(s0_tx_prefix_13_value),
-        .s0_tx_prefix_14_value(s0_tx_prefix_14_value),
-        .s0_tx_prefix_15_value(s0_tx_prefix_15_value),
         .s1_test_config_value(s1_test_config_value),
         .s1_speed_value(s1_speed_value),
         .s1_transfer_size_lo_value(s1_transfer_size_lo_value),
@@ -362,25 +271,8 @@ module toe_user_logic_regs (
         .s1_fpga_port_value(s1_fpga_port_value),
         .s1_target_port_value(s1_target_port_value),
         .s1_stall_timeout_value(s1_stall_timeout_value),
-        .s1_tx_prefix_length_value(s1_tx_prefix_length_value),
         .s1_duration_lo_value(s1_duration_lo_value),
         .s1_duration_hi_value(s1_duration_hi_value),
-        .s1_tx_prefix_0_value(s1_tx_prefix_0_value),
-        .s1_tx_prefix_1_value(s1_tx_prefix_1_value),
-        .s1_tx_prefix_2_value(s1_tx_prefix_2_value),
-        .s1_tx_prefix_3_value(s1_tx_prefix_3_value),
-        .s1_tx_prefix_4_value(s1_tx_prefix_4_value),
-        .s1_tx_prefix_5_value(s1_tx_prefix_5_value),
-        .s1_tx_prefix_6_value(s1_tx_prefix_6_value),
-        .s1_tx_prefix_7_value(s1_tx_prefix_7_value),
-        .s1_tx_prefix_8_value(s1_tx_prefix_8_value),
-        .s1_tx_prefix_9_value(s1_tx_prefix_9_value),
-        .s1_tx_prefix_10_value(s1_tx_prefix_10_value),
-        .s1_tx_prefix_11_value(s1_tx_prefix_11_value),
-        .s1_tx_prefix_12_value(s1_tx_prefix_12_value),
-        .s1_tx_prefix_13_value(s1_tx_prefix_13_value),
-        .s1_tx_prefix_14_value(s1_tx_prefix_14_value),
-        .s1_tx_prefix_15_value(s1_tx_prefix_15_value),
         .toe_toe_ctrl_pulse(toe_toe_ctrl_pulse),
         .s0_ctrl_pulse(s0_ctrl_pulse),
         .s1_ctrl_pulse(s1_ctrl_pulse),
@@ -399,7 +291,6 @@ module toe_user_logic_regs (
         .s0_err_received_status(s0_err_received_status),
         .s0_err_count_status(s0_err_count_status),
         .s0_rx_packets_status(s0_rx_packets_status),
-        .s0_tx_prefix_sent_status(s0_tx_prefix_sent_status),
         .s0_peer_port_status(s0_peer_port_status),
         .s0_peer_mss_status(s0_peer_mss_status),
         .s0_peer_window_scale_status(s0_peer_window_scale_status),
@@ -412,7 +303,6 @@ module toe_user_logic_regs (
         .s1_err_received_status(s1_err_received_status),
         .s1_err_count_status(s1_err_count_status),
         .s1_rx_packets_status(s1_rx_packets_status),
-        .s1_tx_prefix_sent_status(s1_tx_prefix_sent_status),
         .s1_peer_port_status(s1_peer_port_status),
         .s1_peer_mss_status(s1_peer_mss_status),
         .s1_peer_window_scale_status(s1_peer_window_scale_status),
@@ -454,24 +344,7 @@ module toe_user_logic_regs (
     assign s0_fpga_port = s0_fpga_port_value[15:0];
     assign s0_target_port = s0_target_port_value[15:0];
     assign s0_stall_timeout = s0_stall_timeout_value[15:0];
-    assign s0_tx_prefix_length = s0_tx_prefix_length_value[6:0];
     assign s0_duration = {s0_duration_hi_value[15:0], s0_duration_lo_value[31:0]};
-    assign s0_tx_prefix_0 = s0_tx_prefix_0_value[31:0];
-    assign s0_tx_prefix_1 = s0_tx_prefix_1_value[31:0];
-    assign s0_tx_prefix_2 = s0_tx_prefix_2_value[31:0];
-    assign s0_tx_prefix_3 = s0_tx_prefix_3_value[31:0];
-    assign s0_tx_prefix_4 = s0_tx_prefix_4_value[31:0];
-    assign s0_tx_prefix_5 = s0_tx_prefix_5_value[31:0];
-    assign s0_tx_prefix_6 = s0_tx_prefix_6_value[31:0];
-    assign s0_tx_prefix_7 = s0_tx_prefix_7_value[31:0];
-    assign s0_tx_prefix_8 = s0_tx_prefix_8_value[31:0];
-    assign s0_tx_prefix_9 = s0_tx_prefix_9_value[31:0];
-    assign s0_tx_prefix_10 = s0_tx_prefix_10_value[31:0];
-    assign s0_tx_prefix_11 = s0_tx_prefix_11_value[31:0];
-    assign s0_tx_prefix_12 = s0_tx_prefix_12_value[31:0];
-    assign s0_tx_prefix_13 = s0_tx_prefix_13_value[31:0];
-    assign s0_tx_prefix_14 = s0_tx_prefix_14_value[31:0];
-    assign s0_tx_prefix_15 = s0_tx_prefix_15_value[31:0];
     assign s1_start = s1_ctrl_pulse[0];
     assign s1_abort = s1_ctrl_pulse[1];
     assign s1_clear_errors = s1_ctrl_pulse[2];
@@ -490,24 +363,7 @@ module toe_user_logic_regs (
     assign s1_fpga_port = s1_fpga_port_value[15:0];
     assign s1_target_port = s1_target_port_value[15:0];
     assign s1_stall_timeout = s1_stall_timeout_value[15:0];
-    assign s1_tx_prefix_length = s1_tx_prefix_length_value[6:0];
     assign s1_duration = {s1_duration_hi_value[15:0], s1_duration_lo_value[31:0]};
-    assign s1_tx_prefix_0 = s1_tx_prefix_0_value[31:0];
-    assign s1_tx_prefix_1 = s1_tx_prefix_1_value[31:0];
-    assign s1_tx_prefix_2 = s1_tx_prefix_2_value[31:0];
-    assign s1_tx_prefix_3 = s1_tx_prefix_3_value[31:0];
-    assign s1_tx_prefix_4 = s1_tx_prefix_4_value[31:0];
-    assign s1_tx_prefix_5 = s1_tx_prefix_5_value[31:0];
-    assign s1_tx_prefix_6 = s1_tx_prefix_6_value[31:0];
-    assign s1_tx_prefix_7 = s1_tx_prefix_7_value[31:0];
-    assign s1_tx_prefix_8 = s1_tx_prefix_8_value[31:0];
-    assign s1_tx_prefix_9 = s1_tx_prefix_9_value[31:0];
-    assign s1_tx_prefix_10 = s1_tx_prefix_10_value[31:0];
-    assign s1_tx_prefix_11 = s1_tx_prefix_11_value[31:0];
-    assign s1_tx_prefix_12 = s1_tx_prefix_12_value[31:0];
-    assign s1_tx_prefix_13 = s1_tx_prefix_13_value[31:0];
-    assign s1_tx_prefix_14 = s1_tx_prefix_14_value[31:0];
-    assign s1_tx_prefix_15 = s1_tx_prefix_15_value[31:0];
 endmodule
 
 `resetall

@@ -62,25 +62,8 @@ module toe_user_logic_regs_core (
     output wire [31:0] s0_fpga_port_value,           // Writable word (writable bits; others 0)
     output wire [31:0] s0_target_port_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s0_stall_timeout_value,       // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_length_value,    // Writable word (writable bits; others 0)
     output wire [31:0] s0_duration_lo_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s0_duration_hi_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_0_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_1_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_2_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_3_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_4_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_5_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_6_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_7_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_8_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_9_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_10_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_11_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_12_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_13_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_14_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_15_value,        // Writable word (writable bits; others 0)
     output wire [31:0] s1_test_config_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s1_speed_value,               // Writable word (writable bits; others 0)
     output wire [31:0] s1_transfer_size_lo_value,    // Writable word (writable bits; others 0)
@@ -90,25 +73,8 @@ module toe_user_logic_regs_core (
     output wire [31:0] s1_fpga_port_value,           // Writable word (writable bits; others 0)
     output wire [31:0] s1_target_port_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s1_stall_timeout_value,       // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_length_value,    // Writable word (writable bits; others 0)
     output wire [31:0] s1_duration_lo_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s1_duration_hi_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_0_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_1_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_2_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_3_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_4_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_5_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_6_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_7_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_8_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_9_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_10_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_11_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_12_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_13_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_14_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_15_value,        // Writable word (writable bits; others 0)
     output wire [31:0] toe_toe_ctrl_pulse,           // Write-pulse word: written ones, for one cycle
     output wire [31:0] s0_ctrl_pulse,                // Write-pulse word: written ones, for one cycle
     output wire [31:0] s1_ctrl_pulse,                // Write-pulse word: written ones, for one cycle
@@ -127,7 +93,6 @@ module toe_user_logic_regs_core (
     input  wire [31:0] s0_err_received_status,       // Status word, sampled by a read
     input  wire [31:0] s0_err_count_status,          // Status word, sampled by a read
     input  wire [31:0] s0_rx_packets_status,         // Status word, sampled by a read
-    input  wire [31:0] s0_tx_prefix_sent_status,     // Status word, sampled by a read
     input  wire [31:0] s0_peer_port_status,          // Status word, sampled by a read
     input  wire [31:0] s0_peer_mss_status,           // Status word, sampled by a read
     input  wire [31:0] s0_peer_window_scale_status,  // Status word, sampled by a read
@@ -140,7 +105,6 @@ module toe_user_logic_regs_core (
     input  wire [31:0] s1_err_received_status,       // Status word, sampled by a read
     input  wire [31:0] s1_err_count_status,          // Status word, sampled by a read
     input  wire [31:0] s1_rx_packets_status,         // Status word, sampled by a read
-    input  wire [31:0] s1_tx_prefix_sent_status,     // Status word, sampled by a read
     input  wire [31:0] s1_peer_port_status,          // Status word, sampled by a read
     input  wire [31:0] s1_peer_mss_status,           // Status word, sampled by a read
     input  wire [31:0] s1_peer_window_scale_status,  // Status word, sampled by a read
@@ -551,26 +515,6 @@ module toe_user_logic_regs_core (
         .value(s0_stall_timeout_value)
     );
 
-    // session[0].tx_prefix_length at 0x012c: bytes [6:0] rw
-    wire        s0_tx_prefix_length_storage_hit;
-    wire [31:0] s0_tx_prefix_length_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h12c),
-        .MASK       (32'h7f),
-        .READ_MASK  (32'h7f),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_length_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_length_storage_hit),
-        .rdata(s0_tx_prefix_length_storage_rdata),
-        .value(s0_tx_prefix_length_value)
-    );
-
     // session[0].duration_lo at 0x0148: value [31:0] rw
     wire        s0_duration_lo_storage_hit;
     wire [31:0] s0_duration_lo_storage_rdata;
@@ -609,326 +553,6 @@ module toe_user_logic_regs_core (
         .hit  (s0_duration_hi_storage_hit),
         .rdata(s0_duration_hi_storage_rdata),
         .value(s0_duration_hi_value)
-    );
-
-    // session[0].tx_prefix_0 at 0x0180: value [31:0] rw
-    wire        s0_tx_prefix_0_storage_hit;
-    wire [31:0] s0_tx_prefix_0_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h180),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_0_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_0_storage_hit),
-        .rdata(s0_tx_prefix_0_storage_rdata),
-        .value(s0_tx_prefix_0_value)
-    );
-
-    // session[0].tx_prefix_1 at 0x0184: value [31:0] rw
-    wire        s0_tx_prefix_1_storage_hit;
-    wire [31:0] s0_tx_prefix_1_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h184),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_1_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_1_storage_hit),
-        .rdata(s0_tx_prefix_1_storage_rdata),
-        .value(s0_tx_prefix_1_value)
-    );
-
-    // session[0].tx_prefix_2 at 0x0188: value [31:0] rw
-    wire        s0_tx_prefix_2_storage_hit;
-    wire [31:0] s0_tx_prefix_2_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h188),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_2_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_2_storage_hit),
-        .rdata(s0_tx_prefix_2_storage_rdata),
-        .value(s0_tx_prefix_2_value)
-    );
-
-    // session[0].tx_prefix_3 at 0x018c: value [31:0] rw
-    wire        s0_tx_prefix_3_storage_hit;
-    wire [31:0] s0_tx_prefix_3_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h18c),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_3_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_3_storage_hit),
-        .rdata(s0_tx_prefix_3_storage_rdata),
-        .value(s0_tx_prefix_3_value)
-    );
-
-    // session[0].tx_prefix_4 at 0x0190: value [31:0] rw
-    wire        s0_tx_prefix_4_storage_hit;
-    wire [31:0] s0_tx_prefix_4_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h190),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_4_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_4_storage_hit),
-        .rdata(s0_tx_prefix_4_storage_rdata),
-        .value(s0_tx_prefix_4_value)
-    );
-
-    // session[0].tx_prefix_5 at 0x0194: value [31:0] rw
-    wire        s0_tx_prefix_5_storage_hit;
-    wire [31:0] s0_tx_prefix_5_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h194),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_5_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_5_storage_hit),
-        .rdata(s0_tx_prefix_5_storage_rdata),
-        .value(s0_tx_prefix_5_value)
-    );
-
-    // session[0].tx_prefix_6 at 0x0198: value [31:0] rw
-    wire        s0_tx_prefix_6_storage_hit;
-    wire [31:0] s0_tx_prefix_6_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h198),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_6_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_6_storage_hit),
-        .rdata(s0_tx_prefix_6_storage_rdata),
-        .value(s0_tx_prefix_6_value)
-    );
-
-    // session[0].tx_prefix_7 at 0x019c: value [31:0] rw
-    wire        s0_tx_prefix_7_storage_hit;
-    wire [31:0] s0_tx_prefix_7_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h19c),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_7_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_7_storage_hit),
-        .rdata(s0_tx_prefix_7_storage_rdata),
-        .value(s0_tx_prefix_7_value)
-    );
-
-    // session[0].tx_prefix_8 at 0x01a0: value [31:0] rw
-    wire        s0_tx_prefix_8_storage_hit;
-    wire [31:0] s0_tx_prefix_8_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1a0),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_8_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_8_storage_hit),
-        .rdata(s0_tx_prefix_8_storage_rdata),
-        .value(s0_tx_prefix_8_value)
-    );
-
-    // session[0].tx_prefix_9 at 0x01a4: value [31:0] rw
-    wire        s0_tx_prefix_9_storage_hit;
-    wire [31:0] s0_tx_prefix_9_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1a4),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_9_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_9_storage_hit),
-        .rdata(s0_tx_prefix_9_storage_rdata),
-        .value(s0_tx_prefix_9_value)
-    );
-
-    // session[0].tx_prefix_10 at 0x01a8: value [31:0] rw
-    wire        s0_tx_prefix_10_storage_hit;
-    wire [31:0] s0_tx_prefix_10_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1a8),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_10_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_10_storage_hit),
-        .rdata(s0_tx_prefix_10_storage_rdata),
-        .value(s0_tx_prefix_10_value)
-    );
-
-    // session[0].tx_prefix_11 at 0x01ac: value [31:0] rw
-    wire        s0_tx_prefix_11_storage_hit;
-    wire [31:0] s0_tx_prefix_11_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1ac),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_11_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_11_storage_hit),
-        .rdata(s0_tx_prefix_11_storage_rdata),
-        .value(s0_tx_prefix_11_value)
-    );
-
-    // session[0].tx_prefix_12 at 0x01b0: value [31:0] rw
-    wire        s0_tx_prefix_12_storage_hit;
-    wire [31:0] s0_tx_prefix_12_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1b0),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_12_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_12_storage_hit),
-        .rdata(s0_tx_prefix_12_storage_rdata),
-        .value(s0_tx_prefix_12_value)
-    );
-
-    // session[0].tx_prefix_13 at 0x01b4: value [31:0] rw
-    wire        s0_tx_prefix_13_storage_hit;
-    wire [31:0] s0_tx_prefix_13_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1b4),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_13_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_13_storage_hit),
-        .rdata(s0_tx_prefix_13_storage_rdata),
-        .value(s0_tx_prefix_13_value)
-    );
-
-    // session[0].tx_prefix_14 at 0x01b8: value [31:0] rw
-    wire        s0_tx_prefix_14_storage_hit;
-    wire [31:0] s0_tx_prefix_14_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1b8),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_14_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_14_storage_hit),
-        .rdata(s0_tx_prefix_14_storage_rdata),
-        .value(s0_tx_prefix_14_value)
-    );
-
-    // session[0].tx_prefix_15 at 0x01bc: value [31:0] rw
-    wire        s0_tx_prefix_15_storage_hit;
-    wire [31:0] s0_tx_prefix_15_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1bc),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_15_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_15_storage_hit),
-        .rdata(s0_tx_prefix_15_storage_rdata),
-        .value(s0_tx_prefix_15_value)
     );
 
     // session[1].test_config at 0x0208: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, open_ended [12] rw
@@ -1111,26 +735,6 @@ module toe_user_logic_regs_core (
         .value(s1_stall_timeout_value)
     );
 
-    // session[1].tx_prefix_length at 0x022c: bytes [6:0] rw
-    wire        s1_tx_prefix_length_storage_hit;
-    wire [31:0] s1_tx_prefix_length_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h22c),
-        .MASK       (32'h7f),
-        .READ_MASK  (32'h7f),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_length_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_length_storage_hit),
-        .rdata(s1_tx_prefix_length_storage_rdata),
-        .value(s1_tx_prefix_length_value)
-    );
-
     // session[1].duration_lo at 0x0248: value [31:0] rw
     wire        s1_duration_lo_storage_hit;
     wire [31:0] s1_duration_lo_storage_rdata;
@@ -1169,326 +773,6 @@ module toe_user_logic_regs_core (
         .hit  (s1_duration_hi_storage_hit),
         .rdata(s1_duration_hi_storage_rdata),
         .value(s1_duration_hi_value)
-    );
-
-    // session[1].tx_prefix_0 at 0x0280: value [31:0] rw
-    wire        s1_tx_prefix_0_storage_hit;
-    wire [31:0] s1_tx_prefix_0_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h280),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_0_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_0_storage_hit),
-        .rdata(s1_tx_prefix_0_storage_rdata),
-        .value(s1_tx_prefix_0_value)
-    );
-
-    // session[1].tx_prefix_1 at 0x0284: value [31:0] rw
-    wire        s1_tx_prefix_1_storage_hit;
-    wire [31:0] s1_tx_prefix_1_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h284),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_1_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_1_storage_hit),
-        .rdata(s1_tx_prefix_1_storage_rdata),
-        .value(s1_tx_prefix_1_value)
-    );
-
-    // session[1].tx_prefix_2 at 0x0288: value [31:0] rw
-    wire        s1_tx_prefix_2_storage_hit;
-    wire [31:0] s1_tx_prefix_2_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h288),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_2_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_2_storage_hit),
-        .rdata(s1_tx_prefix_2_storage_rdata),
-        .value(s1_tx_prefix_2_value)
-    );
-
-    // session[1].tx_prefix_3 at 0x028c: value [31:0] rw
-    wire        s1_tx_prefix_3_storage_hit;
-    wire [31:0] s1_tx_prefix_3_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h28c),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_3_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_3_storage_hit),
-        .rdata(s1_tx_prefix_3_storage_rdata),
-        .value(s1_tx_prefix_3_value)
-    );
-
-    // session[1].tx_prefix_4 at 0x0290: value [31:0] rw
-    wire        s1_tx_prefix_4_storage_hit;
-    wire [31:0] s1_tx_prefix_4_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h290),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_4_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_4_storage_hit),
-        .rdata(s1_tx_prefix_4_storage_rdata),
-        .value(s1_tx_prefix_4_value)
-    );
-
-    // session[1].tx_prefix_5 at 0x0294: value [31:0] rw
-    wire        s1_tx_prefix_5_storage_hit;
-    wire [31:0] s1_tx_prefix_5_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h294),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_5_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_5_storage_hit),
-        .rdata(s1_tx_prefix_5_storage_rdata),
-        .value(s1_tx_prefix_5_value)
-    );
-
-    // session[1].tx_prefix_6 at 0x0298: value [31:0] rw
-    wire        s1_tx_prefix_6_storage_hit;
-    wire [31:0] s1_tx_prefix_6_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h298),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_6_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_6_storage_hit),
-        .rdata(s1_tx_prefix_6_storage_rdata),
-        .value(s1_tx_prefix_6_value)
-    );
-
-    // session[1].tx_prefix_7 at 0x029c: value [31:0] rw
-    wire        s1_tx_prefix_7_storage_hit;
-    wire [31:0] s1_tx_prefix_7_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h29c),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_7_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_7_storage_hit),
-        .rdata(s1_tx_prefix_7_storage_rdata),
-        .value(s1_tx_prefix_7_value)
-    );
-
-    // session[1].tx_prefix_8 at 0x02a0: value [31:0] rw
-    wire        s1_tx_prefix_8_storage_hit;
-    wire [31:0] s1_tx_prefix_8_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2a0),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_8_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_8_storage_hit),
-        .rdata(s1_tx_prefix_8_storage_rdata),
-        .value(s1_tx_prefix_8_value)
-    );
-
-    // session[1].tx_prefix_9 at 0x02a4: value [31:0] rw
-    wire        s1_tx_prefix_9_storage_hit;
-    wire [31:0] s1_tx_prefix_9_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2a4),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_9_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_9_storage_hit),
-        .rdata(s1_tx_prefix_9_storage_rdata),
-        .value(s1_tx_prefix_9_value)
-    );
-
-    // session[1].tx_prefix_10 at 0x02a8: value [31:0] rw
-    wire        s1_tx_prefix_10_storage_hit;
-    wire [31:0] s1_tx_prefix_10_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2a8),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_10_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_10_storage_hit),
-        .rdata(s1_tx_prefix_10_storage_rdata),
-        .value(s1_tx_prefix_10_value)
-    );
-
-    // session[1].tx_prefix_11 at 0x02ac: value [31:0] rw
-    wire        s1_tx_prefix_11_storage_hit;
-    wire [31:0] s1_tx_prefix_11_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2ac),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_11_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_11_storage_hit),
-        .rdata(s1_tx_prefix_11_storage_rdata),
-        .value(s1_tx_prefix_11_value)
-    );
-
-    // session[1].tx_prefix_12 at 0x02b0: value [31:0] rw
-    wire        s1_tx_prefix_12_storage_hit;
-    wire [31:0] s1_tx_prefix_12_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2b0),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_12_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_12_storage_hit),
-        .rdata(s1_tx_prefix_12_storage_rdata),
-        .value(s1_tx_prefix_12_value)
-    );
-
-    // session[1].tx_prefix_13 at 0x02b4: value [31:0] rw
-    wire        s1_tx_prefix_13_storage_hit;
-    wire [31:0] s1_tx_prefix_13_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2b4),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_13_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_13_storage_hit),
-        .rdata(s1_tx_prefix_13_storage_rdata),
-        .value(s1_tx_prefix_13_value)
-    );
-
-    // session[1].tx_prefix_14 at 0x02b8: value [31:0] rw
-    wire        s1_tx_prefix_14_storage_hit;
-    wire [31:0] s1_tx_prefix_14_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2b8),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_14_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_14_storage_hit),
-        .rdata(s1_tx_prefix_14_storage_rdata),
-        .value(s1_tx_prefix_14_value)
-    );
-
-    // session[1].tx_prefix_15 at 0x02bc: value [31:0] rw
-    wire        s1_tx_prefix_15_storage_hit;
-    wire [31:0] s1_tx_prefix_15_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2bc),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_15_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_15_storage_hit),
-        .rdata(s1_tx_prefix_15_storage_rdata),
-        .value(s1_tx_prefix_15_value)
     );
 
     // toe.toe_ctrl at 0x0040: init [0] wpulse
@@ -1729,20 +1013,6 @@ module toe_user_logic_regs_core (
         .status(s0_rx_packets_status)
     );
 
-    // session[0].tx_prefix_sent at 0x0168: bytes [6:0] ro
-    wire        s0_tx_prefix_sent_status_hit;
-    wire [31:0] s0_tx_prefix_sent_status_rdata;
-    toe_user_logic_regs_status #(
-        .ADDRESS(16'h168),
-        .MASK   (32'h7f)
-    ) u_s0_tx_prefix_sent_status (
-        .clock (user_clk),
-        .addr  (crossing_addr),
-        .hit   (s0_tx_prefix_sent_status_hit),
-        .rdata (s0_tx_prefix_sent_status_rdata),
-        .status(s0_tx_prefix_sent_status)
-    );
-
     // session[0].peer_port at 0x0170: port [15:0] ro
     wire        s0_peer_port_status_hit;
     wire [31:0] s0_peer_port_status_rdata;
@@ -1909,20 +1179,6 @@ module toe_user_logic_regs_core (
         .hit   (s1_rx_packets_status_hit),
         .rdata (s1_rx_packets_status_rdata),
         .status(s1_rx_packets_status)
-    );
-
-    // session[1].tx_prefix_sent at 0x0268: bytes [6:0] ro
-    wire        s1_tx_prefix_sent_status_hit;
-    wire [31:0] s1_tx_prefix_sent_status_rdata;
-    toe_user_logic_regs_status #(
-        .ADDRESS(16'h268),
-        .MASK   (32'h7f)
-    ) u_s1_tx_prefix_sent_status (
-        .clock (user_clk),
-        .addr  (crossing_addr),
-        .hit   (s1_tx_prefix_sent_status_hit),
-        .rdata (s1_tx_prefix_sent_status_rdata),
-        .status(s1_tx_prefix_sent_status)
     );
 
     // session[1].peer_port at 0x0270: port [15:0] ro
@@ -2258,25 +1514,8 @@ module toe_user_logic_regs_core (
         .s0_fpga_port_storage_hit          (s0_fpga_port_storage_hit),
         .s0_target_port_storage_hit        (s0_target_port_storage_hit),
         .s0_stall_timeout_storage_hit      (s0_stall_timeout_storage_hit),
-        .s0_tx_prefix_length_storage_hit   (s0_tx_prefix_length_storage_hit),
         .s0_duration_lo_storage_hit        (s0_duration_lo_storage_hit),
         .s0_duration_hi_storage_hit        (s0_duration_hi_storage_hit),
-        .s0_tx_prefix_0_storage_hit        (s0_tx_prefix_0_storage_hit),
-        .s0_tx_prefix_1_storage_hit        (s0_tx_prefix_1_storage_hit),
-        .s0_tx_prefix_2_storage_hit        (s0_tx_prefix_2_storage_hit),
-        .s0_tx_prefix_3_storage_hit        (s0_tx_prefix_3_storage_hit),
-        .s0_tx_prefix_4_storage_hit        (s0_tx_prefix_4_storage_hit),
-        .s0_tx_prefix_5_storage_hit        (s0_tx_prefix_5_storage_hit),
-        .s0_tx_prefix_6_storage_hit        (s0_tx_prefix_6_storage_hit),
-        .s0_tx_prefix_7_storage_hit        (s0_tx_prefix_7_storage_hit),
-        .s0_tx_prefix_8_storage_hit        (s0_tx_prefix_8_storage_hit),
-        .s0_tx_prefix_9_storage_hit        (s0_tx_prefix_9_storage_hit),
-        .s0_tx_prefix_10_storage_hit       (s0_tx_prefix_10_storage_hit),
-        .s0_tx_prefix_11_storage_hit       (s0_tx_prefix_11_storage_hit),
-        .s0_tx_prefix_12_storage_hit       (s0_tx_prefix_12_storage_hit),
-        .s0_tx_prefix_13_storage_hit       (s0_tx_prefix_13_storage_hit),
-        .s0_tx_prefix_14_storage_hit       (s0_tx_prefix_14_storage_hit),
-        .s0_tx_prefix_15_storage_hit       (s0_tx_prefix_15_storage_hit),
         .s1_test_config_storage_hit        (s1_test_config_storage_hit),
         .s1_speed_storage_hit              (s1_speed_storage_hit),
         .s1_transfer_size_lo_storage_hit   (s1_transfer_size_lo_storage_hit),
@@ -2286,25 +1525,8 @@ module toe_user_logic_regs_core (
         .s1_fpga_port_storage_hit          (s1_fpga_port_storage_hit),
         .s1_target_port_storage_hit        (s1_target_port_storage_hit),
         .s1_stall_timeout_storage_hit      (s1_stall_timeout_storage_hit),
-        .s1_tx_prefix_length_storage_hit   (s1_tx_prefix_length_storage_hit),
         .s1_duration_lo_storage_hit        (s1_duration_lo_storage_hit),
         .s1_duration_hi_storage_hit        (s1_duration_hi_storage_hit),
-        .s1_tx_prefix_0_storage_hit        (s1_tx_prefix_0_storage_hit),
-        .s1_tx_prefix_1_storage_hit        (s1_tx_prefix_1_storage_hit),
-        .s1_tx_prefix_2_storage_hit        (s1_tx_prefix_2_storage_hit),
-        .s1_tx_prefix_3_storage_hit        (s1_tx_prefix_3_storage_hit),
-        .s1_tx_prefix_4_storage_hit        (s1_tx_prefix_4_storage_hit),
-        .s1_tx_prefix_5_storage_hit        (s1_tx_prefix_5_storage_hit),
-        .s1_tx_prefix_6_storage_hit        (s1_tx_prefix_6_storage_hit),
-        .s1_tx_prefix_7_storage_hit        (s1_tx_prefix_7_storage_hit),
-        .s1_tx_prefix_8_storage_hit        (s1_tx_prefix_8_storage_hit),
-        .s1_tx_prefix_9_storage_hit        (s1_tx_prefix_9_storage_hit),
-        .s1_tx_prefix_10_storage_hit       (s1_tx_prefix_10_storage_hit),
-        .s1_tx_prefix_11_storage_hit       (s1_tx_prefix_11_storage_hit),
-        .s1_tx_prefix_12_storage_hit       (s1_tx_prefix_12_storage_hit),
-        .s1_tx_prefix_13_storage_hit       (s1_tx_prefix_13_storage_hit),
-        .s1_tx_prefix_14_storage_hit       (s1_tx_prefix_14_storage_hit),
-        .s1_tx_prefix_15_storage_hit       (s1_tx_prefix_15_storage_hit),
         .toe_toe_config_storage_rdata      (toe_toe_config_storage_rdata),
         .toe_fpga_mac_lo_storage_rdata     (toe_fpga_mac_lo_storage_rdata),
         .toe_fpga_mac_hi_storage_rdata     (toe_fpga_mac_hi_storage_rdata),
@@ -2321,25 +1543,8 @@ module toe_user_logic_regs_core (
         .s0_fpga_port_storage_rdata        (s0_fpga_port_storage_rdata),
         .s0_target_port_storage_rdata      (s0_target_port_storage_rdata),
         .s0_stall_timeout_storage_rdata    (s0_stall_timeout_storage_rdata),
-        .s0_tx_prefix_length_storage_rdata (s0_tx_prefix_length_storage_rdata),
         .s0_duration_lo_storage_rdata      (s0_duration_lo_storage_rdata),
         .s0_duration_hi_storage_rdata      (s0_duration_hi_storage_rdata),
-        .s0_tx_prefix_0_storage_rdata      (s0_tx_prefix_0_storage_rdata),
-        .s0_tx_prefix_1_storage_rdata      (s0_tx_prefix_1_storage_rdata),
-        .s0_tx_prefix_2_storage_rdata      (s0_tx_prefix_2_storage_rdata),
-        .s0_tx_prefix_3_storage_rdata      (s0_tx_prefix_3_storage_rdata),
-        .s0_tx_prefix_4_storage_rdata      (s0_tx_prefix_4_storage_rdata),
-        .s0_tx_prefix_5_storage_rdata      (s0_tx_prefix_5_storage_rdata),
-        .s0_tx_prefix_6_storage_rdata      (s0_tx_prefix_6_storage_rdata),
-        .s0_tx_prefix_7_storage_rdata      (s0_tx_prefix_7_storage_rdata),
-        .s0_tx_prefix_8_storage_rdata      (s0_tx_prefix_8_storage_rdata),
-        .s0_tx_prefix_9_storage_rdata      (s0_tx_prefix_9_storage_rdata),
-        .s0_tx_prefix_10_storage_rdata     (s0_tx_prefix_10_storage_rdata),
-        .s0_tx_prefix_11_storage_rdata     (s0_tx_prefix_11_storage_rdata),
-        .s0_tx_prefix_12_storage_rdata     (s0_tx_prefix_12_storage_rdata),
-        .s0_tx_prefix_13_storage_rdata     (s0_tx_prefix_13_storage_rdata),
-        .s0_tx_prefix_14_storage_rdata     (s0_tx_prefix_14_storage_rdata),
-        .s0_tx_prefix_15_storage_rdata     (s0_tx_prefix_15_storage_rdata),
         .s1_test_config_storage_rdata      (s1_test_config_storage_rdata),
         .s1_speed_storage_rdata            (s1_speed_storage_rdata),
         .s1_transfer_size_lo_storage_rdata (s1_transfer_size_lo_storage_rdata),
@@ -2349,25 +1554,8 @@ module toe_user_logic_regs_core (
         .s1_fpga_port_storage_rdata        (s1_fpga_port_storage_rdata),
         .s1_target_port_storage_rdata      (s1_target_port_storage_rdata),
         .s1_stall_timeout_storage_rdata    (s1_stall_timeout_storage_rdata),
-        .s1_tx_prefix_length_storage_rdata (s1_tx_prefix_length_storage_rdata),
         .s1_duration_lo_storage_rdata      (s1_duration_lo_storage_rdata),
         .s1_duration_hi_storage_rdata      (s1_duration_hi_storage_rdata),
-        .s1_tx_prefix_0_storage_rdata      (s1_tx_prefix_0_storage_rdata),
-        .s1_tx_prefix_1_storage_rdata      (s1_tx_prefix_1_storage_rdata),
-        .s1_tx_prefix_2_storage_rdata      (s1_tx_prefix_2_storage_rdata),
-        .s1_tx_prefix_3_storage_rdata      (s1_tx_prefix_3_storage_rdata),
-        .s1_tx_prefix_4_storage_rdata      (s1_tx_prefix_4_storage_rdata),
-        .s1_tx_prefix_5_storage_rdata      (s1_tx_prefix_5_storage_rdata),
-        .s1_tx_prefix_6_storage_rdata      (s1_tx_prefix_6_storage_rdata),
-        .s1_tx_prefix_7_storage_rdata      (s1_tx_prefix_7_storage_rdata),
-        .s1_tx_prefix_8_storage_rdata      (s1_tx_prefix_8_storage_rdata),
-        .s1_tx_prefix_9_storage_rdata      (s1_tx_prefix_9_storage_rdata),
-        .s1_tx_prefix_10_storage_rdata     (s1_tx_prefix_10_storage_rdata),
-        .s1_tx_prefix_11_storage_rdata     (s1_tx_prefix_11_storage_rdata),
-        .s1_tx_prefix_12_storage_rdata     (s1_tx_prefix_12_storage_rdata),
-        .s1_tx_prefix_13_storage_rdata     (s1_tx_prefix_13_storage_rdata),
-        .s1_tx_prefix_14_storage_rdata     (s1_tx_prefix_14_storage_rdata),
-        .s1_tx_prefix_15_storage_rdata     (s1_tx_prefix_15_storage_rdata),
         .toe_toe_ctrl_pulse_hit            (toe_toe_ctrl_pulse_hit),
         .s0_ctrl_pulse_hit                 (s0_ctrl_pulse_hit),
         .s1_ctrl_pulse_hit                 (s1_ctrl_pulse_hit),
@@ -2386,7 +1574,6 @@ module toe_user_logic_regs_core (
         .s0_err_received_status_hit        (s0_err_received_status_hit),
         .s0_err_count_status_hit           (s0_err_count_status_hit),
         .s0_rx_packets_status_hit          (s0_rx_packets_status_hit),
-        .s0_tx_prefix_sent_status_hit      (s0_tx_prefix_sent_status_hit),
         .s0_peer_port_status_hit           (s0_peer_port_status_hit),
         .s0_peer_mss_status_hit            (s0_peer_mss_status_hit),
         .s0_peer_window_scale_status_hit   (s0_peer_window_scale_status_hit),
@@ -2399,7 +1586,6 @@ module toe_user_logic_regs_core (
         .s1_err_received_status_hit        (s1_err_received_status_hit),
         .s1_err_count_status_hit           (s1_err_count_status_hit),
         .s1_rx_packets_status_hit          (s1_rx_packets_status_hit),
-        .s1_tx_prefix_sent_status_hit      (s1_tx_prefix_sent_status_hit),
         .s1_peer_port_status_hit           (s1_peer_port_status_hit),
         .s1_peer_mss_status_hit            (s1_peer_mss_status_hit),
         .s1_peer_window_scale_status_hit   (s1_peer_window_scale_status_hit),
@@ -2414,7 +1600,6 @@ module toe_user_logic_regs_core (
         .s0_err_received_status_rdata      (s0_err_received_status_rdata),
         .s0_err_count_status_rdata         (s0_err_count_status_rdata),
         .s0_rx_packets_status_rdata        (s0_rx_packets_status_rdata),
-        .s0_tx_prefix_sent_status_rdata    (s0_tx_prefix_sent_status_rdata),
         .s0_peer_port_status_rdata         (s0_peer_port_status_rdata),
         .s0_peer_mss_status_rdata          (s0_peer_mss_status_rdata),
         .s0_peer_window_scale_status_rdata (s0_peer_window_scale_status_rdata),
@@ -2427,7 +1612,6 @@ module toe_user_logic_regs_core (
         .s1_err_received_status_rdata      (s1_err_received_status_rdata),
         .s1_err_count_status_rdata         (s1_err_count_status_rdata),
         .s1_rx_packets_status_rdata        (s1_rx_packets_status_rdata),
-        .s1_tx_prefix_sent_status_rdata    (s1_tx_prefix_sent_status_rdata),
         .s1_peer_port_status_rdata         (s1_peer_port_status_rdata),
         .s1_peer_mss_status_rdata          (s1_peer_mss_status_rdata),
         .s1_peer_window_scale_status_rdata (s1_peer_window_scale_status_rdata),

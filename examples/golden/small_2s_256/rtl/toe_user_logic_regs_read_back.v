@@ -38,25 +38,8 @@ module toe_user_logic_regs_read_back (
     input  wire        s0_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s0_target_port_storage_hit,         // Writable words: addressed
     input  wire        s0_stall_timeout_storage_hit,       // Writable words: addressed
-    input  wire        s0_tx_prefix_length_storage_hit,    // Writable words: addressed
     input  wire        s0_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s0_duration_hi_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_0_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_1_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_2_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_3_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_4_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_5_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_6_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_7_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_8_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_9_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_10_storage_hit,        // Writable words: addressed
-    input  wire        s0_tx_prefix_11_storage_hit,        // Writable words: addressed
-    input  wire        s0_tx_prefix_12_storage_hit,        // Writable words: addressed
-    input  wire        s0_tx_prefix_13_storage_hit,        // Writable words: addressed
-    input  wire        s0_tx_prefix_14_storage_hit,        // Writable words: addressed
-    input  wire        s0_tx_prefix_15_storage_hit,        // Writable words: addressed
     input  wire        s1_test_config_storage_hit,         // Writable words: addressed
     input  wire        s1_speed_storage_hit,               // Writable words: addressed
     input  wire        s1_transfer_size_lo_storage_hit,    // Writable words: addressed
@@ -66,25 +49,8 @@ module toe_user_logic_regs_read_back (
     input  wire        s1_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s1_target_port_storage_hit,         // Writable words: addressed
     input  wire        s1_stall_timeout_storage_hit,       // Writable words: addressed
-    input  wire        s1_tx_prefix_length_storage_hit,    // Writable words: addressed
     input  wire        s1_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s1_duration_hi_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_0_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_1_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_2_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_3_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_4_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_5_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_6_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_7_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_8_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_9_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_10_storage_hit,        // Writable words: addressed
-    input  wire        s1_tx_prefix_11_storage_hit,        // Writable words: addressed
-    input  wire        s1_tx_prefix_12_storage_hit,        // Writable words: addressed
-    input  wire        s1_tx_prefix_13_storage_hit,        // Writable words: addressed
-    input  wire        s1_tx_prefix_14_storage_hit,        // Writable words: addressed
-    input  wire        s1_tx_prefix_15_storage_hit,        // Writable words: addressed
     input  wire [31:0] toe_toe_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] toe_fpga_mac_lo_storage_rdata,      // Writable words: read value
     input  wire [31:0] toe_fpga_mac_hi_storage_rdata,      // Writable words: read value
@@ -101,25 +67,8 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s0_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s0_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_stall_timeout_storage_rdata,     // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_length_storage_rdata,  // Writable words: read value
     input  wire [31:0] s0_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_duration_hi_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_0_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_1_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_2_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_3_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_4_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_5_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_6_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_7_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_8_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_9_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_10_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_11_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_12_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_13_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_14_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_15_storage_rdata,      // Writable words: read value
     input  wire [31:0] s1_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_speed_storage_rdata,             // Writable words: read value
     input  wire [31:0] s1_transfer_size_lo_storage_rdata,  // Writable words: read value
@@ -129,25 +78,8 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s1_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s1_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_stall_timeout_storage_rdata,     // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_length_storage_rdata,  // Writable words: read value
     input  wire [31:0] s1_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_duration_hi_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_0_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_1_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_2_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_3_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_4_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_5_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_6_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_7_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_8_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_9_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_10_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_11_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_12_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_13_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_14_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_15_storage_rdata,      // Writable words: read value
     input  wire        toe_toe_ctrl_pulse_hit,             // Write-pulse words (read as 0): addressed
     input  wire        s0_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
     input  wire        s1_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
@@ -166,7 +98,6 @@ module toe_user_logic_regs_read_back (
     input  wire        s0_err_received_status_hit,         // Status words: addressed
     input  wire        s0_err_count_status_hit,            // Status words: addressed
     input  wire        s0_rx_packets_status_hit,           // Status words: addressed
-    input  wire        s0_tx_prefix_sent_status_hit,       // Status words: addressed
     input  wire        s0_peer_port_status_hit,            // Status words: addressed
     input  wire        s0_peer_mss_status_hit,             // Status words: addressed
     input  wire        s0_peer_window_scale_status_hit,    // Status words: addressed
@@ -179,7 +110,6 @@ module toe_user_logic_regs_read_back (
     input  wire        s1_err_received_status_hit,         // Status words: addressed
     input  wire        s1_err_count_status_hit,            // Status words: addressed
     input  wire        s1_rx_packets_status_hit,           // Status words: addressed
-    input  wire        s1_tx_prefix_sent_status_hit,       // Status words: addressed
     input  wire        s1_peer_port_status_hit,            // Status words: addressed
     input  wire        s1_peer_mss_status_hit,             // Status words: addressed
     input  wire        s1_peer_window_scale_status_hit,    // Status words: addressed
@@ -194,7 +124,6 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s0_err_received_status_rdata,       // Status words: read value
     input  wire [31:0] s0_err_count_status_rdata,          // Status words: read value
     input  wire [31:0] s0_rx_packets_status_rdata,         // Status words: read value
-    input  wire [31:0] s0_tx_prefix_sent_status_rdata,     // Status words: read value
     input  wire [31:0] s0_peer_port_status_rdata,          // Status words: read value
     input  wire [31:0] s0_peer_mss_status_rdata,           // Status words: read value
     input  wire [31:0] s0_peer_window_scale_status_rdata,  // Status words: read value
@@ -207,7 +136,6 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s1_err_received_status_rdata,       // Status words: read value
     input  wire [31:0] s1_err_count_status_rdata,          // Status words: read value
     input  wire [31:0] s1_rx_packets_status_rdata,         // Status words: read value
-    input  wire [31:0] s1_tx_prefix_sent_status_rdata,     // Status words: read value
     input  wire [31:0] s1_peer_port_status_rdata,          // Status words: read value
     input  wire [31:0] s1_peer_mss_status_rdata,           // Status words: read value
     input  wire [31:0] s1_peer_window_scale_status_rdata,  // Status words: read value
@@ -292,44 +220,10 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s0_target_port_storage_rdata;
         any_hit = any_hit | s0_stall_timeout_storage_hit;
         any_data = any_data | s0_stall_timeout_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_length_storage_hit;
-        any_data = any_data | s0_tx_prefix_length_storage_rdata;
         any_hit = any_hit | s0_duration_lo_storage_hit;
         any_data = any_data | s0_duration_lo_storage_rdata;
         any_hit = any_hit | s0_duration_hi_storage_hit;
         any_data = any_data | s0_duration_hi_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_0_storage_hit;
-        any_data = any_data | s0_tx_prefix_0_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_1_storage_hit;
-        any_data = any_data | s0_tx_prefix_1_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_2_storage_hit;
-        any_data = any_data | s0_tx_prefix_2_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_3_storage_hit;
-        any_data = any_data | s0_tx_prefix_3_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_4_storage_hit;
-        any_data = any_data | s0_tx_prefix_4_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_5_storage_hit;
-        any_data = any_data | s0_tx_prefix_5_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_6_storage_hit;
-        any_data = any_data | s0_tx_prefix_6_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_7_storage_hit;
-        any_data = any_data | s0_tx_prefix_7_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_8_storage_hit;
-        any_data = any_data | s0_tx_prefix_8_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_9_storage_hit;
-        any_data = any_data | s0_tx_prefix_9_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_10_storage_hit;
-        any_data = any_data | s0_tx_prefix_10_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_11_storage_hit;
-        any_data = any_data | s0_tx_prefix_11_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_12_storage_hit;
-        any_data = any_data | s0_tx_prefix_12_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_13_storage_hit;
-        any_data = any_data | s0_tx_prefix_13_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_14_storage_hit;
-        any_data = any_data | s0_tx_prefix_14_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_15_storage_hit;
-        any_data = any_data | s0_tx_prefix_15_storage_rdata;
         any_hit = any_hit | s1_test_config_storage_hit;
         any_data = any_data | s1_test_config_storage_rdata;
         any_hit = any_hit | s1_speed_storage_hit;
@@ -348,44 +242,10 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s1_target_port_storage_rdata;
         any_hit = any_hit | s1_stall_timeout_storage_hit;
         any_data = any_data | s1_stall_timeout_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_length_storage_hit;
-        any_data = any_data | s1_tx_prefix_length_storage_rdata;
         any_hit = any_hit | s1_duration_lo_storage_hit;
         any_data = any_data | s1_duration_lo_storage_rdata;
         any_hit = any_hit | s1_duration_hi_storage_hit;
         any_data = any_data | s1_duration_hi_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_0_storage_hit;
-        any_data = any_data | s1_tx_prefix_0_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_1_storage_hit;
-        any_data = any_data | s1_tx_prefix_1_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_2_storage_hit;
-        any_data = any_data | s1_tx_prefix_2_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_3_storage_hit;
-        any_data = any_data | s1_tx_prefix_3_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_4_storage_hit;
-        any_data = any_data | s1_tx_prefix_4_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_5_storage_hit;
-        any_data = any_data | s1_tx_prefix_5_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_6_storage_hit;
-        any_data = any_data | s1_tx_prefix_6_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_7_storage_hit;
-        any_data = any_data | s1_tx_prefix_7_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_8_storage_hit;
-        any_data = any_data | s1_tx_prefix_8_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_9_storage_hit;
-        any_data = any_data | s1_tx_prefix_9_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_10_storage_hit;
-        any_data = any_data | s1_tx_prefix_10_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_11_storage_hit;
-        any_data = any_data | s1_tx_prefix_11_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_12_storage_hit;
-        any_data = any_data | s1_tx_prefix_12_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_13_storage_hit;
-        any_data = any_data | s1_tx_prefix_13_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_14_storage_hit;
-        any_data = any_data | s1_tx_prefix_14_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_15_storage_hit;
-        any_data = any_data | s1_tx_prefix_15_storage_rdata;
         any_hit = any_hit | toe_toe_ctrl_pulse_hit;
         any_hit = any_hit | s0_ctrl_pulse_hit;
         any_hit = any_hit | s1_ctrl_pulse_hit;
@@ -415,8 +275,6 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s0_err_count_status_rdata;
         any_hit = any_hit | s0_rx_packets_status_hit;
         any_data = any_data | s0_rx_packets_status_rdata;
-        any_hit = any_hit | s0_tx_prefix_sent_status_hit;
-        any_data = any_data | s0_tx_prefix_sent_status_rdata;
         any_hit = any_hit | s0_peer_port_status_hit;
         any_data = any_data | s0_peer_port_status_rdata;
         any_hit = any_hit | s0_peer_mss_status_hit;
@@ -441,8 +299,6 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s1_err_count_status_rdata;
         any_hit = any_hit | s1_rx_packets_status_hit;
         any_data = any_data | s1_rx_packets_status_rdata;
-        any_hit = any_hit | s1_tx_prefix_sent_status_hit;
-        any_data = any_data | s1_tx_prefix_sent_status_rdata;
         any_hit = any_hit | s1_peer_port_status_hit;
         any_data = any_data | s1_peer_port_status_rdata;
         any_hit = any_hit | s1_peer_mss_status_hit;

@@ -1000,16 +1000,6 @@ pub mod regs {
             pub const MS: super::super::Field = super::super::Field { id: "session.stall_timeout.ms", shift: 0, width: 16, mask: 0x0000FFFF, min: 0, max: 65535 };
         }
 
-        /// Offset and fields of `tx_prefix_length`: The TX prefix: bytes of `tx_prefix_0`.. sent in place of the stream's first bytes (a greeting, iperf3's stream cookie); taken when the connection is established.
-        pub mod tx_prefix_length {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x02C;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 6:0, rw. 0..=64; 0: no prefix. The prefix takes the place of the stream's first bytes: the pattern (or dummy data) goes on at its own offset after it, and `transfer_size` counts the prefix. Valid range 0..=64. A write outside 0..=64 is refused: SLVERR, the register keeps its value.
-            pub const BYTES: super::super::Field = super::super::Field { id: "session.tx_prefix_length.bytes", shift: 0, width: 7, mask: 0x0000007F, min: 0, max: 64 };
-        }
-
         /// Offset and fields of `tx_bytes_lo`: Bytes sent since `ctrl.start`; counts while the test runs. Bits 31:0; reading this register latches `tx_bytes_hi`.
         pub mod tx_bytes_lo {
             /// Offset from the block instance's base.
@@ -1150,16 +1140,6 @@ pub mod regs {
             pub const VALUE: super::super::Field = super::super::Field { id: "session.rx_packets.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
         }
 
-        /// Offset and fields of `tx_prefix_sent`: Bytes of the TX prefix the TOE took in this test (the prefix is counted in `tx_bytes` too).
-        pub mod tx_prefix_sent {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x068;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 6:0, ro. 0..=`tx_prefix_length`. Volatile: the hardware updates it.
-            pub const BYTES: super::super::Field = super::super::Field { id: "session.tx_prefix_sent.bytes", shift: 0, width: 7, mask: 0x0000007F, min: 0, max: 127 };
-        }
-
         /// Offset and fields of `peer_port`: The peer's TCP port as the TOE reports it once connected (the OS may choose another than `target_port`).
         pub mod peer_port {
             /// Offset from the block instance's base.
@@ -1188,166 +1168,6 @@ pub mod regs {
             pub const RESET: u32 = 0x00000000;
             /// Bits 3:0, ro. Window scale shift count, 0..=14. Volatile: the hardware updates it.
             pub const SHIFT: super::super::Field = super::super::Field { id: "session.peer_window_scale.shift", shift: 0, width: 4, mask: 0x0000000F, min: 0, max: 15 };
-        }
-
-        /// Offset and fields of `tx_prefix_0`: TX prefix bytes 0..=3, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_0 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x080;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_0.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_1`: TX prefix bytes 4..=7, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_1 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x084;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_1.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_2`: TX prefix bytes 8..=11, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_2 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x088;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_2.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_3`: TX prefix bytes 12..=15, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_3 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x08C;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_3.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_4`: TX prefix bytes 16..=19, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_4 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x090;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_4.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_5`: TX prefix bytes 20..=23, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_5 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x094;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_5.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_6`: TX prefix bytes 24..=27, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_6 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x098;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_6.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_7`: TX prefix bytes 28..=31, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_7 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x09C;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_7.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_8`: TX prefix bytes 32..=35, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_8 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x0A0;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_8.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_9`: TX prefix bytes 36..=39, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_9 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x0A4;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_9.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_10`: TX prefix bytes 40..=43, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_10 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x0A8;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_10.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_11`: TX prefix bytes 44..=47, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_11 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x0AC;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_11.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_12`: TX prefix bytes 48..=51, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_12 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x0B0;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_12.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_13`: TX prefix bytes 52..=55, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_13 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x0B4;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_13.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_14`: TX prefix bytes 56..=59, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_14 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x0B8;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_14.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
-        }
-
-        /// Offset and fields of `tx_prefix_15`: TX prefix bytes 60..=63, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub mod tx_prefix_15 {
-            /// Offset from the block instance's base.
-            pub const OFFSET: u32 = 0x0BC;
-            /// Value after reset.
-            pub const RESET: u32 = 0x00000000;
-            /// Bits 31:0, rw. Four prefix bytes.
-            pub const VALUE: super::super::Field = super::super::Field { id: "session.tx_prefix_15.value", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
         }
     }
 
@@ -1549,22 +1369,6 @@ pub mod regs {
                 reset: session::stall_timeout::RESET,
                 ro_mask: 0x00000000,
                 rw_mask: 0x0000FFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_length` (rw): The TX prefix: bytes of `tx_prefix_0`.. sent in place of the stream's first bytes (a greeting, iperf3's stream cookie); taken when the connection is established.
-        pub const fn tx_prefix_length(self) -> Register {
-            Register {
-                id: "session.tx_prefix_length",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_length::OFFSET,
-                reset: session::tx_prefix_length::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0x0000007F,
                 wo_mask: 0x00000000,
                 w1c_mask: 0x00000000,
                 wpulse_mask: 0x00000000,
@@ -1796,22 +1600,6 @@ pub mod regs {
             }
         }
 
-        /// `tx_prefix_sent` (ro): Bytes of the TX prefix the TOE took in this test (the prefix is counted in `tx_bytes` too).
-        pub const fn tx_prefix_sent(self) -> Register {
-            Register {
-                id: "session.tx_prefix_sent",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_sent::OFFSET,
-                reset: session::tx_prefix_sent::RESET,
-                ro_mask: 0x0000007F,
-                rw_mask: 0x00000000,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x0000007F,
-            }
-        }
-
         /// `peer_port` (ro): The peer's TCP port as the TOE reports it once connected (the OS may choose another than `target_port`).
         pub const fn peer_port(self) -> Register {
             Register {
@@ -1860,262 +1648,6 @@ pub mod regs {
             }
         }
 
-        /// `tx_prefix_0` (rw): TX prefix bytes 0..=3, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_0(self) -> Register {
-            Register {
-                id: "session.tx_prefix_0",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_0::OFFSET,
-                reset: session::tx_prefix_0::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_1` (rw): TX prefix bytes 4..=7, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_1(self) -> Register {
-            Register {
-                id: "session.tx_prefix_1",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_1::OFFSET,
-                reset: session::tx_prefix_1::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_2` (rw): TX prefix bytes 8..=11, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_2(self) -> Register {
-            Register {
-                id: "session.tx_prefix_2",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_2::OFFSET,
-                reset: session::tx_prefix_2::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_3` (rw): TX prefix bytes 12..=15, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_3(self) -> Register {
-            Register {
-                id: "session.tx_prefix_3",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_3::OFFSET,
-                reset: session::tx_prefix_3::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_4` (rw): TX prefix bytes 16..=19, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_4(self) -> Register {
-            Register {
-                id: "session.tx_prefix_4",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_4::OFFSET,
-                reset: session::tx_prefix_4::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_5` (rw): TX prefix bytes 20..=23, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_5(self) -> Register {
-            Register {
-                id: "session.tx_prefix_5",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_5::OFFSET,
-                reset: session::tx_prefix_5::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_6` (rw): TX prefix bytes 24..=27, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_6(self) -> Register {
-            Register {
-                id: "session.tx_prefix_6",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_6::OFFSET,
-                reset: session::tx_prefix_6::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_7` (rw): TX prefix bytes 28..=31, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_7(self) -> Register {
-            Register {
-                id: "session.tx_prefix_7",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_7::OFFSET,
-                reset: session::tx_prefix_7::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_8` (rw): TX prefix bytes 32..=35, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_8(self) -> Register {
-            Register {
-                id: "session.tx_prefix_8",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_8::OFFSET,
-                reset: session::tx_prefix_8::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_9` (rw): TX prefix bytes 36..=39, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_9(self) -> Register {
-            Register {
-                id: "session.tx_prefix_9",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_9::OFFSET,
-                reset: session::tx_prefix_9::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_10` (rw): TX prefix bytes 40..=43, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_10(self) -> Register {
-            Register {
-                id: "session.tx_prefix_10",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_10::OFFSET,
-                reset: session::tx_prefix_10::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_11` (rw): TX prefix bytes 44..=47, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_11(self) -> Register {
-            Register {
-                id: "session.tx_prefix_11",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_11::OFFSET,
-                reset: session::tx_prefix_11::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_12` (rw): TX prefix bytes 48..=51, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_12(self) -> Register {
-            Register {
-                id: "session.tx_prefix_12",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_12::OFFSET,
-                reset: session::tx_prefix_12::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_13` (rw): TX prefix bytes 52..=55, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_13(self) -> Register {
-            Register {
-                id: "session.tx_prefix_13",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_13::OFFSET,
-                reset: session::tx_prefix_13::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_14` (rw): TX prefix bytes 56..=59, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_14(self) -> Register {
-            Register {
-                id: "session.tx_prefix_14",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_14::OFFSET,
-                reset: session::tx_prefix_14::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
-        /// `tx_prefix_15` (rw): TX prefix bytes 60..=63, the first in bits 7:0 (as on the stream); taken when the connection is established.
-        pub const fn tx_prefix_15(self) -> Register {
-            Register {
-                id: "session.tx_prefix_15",
-                instance: self.index,
-                addr: self.base() + session::tx_prefix_15::OFFSET,
-                reset: session::tx_prefix_15::RESET,
-                ro_mask: 0x00000000,
-                rw_mask: 0xFFFFFFFF,
-                wo_mask: 0x00000000,
-                w1c_mask: 0x00000000,
-                wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000000,
-            }
-        }
-
         /// `transfer_size` (48 bits): Bytes to transfer per direction, 0..=2^48-1; 0: nothing is sent or expected (the connection opens and closes, and the test is `done`; a byte received is `beyond_size`); taken at `ctrl.start`. Read `lo` first: it latches `hi`.
         pub const fn transfer_size(self) -> Wide {
             Wide { id: "session.transfer_size", lo: self.transfer_size_lo(), hi: self.transfer_size_hi(), width: 48 }
@@ -2153,7 +1685,7 @@ pub mod regs {
     }
 
     /// Every register instance, in address order.
-    pub const ALL: [Register; 66] = [
+    pub const ALL: [Register; 48] = [
         info::ID,
         info::VERSION,
         info::SESSIONS,
@@ -2185,7 +1717,6 @@ pub mod regs {
         Session { index: 0 }.fpga_port(),
         Session { index: 0 }.target_port(),
         Session { index: 0 }.stall_timeout(),
-        Session { index: 0 }.tx_prefix_length(),
         Session { index: 0 }.tx_bytes_lo(),
         Session { index: 0 }.tx_bytes_hi(),
         Session { index: 0 }.rx_bytes_lo(),
@@ -2200,25 +1731,8 @@ pub mod regs {
         Session { index: 0 }.err_received(),
         Session { index: 0 }.err_count(),
         Session { index: 0 }.rx_packets(),
-        Session { index: 0 }.tx_prefix_sent(),
         Session { index: 0 }.peer_port(),
         Session { index: 0 }.peer_mss(),
         Session { index: 0 }.peer_window_scale(),
-        Session { index: 0 }.tx_prefix_0(),
-        Session { index: 0 }.tx_prefix_1(),
-        Session { index: 0 }.tx_prefix_2(),
-        Session { index: 0 }.tx_prefix_3(),
-        Session { index: 0 }.tx_prefix_4(),
-        Session { index: 0 }.tx_prefix_5(),
-        Session { index: 0 }.tx_prefix_6(),
-        Session { index: 0 }.tx_prefix_7(),
-        Session { index: 0 }.tx_prefix_8(),
-        Session { index: 0 }.tx_prefix_9(),
-        Session { index: 0 }.tx_prefix_10(),
-        Session { index: 0 }.tx_prefix_11(),
-        Session { index: 0 }.tx_prefix_12(),
-        Session { index: 0 }.tx_prefix_13(),
-        Session { index: 0 }.tx_prefix_14(),
-        Session { index: 0 }.tx_prefix_15(),
     ];
 }

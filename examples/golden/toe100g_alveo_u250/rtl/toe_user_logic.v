@@ -164,7 +164,6 @@ module toe_user_logic (
     wire [15:0] s0_fpga_port;
     wire [15:0] s0_target_port;
     wire [15:0] s0_stall_timeout;
-    wire [6:0] s0_tx_prefix_length;
     wire [63:0] s0_tx_bytes;
     wire [63:0] s0_rx_bytes;
     wire [63:0] s0_elapsed;
@@ -174,26 +173,9 @@ module toe_user_logic (
     wire [31:0] s0_err_received;
     wire [31:0] s0_err_count;
     wire [31:0] s0_rx_packets;
-    wire [6:0] s0_tx_prefix_sent;
     wire [15:0] s0_peer_port;
     wire [15:0] s0_peer_mss;
     wire [3:0] s0_peer_window_scale;
-    wire [31:0] s0_tx_prefix_0;
-    wire [31:0] s0_tx_prefix_1;
-    wire [31:0] s0_tx_prefix_2;
-    wire [31:0] s0_tx_prefix_3;
-    wire [31:0] s0_tx_prefix_4;
-    wire [31:0] s0_tx_prefix_5;
-    wire [31:0] s0_tx_prefix_6;
-    wire [31:0] s0_tx_prefix_7;
-    wire [31:0] s0_tx_prefix_8;
-    wire [31:0] s0_tx_prefix_9;
-    wire [31:0] s0_tx_prefix_10;
-    wire [31:0] s0_tx_prefix_11;
-    wire [31:0] s0_tx_prefix_12;
-    wire [31:0] s0_tx_prefix_13;
-    wire [31:0] s0_tx_prefix_14;
-    wire [31:0] s0_tx_prefix_15;
     wire s1_start;
     wire s1_abort;
     wire s1_clear_errors;
@@ -218,7 +200,6 @@ module toe_user_logic (
     wire [15:0] s1_fpga_port;
     wire [15:0] s1_target_port;
     wire [15:0] s1_stall_timeout;
-    wire [6:0] s1_tx_prefix_length;
     wire [63:0] s1_tx_bytes;
     wire [63:0] s1_rx_bytes;
     wire [63:0] s1_elapsed;
@@ -228,26 +209,9 @@ module toe_user_logic (
     wire [31:0] s1_err_received;
     wire [31:0] s1_err_count;
     wire [31:0] s1_rx_packets;
-    wire [6:0] s1_tx_prefix_sent;
     wire [15:0] s1_peer_port;
     wire [15:0] s1_peer_mss;
     wire [3:0] s1_peer_window_scale;
-    wire [31:0] s1_tx_prefix_0;
-    wire [31:0] s1_tx_prefix_1;
-    wire [31:0] s1_tx_prefix_2;
-    wire [31:0] s1_tx_prefix_3;
-    wire [31:0] s1_tx_prefix_4;
-    wire [31:0] s1_tx_prefix_5;
-    wire [31:0] s1_tx_prefix_6;
-    wire [31:0] s1_tx_prefix_7;
-    wire [31:0] s1_tx_prefix_8;
-    wire [31:0] s1_tx_prefix_9;
-    wire [31:0] s1_tx_prefix_10;
-    wire [31:0] s1_tx_prefix_11;
-    wire [31:0] s1_tx_prefix_12;
-    wire [31:0] s1_tx_prefix_13;
-    wire [31:0] s1_tx_prefix_14;
-    wire [31:0] s1_tx_prefix_15;
     wire s2_start;
     wire s2_abort;
     wire s2_clear_errors;
@@ -272,7 +236,6 @@ module toe_user_logic (
     wire [15:0] s2_fpga_port;
     wire [15:0] s2_target_port;
     wire [15:0] s2_stall_timeout;
-    wire [6:0] s2_tx_prefix_length;
     wire [63:0] s2_tx_bytes;
     wire [63:0] s2_rx_bytes;
     wire [63:0] s2_elapsed;
@@ -282,26 +245,9 @@ module toe_user_logic (
     wire [31:0] s2_err_received;
     wire [31:0] s2_err_count;
     wire [31:0] s2_rx_packets;
-    wire [6:0] s2_tx_prefix_sent;
     wire [15:0] s2_peer_port;
     wire [15:0] s2_peer_mss;
     wire [3:0] s2_peer_window_scale;
-    wire [31:0] s2_tx_prefix_0;
-    wire [31:0] s2_tx_prefix_1;
-    wire [31:0] s2_tx_prefix_2;
-    wire [31:0] s2_tx_prefix_3;
-    wire [31:0] s2_tx_prefix_4;
-    wire [31:0] s2_tx_prefix_5;
-    wire [31:0] s2_tx_prefix_6;
-    wire [31:0] s2_tx_prefix_7;
-    wire [31:0] s2_tx_prefix_8;
-    wire [31:0] s2_tx_prefix_9;
-    wire [31:0] s2_tx_prefix_10;
-    wire [31:0] s2_tx_prefix_11;
-    wire [31:0] s2_tx_prefix_12;
-    wire [31:0] s2_tx_prefix_13;
-    wire [31:0] s2_tx_prefix_14;
-    wire [31:0] s2_tx_prefix_15;
     wire s3_start;
     wire s3_abort;
     wire s3_clear_errors;
@@ -326,7 +272,6 @@ module toe_user_logic (
     wire [15:0] s3_fpga_port;
     wire [15:0] s3_target_port;
     wire [15:0] s3_stall_timeout;
-    wire [6:0] s3_tx_prefix_length;
     wire [63:0] s3_tx_bytes;
     wire [63:0] s3_rx_bytes;
     wire [63:0] s3_elapsed;
@@ -336,26 +281,9 @@ module toe_user_logic (
     wire [31:0] s3_err_received;
     wire [31:0] s3_err_count;
     wire [31:0] s3_rx_packets;
-    wire [6:0] s3_tx_prefix_sent;
     wire [15:0] s3_peer_port;
     wire [15:0] s3_peer_mss;
     wire [3:0] s3_peer_window_scale;
-    wire [31:0] s3_tx_prefix_0;
-    wire [31:0] s3_tx_prefix_1;
-    wire [31:0] s3_tx_prefix_2;
-    wire [31:0] s3_tx_prefix_3;
-    wire [31:0] s3_tx_prefix_4;
-    wire [31:0] s3_tx_prefix_5;
-    wire [31:0] s3_tx_prefix_6;
-    wire [31:0] s3_tx_prefix_7;
-    wire [31:0] s3_tx_prefix_8;
-    wire [31:0] s3_tx_prefix_9;
-    wire [31:0] s3_tx_prefix_10;
-    wire [31:0] s3_tx_prefix_11;
-    wire [31:0] s3_tx_prefix_12;
-    wire [31:0] s3_tx_prefix_13;
-    wire [31:0] s3_tx_prefix_14;
-    wire [31:0] s3_tx_prefix_15;
 
     toe_user_logic_regs u_regs (
         .s_axil_aclk(s_axil_aclk),
@@ -413,7 +341,6 @@ module toe_user_logic (
         .s0_fpga_port(s0_fpga_port),
         .s0_target_port(s0_target_port),
         .s0_stall_timeout(s0_stall_timeout),
-        .s0_tx_prefix_length(s0_tx_prefix_length),
         .s0_tx_bytes(s0_tx_bytes),
         .s0_rx_bytes(s0_rx_bytes),
         .s0_elapsed(s0_elapsed),
@@ -423,26 +350,9 @@ module toe_user_logic (
         .s0_err_received(s0_err_received),
         .s0_err_count(s0_err_count),
         .s0_rx_packets(s0_rx_packets),
-        .s0_tx_prefix_sent(s0_tx_prefix_sent),
         .s0_peer_port(s0_peer_port),
         .s0_peer_mss(s0_peer_mss),
         .s0_peer_window_scale(s0_peer_window_scale),
-        .s0_tx_prefix_0(s0_tx_prefix_0),
-        .s0_tx_prefix_1(s0_tx_prefix_1),
-        .s0_tx_prefix_2(s0_tx_prefix_2),
-        .s0_tx_prefix_3(s0_tx_prefix_3),
-        .s0_tx_prefix_4(s0_tx_prefix_4),
-        .s0_tx_prefix_5(s0_tx_prefix_5),
-        .s0_tx_prefix_6(s0_tx_prefix_6),
-        .s0_tx_prefix_7(s0_tx_prefix_7),
-        .s0_tx_prefix_8(s0_tx_prefix_8),
-        .s0_tx_prefix_9(s0_tx_prefix_9),
-        .s0_tx_prefix_10(s0_tx_prefix_10),
-        .s0_tx_prefix_11(s0_tx_prefix_11),
-        .s0_tx_prefix_12(s0_tx_prefix_12),
-        .s0_tx_prefix_13(s0_tx_prefix_13),
-        .s0_tx_prefix_14(s0_tx_prefix_14),
-        .s0_tx_prefix_15(s0_tx_prefix_15),
         .s1_start(s1_start),
         .s1_abort(s1_abort),
         .s1_clear_errors(s1_clear_errors),
@@ -467,7 +377,6 @@ module toe_user_logic (
         .s1_fpga_port(s1_fpga_port),
         .s1_target_port(s1_target_port),
         .s1_stall_timeout(s1_stall_timeout),
-        .s1_tx_prefix_length(s1_tx_prefix_length),
         .s1_tx_bytes(s1_tx_bytes),
         .s1_rx_bytes(s1_rx_bytes),
         .s1_elapsed(s1_elapsed),
@@ -477,26 +386,9 @@ module toe_user_logic (
         .s1_err_received(s1_err_received),
         .s1_err_count(s1_err_count),
         .s1_rx_packets(s1_rx_packets),
-        .s1_tx_prefix_sent(s1_tx_prefix_sent),
         .s1_peer_port(s1_peer_port),
         .s1_peer_mss(s1_peer_mss),
         .s1_peer_window_scale(s1_peer_window_scale),
-        .s1_tx_prefix_0(s1_tx_prefix_0),
-        .s1_tx_prefix_1(s1_tx_prefix_1),
-        .s1_tx_prefix_2(s1_tx_prefix_2),
-        .s1_tx_prefix_3(s1_tx_prefix_3),
-        .s1_tx_prefix_4(s1_tx_prefix_4),
-        .s1_tx_prefix_5(s1_tx_prefix_5),
-        .s1_tx_prefix_6(s1_tx_prefix_6),
-        .s1_tx_prefix_7(s1_tx_prefix_7),
-        .s1_tx_prefix_8(s1_tx_prefix_8),
-        .s1_tx_prefix_9(s1_tx_prefix_9),
-        .s1_tx_prefix_10(s1_tx_prefix_10),
-        .s1_tx_prefix_11(s1_tx_prefix_11),
-        .s1_tx_prefix_12(s1_tx_prefix_12),
-        .s1_tx_prefix_13(s1_tx_prefix_13),
-        .s1_tx_prefix_14(s1_tx_prefix_14),
-        .s1_tx_prefix_15(s1_tx_prefix_15),
         .s2_start(s2_start),
         .s2_abort(s2_abort),
         .s2_clear_errors(s2_clear_errors),
@@ -521,7 +413,6 @@ module toe_user_logic (
         .s2_fpga_port(s2_fpga_port),
         .s2_target_port(s2_target_port),
         .s2_stall_timeout(s2_stall_timeout),
-        .s2_tx_prefix_length(s2_tx_prefix_length),
         .s2_tx_bytes(s2_tx_bytes),
         .s2_rx_bytes(s2_rx_bytes),
         .s2_elapsed(s2_elapsed),
@@ -531,26 +422,9 @@ module toe_user_logic (
         .s2_err_received(s2_err_received),
         .s2_err_count(s2_err_count),
         .s2_rx_packets(s2_rx_packets),
-        .s2_tx_prefix_sent(s2_tx_prefix_sent),
         .s2_peer_port(s2_peer_port),
         .s2_peer_mss(s2_peer_mss),
         .s2_peer_window_scale(s2_peer_window_scale),
-        .s2_tx_prefix_0(s2_tx_prefix_0),
-        .s2_tx_prefix_1(s2_tx_prefix_1),
-        .s2_tx_prefix_2(s2_tx_prefix_2),
-        .s2_tx_prefix_3(s2_tx_prefix_3),
-        .s2_tx_prefix_4(s2_tx_prefix_4),
-        .s2_tx_prefix_5(s2_tx_prefix_5),
-        .s2_tx_prefix_6(s2_tx_prefix_6),
-        .s2_tx_prefix_7(s2_tx_prefix_7),
-        .s2_tx_prefix_8(s2_tx_prefix_8),
-        .s2_tx_prefix_9(s2_tx_prefix_9),
-        .s2_tx_prefix_10(s2_tx_prefix_10),
-        .s2_tx_prefix_11(s2_tx_prefix_11),
-        .s2_tx_prefix_12(s2_tx_prefix_12),
-        .s2_tx_prefix_13(s2_tx_prefix_13),
-        .s2_tx_prefix_14(s2_tx_prefix_14),
-        .s2_tx_prefix_15(s2_tx_prefix_15),
         .s3_start(s3_start),
         .s3_abort(s3_abort),
         .s3_clear_errors(s3_clear_errors),
@@ -575,7 +449,6 @@ module toe_user_logic (
         .s3_fpga_port(s3_fpga_port),
         .s3_target_port(s3_target_port),
         .s3_stall_timeout(s3_stall_timeout),
-        .s3_tx_prefix_length(s3_tx_prefix_length),
         .s3_tx_bytes(s3_tx_bytes),
         .s3_rx_bytes(s3_rx_bytes),
         .s3_elapsed(s3_elapsed),
@@ -585,26 +458,9 @@ module toe_user_logic (
         .s3_err_received(s3_err_received),
         .s3_err_count(s3_err_count),
         .s3_rx_packets(s3_rx_packets),
-        .s3_tx_prefix_sent(s3_tx_prefix_sent),
         .s3_peer_port(s3_peer_port),
         .s3_peer_mss(s3_peer_mss),
-        .s3_peer_window_scale(s3_peer_window_scale),
-        .s3_tx_prefix_0(s3_tx_prefix_0),
-        .s3_tx_prefix_1(s3_tx_prefix_1),
-        .s3_tx_prefix_2(s3_tx_prefix_2),
-        .s3_tx_prefix_3(s3_tx_prefix_3),
-        .s3_tx_prefix_4(s3_tx_prefix_4),
-        .s3_tx_prefix_5(s3_tx_prefix_5),
-        .s3_tx_prefix_6(s3_tx_prefix_6),
-        .s3_tx_prefix_7(s3_tx_prefix_7),
-        .s3_tx_prefix_8(s3_tx_prefix_8),
-        .s3_tx_prefix_9(s3_tx_prefix_9),
-        .s3_tx_prefix_10(s3_tx_prefix_10),
-        .s3_tx_prefix_11(s3_tx_prefix_11),
-        .s3_tx_prefix_12(s3_tx_prefix_12),
-        .s3_tx_prefix_13(s3_tx_prefix_13),
-        .s3_tx_prefix_14(s3_tx_prefix_14),
-        .s3_tx_prefix_15(s3_tx_prefix_15)
+        .s3_peer_window_scale(s3_peer_window_scale)
     );
 
     toe_user_logic_session u_session0 (
@@ -628,23 +484,6 @@ module toe_user_logic (
         .reg_stall_timeout(s0_stall_timeout),
         .reg_open_ended(s0_open_ended),
         .reg_duration(s0_duration),
-        .reg_tx_prefix_length(s0_tx_prefix_length),
-        .reg_tx_prefix_0(s0_tx_prefix_0),
-        .reg_tx_prefix_1(s0_tx_prefix_1),
-        .reg_tx_prefix_2(s0_tx_prefix_2),
-        .reg_tx_prefix_3(s0_tx_prefix_3),
-        .reg_tx_prefix_4(s0_tx_prefix_4),
-        .reg_tx_prefix_5(s0_tx_prefix_5),
-        .reg_tx_prefix_6(s0_tx_prefix_6),
-        .reg_tx_prefix_7(s0_tx_prefix_7),
-        .reg_tx_prefix_8(s0_tx_prefix_8),
-        .reg_tx_prefix_9(s0_tx_prefix_9),
-        .reg_tx_prefix_10(s0_tx_prefix_10),
-        .reg_tx_prefix_11(s0_tx_prefix_11),
-        .reg_tx_prefix_12(s0_tx_prefix_12),
-        .reg_tx_prefix_13(s0_tx_prefix_13),
-        .reg_tx_prefix_14(s0_tx_prefix_14),
-        .reg_tx_prefix_15(s0_tx_prefix_15),
         .reg_busy(s0_busy),
         .reg_connected(s0_connected),
         .reg_closed(s0_closed),
@@ -653,7 +492,6 @@ module toe_user_logic (
         .reg_error_set(s0_error_set),
         .reg_tx_bytes(s0_tx_bytes),
         .reg_rx_bytes(s0_rx_bytes),
-        .reg_tx_prefix_sent(s0_tx_prefix_sent),
         .reg_elapsed(s0_elapsed),
         .reg_err_offset(s0_err_offset),
         .reg_err_expected(s0_err_expected),
@@ -708,23 +546,6 @@ module toe_user_logic (
         .reg_stall_timeout(s1_stall_timeout),
         .reg_open_ended(s1_open_ended),
         .reg_duration(s1_duration),
-        .reg_tx_prefix_length(s1_tx_prefix_length),
-        .reg_tx_prefix_0(s1_tx_prefix_0),
-        .reg_tx_prefix_1(s1_tx_prefix_1),
-        .reg_tx_prefix_2(s1_tx_prefix_2),
-        .reg_tx_prefix_3(s1_tx_prefix_3),
-        .reg_tx_prefix_4(s1_tx_prefix_4),
-        .reg_tx_prefix_5(s1_tx_prefix_5),
-        .reg_tx_prefix_6(s1_tx_prefix_6),
-        .reg_tx_prefix_7(s1_tx_prefix_7),
-        .reg_tx_prefix_8(s1_tx_prefix_8),
-        .reg_tx_prefix_9(s1_tx_prefix_9),
-        .reg_tx_prefix_10(s1_tx_prefix_10),
-        .reg_tx_prefix_11(s1_tx_prefix_11),
-        .reg_tx_prefix_12(s1_tx_prefix_12),
-        .reg_tx_prefix_13(s1_tx_prefix_13),
-        .reg_tx_prefix_14(s1_tx_prefix_14),
-        .reg_tx_prefix_15(s1_tx_prefix_15),
         .reg_busy(s1_busy),
         .reg_connected(s1_connected),
         .reg_closed(s1_closed),
@@ -733,7 +554,6 @@ module toe_user_logic (
         .reg_error_set(s1_error_set),
         .reg_tx_bytes(s1_tx_bytes),
         .reg_rx_bytes(s1_rx_bytes),
-        .reg_tx_prefix_sent(s1_tx_prefix_sent),
         .reg_elapsed(s1_elapsed),
         .reg_err_offset(s1_err_offset),
         .reg_err_expected(s1_err_expected),
@@ -788,23 +608,6 @@ module toe_user_logic (
         .reg_stall_timeout(s2_stall_timeout),
         .reg_open_ended(s2_open_ended),
         .reg_duration(s2_duration),
-        .reg_tx_prefix_length(s2_tx_prefix_length),
-        .reg_tx_prefix_0(s2_tx_prefix_0),
-        .reg_tx_prefix_1(s2_tx_prefix_1),
-        .reg_tx_prefix_2(s2_tx_prefix_2),
-        .reg_tx_prefix_3(s2_tx_prefix_3),
-        .reg_tx_prefix_4(s2_tx_prefix_4),
-        .reg_tx_prefix_5(s2_tx_prefix_5),
-        .reg_tx_prefix_6(s2_tx_prefix_6),
-        .reg_tx_prefix_7(s2_tx_prefix_7),
-        .reg_tx_prefix_8(s2_tx_prefix_8),
-        .reg_tx_prefix_9(s2_tx_prefix_9),
-        .reg_tx_prefix_10(s2_tx_prefix_10),
-        .reg_tx_prefix_11(s2_tx_prefix_11),
-        .reg_tx_prefix_12(s2_tx_prefix_12),
-        .reg_tx_prefix_13(s2_tx_prefix_13),
-        .reg_tx_prefix_14(s2_tx_prefix_14),
-        .reg_tx_prefix_15(s2_tx_prefix_15),
         .reg_busy(s2_busy),
         .reg_connected(s2_connected),
         .reg_closed(s2_closed),
@@ -813,7 +616,6 @@ module toe_user_logic (
         .reg_error_set(s2_error_set),
         .reg_tx_bytes(s2_tx_bytes),
         .reg_rx_bytes(s2_rx_bytes),
-        .reg_tx_prefix_sent(s2_tx_prefix_sent),
         .reg_elapsed(s2_elapsed),
         .reg_err_offset(s2_err_offset),
         .reg_err_expected(s2_err_expected),
@@ -868,23 +670,6 @@ module toe_user_logic (
         .reg_stall_timeout(s3_stall_timeout),
         .reg_open_ended(s3_open_ended),
         .reg_duration(s3_duration),
-        .reg_tx_prefix_length(s3_tx_prefix_length),
-        .reg_tx_prefix_0(s3_tx_prefix_0),
-        .reg_tx_prefix_1(s3_tx_prefix_1),
-        .reg_tx_prefix_2(s3_tx_prefix_2),
-        .reg_tx_prefix_3(s3_tx_prefix_3),
-        .reg_tx_prefix_4(s3_tx_prefix_4),
-        .reg_tx_prefix_5(s3_tx_prefix_5),
-        .reg_tx_prefix_6(s3_tx_prefix_6),
-        .reg_tx_prefix_7(s3_tx_prefix_7),
-        .reg_tx_prefix_8(s3_tx_prefix_8),
-        .reg_tx_prefix_9(s3_tx_prefix_9),
-        .reg_tx_prefix_10(s3_tx_prefix_10),
-        .reg_tx_prefix_11(s3_tx_prefix_11),
-        .reg_tx_prefix_12(s3_tx_prefix_12),
-        .reg_tx_prefix_13(s3_tx_prefix_13),
-        .reg_tx_prefix_14(s3_tx_prefix_14),
-        .reg_tx_prefix_15(s3_tx_prefix_15),
         .reg_busy(s3_busy),
         .reg_connected(s3_connected),
         .reg_closed(s3_closed),
@@ -893,7 +678,6 @@ module toe_user_logic (
         .reg_error_set(s3_error_set),
         .reg_tx_bytes(s3_tx_bytes),
         .reg_rx_bytes(s3_rx_bytes),
-        .reg_tx_prefix_sent(s3_tx_prefix_sent),
         .reg_elapsed(s3_elapsed),
         .reg_err_offset(s3_err_offset),
         .reg_err_expected(s3_err_expected),

@@ -388,7 +388,7 @@ module toe_user_logic_data_verifier (
         end
         e_end_next = d_end_reg;
         e_bad_next = d_bad_reg;
-        under_next = ((size_q_reg) & 64'hffffffffffffffff) > count_reg;
+        under_next = (((size_q_reg) & 64'hffffffffffffffff) > count_reg) & ~open_q_reg;
         short_now = e_end_reg & under_reg & ~e_bad_reg;
         if (bad_now | short_now) begin
             flag_next = 1'b1;

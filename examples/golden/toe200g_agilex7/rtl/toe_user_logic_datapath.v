@@ -15,62 +15,59 @@
 //   rx_t* (from the TOE) --> RateLimiter(rx_percent) --> DataVerifier <-- rx_start/end/clear, verify
 module toe_user_logic_datapath (
     // Clock and reset
-    input  wire          clock,            // User clock
-    input  wire          reset,            // Synchronous reset, active high
+    input  wire          clock,           // User clock
+    input  wire          reset,           // Synchronous reset, active high
 
     // Control (from the session)
-    input  wire          tx_start,         // Start sending (one-cycle pulse)
-    input  wire          tx_abort,         // Abort sending (one-cycle pulse)
-    input  wire          tx_clear,         // A new test begins: zero the transmit byte count (one-cycle pulse)
-    input  wire          rx_start,         // Start receiving: new transfer for the verifier (one-cycle pulse)
-    input  wire          rx_end,           // The peer has closed: check for a short transfer (one-cycle pulse)
-    input  wire          rx_clear,         // Clear the verifier's error record and count (one-cycle pulse)
+    input  wire          tx_start,        // Start sending (one-cycle pulse)
+    input  wire          tx_abort,        // Abort sending (one-cycle pulse)
+    input  wire          tx_clear,        // A new test begins: zero the transmit byte count (one-cycle pulse)
+    input  wire          rx_start,        // Start receiving: new transfer for the verifier (one-cycle pulse)
+    input  wire          rx_end,          // The peer has closed: check for a short transfer (one-cycle pulse)
+    input  wire          rx_clear,        // Clear the verifier's error record and count (one-cycle pulse)
 
     // Test parameters, latched by the session at start
-    input  wire [47:0]   transfer_size,    // Transfer size in bytes, 1 .. 2^48-1
-    input  wire [47:0]   packet_size,      // Packet size in bytes (whole beats; 0 = none)
-    input  wire          pattern,          // 1: incremental pattern, 0: dummy data
-    input  wire          verify,           // Check received data against the pattern
-    input  wire          open_ended,       // 1: no size either way: send until `tx_stop`, receive any number of bytes
-    input  wire          tx_stop,          // Level: end the transmit stream with its next beat (marked tlast)
-    input  wire [1023:0] tx_prefix,        // The TX prefix (byte 0 in bits 7:0) and its length, 0..=64 bytes; taken at `tx_start`
-    input  wire [6:0]    tx_prefix_length,
-    input  wire [6:0]    tx_percent,       // TX max speed, % of the bus peak (1..=100)
-    input  wire [6:0]    rx_percent,       // RX max speed, % of the bus peak (1..=100)
+    input  wire [47:0]   transfer_size,   // Transfer size in bytes, 1 .. 2^48-1
+    input  wire [47:0]   packet_size,     // Packet size in bytes (whole beats; 0 = none)
+    input  wire          pattern,         // 1: incremental pattern, 0: dummy data
+    input  wire          verify,          // Check received data against the pattern
+    input  wire          open_ended,      // 1: no size either way: send until `tx_stop`, receive any number of bytes
+    input  wire          tx_stop,         // Level: end the transmit stream with its next beat (marked tlast)
+    input  wire [6:0]    tx_percent,      // TX max speed, % of the bus peak (1..=100)
+    input  wire [6:0]    rx_percent,      // RX max speed, % of the bus peak (1..=100)
 
     // Transmit status
-    output wire          tx_busy,          // Transmit in progress
-    output wire          tx_done,          // Last transmit completed
-    output wire [63:0]   tx_bytes,         // Bytes accepted by the TOE since start
-    output wire [6:0]    tx_prefix_sent,   // Bytes of the prefix among them
+    output wire          tx_busy,         // Transmit in progress
+    output wire          tx_done,         // Last transmit completed
+    output wire [63:0]   tx_bytes,        // Bytes accepted by the TOE since start
 
     // Transmit stream to the TOE (AXI4-Stream)
-    output wire [1023:0] tx_tdata,         // Transmit stream to the TOE
-    output wire [127:0]  tx_tkeep,         // Byte enables
-    output wire          tx_tlast,         // Last beat of a packet
-    output wire          tx_tvalid,        // Beat valid
-    input  wire          tx_tready,        // The TOE takes the beat
+    output wire [1023:0] tx_tdata,        // Transmit stream to the TOE
+    output wire [127:0]  tx_tkeep,        // Byte enables
+    output wire          tx_tlast,        // Last beat of a packet
+    output wire          tx_tvalid,       // Beat valid
+    input  wire          tx_tready,       // The TOE takes the beat
 
     // Receive stream from the TOE (AXI4-Stream)
-    input  wire [1023:0] rx_tdata,         // Receive stream from the TOE
-    input  wire [127:0]  rx_tkeep,         // Byte enables
-    input  wire          rx_tlast,         // Last beat of a packet
-    input  wire          rx_tvalid,        // Beat valid
-    output wire          rx_tready,        // Ready for a beat (gated by the RX limiter)
+    input  wire [1023:0] rx_tdata,        // Receive stream from the TOE
+    input  wire [127:0]  rx_tkeep,        // Byte enables
+    input  wire          rx_tlast,        // Last beat of a packet
+    input  wire          rx_tvalid,       // Beat valid
+    output wire          rx_tready,       // Ready for a beat (gated by the RX limiter)
 
     // Receive status and first-error record
-    output wire [63:0]   rx_bytes,         // Bytes received since rx_start
-    output wire [31:0]   rx_packets,       // Packets (beats with tlast) received since rx_start
-    output wire          rx_complete,      // rx_bytes equals the transfer size
-    output wire          rx_error,         // Sticky receive error
-    output wire          rx_beyond,        // Data past the transfer size arrived (sticky until `rx_start`)
-    output wire          rx_settled,       // No received beat is still in the verifier's pipeline
-    output wire [31:0]   rx_err_count,     // Beats with a wrong or late byte, plus a short end (saturating)
-    output wire          rx_err_valid,     // The first-error record is complete
-    output wire [1:0]    rx_err_cause,     // The verifier's internal cause (`data_verifier::CAUSE_*`: 1 mismatch, 2 data beyond the size, 3 short transfer), not the register map's `error_cause`
-    output wire [47:0]   rx_err_offset,    // Stream offset of the first error
-    output wire [31:0]   rx_err_expected,  // Expected word at the first error
-    output wire [31:0]   rx_err_received   // Received word at the first error
+    output wire [63:0]   rx_bytes,        // Bytes received since rx_start
+    output wire [31:0]   rx_packets,      // Packets (beats with tlast) received since rx_start
+    output wire          rx_complete,     // rx_bytes equals the transfer size
+    output wire          rx_error,        // Sticky receive error
+    output wire          rx_beyond,       // Data past the transfer size arrived (sticky until `rx_start`)
+    output wire          rx_settled,      // No received beat is still in the verifier's pipeline
+    output wire [31:0]   rx_err_count,    // Beats with a wrong or late byte, plus a short end (saturating)
+    output wire          rx_err_valid,    // The first-error record is complete
+    output wire [1:0]    rx_err_cause,    // The verifier's internal cause (`data_verifier::CAUSE_*`: 1 mismatch, 2 data beyond the size, 3 short transfer), not the register map's `error_cause`
+    output wire [47:0]   rx_err_offset,   // Stream offset of the first error
+    output wire [31:0]   rx_err_expected, // Expected word at the first error
+    output wire [31:0]   rx_err_received  // Received word at the first error
 );
 
     // generator
@@ -90,13 +87,10 @@ module toe_user_logic_datapath (
         .pattern      (pattern),
         .open_ended   (open_ended),
         .stop         (tx_stop),
-        .prefix       (tx_prefix),
-        .prefix_length(tx_prefix_length),
         .enable       (generator_enable),
         .busy         (tx_busy),
         .done         (tx_done),
         .bytes_sent   (tx_bytes),
-        .prefix_sent  (tx_prefix_sent),
         .m_tdata      (generator_m_tdata),
         .m_tkeep      (generator_m_tkeep),
         .m_tlast      (generator_m_tlast),

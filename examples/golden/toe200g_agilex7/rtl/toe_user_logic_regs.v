@@ -72,7 +72,6 @@ module toe_user_logic_regs (
     output wire [15:0]  s0_fpga_port,          // Port number
     output wire [15:0]  s0_target_port,        // Port number
     output wire [15:0]  s0_stall_timeout,      // Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection
-    output wire [6:0]   s0_tx_prefix_length,   // 0..=64; 0: no prefix
     input  wire [63:0]  s0_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s0_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s0_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
@@ -82,26 +81,9 @@ module toe_user_logic_regs (
     input  wire [31:0]  s0_err_received,       // Received word at `err_offset`
     input  wire [31:0]  s0_err_count,          // Count
     input  wire [31:0]  s0_rx_packets,         // Count; wraps at 2^32
-    input  wire [6:0]   s0_tx_prefix_sent,     // 0..=`tx_prefix_length`
     input  wire [15:0]  s0_peer_port,          // Port number
     input  wire [15:0]  s0_peer_mss,           // MSS in bytes
     input  wire [3:0]   s0_peer_window_scale,  // Window scale shift count, 0..=14
-    output wire [31:0]  s0_tx_prefix_0,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_1,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_2,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_3,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_4,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_5,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_6,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_7,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_8,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_9,        // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_10,       // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_11,       // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_12,       // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_13,       // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_14,       // Four prefix bytes
-    output wire [31:0]  s0_tx_prefix_15,       // Four prefix bytes
 
     // s1 registers
     output wire         s1_start,              // Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test
@@ -128,7 +110,6 @@ module toe_user_logic_regs (
     output wire [15:0]  s1_fpga_port,          // Port number
     output wire [15:0]  s1_target_port,        // Port number
     output wire [15:0]  s1_stall_timeout,      // Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection
-    output wire [6:0]   s1_tx_prefix_length,   // 0..=64; 0: no prefix
     input  wire [63:0]  s1_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s1_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s1_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
@@ -138,26 +119,9 @@ module toe_user_logic_regs (
     input  wire [31:0]  s1_err_received,       // Received word at `err_offset`
     input  wire [31:0]  s1_err_count,          // Count
     input  wire [31:0]  s1_rx_packets,         // Count; wraps at 2^32
-    input  wire [6:0]   s1_tx_prefix_sent,     // 0..=`tx_prefix_length`
     input  wire [15:0]  s1_peer_port,          // Port number
     input  wire [15:0]  s1_peer_mss,           // MSS in bytes
     input  wire [3:0]   s1_peer_window_scale,  // Window scale shift count, 0..=14
-    output wire [31:0]  s1_tx_prefix_0,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_1,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_2,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_3,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_4,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_5,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_6,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_7,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_8,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_9,        // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_10,       // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_11,       // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_12,       // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_13,       // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_14,       // Four prefix bytes
-    output wire [31:0]  s1_tx_prefix_15,       // Four prefix bytes
 
     // s2 registers
     output wire         s2_start,              // Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test
@@ -184,7 +148,6 @@ module toe_user_logic_regs (
     output wire [15:0]  s2_fpga_port,          // Port number
     output wire [15:0]  s2_target_port,        // Port number
     output wire [15:0]  s2_stall_timeout,      // Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection
-    output wire [6:0]   s2_tx_prefix_length,   // 0..=64; 0: no prefix
     input  wire [63:0]  s2_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s2_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s2_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
@@ -194,26 +157,9 @@ module toe_user_logic_regs (
     input  wire [31:0]  s2_err_received,       // Received word at `err_offset`
     input  wire [31:0]  s2_err_count,          // Count
     input  wire [31:0]  s2_rx_packets,         // Count; wraps at 2^32
-    input  wire [6:0]   s2_tx_prefix_sent,     // 0..=`tx_prefix_length`
     input  wire [15:0]  s2_peer_port,          // Port number
     input  wire [15:0]  s2_peer_mss,           // MSS in bytes
     input  wire [3:0]   s2_peer_window_scale,  // Window scale shift count, 0..=14
-    output wire [31:0]  s2_tx_prefix_0,        // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_1,        // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_2,        // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_3,        // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_4,        // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_5,        // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_6,        // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_7,        // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_8,        // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_9,        // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_10,       // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_11,       // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_12,       // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_13,       // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_14,       // Four prefix bytes
-    output wire [31:0]  s2_tx_prefix_15,       // Four prefix bytes
 
     // s3 registers
     output wire         s3_start,              // Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test
@@ -240,7 +186,6 @@ module toe_user_logic_regs (
     output wire [15:0]  s3_fpga_port,          // Port number
     output wire [15:0]  s3_target_port,        // Port number
     output wire [15:0]  s3_stall_timeout,      // Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection
-    output wire [6:0]   s3_tx_prefix_length,   // 0..=64; 0: no prefix
     input  wire [63:0]  s3_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s3_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s3_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
@@ -250,26 +195,9 @@ module toe_user_logic_regs (
     input  wire [31:0]  s3_err_received,       // Received word at `err_offset`
     input  wire [31:0]  s3_err_count,          // Count
     input  wire [31:0]  s3_rx_packets,         // Count; wraps at 2^32
-    input  wire [6:0]   s3_tx_prefix_sent,     // 0..=`tx_prefix_length`
     input  wire [15:0]  s3_peer_port,          // Port number
     input  wire [15:0]  s3_peer_mss,           // MSS in bytes
-    input  wire [3:0]   s3_peer_window_scale,  // Window scale shift count, 0..=14
-    output wire [31:0]  s3_tx_prefix_0,        // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_1,        // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_2,        // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_3,        // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_4,        // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_5,        // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_6,        // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_7,        // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_8,        // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_9,        // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_10,       // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_11,       // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_12,       // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_13,       // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_14,       // Four prefix bytes
-    output wire [31:0]  s3_tx_prefix_15        // Four prefix bytes
+    input  wire [3:0]   s3_peer_window_scale   // Window scale shift count, 0..=14
 );
 
     wire [63:0] cycle_count;
@@ -289,25 +217,8 @@ module toe_user_logic_regs (
     wire [31:0] s0_fpga_port_value;
     wire [31:0] s0_target_port_value;
     wire [31:0] s0_stall_timeout_value;
-    wire [31:0] s0_tx_prefix_length_value;
     wire [31:0] s0_duration_lo_value;
     wire [31:0] s0_duration_hi_value;
-    wire [31:0] s0_tx_prefix_0_value;
-    wire [31:0] s0_tx_prefix_1_value;
-    wire [31:0] s0_tx_prefix_2_value;
-    wire [31:0] s0_tx_prefix_3_value;
-    wire [31:0] s0_tx_prefix_4_value;
-    wire [31:0] s0_tx_prefix_5_value;
-    wire [31:0] s0_tx_prefix_6_value;
-    wire [31:0] s0_tx_prefix_7_value;
-    wire [31:0] s0_tx_prefix_8_value;
-    wire [31:0] s0_tx_prefix_9_value;
-    wire [31:0] s0_tx_prefix_10_value;
-    wire [31:0] s0_tx_prefix_11_value;
-    wire [31:0] s0_tx_prefix_12_value;
-    wire [31:0] s0_tx_prefix_13_value;
-    wire [31:0] s0_tx_prefix_14_value;
-    wire [31:0] s0_tx_prefix_15_value;
     wire [31:0] s1_test_config_value;
     wire [31:0] s1_speed_value;
     wire [31:0] s1_transfer_size_lo_value;
@@ -317,25 +228,8 @@ module toe_user_logic_regs (
     wire [31:0] s1_fpga_port_value;
     wire [31:0] s1_target_port_value;
     wire [31:0] s1_stall_timeout_value;
-    wire [31:0] s1_tx_prefix_length_value;
     wire [31:0] s1_duration_lo_value;
     wire [31:0] s1_duration_hi_value;
-    wire [31:0] s1_tx_prefix_0_value;
-    wire [31:0] s1_tx_prefix_1_value;
-    wire [31:0] s1_tx_prefix_2_value;
-    wire [31:0] s1_tx_prefix_3_value;
-    wire [31:0] s1_tx_prefix_4_value;
-    wire [31:0] s1_tx_prefix_5_value;
-    wire [31:0] s1_tx_prefix_6_value;
-    wire [31:0] s1_tx_prefix_7_value;
-    wire [31:0] s1_tx_prefix_8_value;
-    wire [31:0] s1_tx_prefix_9_value;
-    wire [31:0] s1_tx_prefix_10_value;
-    wire [31:0] s1_tx_prefix_11_value;
-    wire [31:0] s1_tx_prefix_12_value;
-    wire [31:0] s1_tx_prefix_13_value;
-    wire [31:0] s1_tx_prefix_14_value;
-    wire [31:0] s1_tx_prefix_15_value;
     wire [31:0] s2_test_config_value;
     wire [31:0] s2_speed_value;
     wire [31:0] s2_transfer_size_lo_value;
@@ -345,25 +239,8 @@ module toe_user_logic_regs (
     wire [31:0] s2_fpga_port_value;
     wire [31:0] s2_target_port_value;
     wire [31:0] s2_stall_timeout_value;
-    wire [31:0] s2_tx_prefix_length_value;
     wire [31:0] s2_duration_lo_value;
     wire [31:0] s2_duration_hi_value;
-    wire [31:0] s2_tx_prefix_0_value;
-    wire [31:0] s2_tx_prefix_1_value;
-    wire [31:0] s2_tx_prefix_2_value;
-    wire [31:0] s2_tx_prefix_3_value;
-    wire [31:0] s2_tx_prefix_4_value;
-    wire [31:0] s2_tx_prefix_5_value;
-    wire [31:0] s2_tx_prefix_6_value;
-    wire [31:0] s2_tx_prefix_7_value;
-    wire [31:0] s2_tx_prefix_8_value;
-    wire [31:0] s2_tx_prefix_9_value;
-    wire [31:0] s2_tx_prefix_10_value;
-    wire [31:0] s2_tx_prefix_11_value;
-    wire [31:0] s2_tx_prefix_12_value;
-    wire [31:0] s2_tx_prefix_13_value;
-    wire [31:0] s2_tx_prefix_14_value;
-    wire [31:0] s2_tx_prefix_15_value;
     wire [31:0] s3_test_config_value;
     wire [31:0] s3_speed_value;
     wire [31:0] s3_transfer_size_lo_value;
@@ -373,25 +250,8 @@ module toe_user_logic_regs (
     wire [31:0] s3_fpga_port_value;
     wire [31:0] s3_target_port_value;
     wire [31:0] s3_stall_timeout_value;
-    wire [31:0] s3_tx_prefix_length_value;
     wire [31:0] s3_duration_lo_value;
     wire [31:0] s3_duration_hi_value;
-    wire [31:0] s3_tx_prefix_0_value;
-    wire [31:0] s3_tx_prefix_1_value;
-    wire [31:0] s3_tx_prefix_2_value;
-    wire [31:0] s3_tx_prefix_3_value;
-    wire [31:0] s3_tx_prefix_4_value;
-    wire [31:0] s3_tx_prefix_5_value;
-    wire [31:0] s3_tx_prefix_6_value;
-    wire [31:0] s3_tx_prefix_7_value;
-    wire [31:0] s3_tx_prefix_8_value;
-    wire [31:0] s3_tx_prefix_9_value;
-    wire [31:0] s3_tx_prefix_10_value;
-    wire [31:0] s3_tx_prefix_11_value;
-    wire [31:0] s3_tx_prefix_12_value;
-    wire [31:0] s3_tx_prefix_13_value;
-    wire [31:0] s3_tx_prefix_14_value;
-    wire [31:0] s3_tx_prefix_15_value;
     wire [31:0] toe_toe_ctrl_pulse;
     wire [31:0] s0_ctrl_pulse;
     wire [31:0] s1_ctrl_pulse;
@@ -416,7 +276,6 @@ module toe_user_logic_regs (
     wire [31:0] s0_err_received_status = {s0_err_received[31:0]};
     wire [31:0] s0_err_count_status = {s0_err_count[31:0]};
     wire [31:0] s0_rx_packets_status = {s0_rx_packets[31:0]};
-    wire [31:0] s0_tx_prefix_sent_status = {25'd0, s0_tx_prefix_sent[6:0]};
     wire [31:0] s0_peer_port_status = {16'd0, s0_peer_port[15:0]};
     wire [31:0] s0_peer_mss_status = {16'd0, s0_peer_mss[15:0]};
     wire [31:0] s0_peer_window_scale_status = {28'd0, s0_peer_window_scale[3:0]};
@@ -429,7 +288,6 @@ module toe_user_logic_regs (
     wire [31:0] s1_err_received_status = {s1_err_received[31:0]};
     wire [31:0] s1_err_count_status = {s1_err_count[31:0]};
     wire [31:0] s1_rx_packets_status = {s1_rx_packets[31:0]};
-    wire [31:0] s1_tx_prefix_sent_status = {25'd0, s1_tx_prefix_sent[6:0]};
     wire [31:0] s1_peer_port_status = {16'd0, s1_peer_port[15:0]};
     wire [31:0] s1_peer_mss_status = {16'd0, s1_peer_mss[15:0]};
     wire [31:0] s1_peer_window_scale_status = {28'd0, s1_peer_window_scale[3:0]};
@@ -442,7 +300,6 @@ module toe_user_logic_regs (
     wire [31:0] s2_err_received_status = {s2_err_received[31:0]};
     wire [31:0] s2_err_count_status = {s2_err_count[31:0]};
     wire [31:0] s2_rx_packets_status = {s2_rx_packets[31:0]};
-    wire [31:0] s2_tx_prefix_sent_status = {25'd0, s2_tx_prefix_sent[6:0]};
     wire [31:0] s2_peer_port_status = {16'd0, s2_peer_port[15:0]};
     wire [31:0] s2_peer_mss_status = {16'd0, s2_peer_mss[15:0]};
     wire [31:0] s2_peer_window_scale_status = {28'd0, s2_peer_window_scale[3:0]};
@@ -455,7 +312,6 @@ module toe_user_logic_regs (
     wire [31:0] s3_err_received_status = {s3_err_received[31:0]};
     wire [31:0] s3_err_count_status = {s3_err_count[31:0]};
     wire [31:0] s3_rx_packets_status = {s3_rx_packets[31:0]};
-    wire [31:0] s3_tx_prefix_sent_status = {25'd0, s3_tx_prefix_sent[6:0]};
     wire [31:0] s3_peer_port_status = {16'd0, s3_peer_port[15:0]};
     wire [31:0] s3_peer_mss_status = {16'd0, s3_peer_mss[15:0]};
     wire [31:0] s3_peer_window_scale_status = {28'd0, s3_peer_window_scale[3:0]};
@@ -486,7 +342,6 @@ module toe_user_logic_regs (
     wire unused_s0_fpga_port_value = ^s0_fpga_port_value;
     wire unused_s0_target_port_value = ^s0_target_port_value;
     wire unused_s0_stall_timeout_value = ^s0_stall_timeout_value;
-    wire unused_s0_tx_prefix_length_value = ^s0_tx_prefix_length_value;
     wire unused_s0_duration_hi_value = ^s0_duration_hi_value;
     wire unused_s1_test_config_value = ^s1_test_config_value;
     wire unused_s1_speed_value = ^s1_speed_value;
@@ -495,7 +350,6 @@ module toe_user_logic_regs (
     wire unused_s1_fpga_port_value = ^s1_fpga_port_value;
     wire unused_s1_target_port_value = ^s1_target_port_value;
     wire unused_s1_stall_timeout_value = ^s1_stall_timeout_value;
-    wire unused_s1_tx_prefix_length_value = ^s1_tx_prefix_length_value;
     wire unused_s1_duration_hi_value = ^s1_duration_hi_value;
     wire unused_s2_test_config_value = ^s2_test_config_value;
     wire unused_s2_speed_value = ^s2_speed_value;
@@ -504,7 +358,6 @@ module toe_user_logic_regs (
     wire unused_s2_fpga_port_value = ^s2_fpga_port_value;
     wire unused_s2_target_port_value = ^s2_target_port_value;
     wire unused_s2_stall_timeout_value = ^s2_stall_timeout_value;
-    wire unused_s2_tx_prefix_length_value = ^s2_tx_prefix_length_value;
     wire unused_s2_duration_hi_value = ^s2_duration_hi_value;
     wire unused_s3_test_config_value = ^s3_test_config_value;
     wire unused_s3_speed_value = ^s3_speed_value;
@@ -513,7 +366,6 @@ module toe_user_logic_regs (
     wire unused_s3_fpga_port_value = ^s3_fpga_port_value;
     wire unused_s3_target_port_value = ^s3_target_port_value;
     wire unused_s3_stall_timeout_value = ^s3_stall_timeout_value;
-    wire unused_s3_tx_prefix_length_value = ^s3_tx_prefix_length_value;
     wire unused_s3_duration_hi_value = ^s3_duration_hi_value;
     wire unused_toe_toe_ctrl_pulse = ^toe_toe_ctrl_pulse;
     wire unused_s0_ctrl_pulse = ^s0_ctrl_pulse;
@@ -564,25 +416,8 @@ module toe_user_logic_regs (
         .s0_fpga_port_value(s0_fpga_port_value),
         .s0_target_port_value(s0_target_port_value),
         .s0_stall_timeout_value(s0_stall_timeout_value),
-        .s0_tx_prefix_length_value(s0_tx_prefix_length_value),
         .s0_duration_lo_value(s0_duration_lo_value),
         .s0_duration_hi_value(s0_duration_hi_value),
-        .s0_tx_prefix_0_value(s0_tx_prefix_0_value),
-        .s0_tx_prefix_1_value(s0_tx_prefix_1_value),
-        .s0_tx_prefix_2_value(s0_tx_prefix_2_value),
-        .s0_tx_prefix_3_value(s0_tx_prefix_3_value),
-        .s0_tx_prefix_4_value(s0_tx_prefix_4_value),
-        .s0_tx_prefix_5_value(s0_tx_prefix_5_value),
-        .s0_tx_prefix_6_value(s0_tx_prefix_6_value),
-        .s0_tx_prefix_7_value(s0_tx_prefix_7_value),
-        .s0_tx_prefix_8_value(s0_tx_prefix_8_value),
-        .s0_tx_prefix_9_value(s0_tx_prefix_9_value),
-        .s0_tx_prefix_10_value(s0_tx_prefix_10_value),
-        .s0_tx_prefix_11_value(s0_tx_prefix_11_value),
-        .s0_tx_prefix_12_value(s0_tx_prefix_12_value),
-        .s0_tx_prefix_13_value(s0_tx_prefix_13_value),
-        .s0_tx_prefix_14_value(s0_tx_prefix_14_value),
-        .s0_tx_prefix_15_value(s0_tx_prefix_15_value),
         .s1_test_config_value(s1_test_config_value),
         .s1_speed_value(s1_speed_value),
         .s1_transfer_size_lo_value(s1_transfer_size_lo_value),
@@ -592,25 +427,8 @@ module toe_user_logic_regs (
         .s1_fpga_port_value(s1_fpga_port_value),
         .s1_target_port_value(s1_target_port_value),
         .s1_stall_timeout_value(s1_stall_timeout_value),
-        .s1_tx_prefix_length_value(s1_tx_prefix_length_value),
         .s1_duration_lo_value(s1_duration_lo_value),
         .s1_duration_hi_value(s1_duration_hi_value),
-        .s1_tx_prefix_0_value(s1_tx_prefix_0_value),
-        .s1_tx_prefix_1_value(s1_tx_prefix_1_value),
-        .s1_tx_prefix_2_value(s1_tx_prefix_2_value),
-        .s1_tx_prefix_3_value(s1_tx_prefix_3_value),
-        .s1_tx_prefix_4_value(s1_tx_prefix_4_value),
-        .s1_tx_prefix_5_value(s1_tx_prefix_5_value),
-        .s1_tx_prefix_6_value(s1_tx_prefix_6_value),
-        .s1_tx_prefix_7_value(s1_tx_prefix_7_value),
-        .s1_tx_prefix_8_value(s1_tx_prefix_8_value),
-        .s1_tx_prefix_9_value(s1_tx_prefix_9_value),
-        .s1_tx_prefix_10_value(s1_tx_prefix_10_value),
-        .s1_tx_prefix_11_value(s1_tx_prefix_11_value),
-        .s1_tx_prefix_12_value(s1_tx_prefix_12_value),
-        .s1_tx_prefix_13_value(s1_tx_prefix_13_value),
-        .s1_tx_prefix_14_value(s1_tx_prefix_14_value),
-        .s1_tx_prefix_15_value(s1_tx_prefix_15_value),
         .s2_test_config_value(s2_test_config_value),
         .s2_speed_value(s2_speed_value),
         .s2_transfer_size_lo_value(s2_transfer_size_lo_value),
@@ -620,25 +438,8 @@ module toe_user_logic_regs (
         .s2_fpga_port_value(s2_fpga_port_value),
         .s2_target_port_value(s2_target_port_value),
         .s2_stall_timeout_value(s2_stall_timeout_value),
-        .s2_tx_prefix_length_value(s2_tx_prefix_length_value),
         .s2_duration_lo_value(s2_duration_lo_value),
         .s2_duration_hi_value(s2_duration_hi_value),
-        .s2_tx_prefix_0_value(s2_tx_prefix_0_value),
-        .s2_tx_prefix_1_value(s2_tx_prefix_1_value),
-        .s2_tx_prefix_2_value(s2_tx_prefix_2_value),
-        .s2_tx_prefix_3_value(s2_tx_prefix_3_value),
-        .s2_tx_prefix_4_value(s2_tx_prefix_4_value),
-        .s2_tx_prefix_5_value(s2_tx_prefix_5_value),
-        .s2_tx_prefix_6_value(s2_tx_prefix_6_value),
-        .s2_tx_prefix_7_value(s2_tx_prefix_7_value),
-        .s2_tx_prefix_8_value(s2_tx_prefix_8_value),
-        .s2_tx_prefix_9_value(s2_tx_prefix_9_value),
-        .s2_tx_prefix_10_value(s2_tx_prefix_10_value),
-        .s2_tx_prefix_11_value(s2_tx_prefix_11_value),
-        .s2_tx_prefix_12_value(s2_tx_prefix_12_value),
-        .s2_tx_prefix_13_value(s2_tx_prefix_13_value),
-        .s2_tx_prefix_14_value(s2_tx_prefix_14_value),
-        .s2_tx_prefix_15_value(s2_tx_prefix_15_value),
         .s3_test_config_value(s3_test_config_value),
         .s3_speed_value(s3_speed_value),
         .s3_transfer_size_lo_value(s3_transfer_size_lo_value),
@@ -648,25 +449,8 @@ module toe_user_logic_regs (
         .s3_fpga_port_value(s3_fpga_port_value),
         .s3_target_port_value(s3_target_port_value),
         .s3_stall_timeout_value(s3_stall_timeout_value),
-        .s3_tx_prefix_length_value(s3_tx_prefix_length_value),
         .s3_duration_lo_value(s3_duration_lo_value),
         .s3_duration_hi_value(s3_duration_hi_value),
-        .s3_tx_prefix_0_value(s3_tx_prefix_0_value),
-        .s3_tx_prefix_1_value(s3_tx_prefix_1_value),
-        .s3_tx_prefix_2_value(s3_tx_prefix_2_value),
-        .s3_tx_prefix_3_value(s3_tx_prefix_3_value),
-        .s3_tx_prefix_4_value(s3_tx_prefix_4_value),
-        .s3_tx_prefix_5_value(s3_tx_prefix_5_value),
-        .s3_tx_prefix_6_value(s3_tx_prefix_6_value),
-        .s3_tx_prefix_7_value(s3_tx_prefix_7_value),
-        .s3_tx_prefix_8_value(s3_tx_prefix_8_value),
-        .s3_tx_prefix_9_value(s3_tx_prefix_9_value),
-        .s3_tx_prefix_10_value(s3_tx_prefix_10_value),
-        .s3_tx_prefix_11_value(s3_tx_prefix_11_value),
-        .s3_tx_prefix_12_value(s3_tx_prefix_12_value),
-        .s3_tx_prefix_13_value(s3_tx_prefix_13_value),
-        .s3_tx_prefix_14_value(s3_tx_prefix_14_value),
-        .s3_tx_prefix_15_value(s3_tx_prefix_15_value),
         .toe_toe_ctrl_pulse(toe_toe_ctrl_pulse),
         .s0_ctrl_pulse(s0_ctrl_pulse),
         .s1_ctrl_pulse(s1_ctrl_pulse),
@@ -691,7 +475,6 @@ module toe_user_logic_regs (
         .s0_err_received_status(s0_err_received_status),
         .s0_err_count_status(s0_err_count_status),
         .s0_rx_packets_status(s0_rx_packets_status),
-        .s0_tx_prefix_sent_status(s0_tx_prefix_sent_status),
         .s0_peer_port_status(s0_peer_port_status),
         .s0_peer_mss_status(s0_peer_mss_status),
         .s0_peer_window_scale_status(s0_peer_window_scale_status),
@@ -704,7 +487,6 @@ module toe_user_logic_regs (
         .s1_err_received_status(s1_err_received_status),
         .s1_err_count_status(s1_err_count_status),
         .s1_rx_packets_status(s1_rx_packets_status),
-        .s1_tx_prefix_sent_status(s1_tx_prefix_sent_status),
         .s1_peer_port_status(s1_peer_port_status),
         .s1_peer_mss_status(s1_peer_mss_status),
         .s1_peer_window_scale_status(s1_peer_window_scale_status),
@@ -717,7 +499,6 @@ module toe_user_logic_regs (
         .s2_err_received_status(s2_err_received_status),
         .s2_err_count_status(s2_err_count_status),
         .s2_rx_packets_status(s2_rx_packets_status),
-        .s2_tx_prefix_sent_status(s2_tx_prefix_sent_status),
         .s2_peer_port_status(s2_peer_port_status),
         .s2_peer_mss_status(s2_peer_mss_status),
         .s2_peer_window_scale_status(s2_peer_window_scale_status),
@@ -730,7 +511,6 @@ module toe_user_logic_regs (
         .s3_err_received_status(s3_err_received_status),
         .s3_err_count_status(s3_err_count_status),
         .s3_rx_packets_status(s3_rx_packets_status),
-        .s3_tx_prefix_sent_status(s3_tx_prefix_sent_status),
         .s3_peer_port_status(s3_peer_port_status),
         .s3_peer_mss_status(s3_peer_mss_status),
         .s3_peer_window_scale_status(s3_peer_window_scale_status),
@@ -780,24 +560,7 @@ module toe_user_logic_regs (
     assign s0_fpga_port = s0_fpga_port_value[15:0];
     assign s0_target_port = s0_target_port_value[15:0];
     assign s0_stall_timeout = s0_stall_timeout_value[15:0];
-    assign s0_tx_prefix_length = s0_tx_prefix_length_value[6:0];
     assign s0_duration = {s0_duration_hi_value[15:0], s0_duration_lo_value[31:0]};
-    assign s0_tx_prefix_0 = s0_tx_prefix_0_value[31:0];
-    assign s0_tx_prefix_1 = s0_tx_prefix_1_value[31:0];
-    assign s0_tx_prefix_2 = s0_tx_prefix_2_value[31:0];
-    assign s0_tx_prefix_3 = s0_tx_prefix_3_value[31:0];
-    assign s0_tx_prefix_4 = s0_tx_prefix_4_value[31:0];
-    assign s0_tx_prefix_5 = s0_tx_prefix_5_value[31:0];
-    assign s0_tx_prefix_6 = s0_tx_prefix_6_value[31:0];
-    assign s0_tx_prefix_7 = s0_tx_prefix_7_value[31:0];
-    assign s0_tx_prefix_8 = s0_tx_prefix_8_value[31:0];
-    assign s0_tx_prefix_9 = s0_tx_prefix_9_value[31:0];
-    assign s0_tx_prefix_10 = s0_tx_prefix_10_value[31:0];
-    assign s0_tx_prefix_11 = s0_tx_prefix_11_value[31:0];
-    assign s0_tx_prefix_12 = s0_tx_prefix_12_value[31:0];
-    assign s0_tx_prefix_13 = s0_tx_prefix_13_value[31:0];
-    assign s0_tx_prefix_14 = s0_tx_prefix_14_value[31:0];
-    assign s0_tx_prefix_15 = s0_tx_prefix_15_value[31:0];
     assign s1_start = s1_ctrl_pulse[0];
     assign s1_abort = s1_ctrl_pulse[1];
     assign s1_clear_errors = s1_ctrl_pulse[2];
@@ -816,24 +579,7 @@ module toe_user_logic_regs (
     assign s1_fpga_port = s1_fpga_port_value[15:0];
     assign s1_target_port = s1_target_port_value[15:0];
     assign s1_stall_timeout = s1_stall_timeout_value[15:0];
-    assign s1_tx_prefix_length = s1_tx_prefix_length_value[6:0];
     assign s1_duration = {s1_duration_hi_value[15:0], s1_duration_lo_value[31:0]};
-    assign s1_tx_prefix_0 = s1_tx_prefix_0_value[31:0];
-    assign s1_tx_prefix_1 = s1_tx_prefix_1_value[31:0];
-    assign s1_tx_prefix_2 = s1_tx_prefix_2_value[31:0];
-    assign s1_tx_prefix_3 = s1_tx_prefix_3_value[31:0];
-    assign s1_tx_prefix_4 = s1_tx_prefix_4_value[31:0];
-    assign s1_tx_prefix_5 = s1_tx_prefix_5_value[31:0];
-    assign s1_tx_prefix_6 = s1_tx_prefix_6_value[31:0];
-    assign s1_tx_prefix_7 = s1_tx_prefix_7_value[31:0];
-    assign s1_tx_prefix_8 = s1_tx_prefix_8_value[31:0];
-    assign s1_tx_prefix_9 = s1_tx_prefix_9_value[31:0];
-    assign s1_tx_prefix_10 = s1_tx_prefix_10_value[31:0];
-    assign s1_tx_prefix_11 = s1_tx_prefix_11_value[31:0];
-    assign s1_tx_prefix_12 = s1_tx_prefix_12_value[31:0];
-    assign s1_tx_prefix_13 = s1_tx_prefix_13_value[31:0];
-    assign s1_tx_prefix_14 = s1_tx_prefix_14_value[31:0];
-    assign s1_tx_prefix_15 = s1_tx_prefix_15_value[31:0];
     assign s2_start = s2_ctrl_pulse[0];
     assign s2_abort = s2_ctrl_pulse[1];
     assign s2_clear_errors = s2_ctrl_pulse[2];
@@ -852,24 +598,7 @@ module toe_user_logic_regs (
     assign s2_fpga_port = s2_fpga_port_value[15:0];
     assign s2_target_port = s2_target_port_value[15:0];
     assign s2_stall_timeout = s2_stall_timeout_value[15:0];
-    assign s2_tx_prefix_length = s2_tx_prefix_length_value[6:0];
     assign s2_duration = {s2_duration_hi_value[15:0], s2_duration_lo_value[31:0]};
-    assign s2_tx_prefix_0 = s2_tx_prefix_0_value[31:0];
-    assign s2_tx_prefix_1 = s2_tx_prefix_1_value[31:0];
-    assign s2_tx_prefix_2 = s2_tx_prefix_2_value[31:0];
-    assign s2_tx_prefix_3 = s2_tx_prefix_3_value[31:0];
-    assign s2_tx_prefix_4 = s2_tx_prefix_4_value[31:0];
-    assign s2_tx_prefix_5 = s2_tx_prefix_5_value[31:0];
-    assign s2_tx_prefix_6 = s2_tx_prefix_6_value[31:0];
-    assign s2_tx_prefix_7 = s2_tx_prefix_7_value[31:0];
-    assign s2_tx_prefix_8 = s2_tx_prefix_8_value[31:0];
-    assign s2_tx_prefix_9 = s2_tx_prefix_9_value[31:0];
-    assign s2_tx_prefix_10 = s2_tx_prefix_10_value[31:0];
-    assign s2_tx_prefix_11 = s2_tx_prefix_11_value[31:0];
-    assign s2_tx_prefix_12 = s2_tx_prefix_12_value[31:0];
-    assign s2_tx_prefix_13 = s2_tx_prefix_13_value[31:0];
-    assign s2_tx_prefix_14 = s2_tx_prefix_14_value[31:0];
-    assign s2_tx_prefix_15 = s2_tx_prefix_15_value[31:0];
     assign s3_start = s3_ctrl_pulse[0];
     assign s3_abort = s3_ctrl_pulse[1];
     assign s3_clear_errors = s3_ctrl_pulse[2];
@@ -888,24 +617,7 @@ module toe_user_logic_regs (
     assign s3_fpga_port = s3_fpga_port_value[15:0];
     assign s3_target_port = s3_target_port_value[15:0];
     assign s3_stall_timeout = s3_stall_timeout_value[15:0];
-    assign s3_tx_prefix_length = s3_tx_prefix_length_value[6:0];
     assign s3_duration = {s3_duration_hi_value[15:0], s3_duration_lo_value[31:0]};
-    assign s3_tx_prefix_0 = s3_tx_prefix_0_value[31:0];
-    assign s3_tx_prefix_1 = s3_tx_prefix_1_value[31:0];
-    assign s3_tx_prefix_2 = s3_tx_prefix_2_value[31:0];
-    assign s3_tx_prefix_3 = s3_tx_prefix_3_value[31:0];
-    assign s3_tx_prefix_4 = s3_tx_prefix_4_value[31:0];
-    assign s3_tx_prefix_5 = s3_tx_prefix_5_value[31:0];
-    assign s3_tx_prefix_6 = s3_tx_prefix_6_value[31:0];
-    assign s3_tx_prefix_7 = s3_tx_prefix_7_value[31:0];
-    assign s3_tx_prefix_8 = s3_tx_prefix_8_value[31:0];
-    assign s3_tx_prefix_9 = s3_tx_prefix_9_value[31:0];
-    assign s3_tx_prefix_10 = s3_tx_prefix_10_value[31:0];
-    assign s3_tx_prefix_11 = s3_tx_prefix_11_value[31:0];
-    assign s3_tx_prefix_12 = s3_tx_prefix_12_value[31:0];
-    assign s3_tx_prefix_13 = s3_tx_prefix_13_value[31:0];
-    assign s3_tx_prefix_14 = s3_tx_prefix_14_value[31:0];
-    assign s3_tx_prefix_15 = s3_tx_prefix_15_value[31:0];
 endmodule
 
 `resetall

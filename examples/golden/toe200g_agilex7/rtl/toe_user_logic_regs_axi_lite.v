@@ -194,26 +194,6 @@ module toe_user_logic_regs_axi_lite (
         .refuse (s0_speed_rx_percent_check_refuse)
     );
 
-    // session[0].tx_prefix_length.bytes at 0x012c: a write outside 0..=64 is refused
-    wire s0_tx_prefix_length_bytes_check_refuse;
-    toe_user_logic_regs_check #(
-        .ADDRESS(32'h12c),
-        .MASK   (32'h7f),
-        .MIN    (32'h0),
-        .SPAN   (32'h40),
-        .BYTES  (4'h1)
-    ) u_s0_tx_prefix_length_bytes_check (
-        .clock  (s_axil_aclk),
-        .awaddr (s_axil_awaddr),
-        .awvalid(s_axil_awvalid),
-        .aw_full(aw_full_reg),
-        .wdata  (s_axil_wdata),
-        .wstrb  (s_axil_wstrb),
-        .wvalid (s_axil_wvalid),
-        .w_full (w_full_reg),
-        .refuse (s0_tx_prefix_length_bytes_check_refuse)
-    );
-
     // session[1].speed.tx_percent at 0x020c: a write outside 1..=100 is refused
     wire s1_speed_tx_percent_check_refuse;
     toe_user_logic_regs_check #(
@@ -252,26 +232,6 @@ module toe_user_logic_regs_axi_lite (
         .wvalid (s_axil_wvalid),
         .w_full (w_full_reg),
         .refuse (s1_speed_rx_percent_check_refuse)
-    );
-
-    // session[1].tx_prefix_length.bytes at 0x022c: a write outside 0..=64 is refused
-    wire s1_tx_prefix_length_bytes_check_refuse;
-    toe_user_logic_regs_check #(
-        .ADDRESS(32'h22c),
-        .MASK   (32'h7f),
-        .MIN    (32'h0),
-        .SPAN   (32'h40),
-        .BYTES  (4'h1)
-    ) u_s1_tx_prefix_length_bytes_check (
-        .clock  (s_axil_aclk),
-        .awaddr (s_axil_awaddr),
-        .awvalid(s_axil_awvalid),
-        .aw_full(aw_full_reg),
-        .wdata  (s_axil_wdata),
-        .wstrb  (s_axil_wstrb),
-        .wvalid (s_axil_wvalid),
-        .w_full (w_full_reg),
-        .refuse (s1_tx_prefix_length_bytes_check_refuse)
     );
 
     // session[2].speed.tx_percent at 0x030c: a write outside 1..=100 is refused
@@ -314,26 +274,6 @@ module toe_user_logic_regs_axi_lite (
         .refuse (s2_speed_rx_percent_check_refuse)
     );
 
-    // session[2].tx_prefix_length.bytes at 0x032c: a write outside 0..=64 is refused
-    wire s2_tx_prefix_length_bytes_check_refuse;
-    toe_user_logic_regs_check #(
-        .ADDRESS(32'h32c),
-        .MASK   (32'h7f),
-        .MIN    (32'h0),
-        .SPAN   (32'h40),
-        .BYTES  (4'h1)
-    ) u_s2_tx_prefix_length_bytes_check (
-        .clock  (s_axil_aclk),
-        .awaddr (s_axil_awaddr),
-        .awvalid(s_axil_awvalid),
-        .aw_full(aw_full_reg),
-        .wdata  (s_axil_wdata),
-        .wstrb  (s_axil_wstrb),
-        .wvalid (s_axil_wvalid),
-        .w_full (w_full_reg),
-        .refuse (s2_tx_prefix_length_bytes_check_refuse)
-    );
-
     // session[3].speed.tx_percent at 0x040c: a write outside 1..=100 is refused
     wire s3_speed_tx_percent_check_refuse;
     toe_user_logic_regs_check #(
@@ -372,26 +312,6 @@ module toe_user_logic_regs_axi_lite (
         .wvalid (s_axil_wvalid),
         .w_full (w_full_reg),
         .refuse (s3_speed_rx_percent_check_refuse)
-    );
-
-    // session[3].tx_prefix_length.bytes at 0x042c: a write outside 0..=64 is refused
-    wire s3_tx_prefix_length_bytes_check_refuse;
-    toe_user_logic_regs_check #(
-        .ADDRESS(32'h42c),
-        .MASK   (32'h7f),
-        .MIN    (32'h0),
-        .SPAN   (32'h40),
-        .BYTES  (4'h1)
-    ) u_s3_tx_prefix_length_bytes_check (
-        .clock  (s_axil_aclk),
-        .awaddr (s_axil_awaddr),
-        .awvalid(s_axil_awvalid),
-        .aw_full(aw_full_reg),
-        .wdata  (s_axil_wdata),
-        .wstrb  (s_axil_wstrb),
-        .wvalid (s_axil_wvalid),
-        .w_full (w_full_reg),
-        .refuse (s3_tx_prefix_length_bytes_check_refuse)
     );
 
     always @(*) begin
@@ -470,16 +390,12 @@ module toe_user_logic_regs_axi_lite (
         w_refused = w_refused | toe_toe_config_last_packet_mode_check_refuse;
         w_refused = w_refused | s0_speed_tx_percent_check_refuse;
         w_refused = w_refused | s0_speed_rx_percent_check_refuse;
-        w_refused = w_refused | s0_tx_prefix_length_bytes_check_refuse;
         w_refused = w_refused | s1_speed_tx_percent_check_refuse;
         w_refused = w_refused | s1_speed_rx_percent_check_refuse;
-        w_refused = w_refused | s1_tx_prefix_length_bytes_check_refuse;
         w_refused = w_refused | s2_speed_tx_percent_check_refuse;
         w_refused = w_refused | s2_speed_rx_percent_check_refuse;
-        w_refused = w_refused | s2_tx_prefix_length_bytes_check_refuse;
         w_refused = w_refused | s3_speed_tx_percent_check_refuse;
         w_refused = w_refused | s3_speed_rx_percent_check_refuse;
-        w_refused = w_refused | s3_tx_prefix_length_bytes_check_refuse;
         w_refused_q_next = w_refused;
         w_checked_next = aw_full_reg & w_full_reg;
         issue = 1'b0;

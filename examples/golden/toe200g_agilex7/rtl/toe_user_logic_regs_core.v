@@ -62,25 +62,8 @@ module toe_user_logic_regs_core (
     output wire [31:0] s0_fpga_port_value,           // Writable word (writable bits; others 0)
     output wire [31:0] s0_target_port_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s0_stall_timeout_value,       // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_length_value,    // Writable word (writable bits; others 0)
     output wire [31:0] s0_duration_lo_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s0_duration_hi_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_0_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_1_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_2_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_3_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_4_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_5_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_6_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_7_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_8_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_9_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_10_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_11_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_12_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_13_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_14_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s0_tx_prefix_15_value,        // Writable word (writable bits; others 0)
     output wire [31:0] s1_test_config_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s1_speed_value,               // Writable word (writable bits; others 0)
     output wire [31:0] s1_transfer_size_lo_value,    // Writable word (writable bits; others 0)
@@ -90,25 +73,8 @@ module toe_user_logic_regs_core (
     output wire [31:0] s1_fpga_port_value,           // Writable word (writable bits; others 0)
     output wire [31:0] s1_target_port_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s1_stall_timeout_value,       // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_length_value,    // Writable word (writable bits; others 0)
     output wire [31:0] s1_duration_lo_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s1_duration_hi_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_0_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_1_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_2_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_3_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_4_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_5_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_6_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_7_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_8_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_9_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_10_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_11_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_12_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_13_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_14_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s1_tx_prefix_15_value,        // Writable word (writable bits; others 0)
     output wire [31:0] s2_test_config_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s2_speed_value,               // Writable word (writable bits; others 0)
     output wire [31:0] s2_transfer_size_lo_value,    // Writable word (writable bits; others 0)
@@ -118,25 +84,8 @@ module toe_user_logic_regs_core (
     output wire [31:0] s2_fpga_port_value,           // Writable word (writable bits; others 0)
     output wire [31:0] s2_target_port_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s2_stall_timeout_value,       // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_length_value,    // Writable word (writable bits; others 0)
     output wire [31:0] s2_duration_lo_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s2_duration_hi_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_0_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_1_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_2_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_3_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_4_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_5_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_6_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_7_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_8_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_9_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_10_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_11_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_12_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_13_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_14_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s2_tx_prefix_15_value,        // Writable word (writable bits; others 0)
     output wire [31:0] s3_test_config_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s3_speed_value,               // Writable word (writable bits; others 0)
     output wire [31:0] s3_transfer_size_lo_value,    // Writable word (writable bits; others 0)
@@ -146,25 +95,8 @@ module toe_user_logic_regs_core (
     output wire [31:0] s3_fpga_port_value,           // Writable word (writable bits; others 0)
     output wire [31:0] s3_target_port_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s3_stall_timeout_value,       // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_length_value,    // Writable word (writable bits; others 0)
     output wire [31:0] s3_duration_lo_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s3_duration_hi_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_0_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_1_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_2_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_3_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_4_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_5_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_6_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_7_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_8_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_9_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_10_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_11_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_12_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_13_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_14_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] s3_tx_prefix_15_value,        // Writable word (writable bits; others 0)
     output wire [31:0] toe_toe_ctrl_pulse,           // Write-pulse word: written ones, for one cycle
     output wire [31:0] s0_ctrl_pulse,                // Write-pulse word: written ones, for one cycle
     output wire [31:0] s1_ctrl_pulse,                // Write-pulse word: written ones, for one cycle
@@ -189,7 +121,6 @@ module toe_user_logic_regs_core (
     input  wire [31:0] s0_err_received_status,       // Status word, sampled by a read
     input  wire [31:0] s0_err_count_status,          // Status word, sampled by a read
     input  wire [31:0] s0_rx_packets_status,         // Status word, sampled by a read
-    input  wire [31:0] s0_tx_prefix_sent_status,     // Status word, sampled by a read
     input  wire [31:0] s0_peer_port_status,          // Status word, sampled by a read
     input  wire [31:0] s0_peer_mss_status,           // Status word, sampled by a read
     input  wire [31:0] s0_peer_window_scale_status,  // Status word, sampled by a read
@@ -202,7 +133,6 @@ module toe_user_logic_regs_core (
     input  wire [31:0] s1_err_received_status,       // Status word, sampled by a read
     input  wire [31:0] s1_err_count_status,          // Status word, sampled by a read
     input  wire [31:0] s1_rx_packets_status,         // Status word, sampled by a read
-    input  wire [31:0] s1_tx_prefix_sent_status,     // Status word, sampled by a read
     input  wire [31:0] s1_peer_port_status,          // Status word, sampled by a read
     input  wire [31:0] s1_peer_mss_status,           // Status word, sampled by a read
     input  wire [31:0] s1_peer_window_scale_status,  // Status word, sampled by a read
@@ -215,7 +145,6 @@ module toe_user_logic_regs_core (
     input  wire [31:0] s2_err_received_status,       // Status word, sampled by a read
     input  wire [31:0] s2_err_count_status,          // Status word, sampled by a read
     input  wire [31:0] s2_rx_packets_status,         // Status word, sampled by a read
-    input  wire [31:0] s2_tx_prefix_sent_status,     // Status word, sampled by a read
     input  wire [31:0] s2_peer_port_status,          // Status word, sampled by a read
     input  wire [31:0] s2_peer_mss_status,           // Status word, sampled by a read
     input  wire [31:0] s2_peer_window_scale_status,  // Status word, sampled by a read
@@ -228,7 +157,6 @@ module toe_user_logic_regs_core (
     input  wire [31:0] s3_err_received_status,       // Status word, sampled by a read
     input  wire [31:0] s3_err_count_status,          // Status word, sampled by a read
     input  wire [31:0] s3_rx_packets_status,         // Status word, sampled by a read
-    input  wire [31:0] s3_tx_prefix_sent_status,     // Status word, sampled by a read
     input  wire [31:0] s3_peer_port_status,          // Status word, sampled by a read
     input  wire [31:0] s3_peer_mss_status,           // Status word, sampled by a read
     input  wire [31:0] s3_peer_window_scale_status,  // Status word, sampled by a read
@@ -647,26 +575,6 @@ module toe_user_logic_regs_core (
         .value(s0_stall_timeout_value)
     );
 
-    // session[0].tx_prefix_length at 0x012c: bytes [6:0] rw
-    wire        s0_tx_prefix_length_storage_hit;
-    wire [31:0] s0_tx_prefix_length_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h12c),
-        .MASK       (32'h7f),
-        .READ_MASK  (32'h7f),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_length_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_length_storage_hit),
-        .rdata(s0_tx_prefix_length_storage_rdata),
-        .value(s0_tx_prefix_length_value)
-    );
-
     // session[0].duration_lo at 0x0148: value [31:0] rw
     wire        s0_duration_lo_storage_hit;
     wire [31:0] s0_duration_lo_storage_rdata;
@@ -705,326 +613,6 @@ module toe_user_logic_regs_core (
         .hit  (s0_duration_hi_storage_hit),
         .rdata(s0_duration_hi_storage_rdata),
         .value(s0_duration_hi_value)
-    );
-
-    // session[0].tx_prefix_0 at 0x0180: value [31:0] rw
-    wire        s0_tx_prefix_0_storage_hit;
-    wire [31:0] s0_tx_prefix_0_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h180),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_0_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_0_storage_hit),
-        .rdata(s0_tx_prefix_0_storage_rdata),
-        .value(s0_tx_prefix_0_value)
-    );
-
-    // session[0].tx_prefix_1 at 0x0184: value [31:0] rw
-    wire        s0_tx_prefix_1_storage_hit;
-    wire [31:0] s0_tx_prefix_1_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h184),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_1_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_1_storage_hit),
-        .rdata(s0_tx_prefix_1_storage_rdata),
-        .value(s0_tx_prefix_1_value)
-    );
-
-    // session[0].tx_prefix_2 at 0x0188: value [31:0] rw
-    wire        s0_tx_prefix_2_storage_hit;
-    wire [31:0] s0_tx_prefix_2_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h188),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_2_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_2_storage_hit),
-        .rdata(s0_tx_prefix_2_storage_rdata),
-        .value(s0_tx_prefix_2_value)
-    );
-
-    // session[0].tx_prefix_3 at 0x018c: value [31:0] rw
-    wire        s0_tx_prefix_3_storage_hit;
-    wire [31:0] s0_tx_prefix_3_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h18c),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_3_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_3_storage_hit),
-        .rdata(s0_tx_prefix_3_storage_rdata),
-        .value(s0_tx_prefix_3_value)
-    );
-
-    // session[0].tx_prefix_4 at 0x0190: value [31:0] rw
-    wire        s0_tx_prefix_4_storage_hit;
-    wire [31:0] s0_tx_prefix_4_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h190),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_4_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_4_storage_hit),
-        .rdata(s0_tx_prefix_4_storage_rdata),
-        .value(s0_tx_prefix_4_value)
-    );
-
-    // session[0].tx_prefix_5 at 0x0194: value [31:0] rw
-    wire        s0_tx_prefix_5_storage_hit;
-    wire [31:0] s0_tx_prefix_5_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h194),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_5_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_5_storage_hit),
-        .rdata(s0_tx_prefix_5_storage_rdata),
-        .value(s0_tx_prefix_5_value)
-    );
-
-    // session[0].tx_prefix_6 at 0x0198: value [31:0] rw
-    wire        s0_tx_prefix_6_storage_hit;
-    wire [31:0] s0_tx_prefix_6_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h198),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_6_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_6_storage_hit),
-        .rdata(s0_tx_prefix_6_storage_rdata),
-        .value(s0_tx_prefix_6_value)
-    );
-
-    // session[0].tx_prefix_7 at 0x019c: value [31:0] rw
-    wire        s0_tx_prefix_7_storage_hit;
-    wire [31:0] s0_tx_prefix_7_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h19c),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_7_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_7_storage_hit),
-        .rdata(s0_tx_prefix_7_storage_rdata),
-        .value(s0_tx_prefix_7_value)
-    );
-
-    // session[0].tx_prefix_8 at 0x01a0: value [31:0] rw
-    wire        s0_tx_prefix_8_storage_hit;
-    wire [31:0] s0_tx_prefix_8_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1a0),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_8_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_8_storage_hit),
-        .rdata(s0_tx_prefix_8_storage_rdata),
-        .value(s0_tx_prefix_8_value)
-    );
-
-    // session[0].tx_prefix_9 at 0x01a4: value [31:0] rw
-    wire        s0_tx_prefix_9_storage_hit;
-    wire [31:0] s0_tx_prefix_9_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1a4),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_9_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_9_storage_hit),
-        .rdata(s0_tx_prefix_9_storage_rdata),
-        .value(s0_tx_prefix_9_value)
-    );
-
-    // session[0].tx_prefix_10 at 0x01a8: value [31:0] rw
-    wire        s0_tx_prefix_10_storage_hit;
-    wire [31:0] s0_tx_prefix_10_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1a8),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_10_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_10_storage_hit),
-        .rdata(s0_tx_prefix_10_storage_rdata),
-        .value(s0_tx_prefix_10_value)
-    );
-
-    // session[0].tx_prefix_11 at 0x01ac: value [31:0] rw
-    wire        s0_tx_prefix_11_storage_hit;
-    wire [31:0] s0_tx_prefix_11_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1ac),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_11_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_11_storage_hit),
-        .rdata(s0_tx_prefix_11_storage_rdata),
-        .value(s0_tx_prefix_11_value)
-    );
-
-    // session[0].tx_prefix_12 at 0x01b0: value [31:0] rw
-    wire        s0_tx_prefix_12_storage_hit;
-    wire [31:0] s0_tx_prefix_12_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1b0),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_12_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_12_storage_hit),
-        .rdata(s0_tx_prefix_12_storage_rdata),
-        .value(s0_tx_prefix_12_value)
-    );
-
-    // session[0].tx_prefix_13 at 0x01b4: value [31:0] rw
-    wire        s0_tx_prefix_13_storage_hit;
-    wire [31:0] s0_tx_prefix_13_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1b4),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_13_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_13_storage_hit),
-        .rdata(s0_tx_prefix_13_storage_rdata),
-        .value(s0_tx_prefix_13_value)
-    );
-
-    // session[0].tx_prefix_14 at 0x01b8: value [31:0] rw
-    wire        s0_tx_prefix_14_storage_hit;
-    wire [31:0] s0_tx_prefix_14_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1b8),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_14_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_14_storage_hit),
-        .rdata(s0_tx_prefix_14_storage_rdata),
-        .value(s0_tx_prefix_14_value)
-    );
-
-    // session[0].tx_prefix_15 at 0x01bc: value [31:0] rw
-    wire        s0_tx_prefix_15_storage_hit;
-    wire [31:0] s0_tx_prefix_15_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h1bc),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s0_tx_prefix_15_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s0_tx_prefix_15_storage_hit),
-        .rdata(s0_tx_prefix_15_storage_rdata),
-        .value(s0_tx_prefix_15_value)
     );
 
     // session[1].test_config at 0x0208: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, open_ended [12] rw
@@ -1207,26 +795,6 @@ module toe_user_logic_regs_core (
         .value(s1_stall_timeout_value)
     );
 
-    // session[1].tx_prefix_length at 0x022c: bytes [6:0] rw
-    wire        s1_tx_prefix_length_storage_hit;
-    wire [31:0] s1_tx_prefix_length_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h22c),
-        .MASK       (32'h7f),
-        .READ_MASK  (32'h7f),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_length_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_length_storage_hit),
-        .rdata(s1_tx_prefix_length_storage_rdata),
-        .value(s1_tx_prefix_length_value)
-    );
-
     // session[1].duration_lo at 0x0248: value [31:0] rw
     wire        s1_duration_lo_storage_hit;
     wire [31:0] s1_duration_lo_storage_rdata;
@@ -1265,326 +833,6 @@ module toe_user_logic_regs_core (
         .hit  (s1_duration_hi_storage_hit),
         .rdata(s1_duration_hi_storage_rdata),
         .value(s1_duration_hi_value)
-    );
-
-    // session[1].tx_prefix_0 at 0x0280: value [31:0] rw
-    wire        s1_tx_prefix_0_storage_hit;
-    wire [31:0] s1_tx_prefix_0_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h280),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_0_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_0_storage_hit),
-        .rdata(s1_tx_prefix_0_storage_rdata),
-        .value(s1_tx_prefix_0_value)
-    );
-
-    // session[1].tx_prefix_1 at 0x0284: value [31:0] rw
-    wire        s1_tx_prefix_1_storage_hit;
-    wire [31:0] s1_tx_prefix_1_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h284),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_1_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_1_storage_hit),
-        .rdata(s1_tx_prefix_1_storage_rdata),
-        .value(s1_tx_prefix_1_value)
-    );
-
-    // session[1].tx_prefix_2 at 0x0288: value [31:0] rw
-    wire        s1_tx_prefix_2_storage_hit;
-    wire [31:0] s1_tx_prefix_2_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h288),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_2_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_2_storage_hit),
-        .rdata(s1_tx_prefix_2_storage_rdata),
-        .value(s1_tx_prefix_2_value)
-    );
-
-    // session[1].tx_prefix_3 at 0x028c: value [31:0] rw
-    wire        s1_tx_prefix_3_storage_hit;
-    wire [31:0] s1_tx_prefix_3_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h28c),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_3_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_3_storage_hit),
-        .rdata(s1_tx_prefix_3_storage_rdata),
-        .value(s1_tx_prefix_3_value)
-    );
-
-    // session[1].tx_prefix_4 at 0x0290: value [31:0] rw
-    wire        s1_tx_prefix_4_storage_hit;
-    wire [31:0] s1_tx_prefix_4_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h290),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_4_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_4_storage_hit),
-        .rdata(s1_tx_prefix_4_storage_rdata),
-        .value(s1_tx_prefix_4_value)
-    );
-
-    // session[1].tx_prefix_5 at 0x0294: value [31:0] rw
-    wire        s1_tx_prefix_5_storage_hit;
-    wire [31:0] s1_tx_prefix_5_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h294),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_5_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_5_storage_hit),
-        .rdata(s1_tx_prefix_5_storage_rdata),
-        .value(s1_tx_prefix_5_value)
-    );
-
-    // session[1].tx_prefix_6 at 0x0298: value [31:0] rw
-    wire        s1_tx_prefix_6_storage_hit;
-    wire [31:0] s1_tx_prefix_6_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h298),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_6_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_6_storage_hit),
-        .rdata(s1_tx_prefix_6_storage_rdata),
-        .value(s1_tx_prefix_6_value)
-    );
-
-    // session[1].tx_prefix_7 at 0x029c: value [31:0] rw
-    wire        s1_tx_prefix_7_storage_hit;
-    wire [31:0] s1_tx_prefix_7_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h29c),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_7_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_7_storage_hit),
-        .rdata(s1_tx_prefix_7_storage_rdata),
-        .value(s1_tx_prefix_7_value)
-    );
-
-    // session[1].tx_prefix_8 at 0x02a0: value [31:0] rw
-    wire        s1_tx_prefix_8_storage_hit;
-    wire [31:0] s1_tx_prefix_8_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2a0),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_8_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_8_storage_hit),
-        .rdata(s1_tx_prefix_8_storage_rdata),
-        .value(s1_tx_prefix_8_value)
-    );
-
-    // session[1].tx_prefix_9 at 0x02a4: value [31:0] rw
-    wire        s1_tx_prefix_9_storage_hit;
-    wire [31:0] s1_tx_prefix_9_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2a4),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_9_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_9_storage_hit),
-        .rdata(s1_tx_prefix_9_storage_rdata),
-        .value(s1_tx_prefix_9_value)
-    );
-
-    // session[1].tx_prefix_10 at 0x02a8: value [31:0] rw
-    wire        s1_tx_prefix_10_storage_hit;
-    wire [31:0] s1_tx_prefix_10_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2a8),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_10_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_10_storage_hit),
-        .rdata(s1_tx_prefix_10_storage_rdata),
-        .value(s1_tx_prefix_10_value)
-    );
-
-    // session[1].tx_prefix_11 at 0x02ac: value [31:0] rw
-    wire        s1_tx_prefix_11_storage_hit;
-    wire [31:0] s1_tx_prefix_11_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2ac),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_11_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_11_storage_hit),
-        .rdata(s1_tx_prefix_11_storage_rdata),
-        .value(s1_tx_prefix_11_value)
-    );
-
-    // session[1].tx_prefix_12 at 0x02b0: value [31:0] rw
-    wire        s1_tx_prefix_12_storage_hit;
-    wire [31:0] s1_tx_prefix_12_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2b0),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_12_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_12_storage_hit),
-        .rdata(s1_tx_prefix_12_storage_rdata),
-        .value(s1_tx_prefix_12_value)
-    );
-
-    // session[1].tx_prefix_13 at 0x02b4: value [31:0] rw
-    wire        s1_tx_prefix_13_storage_hit;
-    wire [31:0] s1_tx_prefix_13_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2b4),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_13_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_13_storage_hit),
-        .rdata(s1_tx_prefix_13_storage_rdata),
-        .value(s1_tx_prefix_13_value)
-    );
-
-    // session[1].tx_prefix_14 at 0x02b8: value [31:0] rw
-    wire        s1_tx_prefix_14_storage_hit;
-    wire [31:0] s1_tx_prefix_14_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2b8),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_14_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_14_storage_hit),
-        .rdata(s1_tx_prefix_14_storage_rdata),
-        .value(s1_tx_prefix_14_value)
-    );
-
-    // session[1].tx_prefix_15 at 0x02bc: value [31:0] rw
-    wire        s1_tx_prefix_15_storage_hit;
-    wire [31:0] s1_tx_prefix_15_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h2bc),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s1_tx_prefix_15_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s1_tx_prefix_15_storage_hit),
-        .rdata(s1_tx_prefix_15_storage_rdata),
-        .value(s1_tx_prefix_15_value)
     );
 
     // session[2].test_config at 0x0308: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, open_ended [12] rw
@@ -1767,26 +1015,6 @@ module toe_user_logic_regs_core (
         .value(s2_stall_timeout_value)
     );
 
-    // session[2].tx_prefix_length at 0x032c: bytes [6:0] rw
-    wire        s2_tx_prefix_length_storage_hit;
-    wire [31:0] s2_tx_prefix_length_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h32c),
-        .MASK       (32'h7f),
-        .READ_MASK  (32'h7f),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_length_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_length_storage_hit),
-        .rdata(s2_tx_prefix_length_storage_rdata),
-        .value(s2_tx_prefix_length_value)
-    );
-
     // session[2].duration_lo at 0x0348: value [31:0] rw
     wire        s2_duration_lo_storage_hit;
     wire [31:0] s2_duration_lo_storage_rdata;
@@ -1825,326 +1053,6 @@ module toe_user_logic_regs_core (
         .hit  (s2_duration_hi_storage_hit),
         .rdata(s2_duration_hi_storage_rdata),
         .value(s2_duration_hi_value)
-    );
-
-    // session[2].tx_prefix_0 at 0x0380: value [31:0] rw
-    wire        s2_tx_prefix_0_storage_hit;
-    wire [31:0] s2_tx_prefix_0_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h380),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_0_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_0_storage_hit),
-        .rdata(s2_tx_prefix_0_storage_rdata),
-        .value(s2_tx_prefix_0_value)
-    );
-
-    // session[2].tx_prefix_1 at 0x0384: value [31:0] rw
-    wire        s2_tx_prefix_1_storage_hit;
-    wire [31:0] s2_tx_prefix_1_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h384),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_1_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_1_storage_hit),
-        .rdata(s2_tx_prefix_1_storage_rdata),
-        .value(s2_tx_prefix_1_value)
-    );
-
-    // session[2].tx_prefix_2 at 0x0388: value [31:0] rw
-    wire        s2_tx_prefix_2_storage_hit;
-    wire [31:0] s2_tx_prefix_2_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h388),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_2_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_2_storage_hit),
-        .rdata(s2_tx_prefix_2_storage_rdata),
-        .value(s2_tx_prefix_2_value)
-    );
-
-    // session[2].tx_prefix_3 at 0x038c: value [31:0] rw
-    wire        s2_tx_prefix_3_storage_hit;
-    wire [31:0] s2_tx_prefix_3_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h38c),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_3_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_3_storage_hit),
-        .rdata(s2_tx_prefix_3_storage_rdata),
-        .value(s2_tx_prefix_3_value)
-    );
-
-    // session[2].tx_prefix_4 at 0x0390: value [31:0] rw
-    wire        s2_tx_prefix_4_storage_hit;
-    wire [31:0] s2_tx_prefix_4_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h390),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_4_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_4_storage_hit),
-        .rdata(s2_tx_prefix_4_storage_rdata),
-        .value(s2_tx_prefix_4_value)
-    );
-
-    // session[2].tx_prefix_5 at 0x0394: value [31:0] rw
-    wire        s2_tx_prefix_5_storage_hit;
-    wire [31:0] s2_tx_prefix_5_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h394),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_5_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_5_storage_hit),
-        .rdata(s2_tx_prefix_5_storage_rdata),
-        .value(s2_tx_prefix_5_value)
-    );
-
-    // session[2].tx_prefix_6 at 0x0398: value [31:0] rw
-    wire        s2_tx_prefix_6_storage_hit;
-    wire [31:0] s2_tx_prefix_6_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h398),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_6_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_6_storage_hit),
-        .rdata(s2_tx_prefix_6_storage_rdata),
-        .value(s2_tx_prefix_6_value)
-    );
-
-    // session[2].tx_prefix_7 at 0x039c: value [31:0] rw
-    wire        s2_tx_prefix_7_storage_hit;
-    wire [31:0] s2_tx_prefix_7_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h39c),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_7_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_7_storage_hit),
-        .rdata(s2_tx_prefix_7_storage_rdata),
-        .value(s2_tx_prefix_7_value)
-    );
-
-    // session[2].tx_prefix_8 at 0x03a0: value [31:0] rw
-    wire        s2_tx_prefix_8_storage_hit;
-    wire [31:0] s2_tx_prefix_8_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h3a0),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_8_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_8_storage_hit),
-        .rdata(s2_tx_prefix_8_storage_rdata),
-        .value(s2_tx_prefix_8_value)
-    );
-
-    // session[2].tx_prefix_9 at 0x03a4: value [31:0] rw
-    wire        s2_tx_prefix_9_storage_hit;
-    wire [31:0] s2_tx_prefix_9_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h3a4),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_9_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_9_storage_hit),
-        .rdata(s2_tx_prefix_9_storage_rdata),
-        .value(s2_tx_prefix_9_value)
-    );
-
-    // session[2].tx_prefix_10 at 0x03a8: value [31:0] rw
-    wire        s2_tx_prefix_10_storage_hit;
-    wire [31:0] s2_tx_prefix_10_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h3a8),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_10_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_10_storage_hit),
-        .rdata(s2_tx_prefix_10_storage_rdata),
-        .value(s2_tx_prefix_10_value)
-    );
-
-    // session[2].tx_prefix_11 at 0x03ac: value [31:0] rw
-    wire        s2_tx_prefix_11_storage_hit;
-    wire [31:0] s2_tx_prefix_11_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h3ac),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_11_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_11_storage_hit),
-        .rdata(s2_tx_prefix_11_storage_rdata),
-        .value(s2_tx_prefix_11_value)
-    );
-
-    // session[2].tx_prefix_12 at 0x03b0: value [31:0] rw
-    wire        s2_tx_prefix_12_storage_hit;
-    wire [31:0] s2_tx_prefix_12_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h3b0),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_12_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_12_storage_hit),
-        .rdata(s2_tx_prefix_12_storage_rdata),
-        .value(s2_tx_prefix_12_value)
-    );
-
-    // session[2].tx_prefix_13 at 0x03b4: value [31:0] rw
-    wire        s2_tx_prefix_13_storage_hit;
-    wire [31:0] s2_tx_prefix_13_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h3b4),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_13_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_13_storage_hit),
-        .rdata(s2_tx_prefix_13_storage_rdata),
-        .value(s2_tx_prefix_13_value)
-    );
-
-    // session[2].tx_prefix_14 at 0x03b8: value [31:0] rw
-    wire        s2_tx_prefix_14_storage_hit;
-    wire [31:0] s2_tx_prefix_14_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h3b8),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_14_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_14_storage_hit),
-        .rdata(s2_tx_prefix_14_storage_rdata),
-        .value(s2_tx_prefix_14_value)
-    );
-
-    // session[2].tx_prefix_15 at 0x03bc: value [31:0] rw
-    wire        s2_tx_prefix_15_storage_hit;
-    wire [31:0] s2_tx_prefix_15_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h3bc),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s2_tx_prefix_15_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s2_tx_prefix_15_storage_hit),
-        .rdata(s2_tx_prefix_15_storage_rdata),
-        .value(s2_tx_prefix_15_value)
     );
 
     // session[3].test_config at 0x0408: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, open_ended [12] rw
@@ -2327,26 +1235,6 @@ module toe_user_logic_regs_core (
         .value(s3_stall_timeout_value)
     );
 
-    // session[3].tx_prefix_length at 0x042c: bytes [6:0] rw
-    wire        s3_tx_prefix_length_storage_hit;
-    wire [31:0] s3_tx_prefix_length_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h42c),
-        .MASK       (32'h7f),
-        .READ_MASK  (32'h7f),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_length_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_length_storage_hit),
-        .rdata(s3_tx_prefix_length_storage_rdata),
-        .value(s3_tx_prefix_length_value)
-    );
-
     // session[3].duration_lo at 0x0448: value [31:0] rw
     wire        s3_duration_lo_storage_hit;
     wire [31:0] s3_duration_lo_storage_rdata;
@@ -2385,326 +1273,6 @@ module toe_user_logic_regs_core (
         .hit  (s3_duration_hi_storage_hit),
         .rdata(s3_duration_hi_storage_rdata),
         .value(s3_duration_hi_value)
-    );
-
-    // session[3].tx_prefix_0 at 0x0480: value [31:0] rw
-    wire        s3_tx_prefix_0_storage_hit;
-    wire [31:0] s3_tx_prefix_0_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h480),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_0_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_0_storage_hit),
-        .rdata(s3_tx_prefix_0_storage_rdata),
-        .value(s3_tx_prefix_0_value)
-    );
-
-    // session[3].tx_prefix_1 at 0x0484: value [31:0] rw
-    wire        s3_tx_prefix_1_storage_hit;
-    wire [31:0] s3_tx_prefix_1_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h484),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_1_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_1_storage_hit),
-        .rdata(s3_tx_prefix_1_storage_rdata),
-        .value(s3_tx_prefix_1_value)
-    );
-
-    // session[3].tx_prefix_2 at 0x0488: value [31:0] rw
-    wire        s3_tx_prefix_2_storage_hit;
-    wire [31:0] s3_tx_prefix_2_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h488),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_2_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_2_storage_hit),
-        .rdata(s3_tx_prefix_2_storage_rdata),
-        .value(s3_tx_prefix_2_value)
-    );
-
-    // session[3].tx_prefix_3 at 0x048c: value [31:0] rw
-    wire        s3_tx_prefix_3_storage_hit;
-    wire [31:0] s3_tx_prefix_3_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h48c),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_3_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_3_storage_hit),
-        .rdata(s3_tx_prefix_3_storage_rdata),
-        .value(s3_tx_prefix_3_value)
-    );
-
-    // session[3].tx_prefix_4 at 0x0490: value [31:0] rw
-    wire        s3_tx_prefix_4_storage_hit;
-    wire [31:0] s3_tx_prefix_4_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h490),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_4_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_4_storage_hit),
-        .rdata(s3_tx_prefix_4_storage_rdata),
-        .value(s3_tx_prefix_4_value)
-    );
-
-    // session[3].tx_prefix_5 at 0x0494: value [31:0] rw
-    wire        s3_tx_prefix_5_storage_hit;
-    wire [31:0] s3_tx_prefix_5_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h494),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_5_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_5_storage_hit),
-        .rdata(s3_tx_prefix_5_storage_rdata),
-        .value(s3_tx_prefix_5_value)
-    );
-
-    // session[3].tx_prefix_6 at 0x0498: value [31:0] rw
-    wire        s3_tx_prefix_6_storage_hit;
-    wire [31:0] s3_tx_prefix_6_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h498),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_6_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_6_storage_hit),
-        .rdata(s3_tx_prefix_6_storage_rdata),
-        .value(s3_tx_prefix_6_value)
-    );
-
-    // session[3].tx_prefix_7 at 0x049c: value [31:0] rw
-    wire        s3_tx_prefix_7_storage_hit;
-    wire [31:0] s3_tx_prefix_7_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h49c),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_7_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_7_storage_hit),
-        .rdata(s3_tx_prefix_7_storage_rdata),
-        .value(s3_tx_prefix_7_value)
-    );
-
-    // session[3].tx_prefix_8 at 0x04a0: value [31:0] rw
-    wire        s3_tx_prefix_8_storage_hit;
-    wire [31:0] s3_tx_prefix_8_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h4a0),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_8_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_8_storage_hit),
-        .rdata(s3_tx_prefix_8_storage_rdata),
-        .value(s3_tx_prefix_8_value)
-    );
-
-    // session[3].tx_prefix_9 at 0x04a4: value [31:0] rw
-    wire        s3_tx_prefix_9_storage_hit;
-    wire [31:0] s3_tx_prefix_9_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h4a4),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_9_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_9_storage_hit),
-        .rdata(s3_tx_prefix_9_storage_rdata),
-        .value(s3_tx_prefix_9_value)
-    );
-
-    // session[3].tx_prefix_10 at 0x04a8: value [31:0] rw
-    wire        s3_tx_prefix_10_storage_hit;
-    wire [31:0] s3_tx_prefix_10_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h4a8),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_10_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_10_storage_hit),
-        .rdata(s3_tx_prefix_10_storage_rdata),
-        .value(s3_tx_prefix_10_value)
-    );
-
-    // session[3].tx_prefix_11 at 0x04ac: value [31:0] rw
-    wire        s3_tx_prefix_11_storage_hit;
-    wire [31:0] s3_tx_prefix_11_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h4ac),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_11_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_11_storage_hit),
-        .rdata(s3_tx_prefix_11_storage_rdata),
-        .value(s3_tx_prefix_11_value)
-    );
-
-    // session[3].tx_prefix_12 at 0x04b0: value [31:0] rw
-    wire        s3_tx_prefix_12_storage_hit;
-    wire [31:0] s3_tx_prefix_12_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h4b0),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_12_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_12_storage_hit),
-        .rdata(s3_tx_prefix_12_storage_rdata),
-        .value(s3_tx_prefix_12_value)
-    );
-
-    // session[3].tx_prefix_13 at 0x04b4: value [31:0] rw
-    wire        s3_tx_prefix_13_storage_hit;
-    wire [31:0] s3_tx_prefix_13_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h4b4),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_13_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_13_storage_hit),
-        .rdata(s3_tx_prefix_13_storage_rdata),
-        .value(s3_tx_prefix_13_value)
-    );
-
-    // session[3].tx_prefix_14 at 0x04b8: value [31:0] rw
-    wire        s3_tx_prefix_14_storage_hit;
-    wire [31:0] s3_tx_prefix_14_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h4b8),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_14_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_14_storage_hit),
-        .rdata(s3_tx_prefix_14_storage_rdata),
-        .value(s3_tx_prefix_14_value)
-    );
-
-    // session[3].tx_prefix_15 at 0x04bc: value [31:0] rw
-    wire        s3_tx_prefix_15_storage_hit;
-    wire [31:0] s3_tx_prefix_15_storage_rdata;
-    toe_user_logic_regs_storage #(
-        .ADDRESS    (16'h4bc),
-        .MASK       (32'hffffffff),
-        .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
-    ) u_s3_tx_prefix_15_storage (
-        .clock(user_clk),
-        .reset(user_rst),
-        .addr (crossing_addr),
-        .write(crossing_write),
-        .wdata(crossing_wdata),
-        .wmask(crossing_wmask),
-        .hit  (s3_tx_prefix_15_storage_hit),
-        .rdata(s3_tx_prefix_15_storage_rdata),
-        .value(s3_tx_prefix_15_value)
     );
 
     // toe.toe_ctrl at 0x0040: init [0] wpulse
@@ -3013,20 +1581,6 @@ module toe_user_logic_regs_core (
         .status(s0_rx_packets_status)
     );
 
-    // session[0].tx_prefix_sent at 0x0168: bytes [6:0] ro
-    wire        s0_tx_prefix_sent_status_hit;
-    wire [31:0] s0_tx_prefix_sent_status_rdata;
-    toe_user_logic_regs_status #(
-        .ADDRESS(16'h168),
-        .MASK   (32'h7f)
-    ) u_s0_tx_prefix_sent_status (
-        .clock (user_clk),
-        .addr  (crossing_addr),
-        .hit   (s0_tx_prefix_sent_status_hit),
-        .rdata (s0_tx_prefix_sent_status_rdata),
-        .status(s0_tx_prefix_sent_status)
-    );
-
     // session[0].peer_port at 0x0170: port [15:0] ro
     wire        s0_peer_port_status_hit;
     wire [31:0] s0_peer_port_status_rdata;
@@ -3193,20 +1747,6 @@ module toe_user_logic_regs_core (
         .hit   (s1_rx_packets_status_hit),
         .rdata (s1_rx_packets_status_rdata),
         .status(s1_rx_packets_status)
-    );
-
-    // session[1].tx_prefix_sent at 0x0268: bytes [6:0] ro
-    wire        s1_tx_prefix_sent_status_hit;
-    wire [31:0] s1_tx_prefix_sent_status_rdata;
-    toe_user_logic_regs_status #(
-        .ADDRESS(16'h268),
-        .MASK   (32'h7f)
-    ) u_s1_tx_prefix_sent_status (
-        .clock (user_clk),
-        .addr  (crossing_addr),
-        .hit   (s1_tx_prefix_sent_status_hit),
-        .rdata (s1_tx_prefix_sent_status_rdata),
-        .status(s1_tx_prefix_sent_status)
     );
 
     // session[1].peer_port at 0x0270: port [15:0] ro
@@ -3377,20 +1917,6 @@ module toe_user_logic_regs_core (
         .status(s2_rx_packets_status)
     );
 
-    // session[2].tx_prefix_sent at 0x0368: bytes [6:0] ro
-    wire        s2_tx_prefix_sent_status_hit;
-    wire [31:0] s2_tx_prefix_sent_status_rdata;
-    toe_user_logic_regs_status #(
-        .ADDRESS(16'h368),
-        .MASK   (32'h7f)
-    ) u_s2_tx_prefix_sent_status (
-        .clock (user_clk),
-        .addr  (crossing_addr),
-        .hit   (s2_tx_prefix_sent_status_hit),
-        .rdata (s2_tx_prefix_sent_status_rdata),
-        .status(s2_tx_prefix_sent_status)
-    );
-
     // session[2].peer_port at 0x0370: port [15:0] ro
     wire        s2_peer_port_status_hit;
     wire [31:0] s2_peer_port_status_rdata;
@@ -3557,20 +2083,6 @@ module toe_user_logic_regs_core (
         .hit   (s3_rx_packets_status_hit),
         .rdata (s3_rx_packets_status_rdata),
         .status(s3_rx_packets_status)
-    );
-
-    // session[3].tx_prefix_sent at 0x0468: bytes [6:0] ro
-    wire        s3_tx_prefix_sent_status_hit;
-    wire [31:0] s3_tx_prefix_sent_status_rdata;
-    toe_user_logic_regs_status #(
-        .ADDRESS(16'h468),
-        .MASK   (32'h7f)
-    ) u_s3_tx_prefix_sent_status (
-        .clock (user_clk),
-        .addr  (crossing_addr),
-        .hit   (s3_tx_prefix_sent_status_hit),
-        .rdata (s3_tx_prefix_sent_status_rdata),
-        .status(s3_tx_prefix_sent_status)
     );
 
     // session[3].peer_port at 0x0470: port [15:0] ro
@@ -4042,25 +2554,8 @@ module toe_user_logic_regs_core (
         .s0_fpga_port_storage_hit          (s0_fpga_port_storage_hit),
         .s0_target_port_storage_hit        (s0_target_port_storage_hit),
         .s0_stall_timeout_storage_hit      (s0_stall_timeout_storage_hit),
-        .s0_tx_prefix_length_storage_hit   (s0_tx_prefix_length_storage_hit),
         .s0_duration_lo_storage_hit        (s0_duration_lo_storage_hit),
         .s0_duration_hi_storage_hit        (s0_duration_hi_storage_hit),
-        .s0_tx_prefix_0_storage_hit        (s0_tx_prefix_0_storage_hit),
-        .s0_tx_prefix_1_storage_hit        (s0_tx_prefix_1_storage_hit),
-        .s0_tx_prefix_2_storage_hit        (s0_tx_prefix_2_storage_hit),
-        .s0_tx_prefix_3_storage_hit        (s0_tx_prefix_3_storage_hit),
-        .s0_tx_prefix_4_storage_hit        (s0_tx_prefix_4_storage_hit),
-        .s0_tx_prefix_5_storage_hit        (s0_tx_prefix_5_storage_hit),
-        .s0_tx_prefix_6_storage_hit        (s0_tx_prefix_6_storage_hit),
-        .s0_tx_prefix_7_storage_hit        (s0_tx_prefix_7_storage_hit),
-        .s0_tx_prefix_8_storage_hit        (s0_tx_prefix_8_storage_hit),
-        .s0_tx_prefix_9_storage_hit        (s0_tx_prefix_9_storage_hit),
-        .s0_tx_prefix_10_storage_hit       (s0_tx_prefix_10_storage_hit),
-        .s0_tx_prefix_11_storage_hit       (s0_tx_prefix_11_storage_hit),
-        .s0_tx_prefix_12_storage_hit       (s0_tx_prefix_12_storage_hit),
-        .s0_tx_prefix_13_storage_hit       (s0_tx_prefix_13_storage_hit),
-        .s0_tx_prefix_14_storage_hit       (s0_tx_prefix_14_storage_hit),
-        .s0_tx_prefix_15_storage_hit       (s0_tx_prefix_15_storage_hit),
         .s1_test_config_storage_hit        (s1_test_config_storage_hit),
         .s1_speed_storage_hit              (s1_speed_storage_hit),
         .s1_transfer_size_lo_storage_hit   (s1_transfer_size_lo_storage_hit),
@@ -4070,25 +2565,8 @@ module toe_user_logic_regs_core (
         .s1_fpga_port_storage_hit          (s1_fpga_port_storage_hit),
         .s1_target_port_storage_hit        (s1_target_port_storage_hit),
         .s1_stall_timeout_storage_hit      (s1_stall_timeout_storage_hit),
-        .s1_tx_prefix_length_storage_hit   (s1_tx_prefix_length_storage_hit),
         .s1_duration_lo_storage_hit        (s1_duration_lo_storage_hit),
         .s1_duration_hi_storage_hit        (s1_duration_hi_storage_hit),
-        .s1_tx_prefix_0_storage_hit        (s1_tx_prefix_0_storage_hit),
-        .s1_tx_prefix_1_storage_hit        (s1_tx_prefix_1_storage_hit),
-        .s1_tx_prefix_2_storage_hit        (s1_tx_prefix_2_storage_hit),
-        .s1_tx_prefix_3_storage_hit        (s1_tx_prefix_3_storage_hit),
-        .s1_tx_prefix_4_storage_hit        (s1_tx_prefix_4_storage_hit),
-        .s1_tx_prefix_5_storage_hit        (s1_tx_prefix_5_storage_hit),
-        .s1_tx_prefix_6_storage_hit        (s1_tx_prefix_6_storage_hit),
-        .s1_tx_prefix_7_storage_hit        (s1_tx_prefix_7_storage_hit),
-        .s1_tx_prefix_8_storage_hit        (s1_tx_prefix_8_storage_hit),
-        .s1_tx_prefix_9_storage_hit        (s1_tx_prefix_9_storage_hit),
-        .s1_tx_prefix_10_storage_hit       (s1_tx_prefix_10_storage_hit),
-        .s1_tx_prefix_11_storage_hit       (s1_tx_prefix_11_storage_hit),
-        .s1_tx_prefix_12_storage_hit       (s1_tx_prefix_12_storage_hit),
-        .s1_tx_prefix_13_storage_hit       (s1_tx_prefix_13_storage_hit),
-        .s1_tx_prefix_14_storage_hit       (s1_tx_prefix_14_storage_hit),
-        .s1_tx_prefix_15_storage_hit       (s1_tx_prefix_15_storage_hit),
         .s2_test_config_storage_hit        (s2_test_config_storage_hit),
         .s2_speed_storage_hit              (s2_speed_storage_hit),
         .s2_transfer_size_lo_storage_hit   (s2_transfer_size_lo_storage_hit),
@@ -4098,25 +2576,8 @@ module toe_user_logic_regs_core (
         .s2_fpga_port_storage_hit          (s2_fpga_port_storage_hit),
         .s2_target_port_storage_hit        (s2_target_port_storage_hit),
         .s2_stall_timeout_storage_hit      (s2_stall_timeout_storage_hit),
-        .s2_tx_prefix_length_storage_hit   (s2_tx_prefix_length_storage_hit),
         .s2_duration_lo_storage_hit        (s2_duration_lo_storage_hit),
         .s2_duration_hi_storage_hit        (s2_duration_hi_storage_hit),
-        .s2_tx_prefix_0_storage_hit        (s2_tx_prefix_0_storage_hit),
-        .s2_tx_prefix_1_storage_hit        (s2_tx_prefix_1_storage_hit),
-        .s2_tx_prefix_2_storage_hit        (s2_tx_prefix_2_storage_hit),
-        .s2_tx_prefix_3_storage_hit        (s2_tx_prefix_3_storage_hit),
-        .s2_tx_prefix_4_storage_hit        (s2_tx_prefix_4_storage_hit),
-        .s2_tx_prefix_5_storage_hit        (s2_tx_prefix_5_storage_hit),
-        .s2_tx_prefix_6_storage_hit        (s2_tx_prefix_6_storage_hit),
-        .s2_tx_prefix_7_storage_hit        (s2_tx_prefix_7_storage_hit),
-        .s2_tx_prefix_8_storage_hit        (s2_tx_prefix_8_storage_hit),
-        .s2_tx_prefix_9_storage_hit        (s2_tx_prefix_9_storage_hit),
-        .s2_tx_prefix_10_storage_hit       (s2_tx_prefix_10_storage_hit),
-        .s2_tx_prefix_11_storage_hit       (s2_tx_prefix_11_storage_hit),
-        .s2_tx_prefix_12_storage_hit       (s2_tx_prefix_12_storage_hit),
-        .s2_tx_prefix_13_storage_hit       (s2_tx_prefix_13_storage_hit),
-        .s2_tx_prefix_14_storage_hit       (s2_tx_prefix_14_storage_hit),
-        .s2_tx_prefix_15_storage_hit       (s2_tx_prefix_15_storage_hit),
         .s3_test_config_storage_hit        (s3_test_config_storage_hit),
         .s3_speed_storage_hit              (s3_speed_storage_hit),
         .s3_transfer_size_lo_storage_hit   (s3_transfer_size_lo_storage_hit),
@@ -4126,25 +2587,8 @@ module toe_user_logic_regs_core (
         .s3_fpga_port_storage_hit          (s3_fpga_port_storage_hit),
         .s3_target_port_storage_hit        (s3_target_port_storage_hit),
         .s3_stall_timeout_storage_hit      (s3_stall_timeout_storage_hit),
-        .s3_tx_prefix_length_storage_hit   (s3_tx_prefix_length_storage_hit),
         .s3_duration_lo_storage_hit        (s3_duration_lo_storage_hit),
         .s3_duration_hi_storage_hit        (s3_duration_hi_storage_hit),
-        .s3_tx_prefix_0_storage_hit        (s3_tx_prefix_0_storage_hit),
-        .s3_tx_prefix_1_storage_hit        (s3_tx_prefix_1_storage_hit),
-        .s3_tx_prefix_2_storage_hit        (s3_tx_prefix_2_storage_hit),
-        .s3_tx_prefix_3_storage_hit        (s3_tx_prefix_3_storage_hit),
-        .s3_tx_prefix_4_storage_hit        (s3_tx_prefix_4_storage_hit),
-        .s3_tx_prefix_5_storage_hit        (s3_tx_prefix_5_storage_hit),
-        .s3_tx_prefix_6_storage_hit        (s3_tx_prefix_6_storage_hit),
-        .s3_tx_prefix_7_storage_hit        (s3_tx_prefix_7_storage_hit),
-        .s3_tx_prefix_8_storage_hit        (s3_tx_prefix_8_storage_hit),
-        .s3_tx_prefix_9_storage_hit        (s3_tx_prefix_9_storage_hit),
-        .s3_tx_prefix_10_storage_hit       (s3_tx_prefix_10_storage_hit),
-        .s3_tx_prefix_11_storage_hit       (s3_tx_prefix_11_storage_hit),
-        .s3_tx_prefix_12_storage_hit       (s3_tx_prefix_12_storage_hit),
-        .s3_tx_prefix_13_storage_hit       (s3_tx_prefix_13_storage_hit),
-        .s3_tx_prefix_14_storage_hit       (s3_tx_prefix_14_storage_hit),
-        .s3_tx_prefix_15_storage_hit       (s3_tx_prefix_15_storage_hit),
         .toe_toe_config_storage_rdata      (toe_toe_config_storage_rdata),
         .toe_fpga_mac_lo_storage_rdata     (toe_fpga_mac_lo_storage_rdata),
         .toe_fpga_mac_hi_storage_rdata     (toe_fpga_mac_hi_storage_rdata),
@@ -4161,25 +2605,8 @@ module toe_user_logic_regs_core (
         .s0_fpga_port_storage_rdata        (s0_fpga_port_storage_rdata),
         .s0_target_port_storage_rdata      (s0_target_port_storage_rdata),
         .s0_stall_timeout_storage_rdata    (s0_stall_timeout_storage_rdata),
-        .s0_tx_prefix_length_storage_rdata (s0_tx_prefix_length_storage_rdata),
         .s0_duration_lo_storage_rdata      (s0_duration_lo_storage_rdata),
         .s0_duration_hi_storage_rdata      (s0_duration_hi_storage_rdata),
-        .s0_tx_prefix_0_storage_rdata      (s0_tx_prefix_0_storage_rdata),
-        .s0_tx_prefix_1_storage_rdata      (s0_tx_prefix_1_storage_rdata),
-        .s0_tx_prefix_2_storage_rdata      (s0_tx_prefix_2_storage_rdata),
-        .s0_tx_prefix_3_storage_rdata      (s0_tx_prefix_3_storage_rdata),
-        .s0_tx_prefix_4_storage_rdata      (s0_tx_prefix_4_storage_rdata),
-        .s0_tx_prefix_5_storage_rdata      (s0_tx_prefix_5_storage_rdata),
-        .s0_tx_prefix_6_storage_rdata      (s0_tx_prefix_6_storage_rdata),
-        .s0_tx_prefix_7_storage_rdata      (s0_tx_prefix_7_storage_rdata),
-        .s0_tx_prefix_8_storage_rdata      (s0_tx_prefix_8_storage_rdata),
-        .s0_tx_prefix_9_storage_rdata      (s0_tx_prefix_9_storage_rdata),
-        .s0_tx_prefix_10_storage_rdata     (s0_tx_prefix_10_storage_rdata),
-        .s0_tx_prefix_11_storage_rdata     (s0_tx_prefix_11_storage_rdata),
-        .s0_tx_prefix_12_storage_rdata     (s0_tx_prefix_12_storage_rdata),
-        .s0_tx_prefix_13_storage_rdata     (s0_tx_prefix_13_storage_rdata),
-        .s0_tx_prefix_14_storage_rdata     (s0_tx_prefix_14_storage_rdata),
-        .s0_tx_prefix_15_storage_rdata     (s0_tx_prefix_15_storage_rdata),
         .s1_test_config_storage_rdata      (s1_test_config_storage_rdata),
         .s1_speed_storage_rdata            (s1_speed_storage_rdata),
         .s1_transfer_size_lo_storage_rdata (s1_transfer_size_lo_storage_rdata),
@@ -4189,25 +2616,8 @@ module toe_user_logic_regs_core (
         .s1_fpga_port_storage_rdata        (s1_fpga_port_storage_rdata),
         .s1_target_port_storage_rdata      (s1_target_port_storage_rdata),
         .s1_stall_timeout_storage_rdata    (s1_stall_timeout_storage_rdata),
-        .s1_tx_prefix_length_storage_rdata (s1_tx_prefix_length_storage_rdata),
         .s1_duration_lo_storage_rdata      (s1_duration_lo_storage_rdata),
         .s1_duration_hi_storage_rdata      (s1_duration_hi_storage_rdata),
-        .s1_tx_prefix_0_storage_rdata      (s1_tx_prefix_0_storage_rdata),
-        .s1_tx_prefix_1_storage_rdata      (s1_tx_prefix_1_storage_rdata),
-        .s1_tx_prefix_2_storage_rdata      (s1_tx_prefix_2_storage_rdata),
-        .s1_tx_prefix_3_storage_rdata      (s1_tx_prefix_3_storage_rdata),
-        .s1_tx_prefix_4_storage_rdata      (s1_tx_prefix_4_storage_rdata),
-        .s1_tx_prefix_5_storage_rdata      (s1_tx_prefix_5_storage_rdata),
-        .s1_tx_prefix_6_storage_rdata      (s1_tx_prefix_6_storage_rdata),
-        .s1_tx_prefix_7_storage_rdata      (s1_tx_prefix_7_storage_rdata),
-        .s1_tx_prefix_8_storage_rdata      (s1_tx_prefix_8_storage_rdata),
-        .s1_tx_prefix_9_storage_rdata      (s1_tx_prefix_9_storage_rdata),
-        .s1_tx_prefix_10_storage_rdata     (s1_tx_prefix_10_storage_rdata),
-        .s1_tx_prefix_11_storage_rdata     (s1_tx_prefix_11_storage_rdata),
-        .s1_tx_prefix_12_storage_rdata     (s1_tx_prefix_12_storage_rdata),
-        .s1_tx_prefix_13_storage_rdata     (s1_tx_prefix_13_storage_rdata),
-        .s1_tx_prefix_14_storage_rdata     (s1_tx_prefix_14_storage_rdata),
-        .s1_tx_prefix_15_storage_rdata     (s1_tx_prefix_15_storage_rdata),
         .s2_test_config_storage_rdata      (s2_test_config_storage_rdata),
         .s2_speed_storage_rdata            (s2_speed_storage_rdata),
         .s2_transfer_size_lo_storage_rdata (s2_transfer_size_lo_storage_rdata),
@@ -4217,25 +2627,8 @@ module toe_user_logic_regs_core (
         .s2_fpga_port_storage_rdata        (s2_fpga_port_storage_rdata),
         .s2_target_port_storage_rdata      (s2_target_port_storage_rdata),
         .s2_stall_timeout_storage_rdata    (s2_stall_timeout_storage_rdata),
-        .s2_tx_prefix_length_storage_rdata (s2_tx_prefix_length_storage_rdata),
         .s2_duration_lo_storage_rdata      (s2_duration_lo_storage_rdata),
         .s2_duration_hi_storage_rdata      (s2_duration_hi_storage_rdata),
-        .s2_tx_prefix_0_storage_rdata      (s2_tx_prefix_0_storage_rdata),
-        .s2_tx_prefix_1_storage_rdata      (s2_tx_prefix_1_storage_rdata),
-        .s2_tx_prefix_2_storage_rdata      (s2_tx_prefix_2_storage_rdata),
-        .s2_tx_prefix_3_storage_rdata      (s2_tx_prefix_3_storage_rdata),
-        .s2_tx_prefix_4_storage_rdata      (s2_tx_prefix_4_storage_rdata),
-        .s2_tx_prefix_5_storage_rdata      (s2_tx_prefix_5_storage_rdata),
-        .s2_tx_prefix_6_storage_rdata      (s2_tx_prefix_6_storage_rdata),
-        .s2_tx_prefix_7_storage_rdata      (s2_tx_prefix_7_storage_rdata),
-        .s2_tx_prefix_8_storage_rdata      (s2_tx_prefix_8_storage_rdata),
-        .s2_tx_prefix_9_storage_rdata      (s2_tx_prefix_9_storage_rdata),
-        .s2_tx_prefix_10_storage_rdata     (s2_tx_prefix_10_storage_rdata),
-        .s2_tx_prefix_11_storage_rdata     (s2_tx_prefix_11_storage_rdata),
-        .s2_tx_prefix_12_storage_rdata     (s2_tx_prefix_12_storage_rdata),
-        .s2_tx_prefix_13_storage_rdata     (s2_tx_prefix_13_storage_rdata),
-        .s2_tx_prefix_14_storage_rdata     (s2_tx_prefix_14_storage_rdata),
-        .s2_tx_prefix_15_storage_rdata     (s2_tx_prefix_15_storage_rdata),
         .s3_test_config_storage_rdata      (s3_test_config_storage_rdata),
         .s3_speed_storage_rdata            (s3_speed_storage_rdata),
         .s3_transfer_size_lo_storage_rdata (s3_transfer_size_lo_storage_rdata),
@@ -4245,25 +2638,8 @@ module toe_user_logic_regs_core (
         .s3_fpga_port_storage_rdata        (s3_fpga_port_storage_rdata),
         .s3_target_port_storage_rdata      (s3_target_port_storage_rdata),
         .s3_stall_timeout_storage_rdata    (s3_stall_timeout_storage_rdata),
-        .s3_tx_prefix_length_storage_rdata (s3_tx_prefix_length_storage_rdata),
         .s3_duration_lo_storage_rdata      (s3_duration_lo_storage_rdata),
         .s3_duration_hi_storage_rdata      (s3_duration_hi_storage_rdata),
-        .s3_tx_prefix_0_storage_rdata      (s3_tx_prefix_0_storage_rdata),
-        .s3_tx_prefix_1_storage_rdata      (s3_tx_prefix_1_storage_rdata),
-        .s3_tx_prefix_2_storage_rdata      (s3_tx_prefix_2_storage_rdata),
-        .s3_tx_prefix_3_storage_rdata      (s3_tx_prefix_3_storage_rdata),
-        .s3_tx_prefix_4_storage_rdata      (s3_tx_prefix_4_storage_rdata),
-        .s3_tx_prefix_5_storage_rdata      (s3_tx_prefix_5_storage_rdata),
-        .s3_tx_prefix_6_storage_rdata      (s3_tx_prefix_6_storage_rdata),
-        .s3_tx_prefix_7_storage_rdata      (s3_tx_prefix_7_storage_rdata),
-        .s3_tx_prefix_8_storage_rdata      (s3_tx_prefix_8_storage_rdata),
-        .s3_tx_prefix_9_storage_rdata      (s3_tx_prefix_9_storage_rdata),
-        .s3_tx_prefix_10_storage_rdata     (s3_tx_prefix_10_storage_rdata),
-        .s3_tx_prefix_11_storage_rdata     (s3_tx_prefix_11_storage_rdata),
-        .s3_tx_prefix_12_storage_rdata     (s3_tx_prefix_12_storage_rdata),
-        .s3_tx_prefix_13_storage_rdata     (s3_tx_prefix_13_storage_rdata),
-        .s3_tx_prefix_14_storage_rdata     (s3_tx_prefix_14_storage_rdata),
-        .s3_tx_prefix_15_storage_rdata     (s3_tx_prefix_15_storage_rdata),
         .toe_toe_ctrl_pulse_hit            (toe_toe_ctrl_pulse_hit),
         .s0_ctrl_pulse_hit                 (s0_ctrl_pulse_hit),
         .s1_ctrl_pulse_hit                 (s1_ctrl_pulse_hit),
@@ -4288,7 +2664,6 @@ module toe_user_logic_regs_core (
         .s0_err_received_status_hit        (s0_err_received_status_hit),
         .s0_err_count_status_hit           (s0_err_count_status_hit),
         .s0_rx_packets_status_hit          (s0_rx_packets_status_hit),
-        .s0_tx_prefix_sent_status_hit      (s0_tx_prefix_sent_status_hit),
         .s0_peer_port_status_hit           (s0_peer_port_status_hit),
         .s0_peer_mss_status_hit            (s0_peer_mss_status_hit),
         .s0_peer_window_scale_status_hit   (s0_peer_window_scale_status_hit),
@@ -4301,7 +2676,6 @@ module toe_user_logic_regs_core (
         .s1_err_received_status_hit        (s1_err_received_status_hit),
         .s1_err_count_status_hit           (s1_err_count_status_hit),
         .s1_rx_packets_status_hit          (s1_rx_packets_status_hit),
-        .s1_tx_prefix_sent_status_hit      (s1_tx_prefix_sent_status_hit),
         .s1_peer_port_status_hit           (s1_peer_port_status_hit),
         .s1_peer_mss_status_hit            (s1_peer_mss_status_hit),
         .s1_peer_window_scale_status_hit   (s1_peer_window_scale_status_hit),
@@ -4314,7 +2688,6 @@ module toe_user_logic_regs_core (
         .s2_err_received_status_hit        (s2_err_received_status_hit),
         .s2_err_count_status_hit           (s2_err_count_status_hit),
         .s2_rx_packets_status_hit          (s2_rx_packets_status_hit),
-        .s2_tx_prefix_sent_status_hit      (s2_tx_prefix_sent_status_hit),
         .s2_peer_port_status_hit           (s2_peer_port_status_hit),
         .s2_peer_mss_status_hit            (s2_peer_mss_status_hit),
         .s2_peer_window_scale_status_hit   (s2_peer_window_scale_status_hit),
@@ -4327,7 +2700,6 @@ module toe_user_logic_regs_core (
         .s3_err_received_status_hit        (s3_err_received_status_hit),
         .s3_err_count_status_hit           (s3_err_count_status_hit),
         .s3_rx_packets_status_hit          (s3_rx_packets_status_hit),
-        .s3_tx_prefix_sent_status_hit      (s3_tx_prefix_sent_status_hit),
         .s3_peer_port_status_hit           (s3_peer_port_status_hit),
         .s3_peer_mss_status_hit            (s3_peer_mss_status_hit),
         .s3_peer_window_scale_status_hit   (s3_peer_window_scale_status_hit),
@@ -4342,7 +2714,6 @@ module toe_user_logic_regs_core (
         .s0_err_received_status_rdata      (s0_err_received_status_rdata),
         .s0_err_count_status_rdata         (s0_err_count_status_rdata),
         .s0_rx_packets_status_rdata        (s0_rx_packets_status_rdata),
-        .s0_tx_prefix_sent_status_rdata    (s0_tx_prefix_sent_status_rdata),
         .s0_peer_port_status_rdata         (s0_peer_port_status_rdata),
         .s0_peer_mss_status_rdata          (s0_peer_mss_status_rdata),
         .s0_peer_window_scale_status_rdata (s0_peer_window_scale_status_rdata),
@@ -4355,7 +2726,6 @@ module toe_user_logic_regs_core (
         .s1_err_received_status_rdata      (s1_err_received_status_rdata),
         .s1_err_count_status_rdata         (s1_err_count_status_rdata),
         .s1_rx_packets_status_rdata        (s1_rx_packets_status_rdata),
-        .s1_tx_prefix_sent_status_rdata    (s1_tx_prefix_sent_status_rdata),
         .s1_peer_port_status_rdata         (s1_peer_port_status_rdata),
         .s1_peer_mss_status_rdata          (s1_peer_mss_status_rdata),
         .s1_peer_window_scale_status_rdata (s1_peer_window_scale_status_rdata),
@@ -4368,7 +2738,6 @@ module toe_user_logic_regs_core (
         .s2_err_received_status_rdata      (s2_err_received_status_rdata),
         .s2_err_count_status_rdata         (s2_err_count_status_rdata),
         .s2_rx_packets_status_rdata        (s2_rx_packets_status_rdata),
-        .s2_tx_prefix_sent_status_rdata    (s2_tx_prefix_sent_status_rdata),
         .s2_peer_port_status_rdata         (s2_peer_port_status_rdata),
         .s2_peer_mss_status_rdata          (s2_peer_mss_status_rdata),
         .s2_peer_window_scale_status_rdata (s2_peer_window_scale_status_rdata),
@@ -4381,7 +2750,6 @@ module toe_user_logic_regs_core (
         .s3_err_received_status_rdata      (s3_err_received_status_rdata),
         .s3_err_count_status_rdata         (s3_err_count_status_rdata),
         .s3_rx_packets_status_rdata        (s3_rx_packets_status_rdata),
-        .s3_tx_prefix_sent_status_rdata    (s3_tx_prefix_sent_status_rdata),
         .s3_peer_port_status_rdata         (s3_peer_port_status_rdata),
         .s3_peer_mss_status_rdata          (s3_peer_mss_status_rdata),
         .s3_peer_window_scale_status_rdata (s3_peer_window_scale_status_rdata),

@@ -38,25 +38,8 @@ module toe_user_logic_regs_read_back (
     input  wire        s0_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s0_target_port_storage_hit,         // Writable words: addressed
     input  wire        s0_stall_timeout_storage_hit,       // Writable words: addressed
-    input  wire        s0_tx_prefix_length_storage_hit,    // Writable words: addressed
     input  wire        s0_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s0_duration_hi_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_0_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_1_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_2_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_3_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_4_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_5_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_6_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_7_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_8_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_9_storage_hit,         // Writable words: addressed
-    input  wire        s0_tx_prefix_10_storage_hit,        // Writable words: addressed
-    input  wire        s0_tx_prefix_11_storage_hit,        // Writable words: addressed
-    input  wire        s0_tx_prefix_12_storage_hit,        // Writable words: addressed
-    input  wire        s0_tx_prefix_13_storage_hit,        // Writable words: addressed
-    input  wire        s0_tx_prefix_14_storage_hit,        // Writable words: addressed
-    input  wire        s0_tx_prefix_15_storage_hit,        // Writable words: addressed
     input  wire        s1_test_config_storage_hit,         // Writable words: addressed
     input  wire        s1_speed_storage_hit,               // Writable words: addressed
     input  wire        s1_transfer_size_lo_storage_hit,    // Writable words: addressed
@@ -66,25 +49,8 @@ module toe_user_logic_regs_read_back (
     input  wire        s1_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s1_target_port_storage_hit,         // Writable words: addressed
     input  wire        s1_stall_timeout_storage_hit,       // Writable words: addressed
-    input  wire        s1_tx_prefix_length_storage_hit,    // Writable words: addressed
     input  wire        s1_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s1_duration_hi_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_0_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_1_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_2_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_3_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_4_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_5_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_6_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_7_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_8_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_9_storage_hit,         // Writable words: addressed
-    input  wire        s1_tx_prefix_10_storage_hit,        // Writable words: addressed
-    input  wire        s1_tx_prefix_11_storage_hit,        // Writable words: addressed
-    input  wire        s1_tx_prefix_12_storage_hit,        // Writable words: addressed
-    input  wire        s1_tx_prefix_13_storage_hit,        // Writable words: addressed
-    input  wire        s1_tx_prefix_14_storage_hit,        // Writable words: addressed
-    input  wire        s1_tx_prefix_15_storage_hit,        // Writable words: addressed
     input  wire        s2_test_config_storage_hit,         // Writable words: addressed
     input  wire        s2_speed_storage_hit,               // Writable words: addressed
     input  wire        s2_transfer_size_lo_storage_hit,    // Writable words: addressed
@@ -94,25 +60,8 @@ module toe_user_logic_regs_read_back (
     input  wire        s2_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s2_target_port_storage_hit,         // Writable words: addressed
     input  wire        s2_stall_timeout_storage_hit,       // Writable words: addressed
-    input  wire        s2_tx_prefix_length_storage_hit,    // Writable words: addressed
     input  wire        s2_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s2_duration_hi_storage_hit,         // Writable words: addressed
-    input  wire        s2_tx_prefix_0_storage_hit,         // Writable words: addressed
-    input  wire        s2_tx_prefix_1_storage_hit,         // Writable words: addressed
-    input  wire        s2_tx_prefix_2_storage_hit,         // Writable words: addressed
-    input  wire        s2_tx_prefix_3_storage_hit,         // Writable words: addressed
-    input  wire        s2_tx_prefix_4_storage_hit,         // Writable words: addressed
-    input  wire        s2_tx_prefix_5_storage_hit,         // Writable words: addressed
-    input  wire        s2_tx_prefix_6_storage_hit,         // Writable words: addressed
-    input  wire        s2_tx_prefix_7_storage_hit,         // Writable words: addressed
-    input  wire        s2_tx_prefix_8_storage_hit,         // Writable words: addressed
-    input  wire        s2_tx_prefix_9_storage_hit,         // Writable words: addressed
-    input  wire        s2_tx_prefix_10_storage_hit,        // Writable words: addressed
-    input  wire        s2_tx_prefix_11_storage_hit,        // Writable words: addressed
-    input  wire        s2_tx_prefix_12_storage_hit,        // Writable words: addressed
-    input  wire        s2_tx_prefix_13_storage_hit,        // Writable words: addressed
-    input  wire        s2_tx_prefix_14_storage_hit,        // Writable words: addressed
-    input  wire        s2_tx_prefix_15_storage_hit,        // Writable words: addressed
     input  wire        s3_test_config_storage_hit,         // Writable words: addressed
     input  wire        s3_speed_storage_hit,               // Writable words: addressed
     input  wire        s3_transfer_size_lo_storage_hit,    // Writable words: addressed
@@ -122,25 +71,8 @@ module toe_user_logic_regs_read_back (
     input  wire        s3_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s3_target_port_storage_hit,         // Writable words: addressed
     input  wire        s3_stall_timeout_storage_hit,       // Writable words: addressed
-    input  wire        s3_tx_prefix_length_storage_hit,    // Writable words: addressed
     input  wire        s3_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s3_duration_hi_storage_hit,         // Writable words: addressed
-    input  wire        s3_tx_prefix_0_storage_hit,         // Writable words: addressed
-    input  wire        s3_tx_prefix_1_storage_hit,         // Writable words: addressed
-    input  wire        s3_tx_prefix_2_storage_hit,         // Writable words: addressed
-    input  wire        s3_tx_prefix_3_storage_hit,         // Writable words: addressed
-    input  wire        s3_tx_prefix_4_storage_hit,         // Writable words: addressed
-    input  wire        s3_tx_prefix_5_storage_hit,         // Writable words: addressed
-    input  wire        s3_tx_prefix_6_storage_hit,         // Writable words: addressed
-    input  wire        s3_tx_prefix_7_storage_hit,         // Writable words: addressed
-    input  wire        s3_tx_prefix_8_storage_hit,         // Writable words: addressed
-    input  wire        s3_tx_prefix_9_storage_hit,         // Writable words: addressed
-    input  wire        s3_tx_prefix_10_storage_hit,        // Writable words: addressed
-    input  wire        s3_tx_prefix_11_storage_hit,        // Writable words: addressed
-    input  wire        s3_tx_prefix_12_storage_hit,        // Writable words: addressed
-    input  wire        s3_tx_prefix_13_storage_hit,        // Writable words: addressed
-    input  wire        s3_tx_prefix_14_storage_hit,        // Writable words: addressed
-    input  wire        s3_tx_prefix_15_storage_hit,        // Writable words: addressed
     input  wire [31:0] toe_toe_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] toe_fpga_mac_lo_storage_rdata,      // Writable words: read value
     input  wire [31:0] toe_fpga_mac_hi_storage_rdata,      // Writable words: read value
@@ -157,25 +89,8 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s0_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s0_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_stall_timeout_storage_rdata,     // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_length_storage_rdata,  // Writable words: read value
     input  wire [31:0] s0_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_duration_hi_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_0_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_1_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_2_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_3_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_4_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_5_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_6_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_7_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_8_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_9_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_10_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_11_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_12_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_13_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_14_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s0_tx_prefix_15_storage_rdata,      // Writable words: read value
     input  wire [31:0] s1_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_speed_storage_rdata,             // Writable words: read value
     input  wire [31:0] s1_transfer_size_lo_storage_rdata,  // Writable words: read value
@@ -185,25 +100,8 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s1_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s1_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_stall_timeout_storage_rdata,     // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_length_storage_rdata,  // Writable words: read value
     input  wire [31:0] s1_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_duration_hi_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_0_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_1_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_2_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_3_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_4_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_5_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_6_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_7_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_8_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_9_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_10_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_11_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_12_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_13_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_14_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s1_tx_prefix_15_storage_rdata,      // Writable words: read value
     input  wire [31:0] s2_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s2_speed_storage_rdata,             // Writable words: read value
     input  wire [31:0] s2_transfer_size_lo_storage_rdata,  // Writable words: read value
@@ -213,25 +111,8 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s2_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s2_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s2_stall_timeout_storage_rdata,     // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_length_storage_rdata,  // Writable words: read value
     input  wire [31:0] s2_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s2_duration_hi_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_0_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_1_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_2_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_3_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_4_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_5_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_6_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_7_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_8_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_9_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_10_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_11_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_12_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_13_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_14_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s2_tx_prefix_15_storage_rdata,      // Writable words: read value
     input  wire [31:0] s3_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s3_speed_storage_rdata,             // Writable words: read value
     input  wire [31:0] s3_transfer_size_lo_storage_rdata,  // Writable words: read value
@@ -241,25 +122,8 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s3_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s3_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s3_stall_timeout_storage_rdata,     // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_length_storage_rdata,  // Writable words: read value
     input  wire [31:0] s3_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s3_duration_hi_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_0_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_1_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_2_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_3_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_4_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_5_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_6_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_7_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_8_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_9_storage_rdata,       // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_10_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_11_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_12_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_13_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_14_storage_rdata,      // Writable words: read value
-    input  wire [31:0] s3_tx_prefix_15_storage_rdata,      // Writable words: read value
     input  wire        toe_toe_ctrl_pulse_hit,             // Write-pulse words (read as 0): addressed
     input  wire        s0_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
     input  wire        s1_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
@@ -284,7 +148,6 @@ module toe_user_logic_regs_read_back (
     input  wire        s0_err_received_status_hit,         // Status words: addressed
     input  wire        s0_err_count_status_hit,            // Status words: addressed
     input  wire        s0_rx_packets_status_hit,           // Status words: addressed
-    input  wire        s0_tx_prefix_sent_status_hit,       // Status words: addressed
     input  wire        s0_peer_port_status_hit,            // Status words: addressed
     input  wire        s0_peer_mss_status_hit,             // Status words: addressed
     input  wire        s0_peer_window_scale_status_hit,    // Status words: addressed
@@ -297,7 +160,6 @@ module toe_user_logic_regs_read_back (
     input  wire        s1_err_received_status_hit,         // Status words: addressed
     input  wire        s1_err_count_status_hit,            // Status words: addressed
     input  wire        s1_rx_packets_status_hit,           // Status words: addressed
-    input  wire        s1_tx_prefix_sent_status_hit,       // Status words: addressed
     input  wire        s1_peer_port_status_hit,            // Status words: addressed
     input  wire        s1_peer_mss_status_hit,             // Status words: addressed
     input  wire        s1_peer_window_scale_status_hit,    // Status words: addressed
@@ -310,7 +172,6 @@ module toe_user_logic_regs_read_back (
     input  wire        s2_err_received_status_hit,         // Status words: addressed
     input  wire        s2_err_count_status_hit,            // Status words: addressed
     input  wire        s2_rx_packets_status_hit,           // Status words: addressed
-    input  wire        s2_tx_prefix_sent_status_hit,       // Status words: addressed
     input  wire        s2_peer_port_status_hit,            // Status words: addressed
     input  wire        s2_peer_mss_status_hit,             // Status words: addressed
     input  wire        s2_peer_window_scale_status_hit,    // Status words: addressed
@@ -323,7 +184,6 @@ module toe_user_logic_regs_read_back (
     input  wire        s3_err_received_status_hit,         // Status words: addressed
     input  wire        s3_err_count_status_hit,            // Status words: addressed
     input  wire        s3_rx_packets_status_hit,           // Status words: addressed
-    input  wire        s3_tx_prefix_sent_status_hit,       // Status words: addressed
     input  wire        s3_peer_port_status_hit,            // Status words: addressed
     input  wire        s3_peer_mss_status_hit,             // Status words: addressed
     input  wire        s3_peer_window_scale_status_hit,    // Status words: addressed
@@ -338,7 +198,6 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s0_err_received_status_rdata,       // Status words: read value
     input  wire [31:0] s0_err_count_status_rdata,          // Status words: read value
     input  wire [31:0] s0_rx_packets_status_rdata,         // Status words: read value
-    input  wire [31:0] s0_tx_prefix_sent_status_rdata,     // Status words: read value
     input  wire [31:0] s0_peer_port_status_rdata,          // Status words: read value
     input  wire [31:0] s0_peer_mss_status_rdata,           // Status words: read value
     input  wire [31:0] s0_peer_window_scale_status_rdata,  // Status words: read value
@@ -351,7 +210,6 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s1_err_received_status_rdata,       // Status words: read value
     input  wire [31:0] s1_err_count_status_rdata,          // Status words: read value
     input  wire [31:0] s1_rx_packets_status_rdata,         // Status words: read value
-    input  wire [31:0] s1_tx_prefix_sent_status_rdata,     // Status words: read value
     input  wire [31:0] s1_peer_port_status_rdata,          // Status words: read value
     input  wire [31:0] s1_peer_mss_status_rdata,           // Status words: read value
     input  wire [31:0] s1_peer_window_scale_status_rdata,  // Status words: read value
@@ -364,7 +222,6 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s2_err_received_status_rdata,       // Status words: read value
     input  wire [31:0] s2_err_count_status_rdata,          // Status words: read value
     input  wire [31:0] s2_rx_packets_status_rdata,         // Status words: read value
-    input  wire [31:0] s2_tx_prefix_sent_status_rdata,     // Status words: read value
     input  wire [31:0] s2_peer_port_status_rdata,          // Status words: read value
     input  wire [31:0] s2_peer_mss_status_rdata,           // Status words: read value
     input  wire [31:0] s2_peer_window_scale_status_rdata,  // Status words: read value
@@ -377,7 +234,6 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s3_err_received_status_rdata,       // Status words: read value
     input  wire [31:0] s3_err_count_status_rdata,          // Status words: read value
     input  wire [31:0] s3_rx_packets_status_rdata,         // Status words: read value
-    input  wire [31:0] s3_tx_prefix_sent_status_rdata,     // Status words: read value
     input  wire [31:0] s3_peer_port_status_rdata,          // Status words: read value
     input  wire [31:0] s3_peer_mss_status_rdata,           // Status words: read value
     input  wire [31:0] s3_peer_window_scale_status_rdata,  // Status words: read value
@@ -478,44 +334,10 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s0_target_port_storage_rdata;
         any_hit = any_hit | s0_stall_timeout_storage_hit;
         any_data = any_data | s0_stall_timeout_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_length_storage_hit;
-        any_data = any_data | s0_tx_prefix_length_storage_rdata;
         any_hit = any_hit | s0_duration_lo_storage_hit;
         any_data = any_data | s0_duration_lo_storage_rdata;
         any_hit = any_hit | s0_duration_hi_storage_hit;
         any_data = any_data | s0_duration_hi_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_0_storage_hit;
-        any_data = any_data | s0_tx_prefix_0_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_1_storage_hit;
-        any_data = any_data | s0_tx_prefix_1_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_2_storage_hit;
-        any_data = any_data | s0_tx_prefix_2_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_3_storage_hit;
-        any_data = any_data | s0_tx_prefix_3_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_4_storage_hit;
-        any_data = any_data | s0_tx_prefix_4_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_5_storage_hit;
-        any_data = any_data | s0_tx_prefix_5_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_6_storage_hit;
-        any_data = any_data | s0_tx_prefix_6_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_7_storage_hit;
-        any_data = any_data | s0_tx_prefix_7_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_8_storage_hit;
-        any_data = any_data | s0_tx_prefix_8_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_9_storage_hit;
-        any_data = any_data | s0_tx_prefix_9_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_10_storage_hit;
-        any_data = any_data | s0_tx_prefix_10_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_11_storage_hit;
-        any_data = any_data | s0_tx_prefix_11_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_12_storage_hit;
-        any_data = any_data | s0_tx_prefix_12_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_13_storage_hit;
-        any_data = any_data | s0_tx_prefix_13_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_14_storage_hit;
-        any_data = any_data | s0_tx_prefix_14_storage_rdata;
-        any_hit = any_hit | s0_tx_prefix_15_storage_hit;
-        any_data = any_data | s0_tx_prefix_15_storage_rdata;
         any_hit = any_hit | s1_test_config_storage_hit;
         any_data = any_data | s1_test_config_storage_rdata;
         any_hit = any_hit | s1_speed_storage_hit;
@@ -534,44 +356,10 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s1_target_port_storage_rdata;
         any_hit = any_hit | s1_stall_timeout_storage_hit;
         any_data = any_data | s1_stall_timeout_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_length_storage_hit;
-        any_data = any_data | s1_tx_prefix_length_storage_rdata;
         any_hit = any_hit | s1_duration_lo_storage_hit;
         any_data = any_data | s1_duration_lo_storage_rdata;
         any_hit = any_hit | s1_duration_hi_storage_hit;
         any_data = any_data | s1_duration_hi_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_0_storage_hit;
-        any_data = any_data | s1_tx_prefix_0_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_1_storage_hit;
-        any_data = any_data | s1_tx_prefix_1_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_2_storage_hit;
-        any_data = any_data | s1_tx_prefix_2_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_3_storage_hit;
-        any_data = any_data | s1_tx_prefix_3_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_4_storage_hit;
-        any_data = any_data | s1_tx_prefix_4_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_5_storage_hit;
-        any_data = any_data | s1_tx_prefix_5_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_6_storage_hit;
-        any_data = any_data | s1_tx_prefix_6_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_7_storage_hit;
-        any_data = any_data | s1_tx_prefix_7_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_8_storage_hit;
-        any_data = any_data | s1_tx_prefix_8_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_9_storage_hit;
-        any_data = any_data | s1_tx_prefix_9_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_10_storage_hit;
-        any_data = any_data | s1_tx_prefix_10_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_11_storage_hit;
-        any_data = any_data | s1_tx_prefix_11_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_12_storage_hit;
-        any_data = any_data | s1_tx_prefix_12_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_13_storage_hit;
-        any_data = any_data | s1_tx_prefix_13_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_14_storage_hit;
-        any_data = any_data | s1_tx_prefix_14_storage_rdata;
-        any_hit = any_hit | s1_tx_prefix_15_storage_hit;
-        any_data = any_data | s1_tx_prefix_15_storage_rdata;
         any_hit = any_hit | s2_test_config_storage_hit;
         any_data = any_data | s2_test_config_storage_rdata;
         any_hit = any_hit | s2_speed_storage_hit;
@@ -590,44 +378,10 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s2_target_port_storage_rdata;
         any_hit = any_hit | s2_stall_timeout_storage_hit;
         any_data = any_data | s2_stall_timeout_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_length_storage_hit;
-        any_data = any_data | s2_tx_prefix_length_storage_rdata;
         any_hit = any_hit | s2_duration_lo_storage_hit;
         any_data = any_data | s2_duration_lo_storage_rdata;
         any_hit = any_hit | s2_duration_hi_storage_hit;
         any_data = any_data | s2_duration_hi_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_0_storage_hit;
-        any_data = any_data | s2_tx_prefix_0_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_1_storage_hit;
-        any_data = any_data | s2_tx_prefix_1_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_2_storage_hit;
-        any_data = any_data | s2_tx_prefix_2_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_3_storage_hit;
-        any_data = any_data | s2_tx_prefix_3_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_4_storage_hit;
-        any_data = any_data | s2_tx_prefix_4_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_5_storage_hit;
-        any_data = any_data | s2_tx_prefix_5_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_6_storage_hit;
-        any_data = any_data | s2_tx_prefix_6_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_7_storage_hit;
-        any_data = any_data | s2_tx_prefix_7_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_8_storage_hit;
-        any_data = any_data | s2_tx_prefix_8_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_9_storage_hit;
-        any_data = any_data | s2_tx_prefix_9_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_10_storage_hit;
-        any_data = any_data | s2_tx_prefix_10_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_11_storage_hit;
-        any_data = any_data | s2_tx_prefix_11_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_12_storage_hit;
-        any_data = any_data | s2_tx_prefix_12_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_13_storage_hit;
-        any_data = any_data | s2_tx_prefix_13_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_14_storage_hit;
-        any_data = any_data | s2_tx_prefix_14_storage_rdata;
-        any_hit = any_hit | s2_tx_prefix_15_storage_hit;
-        any_data = any_data | s2_tx_prefix_15_storage_rdata;
         any_hit = any_hit | s3_test_config_storage_hit;
         any_data = any_data | s3_test_config_storage_rdata;
         any_hit = any_hit | s3_speed_storage_hit;
@@ -646,44 +400,10 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s3_target_port_storage_rdata;
         any_hit = any_hit | s3_stall_timeout_storage_hit;
         any_data = any_data | s3_stall_timeout_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_length_storage_hit;
-        any_data = any_data | s3_tx_prefix_length_storage_rdata;
         any_hit = any_hit | s3_duration_lo_storage_hit;
         any_data = any_data | s3_duration_lo_storage_rdata;
         any_hit = any_hit | s3_duration_hi_storage_hit;
         any_data = any_data | s3_duration_hi_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_0_storage_hit;
-        any_data = any_data | s3_tx_prefix_0_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_1_storage_hit;
-        any_data = any_data | s3_tx_prefix_1_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_2_storage_hit;
-        any_data = any_data | s3_tx_prefix_2_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_3_storage_hit;
-        any_data = any_data | s3_tx_prefix_3_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_4_storage_hit;
-        any_data = any_data | s3_tx_prefix_4_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_5_storage_hit;
-        any_data = any_data | s3_tx_prefix_5_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_6_storage_hit;
-        any_data = any_data | s3_tx_prefix_6_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_7_storage_hit;
-        any_data = any_data | s3_tx_prefix_7_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_8_storage_hit;
-        any_data = any_data | s3_tx_prefix_8_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_9_storage_hit;
-        any_data = any_data | s3_tx_prefix_9_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_10_storage_hit;
-        any_data = any_data | s3_tx_prefix_10_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_11_storage_hit;
-        any_data = any_data | s3_tx_prefix_11_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_12_storage_hit;
-        any_data = any_data | s3_tx_prefix_12_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_13_storage_hit;
-        any_data = any_data | s3_tx_prefix_13_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_14_storage_hit;
-        any_data = any_data | s3_tx_prefix_14_storage_rdata;
-        any_hit = any_hit | s3_tx_prefix_15_storage_hit;
-        any_data = any_data | s3_tx_prefix_15_storage_rdata;
         any_hit = any_hit | toe_toe_ctrl_pulse_hit;
         any_hit = any_hit | s0_ctrl_pulse_hit;
         any_hit = any_hit | s1_ctrl_pulse_hit;
@@ -719,8 +439,6 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s0_err_count_status_rdata;
         any_hit = any_hit | s0_rx_packets_status_hit;
         any_data = any_data | s0_rx_packets_status_rdata;
-        any_hit = any_hit | s0_tx_prefix_sent_status_hit;
-        any_data = any_data | s0_tx_prefix_sent_status_rdata;
         any_hit = any_hit | s0_peer_port_status_hit;
         any_data = any_data | s0_peer_port_status_rdata;
         any_hit = any_hit | s0_peer_mss_status_hit;
@@ -745,8 +463,6 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s1_err_count_status_rdata;
         any_hit = any_hit | s1_rx_packets_status_hit;
         any_data = any_data | s1_rx_packets_status_rdata;
-        any_hit = any_hit | s1_tx_prefix_sent_status_hit;
-        any_data = any_data | s1_tx_prefix_sent_status_rdata;
         any_hit = any_hit | s1_peer_port_status_hit;
         any_data = any_data | s1_peer_port_status_rdata;
         any_hit = any_hit | s1_peer_mss_status_hit;
@@ -771,8 +487,6 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s2_err_count_status_rdata;
         any_hit = any_hit | s2_rx_packets_status_hit;
         any_data = any_data | s2_rx_packets_status_rdata;
-        any_hit = any_hit | s2_tx_prefix_sent_status_hit;
-        any_data = any_data | s2_tx_prefix_sent_status_rdata;
         any_hit = any_hit | s2_peer_port_status_hit;
         any_data = any_data | s2_peer_port_status_rdata;
         any_hit = any_hit | s2_peer_mss_status_hit;
@@ -797,8 +511,6 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | s3_err_count_status_rdata;
         any_hit = any_hit | s3_rx_packets_status_hit;
         any_data = any_data | s3_rx_packets_status_rdata;
-        any_hit = any_hit | s3_tx_prefix_sent_status_hit;
-        any_data = any_data | s3_tx_prefix_sent_status_rdata;
         any_hit = any_hit | s3_peer_port_status_hit;
         any_data = any_data | s3_peer_port_status_rdata;
         any_hit = any_hit | s3_peer_mss_status_hit;

@@ -51,23 +51,6 @@ module toe_user_logic_session (
     input  wire [15:0]   reg_stall_timeout,        // Milliseconds without progress before the test ends `stalled`; 0: never
     input  wire          reg_open_ended,           // 1: no size: send until `stop` or `duration`, receive until the peer closes
     input  wire [47:0]   reg_duration,             // User-clock cycles from `established` after which the send stops; 0: no limit
-    input  wire [6:0]    reg_tx_prefix_length,     // TX prefix bytes, 0..=64; read at `established`
-    input  wire [31:0]   reg_tx_prefix_0,          // TX prefix bytes 0..=3
-    input  wire [31:0]   reg_tx_prefix_1,          // TX prefix bytes 4..=7
-    input  wire [31:0]   reg_tx_prefix_2,          // TX prefix bytes 8..=11
-    input  wire [31:0]   reg_tx_prefix_3,          // TX prefix bytes 12..=15
-    input  wire [31:0]   reg_tx_prefix_4,          // TX prefix bytes 16..=19
-    input  wire [31:0]   reg_tx_prefix_5,          // TX prefix bytes 20..=23
-    input  wire [31:0]   reg_tx_prefix_6,          // TX prefix bytes 24..=27
-    input  wire [31:0]   reg_tx_prefix_7,          // TX prefix bytes 28..=31
-    input  wire [31:0]   reg_tx_prefix_8,          // TX prefix bytes 32..=35
-    input  wire [31:0]   reg_tx_prefix_9,          // TX prefix bytes 36..=39
-    input  wire [31:0]   reg_tx_prefix_10,         // TX prefix bytes 40..=43
-    input  wire [31:0]   reg_tx_prefix_11,         // TX prefix bytes 44..=47
-    input  wire [31:0]   reg_tx_prefix_12,         // TX prefix bytes 48..=51
-    input  wire [31:0]   reg_tx_prefix_13,         // TX prefix bytes 52..=55
-    input  wire [31:0]   reg_tx_prefix_14,         // TX prefix bytes 56..=59
-    input  wire [31:0]   reg_tx_prefix_15,         // TX prefix bytes 60..=63
 
     // To the register file
     output reg           reg_busy,                 // From `start` until the test ends
@@ -78,7 +61,6 @@ module toe_user_logic_session (
     output reg           reg_error_set,            // One-cycle pulse setting the sticky `error` bit
     output wire [63:0]   reg_tx_bytes,             // Bytes the TOE took since start
     output wire [63:0]   reg_rx_bytes,             // Bytes received since start
-    output wire [6:0]    reg_tx_prefix_sent,       // Bytes of the TX prefix sent
     output wire [63:0]   reg_elapsed,              // User-clock cycles of the test
     output wire [47:0]   reg_err_offset,           // Stream offset of the first error
     output wire [31:0]   reg_err_expected,         // Expected word at the first error
@@ -131,7 +113,6 @@ module toe_user_logic_session (
     localparam C_DRAIN = 4'hf;
     localparam C_ZERO4 = 4'h0;
     localparam C_ZERO48 = 48'h0;
-    localparam C_32 = 10'b100000;
     localparam C_ONE4 = 4'h1;
 
     // States
@@ -206,66 +187,62 @@ module toe_user_logic_session (
     reg [3:0] verifier_cause;
 
     // datapath
-    wire          datapath_tx_busy;
-    wire          datapath_tx_done;
-    wire          datapath_rx_complete;
-    wire          datapath_rx_error;
-    wire          datapath_rx_beyond;
-    wire          datapath_rx_settled;
-    wire          datapath_rx_err_valid;
-    wire [1:0]    datapath_rx_err_cause;
-    reg           datapath_tx_start;
-    reg           datapath_tx_abort;
-    reg           datapath_tx_clear;
-    reg           datapath_rx_start;
-    reg           datapath_rx_end;
-    reg           datapath_pattern;
-    reg  [1023:0] datapath_tx_prefix;
+    wire       datapath_tx_busy;
+    wire       datapath_tx_done;
+    wire       datapath_rx_complete;
+    wire       datapath_rx_error;
+    wire       datapath_rx_beyond;
+    wire       datapath_rx_settled;
+    wire       datapath_rx_err_valid;
+    wire [1:0] datapath_rx_err_cause;
+    reg        datapath_tx_start;
+    reg        datapath_tx_abort;
+    reg        datapath_tx_clear;
+    reg        datapath_rx_start;
+    reg        datapath_rx_end;
+    reg        datapath_pattern;
     toe_user_logic_datapath u_datapath (
-        .clock           (clock),
-        .reset           (reset),
-        .tx_start        (datapath_tx_start),
-        .tx_abort        (datapath_tx_abort),
-        .tx_clear        (datapath_tx_clear),
-        .rx_start        (datapath_rx_start),
-        .rx_end          (datapath_rx_end),
-        .rx_clear        (reg_clear_errors),
-        .transfer_size   (size_reg),
-        .packet_size     (psize_reg),
-        .pattern         (datapath_pattern),
-        .verify          (verify_q_reg),
-        .open_ended      (open_q_reg),
-        .tx_stop         (stop_q_reg),
-        .tx_prefix       (datapath_tx_prefix),
-        .tx_prefix_length(reg_tx_prefix_length),
-        .tx_percent      (txp_reg),
-        .rx_percent      (rxp_reg),
-        .tx_busy         (datapath_tx_busy),
-        .tx_done         (datapath_tx_done),
-        .tx_bytes        (reg_tx_bytes),
-        .tx_prefix_sent  (reg_tx_prefix_sent),
-        .tx_tdata        (toe_tx_tdata),
-        .tx_tkeep        (toe_tx_tkeep),
-        .tx_tlast        (toe_tx_tlast),
-        .tx_tvalid       (toe_tx_tvalid),
-        .tx_tready       (toe_tx_tready),
-        .rx_tdata        (toe_rx_tdata),
-        .rx_tkeep        (toe_rx_tkeep),
-        .rx_tlast        (toe_rx_tlast),
-        .rx_tvalid       (toe_rx_tvalid),
-        .rx_tready       (toe_rx_tready),
-        .rx_bytes        (reg_rx_bytes),
-        .rx_packets      (reg_rx_packets),
-        .rx_complete     (datapath_rx_complete),
-        .rx_error        (datapath_rx_error),
-        .rx_beyond       (datapath_rx_beyond),
-        .rx_settled      (datapath_rx_settled),
-        .rx_err_count    (reg_err_count),
-        .rx_err_valid    (datapath_rx_err_valid),
-        .rx_err_cause    (datapath_rx_err_cause),
-        .rx_err_offset   (reg_err_offset),
-        .rx_err_expected (reg_err_expected),
-        .rx_err_received (reg_err_received)
+        .clock          (clock),
+        .reset          (reset),
+        .tx_start       (datapath_tx_start),
+        .tx_abort       (datapath_tx_abort),
+        .tx_clear       (datapath_tx_clear),
+        .rx_start       (datapath_rx_start),
+        .rx_end         (datapath_rx_end),
+        .rx_clear       (reg_clear_errors),
+        .transfer_size  (size_reg),
+        .packet_size    (psize_reg),
+        .pattern        (datapath_pattern),
+        .verify         (verify_q_reg),
+        .open_ended     (open_q_reg),
+        .tx_stop        (stop_q_reg),
+        .tx_percent     (txp_reg),
+        .rx_percent     (rxp_reg),
+        .tx_busy        (datapath_tx_busy),
+        .tx_done        (datapath_tx_done),
+        .tx_bytes       (reg_tx_bytes),
+        .tx_tdata       (toe_tx_tdata),
+        .tx_tkeep       (toe_tx_tkeep),
+        .tx_tlast       (toe_tx_tlast),
+        .tx_tvalid      (toe_tx_tvalid),
+        .tx_tready      (toe_tx_tready),
+        .rx_tdata       (toe_rx_tdata),
+        .rx_tkeep       (toe_rx_tkeep),
+        .rx_tlast       (toe_rx_tlast),
+        .rx_tvalid      (toe_rx_tvalid),
+        .rx_tready      (toe_rx_tready),
+        .rx_bytes       (reg_rx_bytes),
+        .rx_packets     (reg_rx_packets),
+        .rx_complete    (datapath_rx_complete),
+        .rx_error       (datapath_rx_error),
+        .rx_beyond      (datapath_rx_beyond),
+        .rx_settled     (datapath_rx_settled),
+        .rx_err_count   (reg_err_count),
+        .rx_err_valid   (datapath_rx_err_valid),
+        .rx_err_cause   (datapath_rx_err_cause),
+        .rx_err_offset  (reg_err_offset),
+        .rx_err_expected(reg_err_expected),
+        .rx_err_received(reg_err_received)
     );
 
     // watchdog
@@ -338,7 +315,6 @@ module toe_user_logic_session (
         half_q_next = half_q_reg;
         complete_q_next = complete_q_reg;
         datapath_pattern = ~pattern_reg;
-        datapath_tx_prefix = ((((((((((((((((((((((((((((((((reg_tx_prefix_15) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_14) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_13) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_12) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_11) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_10) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_9) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_8) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_7) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_6) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_5) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_4) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_3) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_2) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_1) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)) << C_32) | ((reg_tx_prefix_0) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         reg_busy = (state_reg != STATE_IDLE) | datapath_tx_busy;
         reg_connected = toe_established;
         reg_closed = closed_q_reg;

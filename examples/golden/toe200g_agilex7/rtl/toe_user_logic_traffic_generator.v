@@ -28,15 +28,12 @@ module toe_user_logic_traffic_generator (
     input  wire          pattern,       // 1: incremental pattern, 0: dummy data (zeros); sampled on `start`
     input  wire          open_ended,    // 1: send until `stop`, whatever `transfer_size` says; sampled on `start`
     input  wire          stop,          // Level: end the stream with the next beat loaded (marked `tlast`)
-    input  wire [1023:0] prefix,        // The prefix's bytes, byte 0 in bits 7:0 (64 bytes; the vector is as wide as the widest beat, so a beat's share is a plain slice at every width); sampled on `start`
-    input  wire [6:0]    prefix_length, // Bytes of `prefix` that open the stream, 0..=64; sampled on `start`
     input  wire          enable,        // High when the next beat may be presented (from the rate limiter)
 
     // Status
     output reg           busy,          // A transfer is in progress (from `start` until its last beat is accepted or `abort`)
     output reg           done,          // The last transfer completed; cleared by `start`, `abort` or `reset`
     output reg  [63:0]   bytes_sent,    // Bytes accepted downstream since `start`
-    output reg  [6:0]    prefix_sent,   // Bytes of the prefix among them
 
     // Stream out (AXI4-Stream, towards the TOE)
     output reg  [1023:0] m_tdata,       // Stream data, byte 0 in bits 7:0
@@ -57,71 +54,53 @@ module toe_user_logic_traffic_generator (
     localparam C_ZERO_DATA = 1024'h0;
     localparam C_ZERO64 = 64'h0;
     localparam C_ZERO32 = 32'h0;
-    localparam C_ONES = 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff;
-    localparam C_THREE10 = 10'b11;
-    localparam C_PRE_SHIFT = 10'b0;
-    localparam C_BEAT_BYTES7 = 7'b1000000;
-    localparam C_ZERO7 = 7'b0;
 
     // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next
-    reg [47:0]   size_q_reg = 48'h0;
-    reg [47:0]   size_q_next;
-    reg [47:0]   psize_q_reg = 48'h0;
-    reg [47:0]   psize_q_next;
-    reg          pattern_q_reg = 1'h0;
-    reg          pattern_q_next;
-    reg          open_q_reg = 1'h0;
-    reg          open_q_next;
-    reg [1023:0] pre_data_reg = 1024'h0;
-    reg [1023:0] pre_data_next;
-    reg [6:0]    pre_left_reg = 7'h0;
-    reg [6:0]    pre_left_next;
-    reg [6:0]    pre_len_reg = 7'h0;
-    reg [6:0]    pre_len_next;
-    reg          setup_reg = 1'h0;
-    reg          setup_next;
-    reg          running_reg = 1'h0;
-    reg          running_next;
-    reg          done_q_reg = 1'h0;
-    reg          done_q_next;
-    reg [47:0]   beats_left_reg = 48'h0;
-    reg [47:0]   beats_left_next;
-    reg [47:0]   pkt_beats_reg = 48'h0;
-    reg [47:0]   pkt_beats_next;
-    reg [47:0]   pkt_left_reg = 48'h0;
-    reg [47:0]   pkt_left_next;
-    reg [127:0]  final_keep_reg = 128'h0;
-    reg [127:0]  final_keep_next;
-    reg [15:0]   final_nbytes_reg = 16'h0;
-    reg [15:0]   final_nbytes_next;
-    reg [31:0]   next_word_reg = 32'h0;
-    reg [31:0]   next_word_next;
-    reg [31:0]   beat_word_reg = 32'h0;
-    reg [31:0]   beat_word_next;
-    reg          out_valid_reg = 1'h0;
-    reg          out_valid_next;
-    reg          out_last_reg = 1'h0;
-    reg          out_last_next;
-    reg          out_final_reg = 1'h0;
-    reg          out_final_next;
-    reg [127:0]  out_keep_reg = 128'h0;
-    reg [127:0]  out_keep_next;
-    reg [15:0]   out_nbytes_reg = 16'h0;
-    reg [15:0]   out_nbytes_next;
-    reg [1023:0] out_pdata_reg = 1024'h0;
-    reg [1023:0] out_pdata_next;
-    reg [1023:0] out_pmask_reg = 1024'h0;
-    reg [1023:0] out_pmask_next;
-    reg [63:0]   sent_reg = 64'h0;
-    reg [63:0]   sent_next;
+    reg [47:0]  size_q_reg = 48'h0;
+    reg [47:0]  size_q_next;
+    reg [47:0]  psize_q_reg = 48'h0;
+    reg [47:0]  psize_q_next;
+    reg         pattern_q_reg = 1'h0;
+    reg         pattern_q_next;
+    reg         open_q_reg = 1'h0;
+    reg         open_q_next;
+    reg         setup_reg = 1'h0;
+    reg         setup_next;
+    reg         running_reg = 1'h0;
+    reg         running_next;
+    reg         done_q_reg = 1'h0;
+    reg         done_q_next;
+    reg [47:0]  beats_left_reg = 48'h0;
+    reg [47:0]  beats_left_next;
+    reg [47:0]  pkt_beats_reg = 48'h0;
+    reg [47:0]  pkt_beats_next;
+    reg [47:0]  pkt_left_reg = 48'h0;
+    reg [47:0]  pkt_left_next;
+    reg [127:0] final_keep_reg = 128'h0;
+    reg [127:0] final_keep_next;
+    reg [15:0]  final_nbytes_reg = 16'h0;
+    reg [15:0]  final_nbytes_next;
+    reg [31:0]  next_word_reg = 32'h0;
+    reg [31:0]  next_word_next;
+    reg [31:0]  beat_word_reg = 32'h0;
+    reg [31:0]  beat_word_next;
+    reg         out_valid_reg = 1'h0;
+    reg         out_valid_next;
+    reg         out_last_reg = 1'h0;
+    reg         out_last_next;
+    reg         out_final_reg = 1'h0;
+    reg         out_final_next;
+    reg [127:0] out_keep_reg = 128'h0;
+    reg [127:0] out_keep_next;
+    reg [15:0]  out_nbytes_reg = 16'h0;
+    reg [15:0]  out_nbytes_next;
+    reg [63:0]  sent_reg = 64'h0;
+    reg [63:0]  sent_next;
 
     // Combinational signals
-    reg [1023:0] pre_mask;
-    reg [1023:0] pre_bytes;
-    reg [1023:0] pattern_data;
-    reg          load;
-    reg          accept;
-    reg [47:0]   low_bytes;
+    reg        load;
+    reg        accept;
+    reg [47:0] low_bytes;
 
     // lanes
     wire [1023:0] lanes_data;
@@ -135,9 +114,6 @@ module toe_user_logic_traffic_generator (
         psize_q_next = psize_q_reg;
         pattern_q_next = pattern_q_reg;
         open_q_next = open_q_reg;
-        pre_data_next = pre_data_reg;
-        pre_left_next = pre_left_reg;
-        pre_len_next = pre_len_reg;
         setup_next = setup_reg;
         running_next = running_reg;
         done_q_next = done_q_reg;
@@ -153,30 +129,19 @@ module toe_user_logic_traffic_generator (
         out_final_next = out_final_reg;
         out_keep_next = out_keep_reg;
         out_nbytes_next = out_nbytes_reg;
-        out_pdata_next = out_pdata_reg;
-        out_pmask_next = out_pmask_reg;
         sent_next = sent_reg;
         if (pattern_q_reg) begin
-            pattern_data = lanes_data;
+            m_tdata = lanes_data;
         end
         else begin
-            pattern_data = C_ZERO_DATA;
+            m_tdata = C_ZERO_DATA;
         end
-        m_tdata = (pattern_data & ~out_pmask_reg) | out_pdata_reg;
         m_tkeep = out_keep_reg;
         m_tlast = out_last_reg;
         m_tvalid = out_valid_reg;
         busy = setup_reg | running_reg | out_valid_reg;
         done = done_q_reg;
         bytes_sent = sent_reg;
-        if (sent_reg >= ((pre_len_reg) & 64'hffffffffffffffff)) begin
-            prefix_sent = pre_len_reg;
-        end
-        else begin
-            prefix_sent = sent_reg[(32'h0)+:(7)];
-        end
-        pre_mask = ~(C_ONES << (((pre_left_reg) & 10'h3ff) << C_THREE10));
-        pre_bytes = pre_data_reg[(32'h0)+:(1024)] & pre_mask;
         accept = out_valid_reg & m_tready;
         load = running_reg & enable & (~out_valid_reg | m_tready);
         low_bytes = size_q_reg & C_BYTE_MASK;
@@ -215,15 +180,6 @@ module toe_user_logic_traffic_generator (
         end
         if (load) begin
             out_valid_next = 1'b1;
-            out_pdata_next = pre_bytes;
-            out_pmask_next = pre_mask;
-            pre_data_next = pre_data_reg >> C_PRE_SHIFT;
-            if (pre_left_reg > C_BEAT_BYTES7) begin
-                pre_left_next = pre_left_reg - C_BEAT_BYTES7;
-            end
-            else begin
-                pre_left_next = C_ZERO7;
-            end
             beat_word_next = next_word_reg;
             next_word_next = next_word_reg + C_LANES;
             beats_left_next = beats_left_reg - C_ONE48;
@@ -260,16 +216,12 @@ module toe_user_logic_traffic_generator (
         if (clear) begin
             done_q_next = 1'b0;
             sent_next = C_ZERO64;
-            pre_len_next = C_ZERO7;
         end
         if (start) begin
             size_q_next = transfer_size;
             psize_q_next = packet_size;
             pattern_q_next = pattern;
             open_q_next = open_ended;
-            pre_data_next = prefix;
-            pre_left_next = prefix_length;
-            pre_len_next = prefix_length;
             setup_next = 1'b1;
             running_next = 1'b0;
             done_q_next = 1'b0;
@@ -294,9 +246,6 @@ module toe_user_logic_traffic_generator (
         psize_q_reg      <= psize_q_next;
         pattern_q_reg    <= pattern_q_next;
         open_q_reg       <= open_q_next;
-        pre_data_reg     <= pre_data_next;
-        pre_left_reg     <= pre_left_next;
-        pre_len_reg      <= pre_len_next;
         setup_reg        <= setup_next;
         running_reg      <= running_next;
         done_q_reg       <= done_q_next;
@@ -312,8 +261,6 @@ module toe_user_logic_traffic_generator (
         out_final_reg    <= out_final_next;
         out_keep_reg     <= out_keep_next;
         out_nbytes_reg   <= out_nbytes_next;
-        out_pdata_reg    <= out_pdata_next;
-        out_pmask_reg    <= out_pmask_next;
         sent_reg         <= sent_next;
     end
 

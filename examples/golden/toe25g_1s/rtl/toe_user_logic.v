@@ -95,7 +95,6 @@ module toe_user_logic (
     wire [15:0] s0_fpga_port;
     wire [15:0] s0_target_port;
     wire [15:0] s0_stall_timeout;
-    wire [6:0] s0_tx_prefix_length;
     wire [63:0] s0_tx_bytes;
     wire [63:0] s0_rx_bytes;
     wire [63:0] s0_elapsed;
@@ -105,26 +104,9 @@ module toe_user_logic (
     wire [31:0] s0_err_received;
     wire [31:0] s0_err_count;
     wire [31:0] s0_rx_packets;
-    wire [6:0] s0_tx_prefix_sent;
     wire [15:0] s0_peer_port;
     wire [15:0] s0_peer_mss;
     wire [3:0] s0_peer_window_scale;
-    wire [31:0] s0_tx_prefix_0;
-    wire [31:0] s0_tx_prefix_1;
-    wire [31:0] s0_tx_prefix_2;
-    wire [31:0] s0_tx_prefix_3;
-    wire [31:0] s0_tx_prefix_4;
-    wire [31:0] s0_tx_prefix_5;
-    wire [31:0] s0_tx_prefix_6;
-    wire [31:0] s0_tx_prefix_7;
-    wire [31:0] s0_tx_prefix_8;
-    wire [31:0] s0_tx_prefix_9;
-    wire [31:0] s0_tx_prefix_10;
-    wire [31:0] s0_tx_prefix_11;
-    wire [31:0] s0_tx_prefix_12;
-    wire [31:0] s0_tx_prefix_13;
-    wire [31:0] s0_tx_prefix_14;
-    wire [31:0] s0_tx_prefix_15;
 
     toe_user_logic_regs u_regs (
         .s_axil_aclk(s_axil_aclk),
@@ -182,7 +164,6 @@ module toe_user_logic (
         .s0_fpga_port(s0_fpga_port),
         .s0_target_port(s0_target_port),
         .s0_stall_timeout(s0_stall_timeout),
-        .s0_tx_prefix_length(s0_tx_prefix_length),
         .s0_tx_bytes(s0_tx_bytes),
         .s0_rx_bytes(s0_rx_bytes),
         .s0_elapsed(s0_elapsed),
@@ -192,26 +173,9 @@ module toe_user_logic (
         .s0_err_received(s0_err_received),
         .s0_err_count(s0_err_count),
         .s0_rx_packets(s0_rx_packets),
-        .s0_tx_prefix_sent(s0_tx_prefix_sent),
         .s0_peer_port(s0_peer_port),
         .s0_peer_mss(s0_peer_mss),
-        .s0_peer_window_scale(s0_peer_window_scale),
-        .s0_tx_prefix_0(s0_tx_prefix_0),
-        .s0_tx_prefix_1(s0_tx_prefix_1),
-        .s0_tx_prefix_2(s0_tx_prefix_2),
-        .s0_tx_prefix_3(s0_tx_prefix_3),
-        .s0_tx_prefix_4(s0_tx_prefix_4),
-        .s0_tx_prefix_5(s0_tx_prefix_5),
-        .s0_tx_prefix_6(s0_tx_prefix_6),
-        .s0_tx_prefix_7(s0_tx_prefix_7),
-        .s0_tx_prefix_8(s0_tx_prefix_8),
-        .s0_tx_prefix_9(s0_tx_prefix_9),
-        .s0_tx_prefix_10(s0_tx_prefix_10),
-        .s0_tx_prefix_11(s0_tx_prefix_11),
-        .s0_tx_prefix_12(s0_tx_prefix_12),
-        .s0_tx_prefix_13(s0_tx_prefix_13),
-        .s0_tx_prefix_14(s0_tx_prefix_14),
-        .s0_tx_prefix_15(s0_tx_prefix_15)
+        .s0_peer_window_scale(s0_peer_window_scale)
     );
 
     toe_user_logic_session u_session0 (
@@ -235,23 +199,6 @@ module toe_user_logic (
         .reg_stall_timeout(s0_stall_timeout),
         .reg_open_ended(s0_open_ended),
         .reg_duration(s0_duration),
-        .reg_tx_prefix_length(s0_tx_prefix_length),
-        .reg_tx_prefix_0(s0_tx_prefix_0),
-        .reg_tx_prefix_1(s0_tx_prefix_1),
-        .reg_tx_prefix_2(s0_tx_prefix_2),
-        .reg_tx_prefix_3(s0_tx_prefix_3),
-        .reg_tx_prefix_4(s0_tx_prefix_4),
-        .reg_tx_prefix_5(s0_tx_prefix_5),
-        .reg_tx_prefix_6(s0_tx_prefix_6),
-        .reg_tx_prefix_7(s0_tx_prefix_7),
-        .reg_tx_prefix_8(s0_tx_prefix_8),
-        .reg_tx_prefix_9(s0_tx_prefix_9),
-        .reg_tx_prefix_10(s0_tx_prefix_10),
-        .reg_tx_prefix_11(s0_tx_prefix_11),
-        .reg_tx_prefix_12(s0_tx_prefix_12),
-        .reg_tx_prefix_13(s0_tx_prefix_13),
-        .reg_tx_prefix_14(s0_tx_prefix_14),
-        .reg_tx_prefix_15(s0_tx_prefix_15),
         .reg_busy(s0_busy),
         .reg_connected(s0_connected),
         .reg_closed(s0_closed),
@@ -260,7 +207,6 @@ module toe_user_logic (
         .reg_error_set(s0_error_set),
         .reg_tx_bytes(s0_tx_bytes),
         .reg_rx_bytes(s0_rx_bytes),
-        .reg_tx_prefix_sent(s0_tx_prefix_sent),
         .reg_elapsed(s0_elapsed),
         .reg_err_offset(s0_err_offset),
         .reg_err_expected(s0_err_expected),
