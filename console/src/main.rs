@@ -99,6 +99,11 @@ enum Cmd {
         /// Check the sessions and print the recommended PC commands; start nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Open-ended, the iperf 2 way (half duplex only): a sending session (a client) sends for S
+        /// seconds of the user clock (0.000001-86400), a receiving one (a server) takes any number of
+        /// bytes until its peer closes; SIZE is then ignored and the PC commands are iperf's.
+        #[arg(long, value_name = "S", value_parser = parse_duration)]
+        duration: Option<f64>,
     },
     /// Every register of the map by name with its value.
     Regs,
@@ -106,6 +111,13 @@ enum Cmd {
     /// behind; waits up to 5 s for each to be idle.
     Abort {
         /// A session to abort (repeat); without it, every session still busy.
+        #[arg(long = "session", value_name = "N")]
+        sessions: Vec<String>,
+    },
+    /// End the sends of tests sessions are running, gracefully (`ctrl.stop`): the stream ends, the
+    /// session closes and the test ends `done`; waits up to 5 s for each to be idle.
+    Stop {
+        /// A session to stop (repeat); without it, every session still busy.
         #[arg(long = "session", value_name = "N")]
         sessions: Vec<String>,
     },
@@ -181,6 +193,13 @@ fn parse_connect(s: &str) -> Result<String, String> {
 }
 
 /// `--interval S`: 0.05 to 3600 seconds.
+fn parse_duration(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.000_001..=86_400.0).contains(&v) => Ok(v),
+        _ => Err(format!("{s:?} is not a number of seconds in 0.000001..=86400")),
+    }
+}
+
 fn parse_interval(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if (0.05..=3600.0).contains(&v) => Ok(v),
@@ -278,13 +297,28 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
             }
             abort_cmd(&mut *bus, &id, &list, json)
         }
-        Cmd::Test { duplex, sessions, timeout, interval, dry_run } => {
+        Cmd::Stop { sessions } => {
+            let mut list = Vec::new();
+            for s in &sessions {
+                let n = console::input::number("Session", s, 0, id.sessions as u64 - 1)? as usize;
+                if !list.contains(&n) {
+                    list.push(n);
+                }
+            }
+            stop_cmd(&mut *bus, &id, &list, json)
+        }
+        Cmd::Test { duplex, sessions, timeout, interval, dry_run, duration } => {
             let duplex = if duplex == "half" { Duplex::Half } else { Duplex::Full };
             let mut specs = Vec::new();
             for s in &sessions {
                 specs.extend(SessionSpec::parse(duplex, id.sessions, s)?);
             }
             run::check_distinct(&specs)?;
+            if let Some(seconds) = duration {
+                for s in &mut specs {
+                    s.open_ended(seconds, id.user_clock_khz).map_err(|e| Fail(2, e))?;
+                }
+            }
             if specs.is_empty() {
                 return Err(Fail(2, "every session is disabled (mode 0): nothing to test".into()));
             }
@@ -379,6 +413,50 @@ fn params_cmd(bus: &mut dyn RegisterBus, id: &Identity, op: ParamsOp, json: bool
 
 /// `abort`: writes `ctrl.abort` to each of `sessions` still busy (every
 /// busy session when none is given) and waits for them to be idle.
+/// `stop`: `ctrl.stop` to the named sessions (or every busy one), then up
+/// to [`ABORT_WAIT`] for each to end.
+fn stop_cmd(bus: &mut dyn RegisterBus, id: &Identity, sessions: &[usize], json: bool) -> Result<(), Fail> {
+    let list: Vec<usize> = if sessions.is_empty() { (0..id.sessions).collect() } else { sessions.to_vec() };
+    let mut was_busy = Vec::new();
+    for &s in &list {
+        let busy = ops::busy(bus, s)?;
+        if busy {
+            ops::stop(bus, s)?;
+        }
+        was_busy.push((s, busy));
+    }
+    let until = Instant::now() + ABORT_WAIT;
+    let mut lines = Vec::new();
+    let mut rows = Vec::new();
+    for &(s, busy) in &was_busy {
+        while busy && ops::busy(bus, s)? && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let r = ops::result(bus, s)?;
+        rows.push(
+            serde_json::json!({"session": s, "was_busy": busy, "busy": r.busy, "done": r.done, "tx_bytes": r.tx_bytes}),
+        );
+        lines.push(match (busy, r.busy) {
+            (false, _) if sessions.is_empty() => continue,
+            (false, _) => format!("session {s}: not running a test, nothing to stop\n"),
+            (true, false) if r.done => format!("session {s}: stopped, done, {} bytes sent\n", r.tx_bytes),
+            (true, false) => format!("session {s}: ended with an error ({})\n", run::cause_text(&r)),
+            (true, true) => format!(
+                "session {s}: stop written, still busy after {} s (a receive ends when the peer closes)\n",
+                ABORT_WAIT.as_secs()
+            ),
+        });
+    }
+    let text = if json {
+        format!("{}\n", serde_json::json!({ "sessions": rows }))
+    } else if lines.is_empty() {
+        "no session is running a test: nothing to stop\n".to_string()
+    } else {
+        lines.concat()
+    };
+    emit(&text)
+}
+
 fn abort_cmd(bus: &mut dyn RegisterBus, id: &Identity, sessions: &[usize], json: bool) -> Result<(), Fail> {
     let list: Vec<usize> = if sessions.is_empty() { (0..id.sessions).collect() } else { sessions.to_vec() };
     let mut was_busy = Vec::new();

@@ -29,6 +29,9 @@ pub struct SessionSpec {
     pub test: SessionTest,
     /// Max speed in %, as asked (it limits TX, RX or both by mode).
     pub speed: u8,
+    /// Open-ended (`test --duration`): the send's length in microseconds,
+    /// for the PC's command too.
+    pub open_us: Option<u64>,
 }
 
 /// The largest transfer and packet size the registers hold (48 bits).
@@ -71,7 +74,29 @@ impl SessionSpec {
         };
         test.tx_percent = tx;
         test.rx_percent = rx;
-        SessionSpec { session, test, speed }
+        SessionSpec { session, test, speed, open_us: None }
+    }
+
+    /// Makes the test open-ended, the iperf 2 way: a sending session (a
+    /// client) sends for `seconds` of the user clock (`user_clock_khz`), a
+    /// receiving one (a server) takes any number of bytes until its peer
+    /// closes. `Err` says why another kind of session cannot.
+    pub fn open_ended(&mut self, seconds: f64, user_clock_khz: u32) -> Result<(), String> {
+        let n = self.session;
+        match (self.test.mode, self.test.client) {
+            (Mode::Send, true) | (Mode::Receive, false) => {}
+            (Mode::FullDuplex, _) => return Err(format!("--duration: session {n} is full duplex; iperf 2 tests one direction, use `test half`")),
+            (Mode::Send, false) => return Err(format!("--duration: session {n} sends as a server; iperf 2 receives as a server: use connection mode 0 (client)")),
+            (Mode::Receive, true) => return Err(format!("--duration: session {n} receives as a client; iperf 2 sends as a client: use connection mode 1 (server)")),
+        }
+        let cycles = (seconds * f64::from(user_clock_khz) * 1000.0).round().max(1.0) as u64;
+        self.test.open_ended = true;
+        self.test.verify = false;
+        if self.test.mode == Mode::Send {
+            self.test.duration = cycles;
+        }
+        self.open_us = Some((seconds * 1e6).round() as u64);
+        Ok(())
     }
 
     /// `N:MODE:SIZE[:PACKET[:VERIFY[:SPEED[:CONN]]]]`; `Ok(None)` for mode 0 (disabled).
@@ -126,6 +151,16 @@ impl SessionSpec {
     /// its own address, `target_ip:target_port`.
     pub fn pc_command(&self, fpga_ip: Ipv4Addr, target_ip: Ipv4Addr, fpga_port: u16, target_port: u16) -> String {
         let t = &self.test;
+        if let Some(us) = self.open_us {
+            // The iperf 2 roles (`open_ended` allows no other): the PC
+            // receives as a server, or sends as a client for as long.
+            let secs = us.div_ceil(1_000_000).max(1);
+            return if t.mode == Mode::Send {
+                format!("iperf -s -B {target_ip} -p {target_port}")
+            } else {
+                format!("iperf -c {fpga_ip} -p {fpga_port} -t {secs}")
+            };
+        }
         let pat = u8::from(t.incremental);
         let size = t.transfer_size;
         match (t.mode, t.client) {
@@ -184,6 +219,7 @@ pub struct Outcome {
 impl Outcome {
     fn judge(spec: SessionSpec, r: SessionResult, connected: bool) -> Outcome {
         let (tx, rx) = spec.expected();
+        let sizes_match = spec.test.open_ended || (r.tx_bytes, r.rx_bytes) == (tx, rx);
         let failure = if r.busy {
             Some("still busy".to_string())
         } else if r.error {
@@ -194,7 +230,7 @@ impl Outcome {
             Some(m)
         } else if !r.done {
             Some("did not complete".to_string())
-        } else if (r.tx_bytes, r.rx_bytes) != (tx, rx) {
+        } else if !sizes_match {
             Some(format!("moved tx {} rx {} bytes, expected tx {tx} rx {rx}", r.tx_bytes, r.rx_bytes))
         } else if r.err_count != 0 {
             Some(format!("{} verification error(s)", r.err_count))

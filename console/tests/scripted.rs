@@ -657,3 +657,105 @@ fn data_beyond_the_size_is_reported_as_surplus() {
     );
     assert!(!line.contains("expected"), "nothing was expected there: {line}");
 }
+
+/// An iperf 2 report line (`-y C`): the client's port and the bytes.
+fn iperf_report(line: &str) -> Option<(u16, u64)> {
+    let f: Vec<&str> = line.trim().split(',').collect();
+    (f.len() >= 9).then_some(())?;
+    Some((f[2].parse().ok()?, f[7].parse().ok()?))
+}
+
+/// `test half --duration`: the console prints iperf 2's commands for an
+/// open-ended test, and run as printed (with `-y C` for a report) they
+/// carry it: session 0 sends to `iperf -s` for the duration, session 1
+/// takes what `iperf -c -t 1` sends until it closes. Both end `done`; the
+/// console's byte counts equal iperf's own (iperf's server leaves the
+/// stream's first word, which it reads as its header, out of its count).
+/// A full-duplex `--duration` is refused with the connection mode iperf
+/// needs, exit status 2.
+#[test]
+fn an_open_ended_test_runs_with_the_iperf_commands_it_prints() {
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    let fpga_ports = loopback_params(addr, vb.design.sessions);
+    let args =
+        ["--json", "test", "half", "--session", "0:1:1:8192:1:100:0", "--session", "1:2:1", "--duration", "0.0008"];
+    let mut dry = args.to_vec();
+    dry.push("--dry-run");
+    let d = console(addr, &dry);
+    assert_eq!(d.code, Some(0), "{}", d.all());
+    let commands: Vec<String> = d.json()["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .map(|c| c["command"].as_str().unwrap().into())
+        .collect();
+    assert!(commands[0].starts_with("iperf -s -B 127.0.0.1 -p "), "{commands:?}");
+    assert_eq!(commands[1], format!("iperf -c 127.0.0.1 -p {} -t 1", fpga_ports[1]), "{commands:?}");
+    let iperf = |line: &str| {
+        let mut c = std::process::Command::new("iperf");
+        c.args(line.split_whitespace().skip(1)).args(["-y", "C"]);
+        c
+    };
+    let mut server = spawn(iperf(&commands[0]));
+    let port: u16 = commands[0].rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(wait_listening(port, Duration::from_secs(10)), "iperf -s listens");
+    let con = spawn(console_cmd(addr, &args));
+    assert!(wait_listening(fpga_ports[1], Duration::from_secs(30)), "session 1 listens");
+    let client = spawn(iperf(&commands[1])).finish(LIMIT);
+    assert_eq!(client.code, Some(0), "{}", client.all());
+    let f = con.finish(LIMIT);
+    assert_eq!(f.code, Some(0), "{}", f.all());
+    let json = f.json();
+    let bytes = |s: usize, dir: &str| json["sessions"][s][dir]["bytes"].as_u64().unwrap();
+    let sent_by_pc = client.stdout.iter().find_map(|l| iperf_report(l)).expect("iperf -c report").1;
+    assert_eq!(bytes(1, "rx"), sent_by_pc, "{json}");
+    let (_, taken_by_pc) = server.wait_stdout(LIMIT, iperf_report).expect("iperf -s report");
+    server.kill();
+    assert_eq!(bytes(0, "tx"), taken_by_pc + 4, "{json}");
+    assert!(bytes(0, "tx") > 0 && json["ok"] == true, "{json}");
+
+    let refused = console(addr, &["test", "full", "--session", "0:1:1", "--duration", "1"]);
+    assert_eq!(refused.code, Some(2), "{}", refused.all());
+    assert!(refused.all().contains("session 0 is full duplex"), "{}", refused.all());
+}
+
+/// `stop` ends an open-ended send gracefully: the session ends `done` with
+/// every byte counted, where `abort` would end it in error.
+#[test]
+fn stop_ends_a_running_send_done() {
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    loopback_params(addr, vb.design.sessions);
+    let mut bus = client(addr);
+    let mut t = ops::SessionTest::new(ops::Mode::Send, 1, true);
+    t.open_ended = true;
+    let (port, sink) = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let sink = std::thread::spawn(move || {
+            let (mut c, _) = l.accept().unwrap();
+            std::io::copy(&mut c, &mut std::io::sink()).unwrap()
+        });
+        (port, sink)
+    };
+    ops::program(&mut bus, 0, &t).unwrap();
+    let (fpga, _) = ops::read_ports(&mut bus, 0).unwrap();
+    ops::ports(&mut bus, 0, fpga, port).unwrap();
+    ops::start(&mut bus, 0).unwrap();
+    let until = std::time::Instant::now() + Duration::from_secs(30);
+    while ops::result(&mut bus, 0).unwrap().tx_bytes == 0 {
+        assert!(std::time::Instant::now() < until, "the send never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let f = console(addr, &["stop", "--session", "0"]);
+    assert_eq!(f.code, Some(0), "{}", f.all());
+    let r = ops::result(&mut bus, 0).unwrap();
+    assert!(r.done && !r.error && !r.busy, "{r:?}");
+    assert!(
+        f.stdout.iter().any(|l| l == &format!("session 0: stopped, done, {} bytes sent", r.tx_bytes)),
+        "{}",
+        f.all()
+    );
+    assert_eq!(sink.join().unwrap(), r.tx_bytes, "the peer got every byte counted");
+}
