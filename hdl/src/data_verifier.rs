@@ -24,11 +24,7 @@
 //!   (only when `verify` was high at `start`);
 //! - beyond: data past `transfer_size`: offset = `transfer_size`;
 //! - short: `finish` arrives before `transfer_size` bytes: offset = bytes received.
-//!
-//! Open-ended (`open_ended` high at `start`): there is no size, so no byte
-//! is beyond it and `complete` stays low; the session decides when the
-//! stream ended (the peer's close) and gives no `finish`. Offsets wrap at
-//! 2^48.
+
 //!
 //! `err_count` counts beats with a mismatch or beyond data, plus a short end,
 //! saturating at 2^32-1. `clear` empties the record and the count; `start`
@@ -74,8 +70,6 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     pub transfer_size: Signal<In, Bits<48>>,
     /// Check data against the pattern; sampled on `start`.
     pub verify: Signal<In, Bit>,
-    /// Ignore `transfer_size`: take any number of bytes; sampled on `start`.
-    pub open_ended: Signal<In, Bit>,
     // ---- Stream in (AXI4-Stream, from the TOE).
     /// Received beat.
     pub s_tdata: Signal<In, Bits<W>>,
@@ -119,7 +113,6 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     // Sampled at start.
     size_q: DFF<Bits<48>>,
     verify_q: DFF<Bit>,
-    open_q: DFF<Bit>,
     // Stream position of the next beat.
     next_word: DFF<Bits<32>>,
     next_offset: DFF<Bits<48>>,
@@ -243,7 +236,6 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             clear: Default::default(),
             transfer_size: Default::default(),
             verify: Default::default(),
-            open_ended: Default::default(),
             s_tdata: Default::default(),
             s_tkeep: Default::default(),
             s_tlast: Default::default(),
@@ -263,7 +255,6 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             err_received: Default::default(),
             size_q: Default::default(),
             verify_q: Default::default(),
-            open_q: Default::default(),
             next_word: Default::default(),
             next_offset: Default::default(),
             a_valid: Default::default(),
@@ -366,7 +357,6 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             self,
             clock,
             size_q,
-            open_q,
             verify_q,
             next_word,
             next_offset,
@@ -422,7 +412,7 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         self.s_tready.next = true;
         self.bytes.next = self.count.q.val();
         self.packets.next = self.npackets.q.val();
-        self.complete.next = (self.count.q.val() == bit_cast::<64, 48>(self.size_q.q.val())) & !self.open_q.q.val();
+        self.complete.next = self.count.q.val() == bit_cast::<64, 48>(self.size_q.q.val());
         self.error.next = self.flag.q.val();
         self.beyond.next = self.over.q.val();
         self.settled.next = !(self.a_valid.q.val()
@@ -448,10 +438,8 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         // Bytes left in the transfer at this beat, saturated to 8 bits: 0 for a
         // beat that starts past the end.
         self.room48.next = self.size_q.q.val() - self.next_offset.q.val();
-        self.a_past.d.next = (self.next_offset.q.val() >= self.size_q.q.val()) & !self.open_q.q.val();
-        if self.open_q.q.val() {
-            self.a_room.d.next = self.c_255.val();
-        } else if self.next_offset.q.val() >= self.size_q.q.val() {
+        self.a_past.d.next = self.next_offset.q.val() >= self.size_q.q.val();
+        if self.next_offset.q.val() >= self.size_q.q.val() {
             self.a_room.d.next = self.c_zero8.val();
         } else if (self.room48.val() & self.c_room_mask.val()) != self.c_zero48.val() {
             self.a_room.d.next = self.c_255.val();
@@ -620,7 +608,6 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         if self.start.val() {
             self.size_q.d.next = self.transfer_size.val();
             self.verify_q.d.next = self.verify.val();
-            self.open_q.d.next = self.open_ended.val();
             self.next_word.d.next = self.c_zero32.val();
             self.next_offset.d.next = self.c_zero48.val();
             self.count.d.next = self.c_zero64.val();

@@ -49,7 +49,8 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub pattern: Signal<In, Bit>,
     /// Check received data against the pattern.
     pub verify: Signal<In, Bit>,
-    /// 1: no size either way: send until `tx_stop`, receive any number of bytes.
+    /// 1: the generator sends until `tx_stop`, whatever `transfer_size`
+    /// says (an open-ended receive is `transfer_size` 2^48-1, set by the session).
     pub open_ended: Signal<In, Bit>,
     /// Level: end the transmit stream with its next beat (marked tlast).
     pub tx_stop: Signal<In, Bit>,
@@ -169,7 +170,6 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.verifier.clear.next = self.rx_clear.val();
         self.verifier.transfer_size.next = self.transfer_size.val();
         self.verifier.verify.next = self.verify.val();
-        self.verifier.open_ended.next = self.open_ended.val();
         self.verifier.s_tdata.next = self.rx_limiter.m_tdata.val();
         self.verifier.s_tkeep.next = self.rx_limiter.m_tkeep.val();
         self.verifier.s_tlast.next = self.rx_limiter.m_tlast.val();

@@ -69,7 +69,8 @@
 //! ends the stream with its next beat, marked `tlast`, and the session goes
 //! on as after a complete send, so the test ends `done` with every byte
 //! counted. A `stop` before `established` is kept and nothing is sent. The
-//! receive takes any number of bytes and is over when the peer closed and
+//! receive takes up to 2^48-1 bytes (the verifier's size is then the
+//! largest; 2.4 hours at 32,000 MB/s) and is over when the peer closed and
 //! the verifier took everything before the close. `stop` does nothing to a
 //! receive.
 //!
@@ -319,6 +320,7 @@ pub struct Session<const W: usize, const K: usize> {
     c_drain: Constant<Bits<4>>,
     c_zero4: Constant<Bits<4>>,
     c_zero48: Constant<Bits<48>>,
+    c_max48: Constant<Bits<48>>,
     c_one4: Constant<Bits<4>>,
     /// Names the Verilog module after this type (`crate::emit`).
     verilog_name: crate::emit::ModuleName<Self>,
@@ -441,6 +443,7 @@ impl<const W: usize, const K: usize> Session<W, K> {
             c_drain: c4(DRAIN_CYCLES),
             c_zero4: c4(0),
             c_zero48: Constant::new(bits(0)),
+            c_max48: Constant::new(Bits::<48>::mask()),
             c_one4: c4(1),
         }
     }
@@ -608,7 +611,14 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     self.active.d.next = !self.reg_conn_mode.val();
                     self.lport.d.next = self.reg_fpga_port.val();
                     self.rport.d.next = self.reg_target_port.val();
-                    self.size.d.next = self.reg_transfer_size.val();
+                    // Open-ended, the verifier takes up to 2^48-1 bytes (2.4
+                    // hours at 32,000 MB/s): the largest size, rather than a
+                    // mode that would deepen its byte-room logic.
+                    if self.reg_open_ended.val() {
+                        self.size.d.next = self.c_max48.val();
+                    } else {
+                        self.size.d.next = self.reg_transfer_size.val();
+                    }
                     self.psize.d.next = self.reg_packet_size.val();
                     self.pattern.d.next = self.reg_tx_pattern.val();
                     self.verify_q.d.next = self.reg_verify.val();

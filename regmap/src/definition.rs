@@ -262,7 +262,7 @@ fn session_block(design: &Design) -> Block {
             field("verify", 4, 1, Rw, 1, "1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)."),
             field("tx_pattern", 5, 1, Rw, TxPattern::Incremental as u32, "Data the session sends.").values::<TxPattern>(),
             field("conn_mode", 8, 1, Rw, ConnMode::Passive as u32, "How the session opens (and, in full duplex, closes) its connection.").values::<ConnMode>(),
-            field("open_ended", 12, 1, Rw, 0, "0: `transfer_size` bytes each way. 1: no size: send until `ctrl.stop` or `duration`, receive any number of bytes until the peer closes (the test then ends `done`); each side closes its direction when its send ends (in full duplex, a half-close; receiving goes on until the peer closes)."),
+            field("open_ended", 12, 1, Rw, 0, "0: `transfer_size` bytes each way. 1: no size: send until `ctrl.stop` or `duration`, receive until the peer closes, up to 2^48-1 bytes (2.4 hours at 32,000 MB/s; the test then ends `done`); each side closes its direction when its send ends (in full duplex, a half-close; receiving goes on until the peer closes)."),
         ]),
         reg("speed", 0x0C, "Maximum speed per direction, in percent of the peak bandwidth (data_width / 8 * user clock); taken at `ctrl.start`.", vec![
             field("tx_percent", 0, 7, Rw, 100, "Transmit limit; gates tvalid.").range(1, 100),

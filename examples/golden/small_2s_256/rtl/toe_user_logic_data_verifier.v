@@ -29,7 +29,6 @@ module toe_user_logic_data_verifier (
     input  wire         clear,         // One-cycle pulse: clear the error record, count and flag
     input  wire [47:0]  transfer_size, // Expected bytes, sampled on `start`
     input  wire         verify,        // Check data against the pattern; sampled on `start`
-    input  wire         open_ended,    // Ignore `transfer_size`: take any number of bytes; sampled on `start`
 
     // Stream in (AXI4-Stream, from the TOE)
     input  wire [255:0] s_tdata,       // Received beat
@@ -83,8 +82,6 @@ module toe_user_logic_data_verifier (
     reg [47:0]  size_q_next;
     reg         verify_q_reg = 1'h0;
     reg         verify_q_next;
-    reg         open_q_reg = 1'h0;
-    reg         open_q_next;
     reg [31:0]  next_word_reg = 32'h0;
     reg [31:0]  next_word_next;
     reg [47:0]  next_offset_reg = 48'h0;
@@ -245,7 +242,6 @@ module toe_user_logic_data_verifier (
 
     always @(*) begin
         size_q_next = size_q_reg;
-        open_q_next = open_q_reg;
         verify_q_next = verify_q_reg;
         next_word_next = next_word_reg;
         next_offset_next = next_offset_reg;
@@ -300,7 +296,7 @@ module toe_user_logic_data_verifier (
         s_tready = 1'b1;
         bytes = count_reg;
         packets = npackets_reg;
-        complete = (count_reg == ((size_q_reg) & 64'hffffffffffffffff)) & ~open_q_reg;
+        complete = count_reg == ((size_q_reg) & 64'hffffffffffffffff);
         error = flag_reg;
         beyond = over_reg;
         settled = ~(a_valid_reg | a_end_reg | b_valid_reg | b_end_reg | d_end_reg | e_end_reg);
@@ -317,11 +313,8 @@ module toe_user_logic_data_verifier (
         a_word_next = next_word_reg;
         a_offset_next = next_offset_reg;
         room48 = size_q_reg - next_offset_reg;
-        a_past_next = (next_offset_reg >= size_q_reg) & ~open_q_reg;
-        if (open_q_reg) begin
-            a_room_next = C_255;
-        end
-        else if (next_offset_reg >= size_q_reg) begin
+        a_past_next = next_offset_reg >= size_q_reg;
+        if (next_offset_reg >= size_q_reg) begin
             a_room_next = C_ZERO8;
         end
         else if ((room48 & C_ROOM_MASK) != C_ZERO48) begin
@@ -388,7 +381,7 @@ module toe_user_logic_data_verifier (
         end
         e_end_next = d_end_reg;
         e_bad_next = d_bad_reg;
-        under_next = (((size_q_reg) & 64'hffffffffffffffff) > count_reg) & ~open_q_reg;
+        under_next = ((size_q_reg) & 64'hffffffffffffffff) > count_reg;
         short_now = e_end_reg & under_reg & ~e_bad_reg;
         if (bad_now | short_now) begin
             flag_next = 1'b1;
@@ -454,7 +447,6 @@ module toe_user_logic_data_verifier (
         if (start) begin
             size_q_next = transfer_size;
             verify_q_next = verify;
-            open_q_next = open_ended;
             next_word_next = C_ZERO32;
             next_offset_next = C_ZERO48;
             count_next = C_ZERO64;
@@ -494,7 +486,6 @@ module toe_user_logic_data_verifier (
     always @(posedge clock) begin
         size_q_reg       <= size_q_next;
         verify_q_reg     <= verify_q_next;
-        open_q_reg       <= open_q_next;
         next_word_reg    <= next_word_next;
         next_offset_reg  <= next_offset_next;
         a_valid_reg      <= a_valid_next;

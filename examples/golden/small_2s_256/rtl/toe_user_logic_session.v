@@ -113,6 +113,7 @@ module toe_user_logic_session (
     localparam C_DRAIN = 4'hf;
     localparam C_ZERO4 = 4'h0;
     localparam C_ZERO48 = 48'h0;
+    localparam C_MAX48 = 48'hffffffffffff;
     localparam C_ONE4 = 4'h1;
 
     // States
@@ -368,7 +369,12 @@ module toe_user_logic_session (
                         active_next = ~reg_conn_mode;
                         lport_next = reg_fpga_port;
                         rport_next = reg_target_port;
-                        size_next = reg_transfer_size;
+                        if (reg_open_ended) begin
+                            size_next = C_MAX48;
+                        end
+                        else begin
+                            size_next = reg_transfer_size;
+                        end
                         psize_next = reg_packet_size;
                         pattern_next = reg_tx_pattern;
                         verify_q_next = reg_verify;

@@ -31,7 +31,7 @@ module toe_user_logic_datapath (
     input  wire [47:0]   packet_size,     // Packet size in bytes (whole beats; 0 = none)
     input  wire          pattern,         // 1: incremental pattern, 0: dummy data
     input  wire          verify,          // Check received data against the pattern
-    input  wire          open_ended,      // 1: no size either way: send until `tx_stop`, receive any number of bytes
+    input  wire          open_ended,      // 1: the generator sends until `tx_stop`, whatever `transfer_size` says (an open-ended receive is `transfer_size` 2^48-1, set by the session)
     input  wire          tx_stop,         // Level: end the transmit stream with its next beat (marked tlast)
     input  wire [6:0]    tx_percent,      // TX max speed, % of the bus peak (1..=100)
     input  wire [6:0]    rx_percent,      // RX max speed, % of the bus peak (1..=100)
@@ -147,7 +147,6 @@ module toe_user_logic_datapath (
         .clear        (rx_clear),
         .transfer_size(transfer_size),
         .verify       (verify),
-        .open_ended   (open_ended),
         .s_tdata      (rx_limiter_m_tdata),
         .s_tkeep      (rx_limiter_m_tkeep),
         .s_tlast      (rx_limiter_m_tlast),

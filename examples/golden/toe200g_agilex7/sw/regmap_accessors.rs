@@ -914,7 +914,7 @@ pub mod regs {
                     }
                 }
             }
-            /// Bit 12, rw. 0: `transfer_size` bytes each way. 1: no size: send until `ctrl.stop` or `duration`, receive any number of bytes until the peer closes (the test then ends `done`); each side closes its direction when its send ends (in full duplex, a half-close; receiving goes on until the peer closes).
+            /// Bit 12, rw. 0: `transfer_size` bytes each way. 1: no size: send until `ctrl.stop` or `duration`, receive until the peer closes, up to 2^48-1 bytes (2.4 hours at 32,000 MB/s; the test then ends `done`); each side closes its direction when its send ends (in full duplex, a half-close; receiving goes on until the peer closes).
             pub const OPEN_ENDED: super::super::Field = super::super::Field { id: "session.test_config.open_ended", shift: 12, width: 1, mask: 0x00001000, min: 0, max: 1 };
         }
 
