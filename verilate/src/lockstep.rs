@@ -30,8 +30,13 @@ pub const REFERENCE_WAIVERS: &str = "\n// rust-hdl's own writer (the lockstep re
 pub fn write_waivers(dir: &Path) -> Result<PathBuf, Error> {
     std::fs::create_dir_all(dir).map_err(io(format!("cannot create {}", dir.display())))?;
     let path = dir.join("lockstep_waivers.vlt");
-    std::fs::write(&path, format!("{}{REFERENCE_WAIVERS}", crate::WAIVERS))
-        .map_err(io(format!("cannot write {}", path.display())))?;
+    // Tests build lockstep models side by side, each writing this file: a
+    // write in place let another Verilator read it truncated (every waiver
+    // lost). Each writer renames its own complete copy over it instead.
+    let tmp = dir.join(format!("lockstep_waivers.vlt.{}-{:?}", std::process::id(), std::thread::current().id()));
+    std::fs::write(&tmp, format!("{}{REFERENCE_WAIVERS}", crate::WAIVERS))
+        .map_err(io(format!("cannot write {}", tmp.display())))?;
+    std::fs::rename(&tmp, &path).map_err(io(format!("cannot rename {} to {}", tmp.display(), path.display())))?;
     Ok(path)
 }
 
