@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use common::{console, console_cmd, pc_tool, spawn, tools};
 use console::ops;
-use vboard::pc::{free_port, wait_listening, ToolProcess, ToolRun};
+use vboard::pc::{free_port, wait_listening, Iperf2Report, ToolProcess, ToolRun, IPERF2_HEADER_BYTES};
 
 const LIMIT: Duration = Duration::from_secs(300);
 
@@ -658,13 +658,6 @@ fn data_beyond_the_size_is_reported_as_surplus() {
     assert!(!line.contains("expected"), "nothing was expected there: {line}");
 }
 
-/// An iperf 2 report line (`-y C`): the client's port and the bytes.
-fn iperf_report(line: &str) -> Option<(u16, u64)> {
-    let f: Vec<&str> = line.trim().split(',').collect();
-    (f.len() >= 9).then_some(())?;
-    Some((f[2].parse().ok()?, f[7].parse().ok()?))
-}
-
 /// `test half --duration`: the console prints iperf 2's commands for an
 /// open-ended test, and run as printed (with `-y C` for a report) they
 /// carry it: session 0 sends to `iperf -s` for the duration, session 1
@@ -708,11 +701,11 @@ fn an_open_ended_test_runs_with_the_iperf_commands_it_prints() {
     assert_eq!(f.code, Some(0), "{}", f.all());
     let json = f.json();
     let bytes = |s: usize, dir: &str| json["sessions"][s][dir]["bytes"].as_u64().unwrap();
-    let sent_by_pc = client.stdout.iter().find_map(|l| iperf_report(l)).expect("iperf -c report").1;
+    let sent_by_pc = client.stdout.iter().find_map(|l| Iperf2Report::parse(l)).expect("iperf -c report").bytes;
     assert_eq!(bytes(1, "rx"), sent_by_pc, "{json}");
-    let (_, taken_by_pc) = server.wait_stdout(LIMIT, iperf_report).expect("iperf -s report");
+    let taken_by_pc = server.wait_stdout(LIMIT, Iperf2Report::parse).expect("iperf -s report").bytes;
     server.kill();
-    assert_eq!(bytes(0, "tx"), taken_by_pc + 4, "{json}");
+    assert_eq!(bytes(0, "tx"), taken_by_pc + IPERF2_HEADER_BYTES, "{json}");
     assert!(bytes(0, "tx") > 0 && json["ok"] == true, "{json}");
 
     let refused = console(addr, &["test", "full", "--session", "0:1:1", "--duration", "1"]);

@@ -16,15 +16,10 @@ use std::time::Duration;
 
 use driver::ops;
 use driver::{Mode, SessionResult, SessionTest};
-use vboard::pc::{connect, free_port, wait_idle, wait_listening, Proc, Remote};
+use vboard::pc::{
+    connect, free_port, wait_idle, wait_listening, Iperf2Report as Report, Proc, Remote, IPERF2_HEADER_BYTES,
+};
 use vboard::{Options, VirtualBoard};
-
-/// Bytes of a stream `iperf -s` reads as its client's header and leaves
-/// out of its count: the first 32-bit word, the header's flags. A stream
-/// whose flags are 0 (the pattern's word 0) has no further header. Seen with
-/// iperf 2.1.8 and plain sockets: 1,000,003 zero bytes are reported as
-/// 999,999, 100 as 96.
-const IPERF_HEADER_BYTES: u64 = 4;
 
 /// The longest any step may take.
 const LIMIT: Duration = Duration::from_secs(120);
@@ -40,26 +35,6 @@ fn iperf() -> Command {
         Err(e) => panic!("iperf (2.x) cannot run ({e}); `make deps` installs it (Debian package `iperf`)"),
     }
     Command::new("iperf")
-}
-
-/// One connection of iperf's CSV report (`-y C`): the ports it names and
-/// the bytes it moved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Report {
-    /// The client's port (iperf prints the client's address first).
-    src_port: u16,
-    dst_port: u16,
-    bytes: u64,
-}
-
-/// Parses one CSV line: timestamp, source address and port, destination
-/// address and port, transfer id, interval, bytes, bits per second.
-fn report(line: &str) -> Option<Report> {
-    let f: Vec<&str> = line.trim().split(',').collect();
-    if f.len() < 9 {
-        return None;
-    }
-    Some(Report { src_port: f[2].parse().ok()?, dst_port: f[4].parse().ok()?, bytes: f[7].parse().ok()? })
 }
 
 /// A default virtual board and a register client.
@@ -148,7 +123,7 @@ fn four_fpga_clients_send_a_size_or_for_a_time_to_one_iperf_server() {
     }
     let mut seen = Vec::new();
     while seen.len() < 4 {
-        let rep = server.wait_stdout(LIMIT, report).unwrap_or_else(|e| panic!("{e}; reports so far {seen:?}"));
+        let rep = server.wait_stdout(LIMIT, Report::parse).unwrap_or_else(|e| panic!("{e}; reports so far {seen:?}"));
         seen.push(rep);
     }
     server.kill();
@@ -157,7 +132,7 @@ fn four_fpga_clients_send_a_size_or_for_a_time_to_one_iperf_server() {
             .iter()
             .find(|x| x.src_port == fpga_ports[s])
             .unwrap_or_else(|| panic!("no report of session {s}: {seen:?}"));
-        assert_eq!((rep.dst_port, rep.bytes + IPERF_HEADER_BYTES), (port, r.tx_bytes), "session {s}");
+        assert_eq!((rep.dst_port, rep.bytes + IPERF2_HEADER_BYTES), (port, r.tx_bytes), "session {s}");
     }
     eprintln!("iperf -s reports {seen:?}; user clock {} kHz", vb.design.user_clock_khz());
 }
@@ -176,7 +151,8 @@ fn iperf_client_sends_a_size_then_for_a_time_into_an_fpga_server() {
         cmd.args(["-c", "127.0.0.1", "-p", &fpga_port.to_string(), "-y", "C"]).args(args);
         let run = Proc::spawn(cmd).expect("iperf -c starts").finish(LIMIT);
         assert_eq!(run.code, Some(0), "iperf -c {args:?}: {}", run.all());
-        let rep = run.stdout.iter().find_map(|l| report(l)).unwrap_or_else(|| panic!("no CSV report: {}", run.all()));
+        let rep =
+            run.stdout.iter().find_map(|l| Report::parse(l)).unwrap_or_else(|| panic!("no CSV report: {}", run.all()));
         let r = done(&mut bus, &[0]).remove(0);
         assert_eq!((rep.dst_port, r.rx_bytes, r.tx_bytes), (fpga_port, rep.bytes, 0), "iperf -c {args:?}");
         if args[0] == "-n" {
@@ -204,7 +180,7 @@ fn iperf_client_with_four_streams_into_four_fpga_servers_on_one_port() {
     cmd.args(["-c", "127.0.0.1", "-p", &fpga_port.to_string(), "-y", "C", "-P", "4", "-n", &BYTES.to_string()]);
     let run = Proc::spawn(cmd).expect("iperf -c starts").finish(LIMIT);
     assert_eq!(run.code, Some(0), "iperf -c -P 4: {}", run.all());
-    let reports: Vec<Report> = run.stdout.iter().filter_map(|l| report(l)).filter(|x| x.src_port != 0).collect();
+    let reports: Vec<Report> = run.stdout.iter().filter_map(|l| Report::parse(l)).filter(|x| x.src_port != 0).collect();
     assert_eq!(reports.len(), 4, "one report per stream: {}", run.all());
     let results = done(&mut bus, &[0, 1, 2, 3]);
     let mut peers: Vec<u32> = results.iter().map(|r| r.peer_port).collect();
