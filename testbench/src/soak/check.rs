@@ -203,10 +203,7 @@ pub(super) fn check_session(
             _ => None,
         };
         out.handled.extend(kind);
-        if p.open && p.fault != Fault::NobodyListening && round.silent != Some(p.server()) {
-            let stopped = p.sides.iter().enumerate().any(|(b, s)| p.sends(b) && s.stop_at.is_some());
-            out.handled.push(if stopped { FaultKind::OpenEndedStop } else { FaultKind::OpenEndedDuration });
-        }
+        out.handled.extend(p.open_kind(round.silent));
         if round.silent == Some(p.server()) && p.usage != Use::Disabled && p.fault != Fault::NobodyListening {
             out.handled.push(FaultKind::SilentPeer);
         }

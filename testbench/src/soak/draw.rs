@@ -136,10 +136,7 @@ impl Round {
             if self.silent == Some(p.server()) && p.fault != Fault::NobodyListening {
                 v.push(FaultKind::SilentPeer);
             }
-            if p.open && p.fault != Fault::NobodyListening && self.silent != Some(p.server()) {
-                let stopped = p.sides.iter().enumerate().any(|(b, s)| p.sends(b) && s.stop_at.is_some());
-                v.push(if stopped { FaultKind::OpenEndedStop } else { FaultKind::OpenEndedDuration });
-            }
+            v.extend(p.open_kind(self.silent));
             v.extend(match p.fault {
                 Fault::None => None,
                 Fault::Corrupt { to, .. } => Some(p.corrupt_kind(to)),
@@ -275,6 +272,16 @@ impl SessionPlan {
         } else {
             FaultKind::CorruptUnverified
         }
+    }
+
+    /// What an open-ended session counts as in the figures, when it ran (a
+    /// refused one, nobody listening or a silent server, does not count).
+    pub(super) fn open_kind(&self, silent: Option<usize>) -> Option<FaultKind> {
+        if !self.open || self.fault == Fault::NobodyListening || silent == Some(self.server()) {
+            return None;
+        }
+        let stopped = self.sides.iter().enumerate().any(|(b, s)| self.sends(b) && s.stop_at.is_some());
+        Some(if stopped { FaultKind::OpenEndedStop } else { FaultKind::OpenEndedDuration })
     }
 
     /// The passive (listening) board.
