@@ -287,26 +287,8 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
     match cli.cmd.unwrap_or(Cmd::Menu) {
         Cmd::Regs => regs_cmd(&mut *bus, json),
         Cmd::Params { op } => params_cmd(&mut *bus, &id, op, json),
-        Cmd::Abort { sessions } => {
-            let mut list = Vec::new();
-            for s in &sessions {
-                let n = console::input::number("Session", s, 0, id.sessions as u64 - 1)? as usize;
-                if !list.contains(&n) {
-                    list.push(n);
-                }
-            }
-            abort_cmd(&mut *bus, &id, &list, json)
-        }
-        Cmd::Stop { sessions } => {
-            let mut list = Vec::new();
-            for s in &sessions {
-                let n = console::input::number("Session", s, 0, id.sessions as u64 - 1)? as usize;
-                if !list.contains(&n) {
-                    list.push(n);
-                }
-            }
-            stop_cmd(&mut *bus, &id, &list, json)
-        }
+        Cmd::Abort { sessions } => abort_cmd(&mut *bus, &id, &session_list(&sessions, &id)?, json),
+        Cmd::Stop { sessions } => stop_cmd(&mut *bus, &id, &session_list(&sessions, &id)?, json),
         Cmd::Test { duplex, sessions, timeout, interval, dry_run, duration } => {
             let duplex = if duplex == "half" { Duplex::Half } else { Duplex::Full };
             let mut specs = Vec::new();
@@ -413,6 +395,19 @@ fn params_cmd(bus: &mut dyn RegisterBus, id: &Identity, op: ParamsOp, json: bool
 
 /// `abort`: writes `ctrl.abort` to each of `sessions` still busy (every
 /// busy session when none is given) and waits for them to be idle.
+/// The `--session N` arguments of `abort` and `stop`: checked against the
+/// design's sessions, each once, in the order given.
+fn session_list(args: &[String], id: &Identity) -> Result<Vec<usize>, Fail> {
+    let mut list = Vec::new();
+    for s in args {
+        let n = console::input::number("Session", s, 0, id.sessions as u64 - 1)? as usize;
+        if !list.contains(&n) {
+            list.push(n);
+        }
+    }
+    Ok(list)
+}
+
 /// `stop`: `ctrl.stop` to the named sessions (or every busy one), then up
 /// to [`ABORT_WAIT`] for each to end.
 fn stop_cmd(bus: &mut dyn RegisterBus, id: &Identity, sessions: &[usize], json: bool) -> Result<(), Fail> {
