@@ -24,7 +24,6 @@
 //!   (only when `verify` was high at `start`);
 //! - beyond: data past `transfer_size`: offset = `transfer_size`;
 //! - short: `finish` arrives before `transfer_size` bytes: offset = bytes received.
-
 //!
 //! `err_count` counts beats with a mismatch or beyond data, plus a short end,
 //! saturating at 2^32-1. `clear` empties the record and the count; `start`
