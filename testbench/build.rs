@@ -120,7 +120,7 @@ fn regfile_default() -> Result<(String, Vec<(String, String)>), hdl::verilog::Hd
 fn regfile_alt() -> Result<(String, Vec<(String, String)>), hdl::verilog::HdlError> {
     regfile_model("regfile_alt", &Variant::default().sessions(2).to_toml(), |map| {
         if let Some(r) = map.block_mut("toe").and_then(|b| b.register_mut("target_ip")) {
-            r.offset = 0x80;
+            r.offset = 0x70;
         }
     })
 }

@@ -555,6 +555,11 @@ impl<T: ToeSide> Rig<T> {
         ops::program(&mut self.bus(b), s, t).unwrap_or_else(|e| panic!("board {b}: {e}"));
     }
 
+    /// Writes board `b`'s shared TX prefix bank (`ops::write_tx_prefix`).
+    pub fn write_tx_prefix(&mut self, b: usize, bytes: &[u8]) {
+        ops::write_tx_prefix(&mut self.bus(b), bytes).unwrap_or_else(|e| panic!("board {b}: {e}"));
+    }
+
     /// Sets session `s`'s ports: board `b` listens on / connects from
     /// `fpga_port` and connects to `target_port`.
     pub fn ports(&mut self, b: usize, s: usize, fpga_port: u16, target_port: u16) {

@@ -53,6 +53,10 @@ pub enum Group {
     /// The register file's fields of one session (`s<n>_*`): nets between
     /// the register file and session `n`, not top ports.
     RegisterSession(usize),
+    /// Design-wide register-file values every session takes (`shared_*`,
+    /// the TX prefix bank): one net from the register file to all sessions,
+    /// not top ports.
+    RegisterShared,
     /// Design-wide register-file values with no consumer in the top
     /// (`info_*`, the cycle counter).
     Info,
@@ -75,6 +79,7 @@ impl Group {
             Group::ToeSession(s) => format!("toe{s}_{local}"),
             Group::RegisterSession(s) | Group::Datapath(s) => format!("s{s}_{local}"),
             Group::Info => format!("info_{local}"),
+            Group::RegisterShared => format!("shared_{local}"),
         }
     }
 
@@ -95,6 +100,7 @@ impl Group {
             Group::ToeSession(s) => format!("TOE session interface, session {s}"),
             Group::RegisterSession(s) => format!("Register file, session {s}"),
             Group::Info => "Register file, design information".to_string(),
+            Group::RegisterShared => "Register file, shared by the sessions".to_string(),
             Group::Datapath(s) => format!("Session {s}"),
             Group::Pin => "Board pins".to_string(),
         }
@@ -221,6 +227,7 @@ impl PortPlan {
                 Group::ToeSession(s) => format!("toe_session:{s}"),
                 Group::RegisterSession(s) => format!("register_session:{s}"),
                 Group::Info => "info".to_string(),
+                Group::RegisterShared => "register_shared".to_string(),
                 Group::Datapath(s) => format!("datapath:{s}"),
                 Group::Pin => "pin".to_string(),
             };
@@ -248,6 +255,7 @@ impl PortPlan {
                 None if group == "bus" => Group::Bus,
                 None if group == "toe" => Group::ToeGlobal,
                 None if group == "info" => Group::Info,
+                None if group == "register_shared" => Group::RegisterShared,
                 None if group == "pin" => Group::Pin,
                 Some(("toe_session", s)) => Group::ToeSession(index(s)?),
                 Some(("register_session", s)) => Group::RegisterSession(index(s)?),

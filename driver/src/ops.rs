@@ -87,6 +87,9 @@ pub struct SessionTest {
     pub open_ended: bool,
     /// User-clock cycles from `established` after which the send stops; 0: no limit.
     pub duration: u64,
+    /// Bytes of the shared TX prefix ([`write_tx_prefix`]) the send begins
+    /// with, in place of the stream's first bytes; 0..=64.
+    pub prefix_length: u8,
 }
 
 impl SessionTest {
@@ -102,6 +105,7 @@ impl SessionTest {
             incremental: true,
             open_ended: false,
             duration: 0,
+            prefix_length: 0,
         }
     }
 }
@@ -233,6 +237,7 @@ pub fn program(bus: &mut (impl RegisterBus + ?Sized), s: usize, t: &SessionTest)
     let conn = if t.client { test_config::ConnMode::Active } else { test_config::ConnMode::Passive };
     cfg = field("connection mode", test_config::CONN_MODE, cfg, conn.bits())?;
     cfg = field("open-ended", test_config::OPEN_ENDED, cfg, u32::from(t.open_ended))?;
+    cfg = field("TX prefix length", test_config::PREFIX_LENGTH, cfg, u32::from(t.prefix_length))?;
     let sp = field("TX max speed (%)", speed::TX_PERCENT, 0, u32::from(t.tx_percent))?;
     let sp = field("RX max speed (%)", speed::RX_PERCENT, sp, u32::from(t.rx_percent))?;
     write(bus, r.test_config(), cfg)?;
@@ -240,6 +245,35 @@ pub fn program(bus: &mut (impl RegisterBus + ?Sized), s: usize, t: &SessionTest)
     write_wide(bus, r.transfer_size(), t.transfer_size)?;
     write_wide(bus, r.packet_size(), t.packet_size)?;
     write_wide(bus, r.duration(), t.duration)
+}
+
+/// The `tx_prefix` bank's registers, word 0 first.
+fn tx_prefix_words() -> Vec<regs::Register> {
+    let mut words: Vec<regs::Register> = regs::ALL.iter().copied().filter(|r| r.id.starts_with("tx_prefix.")).collect();
+    words.sort_by_key(|r| r.addr);
+    words
+}
+
+/// Writes `bytes` to the start of the shared TX prefix bank (the rest
+/// becomes zeros); each session sends its `prefix_length` first bytes. The
+/// bank is write-only: software keeps its own copy.
+pub fn write_tx_prefix(bus: &mut (impl RegisterBus + ?Sized), bytes: &[u8]) -> Result<()> {
+    let words = tx_prefix_words();
+    if bytes.len() > 4 * words.len() {
+        return Err(OpError(format!(
+            "a TX prefix of {} bytes does not fit: the bank holds 0..={} bytes",
+            bytes.len(),
+            4 * words.len()
+        )));
+    }
+    for (k, reg) in words.into_iter().enumerate() {
+        let mut word = [0u8; 4];
+        for (i, b) in word.iter_mut().enumerate() {
+            *b = bytes.get(4 * k + i).copied().unwrap_or(0);
+        }
+        write(bus, reg, u32::from_le_bytes(word))?;
+    }
+    Ok(())
 }
 
 /// Sets session `s`'s ports: the board listens on / connects from
@@ -365,5 +399,20 @@ mod tests {
         assert_eq!(addrs, [status, ctrl.clone()].concat(), "the three starts follow each other");
         let start = regs::session::ctrl::START.word(1).unwrap();
         assert!(bus.0[3..].iter().all(|&(_, v)| v == start));
+    }
+
+    #[test]
+    fn the_tx_prefix_fills_the_bank_little_endian_and_a_longer_one_is_refused() {
+        let mut bus = Recorder::default();
+        let cookie: Vec<u8> = (1..=37).collect();
+        write_tx_prefix(&mut bus, &cookie).unwrap();
+        assert_eq!(bus.0.len(), 16, "every word of the bank is written");
+        assert_eq!(bus.0[0], (regs::tx_prefix::TX_PREFIX_0.addr, 0x0403_0201));
+        assert_eq!(bus.0[9], (regs::tx_prefix::TX_PREFIX_9.addr, 0x0000_0025), "byte 36 and zeros after it");
+        assert!(bus.0.windows(2).all(|w| w[1].0 == w[0].0 + 4));
+        let mut bus = Recorder::default();
+        let e = write_tx_prefix(&mut bus, &[0; 65]).unwrap_err();
+        assert!(e.0.contains("65 bytes") && e.0.contains("0..=64"), "{e}");
+        assert!(bus.0.is_empty(), "nothing is written");
     }
 }

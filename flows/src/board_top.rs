@@ -140,7 +140,12 @@ fn split(plan: &PortPlan) -> Result<Split, FlowError> {
             }
             Group::Bus => bus.push(p.clone()),
             Group::ToeGlobal | Group::ToeSession(_) => toe.push(p.clone()),
-            Group::Clock | Group::RegisterSession(_) | Group::Datapath(_) | Group::Info | Group::Pin => {
+            Group::Clock
+            | Group::RegisterSession(_)
+            | Group::RegisterShared
+            | Group::Datapath(_)
+            | Group::Info
+            | Group::Pin => {
                 return Err(bad(
                     format!("ports[{i}]"),
                     format!("{:?} ({:?}) is none of user_clk/user_rst, a register bus port (Bus) or a TOE port (ToeGlobal, ToeSession): the board top cannot place it", p.name, p.group),

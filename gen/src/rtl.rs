@@ -8,10 +8,13 @@
 //! - the register file `<name>_regs` (from the register map): its
 //!   `Group::Clock`, `Group::Bus` and `Group::ToeGlobal` ports become top
 //!   ports; its `Group::RegisterSession(n)` ports become nets `s<n>_<x>`;
-//!   its `Group::Info` outputs have no consumer here;
+//!   its `Group::RegisterShared` ports (the TX prefix bank) become nets
+//!   `shared_<x>` that every session takes; its `Group::Info` outputs have
+//!   no consumer here;
 //! - the session `<name>_session` (controller + datapath, rust-hdl), one per
 //!   session: its `Group::RegisterSession(0)` port `<x>` joins the net of
-//!   the register file's `Group::RegisterSession(n)` port `<x>`; its
+//!   the register file's `Group::RegisterSession(n)` port `<x>`, its
+//!   `Group::RegisterShared` port `<x>` the net `shared_<x>`; its
 //!   `Group::ToeSession(0)` ports become the top's `Group::ToeSession(n)`
 //!   ports (the TOE session interface, `docs/toe_interface.md`).
 //!
@@ -187,8 +190,12 @@ fn top_template<'a>(
                 top_ports.push(p.clone());
                 regs_conns.push(Conn { port: p.name.clone(), net: p.name.clone() });
             }
-            Group::RegisterSession(_) => {
-                let partner = session_ports.iter().find(|q| q.group == Group::RegisterSession(0) && q.local == p.local);
+            Group::RegisterSession(_) | Group::RegisterShared => {
+                let partner_group = match p.group {
+                    Group::RegisterShared => Group::RegisterShared,
+                    _ => Group::RegisterSession(0),
+                };
+                let partner = session_ports.iter().find(|q| q.group == partner_group && q.local == p.local);
                 match partner {
                     Some(q) if q.width != p.width || q.direction == p.direction => {
                         return Err(mismatch(format!(
@@ -231,8 +238,11 @@ fn top_template<'a>(
                     top_ports.push(top);
                     name
                 }
-                Group::RegisterSession(_) => {
-                    let net = Group::RegisterSession(s).top_name(&q.local);
+                Group::RegisterSession(_) | Group::RegisterShared => {
+                    let net = match q.group {
+                        Group::RegisterShared => q.name.clone(),
+                        _ => Group::RegisterSession(s).top_name(&q.local),
+                    };
                     if !regs_ports.iter().any(|p| p.name == net) {
                         return Err(mismatch(format!(
                             "session port `{}` has no register file port `{net}`: add the field to the register map or rename the port",

@@ -54,6 +54,10 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub open_ended: Signal<In, Bit>,
     /// Level: end the transmit stream with its next beat (marked tlast).
     pub tx_stop: Signal<In, Bit>,
+    /// Bytes of `tx_prefix` the transmit stream begins with, 0..=64.
+    pub prefix_length: Signal<In, Bits<7>>,
+    /// The TX prefix bank (the register file's, shared), byte k in bits 8k+7:8k.
+    pub tx_prefix: Signal<In, Bits<512>>,
     /// TX max speed, % of the bus peak (1..=100).
     pub tx_percent: Signal<In, Bits<7>>,
     /// RX max speed, % of the bus peak (1..=100).
@@ -136,6 +140,8 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.generator.pattern.next = self.pattern.val();
         self.generator.open_ended.next = self.open_ended.val();
         self.generator.stop.next = self.tx_stop.val();
+        self.generator.prefix_length.next = self.prefix_length.val();
+        self.generator.prefix.next = self.tx_prefix.val();
         self.generator.enable.next = true;
         self.tx_limiter.clock.next = self.clock.val();
         self.tx_limiter.reset.next = self.reset.val();

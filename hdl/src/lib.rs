@@ -22,6 +22,7 @@ pub mod emit;
 pub mod lane_select;
 pub mod pattern_lanes;
 pub mod peer_latch;
+pub mod prefix_overlay;
 pub mod rate_limiter;
 pub mod register_file;
 pub mod session;

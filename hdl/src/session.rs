@@ -176,6 +176,10 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_open_ended: Signal<In, Bit>,
     /// User-clock cycles from `established` after which the send stops; 0: no limit.
     pub reg_duration: Signal<In, Bits<48>>,
+    /// `test_config.prefix_length`: bytes of the TX prefix the send begins with.
+    pub reg_prefix_length: Signal<In, Bits<7>>,
+    /// The `tx_prefix` bank, shared by every session (byte k in bits 8k+7:8k).
+    pub shared_tx_prefix: Signal<In, Bits<512>>,
     // ---- To the register file.
     /// From `start` until the test ends.
     pub reg_busy: Signal<Out, Bit>,
@@ -279,6 +283,8 @@ pub struct Session<const W: usize, const K: usize> {
     /// `open_ended` and `duration`, latched at `start`.
     open_q: DFF<Bit>,
     duration_q: DFF<Bits<48>>,
+    /// `prefix_length`, latched at `start`.
+    pfx_len: DFF<Bits<7>>,
     /// The send is to end (`stop`, or `duration` reached): the generator's `stop`.
     stop_q: DFF<Bit>,
     /// `elapsed` reached a non-zero `duration` (registered compare).
@@ -354,6 +360,8 @@ impl<const W: usize, const K: usize> Session<W, K> {
             reg_stall_timeout: Default::default(),
             reg_open_ended: Default::default(),
             reg_duration: Default::default(),
+            reg_prefix_length: Default::default(),
+            shared_tx_prefix: Default::default(),
             reg_busy: Default::default(),
             reg_connected: Default::default(),
             reg_closed: Default::default(),
@@ -414,6 +422,7 @@ impl<const W: usize, const K: usize> Session<W, K> {
             error_q: Default::default(),
             open_q: Default::default(),
             duration_q: Default::default(),
+            pfx_len: Default::default(),
             stop_q: Default::default(),
             duration_hit: Default::default(),
             fin_q: Default::default(),
@@ -476,6 +485,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             error_q,
             open_q,
             duration_q,
+            pfx_len,
             stop_q,
             duration_hit,
             fin_q,
@@ -493,6 +503,8 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.datapath.verify.next = self.verify_q.q.val();
         self.datapath.open_ended.next = self.open_q.q.val();
         self.datapath.tx_stop.next = self.stop_q.q.val();
+        self.datapath.prefix_length.next = self.pfx_len.q.val();
+        self.datapath.tx_prefix.next = self.shared_tx_prefix.val();
         self.datapath.tx_percent.next = self.txp.q.val();
         self.datapath.rx_percent.next = self.rxp.q.val();
         self.datapath.rx_clear.next = self.reg_clear_errors.val();
@@ -626,6 +638,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     self.rxp.d.next = self.reg_rx_percent.val();
                     self.open_q.d.next = self.reg_open_ended.val();
                     self.duration_q.d.next = self.reg_duration.val();
+                    self.pfx_len.d.next = self.reg_prefix_length.val();
                     self.stop_q.d.next = false;
                     self.duration_hit.d.next = false;
                     self.fin_q.d.next = false;

@@ -34,11 +34,26 @@
 //! mode) ends the stream with the next beat the generator loads, marked
 //! `tlast`, so at most one beat follows it and the stream still ends on a
 //! packet boundary; a beat presented when it rises cannot change (AXI4-Stream)
-//! and goes first. With `stop` high at the setup cycle nothing is sent.
+//! and goes first. With `stop` high at `start` the stream is the prefix alone
+//! (`prefix_length` bytes, a sized transfer; nothing when it is 0): a client
+//! that must greet its server and then only receive (iperf3's reverse mode).
+//! With `stop` rising at the setup cycle nothing is sent.
+//!
+//! Prefix: the first `prefix_length` bytes (sampled at `start`, up to 64) of
+//! the stream are bytes of `prefix` (byte 0 in bits 7:0) in place of the
+//! pattern; the pattern goes on at its own offset, so no byte moves between
+//! lanes. `prefix` is the register file's shared bank, read live: the
+//! generator keeps no copy, only byte counts (the prefix bytes not yet
+//! loaded, and the presented beat's prefix bytes and offset in the bank),
+//! and [`PrefixOverlay`] lays the bank's bytes over the beat. From 512 bits
+//! up one beat holds the whole bank, the offset stays 0 (a constant step of
+//! 0) and the overlay is one 2:1 choice per bit of the beat's first 64 bytes;
+//! below, the offset picks the beat's share of the bank.
 
 use rust_hdl::prelude::*;
 
 use crate::pattern_lanes::PatternLanes;
+use crate::prefix_overlay::PrefixOverlay;
 
 #[derive(LogicBlock)]
 pub struct TrafficGenerator<const W: usize, const K: usize> {
@@ -66,6 +81,10 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     pub open_ended: Signal<In, Bit>,
     /// Level: end the stream with the next beat loaded (marked `tlast`).
     pub stop: Signal<In, Bit>,
+    /// Prefix bytes the stream begins with, 0..=64; sampled on `start`.
+    pub prefix_length: Signal<In, Bits<7>>,
+    /// The prefix bank, byte k in bits 8k+7:8k; read while the prefix is sent.
+    pub prefix: Signal<In, Bits<512>>,
     /// High when the next beat may be presented (from the rate limiter).
     pub enable: Signal<In, Bit>,
     // ---- Status.
@@ -91,6 +110,8 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     psize_q: DFF<Bits<48>>,
     pattern_q: DFF<Bit>,
     open_q: DFF<Bit>,
+    /// `stop` was high at `start`: the stream is the prefix alone.
+    pfx_only: DFF<Bit>,
     // Control.
     setup: DFF<Bit>,
     running: DFF<Bit>,
@@ -104,6 +125,12 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     // Word index of the next beat to load and of the presented beat.
     next_word: DFF<Bits<32>>,
     beat_word: DFF<Bits<32>>,
+    // Prefix bytes not yet loaded and the next beat's offset in the bank;
+    // the presented beat's prefix bytes (from lane 0) and offset.
+    pfx_left: DFF<Bits<8>>,
+    pfx_off: DFF<Bits<6>>,
+    out_pfx: DFF<Bits<8>>,
+    out_off: DFF<Bits<6>>,
     // Output stage.
     out_valid: DFF<Bit>,
     out_last: DFF<Bit>,
@@ -115,7 +142,11 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     load: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     low_bytes: Signal<Local, Bits<48>>,
+    // The pattern (or zeros), the presented beat's share of the prefix bank
+    // and the mask of its prefix bits.
+    beat_data: Signal<Local, Bits<W>>,
     lanes: PatternLanes<W>,
+    overlay: PrefixOverlay<W>,
     // Constants.
     c_zero48: Constant<Bits<48>>,
     c_one48: Constant<Bits<48>>,
@@ -127,6 +158,12 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     c_zero_data: Constant<Bits<W>>,
     c_zero64: Constant<Bits<64>>,
     c_zero32: Constant<Bits<32>>,
+    c_zero8: Constant<Bits<8>>,
+    c_beat_bytes8: Constant<Bits<8>>,
+    /// Bytes from one prefix beat's offset in the bank to the next: a beat,
+    /// or 0 from 512 bits up, where one beat holds the whole bank.
+    c_pfx_step: Constant<Bits<6>>,
+    c_zero6: Constant<Bits<6>>,
     /// Names the Verilog module after this type (`crate::emit`).
     verilog_name: crate::emit::ModuleName<Self>,
 }
@@ -151,6 +188,8 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
             pattern: Default::default(),
             open_ended: Default::default(),
             stop: Default::default(),
+            prefix_length: Default::default(),
+            prefix: Default::default(),
             enable: Default::default(),
             busy: Default::default(),
             done: Default::default(),
@@ -164,6 +203,7 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
             psize_q: Default::default(),
             pattern_q: Default::default(),
             open_q: Default::default(),
+            pfx_only: Default::default(),
             setup: Default::default(),
             running: Default::default(),
             done_q: Default::default(),
@@ -174,6 +214,10 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
             final_nbytes: Default::default(),
             next_word: Default::default(),
             beat_word: Default::default(),
+            pfx_left: Default::default(),
+            pfx_off: Default::default(),
+            out_pfx: Default::default(),
+            out_off: Default::default(),
             out_valid: Default::default(),
             out_last: Default::default(),
             out_final: Default::default(),
@@ -183,7 +227,9 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
             load: Default::default(),
             accept: Default::default(),
             low_bytes: Default::default(),
+            beat_data: Default::default(),
             lanes: PatternLanes::new(),
+            overlay: PrefixOverlay::new(),
             c_zero48: Constant::new(bits(0)),
             c_one48: Constant::new(bits(1)),
             c_log2_bytes: Constant::new(bits(K.trailing_zeros() as u64)),
@@ -194,6 +240,10 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
             c_zero_data: Constant::new(Bits::<W>::default()),
             c_zero64: Constant::new(bits(0)),
             c_zero32: Constant::new(bits(0)),
+            c_zero8: Constant::new(bits(0)),
+            c_beat_bytes8: Constant::new(bits(K as u64)),
+            c_pfx_step: Constant::new(bits(if K < 64 { K as u64 } else { 0 })),
+            c_zero6: Constant::new(bits(0)),
         }
     }
 }
@@ -214,6 +264,7 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
             psize_q,
             pattern_q,
             open_q,
+            pfx_only,
             setup,
             running,
             done_q,
@@ -224,6 +275,10 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
             final_nbytes,
             next_word,
             beat_word,
+            pfx_left,
+            pfx_off,
+            out_pfx,
+            out_off,
             out_valid,
             out_last,
             out_final,
@@ -233,10 +288,15 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
         );
         self.lanes.word.next = self.beat_word.q.val();
         if self.pattern_q.q.val() {
-            self.m_tdata.next = self.lanes.data.val();
+            self.beat_data.next = self.lanes.data.val();
         } else {
-            self.m_tdata.next = self.c_zero_data.val();
+            self.beat_data.next = self.c_zero_data.val();
         }
+        self.overlay.data.next = self.beat_data.val();
+        self.overlay.bank.next = self.prefix.val();
+        self.overlay.offset.next = self.out_off.q.val();
+        self.overlay.count.next = self.out_pfx.q.val();
+        self.m_tdata.next = self.overlay.out.val();
         self.m_tkeep.next = self.out_keep.q.val();
         self.m_tlast.next = self.out_last.q.val();
         self.m_tvalid.next = self.out_valid.q.val();
@@ -267,7 +327,9 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
                 self.pkt_beats.d.next = (self.psize_q.q.val() >> self.c_log2_bytes.val()) + self.c_one48.val();
                 self.pkt_left.d.next = (self.psize_q.q.val() >> self.c_log2_bytes.val()) + self.c_one48.val();
             }
-            if ((self.size_q.q.val() == self.c_zero48.val()) & !self.open_q.q.val()) | self.stop.val() {
+            if ((self.size_q.q.val() == self.c_zero48.val()) & !self.open_q.q.val())
+                | (self.stop.val() & !self.pfx_only.q.val())
+            {
                 self.done_q.d.next = true;
             } else {
                 self.running.d.next = true;
@@ -286,13 +348,21 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
             self.beat_word.d.next = self.next_word.q.val();
             self.next_word.d.next = self.next_word.q.val() + self.c_lanes.val();
             self.beats_left.d.next = self.beats_left.q.val() - self.c_one48.val();
+            self.out_pfx.d.next = self.pfx_left.q.val();
+            self.out_off.d.next = self.pfx_off.q.val();
+            if self.pfx_left.q.val() > self.c_beat_bytes8.val() {
+                self.pfx_left.d.next = self.pfx_left.q.val() - self.c_beat_bytes8.val();
+                self.pfx_off.d.next = self.pfx_off.q.val() + self.c_pfx_step.val();
+            } else {
+                self.pfx_left.d.next = self.c_zero8.val();
+            }
             if (self.beats_left.q.val() == self.c_one48.val()) & !self.open_q.q.val() {
                 self.running.d.next = false;
                 self.out_final.d.next = true;
                 self.out_last.d.next = true;
                 self.out_keep.d.next = self.final_keep.q.val();
                 self.out_nbytes.d.next = self.final_nbytes.q.val();
-            } else if self.stop.val() {
+            } else if self.stop.val() & !self.pfx_only.q.val() {
                 // Stopped: this whole beat ends the stream.
                 self.running.d.next = false;
                 self.out_final.d.next = true;
@@ -319,16 +389,24 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
             self.sent.d.next = self.c_zero64.val();
         }
         if self.start.val() {
-            self.size_q.d.next = self.transfer_size.val();
+            if self.stop.val() {
+                self.size_q.d.next = bit_cast::<48, 7>(self.prefix_length.val());
+                self.open_q.d.next = false;
+            } else {
+                self.size_q.d.next = self.transfer_size.val();
+                self.open_q.d.next = self.open_ended.val();
+            }
+            self.pfx_only.d.next = self.stop.val();
             self.psize_q.d.next = self.packet_size.val();
             self.pattern_q.d.next = self.pattern.val();
-            self.open_q.d.next = self.open_ended.val();
             self.setup.d.next = true;
             self.running.d.next = false;
             self.done_q.d.next = false;
             self.out_valid.d.next = false;
             self.next_word.d.next = self.c_zero32.val();
             self.sent.d.next = self.c_zero64.val();
+            self.pfx_left.d.next = bit_cast::<8, 7>(self.prefix_length.val());
+            self.pfx_off.d.next = self.c_zero6.val();
         }
         if self.abort_req.val() | self.reset.val() {
             self.setup.d.next = false;
@@ -390,5 +468,79 @@ mod tests {
         assert_eq!(&words[4..8], &[0xffff_fffe, 0xffff_ffff, 0, 1]);
         assert!(g.done.val());
         assert_eq!(g.bytes_sent.val().to_u64(), 128);
+    }
+
+    /// The stream's bytes, one transfer at 64 bits with `tready` toggling,
+    /// the bank holding `0xA0 + k` at byte k (no byte of the pattern's
+    /// first words looks like that).
+    fn stream_with_prefix(size: u64, prefix_length: u64, pattern: bool, stop: bool) -> Vec<u8> {
+        let mut g = TrafficGenerator::<64, 8>::new();
+        g.connect_all();
+        let bank: Vec<u8> = (0..64).map(|k| 0xA0u8.wrapping_add(k)).collect();
+        let mut prefix = Bits::<512>::default();
+        for (k, b) in bank.iter().enumerate() {
+            prefix = prefix | (bit_cast::<512, 8>(bits(u64::from(*b))) << (8 * k as u64));
+        }
+        g.prefix.next = prefix;
+        g.prefix_length.next = bits(prefix_length);
+        g.transfer_size.next = bits(size);
+        g.packet_size.next = bits(0);
+        g.pattern.next = pattern;
+        g.enable.next = true;
+        g.stop.next = stop;
+        g.start.next = true;
+        settle(&mut g);
+        cycle(&mut g, clock);
+        g.start.next = false;
+        let mut out = Vec::new();
+        let mut last = false;
+        for n in 0..200u32 {
+            // Hold tready low on every third cycle: a presented beat must keep its prefix bytes.
+            g.m_tready.next = n % 3 != 1;
+            settle(&mut g);
+            if g.m_tvalid.val() && g.m_tready.val() {
+                let data = g.m_tdata.val().to_u64().to_le_bytes();
+                let keep = g.m_tkeep.val().to_u64();
+                out.extend((0..8).filter(|i| keep >> i & 1 == 1).map(|i| data[i]));
+                assert!(!last, "no beat after the one marked tlast (packet size 0)");
+                last = g.m_tlast.val();
+            }
+            cycle(&mut g, clock);
+        }
+        assert!(g.done.val(), "the transfer of {size} bytes ends");
+        assert_eq!(g.bytes_sent.val().to_u64(), out.len() as u64, "the prefix counts among the bytes sent");
+        assert!(out.is_empty() || last, "the stream ends with tlast");
+        out
+    }
+
+    /// The prefix takes the place of the stream's first bytes, across beat
+    /// boundaries (8-byte beats, so a 64-byte prefix spans eight beats), and
+    /// the pattern goes on at its own offset; a transfer shorter than the
+    /// prefix sends its first bytes only.
+    #[test]
+    fn the_prefix_replaces_the_first_bytes_of_the_stream() {
+        for (size, len, pattern) in [(100, 37, true), (100, 64, true), (100, 8, false), (20, 37, true), (50, 0, true)] {
+            let got = stream_with_prefix(size, len, pattern, false);
+            let want: Vec<u8> = (0..size)
+                .map(|i| match (i < len, pattern) {
+                    (true, _) => 0xA0u8.wrapping_add(i as u8),
+                    (false, true) => pattern::byte_at(i),
+                    (false, false) => 0,
+                })
+                .collect();
+            assert_eq!(got, want, "size {size}, prefix {len}, pattern {pattern}");
+        }
+    }
+
+    /// `stop` already high at `start`: the stream is the prefix alone,
+    /// whatever the size (a greeting before receiving only), across beats;
+    /// without a prefix nothing is sent.
+    #[test]
+    fn a_stop_before_the_start_sends_the_prefix_alone() {
+        for len in [37u64, 64, 8, 1, 0] {
+            let got = stream_with_prefix(1000, len, true, true);
+            let want: Vec<u8> = (0..len).map(|i| 0xA0u8.wrapping_add(i as u8)).collect();
+            assert_eq!(got, want, "prefix {len}");
+        }
     }
 }

@@ -178,11 +178,13 @@ pub fn session_ports(width: usize) -> Result<Vec<Port>, HdlError> {
                 (Group::Clock, name.as_str())
             } else if let Some(local) = name.strip_prefix("reg_") {
                 (Group::RegisterSession(0), local)
+            } else if let Some(local) = name.strip_prefix("shared_") {
+                (Group::RegisterShared, local)
             } else if let Some(local) = name.strip_prefix("toe_") {
                 (Group::ToeSession(0), local)
             } else {
                 return Err(HdlError(format!(
-                    "session port `{name}` is neither `clock`/`reset`, `reg_*` (register file) nor `toe_*` (TOE interface)"
+                    "session port `{name}` is neither `clock`/`reset`, `reg_*` (register file), `shared_*` (register file, every session) nor `toe_*` (TOE interface)"
                 )));
             };
             Ok(Port { local: local.to_string(), name: name.clone(), group, direction, width })

@@ -17,9 +17,15 @@ pub const ID_MAGIC: u32 = u32::from_be_bytes(*b"TOEU");
 /// access that was undefined gets a defined answer (2: out-of-range writes are
 /// refused with SLVERR; 3: the bus timeout `info.bus_timeout` and SLVERR
 /// while the user domain is in reset, the session watchdog
-/// `session.stall_timeout` and its cause `stalled`).
+/// `session.stall_timeout` and its cause `stalled`; 4: open-ended tests,
+/// `ctrl.stop`, `duration`, and the TX prefix: the `tx_prefix` bank and
+/// `test_config.prefix_length`).
 pub const VERSION_MAJOR: u32 = 1;
-pub const VERSION_MINOR: u32 = 3;
+pub const VERSION_MINOR: u32 = 4;
+
+/// Bytes in the shared TX prefix bank (`tx_prefix`): room for iperf3's
+/// 37-byte stream cookie and for most greetings.
+pub const TX_PREFIX_BYTES: u32 = 64;
 
 /// Register-bus cycles an access waits for the user clock domain before it
 /// completes with SLVERR (`info.bus_timeout`): 1,024, or 64 user-clock
@@ -183,6 +189,7 @@ fn info_block(design: &Design) -> Block {
         repeat: None,
         registers: regs,
         wides,
+        bank: None,
     }
 }
 
@@ -232,10 +239,40 @@ fn toe_block(design: &Design) -> Block {
         name: "toe".into(),
         description: "TOE parameters (the demo's menus 0 and 1), initialisation command and status.".into(),
         base: 0x040,
-        size: 0x0C0,
+        size: 0x080,
         repeat: None,
         registers: regs,
         wides,
+        bank: None,
+    }
+}
+
+/// The TX prefix bank: one for all sessions (iperf3 gives every stream of a
+/// test the same cookie), so that 64 bytes cost 16 register words and not
+/// 16 per session. Each session sends the first `test_config.prefix_length`
+/// bytes of it.
+fn tx_prefix_block() -> Block {
+    use Access::*;
+    let words = TX_PREFIX_BYTES / 4;
+    let registers = (0..words)
+        .map(|k| {
+            reg(
+                &format!("tx_prefix_{k}"),
+                4 * k,
+                &format!("TX prefix bytes {}..={}, byte {} in bits 7:0.", 4 * k, 4 * k + 3, 4 * k),
+                vec![field("bytes", 0, 32, Wo, 0, "Four prefix bytes, the first in bits 7:0.")],
+            )
+        })
+        .collect();
+    Block {
+        name: "tx_prefix".into(),
+        description: format!("The TX prefix: {TX_PREFIX_BYTES} bytes shared by the sessions, byte 0 in bits 7:0 of `tx_prefix_0`. A session whose `test_config.prefix_length` is n sends the first n bytes in place of its stream's first n bytes. The sessions read it while they send: write it before `ctrl.start` and leave it while a test that uses it runs. Write-only (reads return 0): a read-back path for 16 words would cost more logic than the bank itself; software keeps its copy."),
+        base: 0x0C0,
+        size: 0x040,
+        repeat: None,
+        registers,
+        wides: Vec::new(),
+        bank: Some("tx_prefix".into()),
     }
 }
 
@@ -247,7 +284,7 @@ fn session_block(design: &Design) -> Block {
             field("start", 0, 1, WPulse, 0, "Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test. Ignored while `status.busy` and with test mode `disabled`. Clear `status.done` and `status.error` (write 1) before, to see this run's outcome."),
             field("abort", 1, 1, WPulse, 0, "Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`."),
             field("clear_errors", 2, 1, WPulse, 0, "Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)."),
-            field("stop", 3, 1, WPulse, 0, "Write 1: end the send gracefully, in either transfer mode: the stream ends with the next beat (marked tlast; at most one beat follows the write), the session closes as after a complete send, and the test ends `done` with every byte counted in `tx_bytes`. Before the connection is established, nothing is sent. No effect on a receive-only test or an idle session."),
+            field("stop", 3, 1, WPulse, 0, "Write 1: end the send gracefully, in either transfer mode: the stream ends with the next beat (marked tlast; at most one beat follows the write), the session closes as after a complete send, and the test ends `done` with every byte counted in `tx_bytes`. Before the connection is established, the send is the TX prefix alone (`test_config.prefix_length` bytes, nothing without one): a greeting, then only receiving. No effect on a receive-only test or an idle session."),
         ]),
         reg("status", 0x04, "Session state. `done` and `error` are sticky until software writes 1 to them.", vec![
             field("busy", 0, 1, Ro, 0, "1 from `start` until the test ends (done or error).").volatile(),
@@ -262,6 +299,7 @@ fn session_block(design: &Design) -> Block {
             field("verify", 4, 1, Rw, 1, "1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)."),
             field("tx_pattern", 5, 1, Rw, TxPattern::Incremental as u32, "Data the session sends.").values::<TxPattern>(),
             field("conn_mode", 8, 1, Rw, ConnMode::Passive as u32, "How the session opens (and, in full duplex, closes) its connection.").values::<ConnMode>(),
+            field("prefix_length", 16, 7, Rw, 0, &format!("Bytes of the shared `tx_prefix` bank the send begins with, 0..={TX_PREFIX_BYTES}; 0: none. They take the place of the stream's first bytes (the pattern goes on at its own offset, so a verifying peer sees a mismatch at the first prefix byte that differs from it) and count in `tx_bytes` and in `transfer_size`; a transfer shorter than the prefix sends its first `transfer_size` bytes.")).range(0, TX_PREFIX_BYTES),
             field("open_ended", 12, 1, Rw, 0, "0: `transfer_size` bytes each way. 1: no size: send until `ctrl.stop` or `duration`, receive until the peer closes, up to 2^48-1 bytes (2.4 hours at 32,000 MB/s; the test then ends `done`); each side closes its direction when its send ends (in full duplex, a half-close; receiving goes on until the peer closes)."),
         ]),
         reg("speed", 0x0C, "Maximum speed per direction, in percent of the peak bandwidth (data_width / 8 * user clock); taken at `ctrl.start`.", vec![
@@ -384,6 +422,7 @@ fn session_block(design: &Design) -> Block {
         repeat: Some(Repeat { count: design.sessions, stride: 0x100 }),
         registers: regs,
         wides,
+        bank: None,
     }
 }
 
@@ -407,7 +446,9 @@ impl RegisterMap {
     /// [`Design`] built by hand rather than by `config::parse` (say, port lists
     /// shorter than `sessions`).
     pub fn try_for_design(design: &Design) -> Result<RegisterMap, crate::RegmapError> {
-        let map = RegisterMap { blocks: vec![info_block(design), toe_block(design), session_block(design)] };
+        let map = RegisterMap {
+            blocks: vec![info_block(design), toe_block(design), tx_prefix_block(), session_block(design)],
+        };
         map.validate()?;
         Ok(map)
     }

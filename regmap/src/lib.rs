@@ -285,6 +285,11 @@ pub struct Block {
     pub repeat: Option<Repeat>,
     pub registers: Vec<Register>,
     pub wides: Vec<Wide>,
+    /// A bank: every register of the block, in address order, is 32 bits of
+    /// one value of this name (register k holds bits 32k+31:32k), which the
+    /// hardware takes as one port. Each register holds one 32-bit field at
+    /// bit 0. `None` for an ordinary block.
+    pub bank: Option<String>,
 }
 
 impl Block {
@@ -469,6 +474,12 @@ pub enum RegmapError {
         block: String,
         name: String,
     },
+    /// A bank block whose register is not one 32-bit field at bit 0, or
+    /// that has wide values.
+    BankRegister {
+        block: String,
+        problem: String,
+    },
     BlockMisaligned {
         block: String,
         what: &'static str,
@@ -589,6 +600,7 @@ impl fmt::Display for RegmapError {
             DuplicateField { register, field } => write!(f, "duplicate field name `{field}` in register `{register}`"),
             DuplicateEnumValue { field, name } => write!(f, "duplicate enum value name `{name}` in field `{field}`"),
             DuplicateWide { block, name } => write!(f, "duplicate wide value name `{name}` in block `{block}`"),
+            BankRegister { block, problem } => write!(f, "bank block `{block}`: {problem}"),
             BlockMisaligned { block, what, value } => {
                 write!(f, "block `{block}`: {what} {} is not a multiple of 4 bytes", hex(*value))
             }

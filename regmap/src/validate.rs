@@ -50,6 +50,7 @@ impl RegisterMap {
                 check_field_overlap(&block.name, reg)?;
             }
             check_wides(block)?;
+            check_bank(block)?;
         }
         check_collisions(c::generated_names(self))?;
         check_collisions(rust::generated_names(self))?;
@@ -243,6 +244,30 @@ fn check_field_overlap(block: &str, reg: &crate::Register) -> Result<(), RegmapE
                     bit: common.trailing_zeros(),
                 });
             }
+        }
+    }
+    Ok(())
+}
+
+/// A bank's registers are plain 32-bit words, so that the value is their
+/// concatenation in address order and nothing else.
+fn check_bank(block: &Block) -> Result<(), RegmapError> {
+    if block.bank.is_none() {
+        return Ok(());
+    }
+    let problem = |problem: String| Err(RegmapError::BankRegister { block: block.name.clone(), problem });
+    if !block.wides.is_empty() {
+        return problem("a bank has no wide values".to_string());
+    }
+    if block.registers.is_empty() {
+        return problem("a bank has at least one register".to_string());
+    }
+    for (k, reg) in block.registers.iter().enumerate() {
+        if reg.offset != 4 * k as u32 {
+            return problem(format!("register `{}` must be at offset 0x{:03X}, word {k} of the bank", reg.name, 4 * k));
+        }
+        if reg.fields.len() != 1 || reg.fields[0].lsb != 0 || reg.fields[0].width != 32 {
+            return problem(format!("register `{}` must hold exactly one field of 32 bits at bit 0", reg.name));
         }
     }
     Ok(())

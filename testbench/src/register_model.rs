@@ -50,10 +50,12 @@ pub struct RegModel {
 
 /// The group of the register file's user-side ports that instance
 /// `instance` of `block` belongs to: a repeated block's instance is a
-/// session's group (`s<n>_`), the `toe` and `info` blocks their own.
+/// session's group (`s<n>_`), the `toe` and `info` blocks their own, a
+/// bank (`tx_prefix`) the group every session shares (`shared_`).
 pub fn group(block: &regmap::Block, instance: usize) -> Group {
     match block.name.as_str() {
         _ if block.repeat.is_some() => Group::RegisterSession(instance),
+        _ if block.bank.is_some() => Group::RegisterShared,
         "toe" => Group::ToeGlobal,
         "info" => Group::Info,
         other => panic!("block `{other}` has no port group"),
@@ -71,6 +73,11 @@ pub fn port_name(
     field: &regmap::Field,
 ) -> (String, u32) {
     let hi = block.wide_with_hi(&reg.name);
+    if let Some(bank) = &block.bank {
+        // Word k of a bank is bits 32k+31:32k of one port.
+        let k = reg.offset / 4;
+        return (group(block, instance).top_name(bank), 32 * k);
+    }
     let name = match block.wide_with_lo(&reg.name).or(hi) {
         Some(w) => w.name.clone(),
         None if reg.fields.len() > 1 || field.width == 1 => field.name.clone(),
@@ -227,9 +234,11 @@ impl Expect {
         }
     }
 
-    /// The value of an output port of kind value/sticky as the model has it.
-    pub fn output(&self, port: &str) -> Option<u64> {
-        let mut v = 0u64;
+    /// The value of an output port of kind value/sticky as the model has
+    /// it, in 32-bit words, least significant first (a bank's port is 512
+    /// bits wide).
+    pub fn output(&self, port: &str) -> Option<Vec<u32>> {
+        let mut v: Vec<u32> = Vec::new();
         let mut found = false;
         for r in &self.regs {
             for f in &r.fields {
@@ -240,7 +249,13 @@ impl Expect {
                             Access::W1c => r.sticky,
                             _ => return None,
                         };
-                        v |= u64::from((word & f.mask) >> f.lsb) << port_lsb;
+                        let bits = u64::from((word & f.mask) >> f.lsb) << (port_lsb % 32);
+                        let at = (port_lsb / 32) as usize;
+                        if v.len() < at + 2 {
+                            v.resize(at + 2, 0);
+                        }
+                        v[at] |= bits as u32;
+                        v[at + 1] |= (bits >> 32) as u32;
                         found = true;
                     }
                 }

@@ -290,7 +290,11 @@ fn writes_outside_a_fields_valid_values_are_refused_and_change_nothing() {
             .flat_map(|r| r.fields.iter().filter_map(move |f| f.valid.map(|v| (r.addr, f.lsb, f.mask, v))))
             .collect();
         let sessions = b.map.block("session").unwrap().instances();
-        assert_eq!(checked.len(), 2 * sessions + 2, "tx/rx_percent per session, toe.mode and toe.last_packet_mode");
+        assert_eq!(
+            checked.len(),
+            3 * sessions + 2,
+            "tx/rx_percent and prefix_length per session, toe.mode and toe.last_packet_mode"
+        );
         let (mut refused, mut taken) = (0, 0);
         for &(addr, lsb, mask, (min, max)) in &checked {
             // The other fields of the register keep what they hold.

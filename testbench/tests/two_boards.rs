@@ -707,3 +707,81 @@ fn open_ended_full_duplex_peers_each_close_when_their_send_ends() {
     let [rx, tx] = both_done(&mut sim, 100_000);
     assert_eq!((rx.rx_bytes, tx.tx_bytes), (size, size));
 }
+
+/// The TX prefix takes the place of the stream's first bytes, from the
+/// shared bank, on the 1024-bit top (one beat holds it) and the 64-bit top
+/// (it spans beats 0..=4). The receiver verifies against the pattern: with
+/// the bank holding the pattern's own bytes the transfer is clean, so every
+/// prefix byte went out in its place; with bank bytes 9 and 33 flipped the
+/// receiver's first error is byte 9 (or 33 when 9 is past the prefix), and
+/// a flipped bank byte past `prefix_length` is never sent. The prefix
+/// counts in `tx_bytes` and the transfer size.
+#[test]
+fn the_tx_prefix_replaces_the_first_bytes_and_a_verifying_receiver_sees_each_one() {
+    for (model, beat) in [(models::top1024::top(), 128), (models::top64::top(), 8)] {
+        let mut sim =
+            TwoBoardSim::with_model(&model, seed::from_env("tx_prefix"), LinkConfig::default(), quick_toe(beat));
+        let pattern_bank: Vec<u8> = (0..64).map(pattern::byte_at).collect();
+        let size = 1_000;
+        // (bank byte flipped, prefix length, first error expected)
+        for (flipped, length, first_error) in [(None, 64, None), (Some(9), 37, Some(9)), (Some(40), 37, None)] {
+            let mut bank = pattern_bank.clone();
+            if let Some(k) = flipped {
+                bank[k] ^= 0x10;
+            }
+            // A second flip inside the prefix at byte 33 (beat 4 at 64 bits).
+            if flipped == Some(9) {
+                bank[33] ^= 0x01;
+            }
+            sim.write_tx_prefix(1, &bank);
+            half_duplex(&mut sim, size, size);
+            let mut t = SessionTest::new(Mode::Send, size, true);
+            t.prefix_length = length;
+            sim.program(1, 0, &t);
+            sim.start(0, 0);
+            sim.start(1, 0);
+            assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 100_000), "beat {beat}: the transfer must end");
+            let (rx, tx) = (sim.result(0, 0), sim.result(1, 0));
+            let what = format!("beat {beat}, bank byte {flipped:?} flipped, prefix {length}: {rx:?}");
+            assert!(tx.done && !tx.error && tx.tx_bytes == size, "{what}; sender {tx:?}");
+            assert_eq!(rx.rx_bytes, size, "{what}");
+            match first_error {
+                None => assert!(rx.done && !rx.error && rx.err_count == 0, "{what}"),
+                Some(offset) => {
+                    assert_eq!(rx.error_cause, ErrorCause::Verify.bits(), "{what}");
+                    assert_eq!(rx.err_offset, offset, "{what}");
+                    let r = driver::regs::session(0).unwrap();
+                    let received = pattern::word_at(offset / 4) ^ (0x10 << (8 * (offset % 4)));
+                    assert_eq!(sim.read(0, r.err_received()), received, "{what}");
+                    // One beat with errors at 1024 bits, two (beats 1 and 4) at 64.
+                    assert_eq!(rx.err_count, if beat == 128 { 1 } else { 2 }, "{what}");
+                }
+            }
+        }
+    }
+}
+
+/// A client that greets and then only receives (iperf3's reverse mode): an
+/// open-ended full-duplex session stopped before its connection opens sends
+/// its 37-byte prefix alone, half-closes, and receives until the server,
+/// sending for a duration, closes; both end `done` with every byte counted.
+#[test]
+fn a_stop_before_the_connection_opens_sends_the_prefix_alone_then_receives() {
+    let mut sim = quick_sim("prefix_alone");
+    let cookie: Vec<u8> = (0..37).map(|k| b'a' + k % 26).collect();
+    sim.write_tx_prefix(1, &cookie);
+    open_ended_pair(&mut sim, (Mode::FullDuplex, 20_000), (Mode::FullDuplex, 0));
+    let mut client = SessionTest::new(Mode::FullDuplex, 64, true);
+    (client.open_ended, client.prefix_length, client.verify) = (true, 37, true);
+    sim.program(1, 0, &client);
+    let mut server = SessionTest::new(Mode::FullDuplex, 64, false);
+    (server.open_ended, server.duration, server.verify) = (true, 20_000, false);
+    sim.program(0, 0, &server);
+    sim.start(0, 0);
+    sim.start(1, 0);
+    sim.stop(1, 0);
+    let [server, client] = both_done(&mut sim, 200_000);
+    assert_eq!((client.tx_bytes, server.rx_bytes), (37, 37), "the prefix alone: {client:?}");
+    assert!(server.tx_bytes > 100_000, "the server sent for its duration: {server:?}");
+    assert_eq!(client.rx_bytes, server.tx_bytes);
+}

@@ -58,7 +58,8 @@ pub struct PortBits {
 /// ([`Group::RegisterSession`]), `toe_<name>` ([`Group::ToeGlobal`]) and
 /// `info_<name>` ([`Group::Info`]) for the blocks that do not repeat. `<name>` is the wide
 /// value's name for both halves of a value wider than 32 bits
-/// (`s0_transfer_size`), the field's name for a field of a register with
+/// (`s0_transfer_size`), the bank's name for every word of a bank
+/// (`shared_tx_prefix`, [`regmap::Block::bank`]), the field's name for a field of a register with
 /// several fields or a one-bit field (`s0_start`, `toe_mode`,
 /// `toe_init_done`), and the register's name for the one multi-bit field of a
 /// register (`toe_fpga_ip`, `s0_peer_mss`). A `w1c` field has `<name>` (sticky
@@ -252,13 +253,15 @@ pub(super) fn err(msg: impl Into<String>) -> HdlError {
 
 /// The port group of instance `instance` of `block`: the repeated `session`
 /// block's instances are [`Group::RegisterSession`], `toe` is
-/// [`Group::ToeGlobal`], `info` is [`Group::Info`]. A block the port plan has
+/// [`Group::ToeGlobal`], `info` is [`Group::Info`], a bank (`tx_prefix`) is
+/// [`Group::RegisterShared`]: one port for every session. A block the port plan has
 /// no group for is an error.
 pub fn port_group(block: &regmap::Block, instance: usize) -> Result<Group, HdlError> {
     match (block.name.as_str(), block.repeat.is_some()) {
         ("session", true) => Ok(Group::RegisterSession(instance)),
         ("toe", false) => Ok(Group::ToeGlobal),
         ("info", false) => Ok(Group::Info),
+        (_, false) if block.bank.is_some() => Ok(Group::RegisterShared),
         _ => Err(err(format!("register file: block `{}` has no port group", block.name))),
     }
 }
@@ -435,16 +438,18 @@ impl Layout {
                                 ),
                             });
                         }
-                        let (name, source, port_lsb) = match wide {
-                            Some(w) => (
+                        let word = block.registers.iter().position(|r| r.name == reg.name).unwrap_or(0) as u32;
+                        let (name, source, port_lsb) = match (&block.bank, wide) {
+                            (Some(bank), _) => (bank.clone(), format!("{}.{bank}", block.name), 32 * word),
+                            (None, Some(w)) => (
                                 w.name.clone(),
                                 format!("{}.{}", block.name, w.name),
                                 if wide_hi.is_some() { 32 } else { 0 },
                             ),
-                            None if reg.fields.len() > 1 || f.width == 1 => {
+                            (None, None) if reg.fields.len() > 1 || f.width == 1 => {
                                 (f.name.clone(), regmap::field_id(&block.name, &reg.name, &f.name), 0)
                             }
-                            None => (reg.name.clone(), regmap::field_id(&block.name, &reg.name, &f.name), 0),
+                            (None, None) => (reg.name.clone(), regmap::field_id(&block.name, &reg.name, &f.name), 0),
                         };
                         let bits = |slot: Option<usize>, cat: Cat| -> Result<Piece, HdlError> {
                             let slot = slot.ok_or_else(|| err(format!("register file: no slot for `{source}`")))?;

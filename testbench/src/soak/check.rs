@@ -204,6 +204,7 @@ pub(super) fn check_session(
         };
         out.handled.extend(kind);
         out.handled.extend(p.open_kind(round.silent));
+        out.handled.extend(p.prefix_kind(round.silent));
         if round.silent == Some(p.server()) && p.usage != Use::Disabled && p.fault != Fault::NobodyListening {
             out.handled.push(FaultKind::SilentPeer);
         }

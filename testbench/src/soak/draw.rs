@@ -87,7 +87,21 @@ impl Plan {
         let fits =
             rounds.iter().flat_map(|r| &r.sessions).all(|p| p.sides.iter().all(|s| s.transfer_size <= RX_BUFFER));
         let window_update_gap = if fits && rng.gen_bool(0.3) { 0 } else { rng.gen_range(1..=64) };
-        Plan { seed, model: model.name, window_update_gap, last_packet_mode, timing, conn_req_ready_delay, rounds }
+        let tx_prefix: [u8; 64] = std::array::from_fn(|_| rng.gen());
+        let mut rounds = rounds;
+        for p in rounds.iter_mut().flat_map(|r| &mut r.sessions) {
+            p.tx_prefix = tx_prefix;
+        }
+        Plan {
+            seed,
+            model: model.name,
+            window_update_gap,
+            last_packet_mode,
+            timing,
+            conn_req_ready_delay,
+            tx_prefix,
+            rounds,
+        }
     }
 
     /// The faults of the whole plan that are not a round's, by kind.
@@ -137,6 +151,7 @@ impl Round {
                 v.push(FaultKind::SilentPeer);
             }
             v.extend(p.open_kind(self.silent));
+            v.extend(p.prefix_kind(self.silent));
             v.extend(match p.fault {
                 Fault::None => None,
                 Fault::Corrupt { to, .. } => Some(p.corrupt_kind(to)),
@@ -182,12 +197,20 @@ fn session_plan(rng: &mut ChaCha8Rng, session: usize, beat: u64) -> SessionPlan 
             incremental: rng.gen_bool(0.85),
             duration: 0,
             stop_at: None,
+            prefix_length: 0,
         }
     });
     // One size for both ends of the connection.
     sides[1].transfer_size = sides[0].transfer_size;
     let open = usage != Use::Disabled && rng.gen_bool(0.15);
-    let mut p = SessionPlan { session, beat, usage, client, sides, fault: Fault::None, open };
+    // A send begins with the TX prefix now and then: up to the whole bank,
+    // which spans eight beats of the 64-bit model.
+    for side in &mut sides {
+        if rng.gen_bool(0.15) {
+            side.prefix_length = rng.gen_range(1..=64);
+        }
+    }
+    let mut p = SessionPlan { session, beat, usage, client, sides, fault: Fault::None, open, tx_prefix: [0; 64] };
     if open {
         // Each send ends at a duration or at a stop the soak writes, within
         // half the budget (the two sends may share the link).
@@ -282,6 +305,13 @@ impl SessionPlan {
         }
         let stopped = self.sides.iter().enumerate().any(|(b, s)| self.sends(b) && s.stop_at.is_some());
         Some(if stopped { FaultKind::OpenEndedStop } else { FaultKind::OpenEndedDuration })
+    }
+
+    /// A session whose data flows with a TX prefix counts once in the figures.
+    pub(super) fn prefix_kind(&self, silent: Option<usize>) -> Option<FaultKind> {
+        let refused = self.fault == Fault::NobodyListening || silent == Some(self.server());
+        let prefixed = (0..2).any(|b| self.sends(b) && self.sides[b].prefix_length > 0);
+        (prefixed && !refused).then_some(FaultKind::TxPrefix)
     }
 
     /// The passive (listening) board.
@@ -379,6 +409,7 @@ impl SessionPlan {
             incremental: s.incremental,
             open_ended: self.open,
             duration: s.duration,
+            prefix_length: s.prefix_length,
         }
     }
 }

@@ -40,6 +40,9 @@ pub struct Side {
     /// ... or when the soak writes `ctrl.stop`, this many cycles after the
     /// clients started.
     pub stop_at: Option<u64>,
+    /// Bytes of the plan's TX prefix bank ([`Plan::tx_prefix`]) this side's
+    /// send begins with, in place of the stream's first bytes.
+    pub prefix_length: u8,
 }
 
 /// A fault of one session.
@@ -87,6 +90,8 @@ pub struct SessionPlan {
     /// ignored, each send ends at its side's `duration` or `stop_at`, and a
     /// receive takes what the peer sent until it closes.
     pub open: bool,
+    /// The boards' TX prefix bank ([`Plan::tx_prefix`]), for the reference.
+    pub tx_prefix: [u8; 64],
 }
 
 /// One iteration's plan.
@@ -102,6 +107,10 @@ pub struct Plan {
     pub timing: BoardTiming,
     /// `ToeConfig::conn_req_ready_delay` of both TOEs (0: ready at once).
     pub conn_req_ready_delay: u64,
+    /// The TX prefix bank both boards hold (`tx_prefix`): random bytes, so
+    /// a verifying receiver sees each prefixed byte that differs from the
+    /// pattern.
+    pub tx_prefix: [u8; 64],
     /// Tests run one after the other on the same two boards: the sessions
     /// must be reusable after whatever the round before did to them.
     pub rounds: Vec<Round>,
@@ -136,6 +145,9 @@ pub enum FaultKind {
     OpenEndedDuration,
     /// An open-ended session whose sends end at a `ctrl.stop` at a random cycle.
     OpenEndedStop,
+    /// A send that begins with bytes of the TX prefix bank (a mode: the
+    /// receiver's record and count must be the reference's for those bytes).
+    TxPrefix,
     ConnReqReadyDelay,
     SlowBus,
 }
@@ -154,6 +166,7 @@ impl fmt::Display for FaultKind {
             FaultKind::StartWhileBusy => "start while busy",
             FaultKind::OpenEndedDuration => "open-ended, duration",
             FaultKind::OpenEndedStop => "open-ended, stop",
+            FaultKind::TxPrefix => "TX prefix",
             FaultKind::ConnReqReadyDelay => "conn_req_ready held low",
             FaultKind::SlowBus => "slow register bus",
         };

@@ -37,7 +37,11 @@ impl Stream<'_> {
     }
 
     fn byte(&self, offset: u64) -> u8 {
-        let sent = if self.sent().incremental { pattern::byte_at(offset) } else { 0 };
+        let sent = match self.sent() {
+            s if offset < u64::from(s.prefix_length) => self.p.tx_prefix[offset as usize],
+            s if s.incremental => pattern::byte_at(offset),
+            _ => 0,
+        };
         match self.p.fault {
             Fault::Corrupt { to, offset: o, xor } if to == self.to && o == offset => sent ^ xor,
             _ => sent,
@@ -70,34 +74,34 @@ impl Stream<'_> {
         let size = if self.p.open { u64::MAX } else { side.transfer_size };
         let beat = self.p.beat;
         let inside = n.min(size);
-        // Beats with an error (a mismatch inside the transfer, or data past it).
-        let mut beats = 0u64;
-        let mut first: Option<u64> = None;
+        // Beats with an error (a mismatch inside the transfer, or data past
+        // it), each with its first wrong byte. With the pattern sent, only
+        // the prefix and a corrupted byte can differ from it; with dummy
+        // data, every beat is looked at.
+        let mut bad: std::collections::BTreeMap<u64, u64> = Default::default();
         if side.verify {
+            let mut suspects: Vec<u64> = Vec::new();
             if self.sent().incremental {
+                suspects.extend(0..u64::from(self.sent().prefix_length).min(inside));
                 if let Fault::Corrupt { to, offset, .. } = self.p.fault {
                     if to == self.to && offset < inside {
-                        first = Some(offset);
-                        // The beat is counted below if it also holds data past the size.
-                        if (offset / beat + 1) * beat <= size || n <= size {
-                            beats += 1;
-                        }
+                        suspects.push(offset);
                     }
                 }
             } else {
-                let full = size / beat;
                 for k in 0..inside.div_ceil(beat) {
-                    let (lo, hi) = (k * beat, ((k + 1) * beat).min(inside));
-                    if let Some(o) = self.first_mismatch_in(lo, hi) {
-                        first.get_or_insert(o);
-                        // A beat straddling the size with data past it is counted below.
-                        if k < full || n <= size {
-                            beats += 1;
-                        }
-                    }
+                    suspects.extend(self.first_mismatch_in(k * beat, ((k + 1) * beat).min(inside)));
                 }
             }
+            for o in suspects.into_iter().filter(|&o| self.byte(o) != pattern::byte_at(o)) {
+                let first = bad.entry(o / beat).or_insert(o);
+                *first = (*first).min(o);
+            }
         }
+        let first = bad.values().copied().min();
+        // A beat straddling the size with data past it is counted below.
+        let full = size / beat;
+        let mut beats = bad.keys().filter(|&&k| k < full || n <= size).count() as u64;
         if n > size {
             beats += n.div_ceil(beat) - size / beat;
         }
@@ -183,6 +187,7 @@ mod tests {
             incremental,
             duration: 0,
             stop_at: None,
+            prefix_length: 0,
         };
         SessionPlan {
             session: 0,
@@ -192,6 +197,7 @@ mod tests {
             sides: [side(size_rx), side(size_tx)],
             fault,
             open: false,
+            tx_prefix: [0; 64],
         }
     }
 
@@ -216,6 +222,28 @@ mod tests {
         // Four zero bytes are the pattern's word 0.
         let p = half(4, 4, Fault::None, true, false);
         assert_eq!(Stream { p: &p, to: 0 }.record(4, false), (None, 0));
+    }
+
+    #[test]
+    fn a_prefix_that_differs_from_the_pattern_is_a_mismatch_at_its_first_differing_byte() {
+        let mut p = half(1000, 1000, Fault::None, true, true);
+        p.sides[1].prefix_length = 37;
+        // The bank holds the pattern's bytes except byte 9.
+        p.tx_prefix = std::array::from_fn(|k| pattern::byte_at(k as u64));
+        p.tx_prefix[9] ^= 0x10;
+        let received = pattern::word_at(2) ^ (0x10 << 8);
+        let (rec, count) = Stream { p: &p, to: 0 }.record(1000, false);
+        assert_eq!(rec, Some(Record::Mismatch { offset: 9, expected: pattern::word_at(2), received }));
+        assert_eq!(count, 1, "one beat of 128 bytes holds the prefix");
+        // At 8-byte beats the prefix spans beats 0..=4; byte 33 is in beat 4.
+        p.beat = 8;
+        p.tx_prefix[33] ^= 1;
+        assert_eq!(Stream { p: &p, to: 0 }.record(1000, false).1, 2);
+        // Past the prefix's length, the bank is not sent.
+        p.tx_prefix[9] ^= 0x10;
+        p.tx_prefix[33] ^= 1;
+        p.tx_prefix[40] ^= 1;
+        assert_eq!(Stream { p: &p, to: 0 }.record(1000, false), (None, 0));
     }
 
     #[test]

@@ -60,6 +60,7 @@ pub fn run(plan: &Plan) -> Outcome {
     let mut sim = TwoBoardSim::with_timing(&(info.top)(), plan.seed, LinkConfig::default(), toe, plan.timing);
     for b in 0..2 {
         sim.init_toe(b, plan.window_update_gap, plan.last_packet_mode);
+        sim.write_tx_prefix(b, &plan.tx_prefix);
     }
     // What the registers read after the round before (the reset values first).
     let mut prev = vec![[SessionResult::default(); 2]; info.sessions];

@@ -47,6 +47,9 @@ module toe_user_logic_regs (
     output wire [47:0]  toe_target_mac,        // MAC address of the target, used in fixed-MAC mode only; first byte in bits 47:40; taken at `toe_ctrl.init`
     output wire [31:0]  toe_target_ip,         // Address, first octet in bits 31:24
 
+    // shared registers
+    output wire [511:0]  shared_tx_prefix,
+
     // s0 registers
     output wire         s0_start,              // Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test
     output wire         s0_abort,              // Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`
@@ -64,6 +67,7 @@ module toe_user_logic_regs (
     output wire         s0_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
     output wire         s0_tx_pattern,         // Data the session sends
     output wire         s0_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
+    output wire [6:0]   s0_prefix_length,      // Bytes of the shared `tx_prefix` bank the send begins with, 0..=64; 0: none
     output wire         s0_open_ended,         // 0: `transfer_size` bytes each way
     output wire [6:0]   s0_tx_percent,         // Transmit limit; gates tvalid
     output wire [6:0]   s0_rx_percent,         // Receive limit; gates tready
@@ -102,6 +106,7 @@ module toe_user_logic_regs (
     output wire         s1_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
     output wire         s1_tx_pattern,         // Data the session sends
     output wire         s1_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
+    output wire [6:0]   s1_prefix_length,      // Bytes of the shared `tx_prefix` bank the send begins with, 0..=64; 0: none
     output wire         s1_open_ended,         // 0: `transfer_size` bytes each way
     output wire [6:0]   s1_tx_percent,         // Transmit limit; gates tvalid
     output wire [6:0]   s1_rx_percent,         // Receive limit; gates tready
@@ -132,6 +137,22 @@ module toe_user_logic_regs (
     wire [31:0] toe_target_mac_lo_value;
     wire [31:0] toe_target_mac_hi_value;
     wire [31:0] toe_target_ip_value;
+    wire [31:0] shared_tx_prefix_0_value;
+    wire [31:0] shared_tx_prefix_1_value;
+    wire [31:0] shared_tx_prefix_2_value;
+    wire [31:0] shared_tx_prefix_3_value;
+    wire [31:0] shared_tx_prefix_4_value;
+    wire [31:0] shared_tx_prefix_5_value;
+    wire [31:0] shared_tx_prefix_6_value;
+    wire [31:0] shared_tx_prefix_7_value;
+    wire [31:0] shared_tx_prefix_8_value;
+    wire [31:0] shared_tx_prefix_9_value;
+    wire [31:0] shared_tx_prefix_10_value;
+    wire [31:0] shared_tx_prefix_11_value;
+    wire [31:0] shared_tx_prefix_12_value;
+    wire [31:0] shared_tx_prefix_13_value;
+    wire [31:0] shared_tx_prefix_14_value;
+    wire [31:0] shared_tx_prefix_15_value;
     wire [31:0] s0_test_config_value;
     wire [31:0] s0_speed_value;
     wire [31:0] s0_transfer_size_lo_value;
@@ -251,6 +272,22 @@ module toe_user_logic_regs (
         .toe_target_mac_lo_value(toe_target_mac_lo_value),
         .toe_target_mac_hi_value(toe_target_mac_hi_value),
         .toe_target_ip_value(toe_target_ip_value),
+        .shared_tx_prefix_0_value(shared_tx_prefix_0_value),
+        .shared_tx_prefix_1_value(shared_tx_prefix_1_value),
+        .shared_tx_prefix_2_value(shared_tx_prefix_2_value),
+        .shared_tx_prefix_3_value(shared_tx_prefix_3_value),
+        .shared_tx_prefix_4_value(shared_tx_prefix_4_value),
+        .shared_tx_prefix_5_value(shared_tx_prefix_5_value),
+        .shared_tx_prefix_6_value(shared_tx_prefix_6_value),
+        .shared_tx_prefix_7_value(shared_tx_prefix_7_value),
+        .shared_tx_prefix_8_value(shared_tx_prefix_8_value),
+        .shared_tx_prefix_9_value(shared_tx_prefix_9_value),
+        .shared_tx_prefix_10_value(shared_tx_prefix_10_value),
+        .shared_tx_prefix_11_value(shared_tx_prefix_11_value),
+        .shared_tx_prefix_12_value(shared_tx_prefix_12_value),
+        .shared_tx_prefix_13_value(shared_tx_prefix_13_value),
+        .shared_tx_prefix_14_value(shared_tx_prefix_14_value),
+        .shared_tx_prefix_15_value(shared_tx_prefix_15_value),
         .s0_test_config_value(s0_test_config_value),
         .s0_speed_value(s0_speed_value),
         .s0_transfer_size_lo_value(s0_transfer_size_lo_value),
@@ -326,6 +363,7 @@ module toe_user_logic_regs (
     assign toe_fpga_ip = toe_fpga_ip_value[31:0];
     assign toe_target_mac = {toe_target_mac_hi_value[15:0], toe_target_mac_lo_value[31:0]};
     assign toe_target_ip = toe_target_ip_value[31:0];
+    assign shared_tx_prefix = {shared_tx_prefix_15_value[31:0], shared_tx_prefix_14_value[31:0], shared_tx_prefix_13_value[31:0], shared_tx_prefix_12_value[31:0], shared_tx_prefix_11_value[31:0], shared_tx_prefix_10_value[31:0], shared_tx_prefix_9_value[31:0], shared_tx_prefix_8_value[31:0], shared_tx_prefix_7_value[31:0], shared_tx_prefix_6_value[31:0], shared_tx_prefix_5_value[31:0], shared_tx_prefix_4_value[31:0], shared_tx_prefix_3_value[31:0], shared_tx_prefix_2_value[31:0], shared_tx_prefix_1_value[31:0], shared_tx_prefix_0_value[31:0]};
     assign s0_start = s0_ctrl_pulse[0];
     assign s0_abort = s0_ctrl_pulse[1];
     assign s0_clear_errors = s0_ctrl_pulse[2];
@@ -336,6 +374,7 @@ module toe_user_logic_regs (
     assign s0_verify = s0_test_config_value[4];
     assign s0_tx_pattern = s0_test_config_value[5];
     assign s0_conn_mode = s0_test_config_value[8];
+    assign s0_prefix_length = s0_test_config_value[22:16];
     assign s0_open_ended = s0_test_config_value[12];
     assign s0_tx_percent = s0_speed_value[6:0];
     assign s0_rx_percent = s0_speed_value[22:16];
@@ -355,6 +394,7 @@ module toe_user_logic_regs (
     assign s1_verify = s1_test_config_value[4];
     assign s1_tx_pattern = s1_test_config_value[5];
     assign s1_conn_mode = s1_test_config_value[8];
+    assign s1_prefix_length = s1_test_config_value[22:16];
     assign s1_open_ended = s1_test_config_value[12];
     assign s1_tx_percent = s1_speed_value[6:0];
     assign s1_rx_percent = s1_speed_value[22:16];

@@ -154,6 +154,26 @@ module toe_user_logic_regs_axi_lite (
         .refuse (toe_toe_config_last_packet_mode_check_refuse)
     );
 
+    // session[0].test_config.prefix_length at 0x0108: a write outside 0..=64 is refused
+    wire s0_test_config_prefix_length_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h108),
+        .MASK   (32'h7f0000),
+        .MIN    (32'h0),
+        .SPAN   (32'h400000),
+        .BYTES  (4'h4)
+    ) u_s0_test_config_prefix_length_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s0_test_config_prefix_length_check_refuse)
+    );
+
     // session[0].speed.tx_percent at 0x010c: a write outside 1..=100 is refused
     wire s0_speed_tx_percent_check_refuse;
     toe_user_logic_regs_check #(
@@ -192,6 +212,26 @@ module toe_user_logic_regs_axi_lite (
         .wvalid (s_axil_wvalid),
         .w_full (w_full_reg),
         .refuse (s0_speed_rx_percent_check_refuse)
+    );
+
+    // session[1].test_config.prefix_length at 0x0208: a write outside 0..=64 is refused
+    wire s1_test_config_prefix_length_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h208),
+        .MASK   (32'h7f0000),
+        .MIN    (32'h0),
+        .SPAN   (32'h400000),
+        .BYTES  (4'h4)
+    ) u_s1_test_config_prefix_length_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s1_test_config_prefix_length_check_refuse)
     );
 
     // session[1].speed.tx_percent at 0x020c: a write outside 1..=100 is refused
@@ -308,8 +348,10 @@ module toe_user_logic_regs_axi_lite (
         w_refused = 1'b0;
         w_refused = w_refused | toe_toe_config_mode_check_refuse;
         w_refused = w_refused | toe_toe_config_last_packet_mode_check_refuse;
+        w_refused = w_refused | s0_test_config_prefix_length_check_refuse;
         w_refused = w_refused | s0_speed_tx_percent_check_refuse;
         w_refused = w_refused | s0_speed_rx_percent_check_refuse;
+        w_refused = w_refused | s1_test_config_prefix_length_check_refuse;
         w_refused = w_refused | s1_speed_tx_percent_check_refuse;
         w_refused = w_refused | s1_speed_rx_percent_check_refuse;
         w_refused_q_next = w_refused;

@@ -53,6 +53,22 @@ module toe_user_logic_regs_core (
     output wire [31:0] toe_target_mac_lo_value,      // Writable word (writable bits; others 0)
     output wire [31:0] toe_target_mac_hi_value,      // Writable word (writable bits; others 0)
     output wire [31:0] toe_target_ip_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_0_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_1_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_2_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_3_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_4_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_5_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_6_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_7_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_8_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_9_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_10_value,    // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_11_value,    // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_12_value,    // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_13_value,    // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_14_value,    // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_15_value,    // Writable word (writable bits; others 0)
     output wire [31:0] s0_test_config_value,         // Writable word (writable bits; others 0)
     output wire [31:0] s0_speed_value,               // Writable word (writable bits; others 0)
     output wire [31:0] s0_transfer_size_lo_value,    // Writable word (writable bits; others 0)
@@ -335,13 +351,333 @@ module toe_user_logic_regs_core (
         .value(toe_target_ip_value)
     );
 
-    // session[0].test_config at 0x0108: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, open_ended [12] rw
+    // tx_prefix.tx_prefix_0 at 0x00c0: bytes [31:0] wo
+    wire        shared_tx_prefix_0_storage_hit;
+    wire [31:0] shared_tx_prefix_0_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'hc0),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_0_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_0_storage_hit),
+        .rdata(shared_tx_prefix_0_storage_rdata),
+        .value(shared_tx_prefix_0_value)
+    );
+
+    // tx_prefix.tx_prefix_1 at 0x00c4: bytes [31:0] wo
+    wire        shared_tx_prefix_1_storage_hit;
+    wire [31:0] shared_tx_prefix_1_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'hc4),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_1_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_1_storage_hit),
+        .rdata(shared_tx_prefix_1_storage_rdata),
+        .value(shared_tx_prefix_1_value)
+    );
+
+    // tx_prefix.tx_prefix_2 at 0x00c8: bytes [31:0] wo
+    wire        shared_tx_prefix_2_storage_hit;
+    wire [31:0] shared_tx_prefix_2_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'hc8),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_2_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_2_storage_hit),
+        .rdata(shared_tx_prefix_2_storage_rdata),
+        .value(shared_tx_prefix_2_value)
+    );
+
+    // tx_prefix.tx_prefix_3 at 0x00cc: bytes [31:0] wo
+    wire        shared_tx_prefix_3_storage_hit;
+    wire [31:0] shared_tx_prefix_3_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'hcc),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_3_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_3_storage_hit),
+        .rdata(shared_tx_prefix_3_storage_rdata),
+        .value(shared_tx_prefix_3_value)
+    );
+
+    // tx_prefix.tx_prefix_4 at 0x00d0: bytes [31:0] wo
+    wire        shared_tx_prefix_4_storage_hit;
+    wire [31:0] shared_tx_prefix_4_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'hd0),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_4_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_4_storage_hit),
+        .rdata(shared_tx_prefix_4_storage_rdata),
+        .value(shared_tx_prefix_4_value)
+    );
+
+    // tx_prefix.tx_prefix_5 at 0x00d4: bytes [31:0] wo
+    wire        shared_tx_prefix_5_storage_hit;
+    wire [31:0] shared_tx_prefix_5_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'hd4),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_5_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_5_storage_hit),
+        .rdata(shared_tx_prefix_5_storage_rdata),
+        .value(shared_tx_prefix_5_value)
+    );
+
+    // tx_prefix.tx_prefix_6 at 0x00d8: bytes [31:0] wo
+    wire        shared_tx_prefix_6_storage_hit;
+    wire [31:0] shared_tx_prefix_6_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'hd8),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_6_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_6_storage_hit),
+        .rdata(shared_tx_prefix_6_storage_rdata),
+        .value(shared_tx_prefix_6_value)
+    );
+
+    // tx_prefix.tx_prefix_7 at 0x00dc: bytes [31:0] wo
+    wire        shared_tx_prefix_7_storage_hit;
+    wire [31:0] shared_tx_prefix_7_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'hdc),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_7_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_7_storage_hit),
+        .rdata(shared_tx_prefix_7_storage_rdata),
+        .value(shared_tx_prefix_7_value)
+    );
+
+    // tx_prefix.tx_prefix_8 at 0x00e0: bytes [31:0] wo
+    wire        shared_tx_prefix_8_storage_hit;
+    wire [31:0] shared_tx_prefix_8_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'he0),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_8_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_8_storage_hit),
+        .rdata(shared_tx_prefix_8_storage_rdata),
+        .value(shared_tx_prefix_8_value)
+    );
+
+    // tx_prefix.tx_prefix_9 at 0x00e4: bytes [31:0] wo
+    wire        shared_tx_prefix_9_storage_hit;
+    wire [31:0] shared_tx_prefix_9_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'he4),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_9_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_9_storage_hit),
+        .rdata(shared_tx_prefix_9_storage_rdata),
+        .value(shared_tx_prefix_9_value)
+    );
+
+    // tx_prefix.tx_prefix_10 at 0x00e8: bytes [31:0] wo
+    wire        shared_tx_prefix_10_storage_hit;
+    wire [31:0] shared_tx_prefix_10_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'he8),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_10_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_10_storage_hit),
+        .rdata(shared_tx_prefix_10_storage_rdata),
+        .value(shared_tx_prefix_10_value)
+    );
+
+    // tx_prefix.tx_prefix_11 at 0x00ec: bytes [31:0] wo
+    wire        shared_tx_prefix_11_storage_hit;
+    wire [31:0] shared_tx_prefix_11_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'hec),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_11_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_11_storage_hit),
+        .rdata(shared_tx_prefix_11_storage_rdata),
+        .value(shared_tx_prefix_11_value)
+    );
+
+    // tx_prefix.tx_prefix_12 at 0x00f0: bytes [31:0] wo
+    wire        shared_tx_prefix_12_storage_hit;
+    wire [31:0] shared_tx_prefix_12_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'hf0),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_12_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_12_storage_hit),
+        .rdata(shared_tx_prefix_12_storage_rdata),
+        .value(shared_tx_prefix_12_value)
+    );
+
+    // tx_prefix.tx_prefix_13 at 0x00f4: bytes [31:0] wo
+    wire        shared_tx_prefix_13_storage_hit;
+    wire [31:0] shared_tx_prefix_13_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'hf4),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_13_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_13_storage_hit),
+        .rdata(shared_tx_prefix_13_storage_rdata),
+        .value(shared_tx_prefix_13_value)
+    );
+
+    // tx_prefix.tx_prefix_14 at 0x00f8: bytes [31:0] wo
+    wire        shared_tx_prefix_14_storage_hit;
+    wire [31:0] shared_tx_prefix_14_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'hf8),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_14_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_14_storage_hit),
+        .rdata(shared_tx_prefix_14_storage_rdata),
+        .value(shared_tx_prefix_14_value)
+    );
+
+    // tx_prefix.tx_prefix_15 at 0x00fc: bytes [31:0] wo
+    wire        shared_tx_prefix_15_storage_hit;
+    wire [31:0] shared_tx_prefix_15_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'hfc),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'h0),
+        .RESET_VALUE(32'h0)
+    ) u_shared_tx_prefix_15_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (shared_tx_prefix_15_storage_hit),
+        .rdata(shared_tx_prefix_15_storage_rdata),
+        .value(shared_tx_prefix_15_value)
+    );
+
+    // session[0].test_config at 0x0108: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, open_ended [12] rw
     wire        s0_test_config_storage_hit;
     wire [31:0] s0_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h108),
-        .MASK       (32'h1133),
-        .READ_MASK  (32'h1133),
+        .MASK       (32'h7f1133),
+        .READ_MASK  (32'h7f1133),
         .RESET_VALUE(32'h110)
     ) u_s0_test_config_storage (
         .clock(user_clk),
@@ -555,13 +891,13 @@ module toe_user_logic_regs_core (
         .value(s0_duration_hi_value)
     );
 
-    // session[1].test_config at 0x0208: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, open_ended [12] rw
+    // session[1].test_config at 0x0208: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, open_ended [12] rw
     wire        s1_test_config_storage_hit;
     wire [31:0] s1_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h208),
-        .MASK       (32'h1133),
-        .READ_MASK  (32'h1133),
+        .MASK       (32'h7f1133),
+        .READ_MASK  (32'h7f1133),
         .RESET_VALUE(32'h110)
     ) u_s1_test_config_storage (
         .clock(user_clk),
@@ -1394,7 +1730,7 @@ module toe_user_logic_regs_core (
     wire [31:0] info_version_constant_rdata;
     toe_user_logic_regs_constant #(
         .ADDRESS(16'h4),
-        .VALUE  (32'h10003)
+        .VALUE  (32'h10004)
     ) u_info_version_constant (
         .clock(user_clk),
         .addr (crossing_addr),
@@ -1505,6 +1841,22 @@ module toe_user_logic_regs_core (
         .toe_target_mac_lo_storage_hit     (toe_target_mac_lo_storage_hit),
         .toe_target_mac_hi_storage_hit     (toe_target_mac_hi_storage_hit),
         .toe_target_ip_storage_hit         (toe_target_ip_storage_hit),
+        .shared_tx_prefix_0_storage_hit    (shared_tx_prefix_0_storage_hit),
+        .shared_tx_prefix_1_storage_hit    (shared_tx_prefix_1_storage_hit),
+        .shared_tx_prefix_2_storage_hit    (shared_tx_prefix_2_storage_hit),
+        .shared_tx_prefix_3_storage_hit    (shared_tx_prefix_3_storage_hit),
+        .shared_tx_prefix_4_storage_hit    (shared_tx_prefix_4_storage_hit),
+        .shared_tx_prefix_5_storage_hit    (shared_tx_prefix_5_storage_hit),
+        .shared_tx_prefix_6_storage_hit    (shared_tx_prefix_6_storage_hit),
+        .shared_tx_prefix_7_storage_hit    (shared_tx_prefix_7_storage_hit),
+        .shared_tx_prefix_8_storage_hit    (shared_tx_prefix_8_storage_hit),
+        .shared_tx_prefix_9_storage_hit    (shared_tx_prefix_9_storage_hit),
+        .shared_tx_prefix_10_storage_hit   (shared_tx_prefix_10_storage_hit),
+        .shared_tx_prefix_11_storage_hit   (shared_tx_prefix_11_storage_hit),
+        .shared_tx_prefix_12_storage_hit   (shared_tx_prefix_12_storage_hit),
+        .shared_tx_prefix_13_storage_hit   (shared_tx_prefix_13_storage_hit),
+        .shared_tx_prefix_14_storage_hit   (shared_tx_prefix_14_storage_hit),
+        .shared_tx_prefix_15_storage_hit   (shared_tx_prefix_15_storage_hit),
         .s0_test_config_storage_hit        (s0_test_config_storage_hit),
         .s0_speed_storage_hit              (s0_speed_storage_hit),
         .s0_transfer_size_lo_storage_hit   (s0_transfer_size_lo_storage_hit),
@@ -1534,6 +1886,22 @@ module toe_user_logic_regs_core (
         .toe_target_mac_lo_storage_rdata   (toe_target_mac_lo_storage_rdata),
         .toe_target_mac_hi_storage_rdata   (toe_target_mac_hi_storage_rdata),
         .toe_target_ip_storage_rdata       (toe_target_ip_storage_rdata),
+        .shared_tx_prefix_0_storage_rdata  (shared_tx_prefix_0_storage_rdata),
+        .shared_tx_prefix_1_storage_rdata  (shared_tx_prefix_1_storage_rdata),
+        .shared_tx_prefix_2_storage_rdata  (shared_tx_prefix_2_storage_rdata),
+        .shared_tx_prefix_3_storage_rdata  (shared_tx_prefix_3_storage_rdata),
+        .shared_tx_prefix_4_storage_rdata  (shared_tx_prefix_4_storage_rdata),
+        .shared_tx_prefix_5_storage_rdata  (shared_tx_prefix_5_storage_rdata),
+        .shared_tx_prefix_6_storage_rdata  (shared_tx_prefix_6_storage_rdata),
+        .shared_tx_prefix_7_storage_rdata  (shared_tx_prefix_7_storage_rdata),
+        .shared_tx_prefix_8_storage_rdata  (shared_tx_prefix_8_storage_rdata),
+        .shared_tx_prefix_9_storage_rdata  (shared_tx_prefix_9_storage_rdata),
+        .shared_tx_prefix_10_storage_rdata (shared_tx_prefix_10_storage_rdata),
+        .shared_tx_prefix_11_storage_rdata (shared_tx_prefix_11_storage_rdata),
+        .shared_tx_prefix_12_storage_rdata (shared_tx_prefix_12_storage_rdata),
+        .shared_tx_prefix_13_storage_rdata (shared_tx_prefix_13_storage_rdata),
+        .shared_tx_prefix_14_storage_rdata (shared_tx_prefix_14_storage_rdata),
+        .shared_tx_prefix_15_storage_rdata (shared_tx_prefix_15_storage_rdata),
         .s0_test_config_storage_rdata      (s0_test_config_storage_rdata),
         .s0_speed_storage_rdata            (s0_speed_storage_rdata),
         .s0_transfer_size_lo_storage_rdata (s0_transfer_size_lo_storage_rdata),

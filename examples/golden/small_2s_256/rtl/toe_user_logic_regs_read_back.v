@@ -29,6 +29,22 @@ module toe_user_logic_regs_read_back (
     input  wire        toe_target_mac_lo_storage_hit,      // Writable words: addressed
     input  wire        toe_target_mac_hi_storage_hit,      // Writable words: addressed
     input  wire        toe_target_ip_storage_hit,          // Writable words: addressed
+    input  wire        shared_tx_prefix_0_storage_hit,     // Writable words: addressed
+    input  wire        shared_tx_prefix_1_storage_hit,     // Writable words: addressed
+    input  wire        shared_tx_prefix_2_storage_hit,     // Writable words: addressed
+    input  wire        shared_tx_prefix_3_storage_hit,     // Writable words: addressed
+    input  wire        shared_tx_prefix_4_storage_hit,     // Writable words: addressed
+    input  wire        shared_tx_prefix_5_storage_hit,     // Writable words: addressed
+    input  wire        shared_tx_prefix_6_storage_hit,     // Writable words: addressed
+    input  wire        shared_tx_prefix_7_storage_hit,     // Writable words: addressed
+    input  wire        shared_tx_prefix_8_storage_hit,     // Writable words: addressed
+    input  wire        shared_tx_prefix_9_storage_hit,     // Writable words: addressed
+    input  wire        shared_tx_prefix_10_storage_hit,    // Writable words: addressed
+    input  wire        shared_tx_prefix_11_storage_hit,    // Writable words: addressed
+    input  wire        shared_tx_prefix_12_storage_hit,    // Writable words: addressed
+    input  wire        shared_tx_prefix_13_storage_hit,    // Writable words: addressed
+    input  wire        shared_tx_prefix_14_storage_hit,    // Writable words: addressed
+    input  wire        shared_tx_prefix_15_storage_hit,    // Writable words: addressed
     input  wire        s0_test_config_storage_hit,         // Writable words: addressed
     input  wire        s0_speed_storage_hit,               // Writable words: addressed
     input  wire        s0_transfer_size_lo_storage_hit,    // Writable words: addressed
@@ -58,6 +74,22 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] toe_target_mac_lo_storage_rdata,    // Writable words: read value
     input  wire [31:0] toe_target_mac_hi_storage_rdata,    // Writable words: read value
     input  wire [31:0] toe_target_ip_storage_rdata,        // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_0_storage_rdata,   // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_1_storage_rdata,   // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_2_storage_rdata,   // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_3_storage_rdata,   // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_4_storage_rdata,   // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_5_storage_rdata,   // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_6_storage_rdata,   // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_7_storage_rdata,   // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_8_storage_rdata,   // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_9_storage_rdata,   // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_10_storage_rdata,  // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_11_storage_rdata,  // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_12_storage_rdata,  // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_13_storage_rdata,  // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_14_storage_rdata,  // Writable words: read value
+    input  wire [31:0] shared_tx_prefix_15_storage_rdata,  // Writable words: read value
     input  wire [31:0] s0_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_speed_storage_rdata,             // Writable words: read value
     input  wire [31:0] s0_transfer_size_lo_storage_rdata,  // Writable words: read value
@@ -202,6 +234,38 @@ module toe_user_logic_regs_read_back (
         any_data = any_data | toe_target_mac_hi_storage_rdata;
         any_hit = any_hit | toe_target_ip_storage_hit;
         any_data = any_data | toe_target_ip_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_0_storage_hit;
+        any_data = any_data | shared_tx_prefix_0_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_1_storage_hit;
+        any_data = any_data | shared_tx_prefix_1_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_2_storage_hit;
+        any_data = any_data | shared_tx_prefix_2_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_3_storage_hit;
+        any_data = any_data | shared_tx_prefix_3_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_4_storage_hit;
+        any_data = any_data | shared_tx_prefix_4_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_5_storage_hit;
+        any_data = any_data | shared_tx_prefix_5_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_6_storage_hit;
+        any_data = any_data | shared_tx_prefix_6_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_7_storage_hit;
+        any_data = any_data | shared_tx_prefix_7_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_8_storage_hit;
+        any_data = any_data | shared_tx_prefix_8_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_9_storage_hit;
+        any_data = any_data | shared_tx_prefix_9_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_10_storage_hit;
+        any_data = any_data | shared_tx_prefix_10_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_11_storage_hit;
+        any_data = any_data | shared_tx_prefix_11_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_12_storage_hit;
+        any_data = any_data | shared_tx_prefix_12_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_13_storage_hit;
+        any_data = any_data | shared_tx_prefix_13_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_14_storage_hit;
+        any_data = any_data | shared_tx_prefix_14_storage_rdata;
+        any_hit = any_hit | shared_tx_prefix_15_storage_hit;
+        any_data = any_data | shared_tx_prefix_15_storage_rdata;
         any_hit = any_hit | s0_test_config_storage_hit;
         any_data = any_data | s0_test_config_storage_rdata;
         any_hit = any_hit | s0_speed_storage_hit;

@@ -40,6 +40,7 @@ if {![file exists $platform_file]} {
 set part xcu50-fsvh2104-2-e
 set rtl_files [list \
     {rtl/toe_user_logic_pattern_lanes.v} \
+    {rtl/toe_user_logic_prefix_overlay.v} \
     {rtl/toe_user_logic_traffic_generator.v} \
     {rtl/toe_user_logic_rate_limiter.v} \
     {rtl/toe_user_logic_beat_check.v} \

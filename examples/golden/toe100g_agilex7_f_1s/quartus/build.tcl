@@ -55,6 +55,7 @@ set family {Agilex 7}
 set part AGFB014R24B2E2V
 set rtl_files [list \
     {rtl/toe_user_logic_pattern_lanes.v} \
+    {rtl/toe_user_logic_prefix_overlay.v} \
     {rtl/toe_user_logic_traffic_generator.v} \
     {rtl/toe_user_logic_rate_limiter.v} \
     {rtl/toe_user_logic_beat_check.v} \

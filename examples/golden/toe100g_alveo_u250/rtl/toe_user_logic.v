@@ -140,6 +140,7 @@ module toe_user_logic (
 );
 
     wire [63:0] unused_info_cycle_count;
+    wire [511:0] shared_tx_prefix;
     wire s0_start;
     wire s0_abort;
     wire s0_clear_errors;
@@ -156,6 +157,7 @@ module toe_user_logic (
     wire s0_verify;
     wire s0_tx_pattern;
     wire s0_conn_mode;
+    wire [6:0] s0_prefix_length;
     wire s0_open_ended;
     wire [6:0] s0_tx_percent;
     wire [6:0] s0_rx_percent;
@@ -192,6 +194,7 @@ module toe_user_logic (
     wire s1_verify;
     wire s1_tx_pattern;
     wire s1_conn_mode;
+    wire [6:0] s1_prefix_length;
     wire s1_open_ended;
     wire [6:0] s1_tx_percent;
     wire [6:0] s1_rx_percent;
@@ -228,6 +231,7 @@ module toe_user_logic (
     wire s2_verify;
     wire s2_tx_pattern;
     wire s2_conn_mode;
+    wire [6:0] s2_prefix_length;
     wire s2_open_ended;
     wire [6:0] s2_tx_percent;
     wire [6:0] s2_rx_percent;
@@ -264,6 +268,7 @@ module toe_user_logic (
     wire s3_verify;
     wire s3_tx_pattern;
     wire s3_conn_mode;
+    wire [6:0] s3_prefix_length;
     wire s3_open_ended;
     wire [6:0] s3_tx_percent;
     wire [6:0] s3_rx_percent;
@@ -317,6 +322,7 @@ module toe_user_logic (
         .toe_fpga_ip(toe_fpga_ip),
         .toe_target_mac(toe_target_mac),
         .toe_target_ip(toe_target_ip),
+        .shared_tx_prefix(shared_tx_prefix),
         .s0_start(s0_start),
         .s0_abort(s0_abort),
         .s0_clear_errors(s0_clear_errors),
@@ -333,6 +339,7 @@ module toe_user_logic (
         .s0_verify(s0_verify),
         .s0_tx_pattern(s0_tx_pattern),
         .s0_conn_mode(s0_conn_mode),
+        .s0_prefix_length(s0_prefix_length),
         .s0_open_ended(s0_open_ended),
         .s0_tx_percent(s0_tx_percent),
         .s0_rx_percent(s0_rx_percent),
@@ -369,6 +376,7 @@ module toe_user_logic (
         .s1_verify(s1_verify),
         .s1_tx_pattern(s1_tx_pattern),
         .s1_conn_mode(s1_conn_mode),
+        .s1_prefix_length(s1_prefix_length),
         .s1_open_ended(s1_open_ended),
         .s1_tx_percent(s1_tx_percent),
         .s1_rx_percent(s1_rx_percent),
@@ -405,6 +413,7 @@ module toe_user_logic (
         .s2_verify(s2_verify),
         .s2_tx_pattern(s2_tx_pattern),
         .s2_conn_mode(s2_conn_mode),
+        .s2_prefix_length(s2_prefix_length),
         .s2_open_ended(s2_open_ended),
         .s2_tx_percent(s2_tx_percent),
         .s2_rx_percent(s2_rx_percent),
@@ -441,6 +450,7 @@ module toe_user_logic (
         .s3_verify(s3_verify),
         .s3_tx_pattern(s3_tx_pattern),
         .s3_conn_mode(s3_conn_mode),
+        .s3_prefix_length(s3_prefix_length),
         .s3_open_ended(s3_open_ended),
         .s3_tx_percent(s3_tx_percent),
         .s3_rx_percent(s3_rx_percent),
@@ -484,6 +494,8 @@ module toe_user_logic (
         .reg_stall_timeout(s0_stall_timeout),
         .reg_open_ended(s0_open_ended),
         .reg_duration(s0_duration),
+        .reg_prefix_length(s0_prefix_length),
+        .shared_tx_prefix(shared_tx_prefix),
         .reg_busy(s0_busy),
         .reg_connected(s0_connected),
         .reg_closed(s0_closed),
@@ -546,6 +558,8 @@ module toe_user_logic (
         .reg_stall_timeout(s1_stall_timeout),
         .reg_open_ended(s1_open_ended),
         .reg_duration(s1_duration),
+        .reg_prefix_length(s1_prefix_length),
+        .shared_tx_prefix(shared_tx_prefix),
         .reg_busy(s1_busy),
         .reg_connected(s1_connected),
         .reg_closed(s1_closed),
@@ -608,6 +622,8 @@ module toe_user_logic (
         .reg_stall_timeout(s2_stall_timeout),
         .reg_open_ended(s2_open_ended),
         .reg_duration(s2_duration),
+        .reg_prefix_length(s2_prefix_length),
+        .shared_tx_prefix(shared_tx_prefix),
         .reg_busy(s2_busy),
         .reg_connected(s2_connected),
         .reg_closed(s2_closed),
@@ -670,6 +686,8 @@ module toe_user_logic (
         .reg_stall_timeout(s3_stall_timeout),
         .reg_open_ended(s3_open_ended),
         .reg_duration(s3_duration),
+        .reg_prefix_length(s3_prefix_length),
+        .shared_tx_prefix(shared_tx_prefix),
         .reg_busy(s3_busy),
         .reg_connected(s3_connected),
         .reg_closed(s3_closed),

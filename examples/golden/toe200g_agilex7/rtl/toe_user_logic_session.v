@@ -51,6 +51,8 @@ module toe_user_logic_session (
     input  wire [15:0]   reg_stall_timeout,        // Milliseconds without progress before the test ends `stalled`; 0: never
     input  wire          reg_open_ended,           // 1: no size: send until `stop` or `duration`, receive until the peer closes
     input  wire [47:0]   reg_duration,             // User-clock cycles from `established` after which the send stops; 0: no limit
+    input  wire [6:0]    reg_prefix_length,        // `test_config.prefix_length`: bytes of the TX prefix the send begins with
+    input  wire [511:0]  shared_tx_prefix,         // The `tx_prefix` bank, shared by every session (byte k in bits 8k+7:8k)
 
     // To the register file
     output reg           reg_busy,                 // From `start` until the test ends
@@ -170,6 +172,8 @@ module toe_user_logic_session (
     reg        open_q_next;
     reg [47:0] duration_q_reg = 48'h0;
     reg [47:0] duration_q_next;
+    reg [6:0]  pfx_len_reg = 7'h0;
+    reg [6:0]  pfx_len_next;
     reg        stop_q_reg = 1'h0;
     reg        stop_q_next;
     reg        duration_hit_reg = 1'h0;
@@ -217,6 +221,8 @@ module toe_user_logic_session (
         .verify         (verify_q_reg),
         .open_ended     (open_q_reg),
         .tx_stop        (stop_q_reg),
+        .prefix_length  (pfx_len_reg),
+        .tx_prefix      (shared_tx_prefix),
         .tx_percent     (txp_reg),
         .rx_percent     (rxp_reg),
         .tx_busy        (datapath_tx_busy),
@@ -310,6 +316,7 @@ module toe_user_logic_session (
         error_q_next = error_q_reg;
         open_q_next = open_q_reg;
         duration_q_next = duration_q_reg;
+        pfx_len_next = pfx_len_reg;
         stop_q_next = stop_q_reg;
         duration_hit_next = duration_hit_reg;
         fin_q_next = fin_q_reg;
@@ -382,6 +389,7 @@ module toe_user_logic_session (
                         rxp_next = reg_rx_percent;
                         open_q_next = reg_open_ended;
                         duration_q_next = reg_duration;
+                        pfx_len_next = reg_prefix_length;
                         stop_q_next = 1'b0;
                         duration_hit_next = 1'b0;
                         fin_q_next = 1'b0;
@@ -587,6 +595,7 @@ module toe_user_logic_session (
         error_q_reg      <= error_q_next;
         open_q_reg       <= open_q_next;
         duration_q_reg   <= duration_q_next;
+        pfx_len_reg      <= pfx_len_next;
         stop_q_reg       <= stop_q_next;
         duration_hit_reg <= duration_hit_next;
         fin_q_reg        <= fin_q_next;

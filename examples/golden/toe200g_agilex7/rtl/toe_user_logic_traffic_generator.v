@@ -28,6 +28,8 @@ module toe_user_logic_traffic_generator (
     input  wire          pattern,       // 1: incremental pattern, 0: dummy data (zeros); sampled on `start`
     input  wire          open_ended,    // 1: send until `stop`, whatever `transfer_size` says; sampled on `start`
     input  wire          stop,          // Level: end the stream with the next beat loaded (marked `tlast`)
+    input  wire [6:0]    prefix_length, // Prefix bytes the stream begins with, 0..=64; sampled on `start`
+    input  wire [511:0]  prefix,        // The prefix bank, byte k in bits 8k+7:8k; read while the prefix is sent
     input  wire          enable,        // High when the next beat may be presented (from the rate limiter)
 
     // Status
@@ -36,7 +38,7 @@ module toe_user_logic_traffic_generator (
     output reg  [63:0]   bytes_sent,    // Bytes accepted downstream since `start`
 
     // Stream out (AXI4-Stream, towards the TOE)
-    output reg  [1023:0] m_tdata,       // Stream data, byte 0 in bits 7:0
+    output wire [1023:0] m_tdata,       // Stream data, byte 0 in bits 7:0
     output reg  [127:0]  m_tkeep,       // Byte qualifiers, contiguous from bit 0
     output reg           m_tlast,       // Last beat of a packet
     output reg           m_tvalid,      // Beat valid
@@ -54,6 +56,10 @@ module toe_user_logic_traffic_generator (
     localparam C_ZERO_DATA = 1024'h0;
     localparam C_ZERO64 = 64'h0;
     localparam C_ZERO32 = 32'h0;
+    localparam C_ZERO8 = 8'h0;
+    localparam C_BEAT_BYTES8 = 8'h80;
+    localparam C_PFX_STEP = 6'b0;
+    localparam C_ZERO6 = 6'b0;
 
     // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next
     reg [47:0]  size_q_reg = 48'h0;
@@ -64,6 +70,8 @@ module toe_user_logic_traffic_generator (
     reg         pattern_q_next;
     reg         open_q_reg = 1'h0;
     reg         open_q_next;
+    reg         pfx_only_reg = 1'h0;
+    reg         pfx_only_next;
     reg         setup_reg = 1'h0;
     reg         setup_next;
     reg         running_reg = 1'h0;
@@ -84,6 +92,14 @@ module toe_user_logic_traffic_generator (
     reg [31:0]  next_word_next;
     reg [31:0]  beat_word_reg = 32'h0;
     reg [31:0]  beat_word_next;
+    reg [7:0]   pfx_left_reg = 8'h0;
+    reg [7:0]   pfx_left_next;
+    reg [5:0]   pfx_off_reg = 6'h0;
+    reg [5:0]   pfx_off_next;
+    reg [7:0]   out_pfx_reg = 8'h0;
+    reg [7:0]   out_pfx_next;
+    reg [5:0]   out_off_reg = 6'h0;
+    reg [5:0]   out_off_next;
     reg         out_valid_reg = 1'h0;
     reg         out_valid_next;
     reg         out_last_reg = 1'h0;
@@ -98,9 +114,10 @@ module toe_user_logic_traffic_generator (
     reg [63:0]  sent_next;
 
     // Combinational signals
-    reg        load;
-    reg        accept;
-    reg [47:0] low_bytes;
+    reg          load;
+    reg          accept;
+    reg [47:0]   low_bytes;
+    reg [1023:0] beat_data;
 
     // lanes
     wire [1023:0] lanes_data;
@@ -109,11 +126,22 @@ module toe_user_logic_traffic_generator (
         .data(lanes_data)
     );
 
+    // overlay
+    reg  [1023:0] overlay_data;
+    toe_user_logic_prefix_overlay u_overlay (
+        .data  (overlay_data),
+        .bank  (prefix),
+        .offset(out_off_reg),
+        .count (out_pfx_reg),
+        .out   (m_tdata)
+    );
+
     always @(*) begin
         size_q_next = size_q_reg;
         psize_q_next = psize_q_reg;
         pattern_q_next = pattern_q_reg;
         open_q_next = open_q_reg;
+        pfx_only_next = pfx_only_reg;
         setup_next = setup_reg;
         running_next = running_reg;
         done_q_next = done_q_reg;
@@ -124,6 +152,10 @@ module toe_user_logic_traffic_generator (
         final_nbytes_next = final_nbytes_reg;
         next_word_next = next_word_reg;
         beat_word_next = beat_word_reg;
+        pfx_left_next = pfx_left_reg;
+        pfx_off_next = pfx_off_reg;
+        out_pfx_next = out_pfx_reg;
+        out_off_next = out_off_reg;
         out_valid_next = out_valid_reg;
         out_last_next = out_last_reg;
         out_final_next = out_final_reg;
@@ -131,11 +163,12 @@ module toe_user_logic_traffic_generator (
         out_nbytes_next = out_nbytes_reg;
         sent_next = sent_reg;
         if (pattern_q_reg) begin
-            m_tdata = lanes_data;
+            beat_data = lanes_data;
         end
         else begin
-            m_tdata = C_ZERO_DATA;
+            beat_data = C_ZERO_DATA;
         end
+        overlay_data = beat_data;
         m_tkeep = out_keep_reg;
         m_tlast = out_last_reg;
         m_tvalid = out_valid_reg;
@@ -165,7 +198,7 @@ module toe_user_logic_traffic_generator (
                 pkt_beats_next = (psize_q_reg >> C_LOG2_BYTES) + C_ONE48;
                 pkt_left_next = (psize_q_reg >> C_LOG2_BYTES) + C_ONE48;
             end
-            if (((size_q_reg == C_ZERO48) & ~open_q_reg) | stop) begin
+            if (((size_q_reg == C_ZERO48) & ~open_q_reg) | (stop & ~pfx_only_reg)) begin
                 done_q_next = 1'b1;
             end
             else begin
@@ -183,6 +216,15 @@ module toe_user_logic_traffic_generator (
             beat_word_next = next_word_reg;
             next_word_next = next_word_reg + C_LANES;
             beats_left_next = beats_left_reg - C_ONE48;
+            out_pfx_next = pfx_left_reg;
+            out_off_next = pfx_off_reg;
+            if (pfx_left_reg > C_BEAT_BYTES8) begin
+                pfx_left_next = pfx_left_reg - C_BEAT_BYTES8;
+                pfx_off_next = pfx_off_reg + C_PFX_STEP;
+            end
+            else begin
+                pfx_left_next = C_ZERO8;
+            end
             if ((beats_left_reg == C_ONE48) & ~open_q_reg) begin
                 running_next = 1'b0;
                 out_final_next = 1'b1;
@@ -190,7 +232,7 @@ module toe_user_logic_traffic_generator (
                 out_keep_next = final_keep_reg;
                 out_nbytes_next = final_nbytes_reg;
             end
-            else if (stop) begin
+            else if (stop & ~pfx_only_reg) begin
                 running_next = 1'b0;
                 out_final_next = 1'b1;
                 out_last_next = 1'b1;
@@ -218,16 +260,25 @@ module toe_user_logic_traffic_generator (
             sent_next = C_ZERO64;
         end
         if (start) begin
-            size_q_next = transfer_size;
+            if (stop) begin
+                size_q_next = ((prefix_length) & 48'hffffffffffff);
+                open_q_next = 1'b0;
+            end
+            else begin
+                size_q_next = transfer_size;
+                open_q_next = open_ended;
+            end
+            pfx_only_next = stop;
             psize_q_next = packet_size;
             pattern_q_next = pattern;
-            open_q_next = open_ended;
             setup_next = 1'b1;
             running_next = 1'b0;
             done_q_next = 1'b0;
             out_valid_next = 1'b0;
             next_word_next = C_ZERO32;
             sent_next = C_ZERO64;
+            pfx_left_next = ((prefix_length) & 8'hff);
+            pfx_off_next = C_ZERO6;
         end
         if (abort_req | reset) begin
             setup_next = 1'b0;
@@ -246,6 +297,7 @@ module toe_user_logic_traffic_generator (
         psize_q_reg      <= psize_q_next;
         pattern_q_reg    <= pattern_q_next;
         open_q_reg       <= open_q_next;
+        pfx_only_reg     <= pfx_only_next;
         setup_reg        <= setup_next;
         running_reg      <= running_next;
         done_q_reg       <= done_q_next;
@@ -256,6 +308,10 @@ module toe_user_logic_traffic_generator (
         final_nbytes_reg <= final_nbytes_next;
         next_word_reg    <= next_word_next;
         beat_word_reg    <= beat_word_next;
+        pfx_left_reg     <= pfx_left_next;
+        pfx_off_reg      <= pfx_off_next;
+        out_pfx_reg      <= out_pfx_next;
+        out_off_reg      <= out_off_next;
         out_valid_reg    <= out_valid_next;
         out_last_reg     <= out_last_next;
         out_final_reg    <= out_final_next;

@@ -1,4 +1,5 @@
 rtl/toe_user_logic_pattern_lanes.v
+rtl/toe_user_logic_prefix_overlay.v
 rtl/toe_user_logic_traffic_generator.v
 rtl/toe_user_logic_rate_limiter.v
 rtl/toe_user_logic_beat_check.v

@@ -71,6 +71,7 @@ module toe_user_logic (
 );
 
     wire [63:0] unused_info_cycle_count;
+    wire [511:0] shared_tx_prefix;
     wire s0_start;
     wire s0_abort;
     wire s0_clear_errors;
@@ -87,6 +88,7 @@ module toe_user_logic (
     wire s0_verify;
     wire s0_tx_pattern;
     wire s0_conn_mode;
+    wire [6:0] s0_prefix_length;
     wire s0_open_ended;
     wire [6:0] s0_tx_percent;
     wire [6:0] s0_rx_percent;
@@ -140,6 +142,7 @@ module toe_user_logic (
         .toe_fpga_ip(toe_fpga_ip),
         .toe_target_mac(toe_target_mac),
         .toe_target_ip(toe_target_ip),
+        .shared_tx_prefix(shared_tx_prefix),
         .s0_start(s0_start),
         .s0_abort(s0_abort),
         .s0_clear_errors(s0_clear_errors),
@@ -156,6 +159,7 @@ module toe_user_logic (
         .s0_verify(s0_verify),
         .s0_tx_pattern(s0_tx_pattern),
         .s0_conn_mode(s0_conn_mode),
+        .s0_prefix_length(s0_prefix_length),
         .s0_open_ended(s0_open_ended),
         .s0_tx_percent(s0_tx_percent),
         .s0_rx_percent(s0_rx_percent),
@@ -199,6 +203,8 @@ module toe_user_logic (
         .reg_stall_timeout(s0_stall_timeout),
         .reg_open_ended(s0_open_ended),
         .reg_duration(s0_duration),
+        .reg_prefix_length(s0_prefix_length),
+        .shared_tx_prefix(shared_tx_prefix),
         .reg_busy(s0_busy),
         .reg_connected(s0_connected),
         .reg_closed(s0_closed),

@@ -15,6 +15,7 @@ set part xcu50-fsvh2104-2-e
 set top {toe_user_logic}
 set rtl_files [list \
     {rtl/toe_user_logic_pattern_lanes.v} \
+    {rtl/toe_user_logic_prefix_overlay.v} \
     {rtl/toe_user_logic_traffic_generator.v} \
     {rtl/toe_user_logic_rate_limiter.v} \
     {rtl/toe_user_logic_beat_check.v} \
