@@ -90,6 +90,8 @@ pub struct SessionTest {
     /// Bytes of the shared TX prefix ([`write_tx_prefix`]) the send begins
     /// with, in place of the stream's first bytes; 0..=64.
     pub prefix_length: u8,
+    /// The send is the prefix alone (`test_config.prefix_only`).
+    pub prefix_only: bool,
 }
 
 impl SessionTest {
@@ -106,6 +108,7 @@ impl SessionTest {
             open_ended: false,
             duration: 0,
             prefix_length: 0,
+            prefix_only: false,
         }
     }
 }
@@ -118,6 +121,8 @@ pub struct SessionResult {
     pub done: bool,
     pub error: bool,
     pub closed: bool,
+    /// `status.sent`: this test's send has ended.
+    pub sent: bool,
     pub error_cause: u32,
     pub tx_bytes: u64,
     pub rx_bytes: u64,
@@ -238,6 +243,7 @@ pub fn program(bus: &mut (impl RegisterBus + ?Sized), s: usize, t: &SessionTest)
     cfg = field("connection mode", test_config::CONN_MODE, cfg, conn.bits())?;
     cfg = field("open-ended", test_config::OPEN_ENDED, cfg, u32::from(t.open_ended))?;
     cfg = field("TX prefix length", test_config::PREFIX_LENGTH, cfg, u32::from(t.prefix_length))?;
+    cfg = field("TX prefix only", test_config::PREFIX_ONLY, cfg, u32::from(t.prefix_only))?;
     let sp = field("TX max speed (%)", speed::TX_PERCENT, 0, u32::from(t.tx_percent))?;
     let sp = field("RX max speed (%)", speed::RX_PERCENT, sp, u32::from(t.rx_percent))?;
     write(bus, r.test_config(), cfg)?;
@@ -357,6 +363,7 @@ pub fn result(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<Session
         done: status::DONE.get(st) == 1,
         error: status::ERROR.get(st) == 1,
         closed: status::CLOSED.get(st) == 1,
+        sent: status::SENT.get(st) == 1,
         error_cause: status::ERROR_CAUSE.get(st),
         tx_bytes: read_wide(bus, r.tx_bytes())?,
         rx_bytes: read_wide(bus, r.rx_bytes())?,

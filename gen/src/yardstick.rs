@@ -134,9 +134,8 @@ fn input_net(port: &Port) -> Result<String, GenError> {
         "clock" => "clk".into(),
         "reset" => "rst_reg".into(),
         "tx_start" | "rx_start" => "start_reg".into(),
-        "tx_abort" | "tx_clear" | "tx_stop" | "open_ended" | "prefix_length" | "tx_prefix" | "rx_end" | "rx_clear" => {
-            constant(0)
-        }
+        "tx_abort" | "tx_clear" | "tx_stop" | "open_ended" | "prefix_length" | "prefix_only" | "tx_prefix"
+        | "rx_end" | "rx_clear" => constant(0),
         "transfer_size" => constant(TRANSFER_BYTES),
         "packet_size" => constant(PACKET_BYTES),
         "pattern" | "verify" => constant(1),

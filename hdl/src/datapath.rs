@@ -56,6 +56,8 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub tx_stop: Signal<In, Bit>,
     /// Bytes of `tx_prefix` the transmit stream begins with, 0..=64.
     pub prefix_length: Signal<In, Bits<7>>,
+    /// 1: the transmit stream is the prefix alone.
+    pub prefix_only: Signal<In, Bit>,
     /// The TX prefix bank (the register file's, shared), byte k in bits 8k+7:8k.
     pub tx_prefix: Signal<In, Bits<512>>,
     /// TX max speed, % of the bus peak (1..=100).
@@ -141,6 +143,7 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.generator.open_ended.next = self.open_ended.val();
         self.generator.stop.next = self.tx_stop.val();
         self.generator.prefix_length.next = self.prefix_length.val();
+        self.generator.prefix_only.next = self.prefix_only.val();
         self.generator.prefix.next = self.tx_prefix.val();
         self.generator.enable.next = true;
         self.tx_limiter.clock.next = self.clock.val();

@@ -178,6 +178,8 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_duration: Signal<In, Bits<48>>,
     /// `test_config.prefix_length`: bytes of the TX prefix the send begins with.
     pub reg_prefix_length: Signal<In, Bits<7>>,
+    /// `test_config.prefix_only`: the send is the TX prefix alone.
+    pub reg_prefix_only: Signal<In, Bit>,
     /// The `tx_prefix` bank, shared by every session (byte k in bits 8k+7:8k).
     pub shared_tx_prefix: Signal<In, Bits<512>>,
     // ---- To the register file.
@@ -187,6 +189,8 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_connected: Signal<Out, Bit>,
     /// The connection was closed after being established; cleared by `start`.
     pub reg_closed: Signal<Out, Bit>,
+    /// This test's send has ended: its last beat was taken by the TOE.
+    pub reg_sent: Signal<Out, Bit>,
     /// [`ErrorCause`].
     pub reg_error_cause: Signal<Out, Bits<4>>,
     /// One-cycle pulses setting the sticky `done` / `error` register bits.
@@ -283,8 +287,9 @@ pub struct Session<const W: usize, const K: usize> {
     /// `open_ended` and `duration`, latched at `start`.
     open_q: DFF<Bit>,
     duration_q: DFF<Bits<48>>,
-    /// `prefix_length`, latched at `start`.
+    /// `prefix_length` and `prefix_only`, latched at `start`.
     pfx_len: DFF<Bits<7>>,
+    pfx_only: DFF<Bit>,
     /// The send is to end (`stop`, or `duration` reached): the generator's `stop`.
     stop_q: DFF<Bit>,
     /// `elapsed` reached a non-zero `duration` (registered compare).
@@ -361,10 +366,12 @@ impl<const W: usize, const K: usize> Session<W, K> {
             reg_open_ended: Default::default(),
             reg_duration: Default::default(),
             reg_prefix_length: Default::default(),
+            reg_prefix_only: Default::default(),
             shared_tx_prefix: Default::default(),
             reg_busy: Default::default(),
             reg_connected: Default::default(),
             reg_closed: Default::default(),
+            reg_sent: Default::default(),
             reg_error_cause: Default::default(),
             reg_done_set: Default::default(),
             reg_error_set: Default::default(),
@@ -423,6 +430,7 @@ impl<const W: usize, const K: usize> Session<W, K> {
             open_q: Default::default(),
             duration_q: Default::default(),
             pfx_len: Default::default(),
+            pfx_only: Default::default(),
             stop_q: Default::default(),
             duration_hit: Default::default(),
             fin_q: Default::default(),
@@ -486,6 +494,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             open_q,
             duration_q,
             pfx_len,
+            pfx_only,
             stop_q,
             duration_hit,
             fin_q,
@@ -504,6 +513,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.datapath.open_ended.next = self.open_q.q.val();
         self.datapath.tx_stop.next = self.stop_q.q.val();
         self.datapath.prefix_length.next = self.pfx_len.q.val();
+        self.datapath.prefix_only.next = self.pfx_only.q.val();
         self.datapath.tx_prefix.next = self.shared_tx_prefix.val();
         self.datapath.tx_percent.next = self.txp.q.val();
         self.datapath.rx_percent.next = self.rxp.q.val();
@@ -523,6 +533,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.reg_busy.next = (self.state.q.val() != State::Idle) | self.datapath.tx_busy.val();
         self.reg_connected.next = self.toe_established.val();
         self.reg_closed.next = self.closed_q.q.val();
+        self.reg_sent.next = self.datapath.tx_done.val();
         self.reg_error_cause.next = self.cause.q.val();
         self.reg_tx_bytes.next = self.datapath.tx_bytes.val();
         self.reg_rx_bytes.next = self.datapath.rx_bytes.val();
@@ -639,6 +650,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     self.open_q.d.next = self.reg_open_ended.val();
                     self.duration_q.d.next = self.reg_duration.val();
                     self.pfx_len.d.next = self.reg_prefix_length.val();
+                    self.pfx_only.d.next = self.reg_prefix_only.val();
                     self.stop_q.d.next = false;
                     self.duration_hit.d.next = false;
                     self.fin_q.d.next = false;

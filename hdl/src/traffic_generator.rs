@@ -34,9 +34,10 @@
 //! mode) ends the stream with the next beat the generator loads, marked
 //! `tlast`, so at most one beat follows it and the stream still ends on a
 //! packet boundary; a beat presented when it rises cannot change (AXI4-Stream)
-//! and goes first. With `stop` high at `start` the stream is the prefix alone
-//! (`prefix_length` bytes, a sized transfer; nothing when it is 0): a client
-//! that must greet its server and then only receive (iperf3's reverse mode).
+//! and goes first. With `stop` or `prefix_only` high at `start` the stream is
+//! the prefix alone (`prefix_length` bytes, a sized transfer; nothing when it
+//! is 0): a client that must greet its server and then only receive
+//! (iperf3's reverse mode).
 //! With `stop` rising at the setup cycle nothing is sent.
 //!
 //! Prefix: the first `prefix_length` bytes (sampled at `start`, up to 64) of
@@ -83,6 +84,8 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     pub stop: Signal<In, Bit>,
     /// Prefix bytes the stream begins with, 0..=64; sampled on `start`.
     pub prefix_length: Signal<In, Bits<7>>,
+    /// 1: the stream is the prefix alone (as `stop` high at `start`); sampled on `start`.
+    pub prefix_only: Signal<In, Bit>,
     /// The prefix bank, byte k in bits 8k+7:8k; read while the prefix is sent.
     pub prefix: Signal<In, Bits<512>>,
     /// High when the next beat may be presented (from the rate limiter).
@@ -189,6 +192,7 @@ impl<const W: usize, const K: usize> TrafficGenerator<W, K> {
             open_ended: Default::default(),
             stop: Default::default(),
             prefix_length: Default::default(),
+            prefix_only: Default::default(),
             prefix: Default::default(),
             enable: Default::default(),
             busy: Default::default(),
@@ -389,14 +393,14 @@ impl<const W: usize, const K: usize> Logic for TrafficGenerator<W, K> {
             self.sent.d.next = self.c_zero64.val();
         }
         if self.start.val() {
-            if self.stop.val() {
+            if self.stop.val() | self.prefix_only.val() {
                 self.size_q.d.next = bit_cast::<48, 7>(self.prefix_length.val());
                 self.open_q.d.next = false;
             } else {
                 self.size_q.d.next = self.transfer_size.val();
                 self.open_q.d.next = self.open_ended.val();
             }
-            self.pfx_only.d.next = self.stop.val();
+            self.pfx_only.d.next = self.stop.val() | self.prefix_only.val();
             self.psize_q.d.next = self.packet_size.val();
             self.pattern_q.d.next = self.pattern.val();
             self.setup.d.next = true;

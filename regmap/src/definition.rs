@@ -290,6 +290,7 @@ fn session_block(design: &Design) -> Block {
             field("busy", 0, 1, Ro, 0, "1 from `start` until the test ends (done or error).").volatile(),
             field("connected", 1, 1, Ro, 0, "1 while the connection is established.").volatile(),
             field("closed", 2, 1, Ro, 0, "1 once the connection was closed after being established; cleared by `start`.").volatile(),
+            field("sent", 5, 1, Ro, 0, "1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test. What a peer that closes only when told needs before it is told (iperf3's TEST_END).").volatile(),
             field("done", 3, 1, W1c, 0, "Set when the test completed: every byte sent and/or received and the connection closed.").volatile(),
             field("error", 4, 1, W1c, 0, "Set when the test failed; `error_cause` says why. Clearing it also clears `error_cause`.").volatile(),
             field("error_cause", 8, 4, Ro, ErrorCause::None as u32, "Why `error` was set; `none` while `error` is 0.").volatile().values::<ErrorCause>(),
@@ -300,6 +301,7 @@ fn session_block(design: &Design) -> Block {
             field("tx_pattern", 5, 1, Rw, TxPattern::Incremental as u32, "Data the session sends.").values::<TxPattern>(),
             field("conn_mode", 8, 1, Rw, ConnMode::Passive as u32, "How the session opens (and, in full duplex, closes) its connection.").values::<ConnMode>(),
             field("prefix_length", 16, 7, Rw, 0, &format!("Bytes of the shared `tx_prefix` bank the send begins with, 0..={TX_PREFIX_BYTES}; 0: none. They take the place of the stream's first bytes (the pattern goes on at its own offset, so a verifying peer sees a mismatch at the first prefix byte that differs from it) and count in `tx_bytes` and in `transfer_size`; a transfer shorter than the prefix sends its first `transfer_size` bytes.")).range(0, TX_PREFIX_BYTES),
+            field("prefix_only", 13, 1, Rw, 0, "1: the send is the TX prefix alone (`prefix_length` bytes; sizes, `duration` and `open_ended` do not apply to it; nothing is sent when `prefix_length` is 0), then the send is over: a client that greets its server and then only receives, in full duplex (iperf3's reverse mode). A `ctrl.stop` before the connection opens does the same."),
             field("open_ended", 12, 1, Rw, 0, "0: `transfer_size` bytes each way. 1: no size: send until `ctrl.stop` or `duration`, receive until the peer closes, up to 2^48-1 bytes (2.4 hours at 32,000 MB/s; the test then ends `done`); each side closes its direction when its send ends (in full duplex, a half-close; receiving goes on until the peer closes)."),
         ]),
         reg("speed", 0x0C, "Maximum speed per direction, in percent of the peak bandwidth (data_width / 8 * user clock); taken at `ctrl.start`.", vec![

@@ -743,7 +743,8 @@ fn the_tx_prefix_replaces_the_first_bytes_and_a_verifying_receiver_sees_each_one
             assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 100_000), "beat {beat}: the transfer must end");
             let (rx, tx) = (sim.result(0, 0), sim.result(1, 0));
             let what = format!("beat {beat}, bank byte {flipped:?} flipped, prefix {length}: {rx:?}");
-            assert!(tx.done && !tx.error && tx.tx_bytes == size, "{what}; sender {tx:?}");
+            assert!(tx.done && !tx.error && tx.tx_bytes == size && tx.sent, "{what}; sender {tx:?}");
+            assert!(!rx.sent, "a receive-only test sends nothing: {what}");
             assert_eq!(rx.rx_bytes, size, "{what}");
             match first_error {
                 None => assert!(rx.done && !rx.error && rx.err_count == 0, "{what}"),
@@ -762,25 +763,42 @@ fn the_tx_prefix_replaces_the_first_bytes_and_a_verifying_receiver_sees_each_one
 }
 
 /// A client that greets and then only receives (iperf3's reverse mode): an
-/// open-ended full-duplex session stopped before its connection opens sends
-/// its 37-byte prefix alone, half-closes, and receives until the server,
-/// sending for a duration, closes; both end `done` with every byte counted.
+/// open-ended full-duplex session with `prefix_only`, or stopped before its
+/// connection opens, sends its 37-byte prefix alone, half-closes, and
+/// receives until the server, sending for a duration, closes; both end
+/// `done` with every byte counted.
 #[test]
-fn a_stop_before_the_connection_opens_sends_the_prefix_alone_then_receives() {
+fn a_greeting_alone_then_receiving_with_prefix_only_or_an_early_stop() {
+    for by_stop in [false, true] {
+        greet_then_receive(by_stop);
+    }
+}
+
+fn greet_then_receive(by_stop: bool) {
     let mut sim = quick_sim("prefix_alone");
     let cookie: Vec<u8> = (0..37).map(|k| b'a' + k % 26).collect();
     sim.write_tx_prefix(1, &cookie);
     open_ended_pair(&mut sim, (Mode::FullDuplex, 20_000), (Mode::FullDuplex, 0));
     let mut client = SessionTest::new(Mode::FullDuplex, 64, true);
-    (client.open_ended, client.prefix_length, client.verify) = (true, 37, true);
+    (client.open_ended, client.prefix_length, client.verify, client.prefix_only) = (true, 37, true, !by_stop);
     sim.program(1, 0, &client);
     let mut server = SessionTest::new(Mode::FullDuplex, 64, false);
     (server.open_ended, server.duration, server.verify) = (true, 20_000, false);
     sim.program(0, 0, &server);
     sim.start(0, 0);
     sim.start(1, 0);
-    sim.stop(1, 0);
+    if by_stop {
+        sim.stop(1, 0);
+    }
+    // `status.sent` rises once the greeting is out, while the session
+    // still receives.
+    sim.run(5_000);
+    let greeted = sim.result(1, 0);
+    assert!(greeted.busy && greeted.sent && greeted.tx_bytes == 37, "{greeted:?}");
+    let serving = sim.result(0, 0);
+    assert!(serving.busy && !serving.sent, "the server sends for its duration: {serving:?}");
     let [server, client] = both_done(&mut sim, 200_000);
+    assert!(server.sent && client.sent);
     assert_eq!((client.tx_bytes, server.rx_bytes), (37, 37), "the prefix alone: {client:?}");
     assert!(server.tx_bytes > 100_000, "the server sent for its duration: {server:?}");
     assert_eq!(client.rx_bytes, server.tx_bytes);

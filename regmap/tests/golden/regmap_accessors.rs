@@ -1108,6 +1108,8 @@ pub mod regs {
             pub const CONNECTED: super::super::Field = super::super::Field { id: "session.status.connected", shift: 1, width: 1, mask: 0x00000002, min: 0, max: 1 };
             /// Bit 2, ro. 1 once the connection was closed after being established; cleared by `start`. Volatile: the hardware updates it.
             pub const CLOSED: super::super::Field = super::super::Field { id: "session.status.closed", shift: 2, width: 1, mask: 0x00000004, min: 0, max: 1 };
+            /// Bit 5, ro. 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test. What a peer that closes only when told needs before it is told (iperf3's TEST_END). Volatile: the hardware updates it.
+            pub const SENT: super::super::Field = super::super::Field { id: "session.status.sent", shift: 5, width: 1, mask: 0x00000020, min: 0, max: 1 };
             /// Bit 3, w1c. Set when the test completed: every byte sent and/or received and the connection closed. Volatile: the hardware updates it. Write 1 to clear.
             pub const DONE: super::super::Field = super::super::Field { id: "session.status.done", shift: 3, width: 1, mask: 0x00000008, min: 0, max: 1 };
             /// Bit 4, w1c. Set when the test failed; `error_cause` says why. Clearing it also clears `error_cause`. Volatile: the hardware updates it. Write 1 to clear.
@@ -1292,6 +1294,8 @@ pub mod regs {
             }
             /// Bits 22:16, rw. Bytes of the shared `tx_prefix` bank the send begins with, 0..=64; 0: none. They take the place of the stream's first bytes (the pattern goes on at its own offset, so a verifying peer sees a mismatch at the first prefix byte that differs from it) and count in `tx_bytes` and in `transfer_size`; a transfer shorter than the prefix sends its first `transfer_size` bytes. Valid range 0..=64. A write outside 0..=64 is refused: SLVERR, the register keeps its value.
             pub const PREFIX_LENGTH: super::super::Field = super::super::Field { id: "session.test_config.prefix_length", shift: 16, width: 7, mask: 0x007F0000, min: 0, max: 64 };
+            /// Bit 13, rw. 1: the send is the TX prefix alone (`prefix_length` bytes; sizes, `duration` and `open_ended` do not apply to it; nothing is sent when `prefix_length` is 0), then the send is over: a client that greets its server and then only receives, in full duplex (iperf3's reverse mode). A `ctrl.stop` before the connection opens does the same.
+            pub const PREFIX_ONLY: super::super::Field = super::super::Field { id: "session.test_config.prefix_only", shift: 13, width: 1, mask: 0x00002000, min: 0, max: 1 };
             /// Bit 12, rw. 0: `transfer_size` bytes each way. 1: no size: send until `ctrl.stop` or `duration`, receive until the peer closes, up to 2^48-1 bytes (2.4 hours at 32,000 MB/s; the test then ends `done`); each side closes its direction when its send ends (in full duplex, a half-close; receiving goes on until the peer closes).
             pub const OPEN_ENDED: super::super::Field = super::super::Field { id: "session.test_config.open_ended", shift: 12, width: 1, mask: 0x00001000, min: 0, max: 1 };
         }
@@ -1601,12 +1605,12 @@ pub mod regs {
                 instance: self.index,
                 addr: self.base() + session::status::OFFSET,
                 reset: session::status::RESET,
-                ro_mask: 0x00000F07,
+                ro_mask: 0x00000F27,
                 rw_mask: 0x00000000,
                 wo_mask: 0x00000000,
                 w1c_mask: 0x00000018,
                 wpulse_mask: 0x00000000,
-                volatile_mask: 0x00000F1F,
+                volatile_mask: 0x00000F3F,
             }
         }
 
@@ -1618,7 +1622,7 @@ pub mod regs {
                 addr: self.base() + session::test_config::OFFSET,
                 reset: session::test_config::RESET,
                 ro_mask: 0x00000000,
-                rw_mask: 0x007F1133,
+                rw_mask: 0x007F3133,
                 wo_mask: 0x00000000,
                 w1c_mask: 0x00000000,
                 wpulse_mask: 0x00000000,

@@ -410,6 +410,7 @@ impl SessionPlan {
             open_ended: self.open,
             duration: s.duration,
             prefix_length: s.prefix_length,
+            prefix_only: false,
         }
     }
 }

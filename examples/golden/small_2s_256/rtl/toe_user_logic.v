@@ -102,6 +102,7 @@ module toe_user_logic (
     wire s0_busy;
     wire s0_connected;
     wire s0_closed;
+    wire s0_sent;
     wire unused_s0_done;
     wire s0_done_set;
     wire s0_error;
@@ -112,6 +113,7 @@ module toe_user_logic (
     wire s0_tx_pattern;
     wire s0_conn_mode;
     wire [6:0] s0_prefix_length;
+    wire s0_prefix_only;
     wire s0_open_ended;
     wire [6:0] s0_tx_percent;
     wire [6:0] s0_rx_percent;
@@ -139,6 +141,7 @@ module toe_user_logic (
     wire s1_busy;
     wire s1_connected;
     wire s1_closed;
+    wire s1_sent;
     wire unused_s1_done;
     wire s1_done_set;
     wire s1_error;
@@ -149,6 +152,7 @@ module toe_user_logic (
     wire s1_tx_pattern;
     wire s1_conn_mode;
     wire [6:0] s1_prefix_length;
+    wire s1_prefix_only;
     wire s1_open_ended;
     wire [6:0] s1_tx_percent;
     wire [6:0] s1_rx_percent;
@@ -210,6 +214,7 @@ module toe_user_logic (
         .s0_busy(s0_busy),
         .s0_connected(s0_connected),
         .s0_closed(s0_closed),
+        .s0_sent(s0_sent),
         .s0_done(unused_s0_done),
         .s0_done_set(s0_done_set),
         .s0_error(s0_error),
@@ -220,6 +225,7 @@ module toe_user_logic (
         .s0_tx_pattern(s0_tx_pattern),
         .s0_conn_mode(s0_conn_mode),
         .s0_prefix_length(s0_prefix_length),
+        .s0_prefix_only(s0_prefix_only),
         .s0_open_ended(s0_open_ended),
         .s0_tx_percent(s0_tx_percent),
         .s0_rx_percent(s0_rx_percent),
@@ -247,6 +253,7 @@ module toe_user_logic (
         .s1_busy(s1_busy),
         .s1_connected(s1_connected),
         .s1_closed(s1_closed),
+        .s1_sent(s1_sent),
         .s1_done(unused_s1_done),
         .s1_done_set(s1_done_set),
         .s1_error(s1_error),
@@ -257,6 +264,7 @@ module toe_user_logic (
         .s1_tx_pattern(s1_tx_pattern),
         .s1_conn_mode(s1_conn_mode),
         .s1_prefix_length(s1_prefix_length),
+        .s1_prefix_only(s1_prefix_only),
         .s1_open_ended(s1_open_ended),
         .s1_tx_percent(s1_tx_percent),
         .s1_rx_percent(s1_rx_percent),
@@ -301,10 +309,12 @@ module toe_user_logic (
         .reg_open_ended(s0_open_ended),
         .reg_duration(s0_duration),
         .reg_prefix_length(s0_prefix_length),
+        .reg_prefix_only(s0_prefix_only),
         .shared_tx_prefix(shared_tx_prefix),
         .reg_busy(s0_busy),
         .reg_connected(s0_connected),
         .reg_closed(s0_closed),
+        .reg_sent(s0_sent),
         .reg_error_cause(s0_error_cause),
         .reg_done_set(s0_done_set),
         .reg_error_set(s0_error_set),
@@ -365,10 +375,12 @@ module toe_user_logic (
         .reg_open_ended(s1_open_ended),
         .reg_duration(s1_duration),
         .reg_prefix_length(s1_prefix_length),
+        .reg_prefix_only(s1_prefix_only),
         .shared_tx_prefix(shared_tx_prefix),
         .reg_busy(s1_busy),
         .reg_connected(s1_connected),
         .reg_closed(s1_closed),
+        .reg_sent(s1_sent),
         .reg_error_cause(s1_error_cause),
         .reg_done_set(s1_done_set),
         .reg_error_set(s1_error_set),

@@ -58,6 +58,7 @@ module toe_user_logic_regs (
     input  wire         s0_busy,               // 1 from `start` until the test ends (done or error)
     input  wire         s0_connected,          // 1 while the connection is established
     input  wire         s0_closed,             // 1 once the connection was closed after being established; cleared by `start`
+    input  wire         s0_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     output wire         s0_done,               // Set when the test completed: every byte sent and/or received and the connection closed
     input  wire         s0_done_set,           // Sets `s0_done` (one-cycle pulse): Set when the test completed: every byte sent and/or received and the connection closed
     output wire         s0_error,              // Set when the test failed; `error_cause` says why
@@ -68,6 +69,7 @@ module toe_user_logic_regs (
     output wire         s0_tx_pattern,         // Data the session sends
     output wire         s0_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
     output wire [6:0]   s0_prefix_length,      // Bytes of the shared `tx_prefix` bank the send begins with, 0..=64; 0: none
+    output wire         s0_prefix_only,        // 1: the send is the TX prefix alone (`prefix_length` bytes; sizes, `duration` and `open_ended` do not apply to it; nothing is sent when `prefix_length` is 0), then the send is over: a client that greets its server and then only receives, in full duplex (iperf3's reverse mode)
     output wire         s0_open_ended,         // 0: `transfer_size` bytes each way
     output wire [6:0]   s0_tx_percent,         // Transmit limit; gates tvalid
     output wire [6:0]   s0_rx_percent,         // Receive limit; gates tready
@@ -97,6 +99,7 @@ module toe_user_logic_regs (
     input  wire         s1_busy,               // 1 from `start` until the test ends (done or error)
     input  wire         s1_connected,          // 1 while the connection is established
     input  wire         s1_closed,             // 1 once the connection was closed after being established; cleared by `start`
+    input  wire         s1_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     output wire         s1_done,               // Set when the test completed: every byte sent and/or received and the connection closed
     input  wire         s1_done_set,           // Sets `s1_done` (one-cycle pulse): Set when the test completed: every byte sent and/or received and the connection closed
     output wire         s1_error,              // Set when the test failed; `error_cause` says why
@@ -107,6 +110,7 @@ module toe_user_logic_regs (
     output wire         s1_tx_pattern,         // Data the session sends
     output wire         s1_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
     output wire [6:0]   s1_prefix_length,      // Bytes of the shared `tx_prefix` bank the send begins with, 0..=64; 0: none
+    output wire         s1_prefix_only,        // 1: the send is the TX prefix alone (`prefix_length` bytes; sizes, `duration` and `open_ended` do not apply to it; nothing is sent when `prefix_length` is 0), then the send is over: a client that greets its server and then only receives, in full duplex (iperf3's reverse mode)
     output wire         s1_open_ended,         // 0: `transfer_size` bytes each way
     output wire [6:0]   s1_tx_percent,         // Transmit limit; gates tvalid
     output wire [6:0]   s1_rx_percent,         // Receive limit; gates tready
@@ -184,7 +188,7 @@ module toe_user_logic_regs (
     wire [31:0] s1_status_set = {27'd0, s1_error_set, s1_done_set, 3'd0};
     wire [31:0] info_cycle_count_lo_status = {cycle_count[31:0]};
     wire [31:0] toe_toe_status_status = {31'd0, toe_init_done};
-    wire [31:0] s0_status_status = {20'd0, s0_error_cause[3:0], 5'd0, s0_closed, s0_connected, s0_busy};
+    wire [31:0] s0_status_status = {20'd0, s0_error_cause[3:0], 2'd0, s0_sent, 2'd0, s0_closed, s0_connected, s0_busy};
     wire [31:0] s0_tx_bytes_lo_status = {s0_tx_bytes[31:0]};
     wire [31:0] s0_rx_bytes_lo_status = {s0_rx_bytes[31:0]};
     wire [31:0] s0_elapsed_lo_status = {s0_elapsed[31:0]};
@@ -196,7 +200,7 @@ module toe_user_logic_regs (
     wire [31:0] s0_peer_port_status = {16'd0, s0_peer_port[15:0]};
     wire [31:0] s0_peer_mss_status = {16'd0, s0_peer_mss[15:0]};
     wire [31:0] s0_peer_window_scale_status = {28'd0, s0_peer_window_scale[3:0]};
-    wire [31:0] s1_status_status = {20'd0, s1_error_cause[3:0], 5'd0, s1_closed, s1_connected, s1_busy};
+    wire [31:0] s1_status_status = {20'd0, s1_error_cause[3:0], 2'd0, s1_sent, 2'd0, s1_closed, s1_connected, s1_busy};
     wire [31:0] s1_tx_bytes_lo_status = {s1_tx_bytes[31:0]};
     wire [31:0] s1_rx_bytes_lo_status = {s1_rx_bytes[31:0]};
     wire [31:0] s1_elapsed_lo_status = {s1_elapsed[31:0]};
@@ -375,6 +379,7 @@ module toe_user_logic_regs (
     assign s0_tx_pattern = s0_test_config_value[5];
     assign s0_conn_mode = s0_test_config_value[8];
     assign s0_prefix_length = s0_test_config_value[22:16];
+    assign s0_prefix_only = s0_test_config_value[13];
     assign s0_open_ended = s0_test_config_value[12];
     assign s0_tx_percent = s0_speed_value[6:0];
     assign s0_rx_percent = s0_speed_value[22:16];
@@ -395,6 +400,7 @@ module toe_user_logic_regs (
     assign s1_tx_pattern = s1_test_config_value[5];
     assign s1_conn_mode = s1_test_config_value[8];
     assign s1_prefix_length = s1_test_config_value[22:16];
+    assign s1_prefix_only = s1_test_config_value[13];
     assign s1_open_ended = s1_test_config_value[12];
     assign s1_tx_percent = s1_speed_value[6:0];
     assign s1_rx_percent = s1_speed_value[22:16];

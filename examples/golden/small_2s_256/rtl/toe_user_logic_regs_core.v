@@ -671,13 +671,13 @@ module toe_user_logic_regs_core (
         .value(shared_tx_prefix_15_value)
     );
 
-    // session[0].test_config at 0x0108: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, open_ended [12] rw
+    // session[0].test_config at 0x0108: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
     wire        s0_test_config_storage_hit;
     wire [31:0] s0_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h108),
-        .MASK       (32'h7f1133),
-        .READ_MASK  (32'h7f1133),
+        .MASK       (32'h7f3133),
+        .READ_MASK  (32'h7f3133),
         .RESET_VALUE(32'h110)
     ) u_s0_test_config_storage (
         .clock(user_clk),
@@ -891,13 +891,13 @@ module toe_user_logic_regs_core (
         .value(s0_duration_hi_value)
     );
 
-    // session[1].test_config at 0x0208: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, open_ended [12] rw
+    // session[1].test_config at 0x0208: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
     wire        s1_test_config_storage_hit;
     wire [31:0] s1_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h208),
-        .MASK       (32'h7f1133),
-        .READ_MASK  (32'h7f1133),
+        .MASK       (32'h7f3133),
+        .READ_MASK  (32'h7f3133),
         .RESET_VALUE(32'h110)
     ) u_s1_test_config_storage (
         .clock(user_clk),
@@ -1223,12 +1223,12 @@ module toe_user_logic_regs_core (
         .status(toe_toe_status_status)
     );
 
-    // session[0].status at 0x0104: busy [0] ro, connected [1] ro, closed [2] ro, error_cause [11:8] ro
+    // session[0].status at 0x0104: busy [0] ro, connected [1] ro, closed [2] ro, sent [5] ro, error_cause [11:8] ro
     wire        s0_status_status_hit;
     wire [31:0] s0_status_status_rdata;
     toe_user_logic_regs_status #(
         .ADDRESS(16'h104),
-        .MASK   (32'hf07)
+        .MASK   (32'hf27)
     ) u_s0_status_status (
         .clock (user_clk),
         .addr  (crossing_addr),
@@ -1391,12 +1391,12 @@ module toe_user_logic_regs_core (
         .status(s0_peer_window_scale_status)
     );
 
-    // session[1].status at 0x0204: busy [0] ro, connected [1] ro, closed [2] ro, error_cause [11:8] ro
+    // session[1].status at 0x0204: busy [0] ro, connected [1] ro, closed [2] ro, sent [5] ro, error_cause [11:8] ro
     wire        s1_status_status_hit;
     wire [31:0] s1_status_status_rdata;
     toe_user_logic_regs_status #(
         .ADDRESS(16'h204),
-        .MASK   (32'hf07)
+        .MASK   (32'hf27)
     ) u_s1_status_status (
         .clock (user_clk),
         .addr  (crossing_addr),

@@ -29,6 +29,7 @@ module toe_user_logic_traffic_generator (
     input  wire         open_ended,    // 1: send until `stop`, whatever `transfer_size` says; sampled on `start`
     input  wire         stop,          // Level: end the stream with the next beat loaded (marked `tlast`)
     input  wire [6:0]   prefix_length, // Prefix bytes the stream begins with, 0..=64; sampled on `start`
+    input  wire         prefix_only,   // 1: the stream is the prefix alone (as `stop` high at `start`); sampled on `start`
     input  wire [511:0] prefix,        // The prefix bank, byte k in bits 8k+7:8k; read while the prefix is sent
     input  wire         enable,        // High when the next beat may be presented (from the rate limiter)
 
@@ -260,7 +261,7 @@ module toe_user_logic_traffic_generator (
             sent_next = C_ZERO64;
         end
         if (start) begin
-            if (stop) begin
+            if (stop | prefix_only) begin
                 size_q_next = ((prefix_length) & 48'hffffffffffff);
                 open_q_next = 1'b0;
             end
@@ -268,7 +269,7 @@ module toe_user_logic_traffic_generator (
                 size_q_next = transfer_size;
                 open_q_next = open_ended;
             end
-            pfx_only_next = stop;
+            pfx_only_next = stop | prefix_only;
             psize_q_next = packet_size;
             pattern_q_next = pattern;
             setup_next = 1'b1;

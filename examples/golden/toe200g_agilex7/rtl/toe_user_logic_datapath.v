@@ -34,6 +34,7 @@ module toe_user_logic_datapath (
     input  wire          open_ended,      // 1: the generator sends until `tx_stop`, whatever `transfer_size` says (an open-ended receive is `transfer_size` 2^48-1, set by the session)
     input  wire          tx_stop,         // Level: end the transmit stream with its next beat (marked tlast)
     input  wire [6:0]    prefix_length,   // Bytes of `tx_prefix` the transmit stream begins with, 0..=64
+    input  wire          prefix_only,     // 1: the transmit stream is the prefix alone
     input  wire [511:0]  tx_prefix,       // The TX prefix bank (the register file's, shared), byte k in bits 8k+7:8k
     input  wire [6:0]    tx_percent,      // TX max speed, % of the bus peak (1..=100)
     input  wire [6:0]    rx_percent,      // RX max speed, % of the bus peak (1..=100)
@@ -90,6 +91,7 @@ module toe_user_logic_datapath (
         .open_ended   (open_ended),
         .stop         (tx_stop),
         .prefix_length(prefix_length),
+        .prefix_only  (prefix_only),
         .prefix       (tx_prefix),
         .enable       (generator_enable),
         .busy         (tx_busy),

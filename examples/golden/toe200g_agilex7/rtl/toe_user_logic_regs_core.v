@@ -731,13 +731,13 @@ module toe_user_logic_regs_core (
         .value(shared_tx_prefix_15_value)
     );
 
-    // session[0].test_config at 0x0108: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, open_ended [12] rw
+    // session[0].test_config at 0x0108: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
     wire        s0_test_config_storage_hit;
     wire [31:0] s0_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h108),
-        .MASK       (32'h7f1133),
-        .READ_MASK  (32'h7f1133),
+        .MASK       (32'h7f3133),
+        .READ_MASK  (32'h7f3133),
         .RESET_VALUE(32'h110)
     ) u_s0_test_config_storage (
         .clock(user_clk),
@@ -951,13 +951,13 @@ module toe_user_logic_regs_core (
         .value(s0_duration_hi_value)
     );
 
-    // session[1].test_config at 0x0208: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, open_ended [12] rw
+    // session[1].test_config at 0x0208: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
     wire        s1_test_config_storage_hit;
     wire [31:0] s1_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h208),
-        .MASK       (32'h7f1133),
-        .READ_MASK  (32'h7f1133),
+        .MASK       (32'h7f3133),
+        .READ_MASK  (32'h7f3133),
         .RESET_VALUE(32'h110)
     ) u_s1_test_config_storage (
         .clock(user_clk),
@@ -1171,13 +1171,13 @@ module toe_user_logic_regs_core (
         .value(s1_duration_hi_value)
     );
 
-    // session[2].test_config at 0x0308: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, open_ended [12] rw
+    // session[2].test_config at 0x0308: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
     wire        s2_test_config_storage_hit;
     wire [31:0] s2_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h308),
-        .MASK       (32'h7f1133),
-        .READ_MASK  (32'h7f1133),
+        .MASK       (32'h7f3133),
+        .READ_MASK  (32'h7f3133),
         .RESET_VALUE(32'h110)
     ) u_s2_test_config_storage (
         .clock(user_clk),
@@ -1391,13 +1391,13 @@ module toe_user_logic_regs_core (
         .value(s2_duration_hi_value)
     );
 
-    // session[3].test_config at 0x0408: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, open_ended [12] rw
+    // session[3].test_config at 0x0408: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
     wire        s3_test_config_storage_hit;
     wire [31:0] s3_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h408),
-        .MASK       (32'h7f1133),
-        .READ_MASK  (32'h7f1133),
+        .MASK       (32'h7f3133),
+        .READ_MASK  (32'h7f3133),
         .RESET_VALUE(32'h110)
     ) u_s3_test_config_storage (
         .clock(user_clk),
@@ -1791,12 +1791,12 @@ module toe_user_logic_regs_core (
         .status(toe_toe_status_status)
     );
 
-    // session[0].status at 0x0104: busy [0] ro, connected [1] ro, closed [2] ro, error_cause [11:8] ro
+    // session[0].status at 0x0104: busy [0] ro, connected [1] ro, closed [2] ro, sent [5] ro, error_cause [11:8] ro
     wire        s0_status_status_hit;
     wire [31:0] s0_status_status_rdata;
     toe_user_logic_regs_status #(
         .ADDRESS(16'h104),
-        .MASK   (32'hf07)
+        .MASK   (32'hf27)
     ) u_s0_status_status (
         .clock (user_clk),
         .addr  (crossing_addr),
@@ -1959,12 +1959,12 @@ module toe_user_logic_regs_core (
         .status(s0_peer_window_scale_status)
     );
 
-    // session[1].status at 0x0204: busy [0] ro, connected [1] ro, closed [2] ro, error_cause [11:8] ro
+    // session[1].status at 0x0204: busy [0] ro, connected [1] ro, closed [2] ro, sent [5] ro, error_cause [11:8] ro
     wire        s1_status_status_hit;
     wire [31:0] s1_status_status_rdata;
     toe_user_logic_regs_status #(
         .ADDRESS(16'h204),
-        .MASK   (32'hf07)
+        .MASK   (32'hf27)
     ) u_s1_status_status (
         .clock (user_clk),
         .addr  (crossing_addr),
@@ -2127,12 +2127,12 @@ module toe_user_logic_regs_core (
         .status(s1_peer_window_scale_status)
     );
 
-    // session[2].status at 0x0304: busy [0] ro, connected [1] ro, closed [2] ro, error_cause [11:8] ro
+    // session[2].status at 0x0304: busy [0] ro, connected [1] ro, closed [2] ro, sent [5] ro, error_cause [11:8] ro
     wire        s2_status_status_hit;
     wire [31:0] s2_status_status_rdata;
     toe_user_logic_regs_status #(
         .ADDRESS(16'h304),
-        .MASK   (32'hf07)
+        .MASK   (32'hf27)
     ) u_s2_status_status (
         .clock (user_clk),
         .addr  (crossing_addr),
@@ -2295,12 +2295,12 @@ module toe_user_logic_regs_core (
         .status(s2_peer_window_scale_status)
     );
 
-    // session[3].status at 0x0404: busy [0] ro, connected [1] ro, closed [2] ro, error_cause [11:8] ro
+    // session[3].status at 0x0404: busy [0] ro, connected [1] ro, closed [2] ro, sent [5] ro, error_cause [11:8] ro
     wire        s3_status_status_hit;
     wire [31:0] s3_status_status_rdata;
     toe_user_logic_regs_status #(
         .ADDRESS(16'h404),
-        .MASK   (32'hf07)
+        .MASK   (32'hf27)
     ) u_s3_status_status (
         .clock (user_clk),
         .addr  (crossing_addr),

@@ -52,12 +52,14 @@ module toe_user_logic_session (
     input  wire          reg_open_ended,           // 1: no size: send until `stop` or `duration`, receive until the peer closes
     input  wire [47:0]   reg_duration,             // User-clock cycles from `established` after which the send stops; 0: no limit
     input  wire [6:0]    reg_prefix_length,        // `test_config.prefix_length`: bytes of the TX prefix the send begins with
+    input  wire          reg_prefix_only,          // `test_config.prefix_only`: the send is the TX prefix alone
     input  wire [511:0]  shared_tx_prefix,         // The `tx_prefix` bank, shared by every session (byte k in bits 8k+7:8k)
 
     // To the register file
     output reg           reg_busy,                 // From `start` until the test ends
     output reg           reg_connected,            // The TOE reports the connection established
     output reg           reg_closed,               // The connection was closed after being established; cleared by `start`
+    output wire          reg_sent,                 // This test's send has ended: its last beat was taken by the TOE
     output reg  [3:0]    reg_error_cause,          // `ErrorCause`
     output reg           reg_done_set,             // One-cycle pulses setting the sticky `done` / `error` register bits
     output reg           reg_error_set,            // One-cycle pulse setting the sticky `error` bit
@@ -174,6 +176,8 @@ module toe_user_logic_session (
     reg [47:0] duration_q_next;
     reg [6:0]  pfx_len_reg = 7'h0;
     reg [6:0]  pfx_len_next;
+    reg        pfx_only_reg = 1'h0;
+    reg        pfx_only_next;
     reg        stop_q_reg = 1'h0;
     reg        stop_q_next;
     reg        duration_hit_reg = 1'h0;
@@ -193,7 +197,6 @@ module toe_user_logic_session (
 
     // datapath
     wire       datapath_tx_busy;
-    wire       datapath_tx_done;
     wire       datapath_rx_complete;
     wire       datapath_rx_error;
     wire       datapath_rx_beyond;
@@ -222,11 +225,12 @@ module toe_user_logic_session (
         .open_ended     (open_q_reg),
         .tx_stop        (stop_q_reg),
         .prefix_length  (pfx_len_reg),
+        .prefix_only    (pfx_only_reg),
         .tx_prefix      (shared_tx_prefix),
         .tx_percent     (txp_reg),
         .rx_percent     (rxp_reg),
         .tx_busy        (datapath_tx_busy),
-        .tx_done        (datapath_tx_done),
+        .tx_done        (reg_sent),
         .tx_bytes       (reg_tx_bytes),
         .tx_tdata       (toe_tx_tdata),
         .tx_tkeep       (toe_tx_tkeep),
@@ -317,6 +321,7 @@ module toe_user_logic_session (
         open_q_next = open_q_reg;
         duration_q_next = duration_q_reg;
         pfx_len_next = pfx_len_reg;
+        pfx_only_next = pfx_only_reg;
         stop_q_next = stop_q_reg;
         duration_hit_next = duration_hit_reg;
         fin_q_next = fin_q_reg;
@@ -344,7 +349,7 @@ module toe_user_logic_session (
         timer_start = 1'b0;
         timer_stop = 1'b0;
         peer_take = 1'b0;
-        tx_ok = ~tx_en_reg | datapath_tx_done;
+        tx_ok = ~tx_en_reg | reg_sent;
         complete_q_next = datapath_rx_complete;
         rx_ok = ~rx_en_reg | complete_q_reg | datapath_rx_beyond | (open_q_reg & toe_peer_closed & datapath_rx_settled);
         close_first = tx_en_reg & (~rx_en_reg | active_reg);
@@ -390,6 +395,7 @@ module toe_user_logic_session (
                         open_q_next = reg_open_ended;
                         duration_q_next = reg_duration;
                         pfx_len_next = reg_prefix_length;
+                        pfx_only_next = reg_prefix_only;
                         stop_q_next = 1'b0;
                         duration_hit_next = 1'b0;
                         fin_q_next = 1'b0;
@@ -596,6 +602,7 @@ module toe_user_logic_session (
         open_q_reg       <= open_q_next;
         duration_q_reg   <= duration_q_next;
         pfx_len_reg      <= pfx_len_next;
+        pfx_only_reg     <= pfx_only_next;
         stop_q_reg       <= stop_q_next;
         duration_hit_reg <= duration_hit_next;
         fin_q_reg        <= fin_q_next;

@@ -79,6 +79,7 @@ module toe_user_logic (
     wire s0_busy;
     wire s0_connected;
     wire s0_closed;
+    wire s0_sent;
     wire unused_s0_done;
     wire s0_done_set;
     wire s0_error;
@@ -89,6 +90,7 @@ module toe_user_logic (
     wire s0_tx_pattern;
     wire s0_conn_mode;
     wire [6:0] s0_prefix_length;
+    wire s0_prefix_only;
     wire s0_open_ended;
     wire [6:0] s0_tx_percent;
     wire [6:0] s0_rx_percent;
@@ -150,6 +152,7 @@ module toe_user_logic (
         .s0_busy(s0_busy),
         .s0_connected(s0_connected),
         .s0_closed(s0_closed),
+        .s0_sent(s0_sent),
         .s0_done(unused_s0_done),
         .s0_done_set(s0_done_set),
         .s0_error(s0_error),
@@ -160,6 +163,7 @@ module toe_user_logic (
         .s0_tx_pattern(s0_tx_pattern),
         .s0_conn_mode(s0_conn_mode),
         .s0_prefix_length(s0_prefix_length),
+        .s0_prefix_only(s0_prefix_only),
         .s0_open_ended(s0_open_ended),
         .s0_tx_percent(s0_tx_percent),
         .s0_rx_percent(s0_rx_percent),
@@ -204,10 +208,12 @@ module toe_user_logic (
         .reg_open_ended(s0_open_ended),
         .reg_duration(s0_duration),
         .reg_prefix_length(s0_prefix_length),
+        .reg_prefix_only(s0_prefix_only),
         .shared_tx_prefix(shared_tx_prefix),
         .reg_busy(s0_busy),
         .reg_connected(s0_connected),
         .reg_closed(s0_closed),
+        .reg_sent(s0_sent),
         .reg_error_cause(s0_error_cause),
         .reg_done_set(s0_done_set),
         .reg_error_set(s0_error_set),

@@ -148,6 +148,7 @@ module toe_user_logic (
     wire s0_busy;
     wire s0_connected;
     wire s0_closed;
+    wire s0_sent;
     wire unused_s0_done;
     wire s0_done_set;
     wire s0_error;
@@ -158,6 +159,7 @@ module toe_user_logic (
     wire s0_tx_pattern;
     wire s0_conn_mode;
     wire [6:0] s0_prefix_length;
+    wire s0_prefix_only;
     wire s0_open_ended;
     wire [6:0] s0_tx_percent;
     wire [6:0] s0_rx_percent;
@@ -185,6 +187,7 @@ module toe_user_logic (
     wire s1_busy;
     wire s1_connected;
     wire s1_closed;
+    wire s1_sent;
     wire unused_s1_done;
     wire s1_done_set;
     wire s1_error;
@@ -195,6 +198,7 @@ module toe_user_logic (
     wire s1_tx_pattern;
     wire s1_conn_mode;
     wire [6:0] s1_prefix_length;
+    wire s1_prefix_only;
     wire s1_open_ended;
     wire [6:0] s1_tx_percent;
     wire [6:0] s1_rx_percent;
@@ -222,6 +226,7 @@ module toe_user_logic (
     wire s2_busy;
     wire s2_connected;
     wire s2_closed;
+    wire s2_sent;
     wire unused_s2_done;
     wire s2_done_set;
     wire s2_error;
@@ -232,6 +237,7 @@ module toe_user_logic (
     wire s2_tx_pattern;
     wire s2_conn_mode;
     wire [6:0] s2_prefix_length;
+    wire s2_prefix_only;
     wire s2_open_ended;
     wire [6:0] s2_tx_percent;
     wire [6:0] s2_rx_percent;
@@ -259,6 +265,7 @@ module toe_user_logic (
     wire s3_busy;
     wire s3_connected;
     wire s3_closed;
+    wire s3_sent;
     wire unused_s3_done;
     wire s3_done_set;
     wire s3_error;
@@ -269,6 +276,7 @@ module toe_user_logic (
     wire s3_tx_pattern;
     wire s3_conn_mode;
     wire [6:0] s3_prefix_length;
+    wire s3_prefix_only;
     wire s3_open_ended;
     wire [6:0] s3_tx_percent;
     wire [6:0] s3_rx_percent;
@@ -330,6 +338,7 @@ module toe_user_logic (
         .s0_busy(s0_busy),
         .s0_connected(s0_connected),
         .s0_closed(s0_closed),
+        .s0_sent(s0_sent),
         .s0_done(unused_s0_done),
         .s0_done_set(s0_done_set),
         .s0_error(s0_error),
@@ -340,6 +349,7 @@ module toe_user_logic (
         .s0_tx_pattern(s0_tx_pattern),
         .s0_conn_mode(s0_conn_mode),
         .s0_prefix_length(s0_prefix_length),
+        .s0_prefix_only(s0_prefix_only),
         .s0_open_ended(s0_open_ended),
         .s0_tx_percent(s0_tx_percent),
         .s0_rx_percent(s0_rx_percent),
@@ -367,6 +377,7 @@ module toe_user_logic (
         .s1_busy(s1_busy),
         .s1_connected(s1_connected),
         .s1_closed(s1_closed),
+        .s1_sent(s1_sent),
         .s1_done(unused_s1_done),
         .s1_done_set(s1_done_set),
         .s1_error(s1_error),
@@ -377,6 +388,7 @@ module toe_user_logic (
         .s1_tx_pattern(s1_tx_pattern),
         .s1_conn_mode(s1_conn_mode),
         .s1_prefix_length(s1_prefix_length),
+        .s1_prefix_only(s1_prefix_only),
         .s1_open_ended(s1_open_ended),
         .s1_tx_percent(s1_tx_percent),
         .s1_rx_percent(s1_rx_percent),
@@ -404,6 +416,7 @@ module toe_user_logic (
         .s2_busy(s2_busy),
         .s2_connected(s2_connected),
         .s2_closed(s2_closed),
+        .s2_sent(s2_sent),
         .s2_done(unused_s2_done),
         .s2_done_set(s2_done_set),
         .s2_error(s2_error),
@@ -414,6 +427,7 @@ module toe_user_logic (
         .s2_tx_pattern(s2_tx_pattern),
         .s2_conn_mode(s2_conn_mode),
         .s2_prefix_length(s2_prefix_length),
+        .s2_prefix_only(s2_prefix_only),
         .s2_open_ended(s2_open_ended),
         .s2_tx_percent(s2_tx_percent),
         .s2_rx_percent(s2_rx_percent),
@@ -441,6 +455,7 @@ module toe_user_logic (
         .s3_busy(s3_busy),
         .s3_connected(s3_connected),
         .s3_closed(s3_closed),
+        .s3_sent(s3_sent),
         .s3_done(unused_s3_done),
         .s3_done_set(s3_done_set),
         .s3_error(s3_error),
@@ -451,6 +466,7 @@ module toe_user_logic (
         .s3_tx_pattern(s3_tx_pattern),
         .s3_conn_mode(s3_conn_mode),
         .s3_prefix_length(s3_prefix_length),
+        .s3_prefix_only(s3_prefix_only),
         .s3_open_ended(s3_open_ended),
         .s3_tx_percent(s3_tx_percent),
         .s3_rx_percent(s3_rx_percent),
@@ -495,10 +511,12 @@ module toe_user_logic (
         .reg_open_ended(s0_open_ended),
         .reg_duration(s0_duration),
         .reg_prefix_length(s0_prefix_length),
+        .reg_prefix_only(s0_prefix_only),
         .shared_tx_prefix(shared_tx_prefix),
         .reg_busy(s0_busy),
         .reg_connected(s0_connected),
         .reg_closed(s0_closed),
+        .reg_sent(s0_sent),
         .reg_error_cause(s0_error_cause),
         .reg_done_set(s0_done_set),
         .reg_error_set(s0_error_set),
@@ -559,10 +577,12 @@ module toe_user_logic (
         .reg_open_ended(s1_open_ended),
         .reg_duration(s1_duration),
         .reg_prefix_length(s1_prefix_length),
+        .reg_prefix_only(s1_prefix_only),
         .shared_tx_prefix(shared_tx_prefix),
         .reg_busy(s1_busy),
         .reg_connected(s1_connected),
         .reg_closed(s1_closed),
+        .reg_sent(s1_sent),
         .reg_error_cause(s1_error_cause),
         .reg_done_set(s1_done_set),
         .reg_error_set(s1_error_set),
@@ -623,10 +643,12 @@ module toe_user_logic (
         .reg_open_ended(s2_open_ended),
         .reg_duration(s2_duration),
         .reg_prefix_length(s2_prefix_length),
+        .reg_prefix_only(s2_prefix_only),
         .shared_tx_prefix(shared_tx_prefix),
         .reg_busy(s2_busy),
         .reg_connected(s2_connected),
         .reg_closed(s2_closed),
+        .reg_sent(s2_sent),
         .reg_error_cause(s2_error_cause),
         .reg_done_set(s2_done_set),
         .reg_error_set(s2_error_set),
@@ -687,10 +709,12 @@ module toe_user_logic (
         .reg_open_ended(s3_open_ended),
         .reg_duration(s3_duration),
         .reg_prefix_length(s3_prefix_length),
+        .reg_prefix_only(s3_prefix_only),
         .shared_tx_prefix(shared_tx_prefix),
         .reg_busy(s3_busy),
         .reg_connected(s3_connected),
         .reg_closed(s3_closed),
+        .reg_sent(s3_sent),
         .reg_error_cause(s3_error_cause),
         .reg_done_set(s3_done_set),
         .reg_error_set(s3_error_set),
