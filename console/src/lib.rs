@@ -7,7 +7,8 @@
 //!   accessors, from the `driver` crate (re-exported here);
 //! - [`backend`]: Etherbone, a PCIe BAR through sysfs, the XDMA user device;
 //! - [`identity`]: the `info` block, checked before anything else;
-//! - [`params`], [`run`], [`input`]: menu 0/1, menu 2/3, and input validation.
+//! - [`params`], [`run`], [`input`]: menu 0/1, menu 2/3, and input validation;
+//! - [`iperf3`]: an iperf3 client whose data streams are FPGA sessions.
 //!
 //! Every address comes from the typed accessors of the default design
 //! (`driver::regs`).
@@ -15,6 +16,7 @@
 pub mod backend;
 pub mod identity;
 pub mod input;
+pub mod iperf3;
 pub mod menu;
 pub mod params;
 pub mod run;

@@ -13,7 +13,7 @@ use console::identity::{self, Expect, Identity};
 use console::input::InputError;
 use console::params::{self, Params};
 use console::run::{self, Duplex, RunOptions, SessionSpec, Stop};
-use console::{menu, ops, regs};
+use console::{iperf3, menu, ops, regs};
 use etherbone::RegisterBus;
 
 #[derive(Parser)]
@@ -36,7 +36,8 @@ use etherbone::RegisterBus;
                   toe-console --connect 127.0.0.1:1234 params show\n  \
                   toe-console --connect 127.0.0.1:1234 params set window_update_gap=32 fpga_port0=60010\n  \
                   toe-console --connect 127.0.0.1:1234 --json test half --session 0:1:0x100000 --session 1:2:1000000:8192:1:50\n  \
-                  toe-console --connect 127.0.0.1:1234 abort --session 0   # end a test a killed console left running\n\
+                  toe-console --connect 127.0.0.1:1234 abort --session 0   # end a test a killed console left running\n  \
+                  toe-console --connect 127.0.0.1:1234 iperf3 -c 127.0.0.1 -n 10M -P 4   # FPGA sessions 0-3 as iperf3's streams\n\
                   A test is not started on a session still running one (status.busy); Ctrl-C, SIGTERM and SIGHUP\n\
                   abort every session of a running test before the console goes."
 )]
@@ -50,8 +51,8 @@ struct Cli {
     /// The XDMA driver's user-BAR device, e.g. /dev/xdma0_user.
     #[arg(long, value_name = "DEV", group = "bus")]
     xdma: Option<PathBuf>,
-    /// Results and parameters as one JSON object on stdout.
-    #[arg(long, global = true)]
+    /// Results and parameters as one JSON object on stdout (-J as iperf3 has it).
+    #[arg(long, short = 'J', global = true)]
     json: bool,
     /// Expected session count (default: the console's design).
     #[arg(long, value_name = "N")]
@@ -121,8 +122,55 @@ enum Cmd {
         #[arg(long = "session", value_name = "N")]
         sessions: Vec<String>,
     },
+    /// An iperf3 client whose data streams are FPGA sessions 0..P-1 (iperf3's flags and meanings;
+    /// TCP only): the console speaks iperf3's control protocol to the server, the FPGA connects the
+    /// streams to it (the TOE's target_ip must be the server) and sends, or receives with -R; the
+    /// server's figures and the FPGA's are printed side by side.
+    Iperf3 {
+        /// The iperf3 server (`iperf3 -s`) to run the test against.
+        #[arg(short = 'c', long = "client", value_name = "SERVER")]
+        server: String,
+        /// The server's port (1-65535).
+        #[arg(short = 'p', long, value_name = "PORT", default_value_t = console::iperf3::DEFAULT_PORT,
+              value_parser = clap::value_parser!(u16).range(1..))]
+        port: u16,
+        /// Seconds to send (1-86400): the FPGA's `duration`, or `ctrl.stop` after as long in wall
+        /// time on a board slower than real time (default 10).
+        #[arg(short = 't', long, value_name = "SECONDS", conflicts_with = "bytes",
+              value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        time: Option<u64>,
+        /// Bytes to send over all streams instead of a time (K, M, G: powers of 1024), after each
+        /// stream's 37-byte cookie.
+        #[arg(short = 'n', long, value_name = "BYTES", value_parser = parse_bytes)]
+        bytes: Option<u64>,
+        /// Streams, one FPGA session each, sessions 0..P-1 (1..=sessions).
+        #[arg(short = 'P', long, value_name = "N", default_value_t = 1)]
+        parallel: usize,
+        /// Reverse: the server sends, the FPGA receives.
+        #[arg(short = 'R', long)]
+        reverse: bool,
+    },
     /// The interactive menu (the default).
     Menu,
+}
+
+/// `-n BYTES`: a number with an optional K, M or G (powers of 1024), as iperf3 reads it.
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (digits, unit) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], c.to_ascii_uppercase()),
+        _ => (s, ' '),
+    };
+    let scale = match unit {
+        ' ' => 1u64,
+        'K' => 1 << 10,
+        'M' => 1 << 20,
+        'G' => 1 << 30,
+        _ => return Err(format!("{s:?}: the unit is K, M or G")),
+    };
+    match digits.parse::<u64>().ok().and_then(|n| n.checked_mul(scale)) {
+        Some(n) if (1..=0xFFFF_FFFF_FFFF).contains(&n) => Ok(n),
+        _ => Err(format!("{s:?} is not a byte count in 1..=2^48-1 (K, M, G: powers of 1024)")),
+    }
 }
 
 #[derive(Subcommand)]
@@ -314,9 +362,34 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
             };
             test_cmd(&mut *bus, &id, duplex, &specs, &opts, dry_run, json)
         }
+        Cmd::Iperf3 { server, port, time, bytes, parallel, reverse } => {
+            let amount = match (time, bytes) {
+                (_, Some(n)) => iperf3::Amount::Bytes(n),
+                (Some(t), None) => iperf3::Amount::Time(t),
+                (None, None) => iperf3::Amount::Time(iperf3::DEFAULT_TIME_S),
+            };
+            if parallel == 0 || parallel > id.sessions {
+                return Err(Fail(2, format!("-P {parallel} is not in 1..={} (the board's sessions)", id.sessions)));
+            }
+            let args = iperf3::Args { server, port, amount, parallel, reverse };
+            iperf3_cmd(&mut *bus, &id, &args, json)
+        }
         Cmd::Menu => menu::run(&mut *bus, &id, &bus_args, &mut std::io::stdin().lock(), &mut std::io::stdout())
             .map_err(|e| Fail(1, e)),
     }
+}
+
+fn iperf3_cmd(bus: &mut dyn RegisterBus, id: &Identity, args: &iperf3::Args, json: bool) -> Result<(), Fail> {
+    let mut say = |l: &str| {
+        if json {
+            note(l);
+        } else {
+            let _ = emit(&format!("{l}\n"));
+        }
+    };
+    let report = run::with_signals(|| iperf3::run(bus, id, args, &run::ABORT, &mut say)).map_err(|e| Fail(1, e))?;
+    let text = if json { format!("{}\n", report.json()) } else { report.text() };
+    emit(&text)
 }
 
 fn regs_cmd(bus: &mut dyn RegisterBus, json: bool) -> Result<(), Fail> {
