@@ -102,7 +102,8 @@ pub struct StreamFigures {
     pub session: usize,
     /// iperf3's stream id.
     pub id: u32,
-    /// Bytes the FPGA sent (less the cookie) or received.
+    /// Bytes the FPGA sent (less the cookie, which its `tx_bytes` count
+    /// and `fpga_prefix_bytes` shows) or received.
     pub fpga_bytes: u64,
     /// The FPGA's `elapsed`, seconds.
     pub fpga_seconds: f64,
@@ -179,6 +180,7 @@ impl Report {
                     "session": s.session,
                     "id": s.id,
                     "fpga_bytes": s.fpga_bytes,
+                    "fpga_prefix_bytes": s.result.tx_bytes.min(COOKIE_SIZE as u64),
                     "fpga_seconds": s.fpga_seconds,
                     "server_bytes": s.server_bytes,
                     "server_seconds": s.server_seconds,
@@ -476,10 +478,29 @@ impl Test<'_> {
         ));
         let cycles = |s: u64| s * u64::from(khz) * 1000;
         let mut ids = Vec::new();
-        let mut sent_end = false;
         loop {
-            let limit = if sent_end { STEP_LIMIT } else { STEP_LIMIT.max(test_limit(args)) };
-            match ctl.state(limit)? {
+            // The test itself runs in `run_streams`, between two reads: the
+            // server answers every step at once (a stream it refused, say
+            // for a wrong cookie, leaves it waiting: the limit ends that).
+            let next = match ctl.state(STEP_LIMIT) {
+                Err(e) if !ids.is_empty() => {
+                    // Streams the server closed at once were refused: their
+                    // cookie was not the test's.
+                    let r = self.results()?;
+                    let refused: Vec<usize> =
+                        r.iter().zip(self.sessions).filter(|(r, _)| r.closed).map(|(_, &s)| s).collect();
+                    if refused.is_empty() {
+                        return Err(e);
+                    }
+                    return Err(format!(
+                        "{} closed the streams of sessions {refused:?} without starting the test \
+                         (it did not accept their cookie): {e}",
+                        ctl.what
+                    ));
+                }
+                other => other?,
+            };
+            match next {
                 state::PARAM_EXCHANGE => ctl.send_json(&parameters(args))?,
                 state::CREATE_STREAMS => {
                     ops::write_tx_prefix(self.bus, &cookie).map_err(|e| e.0)?;
@@ -523,7 +544,6 @@ impl Test<'_> {
                     }
                     std::thread::sleep(DRAIN);
                     ctl.write(&[state::TEST_END])?;
-                    sent_end = true;
                 }
                 state::EXCHANGE_RESULTS => {
                     // Reverse, the server has closed its streams: each
@@ -616,14 +636,6 @@ impl Test<'_> {
         }
         say(&format!("FPGA streams ended after {:.1} s", begin.elapsed().as_secs_f64()));
         Ok(())
-    }
-}
-
-/// How long the test itself may keep the control connection silent.
-fn test_limit(args: &Args) -> Duration {
-    match args.amount {
-        Amount::Time(s) => Duration::from_secs(s) + SESSION_LIMIT,
-        Amount::Bytes(_) => Duration::from_secs(86_400),
     }
 }
 

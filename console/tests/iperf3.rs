@@ -113,17 +113,23 @@ fn four_streams_share_a_size_sent_to_iperf3() {
 }
 
 #[test]
-fn one_stream_sends_for_a_time_to_iperf3() {
-    let (json, report, sessions) = run(&["-t", "1"], 1);
-    check_forward(&json, &report, &sessions);
-    assert!(sessions[0].1.tx_bytes > COOKIE, "{:?}", sessions[0].1);
+fn one_and_four_streams_send_for_a_time_to_iperf3() {
+    for streams in [1, 4] {
+        let p = streams.to_string();
+        let (json, report, sessions) = run(&["-t", "1", "-P", &p], streams);
+        check_forward(&json, &report, &sessions);
+        for (s, (_, r)) in sessions.iter().enumerate() {
+            assert!(r.tx_bytes > COOKIE, "session {s}: {r:?}");
+            assert_eq!(json["streams"][s]["fpga_prefix_bytes"].as_u64(), Some(COOKIE), "{json}");
+        }
+    }
 }
 
 /// `-R`: the server sends, each FPGA session receives everything it sent,
 /// and the server's count and the FPGA's agree per stream.
 #[test]
 fn reverse_streams_receive_what_iperf3_sends() {
-    for (args, streams) in [(vec!["-R", "-n", "2M", "-P", "2"], 2), (vec!["-R", "-t", "1"], 1)] {
+    for (args, streams) in [(vec!["-R", "-n", "2M", "-P", "4"], 4), (vec!["-R", "-t", "1"], 1)] {
         let (json, report, sessions) = run(&args, streams);
         let conns = per_port(&report);
         for (s, (fpga_port, r)) in sessions.iter().enumerate() {
@@ -133,7 +139,7 @@ fn reverse_streams_receive_what_iperf3_sends() {
             assert_eq!(json["streams"][s]["fpga_bytes"].as_u64(), Some(sent), "{json}");
             assert_eq!(json["streams"][s]["server_bytes"].as_u64(), Some(sent), "{json}");
         }
-        if streams == 2 {
+        if streams == 4 {
             assert!(sessions.iter().map(|(_, r)| r.rx_bytes).sum::<u64>() >= 2 << 20);
         }
     }
@@ -205,5 +211,43 @@ fn bad_flags_are_refused_with_status_2() {
     let f = console(addr, &["iperf3", "-c", "127.0.0.2", "-n", "1M"]);
     assert_eq!(f.code, Some(1), "{}", f.all());
     assert!(f.all().contains("target_ip"), "{}", f.all());
+    assert_idle(addr, vb.design.sessions);
+}
+
+/// A server that refuses the parameters answers `SERVER_ERROR` with
+/// iperf3's error number: one line naming it, status 1. (The real iperf3
+/// refuses little; this server speaks the protocol's first steps by hand.)
+#[test]
+fn a_server_error_is_one_line_with_iperf3s_error_number() {
+    use std::io::{Read, Write};
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let (mut c, _) = listener.accept().unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut cookie = [0u8; 37];
+        c.read_exact(&mut cookie).unwrap();
+        c.write_all(&[9]).unwrap(); // PARAM_EXCHANGE
+        let mut len = [0u8; 4];
+        c.read_exact(&mut len).unwrap();
+        let mut params = vec![0u8; u32::from_be_bytes(len) as usize];
+        c.read_exact(&mut params).unwrap();
+        // SERVER_ERROR, i_errno 104 (cannot receive the parameters), errno 0.
+        c.write_all(&[0xFE, 0, 0, 0, 104, 0, 0, 0, 0]).unwrap();
+        (cookie, serde_json::from_slice::<serde_json::Value>(&params).unwrap())
+    });
+    let f = console(addr, &["iperf3", "-c", "127.0.0.1", "-p", &port.to_string(), "-n", "1M", "-P", "2"]);
+    let (cookie, params) = server.join().unwrap();
+    assert_eq!(cookie[36], 0, "the cookie ends with a NUL");
+    assert_eq!(
+        (params["tcp"].as_bool(), params["parallel"].as_u64(), params["num"].as_u64()),
+        (Some(true), Some(2), Some(1 << 20))
+    );
+    assert_eq!(f.code, Some(1), "{}", f.all());
+    let errors: Vec<&String> = f.stderr.iter().filter(|l| l.starts_with("toe-console: error:")).collect();
+    assert_eq!(errors.len(), 1, "{}", f.all());
+    assert!(errors[0].contains("iperf3 error 104"), "{}", f.all());
     assert_idle(addr, vb.design.sessions);
 }
