@@ -290,9 +290,9 @@ fn session_block(design: &Design) -> Block {
             field("busy", 0, 1, Ro, 0, "1 from `start` until the test ends (done or error).").volatile(),
             field("connected", 1, 1, Ro, 0, "1 while the connection is established.").volatile(),
             field("closed", 2, 1, Ro, 0, "1 once the connection was closed after being established; cleared by `start`.").volatile(),
-            field("sent", 5, 1, Ro, 0, "1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test. What a peer that closes only when told needs before it is told (iperf3's TEST_END).").volatile(),
             field("done", 3, 1, W1c, 0, "Set when the test completed: every byte sent and/or received and the connection closed.").volatile(),
             field("error", 4, 1, W1c, 0, "Set when the test failed; `error_cause` says why. Clearing it also clears `error_cause`.").volatile(),
+            field("sent", 5, 1, Ro, 0, "1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test. What a peer that closes only when told needs before it is told (iperf3's TEST_END).").volatile(),
             field("error_cause", 8, 4, Ro, ErrorCause::None as u32, "Why `error` was set; `none` while `error` is 0.").volatile().values::<ErrorCause>(),
         ]),
         reg("test_config", 0x08, "Test parameters (the demo's menus 2 and 3); taken at `ctrl.start`.", vec![

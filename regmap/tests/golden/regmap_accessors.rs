@@ -1108,12 +1108,12 @@ pub mod regs {
             pub const CONNECTED: super::super::Field = super::super::Field { id: "session.status.connected", shift: 1, width: 1, mask: 0x00000002, min: 0, max: 1 };
             /// Bit 2, ro. 1 once the connection was closed after being established; cleared by `start`. Volatile: the hardware updates it.
             pub const CLOSED: super::super::Field = super::super::Field { id: "session.status.closed", shift: 2, width: 1, mask: 0x00000004, min: 0, max: 1 };
-            /// Bit 5, ro. 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test. What a peer that closes only when told needs before it is told (iperf3's TEST_END). Volatile: the hardware updates it.
-            pub const SENT: super::super::Field = super::super::Field { id: "session.status.sent", shift: 5, width: 1, mask: 0x00000020, min: 0, max: 1 };
             /// Bit 3, w1c. Set when the test completed: every byte sent and/or received and the connection closed. Volatile: the hardware updates it. Write 1 to clear.
             pub const DONE: super::super::Field = super::super::Field { id: "session.status.done", shift: 3, width: 1, mask: 0x00000008, min: 0, max: 1 };
             /// Bit 4, w1c. Set when the test failed; `error_cause` says why. Clearing it also clears `error_cause`. Volatile: the hardware updates it. Write 1 to clear.
             pub const ERROR: super::super::Field = super::super::Field { id: "session.status.error", shift: 4, width: 1, mask: 0x00000010, min: 0, max: 1 };
+            /// Bit 5, ro. 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test. What a peer that closes only when told needs before it is told (iperf3's TEST_END). Volatile: the hardware updates it.
+            pub const SENT: super::super::Field = super::super::Field { id: "session.status.sent", shift: 5, width: 1, mask: 0x00000020, min: 0, max: 1 };
             /// Bits 11:8, ro. Why `error` was set; `none` while `error` is 0. Volatile: the hardware updates it.
             pub const ERROR_CAUSE: super::super::Field = super::super::Field { id: "session.status.error_cause", shift: 8, width: 4, mask: 0x00000F00, min: 0, max: 15 };
             /// Values of `error_cause`.

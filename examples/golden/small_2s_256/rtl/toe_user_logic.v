@@ -102,11 +102,11 @@ module toe_user_logic (
     wire s0_busy;
     wire s0_connected;
     wire s0_closed;
-    wire s0_sent;
     wire unused_s0_done;
     wire s0_done_set;
     wire s0_error;
     wire s0_error_set;
+    wire s0_sent;
     wire [3:0] s0_error_cause;
     wire [1:0] s0_test_mode;
     wire s0_verify;
@@ -141,11 +141,11 @@ module toe_user_logic (
     wire s1_busy;
     wire s1_connected;
     wire s1_closed;
-    wire s1_sent;
     wire unused_s1_done;
     wire s1_done_set;
     wire s1_error;
     wire s1_error_set;
+    wire s1_sent;
     wire [3:0] s1_error_cause;
     wire [1:0] s1_test_mode;
     wire s1_verify;
@@ -214,11 +214,11 @@ module toe_user_logic (
         .s0_busy(s0_busy),
         .s0_connected(s0_connected),
         .s0_closed(s0_closed),
-        .s0_sent(s0_sent),
         .s0_done(unused_s0_done),
         .s0_done_set(s0_done_set),
         .s0_error(s0_error),
         .s0_error_set(s0_error_set),
+        .s0_sent(s0_sent),
         .s0_error_cause(s0_error_cause),
         .s0_test_mode(s0_test_mode),
         .s0_verify(s0_verify),
@@ -253,11 +253,11 @@ module toe_user_logic (
         .s1_busy(s1_busy),
         .s1_connected(s1_connected),
         .s1_closed(s1_closed),
-        .s1_sent(s1_sent),
         .s1_done(unused_s1_done),
         .s1_done_set(s1_done_set),
         .s1_error(s1_error),
         .s1_error_set(s1_error_set),
+        .s1_sent(s1_sent),
         .s1_error_cause(s1_error_cause),
         .s1_test_mode(s1_test_mode),
         .s1_verify(s1_verify),

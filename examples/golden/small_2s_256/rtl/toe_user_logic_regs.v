@@ -58,11 +58,11 @@ module toe_user_logic_regs (
     input  wire         s0_busy,               // 1 from `start` until the test ends (done or error)
     input  wire         s0_connected,          // 1 while the connection is established
     input  wire         s0_closed,             // 1 once the connection was closed after being established; cleared by `start`
-    input  wire         s0_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     output wire         s0_done,               // Set when the test completed: every byte sent and/or received and the connection closed
     input  wire         s0_done_set,           // Sets `s0_done` (one-cycle pulse): Set when the test completed: every byte sent and/or received and the connection closed
     output wire         s0_error,              // Set when the test failed; `error_cause` says why
     input  wire         s0_error_set,          // Sets `s0_error` (one-cycle pulse): Set when the test failed; `error_cause` says why
+    input  wire         s0_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     input  wire [3:0]   s0_error_cause,        // Why `error` was set; `none` while `error` is 0
     output wire [1:0]   s0_test_mode,          // What the session does
     output wire         s0_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
@@ -99,11 +99,11 @@ module toe_user_logic_regs (
     input  wire         s1_busy,               // 1 from `start` until the test ends (done or error)
     input  wire         s1_connected,          // 1 while the connection is established
     input  wire         s1_closed,             // 1 once the connection was closed after being established; cleared by `start`
-    input  wire         s1_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     output wire         s1_done,               // Set when the test completed: every byte sent and/or received and the connection closed
     input  wire         s1_done_set,           // Sets `s1_done` (one-cycle pulse): Set when the test completed: every byte sent and/or received and the connection closed
     output wire         s1_error,              // Set when the test failed; `error_cause` says why
     input  wire         s1_error_set,          // Sets `s1_error` (one-cycle pulse): Set when the test failed; `error_cause` says why
+    input  wire         s1_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     input  wire [3:0]   s1_error_cause,        // Why `error` was set; `none` while `error` is 0
     output wire [1:0]   s1_test_mode,          // What the session does
     output wire         s1_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)

@@ -79,11 +79,11 @@ module toe_user_logic (
     wire s0_busy;
     wire s0_connected;
     wire s0_closed;
-    wire s0_sent;
     wire unused_s0_done;
     wire s0_done_set;
     wire s0_error;
     wire s0_error_set;
+    wire s0_sent;
     wire [3:0] s0_error_cause;
     wire [1:0] s0_test_mode;
     wire s0_verify;
@@ -152,11 +152,11 @@ module toe_user_logic (
         .s0_busy(s0_busy),
         .s0_connected(s0_connected),
         .s0_closed(s0_closed),
-        .s0_sent(s0_sent),
         .s0_done(unused_s0_done),
         .s0_done_set(s0_done_set),
         .s0_error(s0_error),
         .s0_error_set(s0_error_set),
+        .s0_sent(s0_sent),
         .s0_error_cause(s0_error_cause),
         .s0_test_mode(s0_test_mode),
         .s0_verify(s0_verify),

@@ -148,11 +148,11 @@ module toe_user_logic (
     wire s0_busy;
     wire s0_connected;
     wire s0_closed;
-    wire s0_sent;
     wire unused_s0_done;
     wire s0_done_set;
     wire s0_error;
     wire s0_error_set;
+    wire s0_sent;
     wire [3:0] s0_error_cause;
     wire [1:0] s0_test_mode;
     wire s0_verify;
@@ -187,11 +187,11 @@ module toe_user_logic (
     wire s1_busy;
     wire s1_connected;
     wire s1_closed;
-    wire s1_sent;
     wire unused_s1_done;
     wire s1_done_set;
     wire s1_error;
     wire s1_error_set;
+    wire s1_sent;
     wire [3:0] s1_error_cause;
     wire [1:0] s1_test_mode;
     wire s1_verify;
@@ -226,11 +226,11 @@ module toe_user_logic (
     wire s2_busy;
     wire s2_connected;
     wire s2_closed;
-    wire s2_sent;
     wire unused_s2_done;
     wire s2_done_set;
     wire s2_error;
     wire s2_error_set;
+    wire s2_sent;
     wire [3:0] s2_error_cause;
     wire [1:0] s2_test_mode;
     wire s2_verify;
@@ -265,11 +265,11 @@ module toe_user_logic (
     wire s3_busy;
     wire s3_connected;
     wire s3_closed;
-    wire s3_sent;
     wire unused_s3_done;
     wire s3_done_set;
     wire s3_error;
     wire s3_error_set;
+    wire s3_sent;
     wire [3:0] s3_error_cause;
     wire [1:0] s3_test_mode;
     wire s3_verify;
@@ -338,11 +338,11 @@ module toe_user_logic (
         .s0_busy(s0_busy),
         .s0_connected(s0_connected),
         .s0_closed(s0_closed),
-        .s0_sent(s0_sent),
         .s0_done(unused_s0_done),
         .s0_done_set(s0_done_set),
         .s0_error(s0_error),
         .s0_error_set(s0_error_set),
+        .s0_sent(s0_sent),
         .s0_error_cause(s0_error_cause),
         .s0_test_mode(s0_test_mode),
         .s0_verify(s0_verify),
@@ -377,11 +377,11 @@ module toe_user_logic (
         .s1_busy(s1_busy),
         .s1_connected(s1_connected),
         .s1_closed(s1_closed),
-        .s1_sent(s1_sent),
         .s1_done(unused_s1_done),
         .s1_done_set(s1_done_set),
         .s1_error(s1_error),
         .s1_error_set(s1_error_set),
+        .s1_sent(s1_sent),
         .s1_error_cause(s1_error_cause),
         .s1_test_mode(s1_test_mode),
         .s1_verify(s1_verify),
@@ -416,11 +416,11 @@ module toe_user_logic (
         .s2_busy(s2_busy),
         .s2_connected(s2_connected),
         .s2_closed(s2_closed),
-        .s2_sent(s2_sent),
         .s2_done(unused_s2_done),
         .s2_done_set(s2_done_set),
         .s2_error(s2_error),
         .s2_error_set(s2_error_set),
+        .s2_sent(s2_sent),
         .s2_error_cause(s2_error_cause),
         .s2_test_mode(s2_test_mode),
         .s2_verify(s2_verify),
@@ -455,11 +455,11 @@ module toe_user_logic (
         .s3_busy(s3_busy),
         .s3_connected(s3_connected),
         .s3_closed(s3_closed),
-        .s3_sent(s3_sent),
         .s3_done(unused_s3_done),
         .s3_done_set(s3_done_set),
         .s3_error(s3_error),
         .s3_error_set(s3_error_set),
+        .s3_sent(s3_sent),
         .s3_error_cause(s3_error_cause),
         .s3_test_mode(s3_test_mode),
         .s3_verify(s3_verify),
