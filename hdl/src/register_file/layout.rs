@@ -647,9 +647,10 @@ mod tests {
             for f in map.fields() {
                 let constant = f.field.is_constant();
                 let wide = f.block.wide_with_lo(&f.register.name).or(f.block.wide_with_hi(&f.register.name));
-                let source = match wide {
-                    Some(w) => format!("{}.{}", f.block.name, w.name),
-                    None => f.id(),
+                let source = match (&f.block.bank, wide) {
+                    (Some(bank), _) => format!("{}.{bank}", f.block.name),
+                    (None, Some(w)) => format!("{}.{}", f.block.name, w.name),
+                    (None, None) => f.id(),
                 };
                 let n = layout.ports.iter().filter(|p| p.source == source).count();
                 assert_eq!(n == 0, constant, "field {} ({} ports)", f.id(), n);

@@ -283,6 +283,7 @@ mod tests {
                 Group::Clock,
                 Group::Info,
                 Group::ToeGlobal,
+                Group::RegisterShared,
                 Group::RegisterSession(0),
                 Group::RegisterSession(1)
             ]
@@ -295,6 +296,10 @@ mod tests {
         assert_eq!(get(Group::Info, "cycle_count").direction, Direction::Output);
         assert_eq!(get(Group::ToeGlobal, "init_done").direction, Direction::Input);
         assert_eq!(get(Group::RegisterSession(1), "done_set").name, "s1_done_set");
+        assert_eq!(
+            (get(Group::RegisterShared, "tx_prefix").name.as_str(), get(Group::RegisterShared, "tx_prefix").width),
+            ("shared_tx_prefix", 512)
+        );
         assert_eq!(plan.group(Group::Bus).count(), 19);
         let layout = Layout::new(&map).unwrap();
         for (port, user) in plan.ports()[21..].iter().zip(&layout.ports) {
@@ -314,18 +319,18 @@ mod tests {
         let map = RegisterMap::for_design(&d);
         let mut moved = map.clone();
         let reg = moved.block_mut("toe").unwrap().register_mut("target_ip").unwrap();
-        reg.offset = 0x80;
+        reg.offset = 0x70;
         moved.validate().unwrap();
         let old = Layout::new(&map).unwrap();
         let new = Layout::new(&moved).unwrap();
         let reset = map.find_register("target_ip").unwrap().1.reset_for(0);
         let ip = |l: &Layout| l.storage.iter().find(|s| s.reset == reset).map(|s| s.addr);
         assert_eq!(ip(&old), Some(0x60));
-        assert_eq!(ip(&new), Some(0xC0));
+        assert_eq!(ip(&new), Some(0xB0));
         let a = register_file_verilog(&d, &map, "rf").unwrap();
         let b = register_file_verilog(&d, &moved, "rf").unwrap();
-        assert!(a.contains("16'h60") && !a.contains("16'hc0"), "old decode");
-        assert!(b.contains("16'hc0"), "new decode constant");
+        assert!(a.contains("16'h60") && !a.contains("16'hb0"), "old decode");
+        assert!(b.contains("16'hb0"), "new decode constant");
         assert_ne!(a, b);
     }
 
