@@ -358,7 +358,7 @@ fn number(text: &str) -> Number {
 }
 
 /// `number` for an option value: `None` if it is not a number (too large for u64 reads as `u64::MAX`).
-fn parse_number(text: &str) -> Option<u64> {
+pub fn parse_number(text: &str) -> Option<u64> {
     match number(text) {
         Number::Value(n) => Some(n),
         Number::TooLarge => Some(u64::MAX),

@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod args;
+pub mod latency;
 pub mod nic;
 pub mod transfer;
 

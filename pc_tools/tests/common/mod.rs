@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 pub const DATATEST: &str = env!("CARGO_BIN_EXE_tcpdatatest");
 pub const TXRX: &str = env!("CARGO_BIN_EXE_tcp_client_txrx_single");
+pub const LATENCY: &str = env!("CARGO_BIN_EXE_tcp_latency");
 
 /// Upper bound on any single tool run in these tests.
 pub const RUN_LIMIT: Duration = Duration::from_secs(60);

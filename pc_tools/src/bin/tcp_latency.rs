@@ -1,0 +1,8 @@
+//! `tcp_latency <mode> <role> <server IP> <server port> <request> <response> <count> [options]`
+//! (see pc_tools/README.md).
+
+fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let code = pc_tools::latency::main(&argv, &mut std::io::stdout().lock(), &mut std::io::stderr().lock());
+    std::process::exit(code);
+}

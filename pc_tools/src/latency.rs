@@ -1,0 +1,473 @@
+//! `tcp_latency`: request-response round trips over one TCP connection, the
+//! PC's side of the latency test (netperf's TCP_RR, with requests in
+//! flight as its burst mode).
+//!
+//! - The **initiator** sends `count` requests of `request` bytes, at most
+//!   `outstanding` of them unanswered, and times each from the write of
+//!   its first byte to the read of its response's last byte (the host's
+//!   monotonic clock).
+//! - The **echo** answers every `request` bytes it receives with one
+//!   response of `response` bytes.
+//!
+//! Each direction's data is the incremental pattern, going on across
+//! transactions (request k is bytes `k * request ..` of the requests'
+//! stream), so both sides verify every byte; pattern 0 sends zeros and
+//! verifies nothing. Either role can connect or listen.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{IpAddr, Shutdown, SocketAddr, TcpStream};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::args::{self, ArgError, Command, Role};
+use crate::transfer::{self, exit};
+
+/// Largest request or response, bytes.
+pub const MAX_MESSAGE: u64 = 1 << 20;
+/// Largest `count`.
+pub const MAX_COUNT: u64 = u32::MAX as u64;
+/// Largest `--outstanding`.
+pub const MAX_OUTSTANDING: usize = 16;
+
+pub const USAGE: &str = "\
+usage: tcp_latency <mode> <role> <server IP> <server port> <request> <response> <count> [options]
+  <mode>         c: connect to the server; s: listen there and serve one connection
+  <role>         i: initiator: send requests, time each round trip; e: echo: answer each request
+  <server IP>    IPv4 or IPv6 address (mode s: the address to listen on)
+  <server port>  1-65535 (mode s: 0-65535, 0 picks a free port)
+  <request>      bytes per request, 1-1048576
+  <response>     bytes per response, 1-1048576
+  <count>        transactions, 1-4294967295
+options:
+  --outstanding N  requests in flight at most (1-16, default 1: one at a time)
+  --pattern P      1: incremental pattern each way, verified (default); 0: zeros, not verified
+  --timeout S      seconds (0-86400, 0 = no limit) to wait for connect, accept and each read/write; default 30
+  --json           print a JSON summary on stdout (other lines go to stderr)
+  -h, --help       this text";
+
+/// The command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LatencyArgs {
+    pub role: Role,
+    pub initiator: bool,
+    pub ip: IpAddr,
+    pub port: u16,
+    pub request: u64,
+    pub response: u64,
+    pub count: u64,
+    pub outstanding: usize,
+    pub pattern: bool,
+    pub timeout: Option<Duration>,
+    pub json: bool,
+}
+
+fn number(name: &str, text: &str, min: u64, max: u64) -> Result<u64, ArgError> {
+    let v = args::parse_number(text).filter(|v| (min..=max).contains(v));
+    v.ok_or_else(|| ArgError(format!("argument {name}: '{text}' is not a number in {min}..={max}")))
+}
+
+/// Parses `tcp_latency` arguments (without the program name).
+pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Command<LatencyArgs>, ArgError> {
+    let mut pos = Vec::new();
+    let (mut outstanding, mut pattern, mut timeout, mut json) = (1, true, Some(Duration::from_secs(30)), false);
+    let mut it = argv.iter().map(AsRef::as_ref);
+    while let Some(a) = it.next() {
+        let (name, inline) = match a.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+            _ => (a, None),
+        };
+        let mut value = |name: &str| {
+            inline
+                .map(str::to_string)
+                .or_else(|| it.next().map(str::to_string))
+                .ok_or_else(|| ArgError(format!("option {name} needs a value")))
+        };
+        match name {
+            "-h" | "--help" => return Ok(Command::Help),
+            "--json" => json = true,
+            "--outstanding" => {
+                outstanding = number("--outstanding", &value(name)?, 1, MAX_OUTSTANDING as u64)? as usize
+            }
+            "--pattern" => {
+                pattern = match value(name)?.as_str() {
+                    "1" => true,
+                    "0" => false,
+                    other => return Err(ArgError(format!("option --pattern: '{other}' is not 0 or 1"))),
+                }
+            }
+            "--timeout" => {
+                let s = number("--timeout", &value(name)?, 0, args::MAX_TIMEOUT_S)?;
+                timeout = (s > 0).then(|| Duration::from_secs(s));
+            }
+            n if n.starts_with("--") => return Err(ArgError(format!("unknown option {n}"))),
+            _ => pos.push(a.to_string()),
+        }
+    }
+    if pos.len() != 7 {
+        return Err(ArgError(format!(
+            "expected 7 arguments <mode> <role> <server IP> <server port> <request> <response> <count>, got {}",
+            pos.len()
+        )));
+    }
+    let role = match pos[0].as_str() {
+        "c" | "C" => Role::Client,
+        "s" | "S" => Role::Server,
+        other => {
+            return Err(ArgError(format!("argument <mode>: '{other}' is not valid; use c (client) or s (server)")))
+        }
+    };
+    let initiator = match pos[1].as_str() {
+        "i" | "I" => true,
+        "e" | "E" => false,
+        other => {
+            return Err(ArgError(format!("argument <role>: '{other}' is not valid; use i (initiator) or e (echo)")))
+        }
+    };
+    let ip: IpAddr = pos[2]
+        .parse()
+        .map_err(|_| ArgError(format!("argument <server IP>: '{}' is not an IPv4 or IPv6 address", pos[2])))?;
+    let min_port = if role == Role::Server { 0 } else { 1 };
+    let port = number("<server port>", &pos[3], min_port, 65_535)? as u16;
+    let request = number("<request>", &pos[4], 1, MAX_MESSAGE)?;
+    let response = number("<response>", &pos[5], 1, MAX_MESSAGE)?;
+    let count = number("<count>", &pos[6], 1, MAX_COUNT)?;
+    Ok(Command::Run(LatencyArgs {
+        role,
+        initiator,
+        ip,
+        port,
+        request,
+        response,
+        count,
+        outstanding,
+        pattern,
+        timeout,
+        json,
+    }))
+}
+
+/// Round-trip statistics, nanoseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stats {
+    pub count: u64,
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    /// Population standard deviation.
+    pub stddev: f64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    /// Mean of |RTT(i) - RTT(i-1)| over consecutive transactions (RFC 3550's
+    /// jitter before smoothing); 0 for one sample.
+    pub jitter: f64,
+}
+
+impl Stats {
+    /// The statistics of `samples` in the order they were taken; `None`
+    /// when there are none.
+    pub fn of(samples: &[u64]) -> Option<Stats> {
+        if samples.is_empty() {
+            return None;
+        }
+        let n = samples.len() as f64;
+        let mean = samples.iter().map(|&s| s as f64).sum::<f64>() / n;
+        let var = samples.iter().map(|&s| (s as f64 - mean).powi(2)).sum::<f64>() / n;
+        let jitter = if samples.len() < 2 {
+            0.0
+        } else {
+            samples.windows(2).map(|w| w[0].abs_diff(w[1]) as f64).sum::<f64>() / (n - 1.0)
+        };
+        let mut sorted = samples.to_vec();
+        sorted.sort_unstable();
+        // Nearest rank: the smallest sample with at least q of them at or below it.
+        let pct = |q: f64| sorted[((q * n).ceil() as usize).clamp(1, sorted.len()) - 1];
+        Some(Stats {
+            count: samples.len() as u64,
+            min: sorted[0],
+            max: sorted[sorted.len() - 1],
+            mean,
+            stddev: var.sqrt(),
+            p50: pct(0.5),
+            p90: pct(0.9),
+            p99: pct(0.99),
+            p999: pct(0.999),
+            jitter,
+        })
+    }
+
+    pub fn text(&self) -> String {
+        let us = |ns: f64| format!("{:.1} us", ns / 1000.0);
+        format!(
+            "count {}  min {}  mean {}  stddev {}  p50 {}  p90 {}  p99 {}  p99.9 {}  max {}  jitter {}",
+            self.count,
+            us(self.min as f64),
+            us(self.mean),
+            us(self.stddev),
+            us(self.p50 as f64),
+            us(self.p90 as f64),
+            us(self.p99 as f64),
+            us(self.p999 as f64),
+            us(self.max as f64),
+            us(self.jitter)
+        )
+    }
+}
+
+/// A failed run: the message and the exit status.
+#[derive(Debug)]
+pub struct Failure(pub i32, pub String);
+
+fn io_failure(what: &str, e: std::io::Error) -> Failure {
+    match e.kind() {
+        ErrorKind::WouldBlock | ErrorKind::TimedOut => {
+            Failure(exit::RESET, format!("{what}: no progress within the timeout"))
+        }
+        ErrorKind::UnexpectedEof => Failure(exit::CLOSED_EARLY, format!("{what}: the peer closed the connection")),
+        _ => Failure(exit::RESET, format!("{what}: {e}")),
+    }
+}
+
+/// Fills `buf` with the stream's bytes from `offset` (zeros without the pattern).
+fn fill(buf: &mut [u8], offset: u64, pattern: bool) {
+    if pattern {
+        pattern::fill(buf, offset);
+    } else {
+        buf.fill(0);
+    }
+}
+
+/// Whether `buf` holds the stream's bytes from `offset`.
+fn verified(buf: &[u8], offset: u64, pattern: bool) -> bool {
+    !pattern || pattern::first_mismatch(buf, offset).is_none()
+}
+
+/// What a run measured.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Transactions completed (answered, for the echo).
+    pub transactions: u64,
+    /// Transactions with a byte that differs from the pattern.
+    pub verify_errors: u64,
+    /// The initiator's round trips, in order.
+    pub samples: Vec<u64>,
+}
+
+/// Opens the connection as `a` says; `say` gets the listening line.
+pub fn open(a: &LatencyArgs, say: &mut dyn FnMut(&str)) -> Result<TcpStream, Failure> {
+    let addr = SocketAddr::new(a.ip, a.port);
+    let stream = match a.role {
+        Role::Client => transfer::connect(addr, a.timeout),
+        Role::Server => {
+            let l = transfer::listen(addr).map_err(|e| Failure(e.exit_code(), e.to_string()))?;
+            let bound = l.local_addr().map_err(|e| io_failure("listen", e))?;
+            say(&format!("listening on {bound}"));
+            transfer::accept(&l, a.timeout)
+        }
+    }
+    .map_err(|e| Failure(e.exit_code(), e.to_string()))?;
+    let _ = stream.set_nodelay(true);
+    stream
+        .set_read_timeout(a.timeout)
+        .and_then(|_| stream.set_write_timeout(a.timeout))
+        .map_err(|e| io_failure("socket", e))?;
+    Ok(stream)
+}
+
+/// The initiator: requests from a writer thread, at most `outstanding`
+/// unanswered; responses read and timed here.
+pub fn initiate(a: &LatencyArgs, stream: TcpStream) -> Result<Outcome, Failure> {
+    let mut writer = stream.try_clone().map_err(|e| io_failure("socket", e))?;
+    let mut reader = stream;
+    let (permit_tx, permit_rx) = mpsc::sync_channel::<()>(a.outstanding);
+    for _ in 0..a.outstanding {
+        let _ = permit_tx.send(());
+    }
+    let (sent_tx, sent_rx) = mpsc::channel::<Instant>();
+    let (count, request, pattern) = (a.count, a.request, a.pattern);
+    let writer_thread = thread::spawn(move || -> Result<(), Failure> {
+        let mut buf = vec![0u8; request as usize];
+        for k in 0..count {
+            if permit_rx.recv().is_err() {
+                return Ok(()); // the reader gave up
+            }
+            fill(&mut buf, k * request, pattern);
+            let t = Instant::now();
+            writer.write_all(&buf).map_err(|e| io_failure(&format!("sending request {k}"), e))?;
+            if sent_tx.send(t).is_err() {
+                return Ok(());
+            }
+        }
+        // Every request sent: the echo answers the last and sees the end.
+        let _ = writer.shutdown(Shutdown::Write);
+        Ok(())
+    });
+    let mut buf = vec![0u8; a.response as usize];
+    let mut out =
+        Outcome { transactions: 0, verify_errors: 0, samples: Vec::with_capacity(a.count.min(1 << 24) as usize) };
+    let mut result = Ok(());
+    for k in 0..a.count {
+        if let Err(e) = reader.read_exact(&mut buf) {
+            result = Err(io_failure(&format!("receiving response {k}"), e));
+            break;
+        }
+        let done = Instant::now();
+        let Ok(t) = sent_rx.recv() else {
+            result = Err(Failure(exit::TOO_MUCH, format!("response {k} arrived before its request was sent")));
+            break;
+        };
+        out.samples.push(done.duration_since(t).as_nanos() as u64);
+        out.transactions += 1;
+        out.verify_errors += u64::from(!verified(&buf, k * a.response, a.pattern));
+        let _ = permit_tx.send(());
+    }
+    drop(permit_tx);
+    let _ = reader.shutdown(Shutdown::Both);
+    let written = writer_thread.join().unwrap_or_else(|_| Err(Failure(exit::RESET, "the writer thread failed".into())));
+    result.and(written).map(|_| out)
+}
+
+/// The echo: one response for every request, until the initiator closes.
+pub fn echo(a: &LatencyArgs, mut stream: TcpStream) -> Result<Outcome, Failure> {
+    let mut req = vec![0u8; a.request as usize];
+    let mut resp = vec![0u8; a.response as usize];
+    let mut out = Outcome { transactions: 0, verify_errors: 0, samples: Vec::new() };
+    loop {
+        // The first byte tells a clean end (the initiator closed between
+        // requests) from a request cut short.
+        match stream.read(&mut req[..1]) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return Err(io_failure(&format!("receiving request {}", out.transactions), e)),
+        }
+        let k = out.transactions;
+        stream.read_exact(&mut req[1..]).map_err(|e| io_failure(&format!("receiving request {k}"), e))?;
+        out.verify_errors += u64::from(!verified(&req, k * a.request, a.pattern));
+        fill(&mut resp, k * a.response, a.pattern);
+        stream.write_all(&resp).map_err(|e| io_failure(&format!("sending response {k}"), e))?;
+        out.transactions += 1;
+    }
+    if out.transactions != a.count {
+        return Err(Failure(
+            exit::CLOSED_EARLY,
+            format!("the initiator closed after {} requests, expected {}", out.transactions, a.count),
+        ));
+    }
+    Ok(out)
+}
+
+/// The JSON summary.
+pub fn json(a: &LatencyArgs, out: &Outcome) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "role": if a.initiator { "initiator" } else { "echo" },
+        "request": a.request,
+        "response": a.response,
+        "outstanding": a.outstanding,
+        "count": out.transactions,
+        "verify_errors": out.verify_errors,
+    });
+    if let Some(s) = Stats::of(&out.samples) {
+        for (k, x) in [
+            ("min_ns", s.min as f64),
+            ("mean_ns", s.mean),
+            ("stddev_ns", s.stddev),
+            ("p50_ns", s.p50 as f64),
+            ("p90_ns", s.p90 as f64),
+            ("p99_ns", s.p99 as f64),
+            ("p999_ns", s.p999 as f64),
+            ("max_ns", s.max as f64),
+            ("jitter_ns", s.jitter),
+        ] {
+            v[k] = x.into();
+        }
+    }
+    v
+}
+
+/// Runs the whole tool; returns the exit status.
+pub fn main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    const TOOL: &str = "tcp_latency";
+    let a = match parse(argv) {
+        Ok(Command::Help) => {
+            let _ = writeln!(out, "{USAGE}");
+            return exit::OK;
+        }
+        Ok(Command::Run(a)) => a,
+        Err(e) => {
+            let _ = writeln!(err, "{TOOL}: error: {e} (see {TOOL} --help)");
+            return exit::USAGE;
+        }
+    };
+    let result = {
+        let mut say = |l: &str| {
+            // Progress goes to stdout, or to stderr with --json.
+            let _ = if a.json { writeln!(err, "{l}") } else { writeln!(out, "{l}") };
+        };
+        open(&a, &mut say).and_then(|stream| if a.initiator { initiate(&a, stream) } else { echo(&a, stream) })
+    };
+    let (code, o) = match result {
+        Err(Failure(code, msg)) => {
+            let _ = writeln!(err, "{TOOL}: error: {msg}");
+            return code;
+        }
+        Ok(o) if o.verify_errors > 0 => (exit::MISMATCH, o),
+        Ok(o) => (exit::OK, o),
+    };
+    if a.json {
+        let _ = writeln!(out, "{}", json(&a, &o));
+    } else {
+        let role = if a.initiator { "initiator" } else { "echo" };
+        let _ = writeln!(
+            out,
+            "{role}: {} transactions of {} -> {} bytes, up to {} in flight, {} verification errors",
+            o.transactions, a.request, a.response, a.outstanding, o.verify_errors
+        );
+        if let Some(s) = Stats::of(&o.samples) {
+            let _ = writeln!(out, "{}", s.text());
+        }
+    }
+    if code == exit::MISMATCH {
+        let _ = writeln!(err, "{TOOL}: error: {} transactions differ from the incremental pattern", o.verify_errors);
+    }
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statistics_of_known_samples() {
+        let s = Stats::of(&[10, 40, 20, 30]).unwrap();
+        assert_eq!((s.count, s.min, s.max), (4, 10, 40));
+        assert_eq!(s.mean, 25.0);
+        assert!((s.stddev - 125f64.sqrt()).abs() < 1e-9, "{}", s.stddev);
+        // |40-10| + |20-40| + |30-20| = 60 over 3 steps.
+        assert_eq!(s.jitter, 20.0);
+        // Nearest rank of 4 sorted samples 10 20 30 40.
+        assert_eq!((s.p50, s.p90, s.p99, s.p999), (20, 40, 40, 40));
+        let many: Vec<u64> = (1..=1000).collect();
+        let s = Stats::of(&many).unwrap();
+        assert_eq!((s.p50, s.p90, s.p99, s.p999), (500, 900, 990, 999));
+        assert_eq!(Stats::of(&[]), None);
+    }
+
+    #[test]
+    fn arguments_name_the_field_and_its_range() {
+        let p = |a: &str| parse(&a.split_whitespace().collect::<Vec<_>>());
+        assert!(
+            matches!(p("c i 127.0.0.1 5000 64 64 1000 --outstanding 4"), Ok(Command::Run(a)) if a.outstanding == 4)
+        );
+        let e = p("c i 127.0.0.1 5000 64 64 1000 --outstanding 17").unwrap_err();
+        assert_eq!(e.0, "argument --outstanding: '17' is not a number in 1..=16");
+        let e = p("c i 127.0.0.1 5000 0 64 10").unwrap_err();
+        assert_eq!(e.0, "argument <request>: '0' is not a number in 1..=1048576");
+        let e = p("c x 127.0.0.1 5000 64 64 10").unwrap_err();
+        assert!(e.0.contains("<role>"), "{e}");
+        assert!(p("c i 127.0.0.1 5000 64 64").unwrap_err().0.contains("expected 7 arguments"));
+        assert!(p("c i 127.0.0.1 0 64 64 10").unwrap_err().0.contains("<server port>"));
+        assert!(matches!(p("s e 127.0.0.1 0 64 64 10 --pattern 0"), Ok(Command::Run(a)) if !a.pattern && a.port == 0));
+    }
+}

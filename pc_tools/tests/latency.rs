@@ -1,0 +1,132 @@
+//! `tcp_latency` on loopback: an initiator against the tool's own echo, in
+//! both connection directions and with requests in flight, and against
+//! small peers written here: one that answers after a known delay (the
+//! round trips cannot be shorter), one that corrupts a response byte (a
+//! verification error, exit 7) and one that closes early.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::time::Duration;
+
+use common::{peer, run, server, LATENCY};
+
+fn json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out.lines().last().unwrap_or("")).unwrap_or_else(|e| panic!("{e}: {out:?}"))
+}
+
+/// One side listens (the echo when `echo_listens`; in text, since it prints
+/// its port), the other connects (`--json`); the initiator times `count`
+/// transactions with up to `outstanding` in flight.
+fn pair(echo_listens: bool, request: &str, response: &str, count: &str, outstanding: &str) {
+    let (listening, connecting) = if echo_listens { ("e", "i") } else { ("i", "e") };
+    let sizes = [request, response, count, "--outstanding", outstanding];
+    let (listener, port) = server(LATENCY, &[&["s", listening, "127.0.0.1", "0"][..], &sizes].concat());
+    let p = port.to_string();
+    let connector = run(LATENCY, &[&["c", connecting, "127.0.0.1", &p][..], &sizes, &["--json"]].concat());
+    let listened = listener.finish();
+    assert_eq!((listened.code, connector.code), (0, 0), "{listened:?} {connector:?}");
+    let j = json(&connector.stdout);
+    let n: u64 = count.parse().unwrap();
+    assert_eq!((j["count"].as_u64(), j["verify_errors"].as_u64()), (Some(n), Some(0)), "{j}");
+    let role = if echo_listens { "echo" } else { "initiator" };
+    let summary = format!("{role}: {n} transactions of {request} -> {response} bytes, up to {outstanding} in flight, 0 verification errors");
+    assert!(listened.stdout.contains(&summary), "{listened:?}");
+    if echo_listens {
+        let ns = |k: &str| j[k].as_f64().unwrap_or_else(|| panic!("{k} in {j}"));
+        assert!(ns("min_ns") > 0.0);
+        for (lo, hi) in [
+            ("min_ns", "p50_ns"),
+            ("p50_ns", "p90_ns"),
+            ("p90_ns", "p99_ns"),
+            ("p99_ns", "p999_ns"),
+            ("p999_ns", "max_ns"),
+        ] {
+            assert!(ns(lo) <= ns(hi), "{lo} <= {hi}: {j}");
+        }
+        assert!(ns("min_ns") <= ns("mean_ns") && ns("mean_ns") <= ns("max_ns"), "{j}");
+    } else {
+        assert!(listened.stdout.contains(&format!("count {n}  min ")), "{listened:?}");
+    }
+}
+
+#[test]
+fn an_initiator_and_an_echo_agree_on_every_transaction_both_ways() {
+    pair(true, "64", "64", "2000", "1");
+    pair(false, "1000", "37", "500", "16");
+    pair(true, "65536", "100000", "50", "4");
+}
+
+/// A peer that answers each 100-byte request with the pattern after 20 ms:
+/// no round trip is shorter, and five arrive.
+#[test]
+fn round_trips_are_no_shorter_than_the_peer_takes() {
+    let (addr, h) = peer(|mut s| {
+        let mut req = [0u8; 100];
+        for k in 0..5u64 {
+            s.read_exact(&mut req).unwrap();
+            assert!(pattern::first_mismatch(&req, k * 100).is_none(), "request {k} is the pattern");
+            std::thread::sleep(Duration::from_millis(20));
+            let mut resp = [0u8; 10];
+            pattern::fill(&mut resp, k * 10);
+            s.write_all(&resp).unwrap();
+        }
+    });
+    let o = run(LATENCY, &["c", "i", "127.0.0.1", &addr.port().to_string(), "100", "10", "5", "--json"]);
+    h.join().unwrap();
+    assert_eq!(o.code, 0, "{o:?}");
+    let j = json(&o.stdout);
+    assert_eq!(j["count"].as_u64(), Some(5));
+    assert!(j["min_ns"].as_f64().unwrap() >= 20e6, "{j}");
+    assert!(j["max_ns"].as_f64().unwrap() < 5e9, "{j}");
+}
+
+/// A peer answering `n` 8-byte requests with 8-byte pattern responses,
+/// each passed through `tweak(k, response)` first, then closing.
+fn answer_8_byte_requests(mut s: std::net::TcpStream, n: u64, tweak: impl Fn(u64, &mut [u8])) {
+    let mut req = [0u8; 8];
+    for k in 0..n {
+        s.read_exact(&mut req).unwrap();
+        let mut resp = [0u8; 8];
+        pattern::fill(&mut resp, k * 8);
+        tweak(k, &mut resp);
+        s.write_all(&resp).unwrap();
+    }
+}
+
+/// A response byte off the pattern is a verification error: exit 7.
+#[test]
+fn a_wrong_response_byte_is_a_verification_error() {
+    let (addr, h) = peer(|s| {
+        answer_8_byte_requests(s, 3, |k, resp| {
+            if k == 1 {
+                resp[3] ^= 0x20;
+            }
+        })
+    });
+    let o = run(LATENCY, &["c", "i", "127.0.0.1", &addr.port().to_string(), "8", "8", "3", "--json"]);
+    h.join().unwrap();
+    assert_eq!(o.code, 7, "{o:?}");
+    assert_eq!(json(&o.stdout)["verify_errors"].as_u64(), Some(1));
+}
+
+/// A peer that closes after two of five responses: exit 5, one line.
+#[test]
+fn a_peer_that_closes_early_is_one_error_line() {
+    let (addr, h) = peer(|s| answer_8_byte_requests(s, 2, |_, _| {}));
+    let o = run(LATENCY, &["c", "i", "127.0.0.1", &addr.port().to_string(), "8", "8", "5"]);
+    h.join().unwrap();
+    assert_eq!(o.code, 5, "{o:?}");
+    assert_eq!(o.stderr.lines().count(), 1, "{o:?}");
+    assert!(o.stderr.contains("receiving response 2"), "{o:?}");
+}
+
+#[test]
+fn bad_arguments_exit_2_naming_the_field() {
+    let o = run(LATENCY, &["c", "i", "127.0.0.1", "5000", "64", "64", "10", "--outstanding", "0"]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("--outstanding") && o.stderr.contains("1..=16"), "{o:?}");
+    let o = run(LATENCY, &["--help"]);
+    assert_eq!(o.code, 0);
+    assert!(o.stdout.contains("usage: tcp_latency"));
+}
