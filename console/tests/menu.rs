@@ -17,7 +17,7 @@ use rexpect::session::{spawn_command, PtySession};
 use vboard::pc::{free_port, ToolProcess};
 
 fn menu(addr: SocketAddr) -> PtySession {
-    let mut cmd = std::process::Command::new(common::CONSOLE);
+    let mut cmd = common::console_command();
     cmd.arg("--connect").arg(addr.to_string());
     let mut p = spawn_command(cmd, Some(60_000)).expect("the console starts in a terminal");
     p.exp_string("Select: ").expect("the menu");

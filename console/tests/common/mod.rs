@@ -153,8 +153,28 @@ pub fn spawn(cmd: Command) -> Proc {
 
 /// `toe-console --connect <addr> <args>`.
 pub fn console_cmd(addr: std::net::SocketAddr, args: &[&str]) -> Command {
-    let mut c = Command::new(CONSOLE);
+    let mut c = console_command();
     c.arg("--connect").arg(addr.to_string()).args(args);
+    c
+}
+
+/// The console binary with SIGINT, SIGTERM and SIGHUP at their defaults, so
+/// the tests that send them see the console's handlers however the tests
+/// were launched: a script's background job or `nohup` starts them with
+/// SIGINT or SIGHUP ignored, and the console rightly keeps an ignored
+/// signal ignored.
+pub fn console_command() -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut c = Command::new(CONSOLE);
+    // SAFETY: only async-signal-safe calls (signal) between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            for sig in console::run::STOP_SIGNALS {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            Ok(())
+        });
+    }
     c
 }
 
