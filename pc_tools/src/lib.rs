@@ -1,6 +1,8 @@
 //! PC-side test tools of the TOE demo (reference sections 3.3 and 3.4):
 //! `tcpdatatest` (one direction per connection) and `tcp_client_txrx_single`
-//! (both directions at once), with a server side for board-less testing.
+//! (both directions at once), with a server side for board-less testing;
+//! `tcp_latency` (request-response round trips, [`latency`]) and `pc-check`
+//! ([`nic`]).
 //!
 //! The incremental pattern comes from the `pattern` crate, the workspace's
 //! one implementation of it.
