@@ -31,14 +31,14 @@
 //! the server sends until it closes.
 
 use std::io::{Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpStream, ToSocketAddrs};
+use std::net::{SocketAddr, SocketAddrV4, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use etherbone::RegisterBus;
 
 use crate::identity::Identity;
 use crate::params::Params;
-use crate::run::{AbortFlag, Stop};
+use crate::run::{self, AbortFlag, Stop};
 use crate::{ops, Mode, SessionResult, SessionTest};
 
 /// iperf3's cookie: 36 characters and a NUL.
@@ -358,19 +358,25 @@ fn ierr_text(ierr: i32) -> &'static str {
 }
 
 /// The first IPv4 address of `server:port`.
-fn resolve(server: &str, port: u16) -> Result<SocketAddr, String> {
-    let addrs =
+fn resolve(server: &str, port: u16) -> Result<SocketAddrV4, String> {
+    let mut addrs =
         (server, port).to_socket_addrs().map_err(|e| format!("cannot resolve the iperf3 server {server:?}: {e}"))?;
-    let v4: Vec<SocketAddr> = addrs.filter(SocketAddr::is_ipv4).collect();
-    v4.first().copied().ok_or_else(|| format!("the iperf3 server {server:?} has no IPv4 address: the TOE speaks IPv4"))
+    addrs
+        .find_map(|a| match a {
+            SocketAddr::V4(v4) => Some(v4),
+            SocketAddr::V6(_) => None,
+        })
+        .ok_or_else(|| format!("the iperf3 server {server:?} has no IPv4 address: the TOE speaks IPv4"))
 }
 
 /// Runs the test. `say` prints progress lines; `abort` ends it early (every
-/// session is aborted then).
+/// session is aborted then). `bus_args` are the console's bus options, for
+/// the command that ends a session still busy.
 pub fn run(
     bus: &mut dyn RegisterBus,
     id: &Identity,
     args: &Args,
+    bus_args: &str,
     abort: &AbortFlag,
     say: &mut dyn FnMut(&str),
 ) -> Result<Report, String> {
@@ -378,12 +384,7 @@ pub fn run(
         return Err(format!("-P {} is not in 1..={} (the board's sessions)", args.parallel, id.sessions));
     }
     let addr = resolve(&args.server, args.port)?;
-    let Some(server_ip) = (match addr.ip() {
-        std::net::IpAddr::V4(ip) => Some(ip),
-        std::net::IpAddr::V6(_) => None,
-    }) else {
-        return Err("the iperf3 server must be an IPv4 address".into());
-    };
+    let server_ip = *addr.ip();
     let params = Params::read(bus, id.sessions).map_err(|e| e.0)?;
     if params.target_ip != server_ip {
         return Err(format!(
@@ -393,15 +394,12 @@ pub fn run(
         ));
     }
     let sessions: Vec<usize> = (0..args.parallel).collect();
-    for &s in &sessions {
-        if ops::busy(bus, s).map_err(|e| e.0)? {
-            return Err(format!(
-                "session {s} is still running a test (status.busy = 1): end it with `abort --session {s}`"
-            ));
-        }
+    let busy = run::busy_among(bus, &sessions).map_err(|e| e.0)?;
+    if !busy.is_empty() {
+        return Err(run::busy_message(&busy, bus_args));
     }
     let mut test = Test { bus, sessions: &sessions, started: false };
-    let out = test.run(args, addr, server_ip, &params, id.user_clock_khz, abort, say);
+    let out = test.run(args, addr, &params, id.user_clock_khz, abort, say);
     if out.is_err() && test.started {
         test.abort_all();
     }
@@ -415,30 +413,26 @@ struct Test<'a> {
 }
 
 impl Test<'_> {
-    /// Aborts every session and waits (bounded) until they are idle.
+    /// Aborts every session and waits (bounded) until they are idle; the
+    /// test's own error is what the console reports.
     fn abort_all(&mut self) {
-        for &s in self.sessions {
-            let _ = ops::abort(self.bus, s);
-        }
-        let end = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < end && self.sessions.iter().any(|&s| ops::busy(self.bus, s).unwrap_or(false)) {
-            std::thread::sleep(POLL);
-        }
+        let _ = run::abort_and_wait(self.bus, self.sessions);
     }
 
     fn results(&mut self) -> Result<Vec<SessionResult>, String> {
         self.sessions.iter().map(|&s| ops::result(self.bus, s).map_err(|e| e.0)).collect()
     }
 
-    /// Waits until `done(results)` or `limit`; an abort request or a session
-    /// error ends the wait with an error.
+    /// Waits until `done(results)`: the results, or `None` once `limit`
+    /// has passed; an abort request or a session error ends the wait with
+    /// an error.
     fn wait(
         &mut self,
         what: &str,
         limit: Duration,
         abort: &AbortFlag,
         mut done: impl FnMut(&[SessionResult]) -> bool,
-    ) -> Result<Vec<SessionResult>, String> {
+    ) -> Result<Option<Vec<SessionResult>>, String> {
         let end = Instant::now() + limit;
         loop {
             let r = self.results()?;
@@ -446,35 +440,46 @@ impl Test<'_> {
                 return Err(format!("session {} failed while {what}: {}", self.sessions[k], bad.cause_name()));
             }
             if done(&r) {
-                return Ok(r);
+                return Ok(Some(r));
             }
             if let Some(why) = abort.requested() {
                 return Err(format!("{} while {what}", Stop::describe(why)));
             }
             if Instant::now() >= end {
-                return Err(format!("{what} took longer than {} s", limit.as_secs()));
+                return Ok(None);
             }
             std::thread::sleep(POLL);
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// [`Test::wait`], where reaching `limit` is an error.
+    fn wait_for(
+        &mut self,
+        what: &str,
+        limit: Duration,
+        abort: &AbortFlag,
+        done: impl FnMut(&[SessionResult]) -> bool,
+    ) -> Result<Vec<SessionResult>, String> {
+        self.wait(what, limit, abort, done)?.ok_or_else(|| format!("{what} took longer than {} s", limit.as_secs()))
+    }
+
     fn run(
         &mut self,
         args: &Args,
-        addr: SocketAddr,
-        server_ip: Ipv4Addr,
+        addr: SocketAddrV4,
         params: &Params,
         khz: u32,
         abort: &AbortFlag,
         say: &mut dyn FnMut(&str),
     ) -> Result<Report, String> {
-        let mut ctl = Control::connect(addr)?;
+        let mut ctl = Control::connect(SocketAddr::V4(addr))?;
         let cookie = make_cookie();
         ctl.write(&cookie)?;
         say(&format!(
-            "Connecting to host {server_ip}, port {}: FPGA sessions {:?} as the streams",
-            args.port, self.sessions
+            "Connecting to host {}, port {}: FPGA sessions {:?} as the streams",
+            addr.ip(),
+            args.port,
+            self.sessions
         ));
         let cycles = |s: u64| s * u64::from(khz) * 1000;
         let mut ids = Vec::new();
@@ -528,8 +533,7 @@ impl Test<'_> {
                         self.started = true;
                         // One at a time: the server numbers the streams in
                         // the order it accepts them.
-                        let me = k;
-                        self.wait("connecting", SESSION_LIMIT, abort, |r| r[me].connected || r[me].done)?;
+                        self.wait_for("connecting", SESSION_LIMIT, abort, |r| r[k].connected || r[k].done)?;
                         ids.push(stream_id(k));
                     }
                 }
@@ -548,7 +552,7 @@ impl Test<'_> {
                 state::EXCHANGE_RESULTS => {
                     // Reverse, the server has closed its streams: each
                     // receive ends `done` once it holds every byte sent.
-                    let r = self.wait("ending", SESSION_LIMIT, abort, |r| r.iter().all(|r| !r.busy))?;
+                    let r = self.wait_for("ending", SESSION_LIMIT, abort, |r| r.iter().all(|r| !r.busy))?;
                     let figures: Vec<(u64, f64)> = r
                         .iter()
                         .map(|r| {
@@ -605,31 +609,22 @@ impl Test<'_> {
                 // The hardware's `duration` ends each send; a board whose
                 // clock runs slower than real time (the virtual board) is
                 // stopped after the same wall time.
-                let wall = Duration::from_secs(secs);
-                match self.wait("sending", wall, abort, all_sent) {
-                    Err(e) if e.contains("took longer") => {
-                        for &s in self.sessions {
-                            ops::stop(self.bus, s).map_err(|e| e.0)?;
-                        }
-                    }
-                    r => {
-                        r?;
+                if self.wait("sending", Duration::from_secs(secs), abort, all_sent)?.is_none() {
+                    for &s in self.sessions {
+                        ops::stop(self.bus, s).map_err(|e| e.0)?;
                     }
                 }
-                self.wait("ending the sends", SESSION_LIMIT, abort, all_sent)?;
+                self.wait_for("ending the sends", SESSION_LIMIT, abort, all_sent)?;
             }
             (Amount::Bytes(_), false) => {
-                self.wait("sending", Duration::from_secs(86_400), abort, all_sent)?;
+                self.wait_for("sending", Duration::from_secs(86_400), abort, all_sent)?;
             }
             (Amount::Time(secs), true) => {
-                let wall = Duration::from_secs(secs);
-                match self.wait("receiving", wall, abort, |_| false) {
-                    Err(e) if !e.contains("took longer") => return Err(e),
-                    _ => {}
-                }
+                // Received for the time asked: the limit is the end.
+                self.wait("receiving", Duration::from_secs(secs), abort, |_| false)?;
             }
             (Amount::Bytes(n), true) => {
-                self.wait("receiving", Duration::from_secs(86_400), abort, |r| {
+                self.wait_for("receiving", Duration::from_secs(86_400), abort, |r| {
                     r.iter().map(|r| r.rx_bytes).sum::<u64>() >= n
                 })?;
             }

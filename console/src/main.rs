@@ -372,14 +372,20 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
                 return Err(Fail(2, format!("-P {parallel} is not in 1..={} (the board's sessions)", id.sessions)));
             }
             let args = iperf3::Args { server, port, amount, parallel, reverse };
-            iperf3_cmd(&mut *bus, &id, &args, json)
+            iperf3_cmd(&mut *bus, &id, &args, &bus_args, json)
         }
         Cmd::Menu => menu::run(&mut *bus, &id, &bus_args, &mut std::io::stdin().lock(), &mut std::io::stdout())
             .map_err(|e| Fail(1, e)),
     }
 }
 
-fn iperf3_cmd(bus: &mut dyn RegisterBus, id: &Identity, args: &iperf3::Args, json: bool) -> Result<(), Fail> {
+fn iperf3_cmd(
+    bus: &mut dyn RegisterBus,
+    id: &Identity,
+    args: &iperf3::Args,
+    bus_args: &str,
+    json: bool,
+) -> Result<(), Fail> {
     let mut say = |l: &str| {
         if json {
             note(l);
@@ -387,7 +393,8 @@ fn iperf3_cmd(bus: &mut dyn RegisterBus, id: &Identity, args: &iperf3::Args, jso
             let _ = emit(&format!("{l}\n"));
         }
     };
-    let report = run::with_signals(|| iperf3::run(bus, id, args, &run::ABORT, &mut say)).map_err(|e| Fail(1, e))?;
+    let report =
+        run::with_signals(|| iperf3::run(bus, id, args, bus_args, &run::ABORT, &mut say)).map_err(|e| Fail(1, e))?;
     let text = if json { format!("{}\n", report.json()) } else { report.text() };
     emit(&text)
 }

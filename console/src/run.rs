@@ -516,13 +516,38 @@ pub struct RunOptions<'a> {
 /// The sessions of `specs` still running a test (`status.busy`): starting
 /// one would adopt the old test's connection and data.
 pub fn busy_sessions(bus: &mut (impl RegisterBus + ?Sized), specs: &[SessionSpec]) -> Result<Vec<usize>, OpError> {
+    let sessions: Vec<usize> = specs.iter().map(|s| s.session).collect();
+    busy_among(bus, &sessions)
+}
+
+/// Those of `sessions` still running a test (`status.busy`).
+pub fn busy_among(bus: &mut (impl RegisterBus + ?Sized), sessions: &[usize]) -> Result<Vec<usize>, OpError> {
     let mut busy = Vec::new();
-    for s in specs {
-        if ops::busy(bus, s.session)? {
-            busy.push(s.session);
+    for &s in sessions {
+        if ops::busy(bus, s)? {
+            busy.push(s);
         }
     }
     Ok(busy)
+}
+
+/// How long [`abort_and_wait`] waits for the aborted sessions to be idle.
+pub const ABORT_IDLE_LIMIT: Duration = Duration::from_secs(5);
+
+/// Writes `ctrl.abort` to every one of `sessions`, then waits up to
+/// [`ABORT_IDLE_LIMIT`] for all to be idle; false when one is still busy.
+pub fn abort_and_wait(bus: &mut (impl RegisterBus + ?Sized), sessions: &[usize]) -> Result<bool, OpError> {
+    for &s in sessions {
+        ops::abort(bus, s)?;
+    }
+    let until = Instant::now() + ABORT_IDLE_LIMIT;
+    while !busy_among(bus, sessions)?.is_empty() {
+        if Instant::now() > until {
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(true)
 }
 
 /// Why the console refuses to start a test on `busy` sessions, and how to
@@ -599,15 +624,9 @@ pub fn run(
                 None => format!("time limit of {} s reached", opts.limit.unwrap_or_default().as_secs()),
             };
             say(&format!("{why}: aborting every session"));
-            for s in specs {
-                ops::abort(bus, s.session)?;
-            }
-            let until = Instant::now() + Duration::from_secs(5);
-            while specs.iter().try_fold(false, |b, s| ops::busy(bus, s.session).map(|x| b || x))? {
-                if Instant::now() > until {
-                    return Err(OpError("sessions still busy 5 s after abort".into()));
-                }
-                std::thread::sleep(Duration::from_millis(10));
+            let sessions: Vec<usize> = specs.iter().map(|s| s.session).collect();
+            if !abort_and_wait(bus, &sessions)? {
+                return Err(OpError(format!("sessions still busy {} s after abort", ABORT_IDLE_LIMIT.as_secs())));
             }
             stopped = Some(why);
             break;
