@@ -113,7 +113,7 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     psize_q: DFF<Bits<48>>,
     pattern_q: DFF<Bit>,
     open_q: DFF<Bit>,
-    /// `stop` was high at `start`: the stream is the prefix alone.
+    /// `stop` or `prefix_only` was high at `start`: the stream is the prefix alone.
     pfx_only: DFF<Bit>,
     // Control.
     setup: DFF<Bit>,
@@ -145,8 +145,7 @@ pub struct TrafficGenerator<const W: usize, const K: usize> {
     load: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     low_bytes: Signal<Local, Bits<48>>,
-    // The pattern (or zeros), the presented beat's share of the prefix bank
-    // and the mask of its prefix bits.
+    // The presented beat's pattern (or zeros), before the prefix overlay.
     beat_data: Signal<Local, Bits<W>>,
     lanes: PatternLanes<W>,
     overlay: PrefixOverlay<W>,
