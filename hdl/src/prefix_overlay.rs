@@ -77,26 +77,50 @@ impl<const W: usize> Logic for PrefixOverlay<W> {
     }
 
     fn hdl(&self) -> Verilog {
-        // The mask and the bank's share are as wide as the beat's part that
-        // can hold prefix bytes: min(W, 512).
         let p = W.min(BANK_BITS);
+        // The bank's share of the beat and the mask of its prefix bytes.
         let share = if W < BANK_BITS {
-            format!("assign share = bank[{{offset, 3'b000}} +: {W}];")
+            format!("bank[{{offset, 3'b000}} +: {W}]")
         } else {
-            "assign share = bank >> {offset, 3'b000};".to_string()
+            "bank >> {offset, 3'b000}".to_string()
         };
-        let out = if W > BANK_BITS {
-            format!(
-                "always @(*) out = {{data[{top}:{p}], (data[{pm}:0] & ~mask) | (share & mask)}};",
-                top = W - 1,
-                pm = p - 1
-            )
-        } else {
-            "always @(*) out = (data & ~mask) | (share & mask);".to_string()
+        // The prefix bytes' mask: the low `count` bytes.
+        let mask = format!("~({{{p}{{1'b1}}}} << {{count, 3'b000}})");
+        // The beat: `data`, with `share` where `mask` is set.
+        let overlay = |share: &str, mask: &str| {
+            if W > BANK_BITS {
+                format!("{{data[{top}:{p}], (data[{pm}:0] & ~{mask}) | ({share} & {mask})}}", top = W - 1, pm = p - 1)
+            } else {
+                format!("(data & ~{mask}) | ({share} & {mask})")
+            }
         };
+        // The simulation form takes a short branch for a beat without
+        // prefix bytes, every beat after the stream's first, so the bank's
+        // wide shifts are not evaluated for it. The mask is a variable set
+        // in both branches: written as one expression per branch, the
+        // `if` becomes a choice between two values, and Verilator computes
+        // the shifts before it, every time. `hdl/tests/equivalence.rs`
+        // proves the two forms equal.
         Verilog::Custom(format!(
-            "wire [{pm}:0] share;\nwire [{pm}:0] mask;\n{share}\nassign mask = ~({{{p}{{1'b1}}}} << {{count, 3'b000}});\n{out}",
-            pm = p - 1
+            "`ifdef VERILATOR\n\
+             // Simulation form, the same function (see hdl/src/prefix_overlay.rs).\n\
+             reg [{pm}:0] take;\n\
+             always @(*) begin\n    \
+             if (count == 8'd0) begin\n        \
+             take = {{{p}{{1'b0}}}};\n        \
+             out = data;\n    \
+             end else begin\n        \
+             take = {mask};\n        \
+             out = {sim};\n    \
+             end\n\
+             end\n\
+             `else\n\
+             wire [{pm}:0] share;\nwire [{pm}:0] mask;\nassign share = {share};\nassign mask = {mask};\n\
+             always @(*) out = {syn};\n\
+             `endif",
+            pm = p - 1,
+            sim = overlay(&format!("({share})"), "take"),
+            syn = overlay("share", "mask"),
         ))
     }
 }

@@ -8,6 +8,7 @@ use rust_hdl::prelude::*;
 
 use crate::beat_check::BeatCheck;
 use crate::datapath::Datapath;
+use crate::prefix_overlay::PrefixOverlay;
 use crate::session::Session;
 
 /// A block that rust-hdl cannot turn into sound Verilog.
@@ -82,6 +83,20 @@ pub fn datapath_verilog(width: usize, module: &str) -> Result<String, HdlError> 
 /// the test that proves its simulation form equal to its synthesis form.
 pub fn beat_check_verilog(width: usize, module: &str) -> Result<String, HdlError> {
     by_width!(width, BeatCheck, |b| block_verilog(b, module))
+}
+
+/// The generator's prefix overlay alone ([`PrefixOverlay`]) at `width`
+/// bits, for the test that proves its simulation form equal to its
+/// synthesis form.
+pub fn prefix_overlay_verilog(width: usize, module: &str) -> Result<String, HdlError> {
+    match width {
+        64 => block_verilog(&mut PrefixOverlay::<64>::new(), module),
+        128 => block_verilog(&mut PrefixOverlay::<128>::new(), module),
+        256 => block_verilog(&mut PrefixOverlay::<256>::new(), module),
+        512 => block_verilog(&mut PrefixOverlay::<512>::new(), module),
+        1024 => block_verilog(&mut PrefixOverlay::<1024>::new(), module),
+        other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
+    }
 }
 
 /// The ports of `module` as `text` (Verilog this workspace generated)

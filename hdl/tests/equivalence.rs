@@ -1,13 +1,16 @@
-//! The verifier's byte check has two forms in one Verilog module: the one
-//! Verilator compiles (`ifdef VERILATOR`: a word-level branch for a beat
-//! with every byte kept and inside the transfer) and the one synthesis
-//! reads. Simulation tests only ever run the first, so this proves them the
-//! same function with a yosys SAT miter, at every data width.
+//! Two leaves have two forms in one Verilog module: the one Verilator
+//! compiles (`ifdef VERILATOR`) and the one synthesis reads. The verifier's
+//! byte check takes a word-level branch for a beat with every byte kept and
+//! inside the transfer; the generator's prefix overlay skips the bank's
+//! shifts for a beat without prefix bytes. Simulation tests only ever run
+//! the first form, so this proves them the same function with a yosys SAT
+//! miter, at every data width.
 
 use std::path::PathBuf;
 use std::process::Command;
 
-/// A scratch folder of this test process.
+/// A scratch folder of this test process; each test works in a subfolder
+/// of its own and removes only that, as the tests run in parallel.
 fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("toe-equivalence-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("create a scratch folder");
@@ -28,12 +31,13 @@ fn yosys(script: &str) -> Result<String, String> {
     }
 }
 
-/// The yosys script proving `sim` (read with VERILATOR defined) and `syn`
-/// (read without) equal for every input.
-fn miter_script(sim: &std::path::Path, syn: &std::path::Path) -> String {
+/// The yosys script proving module `{prefix}_sim` of `sim` (read with
+/// VERILATOR defined) and `{prefix}_syn` of `syn` (read without) equal for
+/// every input.
+fn miter_script(sim: &std::path::Path, syn: &std::path::Path, prefix: &str) -> String {
     format!(
         "read_verilog -sv -DVERILATOR {}; read_verilog -sv {}; proc; opt_clean; \
-         miter -equiv -flatten -make_assert bc_syn bc_sim miter; hierarchy -top miter; \
+         miter -equiv -flatten -make_assert {prefix}_syn {prefix}_sim miter; hierarchy -top miter; \
          sat -verify -prove-asserts miter",
         sim.display(),
         syn.display()
@@ -42,7 +46,8 @@ fn miter_script(sim: &std::path::Path, syn: &std::path::Path) -> String {
 
 #[test]
 fn beat_check_simulation_form_is_the_synthesis_form() {
-    let dir = scratch();
+    let dir = scratch().join("beat-check");
+    std::fs::create_dir_all(&dir).unwrap();
     for width in config::DATA_WIDTHS {
         let sim = dir.join(format!("bc_sim_{width}.v"));
         let syn = dir.join(format!("bc_syn_{width}.v"));
@@ -50,7 +55,7 @@ fn beat_check_simulation_form_is_the_synthesis_form() {
         assert!(sim_text.contains("`ifdef VERILATOR"), "{width} bits: no simulation form to prove");
         std::fs::write(&sim, sim_text).unwrap();
         std::fs::write(&syn, hdl::verilog::beat_check_verilog(width, "bc_syn").unwrap()).unwrap();
-        if let Err(log) = yosys(&miter_script(&sim, &syn)) {
+        if let Err(log) = yosys(&miter_script(&sim, &syn, "bc")) {
             panic!("{width} bits: the simulation form of the byte check differs from the synthesis form:\n{log}");
         }
     }
@@ -69,6 +74,41 @@ fn the_miter_catches_a_simulation_form_that_differs() {
     assert_ne!(good, broken, "the full-beat count of the simulation form was not found");
     std::fs::write(&sim, broken).unwrap();
     std::fs::write(&syn, hdl::verilog::beat_check_verilog(64, "bc_syn").unwrap()).unwrap();
-    assert!(yosys(&miter_script(&sim, &syn)).is_err(), "a broken simulation form passed the miter");
+    assert!(yosys(&miter_script(&sim, &syn, "bc")).is_err(), "a broken simulation form passed the miter");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn prefix_overlay_simulation_form_is_the_synthesis_form() {
+    let dir = scratch().join("overlay");
+    std::fs::create_dir_all(&dir).unwrap();
+    for width in config::DATA_WIDTHS {
+        let sim = dir.join(format!("po_sim_{width}.v"));
+        let syn = dir.join(format!("po_syn_{width}.v"));
+        let sim_text = hdl::verilog::prefix_overlay_verilog(width, "po_sim").unwrap();
+        assert!(sim_text.contains("`ifdef VERILATOR"), "{width} bits: no simulation form to prove");
+        std::fs::write(&sim, sim_text).unwrap();
+        std::fs::write(&syn, hdl::verilog::prefix_overlay_verilog(width, "po_syn").unwrap()).unwrap();
+        if let Err(log) = yosys(&miter_script(&sim, &syn, "po")) {
+            panic!("{width} bits: the simulation form of the prefix overlay differs from the synthesis form:\n{log}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The overlay's miter is not vacuous either: a simulation form whose short
+/// branch is taken for one prefix byte too (it drops the beat's first
+/// prefix byte) fails it.
+#[test]
+fn the_miter_catches_an_overlay_that_differs() {
+    let dir = scratch().join("overlay-broken");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (sim, syn) = (dir.join("po_sim.v"), dir.join("po_syn.v"));
+    let good = hdl::verilog::prefix_overlay_verilog(256, "po_sim").unwrap();
+    let broken = good.replacen("if (count == 8'd0)", "if (count <= 8'd1)", 1);
+    assert_ne!(good, broken, "the short branch of the simulation form was not found");
+    std::fs::write(&sim, broken).unwrap();
+    std::fs::write(&syn, hdl::verilog::prefix_overlay_verilog(256, "po_syn").unwrap()).unwrap();
+    assert!(yosys(&miter_script(&sim, &syn, "po")).is_err(), "a broken overlay passed the miter");
     let _ = std::fs::remove_dir_all(&dir);
 }

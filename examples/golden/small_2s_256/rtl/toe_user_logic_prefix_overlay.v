@@ -23,11 +23,25 @@ module toe_user_logic_prefix_overlay (
     output reg  [255:0] out     // The beat with its prefix bytes
 );
 
+    `ifdef VERILATOR
+    // Simulation form, the same function (see hdl/src/prefix_overlay.rs).
+    reg [255:0] take;
+    always @(*) begin
+        if (count == 8'd0) begin
+            take = {256{1'b0}};
+            out = data;
+        end else begin
+            take = ~({256{1'b1}} << {count, 3'b000});
+            out = (data & ~take) | ((bank[{offset, 3'b000} +: 256]) & take);
+        end
+    end
+    `else
     wire [255:0] share;
     wire [255:0] mask;
     assign share = bank[{offset, 3'b000} +: 256];
     assign mask = ~({256{1'b1}} << {count, 3'b000});
     always @(*) out = (data & ~mask) | (share & mask);
+    `endif
 
 endmodule
 

@@ -23,11 +23,25 @@ module toe_user_logic_prefix_overlay (
     output reg  [1023:0] out     // The beat with its prefix bytes
 );
 
+    `ifdef VERILATOR
+    // Simulation form, the same function (see hdl/src/prefix_overlay.rs).
+    reg [511:0] take;
+    always @(*) begin
+        if (count == 8'd0) begin
+            take = {512{1'b0}};
+            out = data;
+        end else begin
+            take = ~({512{1'b1}} << {count, 3'b000});
+            out = {data[1023:512], (data[511:0] & ~take) | ((bank >> {offset, 3'b000}) & take)};
+        end
+    end
+    `else
     wire [511:0] share;
     wire [511:0] mask;
     assign share = bank >> {offset, 3'b000};
     assign mask = ~({512{1'b1}} << {count, 3'b000});
     always @(*) out = {data[1023:512], (data[511:0] & ~mask) | (share & mask)};
+    `endif
 
 endmodule
 
