@@ -101,7 +101,15 @@ struct HarnessTemplate<'a> {
     session_module: &'a str,
     sessions: usize,
     groups: Vec<PortGroup>,
+    registered: Vec<Registered>,
     units: Vec<Unit>,
+}
+
+/// An input the harness registers before the datapath reads it
+/// (`hdl::datapath::REGISTERED_INPUTS`): `reg` holds `input`.
+struct Registered {
+    reg: Wire,
+    input: String,
 }
 
 /// Name of the per-session module of a design.
@@ -297,6 +305,7 @@ pub fn datapath_harness(design: &config::Design, module: &str) -> Result<Harness
     let mut top_ports: Vec<Port> =
         SESSION_CLOCKING.iter().map(|(_, top)| Port::new(Group::Clock, top, Direction::Input, 1)).collect();
     let mut units = Vec::new();
+    let mut registered = Vec::new();
     for s in 0..design.sessions {
         let mut conns = Vec::new();
         for p in &ports {
@@ -306,7 +315,14 @@ pub fn datapath_harness(design: &config::Design, module: &str) -> Result<Harness
                     let top = Port::new(Group::Datapath(s), &p.local, p.direction, p.width);
                     let name = top.name.clone();
                     top_ports.push(top);
-                    name
+                    if hdl::datapath::REGISTERED_INPUTS.contains(&p.local.as_str()) {
+                        let reg = Wire { range: range(p.width), name: format!("{name}_reg") };
+                        let net = reg.name.clone();
+                        registered.push(Registered { reg, input: name });
+                        net
+                    } else {
+                        name
+                    }
                 }
             };
             conns.push(Conn { port: p.name.clone(), net });
@@ -320,6 +336,7 @@ pub fn datapath_harness(design: &config::Design, module: &str) -> Result<Harness
         session_module: &datapath,
         sessions: design.sessions,
         groups: header_groups(&plan),
+        registered,
         units,
     }
     .render()
@@ -426,6 +443,15 @@ mod tests {
                 "harness, {sessions} sessions"
             );
             assert_eq!(harness.plan.sessions(), sessions);
+            // The bank reaches each datapath through a register, as in the product.
+            let text = &harness.files.last().unwrap().contents;
+            for s in 0..sessions {
+                assert!(
+                    text.contains(&format!("s{s}_tx_prefix_reg <= s{s}_tx_prefix;")),
+                    "{sessions} sessions:\n{text}"
+                );
+                assert!(text.contains(&format!(".tx_prefix(s{s}_tx_prefix_reg)")), "{sessions} sessions:\n{text}");
+            }
         }
     }
 }

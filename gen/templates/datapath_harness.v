@@ -5,6 +5,20 @@
 module {{ name }} (
 {%- include "port_groups.v" %}
 );
+{%- if !registered.is_empty() %}
+
+    // Inputs the product drives from a register (the register file's TX
+    // prefix bank), registered here as the product does.
+{%- for r in registered %}
+    reg {{ r.reg.range }}{{ r.reg.name }};
+{%- endfor %}
+
+    always @(posedge user_clk) begin
+{%- for r in registered %}
+        {{ r.reg.name }} <= {{ r.input }};
+{%- endfor %}
+    end
+{%- endif %}
 {% for inst in units %}
     {{ session_module }} session{{ inst.index }} (
 {%- for c in inst.conns %}

@@ -19,6 +19,14 @@ use crate::data_verifier::DataVerifier;
 use crate::rate_limiter::RateLimiter;
 use crate::traffic_generator::TrafficGenerator;
 
+/// Inputs the product drives from a register (the register file's shared
+/// TX prefix bank) and the datapath reads combinationally: a harness that
+/// drives the datapath alone registers them as the product does. Driven
+/// straight from a top-level port, the bank's choice on `tx_tdata` would
+/// make the stream depend on an input, and Verilator evaluates such logic on
+/// every `eval()` (issue 27).
+pub const REGISTERED_INPUTS: [&str; 1] = ["tx_prefix"];
+
 /// No constants, so `Default` builds it (`Datapath::default()`).
 #[derive(LogicBlock, Default)]
 pub struct Datapath<const W: usize, const K: usize> {
