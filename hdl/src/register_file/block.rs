@@ -231,6 +231,7 @@ impl Logic for RegisterFileCore {
         self.cycle_count.next = self.counter.q.val();
 
         // The register words and the read-back.
+        self.read_back.access.next = self.crossing.read.val() | self.crossing.write.val();
         self.read_back.reset.next = self.user_rst.val();
         for k in 0..self.storage_words.len() {
             self.storage_words[k].clock.next = self.user_clk.val();

@@ -11,8 +11,9 @@
 //! of the access's and the read-back's cone. In the access cycle (`write` or
 //! `read` from the crossing) a selected word is written under the byte mask,
 //! or sampled. `hit` is the select (the read-back answers an unmapped
-//! address with an error); `rdata` is the word's read value when selected,
-//! else 0, so the read-back is an OR.
+//! address with an error); `rdata` is the word's read value, which the
+//! read-back takes while `hit` (a latch's high half reads 0 while only its
+//! low half is addressed).
 
 use rust_hdl::prelude::*;
 
@@ -39,7 +40,7 @@ pub struct RegsStorage {
     // ---- Read-back and field ports.
     /// The request addresses this word.
     pub hit: Signal<Out, Bit>,
-    /// The word's readable bits while addressed, else 0.
+    /// The word's readable bits (taken by the read-back while `hit`).
     pub rdata: Signal<Out, Bits<32>>,
     /// The word (writable bits; others 0), to the field ports.
     pub value: Signal<Out, Bits<32>>,
@@ -87,10 +88,9 @@ impl Logic for RegsStorage {
         self.word.clock.next = self.clock.val();
         self.sel.d.next = self.addr.val() == self.address.val();
         self.hit.next = self.sel.q.val();
-        self.rdata.next = 0.into();
+        self.rdata.next = self.word.q.val() & self.read_mask.val();
         self.word.d.next = self.word.q.val();
         if self.sel.q.val() {
-            self.rdata.next = self.word.q.val() & self.read_mask.val();
             if self.write.val() {
                 self.word.d.next = (self.word.q.val() & !(self.wmask.val() & self.mask.val()))
                     | (self.wdata.val() & self.wmask.val() & self.mask.val());
@@ -195,7 +195,7 @@ pub struct RegsSticky {
     // ---- Read-back and field ports.
     /// The request addresses this word.
     pub hit: Signal<Out, Bit>,
-    /// The word while addressed, else 0.
+    /// The word (taken by the read-back while `hit`).
     pub rdata: Signal<Out, Bits<32>>,
     /// Bits to set, from the user logic.
     pub set_bits: Signal<In, Bits<32>>,
@@ -243,10 +243,9 @@ impl Logic for RegsSticky {
         self.word.clock.next = self.clock.val();
         self.sel.d.next = self.addr.val() == self.address.val();
         self.hit.next = self.sel.q.val();
-        self.rdata.next = 0.into();
+        self.rdata.next = self.word.q.val();
         self.word.d.next = self.word.q.val() | (self.set_bits.val() & self.mask.val());
         if self.sel.q.val() {
-            self.rdata.next = self.word.q.val();
             if self.write.val() {
                 self.word.d.next = (self.word.q.val() & !(self.wdata.val() & self.wmask.val()))
                     | (self.set_bits.val() & self.mask.val());
@@ -272,7 +271,7 @@ pub struct RegsStatus {
     // ---- Read-back and field ports.
     /// The request addresses this word.
     pub hit: Signal<Out, Bit>,
-    /// The status while addressed, else 0.
+    /// The status (taken by the read-back while `hit`).
     pub rdata: Signal<Out, Bits<32>>,
     /// The status, from the user logic.
     pub status: Signal<In, Bits<32>>,
@@ -307,10 +306,7 @@ impl Logic for RegsStatus {
         self.sel.clock.next = self.clock.val();
         self.sel.d.next = self.addr.val() == self.address.val();
         self.hit.next = self.sel.q.val();
-        self.rdata.next = 0.into();
-        if self.sel.q.val() {
-            self.rdata.next = self.status.val() & self.mask.val();
-        }
+        self.rdata.next = self.status.val() & self.mask.val();
     }
 }
 
@@ -407,7 +403,7 @@ pub struct RegsConstant {
     // ---- Read-back.
     /// The request addresses this word.
     pub hit: Signal<Out, Bit>,
-    /// The value while addressed, else 0.
+    /// The value (taken by the read-back while `hit`).
     pub rdata: Signal<Out, Bits<32>>,
     /// The word's address.
     pub(super) address: Constant<Bits<DECODE_ADDRESS_BITS>>,
@@ -439,9 +435,6 @@ impl Logic for RegsConstant {
         self.sel.clock.next = self.clock.val();
         self.sel.d.next = self.addr.val() == self.address.val();
         self.hit.next = self.sel.q.val();
-        self.rdata.next = 0.into();
-        if self.sel.q.val() {
-            self.rdata.next = self.value.val();
-        }
+        self.rdata.next = self.value.val();
     }
 }

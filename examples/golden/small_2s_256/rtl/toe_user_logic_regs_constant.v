@@ -19,7 +19,7 @@ module toe_user_logic_regs_constant #(
 
     // Read-back
     output reg         hit,   // The request addresses this word
-    output reg  [31:0] rdata  // The value while addressed, else 0
+    output reg  [31:0] rdata  // The value (taken by the read-back while `hit`)
 );
 
     // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next
@@ -29,10 +29,7 @@ module toe_user_logic_regs_constant #(
     always @(*) begin
         sel_next = addr == ADDRESS;
         hit = sel_reg;
-        rdata = 32'h0;
-        if (sel_reg) begin
-            rdata = VALUE;
-        end
+        rdata = VALUE;
     end
 
     always @(posedge clock) begin

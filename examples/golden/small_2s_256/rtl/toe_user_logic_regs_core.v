@@ -1832,7 +1832,9 @@ module toe_user_logic_regs_core (
     // read_back
     wire [31:0] read_back_data;
     wire        read_back_error;
+    reg         read_back_access;
     toe_user_logic_regs_read_back u_read_back (
+        .access                            (read_back_access),
         .reset                             (user_rst),
         .toe_toe_config_storage_hit        (toe_toe_config_storage_hit),
         .toe_fpga_mac_lo_storage_hit       (toe_fpga_mac_lo_storage_hit),
@@ -2029,6 +2031,7 @@ module toe_user_logic_regs_core (
             counter_next = ZERO64;
         end
         cycle_count = counter_reg;
+        read_back_access = crossing_read | crossing_write;
     end
 
     always @(posedge user_clk) begin

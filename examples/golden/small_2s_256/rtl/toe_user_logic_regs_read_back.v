@@ -8,17 +8,19 @@
 //
 // The read-back of the register file, in `user_clk`: the answer to the
 // request in the access cycle, from every register word's select and read
-// value (`slots.rs`). A word reads 0 unless addressed, so the read data is
-// the OR of the words; a request no word hits is answered with an error
-// (the bus side then says SLVERR), and so is every request while `user_rst`
-// holds the registers at their reset values (the data then reads 0). The
-// crossing (`crossing.rs`) holds the answer and sends it back.
+// value (`slots.rs`). The read data is the OR of the read values of the
+// words addressed (one, or none); a request no word hits is answered with
+// an error (the bus side then says SLVERR), and so is every request while
+// `user_rst` holds the registers at their reset values (the data then
+// reads 0). The crossing (`crossing.rs`) takes the answer in the access
+// cycle only, holds it and sends it back.
 //
-//   <word>_hit   --> OR --> !   --+--> error
-//   <word>_rdata --> OR ----------|--> data
-//   reset --------------------->--+
+//   <word>_hit   --> OR ----------------> ! --+--> error
+//   <word>_hit & <word>_rdata --> OR -------|--> data
+//   access, reset ------------------------>-+
 module toe_user_logic_regs_read_back (
-    // Reset
+    // Access and reset
+    input  wire        access,                             // The one cycle of an access, read or write, from the crossing: the only cycle its answer is taken
     input  wire        reset,                              // Synchronous reset of the registers, active high: every access is an error and reads 0
 
     // Register words
@@ -180,15 +182,15 @@ module toe_user_logic_regs_read_back (
     input  wire        s1_rx_bytes_hi_latch_hit,           // Latched high halves: either half addressed
     input  wire        s1_elapsed_hi_latch_hit,            // Latched high halves: either half addressed
     input  wire        s1_err_offset_hi_latch_hit,         // Latched high halves: either half addressed
-    input  wire [31:0] info_cycle_count_hi_latch_rdata,    // Latched high halves: read value
-    input  wire [31:0] s0_tx_bytes_hi_latch_rdata,         // Latched high halves: read value
-    input  wire [31:0] s0_rx_bytes_hi_latch_rdata,         // Latched high halves: read value
-    input  wire [31:0] s0_elapsed_hi_latch_rdata,          // Latched high halves: read value
-    input  wire [31:0] s0_err_offset_hi_latch_rdata,       // Latched high halves: read value
-    input  wire [31:0] s1_tx_bytes_hi_latch_rdata,         // Latched high halves: read value
-    input  wire [31:0] s1_rx_bytes_hi_latch_rdata,         // Latched high halves: read value
-    input  wire [31:0] s1_elapsed_hi_latch_rdata,          // Latched high halves: read value
-    input  wire [31:0] s1_err_offset_hi_latch_rdata,       // Latched high halves: read value
+    input  wire [31:0] info_cycle_count_hi_latch_rdata,    // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s0_tx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s0_rx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s0_elapsed_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s0_err_offset_hi_latch_rdata,       // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s1_tx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s1_rx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s1_elapsed_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s1_err_offset_hi_latch_rdata,       // Latched high halves: read value, 0 while only the low half is addressed
     input  wire        info_id_constant_hit,               // Constant words: addressed
     input  wire        info_version_constant_hit,          // Constant words: addressed
     input  wire        info_sessions_constant_hit,         // Constant words: addressed
@@ -220,191 +222,357 @@ module toe_user_logic_regs_read_back (
     always @(*) begin
         any_hit = 1'b0;
         any_data = 32'h0;
-        any_hit = any_hit | toe_toe_config_storage_hit;
-        any_data = any_data | toe_toe_config_storage_rdata;
-        any_hit = any_hit | toe_fpga_mac_lo_storage_hit;
-        any_data = any_data | toe_fpga_mac_lo_storage_rdata;
-        any_hit = any_hit | toe_fpga_mac_hi_storage_hit;
-        any_data = any_data | toe_fpga_mac_hi_storage_rdata;
-        any_hit = any_hit | toe_fpga_ip_storage_hit;
-        any_data = any_data | toe_fpga_ip_storage_rdata;
-        any_hit = any_hit | toe_target_mac_lo_storage_hit;
-        any_data = any_data | toe_target_mac_lo_storage_rdata;
-        any_hit = any_hit | toe_target_mac_hi_storage_hit;
-        any_data = any_data | toe_target_mac_hi_storage_rdata;
-        any_hit = any_hit | toe_target_ip_storage_hit;
-        any_data = any_data | toe_target_ip_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_0_storage_hit;
-        any_data = any_data | shared_tx_prefix_0_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_1_storage_hit;
-        any_data = any_data | shared_tx_prefix_1_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_2_storage_hit;
-        any_data = any_data | shared_tx_prefix_2_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_3_storage_hit;
-        any_data = any_data | shared_tx_prefix_3_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_4_storage_hit;
-        any_data = any_data | shared_tx_prefix_4_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_5_storage_hit;
-        any_data = any_data | shared_tx_prefix_5_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_6_storage_hit;
-        any_data = any_data | shared_tx_prefix_6_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_7_storage_hit;
-        any_data = any_data | shared_tx_prefix_7_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_8_storage_hit;
-        any_data = any_data | shared_tx_prefix_8_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_9_storage_hit;
-        any_data = any_data | shared_tx_prefix_9_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_10_storage_hit;
-        any_data = any_data | shared_tx_prefix_10_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_11_storage_hit;
-        any_data = any_data | shared_tx_prefix_11_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_12_storage_hit;
-        any_data = any_data | shared_tx_prefix_12_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_13_storage_hit;
-        any_data = any_data | shared_tx_prefix_13_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_14_storage_hit;
-        any_data = any_data | shared_tx_prefix_14_storage_rdata;
-        any_hit = any_hit | shared_tx_prefix_15_storage_hit;
-        any_data = any_data | shared_tx_prefix_15_storage_rdata;
-        any_hit = any_hit | s0_test_config_storage_hit;
-        any_data = any_data | s0_test_config_storage_rdata;
-        any_hit = any_hit | s0_speed_storage_hit;
-        any_data = any_data | s0_speed_storage_rdata;
-        any_hit = any_hit | s0_transfer_size_lo_storage_hit;
-        any_data = any_data | s0_transfer_size_lo_storage_rdata;
-        any_hit = any_hit | s0_transfer_size_hi_storage_hit;
-        any_data = any_data | s0_transfer_size_hi_storage_rdata;
-        any_hit = any_hit | s0_packet_size_lo_storage_hit;
-        any_data = any_data | s0_packet_size_lo_storage_rdata;
-        any_hit = any_hit | s0_packet_size_hi_storage_hit;
-        any_data = any_data | s0_packet_size_hi_storage_rdata;
-        any_hit = any_hit | s0_fpga_port_storage_hit;
-        any_data = any_data | s0_fpga_port_storage_rdata;
-        any_hit = any_hit | s0_target_port_storage_hit;
-        any_data = any_data | s0_target_port_storage_rdata;
-        any_hit = any_hit | s0_stall_timeout_storage_hit;
-        any_data = any_data | s0_stall_timeout_storage_rdata;
-        any_hit = any_hit | s0_duration_lo_storage_hit;
-        any_data = any_data | s0_duration_lo_storage_rdata;
-        any_hit = any_hit | s0_duration_hi_storage_hit;
-        any_data = any_data | s0_duration_hi_storage_rdata;
-        any_hit = any_hit | s1_test_config_storage_hit;
-        any_data = any_data | s1_test_config_storage_rdata;
-        any_hit = any_hit | s1_speed_storage_hit;
-        any_data = any_data | s1_speed_storage_rdata;
-        any_hit = any_hit | s1_transfer_size_lo_storage_hit;
-        any_data = any_data | s1_transfer_size_lo_storage_rdata;
-        any_hit = any_hit | s1_transfer_size_hi_storage_hit;
-        any_data = any_data | s1_transfer_size_hi_storage_rdata;
-        any_hit = any_hit | s1_packet_size_lo_storage_hit;
-        any_data = any_data | s1_packet_size_lo_storage_rdata;
-        any_hit = any_hit | s1_packet_size_hi_storage_hit;
-        any_data = any_data | s1_packet_size_hi_storage_rdata;
-        any_hit = any_hit | s1_fpga_port_storage_hit;
-        any_data = any_data | s1_fpga_port_storage_rdata;
-        any_hit = any_hit | s1_target_port_storage_hit;
-        any_data = any_data | s1_target_port_storage_rdata;
-        any_hit = any_hit | s1_stall_timeout_storage_hit;
-        any_data = any_data | s1_stall_timeout_storage_rdata;
-        any_hit = any_hit | s1_duration_lo_storage_hit;
-        any_data = any_data | s1_duration_lo_storage_rdata;
-        any_hit = any_hit | s1_duration_hi_storage_hit;
-        any_data = any_data | s1_duration_hi_storage_rdata;
-        any_hit = any_hit | toe_toe_ctrl_pulse_hit;
-        any_hit = any_hit | s0_ctrl_pulse_hit;
-        any_hit = any_hit | s1_ctrl_pulse_hit;
-        any_hit = any_hit | s0_status_sticky_hit;
-        any_data = any_data | s0_status_sticky_rdata;
-        any_hit = any_hit | s1_status_sticky_hit;
-        any_data = any_data | s1_status_sticky_rdata;
-        any_hit = any_hit | info_cycle_count_lo_status_hit;
-        any_data = any_data | info_cycle_count_lo_status_rdata;
-        any_hit = any_hit | toe_toe_status_status_hit;
-        any_data = any_data | toe_toe_status_status_rdata;
-        any_hit = any_hit | s0_status_status_hit;
-        any_data = any_data | s0_status_status_rdata;
-        any_hit = any_hit | s0_tx_bytes_lo_status_hit;
-        any_data = any_data | s0_tx_bytes_lo_status_rdata;
-        any_hit = any_hit | s0_rx_bytes_lo_status_hit;
-        any_data = any_data | s0_rx_bytes_lo_status_rdata;
-        any_hit = any_hit | s0_elapsed_lo_status_hit;
-        any_data = any_data | s0_elapsed_lo_status_rdata;
-        any_hit = any_hit | s0_err_offset_lo_status_hit;
-        any_data = any_data | s0_err_offset_lo_status_rdata;
-        any_hit = any_hit | s0_err_expected_status_hit;
-        any_data = any_data | s0_err_expected_status_rdata;
-        any_hit = any_hit | s0_err_received_status_hit;
-        any_data = any_data | s0_err_received_status_rdata;
-        any_hit = any_hit | s0_err_count_status_hit;
-        any_data = any_data | s0_err_count_status_rdata;
-        any_hit = any_hit | s0_rx_packets_status_hit;
-        any_data = any_data | s0_rx_packets_status_rdata;
-        any_hit = any_hit | s0_peer_port_status_hit;
-        any_data = any_data | s0_peer_port_status_rdata;
-        any_hit = any_hit | s0_peer_mss_status_hit;
-        any_data = any_data | s0_peer_mss_status_rdata;
-        any_hit = any_hit | s0_peer_window_scale_status_hit;
-        any_data = any_data | s0_peer_window_scale_status_rdata;
-        any_hit = any_hit | s1_status_status_hit;
-        any_data = any_data | s1_status_status_rdata;
-        any_hit = any_hit | s1_tx_bytes_lo_status_hit;
-        any_data = any_data | s1_tx_bytes_lo_status_rdata;
-        any_hit = any_hit | s1_rx_bytes_lo_status_hit;
-        any_data = any_data | s1_rx_bytes_lo_status_rdata;
-        any_hit = any_hit | s1_elapsed_lo_status_hit;
-        any_data = any_data | s1_elapsed_lo_status_rdata;
-        any_hit = any_hit | s1_err_offset_lo_status_hit;
-        any_data = any_data | s1_err_offset_lo_status_rdata;
-        any_hit = any_hit | s1_err_expected_status_hit;
-        any_data = any_data | s1_err_expected_status_rdata;
-        any_hit = any_hit | s1_err_received_status_hit;
-        any_data = any_data | s1_err_received_status_rdata;
-        any_hit = any_hit | s1_err_count_status_hit;
-        any_data = any_data | s1_err_count_status_rdata;
-        any_hit = any_hit | s1_rx_packets_status_hit;
-        any_data = any_data | s1_rx_packets_status_rdata;
-        any_hit = any_hit | s1_peer_port_status_hit;
-        any_data = any_data | s1_peer_port_status_rdata;
-        any_hit = any_hit | s1_peer_mss_status_hit;
-        any_data = any_data | s1_peer_mss_status_rdata;
-        any_hit = any_hit | s1_peer_window_scale_status_hit;
-        any_data = any_data | s1_peer_window_scale_status_rdata;
-        any_hit = any_hit | info_cycle_count_hi_latch_hit;
-        any_data = any_data | info_cycle_count_hi_latch_rdata;
-        any_hit = any_hit | s0_tx_bytes_hi_latch_hit;
-        any_data = any_data | s0_tx_bytes_hi_latch_rdata;
-        any_hit = any_hit | s0_rx_bytes_hi_latch_hit;
-        any_data = any_data | s0_rx_bytes_hi_latch_rdata;
-        any_hit = any_hit | s0_elapsed_hi_latch_hit;
-        any_data = any_data | s0_elapsed_hi_latch_rdata;
-        any_hit = any_hit | s0_err_offset_hi_latch_hit;
-        any_data = any_data | s0_err_offset_hi_latch_rdata;
-        any_hit = any_hit | s1_tx_bytes_hi_latch_hit;
-        any_data = any_data | s1_tx_bytes_hi_latch_rdata;
-        any_hit = any_hit | s1_rx_bytes_hi_latch_hit;
-        any_data = any_data | s1_rx_bytes_hi_latch_rdata;
-        any_hit = any_hit | s1_elapsed_hi_latch_hit;
-        any_data = any_data | s1_elapsed_hi_latch_rdata;
-        any_hit = any_hit | s1_err_offset_hi_latch_hit;
-        any_data = any_data | s1_err_offset_hi_latch_rdata;
-        any_hit = any_hit | info_id_constant_hit;
-        any_data = any_data | info_id_constant_rdata;
-        any_hit = any_hit | info_version_constant_hit;
-        any_data = any_data | info_version_constant_rdata;
-        any_hit = any_hit | info_sessions_constant_hit;
-        any_data = any_data | info_sessions_constant_rdata;
-        any_hit = any_hit | info_data_width_constant_hit;
-        any_data = any_data | info_data_width_constant_rdata;
-        any_hit = any_hit | info_user_clock_khz_constant_hit;
-        any_data = any_data | info_user_clock_khz_constant_rdata;
-        any_hit = any_hit | info_reg_clock_khz_constant_hit;
-        any_data = any_data | info_reg_clock_khz_constant_rdata;
-        any_hit = any_hit | info_bus_timeout_constant_hit;
-        any_data = any_data | info_bus_timeout_constant_rdata;
-        any_hit = any_hit | info_config_hash_lo_constant_hit;
-        any_data = any_data | info_config_hash_lo_constant_rdata;
-        any_hit = any_hit | info_config_hash_hi_constant_hit;
-        any_data = any_data | info_config_hash_hi_constant_rdata;
+        if (access) begin
+            any_hit = any_hit | toe_toe_config_storage_hit;
+            if (toe_toe_config_storage_hit) begin
+                any_data = any_data | toe_toe_config_storage_rdata;
+            end
+            any_hit = any_hit | toe_fpga_mac_lo_storage_hit;
+            if (toe_fpga_mac_lo_storage_hit) begin
+                any_data = any_data | toe_fpga_mac_lo_storage_rdata;
+            end
+            any_hit = any_hit | toe_fpga_mac_hi_storage_hit;
+            if (toe_fpga_mac_hi_storage_hit) begin
+                any_data = any_data | toe_fpga_mac_hi_storage_rdata;
+            end
+            any_hit = any_hit | toe_fpga_ip_storage_hit;
+            if (toe_fpga_ip_storage_hit) begin
+                any_data = any_data | toe_fpga_ip_storage_rdata;
+            end
+            any_hit = any_hit | toe_target_mac_lo_storage_hit;
+            if (toe_target_mac_lo_storage_hit) begin
+                any_data = any_data | toe_target_mac_lo_storage_rdata;
+            end
+            any_hit = any_hit | toe_target_mac_hi_storage_hit;
+            if (toe_target_mac_hi_storage_hit) begin
+                any_data = any_data | toe_target_mac_hi_storage_rdata;
+            end
+            any_hit = any_hit | toe_target_ip_storage_hit;
+            if (toe_target_ip_storage_hit) begin
+                any_data = any_data | toe_target_ip_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_0_storage_hit;
+            if (shared_tx_prefix_0_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_0_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_1_storage_hit;
+            if (shared_tx_prefix_1_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_1_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_2_storage_hit;
+            if (shared_tx_prefix_2_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_2_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_3_storage_hit;
+            if (shared_tx_prefix_3_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_3_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_4_storage_hit;
+            if (shared_tx_prefix_4_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_4_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_5_storage_hit;
+            if (shared_tx_prefix_5_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_5_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_6_storage_hit;
+            if (shared_tx_prefix_6_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_6_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_7_storage_hit;
+            if (shared_tx_prefix_7_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_7_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_8_storage_hit;
+            if (shared_tx_prefix_8_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_8_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_9_storage_hit;
+            if (shared_tx_prefix_9_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_9_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_10_storage_hit;
+            if (shared_tx_prefix_10_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_10_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_11_storage_hit;
+            if (shared_tx_prefix_11_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_11_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_12_storage_hit;
+            if (shared_tx_prefix_12_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_12_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_13_storage_hit;
+            if (shared_tx_prefix_13_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_13_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_14_storage_hit;
+            if (shared_tx_prefix_14_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_14_storage_rdata;
+            end
+            any_hit = any_hit | shared_tx_prefix_15_storage_hit;
+            if (shared_tx_prefix_15_storage_hit) begin
+                any_data = any_data | shared_tx_prefix_15_storage_rdata;
+            end
+            any_hit = any_hit | s0_test_config_storage_hit;
+            if (s0_test_config_storage_hit) begin
+                any_data = any_data | s0_test_config_storage_rdata;
+            end
+            any_hit = any_hit | s0_speed_storage_hit;
+            if (s0_speed_storage_hit) begin
+                any_data = any_data | s0_speed_storage_rdata;
+            end
+            any_hit = any_hit | s0_transfer_size_lo_storage_hit;
+            if (s0_transfer_size_lo_storage_hit) begin
+                any_data = any_data | s0_transfer_size_lo_storage_rdata;
+            end
+            any_hit = any_hit | s0_transfer_size_hi_storage_hit;
+            if (s0_transfer_size_hi_storage_hit) begin
+                any_data = any_data | s0_transfer_size_hi_storage_rdata;
+            end
+            any_hit = any_hit | s0_packet_size_lo_storage_hit;
+            if (s0_packet_size_lo_storage_hit) begin
+                any_data = any_data | s0_packet_size_lo_storage_rdata;
+            end
+            any_hit = any_hit | s0_packet_size_hi_storage_hit;
+            if (s0_packet_size_hi_storage_hit) begin
+                any_data = any_data | s0_packet_size_hi_storage_rdata;
+            end
+            any_hit = any_hit | s0_fpga_port_storage_hit;
+            if (s0_fpga_port_storage_hit) begin
+                any_data = any_data | s0_fpga_port_storage_rdata;
+            end
+            any_hit = any_hit | s0_target_port_storage_hit;
+            if (s0_target_port_storage_hit) begin
+                any_data = any_data | s0_target_port_storage_rdata;
+            end
+            any_hit = any_hit | s0_stall_timeout_storage_hit;
+            if (s0_stall_timeout_storage_hit) begin
+                any_data = any_data | s0_stall_timeout_storage_rdata;
+            end
+            any_hit = any_hit | s0_duration_lo_storage_hit;
+            if (s0_duration_lo_storage_hit) begin
+                any_data = any_data | s0_duration_lo_storage_rdata;
+            end
+            any_hit = any_hit | s0_duration_hi_storage_hit;
+            if (s0_duration_hi_storage_hit) begin
+                any_data = any_data | s0_duration_hi_storage_rdata;
+            end
+            any_hit = any_hit | s1_test_config_storage_hit;
+            if (s1_test_config_storage_hit) begin
+                any_data = any_data | s1_test_config_storage_rdata;
+            end
+            any_hit = any_hit | s1_speed_storage_hit;
+            if (s1_speed_storage_hit) begin
+                any_data = any_data | s1_speed_storage_rdata;
+            end
+            any_hit = any_hit | s1_transfer_size_lo_storage_hit;
+            if (s1_transfer_size_lo_storage_hit) begin
+                any_data = any_data | s1_transfer_size_lo_storage_rdata;
+            end
+            any_hit = any_hit | s1_transfer_size_hi_storage_hit;
+            if (s1_transfer_size_hi_storage_hit) begin
+                any_data = any_data | s1_transfer_size_hi_storage_rdata;
+            end
+            any_hit = any_hit | s1_packet_size_lo_storage_hit;
+            if (s1_packet_size_lo_storage_hit) begin
+                any_data = any_data | s1_packet_size_lo_storage_rdata;
+            end
+            any_hit = any_hit | s1_packet_size_hi_storage_hit;
+            if (s1_packet_size_hi_storage_hit) begin
+                any_data = any_data | s1_packet_size_hi_storage_rdata;
+            end
+            any_hit = any_hit | s1_fpga_port_storage_hit;
+            if (s1_fpga_port_storage_hit) begin
+                any_data = any_data | s1_fpga_port_storage_rdata;
+            end
+            any_hit = any_hit | s1_target_port_storage_hit;
+            if (s1_target_port_storage_hit) begin
+                any_data = any_data | s1_target_port_storage_rdata;
+            end
+            any_hit = any_hit | s1_stall_timeout_storage_hit;
+            if (s1_stall_timeout_storage_hit) begin
+                any_data = any_data | s1_stall_timeout_storage_rdata;
+            end
+            any_hit = any_hit | s1_duration_lo_storage_hit;
+            if (s1_duration_lo_storage_hit) begin
+                any_data = any_data | s1_duration_lo_storage_rdata;
+            end
+            any_hit = any_hit | s1_duration_hi_storage_hit;
+            if (s1_duration_hi_storage_hit) begin
+                any_data = any_data | s1_duration_hi_storage_rdata;
+            end
+            any_hit = any_hit | toe_toe_ctrl_pulse_hit;
+            any_hit = any_hit | s0_ctrl_pulse_hit;
+            any_hit = any_hit | s1_ctrl_pulse_hit;
+            any_hit = any_hit | s0_status_sticky_hit;
+            if (s0_status_sticky_hit) begin
+                any_data = any_data | s0_status_sticky_rdata;
+            end
+            any_hit = any_hit | s1_status_sticky_hit;
+            if (s1_status_sticky_hit) begin
+                any_data = any_data | s1_status_sticky_rdata;
+            end
+            any_hit = any_hit | info_cycle_count_lo_status_hit;
+            if (info_cycle_count_lo_status_hit) begin
+                any_data = any_data | info_cycle_count_lo_status_rdata;
+            end
+            any_hit = any_hit | toe_toe_status_status_hit;
+            if (toe_toe_status_status_hit) begin
+                any_data = any_data | toe_toe_status_status_rdata;
+            end
+            any_hit = any_hit | s0_status_status_hit;
+            if (s0_status_status_hit) begin
+                any_data = any_data | s0_status_status_rdata;
+            end
+            any_hit = any_hit | s0_tx_bytes_lo_status_hit;
+            if (s0_tx_bytes_lo_status_hit) begin
+                any_data = any_data | s0_tx_bytes_lo_status_rdata;
+            end
+            any_hit = any_hit | s0_rx_bytes_lo_status_hit;
+            if (s0_rx_bytes_lo_status_hit) begin
+                any_data = any_data | s0_rx_bytes_lo_status_rdata;
+            end
+            any_hit = any_hit | s0_elapsed_lo_status_hit;
+            if (s0_elapsed_lo_status_hit) begin
+                any_data = any_data | s0_elapsed_lo_status_rdata;
+            end
+            any_hit = any_hit | s0_err_offset_lo_status_hit;
+            if (s0_err_offset_lo_status_hit) begin
+                any_data = any_data | s0_err_offset_lo_status_rdata;
+            end
+            any_hit = any_hit | s0_err_expected_status_hit;
+            if (s0_err_expected_status_hit) begin
+                any_data = any_data | s0_err_expected_status_rdata;
+            end
+            any_hit = any_hit | s0_err_received_status_hit;
+            if (s0_err_received_status_hit) begin
+                any_data = any_data | s0_err_received_status_rdata;
+            end
+            any_hit = any_hit | s0_err_count_status_hit;
+            if (s0_err_count_status_hit) begin
+                any_data = any_data | s0_err_count_status_rdata;
+            end
+            any_hit = any_hit | s0_rx_packets_status_hit;
+            if (s0_rx_packets_status_hit) begin
+                any_data = any_data | s0_rx_packets_status_rdata;
+            end
+            any_hit = any_hit | s0_peer_port_status_hit;
+            if (s0_peer_port_status_hit) begin
+                any_data = any_data | s0_peer_port_status_rdata;
+            end
+            any_hit = any_hit | s0_peer_mss_status_hit;
+            if (s0_peer_mss_status_hit) begin
+                any_data = any_data | s0_peer_mss_status_rdata;
+            end
+            any_hit = any_hit | s0_peer_window_scale_status_hit;
+            if (s0_peer_window_scale_status_hit) begin
+                any_data = any_data | s0_peer_window_scale_status_rdata;
+            end
+            any_hit = any_hit | s1_status_status_hit;
+            if (s1_status_status_hit) begin
+                any_data = any_data | s1_status_status_rdata;
+            end
+            any_hit = any_hit | s1_tx_bytes_lo_status_hit;
+            if (s1_tx_bytes_lo_status_hit) begin
+                any_data = any_data | s1_tx_bytes_lo_status_rdata;
+            end
+            any_hit = any_hit | s1_rx_bytes_lo_status_hit;
+            if (s1_rx_bytes_lo_status_hit) begin
+                any_data = any_data | s1_rx_bytes_lo_status_rdata;
+            end
+            any_hit = any_hit | s1_elapsed_lo_status_hit;
+            if (s1_elapsed_lo_status_hit) begin
+                any_data = any_data | s1_elapsed_lo_status_rdata;
+            end
+            any_hit = any_hit | s1_err_offset_lo_status_hit;
+            if (s1_err_offset_lo_status_hit) begin
+                any_data = any_data | s1_err_offset_lo_status_rdata;
+            end
+            any_hit = any_hit | s1_err_expected_status_hit;
+            if (s1_err_expected_status_hit) begin
+                any_data = any_data | s1_err_expected_status_rdata;
+            end
+            any_hit = any_hit | s1_err_received_status_hit;
+            if (s1_err_received_status_hit) begin
+                any_data = any_data | s1_err_received_status_rdata;
+            end
+            any_hit = any_hit | s1_err_count_status_hit;
+            if (s1_err_count_status_hit) begin
+                any_data = any_data | s1_err_count_status_rdata;
+            end
+            any_hit = any_hit | s1_rx_packets_status_hit;
+            if (s1_rx_packets_status_hit) begin
+                any_data = any_data | s1_rx_packets_status_rdata;
+            end
+            any_hit = any_hit | s1_peer_port_status_hit;
+            if (s1_peer_port_status_hit) begin
+                any_data = any_data | s1_peer_port_status_rdata;
+            end
+            any_hit = any_hit | s1_peer_mss_status_hit;
+            if (s1_peer_mss_status_hit) begin
+                any_data = any_data | s1_peer_mss_status_rdata;
+            end
+            any_hit = any_hit | s1_peer_window_scale_status_hit;
+            if (s1_peer_window_scale_status_hit) begin
+                any_data = any_data | s1_peer_window_scale_status_rdata;
+            end
+            any_hit = any_hit | info_cycle_count_hi_latch_hit;
+            any_data = any_data | info_cycle_count_hi_latch_rdata;
+            any_hit = any_hit | s0_tx_bytes_hi_latch_hit;
+            any_data = any_data | s0_tx_bytes_hi_latch_rdata;
+            any_hit = any_hit | s0_rx_bytes_hi_latch_hit;
+            any_data = any_data | s0_rx_bytes_hi_latch_rdata;
+            any_hit = any_hit | s0_elapsed_hi_latch_hit;
+            any_data = any_data | s0_elapsed_hi_latch_rdata;
+            any_hit = any_hit | s0_err_offset_hi_latch_hit;
+            any_data = any_data | s0_err_offset_hi_latch_rdata;
+            any_hit = any_hit | s1_tx_bytes_hi_latch_hit;
+            any_data = any_data | s1_tx_bytes_hi_latch_rdata;
+            any_hit = any_hit | s1_rx_bytes_hi_latch_hit;
+            any_data = any_data | s1_rx_bytes_hi_latch_rdata;
+            any_hit = any_hit | s1_elapsed_hi_latch_hit;
+            any_data = any_data | s1_elapsed_hi_latch_rdata;
+            any_hit = any_hit | s1_err_offset_hi_latch_hit;
+            any_data = any_data | s1_err_offset_hi_latch_rdata;
+            any_hit = any_hit | info_id_constant_hit;
+            if (info_id_constant_hit) begin
+                any_data = any_data | info_id_constant_rdata;
+            end
+            any_hit = any_hit | info_version_constant_hit;
+            if (info_version_constant_hit) begin
+                any_data = any_data | info_version_constant_rdata;
+            end
+            any_hit = any_hit | info_sessions_constant_hit;
+            if (info_sessions_constant_hit) begin
+                any_data = any_data | info_sessions_constant_rdata;
+            end
+            any_hit = any_hit | info_data_width_constant_hit;
+            if (info_data_width_constant_hit) begin
+                any_data = any_data | info_data_width_constant_rdata;
+            end
+            any_hit = any_hit | info_user_clock_khz_constant_hit;
+            if (info_user_clock_khz_constant_hit) begin
+                any_data = any_data | info_user_clock_khz_constant_rdata;
+            end
+            any_hit = any_hit | info_reg_clock_khz_constant_hit;
+            if (info_reg_clock_khz_constant_hit) begin
+                any_data = any_data | info_reg_clock_khz_constant_rdata;
+            end
+            any_hit = any_hit | info_bus_timeout_constant_hit;
+            if (info_bus_timeout_constant_hit) begin
+                any_data = any_data | info_bus_timeout_constant_rdata;
+            end
+            any_hit = any_hit | info_config_hash_lo_constant_hit;
+            if (info_config_hash_lo_constant_hit) begin
+                any_data = any_data | info_config_hash_lo_constant_rdata;
+            end
+            any_hit = any_hit | info_config_hash_hi_constant_hit;
+            if (info_config_hash_hi_constant_hit) begin
+                any_data = any_data | info_config_hash_hi_constant_rdata;
+            end
+        end
         error = ~any_hit | reset;
         data = 32'h0;
         if (~reset) begin

@@ -26,7 +26,7 @@ module toe_user_logic_regs_storage #(
 
     // Read-back and field ports
     output reg         hit,   // The request addresses this word
-    output reg  [31:0] rdata, // The word's readable bits while addressed, else 0
+    output reg  [31:0] rdata, // The word's readable bits (taken by the read-back while `hit`)
     output reg  [31:0] value  // The word (writable bits; others 0), to the field ports
 );
 
@@ -39,10 +39,9 @@ module toe_user_logic_regs_storage #(
     always @(*) begin
         sel_next = addr == ADDRESS;
         hit = sel_reg;
-        rdata = 32'h0;
+        rdata = word_reg & READ_MASK;
         word_next = word_reg;
         if (sel_reg) begin
-            rdata = word_reg & READ_MASK;
             if (write) begin
                 word_next = (word_reg & ~(wmask & MASK)) | (wdata & wmask & MASK);
             end

@@ -20,7 +20,7 @@ module toe_user_logic_regs_status #(
 
     // Read-back and field ports
     output reg         hit,    // The request addresses this word
-    output reg  [31:0] rdata,  // The status while addressed, else 0
+    output reg  [31:0] rdata,  // The status (taken by the read-back while `hit`)
     input  wire [31:0] status  // The status, from the user logic
 );
 
@@ -31,10 +31,7 @@ module toe_user_logic_regs_status #(
     always @(*) begin
         sel_next = addr == ADDRESS;
         hit = sel_reg;
-        rdata = 32'h0;
-        if (sel_reg) begin
-            rdata = status & MASK;
-        end
+        rdata = status & MASK;
     end
 
     always @(posedge clock) begin

@@ -23,7 +23,7 @@ module toe_user_logic_regs_sticky #(
 
     // Read-back and field ports
     output reg         hit,      // The request addresses this word
-    output reg  [31:0] rdata,    // The word while addressed, else 0
+    output reg  [31:0] rdata,    // The word (taken by the read-back while `hit`)
     input  wire [31:0] set_bits, // Bits to set, from the user logic
     output reg  [31:0] sticky    // The word, to the field ports
 );
@@ -41,10 +41,9 @@ module toe_user_logic_regs_sticky #(
     always @(*) begin
         sel_next = addr == ADDRESS;
         hit = sel_reg;
-        rdata = 32'h0;
+        rdata = word_reg;
         word_next = word_reg | (set_bits & MASK);
         if (sel_reg) begin
-            rdata = word_reg;
             if (write) begin
                 word_next = (word_reg & ~(wdata & wmask)) | (set_bits & MASK);
             end
