@@ -19,6 +19,7 @@ pub mod input;
 pub mod iperf3;
 pub mod menu;
 pub mod params;
+pub mod plot;
 pub mod run;
 
 pub use driver::{design, ops, regs, Mode, OpError, SessionResult, SessionTest};

@@ -105,6 +105,10 @@ enum Cmd {
         /// bytes until its peer closes; SIZE is then ignored and the PC commands are iperf's.
         #[arg(long, value_name = "S", value_parser = parse_duration)]
         duration: Option<f64>,
+        /// Draw each session's MB/s over the board's time into FILE (SVG, written when the test
+        /// ends, whole or not at all).
+        #[arg(long, value_name = "FILE", conflicts_with = "dry_run")]
+        plot: Option<std::path::PathBuf>,
     },
     /// Every register of the map by name with its value.
     Regs,
@@ -337,7 +341,10 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
         Cmd::Params { op } => params_cmd(&mut *bus, &id, op, json),
         Cmd::Abort { sessions } => abort_cmd(&mut *bus, &id, &session_list(&sessions, &id)?, json),
         Cmd::Stop { sessions } => stop_cmd(&mut *bus, &id, &session_list(&sessions, &id)?, json),
-        Cmd::Test { duplex, sessions, timeout, interval, dry_run, duration } => {
+        Cmd::Test { duplex, sessions, timeout, interval, dry_run, duration, plot } => {
+            if let Some(path) = &plot {
+                console::plot::check_path(path).map_err(|e| Fail(2, e))?;
+            }
             let duplex = if duplex == "half" { Duplex::Half } else { Duplex::Full };
             let mut specs = Vec::new();
             for s in &sessions {
@@ -360,7 +367,8 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
                 abort: &run::ABORT,
                 bus_args: &bus_args,
             };
-            test_cmd(&mut *bus, &id, duplex, &specs, &opts, dry_run, json)
+            let out = TestOutput { dry_run, json, plot: plot.as_deref() };
+            test_cmd(&mut *bus, &id, duplex, &specs, &opts, &out)
         }
         Cmd::Iperf3 { server, port, time, bytes, parallel, reverse } => {
             let amount = match (time, bytes) {
@@ -589,15 +597,24 @@ fn abort_cmd(bus: &mut dyn RegisterBus, id: &Identity, sessions: &[usize], json:
     shown
 }
 
+/// What `test` prints and writes besides running: only the PC commands
+/// (`--dry-run`), JSON instead of text, a plot file.
+#[derive(Clone, Copy)]
+struct TestOutput<'a> {
+    dry_run: bool,
+    json: bool,
+    plot: Option<&'a std::path::Path>,
+}
+
 fn test_cmd(
     bus: &mut dyn RegisterBus,
     id: &Identity,
     duplex: Duplex,
     specs: &[SessionSpec],
     opts: &RunOptions,
-    dry_run: bool,
-    json: bool,
+    out: &TestOutput,
 ) -> Result<(), Fail> {
+    let TestOutput { dry_run, json, plot } = *out;
     let p = Params::read(bus, id.sessions)?;
     let commands: Vec<(usize, String)> = specs
         .iter()
@@ -640,6 +657,16 @@ fn test_cmd(
     } else {
         emit(&report.totals_text())
     };
+    if let Some(path) = plot {
+        let drawn = console::plot::svg(&report).and_then(|svg| console::plot::write(path, &svg));
+        match drawn {
+            Ok(()) if !json => {
+                let _ = emit(&format!("Plot: {}\n", path.display()));
+            }
+            Ok(()) => {}
+            Err(e) => return Err(Fail(1, e)),
+        }
+    }
     if report.ok() {
         shown
     } else {

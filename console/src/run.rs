@@ -214,6 +214,33 @@ pub struct Outcome {
     pub connected: bool,
     /// `None`: every byte moved and verified; else what went wrong.
     pub failure: Option<String>,
+    /// The session's counters as the console read them while the test ran,
+    /// one point per new `elapsed`, the final reading last (`--plot`).
+    pub trace: Vec<TracePoint>,
+}
+
+/// One reading of a session's counters: `elapsed` (user-clock cycles since
+/// the connection, the board's own time) and the bytes moved by then.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TracePoint {
+    pub elapsed: u64,
+    pub tx_bytes: u64,
+    pub rx_bytes: u64,
+}
+
+impl TracePoint {
+    fn of(r: &SessionResult) -> TracePoint {
+        TracePoint { elapsed: r.elapsed, tx_bytes: r.tx_bytes, rx_bytes: r.rx_bytes }
+    }
+}
+
+/// Appends `r`'s reading to `trace` when the board's time moved on since
+/// the last point (a reading before the connection, `elapsed` 0, is the
+/// origin).
+fn record(trace: &mut Vec<TracePoint>, r: &SessionResult) {
+    if trace.last().map_or(true, |p| r.elapsed > p.elapsed) {
+        trace.push(TracePoint::of(r));
+    }
 }
 
 impl Outcome {
@@ -237,7 +264,7 @@ impl Outcome {
         } else {
             None
         };
-        Outcome { spec, result: r, connected, failure }
+        Outcome { spec, result: r, connected, failure, trace: Vec::new() }
     }
 
     /// MB/s of each direction, from the bytes and `elapsed` at the user
@@ -593,12 +620,14 @@ pub fn run(
     let deadline = opts.limit.and_then(|l| started.checked_add(l));
     let mut connected = vec![false; specs.len()];
     let mut closed = vec![false; specs.len()];
+    let mut traces = vec![Vec::new(); specs.len()];
     let mut next_tick = started + opts.interval;
     let mut stopped = None;
     loop {
         let mut any_busy = false;
         for (i, s) in specs.iter().enumerate() {
             let r = ops::result(bus, s.session)?;
+            record(&mut traces[i], &r);
             if !connected[i] && (r.connected || r.tx_bytes + r.rx_bytes > 0 || r.done) && r.peer_port != 0 {
                 connected[i] = true;
                 say(&format!(
@@ -643,8 +672,10 @@ pub fn run(
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut outcomes = Vec::new();
-    for (i, s) in specs.iter().enumerate() {
-        outcomes.push(Outcome::judge(*s, ops::result(bus, s.session)?, connected[i]));
+    for ((i, s), mut trace) in specs.iter().enumerate().zip(traces) {
+        let r = ops::result(bus, s.session)?;
+        record(&mut trace, &r);
+        outcomes.push(Outcome { trace, ..Outcome::judge(*s, r, connected[i]) });
     }
     if stopped.is_none() {
         say(if duplex == Duplex::Half { "Half-duplex test complete" } else { "Full-duplex test complete" });

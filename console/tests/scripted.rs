@@ -40,6 +40,11 @@ fn loopback_params(addr: SocketAddr, sessions: usize) -> Vec<u16> {
 /// each session's recommended command names; returns the console's JSON
 /// and each session's tool report.
 fn run_test(duplex: &str, specs: &[&str]) -> (serde_json::Value, Vec<(u64, ToolRun)>) {
+    run_test_with(duplex, specs, &[])
+}
+
+/// [`run_test`] with more arguments for the run (not the dry run).
+fn run_test_with(duplex: &str, specs: &[&str], extra: &[&str]) -> (serde_json::Value, Vec<(u64, ToolRun)>) {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
     let fpga_ports = loopback_params(addr, vb.design.sessions);
@@ -48,6 +53,7 @@ fn run_test(duplex: &str, specs: &[&str]) -> (serde_json::Value, Vec<(u64, ToolR
         args.extend(["--session", s]);
     }
     let mut dry = args.clone();
+    args.extend(extra);
     dry.push("--dry-run");
     let d = console(addr, &dry);
     assert_eq!(d.code, Some(0), "{}", d.all());
@@ -144,6 +150,43 @@ fn full_duplex_four_sessions_fpga_server_with_tcp_client_txrx_single() {
 fn full_duplex_fpga_client_with_tool_server() {
     let (j, runs) = run_test("full", &["0:1:654321:8192:1:100:0"]);
     check(&j, &runs, &[(0, 654_321, 654_321)]);
+}
+
+/// `--plot`: an SVG with a line for each direction that moved bytes (the
+/// steps' arithmetic is `console::plot`'s unit tests').
+#[test]
+fn a_plot_draws_each_direction_that_moved_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full.svg");
+    let (j, runs) = run_test_with("full", &["0:1:654323"], &["--plot", full.to_str().unwrap()]);
+    check(&j, &runs, &[(0, 654_323, 654_323)]);
+    let half = dir.path().join("half.svg");
+    let (j, runs) = run_test_with("half", &["1:1:300007"], &["--plot", half.to_str().unwrap()]);
+    check(&j, &runs, &[(1, 300_007, 0)]);
+    for (path, title, present, absent) in [
+        (&full, "Throughput per session, full duplex", &["session 0 TX", "session 0 RX"][..], &["session 1"][..]),
+        (&half, "Throughput per session, half duplex", &["session 1 TX"][..], &["session 1 RX", "session 0"][..]),
+    ] {
+        let svg = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "{svg}");
+        assert!(svg.contains(title), "{title} in {}", path.display());
+        assert!(svg.contains("MB/s") && svg.contains("ms of the user clock"), "axis labels in {}", path.display());
+        // The texts of the picture: title, axis labels and ticks, legend.
+        let texts: Vec<&str> = svg
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| t.split_once('>')?.1.split_once("</text>"))
+            .map(|t| t.0.trim())
+            .collect();
+        for label in present {
+            assert!(texts.contains(label), "{label} in {texts:?}");
+        }
+        for label in absent {
+            assert!(!texts.iter().any(|t| t.contains(label)), "no {label} in {texts:?}");
+        }
+    }
+    // Nothing but the two plots: no temporary file left behind.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
 }
 
 #[test]
@@ -312,6 +355,11 @@ fn bad_input_gets_the_references_two_messages_and_nothing_is_written() {
         // Ports stay distinct per session; the first assignment is not written either.
         (&["params", "set", "window_update_gap=5", "fpga_port1=60000"], "distinct from the other sessions' ports"),
         (&["params", "set", "speed=1"], "INVALID INPUT: parameter \"speed\""),
+        (&["test", "half", "--session", "0:1:1000", "--plot", "t.png"], "--plot t.png: the file name must end in .svg"),
+        (
+            &["test", "half", "--session", "0:1:1000", "--plot", "/nonexistent-folder/t.svg"],
+            "the folder /nonexistent-folder does not exist",
+        ),
     ];
     for (args, message) in cases {
         let f = console(addr, args);
