@@ -90,11 +90,9 @@ impl Logic for RegsStorage {
         self.hit.next = self.sel.q.val();
         self.rdata.next = self.word.q.val() & self.read_mask.val();
         self.word.d.next = self.word.q.val();
-        if self.sel.q.val() {
-            if self.write.val() {
-                self.word.d.next = (self.word.q.val() & !(self.wmask.val() & self.mask.val()))
-                    | (self.wdata.val() & self.wmask.val() & self.mask.val());
-            }
+        if self.sel.q.val() & self.write.val() {
+            self.word.d.next = (self.word.q.val() & !(self.wmask.val() & self.mask.val()))
+                | (self.wdata.val() & self.wmask.val() & self.mask.val());
         }
         if self.reset.val() {
             self.word.d.next = self.reset_value.val();
@@ -245,11 +243,9 @@ impl Logic for RegsSticky {
         self.hit.next = self.sel.q.val();
         self.rdata.next = self.word.q.val();
         self.word.d.next = self.word.q.val() | (self.set_bits.val() & self.mask.val());
-        if self.sel.q.val() {
-            if self.write.val() {
-                self.word.d.next = (self.word.q.val() & !(self.wdata.val() & self.wmask.val()))
-                    | (self.set_bits.val() & self.mask.val());
-            }
+        if self.sel.q.val() & self.write.val() {
+            self.word.d.next = (self.word.q.val() & !(self.wdata.val() & self.wmask.val()))
+                | (self.set_bits.val() & self.mask.val());
         }
         if self.reset.val() {
             self.word.d.next = self.reset_value.val();

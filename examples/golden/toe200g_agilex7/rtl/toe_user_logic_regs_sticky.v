@@ -43,10 +43,8 @@ module toe_user_logic_regs_sticky #(
         hit = sel_reg;
         rdata = word_reg;
         word_next = word_reg | (set_bits & MASK);
-        if (sel_reg) begin
-            if (write) begin
-                word_next = (word_reg & ~(wdata & wmask)) | (set_bits & MASK);
-            end
+        if (sel_reg & write) begin
+            word_next = (word_reg & ~(wdata & wmask)) | (set_bits & MASK);
         end
         if (reset) begin
             word_next = RESET_VALUE;

@@ -41,10 +41,8 @@ module toe_user_logic_regs_storage #(
         hit = sel_reg;
         rdata = word_reg & READ_MASK;
         word_next = word_reg;
-        if (sel_reg) begin
-            if (write) begin
-                word_next = (word_reg & ~(wmask & MASK)) | (wdata & wmask & MASK);
-            end
+        if (sel_reg & write) begin
+            word_next = (word_reg & ~(wmask & MASK)) | (wdata & wmask & MASK);
         end
         if (reset) begin
             word_next = RESET_VALUE;
