@@ -13,7 +13,7 @@ help:
 	@echo "make bench          the models' cycle rates beside a yardstick-shaped model, rust-hdl's simulator, loopback throughput, and the virtual board's data rate with the PC tools (BENCH_PC_BYTES)"
 	@echo "make bench-pc     tcpdatatest vs iperf3 on loopback"
 	@echo "make yardstick      the generated datapath beside the hand-written yardstick (../shared/yardstick, YARDSTICK=DIR; REPS=3; RECORD=pruned): simulation speed, generator and verifier LUT/FF/levels"
-	@echo "make demo           the demo's FPGA-to-FPGA scenarios on two simulated boards, next to the reference figures"
+	@echo "make demo           the demo's FPGA-to-FPGA scenarios on two simulated boards, next to the reference figures; plots in target/demo-plots (DEMO_PLOTS)"
 	@echo "make soak           randomised two-board soak with faults, release build: ITER=<n> iterations (default 100), TB_SEED=<n> replays one"
 	@echo "make vboard         run the virtual board: registers on Etherbone 127.0.0.1:1234, TOE on loopback (VBOARD_ARGS=...)"
 	@echo "make demo-pc        the demo's FPGA-and-PC tests: the PC tools against the virtual board, as a table"

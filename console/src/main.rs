@@ -366,6 +366,7 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
                 interval: Duration::from_secs_f64(interval),
                 abort: &run::ABORT,
                 bus_args: &bus_args,
+                trace: plot.is_some(),
             };
             let out = TestOutput { dry_run, json, plot: plot.as_deref() };
             test_cmd(&mut *bus, &id, duplex, &specs, &opts, &out)

@@ -386,7 +386,13 @@ fn test(
     }
     let _ = writeln!(out, "Press any key or Ctrl-C to abort the test");
     let _ = out.flush();
-    let opts = RunOptions { limit: Some(TEST_LIMIT), interval: Duration::from_secs(1), abort: &run::ABORT, bus_args };
+    let opts = RunOptions {
+        limit: Some(TEST_LIMIT),
+        interval: Duration::from_secs(1),
+        abort: &run::ABORT,
+        bus_args,
+        trace: false,
+    };
     let report = run::with_signals(|| {
         let _keys = KeyWatch::start();
         run::run(bus, duplex, &specs, id.user_clock_khz, &opts, &mut |l| {

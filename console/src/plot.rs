@@ -27,8 +27,9 @@ pub struct Line {
 /// The steps of one direction of `trace` (`bytes` picks the direction):
 /// the MB/s between consecutive readings, the readings thinned so that no
 /// more than `max_steps` intervals remain (each at least 1/`max_steps` of
-/// the run, the last reading always kept), two points per interval. The
-/// run starts at the connection: `elapsed` 0, no bytes.
+/// the run, the last reading always kept, a short last interval joined to
+/// the one before), two points per interval. The run starts at the
+/// connection: `elapsed` 0, no bytes.
 pub fn steps(trace: &[TracePoint], khz: u32, max_steps: usize, bytes: fn(&TracePoint) -> u64) -> Vec<(f64, f64)> {
     let Some(last) = trace.last() else { return Vec::new() };
     let min_gap = last.elapsed / max_steps.max(1) as u64;
@@ -38,6 +39,13 @@ pub fn steps(trace: &[TracePoint], khz: u32, max_steps: usize, bytes: fn(&TraceP
         if p.elapsed > prev.elapsed && (p.elapsed - prev.elapsed >= min_gap || p == last) {
             kept.push(*p);
         }
+    }
+    // A last interval shorter than the others (the reading after the end
+    // comes soon after the one before) joins the one before it: over a few
+    // cycles the skew between the counters' reads would be the whole rate.
+    let n = kept.len();
+    if n > 2 && kept[n - 1].elapsed - kept[n - 2].elapsed < min_gap {
+        kept.remove(n - 2);
     }
     let ms = |cycles: u64| cycles as f64 / f64::from(khz);
     let mut points = Vec::with_capacity(2 * kept.len());
@@ -75,20 +83,33 @@ pub fn lines(report: &Report) -> Vec<Line> {
 
 /// The picture of `report` as SVG text.
 pub fn svg(report: &Report) -> Result<String, String> {
-    let lines = lines(report);
+    let duplex = match report.duplex {
+        crate::run::Duplex::Half => "half duplex",
+        crate::run::Duplex::Full => "full duplex",
+    };
+    svg_lines(
+        &format!("Throughput per session, {duplex}"),
+        &format!("time since the session's connection (ms of the user clock, {} kHz)", report.user_clock_khz),
+        &lines(report),
+    )
+}
+
+/// `lines` (ms, MB/s) as an SVG picture with a title and the time axis's
+/// description, a legend in the lower right.
+pub fn svg_lines(title: &str, x_desc: &str, lines: &[Line]) -> Result<String, String> {
     let x_max = lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)).fold(0.0f64, f64::max).max(1e-3);
-    let y_max = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)).fold(0.0f64, f64::max).max(1.0) * 1.1;
+    // Headroom above the highest line for the legend in the upper right:
+    // about 16 pixels a line of the 540-pixel picture's 430 of plot.
+    let legend = (16.0 * lines.len() as f64 + 24.0) / 430.0;
+    let highest = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)).fold(0.0f64, f64::max).max(1.0);
+    let y_max = highest / (1.0 - legend).max(0.3);
     let mut text = String::new();
     {
         let area = SVGBackend::with_string(&mut text, (960, 540)).into_drawing_area();
         let fail = |e: &dyn std::fmt::Display| format!("drawing the plot: {e}");
         area.fill(&WHITE).map_err(|e| fail(&e))?;
-        let duplex = match report.duplex {
-            crate::run::Duplex::Half => "half duplex",
-            crate::run::Duplex::Full => "full duplex",
-        };
         let mut chart = ChartBuilder::on(&area)
-            .caption(format!("Throughput per session, {duplex}"), ("sans-serif", 22))
+            .caption(title, ("sans-serif", 22))
             .margin(16)
             .x_label_area_size(48)
             .y_label_area_size(72)
@@ -96,10 +117,7 @@ pub fn svg(report: &Report) -> Result<String, String> {
             .map_err(|e| fail(&e))?;
         chart
             .configure_mesh()
-            .x_desc(format!(
-                "time since the session's connection (ms of the user clock, {} kHz)",
-                report.user_clock_khz
-            ))
+            .x_desc(x_desc)
             .y_desc("MB/s")
             .y_label_formatter(&|v| format!("{v:.0}"))
             .draw()
@@ -116,7 +134,7 @@ pub fn svg(report: &Report) -> Result<String, String> {
             .configure_series_labels()
             .background_style(WHITE.mix(0.8))
             .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerRight)
+            .position(SeriesLabelPosition::UpperRight)
             .draw()
             .map_err(|e| fail(&e))?;
         area.present().map_err(|e| fail(&e))?;
@@ -187,7 +205,10 @@ mod tests {
     fn close_readings_merge_and_the_last_is_kept() {
         let trace: Vec<TracePoint> = (1..=100).map(|i| p(i * 10, i * 1280)).chain([p(1001, 128_128)]).collect();
         let s = steps(&trace, 1000, 10, |p| p.tx_bytes);
-        assert_eq!(s.len() / 2, 11, "{s:?}");
+        // 0, 100, ..., 900, 1001: the last reading, one cycle after 1000,
+        // takes the interval from 900.
+        assert_eq!(s.len() / 2, 10, "{s:?}");
+        assert_eq!(s[s.len() - 2].0, 0.9);
         // Every interval: 128 bytes a cycle at 1 MHz = 128 MB/s.
         assert!(s.iter().all(|&(_, r)| (r - 128.0).abs() < 1e-9), "{s:?}");
         assert_eq!(s.last().unwrap().0, 1.001);

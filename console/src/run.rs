@@ -215,7 +215,8 @@ pub struct Outcome {
     /// `None`: every byte moved and verified; else what went wrong.
     pub failure: Option<String>,
     /// The session's counters as the console read them while the test ran,
-    /// one point per new `elapsed`, the final reading last (`--plot`).
+    /// one point per new `elapsed`, the final reading last; empty unless
+    /// [`RunOptions::trace`] (`--plot`).
     pub trace: Vec<TracePoint>,
 }
 
@@ -228,18 +229,21 @@ pub struct TracePoint {
     pub rx_bytes: u64,
 }
 
-impl TracePoint {
-    fn of(r: &SessionResult) -> TracePoint {
-        TracePoint { elapsed: r.elapsed, tx_bytes: r.tx_bytes, rx_bytes: r.rx_bytes }
-    }
+/// Session `s`'s result and a reading of its counters taken just before
+/// it ([`ops::counters`]: `elapsed` on both sides of the byte counters,
+/// the mean taken, so the board running on between register reads, on the
+/// virtual board hundreds of cycles, does not show as a rate).
+pub fn read_traced(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<(SessionResult, TracePoint), OpError> {
+    let (elapsed, tx_bytes, rx_bytes) = ops::counters(bus, s)?;
+    let r = ops::result(bus, s)?;
+    Ok((r, TracePoint { elapsed, tx_bytes, rx_bytes }))
 }
 
-/// Appends `r`'s reading to `trace` when the board's time moved on since
-/// the last point (a reading before the connection, `elapsed` 0, is the
-/// origin).
-fn record(trace: &mut Vec<TracePoint>, r: &SessionResult) {
-    if trace.last().map_or(true, |p| r.elapsed > p.elapsed) {
-        trace.push(TracePoint::of(r));
+/// Appends `p` to `trace` when the board's time moved on since the last
+/// point (a reading before the connection, `elapsed` 0, is the origin).
+pub fn record(trace: &mut Vec<TracePoint>, p: TracePoint) {
+    if trace.last().map_or(true, |last| p.elapsed > last.elapsed) {
+        trace.push(p);
     }
 }
 
@@ -538,6 +542,9 @@ pub struct RunOptions<'a> {
     /// The console's bus options as typed (`--connect 127.0.0.1:1234`), for
     /// the command that aborts a session still busy.
     pub bus_args: &'a str,
+    /// Keep each session's counters for a plot ([`Outcome::trace`]): more
+    /// register reads a pass (`read_traced`), so only when asked.
+    pub trace: bool,
 }
 
 /// The sessions of `specs` still running a test (`status.busy`): starting
@@ -626,8 +633,13 @@ pub fn run(
     loop {
         let mut any_busy = false;
         for (i, s) in specs.iter().enumerate() {
-            let r = ops::result(bus, s.session)?;
-            record(&mut traces[i], &r);
+            let r = if opts.trace {
+                let (r, point) = read_traced(bus, s.session)?;
+                record(&mut traces[i], point);
+                r
+            } else {
+                ops::result(bus, s.session)?
+            };
             if !connected[i] && (r.connected || r.tx_bytes + r.rx_bytes > 0 || r.done) && r.peer_port != 0 {
                 connected[i] = true;
                 say(&format!(
@@ -673,8 +685,13 @@ pub fn run(
     }
     let mut outcomes = Vec::new();
     for ((i, s), mut trace) in specs.iter().enumerate().zip(traces) {
-        let r = ops::result(bus, s.session)?;
-        record(&mut trace, &r);
+        let r = if opts.trace {
+            let (r, point) = read_traced(bus, s.session)?;
+            record(&mut trace, point);
+            r
+        } else {
+            ops::result(bus, s.session)?
+        };
         outcomes.push(Outcome { trace, ..Outcome::judge(*s, r, connected[i]) });
     }
     if stopped.is_none() {

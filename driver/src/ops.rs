@@ -352,6 +352,20 @@ pub fn busy(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<bool> {
     Ok(regs::session::status::BUSY.get(read(bus, r.status())?) == 1)
 }
 
+/// Session `s`'s byte counters and the `elapsed` they go with, as
+/// `(elapsed, tx_bytes, rx_bytes)`. The counters have no common snapshot
+/// and the board runs on between register reads, so `elapsed` is read
+/// just before and just after the two counters and the mean taken: the
+/// counters were read in between.
+pub fn counters(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<(u64, u64, u64)> {
+    let r = session(s)?;
+    let before = read_wide(bus, r.elapsed())?;
+    let tx = read_wide(bus, r.tx_bytes())?;
+    let rx = read_wide(bus, r.rx_bytes())?;
+    let after = read_wide(bus, r.elapsed())?;
+    Ok((before + after.saturating_sub(before) / 2, tx, rx))
+}
+
 /// Reads session `s`'s status, counters and peer information.
 pub fn result(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<SessionResult> {
     use regs::session::status;

@@ -14,7 +14,7 @@ use toe_model::{LinkConfig, ToeConfig};
 
 /// Runs scenario `name` of the demo and checks every compared row within 1 %
 /// of its reference figure, every transfer complete and verified.
-fn scenario(name: &str) {
+fn scenario(name: &str) -> (demo::Scenario, demo::Outcome) {
     let seed = seed::from_env(name);
     let sc = demo::scenarios().into_iter().find(|s| s.name == name).expect("scenario");
     let out = demo::run(&sc, seed);
@@ -43,7 +43,8 @@ fn scenario(name: &str) {
         assert_eq!((r.tx_bytes, r.rx_bytes), (tx, rx), "board {} session {}", leg.board, leg.session);
     }
     let compared: Vec<_> = out.rows.iter().filter_map(|r| r.ratio().map(|q| (r, q))).collect();
-    assert!(!compared.is_empty());
+    // A scenario the reference describes only in words compares no figure.
+    assert_eq!(compared.is_empty(), sc.checks.is_empty() && sc.totals.is_empty());
     for (row, q) in compared {
         assert!(
             (q - 1.0).abs() <= 0.01,
@@ -54,6 +55,15 @@ fn scenario(name: &str) {
         );
         assert_eq!(row.verification, "ok", "{}", row.label);
     }
+    (sc, out)
+}
+
+/// The steps (ms, MB/s) of the plot's line `label` in scenario `sc`.
+fn plot_line(sc: &demo::Scenario, out: &demo::Outcome, label: &str) -> Vec<(f64, f64)> {
+    let lines = demo::plot_lines(sc, out);
+    let line = lines.iter().find(|l| l.label == label).unwrap_or_else(|| panic!("no line {label} in the plot"));
+    assert!(line.points.len() >= 2 * 50, "{label}: {} steps, too few for a picture", line.points.len() / 2);
+    line.points.clone()
 }
 
 /// A gated register-bus clock (the virtual board's, between accesses)
@@ -90,9 +100,38 @@ fn figure_4_5_four_sessions_half_duplex() {
     scenario("4 sessions half duplex");
 }
 
+/// Figure 4-6 is described in words only: while session 0 runs, the
+/// reference's sessions 1-3 fall below their 1,600 MB/s, then reach it.
+/// The TOE model serves every session's beats in turn, so they get their
+/// 1,600 MB/s throughout (docs/two_board_sim.md); what holds in both is
+/// the limit: no interval of the plot above 5 % (with 2 % for the reads'
+/// skew), and each session's average at it within 1 %.
+#[test]
+fn figure_4_6_four_sessions_with_transmit_limited_to_5_percent() {
+    let (sc, out) = scenario("4 sessions, TX of 1-3 at 5 %");
+    for s in 1..4 {
+        for label in [format!("board 1 s{s} TX"), format!("board 0 s{s} RX")] {
+            for (t, mb_s) in plot_line(&sc, &out, &label) {
+                assert!(mb_s <= 1_600.0 * 1.02, "{label} at {t:.3} ms: {mb_s:.0} MB/s, above its 5 % limit");
+            }
+        }
+        let row = out.rows.iter().find(|r| r.label == format!("board 0 s{s} RX")).unwrap();
+        assert!((row.mb_s / 1_600.0 - 1.0).abs() <= 0.01, "{}: {:.1} MB/s", row.label, row.mb_s);
+    }
+}
+
+/// Figure 4-7: "sessions 1-3, limited to a maximum speed of 5 %, achieve
+/// 1,600 MB/s from the beginning of the test": every interval of their
+/// receive lines in the plot within 2 % of it (the reads' skew).
 #[test]
 fn figure_4_7_four_sessions_with_receive_limited_to_5_percent() {
-    scenario("4 sessions, RX of 1-3 at 5 %");
+    let (sc, out) = scenario("4 sessions, RX of 1-3 at 5 %");
+    for s in 1..4 {
+        let label = format!("board 0 s{s} RX");
+        for (t, mb_s) in plot_line(&sc, &out, &label) {
+            assert!((mb_s / 1_600.0 - 1.0).abs() <= 0.02, "{label} at {t:.3} ms: {mb_s:.0} MB/s, not 1,600");
+        }
+    }
 }
 
 #[test]

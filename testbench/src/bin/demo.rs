@@ -6,8 +6,13 @@
 //! Two time bases: the tables (cycles, MB/s) are simulated time at the
 //! boards' user clock; the line after each table is the wall-clock time the
 //! simulation took. A closed stdout (`make demo | head`) ends it quietly.
+//!
+//! Each scenario's MB/s per session over time is drawn into
+//! `<DEMO_PLOTS>/<n>-<scenario>.svg` (`DEMO_PLOTS` defaults to
+//! `target/demo-plots`); the folder is named before the first table.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use testbench::boards::USER_PS;
 
@@ -16,24 +21,44 @@ fn say(text: &str) -> bool {
     write!(std::io::stdout(), "{text}").is_ok()
 }
 
+/// The file name of scenario `n` (from 1) called `name`: `3-4-sessions-rx-of-1-3-at-5.svg`.
+fn plot_name(n: usize, name: &str) -> String {
+    let mut slug = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    format!("{n}-{}.svg", slug.trim_end_matches('-'))
+}
+
 fn main() {
     let seed = testbench::seed::from_env("demo");
+    let plots = PathBuf::from(std::env::var_os("DEMO_PLOTS").unwrap_or_else(|| "target/demo-plots".into()));
+    if let Err(e) = std::fs::create_dir_all(&plots) {
+        eprintln!("demo: cannot make the plots' folder {} (DEMO_PLOTS): {e}", plots.display());
+        std::process::exit(1);
+    }
     let mhz = 1e6 / USER_PS as f64;
     if !say(&format!(
         "Simulated time: cycles, MB/s and the reference ratio are at the boards' {mhz:.0} MHz user clock, as the console computes them.\n\
-         Wall clock: the \"wall clock\" line after each table is how long this host took to simulate it.\n\n"
+         Wall clock: the \"wall clock\" line after each table is how long this host took to simulate it.\n\
+         Plots: each scenario's MB/s per session over time goes to {}/.\n\n",
+        plots.display()
     )) {
         return;
     }
     let mut worst: f64 = 0.0;
     let mut failures = 0;
-    for sc in testbench::demo::scenarios() {
+    for (n, sc) in testbench::demo::scenarios().into_iter().enumerate() {
         let t = std::time::Instant::now();
         let out = testbench::demo::run(&sc, seed);
         let simulated_us = out.cycles as f64 * USER_PS as f64 / 1e6;
         let mut text = testbench::demo::table(&sc, &out);
         text += &format!(
-            "  wall clock: {:.1} s to simulate {:.1} us of the boards' time\n\n",
+            "  wall clock: {:.1} s to simulate {:.1} us of the boards' time\n",
             t.elapsed().as_secs_f64(),
             simulated_us
         );
@@ -42,6 +67,14 @@ fn main() {
                 worst = worst.max((q - 1.0).abs());
             }
             failures += usize::from(r.verification != "ok");
+        }
+        let path = plots.join(plot_name(n + 1, sc.name));
+        match testbench::demo::plot_svg(&sc, &out).and_then(|svg| console::plot::write(&path, &svg)) {
+            Ok(()) => text += &format!("  plot: {}\n\n", path.display()),
+            Err(e) => {
+                text += &format!("  plot: {e}\n\n");
+                failures += 1;
+            }
         }
         if !out.violations.is_empty() {
             text += &format!("  interface violations: {:?}\n", out.violations);
