@@ -244,8 +244,8 @@ impl Logic for RegsSticky {
         self.rdata.next = self.word.q.val();
         self.word.d.next = self.word.q.val() | (self.set_bits.val() & self.mask.val());
         if self.sel.q.val() & self.write.val() {
-            self.word.d.next = (self.word.q.val() & !(self.wdata.val() & self.wmask.val()))
-                | (self.set_bits.val() & self.mask.val());
+            self.word.d.next =
+                (self.word.q.val() & !(self.wdata.val() & self.wmask.val())) | (self.set_bits.val() & self.mask.val());
         }
         if self.reset.val() {
             self.word.d.next = self.reset_value.val();
