@@ -8,11 +8,12 @@
 //! tool of each leg is the one the reference names: `tcpdatatest` for half
 //! duplex, `tcp_client_txrx_single` for full duplex.
 
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read};
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use driver::ops;
@@ -134,9 +135,23 @@ impl Iperf2Report {
     }
 }
 
-/// A free loopback TCP port (the OS's choice; free when returned).
+/// A free loopback TCP port (the OS's choice; free when returned), never
+/// one this process was given before: the OS may hand a port it just gave
+/// out again once its listener is closed, and callers pick several ports
+/// (a session's and its peer's, every session's) before anything binds them.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free loopback port")
+    static GIVEN: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    for _ in 0..1000 {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free loopback port");
+        if given.insert(port) {
+            return port;
+        }
+    }
+    panic!("free_port: the OS gave 1000 ports this process had already been given");
 }
 
 /// A child process whose stdout and stderr lines arrive on channels, so
@@ -494,4 +509,18 @@ pub fn run_legs(
         out.push(LegOutcome { leg: *leg, fpga: ops::result(bus, leg.session).map_err(|e| e.to_string())?, tool });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ports asked for one after another are all different, though each
+    /// listener is closed before the next is asked for.
+    #[test]
+    fn free_ports_never_repeat_in_a_process() {
+        let ports: Vec<u16> = (0..3000).map(|_| free_port()).collect();
+        let distinct: BTreeSet<u16> = ports.iter().copied().collect();
+        assert_eq!(distinct.len(), ports.len(), "free_port gave a port twice");
+    }
 }
