@@ -20,6 +20,8 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use latency::{Histogram, Moments};
+
 use crate::args::{self, ArgError, Command, Role};
 use crate::transfer::{self, exit};
 
@@ -163,6 +165,9 @@ pub struct Stats {
     /// Mean of |RTT(i) - RTT(i-1)| over consecutive transactions (RFC 3550's
     /// jitter before smoothing); 0 for one sample.
     pub jitter: f64,
+    /// The round trips in the latency test's log-linear buckets (the ones
+    /// the console reads from the hardware), in nanoseconds.
+    pub histogram: Histogram,
 }
 
 impl Stats {
@@ -172,29 +177,29 @@ impl Stats {
         if samples.is_empty() {
             return None;
         }
-        let n = samples.len() as f64;
-        let mean = samples.iter().map(|&s| s as f64).sum::<f64>() / n;
-        let var = samples.iter().map(|&s| (s as f64 - mean).powi(2)).sum::<f64>() / n;
-        let jitter = if samples.len() < 2 {
-            0.0
-        } else {
-            samples.windows(2).map(|w| w[0].abs_diff(w[1]) as f64).sum::<f64>() / (n - 1.0)
-        };
+        let mut moments = Moments::new();
+        let mut histogram = Histogram::new();
+        for &s in samples {
+            moments.record(s);
+            histogram.record(s);
+        }
         let mut sorted = samples.to_vec();
         sorted.sort_unstable();
         // Nearest rank: the smallest sample with at least q of them at or below it.
+        let n = sorted.len() as f64;
         let pct = |q: f64| sorted[((q * n).ceil() as usize).clamp(1, sorted.len()) - 1];
         Some(Stats {
-            count: samples.len() as u64,
-            min: sorted[0],
-            max: sorted[sorted.len() - 1],
-            mean,
-            stddev: var.sqrt(),
+            count: moments.count,
+            min: moments.min,
+            max: moments.max,
+            mean: moments.mean(),
+            stddev: moments.stddev(),
             p50: pct(0.5),
             p90: pct(0.9),
             p99: pct(0.99),
             p999: pct(0.999),
-            jitter,
+            jitter: moments.jitter(),
+            histogram,
         })
     }
 
@@ -214,7 +219,16 @@ impl Stats {
             us(self.jitter)
         )
     }
+
+    /// The histogram as text: at most `HISTOGRAM_ROWS` rows (neighbouring
+    /// buckets merged when there are more), bounds in microseconds.
+    pub fn histogram_text(&self) -> Vec<String> {
+        self.histogram.text(HISTOGRAM_ROWS, 40, &|ns| format!("{:.1} us", ns as f64 / 1000.0))
+    }
 }
+
+/// Rows of the text histogram.
+pub const HISTOGRAM_ROWS: usize = 24;
 
 /// A failed run: the message and the exit status.
 #[derive(Debug)]
@@ -382,6 +396,12 @@ pub fn json(a: &LatencyArgs, out: &Outcome) -> serde_json::Value {
         ] {
             v[k] = x.into();
         }
+        v["histogram"] = s
+            .histogram
+            .buckets()
+            .map(|b| serde_json::json!({ "lo_ns": b.lo, "hi_ns": b.hi, "count": b.count }))
+            .collect::<Vec<_>>()
+            .into();
     }
     v
 }
@@ -426,6 +446,10 @@ pub fn main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         );
         if let Some(s) = Stats::of(&o.samples) {
             let _ = writeln!(out, "{}", s.text());
+            let _ = writeln!(out, "round trips (16 buckets per power of two, each within 1/16 of its value):");
+            for line in s.histogram_text() {
+                let _ = writeln!(out, "  {line}");
+            }
         }
     }
     if code == exit::MISMATCH {
@@ -452,6 +476,32 @@ mod tests {
         let s = Stats::of(&many).unwrap();
         assert_eq!((s.p50, s.p90, s.p99, s.p999), (500, 900, 990, 999));
         assert_eq!(Stats::of(&[]), None);
+    }
+
+    /// The histogram counts every sample in its bucket; the JSON lists the
+    /// buckets with samples, bounds in ns, and they add up to the count.
+    #[test]
+    fn histogram_of_known_samples() {
+        let s = Stats::of(&[10, 10, 40, 1000, 1001, 1030]).unwrap();
+        let b: Vec<(u64, u64, u64)> = s.histogram.buckets().map(|b| (b.lo, b.hi, b.count)).collect();
+        // 1000 and 1001 share [992, 1023]; 1030 is in [1024, 1087].
+        assert_eq!(b, vec![(10, 10, 2), (40, 41, 1), (992, 1023, 2), (1024, 1087, 1)]);
+        let a = match parse(&["c", "i", "127.0.0.1", "1", "64", "64", "6", "--json"]) {
+            Ok(Command::Run(a)) => a,
+            other => panic!("{other:?}"),
+        };
+        let out = Outcome { transactions: 6, verify_errors: 0, samples: vec![10, 10, 40, 1000, 1001, 1030] };
+        let j = json(&a, &out);
+        let h = j["histogram"].as_array().expect("a histogram list");
+        assert_eq!(h.len(), 4);
+        assert_eq!(
+            (h[2]["lo_ns"].as_u64(), h[2]["hi_ns"].as_u64(), h[2]["count"].as_u64()),
+            (Some(992), Some(1023), Some(2))
+        );
+        assert_eq!(h.iter().map(|b| b["count"].as_u64().unwrap()).sum::<u64>(), 6);
+        let text = s.histogram_text();
+        assert_eq!(text.len(), 4, "{text:?}");
+        assert!(text[2].contains("1.0 us") && text[2].contains(" 2 "), "{text:?}");
     }
 
     #[test]

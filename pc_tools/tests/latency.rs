@@ -45,8 +45,18 @@ fn pair(echo_listens: bool, request: &str, response: &str, count: &str, outstand
             assert!(ns(lo) <= ns(hi), "{lo} <= {hi}: {j}");
         }
         assert!(ns("min_ns") <= ns("mean_ns") && ns("mean_ns") <= ns("max_ns"), "{j}");
+        // The histogram: buckets in order, every transaction in one, the
+        // first holding the minimum and the last the maximum.
+        let h = j["histogram"].as_array().unwrap_or_else(|| panic!("a histogram in {j}"));
+        let bound = |b: &serde_json::Value, k: &str| b[k].as_u64().unwrap_or_else(|| panic!("{k} in {b}"));
+        assert_eq!(h.iter().map(|b| bound(b, "count")).sum::<u64>(), n, "{j}");
+        assert!(h.windows(2).all(|w| bound(&w[0], "hi_ns") < bound(&w[1], "lo_ns")), "{j}");
+        let (first, last) = (&h[0], &h[h.len() - 1]);
+        assert!(bound(first, "lo_ns") as f64 <= ns("min_ns") && ns("min_ns") <= bound(first, "hi_ns") as f64, "{j}");
+        assert!(bound(last, "lo_ns") as f64 <= ns("max_ns") && ns("max_ns") <= bound(last, "hi_ns") as f64, "{j}");
     } else {
         assert!(listened.stdout.contains(&format!("count {n}  min ")), "{listened:?}");
+        assert!(listened.stdout.contains("round trips (16 buckets per power of two"), "{listened:?}");
     }
 }
 
