@@ -343,7 +343,7 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
         Cmd::Stop { sessions } => stop_cmd(&mut *bus, &id, &session_list(&sessions, &id)?, json),
         Cmd::Test { duplex, sessions, timeout, interval, dry_run, duration, plot } => {
             if let Some(path) = &plot {
-                console::plot::check_path(path).map_err(|e| Fail(2, e))?;
+                plots::check_path(path).map_err(|e| Fail(2, e))?;
             }
             let duplex = if duplex == "half" { Duplex::Half } else { Duplex::Full };
             let mut specs = Vec::new();
@@ -659,7 +659,7 @@ fn test_cmd(
         emit(&report.totals_text())
     };
     if let Some(path) = plot {
-        let drawn = console::plot::svg(&report).and_then(|svg| console::plot::write(path, &svg));
+        let drawn = console::plot::svg(&report).and_then(|svg| plots::write(path, &svg));
         match drawn {
             Ok(()) if !json => {
                 let _ = emit(&format!("Plot: {}\n", path.display()));

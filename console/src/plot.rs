@@ -1,5 +1,5 @@
 //! `--plot FILE`: a throughput test's MB/s per session and direction over
-//! the board's own time, as an SVG picture (plotters' SVG backend).
+//! the board's own time, as an SVG picture (drawn by crate `plots`).
 //!
 //! The time axis is each session's `elapsed` (user-clock cycles since its
 //! connection, converted with `info.user_clock_khz`), not the wall clock:
@@ -8,21 +8,12 @@
 //! a step: the rate between two readings of the counters, as the console's
 //! totals compute it (bytes x kHz / 1000 / cycles), held over the interval.
 
-use std::path::{Path, PathBuf};
-
-use plotters::prelude::*;
+use plots::Line;
 
 use crate::run::{Report, TracePoint};
 
 /// Most intervals one line is drawn with; closer readings are merged.
 pub const MAX_STEPS: usize = 200;
-
-/// One line of the picture: its label and its points (ms, MB/s).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Line {
-    pub label: String,
-    pub points: Vec<(f64, f64)>,
-}
 
 /// The steps of one direction of `trace` (`bytes` picks the direction):
 /// the MB/s between consecutive readings, the readings thinned so that no
@@ -87,96 +78,11 @@ pub fn svg(report: &Report) -> Result<String, String> {
         crate::run::Duplex::Half => "half duplex",
         crate::run::Duplex::Full => "full duplex",
     };
-    svg_lines(
+    plots::svg_lines(
         &format!("Throughput per session, {duplex}"),
         &format!("time since the session's connection (ms of the user clock, {} kHz)", report.user_clock_khz),
         &lines(report),
     )
-}
-
-/// `lines` (ms, MB/s) as an SVG picture with a title and the time axis's
-/// description, a legend in the lower right.
-pub fn svg_lines(title: &str, x_desc: &str, lines: &[Line]) -> Result<String, String> {
-    let x_max = lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)).fold(0.0f64, f64::max).max(1e-3);
-    // Headroom above the highest line for the legend in the upper right:
-    // about 16 pixels a line of the 540-pixel picture's 430 of plot.
-    let legend = (16.0 * lines.len() as f64 + 24.0) / 430.0;
-    let highest = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)).fold(0.0f64, f64::max).max(1.0);
-    let y_max = highest / (1.0 - legend).max(0.3);
-    let mut text = String::new();
-    {
-        let area = SVGBackend::with_string(&mut text, (960, 540)).into_drawing_area();
-        let fail = |e: &dyn std::fmt::Display| format!("drawing the plot: {e}");
-        area.fill(&WHITE).map_err(|e| fail(&e))?;
-        let mut chart = ChartBuilder::on(&area)
-            .caption(title, ("sans-serif", 22))
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(72)
-            .build_cartesian_2d(0.0..x_max, 0.0..y_max)
-            .map_err(|e| fail(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc(x_desc)
-            .y_desc("MB/s")
-            .y_label_formatter(&|v| format!("{v:.0}"))
-            .draw()
-            .map_err(|e| fail(&e))?;
-        for (i, line) in lines.iter().enumerate() {
-            let colour = Palette99::pick(i).to_rgba();
-            chart
-                .draw_series(LineSeries::new(line.points.iter().copied(), colour.stroke_width(2)))
-                .map_err(|e| fail(&e))?
-                .label(line.label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(|e| fail(&e))?;
-        area.present().map_err(|e| fail(&e))?;
-    }
-    Ok(text)
-}
-
-/// Checks `--plot FILE` before a test starts: an `.svg` name in a folder
-/// that exists.
-pub fn check_path(path: &Path) -> Result<(), String> {
-    let svg = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg"));
-    if !svg {
-        return Err(format!("--plot {}: the file name must end in .svg (the plot is SVG)", path.display()));
-    }
-    let folder = folder_of(path);
-    if !folder.is_dir() {
-        return Err(format!("--plot {}: the folder {} does not exist", path.display(), folder.display()));
-    }
-    Ok(())
-}
-
-fn folder_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
-/// Writes `text` to `path` whole or not at all: into a temporary file
-/// beside it, then renamed over it.
-pub fn write(path: &Path, text: &str) -> Result<(), String> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = folder_of(path).join(format!(".{name}.{}.tmp", std::process::id()));
-    let fail = |e: std::io::Error| format!("--plot {}: cannot write it: {e}", path.display());
-    if let Err(e) = std::fs::write(&tmp, text) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(fail(e));
-    }
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
-    })
 }
 
 #[cfg(test)]
@@ -220,33 +126,5 @@ mod tests {
     #[test]
     fn a_trace_without_readings_draws_nothing() {
         assert!(steps(&[], 250_000, MAX_STEPS, |p| p.tx_bytes).is_empty());
-    }
-
-    #[test]
-    fn the_path_must_be_an_svg_in_a_folder_that_exists() {
-        let dir = tempfile::tempdir().unwrap();
-        assert!(check_path(&dir.path().join("a.svg")).is_ok());
-        assert!(check_path(&dir.path().join("a.SVG")).is_ok());
-        let e = check_path(&dir.path().join("a.png")).unwrap_err();
-        assert!(e.contains("must end in .svg"), "{e}");
-        let e = check_path(&dir.path().join("missing/a.svg")).unwrap_err();
-        assert!(e.contains("does not exist"), "{e}");
-    }
-
-    /// A failed write leaves nothing behind, not even the temporary file.
-    #[test]
-    fn a_write_is_whole_or_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.svg");
-        write(&path, "<svg/>").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "<svg/>");
-        // A folder where the file should be: the rename fails.
-        let blocked = dir.path().join("d.svg");
-        std::fs::create_dir(&blocked).unwrap();
-        std::fs::write(blocked.join("x"), "x").unwrap();
-        let e = write(&blocked, "<svg/>").unwrap_err();
-        assert!(e.contains("cannot write"), "{e}");
-        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert_eq!(left.len(), 2, "{left:?}");
     }
 }

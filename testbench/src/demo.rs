@@ -7,8 +7,9 @@
 //! `rx_bytes`, `elapsed`, `status`), read through the register bus the way
 //! the console does: MB/s = bytes * user_clock_khz / 1000 / elapsed.
 
-use console::plot::{self, Line};
+use console::plot;
 use console::run::{self as console_run, TracePoint};
+use plots::Line;
 use toe_model::{LinkConfig, ToeConfig};
 
 use crate::boards::{default_pair, Mode, SessionResult, SessionTest};
@@ -353,7 +354,7 @@ pub fn plot_lines(sc: &Scenario, out: &Outcome) -> Vec<Line> {
 /// The scenario's plot as SVG: every line of [`plot_lines`] over the
 /// sessions' own time.
 pub fn plot_svg(sc: &Scenario, out: &Outcome) -> Result<String, String> {
-    plot::svg_lines(
+    plots::svg_lines(
         &format!("{} ({})", sc.name, sc.source),
         &format!("time since the session's connection (ms of the user clock, {} kHz)", out.user_clock_khz),
         &plot_lines(sc, out),

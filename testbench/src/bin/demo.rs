@@ -69,7 +69,7 @@ fn main() {
             failures += usize::from(r.verification != "ok");
         }
         let path = plots.join(plot_name(n + 1, sc.name));
-        match testbench::demo::plot_svg(&sc, &out).and_then(|svg| console::plot::write(&path, &svg)) {
+        match testbench::demo::plot_svg(&sc, &out).and_then(|svg| plots::write(&path, &svg)) {
             Ok(()) => text += &format!("  plot: {}\n\n", path.display()),
             Err(e) => {
                 text += &format!("  plot: {e}\n\n");
