@@ -16,6 +16,7 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{IpAddr, Shutdown, SocketAddr, TcpStream};
+use std::path::PathBuf;
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -46,6 +47,7 @@ options:
   --pattern P      1: incremental pattern each way, verified (default); 0: zeros, not verified
   --timeout S      seconds (0-86400, 0 = no limit) to wait for connect, accept and each read/write; default 30
   --json           print a JSON summary on stdout (other lines go to stderr)
+  --plot FILE.svg  initiator: draw the round trips' histogram (log time axis, percentiles marked)
   -h, --help       this text";
 
 /// The command line.
@@ -62,6 +64,8 @@ pub struct LatencyArgs {
     pub pattern: bool,
     pub timeout: Option<Duration>,
     pub json: bool,
+    /// `--plot FILE.svg`: the initiator's histogram as a picture.
+    pub plot: Option<PathBuf>,
 }
 
 fn number(name: &str, text: &str, min: u64, max: u64) -> Result<u64, ArgError> {
@@ -73,6 +77,7 @@ fn number(name: &str, text: &str, min: u64, max: u64) -> Result<u64, ArgError> {
 pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Command<LatencyArgs>, ArgError> {
     let mut pos = Vec::new();
     let (mut outstanding, mut pattern, mut timeout, mut json) = (1, true, Some(Duration::from_secs(30)), false);
+    let mut plot = None;
     let mut it = argv.iter().map(AsRef::as_ref);
     while let Some(a) = it.next() {
         let (name, inline) = match a.split_once('=') {
@@ -88,6 +93,7 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Command<LatencyArgs>, ArgError
         match name {
             "-h" | "--help" => return Ok(Command::Help),
             "--json" => json = true,
+            "--plot" => plot = Some(PathBuf::from(value(name)?)),
             "--outstanding" => {
                 outstanding = number("--outstanding", &value(name)?, 1, MAX_OUTSTANDING as u64)? as usize
             }
@@ -134,6 +140,9 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Command<LatencyArgs>, ArgError
     let request = number("<request>", &pos[4], 1, MAX_MESSAGE)?;
     let response = number("<response>", &pos[5], 1, MAX_MESSAGE)?;
     let count = number("<count>", &pos[6], 1, MAX_COUNT)?;
+    if plot.is_some() && !initiator {
+        return Err(ArgError("option --plot: only the initiator (role i) times round trips".into()));
+    }
     Ok(Command::Run(LatencyArgs {
         role,
         initiator,
@@ -146,6 +155,7 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Command<LatencyArgs>, ArgError
         pattern,
         timeout,
         json,
+        plot,
     }))
 }
 
@@ -420,6 +430,12 @@ pub fn main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             return exit::USAGE;
         }
     };
+    if let Some(path) = &a.plot {
+        if let Err(e) = plots::check_path(path) {
+            let _ = writeln!(err, "{TOOL}: error: {e}");
+            return exit::USAGE;
+        }
+    }
     let result = {
         let mut say = |l: &str| {
             // Progress goes to stdout, or to stderr with --json.
@@ -455,7 +471,56 @@ pub fn main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     if code == exit::MISMATCH {
         let _ = writeln!(err, "{TOOL}: error: {} transactions differ from the incremental pattern", o.verify_errors);
     }
+    if let Some(path) = &a.plot {
+        let drawn = plot_svg(&a, &o).and_then(|svg| plots::write(path, &svg));
+        match drawn {
+            Ok(()) if !a.json => {
+                let _ = writeln!(out, "plot: {}", path.display());
+            }
+            Ok(()) => {}
+            Err(e) => {
+                let _ = writeln!(err, "{TOOL}: error: {e}");
+                return exit::PLOT;
+            }
+        }
+    }
     code
+}
+
+/// The initiator's round trips as an SVG histogram: every bucket with
+/// samples on a log axis in microseconds, p50, p90, p99 and p99.9 marked.
+pub fn plot_svg(a: &LatencyArgs, o: &Outcome) -> Result<String, String> {
+    let us = |ns: u64| ns as f64 / 1000.0;
+    let (bars, marks) = match Stats::of(&o.samples) {
+        Some(s) => (
+            s.histogram
+                .buckets()
+                // A log axis starts above 0: a 0 ns bucket is drawn from 0.5 ns.
+                .map(|b| plots::Bar {
+                    lo: (b.lo as f64).max(0.5) / 1000.0,
+                    end: us(b.hi.saturating_add(1)),
+                    count: b.count,
+                })
+                .collect(),
+            [("p50", s.p50), ("p90", s.p90), ("p99", s.p99), ("p99.9", s.p999)]
+                .iter()
+                .map(|&(name, ns)| (format!("{name} {:.1} us", us(ns)), us(ns)))
+                .collect(),
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    plots::histogram_svg(
+        &format!(
+            "tcp_latency: {} round trips of {} -> {} bytes, up to {} in flight",
+            o.samples.len(),
+            a.request,
+            a.response,
+            a.outstanding
+        ),
+        "round trip (us, host monotonic clock; 16 buckets per power of two)",
+        &bars,
+        &marks,
+    )
 }
 
 #[cfg(test)]
@@ -519,5 +584,8 @@ mod tests {
         assert!(p("c i 127.0.0.1 5000 64 64").unwrap_err().0.contains("expected 7 arguments"));
         assert!(p("c i 127.0.0.1 0 64 64 10").unwrap_err().0.contains("<server port>"));
         assert!(matches!(p("s e 127.0.0.1 0 64 64 10 --pattern 0"), Ok(Command::Run(a)) if !a.pattern && a.port == 0));
+        assert!(matches!(p("c i 127.0.0.1 5000 64 64 10 --plot rtt.svg"), Ok(Command::Run(a)) if a.plot.is_some()));
+        let e = p("s e 127.0.0.1 0 64 64 10 --plot rtt.svg").unwrap_err();
+        assert_eq!(e.0, "option --plot: only the initiator (role i) times round trips");
     }
 }

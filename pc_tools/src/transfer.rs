@@ -25,6 +25,8 @@ pub mod exit {
     pub const CLOSED_EARLY: i32 = 5;
     pub const TOO_MUCH: i32 = 6;
     pub const MISMATCH: i32 = 7;
+    /// `tcp_latency --plot`: the run ended, its picture could not be written.
+    pub const PLOT: i32 = 8;
 }
 
 /// What a session was doing when it failed, for messages.

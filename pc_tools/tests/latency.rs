@@ -82,13 +82,38 @@ fn round_trips_are_no_shorter_than_the_peer_takes() {
             s.write_all(&resp).unwrap();
         }
     });
-    let o = run(LATENCY, &["c", "i", "127.0.0.1", &addr.port().to_string(), "100", "10", "5", "--json"]);
+    let dir = std::env::temp_dir().join(format!("tcp_latency-plot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("rtt.svg");
+    let port = addr.port().to_string();
+    let o = run(LATENCY, &["c", "i", "127.0.0.1", &port, "100", "10", "5", "--json", "--plot", svg.to_str().unwrap()]);
     h.join().unwrap();
     assert_eq!(o.code, 0, "{o:?}");
     let j = json(&o.stdout);
     assert_eq!(j["count"].as_u64(), Some(5));
     assert!(j["min_ns"].as_f64().unwrap() >= 20e6, "{j}");
     assert!(j["max_ns"].as_f64().unwrap() < 5e9, "{j}");
+    // The picture: its title counts the round trips, its legend gives the
+    // median in microseconds (at least the peer's 20 ms).
+    let picture = std::fs::read_to_string(&svg).unwrap_or_else(|e| panic!("{}: {e}", svg.display()));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(picture.contains("tcp_latency: 5 round trips of 100 -&gt; 10 bytes"), "{picture}");
+    let p50 =
+        picture.split("p50 ").nth(1).and_then(|t| t.split(" us").next()).and_then(|v| v.trim().parse::<f64>().ok());
+    assert!(p50.is_some_and(|us| us >= 20_000.0 && us * 1000.0 <= j["max_ns"].as_f64().unwrap()), "{p50:?}");
+}
+
+/// `--plot` into a folder that does not exist is refused before anything
+/// connects (exit 2, one line).
+#[test]
+fn a_plot_into_a_missing_folder_is_refused_first() {
+    let o = run(LATENCY, &["c", "i", "127.0.0.1", "1", "64", "64", "1", "--plot", "/nonexistent-folder/rtt.svg"]);
+    assert_eq!(o.code, 2, "{o:?}");
+    assert!(
+        o.stderr.contains("--plot /nonexistent-folder/rtt.svg: the folder /nonexistent-folder does not exist"),
+        "{o:?}"
+    );
+    assert_eq!(o.stderr.lines().count(), 1, "{o:?}");
 }
 
 /// A peer answering `n` 8-byte requests with 8-byte pattern responses,
