@@ -124,6 +124,32 @@ pub fn write_waivers(dir: &std::path::Path) -> Result<std::path::PathBuf, Error>
     Ok(path)
 }
 
+/// `verilator --lint-only -Wall` on `sources` (written into `dir`, which is
+/// removed afterwards) with top module `top` and the workspace waivers:
+/// `Err` with Verilator's output when it fails or warns.
+pub fn lint_wall(top: &str, sources: &[Source], dir: &std::path::Path) -> Result<(), String> {
+    let waivers = write_waivers(dir).map_err(|e| e.to_string())?;
+    let mut files = Vec::new();
+    for s in sources {
+        let file = dir.join(&s.path);
+        std::fs::write(&file, &s.contents).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        files.push(file);
+    }
+    let out = std::process::Command::new("verilator")
+        .args(["--lint-only", "-Wall", "--top-module", top])
+        .arg(&waivers)
+        .args(&files)
+        .output();
+    let _ = std::fs::remove_dir_all(dir);
+    let out = out.map_err(|e| format!("cannot run verilator ({e}): install it with `make deps`"))?;
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    if out.status.success() && !log.contains("%Warning") {
+        Ok(())
+    } else {
+        Err(log)
+    }
+}
+
 /// One port as the verilated header declares it.
 #[derive(Clone, Copy, Debug)]
 pub struct PortInfo {

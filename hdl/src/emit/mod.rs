@@ -55,6 +55,19 @@ pub struct Module {
     pub text: String,
 }
 
+impl Module {
+    /// The module as a file on its own: the house prologue (`resetall`,
+    /// `timescale 1ns / 1ps`, `default_nettype none`) and epilogue around it,
+    /// without the build's banner (for tests that lint or verilate modules
+    /// outside a build).
+    pub fn file_text(&self) -> String {
+        format!(
+            "`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n{}\n`resetall\n`default_nettype wire\n",
+            self.text
+        )
+    }
+}
+
 /// The modules of `block`, children before their parents, the root last and
 /// named `root`; every other module is `<prefix>_<block type>`. Runs
 /// rust-hdl's checks first, as its own writer does.

@@ -347,27 +347,14 @@ mod tests {
         let d = design(sessions);
         let map = RegisterMap::for_design(&d);
         let dir = std::env::temp_dir().join(format!("regfile-lint-{}-{sessions}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut files = Vec::new();
-        for m in register_file_modules(&d, &map, "regfile", "t").unwrap() {
-            let text = format!(
-                "`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n{}\n`resetall\n`default_nettype wire\n",
-                m.text
-            );
-            let file = dir.join(format!("{}.v", m.name));
-            std::fs::write(&file, &text).unwrap();
-            files.push(file);
+        let sources: Vec<verilate::Source> = register_file_modules(&d, &map, "regfile", "t")
+            .unwrap()
+            .iter()
+            .map(|m| verilate::Source { path: format!("{}.v", m.name).into(), contents: m.file_text() })
+            .collect();
+        if let Err(log) = verilate::lint_wall("regfile", &sources, &dir) {
+            panic!("{sessions} sessions:\n{log}");
         }
-        let waivers = verilate::write_waivers(&dir).unwrap();
-        let out = std::process::Command::new("verilator")
-            .args(["--lint-only", "-Wall", "--top-module", "regfile"])
-            .arg(&waivers)
-            .args(&files)
-            .output()
-            .expect("verilator (make deps)");
-        let _ = std::fs::remove_dir_all(&dir);
-        let log = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success() && !log.contains("%Warning"), "{sessions} sessions:\n{log}");
     }
 
     #[test]
