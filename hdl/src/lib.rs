@@ -14,19 +14,23 @@
 //! [`peer_latch::PeerLatch`] its `watchdog`, `timer` and `peer`.
 
 pub mod beat_check;
+pub mod bucket_index;
 pub mod cdc;
 pub mod data_verifier;
 pub mod datapath;
 pub mod elapsed_timer;
 pub mod emit;
 pub mod lane_select;
+pub mod leading_one;
 pub mod pattern_lanes;
 pub mod peer_latch;
 pub mod prefix_overlay;
 pub mod rate_limiter;
 pub mod register_file;
+pub mod rtt_meter;
 pub mod session;
 pub mod sim;
+pub mod stamp_ram;
 pub mod traffic_generator;
 pub mod verilog;
 pub mod watchdog;

@@ -99,6 +99,15 @@ pub fn prefix_overlay_verilog(width: usize, module: &str) -> Result<String, HdlE
     }
 }
 
+/// The round-trip meter ([`RttMeter`](crate::rtt_meter::RttMeter)) as the
+/// project's writer emits it, root `<prefix>_rtt_meter`, children first:
+/// issue 29's measurement, verilated on its own by its tests until a session
+/// holds it.
+pub fn rtt_meter_modules(prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
+    let root = format!("{prefix}_rtt_meter");
+    crate::emit::emit(&mut crate::rtt_meter::RttMeter::default(), &root, prefix)
+}
+
 /// The ports of `module` as `text` (Verilog this workspace generated)
 /// declares them: (name, direction, width) in declaration order. For tests
 /// that check generated text against the typed port lists; nothing learns
