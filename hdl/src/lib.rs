@@ -15,6 +15,7 @@
 
 pub mod beat_check;
 pub mod bucket_index;
+pub mod bucket_ram;
 pub mod cdc;
 pub mod data_verifier;
 pub mod datapath;
@@ -27,6 +28,7 @@ pub mod peer_latch;
 pub mod prefix_overlay;
 pub mod rate_limiter;
 pub mod register_file;
+pub mod rtt_histogram;
 pub mod rtt_meter;
 pub mod session;
 pub mod sim;

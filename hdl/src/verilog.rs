@@ -108,6 +108,14 @@ pub fn rtt_meter_modules(prefix: &str) -> Result<Vec<crate::emit::Module>, HdlEr
     crate::emit::emit(&mut crate::rtt_meter::RttMeter::default(), &root, prefix)
 }
 
+/// The round-trip histogram ([`RttHistogram`](crate::rtt_histogram::RttHistogram))
+/// as the project's writer emits it, root `<prefix>_rtt_histogram`, as
+/// [`rtt_meter_modules`].
+pub fn rtt_histogram_modules(prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
+    let root = format!("{prefix}_rtt_histogram");
+    crate::emit::emit(&mut crate::rtt_histogram::RttHistogram::default(), &root, prefix)
+}
+
 /// The ports of `module` as `text` (Verilog this workspace generated)
 /// declares them: (name, direction, width) in declaration order. For tests
 /// that check generated text against the typed port lists; nothing learns

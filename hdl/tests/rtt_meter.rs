@@ -1,14 +1,16 @@
-//! The round-trip meter's Verilog (as the project's writer emits it,
-//! verilated) against plain-Rust models: a queue of request cycles for the
-//! round trips, `latency::bucket_of` for the buckets and `latency::Moments`
-//! for the moments, cycle by cycle, with seeded random requests, responses
-//! and clears (`TB_SEED=<n>` replays a run). Also `verilator --lint-only
-//! -Wall` on the emitted modules.
+//! The round-trip meter's and histogram's Verilog (as the project's writer
+//! emits it, verilated) against plain-Rust models: a queue of request cycles
+//! for the round trips, `latency::bucket_of` for the buckets,
+//! `latency::Moments` for the moments and a count per bucket for the
+//! histogram, cycle by cycle, with seeded random requests, responses,
+//! samples and clears (`TB_SEED=<n>` replays a run); the two together
+//! against `latency::Histogram`. Also `verilator --lint-only -Wall` on the
+//! emitted modules.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
-use latency::{bucket_of, Moments};
+use latency::{bucket_of, Histogram, Moments};
 use rand::Rng;
 use verilate::{Model, ModelFns, Source};
 
@@ -16,11 +18,14 @@ fn cache() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rtt_meter")
 }
 
-/// The emitted modules, each as a file of its own.
+/// The emitted modules of the meter and the histogram, each as a file of
+/// its own.
 fn sources() -> Vec<Source> {
-    hdl::verilog::rtt_meter_modules("dut")
-        .unwrap()
+    let meter = hdl::verilog::rtt_meter_modules("dut").unwrap();
+    let histogram = hdl::verilog::rtt_histogram_modules("dut").unwrap();
+    meter
         .iter()
+        .chain(&histogram)
         .map(|m| Source { path: format!("{}.v", m.name).into(), contents: m.file_text() })
         .collect()
 }
@@ -33,9 +38,11 @@ fn model(top: &str) -> &'static ModelFns {
 
 #[test]
 fn verilator_lint_is_clean() {
-    let dir = cache().join(format!("lint-{}", std::process::id()));
-    if let Err(log) = verilate::lint_wall("dut_rtt_meter", &sources(), &dir) {
-        panic!("{log}");
+    for top in ["dut_rtt_meter", "dut_rtt_histogram"] {
+        let dir = cache().join(format!("lint-{}-{top}", std::process::id()));
+        if let Err(log) = verilate::lint_wall(top, &sources(), &dir) {
+            panic!("{top}:\n{log}");
+        }
     }
 }
 
@@ -304,4 +311,170 @@ fn overflow_and_orphan_are_flagged_until_clear() {
     meter.drive(true, false, false);
     let shown = meter.shown();
     assert_eq!((shown.overflow, shown.orphan, shown.count), (false, false, 0), "{shown:?}");
+}
+
+/// Cycles of a clear's sweep.
+const SWEEP: u64 = hdl::rtt_histogram::BUCKETS;
+
+/// The histogram's model: a count per bucket; a clear in cycle c sweeps in
+/// cycles c+1 .. c+SWEEP, samples then are missed; the events of the clear's
+/// own cycle are ignored.
+struct Bins {
+    counts: Vec<u64>,
+    sweep_until: u64,
+    missed: bool,
+}
+
+impl Bins {
+    /// As after a reset in cycle `c`.
+    fn cleared_at(c: u64) -> Bins {
+        Bins { counts: vec![0; SWEEP as usize], sweep_until: c + SWEEP, missed: false }
+    }
+
+    fn clearing(&self, cycle: u64) -> bool {
+        cycle <= self.sweep_until
+    }
+
+    fn step(&mut self, cycle: u64, clear: bool, sample: Option<u64>) {
+        if clear {
+            *self = Bins::cleared_at(cycle);
+        } else if let Some(b) = sample {
+            if self.clearing(cycle) {
+                self.missed = true;
+            } else {
+                self.counts[b as usize] += 1;
+            }
+        }
+    }
+}
+
+struct HistogramPorts {
+    m: Model,
+    reset: verilate::Port,
+    clear: verilate::Port,
+    valid: verilate::Port,
+    bucket: verilate::Port,
+    clearing: verilate::Port,
+    missed: verilate::Port,
+    read_index: verilate::Port,
+    read_count: verilate::Port,
+}
+
+impl HistogramPorts {
+    /// Out of a reset (its sweep starts): two cycles of it, as the model's
+    /// first `cycle` may not count as an edge, so the sweep starts at the
+    /// second either way.
+    fn new() -> HistogramPorts {
+        let mut m = Model::new(model("dut_rtt_histogram"));
+        m.set_clock("clock");
+        let p = |n: &str| m.port(n);
+        let (reset, clear, valid, bucket) = (p("reset"), p("clear"), p("sample_valid"), p("sample_bucket"));
+        let (clearing, missed, read_index, read_count) = (p("clearing"), p("missed"), p("read_index"), p("read_count"));
+        let mut h = HistogramPorts { m, reset, clear, valid, bucket, clearing, missed, read_index, read_count };
+        h.m.set(h.reset, 1);
+        h.m.cycle();
+        h.m.cycle();
+        h.m.set(h.reset, 0);
+        h
+    }
+
+    fn drive(&mut self, clear: bool, sample: Option<u64>) {
+        self.m.set(self.clear, u64::from(clear));
+        self.m.set(self.valid, u64::from(sample.is_some()));
+        self.m.set(self.bucket, sample.unwrap_or(0));
+        self.m.cycle();
+    }
+
+    /// Every bucket's count through the read port (no samples meanwhile).
+    fn read_all(&mut self) -> Vec<u64> {
+        let mut out = Vec::new();
+        for b in 0..=SWEEP {
+            // Index b in this cycle, its count in the next; one extra cycle
+            // for the last.
+            if b > 0 {
+                out.push(self.m.get(self.read_count));
+            }
+            self.m.set(self.read_index, b.min(SWEEP - 1));
+            self.drive(false, None);
+        }
+        out
+    }
+}
+
+/// Samples every cycle or nearly, from a few buckets (the same bucket back
+/// to back, one apart, two apart) or any, with clears, against the model;
+/// every bucket read back at checkpoints.
+#[test]
+fn histogram_counts_every_sample_at_one_a_cycle() {
+    let mut rng = seeded_inputs::seed::rng("histogram_counts_every_sample_at_one_a_cycle");
+    let mut h = HistogramPorts::new();
+    let mut bins = Bins::cleared_at(0);
+    let mut cycle = 1u64;
+    let (mut counted, mut missed_seen) = (0u64, false);
+    for round in 0..12 {
+        for _ in 0..3_000 {
+            assert_eq!(
+                (h.m.get(h.clearing) == 1, h.m.get(h.missed) == 1),
+                (bins.clearing(cycle), bins.missed),
+                "round {round}, cycle {cycle}"
+            );
+            let clear = rng.gen_ratio(1, 2_500);
+            let sample = rng.gen_ratio(9, 10).then(|| {
+                if rng.gen_ratio(3, 4) {
+                    rng.gen_range(40..43)
+                } else {
+                    rng.gen_range(0..SWEEP)
+                }
+            });
+            h.drive(clear, sample);
+            bins.step(cycle, clear, sample);
+            missed_seen |= bins.missed;
+            cycle += 1;
+        }
+        // Let the last sample land, and any sweep end, then read back.
+        while bins.clearing(cycle) || h.m.get(h.clearing) == 1 {
+            h.drive(false, None);
+            cycle += 1;
+        }
+        h.drive(false, None);
+        h.drive(false, None);
+        let read = h.read_all();
+        cycle += 2 + SWEEP + 1;
+        assert_eq!(read, bins.counts, "round {round}: the counts read back");
+        counted += read.iter().sum::<u64>();
+    }
+    assert!(counted > 5_000 && missed_seen, "{counted} samples counted; a miss seen: {missed_seen}");
+}
+
+/// The meter and the histogram wired as a session will wire them (the
+/// meter's sample outputs into the histogram), with 16 requests in flight:
+/// the buckets read back are `latency::Histogram` of the round trips, and
+/// hold as many samples as the meter counted.
+#[test]
+fn meter_and_histogram_together_are_latency_histogram() {
+    let mut meter = Meter::new();
+    let mut h = HistogramPorts::new();
+    for _ in 0..SWEEP + 1 {
+        h.drive(false, None);
+    }
+    let mut reference = Reference::default();
+    let mut model = Histogram::new();
+    let events = traffic("meter_and_histogram_together", 300_000, 16, 10, 0);
+    let idle = std::iter::repeat((false, false, false)).take(10);
+    for (cycle, (clear, request, response)) in events.into_iter().chain(idle).enumerate() {
+        let shown = meter.shown();
+        assert_eq!(shown, reference.shown(cycle as u64), "cycle {cycle}");
+        if let Some((rtt, _)) = shown.sample {
+            model.record(rtt);
+        }
+        h.drive(false, shown.sample.map(|(_, bucket)| bucket));
+        meter.drive(clear, request, response);
+        reference.step(cycle as u64, clear, request, response);
+    }
+    h.drive(false, None);
+    let read = h.read_all();
+    let want: Vec<u64> = (0..SWEEP as usize).map(|i| model.count(i)).collect();
+    assert_eq!(read, want, "the hardware's buckets against latency::Histogram");
+    assert_eq!(read.iter().sum::<u64>(), meter.shown().count);
+    assert!(model.total() > 5_000 && model.buckets().count() > 30, "{} samples", model.total());
 }
