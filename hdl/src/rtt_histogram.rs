@@ -155,3 +155,44 @@ impl Logic for RttHistogram {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{cycle, settle};
+
+    fn step(h: &mut RttHistogram, sample: Option<u64>, read: u64) {
+        h.sample_valid.next = sample.is_some();
+        h.sample_bucket.next = bits(sample.unwrap_or(0));
+        h.read_index.next = bits(read);
+        settle(h);
+        cycle(h, |h: &mut RttHistogram, level: bool| h.clock.next = Clock::from(level));
+    }
+
+    /// rust-hdl's simulation of the histogram (the RAM's `update` model):
+    /// after the reset's sweep, three samples of bucket 5 back to back (the
+    /// forwarded count), one of bucket 7; read back by index.
+    #[test]
+    fn back_to_back_samples_in_rust_hdl_simulation() {
+        let mut h = RttHistogram::default();
+        h.connect_all();
+        h.reset.next = true;
+        settle(&mut h);
+        step(&mut h, None, 0);
+        h.reset.next = false;
+        let mut sweep = 0;
+        while h.clearing.val() {
+            step(&mut h, None, 0);
+            sweep += 1;
+        }
+        assert_eq!(sweep, BUCKETS);
+        for s in [Some(5), Some(5), Some(5), Some(7), None, None] {
+            step(&mut h, s, 0);
+        }
+        let mut read = |index: u64| {
+            step(&mut h, None, index);
+            h.read_count.val().index()
+        };
+        assert_eq!((read(5), read(7), read(6)), (3, 1, 0));
+    }
+}

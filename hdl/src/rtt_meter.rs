@@ -407,3 +407,41 @@ impl Logic for RttMeter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{cycle, settle};
+
+    fn step(m: &mut RttMeter, request: bool, response: bool) {
+        m.request.next = request;
+        m.response.next = response;
+        settle(m);
+        cycle(m, |m: &mut RttMeter, level: bool| m.clock.next = Clock::from(level));
+    }
+
+    /// rust-hdl's simulation of the meter (the leaves' `update` models):
+    /// requests in cycles 0 and 3, responses in cycles 10 and 20, so round
+    /// trips of 10 and 17 cycles.
+    #[test]
+    fn two_round_trips_in_rust_hdl_simulation() {
+        let mut m = RttMeter::default();
+        m.connect_all();
+        m.reset.next = true;
+        settle(&mut m);
+        step(&mut m, false, false);
+        m.reset.next = false;
+        let mut samples = Vec::new();
+        for c in 0..30 {
+            if m.sample_valid.val() {
+                samples.push((m.sample.val().index() as u64, m.sample_bucket.val().index()));
+            }
+            step(&mut m, c == 0 || c == 3, c == 10 || c == 20);
+        }
+        assert_eq!(samples, vec![(10, 10), (17, 17)]);
+        assert_eq!((m.count.val().index(), m.min.val().index(), m.max.val().index()), (2, 10, 17));
+        assert_eq!((m.sum.val(), m.jitter_sum.val()), (bits::<64>(27), bits::<64>(7)));
+        assert_eq!(m.sum_sq.val(), bits::<96>(100 + 289));
+        assert_eq!((m.in_flight.val().index(), m.overflow.val(), m.orphan.val()), (0, false, false));
+    }
+}
