@@ -175,8 +175,8 @@ pub struct Stats {
     /// Mean of |RTT(i) - RTT(i-1)| over consecutive transactions (RFC 3550's
     /// jitter before smoothing); 0 for one sample.
     pub jitter: f64,
-    /// The round trips in the latency test's log-linear buckets (the ones
-    /// the console reads from the hardware), in nanoseconds.
+    /// The round trips in crate `latency`'s log-linear buckets (the scheme
+    /// the hardware's latency histogram keeps), in nanoseconds.
     pub histogram: Histogram,
 }
 
@@ -382,8 +382,8 @@ pub fn echo(a: &LatencyArgs, mut stream: TcpStream) -> Result<Outcome, Failure> 
     Ok(out)
 }
 
-/// The JSON summary.
-pub fn json(a: &LatencyArgs, out: &Outcome) -> serde_json::Value {
+/// The JSON summary; `stats` are `Stats::of(&out.samples)`.
+pub fn json(a: &LatencyArgs, out: &Outcome, stats: Option<&Stats>) -> serde_json::Value {
     let mut v = serde_json::json!({
         "role": if a.initiator { "initiator" } else { "echo" },
         "request": a.request,
@@ -392,7 +392,7 @@ pub fn json(a: &LatencyArgs, out: &Outcome) -> serde_json::Value {
         "count": out.transactions,
         "verify_errors": out.verify_errors,
     });
-    if let Some(s) = Stats::of(&out.samples) {
+    if let Some(s) = stats {
         for (k, x) in [
             ("min_ns", s.min as f64),
             ("mean_ns", s.mean),
@@ -451,8 +451,10 @@ pub fn main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Ok(o) if o.verify_errors > 0 => (exit::MISMATCH, o),
         Ok(o) => (exit::OK, o),
     };
+    // Sorted once for the percentiles, whatever is printed or drawn.
+    let stats = Stats::of(&o.samples);
     if a.json {
-        let _ = writeln!(out, "{}", json(&a, &o));
+        let _ = writeln!(out, "{}", json(&a, &o, stats.as_ref()));
     } else {
         let role = if a.initiator { "initiator" } else { "echo" };
         let _ = writeln!(
@@ -460,7 +462,7 @@ pub fn main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             "{role}: {} transactions of {} -> {} bytes, up to {} in flight, {} verification errors",
             o.transactions, a.request, a.response, a.outstanding, o.verify_errors
         );
-        if let Some(s) = Stats::of(&o.samples) {
+        if let Some(s) = &stats {
             let _ = writeln!(out, "{}", s.text());
             let _ = writeln!(out, "round trips (16 buckets per power of two, each within 1/16 of its value):");
             for line in s.histogram_text() {
@@ -472,7 +474,7 @@ pub fn main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         let _ = writeln!(err, "{TOOL}: error: {} transactions differ from the incremental pattern", o.verify_errors);
     }
     if let Some(path) = &a.plot {
-        let drawn = plot_svg(&a, &o).and_then(|svg| plots::write(path, &svg));
+        let drawn = plot_svg(&a, stats.as_ref()).and_then(|svg| plots::write(path, &svg));
         match drawn {
             Ok(()) if !a.json => {
                 let _ = writeln!(out, "plot: {}", path.display());
@@ -487,11 +489,12 @@ pub fn main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     code
 }
 
-/// The initiator's round trips as an SVG histogram: every bucket with
-/// samples on a log axis in microseconds, p50, p90, p99 and p99.9 marked.
-pub fn plot_svg(a: &LatencyArgs, o: &Outcome) -> Result<String, String> {
+/// The initiator's round trips (`stats`, none for no sample) as an SVG
+/// histogram: every bucket with samples on a log axis in microseconds, p50,
+/// p90, p99 and p99.9 marked.
+pub fn plot_svg(a: &LatencyArgs, stats: Option<&Stats>) -> Result<String, String> {
     let us = |ns: u64| ns as f64 / 1000.0;
-    let (bars, marks) = match Stats::of(&o.samples) {
+    let (bars, marks) = match stats {
         Some(s) => (
             s.histogram
                 .buckets()
@@ -512,7 +515,7 @@ pub fn plot_svg(a: &LatencyArgs, o: &Outcome) -> Result<String, String> {
     plots::histogram_svg(
         &format!(
             "tcp_latency: {} round trips of {} -> {} bytes, up to {} in flight",
-            o.samples.len(),
+            stats.map_or(0, |s| s.count),
             a.request,
             a.response,
             a.outstanding
@@ -556,7 +559,7 @@ mod tests {
             other => panic!("{other:?}"),
         };
         let out = Outcome { transactions: 6, verify_errors: 0, samples: vec![10, 10, 40, 1000, 1001, 1030] };
-        let j = json(&a, &out);
+        let j = json(&a, &out, Some(&s));
         let h = j["histogram"].as_array().expect("a histogram list");
         assert_eq!(h.len(), 4);
         assert_eq!(
