@@ -233,7 +233,7 @@ pub struct TracePoint {
 /// it ([`ops::counters`]: `elapsed` on both sides of the byte counters,
 /// the mean taken, so the board running on between register reads, on the
 /// virtual board hundreds of cycles, does not show as a rate).
-pub fn read_traced(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<(SessionResult, TracePoint), OpError> {
+fn read_traced(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<(SessionResult, TracePoint), OpError> {
     let (elapsed, tx_bytes, rx_bytes) = ops::counters(bus, s)?;
     let r = ops::result(bus, s)?;
     Ok((r, TracePoint { elapsed, tx_bytes, rx_bytes }))
@@ -241,9 +241,26 @@ pub fn read_traced(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<(S
 
 /// Appends `p` to `trace` when the board's time moved on since the last
 /// point (a reading before the connection, `elapsed` 0, is the origin).
-pub fn record(trace: &mut Vec<TracePoint>, p: TracePoint) {
+fn record(trace: &mut Vec<TracePoint>, p: TracePoint) {
     if trace.last().map_or(true, |last| p.elapsed > last.elapsed) {
         trace.push(p);
+    }
+}
+
+/// Session `s`'s result; with `trace`, its counters recorded there too
+/// ([`read_traced`], [`record`]).
+pub fn read_result(
+    bus: &mut (impl RegisterBus + ?Sized),
+    s: usize,
+    trace: Option<&mut Vec<TracePoint>>,
+) -> Result<SessionResult, OpError> {
+    match trace {
+        Some(trace) => {
+            let (r, point) = read_traced(bus, s)?;
+            record(trace, point);
+            Ok(r)
+        }
+        None => ops::result(bus, s),
     }
 }
 
@@ -543,7 +560,7 @@ pub struct RunOptions<'a> {
     /// the command that aborts a session still busy.
     pub bus_args: &'a str,
     /// Keep each session's counters for a plot ([`Outcome::trace`]): more
-    /// register reads a pass (`read_traced`), so only when asked.
+    /// register reads a pass (`read_result` with a trace), so only when asked.
     pub trace: bool,
 }
 
@@ -633,13 +650,7 @@ pub fn run(
     loop {
         let mut any_busy = false;
         for (i, s) in specs.iter().enumerate() {
-            let r = if opts.trace {
-                let (r, point) = read_traced(bus, s.session)?;
-                record(&mut traces[i], point);
-                r
-            } else {
-                ops::result(bus, s.session)?
-            };
+            let r = read_result(bus, s.session, opts.trace.then_some(&mut traces[i]))?;
             if !connected[i] && (r.connected || r.tx_bytes + r.rx_bytes > 0 || r.done) && r.peer_port != 0 {
                 connected[i] = true;
                 say(&format!(
@@ -685,13 +696,7 @@ pub fn run(
     }
     let mut outcomes = Vec::new();
     for ((i, s), mut trace) in specs.iter().enumerate().zip(traces) {
-        let r = if opts.trace {
-            let (r, point) = read_traced(bus, s.session)?;
-            record(&mut trace, point);
-            r
-        } else {
-            ops::result(bus, s.session)?
-        };
+        let r = read_result(bus, s.session, opts.trace.then_some(&mut trace))?;
         outcomes.push(Outcome { trace, ..Outcome::judge(*s, r, connected[i]) });
     }
     if stopped.is_none() {

@@ -255,9 +255,8 @@ pub fn run(sc: &Scenario, seed: u64) -> Outcome {
     loop {
         let mut busy = false;
         for (leg, trace) in sc.legs.iter().zip(&mut traces) {
-            let (r, point) = console_run::read_traced(&mut sim.bus(leg.board), leg.session)
+            let r = console_run::read_result(&mut sim.bus(leg.board), leg.session, Some(trace))
                 .unwrap_or_else(|e| panic!("board {}: {e}", leg.board));
-            console_run::record(trace, point);
             busy |= r.busy;
         }
         if !busy {
