@@ -148,9 +148,7 @@ impl Design {
             out.push_str(&line);
             out.push('\n');
         }
-        out.push_str("`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n");
-        out.push_str(body.trim_matches('\n'));
-        out.push_str("\n\n`resetall\n`default_nettype wire\n");
+        out.push_str(&framed_verilog(body));
         out
     }
 
@@ -158,6 +156,17 @@ impl Design {
     pub fn reg_clock_period_ns(&self) -> f64 {
         1000.0 / self.reg_clock_mhz
     }
+}
+
+/// `body` between the house prologue (`resetall`, `timescale 1ns / 1ps`,
+/// `default_nettype none`) and the epilogue that restores the defaults:
+/// a generated Verilog file without its banner ([`Design::verilog_file`]
+/// adds that).
+pub fn framed_verilog(body: &str) -> String {
+    format!(
+        "`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n{}\n\n`resetall\n`default_nettype wire\n",
+        body.trim_matches('\n')
+    )
 }
 
 /// A rejected configuration: which key, and what it must be.

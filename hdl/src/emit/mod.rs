@@ -56,15 +56,11 @@ pub struct Module {
 }
 
 impl Module {
-    /// The module as a file on its own: the house prologue (`resetall`,
-    /// `timescale 1ns / 1ps`, `default_nettype none`) and epilogue around it,
-    /// without the build's banner (for tests that lint or verilate modules
-    /// outside a build).
+    /// The module as a file on its own, framed as the build frames it
+    /// ([`config::framed_verilog`]) but without the build's banner (for
+    /// tests that lint or verilate modules outside a build).
     pub fn file_text(&self) -> String {
-        format!(
-            "`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n{}\n`resetall\n`default_nettype wire\n",
-            self.text
-        )
+        config::framed_verilog(&self.text)
     }
 }
 
