@@ -12,7 +12,7 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{console, console_cmd, spawn, Proc};
+use common::{console, console_cmd, loopback_params, spawn, Proc};
 use console::ops;
 use vboard::pc::{free_port, wait_listening};
 
@@ -60,6 +60,7 @@ fn per_port(report: &serde_json::Value) -> Vec<(u16, u64, u64)> {
 fn run(args: &[&str], streams: usize) -> (serde_json::Value, serde_json::Value, Vec<(u16, driver::SessionResult)>) {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
+    loopback_params(addr, vb.design.sessions);
     let (server, port) = iperf3_server();
     let port = port.to_string();
     let mut a = vec!["--json", "iperf3", "-c", "127.0.0.1", "-p", &port];
@@ -159,6 +160,7 @@ fn assert_idle(addr: std::net::SocketAddr, sessions: usize) {
 fn a_busy_server_is_one_clear_error() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
+    loopback_params(addr, vb.design.sessions);
     let (server, port) = iperf3_server();
     let mut other = Command::new("iperf3");
     other.args(["-c", "127.0.0.1", "-p", &port.to_string(), "-t", "4"]);
@@ -180,6 +182,7 @@ fn a_busy_server_is_one_clear_error() {
 fn a_server_that_goes_away_mid_test_is_one_clear_error() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
+    loopback_params(addr, vb.design.sessions);
     let (mut server, port) = iperf3_server();
     let mut con = spawn(console_cmd(addr, &["iperf3", "-c", "127.0.0.1", "-p", &port.to_string(), "-t", "60"]));
     con.wait_stdout(Duration::from_secs(60), |l| l.starts_with("Connecting to host").then_some(())).expect("started");
@@ -198,6 +201,7 @@ fn a_server_that_goes_away_mid_test_is_one_clear_error() {
 fn bad_flags_are_refused_with_status_2() {
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
+    loopback_params(addr, vb.design.sessions);
     for args in [
         vec!["iperf3", "-c", "127.0.0.1", "-P", "5"],
         vec!["iperf3", "-c", "127.0.0.1", "-n", "1X"],
@@ -222,6 +226,7 @@ fn a_server_error_is_one_line_with_iperf3s_error_number() {
     use std::io::{Read, Write};
     let vb = common::board(false);
     let addr = vb.register_addrs()[0];
+    loopback_params(addr, vb.design.sessions);
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let server = std::thread::spawn(move || {

@@ -11,30 +11,11 @@ mod common;
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-use common::{console, console_cmd, pc_tool, spawn, tools};
+use common::{console, console_cmd, loopback_params, pc_tool, spawn, tools};
 use console::ops;
 use vboard::pc::{free_port, wait_listening, Iperf2Report, ToolProcess, ToolRun, IPERF2_HEADER_BYTES};
 
 const LIMIT: Duration = Duration::from_secs(300);
-
-/// Points every session at free loopback ports and the PC at 127.0.0.1, so
-/// the recommended commands run here as printed.
-fn loopback_params(addr: SocketAddr, sessions: usize) -> Vec<u16> {
-    let mut args: Vec<String> =
-        vec!["params".into(), "set".into(), "fpga_ip=127.0.0.1".into(), "target_ip=127.0.0.1".into()];
-    let mut fpga_ports = Vec::new();
-    for s in 0..sessions {
-        let p = free_port();
-        fpga_ports.push(p);
-        args.push(format!("fpga_port{s}={p}"));
-        args.push(format!("target_port{s}={}", free_port()));
-    }
-    let a: Vec<&str> = args.iter().map(String::as_str).collect();
-    let f = console(addr, &a);
-    assert_eq!(f.code, Some(0), "{}", f.all());
-    assert!(f.stdout.iter().any(|l| l == "IP initialization complete"), "{}", f.all());
-    fpga_ports
-}
 
 /// Runs `toe-console --json test <duplex> --session ...` with the PC tool
 /// each session's recommended command names; returns the console's JSON

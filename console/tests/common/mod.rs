@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use vboard::pc::Tools;
+use vboard::pc::{free_port, Tools};
 use vboard::{Options, VirtualBoard};
 
 pub const CONSOLE: &str = env!("CARGO_BIN_EXE_toe-console");
@@ -145,6 +145,27 @@ pub fn board(pair: bool) -> VirtualBoard {
 }
 
 pub use vboard::pc::{Finished, Proc};
+
+/// Points every session at free loopback ports and the PC at 127.0.0.1, so
+/// the recommended commands run here as printed, and so boards of tests
+/// running at once never share a session port: the reset ports (60000 and
+/// up) are the same on every board, and inside Linux's ephemeral range too.
+pub fn loopback_params(addr: SocketAddr, sessions: usize) -> Vec<u16> {
+    let mut args: Vec<String> =
+        vec!["params".into(), "set".into(), "fpga_ip=127.0.0.1".into(), "target_ip=127.0.0.1".into()];
+    let mut fpga_ports = Vec::new();
+    for s in 0..sessions {
+        let p = free_port();
+        fpga_ports.push(p);
+        args.push(format!("fpga_port{s}={p}"));
+        args.push(format!("target_port{s}={}", free_port()));
+    }
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let f = console(addr, &a);
+    assert_eq!(f.code, Some(0), "{}", f.all());
+    assert!(f.stdout.iter().any(|l| l == "IP initialization complete"), "{}", f.all());
+    fpga_ports
+}
 
 /// Starts a process of the test (a failure to start is a test failure).
 pub fn spawn(cmd: Command) -> Proc {
