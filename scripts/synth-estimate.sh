@@ -7,7 +7,8 @@
 # the LUT+MUXF level count is the one Vivado's logic-level report would give.
 #
 # Then the blocks built and tested but not yet in the top (`pending_blocks`:
-# issue 29's round-trip meter and histogram), one row each, per session.
+# issue 29's round-trip meter and histogram, and the pattern at any byte at
+# the default width), one row each, per session.
 #
 # Then the whole top of every example configuration (examples/*.toml, by
 # name; EXAMPLES=DIR takes them from DIR), each generated once into a
@@ -82,7 +83,7 @@ done
 echo "levels: LUT+MUXF levels on the deepest register-to-register path (carry cells not counted); carry: longest carry chain in cells"
 
 echo
-echo "synth-estimate: blocks not yet in the top (pending_blocks: issue 29's latency measurement), one per session, same yosys command"
+echo "synth-estimate: blocks not yet in the top (pending_blocks: issue 29's latency blocks), one per session, same yosys command"
 mapfile -t pending < <("$bin/pending_blocks" --out "$work/pending")
 "$report" header
 for module in "${pending[@]}"; do
@@ -90,7 +91,7 @@ for module in "${pending[@]}"; do
         || { cat "$work/$module.log"; echo "synth-estimate: yosys failed on $module"; exit 1; }
     rows row "$module" "$work/$module.json"
 done
-echo "LUT: logic LUTs; the meter's 16 stamps are distributed RAM (RAM32M16 cells), not counted there"
+echo "LUT: logic LUTs; the meter's 16 stamps are distributed RAM (RAM32M16 cells), not counted there; pattern_at is combinational (offset to beat), one per direction"
 
 shopt -s nullglob
 examples=("${EXAMPLES:-$root/examples}"/*.toml)

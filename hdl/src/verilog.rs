@@ -99,6 +99,23 @@ pub fn prefix_overlay_verilog(width: usize, module: &str) -> Result<String, HdlE
     }
 }
 
+/// The pattern at any byte ([`PatternAt`](crate::pattern_at::PatternAt))
+/// at `width` bits as the project's writer emits it, module
+/// `<prefix>_pattern_at`: issue 29's message beats, verilated on its own by
+/// its tests until a session holds it.
+pub fn pattern_at_modules(width: usize, prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
+    use crate::pattern_at::PatternAt;
+    let root = format!("{prefix}_pattern_at");
+    match width {
+        64 => crate::emit::emit(&mut PatternAt::<64>::new(), &root, prefix),
+        128 => crate::emit::emit(&mut PatternAt::<128>::new(), &root, prefix),
+        256 => crate::emit::emit(&mut PatternAt::<256>::new(), &root, prefix),
+        512 => crate::emit::emit(&mut PatternAt::<512>::new(), &root, prefix),
+        1024 => crate::emit::emit(&mut PatternAt::<1024>::new(), &root, prefix),
+        other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
+    }
+}
+
 /// The round-trip meter ([`RttMeter`](crate::rtt_meter::RttMeter)) as the
 /// project's writer emits it, root `<prefix>_rtt_meter`, children first:
 /// issue 29's measurement, verilated on its own by its tests until a session
