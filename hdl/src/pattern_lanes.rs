@@ -27,7 +27,7 @@ pub struct PatternLanes<const W: usize> {
 
 impl<const W: usize> PatternLanes<W> {
     pub fn new() -> Self {
-        assert!(W % 32 == 0 && W >= 64, "PatternLanes: W = {W} must be a multiple of 32, at least 64");
+        assert!(W.is_multiple_of(32) && W >= 64, "PatternLanes: W = {W} must be a multiple of 32, at least 64");
         Self { verilog_name: Default::default(), word: Default::default(), data: Default::default() }
     }
 

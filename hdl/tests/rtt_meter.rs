@@ -460,7 +460,7 @@ fn meter_and_histogram_together_are_latency_histogram() {
     let mut reference = Reference::default();
     let mut model = Histogram::new();
     let events = traffic("meter_and_histogram_together", 300_000, 16, 10, 0);
-    let idle = std::iter::repeat((false, false, false)).take(10);
+    let idle = std::iter::repeat_n((false, false, false), 10);
     for (cycle, (clear, request, response)) in events.into_iter().chain(idle).enumerate() {
         let shown = meter.shown();
         assert_eq!(shown, reference.shown(cycle as u64), "cycle {cycle}");

@@ -33,7 +33,7 @@ impl Transfer {
         let final_beat = n + 1 == beats;
         let bytes = if final_beat { (self.size - n * self.beat_bytes as u64) as usize } else { self.beat_bytes };
         let pb = self.packet_beats();
-        (bytes, final_beat || (pb > 0 && (n + 1) % pb == 0))
+        (bytes, final_beat || (pb > 0 && (n + 1).is_multiple_of(pb)))
     }
 }
 
