@@ -4,7 +4,7 @@
 //!
 //! ```text
 //!   request --> stamp `now` into the queue (16 in flight at most)
-//!   response -> S0: the oldest stamp, popped, and `now`
+//!   response -> S0: the oldest stamp, popped, and `now - response_lag`
 //!               S1: rtt = now - stamp, saturated to 32 bits
 //!               S2: its leading one, 16 x 16 products, |rtt - previous|
 //!               S3: square = rtt^2 (64 bits), bucket
@@ -13,11 +13,13 @@
 //! ```
 //!
 //! A round trip runs from the cycle of a request's `request` pulse (its first
-//! beat taken by the TOE) to the cycle of its response's `response` pulse
-//! (the response's last byte taken): requests and responses are in order,
-//! so the oldest stamp is the response's. `now` is a free-running 40-bit
-//! count, so no round trip under 2^40 cycles wraps; a round trip of 2^32
-//! cycles or more is counted as 2^32 - 1.
+//! beat taken by the TOE) to the cycle its response's last byte was taken:
+//! that of its `response` pulse less `response_lag` (when several messages
+//! end in one beat, `MessageEnds` shows them one a cycle after it, each with
+//! its lag). Requests and responses are in order, so the oldest stamp is
+//! the response's. `now` is a free-running 40-bit count, so no round trip
+//! under 2^40 cycles wraps; a round trip of 2^32 cycles or more is counted
+//! as 2^32 - 1.
 //!
 //! Ports (one-cycle pulses unless said otherwise):
 //! - `clear`: empty the queue, drop the samples on their way, zero the
@@ -55,6 +57,9 @@ pub struct RttMeter {
     pub request: Signal<In, Bit>,
     /// A response's last byte was taken (one-cycle pulse).
     pub response: Signal<In, Bit>,
+    /// How many cycles before this `response` its last byte was taken
+    /// (`MessageEnds`'s `lag`; 0 when it was taken in this cycle).
+    pub response_lag: Signal<In, Bits<8>>,
     // ---- Queue.
     /// Requests stamped and not yet answered, 0 .. 16.
     pub in_flight: Signal<Out, Bits<5>>,
@@ -162,6 +167,7 @@ impl Default for RttMeter {
             clear: Default::default(),
             request: Default::default(),
             response: Default::default(),
+            response_lag: Default::default(),
             in_flight: Default::default(),
             overflow: Default::default(),
             orphan: Default::default(),
@@ -319,10 +325,11 @@ impl Logic for RttMeter {
             self.orphaned.d.next = true;
         }
 
-        // S0 -> S1: the stamp popped, and the time.
+        // S0 -> S1: the stamp popped, and the time its response's last byte
+        // was taken.
         self.s1_valid.d.next = self.pop.val();
         self.s1_stamp.d.next = self.stamps.read_stamp.val();
-        self.s1_now.d.next = self.now.q.val();
+        self.s1_now.d.next = self.now.q.val() - bit_cast::<40, 8>(self.response_lag.val());
 
         // S1 -> S2: the round trip, saturated to 32 bits.
         self.rtt40.next = self.s1_now.q.val() - self.s1_stamp.q.val();

@@ -78,6 +78,9 @@ fn buckets_are_latency_bucket_of() {
     }
 }
 
+/// One cycle's events: clear, request, response, and the response's lag.
+type Event = (bool, bool, bool, u64);
+
 /// What the meter must show during one cycle.
 #[derive(Debug, Default, PartialEq)]
 struct Shown {
@@ -108,7 +111,8 @@ struct Reference {
 }
 
 impl Reference {
-    fn step(&mut self, cycle: u64, clear: bool, request: bool, response: bool) {
+    /// One cycle's events; a response's beat was taken `lag` cycles before.
+    fn step(&mut self, cycle: u64, clear: bool, request: bool, response: bool, lag: u64) {
         if clear {
             *self = Reference::default();
             return;
@@ -116,7 +120,7 @@ impl Reference {
         let popped = response && !self.queue.is_empty();
         if popped {
             let stamp = self.queue.pop_front().unwrap();
-            self.pending.push_back((cycle, cycle - stamp));
+            self.pending.push_back((cycle, cycle - lag - stamp));
         }
         if request && (self.queue.len() < 16 || popped) {
             self.queue.push_back(cycle);
@@ -151,7 +155,7 @@ impl Reference {
 
 struct Meter {
     m: Model,
-    ports: [verilate::Port; 16],
+    ports: [verilate::Port; 17],
 }
 
 impl Meter {
@@ -163,6 +167,7 @@ impl Meter {
             "clear",
             "request",
             "response",
+            "response_lag",
             "in_flight",
             "overflow",
             "orphan",
@@ -184,10 +189,11 @@ impl Meter {
         meter
     }
 
-    fn drive(&mut self, clear: bool, request: bool, response: bool) {
+    fn drive(&mut self, clear: bool, request: bool, response: bool, lag: u64) {
         for (i, v) in [clear, request, response].into_iter().enumerate() {
             self.m.set(self.ports[i + 1], u64::from(v));
         }
+        self.m.set(self.ports[4], lag);
         self.m.cycle();
     }
 
@@ -200,28 +206,28 @@ impl Meter {
     fn shown(&self) -> Shown {
         let g = |i: usize| self.m.get(self.ports[i]);
         Shown {
-            in_flight: g(4),
-            overflow: g(5) == 1,
-            orphan: g(6) == 1,
-            sample: (g(7) == 1).then(|| (g(8), g(9))),
-            count: g(10),
-            min: g(11),
-            max: g(12),
-            sum: u128::from(g(13)),
-            sum_sq: self.wide(14),
-            jitter_sum: u128::from(g(15)),
+            in_flight: g(5),
+            overflow: g(6) == 1,
+            orphan: g(7) == 1,
+            sample: (g(8) == 1).then(|| (g(9), g(10))),
+            count: g(11),
+            min: g(12),
+            max: g(13),
+            sum: u128::from(g(14)),
+            sum_sq: self.wide(15),
+            jitter_sum: u128::from(g(16)),
         }
     }
 }
 
-/// Runs `events` (clear, request, response per cycle) through the meter and
+/// Runs `events` (clear, request, response, lag per cycle) through the meter and
 /// the reference, comparing what shows every cycle; returns the samples
 /// measured and the longest.
-fn run(events: impl Iterator<Item = (bool, bool, bool)>) -> (u64, u64) {
+fn run(events: impl Iterator<Item = Event>) -> (u64, u64) {
     let mut meter = Meter::new();
     let mut reference = Reference::default();
     let (mut samples, mut longest) = (0, 0);
-    for (cycle, (clear, request, response)) in events.enumerate() {
+    for (cycle, (clear, request, response, lag)) in events.enumerate() {
         let cycle = cycle as u64;
         let want = reference.shown(cycle);
         assert_eq!(meter.shown(), want, "cycle {cycle}");
@@ -229,8 +235,8 @@ fn run(events: impl Iterator<Item = (bool, bool, bool)>) -> (u64, u64) {
             samples += 1;
             longest = longest.max(rtt);
         }
-        meter.drive(clear, request, response);
-        reference.step(cycle, clear, request, response);
+        meter.drive(clear, request, response, lag);
+        reference.step(cycle, clear, request, response, lag);
     }
     (samples, longest)
 }
@@ -238,34 +244,33 @@ fn run(events: impl Iterator<Item = (bool, bool, bool)>) -> (u64, u64) {
 /// Random traffic: requests while fewer than `outstanding` are unanswered,
 /// each answered after a delay drawn log-uniformly up to 2^`max_bits`
 /// cycles (in order, as TCP delivers), and a clear in one cycle of
-/// `clear_every` on average (never for 0).
-fn traffic(
-    seed_name: &str,
-    cycles: u64,
-    outstanding: usize,
-    max_bits: u32,
-    clear_every: u32,
-) -> Vec<(bool, bool, bool)> {
+/// `clear_every` on average (never for 0). Each response's beat was taken
+/// up to 8 cycles before its pulse (`lag`, as when several messages end in
+/// one beat), never before its request.
+fn traffic(seed_name: &str, cycles: u64, outstanding: usize, max_bits: u32, clear_every: u32) -> Vec<Event> {
     let mut rng = seeded_inputs::seed::rng(seed_name);
-    let mut due: VecDeque<u64> = VecDeque::new();
+    // (request cycle, response cycle) of every request unanswered.
+    let mut due: VecDeque<(u64, u64)> = VecDeque::new();
     let mut out = Vec::new();
     for c in 0..cycles {
         let clear = clear_every > 0 && rng.gen_ratio(1, clear_every);
-        let response = due.front().is_some_and(|&d| d <= c);
+        let response = due.front().is_some_and(|&(_, d)| d <= c);
+        let mut lag = 0;
         if response {
-            due.pop_front();
+            let (asked, _) = due.pop_front().unwrap();
+            lag = rng.gen_range(0..=(c - asked).min(8));
         }
         let request = due.len() < outstanding && rng.gen_ratio(1, 3);
         if request {
             let delay = 1 + (rng.gen::<u64>() >> (64 - rng.gen_range(1..=max_bits)));
             // In order: never due before the one ahead of it.
-            let at = (c + delay).max(due.back().copied().unwrap_or(0));
-            due.push_back(at);
+            let at = (c + delay).max(due.back().map_or(0, |&(_, d)| d));
+            due.push_back((c, at));
         }
         if clear {
             due.clear();
         }
-        out.push((clear, request && !clear, response && !clear));
+        out.push((clear, request && !clear, response && !clear, lag));
     }
     out
 }
@@ -294,21 +299,21 @@ fn long_round_trips_use_the_whole_square() {
 /// nothing in flight is not measured (`orphan`), a clear resets both.
 #[test]
 fn overflow_and_orphan_are_flagged_until_clear() {
-    let idle = (false, false, false);
-    let mut events = vec![(false, true, false); 17];
+    let idle = (false, false, false, 0);
+    let mut events = vec![(false, true, false, 0); 17];
     events.extend([idle; 3]);
-    events.extend(vec![(false, false, true); 17]);
+    events.extend(vec![(false, false, true, 0); 17]);
     events.extend([idle; 7]);
     let mut meter = Meter::new();
     let mut reference = Reference::default();
-    for (cycle, &(clear, request, response)) in events.iter().enumerate() {
-        meter.drive(clear, request, response);
-        reference.step(cycle as u64, clear, request, response);
+    for (cycle, &(clear, request, response, lag)) in events.iter().enumerate() {
+        meter.drive(clear, request, response, lag);
+        reference.step(cycle as u64, clear, request, response, lag);
     }
     let shown = meter.shown();
     assert_eq!((shown.overflow, shown.orphan, shown.count, shown.in_flight), (true, true, 16, 0), "{shown:?}");
     assert_eq!(shown, reference.shown(events.len() as u64));
-    meter.drive(true, false, false);
+    meter.drive(true, false, false, 0);
     let shown = meter.shown();
     assert_eq!((shown.overflow, shown.orphan, shown.count), (false, false, 0), "{shown:?}");
 }
@@ -460,16 +465,16 @@ fn meter_and_histogram_together_are_latency_histogram() {
     let mut reference = Reference::default();
     let mut model = Histogram::new();
     let events = traffic("meter_and_histogram_together", 300_000, 16, 10, 0);
-    let idle = std::iter::repeat_n((false, false, false), 10);
-    for (cycle, (clear, request, response)) in events.into_iter().chain(idle).enumerate() {
+    let idle = std::iter::repeat_n((false, false, false, 0), 10);
+    for (cycle, (clear, request, response, lag)) in events.into_iter().chain(idle).enumerate() {
         let shown = meter.shown();
         assert_eq!(shown, reference.shown(cycle as u64), "cycle {cycle}");
         if let Some((rtt, _)) = shown.sample {
             model.record(rtt);
         }
         h.drive(false, shown.sample.map(|(_, bucket)| bucket));
-        meter.drive(clear, request, response);
-        reference.step(cycle as u64, clear, request, response);
+        meter.drive(clear, request, response, lag);
+        reference.step(cycle as u64, clear, request, response, lag);
     }
     h.drive(false, None);
     let read = h.read_all();
