@@ -23,6 +23,7 @@ pub mod elapsed_timer;
 pub mod emit;
 pub mod lane_select;
 pub mod leading_one;
+pub mod message_ends;
 pub mod pattern_at;
 pub mod pattern_lanes;
 pub mod peer_latch;

@@ -116,6 +116,14 @@ pub fn pattern_at_modules(width: usize, prefix: &str) -> Result<Vec<crate::emit:
     }
 }
 
+/// The message ends of a receive stream ([`MessageEnds`](crate::message_ends::MessageEnds))
+/// as the project's writer emits it, module `<prefix>_message_ends`, as
+/// [`rtt_meter_modules`].
+pub fn message_ends_modules(prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
+    let root = format!("{prefix}_message_ends");
+    crate::emit::emit(&mut crate::message_ends::MessageEnds::default(), &root, prefix)
+}
+
 /// The round-trip meter ([`RttMeter`](crate::rtt_meter::RttMeter)) as the
 /// project's writer emits it, root `<prefix>_rtt_meter`, children first:
 /// issue 29's measurement, verilated on its own by its tests until a session

@@ -2,8 +2,9 @@
 //! part of the generated top into a folder, as `gen` writes a build's RTL
 //! (`rtl/<module>.v`, `rtl/files.f`, children first), for `make
 //! synth-estimate` to size them per session. Today: issue 29's round-trip
-//! meter and histogram, and the pattern at any byte its message beats need,
-//! at the default design's width (docs/latency.md). Prints each root module's name,
+//! meter and histogram, the pattern at any byte its message beats need (at
+//! the default design's width) and the message ends of its receive side
+//! (docs/latency.md). Prints each root module's name,
 //! one a line. A measurement artefact; `gen` never writes these blocks.
 
 use std::path::PathBuf;
@@ -28,6 +29,7 @@ fn run(args: &Args) -> Result<String, String> {
         hdl::verilog::rtt_meter_modules(&design.name),
         hdl::verilog::rtt_histogram_modules(&design.name),
         hdl::verilog::pattern_at_modules(design.data_width, &design.name),
+        hdl::verilog::message_ends_modules(&design.name),
     ];
     let mut files = Vec::new();
     let mut roots = String::new();
