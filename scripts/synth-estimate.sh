@@ -7,8 +7,9 @@
 # the LUT+MUXF level count is the one Vivado's logic-level report would give.
 #
 # Then the blocks built and tested but not yet in the top (`pending_blocks`:
-# issue 29's round-trip meter and histogram, the message ends, and the
-# pattern at any byte at the default width), one row each, per session.
+# issue 29's round-trip meter and histogram, the message ends, the message
+# source and the pattern at any byte at the default width), one row each,
+# per session.
 #
 # Then the whole top of every example configuration (examples/*.toml, by
 # name; EXAMPLES=DIR takes them from DIR), each generated once into a

@@ -18,7 +18,8 @@ fn the_binary_writes_each_block_children_first_and_names_the_roots() {
             "toe_user_logic_rtt_meter",
             "toe_user_logic_rtt_histogram",
             "toe_user_logic_pattern_at",
-            "toe_user_logic_message_ends"
+            "toe_user_logic_message_ends",
+            "toe_user_logic_message_source"
         ]
     );
     let list = std::fs::read_to_string(out.join("rtl/files.f")).unwrap();
@@ -37,6 +38,11 @@ fn the_binary_writes_each_block_children_first_and_names_the_roots() {
     for root in &roots {
         assert!(files.contains(&format!("rtl/{root}.v").as_str()), "{root} in {files:?}");
     }
+    // A module two blocks share (the message source's pattern) is written once.
+    let mut unique = files.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), files.len(), "{files:?}");
     assert!(files.len() >= 6, "{files:?}");
 }
 

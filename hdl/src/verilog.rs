@@ -124,6 +124,15 @@ pub fn message_ends_modules(prefix: &str) -> Result<Vec<crate::emit::Module>, Hd
     crate::emit::emit(&mut crate::message_ends::MessageEnds::default(), &root, prefix)
 }
 
+/// The latency modes' transmit stream ([`MessageSource`](crate::message_source::MessageSource))
+/// at `width` bits as the project's writer emits it, root
+/// `<prefix>_message_source`, children first, as [`rtt_meter_modules`].
+pub fn message_source_modules(width: usize, prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
+    use crate::message_source::MessageSource;
+    let root = format!("{prefix}_message_source");
+    by_width!(width, MessageSource::new(), |b| crate::emit::emit(b, &root, prefix))
+}
+
 /// The round-trip meter ([`RttMeter`](crate::rtt_meter::RttMeter)) as the
 /// project's writer emits it, root `<prefix>_rtt_meter`, children first:
 /// issue 29's measurement, verilated on its own by its tests until a session

@@ -2,9 +2,9 @@
 //! part of the generated top into a folder, as `gen` writes a build's RTL
 //! (`rtl/<module>.v`, `rtl/files.f`, children first), for `make
 //! synth-estimate` to size them per session. Today: issue 29's round-trip
-//! meter and histogram, the pattern at any byte its message beats need (at
-//! the default design's width) and the message ends of its receive side
-//! (docs/latency.md). Prints each root module's name,
+//! meter and histogram, the pattern at any byte its message beats need and
+//! the message source that sends them (at the default design's width), and
+//! the message ends of its receive side (docs/latency.md). Prints each root module's name,
 //! one a line. A measurement artefact; `gen` never writes these blocks.
 
 use std::path::PathBuf;
@@ -30,6 +30,7 @@ fn run(args: &Args) -> Result<String, String> {
         hdl::verilog::rtt_histogram_modules(&design.name),
         hdl::verilog::pattern_at_modules(design.data_width, &design.name),
         hdl::verilog::message_ends_modules(&design.name),
+        hdl::verilog::message_source_modules(design.data_width, &design.name),
     ];
     let mut files = Vec::new();
     let mut roots = String::new();
@@ -39,7 +40,15 @@ fn run(args: &Args) -> Result<String, String> {
             roots.push_str(&format!("{}\n", root.name));
         }
         for m in modules {
-            files.push(GeneratedFile { path: format!("rtl/{}.v", m.name), contents: design.verilog_file(&m.text) });
+            let path = format!("rtl/{}.v", m.name);
+            let contents = design.verilog_file(&m.text);
+            // A module two blocks share (the message source holds a pattern)
+            // is written once; one name with two texts would be a bug.
+            match files.iter().find(|f: &&GeneratedFile| f.path == path) {
+                Some(f) if f.contents == contents => {}
+                Some(_) => return Err(format!("two different modules named {}", m.name)),
+                None => files.push(GeneratedFile { path, contents }),
+            }
         }
     }
     let list: String = files.iter().map(|f| format!("{}\n", f.path)).collect();
