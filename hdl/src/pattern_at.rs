@@ -84,6 +84,26 @@ impl<const W: usize> Logic for PatternAt<W> {
     fn hdl(&self) -> Verilog {
         let (lanes, lb) = (W / 32, Self::lane_bits());
         let upper = 32 - lb;
+        let lane_index: VerilogLiteral = crate::pattern_lanes::PatternLanes::<W>::lane_index().into();
+        // The general form: the beat's words, then each lane's 4:1 byte choice.
+        let general = format!(
+            "for (i = 0; i <= {lanes}; i = i + 1) begin\n    \
+                 sum = {{1'b0, l}} + i[{lb}:0];\n    \
+                 words[32 * i +: 32] = {{sum[{lb}] ? h_plus_1 : h, sum[{lm}:0]}};\n\
+             end\n\
+             for (i = 0; i < {lanes}; i = i + 1) begin\n    \
+                 data[32 * i +: 32] = words[32 * i + {{27'd0, b, 3'b000}} +: 32];\n\
+             end",
+            lm = lb - 1,
+        );
+        let indent = |text: &str, by: &str| text.lines().map(|l| format!("{by}{l}")).collect::<Vec<_>>().join("\n");
+        // The simulation form takes a short branch for a beat that starts at
+        // a multiple of W/8, almost every beat of a throughput test: the
+        // aligned pattern's wiring (`PatternLanes`), so Verilator does not
+        // build the beat's words. The words and the sum are set in both
+        // branches, so the branch is a branch and not a choice between two
+        // values computed first. `hdl/tests/equivalence.rs` proves the two
+        // forms equal.
         Verilog::Custom(format!(
             "// The word index of lane 0 is {{h, l}}; the beat's words are h's and h + 1's.\n\
              wire [{uh}:0] h = offset[33:{lo}];\n\
@@ -94,20 +114,32 @@ impl<const W: usize> Logic for PatternAt<W> {
              reg [{wt}:0] words;\n\
              reg [{lb}:0] sum;\n\
              integer i;\n\
+             `ifdef VERILATOR\n\
+             // Simulation form, the same function (see hdl/src/pattern_at.rs).\n\
              always @(*) begin\n    \
-                 for (i = 0; i <= {lanes}; i = i + 1) begin\n        \
-                     sum = {{1'b0, l}} + i[{lb}:0];\n        \
-                     words[32 * i +: 32] = {{sum[{lb}] ? h_plus_1 : h, sum[{lm}:0]}};\n    \
-                 end\n    \
-                 for (i = 0; i < {lanes}; i = i + 1) begin\n        \
-                     data[32 * i +: 32] = words[32 * i + {{27'd0, b, 3'b000}} +: 32];\n    \
+                 if (offset[{lt}:0] == {lt1}'d0) begin\n        \
+                     words = {{{wn}{{1'b0}}}};\n        \
+                     sum = {lb1}'d0;\n        \
+                     data = {{{lanes}{{offset[33:2]}}}} | {lane_index};\n    \
+                 end else begin\n\
+             {general_sim}\n    \
                  end\n\
-             end",
+             end\n\
+             `else\n\
+             always @(*) begin\n\
+             {general_syn}\n\
+             end\n\
+             `endif",
             uh = upper - 1,
             lo = 2 + lb,
             lm = lb - 1,
             lt = lb + 1,
+            lt1 = lb + 2,
+            lb1 = lb + 1,
+            wn = 32 * (lanes + 1),
             wt = 32 * (lanes + 1) - 1,
+            general_sim = indent(&general, "        "),
+            general_syn = indent(&general, "    "),
         ))
     }
 }

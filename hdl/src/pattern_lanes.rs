@@ -31,7 +31,9 @@ impl<const W: usize> PatternLanes<W> {
         Self { verilog_name: Default::default(), word: Default::default(), data: Default::default() }
     }
 
-    fn lane_index() -> Bits<W> {
+    /// Lane `i`'s index in bits `32i + 31 .. 32i`: what the aligned beat
+    /// ORs into the replicated word.
+    pub(crate) fn lane_index() -> Bits<W> {
         let mut lanes = Bits::<W>::default();
         for i in 0..W / 32 {
             lanes.set_bits::<32>(32 * i, bits::<32>(i as u64));

@@ -99,6 +99,21 @@ pub fn prefix_overlay_verilog(width: usize, module: &str) -> Result<String, HdlE
     }
 }
 
+/// The pattern at any byte alone ([`PatternAt`](crate::pattern_at::PatternAt))
+/// at `width` bits, for the test that proves its simulation form equal to
+/// its synthesis form.
+pub fn pattern_at_verilog(width: usize, module: &str) -> Result<String, HdlError> {
+    use crate::pattern_at::PatternAt;
+    match width {
+        64 => block_verilog(&mut PatternAt::<64>::new(), module),
+        128 => block_verilog(&mut PatternAt::<128>::new(), module),
+        256 => block_verilog(&mut PatternAt::<256>::new(), module),
+        512 => block_verilog(&mut PatternAt::<512>::new(), module),
+        1024 => block_verilog(&mut PatternAt::<1024>::new(), module),
+        other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
+    }
+}
+
 /// The pattern at any byte ([`PatternAt`](crate::pattern_at::PatternAt))
 /// at `width` bits as the project's writer emits it, module
 /// `<prefix>_pattern_at`: issue 29's message beats, verilated on its own by

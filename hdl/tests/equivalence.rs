@@ -1,8 +1,10 @@
-//! Two leaves have two forms in one Verilog module: the one Verilator
+//! Three leaves have two forms in one Verilog module: the one Verilator
 //! compiles (`ifdef VERILATOR`) and the one synthesis reads. The verifier's
 //! byte check takes a word-level branch for a beat with every byte kept and
 //! inside the transfer; the generator's prefix overlay skips the bank's
-//! shifts for a beat without prefix bytes. Simulation tests only ever run
+//! shifts for a beat without prefix bytes; the pattern at any byte takes
+//! the aligned pattern's wiring for a beat that starts at a multiple of the
+//! beat. Simulation tests only ever run
 //! the first form, so this proves them the same function with a yosys SAT
 //! miter, at every data width.
 
@@ -110,5 +112,41 @@ fn the_miter_catches_an_overlay_that_differs() {
     std::fs::write(&sim, broken).unwrap();
     std::fs::write(&syn, hdl::verilog::prefix_overlay_verilog(256, "po_syn").unwrap()).unwrap();
     assert!(yosys(&miter_script(&sim, &syn, "po")).is_err(), "a broken overlay passed the miter");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pattern_at_simulation_form_is_the_synthesis_form() {
+    let dir = scratch().join("pattern-at");
+    std::fs::create_dir_all(&dir).unwrap();
+    for width in config::DATA_WIDTHS {
+        let sim = dir.join(format!("pa_sim_{width}.v"));
+        let syn = dir.join(format!("pa_syn_{width}.v"));
+        let sim_text = hdl::verilog::pattern_at_verilog(width, "pa_sim").unwrap();
+        assert!(sim_text.contains("`ifdef VERILATOR"), "{width} bits: no simulation form to prove");
+        std::fs::write(&sim, sim_text).unwrap();
+        std::fs::write(&syn, hdl::verilog::pattern_at_verilog(width, "pa_syn").unwrap()).unwrap();
+        if let Err(log) = yosys(&miter_script(&sim, &syn, "pa")) {
+            panic!(
+                "{width} bits: the simulation form of the pattern at any byte differs from the synthesis form:\n{log}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Its miter is not vacuous: a short branch also taken for a beat that
+/// starts one word past a beat boundary fails it.
+#[test]
+fn the_miter_catches_a_pattern_that_differs() {
+    let dir = scratch().join("pattern-at-broken");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (sim, syn) = (dir.join("pa_sim.v"), dir.join("pa_syn.v"));
+    let good = hdl::verilog::pattern_at_verilog(128, "pa_sim").unwrap();
+    let broken = good.replacen("if (offset[3:0] == 4'd0)", "if (offset[1:0] == 2'd0)", 1);
+    assert_ne!(good, broken, "the short branch of the simulation form was not found");
+    std::fs::write(&sim, broken).unwrap();
+    std::fs::write(&syn, hdl::verilog::pattern_at_verilog(128, "pa_syn").unwrap()).unwrap();
+    assert!(yosys(&miter_script(&sim, &syn, "pa")).is_err(), "a broken pattern passed the miter");
     let _ = std::fs::remove_dir_all(&dir);
 }
