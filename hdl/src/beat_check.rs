@@ -124,25 +124,11 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
 
     fn hdl(&self) -> Verilog {
         // count = (index of the last kept byte) + 1, from the one-hot edge
-        // of the contiguous keep: bit j of count is the OR of the edges at
-        // the positions i whose i + 1 has bit j set (a flat OR, no priority
-        // chain). Constant part-selects only: loop variables and indexed
-        // part-selects make yosys build shift multiplexers. The bytes inside
+        // of the contiguous keep (`KeepCount`'s terms). The bytes inside
         // the transfer are the ones below bit `room`: a shift of K ones (a
         // shift by K or more leaves none, so every byte is inside).
         let lanes = W / 32;
         let nz: Vec<String> = (0..K).rev().map(|i| format!("|diff[{}:{}]", 8 * i + 7, 8 * i)).collect();
-        let mut count_bits = Vec::new();
-        for j in (0..8).rev() {
-            let mut mask = Bits::<K>::default();
-            for i in 0..K {
-                if (i + 1) >> j & 1 == 1 {
-                    mask = mask.replace_bit(i, true);
-                }
-            }
-            let mask: VerilogLiteral = mask.into();
-            count_bits.push(format!("|(last_kept & {mask})"));
-        }
         // A 32-bit lane vector: `term(j)` for each lane j, highest first,
         // zeros above the beat's lanes.
         let lane_vector = |term: &dyn Fn(usize) -> String| {
@@ -170,7 +156,7 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
             k = K,
             err_lanes = per_lane("err"),
             over_lanes = per_lane("over"),
-            count = count_bits.join(", "),
+            count = crate::keep_count::count_terms::<K>(),
         );
         Verilog::Custom(format!(
             "reg [{m}:0] nz;\nreg [{m}:0] in_transfer;\nreg [{m}:0] last_kept;\nreg [{m}:0] err;\nreg [{m}:0] over;\n\

@@ -21,6 +21,7 @@ pub mod data_verifier;
 pub mod datapath;
 pub mod elapsed_timer;
 pub mod emit;
+pub mod keep_count;
 pub mod lane_select;
 pub mod leading_one;
 pub mod message_ends;
