@@ -2,7 +2,8 @@
 //! pattern, one beat per cycle at any width.
 //!
 //! ```text
-//!  s_t* --> A: register the beat, its expected word, offset, bytes left in the transfer (room)
+//!  s_t* --> A: register the beat, its offset (the one before + the bytes it kept),
+//!              the pattern there (PatternAt), bytes left in the transfer (room)
 //!           B: BeatCheck -> lanes with a wrong byte, lanes with a byte past the end,
 //!              byte count; the beat and its keep enter the capture registers
 //!           D: OR-reduce the lane flags (wrong, past the end): count bytes and errors;
@@ -14,9 +15,13 @@
 //! ```
 //!
 //! The pattern offset counts from `start` (a new transfer) and is not reset
-//! by `tlast`. Bytes with `tkeep` low are not checked. Only a transfer's final
-//! beat may be partial (ARCHITECTURE section 3), so beat n starts at byte
-//! `n * W/8` and its lanes hold words `n * W/32 + i`.
+//! by `tlast`. Bytes with `tkeep` low are not checked. A beat may be partial
+//! wherever the TOE pushes (`docs/toe_interface.md`: a PSH, the duplicated
+//! last packet, its push timeout), not only at the end of the transfer, so
+//! each beat is checked against the pattern at its own offset (`PatternAt`)
+//! and the offset advances by the bytes the beat keeps (`KeepCount`). The
+//! first-error record's expected word is the pattern's 4 bytes at the
+//! wrong byte's lane.
 //!
 //! Errors (all latch the first-error record if it is still empty; the record
 //! describes the error with the lowest stream offset):
@@ -39,8 +44,9 @@
 use rust_hdl::prelude::*;
 
 use crate::beat_check::BeatCheck;
+use crate::keep_count::KeepCount;
 use crate::lane_select::{LaneCheck, LaneSelect};
-use crate::pattern_lanes::PatternLanes;
+use crate::pattern_at::PatternAt;
 
 /// `err_cause` values: the verifier's own encoding, internal to the
 /// datapath. They are not the register map's `error_cause` codes
@@ -112,16 +118,16 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     // Sampled at start.
     size_q: DFF<Bits<48>>,
     verify_q: DFF<Bit>,
-    // Stream position of the next beat.
-    next_word: DFF<Bits<32>>,
+    // Stream offset of the next beat.
     next_offset: DFF<Bits<48>>,
     // Stage A.
     a_valid: DFF<Bit>,
     a_end: DFF<Bit>,
     a_data: DFF<Bits<W>>,
     a_keep: DFF<Bits<K>>,
-    a_word: DFF<Bits<32>>,
     a_offset: DFF<Bits<48>>,
+    /// The pattern at `a_offset`.
+    a_expected: DFF<Bits<W>>,
     a_room: DFF<Bits<8>>,
     a_past: DFF<Bit>,
     // Stage B (its beat is `cap_data` until the first error is held).
@@ -135,7 +141,6 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     b_count: DFF<Bits<8>>,
     b_room: DFF<Bits<8>>,
     b_past: DFF<Bit>,
-    b_word: DFF<Bits<32>>,
     b_offset: DFF<Bits<48>>,
     // Stages D and E: the peer's close, a cycle behind the byte count.
     d_end: DFF<Bit>,
@@ -156,7 +161,6 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     cap_keep: DFF<Bits<K>>,
     /// The captured beat's room (bytes inside the transfer).
     cap_room: DFF<Bits<8>>,
-    cap_word: DFF<Bits<32>>,
     cap_offset: DFF<Bits<48>>,
     npackets: DFF<Bits<32>>,
     scan_lane: DFF<Bits<8>>,
@@ -164,21 +168,33 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     pick_valid: DFF<Bit>,
     pick_lane: DFF<Bits<8>>,
     pick_word: DFF<Bits<32>>,
+    /// The pattern's 4 bytes at the picked lane.
+    pick_expected: DFF<Bits<32>>,
     pick_keep: DFF<Bits<4>>,
     // Scan stage 2: its wrong bytes.
     sel_valid: DFF<Bit>,
     sel_lane: DFF<Bits<8>>,
     sel_word: DFF<Bits<32>>,
+    sel_expected: DFF<Bits<32>>,
     sel_flags: DFF<Bits<4>>,
     rec_offset: DFF<Bits<48>>,
     rec_expected: DFF<Bits<32>>,
     rec_received: DFF<Bits<32>>,
     // Combinational.
-    lanes: PatternLanes<W>,
+    taken: KeepCount<K>,
+    lanes: PatternAt<W>,
     check: BeatCheck<W, K>,
     pick: LaneSelect<W, K>,
     lane_check: LaneCheck,
     room48: Signal<Local, Bits<48>>,
+    /// Word index of the first byte of the lane the scan picks.
+    scan_word: Signal<Local, Bits<32>>,
+    scan_next: Signal<Local, Bits<32>>,
+    /// The byte of the captured beat's offset in its word, 8 times it, and
+    /// 32 less that: the shifts that take the lane's bytes from the two words.
+    scan_byte: Signal<Local, Bits<2>>,
+    scan_shift: Signal<Local, Bits<32>>,
+    scan_back: Signal<Local, Bits<32>>,
     /// Stage B's beat has a wrong byte inside the transfer.
     mismatch_now: Signal<Local, Bit>,
     /// Stage B's beat carries data past the transfer size.
@@ -210,9 +226,9 @@ pub struct DataVerifier<const W: usize, const K: usize> {
     c_zero4: Constant<Bits<4>>,
     c_one8: Constant<Bits<8>>,
     c_two8: Constant<Bits<8>>,
-    c_lanes: Constant<Bits<32>>,
+    c_3: Constant<Bits<32>>,
+    c_32: Constant<Bits<32>>,
     c_last_lane: Constant<Bits<8>>,
-    c_beat_bytes: Constant<Bits<48>>,
     c_room_mask: Constant<Bits<48>>,
     c_cause_none: Constant<Bits<2>>,
     c_cause_mismatch: Constant<Bits<2>>,
@@ -254,14 +270,13 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             err_received: Default::default(),
             size_q: Default::default(),
             verify_q: Default::default(),
-            next_word: Default::default(),
             next_offset: Default::default(),
             a_valid: Default::default(),
             a_end: Default::default(),
             a_data: Default::default(),
             a_keep: Default::default(),
-            a_word: Default::default(),
             a_offset: Default::default(),
+            a_expected: Default::default(),
             a_room: Default::default(),
             a_past: Default::default(),
             b_valid: Default::default(),
@@ -271,7 +286,6 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             b_count: Default::default(),
             b_room: Default::default(),
             b_past: Default::default(),
-            b_word: Default::default(),
             b_offset: Default::default(),
             d_end: Default::default(),
             d_bad: Default::default(),
@@ -289,26 +303,33 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             cap_data: Default::default(),
             cap_keep: Default::default(),
             cap_room: Default::default(),
-            cap_word: Default::default(),
             cap_offset: Default::default(),
             npackets: Default::default(),
             scan_lane: Default::default(),
             pick_valid: Default::default(),
             pick_lane: Default::default(),
             pick_word: Default::default(),
+            pick_expected: Default::default(),
             pick_keep: Default::default(),
             sel_valid: Default::default(),
             sel_lane: Default::default(),
             sel_word: Default::default(),
+            sel_expected: Default::default(),
             sel_flags: Default::default(),
             rec_offset: Default::default(),
             rec_expected: Default::default(),
             rec_received: Default::default(),
-            lanes: PatternLanes::new(),
+            taken: Default::default(),
+            lanes: PatternAt::new(),
             check: BeatCheck::new(),
             pick: LaneSelect::new(),
             lane_check: LaneCheck::default(),
             room48: Default::default(),
+            scan_word: Default::default(),
+            scan_next: Default::default(),
+            scan_byte: Default::default(),
+            scan_shift: Default::default(),
+            scan_back: Default::default(),
             mismatch_now: Default::default(),
             beyond_now: Default::default(),
             bad_now: Default::default(),
@@ -331,9 +352,9 @@ impl<const W: usize, const K: usize> DataVerifier<W, K> {
             c_zero4: Constant::new(bits(0)),
             c_one8: Constant::new(bits(1)),
             c_two8: Constant::new(bits(2)),
-            c_lanes: Constant::new(bits((W / 32) as u64)),
+            c_3: Constant::new(bits(3)),
+            c_32: Constant::new(bits(32)),
             c_last_lane: Constant::new(bits((W / 32 - 1) as u64)),
-            c_beat_bytes: Constant::new(bits(K as u64)),
             c_room_mask: Constant::new(bits(!255u64 & ((1u64 << 48) - 1))),
             c_cause_none: Constant::new(bits(CAUSE_NONE)),
             c_cause_mismatch: Constant::new(bits(CAUSE_MISMATCH)),
@@ -357,14 +378,13 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             clock,
             size_q,
             verify_q,
-            next_word,
             next_offset,
             a_valid,
             a_end,
             a_data,
             a_keep,
-            a_word,
             a_offset,
+            a_expected,
             a_room,
             a_past,
             b_valid,
@@ -374,7 +394,6 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             b_count,
             b_room,
             b_past,
-            b_word,
             b_offset,
             d_end,
             d_bad,
@@ -392,17 +411,18 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             cap_data,
             cap_keep,
             cap_room,
-            cap_word,
             cap_offset,
             npackets,
             scan_lane,
             pick_valid,
             pick_lane,
             pick_word,
+            pick_expected,
             pick_keep,
             sel_valid,
             sel_lane,
             sel_word,
+            sel_expected,
             sel_flags,
             rec_offset,
             rec_expected,
@@ -432,8 +452,12 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         self.a_end.d.next = self.finish.val();
         self.a_data.d.next = self.s_tdata.val();
         self.a_keep.d.next = self.s_tkeep.val();
-        self.a_word.d.next = self.next_word.q.val();
         self.a_offset.d.next = self.next_offset.q.val();
+        // The pattern at the beat's offset, registered with the beat: the
+        // two offset bits that pick each byte drive the whole beat, a
+        // fanout kept off the compare's path.
+        self.lanes.offset.next = self.next_offset.q.val().get_bits::<34>(0);
+        self.a_expected.d.next = self.lanes.data.val();
         // Bytes left in the transfer at this beat, saturated to 8 bits: 0 for a
         // beat that starts past the end.
         self.room48.next = self.size_q.q.val() - self.next_offset.q.val();
@@ -448,15 +472,16 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         if self.s_tvalid.val() & self.s_tlast.val() {
             self.npackets.d.next = self.npackets.q.val() + self.c_one32.val();
         }
+        // The next beat starts where this one ends: a beat may be partial
+        // at any push, not only at the end of the transfer.
+        self.taken.keep.next = self.s_tkeep.val();
         if self.s_tvalid.val() {
-            self.next_word.d.next = self.next_word.q.val() + self.c_lanes.val();
-            self.next_offset.d.next = self.next_offset.q.val() + self.c_beat_bytes.val();
+            self.next_offset.d.next = self.next_offset.q.val() + bit_cast::<48, 8>(self.taken.count.val());
         }
 
         // Stage B: per-byte compare against the pattern, inside the room.
-        self.lanes.word.next = self.a_word.q.val();
+        self.check.expected.next = self.a_expected.q.val();
         self.check.data.next = self.a_data.q.val();
-        self.check.expected.next = self.lanes.data.val();
         self.check.keep.next = self.a_keep.q.val();
         self.check.room.next = self.a_room.q.val();
         // The lane flags exist only for a beat, so stage D's reduction needs
@@ -476,7 +501,6 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         self.b_count.d.next = self.check.count.val();
         self.b_room.d.next = self.a_room.q.val();
         self.b_past.d.next = self.a_valid.q.val() & self.a_past.q.val();
-        self.b_word.d.next = self.a_word.q.val();
         self.b_offset.d.next = self.a_offset.q.val();
 
         // Stage D: reduce; count bytes; hold the first error (errors are
@@ -507,7 +531,6 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         self.d_bad.d.next = self.bad_now.val();
         if self.latch_now.val() {
             self.latched.d.next = true;
-            self.cap_word.d.next = self.b_word.q.val();
             self.cap_offset.d.next = self.b_offset.q.val();
             self.cap_room.d.next = self.b_room.q.val();
             self.scan_lane.d.next = self.c_zero8.val();
@@ -554,14 +577,25 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         self.pick.flags.next = self.cap_keep.q.val();
         self.pick.lane.next = self.scan_lane.q.val();
         self.pick_word.d.next = self.pick.word.val();
+        // The pattern's 4 bytes at the lane: bytes `b .. b + 3` (b the
+        // captured offset's byte in its word) of the lane's word and the next.
+        self.scan_word.next = self.cap_offset.q.val().get_bits::<32>(2) + bit_cast::<32, 8>(self.scan_lane.q.val());
+        self.scan_next.next = self.scan_word.val() + self.c_one32.val();
+        self.scan_byte.next = self.cap_offset.q.val().get_bits::<2>(0);
+        self.scan_shift.next = bit_cast::<32, 2>(self.scan_byte.val()) << self.c_3.val();
+        self.scan_back.next = self.c_32.val() - self.scan_shift.val();
+        // A shift by 32 (b = 0) leaves nothing of the next word.
+        self.pick_expected.d.next =
+            (self.scan_word.val() >> self.scan_shift.val()) | (self.scan_next.val() << self.scan_back.val());
         self.pick_keep.d.next = self.pick.lane_flags.val();
         self.pick_lane.d.next = self.scan_lane.q.val();
         self.lane_check.word.next = self.pick_word.q.val();
-        self.lane_check.expected.next = self.cap_word.q.val() | bit_cast::<32, 8>(self.pick_lane.q.val());
+        self.lane_check.expected.next = self.pick_expected.q.val();
         self.lane_check.keep.next = self.pick_keep.q.val();
         self.lane_check.first.next = self.pick_lane.q.val() << self.c_two8.val();
         self.lane_check.room.next = self.cap_room.q.val();
         self.sel_word.d.next = self.pick_word.q.val();
+        self.sel_expected.d.next = self.pick_expected.q.val();
         self.sel_flags.d.next = self.lane_check.wrong.val();
         self.sel_lane.d.next = self.pick_lane.q.val();
         self.sel_byte.next = self.sel_lane.q.val() << self.c_two8.val();
@@ -597,7 +631,7 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             if self.cause.q.val() == self.c_cause_mismatch.val() {
                 self.rec_offset.d.next =
                     self.cap_offset.q.val() + bit_cast::<48, 8>(self.sel_byte.val()) + self.first_in_lane.val();
-                self.rec_expected.d.next = self.cap_word.q.val() | bit_cast::<32, 8>(self.sel_lane.q.val());
+                self.rec_expected.d.next = self.sel_expected.q.val();
             } else {
                 self.rec_offset.d.next = self.size_q.q.val();
                 self.rec_expected.d.next = self.size_q.q.val().get_bits::<32>(2);
@@ -607,7 +641,6 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
         if self.start.val() {
             self.size_q.d.next = self.transfer_size.val();
             self.verify_q.d.next = self.verify.val();
-            self.next_word.d.next = self.c_zero32.val();
             self.next_offset.d.next = self.c_zero48.val();
             self.count.d.next = self.c_zero64.val();
             self.npackets.d.next = self.c_zero32.val();
@@ -637,7 +670,6 @@ impl<const W: usize, const K: usize> Logic for DataVerifier<W, K> {
             self.e_bad.d.next = false;
             self.count.d.next = self.c_zero64.val();
             self.npackets.d.next = self.c_zero32.val();
-            self.next_word.d.next = self.c_zero32.val();
             self.next_offset.d.next = self.c_zero48.val();
             self.over.d.next = false;
         }

@@ -42,21 +42,26 @@ struct Record {
     received: u32,
 }
 
-/// Beat j covers stream bytes j*B ..; kept bytes inside the transfer must
-/// match the pattern; a beat with bytes past the size (or starting past it)
-/// is "beyond" at offset = size; fewer bytes than the size at the end is
-/// "short" at offset = bytes received.
+/// Each beat covers the stream bytes after those the beats before it kept
+/// (a beat may be partial at any push, not only at the end); kept bytes
+/// inside the transfer must match the pattern, and the record's words are
+/// the 4 bytes of the wrong byte's lane, expected and received; a beat with
+/// bytes past the size (or starting past it) is "beyond" at offset = size;
+/// fewer bytes than the size at the end is "short" at offset = bytes
+/// received.
 fn reference(beats: &[Beat], size: u64, b: usize, verify: bool) -> Option<Record> {
     let mut total = 0u64;
-    for (j, beat) in beats.iter().enumerate() {
-        let base = (j * b) as u64;
+    for beat in beats {
+        let base = total;
         for i in 0..b {
             let at = base + i as u64;
             if verify && beat.kept(i) && at < size && beat.byte(i) != pattern::byte_at(at) {
+                let mut lane = [0u8; 4];
+                pattern::fill(&mut lane, base + 4 * (i / 4) as u64);
                 return Some(Record {
                     cause: CAUSE_MISMATCH,
                     offset: at,
-                    expected: pattern::word_at(at / 4),
+                    expected: u32::from_le_bytes(lane),
                     received: beat.data[i / 4],
                 });
             }
@@ -254,6 +259,83 @@ fn fault_campaign_every_fault_found_at_its_offset_and_no_false_alarm() {
     assert!(injected >= 1000 && clean >= 1000);
     assert_eq!(detected, injected);
     assert_eq!(false_alarms, 0);
+}
+
+/// The pattern from `size` bytes cut into beats as a TOE delivers them:
+/// whole beats, and a partial one (with `tlast`) wherever the sender
+/// pushed, one beat in three on average, and at the end.
+fn pushed_beats(size: u64, b: usize, rng: &mut ChaCha8Rng) -> Vec<Beat> {
+    let mut beats = Vec::new();
+    let mut at = 0u64;
+    while at < size {
+        let n = if rng.gen_bool(0.3) { rng.gen_range(1..=b) } else { b }.min((size - at) as usize);
+        let mut bytes = vec![0u8; b];
+        pattern::fill(&mut bytes[..n], at);
+        let data = bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let mut beat = Beat { data, keep: vec![0; b.div_ceil(32)], last: n < b || at + n as u64 == size };
+        for i in 0..n {
+            beat.set_kept(i, true);
+        }
+        beats.push(beat);
+        at += n as u64;
+    }
+    beats
+}
+
+/// Partial beats in the middle of the stream, where the TOE pushed (a PSH,
+/// its push timeout): every byte is checked at its own offset, so a clean
+/// stream raises nothing and a flipped byte is found at its offset with
+/// its lane's words, under random backpressure.
+#[test]
+fn partial_beats_at_pushes_are_checked_at_their_own_offsets() {
+    let mut rng = seed::rng("pushes");
+    let (mut clean, mut flipped, mut partial) = (0, 0, 0);
+    models::each(DATAPATH_MODELS, "partial_beats_at_pushes_are_checked_at_their_own_offsets", |m| {
+        let mut dut = Dut::new(&(m.top)());
+        let b = dut.beat_bytes;
+        let w = b * 8;
+        for round in 0..200 {
+            let s = rng.gen_range(0..dut.sessions.len());
+            let size = rng.gen_range(1..=24 * b as u64);
+            let mut beats = pushed_beats(size, b, &mut rng);
+            partial += beats.iter().filter(|beat| beat.count() < b).count().saturating_sub(1);
+            let flip = round % 2 == 1;
+            if flip {
+                let j = rng.gen_range(0..beats.len());
+                let i = rng.gen_range(0..beats[j].count());
+                let v = beats[j].byte(i) ^ (1 << rng.gen_range(0..8));
+                beats[j].set_byte(i, v);
+            }
+            let want = reference(&beats, size, b, true);
+            assert_eq!(want.is_some(), flip, "{w}-bit size {size}: the reference");
+            dut.start(s, size, 0, true, true, false, true);
+            let p_rx = rng.gen_range(0.3..1.0);
+            let mut r = ChaCha8Rng::from_rng(&mut rng).unwrap();
+            dut.play_rx(s, &beats, || r.gen_bool(p_rx));
+            dut.idle(6);
+            dut.pulse(dut.sessions[s].rx_end);
+            dut.idle(b / 4 + 8);
+            let p = &dut.sessions[s];
+            let m = &dut.model;
+            let got = m.bit(p.rx_err_valid).then(|| Record {
+                cause: m.get(p.rx_err_cause),
+                offset: m.get(p.rx_err_offset),
+                expected: m.get(p.rx_err_expected) as u32,
+                received: m.get(p.rx_err_received) as u32,
+            });
+            assert_eq!(got, want, "{w}-bit size {size}, {} beats: first-error record", beats.len());
+            assert_eq!(m.get(p.rx_bytes), size, "{w}-bit size {size}: bytes");
+            assert!(m.bit(p.rx_complete), "{w}-bit size {size}: complete");
+            if flip {
+                flipped += 1;
+            } else {
+                assert!(!m.bit(p.rx_error), "{w}-bit size {size}: false alarm");
+                clean += 1;
+            }
+        }
+    });
+    println!("pushes: {clean} clean runs, {flipped} with a flipped byte, {partial} partial beats before the last");
+    assert!(clean >= 300 && flipped >= 300 && partial >= 3_000, "{clean} {flipped} {partial}");
 }
 
 #[test]

@@ -218,9 +218,10 @@ impl VirtualBoard {
             target: opts.target,
             connect_timeout: opts.connect_timeout,
             // Only a peer that stops sending without closing needs the push
-            // timeout; the PC tools always close. A short one could cut a
-            // beat in the middle of a stream whose sender was descheduled,
-            // and the verifier expects only the last beat to be partial.
+            // timeout; the PC tools always close. A short one would cut a
+            // partial beat into the stream whenever its sender is
+            // descheduled: the verifier checks such a beat at its own
+            // offset, but each one costs a beat's worth of bandwidth.
             push_timeout: Duration::from_secs(1),
             port_taken_hint: "another virtual board? move this board's session ports with vboard --session-ports BASE, or set fpga_port<N> (toe-console params set)".into(),
             ..socket_toe::NetConfig::default()

@@ -9,7 +9,8 @@
 // Data verifier: one session's receive stream against the incremental
 // pattern, one beat per cycle at any width.
 //
-//  s_t* --> A: register the beat, its expected word, offset, bytes left in the transfer (room)
+//  s_t* --> A: register the beat, its offset (the one before + the bytes it kept),
+//              the pattern there (PatternAt), bytes left in the transfer (room)
 //           B: BeatCheck -> lanes with a wrong byte, lanes with a byte past the end,
 //              byte count; the beat and its keep enter the capture registers
 //           D: OR-reduce the lane flags (wrong, past the end): count bytes and errors;
@@ -68,9 +69,9 @@ module toe_user_logic_data_verifier (
     localparam C_ZERO4 = 4'h0;
     localparam C_ONE8 = 8'h1;
     localparam C_TWO8 = 8'h2;
-    localparam C_LANES = 32'h20;
+    localparam C_3 = 32'h3;
+    localparam C_32 = 32'h20;
     localparam C_LAST_LANE = 8'h1f;
-    localparam C_BEAT_BYTES = 48'h80;
     localparam C_ROOM_MASK = 48'hffffffffff00;
     localparam C_CAUSE_NONE = 2'b0;
     localparam C_CAUSE_MISMATCH = 2'b1;
@@ -82,8 +83,6 @@ module toe_user_logic_data_verifier (
     reg [47:0]   size_q_next;
     reg          verify_q_reg = 1'h0;
     reg          verify_q_next;
-    reg [31:0]   next_word_reg = 32'h0;
-    reg [31:0]   next_word_next;
     reg [47:0]   next_offset_reg = 48'h0;
     reg [47:0]   next_offset_next;
     reg          a_valid_reg = 1'h0;
@@ -94,10 +93,10 @@ module toe_user_logic_data_verifier (
     reg [1023:0] a_data_next;
     reg [127:0]  a_keep_reg = 128'h0;
     reg [127:0]  a_keep_next;
-    reg [31:0]   a_word_reg = 32'h0;
-    reg [31:0]   a_word_next;
     reg [47:0]   a_offset_reg = 48'h0;
     reg [47:0]   a_offset_next;
+    reg [1023:0] a_expected_reg = 1024'h0;
+    reg [1023:0] a_expected_next;
     reg [7:0]    a_room_reg = 8'h0;
     reg [7:0]    a_room_next;
     reg          a_past_reg = 1'h0;
@@ -116,8 +115,6 @@ module toe_user_logic_data_verifier (
     reg [7:0]    b_room_next;
     reg          b_past_reg = 1'h0;
     reg          b_past_next;
-    reg [31:0]   b_word_reg = 32'h0;
-    reg [31:0]   b_word_next;
     reg [47:0]   b_offset_reg = 48'h0;
     reg [47:0]   b_offset_next;
     reg          d_end_reg = 1'h0;
@@ -152,8 +149,6 @@ module toe_user_logic_data_verifier (
     reg [127:0]  cap_keep_next;
     reg [7:0]    cap_room_reg = 8'h0;
     reg [7:0]    cap_room_next;
-    reg [31:0]   cap_word_reg = 32'h0;
-    reg [31:0]   cap_word_next;
     reg [47:0]   cap_offset_reg = 48'h0;
     reg [47:0]   cap_offset_next;
     reg [31:0]   npackets_reg = 32'h0;
@@ -166,6 +161,8 @@ module toe_user_logic_data_verifier (
     reg [7:0]    pick_lane_next;
     reg [31:0]   pick_word_reg = 32'h0;
     reg [31:0]   pick_word_next;
+    reg [31:0]   pick_expected_reg = 32'h0;
+    reg [31:0]   pick_expected_next;
     reg [3:0]    pick_keep_reg = 4'h0;
     reg [3:0]    pick_keep_next;
     reg          sel_valid_reg = 1'h0;
@@ -174,6 +171,8 @@ module toe_user_logic_data_verifier (
     reg [7:0]    sel_lane_next;
     reg [31:0]   sel_word_reg = 32'h0;
     reg [31:0]   sel_word_next;
+    reg [31:0]   sel_expected_reg = 32'h0;
+    reg [31:0]   sel_expected_next;
     reg [3:0]    sel_flags_reg = 4'h0;
     reg [3:0]    sel_flags_next;
     reg [47:0]   rec_offset_reg = 48'h0;
@@ -185,6 +184,11 @@ module toe_user_logic_data_verifier (
 
     // Combinational signals
     reg [47:0] room48;
+    reg [31:0] scan_word;
+    reg [31:0] scan_next;
+    reg [1:0]  scan_byte;
+    reg [31:0] scan_shift;
+    reg [31:0] scan_back;
     reg        mismatch_now;
     reg        beyond_now;
     reg        bad_now;
@@ -195,11 +199,19 @@ module toe_user_logic_data_verifier (
     reg [47:0] first_in_lane;
     reg        found;
 
+    // taken
+    wire [7:0] taken_count;
+    toe_user_logic_keep_count u_taken (
+        .keep (s_tkeep),
+        .count(taken_count)
+    );
+
     // lanes
     wire [1023:0] lanes_data;
-    toe_user_logic_pattern_lanes u_lanes (
-        .word(a_word_reg),
-        .data(lanes_data)
+    reg  [33:0]   lanes_offset;
+    toe_user_logic_pattern_at u_lanes (
+        .offset(lanes_offset),
+        .data  (lanes_data)
     );
 
     // check
@@ -208,7 +220,7 @@ module toe_user_logic_data_verifier (
     wire [7:0]  check_count;
     toe_user_logic_beat_check u_check (
         .data     (a_data_reg),
-        .expected (lanes_data),
+        .expected (a_expected_reg),
         .keep     (a_keep_reg),
         .room     (a_room_reg),
         .lane_err (check_lane_err),
@@ -228,12 +240,11 @@ module toe_user_logic_data_verifier (
     );
 
     // lane_check
-    wire [3:0]  lane_check_wrong;
-    reg  [31:0] lane_check_expected;
-    reg  [7:0]  lane_check_first;
+    wire [3:0] lane_check_wrong;
+    reg  [7:0] lane_check_first;
     toe_user_logic_lane_check u_lane_check (
         .word    (pick_word_reg),
-        .expected(lane_check_expected),
+        .expected(pick_expected_reg),
         .keep    (pick_keep_reg),
         .first   (lane_check_first),
         .room    (cap_room_reg),
@@ -243,14 +254,13 @@ module toe_user_logic_data_verifier (
     always @(*) begin
         size_q_next = size_q_reg;
         verify_q_next = verify_q_reg;
-        next_word_next = next_word_reg;
         next_offset_next = next_offset_reg;
         a_valid_next = a_valid_reg;
         a_end_next = a_end_reg;
         a_data_next = a_data_reg;
         a_keep_next = a_keep_reg;
-        a_word_next = a_word_reg;
         a_offset_next = a_offset_reg;
+        a_expected_next = a_expected_reg;
         a_room_next = a_room_reg;
         a_past_next = a_past_reg;
         b_valid_next = b_valid_reg;
@@ -260,7 +270,6 @@ module toe_user_logic_data_verifier (
         b_count_next = b_count_reg;
         b_room_next = b_room_reg;
         b_past_next = b_past_reg;
-        b_word_next = b_word_reg;
         b_offset_next = b_offset_reg;
         d_end_next = d_end_reg;
         d_bad_next = d_bad_reg;
@@ -278,17 +287,18 @@ module toe_user_logic_data_verifier (
         cap_data_next = cap_data_reg;
         cap_keep_next = cap_keep_reg;
         cap_room_next = cap_room_reg;
-        cap_word_next = cap_word_reg;
         cap_offset_next = cap_offset_reg;
         npackets_next = npackets_reg;
         scan_lane_next = scan_lane_reg;
         pick_valid_next = pick_valid_reg;
         pick_lane_next = pick_lane_reg;
         pick_word_next = pick_word_reg;
+        pick_expected_next = pick_expected_reg;
         pick_keep_next = pick_keep_reg;
         sel_valid_next = sel_valid_reg;
         sel_lane_next = sel_lane_reg;
         sel_word_next = sel_word_reg;
+        sel_expected_next = sel_expected_reg;
         sel_flags_next = sel_flags_reg;
         rec_offset_next = rec_offset_reg;
         rec_expected_next = rec_expected_reg;
@@ -310,8 +320,9 @@ module toe_user_logic_data_verifier (
         a_end_next = finish;
         a_data_next = s_tdata;
         a_keep_next = s_tkeep;
-        a_word_next = next_word_reg;
         a_offset_next = next_offset_reg;
+        lanes_offset = next_offset_reg[(32'h0)+:(34)];
+        a_expected_next = lanes_data;
         room48 = size_q_reg - next_offset_reg;
         a_past_next = next_offset_reg >= size_q_reg;
         if (next_offset_reg >= size_q_reg) begin
@@ -327,8 +338,7 @@ module toe_user_logic_data_verifier (
             npackets_next = npackets_reg + C_ONE32;
         end
         if (s_tvalid) begin
-            next_word_next = next_word_reg + C_LANES;
-            next_offset_next = next_offset_reg + C_BEAT_BYTES;
+            next_offset_next = next_offset_reg + ((taken_count) & 48'hffffffffffff);
         end
         if (verify_q_reg & a_valid_reg) begin
             b_lanes_next = check_lane_err;
@@ -347,7 +357,6 @@ module toe_user_logic_data_verifier (
         b_count_next = check_count;
         b_room_next = a_room_reg;
         b_past_next = a_valid_reg & a_past_reg;
-        b_word_next = a_word_reg;
         b_offset_next = a_offset_reg;
         mismatch_now = |b_lanes_reg;
         beyond_now = b_past_reg | |b_over_reg;
@@ -367,7 +376,6 @@ module toe_user_logic_data_verifier (
         d_bad_next = bad_now;
         if (latch_now) begin
             latched_next = 1'b1;
-            cap_word_next = b_word_reg;
             cap_offset_next = b_offset_reg;
             cap_room_next = b_room_reg;
             scan_lane_next = C_ZERO8;
@@ -399,11 +407,17 @@ module toe_user_logic_data_verifier (
             rec_valid_next = 1'b1;
         end
         pick_word_next = pick_word;
+        scan_word = cap_offset_reg[(32'h2)+:(32)] + ((scan_lane_reg) & 32'hffffffff);
+        scan_next = scan_word + C_ONE32;
+        scan_byte = cap_offset_reg[(32'h0)+:(2)];
+        scan_shift = ((scan_byte) & 32'hffffffff) << C_3;
+        scan_back = C_32 - scan_shift;
+        pick_expected_next = (scan_word >> scan_shift) | (scan_next << scan_back);
         pick_keep_next = pick_lane_flags;
         pick_lane_next = scan_lane_reg;
-        lane_check_expected = cap_word_reg | ((pick_lane_reg) & 32'hffffffff);
         lane_check_first = pick_lane_reg << C_TWO8;
         sel_word_next = pick_word_reg;
+        sel_expected_next = pick_expected_reg;
         sel_flags_next = lane_check_wrong;
         sel_lane_next = pick_lane_reg;
         sel_byte = sel_lane_reg << C_TWO8;
@@ -437,7 +451,7 @@ module toe_user_logic_data_verifier (
             rec_received_next = sel_word_reg;
             if (cause_reg == C_CAUSE_MISMATCH) begin
                 rec_offset_next = cap_offset_reg + ((sel_byte) & 48'hffffffffffff) + first_in_lane;
-                rec_expected_next = cap_word_reg | ((sel_lane_reg) & 32'hffffffff);
+                rec_expected_next = sel_expected_reg;
             end
             else begin
                 rec_offset_next = size_q_reg;
@@ -447,7 +461,6 @@ module toe_user_logic_data_verifier (
         if (start) begin
             size_q_next = transfer_size;
             verify_q_next = verify;
-            next_word_next = C_ZERO32;
             next_offset_next = C_ZERO48;
             count_next = C_ZERO64;
             npackets_next = C_ZERO32;
@@ -477,65 +490,63 @@ module toe_user_logic_data_verifier (
             e_bad_next = 1'b0;
             count_next = C_ZERO64;
             npackets_next = C_ZERO32;
-            next_word_next = C_ZERO32;
             next_offset_next = C_ZERO48;
             over_next = 1'b0;
         end
     end
 
     always @(posedge clock) begin
-        size_q_reg       <= size_q_next;
-        verify_q_reg     <= verify_q_next;
-        next_word_reg    <= next_word_next;
-        next_offset_reg  <= next_offset_next;
-        a_valid_reg      <= a_valid_next;
-        a_end_reg        <= a_end_next;
-        a_data_reg       <= a_data_next;
-        a_keep_reg       <= a_keep_next;
-        a_word_reg       <= a_word_next;
-        a_offset_reg     <= a_offset_next;
-        a_room_reg       <= a_room_next;
-        a_past_reg       <= a_past_next;
-        b_valid_reg      <= b_valid_next;
-        b_end_reg        <= b_end_next;
-        b_lanes_reg      <= b_lanes_next;
-        b_over_reg       <= b_over_next;
-        b_count_reg      <= b_count_next;
-        b_room_reg       <= b_room_next;
-        b_past_reg       <= b_past_next;
-        b_word_reg       <= b_word_next;
-        b_offset_reg     <= b_offset_next;
-        d_end_reg        <= d_end_next;
-        d_bad_reg        <= d_bad_next;
-        e_end_reg        <= e_end_next;
-        e_bad_reg        <= e_bad_next;
-        under_reg        <= under_next;
-        count_reg        <= count_next;
-        errors_reg       <= errors_next;
-        flag_reg         <= flag_next;
-        over_reg         <= over_next;
-        latched_reg      <= latched_next;
-        scanning_reg     <= scanning_next;
-        rec_valid_reg    <= rec_valid_next;
-        cause_reg        <= cause_next;
-        cap_data_reg     <= cap_data_next;
-        cap_keep_reg     <= cap_keep_next;
-        cap_room_reg     <= cap_room_next;
-        cap_word_reg     <= cap_word_next;
-        cap_offset_reg   <= cap_offset_next;
-        npackets_reg     <= npackets_next;
-        scan_lane_reg    <= scan_lane_next;
-        pick_valid_reg   <= pick_valid_next;
-        pick_lane_reg    <= pick_lane_next;
-        pick_word_reg    <= pick_word_next;
-        pick_keep_reg    <= pick_keep_next;
-        sel_valid_reg    <= sel_valid_next;
-        sel_lane_reg     <= sel_lane_next;
-        sel_word_reg     <= sel_word_next;
-        sel_flags_reg    <= sel_flags_next;
-        rec_offset_reg   <= rec_offset_next;
-        rec_expected_reg <= rec_expected_next;
-        rec_received_reg <= rec_received_next;
+        size_q_reg        <= size_q_next;
+        verify_q_reg      <= verify_q_next;
+        next_offset_reg   <= next_offset_next;
+        a_valid_reg       <= a_valid_next;
+        a_end_reg         <= a_end_next;
+        a_data_reg        <= a_data_next;
+        a_keep_reg        <= a_keep_next;
+        a_offset_reg      <= a_offset_next;
+        a_expected_reg    <= a_expected_next;
+        a_room_reg        <= a_room_next;
+        a_past_reg        <= a_past_next;
+        b_valid_reg       <= b_valid_next;
+        b_end_reg         <= b_end_next;
+        b_lanes_reg       <= b_lanes_next;
+        b_over_reg        <= b_over_next;
+        b_count_reg       <= b_count_next;
+        b_room_reg        <= b_room_next;
+        b_past_reg        <= b_past_next;
+        b_offset_reg      <= b_offset_next;
+        d_end_reg         <= d_end_next;
+        d_bad_reg         <= d_bad_next;
+        e_end_reg         <= e_end_next;
+        e_bad_reg         <= e_bad_next;
+        under_reg         <= under_next;
+        count_reg         <= count_next;
+        errors_reg        <= errors_next;
+        flag_reg          <= flag_next;
+        over_reg          <= over_next;
+        latched_reg       <= latched_next;
+        scanning_reg      <= scanning_next;
+        rec_valid_reg     <= rec_valid_next;
+        cause_reg         <= cause_next;
+        cap_data_reg      <= cap_data_next;
+        cap_keep_reg      <= cap_keep_next;
+        cap_room_reg      <= cap_room_next;
+        cap_offset_reg    <= cap_offset_next;
+        npackets_reg      <= npackets_next;
+        scan_lane_reg     <= scan_lane_next;
+        pick_valid_reg    <= pick_valid_next;
+        pick_lane_reg     <= pick_lane_next;
+        pick_word_reg     <= pick_word_next;
+        pick_expected_reg <= pick_expected_next;
+        pick_keep_reg     <= pick_keep_next;
+        sel_valid_reg     <= sel_valid_next;
+        sel_lane_reg      <= sel_lane_next;
+        sel_word_reg      <= sel_word_next;
+        sel_expected_reg  <= sel_expected_next;
+        sel_flags_reg     <= sel_flags_next;
+        rec_offset_reg    <= rec_offset_next;
+        rec_expected_reg  <= rec_expected_next;
+        rec_received_reg  <= rec_received_next;
     end
 
 endmodule

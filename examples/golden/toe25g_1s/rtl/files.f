@@ -2,6 +2,8 @@ rtl/toe_user_logic_pattern_lanes.v
 rtl/toe_user_logic_prefix_overlay.v
 rtl/toe_user_logic_traffic_generator.v
 rtl/toe_user_logic_rate_limiter.v
+rtl/toe_user_logic_keep_count.v
+rtl/toe_user_logic_pattern_at.v
 rtl/toe_user_logic_beat_check.v
 rtl/toe_user_logic_lane_select.v
 rtl/toe_user_logic_lane_check.v
