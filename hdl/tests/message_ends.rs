@@ -4,6 +4,8 @@
 //! at and above a 1,024-bit beat), beat sizes, gaps and restarts
 //! (`TB_SEED=<n>` replays a run). Also `verilator --lint-only -Wall`.
 
+mod common;
+
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
@@ -15,20 +17,16 @@ const BEAT: u64 = 128;
 const TOP: &str = "dut_message_ends";
 
 fn cache() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("message_ends")
+    common::cache("message_ends")
 }
 
 fn sources() -> Vec<Source> {
-    let modules = hdl::verilog::message_ends_modules("dut").unwrap();
-    modules.iter().map(|m| Source { path: format!("{}.v", m.name).into(), contents: m.file_text() }).collect()
+    common::sources(&hdl::verilog::message_ends_modules("dut").unwrap())
 }
 
 #[test]
 fn verilator_lint_is_clean() {
-    let dir = cache().join(format!("lint-{}", std::process::id()));
-    if let Err(log) = verilate::lint_wall(TOP, &sources(), &dir) {
-        panic!("{TOP}:\n{log}");
-    }
+    common::lint(TOP, &sources(), &cache());
 }
 
 /// The model: a byte at a time, an end where a message's last byte is; the
@@ -88,12 +86,7 @@ fn random_size(rng: &mut impl Rng) -> u64 {
 #[test]
 fn every_end_shows_once_with_the_cycles_since_its_beat() {
     let mut rng = seeded_inputs::seed::rng("every_end_shows_once_with_the_cycles_since_its_beat");
-    let waivers = verilate::write_waivers(&cache()).expect("the waivers");
-    let fns = verilate::load_cached(TOP, TOP, &sources(), Some(&waivers), TOP, &cache(), false, &mut |m| {
-        eprintln!("{TOP}: {m}")
-    })
-    .unwrap_or_else(|e| panic!("building {TOP}: {e}"));
-    let mut m = Model::new(fns);
+    let mut m = Model::new(common::model(TOP, &sources(), &cache()));
     m.set_clock("clock");
     let [start, size, take, bytes, ready, ended, lag] =
         ["start", "size", "take", "bytes", "ready", "ended", "lag"].map(|p| m.port(p));

@@ -9,31 +9,28 @@
 //! sends, backpressure, rate limiting, restarts and aborts (`TB_SEED=<n>`
 //! replays a run). Also `verilator --lint-only -Wall`.
 
+mod common;
+
 use std::path::PathBuf;
 
 use rand::Rng;
 use verilate::{Model, Source};
 
 fn cache() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("message_source")
+    common::cache("message_source")
 }
 
 fn sources(width: usize) -> (String, Vec<Source>) {
     let prefix = format!("dut{width}");
     let modules = hdl::verilog::message_source_modules(width, &prefix).unwrap();
-    let sources =
-        modules.iter().map(|m| Source { path: format!("{}.v", m.name).into(), contents: m.file_text() }).collect();
-    (format!("{prefix}_message_source"), sources)
+    (format!("{prefix}_message_source"), common::sources(&modules))
 }
 
 #[test]
 fn verilator_lint_is_clean_at_every_width() {
     for width in config::DATA_WIDTHS {
         let (top, sources) = sources(width);
-        let dir = cache().join(format!("lint-{}-{top}", std::process::id()));
-        if let Err(log) = verilate::lint_wall(&top, &sources, &dir) {
-            panic!("{top}:\n{log}");
-        }
+        common::lint(&top, &sources, &cache());
     }
 }
 
@@ -73,12 +70,7 @@ struct Beat {
 impl Dut {
     fn new(width: usize) -> Dut {
         let (top, sources) = sources(width);
-        let waivers = verilate::write_waivers(&cache()).expect("the waivers");
-        let fns = verilate::load_cached(&top, &top, &sources, Some(&waivers), &top, &cache(), false, &mut |m| {
-            eprintln!("{top}: {m}")
-        })
-        .unwrap_or_else(|e| panic!("building {top}: {e}"));
-        let mut m = Model::new(fns);
+        let mut m = Model::new(common::model(&top, &sources, &cache()));
         m.set_clock("clock");
         m.cycle();
         let p = NAMES.map(|n| m.port(n));

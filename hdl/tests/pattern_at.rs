@@ -4,31 +4,28 @@
 //! and byte position across the 2^34 wrap, and seeded random offsets
 //! (`TB_SEED=<n>` replays a run). Also `verilator --lint-only -Wall`.
 
+mod common;
+
 use std::path::PathBuf;
 
 use rand::Rng;
 use verilate::{Model, Source};
 
 fn cache() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pattern_at")
+    common::cache("pattern_at")
 }
 
 fn sources(width: usize) -> (String, Vec<Source>) {
     let prefix = format!("dut{width}");
     let modules = hdl::verilog::pattern_at_modules(width, &prefix).unwrap();
-    let sources =
-        modules.iter().map(|m| Source { path: format!("{}.v", m.name).into(), contents: m.file_text() }).collect();
-    (format!("{prefix}_pattern_at"), sources)
+    (format!("{prefix}_pattern_at"), common::sources(&modules))
 }
 
 #[test]
 fn verilator_lint_is_clean_at_every_width() {
     for width in config::DATA_WIDTHS {
         let (top, sources) = sources(width);
-        let dir = cache().join(format!("lint-{}-{top}", std::process::id()));
-        if let Err(log) = verilate::lint_wall(&top, &sources, &dir) {
-            panic!("{top}:\n{log}");
-        }
+        common::lint(&top, &sources, &cache());
     }
 }
 
@@ -46,12 +43,7 @@ fn every_byte_is_the_pattern_at_every_width_and_offset() {
     let mut rng = seeded_inputs::seed::rng("every_byte_is_the_pattern_at_every_width_and_offset");
     for width in config::DATA_WIDTHS {
         let (top, sources) = sources(width);
-        let waivers = verilate::write_waivers(&cache()).expect("the waivers");
-        let fns = verilate::load_cached(&top, &top, &sources, Some(&waivers), &top, &cache(), false, &mut |m| {
-            eprintln!("{top}: {m}")
-        })
-        .unwrap_or_else(|e| panic!("building {top}: {e}"));
-        let mut m = Model::new(fns);
+        let mut m = Model::new(common::model(&top, &sources, &cache()));
         let (offset, data) = (m.port("offset"), m.port("data"));
         let mut words = vec![0u32; width / 32];
         let mut want = vec![0u8; width / 8];

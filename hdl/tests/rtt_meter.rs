@@ -7,6 +7,8 @@
 //! against `latency::Histogram`. Also `verilator --lint-only -Wall` on the
 //! emitted modules.
 
+mod common;
+
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
@@ -15,34 +17,25 @@ use rand::Rng;
 use verilate::{Model, ModelFns, Source};
 
 fn cache() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rtt_meter")
+    common::cache("rtt_meter")
 }
 
 /// The emitted modules of the meter and the histogram, each as a file of
 /// its own.
 fn sources() -> Vec<Source> {
-    let meter = hdl::verilog::rtt_meter_modules("dut").unwrap();
-    let histogram = hdl::verilog::rtt_histogram_modules("dut").unwrap();
-    meter
-        .iter()
-        .chain(&histogram)
-        .map(|m| Source { path: format!("{}.v", m.name).into(), contents: m.file_text() })
-        .collect()
+    let mut modules = hdl::verilog::rtt_meter_modules("dut").unwrap();
+    modules.extend(hdl::verilog::rtt_histogram_modules("dut").unwrap());
+    common::sources(&modules)
 }
 
 fn model(top: &str) -> &'static ModelFns {
-    let waivers = verilate::write_waivers(&cache()).expect("the waivers");
-    verilate::load_cached(top, top, &sources(), Some(&waivers), top, &cache(), false, &mut |m| eprintln!("{top}: {m}"))
-        .unwrap_or_else(|e| panic!("building {top}: {e}"))
+    common::model(top, &sources(), &cache())
 }
 
 #[test]
 fn verilator_lint_is_clean() {
     for top in ["dut_rtt_meter", "dut_rtt_histogram"] {
-        let dir = cache().join(format!("lint-{}-{top}", std::process::id()));
-        if let Err(log) = verilate::lint_wall(top, &sources(), &dir) {
-            panic!("{top}:\n{log}");
-        }
+        common::lint(top, &sources(), &cache());
     }
 }
 
