@@ -97,7 +97,6 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
         let (data, expected, keep) = (self.data.val(), self.expected.val(), self.keep.val());
         let room = self.room.val().index();
         let (mut lane_err, mut lane_over) = (Bits::<32>::default(), Bits::<32>::default());
-        let mut count = 0u64;
         for i in 0..K {
             let wrong = data.get_bits::<8>(8 * i) != expected.get_bits::<8>(8 * i);
             let kept = keep.get_bit(i);
@@ -107,13 +106,10 @@ impl<const W: usize, const K: usize> Logic for BeatCheck<W, K> {
             if kept && i >= room {
                 lane_over = lane_over.replace_bit(i / 4, true);
             }
-            if kept && (i + 1 == K || !keep.get_bit(i + 1)) {
-                count |= (i + 1) as u64;
-            }
         }
         self.lane_err.next = lane_err;
         self.lane_over.next = lane_over;
-        self.count.next = bits(count);
+        self.count.next = bits(crate::keep_count::count_of(keep));
     }
 
     fn connect(&mut self) {
