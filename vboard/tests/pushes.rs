@@ -9,12 +9,12 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use driver::ops;
 use driver::regs::session::status::ErrorCause;
 use driver::{Mode, SessionTest};
-use vboard::pc::{connect, free_port, wait_listening, Remote};
+use vboard::pc::{connect, free_port, wait_idle, wait_listening, Remote};
 use vboard::{Options, VirtualBoard};
 
 /// Longer than the board's push timeout.
@@ -48,11 +48,7 @@ fn receive_in_pieces(bus: &mut Remote, corrupt: Option<usize>) -> ops::SessionRe
     // The board closes its side once it has taken everything.
     let mut rest = Vec::new();
     let _ = pc.read_to_end(&mut rest);
-    let t = Instant::now();
-    while ops::busy(bus, 0).unwrap() {
-        assert!(t.elapsed() < Duration::from_secs(60), "session 0 still busy after 60 s");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert!(wait_idle(bus, &[0], Duration::from_secs(60)).unwrap(), "session 0 still busy after 60 s");
     ops::result(bus, 0).unwrap()
 }
 
