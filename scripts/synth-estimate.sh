@@ -92,7 +92,7 @@ for module in "${pending[@]}"; do
         || { cat "$work/$module.log"; echo "synth-estimate: yosys failed on $module"; exit 1; }
     rows row "$module" "$work/$module.json"
 done
-echo "LUT: logic LUTs; the meter's 16 stamps are distributed RAM (RAM32M16 cells), not counted there; pattern_at is combinational (offset to beat), one per direction"
+echo "LUT: logic LUTs; the meter's 16 stamps are distributed RAM (RAM32M16 cells), not counted there; the message source holds its own pattern_at (the verifier's is in the top above)"
 
 shopt -s nullglob
 examples=("${EXAMPLES:-$root/examples}"/*.toml)

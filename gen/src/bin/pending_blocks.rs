@@ -2,10 +2,13 @@
 //! part of the generated top into a folder, as `gen` writes a build's RTL
 //! (`rtl/<module>.v`, `rtl/files.f`, children first), for `make
 //! synth-estimate` to size them per session. Today: issue 29's round-trip
-//! meter and histogram, the pattern at any byte its message beats need and
-//! the message source that sends them (at the default design's width), and
-//! the message ends of its receive side (docs/latency.md). Prints each root module's name,
-//! one a line. A measurement artefact; `gen` never writes these blocks.
+//! meter and histogram, the message source that sends the modes' messages
+//! (at the default design's width, with the pattern at any byte it holds)
+//! and the message ends of their receive side (docs/latency.md). The
+//! pattern at any byte is not a row of its own: the top's verifier holds
+//! one, and the source's row holds the other. Prints each root module's
+//! name, one a line. A measurement artefact; `gen` never writes these
+//! blocks.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,7 +31,6 @@ fn run(args: &Args) -> Result<String, String> {
     let blocks = [
         hdl::verilog::rtt_meter_modules(&design.name),
         hdl::verilog::rtt_histogram_modules(&design.name),
-        hdl::verilog::pattern_at_modules(design.data_width, &design.name),
         hdl::verilog::message_ends_modules(&design.name),
         hdl::verilog::message_source_modules(design.data_width, &design.name),
     ];
@@ -42,8 +44,8 @@ fn run(args: &Args) -> Result<String, String> {
         for m in modules {
             let path = format!("rtl/{}.v", m.name);
             let contents = design.verilog_file(&m.text);
-            // A module two blocks share (the message source holds a pattern)
-            // is written once; one name with two texts would be a bug.
+            // A module two blocks share is written once; one name with two
+            // texts would be a bug.
             match files.iter().find(|f: &&GeneratedFile| f.path == path) {
                 Some(f) if f.contents == contents => {}
                 Some(_) => return Err(format!("two different modules named {}", m.name)),
