@@ -53,9 +53,11 @@ pub struct RttHistogram {
     // W: the sample whose count RAM port A is reading.
     w_valid: DFF<Bit>,
     w_bucket: DFF<Bits<9>>,
-    // The count written at the last edge, for the next sample of that bucket.
-    p_valid: DFF<Bit>,
-    p_bucket: DFF<Bits<9>>,
+    // The count written at the last edge, for the next sample of that
+    // bucket, and whether the sample at W now is of that bucket (compared a
+    // cycle early, one stage before, so the compare stays out of the
+    // increment's path).
+    same: DFF<Bit>,
     p_count: DFF<Bits<32>>,
     sweeping: DFF<Bit>,
     sweep_index: DFF<Bits<9>>,
@@ -87,8 +89,7 @@ impl Default for RttHistogram {
             bins: Default::default(),
             w_valid: Default::default(),
             w_bucket: Default::default(),
-            p_valid: Default::default(),
-            p_bucket: Default::default(),
+            same: Default::default(),
             p_count: Default::default(),
             sweeping: Default::default(),
             sweep_index: Default::default(),
@@ -107,7 +108,7 @@ impl Default for RttHistogram {
 impl Logic for RttHistogram {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_valid, w_bucket, p_valid, p_bucket, p_count, sweeping, sweep_index, lost);
+        dff_setup!(self, clock, w_valid, w_bucket, same, p_count, sweeping, sweep_index, lost);
         self.bins.clock.next = self.clock.val();
         self.clearing.next = self.sweeping.q.val();
         self.missed.next = self.lost.q.val();
@@ -124,13 +125,12 @@ impl Logic for RttHistogram {
 
         // W: write the count back; the RAM's read missed a write of the same
         // bucket at the same edge, so that count comes from `p_count`.
-        if self.p_valid.q.val() & (self.p_bucket.q.val() == self.w_bucket.q.val()) {
+        if self.same.q.val() {
             self.counted.next = self.p_count.q.val() + self.c_one32.val();
         } else {
             self.counted.next = self.bins.read_a.val() + self.c_one32.val();
         }
-        self.p_valid.d.next = self.w_valid.q.val();
-        self.p_bucket.d.next = self.w_bucket.q.val();
+        self.same.d.next = self.w_valid.q.val() & (self.sample_bucket.val() == self.w_bucket.q.val());
         self.p_count.d.next = self.counted.val();
         if self.sweeping.q.val() {
             self.bins.write.next = true;
@@ -150,7 +150,7 @@ impl Logic for RttHistogram {
             self.sweeping.d.next = true;
             self.sweep_index.d.next = self.c_zero9.val();
             self.w_valid.d.next = false;
-            self.p_valid.d.next = false;
+            self.same.d.next = false;
             self.lost.d.next = false;
         }
     }
