@@ -7,9 +7,9 @@
 # the LUT+MUXF level count is the one Vivado's logic-level report would give.
 #
 # Then the blocks built and tested but not yet in the top (`pending_blocks`:
-# issue 29's round-trip meter and histogram, the message ends, the message
-# source and the pattern at any byte at the default width), one row each,
-# per session.
+# issue 29's round trips at the default width, which hold the meter, the
+# histogram, the message ends and the message source), one row each, per
+# session.
 #
 # Then the whole top of every example configuration (examples/*.toml, by
 # name; EXAMPLES=DIR takes them from DIR), each generated once into a
@@ -92,7 +92,7 @@ for module in "${pending[@]}"; do
         || { cat "$work/$module.log"; echo "synth-estimate: yosys failed on $module"; exit 1; }
     rows row "$module" "$work/$module.json"
 done
-echo "LUT: logic LUTs; the meter's 16 stamps are distributed RAM (RAM32M16 cells), not counted there; the message source holds its own pattern_at (the verifier's is in the top above)"
+echo "LUT: logic LUTs; the meter's 16 stamps are distributed RAM (RAM32M16 cells), not counted there; the round trips' message source holds its own pattern_at (the verifier's is in the top above)"
 
 shopt -s nullglob
 examples=("${EXAMPLES:-$root/examples}"/*.toml)

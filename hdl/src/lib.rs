@@ -32,6 +32,7 @@ pub mod peer_latch;
 pub mod prefix_overlay;
 pub mod rate_limiter;
 pub mod register_file;
+pub mod round_trips;
 pub mod rtt_histogram;
 pub mod rtt_meter;
 pub mod session;

@@ -148,6 +148,15 @@ pub fn message_source_modules(width: usize, prefix: &str) -> Result<Vec<crate::e
     by_width!(width, MessageSource::new(), |b| crate::emit::emit(b, &root, prefix))
 }
 
+/// The latency modes' part of a session ([`RoundTrips`](crate::round_trips::RoundTrips))
+/// at `width` bits as the project's writer emits it, root
+/// `<prefix>_round_trips`, children first, as [`rtt_meter_modules`].
+pub fn round_trips_modules(width: usize, prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
+    use crate::round_trips::RoundTrips;
+    let root = format!("{prefix}_round_trips");
+    by_width!(width, RoundTrips::new(), |b| crate::emit::emit(b, &root, prefix))
+}
+
 /// The round-trip meter ([`RttMeter`](crate::rtt_meter::RttMeter)) as the
 /// project's writer emits it, root `<prefix>_rtt_meter`, children first:
 /// issue 29's measurement, verilated on its own by its tests until a session

@@ -1,14 +1,12 @@
 //! `pending_blocks`: writes the blocks that are built and tested but not yet
 //! part of the generated top into a folder, as `gen` writes a build's RTL
 //! (`rtl/<module>.v`, `rtl/files.f`, children first), for `make
-//! synth-estimate` to size them per session. Today: issue 29's round-trip
-//! meter and histogram, the message source that sends the modes' messages
-//! (at the default design's width, with the pattern at any byte it holds)
-//! and the message ends of their receive side (docs/latency.md). The
-//! pattern at any byte is not a row of its own: the top's verifier holds
-//! one, and the source's row holds the other. Prints each root module's
-//! name, one a line. A measurement artefact; `gen` never writes these
-//! blocks.
+//! synth-estimate` to size them per session. Today: issue 29's round trips
+//! at the default design's width (docs/latency.md), which hold its meter,
+//! histogram, message source (with the pattern at any byte) and message
+//! ends, so one row sizes what the latency modes add to a session. Prints
+//! each root module's name, one a line. A measurement artefact; `gen` never
+//! writes these blocks.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,12 +26,7 @@ struct Args {
 
 fn run(args: &Args) -> Result<String, String> {
     let design = gen::parse_config(config::DEFAULT_TOML).map_err(|e| format!("the default configuration: {e}"))?;
-    let blocks = [
-        hdl::verilog::rtt_meter_modules(&design.name),
-        hdl::verilog::rtt_histogram_modules(&design.name),
-        hdl::verilog::message_ends_modules(&design.name),
-        hdl::verilog::message_source_modules(design.data_width, &design.name),
-    ];
+    let blocks = [hdl::verilog::round_trips_modules(design.data_width, &design.name)];
     let mut files = Vec::new();
     let mut roots = String::new();
     for modules in blocks {
