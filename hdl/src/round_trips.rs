@@ -8,8 +8,8 @@
 //!   initiator: go, fewer than `outstanding` unanswered, requests left
 //!                 --> send_q --> MessageSource(request_size) --> m_t* (to the TX limiter)
 //!   echo:      every end ------> MessageSource(response_size)
-//!   rx_take, rx_bytes --> MessageEnds(response_size | request_size) --> ended, lag
-//!                                         rx_ready (gates the session's rx_tready)
+//!   rx_take, rx_keep --> KeepCount --> (registered) --> MessageEnds(response_size | request_size)
+//!                                         --> ended, lag; rx_ready (gates the session's rx_tready)
 //!   initiator: first --> RttMeter.request, ended/lag --> RttMeter.response
 //!                        RttMeter samples --> RttHistogram <-- hist_index --> hist_count
 //! ```
@@ -35,9 +35,15 @@
 //! - `go` (level): the test runs (the connection is up): the initiator may
 //!   ask for requests and the echo answers; an end while `go` is low is
 //!   not answered;
-//! - `rx_take`, `rx_bytes`: a received beat of `rx_bytes` (1 ..= W/8) was
-//!   taken; `rx_ready` (level) low means no beat may be taken this cycle
-//!   (several messages end in the last one);
+//! - `rx_take`, `rx_keep`: a received beat was taken, its keep contiguous
+//!   from bit 0 (the TOE's `tkeep`); `rx_ready` (level) low means no beat
+//!   may be taken this cycle. The beat's byte count is registered before
+//!   the ends' logic sees it (the count would otherwise sit in front of
+//!   that logic's compares), so `rx_ready` cannot yet know whether the beat
+//!   just taken holds several ends: with messages shorter than a beat it is low
+//!   in the cycle after every take, and in the cycles a beat's further ends
+//!   take. With messages of a beat or more a beat holds at most one end and
+//!   beats are taken one a cycle;
 //! - `fault` (level, sticky until `start`): the meter got a response with
 //!   no request or a request past its 16 stamps, or the histogram a sample
 //!   during its sweep. Never with a well-behaved peer: a response before its
@@ -47,6 +53,7 @@
 
 use rust_hdl::prelude::*;
 
+use crate::keep_count::KeepCount;
 use crate::message_ends::MessageEnds;
 use crate::message_source::MessageSource;
 use crate::rtt_histogram::RttHistogram;
@@ -93,8 +100,8 @@ pub struct RoundTrips<const W: usize, const K: usize> {
     // ---- Receive side (the beats the session takes from the TOE).
     /// A received beat was taken (one-cycle pulse).
     pub rx_take: Signal<In, Bit>,
-    /// Its bytes, 1 ..= W/8.
-    pub rx_bytes: Signal<In, Bits<8>>,
+    /// Its byte enables, contiguous from bit 0.
+    pub rx_keep: Signal<In, Bits<K>>,
     /// Level: a received beat may be taken this cycle.
     pub rx_ready: Signal<Out, Bit>,
     // ---- Status.
@@ -151,8 +158,15 @@ pub struct RoundTrips<const W: usize, const K: usize> {
     /// The request asked for in the cycle before, to the source.
     send_q: DFF<Bit>,
     received_q: DFF<Bits<32>>,
-    /// The meter's `request`, `response` and `response_lag`, a cycle late.
+    /// The taken beat and its byte count, for the ends a cycle later.
+    take_q: DFF<Bit>,
+    bytes_q: DFF<Bits<8>>,
+    /// The received messages are shorter than a beat (sampled at `start`).
+    short_q: DFF<Bit>,
+    /// The meter's `request` two cycles late, `response` and
+    /// `response_lag` one (the ends come a cycle after the take).
     request_q: DFF<Bit>,
+    request_q2: DFF<Bit>,
     response_q: DFF<Bit>,
     lag_q: DFF<Bits<8>>,
     last_q: DFF<Bits<32>>,
@@ -160,6 +174,8 @@ pub struct RoundTrips<const W: usize, const K: usize> {
     // Combinational.
     ask: Signal<Local, Bit>,
     answered: Signal<Local, Bit>,
+    rx_size: Signal<Local, Bits<16>>,
+    rx_count: KeepCount<K>,
     source: MessageSource<W, K>,
     ends: MessageEnds,
     meter: RttMeter,
@@ -168,6 +184,7 @@ pub struct RoundTrips<const W: usize, const K: usize> {
     c_one32: Constant<Bits<32>>,
     c_zero5: Constant<Bits<5>>,
     c_one5: Constant<Bits<5>>,
+    c_beat_bytes: Constant<Bits<16>>,
     /// Names the Verilog module after this type (`crate::emit`).
     verilog_name: crate::emit::ModuleName<Self>,
 }
@@ -192,7 +209,7 @@ impl<const W: usize, const K: usize> RoundTrips<W, K> {
             m_tvalid: Default::default(),
             m_tready: Default::default(),
             rx_take: Default::default(),
-            rx_bytes: Default::default(),
+            rx_keep: Default::default(),
             rx_ready: Default::default(),
             clearing: Default::default(),
             tx_busy: Default::default(),
@@ -221,13 +238,19 @@ impl<const W: usize, const K: usize> RoundTrips<W, K> {
             unanswered: Default::default(),
             send_q: Default::default(),
             received_q: Default::default(),
+            take_q: Default::default(),
+            bytes_q: Default::default(),
+            short_q: Default::default(),
             request_q: Default::default(),
+            request_q2: Default::default(),
             response_q: Default::default(),
             lag_q: Default::default(),
             last_q: Default::default(),
             fault_q: Default::default(),
             ask: Default::default(),
             answered: Default::default(),
+            rx_size: Default::default(),
+            rx_count: Default::default(),
             source: MessageSource::new(),
             ends: MessageEnds::default(),
             meter: RttMeter::default(),
@@ -236,6 +259,7 @@ impl<const W: usize, const K: usize> RoundTrips<W, K> {
             c_one32: Constant::new(bits(1)),
             c_zero5: Constant::new(bits(0)),
             c_one5: Constant::new(bits(1)),
+            c_beat_bytes: Constant::new(bits(K as u64)),
             verilog_name: Default::default(),
         }
     }
@@ -262,7 +286,11 @@ impl<const W: usize, const K: usize> Logic for RoundTrips<W, K> {
             unanswered,
             send_q,
             received_q,
+            take_q,
+            bytes_q,
+            short_q,
             request_q,
+            request_q2,
             response_q,
             lag_q,
             last_q,
@@ -309,11 +337,12 @@ impl<const W: usize, const K: usize> Logic for RoundTrips<W, K> {
         self.source.abort_req.next = self.abort_req.val();
         if self.initiator.val() {
             self.source.size.next = self.request_size.val();
-            self.ends.size.next = self.response_size.val();
+            self.rx_size.next = self.response_size.val();
         } else {
             self.source.size.next = self.response_size.val();
-            self.ends.size.next = self.request_size.val();
+            self.rx_size.next = self.request_size.val();
         }
+        self.ends.size.next = self.rx_size.val();
         self.source.send.next = self.send_q.q.val();
         self.source.enable.next = self.enable.val();
         self.m_tdata.next = self.source.m_tdata.val();
@@ -326,9 +355,12 @@ impl<const W: usize, const K: usize> Logic for RoundTrips<W, K> {
         self.ends.clock.next = self.clock.val();
         self.ends.reset.next = self.reset.val();
         self.ends.start.next = self.start.val();
-        self.ends.take.next = self.rx_take.val();
-        self.ends.bytes.next = self.rx_bytes.val();
-        self.rx_ready.next = self.ends.ready.val();
+        self.take_q.d.next = self.rx_take.val();
+        self.rx_count.keep.next = self.rx_keep.val();
+        self.bytes_q.d.next = self.rx_count.count.val();
+        self.ends.take.next = self.take_q.q.val();
+        self.ends.bytes.next = self.bytes_q.q.val();
+        self.rx_ready.next = self.ends.ready.val() & !(self.short_q.q.val() & self.take_q.q.val());
 
         // The measurement: the initiator's round trips.
         self.meter.clock.next = self.clock.val();
@@ -337,9 +369,10 @@ impl<const W: usize, const K: usize> Logic for RoundTrips<W, K> {
         // Its events a cycle late, registered, both ends alike: the round
         // trips are the same and the meter's input cones stay shallow.
         self.request_q.d.next = self.initiator_q.q.val() & self.source.first.val();
+        self.request_q2.d.next = self.request_q.q.val();
         self.response_q.d.next = self.answered.val();
         self.lag_q.d.next = self.ends.lag.val();
-        self.meter.request.next = self.request_q.q.val();
+        self.meter.request.next = self.request_q2.q.val();
         self.meter.response.next = self.response_q.q.val();
         self.meter.response_lag.next = self.lag_q.q.val();
         self.histogram.clock.next = self.clock.val();
@@ -374,6 +407,7 @@ impl<const W: usize, const K: usize> Logic for RoundTrips<W, K> {
             self.more.d.next = self.request_count.val() != self.c_zero32.val();
             self.to_end.d.next = self.request_count.val();
             self.done_q.d.next = self.initiator.val() & (self.request_count.val() == self.c_zero32.val());
+            self.short_q.d.next = self.rx_size.val() < self.c_beat_bytes.val();
         }
         if self.start.val() | self.reset.val() {
             self.unanswered.d.next = self.c_zero5.val();
@@ -388,7 +422,9 @@ impl<const W: usize, const K: usize> Logic for RoundTrips<W, K> {
             self.send_q.d.next = false;
         }
         if self.start.val() | self.reset.val() {
+            self.take_q.d.next = false;
             self.request_q.d.next = false;
+            self.request_q2.d.next = false;
             self.response_q.d.next = false;
         }
         if self.reset.val() {

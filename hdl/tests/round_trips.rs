@@ -78,7 +78,7 @@ const NAMES: [&str; 37] = [
     "m_tvalid",
     "m_tready",
     "rx_take",
-    "rx_bytes",
+    "rx_keep",
     "rx_ready",
     "clearing",
     "tx_busy",
@@ -128,6 +128,18 @@ impl Dut {
         let mut w = [0u32; 3];
         self.m.get_wide(self.port(name), &mut w);
         w.iter().rev().fold(0u128, |a, &x| (a << 32) | u128::from(x))
+    }
+
+    /// Drives `rx_take` and `rx_keep` for a beat of `bytes` taken, or none.
+    fn take(&mut self, bytes: Option<u64>) {
+        let n = bytes.unwrap_or(0) as usize;
+        let mut keep = vec![0u32; self.width.div_ceil(256)];
+        for i in 0..n {
+            keep[i / 32] |= 1 << (i % 32);
+        }
+        let p = self.port("rx_keep");
+        self.m.set_wide(p, &keep);
+        self.set("rx_take", u64::from(bytes.is_some()));
     }
 
     fn step(&mut self) {
@@ -329,8 +341,7 @@ fn initiator_run(width: usize, rng: &mut impl Rng) -> u64 {
         }
         let take = dut.get("rx_ready") == 1 && rng.gen_bool(p_take);
         let taken = received.step(c, rng.gen_bool(p_valid), take);
-        dut.set("rx_take", u64::from(taken.is_some()));
-        dut.set("rx_bytes", taken.as_ref().map_or(0, |t| t.0));
+        dut.take(taken.as_ref().map(|t| t.0));
         for k in taken.map(|t| t.1).unwrap_or_default() {
             let rtt = c - began[k as usize];
             moments.record(rtt);
@@ -421,8 +432,7 @@ fn echo_run(width: usize, rng: &mut impl Rng) -> u64 {
         }
         let take = dut.get("rx_ready") == 1 && rng.gen_bool(p_take);
         let taken = received.step(c, rng.gen_bool(p_valid), take);
-        dut.set("rx_take", u64::from(taken.is_some()));
-        dut.set("rx_bytes", taken.as_ref().map_or(0, |t| t.0));
+        dut.take(taken.as_ref().map(|t| t.0));
         if let Some((_, ended)) = taken {
             several += u64::from(ended.len() > 1);
             ended_at.extend(ended.iter().map(|_| c));
@@ -465,10 +475,9 @@ fn a_response_before_its_request_is_a_fault() {
     dut.start(true, 8, 8, 4, 1);
     dut.set("go", 0);
     assert_eq!(dut.get("fault"), 0);
-    dut.set("rx_take", 1);
-    dut.set("rx_bytes", 8);
+    dut.take(Some(8));
     dut.step();
-    dut.set("rx_take", 0);
+    dut.take(None);
     for _ in 0..4 {
         dut.step();
     }
@@ -487,4 +496,41 @@ fn the_initiator_measures_every_round_trip_to_the_cycle() {
         }
     }
     assert!(measured > 300, "{measured} round trips");
+}
+
+/// Received messages of a beat or more are taken one beat a cycle (a beat
+/// then holds at most one end, so `rx_ready` never falls); shorter ones
+/// every other cycle at most (the beat just taken may hold several ends).
+#[test]
+fn rx_ready_holds_back_only_beats_that_may_hold_several_ends() {
+    for (width, response, want_every_cycle) in
+        [(64usize, 8usize, true), (64, 21, true), (512, 64, true), (512, 63, false), (64, 3, false)]
+    {
+        let beat = (width / 8) as u64;
+        let mut dut = Dut::new(width);
+        dut.start(true, 1, response, 1, 1);
+        dut.set("go", 0);
+        let (mut taken, mut cycles) = (0u64, 0u64);
+        while taken < 40 * beat {
+            let ready = dut.get("rx_ready") == 1;
+            dut.take(ready.then_some(beat));
+            taken += if ready { beat } else { 0 };
+            cycles += 1;
+            dut.step();
+        }
+        dut.take(None);
+        let beats = taken / beat;
+        if want_every_cycle {
+            assert_eq!(cycles, beats, "{width} bits, {response}-byte messages: {beats} beats in {cycles} cycles");
+        } else {
+            assert!(
+                cycles >= 2 * beats - 1,
+                "{width} bits, {response}-byte messages: {beats} beats in {cycles} cycles"
+            );
+        }
+        for _ in 0..2 * beat {
+            dut.step();
+        }
+        assert_eq!(dut.get("received"), taken / response as u64, "{width} bits, {response}-byte messages");
+    }
 }
