@@ -468,7 +468,8 @@ fn the_echo_answers_every_request_after_it_ended() {
 }
 
 /// A response before any request (the peer sends unasked) has no stamp:
-/// `fault`, until the next `start`.
+/// `fault`, until the next `start`. It answers nothing, so the initiator
+/// still sends its requests afterwards.
 #[test]
 fn a_response_before_its_request_is_a_fault() {
     let mut dut = Dut::new(64);
@@ -481,7 +482,15 @@ fn a_response_before_its_request_is_a_fault() {
     for _ in 0..4 {
         dut.step();
     }
-    assert_eq!((dut.get("received"), dut.get("fault")), (1, 1));
+    assert_eq!((dut.get("received"), dut.get("fault"), dut.get("in_flight")), (1, 1, 0));
+    dut.set("go", 1);
+    let mut sent = false;
+    for _ in 0..8 {
+        sent |= dut.get("m_tvalid") == 1;
+        dut.step();
+    }
+    assert!(sent, "no request after the unasked response");
+    assert_eq!(dut.get("sent"), 1);
     dut.start(true, 8, 8, 4, 1);
     assert_eq!(dut.get("fault"), 0);
 }
