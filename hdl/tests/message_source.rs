@@ -11,27 +11,15 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use rand::Rng;
-use verilate::{Model, Source};
+use verilate::Model;
 
-fn cache() -> PathBuf {
-    common::cache("message_source")
-}
-
-fn sources(width: usize) -> (String, Vec<Source>) {
-    let prefix = format!("dut{width}");
-    let modules = hdl::verilog::message_source_modules(width, &prefix).unwrap();
-    (format!("{prefix}_message_source"), common::sources(&modules))
-}
+const BLOCK: common::WidthBlock =
+    common::WidthBlock { name: "message_source", modules: hdl::verilog::message_source_modules };
 
 #[test]
 fn verilator_lint_is_clean_at_every_width() {
-    for width in config::DATA_WIDTHS {
-        let (top, sources) = sources(width);
-        common::lint(&top, &sources, &cache());
-    }
+    BLOCK.lint_every_width();
 }
 
 /// The verilated source at `width` bits, after an idle cycle (Verilator's
@@ -69,8 +57,7 @@ struct Beat {
 
 impl Dut {
     fn new(width: usize) -> Dut {
-        let (top, sources) = sources(width);
-        let mut m = Model::new(common::model(&top, &sources, &cache()));
+        let mut m = Model::new(BLOCK.model(width));
         m.set_clock("clock");
         m.cycle();
         let p = NAMES.map(|n| m.port(n));

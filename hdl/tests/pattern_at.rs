@@ -6,27 +6,14 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use rand::Rng;
-use verilate::{Model, Source};
+use verilate::Model;
 
-fn cache() -> PathBuf {
-    common::cache("pattern_at")
-}
-
-fn sources(width: usize) -> (String, Vec<Source>) {
-    let prefix = format!("dut{width}");
-    let modules = hdl::verilog::pattern_at_modules(width, &prefix).unwrap();
-    (format!("{prefix}_pattern_at"), common::sources(&modules))
-}
+const BLOCK: common::WidthBlock = common::WidthBlock { name: "pattern_at", modules: hdl::verilog::pattern_at_modules };
 
 #[test]
 fn verilator_lint_is_clean_at_every_width() {
-    for width in config::DATA_WIDTHS {
-        let (top, sources) = sources(width);
-        common::lint(&top, &sources, &cache());
-    }
+    BLOCK.lint_every_width();
 }
 
 /// Offsets to check at `width` bits: the first 4 KiB byte by byte, every
@@ -42,8 +29,7 @@ fn offsets(width: usize, rng: &mut impl Rng) -> Vec<u64> {
 fn every_byte_is_the_pattern_at_every_width_and_offset() {
     let mut rng = seeded_inputs::seed::rng("every_byte_is_the_pattern_at_every_width_and_offset");
     for width in config::DATA_WIDTHS {
-        let (top, sources) = sources(width);
-        let mut m = Model::new(common::model(&top, &sources, &cache()));
+        let mut m = Model::new(BLOCK.model(width));
         let (offset, data) = (m.port("offset"), m.port("data"));
         let mut words = vec![0u32; width / 32];
         let mut want = vec![0u8; width / 8];

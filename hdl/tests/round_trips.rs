@@ -23,29 +23,18 @@
 mod common;
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
 
 use hdl::rtt_histogram::BUCKETS;
 use latency::{Histogram, Moments};
 use rand::Rng;
-use verilate::{Model, Port, Source};
+use verilate::{Model, Port};
 
-fn cache() -> PathBuf {
-    common::cache("round_trips")
-}
-
-fn sources(width: usize) -> (String, Vec<Source>) {
-    let prefix = format!("dut{width}");
-    let modules = hdl::verilog::round_trips_modules(width, &prefix).unwrap();
-    (format!("{prefix}_round_trips"), common::sources(&modules))
-}
+const BLOCK: common::WidthBlock =
+    common::WidthBlock { name: "round_trips", modules: hdl::verilog::round_trips_modules };
 
 #[test]
 fn verilator_lint_is_clean_at_every_width() {
-    for width in config::DATA_WIDTHS {
-        let (top, sources) = sources(width);
-        common::lint(&top, &sources, &cache());
-    }
+    BLOCK.lint_every_width();
 }
 
 /// Widths the simulations run at: the narrowest (many beats a message) and
@@ -103,8 +92,7 @@ const NAMES: [&str; 37] = [
 
 impl Dut {
     fn new(width: usize) -> Dut {
-        let (top, sources) = sources(width);
-        let mut m = Model::new(common::model(&top, &sources, &cache()));
+        let mut m = Model::new(BLOCK.model(width));
         m.set_clock("clock");
         m.cycle();
         let ports = NAMES.iter().map(|&n| (n, m.port(n))).collect();

@@ -34,3 +34,39 @@ pub fn lint(top: &str, sources: &[Source], cache: &Path) {
         panic!("{top}:\n{log}");
     }
 }
+
+/// A block emitted at each data width (`modules(width, prefix)`, root
+/// `<prefix>_<name>`), verilated as `dut<width>_<name>` with its cache
+/// folder `name`: the sources, the model and the lint of one width.
+pub struct WidthBlock {
+    pub name: &'static str,
+    pub modules: fn(usize, &str) -> Result<Vec<hdl::emit::Module>, hdl::verilog::HdlError>,
+}
+
+impl WidthBlock {
+    /// The test's cache folder.
+    pub fn cache(&self) -> PathBuf {
+        cache(self.name)
+    }
+
+    /// The root module's name and the sources at `width` bits.
+    pub fn sources(&self, width: usize) -> (String, Vec<Source>) {
+        let prefix = format!("dut{width}");
+        let modules = (self.modules)(width, &prefix).unwrap_or_else(|e| panic!("{} at {width}: {e}", self.name));
+        (format!("{prefix}_{}", self.name), sources(&modules))
+    }
+
+    /// The model at `width` bits, built or taken from the cache.
+    pub fn model(&self, width: usize) -> &'static ModelFns {
+        let (top, sources) = self.sources(width);
+        model(&top, &sources, &self.cache())
+    }
+
+    /// `verilator --lint-only -Wall` at every data width.
+    pub fn lint_every_width(&self) {
+        for width in config::DATA_WIDTHS {
+            let (top, sources) = self.sources(width);
+            lint(&top, &sources, &self.cache());
+        }
+    }
+}
