@@ -171,6 +171,20 @@ struct Outcome {
     record: Option<Record>,
 }
 
+/// Session `s`'s verifier receives `beats`, a transfer of `size` bytes in
+/// packets of `packet`, under random backpressure; then the peer's close,
+/// and time for the first-error record to complete.
+fn receive(dut: &mut Dut, s: usize, size: u64, packet: u64, beats: &[Beat], rng: &mut ChaCha8Rng) {
+    let b = dut.beat_bytes;
+    dut.start(s, size, packet, true, true, false, true);
+    let p_rx = rng.gen_range(0.3..1.0);
+    let mut r = ChaCha8Rng::from_rng(&mut *rng).unwrap();
+    dut.play_rx(s, beats, || r.gen_bool(p_rx));
+    dut.idle(6);
+    dut.pulse(dut.sessions[s].rx_end);
+    dut.idle(b / 4 + 8);
+}
+
 /// Generates a transfer on session `s`, applies `fault`, receives it, and reads the verifier.
 fn run_one(
     dut: &mut Dut,
@@ -190,13 +204,7 @@ fn run_one(
         inject(f, &mut beats, size, b, rng);
     }
     let want = reference(&beats, size, b, true);
-    dut.start(s, size, packet, true, true, false, true);
-    let p_rx = rng.gen_range(0.3..1.0);
-    let mut r = ChaCha8Rng::from_rng(&mut *rng).unwrap();
-    dut.play_rx(s, &beats, || r.gen_bool(p_rx));
-    dut.idle(6);
-    dut.pulse(dut.sessions[s].rx_end);
-    dut.idle(b / 4 + 8);
+    receive(dut, s, size, packet, &beats, rng);
     let p = &dut.sessions[s];
     let m = &dut.model;
     let valid = m.bit(p.rx_err_valid);
@@ -308,13 +316,7 @@ fn partial_beats_at_pushes_are_checked_at_their_own_offsets() {
             }
             let want = reference(&beats, size, b, true);
             assert_eq!(want.is_some(), flip, "{w}-bit size {size}: the reference");
-            dut.start(s, size, 0, true, true, false, true);
-            let p_rx = rng.gen_range(0.3..1.0);
-            let mut r = ChaCha8Rng::from_rng(&mut rng).unwrap();
-            dut.play_rx(s, &beats, || r.gen_bool(p_rx));
-            dut.idle(6);
-            dut.pulse(dut.sessions[s].rx_end);
-            dut.idle(b / 4 + 8);
+            receive(&mut dut, s, size, 0, &beats, &mut rng);
             let p = &dut.sessions[s];
             let m = &dut.model;
             let got = m.bit(p.rx_err_valid).then(|| Record {
