@@ -173,6 +173,9 @@ pub struct RoundTrips<const W: usize, const K: usize> {
     fault_q: DFF<Bit>,
     // Combinational.
     ask: Signal<Local, Bit>,
+    /// A response ended (initiator, not yet done), and whether it answers
+    /// a request.
+    response_end: Signal<Local, Bit>,
     answered: Signal<Local, Bit>,
     rx_size: Signal<Local, Bits<16>>,
     rx_count: KeepCount<K>,
@@ -248,6 +251,7 @@ impl<const W: usize, const K: usize> RoundTrips<W, K> {
             last_q: Default::default(),
             fault_q: Default::default(),
             ask: Default::default(),
+            response_end: Default::default(),
             answered: Default::default(),
             rx_size: Default::default(),
             rx_count: Default::default(),
@@ -305,10 +309,8 @@ impl<const W: usize, const K: usize> Logic for RoundTrips<W, K> {
             & (self.unanswered.q.val() < self.outstanding_q.q.val());
         // An end with no request unanswered (a peer that sends unasked) is
         // not an answer: the counts stay, the meter flags it (`fault`).
-        self.answered.next = self.initiator_q.q.val()
-            & self.ends.ended.val()
-            & !self.done_q.q.val()
-            & (self.unanswered.q.val() != self.c_zero5.val());
+        self.response_end.next = self.initiator_q.q.val() & self.ends.ended.val() & !self.done_q.q.val();
+        self.answered.next = self.response_end.val() & (self.unanswered.q.val() != self.c_zero5.val());
         // The source's `send`, registered: the initiator's ask, or the
         // echo's end (answered while the test runs).
         self.send_q.d.next = self.ask.val() | (!self.initiator_q.q.val() & self.go.val() & self.ends.ended.val());
@@ -375,7 +377,7 @@ impl<const W: usize, const K: usize> Logic for RoundTrips<W, K> {
         // trips are the same and the meter's input cones stay shallow.
         self.request_q.d.next = self.initiator_q.q.val() & self.source.first.val();
         self.request_q2.d.next = self.request_q.q.val();
-        self.response_q.d.next = self.initiator_q.q.val() & self.ends.ended.val() & !self.done_q.q.val();
+        self.response_q.d.next = self.response_end.val();
         self.lag_q.d.next = self.ends.lag.val();
         self.meter.request.next = self.request_q2.q.val();
         self.meter.response.next = self.response_q.q.val();
