@@ -17,7 +17,10 @@
 //!
 //! Depth is counted on the mapped netlist: LUT and MUXF cells are one level
 //! each, carry cells none (they are reported as the longest carry chain
-//! instead), and flip-flops, block RAMs and DSPs end a path. yosys's own
+//! instead), and flip-flops, block RAMs and DSPs end a path. With
+//! `SYNTH_REPORT_PATH` set, a row also prints its deepest path (each cell
+//! with the net it drives) and the depth as abc maps it, carry chains
+//! cutting paths, with the deepest endpoints by that. yosys's own
 //! `ltp` miscounts through carry cells, hence this walk.
 
 use std::collections::HashMap;
@@ -54,14 +57,24 @@ fn kind(cell_type: &str) -> Kind {
 
 struct Cell {
     name: String,
+    /// The cell type (`LUT6`, `CARRY8`, `FDRE`...).
+    ty: String,
     kind: Kind,
     inputs: Vec<u64>,
     carry_in: Vec<u64>,
+    /// The first bit it drives.
+    output: Option<u64>,
 }
 
 struct Netlist {
     cells: Vec<Cell>,
+    /// The combinational (and carry) cell driving each bit.
     driver: HashMap<u64, usize>,
+    /// The register, block RAM or DSP driving each bit.
+    source: HashMap<u64, usize>,
+    /// A name for each bit: the netlist's own name for it, one written in
+    /// the RTL (no leading `$`) where there is one.
+    net_names: HashMap<u64, String>,
     counts: HashMap<String, usize>,
 }
 
@@ -78,24 +91,50 @@ fn load(path: &str, module: &str) -> Result<Netlist, String> {
 fn parse(text: &str, path: &str, module: &str) -> Result<Netlist, String> {
     let json: Value = serde_json::from_str(text).map_err(|e| format!("{path}: not a yosys JSON netlist: {e}"))?;
     let m = json.get("modules").and_then(|m| m.get(module)).ok_or_else(|| format!("{path}: no module {module}"))?;
-    let mut net = Netlist { cells: Vec::new(), driver: HashMap::new(), counts: HashMap::new() };
+    let mut net = Netlist {
+        cells: Vec::new(),
+        driver: HashMap::new(),
+        source: HashMap::new(),
+        net_names: HashMap::new(),
+        counts: HashMap::new(),
+    };
+    if let Some(names) = m.get("netnames").and_then(Value::as_object) {
+        for (name, n) in names {
+            let b = n.get("bits").map(bits).unwrap_or_default();
+            let wide = b.len() > 1;
+            for (i, bit) in b.into_iter().enumerate() {
+                let written = |n: &str| !n.starts_with('$');
+                let keep = net.net_names.get(&bit).is_some_and(|old| written(old) || !written(name));
+                if !keep {
+                    net.net_names.insert(bit, if wide { format!("{name}[{i}]") } else { name.clone() });
+                }
+            }
+        }
+    }
     if let Some(cells) = m.get("cells").and_then(Value::as_object) {
         for (name, cell) in cells {
             let ty = cell.get("type").and_then(Value::as_str).unwrap_or("?").to_string();
             let k = kind(&ty);
-            *net.counts.entry(ty).or_default() += 1;
+            *net.counts.entry(ty.clone()).or_default() += 1;
             let dirs = cell.get("port_directions").and_then(Value::as_object);
             let conns = cell.get("connections").and_then(Value::as_object);
             let (Some(dirs), Some(conns)) = (dirs, conns) else { continue };
             let index = net.cells.len();
-            let mut c = Cell { name: name.clone(), kind: k, inputs: Vec::new(), carry_in: Vec::new() };
+            let mut c = Cell {
+                name: name.clone(),
+                ty: ty.clone(),
+                kind: k,
+                inputs: Vec::new(),
+                carry_in: Vec::new(),
+                output: None,
+            };
             for (port, dir) in dirs {
                 let b = bits(&conns[port]);
                 if dir.as_str() == Some("output") {
-                    if k != Kind::Seq {
-                        for bit in b {
-                            net.driver.insert(bit, index);
-                        }
+                    c.output = c.output.or(b.first().copied());
+                    let map = if k == Kind::Seq { &mut net.source } else { &mut net.driver };
+                    for bit in b {
+                        map.insert(bit, index);
                     }
                 } else if k == Kind::Carry && (port == "CI" || port == "CI_TOP") {
                     c.carry_in.extend(b);
@@ -127,6 +166,61 @@ impl Netlist {
         own + deepest
     }
 
+    /// LUT + MUXF levels of the logic driving `cell`'s output as abc maps
+    /// it: a carry cell ends a path as a register does (abc maps the
+    /// logic between them, and after mapping for depth lets every path
+    /// grow to its deepest one; a path through a carry chain adds the
+    /// levels on both sides).
+    fn level_cut(&self, cell: usize, memo: &mut Vec<Option<u32>>) -> u32 {
+        if let Some(l) = memo[cell] {
+            return l;
+        }
+        let c = &self.cells[cell];
+        let own = matches!(c.kind, Kind::Lut | Kind::Muxf) as u32;
+        let mut deepest = 0;
+        for bit in &c.inputs {
+            if let Some(&d) = self.driver.get(bit).filter(|&&d| self.cells[d].kind != Kind::Carry) {
+                deepest = deepest.max(self.level_cut(d, memo));
+            }
+        }
+        memo[cell] = Some(own + deepest);
+        own + deepest
+    }
+
+    /// Every endpoint with its depth as abc maps it ([`Self::level_cut`]),
+    /// deepest first, once per net (its bits' deepest): registers, block
+    /// RAMs and DSPs by the net they drive, carry cells as `carry NET`.
+    fn cut_depths(&self) -> Vec<(u32, String)> {
+        let mut memo = vec![None; self.cells.len()];
+        let mut deepest: HashMap<String, u32> = HashMap::new();
+        for (i, c) in self.cells.iter().enumerate() {
+            if !matches!(c.kind, Kind::Seq | Kind::Carry) {
+                continue;
+            }
+            let depth = c.inputs.iter().filter_map(|b| self.driver.get(b)).fold(0, |d, &driver| {
+                if self.cells[driver].kind == Kind::Carry {
+                    d
+                } else {
+                    d.max(self.level_cut(driver, &mut memo))
+                }
+            });
+            let net = self.net_of(i);
+            let net = net.split_once('[').map_or(net, |(base, _)| base);
+            let name = if c.kind == Kind::Carry { format!("carry {net}") } else { net.to_string() };
+            let e = deepest.entry(name).or_insert(0);
+            *e = (*e).max(depth);
+        }
+        let mut out: Vec<(u32, String)> = deepest.into_iter().map(|(n, d)| (d, n)).collect();
+        out.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        out
+    }
+
+    /// The name of the net `cell` drives.
+    fn net_of(&self, cell: usize) -> &str {
+        let c = &self.cells[cell];
+        c.output.and_then(|b| self.net_names.get(&b)).map_or(c.name.as_str(), String::as_str)
+    }
+
     /// Carry cells in the chain ending at `cell`.
     fn chain(&self, cell: usize, memo: &mut Vec<Option<u32>>) -> u32 {
         if let Some(l) = memo[cell] {
@@ -144,24 +238,34 @@ impl Netlist {
         longest + 1
     }
 
-    /// The cells of the deepest path ending at `cell`, deepest first.
+    /// The deepest path ending at `cell`, from its end back: each cell's
+    /// type and the net it drives, then what the path starts from (a
+    /// register, block RAM or DSP and its output net, or an input port).
     fn path(&self, cell: usize, memo: &mut Vec<Option<u32>>) -> Vec<String> {
-        let mut out = vec![self.cells[cell].name.clone()];
+        let line = |c: usize| format!("{:<8} {}", self.cells[c].ty, self.net_of(c));
+        let mut out = vec![line(cell)];
         let mut at = cell;
         loop {
             let c = &self.cells[at];
-            let next = c
-                .inputs
-                .iter()
-                .chain(&c.carry_in)
-                .filter_map(|b| self.driver.get(b).copied())
-                .max_by_key(|&d| self.level(d, memo));
+            let inputs = || c.inputs.iter().chain(&c.carry_in);
+            let next = inputs().filter_map(|b| self.driver.get(b).copied()).max_by_key(|&d| self.level(d, memo));
             match next {
                 Some(d) if self.level(d, memo) > 0 || self.cells[d].kind == Kind::Carry => {
-                    out.push(self.cells[d].name.clone());
+                    out.push(line(d));
                     at = d;
                 }
-                _ => return out,
+                _ => {
+                    // The start: an input of the last cell not driven by logic.
+                    let start = inputs().find(|b| !self.driver.contains_key(b));
+                    if let Some(&b) = start {
+                        let net = self.net_names.get(&b).map_or("?", String::as_str);
+                        match self.source.get(&b) {
+                            Some(&r) => out.push(format!("{:<8} {net}", self.cells[r].ty)),
+                            None => out.push(format!("{:<8} {net}", "input")),
+                        }
+                    }
+                    return out;
+                }
             }
         }
     }
@@ -188,7 +292,8 @@ struct Figures {
 }
 
 /// The figures of `net`, the mapped `module`; with `SYNTH_REPORT_PATH` set,
-/// the cells of its deepest path on stderr.
+/// its deepest path, the depth with carry chains cut and the deepest
+/// endpoints by it, on stderr.
 fn figures(net: &Netlist, module: &str) -> Figures {
     let mut memo = vec![None; net.cells.len()];
     let deepest = (0..net.cells.len()).max_by_key(|&c| net.level(c, &mut memo));
@@ -199,6 +304,15 @@ fn figures(net: &Netlist, module: &str) -> Figures {
             for name in net.path(c, &mut memo) {
                 gen::print_stderr(&format!("    {name}"));
             }
+        }
+        // As abc maps it, and its deepest endpoints: a path through a carry
+        // chain is as deep as its two sides, and after mapping for depth abc
+        // lets every side grow to its deepest one.
+        let cut = net.cut_depths();
+        let deepest = cut.first().map_or(0, |c| c.0);
+        gen::print_stderr(&format!("with carry chains cut, as abc maps: {deepest} levels; the deepest endpoints:"));
+        for (d, name) in cut.iter().take(12) {
+            gen::print_stderr(&format!("    {d}  {name}"));
         }
     }
     let mut memo = vec![None; net.cells.len()];
@@ -398,6 +512,13 @@ mod tests {
                   "connections": { "C": [1], "D": [9], "Q": [12] } },
         "ram":  { "type": "RAMB18E2", "port_directions": { "CLK": "input" }, "connections": { "CLK": [1] } },
         "dsp":  { "type": "DSP48E2",  "port_directions": { "CLK": "input" }, "connections": { "CLK": [1] } }
+    }, "netnames": {
+        "count_reg":   { "bits": [2] },
+        "$count_reg":  { "bits": [2] },
+        "count_next":  { "bits": [11] },
+        "partial":     { "bits": [4] },
+        "$carry_out":  { "bits": [8] },
+        "sum":         { "bits": [9, 12] }
     } } } }"#;
 
     fn fixture() -> Figures {
@@ -408,6 +529,34 @@ mod tests {
     fn figures_count_cells_and_walk_levels_with_carry_cells_transparent() {
         let want = Figures { lut: 3, ff: 2, carry: 2, muxf: 1, bram: 0.5, dsp: 1, depth: 4, chain: 2 };
         assert_eq!(fixture(), want);
+    }
+
+    /// The deepest path names the nets it runs through and the register it
+    /// starts from; with carry chains cut (as abc maps), the register
+    /// behind the chain is 2 deep, not 4.
+    #[test]
+    fn the_deepest_path_is_named_and_abcs_depth_cuts_carry_chains() {
+        let net = parse(NETLIST, "fixture.json", "dut").unwrap();
+        let mut memo = vec![None; net.cells.len()];
+        let end = (0..net.cells.len()).max_by_key(|&c| net.level(c, &mut memo)).unwrap();
+        assert_eq!(
+            net.path(end, &mut memo),
+            [
+                "MUXF7    count_next",
+                "LUT1     sum[0]",
+                "CARRY8   $carry_out",
+                "CARRY8   c0",
+                "LUT1     lut2",
+                "LUT2     partial",
+                "FDRE     count_reg",
+            ]
+        );
+        let cut = net.cut_depths();
+        let cut: Vec<(u32, &str)> = cut.iter().map(|(d, n)| (*d, n.as_str())).collect();
+        assert_eq!(
+            cut,
+            [(2, "carry c0"), (2, "count_reg"), (1, "sum"), (0, "carry $carry_out"), (0, "dsp"), (0, "ram")]
+        );
     }
 
     #[test]
