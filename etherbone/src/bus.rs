@@ -106,6 +106,21 @@ pub trait RegisterBus {
     fn read32(&mut self, addr: u32) -> Result<u32, BusError>;
     fn write32(&mut self, addr: u32, value: u32) -> Result<(), BusError>;
 
+    /// Performs `writes` (address, value) in order, every one of them, and
+    /// returns the first one's error if any failed. A bus that can sends
+    /// them together, so that they land within a few bus cycles of each
+    /// other (the Etherbone [`Client`](crate::Client): one TCP write and
+    /// one answer for up to 32 writes) rather than a round trip apart.
+    fn write32_all(&mut self, writes: &[(u32, u32)]) -> Result<(), BusError> {
+        let mut first = None;
+        for &(addr, value) in writes {
+            if let Err(e) = self.write32(addr, value) {
+                first.get_or_insert(e);
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+
     /// Performs `op`; a write yields 0.
     fn execute(&mut self, op: Op) -> Result<u32, BusError> {
         match op {
@@ -122,6 +137,9 @@ impl<B: RegisterBus + ?Sized> RegisterBus for &mut B {
     fn write32(&mut self, addr: u32, value: u32) -> Result<(), BusError> {
         (**self).write32(addr, value)
     }
+    fn write32_all(&mut self, writes: &[(u32, u32)]) -> Result<(), BusError> {
+        (**self).write32_all(writes)
+    }
 }
 
 impl<B: RegisterBus + ?Sized> RegisterBus for Box<B> {
@@ -130,6 +148,9 @@ impl<B: RegisterBus + ?Sized> RegisterBus for Box<B> {
     }
     fn write32(&mut self, addr: u32, value: u32) -> Result<(), BusError> {
         (**self).write32(addr, value)
+    }
+    fn write32_all(&mut self, writes: &[(u32, u32)]) -> Result<(), BusError> {
+        (**self).write32_all(writes)
     }
 }
 

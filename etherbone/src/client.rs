@@ -238,6 +238,31 @@ impl RegisterBus for Client {
         self.access(Packet::new(vec![Record::writes(u64::from(addr), [value])]), false, addr, &what)?;
         Ok(())
     }
+
+    /// Up to 32 writes at a time (a packet each) sent in one TCP write with
+    /// one read of the error shift register (one bit per access, the newest
+    /// in bit 0): the server performs them back to back.
+    fn write32_all(&mut self, writes: &[(u32, u32)]) -> Result<(), BusError> {
+        let mut first = None;
+        for chunk in writes.chunks(32) {
+            // One record a packet, as on any Etherbone stream over TCP.
+            let mut packets: Vec<Packet> =
+                chunk.iter().map(|&(a, v)| Packet::new(vec![Record::writes(u64::from(a), [v])])).collect();
+            let what = format!("{} writes from {:#010x}", chunk.len(), chunk[0].0);
+            if self.error_checks {
+                packets.push(config_read(&[CONFIG_ERROR_LOW]));
+            }
+            let answers = self.transact(&packets, &what)?;
+            if let Some(status) = answers.first() {
+                let status = expect_values(status, 1, "the error status")?[0];
+                let n = chunk.len();
+                if let Some(k) = (0..n).find(|&k| status >> (n - 1 - k) & 1 != 0) {
+                    first.get_or_insert(BusError::Response { addr: chunk[k].0, resp: AxiResp::Error });
+                }
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
 }
 
 fn config_read(addrs: &[u32]) -> Packet {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use common::{start, start_opts, start_with, wait_until};
 use etherbone::codec::{read_packet, Packet, PacketHeader, Record, RecordFlags};
 use etherbone::{
-    spawn_server, AxiResp, BusError, Client, MemoryBus, RegisterBus, ServerInfo, ServerOptions, CONFIG_ERROR_LOW,
+    spawn_server, AxiResp, BusError, Client, MemoryBus, Op, RegisterBus, ServerInfo, ServerOptions, CONFIG_ERROR_LOW,
     FAILED_READ_VALUE,
 };
 
@@ -363,4 +363,36 @@ fn connections_beyond_the_limit_are_closed_at_once() {
     wait_until(TIMEOUT, "the held connections closed", || t.server.connections() == 0);
     let mut c = Client::connect(t.addr(), TIMEOUT).unwrap();
     c.write32(0, 1).unwrap();
+}
+
+/// `write32_all` performs every write in order, 32 to a packet, and names
+/// the first that failed; the default (write by write) does the same.
+#[test]
+fn writes_together_are_all_performed_and_the_first_failure_is_named() {
+    let mem = MemoryBus::new().with_error(0x10c, AxiResp::SlvErr).with_error(0x18c, AxiResp::DecErr);
+    let t = start(&mem);
+    let mut c = Client::connect(t.addr(), TIMEOUT).unwrap();
+    // 40 writes: two TCP writes, a failure in each.
+    let writes: Vec<(u32, u32)> = (0..40).map(|k| (0x100 + 4 * k, 1000 + k)).collect();
+    assert_eq!(c.write32_all(&writes), Err(BusError::Response { addr: 0x10c, resp: AxiResp::Error }));
+    for &(addr, value) in &writes {
+        let want = if addr == 0x10c || addr == 0x18c { None } else { Some(value) };
+        assert_eq!(mem.peek(addr), want, "{addr:#x}");
+    }
+    let order: Vec<u32> = mem
+        .log()
+        .iter()
+        .filter_map(|op| match op {
+            Op::Write { addr, .. } => Some(*addr),
+            Op::Read { .. } => None,
+        })
+        .collect();
+    assert_eq!(order, writes.iter().map(|w| w.0).collect::<Vec<_>>(), "in order, each once");
+    // Only the second packet's failure: it is named.
+    assert_eq!(c.write32_all(&writes[32..]), Err(BusError::Response { addr: 0x18c, resp: AxiResp::Error }));
+    assert_eq!(c.write32_all(&writes[..3]), Ok(()));
+    // The connection stays usable; the default of the trait agrees.
+    assert_eq!(c.read32(0x100), Ok(1000));
+    let mut local = mem.clone();
+    assert_eq!(local.write32_all(&writes[..5]), Err(BusError::slverr(0x10c)));
 }
