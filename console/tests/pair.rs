@@ -72,6 +72,7 @@ fn check(rx: &serde_json::Value, tx: &serde_json::Value, sessions: usize, size: 
         );
         let t = &tx["sessions"][s];
         assert_eq!(t["tx"]["bytes"].as_u64(), Some(size), "{t}");
+        eprintln!("session {s}: board 1 RX {} MB/s, board 2 TX {} MB/s", r["rx"]["mb_per_s"], t["tx"]["mb_per_s"]);
         within(&format!("board 1 session {s} RX"), r["rx"]["mb_per_s"].as_f64().unwrap(), per_session);
         within(&format!("board 2 session {s} TX"), t["tx"]["mb_per_s"].as_f64().unwrap(), per_session);
     }

@@ -318,19 +318,34 @@ pub fn start(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<()> {
 }
 
 /// Starts `sessions` as close together as the bus allows: every sticky
-/// `done`/`error` is cleared first, then the `ctrl.start` writes follow one
-/// another, so sessions that share the link begin within a few bus writes
-/// of each other.
+/// `done`/`error` is cleared first, then the `ctrl.start` writes follow,
+/// all of them sent at once (`RegisterBus::write32_all`: over Etherbone one
+/// TCP write), so sessions that share the link begin within a few bus
+/// writes of each other, not a network round trip apart each: a session
+/// that starts first has the link to itself until the next one starts, and
+/// its rate shows it.
 pub fn start_all(bus: &mut (impl RegisterBus + ?Sized), sessions: &[usize]) -> Result<()> {
     use regs::session::{ctrl, status};
     let clear = status::DONE.word(1).expect("1 bit") | status::ERROR.word(1).expect("1 bit");
+    let start = ctrl::START.word(1).expect("1 bit");
+    let mut writes = Vec::with_capacity(2 * sessions.len());
     for &s in sessions {
-        write(bus, session(s)?.status(), clear)?;
+        writes.push((session(s)?.status(), clear));
     }
     for &s in sessions {
-        write(bus, session(s)?.ctrl(), ctrl::START.word(1).expect("1 bit"))?;
+        writes.push((session(s)?.ctrl(), start));
     }
-    Ok(())
+    let words: Vec<(u32, u32)> = writes.iter().map(|(r, v)| (r.addr, *v)).collect();
+    bus.write32_all(&words).map_err(|e| {
+        let failed = match &e {
+            BusError::Response { addr, .. } => writes.iter().find(|(r, _)| r.addr == *addr).map(|w| w.0),
+            _ => None,
+        };
+        match failed {
+            Some(reg) => access_error("writing", reg, e),
+            None => OpError(format!("starting session(s) {sessions:?}: {e}")),
+        }
+    })
 }
 
 /// Writes `ctrl.abort` of session `s`.
@@ -396,9 +411,10 @@ pub fn result(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<Session
 mod tests {
     use super::*;
 
-    /// A bus that records every write.
+    /// A bus that records every write, and the sizes of the batches given
+    /// to `write32_all`.
     #[derive(Default)]
-    struct Recorder(Vec<(u32, u32)>);
+    struct Recorder(Vec<(u32, u32)>, Vec<usize>);
 
     impl RegisterBus for Recorder {
         fn read32(&mut self, _addr: u32) -> std::result::Result<u32, BusError> {
@@ -406,6 +422,11 @@ mod tests {
         }
         fn write32(&mut self, addr: u32, value: u32) -> std::result::Result<(), BusError> {
             self.0.push((addr, value));
+            Ok(())
+        }
+        fn write32_all(&mut self, writes: &[(u32, u32)]) -> std::result::Result<(), BusError> {
+            self.1.push(writes.len());
+            self.0.extend_from_slice(writes);
             Ok(())
         }
     }
@@ -418,6 +439,7 @@ mod tests {
         let status: Vec<u32> = (0..3).map(|s| session(s).unwrap().status().addr).collect();
         let addrs: Vec<u32> = bus.0.iter().map(|w| w.0).collect();
         assert_eq!(addrs, [status, ctrl.clone()].concat(), "the three starts follow each other");
+        assert_eq!(bus.1, [6], "one batch: no round trip between the starts");
         let start = regs::session::ctrl::START.word(1).unwrap();
         assert!(bus.0[3..].iter().all(|&(_, v)| v == start));
     }
