@@ -151,43 +151,39 @@ fn parse(text: &str, path: &str, module: &str) -> Result<Netlist, String> {
 impl Netlist {
     /// LUT + MUXF levels of the logic driving `cell`'s output, carry cells transparent.
     fn level(&self, cell: usize, memo: &mut Vec<Option<u32>>) -> u32 {
+        self.depth(cell, false, memo)
+    }
+
+    /// `cell`'s own level (1 for a LUT or MUXF) on top of the logic feeding it.
+    fn depth(&self, cell: usize, cut: bool, memo: &mut Vec<Option<u32>>) -> u32 {
         if let Some(l) = memo[cell] {
             return l;
         }
-        let c = &self.cells[cell];
-        let own = matches!(c.kind, Kind::Lut | Kind::Muxf) as u32;
-        let mut deepest = 0;
-        for bit in c.inputs.iter().chain(&c.carry_in) {
-            if let Some(&d) = self.driver.get(bit) {
-                deepest = deepest.max(self.level(d, memo));
-            }
-        }
-        memo[cell] = Some(own + deepest);
-        own + deepest
+        let own = matches!(self.cells[cell].kind, Kind::Lut | Kind::Muxf) as u32;
+        let d = own + self.feeding(cell, cut, memo);
+        memo[cell] = Some(d);
+        d
     }
 
-    /// LUT + MUXF levels of the logic driving `cell`'s output as abc maps
-    /// it: a carry cell ends a path as a register does (abc maps the
-    /// logic between them, and after mapping for depth lets every path
-    /// grow to its deepest one; a path through a carry chain adds the
-    /// levels on both sides).
-    fn level_cut(&self, cell: usize, memo: &mut Vec<Option<u32>>) -> u32 {
-        if let Some(l) = memo[cell] {
-            return l;
-        }
+    /// The deepest logic driving `cell`'s inputs. With `cut`, as abc maps
+    /// it: a carry cell ends a path as a register does (abc maps the logic
+    /// between them, and after mapping for depth lets every path grow to
+    /// its deepest one; a path through a carry chain adds the levels on
+    /// both sides).
+    fn feeding(&self, cell: usize, cut: bool, memo: &mut Vec<Option<u32>>) -> u32 {
         let c = &self.cells[cell];
-        let own = matches!(c.kind, Kind::Lut | Kind::Muxf) as u32;
-        let mut deepest = 0;
-        for bit in &c.inputs {
-            if let Some(&d) = self.driver.get(bit).filter(|&&d| self.cells[d].kind != Kind::Carry) {
-                deepest = deepest.max(self.level_cut(d, memo));
-            }
-        }
-        memo[cell] = Some(own + deepest);
-        own + deepest
+        let carry_in: &[u64] = if cut { &[] } else { &c.carry_in };
+        c.inputs
+            .iter()
+            .chain(carry_in)
+            .filter_map(|b| self.driver.get(b).copied())
+            .filter(|&d| !cut || self.cells[d].kind != Kind::Carry)
+            .map(|d| self.depth(d, cut, memo))
+            .max()
+            .unwrap_or(0)
     }
 
-    /// Every endpoint with its depth as abc maps it ([`Self::level_cut`]),
+    /// Every endpoint with its depth as abc maps it ([`Self::feeding`] with `cut`),
     /// deepest first, once per net (its bits' deepest): registers, block
     /// RAMs and DSPs by the net they drive, carry cells as `carry NET`.
     fn cut_depths(&self) -> Vec<(u32, String)> {
@@ -197,13 +193,7 @@ impl Netlist {
             if !matches!(c.kind, Kind::Seq | Kind::Carry) {
                 continue;
             }
-            let depth = c.inputs.iter().filter_map(|b| self.driver.get(b)).fold(0, |d, &driver| {
-                if self.cells[driver].kind == Kind::Carry {
-                    d
-                } else {
-                    d.max(self.level_cut(driver, &mut memo))
-                }
-            });
+            let depth = self.feeding(i, true, &mut memo);
             let net = self.net_of(i);
             let net = net.split_once('[').map_or(net, |(base, _)| base);
             let name = if c.kind == Kind::Carry { format!("carry {net}") } else { net.to_string() };
