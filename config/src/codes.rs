@@ -124,6 +124,8 @@ code_table! {
         Send = 1, "send", "Send `transfer_size` bytes to the target.";
         Receive = 2, "receive", "Receive `transfer_size` bytes from the target.";
         FullDuplex = 3, "full_duplex", "Send and receive `transfer_size` bytes at the same time.";
+        Latency = 4, "latency", "Round trips, as initiator: send a request of `latency_sizes.request` bytes and wait for a response of `latency_sizes.response` bytes, `request_count` times, with up to `test_config.outstanding` requests unanswered; each round trip is measured (`rtt_*`, the histogram).";
+        Echo = 5, "echo", "Round trips, as responder: for every `latency_sizes.request` bytes received send `latency_sizes.response` bytes, until the peer closes.";
     }
 }
 

@@ -4,9 +4,16 @@
 //! `session.rs`) wraps it and drives its start/abort/end pulses.
 //!
 //! ```text
-//!   tx_start/abort, sizes, pattern --> TrafficGenerator --> RateLimiter(tx_percent) --> tx_t* (to the TOE)
+//!   tx_start/abort, sizes, pattern --> TrafficGenerator --+
+//!   msg_start/go, latency params ----> RoundTrips --------+-(messages)-> RateLimiter(tx_percent) --> tx_t* (to the TOE)
 //!   rx_t* (from the TOE) --> RateLimiter(rx_percent) --> DataVerifier <-- rx_start/end/clear, verify
+//!                                                    +-> RoundTrips (take, keep; its rx_ready gates the verifier's side)
 //! ```
+//!
+//! With `messages` high (the latency modes, issue 29) the transmit stream
+//! is [`RoundTrips`]' messages instead of the generator's, and each beat
+//! the verifier takes is also counted into RoundTrips' message ends, whose
+//! `rx_ready` then holds the receive side back.
 //!
 //! The TX limiter gates `tx_tvalid`, the RX limiter gates `rx_tready`, so a
 //! limited receiver pushes back on the TOE. In the product the session
@@ -17,6 +24,7 @@ use rust_hdl::prelude::*;
 
 use crate::data_verifier::DataVerifier;
 use crate::rate_limiter::RateLimiter;
+use crate::round_trips::RoundTrips;
 use crate::traffic_generator::TrafficGenerator;
 
 /// Inputs the product drives from a register (the register file's shared
@@ -72,6 +80,49 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub tx_percent: Signal<In, Bits<7>>,
     /// RX max speed, % of the bus peak (1..=100).
     pub rx_percent: Signal<In, Bits<7>>,
+    // ---- The latency modes (issue 29; `RoundTrips`).
+    /// Level: the streams are the latency modes' messages.
+    pub messages: Signal<In, Bit>,
+    /// A latency test begins: sample the parameters below, sweep the
+    /// histogram (one-cycle pulse).
+    pub msg_start: Signal<In, Bit>,
+    /// Level: the latency test runs (requests may leave, ends are answered).
+    pub msg_go: Signal<In, Bit>,
+    /// 1: initiator, 0: echo.
+    pub msg_initiator: Signal<In, Bit>,
+    /// Request size in bytes, 1 ..= 65,535.
+    pub msg_request_size: Signal<In, Bits<16>>,
+    /// Response size in bytes, 1 ..= 65,535.
+    pub msg_response_size: Signal<In, Bits<16>>,
+    /// Requests the initiator sends.
+    pub msg_request_count: Signal<In, Bits<32>>,
+    /// Requests unanswered at most, 1 ..= 16.
+    pub msg_outstanding: Signal<In, Bits<5>>,
+    /// The histogram's sweep runs.
+    pub msg_clearing: Signal<Out, Bit>,
+    /// A message is owed, under way or presented.
+    pub msg_tx_busy: Signal<Out, Bit>,
+    /// Messages sent and received since `msg_start`.
+    pub msg_sent: Signal<Out, Bits<32>>,
+    pub msg_received: Signal<Out, Bits<32>>,
+    /// Responses owed by the echo; requests in flight of the initiator.
+    pub msg_owed: Signal<Out, Bits<32>>,
+    pub msg_in_flight: Signal<Out, Bits<5>>,
+    /// Initiator: every response ended.
+    pub msg_done: Signal<Out, Bit>,
+    /// A round trip could not be measured (sticky until `msg_start`).
+    pub msg_fault: Signal<Out, Bit>,
+    /// The round trips' moments, in user-clock cycles.
+    pub rtt_count: Signal<Out, Bits<32>>,
+    pub rtt_min: Signal<Out, Bits<32>>,
+    pub rtt_max: Signal<Out, Bits<32>>,
+    pub rtt_last: Signal<Out, Bits<32>>,
+    pub rtt_sum: Signal<Out, Bits<64>>,
+    pub rtt_sum_sq: Signal<Out, Bits<96>>,
+    pub rtt_jitter_sum: Signal<Out, Bits<64>>,
+    /// Histogram bucket to read, and its count the cycle after.
+    pub hist_index: Signal<In, Bits<9>>,
+    pub hist_count: Signal<Out, Bits<32>>,
     // ---- Transmit status.
     /// Transmit in progress.
     pub tx_busy: Signal<Out, Bit>,
@@ -132,6 +183,9 @@ pub struct Datapath<const W: usize, const K: usize> {
     tx_limiter: RateLimiter<W, K>,
     rx_limiter: RateLimiter<W, K>,
     verifier: DataVerifier<W, K>,
+    round_trips: RoundTrips<W, K>,
+    /// The receive side's ready, RoundTrips' hold included in the modes.
+    rx_open: Signal<Local, Bit>,
     /// Names the Verilog module after this type (`crate::emit`).
     verilog_name: crate::emit::ModuleName<Self>,
 }
@@ -157,11 +211,34 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.tx_limiter.clock.next = self.clock.val();
         self.tx_limiter.reset.next = self.reset.val();
         self.tx_limiter.percent.next = self.tx_percent.val();
-        self.tx_limiter.s_tdata.next = self.generator.m_tdata.val();
-        self.tx_limiter.s_tkeep.next = self.generator.m_tkeep.val();
-        self.tx_limiter.s_tlast.next = self.generator.m_tlast.val();
-        self.tx_limiter.s_tvalid.next = self.generator.m_tvalid.val();
-        self.generator.m_tready.next = self.tx_limiter.s_tready.val();
+        // The modes' messages or the generator's stream, into the limiter.
+        self.round_trips.clock.next = self.clock.val();
+        self.round_trips.reset.next = self.reset.val();
+        self.round_trips.start.next = self.msg_start.val();
+        self.round_trips.abort_req.next = self.tx_abort.val();
+        self.round_trips.go.next = self.msg_go.val();
+        self.round_trips.initiator.next = self.msg_initiator.val();
+        self.round_trips.request_size.next = self.msg_request_size.val();
+        self.round_trips.response_size.next = self.msg_response_size.val();
+        self.round_trips.request_count.next = self.msg_request_count.val();
+        self.round_trips.outstanding.next = self.msg_outstanding.val();
+        self.round_trips.enable.next = true;
+        self.round_trips.hist_index.next = self.hist_index.val();
+        if self.messages.val() {
+            self.tx_limiter.s_tdata.next = self.round_trips.m_tdata.val();
+            self.tx_limiter.s_tkeep.next = self.round_trips.m_tkeep.val();
+            self.tx_limiter.s_tlast.next = self.round_trips.m_tlast.val();
+            self.tx_limiter.s_tvalid.next = self.round_trips.m_tvalid.val();
+            self.tx_bytes.next = self.round_trips.tx_bytes.val();
+        } else {
+            self.tx_limiter.s_tdata.next = self.generator.m_tdata.val();
+            self.tx_limiter.s_tkeep.next = self.generator.m_tkeep.val();
+            self.tx_limiter.s_tlast.next = self.generator.m_tlast.val();
+            self.tx_limiter.s_tvalid.next = self.generator.m_tvalid.val();
+            self.tx_bytes.next = self.generator.bytes_sent.val();
+        }
+        self.generator.m_tready.next = self.tx_limiter.s_tready.val() & !self.messages.val();
+        self.round_trips.m_tready.next = self.tx_limiter.s_tready.val() & self.messages.val();
         self.tx_tdata.next = self.tx_limiter.m_tdata.val();
         self.tx_tkeep.next = self.tx_limiter.m_tkeep.val();
         self.tx_tlast.next = self.tx_limiter.m_tlast.val();
@@ -169,7 +246,6 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.tx_limiter.m_tready.next = self.tx_tready.val();
         self.tx_busy.next = self.generator.busy.val();
         self.tx_done.next = self.generator.done.val();
-        self.tx_bytes.next = self.generator.bytes_sent.val();
 
         // Receive: TOE -> limiter -> verifier.
         self.rx_limiter.clock.next = self.clock.val();
@@ -191,7 +267,26 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.verifier.s_tkeep.next = self.rx_limiter.m_tkeep.val();
         self.verifier.s_tlast.next = self.rx_limiter.m_tlast.val();
         self.verifier.s_tvalid.next = self.rx_limiter.m_tvalid.val();
-        self.rx_limiter.m_tready.next = self.verifier.s_tready.val();
+        self.rx_open.next = self.verifier.s_tready.val() & (self.round_trips.rx_ready.val() | !self.messages.val());
+        self.rx_limiter.m_tready.next = self.rx_open.val();
+        self.round_trips.rx_take.next = self.messages.val() & self.rx_limiter.m_tvalid.val() & self.rx_open.val();
+        self.round_trips.rx_keep.next = self.rx_limiter.m_tkeep.val();
+        self.msg_clearing.next = self.round_trips.clearing.val();
+        self.msg_tx_busy.next = self.round_trips.tx_busy.val();
+        self.msg_sent.next = self.round_trips.sent.val();
+        self.msg_received.next = self.round_trips.received.val();
+        self.msg_owed.next = self.round_trips.owed.val();
+        self.msg_in_flight.next = self.round_trips.in_flight.val();
+        self.msg_done.next = self.round_trips.done.val();
+        self.msg_fault.next = self.round_trips.fault.val();
+        self.rtt_count.next = self.round_trips.rtt_count.val();
+        self.rtt_min.next = self.round_trips.rtt_min.val();
+        self.rtt_max.next = self.round_trips.rtt_max.val();
+        self.rtt_last.next = self.round_trips.rtt_last.val();
+        self.rtt_sum.next = self.round_trips.rtt_sum.val();
+        self.rtt_sum_sq.next = self.round_trips.rtt_sum_sq.val();
+        self.rtt_jitter_sum.next = self.round_trips.rtt_jitter_sum.val();
+        self.hist_count.next = self.round_trips.hist_count.val();
         self.rx_bytes.next = self.verifier.bytes.val();
         self.rx_packets.next = self.verifier.packets.val();
         self.rx_complete.next = self.verifier.complete.val();

@@ -19,9 +19,10 @@ pub const ID_MAGIC: u32 = u32::from_be_bytes(*b"TOEU");
 /// while the user domain is in reset, the session watchdog
 /// `session.stall_timeout` and its cause `stalled`; 4: open-ended tests,
 /// `ctrl.stop`, `duration`, and the TX prefix: the `tx_prefix` bank and
-/// `test_config.prefix_length`).
+/// `test_config.prefix_length`; 5: the latency modes, their parameters,
+/// `ctrl.snapshot`, the round-trip results and the histogram).
 pub const VERSION_MAJOR: u32 = 1;
-pub const VERSION_MINOR: u32 = 4;
+pub const VERSION_MINOR: u32 = 5;
 
 /// Bytes in the shared TX prefix bank (`tx_prefix`): room for iperf3's
 /// 37-byte stream cookie and for most greetings.
@@ -43,6 +44,13 @@ pub fn bus_timeout_cycles(design: &Design) -> u32 {
 const DEFAULT_TRANSFER_SIZE: u64 = 1 << 20;
 /// Reset of the per-session packet size: 8 KiB.
 const DEFAULT_PACKET_SIZE: u64 = 8 << 10;
+/// Reset of the latency modes' request and response sizes: 64 bytes, the
+/// size netperf's TCP_RR and the demo row use.
+const DEFAULT_MESSAGE_SIZE: u32 = 64;
+/// Reset of `request_count`.
+const DEFAULT_REQUEST_COUNT: u32 = 1000;
+/// Histogram buckets the hardware keeps (round trips below 2^32 cycles).
+pub const HISTOGRAM_BUCKETS: u32 = 464;
 
 /// Reset of `session.stall_timeout.ms`: a second without progress ends a
 /// test. TCP's own retransmission gives up after minutes; a test system
@@ -284,6 +292,7 @@ fn session_block(design: &Design) -> Block {
             field("start", 0, 1, WPulse, 0, "Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test. Ignored while `status.busy` and with test mode `disabled`. Clear `status.done` and `status.error` (write 1) before, to see this run's outcome."),
             field("abort", 1, 1, WPulse, 0, "Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`."),
             field("clear_errors", 2, 1, WPulse, 0, "Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)."),
+            field("snapshot", 4, 1, WPulse, 0, "Write 1: copy the round-trip results (`rtt_*`, `msg_sent`, `msg_received`, `latency_status`) into the registers software reads, all in one user-clock cycle, so they are one consistent set while a latency test runs. The end of a test takes one by itself."),
             field("stop", 3, 1, WPulse, 0, "Write 1: end the send gracefully, in either transfer mode: the stream ends with the next beat (marked tlast; at most one beat follows the write), the session closes as after a complete send, and the test ends `done` with every byte counted in `tx_bytes`. Before the connection is established, the send is the TX prefix alone (`test_config.prefix_length` bytes, nothing without one): a greeting, then only receiving. No effect on a receive-only test or an idle session."),
         ]),
         reg("status", 0x04, "Session state. `done` and `error` are sticky until software writes 1 to them.", vec![
@@ -296,7 +305,8 @@ fn session_block(design: &Design) -> Block {
             field("error_cause", 8, 4, Ro, ErrorCause::None as u32, "Why `error` was set; `none` while `error` is 0.").volatile().values::<ErrorCause>(),
         ]),
         reg("test_config", 0x08, "Test parameters (the demo's menus 2 and 3); taken at `ctrl.start`.", vec![
-            field("test_mode", 0, 2, Rw, TestMode::Disabled as u32, "What the session does.").values::<TestMode>(),
+            field("test_mode", 0, 3, Rw, TestMode::Disabled as u32, "What the session does.").values::<TestMode>(),
+            field("outstanding", 24, 5, Rw, 1, "Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR).").range(1, 16),
             field("verify", 4, 1, Rw, 1, "1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)."),
             field("tx_pattern", 5, 1, Rw, TxPattern::Incremental as u32, "Data the session sends.").values::<TxPattern>(),
             field("conn_mode", 8, 1, Rw, ConnMode::Passive as u32, "How the session opens (and, in full duplex, closes) its connection.").values::<ConnMode>(),
@@ -313,6 +323,50 @@ fn session_block(design: &Design) -> Block {
         ]),
         reg("target_port", 0x24, "TCP port of the target for this session (active open connects to it); taken at `ctrl.start`.", vec![
             field("port", 0, 16, Rw, 0, "Port number.").per_instance(ports(&design.defaults.target_ports)),
+        ]),
+        reg("latency_sizes", 0x2C, "Message sizes of the latency modes; taken at `ctrl.start`.", vec![
+            field("request", 0, 16, Rw, DEFAULT_MESSAGE_SIZE, "Request size in bytes, 1..=65,535.").range(1, 65_535),
+            field("response", 16, 16, Rw, DEFAULT_MESSAGE_SIZE, "Response size in bytes, 1..=65,535.").range(1, 65_535),
+        ]),
+        reg("request_count", 0x68, "Latency mode (initiator): the requests to send; taken at `ctrl.start`. The echo answers until the peer closes.", vec![
+            field("count", 0, 32, Rw, DEFAULT_REQUEST_COUNT, "Requests, 1..=4,294,967,295.").range(1, u32::MAX),
+        ]),
+        reg("rtt_count", 0x80, "Round trips measured (snapshot).", vec![
+            field("value", 0, 32, Ro, 0, "Count.").volatile(),
+        ]),
+        reg("rtt_min", 0x84, "Shortest round trip, in user-clock cycles (snapshot); 0 while none.", vec![
+            field("cycles", 0, 32, Ro, 0, "Cycles.").volatile(),
+        ]),
+        reg("rtt_max", 0x88, "Longest round trip, in user-clock cycles (snapshot).", vec![
+            field("cycles", 0, 32, Ro, 0, "Cycles.").volatile(),
+        ]),
+        reg("rtt_last", 0x8C, "The latest round trip, in user-clock cycles (snapshot).", vec![
+            field("cycles", 0, 32, Ro, 0, "Cycles.").volatile(),
+        ]),
+        reg("rtt_sum_sq_0", 0xA0, "Sum of the squares of the round trips, bits 31:0 (snapshot; 96 bits in `rtt_sum_sq_0..2`).", vec![
+            field("value", 0, 32, Ro, 0, "Bits 31:0.").volatile(),
+        ]),
+        reg("rtt_sum_sq_1", 0xA4, "Sum of the squares of the round trips, bits 63:32 (snapshot).", vec![
+            field("value", 0, 32, Ro, 0, "Bits 63:32.").volatile(),
+        ]),
+        reg("rtt_sum_sq_2", 0xA8, "Sum of the squares of the round trips, bits 95:64 (snapshot).", vec![
+            field("value", 0, 32, Ro, 0, "Bits 95:64.").volatile(),
+        ]),
+        reg("msg_sent", 0xB0, "Latency modes: messages sent (requests, or the echo's responses) (snapshot).", vec![
+            field("count", 0, 32, Ro, 0, "Count.").volatile(),
+        ]),
+        reg("msg_received", 0xB4, "Latency modes: messages received (responses, or the echo's requests) (snapshot).", vec![
+            field("count", 0, 32, Ro, 0, "Count.").volatile(),
+        ]),
+        reg("latency_status", 0xB8, "Latency modes: the state of the round trips (snapshot).", vec![
+            field("in_flight", 0, 5, Ro, 0, "Requests sent whose response has not ended, 0..=16.").volatile(),
+            field("fault", 8, 1, Ro, 0, "1: a round trip could not be measured (a response before its request); the counts above still hold every one that was.").volatile(),
+        ]),
+        reg("hist_index", 0xC0, "The round-trip histogram: the bucket `hist_count` shows (live, not from the snapshot; a bucket's count only grows while a test runs). Bucket b holds round trips of b cycles for b < 32, and from 32 up, with e = floor(log2 v), bucket 16 * (e - 3) + (v >> (e - 4)) % 16.", vec![
+            field("bucket", 0, 9, Rw, 0, &format!("Bucket, 0..={}.", HISTOGRAM_BUCKETS - 1)).range(0, HISTOGRAM_BUCKETS - 1),
+        ]),
+        reg("hist_count", 0xC4, "The round trips in bucket `hist_index` since `ctrl.start`.", vec![
+            field("count", 0, 32, Ro, 0, "Count.").volatile(),
         ]),
         reg("stall_timeout", 0x28, "The watchdog of a test: how long nothing may move before the test ends with `error_cause` `stalled`; taken at `ctrl.start`.", vec![
             field("ms", 0, 16, Rw, DEFAULT_STALL_TIMEOUT_MS, "Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection. 0: wait for ever."),
@@ -405,6 +459,24 @@ fn session_block(design: &Design) -> Block {
         volatile: true,
         reset: 0,
         description: "First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero.",
+    });
+    wide(&mut regs, &mut wides, WideDef {
+        name: "rtt_sum",
+        offset: 0x90,
+        width: 64,
+        access: Ro,
+        volatile: true,
+        reset: 0,
+        description: "Sum of the round trips, in user-clock cycles (snapshot); the mean is `rtt_sum / rtt_count`.",
+    });
+    wide(&mut regs, &mut wides, WideDef {
+        name: "rtt_jitter_sum",
+        offset: 0x98,
+        width: 64,
+        access: Ro,
+        volatile: true,
+        reset: 0,
+        description: "Sum of |rtt(i) - rtt(i-1)| over consecutive round trips, in user-clock cycles (snapshot); divided by `rtt_count - 1`, the jitter RFC 3550 smooths.",
     });
     wide(&mut regs, &mut wides, WideDef {
         name: "duration",
