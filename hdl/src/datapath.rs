@@ -110,6 +110,10 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub msg_in_flight: Signal<Out, Bits<5>>,
     /// Initiator: every response ended.
     pub msg_done: Signal<Out, Bit>,
+    /// Nothing received is on its way to a send; a received message is
+    /// partly in.
+    pub msg_quiet: Signal<Out, Bit>,
+    pub msg_partial: Signal<Out, Bit>,
     /// A round trip could not be measured (sticky until `msg_start`).
     pub msg_fault: Signal<Out, Bit>,
     /// The round trips' moments, in user-clock cycles.
@@ -278,6 +282,8 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.msg_owed.next = self.round_trips.owed.val();
         self.msg_in_flight.next = self.round_trips.in_flight.val();
         self.msg_done.next = self.round_trips.done.val();
+        self.msg_quiet.next = self.round_trips.quiet.val();
+        self.msg_partial.next = self.round_trips.rx_partial.val();
         self.msg_fault.next = self.round_trips.fault.val();
         self.rtt_count.next = self.round_trips.rtt_count.val();
         self.rtt_min.next = self.round_trips.rtt_min.val();

@@ -56,6 +56,8 @@ pub struct MessageEnds {
     pub ended: Signal<Out, Bit>,
     /// Cycles since the beat holding that end was taken, 1 .. W/8.
     pub lag: Signal<Out, Bits<8>>,
+    /// Level: a message has begun and not yet ended (bytes of it taken).
+    pub mid: Signal<Out, Bit>,
     message_size: DFF<Bits<16>>,
     left: DFF<Bits<16>>,
     rest: DFF<Bits<8>>,
@@ -84,6 +86,7 @@ impl Default for MessageEnds {
             ready: Default::default(),
             ended: Default::default(),
             lag: Default::default(),
+            mid: Default::default(),
             message_size: Default::default(),
             left: Default::default(),
             rest: Default::default(),
@@ -107,6 +110,7 @@ impl Logic for MessageEnds {
         self.ready.next = !self.held.q.val();
         self.ended.next = self.ending.q.val();
         self.lag.next = self.since.q.val();
+        self.mid.next = self.left.q.val() != self.message_size.q.val();
         self.bytes16.next = bit_cast::<16, 8>(self.bytes.val());
         self.rest16.next = bit_cast::<16, 8>(self.rest.q.val());
         // What is left of a beat after the message ending in it.

@@ -120,6 +120,11 @@ pub struct RoundTrips<const W: usize, const K: usize> {
     /// Requests sent whose response has not ended (initiator; the meter's
     /// stamps held), 0 ..= 16.
     pub in_flight: Signal<Out, Bits<5>>,
+    /// Level: nothing received is on its way to a send (no beat being
+    /// counted, no end pending or shown, no message owed or under way).
+    pub quiet: Signal<Out, Bit>,
+    /// Level: a received message has begun and not ended.
+    pub rx_partial: Signal<Out, Bit>,
     /// Initiator: `request_count` responses have ended.
     pub done: Signal<Out, Bit>,
     /// A sample was lost or a response had no request (sticky until `start`).
@@ -220,6 +225,8 @@ impl<const W: usize, const K: usize> RoundTrips<W, K> {
             sent: Default::default(),
             received: Default::default(),
             owed: Default::default(),
+            quiet: Default::default(),
+            rx_partial: Default::default(),
             in_flight: Default::default(),
             done: Default::default(),
             fault: Default::default(),
@@ -395,6 +402,12 @@ impl<const W: usize, const K: usize> Logic for RoundTrips<W, K> {
         self.sent.next = self.source.messages.val();
         self.received.next = self.received_q.q.val();
         self.owed.next = self.source.owed.val();
+        self.quiet.next = !self.take_q.q.val()
+            & self.ends.ready.val()
+            & !self.ends.ended.val()
+            & !self.send_q.q.val()
+            & !self.source.busy.val();
+        self.rx_partial.next = self.ends.mid.val();
         self.in_flight.next = self.meter.in_flight.val();
         self.rtt_last.next = self.last_q.q.val();
         self.done.next = self.done_q.q.val();

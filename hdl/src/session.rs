@@ -150,8 +150,20 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_clear_errors: Signal<In, Bit>,
     /// The sticky error bit as software sees it; its fall clears `error_cause`.
     pub reg_error: Signal<In, Bit>,
-    /// [`TestMode`]: 0 disabled, 1 send, 2 receive, 3 full duplex.
-    pub reg_test_mode: Signal<In, Bits<2>>,
+    /// [`TestMode`]: 0 disabled, 1 send, 2 receive, 3 full duplex, 4
+    /// latency, 5 echo.
+    pub reg_test_mode: Signal<In, Bits<3>>,
+    /// Latency modes: requests unanswered at most, 1..=16.
+    pub reg_outstanding: Signal<In, Bits<5>>,
+    /// Latency modes: request and response sizes, 1..=65,535.
+    pub reg_request: Signal<In, Bits<16>>,
+    pub reg_response: Signal<In, Bits<16>>,
+    /// Latency mode: requests the initiator sends.
+    pub reg_request_count: Signal<In, Bits<32>>,
+    /// Copy the round-trip results to their registers (one-cycle pulse).
+    pub reg_snapshot: Signal<In, Bit>,
+    /// The histogram bucket `reg_hist_count` shows.
+    pub reg_hist_index: Signal<In, Bits<9>>,
     /// Check received data against the pattern.
     pub reg_verify: Signal<In, Bit>,
     /// [`TxPattern`]: 0 incremental, 1 dummy.
@@ -219,6 +231,24 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_peer_mss: Signal<Out, Bits<16>>,
     /// Peer window scale, held at establishment.
     pub reg_peer_window_scale: Signal<Out, Bits<4>>,
+    /// The round-trip results as of the last snapshot (`ctrl.snapshot`,
+    /// or the end of a test).
+    pub reg_rtt_count: Signal<Out, Bits<32>>,
+    pub reg_rtt_min: Signal<Out, Bits<32>>,
+    pub reg_rtt_max: Signal<Out, Bits<32>>,
+    pub reg_rtt_last: Signal<Out, Bits<32>>,
+    pub reg_rtt_sum: Signal<Out, Bits<64>>,
+    pub reg_rtt_jitter_sum: Signal<Out, Bits<64>>,
+    pub reg_rtt_sum_sq_0: Signal<Out, Bits<32>>,
+    pub reg_rtt_sum_sq_1: Signal<Out, Bits<32>>,
+    pub reg_rtt_sum_sq_2: Signal<Out, Bits<32>>,
+    pub reg_msg_sent: Signal<Out, Bits<32>>,
+    pub reg_msg_received: Signal<Out, Bits<32>>,
+    pub reg_msg_owed: Signal<Out, Bits<32>>,
+    pub reg_in_flight: Signal<Out, Bits<5>>,
+    pub reg_fault: Signal<Out, Bit>,
+    /// The count of bucket `reg_hist_index` (live).
+    pub reg_hist_count: Signal<Out, Bits<32>>,
     // ---- TOE session interface (`toe<s>_` on the top).
     /// Connection request valid.
     pub toe_conn_req_valid: Signal<Out, Bit>,
@@ -301,10 +331,38 @@ pub struct Session<const W: usize, const K: usize> {
     /// The verifier's `complete`, registered: its 64-bit equality compare
     /// stays out of the state machine's cone (one LUT level less).
     complete_q: DFF<Bit>,
+    /// The latency modes (issue 29): a latency test, as initiator.
+    msg_q: DFF<Bit>,
+    init_q: DFF<Bit>,
+    /// The initiator's responses in bytes, `request_count` x `response`,
+    /// in two 16-bit halves of the count, added a cycle after `start`.
+    prod_lo: DFF<Bits<32>>,
+    prod_hi: DFF<Bits<32>>,
+    prod_pending: DFF<Bit>,
+    /// The snapshot of the round-trip results.
+    snap_count: DFF<Bits<32>>,
+    snap_min: DFF<Bits<32>>,
+    snap_max: DFF<Bits<32>>,
+    snap_last: DFF<Bits<32>>,
+    snap_sum: DFF<Bits<64>>,
+    snap_jitter: DFF<Bits<64>>,
+    snap_sum_sq: DFF<Bits<96>>,
+    snap_sent: DFF<Bits<32>>,
+    snap_received: DFF<Bits<32>>,
+    snap_owed: DFF<Bits<32>>,
+    snap_in_flight: DFF<Bits<5>>,
+    snap_fault: DFF<Bit>,
     // Combinational helpers.
     tx_ok: Signal<Local, Bit>,
     rx_ok: Signal<Local, Bit>,
     close_first: Signal<Local, Bit>,
+    /// The 16-bit halves of `request_count`.
+    count_lo: Signal<Local, Bits<16>>,
+    count_hi: Signal<Local, Bits<16>>,
+    /// A start is taken this cycle.
+    starting: Signal<Local, Bit>,
+    /// The latency test's open waits for the histogram's sweep.
+    open_ready: Signal<Local, Bit>,
     verifier_cause: Signal<Local, Bits<4>>,
     datapath: Datapath<W, K>,
     /// `stall_timeout` latched at `start`; progress is a beat moved or a
@@ -323,15 +381,18 @@ pub struct Session<const W: usize, const K: usize> {
     c_aborted: Constant<Bits<4>>,
     c_stalled: Constant<Bits<4>>,
     c_conn_reset: Constant<Bits<4>>,
-    c_mode_off: Constant<Bits<2>>,
-    c_mode_send: Constant<Bits<2>>,
-    c_mode_receive: Constant<Bits<2>>,
+    c_mode_off: Constant<Bits<3>>,
+    c_mode_send: Constant<Bits<3>>,
+    c_mode_receive: Constant<Bits<3>>,
+    c_mode_latency: Constant<Bits<3>>,
+    c_mode_echo: Constant<Bits<3>>,
     c_vcause_beyond: Constant<Bits<2>>,
     c_vcause_short: Constant<Bits<2>>,
     c_drain: Constant<Bits<4>>,
     c_zero4: Constant<Bits<4>>,
     c_zero48: Constant<Bits<48>>,
     c_max48: Constant<Bits<48>>,
+    c_sixteen48: Constant<Bits<48>>,
     c_one4: Constant<Bits<4>>,
     /// Names the Verilog module after this type (`crate::emit`).
     verilog_name: crate::emit::ModuleName<Self>,
@@ -353,6 +414,12 @@ impl<const W: usize, const K: usize> Session<W, K> {
             reg_clear_errors: Default::default(),
             reg_error: Default::default(),
             reg_test_mode: Default::default(),
+            reg_outstanding: Default::default(),
+            reg_request: Default::default(),
+            reg_response: Default::default(),
+            reg_request_count: Default::default(),
+            reg_snapshot: Default::default(),
+            reg_hist_index: Default::default(),
             reg_verify: Default::default(),
             reg_tx_pattern: Default::default(),
             reg_conn_mode: Default::default(),
@@ -386,6 +453,21 @@ impl<const W: usize, const K: usize> Session<W, K> {
             reg_peer_port: Default::default(),
             reg_peer_mss: Default::default(),
             reg_peer_window_scale: Default::default(),
+            reg_rtt_count: Default::default(),
+            reg_rtt_min: Default::default(),
+            reg_rtt_max: Default::default(),
+            reg_rtt_last: Default::default(),
+            reg_rtt_sum: Default::default(),
+            reg_rtt_jitter_sum: Default::default(),
+            reg_rtt_sum_sq_0: Default::default(),
+            reg_rtt_sum_sq_1: Default::default(),
+            reg_rtt_sum_sq_2: Default::default(),
+            reg_msg_sent: Default::default(),
+            reg_msg_received: Default::default(),
+            reg_msg_owed: Default::default(),
+            reg_in_flight: Default::default(),
+            reg_fault: Default::default(),
+            reg_hist_count: Default::default(),
             toe_conn_req_valid: Default::default(),
             toe_conn_req_ready: Default::default(),
             toe_conn_req_open: Default::default(),
@@ -436,9 +518,30 @@ impl<const W: usize, const K: usize> Session<W, K> {
             fin_q: Default::default(),
             half_q: Default::default(),
             complete_q: Default::default(),
+            msg_q: Default::default(),
+            init_q: Default::default(),
+            prod_lo: Default::default(),
+            prod_hi: Default::default(),
+            prod_pending: Default::default(),
+            snap_count: Default::default(),
+            snap_min: Default::default(),
+            snap_max: Default::default(),
+            snap_last: Default::default(),
+            snap_sum: Default::default(),
+            snap_jitter: Default::default(),
+            snap_sum_sq: Default::default(),
+            snap_sent: Default::default(),
+            snap_received: Default::default(),
+            snap_owed: Default::default(),
+            snap_in_flight: Default::default(),
+            snap_fault: Default::default(),
             tx_ok: Default::default(),
             rx_ok: Default::default(),
             close_first: Default::default(),
+            count_lo: Default::default(),
+            count_hi: Default::default(),
+            starting: Default::default(),
+            open_ready: Default::default(),
             verifier_cause: Default::default(),
             datapath: Default::default(),
             watchdog: Watchdog::new(user_clock_khz),
@@ -455,11 +558,14 @@ impl<const W: usize, const K: usize> Session<W, K> {
             c_mode_off: Constant::new(bits(TestMode::Disabled as u64)),
             c_mode_send: Constant::new(bits(TestMode::Send as u64)),
             c_mode_receive: Constant::new(bits(TestMode::Receive as u64)),
+            c_mode_latency: Constant::new(bits(TestMode::Latency as u64)),
+            c_mode_echo: Constant::new(bits(TestMode::Echo as u64)),
             c_vcause_beyond: Constant::new(bits(crate::data_verifier::CAUSE_BEYOND)),
             c_vcause_short: Constant::new(bits(crate::data_verifier::CAUSE_SHORT)),
             c_drain: c4(DRAIN_CYCLES),
             c_zero4: c4(0),
             c_zero48: Constant::new(bits(0)),
+            c_sixteen48: Constant::new(bits(16)),
             c_max48: Constant::new(Bits::<48>::mask()),
             c_one4: c4(1),
         }
@@ -499,7 +605,24 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             duration_hit,
             fin_q,
             half_q,
-            complete_q
+            complete_q,
+            msg_q,
+            init_q,
+            prod_lo,
+            prod_hi,
+            prod_pending,
+            snap_count,
+            snap_min,
+            snap_max,
+            snap_last,
+            snap_sum,
+            snap_jitter,
+            snap_sum_sq,
+            snap_sent,
+            snap_received,
+            snap_owed,
+            snap_in_flight,
+            snap_fault
         );
 
         // The datapath runs on the latched parameters.
@@ -518,6 +641,66 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.datapath.tx_percent.next = self.txp.q.val();
         self.datapath.rx_percent.next = self.rxp.q.val();
         self.datapath.rx_clear.next = self.reg_clear_errors.val();
+        // The latency modes: RoundTrips samples its parameters at
+        // `msg_start`, straight from the registers as the rest at `start`.
+        self.count_lo.next = self.reg_request_count.val().get_bits::<16>(0);
+        self.count_hi.next = self.reg_request_count.val().get_bits::<16>(16);
+        self.starting.next = (self.state.q.val() == State::Idle)
+            & self.reg_start.val()
+            & (self.reg_test_mode.val() != self.c_mode_off.val());
+        self.datapath.messages.next = self.msg_q.q.val();
+        self.datapath.msg_start.next = self.starting.val()
+            & ((self.reg_test_mode.val() == self.c_mode_latency.val())
+                | (self.reg_test_mode.val() == self.c_mode_echo.val()));
+        self.datapath.msg_initiator.next = self.reg_test_mode.val() == self.c_mode_latency.val();
+        self.datapath.msg_request_size.next = self.reg_request.val();
+        self.datapath.msg_response_size.next = self.reg_response.val();
+        self.datapath.msg_request_count.next = self.reg_request_count.val();
+        self.datapath.msg_outstanding.next = self.reg_outstanding.val();
+        self.datapath.msg_go.next =
+            self.msg_q.q.val() & ((self.state.q.val() == State::Run) | (self.state.q.val() == State::Drain));
+        self.datapath.hist_index.next = self.reg_hist_index.val();
+        self.reg_hist_count.next = self.datapath.hist_count.val();
+        // A latency test opens its connection once the histogram is swept.
+        self.open_ready.next = !(self.msg_q.q.val() & self.datapath.msg_clearing.val());
+
+        // The round-trip results software reads: a snapshot at
+        // `ctrl.snapshot` and while the test ends.
+        if self.reg_snapshot.val() | (self.state.q.val() == State::Finish) {
+            self.snap_count.d.next = self.datapath.rtt_count.val();
+            self.snap_min.d.next = self.datapath.rtt_min.val();
+            self.snap_max.d.next = self.datapath.rtt_max.val();
+            self.snap_last.d.next = self.datapath.rtt_last.val();
+            self.snap_sum.d.next = self.datapath.rtt_sum.val();
+            self.snap_jitter.d.next = self.datapath.rtt_jitter_sum.val();
+            self.snap_sum_sq.d.next = self.datapath.rtt_sum_sq.val();
+            self.snap_sent.d.next = self.datapath.msg_sent.val();
+            self.snap_received.d.next = self.datapath.msg_received.val();
+            self.snap_owed.d.next = self.datapath.msg_owed.val();
+            self.snap_in_flight.d.next = self.datapath.msg_in_flight.val();
+            self.snap_fault.d.next = self.datapath.msg_fault.val();
+        }
+        self.reg_rtt_count.next = self.snap_count.q.val();
+        self.reg_rtt_min.next = self.snap_min.q.val();
+        self.reg_rtt_max.next = self.snap_max.q.val();
+        self.reg_rtt_last.next = self.snap_last.q.val();
+        self.reg_rtt_sum.next = self.snap_sum.q.val();
+        self.reg_rtt_jitter_sum.next = self.snap_jitter.q.val();
+        self.reg_rtt_sum_sq_0.next = self.snap_sum_sq.q.val().get_bits::<32>(0);
+        self.reg_rtt_sum_sq_1.next = self.snap_sum_sq.q.val().get_bits::<32>(32);
+        self.reg_rtt_sum_sq_2.next = self.snap_sum_sq.q.val().get_bits::<32>(64);
+        self.reg_msg_sent.next = self.snap_sent.q.val();
+        self.reg_msg_received.next = self.snap_received.q.val();
+        self.reg_msg_owed.next = self.snap_owed.q.val();
+        self.reg_in_flight.next = self.snap_in_flight.q.val();
+        self.reg_fault.next = self.snap_fault.q.val();
+
+        // The initiator's responses in bytes, a cycle after `start`.
+        self.prod_pending.d.next = false;
+        if self.prod_pending.q.val() {
+            self.size.d.next = (bit_cast::<48, 32>(self.prod_hi.q.val()) << self.c_sixteen48.val())
+                + bit_cast::<48, 32>(self.prod_lo.q.val());
+        }
         self.toe_tx_tdata.next = self.datapath.tx_tdata.val();
         self.toe_tx_tkeep.next = self.datapath.tx_tkeep.val();
         self.toe_tx_tlast.next = self.datapath.tx_tlast.val();
@@ -530,10 +713,15 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.toe_rx_tready.next = self.datapath.rx_tready.val();
 
         // Status and counters for the registers.
-        self.reg_busy.next = (self.state.q.val() != State::Idle) | self.datapath.tx_busy.val();
+        self.reg_busy.next =
+            (self.state.q.val() != State::Idle) | self.datapath.tx_busy.val() | self.datapath.msg_tx_busy.val();
         self.reg_connected.next = self.toe_established.val();
         self.reg_closed.next = self.closed_q.q.val();
-        self.reg_sent.next = self.datapath.tx_done.val();
+        if self.msg_q.q.val() {
+            self.reg_sent.next = self.init_q.q.val() & self.datapath.msg_done.val();
+        } else {
+            self.reg_sent.next = self.datapath.tx_done.val();
+        }
         self.reg_error_cause.next = self.cause.q.val();
         self.reg_tx_bytes.next = self.datapath.tx_bytes.val();
         self.reg_rx_bytes.next = self.datapath.rx_bytes.val();
@@ -548,7 +736,8 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.reg_peer_window_scale.next = self.peer.held_window_scale.val();
 
         // Connection requests.
-        self.toe_conn_req_valid.next = (self.state.q.val() == State::OpenReq) | (self.state.q.val() == State::CloseReq);
+        self.toe_conn_req_valid.next =
+            ((self.state.q.val() == State::OpenReq) & self.open_ready.val()) | (self.state.q.val() == State::CloseReq);
         self.toe_conn_req_open.next = self.state.q.val() == State::OpenReq;
         self.toe_conn_req_active.next = self.active.q.val();
         self.toe_conn_req_local_port.next = self.lport.q.val();
@@ -568,19 +757,42 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.timer.stop.next = false;
         self.peer.take.next = false;
 
-        self.tx_ok.next = !self.tx_en.q.val() | self.datapath.tx_done.val();
+        // The latency modes: the initiator's send is over when its last
+        // response ended; the echo's once the peer closed and every
+        // request it sent has been answered.
+        if self.msg_q.q.val() {
+            if self.init_q.q.val() {
+                self.tx_ok.next = self.datapath.msg_done.val();
+            } else {
+                self.tx_ok.next = self.toe_peer_closed.val() & self.datapath.msg_quiet.val();
+            }
+        } else {
+            self.tx_ok.next = !self.tx_en.q.val() | self.datapath.tx_done.val();
+        }
         // Receiving is over when every byte arrived, or when data beyond the
         // size did (the byte counter then never equals the size), whatever
         // the first-error record shows (a mismatch may come first).
         self.complete_q.d.next = self.datapath.rx_complete.val();
         // Open-ended, it is over when the peer closed and the verifier took
         // everything before the close.
+        // The echo's receive is over at the peer's close, with no request
+        // cut short.
         self.rx_ok.next = !self.rx_en.q.val()
             | self.complete_q.q.val()
             | self.datapath.rx_beyond.val()
-            | (self.open_q.q.val() & self.toe_peer_closed.val() & self.datapath.rx_settled.val());
-        // Half duplex: the sender closes first; full duplex: the client.
-        self.close_first.next = self.tx_en.q.val() & (!self.rx_en.q.val() | self.active.q.val());
+            | (self.open_q.q.val() & self.toe_peer_closed.val() & self.datapath.rx_settled.val())
+            | (self.msg_q.q.val()
+                & !self.init_q.q.val()
+                & self.toe_peer_closed.val()
+                & self.datapath.rx_settled.val()
+                & !self.datapath.msg_partial.val());
+        // Half duplex: the sender closes first; full duplex: the client;
+        // the latency modes: the initiator.
+        if self.msg_q.q.val() {
+            self.close_first.next = self.init_q.q.val();
+        } else {
+            self.close_first.next = self.tx_en.q.val() & (!self.rx_en.q.val() | self.active.q.val());
+        }
         // The verifier's internal cause (`data_verifier::CAUSE_*`) in
         // register terms (`ErrorCause`).
         if self.datapath.rx_err_cause.val() == self.c_vcause_beyond.val() {
@@ -637,7 +849,19 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     // Open-ended, the verifier takes up to 2^48-1 bytes (2.4
                     // hours at 32,000 MB/s): the largest size, rather than a
                     // mode that would deepen its byte-room logic.
-                    if self.reg_open_ended.val() {
+                    // The latency modes: the echo receives until the peer
+                    // closes, the initiator `request_count` responses (the
+                    // product lands a cycle later).
+                    self.msg_q.d.next = (self.reg_test_mode.val() == self.c_mode_latency.val())
+                        | (self.reg_test_mode.val() == self.c_mode_echo.val());
+                    self.init_q.d.next = self.reg_test_mode.val() == self.c_mode_latency.val();
+                    self.prod_lo.d.next = self.count_lo.val() * self.reg_response.val();
+                    self.prod_hi.d.next = self.count_hi.val() * self.reg_response.val();
+                    self.prod_pending.d.next = self.reg_test_mode.val() == self.c_mode_latency.val();
+                    if self.reg_open_ended.val()
+                        | (self.reg_test_mode.val() == self.c_mode_latency.val())
+                        | (self.reg_test_mode.val() == self.c_mode_echo.val())
+                    {
                         self.size.d.next = self.c_max48.val();
                     } else {
                         self.size.d.next = self.reg_transfer_size.val();
@@ -647,7 +871,9 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     self.verify_q.d.next = self.reg_verify.val();
                     self.txp.d.next = self.reg_tx_percent.val();
                     self.rxp.d.next = self.reg_rx_percent.val();
-                    self.open_q.d.next = self.reg_open_ended.val();
+                    self.open_q.d.next = self.reg_open_ended.val()
+                        & (self.reg_test_mode.val() != self.c_mode_latency.val())
+                        & (self.reg_test_mode.val() != self.c_mode_echo.val());
                     self.duration_q.d.next = self.reg_duration.val();
                     self.pfx_len.d.next = self.reg_prefix_length.val();
                     self.pfx_only.d.next = self.reg_prefix_only.val();
@@ -671,7 +897,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                 // The parameters were latched at `start`, the cycle before.
                 self.datapath.rx_start.next = true;
                 self.datapath.tx_clear.next = true;
-                if self.toe_conn_req_ready.val() {
+                if self.toe_conn_req_ready.val() & self.open_ready.val() {
                     if self.aborting.q.val() {
                         self.state.d.next = State::CloseReq;
                     } else {
@@ -687,7 +913,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     self.was_open.d.next = true;
                     self.peer.take.next = true;
                     self.timer.start.next = true;
-                    self.datapath.tx_start.next = self.tx_en.q.val();
+                    self.datapath.tx_start.next = self.tx_en.q.val() & !self.msg_q.q.val();
                     self.state.d.next = State::Run;
                 }
             }
@@ -835,7 +1061,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             if (self.state.q.val() == State::WaitClosed) | self.fin_q.q.val() {
                 // Our close was taken already: nothing left to ask the TOE.
                 self.state.d.next = State::Finish;
-            } else if (self.state.q.val() != State::OpenReq) | self.toe_conn_req_ready.val() {
+            } else if (self.state.q.val() != State::OpenReq) | (self.toe_conn_req_ready.val() & self.open_ready.val()) {
                 // (An open request taken at this edge must be closed again.)
                 self.state.d.next = State::CloseReq;
             }

@@ -321,7 +321,7 @@ mod tests {
     fn datapath_children_are_modules_of_its_verilog() {
         let children = datapath_children(64, "d").unwrap();
         let fields: Vec<&str> = children.iter().map(|(f, _)| f.as_str()).collect();
-        assert_eq!(fields, ["generator", "tx_limiter", "rx_limiter", "verifier"]);
+        assert_eq!(fields, ["generator", "tx_limiter", "rx_limiter", "verifier", "round_trips"]);
         let modules = datapath_modules(64, "d").unwrap();
         let datapath = &modules.last().unwrap().text;
         for (field, module) in &children {

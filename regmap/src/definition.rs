@@ -292,7 +292,7 @@ fn session_block(design: &Design) -> Block {
             field("start", 0, 1, WPulse, 0, "Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test. Ignored while `status.busy` and with test mode `disabled`. Clear `status.done` and `status.error` (write 1) before, to see this run's outcome."),
             field("abort", 1, 1, WPulse, 0, "Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`."),
             field("clear_errors", 2, 1, WPulse, 0, "Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)."),
-            field("snapshot", 4, 1, WPulse, 0, "Write 1: copy the round-trip results (`rtt_*`, `msg_sent`, `msg_received`, `latency_status`) into the registers software reads, all in one user-clock cycle, so they are one consistent set while a latency test runs. The end of a test takes one by itself."),
+            field("snapshot", 4, 1, WPulse, 0, "Write 1: copy the round-trip results (`rtt_*`, `msg_sent`, `msg_received`, `msg_owed`, `latency_status`) into the registers software reads, all in one user-clock cycle, so they are one consistent set while a latency test runs. The end of a test takes one by itself."),
             field("stop", 3, 1, WPulse, 0, "Write 1: end the send gracefully, in either transfer mode: the stream ends with the next beat (marked tlast; at most one beat follows the write), the session closes as after a complete send, and the test ends `done` with every byte counted in `tx_bytes`. Before the connection is established, the send is the TX prefix alone (`test_config.prefix_length` bytes, nothing without one): a greeting, then only receiving. No effect on a receive-only test or an idle session."),
         ]),
         reg("status", 0x04, "Session state. `done` and `error` are sticky until software writes 1 to them.", vec![
@@ -356,6 +356,9 @@ fn session_block(design: &Design) -> Block {
             field("count", 0, 32, Ro, 0, "Count.").volatile(),
         ]),
         reg("msg_received", 0xB4, "Latency modes: messages received (responses, or the echo's requests) (snapshot).", vec![
+            field("count", 0, 32, Ro, 0, "Count.").volatile(),
+        ]),
+        reg("msg_owed", 0xBC, "Latency modes: messages owed and not yet begun, the echo's responses to requests received (snapshot).", vec![
             field("count", 0, 32, Ro, 0, "Count.").volatile(),
         ]),
         reg("latency_status", 0xB8, "Latency modes: the state of the round trips (snapshot).", vec![
@@ -460,15 +463,19 @@ fn session_block(design: &Design) -> Block {
         reset: 0,
         description: "First verification error: stream byte offset of the first wrong byte (a mismatch), of `transfer_size` (data beyond it) or of the bytes received (a short transfer); `err_expected` and `err_received` hold the 32-bit word that contains it. Valid when `err_count` is non-zero.",
     });
-    wide(&mut regs, &mut wides, WideDef {
-        name: "rtt_sum",
-        offset: 0x90,
-        width: 64,
-        access: Ro,
-        volatile: true,
-        reset: 0,
-        description: "Sum of the round trips, in user-clock cycles (snapshot); the mean is `rtt_sum / rtt_count`.",
-    });
+    wide(
+        &mut regs,
+        &mut wides,
+        WideDef {
+            name: "rtt_sum",
+            offset: 0x90,
+            width: 64,
+            access: Ro,
+            volatile: true,
+            reset: 0,
+            description: "Sum of the round trips, in user-clock cycles (snapshot); the mean is `rtt_sum / rtt_count`.",
+        },
+    );
     wide(&mut regs, &mut wides, WideDef {
         name: "rtt_jitter_sum",
         offset: 0x98,

@@ -238,7 +238,7 @@ mod tests {
         }
         let test_config = layout.storage.iter().find(|s| s.label == "s1_test_config").expect("s1_test_config");
         assert!(test_config.note.starts_with("session[1].test_config at 0x"), "{}", test_config.note);
-        assert!(test_config.note.contains("test_mode [1:0] rw"), "{}", test_config.note);
+        assert!(test_config.note.contains("test_mode [2:0] rw"), "{}", test_config.note);
         assert!(wrapper.contains(".s1_test_config_value(s1_test_config_value)"), "the wrapper wires it by name");
         let checks = instances_of(text("t_regs_axi_lite"), "t_regs_check");
         let expected: Vec<(String, String)> =

@@ -1092,7 +1092,7 @@ pub mod regs {
             pub const ABORT: super::super::Field = super::super::Field { id: "session.ctrl.abort", shift: 1, width: 1, mask: 0x00000002, min: 0, max: 1 };
             /// Bit 2, wpulse. Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`). Write 1 to fire; reads 0.
             pub const CLEAR_ERRORS: super::super::Field = super::super::Field { id: "session.ctrl.clear_errors", shift: 2, width: 1, mask: 0x00000004, min: 0, max: 1 };
-            /// Bit 4, wpulse. Write 1: copy the round-trip results (`rtt_*`, `msg_sent`, `msg_received`, `latency_status`) into the registers software reads, all in one user-clock cycle, so they are one consistent set while a latency test runs. The end of a test takes one by itself. Write 1 to fire; reads 0.
+            /// Bit 4, wpulse. Write 1: copy the round-trip results (`rtt_*`, `msg_sent`, `msg_received`, `msg_owed`, `latency_status`) into the registers software reads, all in one user-clock cycle, so they are one consistent set while a latency test runs. The end of a test takes one by itself. Write 1 to fire; reads 0.
             pub const SNAPSHOT: super::super::Field = super::super::Field { id: "session.ctrl.snapshot", shift: 4, width: 1, mask: 0x00000010, min: 0, max: 1 };
             /// Bit 3, wpulse. Write 1: end the send gracefully, in either transfer mode: the stream ends with the next beat (marked tlast; at most one beat follows the write), the session closes as after a complete send, and the test ends `done` with every byte counted in `tx_bytes`. Before the connection is established, the send is the TX prefix alone (`test_config.prefix_length` bytes, nothing without one): a greeting, then only receiving. No effect on a receive-only test or an idle session. Write 1 to fire; reads 0.
             pub const STOP: super::super::Field = super::super::Field { id: "session.ctrl.stop", shift: 3, width: 1, mask: 0x00000008, min: 0, max: 1 };
@@ -1726,6 +1726,16 @@ pub mod regs {
             pub const IN_FLIGHT: super::super::Field = super::super::Field { id: "session.latency_status.in_flight", shift: 0, width: 5, mask: 0x0000001F, min: 0, max: 31 };
             /// Bit 8, ro. 1: a round trip could not be measured (a response before its request); the counts above still hold every one that was. Volatile: the hardware updates it.
             pub const FAULT: super::super::Field = super::super::Field { id: "session.latency_status.fault", shift: 8, width: 1, mask: 0x00000100, min: 0, max: 1 };
+        }
+
+        /// Offset and fields of `msg_owed`: Latency modes: messages owed and not yet begun, the echo's responses to requests received (snapshot).
+        pub mod msg_owed {
+            /// Offset from the block instance's base.
+            pub const OFFSET: u32 = 0x0BC;
+            /// Value after reset.
+            pub const RESET: u32 = 0x00000000;
+            /// Bits 31:0, ro. Count. Volatile: the hardware updates it.
+            pub const COUNT: super::super::Field = super::super::Field { id: "session.msg_owed.count", shift: 0, width: 32, mask: 0xFFFFFFFF, min: 0, max: 4294967295 };
         }
 
         /// Offset and fields of `hist_index`: The round-trip histogram: the bucket `hist_count` shows (live, not from the snapshot; a bucket's count only grows while a test runs). Bucket b holds round trips of b cycles for b < 32, and from 32 up, with e = floor(log2 v), bucket 16 * (e - 3) + (v >> (e - 4)) % 16.
@@ -2482,6 +2492,22 @@ pub mod regs {
             }
         }
 
+        /// `msg_owed` (ro): Latency modes: messages owed and not yet begun, the echo's responses to requests received (snapshot).
+        pub const fn msg_owed(self) -> Register {
+            Register {
+                id: "session.msg_owed",
+                instance: self.index,
+                addr: self.base() + session::msg_owed::OFFSET,
+                reset: session::msg_owed::RESET,
+                ro_mask: 0xFFFFFFFF,
+                rw_mask: 0x00000000,
+                wo_mask: 0x00000000,
+                w1c_mask: 0x00000000,
+                wpulse_mask: 0x00000000,
+                volatile_mask: 0xFFFFFFFF,
+            }
+        }
+
         /// `hist_index` (rw): The round-trip histogram: the bucket `hist_count` shows (live, not from the snapshot; a bucket's count only grows while a test runs). Bucket b holds round trips of b cycles for b < 32, and from 32 up, with e = floor(log2 v), bucket 16 * (e - 3) + (v >> (e - 4)) % 16.
         pub const fn hist_index(self) -> Register {
             Register {
@@ -2561,7 +2587,7 @@ pub mod regs {
     }
 
     /// Every register instance, in address order.
-    pub const ALL: [Register; 220] = [
+    pub const ALL: [Register; 224] = [
         info::ID,
         info::VERSION,
         info::SESSIONS,
@@ -2642,6 +2668,7 @@ pub mod regs {
         Session { index: 0 }.msg_sent(),
         Session { index: 0 }.msg_received(),
         Session { index: 0 }.latency_status(),
+        Session { index: 0 }.msg_owed(),
         Session { index: 0 }.hist_index(),
         Session { index: 0 }.hist_count(),
         Session { index: 1 }.ctrl(),
@@ -2688,6 +2715,7 @@ pub mod regs {
         Session { index: 1 }.msg_sent(),
         Session { index: 1 }.msg_received(),
         Session { index: 1 }.latency_status(),
+        Session { index: 1 }.msg_owed(),
         Session { index: 1 }.hist_index(),
         Session { index: 1 }.hist_count(),
         Session { index: 2 }.ctrl(),
@@ -2734,6 +2762,7 @@ pub mod regs {
         Session { index: 2 }.msg_sent(),
         Session { index: 2 }.msg_received(),
         Session { index: 2 }.latency_status(),
+        Session { index: 2 }.msg_owed(),
         Session { index: 2 }.hist_index(),
         Session { index: 2 }.hist_count(),
         Session { index: 3 }.ctrl(),
@@ -2780,6 +2809,7 @@ pub mod regs {
         Session { index: 3 }.msg_sent(),
         Session { index: 3 }.msg_received(),
         Session { index: 3 }.latency_status(),
+        Session { index: 3 }.msg_owed(),
         Session { index: 3 }.hist_index(),
         Session { index: 3 }.hist_count(),
     ];

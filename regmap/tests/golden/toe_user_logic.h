@@ -1046,6 +1046,16 @@
 #define TOE_USER_LOGIC_SESSION_LATENCY_STATUS_FAULT_ACCESS TOE_USER_LOGIC_ACCESS_RO
 #define TOE_USER_LOGIC_SESSION_LATENCY_STATUS_FAULT_VOLATILE 1u
 
+/* msg_owed (ro, offset in the instance 0x0BC): Latency modes: messages owed and not yet begun, the echo's responses to requests received (snapshot). */
+#define TOE_USER_LOGIC_SESSION_MSG_OWED_OFFSET 0x0BCu
+#define TOE_USER_LOGIC_SESSION_MSG_OWED_RESET 0x00000000u
+#define TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_MASK 0xFFFFFFFFu
+#define TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_SHIFT 0u
+#define TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_WIDTH 32u
+#define TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_RESET 0x00000000u
+#define TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_ACCESS TOE_USER_LOGIC_ACCESS_RO
+#define TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_VOLATILE 1u
+
 /* hist_index (rw, offset in the instance 0x0C0): The round-trip histogram: the bucket `hist_count` shows (live, not from the snapshot; a bucket's count only grows while a test runs). Bucket b holds round trips of b cycles for b < 32, and from 32 up, with e = floor(log2 v), bucket 16 * (e - 3) + (v >> (e - 4)) % 16. */
 #define TOE_USER_LOGIC_SESSION_HIST_INDEX_OFFSET 0x0C0u
 #define TOE_USER_LOGIC_SESSION_HIST_INDEX_RESET 0x00000000u

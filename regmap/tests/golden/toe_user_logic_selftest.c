@@ -835,6 +835,13 @@ _Static_assert(TOE_USER_LOGIC_SESSION_LATENCY_STATUS_FAULT_MASK == ((0xFFFFFFFFu
 _Static_assert((TOE_USER_LOGIC_SESSION_LATENCY_STATUS_FAULT_RESET & ~(TOE_USER_LOGIC_SESSION_LATENCY_STATUS_FAULT_MASK >> TOE_USER_LOGIC_SESSION_LATENCY_STATUS_FAULT_SHIFT)) == 0u, "session.latency_status.fault: reset fits the field");
 _Static_assert((TOE_USER_LOGIC_SESSION_LATENCY_STATUS_IN_FLIGHT_MASK & TOE_USER_LOGIC_SESSION_LATENCY_STATUS_FAULT_MASK) == 0u, "session.latency_status: in_flight and fault do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_LATENCY_STATUS_RESET == ((TOE_USER_LOGIC_SESSION_LATENCY_STATUS_IN_FLIGHT_RESET << TOE_USER_LOGIC_SESSION_LATENCY_STATUS_IN_FLIGHT_SHIFT) | (TOE_USER_LOGIC_SESSION_LATENCY_STATUS_FAULT_RESET << TOE_USER_LOGIC_SESSION_LATENCY_STATUS_FAULT_SHIFT)), "session.latency_status: reset composed of its fields");
+_Static_assert(TOE_USER_LOGIC_SESSION_MSG_OWED_OFFSET == 0x0BCu, "session.msg_owed: offset");
+_Static_assert(TOE_USER_LOGIC_SESSION_MSG_OWED_OFFSET % 4u == 0u && TOE_USER_LOGIC_SESSION_MSG_OWED_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_SIZE, "session.msg_owed: aligned, inside the block");
+_Static_assert(TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_SHIFT == 0u && TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_WIDTH == 32u, "session.msg_owed.count: position");
+_Static_assert(TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_WIDTH >= 1u && TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_SHIFT + TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_WIDTH <= 32u, "session.msg_owed.count: inside bits 31:0");
+_Static_assert(TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_MASK == ((0xFFFFFFFFu >> (32u - TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_WIDTH)) << TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_SHIFT), "session.msg_owed.count: mask matches shift and width");
+_Static_assert((TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_RESET & ~(TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_MASK >> TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_SHIFT)) == 0u, "session.msg_owed.count: reset fits the field");
+_Static_assert(TOE_USER_LOGIC_SESSION_MSG_OWED_RESET == ((TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_RESET << TOE_USER_LOGIC_SESSION_MSG_OWED_COUNT_SHIFT)), "session.msg_owed: reset composed of its fields");
 _Static_assert(TOE_USER_LOGIC_SESSION_HIST_INDEX_OFFSET == 0x0C0u, "session.hist_index: offset");
 _Static_assert(TOE_USER_LOGIC_SESSION_HIST_INDEX_OFFSET % 4u == 0u && TOE_USER_LOGIC_SESSION_HIST_INDEX_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_SIZE, "session.hist_index: aligned, inside the block");
 _Static_assert(TOE_USER_LOGIC_SESSION_HIST_INDEX_BUCKET_SHIFT == 0u && TOE_USER_LOGIC_SESSION_HIST_INDEX_BUCKET_WIDTH == 9u, "session.hist_index.bucket: position");
@@ -893,7 +900,8 @@ _Static_assert(TOE_USER_LOGIC_SESSION_RTT_SUM_SQ_1_OFFSET + 4u <= TOE_USER_LOGIC
 _Static_assert(TOE_USER_LOGIC_SESSION_RTT_SUM_SQ_2_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_MSG_SENT_OFFSET, "session: rtt_sum_sq_2 and msg_sent do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_MSG_SENT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_MSG_RECEIVED_OFFSET, "session: msg_sent and msg_received do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_MSG_RECEIVED_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_LATENCY_STATUS_OFFSET, "session: msg_received and latency_status do not overlap");
-_Static_assert(TOE_USER_LOGIC_SESSION_LATENCY_STATUS_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_HIST_INDEX_OFFSET, "session: latency_status and hist_index do not overlap");
+_Static_assert(TOE_USER_LOGIC_SESSION_LATENCY_STATUS_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_MSG_OWED_OFFSET, "session: latency_status and msg_owed do not overlap");
+_Static_assert(TOE_USER_LOGIC_SESSION_MSG_OWED_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_HIST_INDEX_OFFSET, "session: msg_owed and hist_index do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_HIST_INDEX_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_HIST_COUNT_OFFSET, "session: hist_index and hist_count do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_HI_OFFSET == TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_LO_OFFSET + 4u, "session.transfer_size: high half follows the low half");
 _Static_assert(TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_WIDTH == 32u + TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_HI_VALUE_WIDTH && TOE_USER_LOGIC_SESSION_TRANSFER_SIZE_LO_VALUE_WIDTH == 32u, "session.transfer_size: halves cover the width");

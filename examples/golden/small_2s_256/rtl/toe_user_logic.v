@@ -98,6 +98,7 @@ module toe_user_logic (
     wire s0_start;
     wire s0_abort;
     wire s0_clear_errors;
+    wire s0_snapshot;
     wire s0_stop;
     wire s0_busy;
     wire s0_connected;
@@ -108,7 +109,8 @@ module toe_user_logic (
     wire s0_error_set;
     wire s0_sent;
     wire [3:0] s0_error_cause;
-    wire [1:0] s0_test_mode;
+    wire [2:0] s0_test_mode;
+    wire [4:0] s0_outstanding;
     wire s0_verify;
     wire s0_tx_pattern;
     wire s0_conn_mode;
@@ -122,6 +124,8 @@ module toe_user_logic (
     wire [15:0] s0_fpga_port;
     wire [15:0] s0_target_port;
     wire [15:0] s0_stall_timeout;
+    wire [15:0] s0_request;
+    wire [15:0] s0_response;
     wire [63:0] s0_tx_bytes;
     wire [63:0] s0_rx_bytes;
     wire [63:0] s0_elapsed;
@@ -131,12 +135,30 @@ module toe_user_logic (
     wire [31:0] s0_err_received;
     wire [31:0] s0_err_count;
     wire [31:0] s0_rx_packets;
+    wire [31:0] s0_request_count;
     wire [15:0] s0_peer_port;
     wire [15:0] s0_peer_mss;
     wire [3:0] s0_peer_window_scale;
+    wire [31:0] s0_rtt_count;
+    wire [31:0] s0_rtt_min;
+    wire [31:0] s0_rtt_max;
+    wire [31:0] s0_rtt_last;
+    wire [63:0] s0_rtt_sum;
+    wire [63:0] s0_rtt_jitter_sum;
+    wire [31:0] s0_rtt_sum_sq_0;
+    wire [31:0] s0_rtt_sum_sq_1;
+    wire [31:0] s0_rtt_sum_sq_2;
+    wire [31:0] s0_msg_sent;
+    wire [31:0] s0_msg_received;
+    wire [4:0] s0_in_flight;
+    wire s0_fault;
+    wire [31:0] s0_msg_owed;
+    wire [8:0] s0_hist_index;
+    wire [31:0] s0_hist_count;
     wire s1_start;
     wire s1_abort;
     wire s1_clear_errors;
+    wire s1_snapshot;
     wire s1_stop;
     wire s1_busy;
     wire s1_connected;
@@ -147,7 +169,8 @@ module toe_user_logic (
     wire s1_error_set;
     wire s1_sent;
     wire [3:0] s1_error_cause;
-    wire [1:0] s1_test_mode;
+    wire [2:0] s1_test_mode;
+    wire [4:0] s1_outstanding;
     wire s1_verify;
     wire s1_tx_pattern;
     wire s1_conn_mode;
@@ -161,6 +184,8 @@ module toe_user_logic (
     wire [15:0] s1_fpga_port;
     wire [15:0] s1_target_port;
     wire [15:0] s1_stall_timeout;
+    wire [15:0] s1_request;
+    wire [15:0] s1_response;
     wire [63:0] s1_tx_bytes;
     wire [63:0] s1_rx_bytes;
     wire [63:0] s1_elapsed;
@@ -170,9 +195,26 @@ module toe_user_logic (
     wire [31:0] s1_err_received;
     wire [31:0] s1_err_count;
     wire [31:0] s1_rx_packets;
+    wire [31:0] s1_request_count;
     wire [15:0] s1_peer_port;
     wire [15:0] s1_peer_mss;
     wire [3:0] s1_peer_window_scale;
+    wire [31:0] s1_rtt_count;
+    wire [31:0] s1_rtt_min;
+    wire [31:0] s1_rtt_max;
+    wire [31:0] s1_rtt_last;
+    wire [63:0] s1_rtt_sum;
+    wire [63:0] s1_rtt_jitter_sum;
+    wire [31:0] s1_rtt_sum_sq_0;
+    wire [31:0] s1_rtt_sum_sq_1;
+    wire [31:0] s1_rtt_sum_sq_2;
+    wire [31:0] s1_msg_sent;
+    wire [31:0] s1_msg_received;
+    wire [4:0] s1_in_flight;
+    wire s1_fault;
+    wire [31:0] s1_msg_owed;
+    wire [8:0] s1_hist_index;
+    wire [31:0] s1_hist_count;
 
     toe_user_logic_regs u_regs (
         .s_axil_aclk(s_axil_aclk),
@@ -210,6 +252,7 @@ module toe_user_logic (
         .s0_start(s0_start),
         .s0_abort(s0_abort),
         .s0_clear_errors(s0_clear_errors),
+        .s0_snapshot(s0_snapshot),
         .s0_stop(s0_stop),
         .s0_busy(s0_busy),
         .s0_connected(s0_connected),
@@ -221,6 +264,7 @@ module toe_user_logic (
         .s0_sent(s0_sent),
         .s0_error_cause(s0_error_cause),
         .s0_test_mode(s0_test_mode),
+        .s0_outstanding(s0_outstanding),
         .s0_verify(s0_verify),
         .s0_tx_pattern(s0_tx_pattern),
         .s0_conn_mode(s0_conn_mode),
@@ -234,6 +278,8 @@ module toe_user_logic (
         .s0_fpga_port(s0_fpga_port),
         .s0_target_port(s0_target_port),
         .s0_stall_timeout(s0_stall_timeout),
+        .s0_request(s0_request),
+        .s0_response(s0_response),
         .s0_tx_bytes(s0_tx_bytes),
         .s0_rx_bytes(s0_rx_bytes),
         .s0_elapsed(s0_elapsed),
@@ -243,12 +289,30 @@ module toe_user_logic (
         .s0_err_received(s0_err_received),
         .s0_err_count(s0_err_count),
         .s0_rx_packets(s0_rx_packets),
+        .s0_request_count(s0_request_count),
         .s0_peer_port(s0_peer_port),
         .s0_peer_mss(s0_peer_mss),
         .s0_peer_window_scale(s0_peer_window_scale),
+        .s0_rtt_count(s0_rtt_count),
+        .s0_rtt_min(s0_rtt_min),
+        .s0_rtt_max(s0_rtt_max),
+        .s0_rtt_last(s0_rtt_last),
+        .s0_rtt_sum(s0_rtt_sum),
+        .s0_rtt_jitter_sum(s0_rtt_jitter_sum),
+        .s0_rtt_sum_sq_0(s0_rtt_sum_sq_0),
+        .s0_rtt_sum_sq_1(s0_rtt_sum_sq_1),
+        .s0_rtt_sum_sq_2(s0_rtt_sum_sq_2),
+        .s0_msg_sent(s0_msg_sent),
+        .s0_msg_received(s0_msg_received),
+        .s0_in_flight(s0_in_flight),
+        .s0_fault(s0_fault),
+        .s0_msg_owed(s0_msg_owed),
+        .s0_hist_index(s0_hist_index),
+        .s0_hist_count(s0_hist_count),
         .s1_start(s1_start),
         .s1_abort(s1_abort),
         .s1_clear_errors(s1_clear_errors),
+        .s1_snapshot(s1_snapshot),
         .s1_stop(s1_stop),
         .s1_busy(s1_busy),
         .s1_connected(s1_connected),
@@ -260,6 +324,7 @@ module toe_user_logic (
         .s1_sent(s1_sent),
         .s1_error_cause(s1_error_cause),
         .s1_test_mode(s1_test_mode),
+        .s1_outstanding(s1_outstanding),
         .s1_verify(s1_verify),
         .s1_tx_pattern(s1_tx_pattern),
         .s1_conn_mode(s1_conn_mode),
@@ -273,6 +338,8 @@ module toe_user_logic (
         .s1_fpga_port(s1_fpga_port),
         .s1_target_port(s1_target_port),
         .s1_stall_timeout(s1_stall_timeout),
+        .s1_request(s1_request),
+        .s1_response(s1_response),
         .s1_tx_bytes(s1_tx_bytes),
         .s1_rx_bytes(s1_rx_bytes),
         .s1_elapsed(s1_elapsed),
@@ -282,9 +349,26 @@ module toe_user_logic (
         .s1_err_received(s1_err_received),
         .s1_err_count(s1_err_count),
         .s1_rx_packets(s1_rx_packets),
+        .s1_request_count(s1_request_count),
         .s1_peer_port(s1_peer_port),
         .s1_peer_mss(s1_peer_mss),
-        .s1_peer_window_scale(s1_peer_window_scale)
+        .s1_peer_window_scale(s1_peer_window_scale),
+        .s1_rtt_count(s1_rtt_count),
+        .s1_rtt_min(s1_rtt_min),
+        .s1_rtt_max(s1_rtt_max),
+        .s1_rtt_last(s1_rtt_last),
+        .s1_rtt_sum(s1_rtt_sum),
+        .s1_rtt_jitter_sum(s1_rtt_jitter_sum),
+        .s1_rtt_sum_sq_0(s1_rtt_sum_sq_0),
+        .s1_rtt_sum_sq_1(s1_rtt_sum_sq_1),
+        .s1_rtt_sum_sq_2(s1_rtt_sum_sq_2),
+        .s1_msg_sent(s1_msg_sent),
+        .s1_msg_received(s1_msg_received),
+        .s1_in_flight(s1_in_flight),
+        .s1_fault(s1_fault),
+        .s1_msg_owed(s1_msg_owed),
+        .s1_hist_index(s1_hist_index),
+        .s1_hist_count(s1_hist_count)
     );
 
     toe_user_logic_session u_session0 (
@@ -296,6 +380,12 @@ module toe_user_logic (
         .reg_clear_errors(s0_clear_errors),
         .reg_error(s0_error),
         .reg_test_mode(s0_test_mode),
+        .reg_outstanding(s0_outstanding),
+        .reg_request(s0_request),
+        .reg_response(s0_response),
+        .reg_request_count(s0_request_count),
+        .reg_snapshot(s0_snapshot),
+        .reg_hist_index(s0_hist_index),
         .reg_verify(s0_verify),
         .reg_tx_pattern(s0_tx_pattern),
         .reg_conn_mode(s0_conn_mode),
@@ -329,6 +419,21 @@ module toe_user_logic (
         .reg_peer_port(s0_peer_port),
         .reg_peer_mss(s0_peer_mss),
         .reg_peer_window_scale(s0_peer_window_scale),
+        .reg_rtt_count(s0_rtt_count),
+        .reg_rtt_min(s0_rtt_min),
+        .reg_rtt_max(s0_rtt_max),
+        .reg_rtt_last(s0_rtt_last),
+        .reg_rtt_sum(s0_rtt_sum),
+        .reg_rtt_jitter_sum(s0_rtt_jitter_sum),
+        .reg_rtt_sum_sq_0(s0_rtt_sum_sq_0),
+        .reg_rtt_sum_sq_1(s0_rtt_sum_sq_1),
+        .reg_rtt_sum_sq_2(s0_rtt_sum_sq_2),
+        .reg_msg_sent(s0_msg_sent),
+        .reg_msg_received(s0_msg_received),
+        .reg_msg_owed(s0_msg_owed),
+        .reg_in_flight(s0_in_flight),
+        .reg_fault(s0_fault),
+        .reg_hist_count(s0_hist_count),
         .toe_conn_req_valid(toe0_conn_req_valid),
         .toe_conn_req_ready(toe0_conn_req_ready),
         .toe_conn_req_open(toe0_conn_req_open),
@@ -362,6 +467,12 @@ module toe_user_logic (
         .reg_clear_errors(s1_clear_errors),
         .reg_error(s1_error),
         .reg_test_mode(s1_test_mode),
+        .reg_outstanding(s1_outstanding),
+        .reg_request(s1_request),
+        .reg_response(s1_response),
+        .reg_request_count(s1_request_count),
+        .reg_snapshot(s1_snapshot),
+        .reg_hist_index(s1_hist_index),
         .reg_verify(s1_verify),
         .reg_tx_pattern(s1_tx_pattern),
         .reg_conn_mode(s1_conn_mode),
@@ -395,6 +506,21 @@ module toe_user_logic (
         .reg_peer_port(s1_peer_port),
         .reg_peer_mss(s1_peer_mss),
         .reg_peer_window_scale(s1_peer_window_scale),
+        .reg_rtt_count(s1_rtt_count),
+        .reg_rtt_min(s1_rtt_min),
+        .reg_rtt_max(s1_rtt_max),
+        .reg_rtt_last(s1_rtt_last),
+        .reg_rtt_sum(s1_rtt_sum),
+        .reg_rtt_jitter_sum(s1_rtt_jitter_sum),
+        .reg_rtt_sum_sq_0(s1_rtt_sum_sq_0),
+        .reg_rtt_sum_sq_1(s1_rtt_sum_sq_1),
+        .reg_rtt_sum_sq_2(s1_rtt_sum_sq_2),
+        .reg_msg_sent(s1_msg_sent),
+        .reg_msg_received(s1_msg_received),
+        .reg_msg_owed(s1_msg_owed),
+        .reg_in_flight(s1_in_flight),
+        .reg_fault(s1_fault),
+        .reg_hist_count(s1_hist_count),
         .toe_conn_req_valid(toe1_conn_req_valid),
         .toe_conn_req_ready(toe1_conn_req_ready),
         .toe_conn_req_open(toe1_conn_req_open),

@@ -154,6 +154,46 @@ module toe_user_logic_regs_axi_lite (
         .refuse (toe_toe_config_last_packet_mode_check_refuse)
     );
 
+    // session[0].test_config.test_mode at 0x0108: a write outside 0..=5 is refused
+    wire s0_test_config_test_mode_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h108),
+        .MASK   (32'h7),
+        .MIN    (32'h0),
+        .SPAN   (32'h5),
+        .BYTES  (4'h1)
+    ) u_s0_test_config_test_mode_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s0_test_config_test_mode_check_refuse)
+    );
+
+    // session[0].test_config.outstanding at 0x0108: a write outside 1..=16 is refused
+    wire s0_test_config_outstanding_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h108),
+        .MASK   (32'h1f000000),
+        .MIN    (32'h1000000),
+        .SPAN   (32'hf000000),
+        .BYTES  (4'h8)
+    ) u_s0_test_config_outstanding_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s0_test_config_outstanding_check_refuse)
+    );
+
     // session[0].test_config.prefix_length at 0x0108: a write outside 0..=64 is refused
     wire s0_test_config_prefix_length_check_refuse;
     toe_user_logic_regs_check #(
@@ -214,6 +254,126 @@ module toe_user_logic_regs_axi_lite (
         .refuse (s0_speed_rx_percent_check_refuse)
     );
 
+    // session[0].latency_sizes.request at 0x012c: a write outside 1..=65535 is refused
+    wire s0_latency_sizes_request_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h12c),
+        .MASK   (32'hffff),
+        .MIN    (32'h1),
+        .SPAN   (32'hfffe),
+        .BYTES  (4'h3)
+    ) u_s0_latency_sizes_request_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s0_latency_sizes_request_check_refuse)
+    );
+
+    // session[0].latency_sizes.response at 0x012c: a write outside 1..=65535 is refused
+    wire s0_latency_sizes_response_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h12c),
+        .MASK   (32'hffff0000),
+        .MIN    (32'h10000),
+        .SPAN   (32'hfffe0000),
+        .BYTES  (4'hc)
+    ) u_s0_latency_sizes_response_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s0_latency_sizes_response_check_refuse)
+    );
+
+    // session[0].request_count.count at 0x0168: a write outside 1..=4294967295 is refused
+    wire s0_request_count_count_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h168),
+        .MASK   (32'hffffffff),
+        .MIN    (32'h1),
+        .SPAN   (32'hfffffffe),
+        .BYTES  (4'hf)
+    ) u_s0_request_count_count_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s0_request_count_count_check_refuse)
+    );
+
+    // session[0].hist_index.bucket at 0x01c0: a write outside 0..=463 is refused
+    wire s0_hist_index_bucket_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h1c0),
+        .MASK   (32'h1ff),
+        .MIN    (32'h0),
+        .SPAN   (32'h1cf),
+        .BYTES  (4'h3)
+    ) u_s0_hist_index_bucket_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s0_hist_index_bucket_check_refuse)
+    );
+
+    // session[1].test_config.test_mode at 0x0208: a write outside 0..=5 is refused
+    wire s1_test_config_test_mode_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h208),
+        .MASK   (32'h7),
+        .MIN    (32'h0),
+        .SPAN   (32'h5),
+        .BYTES  (4'h1)
+    ) u_s1_test_config_test_mode_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s1_test_config_test_mode_check_refuse)
+    );
+
+    // session[1].test_config.outstanding at 0x0208: a write outside 1..=16 is refused
+    wire s1_test_config_outstanding_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h208),
+        .MASK   (32'h1f000000),
+        .MIN    (32'h1000000),
+        .SPAN   (32'hf000000),
+        .BYTES  (4'h8)
+    ) u_s1_test_config_outstanding_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s1_test_config_outstanding_check_refuse)
+    );
+
     // session[1].test_config.prefix_length at 0x0208: a write outside 0..=64 is refused
     wire s1_test_config_prefix_length_check_refuse;
     toe_user_logic_regs_check #(
@@ -272,6 +432,86 @@ module toe_user_logic_regs_axi_lite (
         .wvalid (s_axil_wvalid),
         .w_full (w_full_reg),
         .refuse (s1_speed_rx_percent_check_refuse)
+    );
+
+    // session[1].latency_sizes.request at 0x022c: a write outside 1..=65535 is refused
+    wire s1_latency_sizes_request_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h22c),
+        .MASK   (32'hffff),
+        .MIN    (32'h1),
+        .SPAN   (32'hfffe),
+        .BYTES  (4'h3)
+    ) u_s1_latency_sizes_request_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s1_latency_sizes_request_check_refuse)
+    );
+
+    // session[1].latency_sizes.response at 0x022c: a write outside 1..=65535 is refused
+    wire s1_latency_sizes_response_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h22c),
+        .MASK   (32'hffff0000),
+        .MIN    (32'h10000),
+        .SPAN   (32'hfffe0000),
+        .BYTES  (4'hc)
+    ) u_s1_latency_sizes_response_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s1_latency_sizes_response_check_refuse)
+    );
+
+    // session[1].request_count.count at 0x0268: a write outside 1..=4294967295 is refused
+    wire s1_request_count_count_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h268),
+        .MASK   (32'hffffffff),
+        .MIN    (32'h1),
+        .SPAN   (32'hfffffffe),
+        .BYTES  (4'hf)
+    ) u_s1_request_count_count_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s1_request_count_count_check_refuse)
+    );
+
+    // session[1].hist_index.bucket at 0x02c0: a write outside 0..=463 is refused
+    wire s1_hist_index_bucket_check_refuse;
+    toe_user_logic_regs_check #(
+        .ADDRESS(32'h2c0),
+        .MASK   (32'h1ff),
+        .MIN    (32'h0),
+        .SPAN   (32'h1cf),
+        .BYTES  (4'h3)
+    ) u_s1_hist_index_bucket_check (
+        .clock  (s_axil_aclk),
+        .awaddr (s_axil_awaddr),
+        .awvalid(s_axil_awvalid),
+        .aw_full(aw_full_reg),
+        .wdata  (s_axil_wdata),
+        .wstrb  (s_axil_wstrb),
+        .wvalid (s_axil_wvalid),
+        .w_full (w_full_reg),
+        .refuse (s1_hist_index_bucket_check_refuse)
     );
 
     always @(*) begin
@@ -348,12 +588,24 @@ module toe_user_logic_regs_axi_lite (
         w_refused = 1'b0;
         w_refused = w_refused | toe_toe_config_mode_check_refuse;
         w_refused = w_refused | toe_toe_config_last_packet_mode_check_refuse;
+        w_refused = w_refused | s0_test_config_test_mode_check_refuse;
+        w_refused = w_refused | s0_test_config_outstanding_check_refuse;
         w_refused = w_refused | s0_test_config_prefix_length_check_refuse;
         w_refused = w_refused | s0_speed_tx_percent_check_refuse;
         w_refused = w_refused | s0_speed_rx_percent_check_refuse;
+        w_refused = w_refused | s0_latency_sizes_request_check_refuse;
+        w_refused = w_refused | s0_latency_sizes_response_check_refuse;
+        w_refused = w_refused | s0_request_count_count_check_refuse;
+        w_refused = w_refused | s0_hist_index_bucket_check_refuse;
+        w_refused = w_refused | s1_test_config_test_mode_check_refuse;
+        w_refused = w_refused | s1_test_config_outstanding_check_refuse;
         w_refused = w_refused | s1_test_config_prefix_length_check_refuse;
         w_refused = w_refused | s1_speed_tx_percent_check_refuse;
         w_refused = w_refused | s1_speed_rx_percent_check_refuse;
+        w_refused = w_refused | s1_latency_sizes_request_check_refuse;
+        w_refused = w_refused | s1_latency_sizes_response_check_refuse;
+        w_refused = w_refused | s1_request_count_count_check_refuse;
+        w_refused = w_refused | s1_hist_index_bucket_check_refuse;
         w_refused_q_next = w_refused;
         w_checked_next = aw_full_reg & w_full_reg;
         issue = 1'b0;

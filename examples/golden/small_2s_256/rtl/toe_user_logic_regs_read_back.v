@@ -56,8 +56,11 @@ module toe_user_logic_regs_read_back (
     input  wire        s0_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s0_target_port_storage_hit,         // Writable words: addressed
     input  wire        s0_stall_timeout_storage_hit,       // Writable words: addressed
+    input  wire        s0_latency_sizes_storage_hit,       // Writable words: addressed
     input  wire        s0_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s0_duration_hi_storage_hit,         // Writable words: addressed
+    input  wire        s0_request_count_storage_hit,       // Writable words: addressed
+    input  wire        s0_hist_index_storage_hit,          // Writable words: addressed
     input  wire        s1_test_config_storage_hit,         // Writable words: addressed
     input  wire        s1_speed_storage_hit,               // Writable words: addressed
     input  wire        s1_transfer_size_lo_storage_hit,    // Writable words: addressed
@@ -67,8 +70,11 @@ module toe_user_logic_regs_read_back (
     input  wire        s1_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s1_target_port_storage_hit,         // Writable words: addressed
     input  wire        s1_stall_timeout_storage_hit,       // Writable words: addressed
+    input  wire        s1_latency_sizes_storage_hit,       // Writable words: addressed
     input  wire        s1_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s1_duration_hi_storage_hit,         // Writable words: addressed
+    input  wire        s1_request_count_storage_hit,       // Writable words: addressed
+    input  wire        s1_hist_index_storage_hit,          // Writable words: addressed
     input  wire [31:0] toe_toe_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] toe_fpga_mac_lo_storage_rdata,      // Writable words: read value
     input  wire [31:0] toe_fpga_mac_hi_storage_rdata,      // Writable words: read value
@@ -101,8 +107,11 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s0_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s0_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_stall_timeout_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s0_latency_sizes_storage_rdata,     // Writable words: read value
     input  wire [31:0] s0_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_duration_hi_storage_rdata,       // Writable words: read value
+    input  wire [31:0] s0_request_count_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s0_hist_index_storage_rdata,        // Writable words: read value
     input  wire [31:0] s1_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_speed_storage_rdata,             // Writable words: read value
     input  wire [31:0] s1_transfer_size_lo_storage_rdata,  // Writable words: read value
@@ -112,8 +121,11 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s1_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s1_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_stall_timeout_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s1_latency_sizes_storage_rdata,     // Writable words: read value
     input  wire [31:0] s1_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_duration_hi_storage_rdata,       // Writable words: read value
+    input  wire [31:0] s1_request_count_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s1_hist_index_storage_rdata,        // Writable words: read value
     input  wire        toe_toe_ctrl_pulse_hit,             // Write-pulse words (read as 0): addressed
     input  wire        s0_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
     input  wire        s1_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
@@ -135,6 +147,20 @@ module toe_user_logic_regs_read_back (
     input  wire        s0_peer_port_status_hit,            // Status words: addressed
     input  wire        s0_peer_mss_status_hit,             // Status words: addressed
     input  wire        s0_peer_window_scale_status_hit,    // Status words: addressed
+    input  wire        s0_rtt_count_status_hit,            // Status words: addressed
+    input  wire        s0_rtt_min_status_hit,              // Status words: addressed
+    input  wire        s0_rtt_max_status_hit,              // Status words: addressed
+    input  wire        s0_rtt_last_status_hit,             // Status words: addressed
+    input  wire        s0_rtt_sum_lo_status_hit,           // Status words: addressed
+    input  wire        s0_rtt_jitter_sum_lo_status_hit,    // Status words: addressed
+    input  wire        s0_rtt_sum_sq_0_status_hit,         // Status words: addressed
+    input  wire        s0_rtt_sum_sq_1_status_hit,         // Status words: addressed
+    input  wire        s0_rtt_sum_sq_2_status_hit,         // Status words: addressed
+    input  wire        s0_msg_sent_status_hit,             // Status words: addressed
+    input  wire        s0_msg_received_status_hit,         // Status words: addressed
+    input  wire        s0_latency_status_status_hit,       // Status words: addressed
+    input  wire        s0_msg_owed_status_hit,             // Status words: addressed
+    input  wire        s0_hist_count_status_hit,           // Status words: addressed
     input  wire        s1_status_status_hit,               // Status words: addressed
     input  wire        s1_tx_bytes_lo_status_hit,          // Status words: addressed
     input  wire        s1_rx_bytes_lo_status_hit,          // Status words: addressed
@@ -147,6 +173,20 @@ module toe_user_logic_regs_read_back (
     input  wire        s1_peer_port_status_hit,            // Status words: addressed
     input  wire        s1_peer_mss_status_hit,             // Status words: addressed
     input  wire        s1_peer_window_scale_status_hit,    // Status words: addressed
+    input  wire        s1_rtt_count_status_hit,            // Status words: addressed
+    input  wire        s1_rtt_min_status_hit,              // Status words: addressed
+    input  wire        s1_rtt_max_status_hit,              // Status words: addressed
+    input  wire        s1_rtt_last_status_hit,             // Status words: addressed
+    input  wire        s1_rtt_sum_lo_status_hit,           // Status words: addressed
+    input  wire        s1_rtt_jitter_sum_lo_status_hit,    // Status words: addressed
+    input  wire        s1_rtt_sum_sq_0_status_hit,         // Status words: addressed
+    input  wire        s1_rtt_sum_sq_1_status_hit,         // Status words: addressed
+    input  wire        s1_rtt_sum_sq_2_status_hit,         // Status words: addressed
+    input  wire        s1_msg_sent_status_hit,             // Status words: addressed
+    input  wire        s1_msg_received_status_hit,         // Status words: addressed
+    input  wire        s1_latency_status_status_hit,       // Status words: addressed
+    input  wire        s1_msg_owed_status_hit,             // Status words: addressed
+    input  wire        s1_hist_count_status_hit,           // Status words: addressed
     input  wire [31:0] info_cycle_count_lo_status_rdata,   // Status words: read value
     input  wire [31:0] toe_toe_status_status_rdata,        // Status words: read value
     input  wire [31:0] s0_status_status_rdata,             // Status words: read value
@@ -161,6 +201,20 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s0_peer_port_status_rdata,          // Status words: read value
     input  wire [31:0] s0_peer_mss_status_rdata,           // Status words: read value
     input  wire [31:0] s0_peer_window_scale_status_rdata,  // Status words: read value
+    input  wire [31:0] s0_rtt_count_status_rdata,          // Status words: read value
+    input  wire [31:0] s0_rtt_min_status_rdata,            // Status words: read value
+    input  wire [31:0] s0_rtt_max_status_rdata,            // Status words: read value
+    input  wire [31:0] s0_rtt_last_status_rdata,           // Status words: read value
+    input  wire [31:0] s0_rtt_sum_lo_status_rdata,         // Status words: read value
+    input  wire [31:0] s0_rtt_jitter_sum_lo_status_rdata,  // Status words: read value
+    input  wire [31:0] s0_rtt_sum_sq_0_status_rdata,       // Status words: read value
+    input  wire [31:0] s0_rtt_sum_sq_1_status_rdata,       // Status words: read value
+    input  wire [31:0] s0_rtt_sum_sq_2_status_rdata,       // Status words: read value
+    input  wire [31:0] s0_msg_sent_status_rdata,           // Status words: read value
+    input  wire [31:0] s0_msg_received_status_rdata,       // Status words: read value
+    input  wire [31:0] s0_latency_status_status_rdata,     // Status words: read value
+    input  wire [31:0] s0_msg_owed_status_rdata,           // Status words: read value
+    input  wire [31:0] s0_hist_count_status_rdata,         // Status words: read value
     input  wire [31:0] s1_status_status_rdata,             // Status words: read value
     input  wire [31:0] s1_tx_bytes_lo_status_rdata,        // Status words: read value
     input  wire [31:0] s1_rx_bytes_lo_status_rdata,        // Status words: read value
@@ -173,24 +227,46 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s1_peer_port_status_rdata,          // Status words: read value
     input  wire [31:0] s1_peer_mss_status_rdata,           // Status words: read value
     input  wire [31:0] s1_peer_window_scale_status_rdata,  // Status words: read value
+    input  wire [31:0] s1_rtt_count_status_rdata,          // Status words: read value
+    input  wire [31:0] s1_rtt_min_status_rdata,            // Status words: read value
+    input  wire [31:0] s1_rtt_max_status_rdata,            // Status words: read value
+    input  wire [31:0] s1_rtt_last_status_rdata,           // Status words: read value
+    input  wire [31:0] s1_rtt_sum_lo_status_rdata,         // Status words: read value
+    input  wire [31:0] s1_rtt_jitter_sum_lo_status_rdata,  // Status words: read value
+    input  wire [31:0] s1_rtt_sum_sq_0_status_rdata,       // Status words: read value
+    input  wire [31:0] s1_rtt_sum_sq_1_status_rdata,       // Status words: read value
+    input  wire [31:0] s1_rtt_sum_sq_2_status_rdata,       // Status words: read value
+    input  wire [31:0] s1_msg_sent_status_rdata,           // Status words: read value
+    input  wire [31:0] s1_msg_received_status_rdata,       // Status words: read value
+    input  wire [31:0] s1_latency_status_status_rdata,     // Status words: read value
+    input  wire [31:0] s1_msg_owed_status_rdata,           // Status words: read value
+    input  wire [31:0] s1_hist_count_status_rdata,         // Status words: read value
     input  wire        info_cycle_count_hi_latch_hit,      // Latched high halves: either half addressed
     input  wire        s0_tx_bytes_hi_latch_hit,           // Latched high halves: either half addressed
     input  wire        s0_rx_bytes_hi_latch_hit,           // Latched high halves: either half addressed
     input  wire        s0_elapsed_hi_latch_hit,            // Latched high halves: either half addressed
     input  wire        s0_err_offset_hi_latch_hit,         // Latched high halves: either half addressed
+    input  wire        s0_rtt_sum_hi_latch_hit,            // Latched high halves: either half addressed
+    input  wire        s0_rtt_jitter_sum_hi_latch_hit,     // Latched high halves: either half addressed
     input  wire        s1_tx_bytes_hi_latch_hit,           // Latched high halves: either half addressed
     input  wire        s1_rx_bytes_hi_latch_hit,           // Latched high halves: either half addressed
     input  wire        s1_elapsed_hi_latch_hit,            // Latched high halves: either half addressed
     input  wire        s1_err_offset_hi_latch_hit,         // Latched high halves: either half addressed
+    input  wire        s1_rtt_sum_hi_latch_hit,            // Latched high halves: either half addressed
+    input  wire        s1_rtt_jitter_sum_hi_latch_hit,     // Latched high halves: either half addressed
     input  wire [31:0] info_cycle_count_hi_latch_rdata,    // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s0_tx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s0_rx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s0_elapsed_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s0_err_offset_hi_latch_rdata,       // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s0_rtt_sum_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s0_rtt_jitter_sum_hi_latch_rdata,   // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s1_tx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s1_rx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s1_elapsed_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s1_err_offset_hi_latch_rdata,       // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s1_rtt_sum_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s1_rtt_jitter_sum_hi_latch_rdata,   // Latched high halves: read value, 0 while only the low half is addressed
     input  wire        info_id_constant_hit,               // Constant words: addressed
     input  wire        info_version_constant_hit,          // Constant words: addressed
     input  wire        info_sessions_constant_hit,         // Constant words: addressed
@@ -351,6 +427,10 @@ module toe_user_logic_regs_read_back (
             if (s0_stall_timeout_storage_hit) begin
                 any_data = any_data | s0_stall_timeout_storage_rdata;
             end
+            any_hit = any_hit | s0_latency_sizes_storage_hit;
+            if (s0_latency_sizes_storage_hit) begin
+                any_data = any_data | s0_latency_sizes_storage_rdata;
+            end
             any_hit = any_hit | s0_duration_lo_storage_hit;
             if (s0_duration_lo_storage_hit) begin
                 any_data = any_data | s0_duration_lo_storage_rdata;
@@ -358,6 +438,14 @@ module toe_user_logic_regs_read_back (
             any_hit = any_hit | s0_duration_hi_storage_hit;
             if (s0_duration_hi_storage_hit) begin
                 any_data = any_data | s0_duration_hi_storage_rdata;
+            end
+            any_hit = any_hit | s0_request_count_storage_hit;
+            if (s0_request_count_storage_hit) begin
+                any_data = any_data | s0_request_count_storage_rdata;
+            end
+            any_hit = any_hit | s0_hist_index_storage_hit;
+            if (s0_hist_index_storage_hit) begin
+                any_data = any_data | s0_hist_index_storage_rdata;
             end
             any_hit = any_hit | s1_test_config_storage_hit;
             if (s1_test_config_storage_hit) begin
@@ -395,6 +483,10 @@ module toe_user_logic_regs_read_back (
             if (s1_stall_timeout_storage_hit) begin
                 any_data = any_data | s1_stall_timeout_storage_rdata;
             end
+            any_hit = any_hit | s1_latency_sizes_storage_hit;
+            if (s1_latency_sizes_storage_hit) begin
+                any_data = any_data | s1_latency_sizes_storage_rdata;
+            end
             any_hit = any_hit | s1_duration_lo_storage_hit;
             if (s1_duration_lo_storage_hit) begin
                 any_data = any_data | s1_duration_lo_storage_rdata;
@@ -402,6 +494,14 @@ module toe_user_logic_regs_read_back (
             any_hit = any_hit | s1_duration_hi_storage_hit;
             if (s1_duration_hi_storage_hit) begin
                 any_data = any_data | s1_duration_hi_storage_rdata;
+            end
+            any_hit = any_hit | s1_request_count_storage_hit;
+            if (s1_request_count_storage_hit) begin
+                any_data = any_data | s1_request_count_storage_rdata;
+            end
+            any_hit = any_hit | s1_hist_index_storage_hit;
+            if (s1_hist_index_storage_hit) begin
+                any_data = any_data | s1_hist_index_storage_rdata;
             end
             any_hit = any_hit | toe_toe_ctrl_pulse_hit;
             any_hit = any_hit | s0_ctrl_pulse_hit;
@@ -470,6 +570,62 @@ module toe_user_logic_regs_read_back (
             if (s0_peer_window_scale_status_hit) begin
                 any_data = any_data | s0_peer_window_scale_status_rdata;
             end
+            any_hit = any_hit | s0_rtt_count_status_hit;
+            if (s0_rtt_count_status_hit) begin
+                any_data = any_data | s0_rtt_count_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_min_status_hit;
+            if (s0_rtt_min_status_hit) begin
+                any_data = any_data | s0_rtt_min_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_max_status_hit;
+            if (s0_rtt_max_status_hit) begin
+                any_data = any_data | s0_rtt_max_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_last_status_hit;
+            if (s0_rtt_last_status_hit) begin
+                any_data = any_data | s0_rtt_last_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_sum_lo_status_hit;
+            if (s0_rtt_sum_lo_status_hit) begin
+                any_data = any_data | s0_rtt_sum_lo_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_jitter_sum_lo_status_hit;
+            if (s0_rtt_jitter_sum_lo_status_hit) begin
+                any_data = any_data | s0_rtt_jitter_sum_lo_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_sum_sq_0_status_hit;
+            if (s0_rtt_sum_sq_0_status_hit) begin
+                any_data = any_data | s0_rtt_sum_sq_0_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_sum_sq_1_status_hit;
+            if (s0_rtt_sum_sq_1_status_hit) begin
+                any_data = any_data | s0_rtt_sum_sq_1_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_sum_sq_2_status_hit;
+            if (s0_rtt_sum_sq_2_status_hit) begin
+                any_data = any_data | s0_rtt_sum_sq_2_status_rdata;
+            end
+            any_hit = any_hit | s0_msg_sent_status_hit;
+            if (s0_msg_sent_status_hit) begin
+                any_data = any_data | s0_msg_sent_status_rdata;
+            end
+            any_hit = any_hit | s0_msg_received_status_hit;
+            if (s0_msg_received_status_hit) begin
+                any_data = any_data | s0_msg_received_status_rdata;
+            end
+            any_hit = any_hit | s0_latency_status_status_hit;
+            if (s0_latency_status_status_hit) begin
+                any_data = any_data | s0_latency_status_status_rdata;
+            end
+            any_hit = any_hit | s0_msg_owed_status_hit;
+            if (s0_msg_owed_status_hit) begin
+                any_data = any_data | s0_msg_owed_status_rdata;
+            end
+            any_hit = any_hit | s0_hist_count_status_hit;
+            if (s0_hist_count_status_hit) begin
+                any_data = any_data | s0_hist_count_status_rdata;
+            end
             any_hit = any_hit | s1_status_status_hit;
             if (s1_status_status_hit) begin
                 any_data = any_data | s1_status_status_rdata;
@@ -518,6 +674,62 @@ module toe_user_logic_regs_read_back (
             if (s1_peer_window_scale_status_hit) begin
                 any_data = any_data | s1_peer_window_scale_status_rdata;
             end
+            any_hit = any_hit | s1_rtt_count_status_hit;
+            if (s1_rtt_count_status_hit) begin
+                any_data = any_data | s1_rtt_count_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_min_status_hit;
+            if (s1_rtt_min_status_hit) begin
+                any_data = any_data | s1_rtt_min_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_max_status_hit;
+            if (s1_rtt_max_status_hit) begin
+                any_data = any_data | s1_rtt_max_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_last_status_hit;
+            if (s1_rtt_last_status_hit) begin
+                any_data = any_data | s1_rtt_last_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_sum_lo_status_hit;
+            if (s1_rtt_sum_lo_status_hit) begin
+                any_data = any_data | s1_rtt_sum_lo_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_jitter_sum_lo_status_hit;
+            if (s1_rtt_jitter_sum_lo_status_hit) begin
+                any_data = any_data | s1_rtt_jitter_sum_lo_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_sum_sq_0_status_hit;
+            if (s1_rtt_sum_sq_0_status_hit) begin
+                any_data = any_data | s1_rtt_sum_sq_0_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_sum_sq_1_status_hit;
+            if (s1_rtt_sum_sq_1_status_hit) begin
+                any_data = any_data | s1_rtt_sum_sq_1_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_sum_sq_2_status_hit;
+            if (s1_rtt_sum_sq_2_status_hit) begin
+                any_data = any_data | s1_rtt_sum_sq_2_status_rdata;
+            end
+            any_hit = any_hit | s1_msg_sent_status_hit;
+            if (s1_msg_sent_status_hit) begin
+                any_data = any_data | s1_msg_sent_status_rdata;
+            end
+            any_hit = any_hit | s1_msg_received_status_hit;
+            if (s1_msg_received_status_hit) begin
+                any_data = any_data | s1_msg_received_status_rdata;
+            end
+            any_hit = any_hit | s1_latency_status_status_hit;
+            if (s1_latency_status_status_hit) begin
+                any_data = any_data | s1_latency_status_status_rdata;
+            end
+            any_hit = any_hit | s1_msg_owed_status_hit;
+            if (s1_msg_owed_status_hit) begin
+                any_data = any_data | s1_msg_owed_status_rdata;
+            end
+            any_hit = any_hit | s1_hist_count_status_hit;
+            if (s1_hist_count_status_hit) begin
+                any_data = any_data | s1_hist_count_status_rdata;
+            end
             any_hit = any_hit | info_cycle_count_hi_latch_hit;
             any_data = any_data | info_cycle_count_hi_latch_rdata;
             any_hit = any_hit | s0_tx_bytes_hi_latch_hit;
@@ -528,6 +740,10 @@ module toe_user_logic_regs_read_back (
             any_data = any_data | s0_elapsed_hi_latch_rdata;
             any_hit = any_hit | s0_err_offset_hi_latch_hit;
             any_data = any_data | s0_err_offset_hi_latch_rdata;
+            any_hit = any_hit | s0_rtt_sum_hi_latch_hit;
+            any_data = any_data | s0_rtt_sum_hi_latch_rdata;
+            any_hit = any_hit | s0_rtt_jitter_sum_hi_latch_hit;
+            any_data = any_data | s0_rtt_jitter_sum_hi_latch_rdata;
             any_hit = any_hit | s1_tx_bytes_hi_latch_hit;
             any_data = any_data | s1_tx_bytes_hi_latch_rdata;
             any_hit = any_hit | s1_rx_bytes_hi_latch_hit;
@@ -536,6 +752,10 @@ module toe_user_logic_regs_read_back (
             any_data = any_data | s1_elapsed_hi_latch_rdata;
             any_hit = any_hit | s1_err_offset_hi_latch_hit;
             any_data = any_data | s1_err_offset_hi_latch_rdata;
+            any_hit = any_hit | s1_rtt_sum_hi_latch_hit;
+            any_data = any_data | s1_rtt_sum_hi_latch_rdata;
+            any_hit = any_hit | s1_rtt_jitter_sum_hi_latch_hit;
+            any_data = any_data | s1_rtt_jitter_sum_hi_latch_rdata;
             any_hit = any_hit | info_id_constant_hit;
             if (info_id_constant_hit) begin
                 any_data = any_data | info_id_constant_rdata;

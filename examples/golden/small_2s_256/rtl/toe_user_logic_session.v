@@ -38,7 +38,13 @@ module toe_user_logic_session (
     input  wire         reg_stop,                 // End the send gracefully (one-cycle pulse)
     input  wire         reg_clear_errors,         // Clear the verifier's error record and count (one-cycle pulse)
     input  wire         reg_error,                // The sticky error bit as software sees it; its fall clears `error_cause`
-    input  wire [1:0]   reg_test_mode,            // `TestMode`: 0 disabled, 1 send, 2 receive, 3 full duplex
+    input  wire [2:0]   reg_test_mode,            // `TestMode`: 0 disabled, 1 send, 2 receive, 3 full duplex, 4 latency, 5 echo
+    input  wire [4:0]   reg_outstanding,          // Latency modes: requests unanswered at most, 1..=16
+    input  wire [15:0]  reg_request,              // Latency modes: request and response sizes, 1..=65,535
+    input  wire [15:0]  reg_response,
+    input  wire [31:0]  reg_request_count,        // Latency mode: requests the initiator sends
+    input  wire         reg_snapshot,             // Copy the round-trip results to their registers (one-cycle pulse)
+    input  wire [8:0]   reg_hist_index,           // The histogram bucket `reg_hist_count` shows
     input  wire         reg_verify,               // Check received data against the pattern
     input  wire         reg_tx_pattern,           // `TxPattern`: 0 incremental, 1 dummy
     input  wire         reg_conn_mode,            // `ConnMode`: 0 active (client), 1 passive (server)
@@ -59,7 +65,7 @@ module toe_user_logic_session (
     output reg          reg_busy,                 // From `start` until the test ends
     output reg          reg_connected,            // The TOE reports the connection established
     output reg          reg_closed,               // The connection was closed after being established; cleared by `start`
-    output wire         reg_sent,                 // This test's send has ended: its last beat was taken by the TOE
+    output reg          reg_sent,                 // This test's send has ended: its last beat was taken by the TOE
     output reg  [3:0]   reg_error_cause,          // `ErrorCause`
     output reg          reg_done_set,             // One-cycle pulses setting the sticky `done` / `error` register bits
     output reg          reg_error_set,            // One-cycle pulse setting the sticky `error` bit
@@ -74,6 +80,21 @@ module toe_user_logic_session (
     output wire [15:0]  reg_peer_port,            // Peer TCP port, held at establishment
     output wire [15:0]  reg_peer_mss,             // Peer MSS, held at establishment
     output wire [3:0]   reg_peer_window_scale,    // Peer window scale, held at establishment
+    output reg  [31:0]  reg_rtt_count,            // The round-trip results as of the last snapshot (`ctrl.snapshot`, or the end of a test)
+    output reg  [31:0]  reg_rtt_min,
+    output reg  [31:0]  reg_rtt_max,
+    output reg  [31:0]  reg_rtt_last,
+    output reg  [63:0]  reg_rtt_sum,
+    output reg  [63:0]  reg_rtt_jitter_sum,
+    output reg  [31:0]  reg_rtt_sum_sq_0,
+    output reg  [31:0]  reg_rtt_sum_sq_1,
+    output reg  [31:0]  reg_rtt_sum_sq_2,
+    output reg  [31:0]  reg_msg_sent,
+    output reg  [31:0]  reg_msg_received,
+    output reg  [31:0]  reg_msg_owed,
+    output reg  [4:0]   reg_in_flight,
+    output reg          reg_fault,
+    output wire [31:0]  reg_hist_count,           // The count of bucket `reg_hist_index` (live)
 
     // TOE session interface (`toe<s>_` on the top)
     output reg          toe_conn_req_valid,       // Connection request valid
@@ -109,15 +130,18 @@ module toe_user_logic_session (
     localparam C_ABORTED = 4'h5;
     localparam C_STALLED = 4'h6;
     localparam C_CONN_RESET = 4'h7;
-    localparam C_MODE_OFF = 2'b0;
-    localparam C_MODE_SEND = 2'b1;
-    localparam C_MODE_RECEIVE = 2'b10;
+    localparam C_MODE_OFF = 3'b0;
+    localparam C_MODE_SEND = 3'b1;
+    localparam C_MODE_RECEIVE = 3'b10;
+    localparam C_MODE_LATENCY = 3'b100;
+    localparam C_MODE_ECHO = 3'b101;
     localparam C_VCAUSE_BEYOND = 2'b10;
     localparam C_VCAUSE_SHORT = 2'b11;
     localparam C_DRAIN = 4'hf;
     localparam C_ZERO4 = 4'h0;
     localparam C_ZERO48 = 48'h0;
     localparam C_MAX48 = 48'hffffffffffff;
+    localparam C_SIXTEEN48 = 48'h10;
     localparam C_ONE4 = 4'h1;
 
     // States
@@ -188,72 +212,158 @@ module toe_user_logic_session (
     reg        half_q_next;
     reg        complete_q_reg = 1'h0;
     reg        complete_q_next;
+    reg        msg_q_reg = 1'h0;
+    reg        msg_q_next;
+    reg        init_q_reg = 1'h0;
+    reg        init_q_next;
+    reg [31:0] prod_lo_reg = 32'h0;
+    reg [31:0] prod_lo_next;
+    reg [31:0] prod_hi_reg = 32'h0;
+    reg [31:0] prod_hi_next;
+    reg        prod_pending_reg = 1'h0;
+    reg        prod_pending_next;
+    reg [31:0] snap_count_reg = 32'h0;
+    reg [31:0] snap_count_next;
+    reg [31:0] snap_min_reg = 32'h0;
+    reg [31:0] snap_min_next;
+    reg [31:0] snap_max_reg = 32'h0;
+    reg [31:0] snap_max_next;
+    reg [31:0] snap_last_reg = 32'h0;
+    reg [31:0] snap_last_next;
+    reg [63:0] snap_sum_reg = 64'h0;
+    reg [63:0] snap_sum_next;
+    reg [63:0] snap_jitter_reg = 64'h0;
+    reg [63:0] snap_jitter_next;
+    reg [95:0] snap_sum_sq_reg = 96'h0;
+    reg [95:0] snap_sum_sq_next;
+    reg [31:0] snap_sent_reg = 32'h0;
+    reg [31:0] snap_sent_next;
+    reg [31:0] snap_received_reg = 32'h0;
+    reg [31:0] snap_received_next;
+    reg [31:0] snap_owed_reg = 32'h0;
+    reg [31:0] snap_owed_next;
+    reg [4:0]  snap_in_flight_reg = 5'h0;
+    reg [4:0]  snap_in_flight_next;
+    reg        snap_fault_reg = 1'h0;
+    reg        snap_fault_next;
 
     // Combinational signals
-    reg       tx_ok;
-    reg       rx_ok;
-    reg       close_first;
-    reg [3:0] verifier_cause;
+    reg        tx_ok;
+    reg        rx_ok;
+    reg        close_first;
+    reg [15:0] count_lo;
+    reg [15:0] count_hi;
+    reg        starting;
+    reg        open_ready;
+    reg [3:0]  verifier_cause;
 
     // datapath
-    wire       datapath_tx_busy;
-    wire       datapath_rx_complete;
-    wire       datapath_rx_error;
-    wire       datapath_rx_beyond;
-    wire       datapath_rx_settled;
-    wire       datapath_rx_err_valid;
-    wire [1:0] datapath_rx_err_cause;
-    reg        datapath_tx_start;
-    reg        datapath_tx_abort;
-    reg        datapath_tx_clear;
-    reg        datapath_rx_start;
-    reg        datapath_rx_end;
-    reg        datapath_pattern;
+    wire        datapath_msg_clearing;
+    wire        datapath_msg_tx_busy;
+    wire [31:0] datapath_msg_sent;
+    wire [31:0] datapath_msg_received;
+    wire [31:0] datapath_msg_owed;
+    wire [4:0]  datapath_msg_in_flight;
+    wire        datapath_msg_done;
+    wire        datapath_msg_quiet;
+    wire        datapath_msg_partial;
+    wire        datapath_msg_fault;
+    wire [31:0] datapath_rtt_count;
+    wire [31:0] datapath_rtt_min;
+    wire [31:0] datapath_rtt_max;
+    wire [31:0] datapath_rtt_last;
+    wire [63:0] datapath_rtt_sum;
+    wire [95:0] datapath_rtt_sum_sq;
+    wire [63:0] datapath_rtt_jitter_sum;
+    wire        datapath_tx_busy;
+    wire        datapath_tx_done;
+    wire        datapath_rx_complete;
+    wire        datapath_rx_error;
+    wire        datapath_rx_beyond;
+    wire        datapath_rx_settled;
+    wire        datapath_rx_err_valid;
+    wire [1:0]  datapath_rx_err_cause;
+    reg         datapath_tx_start;
+    reg         datapath_tx_abort;
+    reg         datapath_tx_clear;
+    reg         datapath_rx_start;
+    reg         datapath_rx_end;
+    reg         datapath_pattern;
+    reg         datapath_msg_start;
+    reg         datapath_msg_go;
+    reg         datapath_msg_initiator;
     toe_user_logic_datapath u_datapath (
-        .clock          (clock),
-        .reset          (reset),
-        .tx_start       (datapath_tx_start),
-        .tx_abort       (datapath_tx_abort),
-        .tx_clear       (datapath_tx_clear),
-        .rx_start       (datapath_rx_start),
-        .rx_end         (datapath_rx_end),
-        .rx_clear       (reg_clear_errors),
-        .transfer_size  (size_reg),
-        .packet_size    (psize_reg),
-        .pattern        (datapath_pattern),
-        .verify         (verify_q_reg),
-        .open_ended     (open_q_reg),
-        .tx_stop        (stop_q_reg),
-        .prefix_length  (pfx_len_reg),
-        .prefix_only    (pfx_only_reg),
-        .tx_prefix      (shared_tx_prefix),
-        .tx_percent     (txp_reg),
-        .rx_percent     (rxp_reg),
-        .tx_busy        (datapath_tx_busy),
-        .tx_done        (reg_sent),
-        .tx_bytes       (reg_tx_bytes),
-        .tx_tdata       (toe_tx_tdata),
-        .tx_tkeep       (toe_tx_tkeep),
-        .tx_tlast       (toe_tx_tlast),
-        .tx_tvalid      (toe_tx_tvalid),
-        .tx_tready      (toe_tx_tready),
-        .rx_tdata       (toe_rx_tdata),
-        .rx_tkeep       (toe_rx_tkeep),
-        .rx_tlast       (toe_rx_tlast),
-        .rx_tvalid      (toe_rx_tvalid),
-        .rx_tready      (toe_rx_tready),
-        .rx_bytes       (reg_rx_bytes),
-        .rx_packets     (reg_rx_packets),
-        .rx_complete    (datapath_rx_complete),
-        .rx_error       (datapath_rx_error),
-        .rx_beyond      (datapath_rx_beyond),
-        .rx_settled     (datapath_rx_settled),
-        .rx_err_count   (reg_err_count),
-        .rx_err_valid   (datapath_rx_err_valid),
-        .rx_err_cause   (datapath_rx_err_cause),
-        .rx_err_offset  (reg_err_offset),
-        .rx_err_expected(reg_err_expected),
-        .rx_err_received(reg_err_received)
+        .clock            (clock),
+        .reset            (reset),
+        .tx_start         (datapath_tx_start),
+        .tx_abort         (datapath_tx_abort),
+        .tx_clear         (datapath_tx_clear),
+        .rx_start         (datapath_rx_start),
+        .rx_end           (datapath_rx_end),
+        .rx_clear         (reg_clear_errors),
+        .transfer_size    (size_reg),
+        .packet_size      (psize_reg),
+        .pattern          (datapath_pattern),
+        .verify           (verify_q_reg),
+        .open_ended       (open_q_reg),
+        .tx_stop          (stop_q_reg),
+        .prefix_length    (pfx_len_reg),
+        .prefix_only      (pfx_only_reg),
+        .tx_prefix        (shared_tx_prefix),
+        .tx_percent       (txp_reg),
+        .rx_percent       (rxp_reg),
+        .messages         (msg_q_reg),
+        .msg_start        (datapath_msg_start),
+        .msg_go           (datapath_msg_go),
+        .msg_initiator    (datapath_msg_initiator),
+        .msg_request_size (reg_request),
+        .msg_response_size(reg_response),
+        .msg_request_count(reg_request_count),
+        .msg_outstanding  (reg_outstanding),
+        .msg_clearing     (datapath_msg_clearing),
+        .msg_tx_busy      (datapath_msg_tx_busy),
+        .msg_sent         (datapath_msg_sent),
+        .msg_received     (datapath_msg_received),
+        .msg_owed         (datapath_msg_owed),
+        .msg_in_flight    (datapath_msg_in_flight),
+        .msg_done         (datapath_msg_done),
+        .msg_quiet        (datapath_msg_quiet),
+        .msg_partial      (datapath_msg_partial),
+        .msg_fault        (datapath_msg_fault),
+        .rtt_count        (datapath_rtt_count),
+        .rtt_min          (datapath_rtt_min),
+        .rtt_max          (datapath_rtt_max),
+        .rtt_last         (datapath_rtt_last),
+        .rtt_sum          (datapath_rtt_sum),
+        .rtt_sum_sq       (datapath_rtt_sum_sq),
+        .rtt_jitter_sum   (datapath_rtt_jitter_sum),
+        .hist_index       (reg_hist_index),
+        .hist_count       (reg_hist_count),
+        .tx_busy          (datapath_tx_busy),
+        .tx_done          (datapath_tx_done),
+        .tx_bytes         (reg_tx_bytes),
+        .tx_tdata         (toe_tx_tdata),
+        .tx_tkeep         (toe_tx_tkeep),
+        .tx_tlast         (toe_tx_tlast),
+        .tx_tvalid        (toe_tx_tvalid),
+        .tx_tready        (toe_tx_tready),
+        .rx_tdata         (toe_rx_tdata),
+        .rx_tkeep         (toe_rx_tkeep),
+        .rx_tlast         (toe_rx_tlast),
+        .rx_tvalid        (toe_rx_tvalid),
+        .rx_tready        (toe_rx_tready),
+        .rx_bytes         (reg_rx_bytes),
+        .rx_packets       (reg_rx_packets),
+        .rx_complete      (datapath_rx_complete),
+        .rx_error         (datapath_rx_error),
+        .rx_beyond        (datapath_rx_beyond),
+        .rx_settled       (datapath_rx_settled),
+        .rx_err_count     (reg_err_count),
+        .rx_err_valid     (datapath_rx_err_valid),
+        .rx_err_cause     (datapath_rx_err_cause),
+        .rx_err_offset    (reg_err_offset),
+        .rx_err_expected  (reg_err_expected),
+        .rx_err_received  (reg_err_received)
     );
 
     // watchdog
@@ -327,12 +437,74 @@ module toe_user_logic_session (
         fin_q_next = fin_q_reg;
         half_q_next = half_q_reg;
         complete_q_next = complete_q_reg;
+        msg_q_next = msg_q_reg;
+        init_q_next = init_q_reg;
+        prod_lo_next = prod_lo_reg;
+        prod_hi_next = prod_hi_reg;
+        prod_pending_next = prod_pending_reg;
+        snap_count_next = snap_count_reg;
+        snap_min_next = snap_min_reg;
+        snap_max_next = snap_max_reg;
+        snap_last_next = snap_last_reg;
+        snap_sum_next = snap_sum_reg;
+        snap_jitter_next = snap_jitter_reg;
+        snap_sum_sq_next = snap_sum_sq_reg;
+        snap_sent_next = snap_sent_reg;
+        snap_received_next = snap_received_reg;
+        snap_owed_next = snap_owed_reg;
+        snap_in_flight_next = snap_in_flight_reg;
+        snap_fault_next = snap_fault_reg;
         datapath_pattern = ~pattern_reg;
-        reg_busy = (state_reg != STATE_IDLE) | datapath_tx_busy;
+        count_lo = reg_request_count[(32'h0)+:(16)];
+        count_hi = reg_request_count[(32'h10)+:(16)];
+        starting = (state_reg == STATE_IDLE) & reg_start & (reg_test_mode != C_MODE_OFF);
+        datapath_msg_start = starting & ((reg_test_mode == C_MODE_LATENCY) | (reg_test_mode == C_MODE_ECHO));
+        datapath_msg_initiator = reg_test_mode == C_MODE_LATENCY;
+        datapath_msg_go = msg_q_reg & ((state_reg == STATE_RUN) | (state_reg == STATE_DRAIN));
+        open_ready = ~(msg_q_reg & datapath_msg_clearing);
+        if (reg_snapshot | (state_reg == STATE_FINISH)) begin
+            snap_count_next = datapath_rtt_count;
+            snap_min_next = datapath_rtt_min;
+            snap_max_next = datapath_rtt_max;
+            snap_last_next = datapath_rtt_last;
+            snap_sum_next = datapath_rtt_sum;
+            snap_jitter_next = datapath_rtt_jitter_sum;
+            snap_sum_sq_next = datapath_rtt_sum_sq;
+            snap_sent_next = datapath_msg_sent;
+            snap_received_next = datapath_msg_received;
+            snap_owed_next = datapath_msg_owed;
+            snap_in_flight_next = datapath_msg_in_flight;
+            snap_fault_next = datapath_msg_fault;
+        end
+        reg_rtt_count = snap_count_reg;
+        reg_rtt_min = snap_min_reg;
+        reg_rtt_max = snap_max_reg;
+        reg_rtt_last = snap_last_reg;
+        reg_rtt_sum = snap_sum_reg;
+        reg_rtt_jitter_sum = snap_jitter_reg;
+        reg_rtt_sum_sq_0 = snap_sum_sq_reg[(32'h0)+:(32)];
+        reg_rtt_sum_sq_1 = snap_sum_sq_reg[(32'h20)+:(32)];
+        reg_rtt_sum_sq_2 = snap_sum_sq_reg[(32'h40)+:(32)];
+        reg_msg_sent = snap_sent_reg;
+        reg_msg_received = snap_received_reg;
+        reg_msg_owed = snap_owed_reg;
+        reg_in_flight = snap_in_flight_reg;
+        reg_fault = snap_fault_reg;
+        prod_pending_next = 1'b0;
+        if (prod_pending_reg) begin
+            size_next = (((prod_hi_reg) & 48'hffffffffffff) << C_SIXTEEN48) + ((prod_lo_reg) & 48'hffffffffffff);
+        end
+        reg_busy = (state_reg != STATE_IDLE) | datapath_tx_busy | datapath_msg_tx_busy;
         reg_connected = toe_established;
         reg_closed = closed_q_reg;
+        if (msg_q_reg) begin
+            reg_sent = init_q_reg & datapath_msg_done;
+        end
+        else begin
+            reg_sent = datapath_tx_done;
+        end
         reg_error_cause = cause_reg;
-        toe_conn_req_valid = (state_reg == STATE_OPEN_REQ) | (state_reg == STATE_CLOSE_REQ);
+        toe_conn_req_valid = ((state_reg == STATE_OPEN_REQ) & open_ready) | (state_reg == STATE_CLOSE_REQ);
         toe_conn_req_open = state_reg == STATE_OPEN_REQ;
         toe_conn_req_active = active_reg;
         toe_conn_req_local_port = lport_reg;
@@ -349,10 +521,25 @@ module toe_user_logic_session (
         timer_start = 1'b0;
         timer_stop = 1'b0;
         peer_take = 1'b0;
-        tx_ok = ~tx_en_reg | reg_sent;
+        if (msg_q_reg) begin
+            if (init_q_reg) begin
+                tx_ok = datapath_msg_done;
+            end
+            else begin
+                tx_ok = toe_peer_closed & datapath_msg_quiet;
+            end
+        end
+        else begin
+            tx_ok = ~tx_en_reg | datapath_tx_done;
+        end
         complete_q_next = datapath_rx_complete;
-        rx_ok = ~rx_en_reg | complete_q_reg | datapath_rx_beyond | (open_q_reg & toe_peer_closed & datapath_rx_settled);
-        close_first = tx_en_reg & (~rx_en_reg | active_reg);
+        rx_ok = ~rx_en_reg | complete_q_reg | datapath_rx_beyond | (open_q_reg & toe_peer_closed & datapath_rx_settled) | (msg_q_reg & ~init_q_reg & toe_peer_closed & datapath_rx_settled & ~datapath_msg_partial);
+        if (msg_q_reg) begin
+            close_first = init_q_reg;
+        end
+        else begin
+            close_first = tx_en_reg & (~rx_en_reg | active_reg);
+        end
         if (datapath_rx_err_cause == C_VCAUSE_BEYOND) begin
             verifier_cause = C_BEYOND;
         end
@@ -381,7 +568,12 @@ module toe_user_logic_session (
                         active_next = ~reg_conn_mode;
                         lport_next = reg_fpga_port;
                         rport_next = reg_target_port;
-                        if (reg_open_ended) begin
+                        msg_q_next = (reg_test_mode == C_MODE_LATENCY) | (reg_test_mode == C_MODE_ECHO);
+                        init_q_next = reg_test_mode == C_MODE_LATENCY;
+                        prod_lo_next = count_lo * reg_response;
+                        prod_hi_next = count_hi * reg_response;
+                        prod_pending_next = reg_test_mode == C_MODE_LATENCY;
+                        if (reg_open_ended | (reg_test_mode == C_MODE_LATENCY) | (reg_test_mode == C_MODE_ECHO)) begin
                             size_next = C_MAX48;
                         end
                         else begin
@@ -392,7 +584,7 @@ module toe_user_logic_session (
                         verify_q_next = reg_verify;
                         txp_next = reg_tx_percent;
                         rxp_next = reg_rx_percent;
-                        open_q_next = reg_open_ended;
+                        open_q_next = reg_open_ended & (reg_test_mode != C_MODE_LATENCY) & (reg_test_mode != C_MODE_ECHO);
                         duration_q_next = reg_duration;
                         pfx_len_next = reg_prefix_length;
                         pfx_only_next = reg_prefix_only;
@@ -413,7 +605,7 @@ module toe_user_logic_session (
                 begin
                     datapath_rx_start = 1'b1;
                     datapath_tx_clear = 1'b1;
-                    if (toe_conn_req_ready) begin
+                    if (toe_conn_req_ready & open_ready) begin
                         if (aborting_reg) begin
                             state_next = STATE_CLOSE_REQ;
                         end
@@ -432,7 +624,7 @@ module toe_user_logic_session (
                         was_open_next = 1'b1;
                         peer_take = 1'b1;
                         timer_start = 1'b1;
-                        datapath_tx_start = tx_en_reg;
+                        datapath_tx_start = tx_en_reg & ~msg_q_reg;
                         state_next = STATE_RUN;
                     end
                 end
@@ -568,7 +760,7 @@ module toe_user_logic_session (
             if ((state_reg == STATE_WAIT_CLOSED) | fin_q_reg) begin
                 state_next = STATE_FINISH;
             end
-            else if ((state_reg != STATE_OPEN_REQ) | toe_conn_req_ready) begin
+            else if ((state_reg != STATE_OPEN_REQ) | (toe_conn_req_ready & open_ready)) begin
                 state_next = STATE_CLOSE_REQ;
             end
         end
@@ -580,34 +772,51 @@ module toe_user_logic_session (
     end
 
     always @(posedge clock) begin
-        state_reg        <= state_next;
-        tx_en_reg        <= tx_en_next;
-        rx_en_reg        <= rx_en_next;
-        active_reg       <= active_next;
-        aborting_reg     <= aborting_next;
-        lport_reg        <= lport_next;
-        rport_reg        <= rport_next;
-        size_reg         <= size_next;
-        psize_reg        <= psize_next;
-        pattern_reg      <= pattern_next;
-        verify_q_reg     <= verify_q_next;
-        txp_reg          <= txp_next;
-        rxp_reg          <= rxp_next;
-        fail_reg         <= fail_next;
-        cause_reg        <= cause_next;
-        closed_q_reg     <= closed_q_next;
-        was_open_reg     <= was_open_next;
-        drain_reg        <= drain_next;
-        error_q_reg      <= error_q_next;
-        open_q_reg       <= open_q_next;
-        duration_q_reg   <= duration_q_next;
-        pfx_len_reg      <= pfx_len_next;
-        pfx_only_reg     <= pfx_only_next;
-        stop_q_reg       <= stop_q_next;
-        duration_hit_reg <= duration_hit_next;
-        fin_q_reg        <= fin_q_next;
-        half_q_reg       <= half_q_next;
-        complete_q_reg   <= complete_q_next;
+        state_reg          <= state_next;
+        tx_en_reg          <= tx_en_next;
+        rx_en_reg          <= rx_en_next;
+        active_reg         <= active_next;
+        aborting_reg       <= aborting_next;
+        lport_reg          <= lport_next;
+        rport_reg          <= rport_next;
+        size_reg           <= size_next;
+        psize_reg          <= psize_next;
+        pattern_reg        <= pattern_next;
+        verify_q_reg       <= verify_q_next;
+        txp_reg            <= txp_next;
+        rxp_reg            <= rxp_next;
+        fail_reg           <= fail_next;
+        cause_reg          <= cause_next;
+        closed_q_reg       <= closed_q_next;
+        was_open_reg       <= was_open_next;
+        drain_reg          <= drain_next;
+        error_q_reg        <= error_q_next;
+        open_q_reg         <= open_q_next;
+        duration_q_reg     <= duration_q_next;
+        pfx_len_reg        <= pfx_len_next;
+        pfx_only_reg       <= pfx_only_next;
+        stop_q_reg         <= stop_q_next;
+        duration_hit_reg   <= duration_hit_next;
+        fin_q_reg          <= fin_q_next;
+        half_q_reg         <= half_q_next;
+        complete_q_reg     <= complete_q_next;
+        msg_q_reg          <= msg_q_next;
+        init_q_reg         <= init_q_next;
+        prod_lo_reg        <= prod_lo_next;
+        prod_hi_reg        <= prod_hi_next;
+        prod_pending_reg   <= prod_pending_next;
+        snap_count_reg     <= snap_count_next;
+        snap_min_reg       <= snap_min_next;
+        snap_max_reg       <= snap_max_next;
+        snap_last_reg      <= snap_last_next;
+        snap_sum_reg       <= snap_sum_next;
+        snap_jitter_reg    <= snap_jitter_next;
+        snap_sum_sq_reg    <= snap_sum_sq_next;
+        snap_sent_reg      <= snap_sent_next;
+        snap_received_reg  <= snap_received_next;
+        snap_owed_reg      <= snap_owed_next;
+        snap_in_flight_reg <= snap_in_flight_next;
+        snap_fault_reg     <= snap_fault_next;
     end
 
 endmodule

@@ -144,6 +144,7 @@ module toe_user_logic (
     wire s0_start;
     wire s0_abort;
     wire s0_clear_errors;
+    wire s0_snapshot;
     wire s0_stop;
     wire s0_busy;
     wire s0_connected;
@@ -154,7 +155,8 @@ module toe_user_logic (
     wire s0_error_set;
     wire s0_sent;
     wire [3:0] s0_error_cause;
-    wire [1:0] s0_test_mode;
+    wire [2:0] s0_test_mode;
+    wire [4:0] s0_outstanding;
     wire s0_verify;
     wire s0_tx_pattern;
     wire s0_conn_mode;
@@ -168,6 +170,8 @@ module toe_user_logic (
     wire [15:0] s0_fpga_port;
     wire [15:0] s0_target_port;
     wire [15:0] s0_stall_timeout;
+    wire [15:0] s0_request;
+    wire [15:0] s0_response;
     wire [63:0] s0_tx_bytes;
     wire [63:0] s0_rx_bytes;
     wire [63:0] s0_elapsed;
@@ -177,12 +181,30 @@ module toe_user_logic (
     wire [31:0] s0_err_received;
     wire [31:0] s0_err_count;
     wire [31:0] s0_rx_packets;
+    wire [31:0] s0_request_count;
     wire [15:0] s0_peer_port;
     wire [15:0] s0_peer_mss;
     wire [3:0] s0_peer_window_scale;
+    wire [31:0] s0_rtt_count;
+    wire [31:0] s0_rtt_min;
+    wire [31:0] s0_rtt_max;
+    wire [31:0] s0_rtt_last;
+    wire [63:0] s0_rtt_sum;
+    wire [63:0] s0_rtt_jitter_sum;
+    wire [31:0] s0_rtt_sum_sq_0;
+    wire [31:0] s0_rtt_sum_sq_1;
+    wire [31:0] s0_rtt_sum_sq_2;
+    wire [31:0] s0_msg_sent;
+    wire [31:0] s0_msg_received;
+    wire [4:0] s0_in_flight;
+    wire s0_fault;
+    wire [31:0] s0_msg_owed;
+    wire [8:0] s0_hist_index;
+    wire [31:0] s0_hist_count;
     wire s1_start;
     wire s1_abort;
     wire s1_clear_errors;
+    wire s1_snapshot;
     wire s1_stop;
     wire s1_busy;
     wire s1_connected;
@@ -193,7 +215,8 @@ module toe_user_logic (
     wire s1_error_set;
     wire s1_sent;
     wire [3:0] s1_error_cause;
-    wire [1:0] s1_test_mode;
+    wire [2:0] s1_test_mode;
+    wire [4:0] s1_outstanding;
     wire s1_verify;
     wire s1_tx_pattern;
     wire s1_conn_mode;
@@ -207,6 +230,8 @@ module toe_user_logic (
     wire [15:0] s1_fpga_port;
     wire [15:0] s1_target_port;
     wire [15:0] s1_stall_timeout;
+    wire [15:0] s1_request;
+    wire [15:0] s1_response;
     wire [63:0] s1_tx_bytes;
     wire [63:0] s1_rx_bytes;
     wire [63:0] s1_elapsed;
@@ -216,12 +241,30 @@ module toe_user_logic (
     wire [31:0] s1_err_received;
     wire [31:0] s1_err_count;
     wire [31:0] s1_rx_packets;
+    wire [31:0] s1_request_count;
     wire [15:0] s1_peer_port;
     wire [15:0] s1_peer_mss;
     wire [3:0] s1_peer_window_scale;
+    wire [31:0] s1_rtt_count;
+    wire [31:0] s1_rtt_min;
+    wire [31:0] s1_rtt_max;
+    wire [31:0] s1_rtt_last;
+    wire [63:0] s1_rtt_sum;
+    wire [63:0] s1_rtt_jitter_sum;
+    wire [31:0] s1_rtt_sum_sq_0;
+    wire [31:0] s1_rtt_sum_sq_1;
+    wire [31:0] s1_rtt_sum_sq_2;
+    wire [31:0] s1_msg_sent;
+    wire [31:0] s1_msg_received;
+    wire [4:0] s1_in_flight;
+    wire s1_fault;
+    wire [31:0] s1_msg_owed;
+    wire [8:0] s1_hist_index;
+    wire [31:0] s1_hist_count;
     wire s2_start;
     wire s2_abort;
     wire s2_clear_errors;
+    wire s2_snapshot;
     wire s2_stop;
     wire s2_busy;
     wire s2_connected;
@@ -232,7 +275,8 @@ module toe_user_logic (
     wire s2_error_set;
     wire s2_sent;
     wire [3:0] s2_error_cause;
-    wire [1:0] s2_test_mode;
+    wire [2:0] s2_test_mode;
+    wire [4:0] s2_outstanding;
     wire s2_verify;
     wire s2_tx_pattern;
     wire s2_conn_mode;
@@ -246,6 +290,8 @@ module toe_user_logic (
     wire [15:0] s2_fpga_port;
     wire [15:0] s2_target_port;
     wire [15:0] s2_stall_timeout;
+    wire [15:0] s2_request;
+    wire [15:0] s2_response;
     wire [63:0] s2_tx_bytes;
     wire [63:0] s2_rx_bytes;
     wire [63:0] s2_elapsed;
@@ -255,12 +301,30 @@ module toe_user_logic (
     wire [31:0] s2_err_received;
     wire [31:0] s2_err_count;
     wire [31:0] s2_rx_packets;
+    wire [31:0] s2_request_count;
     wire [15:0] s2_peer_port;
     wire [15:0] s2_peer_mss;
     wire [3:0] s2_peer_window_scale;
+    wire [31:0] s2_rtt_count;
+    wire [31:0] s2_rtt_min;
+    wire [31:0] s2_rtt_max;
+    wire [31:0] s2_rtt_last;
+    wire [63:0] s2_rtt_sum;
+    wire [63:0] s2_rtt_jitter_sum;
+    wire [31:0] s2_rtt_sum_sq_0;
+    wire [31:0] s2_rtt_sum_sq_1;
+    wire [31:0] s2_rtt_sum_sq_2;
+    wire [31:0] s2_msg_sent;
+    wire [31:0] s2_msg_received;
+    wire [4:0] s2_in_flight;
+    wire s2_fault;
+    wire [31:0] s2_msg_owed;
+    wire [8:0] s2_hist_index;
+    wire [31:0] s2_hist_count;
     wire s3_start;
     wire s3_abort;
     wire s3_clear_errors;
+    wire s3_snapshot;
     wire s3_stop;
     wire s3_busy;
     wire s3_connected;
@@ -271,7 +335,8 @@ module toe_user_logic (
     wire s3_error_set;
     wire s3_sent;
     wire [3:0] s3_error_cause;
-    wire [1:0] s3_test_mode;
+    wire [2:0] s3_test_mode;
+    wire [4:0] s3_outstanding;
     wire s3_verify;
     wire s3_tx_pattern;
     wire s3_conn_mode;
@@ -285,6 +350,8 @@ module toe_user_logic (
     wire [15:0] s3_fpga_port;
     wire [15:0] s3_target_port;
     wire [15:0] s3_stall_timeout;
+    wire [15:0] s3_request;
+    wire [15:0] s3_response;
     wire [63:0] s3_tx_bytes;
     wire [63:0] s3_rx_bytes;
     wire [63:0] s3_elapsed;
@@ -294,9 +361,26 @@ module toe_user_logic (
     wire [31:0] s3_err_received;
     wire [31:0] s3_err_count;
     wire [31:0] s3_rx_packets;
+    wire [31:0] s3_request_count;
     wire [15:0] s3_peer_port;
     wire [15:0] s3_peer_mss;
     wire [3:0] s3_peer_window_scale;
+    wire [31:0] s3_rtt_count;
+    wire [31:0] s3_rtt_min;
+    wire [31:0] s3_rtt_max;
+    wire [31:0] s3_rtt_last;
+    wire [63:0] s3_rtt_sum;
+    wire [63:0] s3_rtt_jitter_sum;
+    wire [31:0] s3_rtt_sum_sq_0;
+    wire [31:0] s3_rtt_sum_sq_1;
+    wire [31:0] s3_rtt_sum_sq_2;
+    wire [31:0] s3_msg_sent;
+    wire [31:0] s3_msg_received;
+    wire [4:0] s3_in_flight;
+    wire s3_fault;
+    wire [31:0] s3_msg_owed;
+    wire [8:0] s3_hist_index;
+    wire [31:0] s3_hist_count;
 
     toe_user_logic_regs u_regs (
         .s_axil_aclk(s_axil_aclk),
@@ -334,6 +418,7 @@ module toe_user_logic (
         .s0_start(s0_start),
         .s0_abort(s0_abort),
         .s0_clear_errors(s0_clear_errors),
+        .s0_snapshot(s0_snapshot),
         .s0_stop(s0_stop),
         .s0_busy(s0_busy),
         .s0_connected(s0_connected),
@@ -345,6 +430,7 @@ module toe_user_logic (
         .s0_sent(s0_sent),
         .s0_error_cause(s0_error_cause),
         .s0_test_mode(s0_test_mode),
+        .s0_outstanding(s0_outstanding),
         .s0_verify(s0_verify),
         .s0_tx_pattern(s0_tx_pattern),
         .s0_conn_mode(s0_conn_mode),
@@ -358,6 +444,8 @@ module toe_user_logic (
         .s0_fpga_port(s0_fpga_port),
         .s0_target_port(s0_target_port),
         .s0_stall_timeout(s0_stall_timeout),
+        .s0_request(s0_request),
+        .s0_response(s0_response),
         .s0_tx_bytes(s0_tx_bytes),
         .s0_rx_bytes(s0_rx_bytes),
         .s0_elapsed(s0_elapsed),
@@ -367,12 +455,30 @@ module toe_user_logic (
         .s0_err_received(s0_err_received),
         .s0_err_count(s0_err_count),
         .s0_rx_packets(s0_rx_packets),
+        .s0_request_count(s0_request_count),
         .s0_peer_port(s0_peer_port),
         .s0_peer_mss(s0_peer_mss),
         .s0_peer_window_scale(s0_peer_window_scale),
+        .s0_rtt_count(s0_rtt_count),
+        .s0_rtt_min(s0_rtt_min),
+        .s0_rtt_max(s0_rtt_max),
+        .s0_rtt_last(s0_rtt_last),
+        .s0_rtt_sum(s0_rtt_sum),
+        .s0_rtt_jitter_sum(s0_rtt_jitter_sum),
+        .s0_rtt_sum_sq_0(s0_rtt_sum_sq_0),
+        .s0_rtt_sum_sq_1(s0_rtt_sum_sq_1),
+        .s0_rtt_sum_sq_2(s0_rtt_sum_sq_2),
+        .s0_msg_sent(s0_msg_sent),
+        .s0_msg_received(s0_msg_received),
+        .s0_in_flight(s0_in_flight),
+        .s0_fault(s0_fault),
+        .s0_msg_owed(s0_msg_owed),
+        .s0_hist_index(s0_hist_index),
+        .s0_hist_count(s0_hist_count),
         .s1_start(s1_start),
         .s1_abort(s1_abort),
         .s1_clear_errors(s1_clear_errors),
+        .s1_snapshot(s1_snapshot),
         .s1_stop(s1_stop),
         .s1_busy(s1_busy),
         .s1_connected(s1_connected),
@@ -384,6 +490,7 @@ module toe_user_logic (
         .s1_sent(s1_sent),
         .s1_error_cause(s1_error_cause),
         .s1_test_mode(s1_test_mode),
+        .s1_outstanding(s1_outstanding),
         .s1_verify(s1_verify),
         .s1_tx_pattern(s1_tx_pattern),
         .s1_conn_mode(s1_conn_mode),
@@ -397,6 +504,8 @@ module toe_user_logic (
         .s1_fpga_port(s1_fpga_port),
         .s1_target_port(s1_target_port),
         .s1_stall_timeout(s1_stall_timeout),
+        .s1_request(s1_request),
+        .s1_response(s1_response),
         .s1_tx_bytes(s1_tx_bytes),
         .s1_rx_bytes(s1_rx_bytes),
         .s1_elapsed(s1_elapsed),
@@ -406,12 +515,30 @@ module toe_user_logic (
         .s1_err_received(s1_err_received),
         .s1_err_count(s1_err_count),
         .s1_rx_packets(s1_rx_packets),
+        .s1_request_count(s1_request_count),
         .s1_peer_port(s1_peer_port),
         .s1_peer_mss(s1_peer_mss),
         .s1_peer_window_scale(s1_peer_window_scale),
+        .s1_rtt_count(s1_rtt_count),
+        .s1_rtt_min(s1_rtt_min),
+        .s1_rtt_max(s1_rtt_max),
+        .s1_rtt_last(s1_rtt_last),
+        .s1_rtt_sum(s1_rtt_sum),
+        .s1_rtt_jitter_sum(s1_rtt_jitter_sum),
+        .s1_rtt_sum_sq_0(s1_rtt_sum_sq_0),
+        .s1_rtt_sum_sq_1(s1_rtt_sum_sq_1),
+        .s1_rtt_sum_sq_2(s1_rtt_sum_sq_2),
+        .s1_msg_sent(s1_msg_sent),
+        .s1_msg_received(s1_msg_received),
+        .s1_in_flight(s1_in_flight),
+        .s1_fault(s1_fault),
+        .s1_msg_owed(s1_msg_owed),
+        .s1_hist_index(s1_hist_index),
+        .s1_hist_count(s1_hist_count),
         .s2_start(s2_start),
         .s2_abort(s2_abort),
         .s2_clear_errors(s2_clear_errors),
+        .s2_snapshot(s2_snapshot),
         .s2_stop(s2_stop),
         .s2_busy(s2_busy),
         .s2_connected(s2_connected),
@@ -423,6 +550,7 @@ module toe_user_logic (
         .s2_sent(s2_sent),
         .s2_error_cause(s2_error_cause),
         .s2_test_mode(s2_test_mode),
+        .s2_outstanding(s2_outstanding),
         .s2_verify(s2_verify),
         .s2_tx_pattern(s2_tx_pattern),
         .s2_conn_mode(s2_conn_mode),
@@ -436,6 +564,8 @@ module toe_user_logic (
         .s2_fpga_port(s2_fpga_port),
         .s2_target_port(s2_target_port),
         .s2_stall_timeout(s2_stall_timeout),
+        .s2_request(s2_request),
+        .s2_response(s2_response),
         .s2_tx_bytes(s2_tx_bytes),
         .s2_rx_bytes(s2_rx_bytes),
         .s2_elapsed(s2_elapsed),
@@ -445,12 +575,30 @@ module toe_user_logic (
         .s2_err_received(s2_err_received),
         .s2_err_count(s2_err_count),
         .s2_rx_packets(s2_rx_packets),
+        .s2_request_count(s2_request_count),
         .s2_peer_port(s2_peer_port),
         .s2_peer_mss(s2_peer_mss),
         .s2_peer_window_scale(s2_peer_window_scale),
+        .s2_rtt_count(s2_rtt_count),
+        .s2_rtt_min(s2_rtt_min),
+        .s2_rtt_max(s2_rtt_max),
+        .s2_rtt_last(s2_rtt_last),
+        .s2_rtt_sum(s2_rtt_sum),
+        .s2_rtt_jitter_sum(s2_rtt_jitter_sum),
+        .s2_rtt_sum_sq_0(s2_rtt_sum_sq_0),
+        .s2_rtt_sum_sq_1(s2_rtt_sum_sq_1),
+        .s2_rtt_sum_sq_2(s2_rtt_sum_sq_2),
+        .s2_msg_sent(s2_msg_sent),
+        .s2_msg_received(s2_msg_received),
+        .s2_in_flight(s2_in_flight),
+        .s2_fault(s2_fault),
+        .s2_msg_owed(s2_msg_owed),
+        .s2_hist_index(s2_hist_index),
+        .s2_hist_count(s2_hist_count),
         .s3_start(s3_start),
         .s3_abort(s3_abort),
         .s3_clear_errors(s3_clear_errors),
+        .s3_snapshot(s3_snapshot),
         .s3_stop(s3_stop),
         .s3_busy(s3_busy),
         .s3_connected(s3_connected),
@@ -462,6 +610,7 @@ module toe_user_logic (
         .s3_sent(s3_sent),
         .s3_error_cause(s3_error_cause),
         .s3_test_mode(s3_test_mode),
+        .s3_outstanding(s3_outstanding),
         .s3_verify(s3_verify),
         .s3_tx_pattern(s3_tx_pattern),
         .s3_conn_mode(s3_conn_mode),
@@ -475,6 +624,8 @@ module toe_user_logic (
         .s3_fpga_port(s3_fpga_port),
         .s3_target_port(s3_target_port),
         .s3_stall_timeout(s3_stall_timeout),
+        .s3_request(s3_request),
+        .s3_response(s3_response),
         .s3_tx_bytes(s3_tx_bytes),
         .s3_rx_bytes(s3_rx_bytes),
         .s3_elapsed(s3_elapsed),
@@ -484,9 +635,26 @@ module toe_user_logic (
         .s3_err_received(s3_err_received),
         .s3_err_count(s3_err_count),
         .s3_rx_packets(s3_rx_packets),
+        .s3_request_count(s3_request_count),
         .s3_peer_port(s3_peer_port),
         .s3_peer_mss(s3_peer_mss),
-        .s3_peer_window_scale(s3_peer_window_scale)
+        .s3_peer_window_scale(s3_peer_window_scale),
+        .s3_rtt_count(s3_rtt_count),
+        .s3_rtt_min(s3_rtt_min),
+        .s3_rtt_max(s3_rtt_max),
+        .s3_rtt_last(s3_rtt_last),
+        .s3_rtt_sum(s3_rtt_sum),
+        .s3_rtt_jitter_sum(s3_rtt_jitter_sum),
+        .s3_rtt_sum_sq_0(s3_rtt_sum_sq_0),
+        .s3_rtt_sum_sq_1(s3_rtt_sum_sq_1),
+        .s3_rtt_sum_sq_2(s3_rtt_sum_sq_2),
+        .s3_msg_sent(s3_msg_sent),
+        .s3_msg_received(s3_msg_received),
+        .s3_in_flight(s3_in_flight),
+        .s3_fault(s3_fault),
+        .s3_msg_owed(s3_msg_owed),
+        .s3_hist_index(s3_hist_index),
+        .s3_hist_count(s3_hist_count)
     );
 
     toe_user_logic_session u_session0 (
@@ -498,6 +666,12 @@ module toe_user_logic (
         .reg_clear_errors(s0_clear_errors),
         .reg_error(s0_error),
         .reg_test_mode(s0_test_mode),
+        .reg_outstanding(s0_outstanding),
+        .reg_request(s0_request),
+        .reg_response(s0_response),
+        .reg_request_count(s0_request_count),
+        .reg_snapshot(s0_snapshot),
+        .reg_hist_index(s0_hist_index),
         .reg_verify(s0_verify),
         .reg_tx_pattern(s0_tx_pattern),
         .reg_conn_mode(s0_conn_mode),
@@ -531,6 +705,21 @@ module toe_user_logic (
         .reg_peer_port(s0_peer_port),
         .reg_peer_mss(s0_peer_mss),
         .reg_peer_window_scale(s0_peer_window_scale),
+        .reg_rtt_count(s0_rtt_count),
+        .reg_rtt_min(s0_rtt_min),
+        .reg_rtt_max(s0_rtt_max),
+        .reg_rtt_last(s0_rtt_last),
+        .reg_rtt_sum(s0_rtt_sum),
+        .reg_rtt_jitter_sum(s0_rtt_jitter_sum),
+        .reg_rtt_sum_sq_0(s0_rtt_sum_sq_0),
+        .reg_rtt_sum_sq_1(s0_rtt_sum_sq_1),
+        .reg_rtt_sum_sq_2(s0_rtt_sum_sq_2),
+        .reg_msg_sent(s0_msg_sent),
+        .reg_msg_received(s0_msg_received),
+        .reg_msg_owed(s0_msg_owed),
+        .reg_in_flight(s0_in_flight),
+        .reg_fault(s0_fault),
+        .reg_hist_count(s0_hist_count),
         .toe_conn_req_valid(toe0_conn_req_valid),
         .toe_conn_req_ready(toe0_conn_req_ready),
         .toe_conn_req_open(toe0_conn_req_open),
@@ -564,6 +753,12 @@ module toe_user_logic (
         .reg_clear_errors(s1_clear_errors),
         .reg_error(s1_error),
         .reg_test_mode(s1_test_mode),
+        .reg_outstanding(s1_outstanding),
+        .reg_request(s1_request),
+        .reg_response(s1_response),
+        .reg_request_count(s1_request_count),
+        .reg_snapshot(s1_snapshot),
+        .reg_hist_index(s1_hist_index),
         .reg_verify(s1_verify),
         .reg_tx_pattern(s1_tx_pattern),
         .reg_conn_mode(s1_conn_mode),
@@ -597,6 +792,21 @@ module toe_user_logic (
         .reg_peer_port(s1_peer_port),
         .reg_peer_mss(s1_peer_mss),
         .reg_peer_window_scale(s1_peer_window_scale),
+        .reg_rtt_count(s1_rtt_count),
+        .reg_rtt_min(s1_rtt_min),
+        .reg_rtt_max(s1_rtt_max),
+        .reg_rtt_last(s1_rtt_last),
+        .reg_rtt_sum(s1_rtt_sum),
+        .reg_rtt_jitter_sum(s1_rtt_jitter_sum),
+        .reg_rtt_sum_sq_0(s1_rtt_sum_sq_0),
+        .reg_rtt_sum_sq_1(s1_rtt_sum_sq_1),
+        .reg_rtt_sum_sq_2(s1_rtt_sum_sq_2),
+        .reg_msg_sent(s1_msg_sent),
+        .reg_msg_received(s1_msg_received),
+        .reg_msg_owed(s1_msg_owed),
+        .reg_in_flight(s1_in_flight),
+        .reg_fault(s1_fault),
+        .reg_hist_count(s1_hist_count),
         .toe_conn_req_valid(toe1_conn_req_valid),
         .toe_conn_req_ready(toe1_conn_req_ready),
         .toe_conn_req_open(toe1_conn_req_open),
@@ -630,6 +840,12 @@ module toe_user_logic (
         .reg_clear_errors(s2_clear_errors),
         .reg_error(s2_error),
         .reg_test_mode(s2_test_mode),
+        .reg_outstanding(s2_outstanding),
+        .reg_request(s2_request),
+        .reg_response(s2_response),
+        .reg_request_count(s2_request_count),
+        .reg_snapshot(s2_snapshot),
+        .reg_hist_index(s2_hist_index),
         .reg_verify(s2_verify),
         .reg_tx_pattern(s2_tx_pattern),
         .reg_conn_mode(s2_conn_mode),
@@ -663,6 +879,21 @@ module toe_user_logic (
         .reg_peer_port(s2_peer_port),
         .reg_peer_mss(s2_peer_mss),
         .reg_peer_window_scale(s2_peer_window_scale),
+        .reg_rtt_count(s2_rtt_count),
+        .reg_rtt_min(s2_rtt_min),
+        .reg_rtt_max(s2_rtt_max),
+        .reg_rtt_last(s2_rtt_last),
+        .reg_rtt_sum(s2_rtt_sum),
+        .reg_rtt_jitter_sum(s2_rtt_jitter_sum),
+        .reg_rtt_sum_sq_0(s2_rtt_sum_sq_0),
+        .reg_rtt_sum_sq_1(s2_rtt_sum_sq_1),
+        .reg_rtt_sum_sq_2(s2_rtt_sum_sq_2),
+        .reg_msg_sent(s2_msg_sent),
+        .reg_msg_received(s2_msg_received),
+        .reg_msg_owed(s2_msg_owed),
+        .reg_in_flight(s2_in_flight),
+        .reg_fault(s2_fault),
+        .reg_hist_count(s2_hist_count),
         .toe_conn_req_valid(toe2_conn_req_valid),
         .toe_conn_req_ready(toe2_conn_req_ready),
         .toe_conn_req_open(toe2_conn_req_open),
@@ -696,6 +927,12 @@ module toe_user_logic (
         .reg_clear_errors(s3_clear_errors),
         .reg_error(s3_error),
         .reg_test_mode(s3_test_mode),
+        .reg_outstanding(s3_outstanding),
+        .reg_request(s3_request),
+        .reg_response(s3_response),
+        .reg_request_count(s3_request_count),
+        .reg_snapshot(s3_snapshot),
+        .reg_hist_index(s3_hist_index),
         .reg_verify(s3_verify),
         .reg_tx_pattern(s3_tx_pattern),
         .reg_conn_mode(s3_conn_mode),
@@ -729,6 +966,21 @@ module toe_user_logic (
         .reg_peer_port(s3_peer_port),
         .reg_peer_mss(s3_peer_mss),
         .reg_peer_window_scale(s3_peer_window_scale),
+        .reg_rtt_count(s3_rtt_count),
+        .reg_rtt_min(s3_rtt_min),
+        .reg_rtt_max(s3_rtt_max),
+        .reg_rtt_last(s3_rtt_last),
+        .reg_rtt_sum(s3_rtt_sum),
+        .reg_rtt_jitter_sum(s3_rtt_jitter_sum),
+        .reg_rtt_sum_sq_0(s3_rtt_sum_sq_0),
+        .reg_rtt_sum_sq_1(s3_rtt_sum_sq_1),
+        .reg_rtt_sum_sq_2(s3_rtt_sum_sq_2),
+        .reg_msg_sent(s3_msg_sent),
+        .reg_msg_received(s3_msg_received),
+        .reg_msg_owed(s3_msg_owed),
+        .reg_in_flight(s3_in_flight),
+        .reg_fault(s3_fault),
+        .reg_hist_count(s3_hist_count),
         .toe_conn_req_valid(toe3_conn_req_valid),
         .toe_conn_req_ready(toe3_conn_req_ready),
         .toe_conn_req_open(toe3_conn_req_open),

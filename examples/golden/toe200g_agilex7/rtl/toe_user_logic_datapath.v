@@ -11,74 +11,110 @@
 // verifier). The session (`Session`,
 // `session.rs`) wraps it and drives its start/abort/end pulses.
 //
-//   tx_start/abort, sizes, pattern --> TrafficGenerator --> RateLimiter(tx_percent) --> tx_t* (to the TOE)
+//   tx_start/abort, sizes, pattern --> TrafficGenerator --+
+//   msg_start/go, latency params ----> RoundTrips --------+-(messages)-> RateLimiter(tx_percent) --> tx_t* (to the TOE)
 //   rx_t* (from the TOE) --> RateLimiter(rx_percent) --> DataVerifier <-- rx_start/end/clear, verify
+//                                                    +-> RoundTrips (take, keep; its rx_ready gates the verifier's side)
 module toe_user_logic_datapath (
     // Clock and reset
-    input  wire          clock,           // User clock
-    input  wire          reset,           // Synchronous reset, active high
+    input  wire          clock,             // User clock
+    input  wire          reset,             // Synchronous reset, active high
 
     // Control (from the session)
-    input  wire          tx_start,        // Start sending (one-cycle pulse)
-    input  wire          tx_abort,        // Abort sending (one-cycle pulse)
-    input  wire          tx_clear,        // A new test begins: zero the transmit byte count (one-cycle pulse)
-    input  wire          rx_start,        // Start receiving: new transfer for the verifier (one-cycle pulse)
-    input  wire          rx_end,          // The peer has closed: check for a short transfer (one-cycle pulse)
-    input  wire          rx_clear,        // Clear the verifier's error record and count (one-cycle pulse)
+    input  wire          tx_start,          // Start sending (one-cycle pulse)
+    input  wire          tx_abort,          // Abort sending (one-cycle pulse)
+    input  wire          tx_clear,          // A new test begins: zero the transmit byte count (one-cycle pulse)
+    input  wire          rx_start,          // Start receiving: new transfer for the verifier (one-cycle pulse)
+    input  wire          rx_end,            // The peer has closed: check for a short transfer (one-cycle pulse)
+    input  wire          rx_clear,          // Clear the verifier's error record and count (one-cycle pulse)
 
     // Test parameters, latched by the session at start
-    input  wire [47:0]   transfer_size,   // Transfer size in bytes, 1 .. 2^48-1
-    input  wire [47:0]   packet_size,     // Packet size in bytes (whole beats; 0 = none)
-    input  wire          pattern,         // 1: incremental pattern, 0: dummy data
-    input  wire          verify,          // Check received data against the pattern
-    input  wire          open_ended,      // 1: the generator sends until `tx_stop`, whatever `transfer_size` says (an open-ended receive is `transfer_size` 2^48-1, set by the session)
-    input  wire          tx_stop,         // Level: end the transmit stream with its next beat (marked tlast)
-    input  wire [6:0]    prefix_length,   // Bytes of `tx_prefix` the transmit stream begins with, 0..=64
-    input  wire          prefix_only,     // 1: the transmit stream is the prefix alone
-    input  wire [511:0]  tx_prefix,       // The TX prefix bank (the register file's, shared), byte k in bits 8k+7:8k
-    input  wire [6:0]    tx_percent,      // TX max speed, % of the bus peak (1..=100)
-    input  wire [6:0]    rx_percent,      // RX max speed, % of the bus peak (1..=100)
+    input  wire [47:0]   transfer_size,     // Transfer size in bytes, 1 .. 2^48-1
+    input  wire [47:0]   packet_size,       // Packet size in bytes (whole beats; 0 = none)
+    input  wire          pattern,           // 1: incremental pattern, 0: dummy data
+    input  wire          verify,            // Check received data against the pattern
+    input  wire          open_ended,        // 1: the generator sends until `tx_stop`, whatever `transfer_size` says (an open-ended receive is `transfer_size` 2^48-1, set by the session)
+    input  wire          tx_stop,           // Level: end the transmit stream with its next beat (marked tlast)
+    input  wire [6:0]    prefix_length,     // Bytes of `tx_prefix` the transmit stream begins with, 0..=64
+    input  wire          prefix_only,       // 1: the transmit stream is the prefix alone
+    input  wire [511:0]  tx_prefix,         // The TX prefix bank (the register file's, shared), byte k in bits 8k+7:8k
+    input  wire [6:0]    tx_percent,        // TX max speed, % of the bus peak (1..=100)
+    input  wire [6:0]    rx_percent,        // RX max speed, % of the bus peak (1..=100)
+
+    // The latency modes (issue 29; `RoundTrips`)
+    input  wire          messages,          // Level: the streams are the latency modes' messages
+    input  wire          msg_start,         // A latency test begins: sample the parameters below, sweep the histogram (one-cycle pulse)
+    input  wire          msg_go,            // Level: the latency test runs (requests may leave, ends are answered)
+    input  wire          msg_initiator,     // 1: initiator, 0: echo
+    input  wire [15:0]   msg_request_size,  // Request size in bytes, 1 ..= 65,535
+    input  wire [15:0]   msg_response_size, // Response size in bytes, 1 ..= 65,535
+    input  wire [31:0]   msg_request_count, // Requests the initiator sends
+    input  wire [4:0]    msg_outstanding,   // Requests unanswered at most, 1 ..= 16
+    output wire          msg_clearing,      // The histogram's sweep runs
+    output wire          msg_tx_busy,       // A message is owed, under way or presented
+    output wire [31:0]   msg_sent,          // Messages sent and received since `msg_start`
+    output wire [31:0]   msg_received,
+    output wire [31:0]   msg_owed,          // Responses owed by the echo; requests in flight of the initiator
+    output wire [4:0]    msg_in_flight,
+    output wire          msg_done,          // Initiator: every response ended
+    output wire          msg_quiet,         // Nothing received is on its way to a send; a received message is partly in
+    output wire          msg_partial,
+    output wire          msg_fault,         // A round trip could not be measured (sticky until `msg_start`)
+    output wire [31:0]   rtt_count,         // The round trips' moments, in user-clock cycles
+    output wire [31:0]   rtt_min,
+    output wire [31:0]   rtt_max,
+    output wire [31:0]   rtt_last,
+    output wire [63:0]   rtt_sum,
+    output wire [95:0]   rtt_sum_sq,
+    output wire [63:0]   rtt_jitter_sum,
+    input  wire [8:0]    hist_index,        // Histogram bucket to read, and its count the cycle after
+    output wire [31:0]   hist_count,
 
     // Transmit status
-    output wire          tx_busy,         // Transmit in progress
-    output wire          tx_done,         // Last transmit completed
-    output wire [63:0]   tx_bytes,        // Bytes accepted by the TOE since start
+    output wire          tx_busy,           // Transmit in progress
+    output wire          tx_done,           // Last transmit completed
+    output reg  [63:0]   tx_bytes,          // Bytes accepted by the TOE since start
 
     // Transmit stream to the TOE (AXI4-Stream)
-    output wire [1023:0] tx_tdata,        // Transmit stream to the TOE
-    output wire [127:0]  tx_tkeep,        // Byte enables
-    output wire          tx_tlast,        // Last beat of a packet
-    output wire          tx_tvalid,       // Beat valid
-    input  wire          tx_tready,       // The TOE takes the beat
+    output wire [1023:0] tx_tdata,          // Transmit stream to the TOE
+    output wire [127:0]  tx_tkeep,          // Byte enables
+    output wire          tx_tlast,          // Last beat of a packet
+    output wire          tx_tvalid,         // Beat valid
+    input  wire          tx_tready,         // The TOE takes the beat
 
     // Receive stream from the TOE (AXI4-Stream)
-    input  wire [1023:0] rx_tdata,        // Receive stream from the TOE
-    input  wire [127:0]  rx_tkeep,        // Byte enables
-    input  wire          rx_tlast,        // Last beat of a packet
-    input  wire          rx_tvalid,       // Beat valid
-    output wire          rx_tready,       // Ready for a beat (gated by the RX limiter)
+    input  wire [1023:0] rx_tdata,          // Receive stream from the TOE
+    input  wire [127:0]  rx_tkeep,          // Byte enables
+    input  wire          rx_tlast,          // Last beat of a packet
+    input  wire          rx_tvalid,         // Beat valid
+    output wire          rx_tready,         // Ready for a beat (gated by the RX limiter)
 
     // Receive status and first-error record
-    output wire [63:0]   rx_bytes,        // Bytes received since rx_start
-    output wire [31:0]   rx_packets,      // Packets (beats with tlast) received since rx_start
-    output wire          rx_complete,     // rx_bytes equals the transfer size
-    output wire          rx_error,        // Sticky receive error
-    output wire          rx_beyond,       // Data past the transfer size arrived (sticky until `rx_start`)
-    output wire          rx_settled,      // No received beat is still in the verifier's pipeline
-    output wire [31:0]   rx_err_count,    // Beats with a wrong or late byte, plus a short end (saturating)
-    output wire          rx_err_valid,    // The first-error record is complete
-    output wire [1:0]    rx_err_cause,    // The verifier's internal cause (`data_verifier::CAUSE_*`: 1 mismatch, 2 data beyond the size, 3 short transfer), not the register map's `error_cause`
-    output wire [47:0]   rx_err_offset,   // Stream offset of the first error
-    output wire [31:0]   rx_err_expected, // Expected word at the first error
-    output wire [31:0]   rx_err_received  // Received word at the first error
+    output wire [63:0]   rx_bytes,          // Bytes received since rx_start
+    output wire [31:0]   rx_packets,        // Packets (beats with tlast) received since rx_start
+    output wire          rx_complete,       // rx_bytes equals the transfer size
+    output wire          rx_error,          // Sticky receive error
+    output wire          rx_beyond,         // Data past the transfer size arrived (sticky until `rx_start`)
+    output wire          rx_settled,        // No received beat is still in the verifier's pipeline
+    output wire [31:0]   rx_err_count,      // Beats with a wrong or late byte, plus a short end (saturating)
+    output wire          rx_err_valid,      // The first-error record is complete
+    output wire [1:0]    rx_err_cause,      // The verifier's internal cause (`data_verifier::CAUSE_*`: 1 mismatch, 2 data beyond the size, 3 short transfer), not the register map's `error_cause`
+    output wire [47:0]   rx_err_offset,     // Stream offset of the first error
+    output wire [31:0]   rx_err_expected,   // Expected word at the first error
+    output wire [31:0]   rx_err_received    // Received word at the first error
 );
 
+    // Combinational signals
+    reg rx_open;
+
     // generator
+    wire [63:0]   generator_bytes_sent;
     wire [1023:0] generator_m_tdata;
     wire [127:0]  generator_m_tkeep;
     wire          generator_m_tlast;
     wire          generator_m_tvalid;
     reg           generator_enable;
+    reg           generator_m_tready;
     toe_user_logic_traffic_generator u_generator (
         .clock        (clock),
         .reset        (reset),
@@ -96,24 +132,28 @@ module toe_user_logic_datapath (
         .enable       (generator_enable),
         .busy         (tx_busy),
         .done         (tx_done),
-        .bytes_sent   (tx_bytes),
+        .bytes_sent   (generator_bytes_sent),
         .m_tdata      (generator_m_tdata),
         .m_tkeep      (generator_m_tkeep),
         .m_tlast      (generator_m_tlast),
         .m_tvalid     (generator_m_tvalid),
-        .m_tready     (tx_limiter_s_tready)
+        .m_tready     (generator_m_tready)
     );
 
     // tx_limiter
-    wire tx_limiter_s_tready;
+    wire          tx_limiter_s_tready;
+    reg  [1023:0] tx_limiter_s_tdata;
+    reg  [127:0]  tx_limiter_s_tkeep;
+    reg           tx_limiter_s_tlast;
+    reg           tx_limiter_s_tvalid;
     toe_user_logic_rate_limiter u_tx_limiter (
         .clock   (clock),
         .reset   (reset),
         .percent (tx_percent),
-        .s_tdata (generator_m_tdata),
-        .s_tkeep (generator_m_tkeep),
-        .s_tlast (generator_m_tlast),
-        .s_tvalid(generator_m_tvalid),
+        .s_tdata (tx_limiter_s_tdata),
+        .s_tkeep (tx_limiter_s_tkeep),
+        .s_tlast (tx_limiter_s_tlast),
+        .s_tvalid(tx_limiter_s_tvalid),
         .s_tready(tx_limiter_s_tready),
         .m_tdata (tx_tdata),
         .m_tkeep (tx_tkeep),
@@ -127,6 +167,7 @@ module toe_user_logic_datapath (
     wire [127:0]  rx_limiter_m_tkeep;
     wire          rx_limiter_m_tlast;
     wire          rx_limiter_m_tvalid;
+    reg           rx_limiter_m_tready;
     toe_user_logic_rate_limiter u_rx_limiter (
         .clock   (clock),
         .reset   (reset),
@@ -140,7 +181,7 @@ module toe_user_logic_datapath (
         .m_tkeep (rx_limiter_m_tkeep),
         .m_tlast (rx_limiter_m_tlast),
         .m_tvalid(rx_limiter_m_tvalid),
-        .m_tready(verifier_s_tready)
+        .m_tready(rx_limiter_m_tready)
     );
 
     // verifier
@@ -172,8 +213,80 @@ module toe_user_logic_datapath (
         .err_received (rx_err_received)
     );
 
+    // round_trips
+    wire [1023:0] round_trips_m_tdata;
+    wire [127:0]  round_trips_m_tkeep;
+    wire          round_trips_m_tlast;
+    wire          round_trips_m_tvalid;
+    wire          round_trips_rx_ready;
+    wire [63:0]   round_trips_tx_bytes;
+    reg           round_trips_enable;
+    reg           round_trips_m_tready;
+    reg           round_trips_rx_take;
+    toe_user_logic_round_trips u_round_trips (
+        .clock         (clock),
+        .reset         (reset),
+        .start         (msg_start),
+        .abort_req     (tx_abort),
+        .go            (msg_go),
+        .initiator     (msg_initiator),
+        .request_size  (msg_request_size),
+        .response_size (msg_response_size),
+        .request_count (msg_request_count),
+        .outstanding   (msg_outstanding),
+        .enable        (round_trips_enable),
+        .m_tdata       (round_trips_m_tdata),
+        .m_tkeep       (round_trips_m_tkeep),
+        .m_tlast       (round_trips_m_tlast),
+        .m_tvalid      (round_trips_m_tvalid),
+        .m_tready      (round_trips_m_tready),
+        .rx_take       (round_trips_rx_take),
+        .rx_keep       (rx_limiter_m_tkeep),
+        .rx_ready      (round_trips_rx_ready),
+        .clearing      (msg_clearing),
+        .tx_busy       (msg_tx_busy),
+        .tx_bytes      (round_trips_tx_bytes),
+        .sent          (msg_sent),
+        .received      (msg_received),
+        .owed          (msg_owed),
+        .in_flight     (msg_in_flight),
+        .quiet         (msg_quiet),
+        .rx_partial    (msg_partial),
+        .done          (msg_done),
+        .fault         (msg_fault),
+        .rtt_count     (rtt_count),
+        .rtt_min       (rtt_min),
+        .rtt_max       (rtt_max),
+        .rtt_sum       (rtt_sum),
+        .rtt_sum_sq    (rtt_sum_sq),
+        .rtt_jitter_sum(rtt_jitter_sum),
+        .rtt_last      (rtt_last),
+        .hist_index    (hist_index),
+        .hist_count    (hist_count)
+    );
+
     always @(*) begin
         generator_enable = 1'b1;
+        round_trips_enable = 1'b1;
+        if (messages) begin
+            tx_limiter_s_tdata = round_trips_m_tdata;
+            tx_limiter_s_tkeep = round_trips_m_tkeep;
+            tx_limiter_s_tlast = round_trips_m_tlast;
+            tx_limiter_s_tvalid = round_trips_m_tvalid;
+            tx_bytes = round_trips_tx_bytes;
+        end
+        else begin
+            tx_limiter_s_tdata = generator_m_tdata;
+            tx_limiter_s_tkeep = generator_m_tkeep;
+            tx_limiter_s_tlast = generator_m_tlast;
+            tx_limiter_s_tvalid = generator_m_tvalid;
+            tx_bytes = generator_bytes_sent;
+        end
+        generator_m_tready = tx_limiter_s_tready & ~messages;
+        round_trips_m_tready = tx_limiter_s_tready & messages;
+        rx_open = verifier_s_tready & (round_trips_rx_ready | ~messages);
+        rx_limiter_m_tready = rx_open;
+        round_trips_rx_take = messages & rx_limiter_m_tvalid & rx_open;
     end
 
 endmodule

@@ -54,6 +54,7 @@ module toe_user_logic_regs (
     output wire         s0_start,              // Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test
     output wire         s0_abort,              // Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`
     output wire         s0_clear_errors,       // Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)
+    output wire         s0_snapshot,           // Write 1: copy the round-trip results (`rtt_*`, `msg_sent`, `msg_received`, `msg_owed`, `latency_status`) into the registers software reads, all in one user-clock cycle, so they are one consistent set while a latency test runs
     output wire         s0_stop,               // Write 1: end the send gracefully, in either transfer mode: the stream ends with the next beat (marked tlast; at most one beat follows the write), the session closes as after a complete send, and the test ends `done` with every byte counted in `tx_bytes`
     input  wire         s0_busy,               // 1 from `start` until the test ends (done or error)
     input  wire         s0_connected,          // 1 while the connection is established
@@ -64,7 +65,8 @@ module toe_user_logic_regs (
     input  wire         s0_error_set,          // Sets `s0_error` (one-cycle pulse): Set when the test failed; `error_cause` says why
     input  wire         s0_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     input  wire [3:0]   s0_error_cause,        // Why `error` was set; `none` while `error` is 0
-    output wire [1:0]   s0_test_mode,          // What the session does
+    output wire [2:0]   s0_test_mode,          // What the session does
+    output wire [4:0]   s0_outstanding,        // Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR)
     output wire         s0_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
     output wire         s0_tx_pattern,         // Data the session sends
     output wire         s0_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
@@ -78,6 +80,8 @@ module toe_user_logic_regs (
     output wire [15:0]  s0_fpga_port,          // Port number
     output wire [15:0]  s0_target_port,        // Port number
     output wire [15:0]  s0_stall_timeout,      // Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection
+    output wire [15:0]  s0_request,            // Request size in bytes, 1..=65,535
+    output wire [15:0]  s0_response,           // Response size in bytes, 1..=65,535
     input  wire [63:0]  s0_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s0_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s0_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
@@ -87,14 +91,32 @@ module toe_user_logic_regs (
     input  wire [31:0]  s0_err_received,       // Received word at `err_offset`
     input  wire [31:0]  s0_err_count,          // Count
     input  wire [31:0]  s0_rx_packets,         // Count; wraps at 2^32
+    output wire [31:0]  s0_request_count,      // Requests, 1..=4,294,967,295
     input  wire [15:0]  s0_peer_port,          // Port number
     input  wire [15:0]  s0_peer_mss,           // MSS in bytes
     input  wire [3:0]   s0_peer_window_scale,  // Window scale shift count, 0..=14
+    input  wire [31:0]  s0_rtt_count,          // Count
+    input  wire [31:0]  s0_rtt_min,            // Cycles
+    input  wire [31:0]  s0_rtt_max,            // Cycles
+    input  wire [31:0]  s0_rtt_last,           // Cycles
+    input  wire [63:0]  s0_rtt_sum,            // Sum of the round trips, in user-clock cycles (snapshot); the mean is `rtt_sum / rtt_count`
+    input  wire [63:0]  s0_rtt_jitter_sum,     // Sum of |rtt(i) - rtt(i-1)| over consecutive round trips, in user-clock cycles (snapshot); divided by `rtt_count - 1`, the jitter RFC 3550 smooths
+    input  wire [31:0]  s0_rtt_sum_sq_0,       // Bits 31:0
+    input  wire [31:0]  s0_rtt_sum_sq_1,       // Bits 63:32
+    input  wire [31:0]  s0_rtt_sum_sq_2,       // Bits 95:64
+    input  wire [31:0]  s0_msg_sent,           // Count
+    input  wire [31:0]  s0_msg_received,       // Count
+    input  wire [4:0]   s0_in_flight,          // Requests sent whose response has not ended, 0..=16
+    input  wire         s0_fault,              // 1: a round trip could not be measured (a response before its request); the counts above still hold every one that was
+    input  wire [31:0]  s0_msg_owed,           // Count
+    output wire [8:0]   s0_hist_index,         // Bucket, 0..=463
+    input  wire [31:0]  s0_hist_count,         // Count
 
     // s1 registers
     output wire         s1_start,              // Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test
     output wire         s1_abort,              // Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`
     output wire         s1_clear_errors,       // Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)
+    output wire         s1_snapshot,           // Write 1: copy the round-trip results (`rtt_*`, `msg_sent`, `msg_received`, `msg_owed`, `latency_status`) into the registers software reads, all in one user-clock cycle, so they are one consistent set while a latency test runs
     output wire         s1_stop,               // Write 1: end the send gracefully, in either transfer mode: the stream ends with the next beat (marked tlast; at most one beat follows the write), the session closes as after a complete send, and the test ends `done` with every byte counted in `tx_bytes`
     input  wire         s1_busy,               // 1 from `start` until the test ends (done or error)
     input  wire         s1_connected,          // 1 while the connection is established
@@ -105,7 +127,8 @@ module toe_user_logic_regs (
     input  wire         s1_error_set,          // Sets `s1_error` (one-cycle pulse): Set when the test failed; `error_cause` says why
     input  wire         s1_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     input  wire [3:0]   s1_error_cause,        // Why `error` was set; `none` while `error` is 0
-    output wire [1:0]   s1_test_mode,          // What the session does
+    output wire [2:0]   s1_test_mode,          // What the session does
+    output wire [4:0]   s1_outstanding,        // Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR)
     output wire         s1_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
     output wire         s1_tx_pattern,         // Data the session sends
     output wire         s1_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
@@ -119,6 +142,8 @@ module toe_user_logic_regs (
     output wire [15:0]  s1_fpga_port,          // Port number
     output wire [15:0]  s1_target_port,        // Port number
     output wire [15:0]  s1_stall_timeout,      // Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection
+    output wire [15:0]  s1_request,            // Request size in bytes, 1..=65,535
+    output wire [15:0]  s1_response,           // Response size in bytes, 1..=65,535
     input  wire [63:0]  s1_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s1_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s1_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
@@ -128,14 +153,32 @@ module toe_user_logic_regs (
     input  wire [31:0]  s1_err_received,       // Received word at `err_offset`
     input  wire [31:0]  s1_err_count,          // Count
     input  wire [31:0]  s1_rx_packets,         // Count; wraps at 2^32
+    output wire [31:0]  s1_request_count,      // Requests, 1..=4,294,967,295
     input  wire [15:0]  s1_peer_port,          // Port number
     input  wire [15:0]  s1_peer_mss,           // MSS in bytes
     input  wire [3:0]   s1_peer_window_scale,  // Window scale shift count, 0..=14
+    input  wire [31:0]  s1_rtt_count,          // Count
+    input  wire [31:0]  s1_rtt_min,            // Cycles
+    input  wire [31:0]  s1_rtt_max,            // Cycles
+    input  wire [31:0]  s1_rtt_last,           // Cycles
+    input  wire [63:0]  s1_rtt_sum,            // Sum of the round trips, in user-clock cycles (snapshot); the mean is `rtt_sum / rtt_count`
+    input  wire [63:0]  s1_rtt_jitter_sum,     // Sum of |rtt(i) - rtt(i-1)| over consecutive round trips, in user-clock cycles (snapshot); divided by `rtt_count - 1`, the jitter RFC 3550 smooths
+    input  wire [31:0]  s1_rtt_sum_sq_0,       // Bits 31:0
+    input  wire [31:0]  s1_rtt_sum_sq_1,       // Bits 63:32
+    input  wire [31:0]  s1_rtt_sum_sq_2,       // Bits 95:64
+    input  wire [31:0]  s1_msg_sent,           // Count
+    input  wire [31:0]  s1_msg_received,       // Count
+    input  wire [4:0]   s1_in_flight,          // Requests sent whose response has not ended, 0..=16
+    input  wire         s1_fault,              // 1: a round trip could not be measured (a response before its request); the counts above still hold every one that was
+    input  wire [31:0]  s1_msg_owed,           // Count
+    output wire [8:0]   s1_hist_index,         // Bucket, 0..=463
+    input  wire [31:0]  s1_hist_count,         // Count
 
     // s2 registers
     output wire         s2_start,              // Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test
     output wire         s2_abort,              // Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`
     output wire         s2_clear_errors,       // Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)
+    output wire         s2_snapshot,           // Write 1: copy the round-trip results (`rtt_*`, `msg_sent`, `msg_received`, `msg_owed`, `latency_status`) into the registers software reads, all in one user-clock cycle, so they are one consistent set while a latency test runs
     output wire         s2_stop,               // Write 1: end the send gracefully, in either transfer mode: the stream ends with the next beat (marked tlast; at most one beat follows the write), the session closes as after a complete send, and the test ends `done` with every byte counted in `tx_bytes`
     input  wire         s2_busy,               // 1 from `start` until the test ends (done or error)
     input  wire         s2_connected,          // 1 while the connection is established
@@ -146,7 +189,8 @@ module toe_user_logic_regs (
     input  wire         s2_error_set,          // Sets `s2_error` (one-cycle pulse): Set when the test failed; `error_cause` says why
     input  wire         s2_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     input  wire [3:0]   s2_error_cause,        // Why `error` was set; `none` while `error` is 0
-    output wire [1:0]   s2_test_mode,          // What the session does
+    output wire [2:0]   s2_test_mode,          // What the session does
+    output wire [4:0]   s2_outstanding,        // Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR)
     output wire         s2_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
     output wire         s2_tx_pattern,         // Data the session sends
     output wire         s2_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
@@ -160,6 +204,8 @@ module toe_user_logic_regs (
     output wire [15:0]  s2_fpga_port,          // Port number
     output wire [15:0]  s2_target_port,        // Port number
     output wire [15:0]  s2_stall_timeout,      // Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection
+    output wire [15:0]  s2_request,            // Request size in bytes, 1..=65,535
+    output wire [15:0]  s2_response,           // Response size in bytes, 1..=65,535
     input  wire [63:0]  s2_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s2_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s2_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
@@ -169,14 +215,32 @@ module toe_user_logic_regs (
     input  wire [31:0]  s2_err_received,       // Received word at `err_offset`
     input  wire [31:0]  s2_err_count,          // Count
     input  wire [31:0]  s2_rx_packets,         // Count; wraps at 2^32
+    output wire [31:0]  s2_request_count,      // Requests, 1..=4,294,967,295
     input  wire [15:0]  s2_peer_port,          // Port number
     input  wire [15:0]  s2_peer_mss,           // MSS in bytes
     input  wire [3:0]   s2_peer_window_scale,  // Window scale shift count, 0..=14
+    input  wire [31:0]  s2_rtt_count,          // Count
+    input  wire [31:0]  s2_rtt_min,            // Cycles
+    input  wire [31:0]  s2_rtt_max,            // Cycles
+    input  wire [31:0]  s2_rtt_last,           // Cycles
+    input  wire [63:0]  s2_rtt_sum,            // Sum of the round trips, in user-clock cycles (snapshot); the mean is `rtt_sum / rtt_count`
+    input  wire [63:0]  s2_rtt_jitter_sum,     // Sum of |rtt(i) - rtt(i-1)| over consecutive round trips, in user-clock cycles (snapshot); divided by `rtt_count - 1`, the jitter RFC 3550 smooths
+    input  wire [31:0]  s2_rtt_sum_sq_0,       // Bits 31:0
+    input  wire [31:0]  s2_rtt_sum_sq_1,       // Bits 63:32
+    input  wire [31:0]  s2_rtt_sum_sq_2,       // Bits 95:64
+    input  wire [31:0]  s2_msg_sent,           // Count
+    input  wire [31:0]  s2_msg_received,       // Count
+    input  wire [4:0]   s2_in_flight,          // Requests sent whose response has not ended, 0..=16
+    input  wire         s2_fault,              // 1: a round trip could not be measured (a response before its request); the counts above still hold every one that was
+    input  wire [31:0]  s2_msg_owed,           // Count
+    output wire [8:0]   s2_hist_index,         // Bucket, 0..=463
+    input  wire [31:0]  s2_hist_count,         // Count
 
     // s3 registers
     output wire         s3_start,              // Write 1: latch the test parameters, clear the counters, the elapsed time and the first-error record, open the connection as `test_config` says and run the test
     output wire         s3_abort,              // Write 1: stop the test and close the connection; ends with `status.error` and cause `aborted`
     output wire         s3_clear_errors,       // Write 1: clear `err_count` and the first-error record (`err_offset`, `err_expected`, `err_received`)
+    output wire         s3_snapshot,           // Write 1: copy the round-trip results (`rtt_*`, `msg_sent`, `msg_received`, `msg_owed`, `latency_status`) into the registers software reads, all in one user-clock cycle, so they are one consistent set while a latency test runs
     output wire         s3_stop,               // Write 1: end the send gracefully, in either transfer mode: the stream ends with the next beat (marked tlast; at most one beat follows the write), the session closes as after a complete send, and the test ends `done` with every byte counted in `tx_bytes`
     input  wire         s3_busy,               // 1 from `start` until the test ends (done or error)
     input  wire         s3_connected,          // 1 while the connection is established
@@ -187,7 +251,8 @@ module toe_user_logic_regs (
     input  wire         s3_error_set,          // Sets `s3_error` (one-cycle pulse): Set when the test failed; `error_cause` says why
     input  wire         s3_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     input  wire [3:0]   s3_error_cause,        // Why `error` was set; `none` while `error` is 0
-    output wire [1:0]   s3_test_mode,          // What the session does
+    output wire [2:0]   s3_test_mode,          // What the session does
+    output wire [4:0]   s3_outstanding,        // Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR)
     output wire         s3_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
     output wire         s3_tx_pattern,         // Data the session sends
     output wire         s3_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
@@ -201,6 +266,8 @@ module toe_user_logic_regs (
     output wire [15:0]  s3_fpga_port,          // Port number
     output wire [15:0]  s3_target_port,        // Port number
     output wire [15:0]  s3_stall_timeout,      // Milliseconds (of the user clock, `info.user_clock_khz` cycles each) without progress: no TX or RX beat and no step of the connection
+    output wire [15:0]  s3_request,            // Request size in bytes, 1..=65,535
+    output wire [15:0]  s3_response,           // Response size in bytes, 1..=65,535
     input  wire [63:0]  s3_tx_bytes,           // Bytes sent since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s3_rx_bytes,           // Bytes received since `ctrl.start`; counts while the test runs
     input  wire [63:0]  s3_elapsed,            // User-clock cycles from the connection being established to the end of the transfer; counts while it runs and holds afterwards
@@ -210,9 +277,26 @@ module toe_user_logic_regs (
     input  wire [31:0]  s3_err_received,       // Received word at `err_offset`
     input  wire [31:0]  s3_err_count,          // Count
     input  wire [31:0]  s3_rx_packets,         // Count; wraps at 2^32
+    output wire [31:0]  s3_request_count,      // Requests, 1..=4,294,967,295
     input  wire [15:0]  s3_peer_port,          // Port number
     input  wire [15:0]  s3_peer_mss,           // MSS in bytes
-    input  wire [3:0]   s3_peer_window_scale   // Window scale shift count, 0..=14
+    input  wire [3:0]   s3_peer_window_scale,  // Window scale shift count, 0..=14
+    input  wire [31:0]  s3_rtt_count,          // Count
+    input  wire [31:0]  s3_rtt_min,            // Cycles
+    input  wire [31:0]  s3_rtt_max,            // Cycles
+    input  wire [31:0]  s3_rtt_last,           // Cycles
+    input  wire [63:0]  s3_rtt_sum,            // Sum of the round trips, in user-clock cycles (snapshot); the mean is `rtt_sum / rtt_count`
+    input  wire [63:0]  s3_rtt_jitter_sum,     // Sum of |rtt(i) - rtt(i-1)| over consecutive round trips, in user-clock cycles (snapshot); divided by `rtt_count - 1`, the jitter RFC 3550 smooths
+    input  wire [31:0]  s3_rtt_sum_sq_0,       // Bits 31:0
+    input  wire [31:0]  s3_rtt_sum_sq_1,       // Bits 63:32
+    input  wire [31:0]  s3_rtt_sum_sq_2,       // Bits 95:64
+    input  wire [31:0]  s3_msg_sent,           // Count
+    input  wire [31:0]  s3_msg_received,       // Count
+    input  wire [4:0]   s3_in_flight,          // Requests sent whose response has not ended, 0..=16
+    input  wire         s3_fault,              // 1: a round trip could not be measured (a response before its request); the counts above still hold every one that was
+    input  wire [31:0]  s3_msg_owed,           // Count
+    output wire [8:0]   s3_hist_index,         // Bucket, 0..=463
+    input  wire [31:0]  s3_hist_count          // Count
 );
 
     wire [63:0] cycle_count;
@@ -248,8 +332,11 @@ module toe_user_logic_regs (
     wire [31:0] s0_fpga_port_value;
     wire [31:0] s0_target_port_value;
     wire [31:0] s0_stall_timeout_value;
+    wire [31:0] s0_latency_sizes_value;
     wire [31:0] s0_duration_lo_value;
     wire [31:0] s0_duration_hi_value;
+    wire [31:0] s0_request_count_value;
+    wire [31:0] s0_hist_index_value;
     wire [31:0] s1_test_config_value;
     wire [31:0] s1_speed_value;
     wire [31:0] s1_transfer_size_lo_value;
@@ -259,8 +346,11 @@ module toe_user_logic_regs (
     wire [31:0] s1_fpga_port_value;
     wire [31:0] s1_target_port_value;
     wire [31:0] s1_stall_timeout_value;
+    wire [31:0] s1_latency_sizes_value;
     wire [31:0] s1_duration_lo_value;
     wire [31:0] s1_duration_hi_value;
+    wire [31:0] s1_request_count_value;
+    wire [31:0] s1_hist_index_value;
     wire [31:0] s2_test_config_value;
     wire [31:0] s2_speed_value;
     wire [31:0] s2_transfer_size_lo_value;
@@ -270,8 +360,11 @@ module toe_user_logic_regs (
     wire [31:0] s2_fpga_port_value;
     wire [31:0] s2_target_port_value;
     wire [31:0] s2_stall_timeout_value;
+    wire [31:0] s2_latency_sizes_value;
     wire [31:0] s2_duration_lo_value;
     wire [31:0] s2_duration_hi_value;
+    wire [31:0] s2_request_count_value;
+    wire [31:0] s2_hist_index_value;
     wire [31:0] s3_test_config_value;
     wire [31:0] s3_speed_value;
     wire [31:0] s3_transfer_size_lo_value;
@@ -281,8 +374,11 @@ module toe_user_logic_regs (
     wire [31:0] s3_fpga_port_value;
     wire [31:0] s3_target_port_value;
     wire [31:0] s3_stall_timeout_value;
+    wire [31:0] s3_latency_sizes_value;
     wire [31:0] s3_duration_lo_value;
     wire [31:0] s3_duration_hi_value;
+    wire [31:0] s3_request_count_value;
+    wire [31:0] s3_hist_index_value;
     wire [31:0] toe_toe_ctrl_pulse;
     wire [31:0] s0_ctrl_pulse;
     wire [31:0] s1_ctrl_pulse;
@@ -310,6 +406,20 @@ module toe_user_logic_regs (
     wire [31:0] s0_peer_port_status = {16'd0, s0_peer_port[15:0]};
     wire [31:0] s0_peer_mss_status = {16'd0, s0_peer_mss[15:0]};
     wire [31:0] s0_peer_window_scale_status = {28'd0, s0_peer_window_scale[3:0]};
+    wire [31:0] s0_rtt_count_status = {s0_rtt_count[31:0]};
+    wire [31:0] s0_rtt_min_status = {s0_rtt_min[31:0]};
+    wire [31:0] s0_rtt_max_status = {s0_rtt_max[31:0]};
+    wire [31:0] s0_rtt_last_status = {s0_rtt_last[31:0]};
+    wire [31:0] s0_rtt_sum_lo_status = {s0_rtt_sum[31:0]};
+    wire [31:0] s0_rtt_jitter_sum_lo_status = {s0_rtt_jitter_sum[31:0]};
+    wire [31:0] s0_rtt_sum_sq_0_status = {s0_rtt_sum_sq_0[31:0]};
+    wire [31:0] s0_rtt_sum_sq_1_status = {s0_rtt_sum_sq_1[31:0]};
+    wire [31:0] s0_rtt_sum_sq_2_status = {s0_rtt_sum_sq_2[31:0]};
+    wire [31:0] s0_msg_sent_status = {s0_msg_sent[31:0]};
+    wire [31:0] s0_msg_received_status = {s0_msg_received[31:0]};
+    wire [31:0] s0_latency_status_status = {23'd0, s0_fault, 3'd0, s0_in_flight[4:0]};
+    wire [31:0] s0_msg_owed_status = {s0_msg_owed[31:0]};
+    wire [31:0] s0_hist_count_status = {s0_hist_count[31:0]};
     wire [31:0] s1_status_status = {20'd0, s1_error_cause[3:0], 2'd0, s1_sent, 2'd0, s1_closed, s1_connected, s1_busy};
     wire [31:0] s1_tx_bytes_lo_status = {s1_tx_bytes[31:0]};
     wire [31:0] s1_rx_bytes_lo_status = {s1_rx_bytes[31:0]};
@@ -322,6 +432,20 @@ module toe_user_logic_regs (
     wire [31:0] s1_peer_port_status = {16'd0, s1_peer_port[15:0]};
     wire [31:0] s1_peer_mss_status = {16'd0, s1_peer_mss[15:0]};
     wire [31:0] s1_peer_window_scale_status = {28'd0, s1_peer_window_scale[3:0]};
+    wire [31:0] s1_rtt_count_status = {s1_rtt_count[31:0]};
+    wire [31:0] s1_rtt_min_status = {s1_rtt_min[31:0]};
+    wire [31:0] s1_rtt_max_status = {s1_rtt_max[31:0]};
+    wire [31:0] s1_rtt_last_status = {s1_rtt_last[31:0]};
+    wire [31:0] s1_rtt_sum_lo_status = {s1_rtt_sum[31:0]};
+    wire [31:0] s1_rtt_jitter_sum_lo_status = {s1_rtt_jitter_sum[31:0]};
+    wire [31:0] s1_rtt_sum_sq_0_status = {s1_rtt_sum_sq_0[31:0]};
+    wire [31:0] s1_rtt_sum_sq_1_status = {s1_rtt_sum_sq_1[31:0]};
+    wire [31:0] s1_rtt_sum_sq_2_status = {s1_rtt_sum_sq_2[31:0]};
+    wire [31:0] s1_msg_sent_status = {s1_msg_sent[31:0]};
+    wire [31:0] s1_msg_received_status = {s1_msg_received[31:0]};
+    wire [31:0] s1_latency_status_status = {23'd0, s1_fault, 3'd0, s1_in_flight[4:0]};
+    wire [31:0] s1_msg_owed_status = {s1_msg_owed[31:0]};
+    wire [31:0] s1_hist_count_status = {s1_hist_count[31:0]};
     wire [31:0] s2_status_status = {20'd0, s2_error_cause[3:0], 2'd0, s2_sent, 2'd0, s2_closed, s2_connected, s2_busy};
     wire [31:0] s2_tx_bytes_lo_status = {s2_tx_bytes[31:0]};
     wire [31:0] s2_rx_bytes_lo_status = {s2_rx_bytes[31:0]};
@@ -334,6 +458,20 @@ module toe_user_logic_regs (
     wire [31:0] s2_peer_port_status = {16'd0, s2_peer_port[15:0]};
     wire [31:0] s2_peer_mss_status = {16'd0, s2_peer_mss[15:0]};
     wire [31:0] s2_peer_window_scale_status = {28'd0, s2_peer_window_scale[3:0]};
+    wire [31:0] s2_rtt_count_status = {s2_rtt_count[31:0]};
+    wire [31:0] s2_rtt_min_status = {s2_rtt_min[31:0]};
+    wire [31:0] s2_rtt_max_status = {s2_rtt_max[31:0]};
+    wire [31:0] s2_rtt_last_status = {s2_rtt_last[31:0]};
+    wire [31:0] s2_rtt_sum_lo_status = {s2_rtt_sum[31:0]};
+    wire [31:0] s2_rtt_jitter_sum_lo_status = {s2_rtt_jitter_sum[31:0]};
+    wire [31:0] s2_rtt_sum_sq_0_status = {s2_rtt_sum_sq_0[31:0]};
+    wire [31:0] s2_rtt_sum_sq_1_status = {s2_rtt_sum_sq_1[31:0]};
+    wire [31:0] s2_rtt_sum_sq_2_status = {s2_rtt_sum_sq_2[31:0]};
+    wire [31:0] s2_msg_sent_status = {s2_msg_sent[31:0]};
+    wire [31:0] s2_msg_received_status = {s2_msg_received[31:0]};
+    wire [31:0] s2_latency_status_status = {23'd0, s2_fault, 3'd0, s2_in_flight[4:0]};
+    wire [31:0] s2_msg_owed_status = {s2_msg_owed[31:0]};
+    wire [31:0] s2_hist_count_status = {s2_hist_count[31:0]};
     wire [31:0] s3_status_status = {20'd0, s3_error_cause[3:0], 2'd0, s3_sent, 2'd0, s3_closed, s3_connected, s3_busy};
     wire [31:0] s3_tx_bytes_lo_status = {s3_tx_bytes[31:0]};
     wire [31:0] s3_rx_bytes_lo_status = {s3_rx_bytes[31:0]};
@@ -346,23 +484,45 @@ module toe_user_logic_regs (
     wire [31:0] s3_peer_port_status = {16'd0, s3_peer_port[15:0]};
     wire [31:0] s3_peer_mss_status = {16'd0, s3_peer_mss[15:0]};
     wire [31:0] s3_peer_window_scale_status = {28'd0, s3_peer_window_scale[3:0]};
+    wire [31:0] s3_rtt_count_status = {s3_rtt_count[31:0]};
+    wire [31:0] s3_rtt_min_status = {s3_rtt_min[31:0]};
+    wire [31:0] s3_rtt_max_status = {s3_rtt_max[31:0]};
+    wire [31:0] s3_rtt_last_status = {s3_rtt_last[31:0]};
+    wire [31:0] s3_rtt_sum_lo_status = {s3_rtt_sum[31:0]};
+    wire [31:0] s3_rtt_jitter_sum_lo_status = {s3_rtt_jitter_sum[31:0]};
+    wire [31:0] s3_rtt_sum_sq_0_status = {s3_rtt_sum_sq_0[31:0]};
+    wire [31:0] s3_rtt_sum_sq_1_status = {s3_rtt_sum_sq_1[31:0]};
+    wire [31:0] s3_rtt_sum_sq_2_status = {s3_rtt_sum_sq_2[31:0]};
+    wire [31:0] s3_msg_sent_status = {s3_msg_sent[31:0]};
+    wire [31:0] s3_msg_received_status = {s3_msg_received[31:0]};
+    wire [31:0] s3_latency_status_status = {23'd0, s3_fault, 3'd0, s3_in_flight[4:0]};
+    wire [31:0] s3_msg_owed_status = {s3_msg_owed[31:0]};
+    wire [31:0] s3_hist_count_status = {s3_hist_count[31:0]};
     wire [31:0] info_cycle_count_hi_latch_in = {cycle_count[63:32]};
     wire [31:0] s0_tx_bytes_hi_latch_in = {s0_tx_bytes[63:32]};
     wire [31:0] s0_rx_bytes_hi_latch_in = {s0_rx_bytes[63:32]};
     wire [31:0] s0_elapsed_hi_latch_in = {s0_elapsed[63:32]};
     wire [31:0] s0_err_offset_hi_latch_in = {16'd0, s0_err_offset[47:32]};
+    wire [31:0] s0_rtt_sum_hi_latch_in = {s0_rtt_sum[63:32]};
+    wire [31:0] s0_rtt_jitter_sum_hi_latch_in = {s0_rtt_jitter_sum[63:32]};
     wire [31:0] s1_tx_bytes_hi_latch_in = {s1_tx_bytes[63:32]};
     wire [31:0] s1_rx_bytes_hi_latch_in = {s1_rx_bytes[63:32]};
     wire [31:0] s1_elapsed_hi_latch_in = {s1_elapsed[63:32]};
     wire [31:0] s1_err_offset_hi_latch_in = {16'd0, s1_err_offset[47:32]};
+    wire [31:0] s1_rtt_sum_hi_latch_in = {s1_rtt_sum[63:32]};
+    wire [31:0] s1_rtt_jitter_sum_hi_latch_in = {s1_rtt_jitter_sum[63:32]};
     wire [31:0] s2_tx_bytes_hi_latch_in = {s2_tx_bytes[63:32]};
     wire [31:0] s2_rx_bytes_hi_latch_in = {s2_rx_bytes[63:32]};
     wire [31:0] s2_elapsed_hi_latch_in = {s2_elapsed[63:32]};
     wire [31:0] s2_err_offset_hi_latch_in = {16'd0, s2_err_offset[47:32]};
+    wire [31:0] s2_rtt_sum_hi_latch_in = {s2_rtt_sum[63:32]};
+    wire [31:0] s2_rtt_jitter_sum_hi_latch_in = {s2_rtt_jitter_sum[63:32]};
     wire [31:0] s3_tx_bytes_hi_latch_in = {s3_tx_bytes[63:32]};
     wire [31:0] s3_rx_bytes_hi_latch_in = {s3_rx_bytes[63:32]};
     wire [31:0] s3_elapsed_hi_latch_in = {s3_elapsed[63:32]};
     wire [31:0] s3_err_offset_hi_latch_in = {16'd0, s3_err_offset[47:32]};
+    wire [31:0] s3_rtt_sum_hi_latch_in = {s3_rtt_sum[63:32]};
+    wire [31:0] s3_rtt_jitter_sum_hi_latch_in = {s3_rtt_jitter_sum[63:32]};
     wire unused_toe_toe_config_value = ^toe_toe_config_value;
     wire unused_toe_fpga_mac_hi_value = ^toe_fpga_mac_hi_value;
     wire unused_toe_target_mac_hi_value = ^toe_target_mac_hi_value;
@@ -374,6 +534,7 @@ module toe_user_logic_regs (
     wire unused_s0_target_port_value = ^s0_target_port_value;
     wire unused_s0_stall_timeout_value = ^s0_stall_timeout_value;
     wire unused_s0_duration_hi_value = ^s0_duration_hi_value;
+    wire unused_s0_hist_index_value = ^s0_hist_index_value;
     wire unused_s1_test_config_value = ^s1_test_config_value;
     wire unused_s1_speed_value = ^s1_speed_value;
     wire unused_s1_transfer_size_hi_value = ^s1_transfer_size_hi_value;
@@ -382,6 +543,7 @@ module toe_user_logic_regs (
     wire unused_s1_target_port_value = ^s1_target_port_value;
     wire unused_s1_stall_timeout_value = ^s1_stall_timeout_value;
     wire unused_s1_duration_hi_value = ^s1_duration_hi_value;
+    wire unused_s1_hist_index_value = ^s1_hist_index_value;
     wire unused_s2_test_config_value = ^s2_test_config_value;
     wire unused_s2_speed_value = ^s2_speed_value;
     wire unused_s2_transfer_size_hi_value = ^s2_transfer_size_hi_value;
@@ -390,6 +552,7 @@ module toe_user_logic_regs (
     wire unused_s2_target_port_value = ^s2_target_port_value;
     wire unused_s2_stall_timeout_value = ^s2_stall_timeout_value;
     wire unused_s2_duration_hi_value = ^s2_duration_hi_value;
+    wire unused_s2_hist_index_value = ^s2_hist_index_value;
     wire unused_s3_test_config_value = ^s3_test_config_value;
     wire unused_s3_speed_value = ^s3_speed_value;
     wire unused_s3_transfer_size_hi_value = ^s3_transfer_size_hi_value;
@@ -398,6 +561,7 @@ module toe_user_logic_regs (
     wire unused_s3_target_port_value = ^s3_target_port_value;
     wire unused_s3_stall_timeout_value = ^s3_stall_timeout_value;
     wire unused_s3_duration_hi_value = ^s3_duration_hi_value;
+    wire unused_s3_hist_index_value = ^s3_hist_index_value;
     wire unused_toe_toe_ctrl_pulse = ^toe_toe_ctrl_pulse;
     wire unused_s0_ctrl_pulse = ^s0_ctrl_pulse;
     wire unused_s1_ctrl_pulse = ^s1_ctrl_pulse;
@@ -463,8 +627,11 @@ module toe_user_logic_regs (
         .s0_fpga_port_value(s0_fpga_port_value),
         .s0_target_port_value(s0_target_port_value),
         .s0_stall_timeout_value(s0_stall_timeout_value),
+        .s0_latency_sizes_value(s0_latency_sizes_value),
         .s0_duration_lo_value(s0_duration_lo_value),
         .s0_duration_hi_value(s0_duration_hi_value),
+        .s0_request_count_value(s0_request_count_value),
+        .s0_hist_index_value(s0_hist_index_value),
         .s1_test_config_value(s1_test_config_value),
         .s1_speed_value(s1_speed_value),
         .s1_transfer_size_lo_value(s1_transfer_size_lo_value),
@@ -474,8 +641,11 @@ module toe_user_logic_regs (
         .s1_fpga_port_value(s1_fpga_port_value),
         .s1_target_port_value(s1_target_port_value),
         .s1_stall_timeout_value(s1_stall_timeout_value),
+        .s1_latency_sizes_value(s1_latency_sizes_value),
         .s1_duration_lo_value(s1_duration_lo_value),
         .s1_duration_hi_value(s1_duration_hi_value),
+        .s1_request_count_value(s1_request_count_value),
+        .s1_hist_index_value(s1_hist_index_value),
         .s2_test_config_value(s2_test_config_value),
         .s2_speed_value(s2_speed_value),
         .s2_transfer_size_lo_value(s2_transfer_size_lo_value),
@@ -485,8 +655,11 @@ module toe_user_logic_regs (
         .s2_fpga_port_value(s2_fpga_port_value),
         .s2_target_port_value(s2_target_port_value),
         .s2_stall_timeout_value(s2_stall_timeout_value),
+        .s2_latency_sizes_value(s2_latency_sizes_value),
         .s2_duration_lo_value(s2_duration_lo_value),
         .s2_duration_hi_value(s2_duration_hi_value),
+        .s2_request_count_value(s2_request_count_value),
+        .s2_hist_index_value(s2_hist_index_value),
         .s3_test_config_value(s3_test_config_value),
         .s3_speed_value(s3_speed_value),
         .s3_transfer_size_lo_value(s3_transfer_size_lo_value),
@@ -496,8 +669,11 @@ module toe_user_logic_regs (
         .s3_fpga_port_value(s3_fpga_port_value),
         .s3_target_port_value(s3_target_port_value),
         .s3_stall_timeout_value(s3_stall_timeout_value),
+        .s3_latency_sizes_value(s3_latency_sizes_value),
         .s3_duration_lo_value(s3_duration_lo_value),
         .s3_duration_hi_value(s3_duration_hi_value),
+        .s3_request_count_value(s3_request_count_value),
+        .s3_hist_index_value(s3_hist_index_value),
         .toe_toe_ctrl_pulse(toe_toe_ctrl_pulse),
         .s0_ctrl_pulse(s0_ctrl_pulse),
         .s1_ctrl_pulse(s1_ctrl_pulse),
@@ -525,6 +701,20 @@ module toe_user_logic_regs (
         .s0_peer_port_status(s0_peer_port_status),
         .s0_peer_mss_status(s0_peer_mss_status),
         .s0_peer_window_scale_status(s0_peer_window_scale_status),
+        .s0_rtt_count_status(s0_rtt_count_status),
+        .s0_rtt_min_status(s0_rtt_min_status),
+        .s0_rtt_max_status(s0_rtt_max_status),
+        .s0_rtt_last_status(s0_rtt_last_status),
+        .s0_rtt_sum_lo_status(s0_rtt_sum_lo_status),
+        .s0_rtt_jitter_sum_lo_status(s0_rtt_jitter_sum_lo_status),
+        .s0_rtt_sum_sq_0_status(s0_rtt_sum_sq_0_status),
+        .s0_rtt_sum_sq_1_status(s0_rtt_sum_sq_1_status),
+        .s0_rtt_sum_sq_2_status(s0_rtt_sum_sq_2_status),
+        .s0_msg_sent_status(s0_msg_sent_status),
+        .s0_msg_received_status(s0_msg_received_status),
+        .s0_latency_status_status(s0_latency_status_status),
+        .s0_msg_owed_status(s0_msg_owed_status),
+        .s0_hist_count_status(s0_hist_count_status),
         .s1_status_status(s1_status_status),
         .s1_tx_bytes_lo_status(s1_tx_bytes_lo_status),
         .s1_rx_bytes_lo_status(s1_rx_bytes_lo_status),
@@ -537,6 +727,20 @@ module toe_user_logic_regs (
         .s1_peer_port_status(s1_peer_port_status),
         .s1_peer_mss_status(s1_peer_mss_status),
         .s1_peer_window_scale_status(s1_peer_window_scale_status),
+        .s1_rtt_count_status(s1_rtt_count_status),
+        .s1_rtt_min_status(s1_rtt_min_status),
+        .s1_rtt_max_status(s1_rtt_max_status),
+        .s1_rtt_last_status(s1_rtt_last_status),
+        .s1_rtt_sum_lo_status(s1_rtt_sum_lo_status),
+        .s1_rtt_jitter_sum_lo_status(s1_rtt_jitter_sum_lo_status),
+        .s1_rtt_sum_sq_0_status(s1_rtt_sum_sq_0_status),
+        .s1_rtt_sum_sq_1_status(s1_rtt_sum_sq_1_status),
+        .s1_rtt_sum_sq_2_status(s1_rtt_sum_sq_2_status),
+        .s1_msg_sent_status(s1_msg_sent_status),
+        .s1_msg_received_status(s1_msg_received_status),
+        .s1_latency_status_status(s1_latency_status_status),
+        .s1_msg_owed_status(s1_msg_owed_status),
+        .s1_hist_count_status(s1_hist_count_status),
         .s2_status_status(s2_status_status),
         .s2_tx_bytes_lo_status(s2_tx_bytes_lo_status),
         .s2_rx_bytes_lo_status(s2_rx_bytes_lo_status),
@@ -549,6 +753,20 @@ module toe_user_logic_regs (
         .s2_peer_port_status(s2_peer_port_status),
         .s2_peer_mss_status(s2_peer_mss_status),
         .s2_peer_window_scale_status(s2_peer_window_scale_status),
+        .s2_rtt_count_status(s2_rtt_count_status),
+        .s2_rtt_min_status(s2_rtt_min_status),
+        .s2_rtt_max_status(s2_rtt_max_status),
+        .s2_rtt_last_status(s2_rtt_last_status),
+        .s2_rtt_sum_lo_status(s2_rtt_sum_lo_status),
+        .s2_rtt_jitter_sum_lo_status(s2_rtt_jitter_sum_lo_status),
+        .s2_rtt_sum_sq_0_status(s2_rtt_sum_sq_0_status),
+        .s2_rtt_sum_sq_1_status(s2_rtt_sum_sq_1_status),
+        .s2_rtt_sum_sq_2_status(s2_rtt_sum_sq_2_status),
+        .s2_msg_sent_status(s2_msg_sent_status),
+        .s2_msg_received_status(s2_msg_received_status),
+        .s2_latency_status_status(s2_latency_status_status),
+        .s2_msg_owed_status(s2_msg_owed_status),
+        .s2_hist_count_status(s2_hist_count_status),
         .s3_status_status(s3_status_status),
         .s3_tx_bytes_lo_status(s3_tx_bytes_lo_status),
         .s3_rx_bytes_lo_status(s3_rx_bytes_lo_status),
@@ -561,23 +779,45 @@ module toe_user_logic_regs (
         .s3_peer_port_status(s3_peer_port_status),
         .s3_peer_mss_status(s3_peer_mss_status),
         .s3_peer_window_scale_status(s3_peer_window_scale_status),
+        .s3_rtt_count_status(s3_rtt_count_status),
+        .s3_rtt_min_status(s3_rtt_min_status),
+        .s3_rtt_max_status(s3_rtt_max_status),
+        .s3_rtt_last_status(s3_rtt_last_status),
+        .s3_rtt_sum_lo_status(s3_rtt_sum_lo_status),
+        .s3_rtt_jitter_sum_lo_status(s3_rtt_jitter_sum_lo_status),
+        .s3_rtt_sum_sq_0_status(s3_rtt_sum_sq_0_status),
+        .s3_rtt_sum_sq_1_status(s3_rtt_sum_sq_1_status),
+        .s3_rtt_sum_sq_2_status(s3_rtt_sum_sq_2_status),
+        .s3_msg_sent_status(s3_msg_sent_status),
+        .s3_msg_received_status(s3_msg_received_status),
+        .s3_latency_status_status(s3_latency_status_status),
+        .s3_msg_owed_status(s3_msg_owed_status),
+        .s3_hist_count_status(s3_hist_count_status),
         .info_cycle_count_hi_latch_in(info_cycle_count_hi_latch_in),
         .s0_tx_bytes_hi_latch_in(s0_tx_bytes_hi_latch_in),
         .s0_rx_bytes_hi_latch_in(s0_rx_bytes_hi_latch_in),
         .s0_elapsed_hi_latch_in(s0_elapsed_hi_latch_in),
         .s0_err_offset_hi_latch_in(s0_err_offset_hi_latch_in),
+        .s0_rtt_sum_hi_latch_in(s0_rtt_sum_hi_latch_in),
+        .s0_rtt_jitter_sum_hi_latch_in(s0_rtt_jitter_sum_hi_latch_in),
         .s1_tx_bytes_hi_latch_in(s1_tx_bytes_hi_latch_in),
         .s1_rx_bytes_hi_latch_in(s1_rx_bytes_hi_latch_in),
         .s1_elapsed_hi_latch_in(s1_elapsed_hi_latch_in),
         .s1_err_offset_hi_latch_in(s1_err_offset_hi_latch_in),
+        .s1_rtt_sum_hi_latch_in(s1_rtt_sum_hi_latch_in),
+        .s1_rtt_jitter_sum_hi_latch_in(s1_rtt_jitter_sum_hi_latch_in),
         .s2_tx_bytes_hi_latch_in(s2_tx_bytes_hi_latch_in),
         .s2_rx_bytes_hi_latch_in(s2_rx_bytes_hi_latch_in),
         .s2_elapsed_hi_latch_in(s2_elapsed_hi_latch_in),
         .s2_err_offset_hi_latch_in(s2_err_offset_hi_latch_in),
+        .s2_rtt_sum_hi_latch_in(s2_rtt_sum_hi_latch_in),
+        .s2_rtt_jitter_sum_hi_latch_in(s2_rtt_jitter_sum_hi_latch_in),
         .s3_tx_bytes_hi_latch_in(s3_tx_bytes_hi_latch_in),
         .s3_rx_bytes_hi_latch_in(s3_rx_bytes_hi_latch_in),
         .s3_elapsed_hi_latch_in(s3_elapsed_hi_latch_in),
-        .s3_err_offset_hi_latch_in(s3_err_offset_hi_latch_in)
+        .s3_err_offset_hi_latch_in(s3_err_offset_hi_latch_in),
+        .s3_rtt_sum_hi_latch_in(s3_rtt_sum_hi_latch_in),
+        .s3_rtt_jitter_sum_hi_latch_in(s3_rtt_jitter_sum_hi_latch_in)
     );
 
     assign info_cycle_count = cycle_count;
@@ -593,10 +833,12 @@ module toe_user_logic_regs (
     assign s0_start = s0_ctrl_pulse[0];
     assign s0_abort = s0_ctrl_pulse[1];
     assign s0_clear_errors = s0_ctrl_pulse[2];
+    assign s0_snapshot = s0_ctrl_pulse[4];
     assign s0_stop = s0_ctrl_pulse[3];
     assign s0_done = s0_status_sticky[3];
     assign s0_error = s0_status_sticky[4];
-    assign s0_test_mode = s0_test_config_value[1:0];
+    assign s0_test_mode = s0_test_config_value[2:0];
+    assign s0_outstanding = s0_test_config_value[28:24];
     assign s0_verify = s0_test_config_value[4];
     assign s0_tx_pattern = s0_test_config_value[5];
     assign s0_conn_mode = s0_test_config_value[8];
@@ -610,14 +852,20 @@ module toe_user_logic_regs (
     assign s0_fpga_port = s0_fpga_port_value[15:0];
     assign s0_target_port = s0_target_port_value[15:0];
     assign s0_stall_timeout = s0_stall_timeout_value[15:0];
+    assign s0_request = s0_latency_sizes_value[15:0];
+    assign s0_response = s0_latency_sizes_value[31:16];
     assign s0_duration = {s0_duration_hi_value[15:0], s0_duration_lo_value[31:0]};
+    assign s0_request_count = s0_request_count_value[31:0];
+    assign s0_hist_index = s0_hist_index_value[8:0];
     assign s1_start = s1_ctrl_pulse[0];
     assign s1_abort = s1_ctrl_pulse[1];
     assign s1_clear_errors = s1_ctrl_pulse[2];
+    assign s1_snapshot = s1_ctrl_pulse[4];
     assign s1_stop = s1_ctrl_pulse[3];
     assign s1_done = s1_status_sticky[3];
     assign s1_error = s1_status_sticky[4];
-    assign s1_test_mode = s1_test_config_value[1:0];
+    assign s1_test_mode = s1_test_config_value[2:0];
+    assign s1_outstanding = s1_test_config_value[28:24];
     assign s1_verify = s1_test_config_value[4];
     assign s1_tx_pattern = s1_test_config_value[5];
     assign s1_conn_mode = s1_test_config_value[8];
@@ -631,14 +879,20 @@ module toe_user_logic_regs (
     assign s1_fpga_port = s1_fpga_port_value[15:0];
     assign s1_target_port = s1_target_port_value[15:0];
     assign s1_stall_timeout = s1_stall_timeout_value[15:0];
+    assign s1_request = s1_latency_sizes_value[15:0];
+    assign s1_response = s1_latency_sizes_value[31:16];
     assign s1_duration = {s1_duration_hi_value[15:0], s1_duration_lo_value[31:0]};
+    assign s1_request_count = s1_request_count_value[31:0];
+    assign s1_hist_index = s1_hist_index_value[8:0];
     assign s2_start = s2_ctrl_pulse[0];
     assign s2_abort = s2_ctrl_pulse[1];
     assign s2_clear_errors = s2_ctrl_pulse[2];
+    assign s2_snapshot = s2_ctrl_pulse[4];
     assign s2_stop = s2_ctrl_pulse[3];
     assign s2_done = s2_status_sticky[3];
     assign s2_error = s2_status_sticky[4];
-    assign s2_test_mode = s2_test_config_value[1:0];
+    assign s2_test_mode = s2_test_config_value[2:0];
+    assign s2_outstanding = s2_test_config_value[28:24];
     assign s2_verify = s2_test_config_value[4];
     assign s2_tx_pattern = s2_test_config_value[5];
     assign s2_conn_mode = s2_test_config_value[8];
@@ -652,14 +906,20 @@ module toe_user_logic_regs (
     assign s2_fpga_port = s2_fpga_port_value[15:0];
     assign s2_target_port = s2_target_port_value[15:0];
     assign s2_stall_timeout = s2_stall_timeout_value[15:0];
+    assign s2_request = s2_latency_sizes_value[15:0];
+    assign s2_response = s2_latency_sizes_value[31:16];
     assign s2_duration = {s2_duration_hi_value[15:0], s2_duration_lo_value[31:0]};
+    assign s2_request_count = s2_request_count_value[31:0];
+    assign s2_hist_index = s2_hist_index_value[8:0];
     assign s3_start = s3_ctrl_pulse[0];
     assign s3_abort = s3_ctrl_pulse[1];
     assign s3_clear_errors = s3_ctrl_pulse[2];
+    assign s3_snapshot = s3_ctrl_pulse[4];
     assign s3_stop = s3_ctrl_pulse[3];
     assign s3_done = s3_status_sticky[3];
     assign s3_error = s3_status_sticky[4];
-    assign s3_test_mode = s3_test_config_value[1:0];
+    assign s3_test_mode = s3_test_config_value[2:0];
+    assign s3_outstanding = s3_test_config_value[28:24];
     assign s3_verify = s3_test_config_value[4];
     assign s3_tx_pattern = s3_test_config_value[5];
     assign s3_conn_mode = s3_test_config_value[8];
@@ -673,7 +933,11 @@ module toe_user_logic_regs (
     assign s3_fpga_port = s3_fpga_port_value[15:0];
     assign s3_target_port = s3_target_port_value[15:0];
     assign s3_stall_timeout = s3_stall_timeout_value[15:0];
+    assign s3_request = s3_latency_sizes_value[15:0];
+    assign s3_response = s3_latency_sizes_value[31:16];
     assign s3_duration = {s3_duration_hi_value[15:0], s3_duration_lo_value[31:0]};
+    assign s3_request_count = s3_request_count_value[31:0];
+    assign s3_hist_index = s3_hist_index_value[8:0];
 endmodule
 
 `resetall

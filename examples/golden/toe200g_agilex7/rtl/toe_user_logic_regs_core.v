@@ -20,179 +20,255 @@
 //                                +---- data/error <-- u_read_back <-- hit, rdata +
 module toe_user_logic_regs_core (
     // AXI4-Lite slave, s_axil_aclk domain
-    input  wire        s_axil_aclk,                  // Register-bus clock
-    input  wire        s_axil_aresetn,               // Register-bus reset, active low, synchronous to `s_axil_aclk`
-    input  wire [31:0] s_axil_awaddr,                // Write address (every bit decoded)
-    input  wire        s_axil_awvalid,               // Write address valid
-    output wire        s_axil_awready,               // Write address taken
-    input  wire [31:0] s_axil_wdata,                 // Write data
-    input  wire [3:0]  s_axil_wstrb,                 // Write byte strobes
-    input  wire        s_axil_wvalid,                // Write data valid
-    output wire        s_axil_wready,                // Write data taken
-    output wire [1:0]  s_axil_bresp,                 // Write response: OKAY, or SLVERR (unmapped, refused, timed out)
-    output wire        s_axil_bvalid,                // Write response valid
-    input  wire        s_axil_bready,                // The master takes the write response
-    input  wire [31:0] s_axil_araddr,                // Read address (every bit decoded)
-    input  wire        s_axil_arvalid,               // Read address valid
-    output wire        s_axil_arready,               // Read address taken
-    output wire [31:0] s_axil_rdata,                 // Read data
-    output wire [1:0]  s_axil_rresp,                 // Read response: OKAY, or SLVERR (unmapped, timed out)
-    output wire        s_axil_rvalid,                // Read data valid
-    input  wire        s_axil_rready,                // The master takes the read data
+    input  wire        s_axil_aclk,                   // Register-bus clock
+    input  wire        s_axil_aresetn,                // Register-bus reset, active low, synchronous to `s_axil_aclk`
+    input  wire [31:0] s_axil_awaddr,                 // Write address (every bit decoded)
+    input  wire        s_axil_awvalid,                // Write address valid
+    output wire        s_axil_awready,                // Write address taken
+    input  wire [31:0] s_axil_wdata,                  // Write data
+    input  wire [3:0]  s_axil_wstrb,                  // Write byte strobes
+    input  wire        s_axil_wvalid,                 // Write data valid
+    output wire        s_axil_wready,                 // Write data taken
+    output wire [1:0]  s_axil_bresp,                  // Write response: OKAY, or SLVERR (unmapped, refused, timed out)
+    output wire        s_axil_bvalid,                 // Write response valid
+    input  wire        s_axil_bready,                 // The master takes the write response
+    input  wire [31:0] s_axil_araddr,                 // Read address (every bit decoded)
+    input  wire        s_axil_arvalid,                // Read address valid
+    output wire        s_axil_arready,                // Read address taken
+    output wire [31:0] s_axil_rdata,                  // Read data
+    output wire [1:0]  s_axil_rresp,                  // Read response: OKAY, or SLVERR (unmapped, timed out)
+    output wire        s_axil_rvalid,                 // Read data valid
+    input  wire        s_axil_rready,                 // The master takes the read data
 
     // User clock domain
-    input  wire        user_clk,                     // User clock: the registers live here
-    input  wire        user_rst,                     // Synchronous reset of the registers, active high
-    output reg  [63:0] cycle_count,                  // Free-running user-clock cycle count
+    input  wire        user_clk,                      // User clock: the registers live here
+    input  wire        user_rst,                      // Synchronous reset of the registers, active high
+    output reg  [63:0] cycle_count,                   // Free-running user-clock cycle count
 
     // Register words, to and from the wrapper's field ports
-    output wire [31:0] toe_toe_config_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] toe_fpga_mac_lo_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] toe_fpga_mac_hi_value,        // Writable word (writable bits; others 0)
-    output wire [31:0] toe_fpga_ip_value,            // Writable word (writable bits; others 0)
-    output wire [31:0] toe_target_mac_lo_value,      // Writable word (writable bits; others 0)
-    output wire [31:0] toe_target_mac_hi_value,      // Writable word (writable bits; others 0)
-    output wire [31:0] toe_target_ip_value,          // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_0_value,     // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_1_value,     // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_2_value,     // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_3_value,     // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_4_value,     // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_5_value,     // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_6_value,     // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_7_value,     // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_8_value,     // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_9_value,     // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_10_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_11_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_12_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_13_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_14_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] shared_tx_prefix_15_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] s0_test_config_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_speed_value,               // Writable word (writable bits; others 0)
-    output wire [31:0] s0_transfer_size_lo_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] s0_transfer_size_hi_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] s0_packet_size_lo_value,      // Writable word (writable bits; others 0)
-    output wire [31:0] s0_packet_size_hi_value,      // Writable word (writable bits; others 0)
-    output wire [31:0] s0_fpga_port_value,           // Writable word (writable bits; others 0)
-    output wire [31:0] s0_target_port_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_stall_timeout_value,       // Writable word (writable bits; others 0)
-    output wire [31:0] s0_duration_lo_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s0_duration_hi_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_test_config_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_speed_value,               // Writable word (writable bits; others 0)
-    output wire [31:0] s1_transfer_size_lo_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] s1_transfer_size_hi_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] s1_packet_size_lo_value,      // Writable word (writable bits; others 0)
-    output wire [31:0] s1_packet_size_hi_value,      // Writable word (writable bits; others 0)
-    output wire [31:0] s1_fpga_port_value,           // Writable word (writable bits; others 0)
-    output wire [31:0] s1_target_port_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_stall_timeout_value,       // Writable word (writable bits; others 0)
-    output wire [31:0] s1_duration_lo_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s1_duration_hi_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_test_config_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_speed_value,               // Writable word (writable bits; others 0)
-    output wire [31:0] s2_transfer_size_lo_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] s2_transfer_size_hi_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] s2_packet_size_lo_value,      // Writable word (writable bits; others 0)
-    output wire [31:0] s2_packet_size_hi_value,      // Writable word (writable bits; others 0)
-    output wire [31:0] s2_fpga_port_value,           // Writable word (writable bits; others 0)
-    output wire [31:0] s2_target_port_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_stall_timeout_value,       // Writable word (writable bits; others 0)
-    output wire [31:0] s2_duration_lo_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s2_duration_hi_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_test_config_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_speed_value,               // Writable word (writable bits; others 0)
-    output wire [31:0] s3_transfer_size_lo_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] s3_transfer_size_hi_value,    // Writable word (writable bits; others 0)
-    output wire [31:0] s3_packet_size_lo_value,      // Writable word (writable bits; others 0)
-    output wire [31:0] s3_packet_size_hi_value,      // Writable word (writable bits; others 0)
-    output wire [31:0] s3_fpga_port_value,           // Writable word (writable bits; others 0)
-    output wire [31:0] s3_target_port_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_stall_timeout_value,       // Writable word (writable bits; others 0)
-    output wire [31:0] s3_duration_lo_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] s3_duration_hi_value,         // Writable word (writable bits; others 0)
-    output wire [31:0] toe_toe_ctrl_pulse,           // Write-pulse word: written ones, for one cycle
-    output wire [31:0] s0_ctrl_pulse,                // Write-pulse word: written ones, for one cycle
-    output wire [31:0] s1_ctrl_pulse,                // Write-pulse word: written ones, for one cycle
-    output wire [31:0] s2_ctrl_pulse,                // Write-pulse word: written ones, for one cycle
-    output wire [31:0] s3_ctrl_pulse,                // Write-pulse word: written ones, for one cycle
-    output wire [31:0] s0_status_sticky,             // Sticky word
-    output wire [31:0] s1_status_sticky,             // Sticky word
-    output wire [31:0] s2_status_sticky,             // Sticky word
-    output wire [31:0] s3_status_sticky,             // Sticky word
-    input  wire [31:0] s0_status_set,                // Sticky word: bits to set
-    input  wire [31:0] s1_status_set,                // Sticky word: bits to set
-    input  wire [31:0] s2_status_set,                // Sticky word: bits to set
-    input  wire [31:0] s3_status_set,                // Sticky word: bits to set
-    input  wire [31:0] info_cycle_count_lo_status,   // Status word, sampled by a read
-    input  wire [31:0] toe_toe_status_status,        // Status word, sampled by a read
-    input  wire [31:0] s0_status_status,             // Status word, sampled by a read
-    input  wire [31:0] s0_tx_bytes_lo_status,        // Status word, sampled by a read
-    input  wire [31:0] s0_rx_bytes_lo_status,        // Status word, sampled by a read
-    input  wire [31:0] s0_elapsed_lo_status,         // Status word, sampled by a read
-    input  wire [31:0] s0_err_offset_lo_status,      // Status word, sampled by a read
-    input  wire [31:0] s0_err_expected_status,       // Status word, sampled by a read
-    input  wire [31:0] s0_err_received_status,       // Status word, sampled by a read
-    input  wire [31:0] s0_err_count_status,          // Status word, sampled by a read
-    input  wire [31:0] s0_rx_packets_status,         // Status word, sampled by a read
-    input  wire [31:0] s0_peer_port_status,          // Status word, sampled by a read
-    input  wire [31:0] s0_peer_mss_status,           // Status word, sampled by a read
-    input  wire [31:0] s0_peer_window_scale_status,  // Status word, sampled by a read
-    input  wire [31:0] s1_status_status,             // Status word, sampled by a read
-    input  wire [31:0] s1_tx_bytes_lo_status,        // Status word, sampled by a read
-    input  wire [31:0] s1_rx_bytes_lo_status,        // Status word, sampled by a read
-    input  wire [31:0] s1_elapsed_lo_status,         // Status word, sampled by a read
-    input  wire [31:0] s1_err_offset_lo_status,      // Status word, sampled by a read
-    input  wire [31:0] s1_err_expected_status,       // Status word, sampled by a read
-    input  wire [31:0] s1_err_received_status,       // Status word, sampled by a read
-    input  wire [31:0] s1_err_count_status,          // Status word, sampled by a read
-    input  wire [31:0] s1_rx_packets_status,         // Status word, sampled by a read
-    input  wire [31:0] s1_peer_port_status,          // Status word, sampled by a read
-    input  wire [31:0] s1_peer_mss_status,           // Status word, sampled by a read
-    input  wire [31:0] s1_peer_window_scale_status,  // Status word, sampled by a read
-    input  wire [31:0] s2_status_status,             // Status word, sampled by a read
-    input  wire [31:0] s2_tx_bytes_lo_status,        // Status word, sampled by a read
-    input  wire [31:0] s2_rx_bytes_lo_status,        // Status word, sampled by a read
-    input  wire [31:0] s2_elapsed_lo_status,         // Status word, sampled by a read
-    input  wire [31:0] s2_err_offset_lo_status,      // Status word, sampled by a read
-    input  wire [31:0] s2_err_expected_status,       // Status word, sampled by a read
-    input  wire [31:0] s2_err_received_status,       // Status word, sampled by a read
-    input  wire [31:0] s2_err_count_status,          // Status word, sampled by a read
-    input  wire [31:0] s2_rx_packets_status,         // Status word, sampled by a read
-    input  wire [31:0] s2_peer_port_status,          // Status word, sampled by a read
-    input  wire [31:0] s2_peer_mss_status,           // Status word, sampled by a read
-    input  wire [31:0] s2_peer_window_scale_status,  // Status word, sampled by a read
-    input  wire [31:0] s3_status_status,             // Status word, sampled by a read
-    input  wire [31:0] s3_tx_bytes_lo_status,        // Status word, sampled by a read
-    input  wire [31:0] s3_rx_bytes_lo_status,        // Status word, sampled by a read
-    input  wire [31:0] s3_elapsed_lo_status,         // Status word, sampled by a read
-    input  wire [31:0] s3_err_offset_lo_status,      // Status word, sampled by a read
-    input  wire [31:0] s3_err_expected_status,       // Status word, sampled by a read
-    input  wire [31:0] s3_err_received_status,       // Status word, sampled by a read
-    input  wire [31:0] s3_err_count_status,          // Status word, sampled by a read
-    input  wire [31:0] s3_rx_packets_status,         // Status word, sampled by a read
-    input  wire [31:0] s3_peer_port_status,          // Status word, sampled by a read
-    input  wire [31:0] s3_peer_mss_status,           // Status word, sampled by a read
-    input  wire [31:0] s3_peer_window_scale_status,  // Status word, sampled by a read
-    input  wire [31:0] info_cycle_count_hi_latch_in, // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s0_tx_bytes_hi_latch_in,      // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s0_rx_bytes_hi_latch_in,      // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s0_elapsed_hi_latch_in,       // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s0_err_offset_hi_latch_in,    // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s1_tx_bytes_hi_latch_in,      // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s1_rx_bytes_hi_latch_in,      // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s1_elapsed_hi_latch_in,       // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s1_err_offset_hi_latch_in,    // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s2_tx_bytes_hi_latch_in,      // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s2_rx_bytes_hi_latch_in,      // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s2_elapsed_hi_latch_in,       // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s2_err_offset_hi_latch_in,    // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s3_tx_bytes_hi_latch_in,      // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s3_rx_bytes_hi_latch_in,      // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s3_elapsed_hi_latch_in,       // High half of a wide value, latched by a read of the low half
-    input  wire [31:0] s3_err_offset_hi_latch_in     // High half of a wide value, latched by a read of the low half
+    output wire [31:0] toe_toe_config_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] toe_fpga_mac_lo_value,         // Writable word (writable bits; others 0)
+    output wire [31:0] toe_fpga_mac_hi_value,         // Writable word (writable bits; others 0)
+    output wire [31:0] toe_fpga_ip_value,             // Writable word (writable bits; others 0)
+    output wire [31:0] toe_target_mac_lo_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] toe_target_mac_hi_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] toe_target_ip_value,           // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_0_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_1_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_2_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_3_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_4_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_5_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_6_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_7_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_8_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_9_value,      // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_10_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_11_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_12_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_13_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_14_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] shared_tx_prefix_15_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] s0_test_config_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s0_speed_value,                // Writable word (writable bits; others 0)
+    output wire [31:0] s0_transfer_size_lo_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] s0_transfer_size_hi_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] s0_packet_size_lo_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] s0_packet_size_hi_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] s0_fpga_port_value,            // Writable word (writable bits; others 0)
+    output wire [31:0] s0_target_port_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s0_stall_timeout_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s0_latency_sizes_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s0_duration_lo_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s0_duration_hi_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s0_request_count_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s0_hist_index_value,           // Writable word (writable bits; others 0)
+    output wire [31:0] s1_test_config_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s1_speed_value,                // Writable word (writable bits; others 0)
+    output wire [31:0] s1_transfer_size_lo_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] s1_transfer_size_hi_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] s1_packet_size_lo_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] s1_packet_size_hi_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] s1_fpga_port_value,            // Writable word (writable bits; others 0)
+    output wire [31:0] s1_target_port_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s1_stall_timeout_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s1_latency_sizes_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s1_duration_lo_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s1_duration_hi_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s1_request_count_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s1_hist_index_value,           // Writable word (writable bits; others 0)
+    output wire [31:0] s2_test_config_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s2_speed_value,                // Writable word (writable bits; others 0)
+    output wire [31:0] s2_transfer_size_lo_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] s2_transfer_size_hi_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] s2_packet_size_lo_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] s2_packet_size_hi_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] s2_fpga_port_value,            // Writable word (writable bits; others 0)
+    output wire [31:0] s2_target_port_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s2_stall_timeout_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s2_latency_sizes_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s2_duration_lo_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s2_duration_hi_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s2_request_count_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s2_hist_index_value,           // Writable word (writable bits; others 0)
+    output wire [31:0] s3_test_config_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s3_speed_value,                // Writable word (writable bits; others 0)
+    output wire [31:0] s3_transfer_size_lo_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] s3_transfer_size_hi_value,     // Writable word (writable bits; others 0)
+    output wire [31:0] s3_packet_size_lo_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] s3_packet_size_hi_value,       // Writable word (writable bits; others 0)
+    output wire [31:0] s3_fpga_port_value,            // Writable word (writable bits; others 0)
+    output wire [31:0] s3_target_port_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s3_stall_timeout_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s3_latency_sizes_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s3_duration_lo_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s3_duration_hi_value,          // Writable word (writable bits; others 0)
+    output wire [31:0] s3_request_count_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s3_hist_index_value,           // Writable word (writable bits; others 0)
+    output wire [31:0] toe_toe_ctrl_pulse,            // Write-pulse word: written ones, for one cycle
+    output wire [31:0] s0_ctrl_pulse,                 // Write-pulse word: written ones, for one cycle
+    output wire [31:0] s1_ctrl_pulse,                 // Write-pulse word: written ones, for one cycle
+    output wire [31:0] s2_ctrl_pulse,                 // Write-pulse word: written ones, for one cycle
+    output wire [31:0] s3_ctrl_pulse,                 // Write-pulse word: written ones, for one cycle
+    output wire [31:0] s0_status_sticky,              // Sticky word
+    output wire [31:0] s1_status_sticky,              // Sticky word
+    output wire [31:0] s2_status_sticky,              // Sticky word
+    output wire [31:0] s3_status_sticky,              // Sticky word
+    input  wire [31:0] s0_status_set,                 // Sticky word: bits to set
+    input  wire [31:0] s1_status_set,                 // Sticky word: bits to set
+    input  wire [31:0] s2_status_set,                 // Sticky word: bits to set
+    input  wire [31:0] s3_status_set,                 // Sticky word: bits to set
+    input  wire [31:0] info_cycle_count_lo_status,    // Status word, sampled by a read
+    input  wire [31:0] toe_toe_status_status,         // Status word, sampled by a read
+    input  wire [31:0] s0_status_status,              // Status word, sampled by a read
+    input  wire [31:0] s0_tx_bytes_lo_status,         // Status word, sampled by a read
+    input  wire [31:0] s0_rx_bytes_lo_status,         // Status word, sampled by a read
+    input  wire [31:0] s0_elapsed_lo_status,          // Status word, sampled by a read
+    input  wire [31:0] s0_err_offset_lo_status,       // Status word, sampled by a read
+    input  wire [31:0] s0_err_expected_status,        // Status word, sampled by a read
+    input  wire [31:0] s0_err_received_status,        // Status word, sampled by a read
+    input  wire [31:0] s0_err_count_status,           // Status word, sampled by a read
+    input  wire [31:0] s0_rx_packets_status,          // Status word, sampled by a read
+    input  wire [31:0] s0_peer_port_status,           // Status word, sampled by a read
+    input  wire [31:0] s0_peer_mss_status,            // Status word, sampled by a read
+    input  wire [31:0] s0_peer_window_scale_status,   // Status word, sampled by a read
+    input  wire [31:0] s0_rtt_count_status,           // Status word, sampled by a read
+    input  wire [31:0] s0_rtt_min_status,             // Status word, sampled by a read
+    input  wire [31:0] s0_rtt_max_status,             // Status word, sampled by a read
+    input  wire [31:0] s0_rtt_last_status,            // Status word, sampled by a read
+    input  wire [31:0] s0_rtt_sum_lo_status,          // Status word, sampled by a read
+    input  wire [31:0] s0_rtt_jitter_sum_lo_status,   // Status word, sampled by a read
+    input  wire [31:0] s0_rtt_sum_sq_0_status,        // Status word, sampled by a read
+    input  wire [31:0] s0_rtt_sum_sq_1_status,        // Status word, sampled by a read
+    input  wire [31:0] s0_rtt_sum_sq_2_status,        // Status word, sampled by a read
+    input  wire [31:0] s0_msg_sent_status,            // Status word, sampled by a read
+    input  wire [31:0] s0_msg_received_status,        // Status word, sampled by a read
+    input  wire [31:0] s0_latency_status_status,      // Status word, sampled by a read
+    input  wire [31:0] s0_msg_owed_status,            // Status word, sampled by a read
+    input  wire [31:0] s0_hist_count_status,          // Status word, sampled by a read
+    input  wire [31:0] s1_status_status,              // Status word, sampled by a read
+    input  wire [31:0] s1_tx_bytes_lo_status,         // Status word, sampled by a read
+    input  wire [31:0] s1_rx_bytes_lo_status,         // Status word, sampled by a read
+    input  wire [31:0] s1_elapsed_lo_status,          // Status word, sampled by a read
+    input  wire [31:0] s1_err_offset_lo_status,       // Status word, sampled by a read
+    input  wire [31:0] s1_err_expected_status,        // Status word, sampled by a read
+    input  wire [31:0] s1_err_received_status,        // Status word, sampled by a read
+    input  wire [31:0] s1_err_count_status,           // Status word, sampled by a read
+    input  wire [31:0] s1_rx_packets_status,          // Status word, sampled by a read
+    input  wire [31:0] s1_peer_port_status,           // Status word, sampled by a read
+    input  wire [31:0] s1_peer_mss_status,            // Status word, sampled by a read
+    input  wire [31:0] s1_peer_window_scale_status,   // Status word, sampled by a read
+    input  wire [31:0] s1_rtt_count_status,           // Status word, sampled by a read
+    input  wire [31:0] s1_rtt_min_status,             // Status word, sampled by a read
+    input  wire [31:0] s1_rtt_max_status,             // Status word, sampled by a read
+    input  wire [31:0] s1_rtt_last_status,            // Status word, sampled by a read
+    input  wire [31:0] s1_rtt_sum_lo_status,          // Status word, sampled by a read
+    input  wire [31:0] s1_rtt_jitter_sum_lo_status,   // Status word, sampled by a read
+    input  wire [31:0] s1_rtt_sum_sq_0_status,        // Status word, sampled by a read
+    input  wire [31:0] s1_rtt_sum_sq_1_status,        // Status word, sampled by a read
+    input  wire [31:0] s1_rtt_sum_sq_2_status,        // Status word, sampled by a read
+    input  wire [31:0] s1_msg_sent_status,            // Status word, sampled by a read
+    input  wire [31:0] s1_msg_received_status,        // Status word, sampled by a read
+    input  wire [31:0] s1_latency_status_status,      // Status word, sampled by a read
+    input  wire [31:0] s1_msg_owed_status,            // Status word, sampled by a read
+    input  wire [31:0] s1_hist_count_status,          // Status word, sampled by a read
+    input  wire [31:0] s2_status_status,              // Status word, sampled by a read
+    input  wire [31:0] s2_tx_bytes_lo_status,         // Status word, sampled by a read
+    input  wire [31:0] s2_rx_bytes_lo_status,         // Status word, sampled by a read
+    input  wire [31:0] s2_elapsed_lo_status,          // Status word, sampled by a read
+    input  wire [31:0] s2_err_offset_lo_status,       // Status word, sampled by a read
+    input  wire [31:0] s2_err_expected_status,        // Status word, sampled by a read
+    input  wire [31:0] s2_err_received_status,        // Status word, sampled by a read
+    input  wire [31:0] s2_err_count_status,           // Status word, sampled by a read
+    input  wire [31:0] s2_rx_packets_status,          // Status word, sampled by a read
+    input  wire [31:0] s2_peer_port_status,           // Status word, sampled by a read
+    input  wire [31:0] s2_peer_mss_status,            // Status word, sampled by a read
+    input  wire [31:0] s2_peer_window_scale_status,   // Status word, sampled by a read
+    input  wire [31:0] s2_rtt_count_status,           // Status word, sampled by a read
+    input  wire [31:0] s2_rtt_min_status,             // Status word, sampled by a read
+    input  wire [31:0] s2_rtt_max_status,             // Status word, sampled by a read
+    input  wire [31:0] s2_rtt_last_status,            // Status word, sampled by a read
+    input  wire [31:0] s2_rtt_sum_lo_status,          // Status word, sampled by a read
+    input  wire [31:0] s2_rtt_jitter_sum_lo_status,   // Status word, sampled by a read
+    input  wire [31:0] s2_rtt_sum_sq_0_status,        // Status word, sampled by a read
+    input  wire [31:0] s2_rtt_sum_sq_1_status,        // Status word, sampled by a read
+    input  wire [31:0] s2_rtt_sum_sq_2_status,        // Status word, sampled by a read
+    input  wire [31:0] s2_msg_sent_status,            // Status word, sampled by a read
+    input  wire [31:0] s2_msg_received_status,        // Status word, sampled by a read
+    input  wire [31:0] s2_latency_status_status,      // Status word, sampled by a read
+    input  wire [31:0] s2_msg_owed_status,            // Status word, sampled by a read
+    input  wire [31:0] s2_hist_count_status,          // Status word, sampled by a read
+    input  wire [31:0] s3_status_status,              // Status word, sampled by a read
+    input  wire [31:0] s3_tx_bytes_lo_status,         // Status word, sampled by a read
+    input  wire [31:0] s3_rx_bytes_lo_status,         // Status word, sampled by a read
+    input  wire [31:0] s3_elapsed_lo_status,          // Status word, sampled by a read
+    input  wire [31:0] s3_err_offset_lo_status,       // Status word, sampled by a read
+    input  wire [31:0] s3_err_expected_status,        // Status word, sampled by a read
+    input  wire [31:0] s3_err_received_status,        // Status word, sampled by a read
+    input  wire [31:0] s3_err_count_status,           // Status word, sampled by a read
+    input  wire [31:0] s3_rx_packets_status,          // Status word, sampled by a read
+    input  wire [31:0] s3_peer_port_status,           // Status word, sampled by a read
+    input  wire [31:0] s3_peer_mss_status,            // Status word, sampled by a read
+    input  wire [31:0] s3_peer_window_scale_status,   // Status word, sampled by a read
+    input  wire [31:0] s3_rtt_count_status,           // Status word, sampled by a read
+    input  wire [31:0] s3_rtt_min_status,             // Status word, sampled by a read
+    input  wire [31:0] s3_rtt_max_status,             // Status word, sampled by a read
+    input  wire [31:0] s3_rtt_last_status,            // Status word, sampled by a read
+    input  wire [31:0] s3_rtt_sum_lo_status,          // Status word, sampled by a read
+    input  wire [31:0] s3_rtt_jitter_sum_lo_status,   // Status word, sampled by a read
+    input  wire [31:0] s3_rtt_sum_sq_0_status,        // Status word, sampled by a read
+    input  wire [31:0] s3_rtt_sum_sq_1_status,        // Status word, sampled by a read
+    input  wire [31:0] s3_rtt_sum_sq_2_status,        // Status word, sampled by a read
+    input  wire [31:0] s3_msg_sent_status,            // Status word, sampled by a read
+    input  wire [31:0] s3_msg_received_status,        // Status word, sampled by a read
+    input  wire [31:0] s3_latency_status_status,      // Status word, sampled by a read
+    input  wire [31:0] s3_msg_owed_status,            // Status word, sampled by a read
+    input  wire [31:0] s3_hist_count_status,          // Status word, sampled by a read
+    input  wire [31:0] info_cycle_count_hi_latch_in,  // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s0_tx_bytes_hi_latch_in,       // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s0_rx_bytes_hi_latch_in,       // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s0_elapsed_hi_latch_in,        // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s0_err_offset_hi_latch_in,     // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s0_rtt_sum_hi_latch_in,        // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s0_rtt_jitter_sum_hi_latch_in, // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s1_tx_bytes_hi_latch_in,       // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s1_rx_bytes_hi_latch_in,       // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s1_elapsed_hi_latch_in,        // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s1_err_offset_hi_latch_in,     // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s1_rtt_sum_hi_latch_in,        // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s1_rtt_jitter_sum_hi_latch_in, // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s2_tx_bytes_hi_latch_in,       // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s2_rx_bytes_hi_latch_in,       // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s2_elapsed_hi_latch_in,        // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s2_err_offset_hi_latch_in,     // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s2_rtt_sum_hi_latch_in,        // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s2_rtt_jitter_sum_hi_latch_in, // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s3_tx_bytes_hi_latch_in,       // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s3_rx_bytes_hi_latch_in,       // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s3_elapsed_hi_latch_in,        // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s3_err_offset_hi_latch_in,     // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s3_rtt_sum_hi_latch_in,        // High half of a wide value, latched by a read of the low half
+    input  wire [31:0] s3_rtt_jitter_sum_hi_latch_in  // High half of a wide value, latched by a read of the low half
 );
 
     // Constants
@@ -731,14 +807,14 @@ module toe_user_logic_regs_core (
         .value(shared_tx_prefix_15_value)
     );
 
-    // session[0].test_config at 0x0108: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
+    // session[0].test_config at 0x0108: test_mode [2:0] rw, outstanding [28:24] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
     wire        s0_test_config_storage_hit;
     wire [31:0] s0_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h108),
-        .MASK       (32'h7f3133),
-        .READ_MASK  (32'h7f3133),
-        .RESET_VALUE(32'h110)
+        .MASK       (32'h1f7f3137),
+        .READ_MASK  (32'h1f7f3137),
+        .RESET_VALUE(32'h1000110)
     ) u_s0_test_config_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -911,6 +987,26 @@ module toe_user_logic_regs_core (
         .value(s0_stall_timeout_value)
     );
 
+    // session[0].latency_sizes at 0x012c: request [15:0] rw, response [31:16] rw
+    wire        s0_latency_sizes_storage_hit;
+    wire [31:0] s0_latency_sizes_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h12c),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h400040)
+    ) u_s0_latency_sizes_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_latency_sizes_storage_hit),
+        .rdata(s0_latency_sizes_storage_rdata),
+        .value(s0_latency_sizes_value)
+    );
+
     // session[0].duration_lo at 0x0148: value [31:0] rw
     wire        s0_duration_lo_storage_hit;
     wire [31:0] s0_duration_lo_storage_rdata;
@@ -951,14 +1047,54 @@ module toe_user_logic_regs_core (
         .value(s0_duration_hi_value)
     );
 
-    // session[1].test_config at 0x0208: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
+    // session[0].request_count at 0x0168: count [31:0] rw
+    wire        s0_request_count_storage_hit;
+    wire [31:0] s0_request_count_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h168),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h3e8)
+    ) u_s0_request_count_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_request_count_storage_hit),
+        .rdata(s0_request_count_storage_rdata),
+        .value(s0_request_count_value)
+    );
+
+    // session[0].hist_index at 0x01c0: bucket [8:0] rw
+    wire        s0_hist_index_storage_hit;
+    wire [31:0] s0_hist_index_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h1c0),
+        .MASK       (32'h1ff),
+        .READ_MASK  (32'h1ff),
+        .RESET_VALUE(32'h0)
+    ) u_s0_hist_index_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_hist_index_storage_hit),
+        .rdata(s0_hist_index_storage_rdata),
+        .value(s0_hist_index_value)
+    );
+
+    // session[1].test_config at 0x0208: test_mode [2:0] rw, outstanding [28:24] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
     wire        s1_test_config_storage_hit;
     wire [31:0] s1_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h208),
-        .MASK       (32'h7f3133),
-        .READ_MASK  (32'h7f3133),
-        .RESET_VALUE(32'h110)
+        .MASK       (32'h1f7f3137),
+        .READ_MASK  (32'h1f7f3137),
+        .RESET_VALUE(32'h1000110)
     ) u_s1_test_config_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1131,6 +1267,26 @@ module toe_user_logic_regs_core (
         .value(s1_stall_timeout_value)
     );
 
+    // session[1].latency_sizes at 0x022c: request [15:0] rw, response [31:16] rw
+    wire        s1_latency_sizes_storage_hit;
+    wire [31:0] s1_latency_sizes_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h22c),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h400040)
+    ) u_s1_latency_sizes_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_latency_sizes_storage_hit),
+        .rdata(s1_latency_sizes_storage_rdata),
+        .value(s1_latency_sizes_value)
+    );
+
     // session[1].duration_lo at 0x0248: value [31:0] rw
     wire        s1_duration_lo_storage_hit;
     wire [31:0] s1_duration_lo_storage_rdata;
@@ -1171,14 +1327,54 @@ module toe_user_logic_regs_core (
         .value(s1_duration_hi_value)
     );
 
-    // session[2].test_config at 0x0308: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
+    // session[1].request_count at 0x0268: count [31:0] rw
+    wire        s1_request_count_storage_hit;
+    wire [31:0] s1_request_count_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h268),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h3e8)
+    ) u_s1_request_count_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_request_count_storage_hit),
+        .rdata(s1_request_count_storage_rdata),
+        .value(s1_request_count_value)
+    );
+
+    // session[1].hist_index at 0x02c0: bucket [8:0] rw
+    wire        s1_hist_index_storage_hit;
+    wire [31:0] s1_hist_index_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h2c0),
+        .MASK       (32'h1ff),
+        .READ_MASK  (32'h1ff),
+        .RESET_VALUE(32'h0)
+    ) u_s1_hist_index_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_hist_index_storage_hit),
+        .rdata(s1_hist_index_storage_rdata),
+        .value(s1_hist_index_value)
+    );
+
+    // session[2].test_config at 0x0308: test_mode [2:0] rw, outstanding [28:24] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
     wire        s2_test_config_storage_hit;
     wire [31:0] s2_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h308),
-        .MASK       (32'h7f3133),
-        .READ_MASK  (32'h7f3133),
-        .RESET_VALUE(32'h110)
+        .MASK       (32'h1f7f3137),
+        .READ_MASK  (32'h1f7f3137),
+        .RESET_VALUE(32'h1000110)
     ) u_s2_test_config_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1351,6 +1547,26 @@ module toe_user_logic_regs_core (
         .value(s2_stall_timeout_value)
     );
 
+    // session[2].latency_sizes at 0x032c: request [15:0] rw, response [31:16] rw
+    wire        s2_latency_sizes_storage_hit;
+    wire [31:0] s2_latency_sizes_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h32c),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h400040)
+    ) u_s2_latency_sizes_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s2_latency_sizes_storage_hit),
+        .rdata(s2_latency_sizes_storage_rdata),
+        .value(s2_latency_sizes_value)
+    );
+
     // session[2].duration_lo at 0x0348: value [31:0] rw
     wire        s2_duration_lo_storage_hit;
     wire [31:0] s2_duration_lo_storage_rdata;
@@ -1391,14 +1607,54 @@ module toe_user_logic_regs_core (
         .value(s2_duration_hi_value)
     );
 
-    // session[3].test_config at 0x0408: test_mode [1:0] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
+    // session[2].request_count at 0x0368: count [31:0] rw
+    wire        s2_request_count_storage_hit;
+    wire [31:0] s2_request_count_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h368),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h3e8)
+    ) u_s2_request_count_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s2_request_count_storage_hit),
+        .rdata(s2_request_count_storage_rdata),
+        .value(s2_request_count_value)
+    );
+
+    // session[2].hist_index at 0x03c0: bucket [8:0] rw
+    wire        s2_hist_index_storage_hit;
+    wire [31:0] s2_hist_index_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h3c0),
+        .MASK       (32'h1ff),
+        .READ_MASK  (32'h1ff),
+        .RESET_VALUE(32'h0)
+    ) u_s2_hist_index_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s2_hist_index_storage_hit),
+        .rdata(s2_hist_index_storage_rdata),
+        .value(s2_hist_index_value)
+    );
+
+    // session[3].test_config at 0x0408: test_mode [2:0] rw, outstanding [28:24] rw, verify [4] rw, tx_pattern [5] rw, conn_mode [8] rw, prefix_length [22:16] rw, prefix_only [13] rw, open_ended [12] rw
     wire        s3_test_config_storage_hit;
     wire [31:0] s3_test_config_storage_rdata;
     toe_user_logic_regs_storage #(
         .ADDRESS    (16'h408),
-        .MASK       (32'h7f3133),
-        .READ_MASK  (32'h7f3133),
-        .RESET_VALUE(32'h110)
+        .MASK       (32'h1f7f3137),
+        .READ_MASK  (32'h1f7f3137),
+        .RESET_VALUE(32'h1000110)
     ) u_s3_test_config_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1571,6 +1827,26 @@ module toe_user_logic_regs_core (
         .value(s3_stall_timeout_value)
     );
 
+    // session[3].latency_sizes at 0x042c: request [15:0] rw, response [31:16] rw
+    wire        s3_latency_sizes_storage_hit;
+    wire [31:0] s3_latency_sizes_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h42c),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h400040)
+    ) u_s3_latency_sizes_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s3_latency_sizes_storage_hit),
+        .rdata(s3_latency_sizes_storage_rdata),
+        .value(s3_latency_sizes_value)
+    );
+
     // session[3].duration_lo at 0x0448: value [31:0] rw
     wire        s3_duration_lo_storage_hit;
     wire [31:0] s3_duration_lo_storage_rdata;
@@ -1611,6 +1887,46 @@ module toe_user_logic_regs_core (
         .value(s3_duration_hi_value)
     );
 
+    // session[3].request_count at 0x0468: count [31:0] rw
+    wire        s3_request_count_storage_hit;
+    wire [31:0] s3_request_count_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h468),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h3e8)
+    ) u_s3_request_count_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s3_request_count_storage_hit),
+        .rdata(s3_request_count_storage_rdata),
+        .value(s3_request_count_value)
+    );
+
+    // session[3].hist_index at 0x04c0: bucket [8:0] rw
+    wire        s3_hist_index_storage_hit;
+    wire [31:0] s3_hist_index_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h4c0),
+        .MASK       (32'h1ff),
+        .READ_MASK  (32'h1ff),
+        .RESET_VALUE(32'h0)
+    ) u_s3_hist_index_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s3_hist_index_storage_hit),
+        .rdata(s3_hist_index_storage_rdata),
+        .value(s3_hist_index_value)
+    );
+
     // toe.toe_ctrl at 0x0040: init [0] wpulse
     wire toe_toe_ctrl_pulse_hit;
     toe_user_logic_regs_pulse #(
@@ -1627,11 +1943,11 @@ module toe_user_logic_regs_core (
         .pulse(toe_toe_ctrl_pulse)
     );
 
-    // session[0].ctrl at 0x0100: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse, stop [3] wpulse
+    // session[0].ctrl at 0x0100: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse, snapshot [4] wpulse, stop [3] wpulse
     wire s0_ctrl_pulse_hit;
     toe_user_logic_regs_pulse #(
         .ADDRESS(16'h100),
-        .MASK   (32'hf)
+        .MASK   (32'h1f)
     ) u_s0_ctrl_pulse (
         .clock(user_clk),
         .reset(user_rst),
@@ -1643,11 +1959,11 @@ module toe_user_logic_regs_core (
         .pulse(s0_ctrl_pulse)
     );
 
-    // session[1].ctrl at 0x0200: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse, stop [3] wpulse
+    // session[1].ctrl at 0x0200: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse, snapshot [4] wpulse, stop [3] wpulse
     wire s1_ctrl_pulse_hit;
     toe_user_logic_regs_pulse #(
         .ADDRESS(16'h200),
-        .MASK   (32'hf)
+        .MASK   (32'h1f)
     ) u_s1_ctrl_pulse (
         .clock(user_clk),
         .reset(user_rst),
@@ -1659,11 +1975,11 @@ module toe_user_logic_regs_core (
         .pulse(s1_ctrl_pulse)
     );
 
-    // session[2].ctrl at 0x0300: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse, stop [3] wpulse
+    // session[2].ctrl at 0x0300: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse, snapshot [4] wpulse, stop [3] wpulse
     wire s2_ctrl_pulse_hit;
     toe_user_logic_regs_pulse #(
         .ADDRESS(16'h300),
-        .MASK   (32'hf)
+        .MASK   (32'h1f)
     ) u_s2_ctrl_pulse (
         .clock(user_clk),
         .reset(user_rst),
@@ -1675,11 +1991,11 @@ module toe_user_logic_regs_core (
         .pulse(s2_ctrl_pulse)
     );
 
-    // session[3].ctrl at 0x0400: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse, stop [3] wpulse
+    // session[3].ctrl at 0x0400: start [0] wpulse, abort [1] wpulse, clear_errors [2] wpulse, snapshot [4] wpulse, stop [3] wpulse
     wire s3_ctrl_pulse_hit;
     toe_user_logic_regs_pulse #(
         .ADDRESS(16'h400),
-        .MASK   (32'hf)
+        .MASK   (32'h1f)
     ) u_s3_ctrl_pulse (
         .clock(user_clk),
         .reset(user_rst),
@@ -1959,6 +2275,202 @@ module toe_user_logic_regs_core (
         .status(s0_peer_window_scale_status)
     );
 
+    // session[0].rtt_count at 0x0180: value [31:0] ro
+    wire        s0_rtt_count_status_hit;
+    wire [31:0] s0_rtt_count_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h180),
+        .MASK   (32'hffffffff)
+    ) u_s0_rtt_count_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_rtt_count_status_hit),
+        .rdata (s0_rtt_count_status_rdata),
+        .status(s0_rtt_count_status)
+    );
+
+    // session[0].rtt_min at 0x0184: cycles [31:0] ro
+    wire        s0_rtt_min_status_hit;
+    wire [31:0] s0_rtt_min_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h184),
+        .MASK   (32'hffffffff)
+    ) u_s0_rtt_min_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_rtt_min_status_hit),
+        .rdata (s0_rtt_min_status_rdata),
+        .status(s0_rtt_min_status)
+    );
+
+    // session[0].rtt_max at 0x0188: cycles [31:0] ro
+    wire        s0_rtt_max_status_hit;
+    wire [31:0] s0_rtt_max_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h188),
+        .MASK   (32'hffffffff)
+    ) u_s0_rtt_max_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_rtt_max_status_hit),
+        .rdata (s0_rtt_max_status_rdata),
+        .status(s0_rtt_max_status)
+    );
+
+    // session[0].rtt_last at 0x018c: cycles [31:0] ro
+    wire        s0_rtt_last_status_hit;
+    wire [31:0] s0_rtt_last_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h18c),
+        .MASK   (32'hffffffff)
+    ) u_s0_rtt_last_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_rtt_last_status_hit),
+        .rdata (s0_rtt_last_status_rdata),
+        .status(s0_rtt_last_status)
+    );
+
+    // session[0].rtt_sum_lo at 0x0190: value [31:0] ro
+    wire        s0_rtt_sum_lo_status_hit;
+    wire [31:0] s0_rtt_sum_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h190),
+        .MASK   (32'hffffffff)
+    ) u_s0_rtt_sum_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_rtt_sum_lo_status_hit),
+        .rdata (s0_rtt_sum_lo_status_rdata),
+        .status(s0_rtt_sum_lo_status)
+    );
+
+    // session[0].rtt_jitter_sum_lo at 0x0198: value [31:0] ro
+    wire        s0_rtt_jitter_sum_lo_status_hit;
+    wire [31:0] s0_rtt_jitter_sum_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h198),
+        .MASK   (32'hffffffff)
+    ) u_s0_rtt_jitter_sum_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_rtt_jitter_sum_lo_status_hit),
+        .rdata (s0_rtt_jitter_sum_lo_status_rdata),
+        .status(s0_rtt_jitter_sum_lo_status)
+    );
+
+    // session[0].rtt_sum_sq_0 at 0x01a0: value [31:0] ro
+    wire        s0_rtt_sum_sq_0_status_hit;
+    wire [31:0] s0_rtt_sum_sq_0_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h1a0),
+        .MASK   (32'hffffffff)
+    ) u_s0_rtt_sum_sq_0_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_rtt_sum_sq_0_status_hit),
+        .rdata (s0_rtt_sum_sq_0_status_rdata),
+        .status(s0_rtt_sum_sq_0_status)
+    );
+
+    // session[0].rtt_sum_sq_1 at 0x01a4: value [31:0] ro
+    wire        s0_rtt_sum_sq_1_status_hit;
+    wire [31:0] s0_rtt_sum_sq_1_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h1a4),
+        .MASK   (32'hffffffff)
+    ) u_s0_rtt_sum_sq_1_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_rtt_sum_sq_1_status_hit),
+        .rdata (s0_rtt_sum_sq_1_status_rdata),
+        .status(s0_rtt_sum_sq_1_status)
+    );
+
+    // session[0].rtt_sum_sq_2 at 0x01a8: value [31:0] ro
+    wire        s0_rtt_sum_sq_2_status_hit;
+    wire [31:0] s0_rtt_sum_sq_2_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h1a8),
+        .MASK   (32'hffffffff)
+    ) u_s0_rtt_sum_sq_2_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_rtt_sum_sq_2_status_hit),
+        .rdata (s0_rtt_sum_sq_2_status_rdata),
+        .status(s0_rtt_sum_sq_2_status)
+    );
+
+    // session[0].msg_sent at 0x01b0: count [31:0] ro
+    wire        s0_msg_sent_status_hit;
+    wire [31:0] s0_msg_sent_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h1b0),
+        .MASK   (32'hffffffff)
+    ) u_s0_msg_sent_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_msg_sent_status_hit),
+        .rdata (s0_msg_sent_status_rdata),
+        .status(s0_msg_sent_status)
+    );
+
+    // session[0].msg_received at 0x01b4: count [31:0] ro
+    wire        s0_msg_received_status_hit;
+    wire [31:0] s0_msg_received_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h1b4),
+        .MASK   (32'hffffffff)
+    ) u_s0_msg_received_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_msg_received_status_hit),
+        .rdata (s0_msg_received_status_rdata),
+        .status(s0_msg_received_status)
+    );
+
+    // session[0].latency_status at 0x01b8: in_flight [4:0] ro, fault [8] ro
+    wire        s0_latency_status_status_hit;
+    wire [31:0] s0_latency_status_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h1b8),
+        .MASK   (32'h11f)
+    ) u_s0_latency_status_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_latency_status_status_hit),
+        .rdata (s0_latency_status_status_rdata),
+        .status(s0_latency_status_status)
+    );
+
+    // session[0].msg_owed at 0x01bc: count [31:0] ro
+    wire        s0_msg_owed_status_hit;
+    wire [31:0] s0_msg_owed_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h1bc),
+        .MASK   (32'hffffffff)
+    ) u_s0_msg_owed_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_msg_owed_status_hit),
+        .rdata (s0_msg_owed_status_rdata),
+        .status(s0_msg_owed_status)
+    );
+
+    // session[0].hist_count at 0x01c4: count [31:0] ro
+    wire        s0_hist_count_status_hit;
+    wire [31:0] s0_hist_count_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h1c4),
+        .MASK   (32'hffffffff)
+    ) u_s0_hist_count_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s0_hist_count_status_hit),
+        .rdata (s0_hist_count_status_rdata),
+        .status(s0_hist_count_status)
+    );
+
     // session[1].status at 0x0204: busy [0] ro, connected [1] ro, closed [2] ro, sent [5] ro, error_cause [11:8] ro
     wire        s1_status_status_hit;
     wire [31:0] s1_status_status_rdata;
@@ -2125,6 +2637,202 @@ module toe_user_logic_regs_core (
         .hit   (s1_peer_window_scale_status_hit),
         .rdata (s1_peer_window_scale_status_rdata),
         .status(s1_peer_window_scale_status)
+    );
+
+    // session[1].rtt_count at 0x0280: value [31:0] ro
+    wire        s1_rtt_count_status_hit;
+    wire [31:0] s1_rtt_count_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h280),
+        .MASK   (32'hffffffff)
+    ) u_s1_rtt_count_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_rtt_count_status_hit),
+        .rdata (s1_rtt_count_status_rdata),
+        .status(s1_rtt_count_status)
+    );
+
+    // session[1].rtt_min at 0x0284: cycles [31:0] ro
+    wire        s1_rtt_min_status_hit;
+    wire [31:0] s1_rtt_min_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h284),
+        .MASK   (32'hffffffff)
+    ) u_s1_rtt_min_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_rtt_min_status_hit),
+        .rdata (s1_rtt_min_status_rdata),
+        .status(s1_rtt_min_status)
+    );
+
+    // session[1].rtt_max at 0x0288: cycles [31:0] ro
+    wire        s1_rtt_max_status_hit;
+    wire [31:0] s1_rtt_max_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h288),
+        .MASK   (32'hffffffff)
+    ) u_s1_rtt_max_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_rtt_max_status_hit),
+        .rdata (s1_rtt_max_status_rdata),
+        .status(s1_rtt_max_status)
+    );
+
+    // session[1].rtt_last at 0x028c: cycles [31:0] ro
+    wire        s1_rtt_last_status_hit;
+    wire [31:0] s1_rtt_last_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h28c),
+        .MASK   (32'hffffffff)
+    ) u_s1_rtt_last_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_rtt_last_status_hit),
+        .rdata (s1_rtt_last_status_rdata),
+        .status(s1_rtt_last_status)
+    );
+
+    // session[1].rtt_sum_lo at 0x0290: value [31:0] ro
+    wire        s1_rtt_sum_lo_status_hit;
+    wire [31:0] s1_rtt_sum_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h290),
+        .MASK   (32'hffffffff)
+    ) u_s1_rtt_sum_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_rtt_sum_lo_status_hit),
+        .rdata (s1_rtt_sum_lo_status_rdata),
+        .status(s1_rtt_sum_lo_status)
+    );
+
+    // session[1].rtt_jitter_sum_lo at 0x0298: value [31:0] ro
+    wire        s1_rtt_jitter_sum_lo_status_hit;
+    wire [31:0] s1_rtt_jitter_sum_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h298),
+        .MASK   (32'hffffffff)
+    ) u_s1_rtt_jitter_sum_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_rtt_jitter_sum_lo_status_hit),
+        .rdata (s1_rtt_jitter_sum_lo_status_rdata),
+        .status(s1_rtt_jitter_sum_lo_status)
+    );
+
+    // session[1].rtt_sum_sq_0 at 0x02a0: value [31:0] ro
+    wire        s1_rtt_sum_sq_0_status_hit;
+    wire [31:0] s1_rtt_sum_sq_0_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h2a0),
+        .MASK   (32'hffffffff)
+    ) u_s1_rtt_sum_sq_0_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_rtt_sum_sq_0_status_hit),
+        .rdata (s1_rtt_sum_sq_0_status_rdata),
+        .status(s1_rtt_sum_sq_0_status)
+    );
+
+    // session[1].rtt_sum_sq_1 at 0x02a4: value [31:0] ro
+    wire        s1_rtt_sum_sq_1_status_hit;
+    wire [31:0] s1_rtt_sum_sq_1_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h2a4),
+        .MASK   (32'hffffffff)
+    ) u_s1_rtt_sum_sq_1_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_rtt_sum_sq_1_status_hit),
+        .rdata (s1_rtt_sum_sq_1_status_rdata),
+        .status(s1_rtt_sum_sq_1_status)
+    );
+
+    // session[1].rtt_sum_sq_2 at 0x02a8: value [31:0] ro
+    wire        s1_rtt_sum_sq_2_status_hit;
+    wire [31:0] s1_rtt_sum_sq_2_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h2a8),
+        .MASK   (32'hffffffff)
+    ) u_s1_rtt_sum_sq_2_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_rtt_sum_sq_2_status_hit),
+        .rdata (s1_rtt_sum_sq_2_status_rdata),
+        .status(s1_rtt_sum_sq_2_status)
+    );
+
+    // session[1].msg_sent at 0x02b0: count [31:0] ro
+    wire        s1_msg_sent_status_hit;
+    wire [31:0] s1_msg_sent_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h2b0),
+        .MASK   (32'hffffffff)
+    ) u_s1_msg_sent_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_msg_sent_status_hit),
+        .rdata (s1_msg_sent_status_rdata),
+        .status(s1_msg_sent_status)
+    );
+
+    // session[1].msg_received at 0x02b4: count [31:0] ro
+    wire        s1_msg_received_status_hit;
+    wire [31:0] s1_msg_received_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h2b4),
+        .MASK   (32'hffffffff)
+    ) u_s1_msg_received_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_msg_received_status_hit),
+        .rdata (s1_msg_received_status_rdata),
+        .status(s1_msg_received_status)
+    );
+
+    // session[1].latency_status at 0x02b8: in_flight [4:0] ro, fault [8] ro
+    wire        s1_latency_status_status_hit;
+    wire [31:0] s1_latency_status_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h2b8),
+        .MASK   (32'h11f)
+    ) u_s1_latency_status_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_latency_status_status_hit),
+        .rdata (s1_latency_status_status_rdata),
+        .status(s1_latency_status_status)
+    );
+
+    // session[1].msg_owed at 0x02bc: count [31:0] ro
+    wire        s1_msg_owed_status_hit;
+    wire [31:0] s1_msg_owed_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h2bc),
+        .MASK   (32'hffffffff)
+    ) u_s1_msg_owed_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_msg_owed_status_hit),
+        .rdata (s1_msg_owed_status_rdata),
+        .status(s1_msg_owed_status)
+    );
+
+    // session[1].hist_count at 0x02c4: count [31:0] ro
+    wire        s1_hist_count_status_hit;
+    wire [31:0] s1_hist_count_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h2c4),
+        .MASK   (32'hffffffff)
+    ) u_s1_hist_count_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s1_hist_count_status_hit),
+        .rdata (s1_hist_count_status_rdata),
+        .status(s1_hist_count_status)
     );
 
     // session[2].status at 0x0304: busy [0] ro, connected [1] ro, closed [2] ro, sent [5] ro, error_cause [11:8] ro
@@ -2295,6 +3003,202 @@ module toe_user_logic_regs_core (
         .status(s2_peer_window_scale_status)
     );
 
+    // session[2].rtt_count at 0x0380: value [31:0] ro
+    wire        s2_rtt_count_status_hit;
+    wire [31:0] s2_rtt_count_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h380),
+        .MASK   (32'hffffffff)
+    ) u_s2_rtt_count_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_rtt_count_status_hit),
+        .rdata (s2_rtt_count_status_rdata),
+        .status(s2_rtt_count_status)
+    );
+
+    // session[2].rtt_min at 0x0384: cycles [31:0] ro
+    wire        s2_rtt_min_status_hit;
+    wire [31:0] s2_rtt_min_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h384),
+        .MASK   (32'hffffffff)
+    ) u_s2_rtt_min_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_rtt_min_status_hit),
+        .rdata (s2_rtt_min_status_rdata),
+        .status(s2_rtt_min_status)
+    );
+
+    // session[2].rtt_max at 0x0388: cycles [31:0] ro
+    wire        s2_rtt_max_status_hit;
+    wire [31:0] s2_rtt_max_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h388),
+        .MASK   (32'hffffffff)
+    ) u_s2_rtt_max_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_rtt_max_status_hit),
+        .rdata (s2_rtt_max_status_rdata),
+        .status(s2_rtt_max_status)
+    );
+
+    // session[2].rtt_last at 0x038c: cycles [31:0] ro
+    wire        s2_rtt_last_status_hit;
+    wire [31:0] s2_rtt_last_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h38c),
+        .MASK   (32'hffffffff)
+    ) u_s2_rtt_last_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_rtt_last_status_hit),
+        .rdata (s2_rtt_last_status_rdata),
+        .status(s2_rtt_last_status)
+    );
+
+    // session[2].rtt_sum_lo at 0x0390: value [31:0] ro
+    wire        s2_rtt_sum_lo_status_hit;
+    wire [31:0] s2_rtt_sum_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h390),
+        .MASK   (32'hffffffff)
+    ) u_s2_rtt_sum_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_rtt_sum_lo_status_hit),
+        .rdata (s2_rtt_sum_lo_status_rdata),
+        .status(s2_rtt_sum_lo_status)
+    );
+
+    // session[2].rtt_jitter_sum_lo at 0x0398: value [31:0] ro
+    wire        s2_rtt_jitter_sum_lo_status_hit;
+    wire [31:0] s2_rtt_jitter_sum_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h398),
+        .MASK   (32'hffffffff)
+    ) u_s2_rtt_jitter_sum_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_rtt_jitter_sum_lo_status_hit),
+        .rdata (s2_rtt_jitter_sum_lo_status_rdata),
+        .status(s2_rtt_jitter_sum_lo_status)
+    );
+
+    // session[2].rtt_sum_sq_0 at 0x03a0: value [31:0] ro
+    wire        s2_rtt_sum_sq_0_status_hit;
+    wire [31:0] s2_rtt_sum_sq_0_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h3a0),
+        .MASK   (32'hffffffff)
+    ) u_s2_rtt_sum_sq_0_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_rtt_sum_sq_0_status_hit),
+        .rdata (s2_rtt_sum_sq_0_status_rdata),
+        .status(s2_rtt_sum_sq_0_status)
+    );
+
+    // session[2].rtt_sum_sq_1 at 0x03a4: value [31:0] ro
+    wire        s2_rtt_sum_sq_1_status_hit;
+    wire [31:0] s2_rtt_sum_sq_1_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h3a4),
+        .MASK   (32'hffffffff)
+    ) u_s2_rtt_sum_sq_1_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_rtt_sum_sq_1_status_hit),
+        .rdata (s2_rtt_sum_sq_1_status_rdata),
+        .status(s2_rtt_sum_sq_1_status)
+    );
+
+    // session[2].rtt_sum_sq_2 at 0x03a8: value [31:0] ro
+    wire        s2_rtt_sum_sq_2_status_hit;
+    wire [31:0] s2_rtt_sum_sq_2_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h3a8),
+        .MASK   (32'hffffffff)
+    ) u_s2_rtt_sum_sq_2_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_rtt_sum_sq_2_status_hit),
+        .rdata (s2_rtt_sum_sq_2_status_rdata),
+        .status(s2_rtt_sum_sq_2_status)
+    );
+
+    // session[2].msg_sent at 0x03b0: count [31:0] ro
+    wire        s2_msg_sent_status_hit;
+    wire [31:0] s2_msg_sent_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h3b0),
+        .MASK   (32'hffffffff)
+    ) u_s2_msg_sent_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_msg_sent_status_hit),
+        .rdata (s2_msg_sent_status_rdata),
+        .status(s2_msg_sent_status)
+    );
+
+    // session[2].msg_received at 0x03b4: count [31:0] ro
+    wire        s2_msg_received_status_hit;
+    wire [31:0] s2_msg_received_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h3b4),
+        .MASK   (32'hffffffff)
+    ) u_s2_msg_received_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_msg_received_status_hit),
+        .rdata (s2_msg_received_status_rdata),
+        .status(s2_msg_received_status)
+    );
+
+    // session[2].latency_status at 0x03b8: in_flight [4:0] ro, fault [8] ro
+    wire        s2_latency_status_status_hit;
+    wire [31:0] s2_latency_status_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h3b8),
+        .MASK   (32'h11f)
+    ) u_s2_latency_status_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_latency_status_status_hit),
+        .rdata (s2_latency_status_status_rdata),
+        .status(s2_latency_status_status)
+    );
+
+    // session[2].msg_owed at 0x03bc: count [31:0] ro
+    wire        s2_msg_owed_status_hit;
+    wire [31:0] s2_msg_owed_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h3bc),
+        .MASK   (32'hffffffff)
+    ) u_s2_msg_owed_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_msg_owed_status_hit),
+        .rdata (s2_msg_owed_status_rdata),
+        .status(s2_msg_owed_status)
+    );
+
+    // session[2].hist_count at 0x03c4: count [31:0] ro
+    wire        s2_hist_count_status_hit;
+    wire [31:0] s2_hist_count_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h3c4),
+        .MASK   (32'hffffffff)
+    ) u_s2_hist_count_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s2_hist_count_status_hit),
+        .rdata (s2_hist_count_status_rdata),
+        .status(s2_hist_count_status)
+    );
+
     // session[3].status at 0x0404: busy [0] ro, connected [1] ro, closed [2] ro, sent [5] ro, error_cause [11:8] ro
     wire        s3_status_status_hit;
     wire [31:0] s3_status_status_rdata;
@@ -2463,6 +3367,202 @@ module toe_user_logic_regs_core (
         .status(s3_peer_window_scale_status)
     );
 
+    // session[3].rtt_count at 0x0480: value [31:0] ro
+    wire        s3_rtt_count_status_hit;
+    wire [31:0] s3_rtt_count_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h480),
+        .MASK   (32'hffffffff)
+    ) u_s3_rtt_count_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_rtt_count_status_hit),
+        .rdata (s3_rtt_count_status_rdata),
+        .status(s3_rtt_count_status)
+    );
+
+    // session[3].rtt_min at 0x0484: cycles [31:0] ro
+    wire        s3_rtt_min_status_hit;
+    wire [31:0] s3_rtt_min_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h484),
+        .MASK   (32'hffffffff)
+    ) u_s3_rtt_min_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_rtt_min_status_hit),
+        .rdata (s3_rtt_min_status_rdata),
+        .status(s3_rtt_min_status)
+    );
+
+    // session[3].rtt_max at 0x0488: cycles [31:0] ro
+    wire        s3_rtt_max_status_hit;
+    wire [31:0] s3_rtt_max_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h488),
+        .MASK   (32'hffffffff)
+    ) u_s3_rtt_max_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_rtt_max_status_hit),
+        .rdata (s3_rtt_max_status_rdata),
+        .status(s3_rtt_max_status)
+    );
+
+    // session[3].rtt_last at 0x048c: cycles [31:0] ro
+    wire        s3_rtt_last_status_hit;
+    wire [31:0] s3_rtt_last_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h48c),
+        .MASK   (32'hffffffff)
+    ) u_s3_rtt_last_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_rtt_last_status_hit),
+        .rdata (s3_rtt_last_status_rdata),
+        .status(s3_rtt_last_status)
+    );
+
+    // session[3].rtt_sum_lo at 0x0490: value [31:0] ro
+    wire        s3_rtt_sum_lo_status_hit;
+    wire [31:0] s3_rtt_sum_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h490),
+        .MASK   (32'hffffffff)
+    ) u_s3_rtt_sum_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_rtt_sum_lo_status_hit),
+        .rdata (s3_rtt_sum_lo_status_rdata),
+        .status(s3_rtt_sum_lo_status)
+    );
+
+    // session[3].rtt_jitter_sum_lo at 0x0498: value [31:0] ro
+    wire        s3_rtt_jitter_sum_lo_status_hit;
+    wire [31:0] s3_rtt_jitter_sum_lo_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h498),
+        .MASK   (32'hffffffff)
+    ) u_s3_rtt_jitter_sum_lo_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_rtt_jitter_sum_lo_status_hit),
+        .rdata (s3_rtt_jitter_sum_lo_status_rdata),
+        .status(s3_rtt_jitter_sum_lo_status)
+    );
+
+    // session[3].rtt_sum_sq_0 at 0x04a0: value [31:0] ro
+    wire        s3_rtt_sum_sq_0_status_hit;
+    wire [31:0] s3_rtt_sum_sq_0_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h4a0),
+        .MASK   (32'hffffffff)
+    ) u_s3_rtt_sum_sq_0_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_rtt_sum_sq_0_status_hit),
+        .rdata (s3_rtt_sum_sq_0_status_rdata),
+        .status(s3_rtt_sum_sq_0_status)
+    );
+
+    // session[3].rtt_sum_sq_1 at 0x04a4: value [31:0] ro
+    wire        s3_rtt_sum_sq_1_status_hit;
+    wire [31:0] s3_rtt_sum_sq_1_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h4a4),
+        .MASK   (32'hffffffff)
+    ) u_s3_rtt_sum_sq_1_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_rtt_sum_sq_1_status_hit),
+        .rdata (s3_rtt_sum_sq_1_status_rdata),
+        .status(s3_rtt_sum_sq_1_status)
+    );
+
+    // session[3].rtt_sum_sq_2 at 0x04a8: value [31:0] ro
+    wire        s3_rtt_sum_sq_2_status_hit;
+    wire [31:0] s3_rtt_sum_sq_2_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h4a8),
+        .MASK   (32'hffffffff)
+    ) u_s3_rtt_sum_sq_2_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_rtt_sum_sq_2_status_hit),
+        .rdata (s3_rtt_sum_sq_2_status_rdata),
+        .status(s3_rtt_sum_sq_2_status)
+    );
+
+    // session[3].msg_sent at 0x04b0: count [31:0] ro
+    wire        s3_msg_sent_status_hit;
+    wire [31:0] s3_msg_sent_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h4b0),
+        .MASK   (32'hffffffff)
+    ) u_s3_msg_sent_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_msg_sent_status_hit),
+        .rdata (s3_msg_sent_status_rdata),
+        .status(s3_msg_sent_status)
+    );
+
+    // session[3].msg_received at 0x04b4: count [31:0] ro
+    wire        s3_msg_received_status_hit;
+    wire [31:0] s3_msg_received_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h4b4),
+        .MASK   (32'hffffffff)
+    ) u_s3_msg_received_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_msg_received_status_hit),
+        .rdata (s3_msg_received_status_rdata),
+        .status(s3_msg_received_status)
+    );
+
+    // session[3].latency_status at 0x04b8: in_flight [4:0] ro, fault [8] ro
+    wire        s3_latency_status_status_hit;
+    wire [31:0] s3_latency_status_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h4b8),
+        .MASK   (32'h11f)
+    ) u_s3_latency_status_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_latency_status_status_hit),
+        .rdata (s3_latency_status_status_rdata),
+        .status(s3_latency_status_status)
+    );
+
+    // session[3].msg_owed at 0x04bc: count [31:0] ro
+    wire        s3_msg_owed_status_hit;
+    wire [31:0] s3_msg_owed_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h4bc),
+        .MASK   (32'hffffffff)
+    ) u_s3_msg_owed_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_msg_owed_status_hit),
+        .rdata (s3_msg_owed_status_rdata),
+        .status(s3_msg_owed_status)
+    );
+
+    // session[3].hist_count at 0x04c4: count [31:0] ro
+    wire        s3_hist_count_status_hit;
+    wire [31:0] s3_hist_count_status_rdata;
+    toe_user_logic_regs_status #(
+        .ADDRESS(16'h4c4),
+        .MASK   (32'hffffffff)
+    ) u_s3_hist_count_status (
+        .clock (user_clk),
+        .addr  (crossing_addr),
+        .hit   (s3_hist_count_status_hit),
+        .rdata (s3_hist_count_status_rdata),
+        .status(s3_hist_count_status)
+    );
+
     // info.cycle_count_hi at 0x0024: value [31:0] ro
     wire        info_cycle_count_hi_latch_hit;
     wire [31:0] info_cycle_count_hi_latch_rdata;
@@ -2548,6 +3648,40 @@ module toe_user_logic_regs_core (
         .latch_in(s0_err_offset_hi_latch_in)
     );
 
+    // session[0].rtt_sum_hi at 0x0194: value [31:0] ro
+    wire        s0_rtt_sum_hi_latch_hit;
+    wire [31:0] s0_rtt_sum_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h194),
+        .LO_ADDRESS(16'h190),
+        .MASK      (32'hffffffff)
+    ) u_s0_rtt_sum_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s0_rtt_sum_hi_latch_hit),
+        .rdata   (s0_rtt_sum_hi_latch_rdata),
+        .latch_in(s0_rtt_sum_hi_latch_in)
+    );
+
+    // session[0].rtt_jitter_sum_hi at 0x019c: value [31:0] ro
+    wire        s0_rtt_jitter_sum_hi_latch_hit;
+    wire [31:0] s0_rtt_jitter_sum_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h19c),
+        .LO_ADDRESS(16'h198),
+        .MASK      (32'hffffffff)
+    ) u_s0_rtt_jitter_sum_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s0_rtt_jitter_sum_hi_latch_hit),
+        .rdata   (s0_rtt_jitter_sum_hi_latch_rdata),
+        .latch_in(s0_rtt_jitter_sum_hi_latch_in)
+    );
+
     // session[1].tx_bytes_hi at 0x0234: value [31:0] ro
     wire        s1_tx_bytes_hi_latch_hit;
     wire [31:0] s1_tx_bytes_hi_latch_rdata;
@@ -2614,6 +3748,40 @@ module toe_user_logic_regs_core (
         .hit     (s1_err_offset_hi_latch_hit),
         .rdata   (s1_err_offset_hi_latch_rdata),
         .latch_in(s1_err_offset_hi_latch_in)
+    );
+
+    // session[1].rtt_sum_hi at 0x0294: value [31:0] ro
+    wire        s1_rtt_sum_hi_latch_hit;
+    wire [31:0] s1_rtt_sum_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h294),
+        .LO_ADDRESS(16'h290),
+        .MASK      (32'hffffffff)
+    ) u_s1_rtt_sum_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s1_rtt_sum_hi_latch_hit),
+        .rdata   (s1_rtt_sum_hi_latch_rdata),
+        .latch_in(s1_rtt_sum_hi_latch_in)
+    );
+
+    // session[1].rtt_jitter_sum_hi at 0x029c: value [31:0] ro
+    wire        s1_rtt_jitter_sum_hi_latch_hit;
+    wire [31:0] s1_rtt_jitter_sum_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h29c),
+        .LO_ADDRESS(16'h298),
+        .MASK      (32'hffffffff)
+    ) u_s1_rtt_jitter_sum_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s1_rtt_jitter_sum_hi_latch_hit),
+        .rdata   (s1_rtt_jitter_sum_hi_latch_rdata),
+        .latch_in(s1_rtt_jitter_sum_hi_latch_in)
     );
 
     // session[2].tx_bytes_hi at 0x0334: value [31:0] ro
@@ -2684,6 +3852,40 @@ module toe_user_logic_regs_core (
         .latch_in(s2_err_offset_hi_latch_in)
     );
 
+    // session[2].rtt_sum_hi at 0x0394: value [31:0] ro
+    wire        s2_rtt_sum_hi_latch_hit;
+    wire [31:0] s2_rtt_sum_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h394),
+        .LO_ADDRESS(16'h390),
+        .MASK      (32'hffffffff)
+    ) u_s2_rtt_sum_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s2_rtt_sum_hi_latch_hit),
+        .rdata   (s2_rtt_sum_hi_latch_rdata),
+        .latch_in(s2_rtt_sum_hi_latch_in)
+    );
+
+    // session[2].rtt_jitter_sum_hi at 0x039c: value [31:0] ro
+    wire        s2_rtt_jitter_sum_hi_latch_hit;
+    wire [31:0] s2_rtt_jitter_sum_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h39c),
+        .LO_ADDRESS(16'h398),
+        .MASK      (32'hffffffff)
+    ) u_s2_rtt_jitter_sum_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s2_rtt_jitter_sum_hi_latch_hit),
+        .rdata   (s2_rtt_jitter_sum_hi_latch_rdata),
+        .latch_in(s2_rtt_jitter_sum_hi_latch_in)
+    );
+
     // session[3].tx_bytes_hi at 0x0434: value [31:0] ro
     wire        s3_tx_bytes_hi_latch_hit;
     wire [31:0] s3_tx_bytes_hi_latch_rdata;
@@ -2752,6 +3954,40 @@ module toe_user_logic_regs_core (
         .latch_in(s3_err_offset_hi_latch_in)
     );
 
+    // session[3].rtt_sum_hi at 0x0494: value [31:0] ro
+    wire        s3_rtt_sum_hi_latch_hit;
+    wire [31:0] s3_rtt_sum_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h494),
+        .LO_ADDRESS(16'h490),
+        .MASK      (32'hffffffff)
+    ) u_s3_rtt_sum_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s3_rtt_sum_hi_latch_hit),
+        .rdata   (s3_rtt_sum_hi_latch_rdata),
+        .latch_in(s3_rtt_sum_hi_latch_in)
+    );
+
+    // session[3].rtt_jitter_sum_hi at 0x049c: value [31:0] ro
+    wire        s3_rtt_jitter_sum_hi_latch_hit;
+    wire [31:0] s3_rtt_jitter_sum_hi_latch_rdata;
+    toe_user_logic_regs_latch #(
+        .ADDRESS   (16'h49c),
+        .LO_ADDRESS(16'h498),
+        .MASK      (32'hffffffff)
+    ) u_s3_rtt_jitter_sum_hi_latch (
+        .clock   (user_clk),
+        .reset   (user_rst),
+        .addr    (crossing_addr),
+        .read    (crossing_read),
+        .hit     (s3_rtt_jitter_sum_hi_latch_hit),
+        .rdata   (s3_rtt_jitter_sum_hi_latch_rdata),
+        .latch_in(s3_rtt_jitter_sum_hi_latch_in)
+    );
+
     // info.id at 0x0000: value [31:0] ro
     wire        info_id_constant_hit;
     wire [31:0] info_id_constant_rdata;
@@ -2770,7 +4006,7 @@ module toe_user_logic_regs_core (
     wire [31:0] info_version_constant_rdata;
     toe_user_logic_regs_constant #(
         .ADDRESS(16'h4),
-        .VALUE  (32'h10004)
+        .VALUE  (32'h10005)
     ) u_info_version_constant (
         .clock(user_clk),
         .addr (crossing_addr),
@@ -2908,8 +4144,11 @@ module toe_user_logic_regs_core (
         .s0_fpga_port_storage_hit          (s0_fpga_port_storage_hit),
         .s0_target_port_storage_hit        (s0_target_port_storage_hit),
         .s0_stall_timeout_storage_hit      (s0_stall_timeout_storage_hit),
+        .s0_latency_sizes_storage_hit      (s0_latency_sizes_storage_hit),
         .s0_duration_lo_storage_hit        (s0_duration_lo_storage_hit),
         .s0_duration_hi_storage_hit        (s0_duration_hi_storage_hit),
+        .s0_request_count_storage_hit      (s0_request_count_storage_hit),
+        .s0_hist_index_storage_hit         (s0_hist_index_storage_hit),
         .s1_test_config_storage_hit        (s1_test_config_storage_hit),
         .s1_speed_storage_hit              (s1_speed_storage_hit),
         .s1_transfer_size_lo_storage_hit   (s1_transfer_size_lo_storage_hit),
@@ -2919,8 +4158,11 @@ module toe_user_logic_regs_core (
         .s1_fpga_port_storage_hit          (s1_fpga_port_storage_hit),
         .s1_target_port_storage_hit        (s1_target_port_storage_hit),
         .s1_stall_timeout_storage_hit      (s1_stall_timeout_storage_hit),
+        .s1_latency_sizes_storage_hit      (s1_latency_sizes_storage_hit),
         .s1_duration_lo_storage_hit        (s1_duration_lo_storage_hit),
         .s1_duration_hi_storage_hit        (s1_duration_hi_storage_hit),
+        .s1_request_count_storage_hit      (s1_request_count_storage_hit),
+        .s1_hist_index_storage_hit         (s1_hist_index_storage_hit),
         .s2_test_config_storage_hit        (s2_test_config_storage_hit),
         .s2_speed_storage_hit              (s2_speed_storage_hit),
         .s2_transfer_size_lo_storage_hit   (s2_transfer_size_lo_storage_hit),
@@ -2930,8 +4172,11 @@ module toe_user_logic_regs_core (
         .s2_fpga_port_storage_hit          (s2_fpga_port_storage_hit),
         .s2_target_port_storage_hit        (s2_target_port_storage_hit),
         .s2_stall_timeout_storage_hit      (s2_stall_timeout_storage_hit),
+        .s2_latency_sizes_storage_hit      (s2_latency_sizes_storage_hit),
         .s2_duration_lo_storage_hit        (s2_duration_lo_storage_hit),
         .s2_duration_hi_storage_hit        (s2_duration_hi_storage_hit),
+        .s2_request_count_storage_hit      (s2_request_count_storage_hit),
+        .s2_hist_index_storage_hit         (s2_hist_index_storage_hit),
         .s3_test_config_storage_hit        (s3_test_config_storage_hit),
         .s3_speed_storage_hit              (s3_speed_storage_hit),
         .s3_transfer_size_lo_storage_hit   (s3_transfer_size_lo_storage_hit),
@@ -2941,8 +4186,11 @@ module toe_user_logic_regs_core (
         .s3_fpga_port_storage_hit          (s3_fpga_port_storage_hit),
         .s3_target_port_storage_hit        (s3_target_port_storage_hit),
         .s3_stall_timeout_storage_hit      (s3_stall_timeout_storage_hit),
+        .s3_latency_sizes_storage_hit      (s3_latency_sizes_storage_hit),
         .s3_duration_lo_storage_hit        (s3_duration_lo_storage_hit),
         .s3_duration_hi_storage_hit        (s3_duration_hi_storage_hit),
+        .s3_request_count_storage_hit      (s3_request_count_storage_hit),
+        .s3_hist_index_storage_hit         (s3_hist_index_storage_hit),
         .toe_toe_config_storage_rdata      (toe_toe_config_storage_rdata),
         .toe_fpga_mac_lo_storage_rdata     (toe_fpga_mac_lo_storage_rdata),
         .toe_fpga_mac_hi_storage_rdata     (toe_fpga_mac_hi_storage_rdata),
@@ -2975,8 +4223,11 @@ module toe_user_logic_regs_core (
         .s0_fpga_port_storage_rdata        (s0_fpga_port_storage_rdata),
         .s0_target_port_storage_rdata      (s0_target_port_storage_rdata),
         .s0_stall_timeout_storage_rdata    (s0_stall_timeout_storage_rdata),
+        .s0_latency_sizes_storage_rdata    (s0_latency_sizes_storage_rdata),
         .s0_duration_lo_storage_rdata      (s0_duration_lo_storage_rdata),
         .s0_duration_hi_storage_rdata      (s0_duration_hi_storage_rdata),
+        .s0_request_count_storage_rdata    (s0_request_count_storage_rdata),
+        .s0_hist_index_storage_rdata       (s0_hist_index_storage_rdata),
         .s1_test_config_storage_rdata      (s1_test_config_storage_rdata),
         .s1_speed_storage_rdata            (s1_speed_storage_rdata),
         .s1_transfer_size_lo_storage_rdata (s1_transfer_size_lo_storage_rdata),
@@ -2986,8 +4237,11 @@ module toe_user_logic_regs_core (
         .s1_fpga_port_storage_rdata        (s1_fpga_port_storage_rdata),
         .s1_target_port_storage_rdata      (s1_target_port_storage_rdata),
         .s1_stall_timeout_storage_rdata    (s1_stall_timeout_storage_rdata),
+        .s1_latency_sizes_storage_rdata    (s1_latency_sizes_storage_rdata),
         .s1_duration_lo_storage_rdata      (s1_duration_lo_storage_rdata),
         .s1_duration_hi_storage_rdata      (s1_duration_hi_storage_rdata),
+        .s1_request_count_storage_rdata    (s1_request_count_storage_rdata),
+        .s1_hist_index_storage_rdata       (s1_hist_index_storage_rdata),
         .s2_test_config_storage_rdata      (s2_test_config_storage_rdata),
         .s2_speed_storage_rdata            (s2_speed_storage_rdata),
         .s2_transfer_size_lo_storage_rdata (s2_transfer_size_lo_storage_rdata),
@@ -2997,8 +4251,11 @@ module toe_user_logic_regs_core (
         .s2_fpga_port_storage_rdata        (s2_fpga_port_storage_rdata),
         .s2_target_port_storage_rdata      (s2_target_port_storage_rdata),
         .s2_stall_timeout_storage_rdata    (s2_stall_timeout_storage_rdata),
+        .s2_latency_sizes_storage_rdata    (s2_latency_sizes_storage_rdata),
         .s2_duration_lo_storage_rdata      (s2_duration_lo_storage_rdata),
         .s2_duration_hi_storage_rdata      (s2_duration_hi_storage_rdata),
+        .s2_request_count_storage_rdata    (s2_request_count_storage_rdata),
+        .s2_hist_index_storage_rdata       (s2_hist_index_storage_rdata),
         .s3_test_config_storage_rdata      (s3_test_config_storage_rdata),
         .s3_speed_storage_rdata            (s3_speed_storage_rdata),
         .s3_transfer_size_lo_storage_rdata (s3_transfer_size_lo_storage_rdata),
@@ -3008,8 +4265,11 @@ module toe_user_logic_regs_core (
         .s3_fpga_port_storage_rdata        (s3_fpga_port_storage_rdata),
         .s3_target_port_storage_rdata      (s3_target_port_storage_rdata),
         .s3_stall_timeout_storage_rdata    (s3_stall_timeout_storage_rdata),
+        .s3_latency_sizes_storage_rdata    (s3_latency_sizes_storage_rdata),
         .s3_duration_lo_storage_rdata      (s3_duration_lo_storage_rdata),
         .s3_duration_hi_storage_rdata      (s3_duration_hi_storage_rdata),
+        .s3_request_count_storage_rdata    (s3_request_count_storage_rdata),
+        .s3_hist_index_storage_rdata       (s3_hist_index_storage_rdata),
         .toe_toe_ctrl_pulse_hit            (toe_toe_ctrl_pulse_hit),
         .s0_ctrl_pulse_hit                 (s0_ctrl_pulse_hit),
         .s1_ctrl_pulse_hit                 (s1_ctrl_pulse_hit),
@@ -3037,6 +4297,20 @@ module toe_user_logic_regs_core (
         .s0_peer_port_status_hit           (s0_peer_port_status_hit),
         .s0_peer_mss_status_hit            (s0_peer_mss_status_hit),
         .s0_peer_window_scale_status_hit   (s0_peer_window_scale_status_hit),
+        .s0_rtt_count_status_hit           (s0_rtt_count_status_hit),
+        .s0_rtt_min_status_hit             (s0_rtt_min_status_hit),
+        .s0_rtt_max_status_hit             (s0_rtt_max_status_hit),
+        .s0_rtt_last_status_hit            (s0_rtt_last_status_hit),
+        .s0_rtt_sum_lo_status_hit          (s0_rtt_sum_lo_status_hit),
+        .s0_rtt_jitter_sum_lo_status_hit   (s0_rtt_jitter_sum_lo_status_hit),
+        .s0_rtt_sum_sq_0_status_hit        (s0_rtt_sum_sq_0_status_hit),
+        .s0_rtt_sum_sq_1_status_hit        (s0_rtt_sum_sq_1_status_hit),
+        .s0_rtt_sum_sq_2_status_hit        (s0_rtt_sum_sq_2_status_hit),
+        .s0_msg_sent_status_hit            (s0_msg_sent_status_hit),
+        .s0_msg_received_status_hit        (s0_msg_received_status_hit),
+        .s0_latency_status_status_hit      (s0_latency_status_status_hit),
+        .s0_msg_owed_status_hit            (s0_msg_owed_status_hit),
+        .s0_hist_count_status_hit          (s0_hist_count_status_hit),
         .s1_status_status_hit              (s1_status_status_hit),
         .s1_tx_bytes_lo_status_hit         (s1_tx_bytes_lo_status_hit),
         .s1_rx_bytes_lo_status_hit         (s1_rx_bytes_lo_status_hit),
@@ -3049,6 +4323,20 @@ module toe_user_logic_regs_core (
         .s1_peer_port_status_hit           (s1_peer_port_status_hit),
         .s1_peer_mss_status_hit            (s1_peer_mss_status_hit),
         .s1_peer_window_scale_status_hit   (s1_peer_window_scale_status_hit),
+        .s1_rtt_count_status_hit           (s1_rtt_count_status_hit),
+        .s1_rtt_min_status_hit             (s1_rtt_min_status_hit),
+        .s1_rtt_max_status_hit             (s1_rtt_max_status_hit),
+        .s1_rtt_last_status_hit            (s1_rtt_last_status_hit),
+        .s1_rtt_sum_lo_status_hit          (s1_rtt_sum_lo_status_hit),
+        .s1_rtt_jitter_sum_lo_status_hit   (s1_rtt_jitter_sum_lo_status_hit),
+        .s1_rtt_sum_sq_0_status_hit        (s1_rtt_sum_sq_0_status_hit),
+        .s1_rtt_sum_sq_1_status_hit        (s1_rtt_sum_sq_1_status_hit),
+        .s1_rtt_sum_sq_2_status_hit        (s1_rtt_sum_sq_2_status_hit),
+        .s1_msg_sent_status_hit            (s1_msg_sent_status_hit),
+        .s1_msg_received_status_hit        (s1_msg_received_status_hit),
+        .s1_latency_status_status_hit      (s1_latency_status_status_hit),
+        .s1_msg_owed_status_hit            (s1_msg_owed_status_hit),
+        .s1_hist_count_status_hit          (s1_hist_count_status_hit),
         .s2_status_status_hit              (s2_status_status_hit),
         .s2_tx_bytes_lo_status_hit         (s2_tx_bytes_lo_status_hit),
         .s2_rx_bytes_lo_status_hit         (s2_rx_bytes_lo_status_hit),
@@ -3061,6 +4349,20 @@ module toe_user_logic_regs_core (
         .s2_peer_port_status_hit           (s2_peer_port_status_hit),
         .s2_peer_mss_status_hit            (s2_peer_mss_status_hit),
         .s2_peer_window_scale_status_hit   (s2_peer_window_scale_status_hit),
+        .s2_rtt_count_status_hit           (s2_rtt_count_status_hit),
+        .s2_rtt_min_status_hit             (s2_rtt_min_status_hit),
+        .s2_rtt_max_status_hit             (s2_rtt_max_status_hit),
+        .s2_rtt_last_status_hit            (s2_rtt_last_status_hit),
+        .s2_rtt_sum_lo_status_hit          (s2_rtt_sum_lo_status_hit),
+        .s2_rtt_jitter_sum_lo_status_hit   (s2_rtt_jitter_sum_lo_status_hit),
+        .s2_rtt_sum_sq_0_status_hit        (s2_rtt_sum_sq_0_status_hit),
+        .s2_rtt_sum_sq_1_status_hit        (s2_rtt_sum_sq_1_status_hit),
+        .s2_rtt_sum_sq_2_status_hit        (s2_rtt_sum_sq_2_status_hit),
+        .s2_msg_sent_status_hit            (s2_msg_sent_status_hit),
+        .s2_msg_received_status_hit        (s2_msg_received_status_hit),
+        .s2_latency_status_status_hit      (s2_latency_status_status_hit),
+        .s2_msg_owed_status_hit            (s2_msg_owed_status_hit),
+        .s2_hist_count_status_hit          (s2_hist_count_status_hit),
         .s3_status_status_hit              (s3_status_status_hit),
         .s3_tx_bytes_lo_status_hit         (s3_tx_bytes_lo_status_hit),
         .s3_rx_bytes_lo_status_hit         (s3_rx_bytes_lo_status_hit),
@@ -3073,6 +4375,20 @@ module toe_user_logic_regs_core (
         .s3_peer_port_status_hit           (s3_peer_port_status_hit),
         .s3_peer_mss_status_hit            (s3_peer_mss_status_hit),
         .s3_peer_window_scale_status_hit   (s3_peer_window_scale_status_hit),
+        .s3_rtt_count_status_hit           (s3_rtt_count_status_hit),
+        .s3_rtt_min_status_hit             (s3_rtt_min_status_hit),
+        .s3_rtt_max_status_hit             (s3_rtt_max_status_hit),
+        .s3_rtt_last_status_hit            (s3_rtt_last_status_hit),
+        .s3_rtt_sum_lo_status_hit          (s3_rtt_sum_lo_status_hit),
+        .s3_rtt_jitter_sum_lo_status_hit   (s3_rtt_jitter_sum_lo_status_hit),
+        .s3_rtt_sum_sq_0_status_hit        (s3_rtt_sum_sq_0_status_hit),
+        .s3_rtt_sum_sq_1_status_hit        (s3_rtt_sum_sq_1_status_hit),
+        .s3_rtt_sum_sq_2_status_hit        (s3_rtt_sum_sq_2_status_hit),
+        .s3_msg_sent_status_hit            (s3_msg_sent_status_hit),
+        .s3_msg_received_status_hit        (s3_msg_received_status_hit),
+        .s3_latency_status_status_hit      (s3_latency_status_status_hit),
+        .s3_msg_owed_status_hit            (s3_msg_owed_status_hit),
+        .s3_hist_count_status_hit          (s3_hist_count_status_hit),
         .info_cycle_count_lo_status_rdata  (info_cycle_count_lo_status_rdata),
         .toe_toe_status_status_rdata       (toe_toe_status_status_rdata),
         .s0_status_status_rdata            (s0_status_status_rdata),
@@ -3087,6 +4403,20 @@ module toe_user_logic_regs_core (
         .s0_peer_port_status_rdata         (s0_peer_port_status_rdata),
         .s0_peer_mss_status_rdata          (s0_peer_mss_status_rdata),
         .s0_peer_window_scale_status_rdata (s0_peer_window_scale_status_rdata),
+        .s0_rtt_count_status_rdata         (s0_rtt_count_status_rdata),
+        .s0_rtt_min_status_rdata           (s0_rtt_min_status_rdata),
+        .s0_rtt_max_status_rdata           (s0_rtt_max_status_rdata),
+        .s0_rtt_last_status_rdata          (s0_rtt_last_status_rdata),
+        .s0_rtt_sum_lo_status_rdata        (s0_rtt_sum_lo_status_rdata),
+        .s0_rtt_jitter_sum_lo_status_rdata (s0_rtt_jitter_sum_lo_status_rdata),
+        .s0_rtt_sum_sq_0_status_rdata      (s0_rtt_sum_sq_0_status_rdata),
+        .s0_rtt_sum_sq_1_status_rdata      (s0_rtt_sum_sq_1_status_rdata),
+        .s0_rtt_sum_sq_2_status_rdata      (s0_rtt_sum_sq_2_status_rdata),
+        .s0_msg_sent_status_rdata          (s0_msg_sent_status_rdata),
+        .s0_msg_received_status_rdata      (s0_msg_received_status_rdata),
+        .s0_latency_status_status_rdata    (s0_latency_status_status_rdata),
+        .s0_msg_owed_status_rdata          (s0_msg_owed_status_rdata),
+        .s0_hist_count_status_rdata        (s0_hist_count_status_rdata),
         .s1_status_status_rdata            (s1_status_status_rdata),
         .s1_tx_bytes_lo_status_rdata       (s1_tx_bytes_lo_status_rdata),
         .s1_rx_bytes_lo_status_rdata       (s1_rx_bytes_lo_status_rdata),
@@ -3099,6 +4429,20 @@ module toe_user_logic_regs_core (
         .s1_peer_port_status_rdata         (s1_peer_port_status_rdata),
         .s1_peer_mss_status_rdata          (s1_peer_mss_status_rdata),
         .s1_peer_window_scale_status_rdata (s1_peer_window_scale_status_rdata),
+        .s1_rtt_count_status_rdata         (s1_rtt_count_status_rdata),
+        .s1_rtt_min_status_rdata           (s1_rtt_min_status_rdata),
+        .s1_rtt_max_status_rdata           (s1_rtt_max_status_rdata),
+        .s1_rtt_last_status_rdata          (s1_rtt_last_status_rdata),
+        .s1_rtt_sum_lo_status_rdata        (s1_rtt_sum_lo_status_rdata),
+        .s1_rtt_jitter_sum_lo_status_rdata (s1_rtt_jitter_sum_lo_status_rdata),
+        .s1_rtt_sum_sq_0_status_rdata      (s1_rtt_sum_sq_0_status_rdata),
+        .s1_rtt_sum_sq_1_status_rdata      (s1_rtt_sum_sq_1_status_rdata),
+        .s1_rtt_sum_sq_2_status_rdata      (s1_rtt_sum_sq_2_status_rdata),
+        .s1_msg_sent_status_rdata          (s1_msg_sent_status_rdata),
+        .s1_msg_received_status_rdata      (s1_msg_received_status_rdata),
+        .s1_latency_status_status_rdata    (s1_latency_status_status_rdata),
+        .s1_msg_owed_status_rdata          (s1_msg_owed_status_rdata),
+        .s1_hist_count_status_rdata        (s1_hist_count_status_rdata),
         .s2_status_status_rdata            (s2_status_status_rdata),
         .s2_tx_bytes_lo_status_rdata       (s2_tx_bytes_lo_status_rdata),
         .s2_rx_bytes_lo_status_rdata       (s2_rx_bytes_lo_status_rdata),
@@ -3111,6 +4455,20 @@ module toe_user_logic_regs_core (
         .s2_peer_port_status_rdata         (s2_peer_port_status_rdata),
         .s2_peer_mss_status_rdata          (s2_peer_mss_status_rdata),
         .s2_peer_window_scale_status_rdata (s2_peer_window_scale_status_rdata),
+        .s2_rtt_count_status_rdata         (s2_rtt_count_status_rdata),
+        .s2_rtt_min_status_rdata           (s2_rtt_min_status_rdata),
+        .s2_rtt_max_status_rdata           (s2_rtt_max_status_rdata),
+        .s2_rtt_last_status_rdata          (s2_rtt_last_status_rdata),
+        .s2_rtt_sum_lo_status_rdata        (s2_rtt_sum_lo_status_rdata),
+        .s2_rtt_jitter_sum_lo_status_rdata (s2_rtt_jitter_sum_lo_status_rdata),
+        .s2_rtt_sum_sq_0_status_rdata      (s2_rtt_sum_sq_0_status_rdata),
+        .s2_rtt_sum_sq_1_status_rdata      (s2_rtt_sum_sq_1_status_rdata),
+        .s2_rtt_sum_sq_2_status_rdata      (s2_rtt_sum_sq_2_status_rdata),
+        .s2_msg_sent_status_rdata          (s2_msg_sent_status_rdata),
+        .s2_msg_received_status_rdata      (s2_msg_received_status_rdata),
+        .s2_latency_status_status_rdata    (s2_latency_status_status_rdata),
+        .s2_msg_owed_status_rdata          (s2_msg_owed_status_rdata),
+        .s2_hist_count_status_rdata        (s2_hist_count_status_rdata),
         .s3_status_status_rdata            (s3_status_status_rdata),
         .s3_tx_bytes_lo_status_rdata       (s3_tx_bytes_lo_status_rdata),
         .s3_rx_bytes_lo_status_rdata       (s3_rx_bytes_lo_status_rdata),
@@ -3123,40 +4481,70 @@ module toe_user_logic_regs_core (
         .s3_peer_port_status_rdata         (s3_peer_port_status_rdata),
         .s3_peer_mss_status_rdata          (s3_peer_mss_status_rdata),
         .s3_peer_window_scale_status_rdata (s3_peer_window_scale_status_rdata),
+        .s3_rtt_count_status_rdata         (s3_rtt_count_status_rdata),
+        .s3_rtt_min_status_rdata           (s3_rtt_min_status_rdata),
+        .s3_rtt_max_status_rdata           (s3_rtt_max_status_rdata),
+        .s3_rtt_last_status_rdata          (s3_rtt_last_status_rdata),
+        .s3_rtt_sum_lo_status_rdata        (s3_rtt_sum_lo_status_rdata),
+        .s3_rtt_jitter_sum_lo_status_rdata (s3_rtt_jitter_sum_lo_status_rdata),
+        .s3_rtt_sum_sq_0_status_rdata      (s3_rtt_sum_sq_0_status_rdata),
+        .s3_rtt_sum_sq_1_status_rdata      (s3_rtt_sum_sq_1_status_rdata),
+        .s3_rtt_sum_sq_2_status_rdata      (s3_rtt_sum_sq_2_status_rdata),
+        .s3_msg_sent_status_rdata          (s3_msg_sent_status_rdata),
+        .s3_msg_received_status_rdata      (s3_msg_received_status_rdata),
+        .s3_latency_status_status_rdata    (s3_latency_status_status_rdata),
+        .s3_msg_owed_status_rdata          (s3_msg_owed_status_rdata),
+        .s3_hist_count_status_rdata        (s3_hist_count_status_rdata),
         .info_cycle_count_hi_latch_hit     (info_cycle_count_hi_latch_hit),
         .s0_tx_bytes_hi_latch_hit          (s0_tx_bytes_hi_latch_hit),
         .s0_rx_bytes_hi_latch_hit          (s0_rx_bytes_hi_latch_hit),
         .s0_elapsed_hi_latch_hit           (s0_elapsed_hi_latch_hit),
         .s0_err_offset_hi_latch_hit        (s0_err_offset_hi_latch_hit),
+        .s0_rtt_sum_hi_latch_hit           (s0_rtt_sum_hi_latch_hit),
+        .s0_rtt_jitter_sum_hi_latch_hit    (s0_rtt_jitter_sum_hi_latch_hit),
         .s1_tx_bytes_hi_latch_hit          (s1_tx_bytes_hi_latch_hit),
         .s1_rx_bytes_hi_latch_hit          (s1_rx_bytes_hi_latch_hit),
         .s1_elapsed_hi_latch_hit           (s1_elapsed_hi_latch_hit),
         .s1_err_offset_hi_latch_hit        (s1_err_offset_hi_latch_hit),
+        .s1_rtt_sum_hi_latch_hit           (s1_rtt_sum_hi_latch_hit),
+        .s1_rtt_jitter_sum_hi_latch_hit    (s1_rtt_jitter_sum_hi_latch_hit),
         .s2_tx_bytes_hi_latch_hit          (s2_tx_bytes_hi_latch_hit),
         .s2_rx_bytes_hi_latch_hit          (s2_rx_bytes_hi_latch_hit),
         .s2_elapsed_hi_latch_hit           (s2_elapsed_hi_latch_hit),
         .s2_err_offset_hi_latch_hit        (s2_err_offset_hi_latch_hit),
+        .s2_rtt_sum_hi_latch_hit           (s2_rtt_sum_hi_latch_hit),
+        .s2_rtt_jitter_sum_hi_latch_hit    (s2_rtt_jitter_sum_hi_latch_hit),
         .s3_tx_bytes_hi_latch_hit          (s3_tx_bytes_hi_latch_hit),
         .s3_rx_bytes_hi_latch_hit          (s3_rx_bytes_hi_latch_hit),
         .s3_elapsed_hi_latch_hit           (s3_elapsed_hi_latch_hit),
         .s3_err_offset_hi_latch_hit        (s3_err_offset_hi_latch_hit),
+        .s3_rtt_sum_hi_latch_hit           (s3_rtt_sum_hi_latch_hit),
+        .s3_rtt_jitter_sum_hi_latch_hit    (s3_rtt_jitter_sum_hi_latch_hit),
         .info_cycle_count_hi_latch_rdata   (info_cycle_count_hi_latch_rdata),
         .s0_tx_bytes_hi_latch_rdata        (s0_tx_bytes_hi_latch_rdata),
         .s0_rx_bytes_hi_latch_rdata        (s0_rx_bytes_hi_latch_rdata),
         .s0_elapsed_hi_latch_rdata         (s0_elapsed_hi_latch_rdata),
         .s0_err_offset_hi_latch_rdata      (s0_err_offset_hi_latch_rdata),
+        .s0_rtt_sum_hi_latch_rdata         (s0_rtt_sum_hi_latch_rdata),
+        .s0_rtt_jitter_sum_hi_latch_rdata  (s0_rtt_jitter_sum_hi_latch_rdata),
         .s1_tx_bytes_hi_latch_rdata        (s1_tx_bytes_hi_latch_rdata),
         .s1_rx_bytes_hi_latch_rdata        (s1_rx_bytes_hi_latch_rdata),
         .s1_elapsed_hi_latch_rdata         (s1_elapsed_hi_latch_rdata),
         .s1_err_offset_hi_latch_rdata      (s1_err_offset_hi_latch_rdata),
+        .s1_rtt_sum_hi_latch_rdata         (s1_rtt_sum_hi_latch_rdata),
+        .s1_rtt_jitter_sum_hi_latch_rdata  (s1_rtt_jitter_sum_hi_latch_rdata),
         .s2_tx_bytes_hi_latch_rdata        (s2_tx_bytes_hi_latch_rdata),
         .s2_rx_bytes_hi_latch_rdata        (s2_rx_bytes_hi_latch_rdata),
         .s2_elapsed_hi_latch_rdata         (s2_elapsed_hi_latch_rdata),
         .s2_err_offset_hi_latch_rdata      (s2_err_offset_hi_latch_rdata),
+        .s2_rtt_sum_hi_latch_rdata         (s2_rtt_sum_hi_latch_rdata),
+        .s2_rtt_jitter_sum_hi_latch_rdata  (s2_rtt_jitter_sum_hi_latch_rdata),
         .s3_tx_bytes_hi_latch_rdata        (s3_tx_bytes_hi_latch_rdata),
         .s3_rx_bytes_hi_latch_rdata        (s3_rx_bytes_hi_latch_rdata),
         .s3_elapsed_hi_latch_rdata         (s3_elapsed_hi_latch_rdata),
         .s3_err_offset_hi_latch_rdata      (s3_err_offset_hi_latch_rdata),
+        .s3_rtt_sum_hi_latch_rdata         (s3_rtt_sum_hi_latch_rdata),
+        .s3_rtt_jitter_sum_hi_latch_rdata  (s3_rtt_jitter_sum_hi_latch_rdata),
         .info_id_constant_hit              (info_id_constant_hit),
         .info_version_constant_hit         (info_version_constant_hit),
         .info_sessions_constant_hit        (info_sessions_constant_hit),

@@ -56,8 +56,11 @@ module toe_user_logic_regs_read_back (
     input  wire        s0_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s0_target_port_storage_hit,         // Writable words: addressed
     input  wire        s0_stall_timeout_storage_hit,       // Writable words: addressed
+    input  wire        s0_latency_sizes_storage_hit,       // Writable words: addressed
     input  wire        s0_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s0_duration_hi_storage_hit,         // Writable words: addressed
+    input  wire        s0_request_count_storage_hit,       // Writable words: addressed
+    input  wire        s0_hist_index_storage_hit,          // Writable words: addressed
     input  wire        s1_test_config_storage_hit,         // Writable words: addressed
     input  wire        s1_speed_storage_hit,               // Writable words: addressed
     input  wire        s1_transfer_size_lo_storage_hit,    // Writable words: addressed
@@ -67,8 +70,11 @@ module toe_user_logic_regs_read_back (
     input  wire        s1_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s1_target_port_storage_hit,         // Writable words: addressed
     input  wire        s1_stall_timeout_storage_hit,       // Writable words: addressed
+    input  wire        s1_latency_sizes_storage_hit,       // Writable words: addressed
     input  wire        s1_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s1_duration_hi_storage_hit,         // Writable words: addressed
+    input  wire        s1_request_count_storage_hit,       // Writable words: addressed
+    input  wire        s1_hist_index_storage_hit,          // Writable words: addressed
     input  wire        s2_test_config_storage_hit,         // Writable words: addressed
     input  wire        s2_speed_storage_hit,               // Writable words: addressed
     input  wire        s2_transfer_size_lo_storage_hit,    // Writable words: addressed
@@ -78,8 +84,11 @@ module toe_user_logic_regs_read_back (
     input  wire        s2_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s2_target_port_storage_hit,         // Writable words: addressed
     input  wire        s2_stall_timeout_storage_hit,       // Writable words: addressed
+    input  wire        s2_latency_sizes_storage_hit,       // Writable words: addressed
     input  wire        s2_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s2_duration_hi_storage_hit,         // Writable words: addressed
+    input  wire        s2_request_count_storage_hit,       // Writable words: addressed
+    input  wire        s2_hist_index_storage_hit,          // Writable words: addressed
     input  wire        s3_test_config_storage_hit,         // Writable words: addressed
     input  wire        s3_speed_storage_hit,               // Writable words: addressed
     input  wire        s3_transfer_size_lo_storage_hit,    // Writable words: addressed
@@ -89,8 +98,11 @@ module toe_user_logic_regs_read_back (
     input  wire        s3_fpga_port_storage_hit,           // Writable words: addressed
     input  wire        s3_target_port_storage_hit,         // Writable words: addressed
     input  wire        s3_stall_timeout_storage_hit,       // Writable words: addressed
+    input  wire        s3_latency_sizes_storage_hit,       // Writable words: addressed
     input  wire        s3_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s3_duration_hi_storage_hit,         // Writable words: addressed
+    input  wire        s3_request_count_storage_hit,       // Writable words: addressed
+    input  wire        s3_hist_index_storage_hit,          // Writable words: addressed
     input  wire [31:0] toe_toe_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] toe_fpga_mac_lo_storage_rdata,      // Writable words: read value
     input  wire [31:0] toe_fpga_mac_hi_storage_rdata,      // Writable words: read value
@@ -123,8 +135,11 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s0_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s0_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_stall_timeout_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s0_latency_sizes_storage_rdata,     // Writable words: read value
     input  wire [31:0] s0_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_duration_hi_storage_rdata,       // Writable words: read value
+    input  wire [31:0] s0_request_count_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s0_hist_index_storage_rdata,        // Writable words: read value
     input  wire [31:0] s1_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_speed_storage_rdata,             // Writable words: read value
     input  wire [31:0] s1_transfer_size_lo_storage_rdata,  // Writable words: read value
@@ -134,8 +149,11 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s1_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s1_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_stall_timeout_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s1_latency_sizes_storage_rdata,     // Writable words: read value
     input  wire [31:0] s1_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_duration_hi_storage_rdata,       // Writable words: read value
+    input  wire [31:0] s1_request_count_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s1_hist_index_storage_rdata,        // Writable words: read value
     input  wire [31:0] s2_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s2_speed_storage_rdata,             // Writable words: read value
     input  wire [31:0] s2_transfer_size_lo_storage_rdata,  // Writable words: read value
@@ -145,8 +163,11 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s2_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s2_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s2_stall_timeout_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s2_latency_sizes_storage_rdata,     // Writable words: read value
     input  wire [31:0] s2_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s2_duration_hi_storage_rdata,       // Writable words: read value
+    input  wire [31:0] s2_request_count_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s2_hist_index_storage_rdata,        // Writable words: read value
     input  wire [31:0] s3_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s3_speed_storage_rdata,             // Writable words: read value
     input  wire [31:0] s3_transfer_size_lo_storage_rdata,  // Writable words: read value
@@ -156,8 +177,11 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s3_fpga_port_storage_rdata,         // Writable words: read value
     input  wire [31:0] s3_target_port_storage_rdata,       // Writable words: read value
     input  wire [31:0] s3_stall_timeout_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s3_latency_sizes_storage_rdata,     // Writable words: read value
     input  wire [31:0] s3_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s3_duration_hi_storage_rdata,       // Writable words: read value
+    input  wire [31:0] s3_request_count_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s3_hist_index_storage_rdata,        // Writable words: read value
     input  wire        toe_toe_ctrl_pulse_hit,             // Write-pulse words (read as 0): addressed
     input  wire        s0_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
     input  wire        s1_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
@@ -185,6 +209,20 @@ module toe_user_logic_regs_read_back (
     input  wire        s0_peer_port_status_hit,            // Status words: addressed
     input  wire        s0_peer_mss_status_hit,             // Status words: addressed
     input  wire        s0_peer_window_scale_status_hit,    // Status words: addressed
+    input  wire        s0_rtt_count_status_hit,            // Status words: addressed
+    input  wire        s0_rtt_min_status_hit,              // Status words: addressed
+    input  wire        s0_rtt_max_status_hit,              // Status words: addressed
+    input  wire        s0_rtt_last_status_hit,             // Status words: addressed
+    input  wire        s0_rtt_sum_lo_status_hit,           // Status words: addressed
+    input  wire        s0_rtt_jitter_sum_lo_status_hit,    // Status words: addressed
+    input  wire        s0_rtt_sum_sq_0_status_hit,         // Status words: addressed
+    input  wire        s0_rtt_sum_sq_1_status_hit,         // Status words: addressed
+    input  wire        s0_rtt_sum_sq_2_status_hit,         // Status words: addressed
+    input  wire        s0_msg_sent_status_hit,             // Status words: addressed
+    input  wire        s0_msg_received_status_hit,         // Status words: addressed
+    input  wire        s0_latency_status_status_hit,       // Status words: addressed
+    input  wire        s0_msg_owed_status_hit,             // Status words: addressed
+    input  wire        s0_hist_count_status_hit,           // Status words: addressed
     input  wire        s1_status_status_hit,               // Status words: addressed
     input  wire        s1_tx_bytes_lo_status_hit,          // Status words: addressed
     input  wire        s1_rx_bytes_lo_status_hit,          // Status words: addressed
@@ -197,6 +235,20 @@ module toe_user_logic_regs_read_back (
     input  wire        s1_peer_port_status_hit,            // Status words: addressed
     input  wire        s1_peer_mss_status_hit,             // Status words: addressed
     input  wire        s1_peer_window_scale_status_hit,    // Status words: addressed
+    input  wire        s1_rtt_count_status_hit,            // Status words: addressed
+    input  wire        s1_rtt_min_status_hit,              // Status words: addressed
+    input  wire        s1_rtt_max_status_hit,              // Status words: addressed
+    input  wire        s1_rtt_last_status_hit,             // Status words: addressed
+    input  wire        s1_rtt_sum_lo_status_hit,           // Status words: addressed
+    input  wire        s1_rtt_jitter_sum_lo_status_hit,    // Status words: addressed
+    input  wire        s1_rtt_sum_sq_0_status_hit,         // Status words: addressed
+    input  wire        s1_rtt_sum_sq_1_status_hit,         // Status words: addressed
+    input  wire        s1_rtt_sum_sq_2_status_hit,         // Status words: addressed
+    input  wire        s1_msg_sent_status_hit,             // Status words: addressed
+    input  wire        s1_msg_received_status_hit,         // Status words: addressed
+    input  wire        s1_latency_status_status_hit,       // Status words: addressed
+    input  wire        s1_msg_owed_status_hit,             // Status words: addressed
+    input  wire        s1_hist_count_status_hit,           // Status words: addressed
     input  wire        s2_status_status_hit,               // Status words: addressed
     input  wire        s2_tx_bytes_lo_status_hit,          // Status words: addressed
     input  wire        s2_rx_bytes_lo_status_hit,          // Status words: addressed
@@ -209,6 +261,20 @@ module toe_user_logic_regs_read_back (
     input  wire        s2_peer_port_status_hit,            // Status words: addressed
     input  wire        s2_peer_mss_status_hit,             // Status words: addressed
     input  wire        s2_peer_window_scale_status_hit,    // Status words: addressed
+    input  wire        s2_rtt_count_status_hit,            // Status words: addressed
+    input  wire        s2_rtt_min_status_hit,              // Status words: addressed
+    input  wire        s2_rtt_max_status_hit,              // Status words: addressed
+    input  wire        s2_rtt_last_status_hit,             // Status words: addressed
+    input  wire        s2_rtt_sum_lo_status_hit,           // Status words: addressed
+    input  wire        s2_rtt_jitter_sum_lo_status_hit,    // Status words: addressed
+    input  wire        s2_rtt_sum_sq_0_status_hit,         // Status words: addressed
+    input  wire        s2_rtt_sum_sq_1_status_hit,         // Status words: addressed
+    input  wire        s2_rtt_sum_sq_2_status_hit,         // Status words: addressed
+    input  wire        s2_msg_sent_status_hit,             // Status words: addressed
+    input  wire        s2_msg_received_status_hit,         // Status words: addressed
+    input  wire        s2_latency_status_status_hit,       // Status words: addressed
+    input  wire        s2_msg_owed_status_hit,             // Status words: addressed
+    input  wire        s2_hist_count_status_hit,           // Status words: addressed
     input  wire        s3_status_status_hit,               // Status words: addressed
     input  wire        s3_tx_bytes_lo_status_hit,          // Status words: addressed
     input  wire        s3_rx_bytes_lo_status_hit,          // Status words: addressed
@@ -221,6 +287,20 @@ module toe_user_logic_regs_read_back (
     input  wire        s3_peer_port_status_hit,            // Status words: addressed
     input  wire        s3_peer_mss_status_hit,             // Status words: addressed
     input  wire        s3_peer_window_scale_status_hit,    // Status words: addressed
+    input  wire        s3_rtt_count_status_hit,            // Status words: addressed
+    input  wire        s3_rtt_min_status_hit,              // Status words: addressed
+    input  wire        s3_rtt_max_status_hit,              // Status words: addressed
+    input  wire        s3_rtt_last_status_hit,             // Status words: addressed
+    input  wire        s3_rtt_sum_lo_status_hit,           // Status words: addressed
+    input  wire        s3_rtt_jitter_sum_lo_status_hit,    // Status words: addressed
+    input  wire        s3_rtt_sum_sq_0_status_hit,         // Status words: addressed
+    input  wire        s3_rtt_sum_sq_1_status_hit,         // Status words: addressed
+    input  wire        s3_rtt_sum_sq_2_status_hit,         // Status words: addressed
+    input  wire        s3_msg_sent_status_hit,             // Status words: addressed
+    input  wire        s3_msg_received_status_hit,         // Status words: addressed
+    input  wire        s3_latency_status_status_hit,       // Status words: addressed
+    input  wire        s3_msg_owed_status_hit,             // Status words: addressed
+    input  wire        s3_hist_count_status_hit,           // Status words: addressed
     input  wire [31:0] info_cycle_count_lo_status_rdata,   // Status words: read value
     input  wire [31:0] toe_toe_status_status_rdata,        // Status words: read value
     input  wire [31:0] s0_status_status_rdata,             // Status words: read value
@@ -235,6 +315,20 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s0_peer_port_status_rdata,          // Status words: read value
     input  wire [31:0] s0_peer_mss_status_rdata,           // Status words: read value
     input  wire [31:0] s0_peer_window_scale_status_rdata,  // Status words: read value
+    input  wire [31:0] s0_rtt_count_status_rdata,          // Status words: read value
+    input  wire [31:0] s0_rtt_min_status_rdata,            // Status words: read value
+    input  wire [31:0] s0_rtt_max_status_rdata,            // Status words: read value
+    input  wire [31:0] s0_rtt_last_status_rdata,           // Status words: read value
+    input  wire [31:0] s0_rtt_sum_lo_status_rdata,         // Status words: read value
+    input  wire [31:0] s0_rtt_jitter_sum_lo_status_rdata,  // Status words: read value
+    input  wire [31:0] s0_rtt_sum_sq_0_status_rdata,       // Status words: read value
+    input  wire [31:0] s0_rtt_sum_sq_1_status_rdata,       // Status words: read value
+    input  wire [31:0] s0_rtt_sum_sq_2_status_rdata,       // Status words: read value
+    input  wire [31:0] s0_msg_sent_status_rdata,           // Status words: read value
+    input  wire [31:0] s0_msg_received_status_rdata,       // Status words: read value
+    input  wire [31:0] s0_latency_status_status_rdata,     // Status words: read value
+    input  wire [31:0] s0_msg_owed_status_rdata,           // Status words: read value
+    input  wire [31:0] s0_hist_count_status_rdata,         // Status words: read value
     input  wire [31:0] s1_status_status_rdata,             // Status words: read value
     input  wire [31:0] s1_tx_bytes_lo_status_rdata,        // Status words: read value
     input  wire [31:0] s1_rx_bytes_lo_status_rdata,        // Status words: read value
@@ -247,6 +341,20 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s1_peer_port_status_rdata,          // Status words: read value
     input  wire [31:0] s1_peer_mss_status_rdata,           // Status words: read value
     input  wire [31:0] s1_peer_window_scale_status_rdata,  // Status words: read value
+    input  wire [31:0] s1_rtt_count_status_rdata,          // Status words: read value
+    input  wire [31:0] s1_rtt_min_status_rdata,            // Status words: read value
+    input  wire [31:0] s1_rtt_max_status_rdata,            // Status words: read value
+    input  wire [31:0] s1_rtt_last_status_rdata,           // Status words: read value
+    input  wire [31:0] s1_rtt_sum_lo_status_rdata,         // Status words: read value
+    input  wire [31:0] s1_rtt_jitter_sum_lo_status_rdata,  // Status words: read value
+    input  wire [31:0] s1_rtt_sum_sq_0_status_rdata,       // Status words: read value
+    input  wire [31:0] s1_rtt_sum_sq_1_status_rdata,       // Status words: read value
+    input  wire [31:0] s1_rtt_sum_sq_2_status_rdata,       // Status words: read value
+    input  wire [31:0] s1_msg_sent_status_rdata,           // Status words: read value
+    input  wire [31:0] s1_msg_received_status_rdata,       // Status words: read value
+    input  wire [31:0] s1_latency_status_status_rdata,     // Status words: read value
+    input  wire [31:0] s1_msg_owed_status_rdata,           // Status words: read value
+    input  wire [31:0] s1_hist_count_status_rdata,         // Status words: read value
     input  wire [31:0] s2_status_status_rdata,             // Status words: read value
     input  wire [31:0] s2_tx_bytes_lo_status_rdata,        // Status words: read value
     input  wire [31:0] s2_rx_bytes_lo_status_rdata,        // Status words: read value
@@ -259,6 +367,20 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s2_peer_port_status_rdata,          // Status words: read value
     input  wire [31:0] s2_peer_mss_status_rdata,           // Status words: read value
     input  wire [31:0] s2_peer_window_scale_status_rdata,  // Status words: read value
+    input  wire [31:0] s2_rtt_count_status_rdata,          // Status words: read value
+    input  wire [31:0] s2_rtt_min_status_rdata,            // Status words: read value
+    input  wire [31:0] s2_rtt_max_status_rdata,            // Status words: read value
+    input  wire [31:0] s2_rtt_last_status_rdata,           // Status words: read value
+    input  wire [31:0] s2_rtt_sum_lo_status_rdata,         // Status words: read value
+    input  wire [31:0] s2_rtt_jitter_sum_lo_status_rdata,  // Status words: read value
+    input  wire [31:0] s2_rtt_sum_sq_0_status_rdata,       // Status words: read value
+    input  wire [31:0] s2_rtt_sum_sq_1_status_rdata,       // Status words: read value
+    input  wire [31:0] s2_rtt_sum_sq_2_status_rdata,       // Status words: read value
+    input  wire [31:0] s2_msg_sent_status_rdata,           // Status words: read value
+    input  wire [31:0] s2_msg_received_status_rdata,       // Status words: read value
+    input  wire [31:0] s2_latency_status_status_rdata,     // Status words: read value
+    input  wire [31:0] s2_msg_owed_status_rdata,           // Status words: read value
+    input  wire [31:0] s2_hist_count_status_rdata,         // Status words: read value
     input  wire [31:0] s3_status_status_rdata,             // Status words: read value
     input  wire [31:0] s3_tx_bytes_lo_status_rdata,        // Status words: read value
     input  wire [31:0] s3_rx_bytes_lo_status_rdata,        // Status words: read value
@@ -271,40 +393,70 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s3_peer_port_status_rdata,          // Status words: read value
     input  wire [31:0] s3_peer_mss_status_rdata,           // Status words: read value
     input  wire [31:0] s3_peer_window_scale_status_rdata,  // Status words: read value
+    input  wire [31:0] s3_rtt_count_status_rdata,          // Status words: read value
+    input  wire [31:0] s3_rtt_min_status_rdata,            // Status words: read value
+    input  wire [31:0] s3_rtt_max_status_rdata,            // Status words: read value
+    input  wire [31:0] s3_rtt_last_status_rdata,           // Status words: read value
+    input  wire [31:0] s3_rtt_sum_lo_status_rdata,         // Status words: read value
+    input  wire [31:0] s3_rtt_jitter_sum_lo_status_rdata,  // Status words: read value
+    input  wire [31:0] s3_rtt_sum_sq_0_status_rdata,       // Status words: read value
+    input  wire [31:0] s3_rtt_sum_sq_1_status_rdata,       // Status words: read value
+    input  wire [31:0] s3_rtt_sum_sq_2_status_rdata,       // Status words: read value
+    input  wire [31:0] s3_msg_sent_status_rdata,           // Status words: read value
+    input  wire [31:0] s3_msg_received_status_rdata,       // Status words: read value
+    input  wire [31:0] s3_latency_status_status_rdata,     // Status words: read value
+    input  wire [31:0] s3_msg_owed_status_rdata,           // Status words: read value
+    input  wire [31:0] s3_hist_count_status_rdata,         // Status words: read value
     input  wire        info_cycle_count_hi_latch_hit,      // Latched high halves: either half addressed
     input  wire        s0_tx_bytes_hi_latch_hit,           // Latched high halves: either half addressed
     input  wire        s0_rx_bytes_hi_latch_hit,           // Latched high halves: either half addressed
     input  wire        s0_elapsed_hi_latch_hit,            // Latched high halves: either half addressed
     input  wire        s0_err_offset_hi_latch_hit,         // Latched high halves: either half addressed
+    input  wire        s0_rtt_sum_hi_latch_hit,            // Latched high halves: either half addressed
+    input  wire        s0_rtt_jitter_sum_hi_latch_hit,     // Latched high halves: either half addressed
     input  wire        s1_tx_bytes_hi_latch_hit,           // Latched high halves: either half addressed
     input  wire        s1_rx_bytes_hi_latch_hit,           // Latched high halves: either half addressed
     input  wire        s1_elapsed_hi_latch_hit,            // Latched high halves: either half addressed
     input  wire        s1_err_offset_hi_latch_hit,         // Latched high halves: either half addressed
+    input  wire        s1_rtt_sum_hi_latch_hit,            // Latched high halves: either half addressed
+    input  wire        s1_rtt_jitter_sum_hi_latch_hit,     // Latched high halves: either half addressed
     input  wire        s2_tx_bytes_hi_latch_hit,           // Latched high halves: either half addressed
     input  wire        s2_rx_bytes_hi_latch_hit,           // Latched high halves: either half addressed
     input  wire        s2_elapsed_hi_latch_hit,            // Latched high halves: either half addressed
     input  wire        s2_err_offset_hi_latch_hit,         // Latched high halves: either half addressed
+    input  wire        s2_rtt_sum_hi_latch_hit,            // Latched high halves: either half addressed
+    input  wire        s2_rtt_jitter_sum_hi_latch_hit,     // Latched high halves: either half addressed
     input  wire        s3_tx_bytes_hi_latch_hit,           // Latched high halves: either half addressed
     input  wire        s3_rx_bytes_hi_latch_hit,           // Latched high halves: either half addressed
     input  wire        s3_elapsed_hi_latch_hit,            // Latched high halves: either half addressed
     input  wire        s3_err_offset_hi_latch_hit,         // Latched high halves: either half addressed
+    input  wire        s3_rtt_sum_hi_latch_hit,            // Latched high halves: either half addressed
+    input  wire        s3_rtt_jitter_sum_hi_latch_hit,     // Latched high halves: either half addressed
     input  wire [31:0] info_cycle_count_hi_latch_rdata,    // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s0_tx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s0_rx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s0_elapsed_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s0_err_offset_hi_latch_rdata,       // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s0_rtt_sum_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s0_rtt_jitter_sum_hi_latch_rdata,   // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s1_tx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s1_rx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s1_elapsed_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s1_err_offset_hi_latch_rdata,       // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s1_rtt_sum_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s1_rtt_jitter_sum_hi_latch_rdata,   // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s2_tx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s2_rx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s2_elapsed_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s2_err_offset_hi_latch_rdata,       // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s2_rtt_sum_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s2_rtt_jitter_sum_hi_latch_rdata,   // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s3_tx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s3_rx_bytes_hi_latch_rdata,         // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s3_elapsed_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
     input  wire [31:0] s3_err_offset_hi_latch_rdata,       // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s3_rtt_sum_hi_latch_rdata,          // Latched high halves: read value, 0 while only the low half is addressed
+    input  wire [31:0] s3_rtt_jitter_sum_hi_latch_rdata,   // Latched high halves: read value, 0 while only the low half is addressed
     input  wire        info_id_constant_hit,               // Constant words: addressed
     input  wire        info_version_constant_hit,          // Constant words: addressed
     input  wire        info_sessions_constant_hit,         // Constant words: addressed
@@ -465,6 +617,10 @@ module toe_user_logic_regs_read_back (
             if (s0_stall_timeout_storage_hit) begin
                 any_data = any_data | s0_stall_timeout_storage_rdata;
             end
+            any_hit = any_hit | s0_latency_sizes_storage_hit;
+            if (s0_latency_sizes_storage_hit) begin
+                any_data = any_data | s0_latency_sizes_storage_rdata;
+            end
             any_hit = any_hit | s0_duration_lo_storage_hit;
             if (s0_duration_lo_storage_hit) begin
                 any_data = any_data | s0_duration_lo_storage_rdata;
@@ -472,6 +628,14 @@ module toe_user_logic_regs_read_back (
             any_hit = any_hit | s0_duration_hi_storage_hit;
             if (s0_duration_hi_storage_hit) begin
                 any_data = any_data | s0_duration_hi_storage_rdata;
+            end
+            any_hit = any_hit | s0_request_count_storage_hit;
+            if (s0_request_count_storage_hit) begin
+                any_data = any_data | s0_request_count_storage_rdata;
+            end
+            any_hit = any_hit | s0_hist_index_storage_hit;
+            if (s0_hist_index_storage_hit) begin
+                any_data = any_data | s0_hist_index_storage_rdata;
             end
             any_hit = any_hit | s1_test_config_storage_hit;
             if (s1_test_config_storage_hit) begin
@@ -509,6 +673,10 @@ module toe_user_logic_regs_read_back (
             if (s1_stall_timeout_storage_hit) begin
                 any_data = any_data | s1_stall_timeout_storage_rdata;
             end
+            any_hit = any_hit | s1_latency_sizes_storage_hit;
+            if (s1_latency_sizes_storage_hit) begin
+                any_data = any_data | s1_latency_sizes_storage_rdata;
+            end
             any_hit = any_hit | s1_duration_lo_storage_hit;
             if (s1_duration_lo_storage_hit) begin
                 any_data = any_data | s1_duration_lo_storage_rdata;
@@ -516,6 +684,14 @@ module toe_user_logic_regs_read_back (
             any_hit = any_hit | s1_duration_hi_storage_hit;
             if (s1_duration_hi_storage_hit) begin
                 any_data = any_data | s1_duration_hi_storage_rdata;
+            end
+            any_hit = any_hit | s1_request_count_storage_hit;
+            if (s1_request_count_storage_hit) begin
+                any_data = any_data | s1_request_count_storage_rdata;
+            end
+            any_hit = any_hit | s1_hist_index_storage_hit;
+            if (s1_hist_index_storage_hit) begin
+                any_data = any_data | s1_hist_index_storage_rdata;
             end
             any_hit = any_hit | s2_test_config_storage_hit;
             if (s2_test_config_storage_hit) begin
@@ -553,6 +729,10 @@ module toe_user_logic_regs_read_back (
             if (s2_stall_timeout_storage_hit) begin
                 any_data = any_data | s2_stall_timeout_storage_rdata;
             end
+            any_hit = any_hit | s2_latency_sizes_storage_hit;
+            if (s2_latency_sizes_storage_hit) begin
+                any_data = any_data | s2_latency_sizes_storage_rdata;
+            end
             any_hit = any_hit | s2_duration_lo_storage_hit;
             if (s2_duration_lo_storage_hit) begin
                 any_data = any_data | s2_duration_lo_storage_rdata;
@@ -560,6 +740,14 @@ module toe_user_logic_regs_read_back (
             any_hit = any_hit | s2_duration_hi_storage_hit;
             if (s2_duration_hi_storage_hit) begin
                 any_data = any_data | s2_duration_hi_storage_rdata;
+            end
+            any_hit = any_hit | s2_request_count_storage_hit;
+            if (s2_request_count_storage_hit) begin
+                any_data = any_data | s2_request_count_storage_rdata;
+            end
+            any_hit = any_hit | s2_hist_index_storage_hit;
+            if (s2_hist_index_storage_hit) begin
+                any_data = any_data | s2_hist_index_storage_rdata;
             end
             any_hit = any_hit | s3_test_config_storage_hit;
             if (s3_test_config_storage_hit) begin
@@ -597,6 +785,10 @@ module toe_user_logic_regs_read_back (
             if (s3_stall_timeout_storage_hit) begin
                 any_data = any_data | s3_stall_timeout_storage_rdata;
             end
+            any_hit = any_hit | s3_latency_sizes_storage_hit;
+            if (s3_latency_sizes_storage_hit) begin
+                any_data = any_data | s3_latency_sizes_storage_rdata;
+            end
             any_hit = any_hit | s3_duration_lo_storage_hit;
             if (s3_duration_lo_storage_hit) begin
                 any_data = any_data | s3_duration_lo_storage_rdata;
@@ -604,6 +796,14 @@ module toe_user_logic_regs_read_back (
             any_hit = any_hit | s3_duration_hi_storage_hit;
             if (s3_duration_hi_storage_hit) begin
                 any_data = any_data | s3_duration_hi_storage_rdata;
+            end
+            any_hit = any_hit | s3_request_count_storage_hit;
+            if (s3_request_count_storage_hit) begin
+                any_data = any_data | s3_request_count_storage_rdata;
+            end
+            any_hit = any_hit | s3_hist_index_storage_hit;
+            if (s3_hist_index_storage_hit) begin
+                any_data = any_data | s3_hist_index_storage_rdata;
             end
             any_hit = any_hit | toe_toe_ctrl_pulse_hit;
             any_hit = any_hit | s0_ctrl_pulse_hit;
@@ -682,6 +882,62 @@ module toe_user_logic_regs_read_back (
             if (s0_peer_window_scale_status_hit) begin
                 any_data = any_data | s0_peer_window_scale_status_rdata;
             end
+            any_hit = any_hit | s0_rtt_count_status_hit;
+            if (s0_rtt_count_status_hit) begin
+                any_data = any_data | s0_rtt_count_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_min_status_hit;
+            if (s0_rtt_min_status_hit) begin
+                any_data = any_data | s0_rtt_min_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_max_status_hit;
+            if (s0_rtt_max_status_hit) begin
+                any_data = any_data | s0_rtt_max_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_last_status_hit;
+            if (s0_rtt_last_status_hit) begin
+                any_data = any_data | s0_rtt_last_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_sum_lo_status_hit;
+            if (s0_rtt_sum_lo_status_hit) begin
+                any_data = any_data | s0_rtt_sum_lo_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_jitter_sum_lo_status_hit;
+            if (s0_rtt_jitter_sum_lo_status_hit) begin
+                any_data = any_data | s0_rtt_jitter_sum_lo_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_sum_sq_0_status_hit;
+            if (s0_rtt_sum_sq_0_status_hit) begin
+                any_data = any_data | s0_rtt_sum_sq_0_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_sum_sq_1_status_hit;
+            if (s0_rtt_sum_sq_1_status_hit) begin
+                any_data = any_data | s0_rtt_sum_sq_1_status_rdata;
+            end
+            any_hit = any_hit | s0_rtt_sum_sq_2_status_hit;
+            if (s0_rtt_sum_sq_2_status_hit) begin
+                any_data = any_data | s0_rtt_sum_sq_2_status_rdata;
+            end
+            any_hit = any_hit | s0_msg_sent_status_hit;
+            if (s0_msg_sent_status_hit) begin
+                any_data = any_data | s0_msg_sent_status_rdata;
+            end
+            any_hit = any_hit | s0_msg_received_status_hit;
+            if (s0_msg_received_status_hit) begin
+                any_data = any_data | s0_msg_received_status_rdata;
+            end
+            any_hit = any_hit | s0_latency_status_status_hit;
+            if (s0_latency_status_status_hit) begin
+                any_data = any_data | s0_latency_status_status_rdata;
+            end
+            any_hit = any_hit | s0_msg_owed_status_hit;
+            if (s0_msg_owed_status_hit) begin
+                any_data = any_data | s0_msg_owed_status_rdata;
+            end
+            any_hit = any_hit | s0_hist_count_status_hit;
+            if (s0_hist_count_status_hit) begin
+                any_data = any_data | s0_hist_count_status_rdata;
+            end
             any_hit = any_hit | s1_status_status_hit;
             if (s1_status_status_hit) begin
                 any_data = any_data | s1_status_status_rdata;
@@ -729,6 +985,62 @@ module toe_user_logic_regs_read_back (
             any_hit = any_hit | s1_peer_window_scale_status_hit;
             if (s1_peer_window_scale_status_hit) begin
                 any_data = any_data | s1_peer_window_scale_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_count_status_hit;
+            if (s1_rtt_count_status_hit) begin
+                any_data = any_data | s1_rtt_count_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_min_status_hit;
+            if (s1_rtt_min_status_hit) begin
+                any_data = any_data | s1_rtt_min_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_max_status_hit;
+            if (s1_rtt_max_status_hit) begin
+                any_data = any_data | s1_rtt_max_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_last_status_hit;
+            if (s1_rtt_last_status_hit) begin
+                any_data = any_data | s1_rtt_last_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_sum_lo_status_hit;
+            if (s1_rtt_sum_lo_status_hit) begin
+                any_data = any_data | s1_rtt_sum_lo_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_jitter_sum_lo_status_hit;
+            if (s1_rtt_jitter_sum_lo_status_hit) begin
+                any_data = any_data | s1_rtt_jitter_sum_lo_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_sum_sq_0_status_hit;
+            if (s1_rtt_sum_sq_0_status_hit) begin
+                any_data = any_data | s1_rtt_sum_sq_0_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_sum_sq_1_status_hit;
+            if (s1_rtt_sum_sq_1_status_hit) begin
+                any_data = any_data | s1_rtt_sum_sq_1_status_rdata;
+            end
+            any_hit = any_hit | s1_rtt_sum_sq_2_status_hit;
+            if (s1_rtt_sum_sq_2_status_hit) begin
+                any_data = any_data | s1_rtt_sum_sq_2_status_rdata;
+            end
+            any_hit = any_hit | s1_msg_sent_status_hit;
+            if (s1_msg_sent_status_hit) begin
+                any_data = any_data | s1_msg_sent_status_rdata;
+            end
+            any_hit = any_hit | s1_msg_received_status_hit;
+            if (s1_msg_received_status_hit) begin
+                any_data = any_data | s1_msg_received_status_rdata;
+            end
+            any_hit = any_hit | s1_latency_status_status_hit;
+            if (s1_latency_status_status_hit) begin
+                any_data = any_data | s1_latency_status_status_rdata;
+            end
+            any_hit = any_hit | s1_msg_owed_status_hit;
+            if (s1_msg_owed_status_hit) begin
+                any_data = any_data | s1_msg_owed_status_rdata;
+            end
+            any_hit = any_hit | s1_hist_count_status_hit;
+            if (s1_hist_count_status_hit) begin
+                any_data = any_data | s1_hist_count_status_rdata;
             end
             any_hit = any_hit | s2_status_status_hit;
             if (s2_status_status_hit) begin
@@ -778,6 +1090,62 @@ module toe_user_logic_regs_read_back (
             if (s2_peer_window_scale_status_hit) begin
                 any_data = any_data | s2_peer_window_scale_status_rdata;
             end
+            any_hit = any_hit | s2_rtt_count_status_hit;
+            if (s2_rtt_count_status_hit) begin
+                any_data = any_data | s2_rtt_count_status_rdata;
+            end
+            any_hit = any_hit | s2_rtt_min_status_hit;
+            if (s2_rtt_min_status_hit) begin
+                any_data = any_data | s2_rtt_min_status_rdata;
+            end
+            any_hit = any_hit | s2_rtt_max_status_hit;
+            if (s2_rtt_max_status_hit) begin
+                any_data = any_data | s2_rtt_max_status_rdata;
+            end
+            any_hit = any_hit | s2_rtt_last_status_hit;
+            if (s2_rtt_last_status_hit) begin
+                any_data = any_data | s2_rtt_last_status_rdata;
+            end
+            any_hit = any_hit | s2_rtt_sum_lo_status_hit;
+            if (s2_rtt_sum_lo_status_hit) begin
+                any_data = any_data | s2_rtt_sum_lo_status_rdata;
+            end
+            any_hit = any_hit | s2_rtt_jitter_sum_lo_status_hit;
+            if (s2_rtt_jitter_sum_lo_status_hit) begin
+                any_data = any_data | s2_rtt_jitter_sum_lo_status_rdata;
+            end
+            any_hit = any_hit | s2_rtt_sum_sq_0_status_hit;
+            if (s2_rtt_sum_sq_0_status_hit) begin
+                any_data = any_data | s2_rtt_sum_sq_0_status_rdata;
+            end
+            any_hit = any_hit | s2_rtt_sum_sq_1_status_hit;
+            if (s2_rtt_sum_sq_1_status_hit) begin
+                any_data = any_data | s2_rtt_sum_sq_1_status_rdata;
+            end
+            any_hit = any_hit | s2_rtt_sum_sq_2_status_hit;
+            if (s2_rtt_sum_sq_2_status_hit) begin
+                any_data = any_data | s2_rtt_sum_sq_2_status_rdata;
+            end
+            any_hit = any_hit | s2_msg_sent_status_hit;
+            if (s2_msg_sent_status_hit) begin
+                any_data = any_data | s2_msg_sent_status_rdata;
+            end
+            any_hit = any_hit | s2_msg_received_status_hit;
+            if (s2_msg_received_status_hit) begin
+                any_data = any_data | s2_msg_received_status_rdata;
+            end
+            any_hit = any_hit | s2_latency_status_status_hit;
+            if (s2_latency_status_status_hit) begin
+                any_data = any_data | s2_latency_status_status_rdata;
+            end
+            any_hit = any_hit | s2_msg_owed_status_hit;
+            if (s2_msg_owed_status_hit) begin
+                any_data = any_data | s2_msg_owed_status_rdata;
+            end
+            any_hit = any_hit | s2_hist_count_status_hit;
+            if (s2_hist_count_status_hit) begin
+                any_data = any_data | s2_hist_count_status_rdata;
+            end
             any_hit = any_hit | s3_status_status_hit;
             if (s3_status_status_hit) begin
                 any_data = any_data | s3_status_status_rdata;
@@ -826,6 +1194,62 @@ module toe_user_logic_regs_read_back (
             if (s3_peer_window_scale_status_hit) begin
                 any_data = any_data | s3_peer_window_scale_status_rdata;
             end
+            any_hit = any_hit | s3_rtt_count_status_hit;
+            if (s3_rtt_count_status_hit) begin
+                any_data = any_data | s3_rtt_count_status_rdata;
+            end
+            any_hit = any_hit | s3_rtt_min_status_hit;
+            if (s3_rtt_min_status_hit) begin
+                any_data = any_data | s3_rtt_min_status_rdata;
+            end
+            any_hit = any_hit | s3_rtt_max_status_hit;
+            if (s3_rtt_max_status_hit) begin
+                any_data = any_data | s3_rtt_max_status_rdata;
+            end
+            any_hit = any_hit | s3_rtt_last_status_hit;
+            if (s3_rtt_last_status_hit) begin
+                any_data = any_data | s3_rtt_last_status_rdata;
+            end
+            any_hit = any_hit | s3_rtt_sum_lo_status_hit;
+            if (s3_rtt_sum_lo_status_hit) begin
+                any_data = any_data | s3_rtt_sum_lo_status_rdata;
+            end
+            any_hit = any_hit | s3_rtt_jitter_sum_lo_status_hit;
+            if (s3_rtt_jitter_sum_lo_status_hit) begin
+                any_data = any_data | s3_rtt_jitter_sum_lo_status_rdata;
+            end
+            any_hit = any_hit | s3_rtt_sum_sq_0_status_hit;
+            if (s3_rtt_sum_sq_0_status_hit) begin
+                any_data = any_data | s3_rtt_sum_sq_0_status_rdata;
+            end
+            any_hit = any_hit | s3_rtt_sum_sq_1_status_hit;
+            if (s3_rtt_sum_sq_1_status_hit) begin
+                any_data = any_data | s3_rtt_sum_sq_1_status_rdata;
+            end
+            any_hit = any_hit | s3_rtt_sum_sq_2_status_hit;
+            if (s3_rtt_sum_sq_2_status_hit) begin
+                any_data = any_data | s3_rtt_sum_sq_2_status_rdata;
+            end
+            any_hit = any_hit | s3_msg_sent_status_hit;
+            if (s3_msg_sent_status_hit) begin
+                any_data = any_data | s3_msg_sent_status_rdata;
+            end
+            any_hit = any_hit | s3_msg_received_status_hit;
+            if (s3_msg_received_status_hit) begin
+                any_data = any_data | s3_msg_received_status_rdata;
+            end
+            any_hit = any_hit | s3_latency_status_status_hit;
+            if (s3_latency_status_status_hit) begin
+                any_data = any_data | s3_latency_status_status_rdata;
+            end
+            any_hit = any_hit | s3_msg_owed_status_hit;
+            if (s3_msg_owed_status_hit) begin
+                any_data = any_data | s3_msg_owed_status_rdata;
+            end
+            any_hit = any_hit | s3_hist_count_status_hit;
+            if (s3_hist_count_status_hit) begin
+                any_data = any_data | s3_hist_count_status_rdata;
+            end
             any_hit = any_hit | info_cycle_count_hi_latch_hit;
             any_data = any_data | info_cycle_count_hi_latch_rdata;
             any_hit = any_hit | s0_tx_bytes_hi_latch_hit;
@@ -836,6 +1260,10 @@ module toe_user_logic_regs_read_back (
             any_data = any_data | s0_elapsed_hi_latch_rdata;
             any_hit = any_hit | s0_err_offset_hi_latch_hit;
             any_data = any_data | s0_err_offset_hi_latch_rdata;
+            any_hit = any_hit | s0_rtt_sum_hi_latch_hit;
+            any_data = any_data | s0_rtt_sum_hi_latch_rdata;
+            any_hit = any_hit | s0_rtt_jitter_sum_hi_latch_hit;
+            any_data = any_data | s0_rtt_jitter_sum_hi_latch_rdata;
             any_hit = any_hit | s1_tx_bytes_hi_latch_hit;
             any_data = any_data | s1_tx_bytes_hi_latch_rdata;
             any_hit = any_hit | s1_rx_bytes_hi_latch_hit;
@@ -844,6 +1272,10 @@ module toe_user_logic_regs_read_back (
             any_data = any_data | s1_elapsed_hi_latch_rdata;
             any_hit = any_hit | s1_err_offset_hi_latch_hit;
             any_data = any_data | s1_err_offset_hi_latch_rdata;
+            any_hit = any_hit | s1_rtt_sum_hi_latch_hit;
+            any_data = any_data | s1_rtt_sum_hi_latch_rdata;
+            any_hit = any_hit | s1_rtt_jitter_sum_hi_latch_hit;
+            any_data = any_data | s1_rtt_jitter_sum_hi_latch_rdata;
             any_hit = any_hit | s2_tx_bytes_hi_latch_hit;
             any_data = any_data | s2_tx_bytes_hi_latch_rdata;
             any_hit = any_hit | s2_rx_bytes_hi_latch_hit;
@@ -852,6 +1284,10 @@ module toe_user_logic_regs_read_back (
             any_data = any_data | s2_elapsed_hi_latch_rdata;
             any_hit = any_hit | s2_err_offset_hi_latch_hit;
             any_data = any_data | s2_err_offset_hi_latch_rdata;
+            any_hit = any_hit | s2_rtt_sum_hi_latch_hit;
+            any_data = any_data | s2_rtt_sum_hi_latch_rdata;
+            any_hit = any_hit | s2_rtt_jitter_sum_hi_latch_hit;
+            any_data = any_data | s2_rtt_jitter_sum_hi_latch_rdata;
             any_hit = any_hit | s3_tx_bytes_hi_latch_hit;
             any_data = any_data | s3_tx_bytes_hi_latch_rdata;
             any_hit = any_hit | s3_rx_bytes_hi_latch_hit;
@@ -860,6 +1296,10 @@ module toe_user_logic_regs_read_back (
             any_data = any_data | s3_elapsed_hi_latch_rdata;
             any_hit = any_hit | s3_err_offset_hi_latch_hit;
             any_data = any_data | s3_err_offset_hi_latch_rdata;
+            any_hit = any_hit | s3_rtt_sum_hi_latch_hit;
+            any_data = any_data | s3_rtt_sum_hi_latch_rdata;
+            any_hit = any_hit | s3_rtt_jitter_sum_hi_latch_hit;
+            any_data = any_data | s3_rtt_jitter_sum_hi_latch_rdata;
             any_hit = any_hit | info_id_constant_hit;
             if (info_id_constant_hit) begin
                 any_data = any_data | info_id_constant_rdata;

@@ -75,6 +75,7 @@ module toe_user_logic (
     wire s0_start;
     wire s0_abort;
     wire s0_clear_errors;
+    wire s0_snapshot;
     wire s0_stop;
     wire s0_busy;
     wire s0_connected;
@@ -85,7 +86,8 @@ module toe_user_logic (
     wire s0_error_set;
     wire s0_sent;
     wire [3:0] s0_error_cause;
-    wire [1:0] s0_test_mode;
+    wire [2:0] s0_test_mode;
+    wire [4:0] s0_outstanding;
     wire s0_verify;
     wire s0_tx_pattern;
     wire s0_conn_mode;
@@ -99,6 +101,8 @@ module toe_user_logic (
     wire [15:0] s0_fpga_port;
     wire [15:0] s0_target_port;
     wire [15:0] s0_stall_timeout;
+    wire [15:0] s0_request;
+    wire [15:0] s0_response;
     wire [63:0] s0_tx_bytes;
     wire [63:0] s0_rx_bytes;
     wire [63:0] s0_elapsed;
@@ -108,9 +112,26 @@ module toe_user_logic (
     wire [31:0] s0_err_received;
     wire [31:0] s0_err_count;
     wire [31:0] s0_rx_packets;
+    wire [31:0] s0_request_count;
     wire [15:0] s0_peer_port;
     wire [15:0] s0_peer_mss;
     wire [3:0] s0_peer_window_scale;
+    wire [31:0] s0_rtt_count;
+    wire [31:0] s0_rtt_min;
+    wire [31:0] s0_rtt_max;
+    wire [31:0] s0_rtt_last;
+    wire [63:0] s0_rtt_sum;
+    wire [63:0] s0_rtt_jitter_sum;
+    wire [31:0] s0_rtt_sum_sq_0;
+    wire [31:0] s0_rtt_sum_sq_1;
+    wire [31:0] s0_rtt_sum_sq_2;
+    wire [31:0] s0_msg_sent;
+    wire [31:0] s0_msg_received;
+    wire [4:0] s0_in_flight;
+    wire s0_fault;
+    wire [31:0] s0_msg_owed;
+    wire [8:0] s0_hist_index;
+    wire [31:0] s0_hist_count;
 
     toe_user_logic_regs u_regs (
         .s_axil_aclk(s_axil_aclk),
@@ -148,6 +169,7 @@ module toe_user_logic (
         .s0_start(s0_start),
         .s0_abort(s0_abort),
         .s0_clear_errors(s0_clear_errors),
+        .s0_snapshot(s0_snapshot),
         .s0_stop(s0_stop),
         .s0_busy(s0_busy),
         .s0_connected(s0_connected),
@@ -159,6 +181,7 @@ module toe_user_logic (
         .s0_sent(s0_sent),
         .s0_error_cause(s0_error_cause),
         .s0_test_mode(s0_test_mode),
+        .s0_outstanding(s0_outstanding),
         .s0_verify(s0_verify),
         .s0_tx_pattern(s0_tx_pattern),
         .s0_conn_mode(s0_conn_mode),
@@ -172,6 +195,8 @@ module toe_user_logic (
         .s0_fpga_port(s0_fpga_port),
         .s0_target_port(s0_target_port),
         .s0_stall_timeout(s0_stall_timeout),
+        .s0_request(s0_request),
+        .s0_response(s0_response),
         .s0_tx_bytes(s0_tx_bytes),
         .s0_rx_bytes(s0_rx_bytes),
         .s0_elapsed(s0_elapsed),
@@ -181,9 +206,26 @@ module toe_user_logic (
         .s0_err_received(s0_err_received),
         .s0_err_count(s0_err_count),
         .s0_rx_packets(s0_rx_packets),
+        .s0_request_count(s0_request_count),
         .s0_peer_port(s0_peer_port),
         .s0_peer_mss(s0_peer_mss),
-        .s0_peer_window_scale(s0_peer_window_scale)
+        .s0_peer_window_scale(s0_peer_window_scale),
+        .s0_rtt_count(s0_rtt_count),
+        .s0_rtt_min(s0_rtt_min),
+        .s0_rtt_max(s0_rtt_max),
+        .s0_rtt_last(s0_rtt_last),
+        .s0_rtt_sum(s0_rtt_sum),
+        .s0_rtt_jitter_sum(s0_rtt_jitter_sum),
+        .s0_rtt_sum_sq_0(s0_rtt_sum_sq_0),
+        .s0_rtt_sum_sq_1(s0_rtt_sum_sq_1),
+        .s0_rtt_sum_sq_2(s0_rtt_sum_sq_2),
+        .s0_msg_sent(s0_msg_sent),
+        .s0_msg_received(s0_msg_received),
+        .s0_in_flight(s0_in_flight),
+        .s0_fault(s0_fault),
+        .s0_msg_owed(s0_msg_owed),
+        .s0_hist_index(s0_hist_index),
+        .s0_hist_count(s0_hist_count)
     );
 
     toe_user_logic_session u_session0 (
@@ -195,6 +237,12 @@ module toe_user_logic (
         .reg_clear_errors(s0_clear_errors),
         .reg_error(s0_error),
         .reg_test_mode(s0_test_mode),
+        .reg_outstanding(s0_outstanding),
+        .reg_request(s0_request),
+        .reg_response(s0_response),
+        .reg_request_count(s0_request_count),
+        .reg_snapshot(s0_snapshot),
+        .reg_hist_index(s0_hist_index),
         .reg_verify(s0_verify),
         .reg_tx_pattern(s0_tx_pattern),
         .reg_conn_mode(s0_conn_mode),
@@ -228,6 +276,21 @@ module toe_user_logic (
         .reg_peer_port(s0_peer_port),
         .reg_peer_mss(s0_peer_mss),
         .reg_peer_window_scale(s0_peer_window_scale),
+        .reg_rtt_count(s0_rtt_count),
+        .reg_rtt_min(s0_rtt_min),
+        .reg_rtt_max(s0_rtt_max),
+        .reg_rtt_last(s0_rtt_last),
+        .reg_rtt_sum(s0_rtt_sum),
+        .reg_rtt_jitter_sum(s0_rtt_jitter_sum),
+        .reg_rtt_sum_sq_0(s0_rtt_sum_sq_0),
+        .reg_rtt_sum_sq_1(s0_rtt_sum_sq_1),
+        .reg_rtt_sum_sq_2(s0_rtt_sum_sq_2),
+        .reg_msg_sent(s0_msg_sent),
+        .reg_msg_received(s0_msg_received),
+        .reg_msg_owed(s0_msg_owed),
+        .reg_in_flight(s0_in_flight),
+        .reg_fault(s0_fault),
+        .reg_hist_count(s0_hist_count),
         .toe_conn_req_valid(toe0_conn_req_valid),
         .toe_conn_req_ready(toe0_conn_req_ready),
         .toe_conn_req_open(toe0_conn_req_open),

@@ -49,6 +49,15 @@ set rtl_files [list \
     {rtl/toe_user_logic_lane_select.v} \
     {rtl/toe_user_logic_lane_check.v} \
     {rtl/toe_user_logic_data_verifier.v} \
+    {rtl/toe_user_logic_message_source.v} \
+    {rtl/toe_user_logic_message_ends.v} \
+    {rtl/toe_user_logic_stamp_ram.v} \
+    {rtl/toe_user_logic_leading_one.v} \
+    {rtl/toe_user_logic_bucket_index.v} \
+    {rtl/toe_user_logic_rtt_meter.v} \
+    {rtl/toe_user_logic_bucket_ram.v} \
+    {rtl/toe_user_logic_rtt_histogram.v} \
+    {rtl/toe_user_logic_round_trips.v} \
     {rtl/toe_user_logic_datapath.v} \
     {rtl/toe_user_logic_watchdog.v} \
     {rtl/toe_user_logic_elapsed_timer.v} \
