@@ -253,6 +253,126 @@ pub fn program(bus: &mut (impl RegisterBus + ?Sized), s: usize, t: &SessionTest)
     write_wide(bus, r.duration(), t.duration)
 }
 
+/// One session's latency test (issue 29): the initiator's round trips or
+/// the echo that answers them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LatencyTest {
+    /// Initiator (sends requests and measures) or echo (answers).
+    pub initiator: bool,
+    /// Request and response sizes in bytes, 1..=65,535.
+    pub request_size: u32,
+    pub response_size: u32,
+    /// Requests the initiator sends, 1..=2^32-1 (the echo ignores it).
+    pub request_count: u32,
+    /// Requests unanswered at most, 1..=16.
+    pub outstanding: u32,
+    /// Client (active open) or server (passive open).
+    pub client: bool,
+    /// Check received data against the pattern.
+    pub verify: bool,
+    /// Max speed, % of the design's peak, per direction.
+    pub tx_percent: u8,
+    pub rx_percent: u8,
+}
+
+impl LatencyTest {
+    pub fn new(initiator: bool, request_size: u32, response_size: u32, request_count: u32, client: bool) -> Self {
+        LatencyTest {
+            initiator,
+            request_size,
+            response_size,
+            request_count,
+            outstanding: 1,
+            client,
+            verify: true,
+            tx_percent: 100,
+            rx_percent: 100,
+        }
+    }
+}
+
+/// Programs session `s` for a latency test (does not start it).
+pub fn program_latency(bus: &mut (impl RegisterBus + ?Sized), s: usize, t: &LatencyTest) -> Result<()> {
+    use regs::session::{latency_sizes, request_count, speed, test_config};
+    let r = session(s)?;
+    let mode = if t.initiator { test_config::TestMode::Latency } else { test_config::TestMode::Echo };
+    let mut cfg = field("test mode", test_config::TEST_MODE, 0, mode.bits())?;
+    cfg = field("verification", test_config::VERIFY, cfg, u32::from(t.verify))?;
+    let conn = if t.client { test_config::ConnMode::Active } else { test_config::ConnMode::Passive };
+    cfg = field("connection mode", test_config::CONN_MODE, cfg, conn.bits())?;
+    cfg = field("requests in flight", test_config::OUTSTANDING, cfg, t.outstanding)?;
+    let sizes = field("request size", latency_sizes::REQUEST, 0, t.request_size)?;
+    let sizes = field("response size", latency_sizes::RESPONSE, sizes, t.response_size)?;
+    let count = field("request count", request_count::COUNT, 0, t.request_count)?;
+    let sp = field("TX max speed (%)", speed::TX_PERCENT, 0, u32::from(t.tx_percent))?;
+    let sp = field("RX max speed (%)", speed::RX_PERCENT, sp, u32::from(t.rx_percent))?;
+    write(bus, r.test_config(), cfg)?;
+    write(bus, r.speed(), sp)?;
+    write(bus, r.latency_sizes(), sizes)?;
+    write(bus, r.request_count(), count)
+}
+
+/// A session's round-trip results, as of its last snapshot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LatencyResult {
+    /// Round trips measured, and their moments in user-clock cycles.
+    pub count: u32,
+    pub min: u32,
+    pub max: u32,
+    pub last: u32,
+    pub sum: u64,
+    pub sum_sq: u128,
+    pub jitter_sum: u64,
+    /// Messages sent, received, owed (the echo's backlog).
+    pub sent: u32,
+    pub received: u32,
+    pub owed: u32,
+    pub in_flight: u32,
+    /// A round trip could not be measured.
+    pub fault: bool,
+}
+
+/// Session `s`'s round-trip results: a snapshot (`ctrl.snapshot`), then
+/// the registers it filled, so they are one consistent set.
+pub fn latency_result(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<LatencyResult> {
+    use regs::session::{ctrl, latency_status};
+    let r = session(s)?;
+    write(bus, r.ctrl(), ctrl::SNAPSHOT.word(1).expect("1 is a valid snapshot"))?;
+    let status = read(bus, r.latency_status())?;
+    let sum_sq = [r.rtt_sum_sq_0(), r.rtt_sum_sq_1(), r.rtt_sum_sq_2()]
+        .into_iter()
+        .enumerate()
+        .try_fold(0u128, |acc, (k, reg)| Ok::<u128, OpError>(acc | u128::from(read(bus, reg)?) << (32 * k)))?;
+    Ok(LatencyResult {
+        count: read(bus, r.rtt_count())?,
+        min: read(bus, r.rtt_min())?,
+        max: read(bus, r.rtt_max())?,
+        last: read(bus, r.rtt_last())?,
+        sum: read_wide(bus, r.rtt_sum())?,
+        sum_sq,
+        jitter_sum: read_wide(bus, r.rtt_jitter_sum())?,
+        sent: read(bus, r.msg_sent())?,
+        received: read(bus, r.msg_received())?,
+        owed: read(bus, r.msg_owed())?,
+        in_flight: latency_status::IN_FLIGHT.get(status),
+        fault: latency_status::FAULT.get(status) == 1,
+    })
+}
+
+/// Session `s`'s round-trip histogram: every bucket's count, bucket 0 first
+/// (`crate latency`'s buckets; round trips in user-clock cycles).
+pub fn latency_histogram(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<Vec<u32>> {
+    use regs::session::hist_index;
+    let r = session(s)?;
+    let buckets = hist_index::BUCKET.max + 1;
+    let mut counts = Vec::with_capacity(buckets as usize);
+    for b in 0..buckets {
+        write(bus, r.hist_index(), field("histogram bucket", hist_index::BUCKET, 0, b)?)?;
+        counts.push(read(bus, r.hist_count())?);
+    }
+    Ok(counts)
+}
+
 /// The `tx_prefix` bank's registers, word 0 first.
 fn tx_prefix_words() -> Vec<regs::Register> {
     let mut words: Vec<regs::Register> = regs::ALL.iter().copied().filter(|r| r.id.starts_with("tx_prefix.")).collect();

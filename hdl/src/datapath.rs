@@ -188,8 +188,8 @@ pub struct Datapath<const W: usize, const K: usize> {
     rx_limiter: RateLimiter<W, K>,
     verifier: DataVerifier<W, K>,
     round_trips: RoundTrips<W, K>,
-    /// The receive side's ready, RoundTrips' hold included in the modes.
-    rx_open: Signal<Local, Bit>,
+    /// RoundTrips holds the receive side back (the latency modes).
+    rx_hold: Signal<Local, Bit>,
     /// Names the Verilog module after this type (`crate::emit`).
     verilog_name: crate::emit::ModuleName<Self>,
 }
@@ -252,6 +252,7 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.tx_done.next = self.generator.done.val();
 
         // Receive: TOE -> limiter -> verifier.
+        self.rx_hold.next = self.messages.val() & !self.round_trips.rx_ready.val();
         self.rx_limiter.clock.next = self.clock.val();
         self.rx_limiter.reset.next = self.reset.val();
         self.rx_limiter.percent.next = self.rx_percent.val();
@@ -270,10 +271,13 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.verifier.s_tdata.next = self.rx_limiter.m_tdata.val();
         self.verifier.s_tkeep.next = self.rx_limiter.m_tkeep.val();
         self.verifier.s_tlast.next = self.rx_limiter.m_tlast.val();
-        self.verifier.s_tvalid.next = self.rx_limiter.m_tvalid.val();
-        self.rx_open.next = self.verifier.s_tready.val() & (self.round_trips.rx_ready.val() | !self.messages.val());
-        self.rx_limiter.m_tready.next = self.rx_open.val();
-        self.round_trips.rx_take.next = self.messages.val() & self.rx_limiter.m_tvalid.val() & self.rx_open.val();
+        // The verifier takes every beat it is shown valid, so a beat
+        // RoundTrips holds back is not shown.
+        self.verifier.s_tvalid.next = self.rx_limiter.m_tvalid.val() & !self.rx_hold.val();
+        self.rx_limiter.m_tready.next = self.verifier.s_tready.val() & !self.rx_hold.val();
+        // RoundTrips counts a beat only while its `rx_ready` is high.
+        self.round_trips.rx_take.next =
+            self.messages.val() & self.rx_limiter.m_tvalid.val() & self.verifier.s_tready.val();
         self.round_trips.rx_keep.next = self.rx_limiter.m_tkeep.val();
         self.msg_clearing.next = self.round_trips.clearing.val();
         self.msg_tx_busy.next = self.round_trips.tx_busy.val();

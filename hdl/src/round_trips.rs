@@ -37,7 +37,7 @@
 //!   not answered;
 //! - `rx_take`, `rx_keep`: a received beat was taken, its keep contiguous
 //!   from bit 0 (the TOE's `tkeep`); `rx_ready` (level) low means no beat
-//!   may be taken this cycle. The beat's byte count is registered before
+//!   may be taken this cycle (a take then is not counted). The beat's byte count is registered before
 //!   the ends' logic sees it (the count would otherwise sit in front of
 //!   that logic's compares), so `rx_ready` cannot yet know whether the beat
 //!   just taken holds several ends: with messages shorter than a beat it is low
@@ -183,6 +183,8 @@ pub struct RoundTrips<const W: usize, const K: usize> {
     response_end: Signal<Local, Bit>,
     answered: Signal<Local, Bit>,
     rx_size: Signal<Local, Bits<16>>,
+    /// `rx_ready`, from registers only; a take while it is low is not counted.
+    ready_q: Signal<Local, Bit>,
     rx_count: KeepCount<K>,
     source: MessageSource<W, K>,
     ends: MessageEnds,
@@ -261,6 +263,7 @@ impl<const W: usize, const K: usize> RoundTrips<W, K> {
             response_end: Default::default(),
             answered: Default::default(),
             rx_size: Default::default(),
+            ready_q: Default::default(),
             rx_count: Default::default(),
             source: MessageSource::new(),
             ends: MessageEnds::default(),
@@ -369,12 +372,14 @@ impl<const W: usize, const K: usize> Logic for RoundTrips<W, K> {
         self.ends.clock.next = self.clock.val();
         self.ends.reset.next = self.reset.val();
         self.ends.start.next = self.start.val();
-        self.take_q.d.next = self.rx_take.val();
+
         self.rx_count.keep.next = self.rx_keep.val();
         self.bytes_q.d.next = self.rx_count.count.val();
         self.ends.take.next = self.take_q.q.val();
         self.ends.bytes.next = self.bytes_q.q.val();
-        self.rx_ready.next = self.ends.ready.val() & !(self.short_q.q.val() & self.take_q.q.val());
+        self.ready_q.next = self.ends.ready.val() & !(self.short_q.q.val() & self.take_q.q.val());
+        self.rx_ready.next = self.ready_q.val();
+        self.take_q.d.next = self.rx_take.val() & self.ready_q.val();
 
         // The measurement: the initiator's round trips.
         self.meter.clock.next = self.clock.val();

@@ -49,7 +49,7 @@ pub struct RttHistogram {
     pub read_index: Signal<In, Bits<9>>,
     /// Its count, the cycle after `read_index`.
     pub read_count: Signal<Out, Bits<32>>,
-    bins: BucketRam,
+    counts: BucketRam,
     // W: the sample whose count RAM port A is reading.
     w_valid: DFF<Bit>,
     w_bucket: DFF<Bits<9>>,
@@ -86,7 +86,7 @@ impl Default for RttHistogram {
             missed: Default::default(),
             read_index: Default::default(),
             read_count: Default::default(),
-            bins: Default::default(),
+            counts: Default::default(),
             w_valid: Default::default(),
             w_bucket: Default::default(),
             same: Default::default(),
@@ -109,14 +109,14 @@ impl Logic for RttHistogram {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, w_valid, w_bucket, same, p_count, sweeping, sweep_index, lost);
-        self.bins.clock.next = self.clock.val();
+        self.counts.clock.next = self.clock.val();
         self.clearing.next = self.sweeping.q.val();
         self.missed.next = self.lost.q.val();
-        self.bins.read_b_index.next = self.read_index.val();
-        self.read_count.next = self.bins.read_b.val();
+        self.counts.read_b_index.next = self.read_index.val();
+        self.read_count.next = self.counts.read_b.val();
 
         // R: read the sample's bucket.
-        self.bins.read_a_index.next = self.sample_bucket.val();
+        self.counts.read_a_index.next = self.sample_bucket.val();
         self.w_valid.d.next = self.sample_valid.val() & !self.sweeping.q.val();
         self.w_bucket.d.next = self.sample_bucket.val();
         if self.sample_valid.val() & self.sweeping.q.val() {
@@ -128,22 +128,22 @@ impl Logic for RttHistogram {
         if self.same.q.val() {
             self.counted.next = self.p_count.q.val() + self.c_one32.val();
         } else {
-            self.counted.next = self.bins.read_a.val() + self.c_one32.val();
+            self.counted.next = self.counts.read_a.val() + self.c_one32.val();
         }
         self.same.d.next = self.w_valid.q.val() & (self.sample_bucket.val() == self.w_bucket.q.val());
         self.p_count.d.next = self.counted.val();
         if self.sweeping.q.val() {
-            self.bins.write.next = true;
-            self.bins.write_index.next = self.sweep_index.q.val();
-            self.bins.write_count.next = self.c_zero32.val();
+            self.counts.write.next = true;
+            self.counts.write_index.next = self.sweep_index.q.val();
+            self.counts.write_count.next = self.c_zero32.val();
             self.sweep_index.d.next = self.sweep_index.q.val() + self.c_one9.val();
             if self.sweep_index.q.val() == self.c_last.val() {
                 self.sweeping.d.next = false;
             }
         } else {
-            self.bins.write.next = self.w_valid.q.val();
-            self.bins.write_index.next = self.w_bucket.q.val();
-            self.bins.write_count.next = self.counted.val();
+            self.counts.write.next = self.w_valid.q.val();
+            self.counts.write_index.next = self.w_bucket.q.val();
+            self.counts.write_count.next = self.counted.val();
         }
 
         if self.clear.val() | self.reset.val() {

@@ -399,6 +399,13 @@ impl TwoBoards {
         self.boards[b].sessions[s].sent
     }
 
+    /// Board b's session s sends messages (a latency mode): its interface
+    /// checker allows data after a partial `tlast` beat
+    /// ([`SessionChecker::set_messages`](crate::checker::SessionChecker::set_messages)).
+    pub fn set_messages(&mut self, b: usize, s: usize, messages: bool) {
+        self.boards[b].sessions[s].check.set_messages(messages);
+    }
+
     /// Board b's TOE answers nothing (SYNs to it are dropped): an active open to it times out.
     pub fn set_silent(&mut self, b: usize, silent: bool) {
         self.boards[b].silent = silent;

@@ -31,6 +31,9 @@
 //! * only the last beat of a transfer may be partial: "partial TX beat without
 //!   tlast", and after a partial beat only the close may follow: "TX data after
 //!   a partial beat (only the last beat of a transfer may be partial)";
+//!   except for a session in a latency mode ([`SessionChecker::set_messages`]),
+//!   where every message ends with its own partial `tlast` beat and the next
+//!   message follows it;
 //! * no `tx_tvalid` after the close request was taken ("tx_tvalid after its
 //!   close request") or while not established ("tx_tvalid while not
 //!   established"), reported once per open request. With
@@ -170,6 +173,9 @@ pub struct SessionChecker {
     tx_hold_data: Vec<u8>,
     /// A partial beat was taken in this connection (only the close may follow).
     after_partial: bool,
+    /// The session sends messages (a latency mode): data may follow a
+    /// partial `tlast` beat.
+    messages: bool,
     /// TX while not open was reported (once per open request).
     not_open_reported: bool,
 }
@@ -187,6 +193,7 @@ impl SessionChecker {
             tx_hold_last: false,
             tx_hold_data: Vec::with_capacity(beat_bytes),
             after_partial: false,
+            messages: false,
             not_open_reported: false,
         }
     }
@@ -198,6 +205,14 @@ impl SessionChecker {
     pub fn excusing_conn_error(mut self) -> Self {
         self.excuse_conn_error = true;
         self
+    }
+
+    /// Whether the session sends messages (issue 29's latency modes): each
+    /// message ends with a partial `tlast` beat (unless its size is a
+    /// multiple of the beat) and the next follows it, so data after a partial
+    /// beat is allowed. The owner sets it as the test it runs says.
+    pub fn set_messages(&mut self, messages: bool) {
+        self.messages = messages;
     }
 
     /// Where this session's violations are reported.
@@ -241,7 +256,7 @@ impl SessionChecker {
             }
             if i.tx_tready {
                 if len > 0 {
-                    if self.after_partial {
+                    if self.after_partial && !self.messages {
                         log.push(
                             cycle,
                             place,
@@ -471,6 +486,18 @@ mod tests {
         x.edge(&beat(8, false, 0), &ready()).edge(&beat(5, true, 0), &ready());
         x.clean();
         assert!(x.chk.after_partial());
+    }
+
+    /// In a latency mode a message ends with a partial `tlast` beat and the
+    /// next message follows; a partial beat still needs its `tlast`.
+    #[test]
+    fn messages_may_follow_a_partial_tlast_beat() {
+        let mut x = t();
+        x.chk.set_messages(true);
+        x.edge(&beat(5, true, 0), &ready()).edge(&beat(8, false, 0), &ready()).edge(&beat(3, true, 0), &ready());
+        x.clean();
+        x.edge(&beat(3, false, 0), &ready());
+        x.one("partial TX beat without tlast");
     }
 
     #[test]

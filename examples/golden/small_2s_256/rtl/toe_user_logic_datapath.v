@@ -105,7 +105,7 @@ module toe_user_logic_datapath (
 );
 
     // Combinational signals
-    reg rx_open;
+    reg rx_hold;
 
     // generator
     wire [63:0]  generator_bytes_sent;
@@ -186,6 +186,7 @@ module toe_user_logic_datapath (
 
     // verifier
     wire verifier_s_tready;
+    reg verifier_s_tvalid;
     toe_user_logic_data_verifier u_verifier (
         .clock        (clock),
         .reset        (reset),
@@ -197,7 +198,7 @@ module toe_user_logic_datapath (
         .s_tdata      (rx_limiter_m_tdata),
         .s_tkeep      (rx_limiter_m_tkeep),
         .s_tlast      (rx_limiter_m_tlast),
-        .s_tvalid     (rx_limiter_m_tvalid),
+        .s_tvalid     (verifier_s_tvalid),
         .s_tready     (verifier_s_tready),
         .bytes        (rx_bytes),
         .packets      (rx_packets),
@@ -284,9 +285,10 @@ module toe_user_logic_datapath (
         end
         generator_m_tready = tx_limiter_s_tready & ~messages;
         round_trips_m_tready = tx_limiter_s_tready & messages;
-        rx_open = verifier_s_tready & (round_trips_rx_ready | ~messages);
-        rx_limiter_m_tready = rx_open;
-        round_trips_rx_take = messages & rx_limiter_m_tvalid & rx_open;
+        rx_hold = messages & ~round_trips_rx_ready;
+        verifier_s_tvalid = rx_limiter_m_tvalid & ~rx_hold;
+        rx_limiter_m_tready = verifier_s_tready & ~rx_hold;
+        round_trips_rx_take = messages & rx_limiter_m_tvalid & verifier_s_tready;
     end
 
 endmodule

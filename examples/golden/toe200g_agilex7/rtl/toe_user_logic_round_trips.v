@@ -123,6 +123,7 @@ module toe_user_logic_round_trips (
     reg        ask;
     reg        answered;
     reg [15:0] rx_size;
+    reg        ready_q;
 
     // rx_count
     wire [7:0] rx_count_count;
@@ -265,9 +266,10 @@ module toe_user_logic_round_trips (
             rx_size = request_size;
         end
         ends_size = rx_size;
-        take_q_next = rx_take;
         bytes_q_next = rx_count_count;
-        rx_ready = ends_ready & ~(short_q_reg & take_q_reg);
+        ready_q = ends_ready & ~(short_q_reg & take_q_reg);
+        rx_ready = ready_q;
+        take_q_next = rx_take & ready_q;
         request_q_next = initiator_q_reg & source_first;
         request_q2_next = request_q_reg;
         response_q_next = answered;

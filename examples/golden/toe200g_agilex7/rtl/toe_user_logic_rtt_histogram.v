@@ -59,18 +59,18 @@ module toe_user_logic_rtt_histogram (
     // Combinational signals
     reg [31:0] counted;
 
-    // bins
-    wire [31:0] bins_read_a;
-    reg         bins_write;
-    reg  [8:0]  bins_write_index;
-    reg  [31:0] bins_write_count;
-    toe_user_logic_bucket_ram u_bins (
+    // counts
+    wire [31:0] counts_read_a;
+    reg         counts_write;
+    reg  [8:0]  counts_write_index;
+    reg  [31:0] counts_write_count;
+    toe_user_logic_bucket_ram u_counts (
         .clock       (clock),
-        .write       (bins_write),
-        .write_index (bins_write_index),
-        .write_count (bins_write_count),
+        .write       (counts_write),
+        .write_index (counts_write_index),
+        .write_count (counts_write_count),
         .read_a_index(sample_bucket),
-        .read_a      (bins_read_a),
+        .read_a      (counts_read_a),
         .read_b_index(read_index),
         .read_b      (read_count)
     );
@@ -94,23 +94,23 @@ module toe_user_logic_rtt_histogram (
             counted = p_count_reg + C_ONE32;
         end
         else begin
-            counted = bins_read_a + C_ONE32;
+            counted = counts_read_a + C_ONE32;
         end
         same_next = w_valid_reg & (sample_bucket == w_bucket_reg);
         p_count_next = counted;
         if (sweeping_reg) begin
-            bins_write = 1'b1;
-            bins_write_index = sweep_index_reg;
-            bins_write_count = C_ZERO32;
+            counts_write = 1'b1;
+            counts_write_index = sweep_index_reg;
+            counts_write_count = C_ZERO32;
             sweep_index_next = sweep_index_reg + C_ONE9;
             if (sweep_index_reg == C_LAST) begin
                 sweeping_next = 1'b0;
             end
         end
         else begin
-            bins_write = w_valid_reg;
-            bins_write_index = w_bucket_reg;
-            bins_write_count = counted;
+            counts_write = w_valid_reg;
+            counts_write_index = w_bucket_reg;
+            counts_write_count = counted;
         end
         if (clear | reset) begin
             sweeping_next = 1'b1;
