@@ -234,7 +234,7 @@ module toe_user_logic_round_trips (
         last_q_next = last_q_reg;
         fault_q_next = fault_q_reg;
         ask = go & initiator_q_reg & more_reg & (unanswered_reg < outstanding_q_reg);
-        answered = initiator_q_reg & ends_ended & ~done_q_reg;
+        answered = initiator_q_reg & ends_ended & ~done_q_reg & (unanswered_reg != C_ZERO5);
         send_q_next = ask | (~initiator_q_reg & go & ends_ended);
         if (ask) begin
             to_ask_next = to_ask_reg - C_ONE32;
@@ -272,7 +272,7 @@ module toe_user_logic_round_trips (
         take_q_next = rx_take & ready_q;
         request_q_next = initiator_q_reg & source_first;
         request_q2_next = request_q_reg;
-        response_q_next = answered;
+        response_q_next = initiator_q_reg & ends_ended & ~done_q_reg;
         lag_q_next = ends_lag;
         received = received_q_reg;
         quiet = ~take_q_reg & ends_ready & ~ends_ended & ~send_q_reg & ~tx_busy;
