@@ -292,8 +292,9 @@ fn writes_outside_a_fields_valid_values_are_refused_and_change_nothing() {
         let sessions = b.map.block("session").unwrap().instances();
         assert_eq!(
             checked.len(),
-            3 * sessions + 2,
-            "tx/rx_percent and prefix_length per session, toe.mode and toe.last_packet_mode"
+            9 * sessions + 2,
+            "per session tx/rx_percent, prefix_length, test_mode (codes 6 and 7 unused), outstanding, \
+             the request and response sizes, request_count and hist_index; toe.mode and toe.last_packet_mode"
         );
         let (mut refused, mut taken) = (0, 0);
         for &(addr, lsb, mask, (min, max)) in &checked {
