@@ -28,7 +28,7 @@
 //!
 //! Ports (one-cycle pulses unless said otherwise):
 //! - `start`: a new test: samples `initiator`, the sizes, `request_count`
-//!   and `outstanding` (1 ..= 16); restarts the source and the message
+//!   and `outstanding` (1 ..= 16, 0 taken as 1); restarts the source and the message
 //!   ends, empties the meter and sweeps the histogram (`clearing` high for
 //!   its 464 cycles; open the connection after it);
 //! - `abort_req`: drops the messages owed and the beat presented;
@@ -82,7 +82,7 @@ pub struct RoundTrips<const W: usize, const K: usize> {
     pub response_size: Signal<In, Bits<16>>,
     /// Requests the initiator sends (0: none, `done` at once).
     pub request_count: Signal<In, Bits<32>>,
-    /// Requests unanswered at most, 1 ..= 16.
+    /// Requests unanswered at most, 1 ..= 16 (0 is taken as 1).
     pub outstanding: Signal<In, Bits<5>>,
     // ---- Transmit stream (AXI4-Stream, towards the TX rate limiter).
     /// High when the next beat may be presented (from the rate limiter).
@@ -427,7 +427,13 @@ impl<const W: usize, const K: usize> Logic for RoundTrips<W, K> {
 
         if self.start.val() {
             self.initiator_q.d.next = self.initiator.val();
-            self.outstanding_q.d.next = self.outstanding.val();
+            // 0 is one at a time, as 1: software of register map 1.4
+            // writes `test_config` with these bits 0.
+            if self.outstanding.val() == self.c_zero5.val() {
+                self.outstanding_q.d.next = self.c_one5.val();
+            } else {
+                self.outstanding_q.d.next = self.outstanding.val();
+            }
             self.to_ask.d.next = self.request_count.val();
             self.more.d.next = self.request_count.val() != self.c_zero32.val();
             self.to_end.d.next = self.request_count.val();

@@ -294,13 +294,15 @@ fn initiator_run(width: usize, rng: &mut impl Rng) -> u64 {
     let beat = width / 8;
     let (request, response) = (random_size(rng, beat), random_size(rng, beat));
     let count = rng.gen_range(1..60u64);
-    let outstanding = if rng.gen_bool(0.3) { 1 } else { rng.gen_range(1..=16u64) };
+    // 0 is one at a time, as 1.
+    let written = if rng.gen_bool(0.3) { rng.gen_range(0..=1) } else { rng.gen_range(1..=16u64) };
+    let outstanding = written.max(1);
     let shape = rng.gen_range(0..3);
     let (p_enable, p_ready, p_valid, p_take) =
         (rng.gen_range(0.3..1.0), rng.gen_range(0.3..1.0), rng.gen_range(0.3..1.0), rng.gen_range(0.3..1.0));
     let what = format!("{width} bits, {request} -> {response} bytes, {count} requests, {outstanding} in flight");
     let mut dut = Dut::new(width);
-    dut.start(true, request, response, count, outstanding);
+    dut.start(true, request, response, count, written);
 
     let mut sent = Sent { size: request as u64, offset: 0 };
     let mut received = Received::new(beat, response as u64);

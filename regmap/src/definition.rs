@@ -306,7 +306,7 @@ fn session_block(design: &Design) -> Block {
         ]),
         reg("test_config", 0x08, "Test parameters (the demo's menus 2 and 3); taken at `ctrl.start`.", vec![
             field("test_mode", 0, 3, Rw, TestMode::Disabled as u32, "What the session does.").values::<TestMode>(),
-            field("outstanding", 24, 5, Rw, 1, "Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR).").range(1, 16),
+            field("outstanding", 24, 5, Rw, 1, "Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR); 0 is taken as 1, so that software written for version 1.4, which leaves these bits 0, still writes this register.").range(0, 16),
             field("verify", 4, 1, Rw, 1, "1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)."),
             field("tx_pattern", 5, 1, Rw, TxPattern::Incremental as u32, "Data the session sends.").values::<TxPattern>(),
             field("conn_mode", 8, 1, Rw, ConnMode::Passive as u32, "How the session opens (and, in full duplex, closes) its connection.").values::<ConnMode>(),

@@ -174,13 +174,13 @@ module toe_user_logic_regs_axi_lite (
         .refuse (s0_test_config_test_mode_check_refuse)
     );
 
-    // session[0].test_config.outstanding at 0x0108: a write outside 1..=16 is refused
+    // session[0].test_config.outstanding at 0x0108: a write outside 0..=16 is refused
     wire s0_test_config_outstanding_check_refuse;
     toe_user_logic_regs_check #(
         .ADDRESS(32'h108),
         .MASK   (32'h1f000000),
-        .MIN    (32'h1000000),
-        .SPAN   (32'hf000000),
+        .MIN    (32'h0),
+        .SPAN   (32'h10000000),
         .BYTES  (4'h8)
     ) u_s0_test_config_outstanding_check (
         .clock  (s_axil_aclk),
@@ -354,13 +354,13 @@ module toe_user_logic_regs_axi_lite (
         .refuse (s1_test_config_test_mode_check_refuse)
     );
 
-    // session[1].test_config.outstanding at 0x0208: a write outside 1..=16 is refused
+    // session[1].test_config.outstanding at 0x0208: a write outside 0..=16 is refused
     wire s1_test_config_outstanding_check_refuse;
     toe_user_logic_regs_check #(
         .ADDRESS(32'h208),
         .MASK   (32'h1f000000),
-        .MIN    (32'h1000000),
-        .SPAN   (32'hf000000),
+        .MIN    (32'h0),
+        .SPAN   (32'h10000000),
         .BYTES  (4'h8)
     ) u_s1_test_config_outstanding_check (
         .clock  (s_axil_aclk),

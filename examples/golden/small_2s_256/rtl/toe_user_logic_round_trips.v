@@ -34,7 +34,7 @@ module toe_user_logic_round_trips (
     input  wire [15:0]  request_size,   // Request size in bytes, 1 ..= 65,535
     input  wire [15:0]  response_size,  // Response size in bytes, 1 ..= 65,535
     input  wire [31:0]  request_count,  // Requests the initiator sends (0: none, `done` at once)
-    input  wire [4:0]   outstanding,    // Requests unanswered at most, 1 ..= 16
+    input  wire [4:0]   outstanding,    // Requests unanswered at most, 1 ..= 16 (0 is taken as 1)
 
     // Transmit stream (AXI4-Stream, towards the TX rate limiter)
     input  wire         enable,         // High when the next beat may be presented (from the rate limiter)
@@ -121,6 +121,7 @@ module toe_user_logic_round_trips (
 
     // Combinational signals
     reg        ask;
+    reg        response_end;
     reg        answered;
     reg [15:0] rx_size;
     reg        ready_q;
@@ -234,7 +235,8 @@ module toe_user_logic_round_trips (
         last_q_next = last_q_reg;
         fault_q_next = fault_q_reg;
         ask = go & initiator_q_reg & more_reg & (unanswered_reg < outstanding_q_reg);
-        answered = initiator_q_reg & ends_ended & ~done_q_reg & (unanswered_reg != C_ZERO5);
+        response_end = initiator_q_reg & ends_ended & ~done_q_reg;
+        answered = response_end & (unanswered_reg != C_ZERO5);
         send_q_next = ask | (~initiator_q_reg & go & ends_ended);
         if (ask) begin
             to_ask_next = to_ask_reg - C_ONE32;
@@ -272,7 +274,7 @@ module toe_user_logic_round_trips (
         take_q_next = rx_take & ready_q;
         request_q_next = initiator_q_reg & source_first;
         request_q2_next = request_q_reg;
-        response_q_next = initiator_q_reg & ends_ended & ~done_q_reg;
+        response_q_next = response_end;
         lag_q_next = ends_lag;
         received = received_q_reg;
         quiet = ~take_q_reg & ends_ready & ~ends_ended & ~send_q_reg & ~tx_busy;
@@ -281,7 +283,12 @@ module toe_user_logic_round_trips (
         fault = fault_q_reg;
         if (start) begin
             initiator_q_next = initiator;
-            outstanding_q_next = outstanding;
+            if (outstanding == C_ZERO5) begin
+                outstanding_q_next = C_ONE5;
+            end
+            else begin
+                outstanding_q_next = outstanding;
+            end
             to_ask_next = request_count;
             more_next = request_count != C_ZERO32;
             to_end_next = request_count;

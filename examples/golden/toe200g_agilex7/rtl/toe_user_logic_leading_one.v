@@ -19,12 +19,35 @@ module toe_user_logic_leading_one (
     output reg  [4:0]  lead   // The position of its highest set bit if 5 or more, else 0
 );
 
-    integer i;
+    // Nibbles 1 .. 7 of the value (bit 4 left out: below 32 the
+    // position is 0). Per nibble, one LUT level: whether a bit is set,
+    // and the two bits of its highest set bit's place. The highest
+    // nibble with a bit set is lead[4:2]; its place in the nibble,
+    // lead[1:0], is chosen by a tree of two-way choices (pairs, then
+    // halves): four LUT levels in all.
+    reg [7:1] any;
+    reg [7:1] at1;
+    reg [7:1] at0;
+    reg [3:0] nib;
+    reg [1:0] p76, p54, p32, q74, q31;
+    integer k;
     always @(*) begin
-        lead = 5'd0;
-        for (i = 5; i < 32; i = i + 1) begin
-            if (value[i]) lead = i[4:0];
+        for (k = 1; k < 8; k = k + 1) begin
+            nib = value[4 * k +: 4];
+            if (k == 1) nib[0] = 1'b0;
+            any[k] = |nib;
+            at1[k] = nib[3] | nib[2];
+            at0[k] = nib[3] | (~nib[2] & nib[1]);
         end
+        p76 = any[7] ? {at1[7], at0[7]} : {at1[6], at0[6]};
+        p54 = any[5] ? {at1[5], at0[5]} : {at1[4], at0[4]};
+        p32 = any[3] ? {at1[3], at0[3]} : {at1[2], at0[2]};
+        q74 = (any[7] | any[6]) ? p76 : p54;
+        q31 = (any[3] | any[2]) ? p32 : {at1[1], at0[1]};
+        lead[4] = |any[7:4];
+        lead[3] = any[7] | any[6] | (~any[5] & ~any[4] & (any[3] | any[2]));
+        lead[2] = any[7] | (~any[6] & (any[5] | (~any[4] & (any[3] | (~any[2] & any[1])))));
+        lead[1:0] = lead[4] ? q74 : q31;
     end
 
 endmodule

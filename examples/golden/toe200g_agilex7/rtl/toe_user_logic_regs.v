@@ -66,7 +66,7 @@ module toe_user_logic_regs (
     input  wire         s0_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     input  wire [3:0]   s0_error_cause,        // Why `error` was set; `none` while `error` is 0
     output wire [2:0]   s0_test_mode,          // What the session does
-    output wire [4:0]   s0_outstanding,        // Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR)
+    output wire [4:0]   s0_outstanding,        // Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR); 0 is taken as 1, so that software written for version 1.4, which leaves these bits 0, still writes this register
     output wire         s0_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
     output wire         s0_tx_pattern,         // Data the session sends
     output wire         s0_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
@@ -128,7 +128,7 @@ module toe_user_logic_regs (
     input  wire         s1_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     input  wire [3:0]   s1_error_cause,        // Why `error` was set; `none` while `error` is 0
     output wire [2:0]   s1_test_mode,          // What the session does
-    output wire [4:0]   s1_outstanding,        // Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR)
+    output wire [4:0]   s1_outstanding,        // Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR); 0 is taken as 1, so that software written for version 1.4, which leaves these bits 0, still writes this register
     output wire         s1_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
     output wire         s1_tx_pattern,         // Data the session sends
     output wire         s1_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
@@ -190,7 +190,7 @@ module toe_user_logic_regs (
     input  wire         s2_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     input  wire [3:0]   s2_error_cause,        // Why `error` was set; `none` while `error` is 0
     output wire [2:0]   s2_test_mode,          // What the session does
-    output wire [4:0]   s2_outstanding,        // Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR)
+    output wire [4:0]   s2_outstanding,        // Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR); 0 is taken as 1, so that software written for version 1.4, which leaves these bits 0, still writes this register
     output wire         s2_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
     output wire         s2_tx_pattern,         // Data the session sends
     output wire         s2_conn_mode,          // How the session opens (and, in full duplex, closes) its connection
@@ -252,7 +252,7 @@ module toe_user_logic_regs (
     input  wire         s3_sent,               // 1 once this test's send has ended: its last byte was taken by the TOE (the session may still wait for the peer's close, or receive); cleared by `start`; 0 in a receive-only test
     input  wire [3:0]   s3_error_cause,        // Why `error` was set; `none` while `error` is 0
     output wire [2:0]   s3_test_mode,          // What the session does
-    output wire [4:0]   s3_outstanding,        // Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR)
+    output wire [4:0]   s3_outstanding,        // Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR); 0 is taken as 1, so that software written for version 1.4, which leaves these bits 0, still writes this register
     output wire         s3_verify,             // 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data)
     output wire         s3_tx_pattern,         // Data the session sends
     output wire         s3_conn_mode,          // How the session opens (and, in full duplex, closes) its connection

@@ -1232,8 +1232,8 @@ pub mod regs {
                     }
                 }
             }
-            /// Bits 28:24, rw. Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR). Valid range 1..=16. A write outside 1..=16 is refused: SLVERR, the register keeps its value.
-            pub const OUTSTANDING: super::super::Field = super::super::Field { id: "session.test_config.outstanding", shift: 24, width: 5, mask: 0x1F000000, min: 1, max: 16 };
+            /// Bits 28:24, rw. Latency mode: requests sent and not yet answered, at most, 1..=16 (1: one transaction at a time, netperf's TCP_RR); 0 is taken as 1, so that software written for version 1.4, which leaves these bits 0, still writes this register. Valid range 0..=16. A write outside 0..=16 is refused: SLVERR, the register keeps its value.
+            pub const OUTSTANDING: super::super::Field = super::super::Field { id: "session.test_config.outstanding", shift: 24, width: 5, mask: 0x1F000000, min: 0, max: 16 };
             /// Bit 4, rw. 1: check received data against the incremental pattern; 0: do not check (the peer may send dummy data).
             pub const VERIFY: super::super::Field = super::super::Field { id: "session.test_config.verify", shift: 4, width: 1, mask: 0x00000010, min: 0, max: 1 };
             /// Bit 5, rw. Data the session sends.
