@@ -64,12 +64,18 @@ pub struct MessageEnds {
     held: DFF<Bit>,
     ending: DFF<Bit>,
     since: DFF<Bits<8>>,
+    /// `mid`: `left != message_size`, kept as a flag that every update of
+    /// `left` sets, so the 16-bit compare stays out of the cone of what
+    /// reads it (the session's state machine).
+    mid_q: DFF<Bit>,
     // Combinational.
     bytes16: Signal<Local, Bits<16>>,
     rest16: Signal<Local, Bits<16>>,
     after_take: Signal<Local, Bits<16>>,
     after_held: Signal<Local, Bits<16>>,
     c_one8: Constant<Bits<8>>,
+    c_zero8: Constant<Bits<8>>,
+    c_zero16: Constant<Bits<16>>,
     /// Names the Verilog module after this type (`crate::emit`).
     verilog_name: crate::emit::ModuleName<Self>,
 }
@@ -93,11 +99,14 @@ impl Default for MessageEnds {
             held: Default::default(),
             ending: Default::default(),
             since: Default::default(),
+            mid_q: Default::default(),
             bytes16: Default::default(),
             rest16: Default::default(),
             after_take: Default::default(),
             after_held: Default::default(),
             c_one8: Constant::new(bits(1)),
+            c_zero8: Constant::new(bits(0)),
+            c_zero16: Constant::new(bits(0)),
             verilog_name: Default::default(),
         }
     }
@@ -106,11 +115,11 @@ impl Default for MessageEnds {
 impl Logic for MessageEnds {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, message_size, left, rest, held, ending, since);
+        dff_setup!(self, clock, message_size, left, rest, held, ending, since, mid_q);
         self.ready.next = !self.held.q.val();
         self.ended.next = self.ending.q.val();
         self.lag.next = self.since.q.val();
-        self.mid.next = self.left.q.val() != self.message_size.q.val();
+        self.mid.next = self.mid_q.q.val();
         self.bytes16.next = bit_cast::<16, 8>(self.bytes.val());
         self.rest16.next = bit_cast::<16, 8>(self.rest.q.val());
         // What is left of a beat after the message ending in it.
@@ -126,10 +135,14 @@ impl Logic for MessageEnds {
             } else {
                 self.held.d.next = false;
                 self.left.d.next = self.message_size.q.val() - self.after_held.val();
+                self.mid_q.d.next = self.after_held.val() != self.c_zero16.val();
             }
         } else if self.take.val() {
             if self.bytes16.val() < self.left.q.val() {
                 self.left.d.next = self.left.q.val() - self.bytes16.val();
+                // Below `left`, which is at most the size: begun, unless
+                // the beat is empty.
+                self.mid_q.d.next = self.mid_q.q.val() | (self.bytes.val() != self.c_zero8.val());
             } else {
                 self.ending.d.next = true;
                 self.since.d.next = self.c_one8.val();
@@ -138,12 +151,14 @@ impl Logic for MessageEnds {
                     self.rest.d.next = self.after_take.val().get_bits::<8>(0);
                 } else {
                     self.left.d.next = self.message_size.q.val() - self.after_take.val();
+                    self.mid_q.d.next = self.after_take.val() != self.c_zero16.val();
                 }
             }
         }
         if self.start.val() | self.reset.val() {
             self.message_size.d.next = self.size.val();
             self.left.d.next = self.size.val();
+            self.mid_q.d.next = false;
             self.held.d.next = false;
             self.ending.d.next = false;
         }

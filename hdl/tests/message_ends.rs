@@ -88,12 +88,12 @@ fn every_end_shows_once_with_the_cycles_since_its_beat() {
     let mut rng = seeded_inputs::seed::rng("every_end_shows_once_with_the_cycles_since_its_beat");
     let mut m = Model::new(common::model(TOP, &sources(), &cache()));
     m.set_clock("clock");
-    let [start, size, take, bytes, ready, ended, lag] =
-        ["start", "size", "take", "bytes", "ready", "ended", "lag"].map(|p| m.port(p));
+    let [start, size, take, bytes, ready, ended, lag, mid] =
+        ["start", "size", "take", "bytes", "ready", "ended", "lag", "mid"].map(|p| m.port(p));
     // Verilator's first evaluation sees no edge: an idle cycle before the run.
     m.cycle();
     let mut reference = Reference::new(1);
-    let (mut total_ends, mut several) = (0u64, 0u64);
+    let (mut total_ends, mut several, mut partial) = (0u64, 0u64, 0u64);
     let mut restart = true;
     for cycle in 0..400_000u64 {
         if cycle > 0 {
@@ -112,6 +112,13 @@ fn every_end_shows_once_with_the_cycles_since_its_beat() {
                 several += u64::from(l > 1);
             }
             assert_eq!(m.bit(ready), reference.ready(cycle), "ready, cycle {cycle}");
+            // Once a beat's ends have shown, `mid` says a message has begun
+            // and not ended.
+            if reference.ready(cycle) {
+                let want = reference.left != reference.size;
+                assert_eq!(m.bit(mid), want, "mid, cycle {cycle}, size {}, left {}", reference.size, reference.left);
+                partial += u64::from(want);
+            }
         }
         if restart {
             let s = random_size(&mut rng);
@@ -135,4 +142,5 @@ fn every_end_shows_once_with_the_cycles_since_its_beat() {
         m.cycle();
     }
     assert!(total_ends > 50_000 && several > 10_000, "{total_ends} ends, {several} held");
+    assert!(partial > 50_000, "{partial} cycles mid-message");
 }
