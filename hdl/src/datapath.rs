@@ -241,8 +241,13 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
             self.tx_limiter.s_tvalid.next = self.generator.m_tvalid.val();
             self.tx_bytes.next = self.generator.bytes_sent.val();
         }
-        self.generator.m_tready.next = self.tx_limiter.s_tready.val() & !self.messages.val();
-        self.round_trips.m_tready.next = self.tx_limiter.s_tready.val() & self.messages.val();
+        // Both sources see the limiter's ready: the one not chosen is idle
+        // (a test of the other kind never starts it, and `start` is
+        // refused while either is busy), so it presents no beat and takes
+        // none. Gating the ready by `messages` put a LUT level on the path
+        // from the limiter's credit to each source's output registers.
+        self.generator.m_tready.next = self.tx_limiter.s_tready.val();
+        self.round_trips.m_tready.next = self.tx_limiter.s_tready.val();
         self.tx_tdata.next = self.tx_limiter.m_tdata.val();
         self.tx_tkeep.next = self.tx_limiter.m_tkeep.val();
         self.tx_tlast.next = self.tx_limiter.m_tlast.val();

@@ -334,6 +334,15 @@ pub struct Session<const W: usize, const K: usize> {
     /// The latency modes (issue 29): a latency test, as initiator.
     msg_q: DFF<Bit>,
     init_q: DFF<Bit>,
+    /// `go` for the round trips, a cycle after the state that allows it:
+    /// the state decode stays out of the initiator's ask.
+    go_q: DFF<Bit>,
+    /// The latency modes' send is over (see `tx_ok`), registered: the
+    /// echo's condition is wide, and the state machine reads it.
+    msg_sent_q: DFF<Bit>,
+    /// Whether this session closes first (see `close_first`), set at
+    /// `start` from the mode: no logic in front of the state machine.
+    close_first_q: DFF<Bit>,
     /// The initiator's responses in bytes, `request_count` x `response`,
     /// in two 16-bit halves of the count, added a cycle after `start`.
     prod_lo: DFF<Bits<32>>,
@@ -519,6 +528,9 @@ impl<const W: usize, const K: usize> Session<W, K> {
             half_q: Default::default(),
             complete_q: Default::default(),
             msg_q: Default::default(),
+            go_q: Default::default(),
+            msg_sent_q: Default::default(),
+            close_first_q: Default::default(),
             init_q: Default::default(),
             prod_lo: Default::default(),
             prod_hi: Default::default(),
@@ -607,6 +619,9 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
             half_q,
             complete_q,
             msg_q,
+            go_q,
+            msg_sent_q,
+            close_first_q,
             init_q,
             prod_lo,
             prod_hi,
@@ -657,8 +672,9 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.datapath.msg_response_size.next = self.reg_response.val();
         self.datapath.msg_request_count.next = self.reg_request_count.val();
         self.datapath.msg_outstanding.next = self.reg_outstanding.val();
-        self.datapath.msg_go.next =
+        self.go_q.d.next =
             self.msg_q.q.val() & ((self.state.q.val() == State::Run) | (self.state.q.val() == State::Drain));
+        self.datapath.msg_go.next = self.go_q.q.val();
         self.datapath.hist_index.next = self.reg_hist_index.val();
         self.reg_hist_count.next = self.datapath.hist_count.val();
         // A latency test opens its connection once the histogram is swept.
@@ -760,12 +776,15 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         // The latency modes: the initiator's send is over when its last
         // response ended; the echo's once the peer closed and every
         // request it sent has been answered.
+        // (A cycle late, registered; the echo's receive waits for the
+        // verifier to settle, which covers that cycle.)
+        if self.init_q.q.val() {
+            self.msg_sent_q.d.next = self.datapath.msg_done.val();
+        } else {
+            self.msg_sent_q.d.next = self.toe_peer_closed.val() & self.datapath.msg_quiet.val();
+        }
         if self.msg_q.q.val() {
-            if self.init_q.q.val() {
-                self.tx_ok.next = self.datapath.msg_done.val();
-            } else {
-                self.tx_ok.next = self.toe_peer_closed.val() & self.datapath.msg_quiet.val();
-            }
+            self.tx_ok.next = self.msg_sent_q.q.val();
         } else {
             self.tx_ok.next = !self.tx_en.q.val() | self.datapath.tx_done.val();
         }
@@ -786,13 +805,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                 & self.toe_peer_closed.val()
                 & self.datapath.rx_settled.val()
                 & !self.datapath.msg_partial.val());
-        // Half duplex: the sender closes first; full duplex: the client;
-        // the latency modes: the initiator.
-        if self.msg_q.q.val() {
-            self.close_first.next = self.init_q.q.val();
-        } else {
-            self.close_first.next = self.tx_en.q.val() & (!self.rx_en.q.val() | self.active.q.val());
-        }
+        self.close_first.next = self.close_first_q.q.val();
         // The verifier's internal cause (`data_verifier::CAUSE_*`) in
         // register terms (`ErrorCause`).
         if self.datapath.rx_err_cause.val() == self.c_vcause_beyond.val() {
@@ -844,6 +857,16 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     self.rx_en.d.next = self.reg_test_mode.val() != self.c_mode_send.val();
                     // ConnMode::Active is 0 (checked at the top of the file).
                     self.active.d.next = !self.reg_conn_mode.val();
+                    // Half duplex: the sender closes first; full duplex: the
+                    // client; the latency modes: the initiator.
+                    if (self.reg_test_mode.val() == self.c_mode_latency.val())
+                        | (self.reg_test_mode.val() == self.c_mode_echo.val())
+                    {
+                        self.close_first_q.d.next = self.reg_test_mode.val() == self.c_mode_latency.val();
+                    } else {
+                        self.close_first_q.d.next = (self.reg_test_mode.val() != self.c_mode_receive.val())
+                            & ((self.reg_test_mode.val() == self.c_mode_send.val()) | !self.reg_conn_mode.val());
+                    }
                     self.lport.d.next = self.reg_fpga_port.val();
                     self.rport.d.next = self.reg_target_port.val();
                     // Open-ended, the verifier takes up to 2^48-1 bytes (2.4
