@@ -102,30 +102,40 @@ pub struct Datapath<const W: usize, const K: usize> {
     pub msg_clearing: Signal<Out, Bit>,
     /// A message is owed, under way or presented.
     pub msg_tx_busy: Signal<Out, Bit>,
-    /// Messages sent and received since `msg_start`.
+    /// Messages sent since `msg_start`.
     pub msg_sent: Signal<Out, Bits<32>>,
+    /// Messages received since `msg_start`.
     pub msg_received: Signal<Out, Bits<32>>,
-    /// Responses owed by the echo; requests in flight of the initiator.
+    /// Responses owed by the echo.
     pub msg_owed: Signal<Out, Bits<32>>,
+    /// Requests of the initiator in flight (timed, not yet answered).
     pub msg_in_flight: Signal<Out, Bits<5>>,
     /// Initiator: every response ended.
     pub msg_done: Signal<Out, Bit>,
     /// Nothing received is on its way to a send; a received message is
     /// partly in.
     pub msg_quiet: Signal<Out, Bit>,
+    /// A received message has begun and not ended.
     pub msg_partial: Signal<Out, Bit>,
     /// A round trip could not be measured (sticky until `msg_start`).
     pub msg_fault: Signal<Out, Bit>,
-    /// The round trips' moments, in user-clock cycles.
+    /// Round trips measured (the moments below are in user-clock cycles).
     pub rtt_count: Signal<Out, Bits<32>>,
+    /// The shortest round trip.
     pub rtt_min: Signal<Out, Bits<32>>,
+    /// The longest round trip.
     pub rtt_max: Signal<Out, Bits<32>>,
+    /// The last round trip.
     pub rtt_last: Signal<Out, Bits<32>>,
+    /// The sum of the round trips.
     pub rtt_sum: Signal<Out, Bits<64>>,
+    /// The sum of their squares.
     pub rtt_sum_sq: Signal<Out, Bits<96>>,
+    /// The sum of |RTT(i) - RTT(i-1)| (the jitter's numerator).
     pub rtt_jitter_sum: Signal<Out, Bits<64>>,
-    /// Histogram bucket to read, and its count the cycle after.
+    /// Histogram bucket to read.
     pub hist_index: Signal<In, Bits<9>>,
+    /// The count of bucket `hist_index`, the cycle after.
     pub hist_count: Signal<Out, Bits<32>>,
     // ---- Transmit status.
     /// Transmit in progress.

@@ -155,8 +155,9 @@ pub struct Session<const W: usize, const K: usize> {
     pub reg_test_mode: Signal<In, Bits<3>>,
     /// Latency modes: requests unanswered at most, 1..=16.
     pub reg_outstanding: Signal<In, Bits<5>>,
-    /// Latency modes: request and response sizes, 1..=65,535.
+    /// Latency modes: request size in bytes, 1..=65,535.
     pub reg_request: Signal<In, Bits<16>>,
+    /// Latency modes: response size in bytes, 1..=65,535.
     pub reg_response: Signal<In, Bits<16>>,
     /// Latency mode: requests the initiator sends.
     pub reg_request_count: Signal<In, Bits<32>>,
@@ -234,18 +235,31 @@ pub struct Session<const W: usize, const K: usize> {
     /// The round-trip results as of the last snapshot (`ctrl.snapshot`,
     /// or the end of a test).
     pub reg_rtt_count: Signal<Out, Bits<32>>,
+    /// The shortest round trip, in user-clock cycles (snapshot).
     pub reg_rtt_min: Signal<Out, Bits<32>>,
+    /// The longest round trip (snapshot).
     pub reg_rtt_max: Signal<Out, Bits<32>>,
+    /// The last round trip (snapshot).
     pub reg_rtt_last: Signal<Out, Bits<32>>,
+    /// The sum of the round trips (snapshot).
     pub reg_rtt_sum: Signal<Out, Bits<64>>,
+    /// The sum of |RTT(i) - RTT(i-1)| (snapshot).
     pub reg_rtt_jitter_sum: Signal<Out, Bits<64>>,
+    /// The sum of the squares, bits 31:0 (snapshot).
     pub reg_rtt_sum_sq_0: Signal<Out, Bits<32>>,
+    /// The sum of the squares, bits 63:32 (snapshot).
     pub reg_rtt_sum_sq_1: Signal<Out, Bits<32>>,
+    /// The sum of the squares, bits 95:64 (snapshot).
     pub reg_rtt_sum_sq_2: Signal<Out, Bits<32>>,
+    /// Messages sent (snapshot).
     pub reg_msg_sent: Signal<Out, Bits<32>>,
+    /// Messages received (snapshot).
     pub reg_msg_received: Signal<Out, Bits<32>>,
+    /// Responses the echo owes (snapshot).
     pub reg_msg_owed: Signal<Out, Bits<32>>,
+    /// Requests of the initiator in flight (snapshot).
     pub reg_in_flight: Signal<Out, Bits<5>>,
+    /// A round trip could not be measured (snapshot).
     pub reg_fault: Signal<Out, Bit>,
     /// The count of bucket `reg_hist_index` (live).
     pub reg_hist_count: Signal<Out, Bits<32>>,
