@@ -867,7 +867,12 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         match self.state.q.val() {
             State::Idle => {
                 if self.reg_start.val() & (self.reg_test_mode.val() != self.c_mode_off.val()) {
-                    self.tx_en.d.next = self.reg_test_mode.val() != self.c_mode_receive.val();
+                    // The generator sends in the throughput modes only: in
+                    // the latency modes the round trips send (and `tx_ok`
+                    // follows them, not `tx_en`).
+                    self.tx_en.d.next = (self.reg_test_mode.val() != self.c_mode_receive.val())
+                        & (self.reg_test_mode.val() != self.c_mode_latency.val())
+                        & (self.reg_test_mode.val() != self.c_mode_echo.val());
                     self.rx_en.d.next = self.reg_test_mode.val() != self.c_mode_send.val();
                     // ConnMode::Active is 0 (checked at the top of the file).
                     self.active.d.next = !self.reg_conn_mode.val();
@@ -950,7 +955,7 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
                     self.was_open.d.next = true;
                     self.peer.take.next = true;
                     self.timer.start.next = true;
-                    self.datapath.tx_start.next = self.tx_en.q.val() & !self.msg_q.q.val();
+                    self.datapath.tx_start.next = self.tx_en.q.val();
                     self.state.d.next = State::Run;
                 }
             }
