@@ -75,7 +75,6 @@ pub struct MessageEnds {
     after_held: Signal<Local, Bits<16>>,
     c_one8: Constant<Bits<8>>,
     c_zero8: Constant<Bits<8>>,
-    c_zero16: Constant<Bits<16>>,
     /// Names the Verilog module after this type (`crate::emit`).
     verilog_name: crate::emit::ModuleName<Self>,
 }
@@ -106,7 +105,6 @@ impl Default for MessageEnds {
             after_held: Default::default(),
             c_one8: Constant::new(bits(1)),
             c_zero8: Constant::new(bits(0)),
-            c_zero16: Constant::new(bits(0)),
             verilog_name: Default::default(),
         }
     }
@@ -135,7 +133,9 @@ impl Logic for MessageEnds {
             } else {
                 self.held.d.next = false;
                 self.left.d.next = self.message_size.q.val() - self.after_held.val();
-                self.mid_q.d.next = self.after_held.val() != self.c_zero16.val();
+                // after_held != 0, from registers: no compare behind the
+                // subtraction.
+                self.mid_q.d.next = self.rest16.val() != self.message_size.q.val();
             }
         } else if self.take.val() {
             if self.bytes16.val() < self.left.q.val() {
@@ -151,7 +151,8 @@ impl Logic for MessageEnds {
                     self.rest.d.next = self.after_take.val().get_bits::<8>(0);
                 } else {
                     self.left.d.next = self.message_size.q.val() - self.after_take.val();
-                    self.mid_q.d.next = self.after_take.val() != self.c_zero16.val();
+                    // after_take != 0, from registers.
+                    self.mid_q.d.next = self.bytes16.val() != self.left.q.val();
                 }
             }
         }

@@ -52,23 +52,23 @@ module toe_user_logic_datapath (
     input  wire [4:0]   msg_outstanding,   // Requests unanswered at most, 1 ..= 16
     output wire         msg_clearing,      // The histogram's sweep runs
     output wire         msg_tx_busy,       // A message is owed, under way or presented
-    output wire [31:0]  msg_sent,          // Messages sent and received since `msg_start`
-    output wire [31:0]  msg_received,
-    output wire [31:0]  msg_owed,          // Responses owed by the echo; requests in flight of the initiator
-    output wire [4:0]   msg_in_flight,
+    output wire [31:0]  msg_sent,          // Messages sent since `msg_start`
+    output wire [31:0]  msg_received,      // Messages received since `msg_start`
+    output wire [31:0]  msg_owed,          // Responses owed by the echo
+    output wire [4:0]   msg_in_flight,     // Requests of the initiator in flight (timed, not yet answered)
     output wire         msg_done,          // Initiator: every response ended
     output wire         msg_quiet,         // Nothing received is on its way to a send; a received message is partly in
-    output wire         msg_partial,
+    output wire         msg_partial,       // A received message has begun and not ended
     output wire         msg_fault,         // A round trip could not be measured (sticky until `msg_start`)
-    output wire [31:0]  rtt_count,         // The round trips' moments, in user-clock cycles
-    output wire [31:0]  rtt_min,
-    output wire [31:0]  rtt_max,
-    output wire [31:0]  rtt_last,
-    output wire [63:0]  rtt_sum,
-    output wire [95:0]  rtt_sum_sq,
-    output wire [63:0]  rtt_jitter_sum,
-    input  wire [8:0]   hist_index,        // Histogram bucket to read, and its count the cycle after
-    output wire [31:0]  hist_count,
+    output wire [31:0]  rtt_count,         // Round trips measured (the moments below are in user-clock cycles)
+    output wire [31:0]  rtt_min,           // The shortest round trip
+    output wire [31:0]  rtt_max,           // The longest round trip
+    output wire [31:0]  rtt_last,          // The last round trip
+    output wire [63:0]  rtt_sum,           // The sum of the round trips
+    output wire [95:0]  rtt_sum_sq,        // The sum of their squares
+    output wire [63:0]  rtt_jitter_sum,    // The sum of |RTT(i) - RTT(i-1)| (the jitter's numerator)
+    input  wire [8:0]   hist_index,        // Histogram bucket to read
+    output wire [31:0]  hist_count,        // The count of bucket `hist_index`, the cycle after
 
     // Transmit status
     output wire         tx_busy,           // Transmit in progress
@@ -114,7 +114,6 @@ module toe_user_logic_datapath (
     wire         generator_m_tlast;
     wire         generator_m_tvalid;
     reg          generator_enable;
-    reg          generator_m_tready;
     toe_user_logic_traffic_generator u_generator (
         .clock        (clock),
         .reset        (reset),
@@ -137,7 +136,7 @@ module toe_user_logic_datapath (
         .m_tkeep      (generator_m_tkeep),
         .m_tlast      (generator_m_tlast),
         .m_tvalid     (generator_m_tvalid),
-        .m_tready     (generator_m_tready)
+        .m_tready     (tx_limiter_s_tready)
     );
 
     // tx_limiter
@@ -222,7 +221,6 @@ module toe_user_logic_datapath (
     wire         round_trips_rx_ready;
     wire [63:0]  round_trips_tx_bytes;
     reg          round_trips_enable;
-    reg          round_trips_m_tready;
     reg          round_trips_rx_take;
     toe_user_logic_round_trips u_round_trips (
         .clock         (clock),
@@ -240,7 +238,7 @@ module toe_user_logic_datapath (
         .m_tkeep       (round_trips_m_tkeep),
         .m_tlast       (round_trips_m_tlast),
         .m_tvalid      (round_trips_m_tvalid),
-        .m_tready      (round_trips_m_tready),
+        .m_tready      (tx_limiter_s_tready),
         .rx_take       (round_trips_rx_take),
         .rx_keep       (rx_limiter_m_tkeep),
         .rx_ready      (round_trips_rx_ready),
@@ -283,8 +281,6 @@ module toe_user_logic_datapath (
             tx_limiter_s_tvalid = generator_m_tvalid;
             tx_bytes = generator_bytes_sent;
         end
-        generator_m_tready = tx_limiter_s_tready & ~messages;
-        round_trips_m_tready = tx_limiter_s_tready & messages;
         rx_hold = messages & ~round_trips_rx_ready;
         verifier_s_tvalid = rx_limiter_m_tvalid & ~rx_hold;
         rx_limiter_m_tready = verifier_s_tready & ~rx_hold;

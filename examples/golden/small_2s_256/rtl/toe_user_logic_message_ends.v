@@ -40,6 +40,7 @@ module toe_user_logic_message_ends (
 
     // Constants
     localparam C_ONE8 = 8'h1;
+    localparam C_ZERO8 = 8'h0;
 
     // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next
     reg [15:0] message_size_reg = 16'h0;
@@ -54,6 +55,8 @@ module toe_user_logic_message_ends (
     reg        ending_next;
     reg [7:0]  since_reg = 8'h0;
     reg [7:0]  since_next;
+    reg        mid_q_reg = 1'h0;
+    reg        mid_q_next;
 
     // Combinational signals
     reg [15:0] bytes16;
@@ -68,10 +71,11 @@ module toe_user_logic_message_ends (
         held_next = held_reg;
         ending_next = ending_reg;
         since_next = since_reg;
+        mid_q_next = mid_q_reg;
         ready = ~held_reg;
         ended = ending_reg;
         lag = since_reg;
-        mid = left_reg != message_size_reg;
+        mid = mid_q_reg;
         bytes16 = ((bytes) & 16'hffff);
         rest16 = ((rest_reg) & 16'hffff);
         after_take = bytes16 - left_reg;
@@ -86,11 +90,13 @@ module toe_user_logic_message_ends (
             else begin
                 held_next = 1'b0;
                 left_next = message_size_reg - after_held;
+                mid_q_next = rest16 != message_size_reg;
             end
         end
         else if (take) begin
             if (bytes16 < left_reg) begin
                 left_next = left_reg - bytes16;
+                mid_q_next = mid_q_reg | (bytes != C_ZERO8);
             end
             else begin
                 ending_next = 1'b1;
@@ -101,12 +107,14 @@ module toe_user_logic_message_ends (
                 end
                 else begin
                     left_next = message_size_reg - after_take;
+                    mid_q_next = bytes16 != left_reg;
                 end
             end
         end
         if (start | reset) begin
             message_size_next = size;
             left_next = size;
+            mid_q_next = 1'b0;
             held_next = 1'b0;
             ending_next = 1'b0;
         end
@@ -119,6 +127,7 @@ module toe_user_logic_message_ends (
         held_reg         <= held_next;
         ending_reg       <= ending_next;
         since_reg        <= since_next;
+        mid_q_reg        <= mid_q_next;
     end
 
 endmodule

@@ -40,8 +40,8 @@ module toe_user_logic_session (
     input  wire         reg_error,                // The sticky error bit as software sees it; its fall clears `error_cause`
     input  wire [2:0]   reg_test_mode,            // `TestMode`: 0 disabled, 1 send, 2 receive, 3 full duplex, 4 latency, 5 echo
     input  wire [4:0]   reg_outstanding,          // Latency modes: requests unanswered at most, 1..=16
-    input  wire [15:0]  reg_request,              // Latency modes: request and response sizes, 1..=65,535
-    input  wire [15:0]  reg_response,
+    input  wire [15:0]  reg_request,              // Latency modes: request size in bytes, 1..=65,535
+    input  wire [15:0]  reg_response,             // Latency modes: response size in bytes, 1..=65,535
     input  wire [31:0]  reg_request_count,        // Latency mode: requests the initiator sends
     input  wire         reg_snapshot,             // Copy the round-trip results to their registers (one-cycle pulse)
     input  wire [8:0]   reg_hist_index,           // The histogram bucket `reg_hist_count` shows
@@ -81,19 +81,19 @@ module toe_user_logic_session (
     output wire [15:0]  reg_peer_mss,             // Peer MSS, held at establishment
     output wire [3:0]   reg_peer_window_scale,    // Peer window scale, held at establishment
     output reg  [31:0]  reg_rtt_count,            // The round-trip results as of the last snapshot (`ctrl.snapshot`, or the end of a test)
-    output reg  [31:0]  reg_rtt_min,
-    output reg  [31:0]  reg_rtt_max,
-    output reg  [31:0]  reg_rtt_last,
-    output reg  [63:0]  reg_rtt_sum,
-    output reg  [63:0]  reg_rtt_jitter_sum,
-    output reg  [31:0]  reg_rtt_sum_sq_0,
-    output reg  [31:0]  reg_rtt_sum_sq_1,
-    output reg  [31:0]  reg_rtt_sum_sq_2,
-    output reg  [31:0]  reg_msg_sent,
-    output reg  [31:0]  reg_msg_received,
-    output reg  [31:0]  reg_msg_owed,
-    output reg  [4:0]   reg_in_flight,
-    output reg          reg_fault,
+    output reg  [31:0]  reg_rtt_min,              // The shortest round trip, in user-clock cycles (snapshot)
+    output reg  [31:0]  reg_rtt_max,              // The longest round trip (snapshot)
+    output reg  [31:0]  reg_rtt_last,             // The last round trip (snapshot)
+    output reg  [63:0]  reg_rtt_sum,              // The sum of the round trips (snapshot)
+    output reg  [63:0]  reg_rtt_jitter_sum,       // The sum of |RTT(i) - RTT(i-1)| (snapshot)
+    output reg  [31:0]  reg_rtt_sum_sq_0,         // The sum of the squares, bits 31:0 (snapshot)
+    output reg  [31:0]  reg_rtt_sum_sq_1,         // The sum of the squares, bits 63:32 (snapshot)
+    output reg  [31:0]  reg_rtt_sum_sq_2,         // The sum of the squares, bits 95:64 (snapshot)
+    output reg  [31:0]  reg_msg_sent,             // Messages sent (snapshot)
+    output reg  [31:0]  reg_msg_received,         // Messages received (snapshot)
+    output reg  [31:0]  reg_msg_owed,             // Responses the echo owes (snapshot)
+    output reg  [4:0]   reg_in_flight,            // Requests of the initiator in flight (snapshot)
+    output reg          reg_fault,                // A round trip could not be measured (snapshot)
     output wire [31:0]  reg_hist_count,           // The count of bucket `reg_hist_index` (live)
 
     // TOE session interface (`toe<s>_` on the top)
@@ -216,6 +216,12 @@ module toe_user_logic_session (
     reg        msg_q_next;
     reg        init_q_reg = 1'h0;
     reg        init_q_next;
+    reg        go_q_reg = 1'h0;
+    reg        go_q_next;
+    reg        msg_sent_q_reg = 1'h0;
+    reg        msg_sent_q_next;
+    reg        close_first_q_reg = 1'h0;
+    reg        close_first_q_next;
     reg [31:0] prod_lo_reg = 32'h0;
     reg [31:0] prod_lo_next;
     reg [31:0] prod_hi_reg = 32'h0;
@@ -290,7 +296,6 @@ module toe_user_logic_session (
     reg         datapath_rx_end;
     reg         datapath_pattern;
     reg         datapath_msg_start;
-    reg         datapath_msg_go;
     reg         datapath_msg_initiator;
     toe_user_logic_datapath u_datapath (
         .clock            (clock),
@@ -314,7 +319,7 @@ module toe_user_logic_session (
         .rx_percent       (rxp_reg),
         .messages         (msg_q_reg),
         .msg_start        (datapath_msg_start),
-        .msg_go           (datapath_msg_go),
+        .msg_go           (go_q_reg),
         .msg_initiator    (datapath_msg_initiator),
         .msg_request_size (reg_request),
         .msg_response_size(reg_response),
@@ -438,6 +443,9 @@ module toe_user_logic_session (
         half_q_next = half_q_reg;
         complete_q_next = complete_q_reg;
         msg_q_next = msg_q_reg;
+        go_q_next = go_q_reg;
+        msg_sent_q_next = msg_sent_q_reg;
+        close_first_q_next = close_first_q_reg;
         init_q_next = init_q_reg;
         prod_lo_next = prod_lo_reg;
         prod_hi_next = prod_hi_reg;
@@ -460,7 +468,7 @@ module toe_user_logic_session (
         starting = (state_reg == STATE_IDLE) & reg_start & (reg_test_mode != C_MODE_OFF);
         datapath_msg_start = starting & ((reg_test_mode == C_MODE_LATENCY) | (reg_test_mode == C_MODE_ECHO));
         datapath_msg_initiator = reg_test_mode == C_MODE_LATENCY;
-        datapath_msg_go = msg_q_reg & ((state_reg == STATE_RUN) | (state_reg == STATE_DRAIN));
+        go_q_next = msg_q_reg & ((state_reg == STATE_RUN) | (state_reg == STATE_DRAIN));
         open_ready = ~(msg_q_reg & datapath_msg_clearing);
         if (reg_snapshot | (state_reg == STATE_FINISH)) begin
             snap_count_next = datapath_rtt_count;
@@ -521,25 +529,21 @@ module toe_user_logic_session (
         timer_start = 1'b0;
         timer_stop = 1'b0;
         peer_take = 1'b0;
+        if (init_q_reg) begin
+            msg_sent_q_next = datapath_msg_done;
+        end
+        else begin
+            msg_sent_q_next = toe_peer_closed & datapath_msg_quiet;
+        end
         if (msg_q_reg) begin
-            if (init_q_reg) begin
-                tx_ok = datapath_msg_done;
-            end
-            else begin
-                tx_ok = toe_peer_closed & datapath_msg_quiet;
-            end
+            tx_ok = msg_sent_q_reg;
         end
         else begin
             tx_ok = ~tx_en_reg | datapath_tx_done;
         end
         complete_q_next = datapath_rx_complete;
         rx_ok = ~rx_en_reg | complete_q_reg | datapath_rx_beyond | (open_q_reg & toe_peer_closed & datapath_rx_settled) | (msg_q_reg & ~init_q_reg & toe_peer_closed & datapath_rx_settled & ~datapath_msg_partial);
-        if (msg_q_reg) begin
-            close_first = init_q_reg;
-        end
-        else begin
-            close_first = tx_en_reg & (~rx_en_reg | active_reg);
-        end
+        close_first = close_first_q_reg;
         if (datapath_rx_err_cause == C_VCAUSE_BEYOND) begin
             verifier_cause = C_BEYOND;
         end
@@ -563,9 +567,15 @@ module toe_user_logic_session (
             STATE_IDLE:
                 begin
                     if (reg_start & (reg_test_mode != C_MODE_OFF)) begin
-                        tx_en_next = reg_test_mode != C_MODE_RECEIVE;
+                        tx_en_next = (reg_test_mode != C_MODE_RECEIVE) & (reg_test_mode != C_MODE_LATENCY) & (reg_test_mode != C_MODE_ECHO);
                         rx_en_next = reg_test_mode != C_MODE_SEND;
                         active_next = ~reg_conn_mode;
+                        if ((reg_test_mode == C_MODE_LATENCY) | (reg_test_mode == C_MODE_ECHO)) begin
+                            close_first_q_next = reg_test_mode == C_MODE_LATENCY;
+                        end
+                        else begin
+                            close_first_q_next = (reg_test_mode != C_MODE_RECEIVE) & ((reg_test_mode == C_MODE_SEND) | ~reg_conn_mode);
+                        end
                         lport_next = reg_fpga_port;
                         rport_next = reg_target_port;
                         msg_q_next = (reg_test_mode == C_MODE_LATENCY) | (reg_test_mode == C_MODE_ECHO);
@@ -624,7 +634,7 @@ module toe_user_logic_session (
                         was_open_next = 1'b1;
                         peer_take = 1'b1;
                         timer_start = 1'b1;
-                        datapath_tx_start = tx_en_reg & ~msg_q_reg;
+                        datapath_tx_start = tx_en_reg;
                         state_next = STATE_RUN;
                     end
                 end
@@ -802,6 +812,9 @@ module toe_user_logic_session (
         complete_q_reg     <= complete_q_next;
         msg_q_reg          <= msg_q_next;
         init_q_reg         <= init_q_next;
+        go_q_reg           <= go_q_next;
+        msg_sent_q_reg     <= msg_sent_q_next;
+        close_first_q_reg  <= close_first_q_next;
         prod_lo_reg        <= prod_lo_next;
         prod_hi_reg        <= prod_hi_next;
         prod_pending_reg   <= prod_pending_next;
