@@ -56,7 +56,7 @@ pub struct MessageEnds {
     pub ended: Signal<Out, Bit>,
     /// Cycles since the beat holding that end was taken, 1 .. W/8.
     pub lag: Signal<Out, Bits<8>>,
-    /// Level: a message has begun and not yet ended (bytes of it taken).
+    /// Level: a message has begun and not yet ended (bytes of it taken); 1 while a beat's further ends are held.
     pub mid: Signal<Out, Bit>,
     message_size: DFF<Bits<16>>,
     left: DFF<Bits<16>>,
@@ -66,15 +66,39 @@ pub struct MessageEnds {
     since: DFF<Bits<8>>,
     /// `mid`: `left != message_size`, kept as a flag that every update of
     /// `left` sets, so the 16-bit compare stays out of the cone of what
-    /// reads it (the session's state machine).
+    /// reads it (the session's state machine). While ends are held it is
+    /// 1 (whether bytes follow the end shown), whatever the end tests say.
     mid_q: DFF<Bit>,
-    // Combinational.
+    /// Twice the message size, set with it: a held beat's tests compare
+    /// and subtract it from registers, one carry chain each.
+    twice: DFF<Bits<17>>,
+    // Combinational. Every carry chain here has register operands (`bytes`
+    // is registered in `RoundTrips`) but two, behind the subtraction that
+    // finds what is left of a taken beat: whether that holds a second end,
+    // and the message size less it.
     bytes16: Signal<Local, Bits<16>>,
     rest16: Signal<Local, Bits<16>>,
-    after_take: Signal<Local, Bits<16>>,
-    after_held: Signal<Local, Bits<16>>,
+    rest17: Signal<Local, Bits<17>>,
+    size17: Signal<Local, Bits<17>>,
+    left8: Signal<Local, Bits<8>>,
+    size8: Signal<Local, Bits<8>>,
+    /// What is left of a taken beat after the message ending in it (bytes
+    /// - left), and of a held beat after the end it shows (rest - size):
+    /// below 256 where they are used (bytes >= left, rest >= size).
+    after_take: Signal<Local, Bits<8>>,
+    after_held: Signal<Local, Bits<8>>,
+    after_take16: Signal<Local, Bits<16>>,
+    /// bytes - left >= size: a second end in the taken beat.
+    second_end: Signal<Local, Bit>,
+    /// The next message's bytes left after a taken beat's only end.
+    size_less_after: Signal<Local, Bits<16>>,
+    twice16: Signal<Local, Bits<16>>,
+    /// The next message's bytes left after a held beat's last end:
+    /// size - (rest - size).
+    twice_less_rest: Signal<Local, Bits<16>>,
     c_one8: Constant<Bits<8>>,
     c_zero8: Constant<Bits<8>>,
+    c_one17: Constant<Bits<17>>,
     /// Names the Verilog module after this type (`crate::emit`).
     verilog_name: crate::emit::ModuleName<Self>,
 }
@@ -101,8 +125,19 @@ impl Default for MessageEnds {
             mid_q: Default::default(),
             bytes16: Default::default(),
             rest16: Default::default(),
+            rest17: Default::default(),
+            size17: Default::default(),
+            left8: Default::default(),
+            size8: Default::default(),
             after_take: Default::default(),
             after_held: Default::default(),
+            after_take16: Default::default(),
+            second_end: Default::default(),
+            size_less_after: Default::default(),
+            twice16: Default::default(),
+            twice_less_rest: Default::default(),
+            twice: Default::default(),
+            c_one17: Constant::new(bits(1)),
             c_one8: Constant::new(bits(1)),
             c_zero8: Constant::new(bits(0)),
             verilog_name: Default::default(),
@@ -113,29 +148,40 @@ impl Default for MessageEnds {
 impl Logic for MessageEnds {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, message_size, left, rest, held, ending, since, mid_q);
+        dff_setup!(self, clock, message_size, left, rest, held, ending, since, mid_q, twice);
         self.ready.next = !self.held.q.val();
         self.ended.next = self.ending.q.val();
         self.lag.next = self.since.q.val();
         self.mid.next = self.mid_q.q.val();
         self.bytes16.next = bit_cast::<16, 8>(self.bytes.val());
         self.rest16.next = bit_cast::<16, 8>(self.rest.q.val());
-        // What is left of a beat after the message ending in it.
-        self.after_take.next = self.bytes16.val() - self.left.q.val();
-        self.after_held.next = self.rest16.val() - self.message_size.q.val();
+        self.rest17.next = bit_cast::<17, 8>(self.rest.q.val());
+        self.size17.next = bit_cast::<17, 16>(self.size.val());
+        self.left8.next = self.left.q.val().get_bits::<8>(0);
+        self.size8.next = self.message_size.q.val().get_bits::<8>(0);
+        self.after_take.next = self.bytes.val() - self.left8.val();
+        self.after_held.next = self.rest.q.val() - self.size8.val();
+        self.after_take16.next = bit_cast::<16, 8>(self.after_take.val());
+        self.second_end.next = self.after_take16.val() >= self.message_size.q.val();
+        self.size_less_after.next = self.message_size.q.val() - self.after_take16.val();
+        self.twice16.next = self.twice.q.val().get_bits::<16>(0);
+        self.twice_less_rest.next = self.twice16.val() - self.rest16.val();
+        // `left` means nothing while a beat is held, and `rest` nothing
+        // while none is: they take their next values whatever the tests
+        // behind the subtractions say, so those tests select less.
         self.ending.d.next = false;
         if self.held.q.val() {
             // A held beat has at least one more end (rest >= size).
             self.ending.d.next = true;
             self.since.d.next = self.since.q.val() + self.c_one8.val();
-            if self.after_held.val() >= self.message_size.q.val() {
-                self.rest.d.next = self.after_held.val().get_bits::<8>(0);
-            } else {
+            self.rest.d.next = self.after_held.val();
+            self.left.d.next = self.twice_less_rest.val();
+            // Begun after this end: after_held != 0, from registers (while
+            // more ends are held, rest - size >= size, so this is true).
+            self.mid_q.d.next = self.rest16.val() != self.message_size.q.val();
+            // rest - size < size: this end is the beat's last.
+            if self.rest17.val() < self.twice.q.val() {
                 self.held.d.next = false;
-                self.left.d.next = self.message_size.q.val() - self.after_held.val();
-                // after_held != 0, from registers: no compare behind the
-                // subtraction.
-                self.mid_q.d.next = self.rest16.val() != self.message_size.q.val();
             }
         } else if self.take.val() {
             if self.bytes16.val() < self.left.q.val() {
@@ -146,18 +192,17 @@ impl Logic for MessageEnds {
             } else {
                 self.ending.d.next = true;
                 self.since.d.next = self.c_one8.val();
-                if self.after_take.val() >= self.message_size.q.val() {
-                    self.held.d.next = true;
-                    self.rest.d.next = self.after_take.val().get_bits::<8>(0);
-                } else {
-                    self.left.d.next = self.message_size.q.val() - self.after_take.val();
-                    // after_take != 0, from registers.
-                    self.mid_q.d.next = self.bytes16.val() != self.left.q.val();
-                }
+                self.held.d.next = self.second_end.val();
+                self.rest.d.next = self.after_take.val();
+                self.left.d.next = self.size_less_after.val();
+                // Begun after the end: after_take != 0, from registers
+                // (with a second end, after_take >= size: true).
+                self.mid_q.d.next = self.bytes16.val() != self.left.q.val();
             }
         }
         if self.start.val() | self.reset.val() {
             self.message_size.d.next = self.size.val();
+            self.twice.d.next = self.size17.val() << self.c_one17.val();
             self.left.d.next = self.size.val();
             self.mid_q.d.next = false;
             self.held.d.next = false;

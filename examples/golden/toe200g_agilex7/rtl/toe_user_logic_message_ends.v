@@ -35,12 +35,13 @@ module toe_user_logic_message_ends (
     // Ends
     output reg         ended, // A message ended (one-cycle pulse)
     output reg  [7:0]  lag,   // Cycles since the beat holding that end was taken, 1 .. W/8
-    output reg         mid    // Level: a message has begun and not yet ended (bytes of it taken)
+    output reg         mid    // Level: a message has begun and not yet ended (bytes of it taken); 1 while a beat's further ends are held
 );
 
     // Constants
     localparam C_ONE8 = 8'h1;
     localparam C_ZERO8 = 8'h0;
+    localparam C_ONE17 = 17'b1;
 
     // Registers: <name>_reg and the value it takes at the next clock edge, <name>_next
     reg [15:0] message_size_reg = 16'h0;
@@ -57,12 +58,23 @@ module toe_user_logic_message_ends (
     reg [7:0]  since_next;
     reg        mid_q_reg = 1'h0;
     reg        mid_q_next;
+    reg [16:0] twice_reg = 17'h0;
+    reg [16:0] twice_next;
 
     // Combinational signals
     reg [15:0] bytes16;
     reg [15:0] rest16;
-    reg [15:0] after_take;
-    reg [15:0] after_held;
+    reg [16:0] rest17;
+    reg [16:0] size17;
+    reg [7:0]  left8;
+    reg [7:0]  size8;
+    reg [7:0]  after_take;
+    reg [7:0]  after_held;
+    reg [15:0] after_take16;
+    reg        second_end;
+    reg [15:0] size_less_after;
+    reg [15:0] twice16;
+    reg [15:0] twice_less_rest;
 
     always @(*) begin
         message_size_next = message_size_reg;
@@ -72,25 +84,33 @@ module toe_user_logic_message_ends (
         ending_next = ending_reg;
         since_next = since_reg;
         mid_q_next = mid_q_reg;
+        twice_next = twice_reg;
         ready = ~held_reg;
         ended = ending_reg;
         lag = since_reg;
         mid = mid_q_reg;
         bytes16 = ((bytes) & 16'hffff);
         rest16 = ((rest_reg) & 16'hffff);
-        after_take = bytes16 - left_reg;
-        after_held = rest16 - message_size_reg;
+        rest17 = ((rest_reg) & 17'h1ffff);
+        size17 = ((size) & 17'h1ffff);
+        left8 = left_reg[(32'h0)+:(8)];
+        size8 = message_size_reg[(32'h0)+:(8)];
+        after_take = bytes - left8;
+        after_held = rest_reg - size8;
+        after_take16 = ((after_take) & 16'hffff);
+        second_end = after_take16 >= message_size_reg;
+        size_less_after = message_size_reg - after_take16;
+        twice16 = twice_reg[(32'h0)+:(16)];
+        twice_less_rest = twice16 - rest16;
         ending_next = 1'b0;
         if (held_reg) begin
             ending_next = 1'b1;
             since_next = since_reg + C_ONE8;
-            if (after_held >= message_size_reg) begin
-                rest_next = after_held[(32'h0)+:(8)];
-            end
-            else begin
+            rest_next = after_held;
+            left_next = twice_less_rest;
+            mid_q_next = rest16 != message_size_reg;
+            if (rest17 < twice_reg) begin
                 held_next = 1'b0;
-                left_next = message_size_reg - after_held;
-                mid_q_next = rest16 != message_size_reg;
             end
         end
         else if (take) begin
@@ -101,18 +121,15 @@ module toe_user_logic_message_ends (
             else begin
                 ending_next = 1'b1;
                 since_next = C_ONE8;
-                if (after_take >= message_size_reg) begin
-                    held_next = 1'b1;
-                    rest_next = after_take[(32'h0)+:(8)];
-                end
-                else begin
-                    left_next = message_size_reg - after_take;
-                    mid_q_next = bytes16 != left_reg;
-                end
+                held_next = second_end;
+                rest_next = after_take;
+                left_next = size_less_after;
+                mid_q_next = bytes16 != left_reg;
             end
         end
         if (start | reset) begin
             message_size_next = size;
+            twice_next = size17 << C_ONE17;
             left_next = size;
             mid_q_next = 1'b0;
             held_next = 1'b0;
@@ -128,6 +145,7 @@ module toe_user_logic_message_ends (
         ending_reg       <= ending_next;
         since_reg        <= since_next;
         mid_q_reg        <= mid_q_next;
+        twice_reg        <= twice_next;
     end
 
 endmodule
