@@ -20,7 +20,9 @@
 //! instead), and flip-flops, block RAMs and DSPs end a path. With
 //! `SYNTH_REPORT_PATH` set, a row also prints its deepest path (each cell
 //! with the net it drives) and the depth as abc maps it, carry chains
-//! cutting paths, with the deepest endpoints by that. yosys's own
+//! cutting paths, with the deepest endpoints by that, and, with
+//! `SYNTH_MAX_LEVELS` set, every register fed deeper than the budget with
+//! the start of its deepest path. yosys's own
 //! `ltp` miscounts through carry cells, hence this walk.
 
 use std::collections::HashMap;
@@ -205,6 +207,31 @@ impl Netlist {
         out
     }
 
+    /// The registers, block RAMs and DSPs fed by logic deeper than `over`
+    /// levels (carry cells transparent), by bus: the deepest depth, the
+    /// endpoint's net and the start of its deepest path, deepest first.
+    fn deep_endpoints(&self, over: u32) -> Vec<(u32, String, String)> {
+        let base = |n: &str| n.split_once('[').map_or(n, |(b, _)| b).to_string();
+        let mut memo = vec![None; self.cells.len()];
+        let mut deepest: HashMap<(String, String), u32> = HashMap::new();
+        for (i, c) in self.cells.iter().enumerate() {
+            if c.kind != Kind::Seq {
+                continue;
+            }
+            let depth = self.feeding(i, false, &mut memo);
+            if depth <= over {
+                continue;
+            }
+            let start = self.path(i, &mut memo).pop().unwrap_or_default();
+            let start = start.split_whitespace().last().unwrap_or_default();
+            let e = deepest.entry((base(self.net_of(i)), base(start))).or_insert(0);
+            *e = (*e).max(depth);
+        }
+        let mut out: Vec<(u32, String, String)> = deepest.into_iter().map(|((n, s), d)| (d, n, s)).collect();
+        out.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)).then_with(|| a.2.cmp(&b.2)));
+        out
+    }
+
     /// The name of the net `cell` drives.
     fn net_of(&self, cell: usize) -> &str {
         let c = &self.cells[cell];
@@ -303,6 +330,13 @@ fn figures(net: &Netlist, module: &str) -> Figures {
         gen::print_stderr(&format!("with carry chains cut, as abc maps: {deepest} levels; the deepest endpoints:"));
         for (d, name) in cut.iter().take(12) {
             gen::print_stderr(&format!("    {d}  {name}"));
+        }
+        if let Ok(Some(budget)) = depth_budget(std::env::var("SYNTH_MAX_LEVELS").ok().as_deref()) {
+            let deep = net.deep_endpoints(budget);
+            gen::print_stderr(&format!("endpoints deeper than {budget} levels, by bus: {}", deep.len()));
+            for (d, end, start) in deep.iter().take(24) {
+                gen::print_stderr(&format!("    {d}  {end}  <-  {start}"));
+            }
         }
     }
     let mut memo = vec![None; net.cells.len()];
@@ -547,6 +581,18 @@ mod tests {
             cut,
             [(2, "carry c0"), (2, "count_reg"), (1, "sum"), (0, "carry $carry_out"), (0, "dsp"), (0, "ram")]
         );
+    }
+
+    /// Over a budget, every register fed deeper is named with the start
+    /// of its deepest path, by bus; none within it.
+    #[test]
+    fn endpoints_over_a_budget_are_named_with_their_start() {
+        let net = parse(NETLIST, "fixture.json", "dut").unwrap();
+        let deep = |over| -> Vec<(u32, String, String)> { net.deep_endpoints(over) };
+        let row = |d: u32, end: &str, start: &str| (d, end.to_string(), start.to_string());
+        assert_eq!(deep(2), [row(4, "count_reg", "count_reg"), row(3, "sum", "count_reg")]);
+        assert_eq!(deep(3), [row(4, "count_reg", "count_reg")]);
+        assert!(deep(4).is_empty());
     }
 
     #[test]
