@@ -6,11 +6,6 @@
 # MUXF7/8/9 for random logic (Vivado keeps MUXFs for real multiplexers), so
 # the LUT+MUXF level count is the one Vivado's logic-level report would give.
 #
-# Then the blocks built and tested but not yet in the top (`pending_blocks`:
-# issue 29's round trips at the default width, which hold the meter, the
-# histogram, the message ends and the message source), one row each, per
-# session.
-#
 # Then the whole top of every example configuration (examples/*.toml, by
 # name; EXAMPLES=DIR takes them from DIR), each generated once into a
 # temporary folder by `gen --config`, with the same yosys command: one row
@@ -46,7 +41,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bin="${CARGO_TARGET_DIR:-$root/target}/debug"
 # GEN_BUILT=1: `gen` and `synth_report` are already in $bin (make test builds
 # every binary once, in its build stage); otherwise build them here.
-[ "${GEN_BUILT:-0}" = 1 ] || cargo build -q -p gen --bin synth_report --bin gen --bin pending_blocks
+[ "${GEN_BUILT:-0}" = 1 ] || cargo build -q -p gen --bin synth_report --bin gen
 report="$bin/synth_report"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -82,17 +77,7 @@ for i in "${!blocks[@]}"; do
     [ "$module" != "$(basename "${files[-1]}" .v)" ] || cp "$work/block-$i.json" "$work/top.json"
 done
 echo "levels: LUT+MUXF levels on the deepest register-to-register path (carry cells not counted); carry: longest carry chain in cells"
-
-echo
-echo "synth-estimate: blocks not yet in the top (pending_blocks: issue 29's latency blocks), one per session, same yosys command"
-mapfile -t pending < <("$bin/pending_blocks" --out "$work/pending")
-"$report" header
-for module in "${pending[@]}"; do
-    synth "$work/pending" "$module" "$work/$module.json" "$work/$module.log" \
-        || { cat "$work/$module.log"; echo "synth-estimate: yosys failed on $module"; exit 1; }
-    rows row "$module" "$work/$module.json"
-done
-echo "LUT: logic LUTs; the meter's 16 stamps are distributed RAM (RAM32M16 cells), not counted there; the round trips' message source holds its own pattern_at (the verifier's is in the top above)"
+echo "LUT: logic LUTs; the round-trip meter's 16 stamps are distributed RAM (three RAM32M16 cells a session), not counted there"
 
 shopt -s nullglob
 examples=("${EXAMPLES:-$root/examples}"/*.toml)
