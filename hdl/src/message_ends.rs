@@ -25,7 +25,7 @@
 //! Ports (one-cycle pulses unless said otherwise):
 //! - `start`: a new test: samples `size` (1 .. 65,535 bytes; the register
 //!   file refuses 0), the next byte starts a message, no end pending;
-//! - `take`, `bytes`: a beat of `bytes` (1 .. W/8) was taken;
+//! - `take`, `bytes`: a beat of `bytes` (0 .. W/8; 0, a null beat, changes nothing) was taken;
 //! - `ended`, `lag`: a message ended in a beat taken `lag` cycles ago;
 //! - `ready` (level): a beat may be taken this cycle;
 //! - `reset` (level, synchronous): as `start`.
@@ -47,7 +47,7 @@ pub struct MessageEnds {
     // ---- Beats.
     /// A beat was taken (one-cycle pulse).
     pub take: Signal<In, Bit>,
-    /// Its byte count, 1 .. W/8.
+    /// Its byte count, 0 .. W/8 (0: a null beat, which changes nothing).
     pub bytes: Signal<In, Bits<8>>,
     /// A beat may be taken this cycle.
     pub ready: Signal<Out, Bit>,
@@ -184,20 +184,22 @@ impl Logic for MessageEnds {
                 self.held.d.next = false;
             }
         } else if self.take.val() {
+            // A beat of bytes is mid-message after it unless it ends one
+            // exactly (bytes == left); below left it has begun one, past
+            // it begun the next (after_take != 0, or a second end: bytes
+            // held). An empty beat changes nothing. Equality compares of
+            // registers, not the end tests' carry chains.
+            if self.bytes.val() != self.c_zero8.val() {
+                self.mid_q.d.next = self.bytes16.val() != self.left.q.val();
+            }
             if self.bytes16.val() < self.left.q.val() {
                 self.left.d.next = self.left.q.val() - self.bytes16.val();
-                // Below `left`, which is at most the size: begun, unless
-                // the beat is empty.
-                self.mid_q.d.next = self.mid_q.q.val() | (self.bytes.val() != self.c_zero8.val());
             } else {
                 self.ending.d.next = true;
                 self.since.d.next = self.c_one8.val();
                 self.held.d.next = self.second_end.val();
                 self.rest.d.next = self.after_take.val();
                 self.left.d.next = self.size_less_after.val();
-                // Begun after the end: after_take != 0, from registers
-                // (with a second end, after_take >= size: true).
-                self.mid_q.d.next = self.bytes16.val() != self.left.q.val();
             }
         }
         if self.start.val() | self.reset.val() {

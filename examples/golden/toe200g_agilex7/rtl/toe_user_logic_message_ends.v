@@ -29,7 +29,7 @@ module toe_user_logic_message_ends (
 
     // Beats
     input  wire        take,  // A beat was taken (one-cycle pulse)
-    input  wire [7:0]  bytes, // Its byte count, 1 .. W/8
+    input  wire [7:0]  bytes, // Its byte count, 0 .. W/8 (0: a null beat, which changes nothing)
     output reg         ready, // A beat may be taken this cycle
 
     // Ends
@@ -114,9 +114,11 @@ module toe_user_logic_message_ends (
             end
         end
         else if (take) begin
+            if (bytes != C_ZERO8) begin
+                mid_q_next = bytes16 != left_reg;
+            end
             if (bytes16 < left_reg) begin
                 left_next = left_reg - bytes16;
-                mid_q_next = mid_q_reg | (bytes != C_ZERO8);
             end
             else begin
                 ending_next = 1'b1;
@@ -124,7 +126,6 @@ module toe_user_logic_message_ends (
                 held_next = second_end;
                 rest_next = after_take;
                 left_next = size_less_after;
-                mid_q_next = bytes16 != left_reg;
             end
         end
         if (start | reset) begin
