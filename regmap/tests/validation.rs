@@ -103,11 +103,11 @@ fn per_instance_reset_count() {
 fn enum_value_out_of_range() {
     let message = broken(|m| {
         let values = &mut field(m, "session", "test_config", "test_mode").enum_values;
-        values.push(EnumValue { name: "loopback".into(), value: 4, description: String::new() });
+        values.push(EnumValue { name: "loopback".into(), value: 8, description: String::new() });
     });
     assert_eq!(
         message,
-        "enum value `loopback` = 4 of field `session.test_config.test_mode` does not fit in its 2 bit(s)"
+        "enum value `loopback` = 8 of field `session.test_config.test_mode` does not fit in its 3 bit(s)"
     );
 }
 
