@@ -63,8 +63,8 @@ fn xdma_round_trips_every_register_of_the_map() {
 #[test]
 fn a_bar_too_small_for_the_map_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    // The last register of the map is the last session's peer window scale.
-    let last = regs::session(regs::session::COUNT - 1).unwrap().peer_window_scale();
+    // The last register of the map is the last session's histogram count.
+    let last = regs::session(regs::session::COUNT - 1).unwrap().hist_count();
     let need = u64::from(last.addr) + 4;
     assert_eq!(map_extent(), need);
     assert!(need <= 1 << regs::ADDRESS_BITS, "{need}");
