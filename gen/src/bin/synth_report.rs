@@ -150,6 +150,11 @@ fn parse(text: &str, path: &str, module: &str) -> Result<Netlist, String> {
     Ok(net)
 }
 
+/// The bus a net's bit belongs to: `count_reg[3]` is `count_reg`.
+fn bus_of(net: &str) -> &str {
+    net.split_once('[').map_or(net, |(bus, _)| bus)
+}
+
 impl Netlist {
     /// LUT + MUXF levels of the logic driving `cell`'s output, carry cells transparent.
     fn level(&self, cell: usize, memo: &mut Vec<Option<u32>>) -> u32 {
@@ -197,7 +202,7 @@ impl Netlist {
             }
             let depth = self.feeding(i, true, &mut memo);
             let net = self.net_of(i);
-            let net = net.split_once('[').map_or(net, |(base, _)| base);
+            let net = bus_of(net);
             let name = if c.kind == Kind::Carry { format!("carry {net}") } else { net.to_string() };
             let e = deepest.entry(name).or_insert(0);
             *e = (*e).max(depth);
@@ -211,7 +216,6 @@ impl Netlist {
     /// levels (carry cells transparent), by bus: the deepest depth, the
     /// endpoint's net and the start of its deepest path, deepest first.
     fn deep_endpoints(&self, over: u32) -> Vec<(u32, String, String)> {
-        let base = |n: &str| n.split_once('[').map_or(n, |(b, _)| b).to_string();
         let mut memo = vec![None; self.cells.len()];
         let mut deepest: HashMap<(String, String), u32> = HashMap::new();
         for (i, c) in self.cells.iter().enumerate() {
@@ -224,7 +228,7 @@ impl Netlist {
             }
             let start = self.path(i, &mut memo).pop().unwrap_or_default();
             let start = start.split_whitespace().last().unwrap_or_default();
-            let e = deepest.entry((base(self.net_of(i)), base(start))).or_insert(0);
+            let e = deepest.entry((bus_of(self.net_of(i)).to_string(), bus_of(start).to_string())).or_insert(0);
             *e = (*e).max(depth);
         }
         let mut out: Vec<(u32, String, String)> = deepest.into_iter().map(|((n, s), d)| (d, n, s)).collect();
