@@ -64,10 +64,11 @@ pub struct MessageEnds {
     held: DFF<Bit>,
     ending: DFF<Bit>,
     since: DFF<Bits<8>>,
-    /// `mid`: `left != message_size`, kept as a flag that every update of
-    /// `left` sets, so the 16-bit compare stays out of the cone of what
-    /// reads it (the session's state machine). While ends are held it is
-    /// 1 (whether bytes follow the end shown), whatever the end tests say.
+    /// `mid`: `left != message_size`, kept as a flag set from equality
+    /// compares of registers with each beat (`bytes != left`) and each held
+    /// end (`rest != size`), so no compare behind a subtraction is in the
+    /// cone of what reads it (the session's state machine). While ends are
+    /// held it is 1.
     mid_q: DFF<Bit>,
     /// Twice the message size, set with it: a held beat's tests compare
     /// and subtract it from registers, one carry chain each.
