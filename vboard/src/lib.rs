@@ -70,7 +70,19 @@ pub struct Options {
     pub session_ports: Option<u16>,
     /// Etherbone: a connection on which nothing arrives for this long is closed; `None` = never.
     pub idle_timeout: Option<Duration>,
+    /// The host TOE's push timeout: how long a trailing partial RX beat
+    /// waits for more bytes before it is presented ([`DEFAULT_PUSH_TIMEOUT`]).
+    pub push_timeout: Duration,
 }
+
+/// The push timeout of the board's host TOE, wall clock. A socket shows
+/// no PSH, so a trailing partial beat (a 64-byte request of a latency
+/// test in a 128-byte beat) is presented when no new byte came for this
+/// long: every round trip of a latency test on the board waits it once per
+/// partial message. A bulk sender that pauses as long mid-stream gets a
+/// partial beat there, which the verifier checks at its own offset; it
+/// costs a beat's worth of bandwidth, no more.
+pub const DEFAULT_PUSH_TIMEOUT: Duration = Duration::from_micros(200);
 
 /// The stall timeout the board writes into every session at start, in
 /// simulated ms. The board simulates about 35,000-100,000 user-clock cycles
@@ -98,6 +110,7 @@ impl Default for Options {
             stall_timeout_ms: DEFAULT_STALL_TIMEOUT_MS,
             session_ports: None,
             idle_timeout: Some(etherbone::ServerOptions::DEFAULT_IDLE_TIMEOUT),
+            push_timeout: DEFAULT_PUSH_TIMEOUT,
         }
     }
 }
@@ -217,12 +230,8 @@ impl VirtualBoard {
             bind: opts.bind,
             target: opts.target,
             connect_timeout: opts.connect_timeout,
-            // Only a peer that stops sending without closing needs the push
-            // timeout; the PC tools always close. A short one would cut a
-            // partial beat into the stream whenever its sender is
-            // descheduled: the verifier checks such a beat at its own
-            // offset, but each one costs a beat's worth of bandwidth.
-            push_timeout: Duration::from_secs(1),
+            // See DEFAULT_PUSH_TIMEOUT.
+            push_timeout: opts.push_timeout,
             port_taken_hint: "another virtual board? move this board's session ports with vboard --session-ports BASE, or set fpga_port<N> (toe-console params set)".into(),
             ..socket_toe::NetConfig::default()
         };

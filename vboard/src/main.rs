@@ -58,6 +58,11 @@ struct Args {
     /// Close an Etherbone connection that sends nothing for S seconds (0 = never; 0..=86400).
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=86_400), value_name = "S")]
     idle_timeout: u64,
+    /// Microseconds of wall time a trailing partial RX beat waits for more bytes before the TOE
+    /// presents it (a socket shows no PSH): a latency test's round trip waits it once per
+    /// partial message (1..=10000000).
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=10_000_000), value_name = "US")]
+    push_timeout_us: u64,
 }
 
 /// Prints a line on stdout; false once stdout is closed (`vboard | head -1`).
@@ -97,6 +102,7 @@ fn main() -> ExitCode {
         stall_timeout_ms: args.stall_timeout,
         session_ports: args.session_ports,
         idle_timeout: (args.idle_timeout > 0).then(|| Duration::from_secs(args.idle_timeout)),
+        push_timeout: Duration::from_micros(args.push_timeout_us),
         ..vboard::Options::default()
     };
     if let Some(c) = args.cache {
