@@ -102,14 +102,40 @@ pub struct Bar {
 /// by `x_desc`, the count on a linear y axis, and a dashed vertical line at
 /// each of `marks` (legend text, value).
 pub fn histogram_svg(title: &str, x_desc: &str, bars: &[Bar], marks: &[(String, f64)]) -> Result<String, String> {
-    if let Some(b) = bars.iter().find(|b| !(b.lo > 0.0 && b.end > b.lo)) {
+    draw_histograms(title, x_desc, &[(None, bars)], marks)
+}
+
+/// One labelled histogram of [`histograms_svg`]: a session's round trips.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub label: String,
+    pub bars: Vec<Bar>,
+}
+
+/// Several histograms on one picture, as [`histogram_svg`] draws one: each
+/// series' bars in its own colour, see-through where they overlap, and
+/// named in the legend beside the marks.
+pub fn histograms_svg(title: &str, x_desc: &str, series: &[Series], marks: &[(String, f64)]) -> Result<String, String> {
+    let all: Vec<(Option<&str>, &[Bar])> = series.iter().map(|s| (Some(s.label.as_str()), s.bars.as_slice())).collect();
+    draw_histograms(title, x_desc, &all, marks)
+}
+
+fn draw_histograms(
+    title: &str,
+    x_desc: &str,
+    series: &[(Option<&str>, &[Bar])],
+    marks: &[(String, f64)],
+) -> Result<String, String> {
+    let bars = || series.iter().flat_map(|(_, b)| b.iter());
+    if let Some(b) = bars().find(|b| !(b.lo > 0.0 && b.end > b.lo)) {
         return Err(format!("drawing the histogram: a bar from {} to {} (a log axis needs 0 < lo < end)", b.lo, b.end));
     }
-    let lo = bars.iter().map(|b| b.lo).chain(marks.iter().map(|m| m.1)).filter(|v| *v > 0.0).fold(f64::MAX, f64::min);
-    let hi = bars.iter().map(|b| b.end).chain(marks.iter().map(|m| m.1)).fold(0.0f64, f64::max);
+    let lo = bars().map(|b| b.lo).chain(marks.iter().map(|m| m.1)).filter(|v| *v > 0.0).fold(f64::MAX, f64::min);
+    let hi = bars().map(|b| b.end).chain(marks.iter().map(|m| m.1)).fold(0.0f64, f64::max);
     // Empty: an arbitrary decade, so the axes still draw.
     let (x_lo, x_hi) = if hi > 0.0 { (lo / 1.25, hi * 1.25) } else { (1.0, 10.0) };
-    let y_max = headroom(bars.iter().map(|b| b.count).max().unwrap_or(0).max(1) as f64, marks.len());
+    let named = series.iter().filter(|(l, _)| l.is_some()).count();
+    let y_max = headroom(bars().map(|b| b.count).max().unwrap_or(0).max(1) as f64, marks.len() + named);
     picture(title, |mut builder| {
         let mut chart = builder.build_cartesian_2d((x_lo..x_hi).log_scale(), 0.0..y_max).map_err(|e| failed(&e))?;
         chart
@@ -120,19 +146,26 @@ pub fn histogram_svg(title: &str, x_desc: &str, bars: &[Bar], marks: &[(String, 
             .y_label_formatter(&|v| format!("{v:.0}"))
             .draw()
             .map_err(|e| failed(&e))?;
-        let fill = Palette99::pick(0).to_rgba();
-        chart
-            .draw_series(bars.iter().map(|b| Rectangle::new([(b.lo, 0.0), (b.end, b.count as f64)], fill.filled())))
-            .map_err(|e| failed(&e))?;
+        // One series is drawn solid; several see-through, so none hides another.
+        let alpha = if series.len() > 1 { 0.5 } else { 1.0 };
+        for (i, (label, bars)) in series.iter().enumerate() {
+            let fill = Palette99::pick(i).mix(alpha);
+            let drawn = chart
+                .draw_series(bars.iter().map(|b| Rectangle::new([(b.lo, 0.0), (b.end, b.count as f64)], fill.filled())))
+                .map_err(|e| failed(&e))?;
+            if let Some(l) = label {
+                drawn.label(*l).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], fill.filled()));
+            }
+        }
         for (i, (label, value)) in marks.iter().enumerate() {
-            let style = Palette99::pick(i + 1).to_rgba().stroke_width(2);
+            let style = Palette99::pick(i + series.len()).to_rgba().stroke_width(2);
             chart
                 .draw_series(DashedLineSeries::new([(*value, 0.0), (*value, y_max)], 6, 4, style))
                 .map_err(|e| failed(&e))?
                 .label(label.clone())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
         }
-        if marks.is_empty() {
+        if marks.is_empty() && named == 0 {
             Ok(())
         } else {
             legend(&mut chart)
@@ -212,11 +245,16 @@ mod tests {
     /// The filled `<rect>` elements of an SVG text in the bars' colour, as
     /// (x, width, height).
     fn bars_of(svg: &str) -> Vec<(f64, f64, f64)> {
+        bars_in(svg, 0)
+    }
+
+    /// [`bars_of`] in the colour of series `k`.
+    fn bars_in(svg: &str, k: usize) -> Vec<(f64, f64, f64)> {
         let attr = |e: &str, k: &str| -> String {
             let i = e.find(&format!(" {k}=\"")).unwrap_or_else(|| panic!("no {k} in {e}")) + k.len() + 3;
             e[i..i + e[i..].find('"').unwrap()].to_string()
         };
-        let (r, g, b) = Palette99::pick(0).rgb();
+        let (r, g, b) = Palette99::pick(k).rgb();
         let fill = format!("#{r:02X}{g:02X}{b:02X}");
         let num = |e: &str, k: &str| attr(e, k).parse::<f64>().unwrap();
         svg.split("<rect")
@@ -253,5 +291,23 @@ mod tests {
         assert!(e.contains("0 < lo < end"), "{e}");
         // Nothing recorded still draws the axes.
         assert!(histogram_svg("t", "x", &[], &[]).unwrap().contains("<svg"));
+    }
+
+    /// Several series: each bar in its series' colour, every series named
+    /// in the legend beside the marks.
+    #[test]
+    fn several_histograms_each_in_its_colour() {
+        let series = [
+            Series { label: "session 0".into(), bars: vec![Bar { lo: 1.0, end: 2.0, count: 10 }] },
+            Series {
+                label: "session 2".into(),
+                bars: vec![Bar { lo: 2.0, end: 4.0, count: 5 }, Bar { lo: 4.0, end: 8.0, count: 20 }],
+            },
+        ];
+        let svg = histograms_svg("t", "ns", &series, &[("S0 p50 2 ns".into(), 2.0)]).unwrap();
+        // The legend's swatch is a rect of the series' colour too.
+        assert_eq!(bars_in(&svg, 0).len(), 1 + 1, "{svg}");
+        assert_eq!(bars_in(&svg, 1).len(), 2 + 1, "{svg}");
+        assert!(svg.contains("session 0") && svg.contains("session 2") && svg.contains("S0 p50 2 ns"));
     }
 }
