@@ -217,6 +217,14 @@ impl Moments {
         Self::default()
     }
 
+    /// Moments kept elsewhere (the hardware's round-trip registers): the
+    /// statistics of [`mean`](Self::mean), [`stddev`](Self::stddev) and
+    /// [`jitter`](Self::jitter) from their totals. Samples recorded after
+    /// this start a new jitter chain.
+    pub fn from_totals(count: u64, min: u64, max: u64, sum: u128, sum_sq: u128, jitter_sum: u128) -> Self {
+        Moments { count, min, max, sum, sum_sq, jitter_sum, last: None }
+    }
+
     /// Adds sample `v`, taken after every sample added before.
     pub fn record(&mut self, v: u64) {
         if self.count == 0 {

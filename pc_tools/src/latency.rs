@@ -391,6 +391,8 @@ pub fn json(a: &LatencyArgs, out: &Outcome, stats: Option<&Stats>) -> serde_json
         "outstanding": a.outstanding,
         "count": out.transactions,
         "verify_errors": out.verify_errors,
+        // Every transaction done and every byte as the pattern says, as the other tools' `ok`.
+        "ok": out.transactions == a.count && out.verify_errors == 0,
     });
     if let Some(s) = stats {
         for (k, x) in [
@@ -567,6 +569,10 @@ mod tests {
             (Some(992), Some(1023), Some(2))
         );
         assert_eq!(h.iter().map(|b| b["count"].as_u64().unwrap()).sum::<u64>(), 6);
+        assert_eq!(j["ok"], true);
+        // One transaction short, or one with a wrong byte: not ok.
+        assert_eq!(json(&a, &Outcome { transactions: 5, ..out }, Some(&s))["ok"], false);
+        assert_eq!(json(&a, &Outcome { verify_errors: 1, transactions: 6, samples: vec![] }, None)["ok"], false);
         let text = s.histogram_text();
         assert_eq!(text.len(), 4, "{text:?}");
         assert!(text[2].contains("1.0 us") && text[2].contains(" 2 "), "{text:?}");
