@@ -8,7 +8,8 @@
 //! - [`backend`]: Etherbone, a PCIe BAR through sysfs, the XDMA user device;
 //! - [`identity`]: the `info` block, checked before anything else;
 //! - [`params`], [`run`], [`input`]: menu 0/1, menu 2/3, and input validation;
-//! - [`iperf3`]: an iperf3 client whose data streams are FPGA sessions.
+//! - [`iperf3`]: an iperf3 client whose data streams are FPGA sessions;
+//! - [`latency_test`]: the latency test (round trips measured in hardware).
 //!
 //! Every address comes from the typed accessors of the default design
 //! (`driver::regs`).
@@ -17,6 +18,7 @@ pub mod backend;
 pub mod identity;
 pub mod input;
 pub mod iperf3;
+pub mod latency_test;
 pub mod menu;
 pub mod params;
 pub mod plot;

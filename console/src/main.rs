@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 use console::backend::{self, Target};
 use console::identity::{self, Expect, Identity};
 use console::input::InputError;
+use console::latency_test::{self, LatencySpec};
 use console::params::{self, Params};
 use console::run::{self, Duplex, RunOptions, SessionSpec, Stop};
 use console::{iperf3, menu, ops, regs};
@@ -32,10 +33,15 @@ use etherbone::RegisterBus;
                   SIZE transfer size 1..0xFFFF_FFFF_FFFF bytes (decimal or 0x hex); PACKET packet size, same range (8192);\n  \
                   VERIFY 1 incremental pattern sent and verified, 0 dummy data (1); SPEED max speed 1-100 % (100);\n  \
                   CONN 0 client (active open), 1 server (passive open) (1).\n\
+                  Session spec of `test latency`: N:ROLE:REQUEST:RESPONSE:COUNT[:OUTSTANDING[:CONN]]\n  \
+                  ROLE initiator (sends the requests, measures each round trip) or echo (answers each request);\n  \
+                  REQUEST, RESPONSE sizes 1-65535 bytes; COUNT requests 1-0xFFFF_FFFF (an echo: those it answers);\n  \
+                  OUTSTANDING requests in flight 1-16 (1); CONN as above (1).\n\
                   Examples:\n  \
                   toe-console --connect 127.0.0.1:1234 params show\n  \
                   toe-console --connect 127.0.0.1:1234 params set window_update_gap=32 fpga_port0=60010\n  \
                   toe-console --connect 127.0.0.1:1234 --json test half --session 0:1:0x100000 --session 1:2:1000000:8192:1:50\n  \
+                  toe-console --connect 127.0.0.1:1234 test latency --session 0:initiator:64:64:10000 --plot rtt.svg\n  \
                   toe-console --connect 127.0.0.1:1234 abort --session 0   # end a test a killed console left running\n  \
                   toe-console --connect 127.0.0.1:1234 iperf3 -c 127.0.0.1 -n 10M -P 4   # FPGA sessions 0-3 as iperf3's streams\n\
                   A test is not started on a session still running one (status.busy); Ctrl-C, SIGTERM and SIGHUP\n\
@@ -81,12 +87,13 @@ enum Cmd {
         #[command(subcommand)]
         op: ParamsOp,
     },
-    /// Run a test (menu 2 half duplex, menu 3 full duplex).
+    /// Run a test (menu 2 half duplex, menu 3 full duplex, menu 5 latency).
     Test {
-        /// half or full
-        #[arg(value_parser = ["half", "full"])]
+        /// half, full or latency
+        #[arg(value_parser = ["half", "full", "latency"])]
         duplex: String,
-        /// One session: N:MODE:SIZE[:PACKET[:VERIFY[:SPEED[:CONN]]]] (repeat per session).
+        /// One session: N:MODE:SIZE[:PACKET[:VERIFY[:SPEED[:CONN]]]], for latency
+        /// N:ROLE:REQUEST:RESPONSE:COUNT[:OUTSTANDING[:CONN]] (repeat per session).
         #[arg(long = "session", value_name = "SPEC", required = true)]
         sessions: Vec<String>,
         /// Longest the test may take, connection included, in seconds (0-86400, 0 = no limit, as in the
@@ -105,7 +112,8 @@ enum Cmd {
         /// bytes until its peer closes; SIZE is then ignored and the PC commands are iperf's.
         #[arg(long, value_name = "S", value_parser = parse_duration)]
         duration: Option<f64>,
-        /// Draw each session's MB/s over the board's time into FILE (SVG, written when the test
+        /// Draw each session's MB/s over the board's time into FILE; for latency, every initiator's
+        /// round-trip histogram on a log time axis with its percentiles (SVG, written when the test
         /// ends, whole or not at all).
         #[arg(long, value_name = "FILE", conflicts_with = "dry_run")]
         plot: Option<std::path::PathBuf>,
@@ -345,12 +353,34 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
             if let Some(path) = &plot {
                 plots::check_path(path).map_err(|e| Fail(2, e))?;
             }
+            // 0: no limit, as the PC tools' --timeout 0.
+            let limit = (timeout > 0).then(|| Duration::from_secs(timeout));
+            let out = TestOutput { dry_run, json, plot: plot.as_deref() };
+            if duplex == "latency" {
+                if duration.is_some() {
+                    return Err(Fail(2, "--duration is for the throughput tests (half), not latency".into()));
+                }
+                let mut specs = Vec::new();
+                for s in &sessions {
+                    specs.push(LatencySpec::parse(id.sessions, s)?);
+                }
+                let sessions: Vec<usize> = specs.iter().map(|s| s.session).collect();
+                run::check_distinct(&sessions)?;
+                let opts = RunOptions {
+                    limit,
+                    interval: Duration::from_secs_f64(interval),
+                    abort: &run::ABORT,
+                    bus_args: &bus_args,
+                    trace: false,
+                };
+                return latency_cmd(&mut *bus, &id, &specs, &opts, &out);
+            }
             let duplex = if duplex == "half" { Duplex::Half } else { Duplex::Full };
             let mut specs = Vec::new();
             for s in &sessions {
                 specs.extend(SessionSpec::parse(duplex, id.sessions, s)?);
             }
-            run::check_distinct(&specs)?;
+            run::check_distinct(&specs.iter().map(|s| s.session).collect::<Vec<_>>())?;
             if let Some(seconds) = duration {
                 for s in &mut specs {
                     s.open_ended(seconds, id.user_clock_khz).map_err(|e| Fail(2, e))?;
@@ -359,8 +389,6 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
             if specs.is_empty() {
                 return Err(Fail(2, "every session is disabled (mode 0): nothing to test".into()));
             }
-            // 0: no limit, as the PC tools' --timeout 0.
-            let limit = (timeout > 0).then(|| Duration::from_secs(timeout));
             let opts = RunOptions {
                 limit,
                 interval: Duration::from_secs_f64(interval),
@@ -368,7 +396,6 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
                 bus_args: &bus_args,
                 trace: plot.is_some(),
             };
-            let out = TestOutput { dry_run, json, plot: plot.as_deref() };
             test_cmd(&mut *bus, &id, duplex, &specs, &opts, &out)
         }
         Cmd::Iperf3 { server, port, time, bytes, parallel, reverse } => {
@@ -607,29 +634,27 @@ struct TestOutput<'a> {
     plot: Option<&'a std::path::Path>,
 }
 
-fn test_cmd(
-    bus: &mut dyn RegisterBus,
-    id: &Identity,
-    duplex: Duplex,
-    specs: &[SessionSpec],
-    opts: &RunOptions,
+/// The part every test shares: the recommended PC commands (`commands`,
+/// session and command line), alone with `--dry-run` (then `Ok(None)`),
+/// else printed before `run` runs the test with a `say` for its lines
+/// (standard error with `--json`, so standard output carries only the
+/// result). Returns the test's report and the commands as JSON.
+fn with_commands<R>(
+    commands: &[(usize, String)],
     out: &TestOutput,
-) -> Result<(), Fail> {
-    let TestOutput { dry_run, json, plot } = *out;
-    let p = Params::read(bus, id.sessions)?;
-    let commands: Vec<(usize, String)> = specs
-        .iter()
-        .map(|s| (s.session, s.pc_command(p.fpga_ip, p.target_ip, p.fpga_ports[s.session], p.target_ports[s.session])))
-        .collect();
-    let commands_json: Vec<serde_json::Value> =
-        commands.iter().map(|(s, c)| serde_json::json!({"session": s, "command": c})).collect();
-    if dry_run {
+    run: impl FnOnce(&mut dyn FnMut(&str)) -> Result<R, ops::OpError>,
+) -> Result<Option<(R, serde_json::Value)>, Fail> {
+    let json = out.json;
+    let commands_json = serde_json::Value::Array(
+        commands.iter().map(|(s, c)| serde_json::json!({"session": s, "command": c})).collect(),
+    );
+    if out.dry_run {
         let text = if json {
             format!("{}\n", serde_json::json!({ "commands": commands_json }))
         } else {
             commands.iter().map(|(s, c)| format!("session {s}: {c}\n")).collect()
         };
-        return emit(&text);
+        return emit(&text).map(|()| None);
     }
     // Standard output closed: before the test nothing starts, during it
     // every session is aborted; either way the test failed.
@@ -644,41 +669,84 @@ fn test_cmd(
         }
     };
     say("Recommended PC commands:");
-    for (s, c) in &commands {
+    for (s, c) in commands {
         say(&format!("  session {s}: {c}"));
     }
     if closed.get() {
         return Err(Fail(1, "standard output closed before the test started: nothing was started".into()));
     }
-    let report = run::with_signals(|| run::run(bus, duplex, specs, id.user_clock_khz, opts, &mut say))?;
-    let shown = if json {
+    let report = run::with_signals(|| run(&mut say))?;
+    Ok(Some((report, commands_json)))
+}
+
+/// Writes `svg` (drawn by `draw`) to `--plot`'s file, if one was given.
+fn write_plot(out: &TestOutput, draw: impl FnOnce() -> Result<String, String>) -> Result<(), Fail> {
+    let Some(path) = out.plot else { return Ok(()) };
+    draw().and_then(|svg| plots::write(path, &svg)).map_err(|e| Fail(1, e))?;
+    if !out.json {
+        let _ = emit(&format!("Plot: {}\n", path.display()));
+    }
+    Ok(())
+}
+
+/// A test's exit: `shown` (the result printed) when it passed, else status 1
+/// with `why`.
+fn verdict(shown: Result<(), Fail>, why: Vec<String>) -> Result<(), Fail> {
+    if why.is_empty() {
+        shown
+    } else {
+        Err(Fail(1, format!("test failed: {}", why.join("; "))))
+    }
+}
+
+fn test_cmd(
+    bus: &mut dyn RegisterBus,
+    id: &Identity,
+    duplex: Duplex,
+    specs: &[SessionSpec],
+    opts: &RunOptions,
+    out: &TestOutput,
+) -> Result<(), Fail> {
+    let p = Params::read(bus, id.sessions)?;
+    let commands: Vec<(usize, String)> = specs
+        .iter()
+        .map(|s| (s.session, s.pc_command(p.fpga_ip, p.target_ip, p.fpga_ports[s.session], p.target_ports[s.session])))
+        .collect();
+    let run = |say: &mut dyn FnMut(&str)| run::run(bus, duplex, specs, id.user_clock_khz, opts, say);
+    let Some((report, commands_json)) = with_commands(&commands, out, run)? else { return Ok(()) };
+    let shown = if out.json {
         let mut v = report.json();
-        v["commands"] = serde_json::Value::Array(commands_json);
+        v["commands"] = commands_json;
         emit(&format!("{v}\n"))
     } else {
         emit(&report.totals_text())
     };
-    if let Some(path) = plot {
-        let drawn = console::plot::svg(&report).and_then(|svg| plots::write(path, &svg));
-        match drawn {
-            Ok(()) if !json => {
-                let _ = emit(&format!("Plot: {}\n", path.display()));
-            }
-            Ok(()) => {}
-            Err(e) => return Err(Fail(1, e)),
-        }
-    }
-    if report.ok() {
-        shown
+    write_plot(out, || console::plot::svg(&report))?;
+    verdict(shown, report.failures())
+}
+
+/// `test latency`: the latency test ([`latency_test`]).
+fn latency_cmd(
+    bus: &mut dyn RegisterBus,
+    id: &Identity,
+    specs: &[LatencySpec],
+    opts: &RunOptions,
+    out: &TestOutput,
+) -> Result<(), Fail> {
+    let p = Params::read(bus, id.sessions)?;
+    let commands: Vec<(usize, String)> = specs
+        .iter()
+        .map(|s| (s.session, s.pc_command(p.fpga_ip, p.target_ip, p.fpga_ports[s.session], p.target_ports[s.session])))
+        .collect();
+    let run = |say: &mut dyn FnMut(&str)| latency_test::run(bus, specs, id.user_clock_khz, opts, say);
+    let Some((report, commands_json)) = with_commands(&commands, out, run)? else { return Ok(()) };
+    let shown = if out.json {
+        let mut v = report.json();
+        v["commands"] = commands_json;
+        emit(&format!("{v}\n"))
     } else {
-        let mut why: Vec<String> = report
-            .outcomes
-            .iter()
-            .filter_map(|o| o.failure.as_ref().map(|f| format!("session {}: {f}", o.spec.session)))
-            .collect();
-        if let Some(s) = &report.stopped {
-            why.insert(0, s.clone());
-        }
-        Err(Fail(1, format!("test failed: {}", why.join("; "))))
-    }
+        emit(&report.text())
+    };
+    write_plot(out, || report.plot_svg())?;
+    verdict(shown, report.failures())
 }

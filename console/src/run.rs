@@ -191,12 +191,12 @@ impl SessionSpec {
 }
 
 /// Checks that no session is given twice.
-pub fn check_distinct(specs: &[SessionSpec]) -> Result<(), InputError> {
-    for (i, a) in specs.iter().enumerate() {
-        if specs[..i].iter().any(|b| b.session == a.session) {
+pub fn check_distinct(sessions: &[usize]) -> Result<(), InputError> {
+    for (i, a) in sessions.iter().enumerate() {
+        if sessions[..i].contains(a) {
             return Err(InputError::Invalid {
                 what: "session".into(),
-                input: a.session.to_string(),
+                input: a.to_string(),
                 form: "each session at most once".into(),
             });
         }
@@ -367,6 +367,19 @@ pub struct Report {
 impl Report {
     pub fn ok(&self) -> bool {
         self.stopped.is_none() && self.outcomes.iter().all(|o| o.failure.is_none())
+    }
+
+    /// Why the test failed, session by session; empty when it did not.
+    pub fn failures(&self) -> Vec<String> {
+        let mut why: Vec<String> = self
+            .outcomes
+            .iter()
+            .filter_map(|o| o.failure.as_ref().map(|f| format!("session {}: {f}", o.spec.session)))
+            .collect();
+        if let Some(s) = &self.stopped {
+            why.insert(0, s.clone());
+        }
+        why
     }
 
     /// The totals as the console prints them.
@@ -618,6 +631,86 @@ pub fn busy_message(busy: &[usize], bus_args: &str) -> String {
     )
 }
 
+/// What [`follow`] saw of the sessions it followed.
+pub struct Followed {
+    /// Each session reached its peer during the test.
+    pub connected: Vec<bool>,
+    /// Why the test was stopped early (every session aborted), if it was.
+    pub stopped: Option<String>,
+}
+
+/// Starts `sessions` (programmed, `clients[i]` says which open actively)
+/// and follows them until none is busy: `read(bus, i)` reads session i's
+/// result each pass (20 ms apart), the console says when each connects and
+/// ends, and every `opts.interval` a progress line of the seconds and what
+/// `progress(bus, since_last)` returns. An abort request or the time limit
+/// aborts every session and waits for them to be idle.
+#[allow(clippy::type_complexity)]
+pub fn follow<B: RegisterBus + ?Sized>(
+    bus: &mut B,
+    sessions: &[usize],
+    clients: &[bool],
+    opts: &RunOptions,
+    say: &mut dyn FnMut(&str),
+    read: &mut dyn FnMut(&mut B, usize) -> Result<SessionResult, OpError>,
+    progress: &mut dyn FnMut(&mut B, Duration) -> Result<String, OpError>,
+) -> Result<Followed, OpError> {
+    ops::start_all(bus, sessions)?;
+    say(if clients.iter().any(|c| !c) { "Wait connection" } else { "Connecting" });
+    let started = Instant::now();
+    // `checked_add`: a limit too far away to represent is no limit.
+    let deadline = opts.limit.and_then(|l| started.checked_add(l));
+    let mut connected = vec![false; sessions.len()];
+    let mut closed = vec![false; sessions.len()];
+    let mut next_tick = started + opts.interval;
+    let mut last_tick = started;
+    let mut stopped = None;
+    loop {
+        let mut any_busy = false;
+        for (i, &s) in sessions.iter().enumerate() {
+            let r = read(bus, i)?;
+            if !connected[i] && (r.connected || r.tx_bytes + r.rx_bytes > 0 || r.done) && r.peer_port != 0 {
+                connected[i] = true;
+                say(&format!(
+                    "Session {s}: connected, peer port {}, MSS {}, window scale {}",
+                    r.peer_port, r.peer_mss, r.peer_window_scale
+                ));
+            }
+            if !closed[i] && !r.busy {
+                closed[i] = true;
+                let how = if r.error { format!("ended with an error ({})", cause_text(&r)) } else { "closed".into() };
+                say(&format!("Session {s}: {how}"));
+            }
+            any_busy |= r.busy;
+        }
+        if !any_busy {
+            break;
+        }
+        let now = Instant::now();
+        let requested = opts.abort.requested();
+        if requested.is_some() || deadline.is_some_and(|d| now > d) {
+            let why = match requested {
+                Some(stop) => stop.describe(),
+                None => format!("time limit of {} s reached", opts.limit.unwrap_or_default().as_secs()),
+            };
+            say(&format!("{why}: aborting every session"));
+            if !abort_and_wait(bus, sessions)? {
+                return Err(OpError(format!("sessions still busy {} s after abort", ABORT_IDLE_LIMIT.as_secs())));
+            }
+            stopped = Some(why);
+            break;
+        }
+        if now >= next_tick {
+            next_tick += opts.interval;
+            let line = progress(bus, now - last_tick)?;
+            last_tick = now;
+            say(&format!("{:>4} s {line}", (now - started).as_secs()));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(Followed { connected, stopped })
+}
+
 /// Programs, starts and follows `specs`; every line goes to `say`.
 pub fn run(
     bus: &mut (impl RegisterBus + ?Sized),
@@ -637,63 +730,26 @@ pub fn run(
     for s in specs {
         ops::program(bus, s.session, &s.test)?;
     }
-    ops::start_all(bus, &specs.iter().map(|s| s.session).collect::<Vec<_>>())?;
-    say(if specs.iter().any(|s| !s.test.client) { "Wait connection" } else { "Connecting" });
-    let started = Instant::now();
-    // `checked_add`: a limit too far away to represent is no limit.
-    let deadline = opts.limit.and_then(|l| started.checked_add(l));
-    let mut connected = vec![false; specs.len()];
-    let mut closed = vec![false; specs.len()];
+    let sessions: Vec<usize> = specs.iter().map(|s| s.session).collect();
+    let clients: Vec<bool> = specs.iter().map(|s| s.test.client).collect();
     let mut traces = vec![Vec::new(); specs.len()];
-    let mut next_tick = started + opts.interval;
-    let mut stopped = None;
-    loop {
-        let mut any_busy = false;
-        for (i, s) in specs.iter().enumerate() {
-            let r = read_result(bus, s.session, opts.trace.then_some(&mut traces[i]))?;
-            if !connected[i] && (r.connected || r.tx_bytes + r.rx_bytes > 0 || r.done) && r.peer_port != 0 {
-                connected[i] = true;
-                say(&format!(
-                    "Session {}: connected, peer port {}, MSS {}, window scale {}",
-                    s.session, r.peer_port, r.peer_mss, r.peer_window_scale
-                ));
+    let followed = follow(
+        bus,
+        &sessions,
+        &clients,
+        opts,
+        say,
+        &mut |bus, i| read_result(bus, sessions[i], opts.trace.then_some(&mut traces[i])),
+        &mut |bus, _| {
+            let mut line = String::new();
+            for &s in &sessions {
+                let r = ops::result(bus, s)?;
+                let _ = write!(line, " | S{s} TX {} RX {}", r.tx_bytes, r.rx_bytes);
             }
-            if !closed[i] && !r.busy {
-                closed[i] = true;
-                let how = if r.error { format!("ended with an error ({})", cause_text(&r)) } else { "closed".into() };
-                say(&format!("Session {}: {how}", s.session));
-            }
-            any_busy |= r.busy;
-        }
-        if !any_busy {
-            break;
-        }
-        let now = Instant::now();
-        let requested = opts.abort.requested();
-        if requested.is_some() || deadline.is_some_and(|d| now > d) {
-            let why = match requested {
-                Some(stop) => stop.describe(),
-                None => format!("time limit of {} s reached", opts.limit.unwrap_or_default().as_secs()),
-            };
-            say(&format!("{why}: aborting every session"));
-            let sessions: Vec<usize> = specs.iter().map(|s| s.session).collect();
-            if !abort_and_wait(bus, &sessions)? {
-                return Err(OpError(format!("sessions still busy {} s after abort", ABORT_IDLE_LIMIT.as_secs())));
-            }
-            stopped = Some(why);
-            break;
-        }
-        if now >= next_tick {
-            next_tick += opts.interval;
-            let mut line = format!("{:>4} s ", (now - started).as_secs());
-            for s in specs {
-                let r = ops::result(bus, s.session)?;
-                let _ = write!(line, " | S{} TX {} RX {}", s.session, r.tx_bytes, r.rx_bytes);
-            }
-            say(&line);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+            Ok(line)
+        },
+    )?;
+    let (connected, stopped) = (followed.connected, followed.stopped);
     let mut outcomes = Vec::new();
     for ((i, s), mut trace) in specs.iter().enumerate().zip(traces) {
         let r = read_result(bus, s.session, opts.trace.then_some(&mut trace))?;

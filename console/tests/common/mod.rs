@@ -212,6 +212,12 @@ pub fn pc_tool(tools: &Tools, line: &str) -> Command {
     let exe: PathBuf = match tool {
         "tcpdatatest" => tools.tcpdatatest.clone(),
         "tcp_client_txrx_single" => tools.txrx.clone(),
+        // Built with the others (`cargo build -p pc_tools --bins`); it has no --quiet.
+        "tcp_latency" => {
+            let mut c = Command::new(tools.tcpdatatest.with_file_name("tcp_latency"));
+            c.args(words).args(["--json", "--timeout", "120"]);
+            return c;
+        }
         other => panic!("unknown PC tool {other:?} in {line:?}"),
     };
     let mut c = Command::new(exe);
