@@ -1,6 +1,7 @@
 //! The interactive menu, as the reference console behaves: 0 display the
 //! TOE parameters, 1 change them and initialise the TOE, 2 half-duplex
-//! test, 3 full-duplex test. Input is read a line at a time; during a test
+//! test, 3 full-duplex test; and 5, the latency test, which the reference
+//! does not have. Input is read a line at a time; during a test
 //! Ctrl-C or any key aborts every session.
 
 use std::io::{BufRead, Write};
@@ -12,6 +13,7 @@ use etherbone::RegisterBus;
 
 use crate::identity::Identity;
 use crate::input::{self, InputError};
+use crate::latency_test::{self, LatencySpec};
 use crate::params::{self, Params};
 use crate::run::{self, Duplex, RunOptions, SessionSpec, Stop};
 
@@ -30,6 +32,7 @@ fn menu_text(id: &Identity) -> String {
          [1] Reset TOE parameters\n\
          [2] Half-duplex test\n\
          [3] Full-duplex test\n\
+         [5] Latency test (round trips measured in hardware)\n\
          (no ping test: choose 4 to see why)  [q] Quit\n\
          Select: ",
         id.sessions,
@@ -127,6 +130,7 @@ pub fn run(
                 let _ = writeln!(out, "{NO_PING}");
                 Ok(())
             }
+            "5" => latency(bus, id, bus_args, input, out),
             "q" | "Q" => return Ok(()),
             other => {
                 let _ = writeln!(out, "{}: {other:?} is not a menu option", input::INVALID);
@@ -318,6 +322,162 @@ impl Drop for KeyWatch {
     }
 }
 
+/// Asks one session's latency questions; `Ok(None)`: disabled.
+fn ask_latency_session(
+    s: usize,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<Option<LatencySpec>, InputError> {
+    // The end of the input answers "" (an invalid input: cancelled).
+    let mut get = |what: &str, prompt: &str| ask(input, out, prompt, what).unwrap_or(Ok(String::new()));
+    let role = input::code(
+        "Role",
+        &get("Role", &format!("Session {s}: role (0 disable, 1 initiator, 2 echo): "))?,
+        &[0, 1, 2],
+    )?;
+    if role == 0 {
+        return Ok(None);
+    }
+    let max = latency_test::MAX_MESSAGE;
+    let request = input::number(
+        "Request size",
+        &get("Request size", &format!("Session {s}: request size in bytes (1-{max}): "))?,
+        1,
+        max,
+    )?;
+    let response = input::number(
+        "Response size",
+        &get("Response size", &format!("Session {s}: response size in bytes (1-{max}): "))?,
+        1,
+        max,
+    )?;
+    let what = if role == 1 { "requests to send" } else { "requests to answer" };
+    let count = input::number(
+        "Request count",
+        &get("Request count", &format!("Session {s}: {what} (1-0xFFFF_FFFF): "))?,
+        1,
+        latency_test::MAX_COUNT,
+    )?;
+    let outstanding = input::number(
+        "Requests in flight",
+        &get(
+            "Requests in flight",
+            &format!("Session {s}: requests in flight at most (1-{}): ", latency_test::MAX_OUTSTANDING),
+        )?,
+        1,
+        latency_test::MAX_OUTSTANDING,
+    )?;
+    let conn = input::code(
+        "Connection mode",
+        &get("Connection mode", &format!("Session {s}: mode (0 client: active open, 1 server: passive open): "))?,
+        &[0, 1],
+    )?;
+    Ok(Some(LatencySpec::new(s, role == 1, (request, response), count, outstanding, conn)))
+}
+
+/// Menu 5: the latency test, asked session by session as menus 2 and 3.
+fn latency(
+    bus: &mut dyn RegisterBus,
+    id: &Identity,
+    bus_args: &str,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<(), crate::OpError> {
+    let mut specs = Vec::new();
+    for s in 0..id.sessions {
+        match ask_latency_session(s, input, out) {
+            Ok(Some(spec)) => specs.push(spec),
+            Ok(None) => {}
+            Err(e) => {
+                let _ = writeln!(out, "{e}\nOperation cancelled");
+                return Ok(());
+            }
+        }
+    }
+    if specs.is_empty() {
+        let _ = writeln!(out, "Every session is disabled: nothing to test");
+        return Ok(());
+    }
+    let sessions: Vec<usize> = specs.iter().map(|s| s.session).collect();
+    let busy = run::busy_among(bus, &sessions)?;
+    if !busy.is_empty() {
+        let _ = writeln!(out, "{}\nOperation cancelled", run::busy_message(&busy, bus_args));
+        return Ok(());
+    }
+    let p = Params::read(bus, id.sessions)?;
+    let _ = writeln!(out, "Recommended PC commands:");
+    for s in &specs {
+        let (fpga, target) = (p.fpga_ports[s.session], p.target_ports[s.session]);
+        let _ = writeln!(out, "  session {}: {}", s.session, s.pc_command(p.fpga_ip, p.target_ip, fpga, target));
+    }
+    for s in &specs {
+        let _ = writeln!(out, "{}", s.describe(p.fpga_ports[s.session], p.target_ports[s.session]));
+    }
+    let clients = specs.iter().any(|s| s.test.client);
+    let report = run_menu_test(bus_args, clients, input, out, |opts, say| {
+        latency_test::run(bus, &specs, id.user_clock_khz, opts, say)
+    })?;
+    let Some(report) = report else { return Ok(()) };
+    let _ = write!(out, "{}", report.text());
+    finish_menu_test(out, report.stopped.as_deref())
+}
+
+/// What menus 2, 3 and 5 share once the sessions are asked: "Press Enter"
+/// before a client connects, then `run` with the key watch and the signals
+/// aborting it, its lines on `out`. `Ok(None)`: the person did not proceed.
+fn run_menu_test<R>(
+    bus_args: &str,
+    clients: bool,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    run: impl FnOnce(&RunOptions, &mut dyn FnMut(&str)) -> Result<R, crate::OpError>,
+) -> Result<Option<R>, crate::OpError> {
+    if clients {
+        match ask_line(input, out, "Press Enter to proceed") {
+            Line::Text(_) => {}
+            Line::NotText(seen) => {
+                let _ = writeln!(out, "{}\nOperation cancelled", not_text("Answer", &seen));
+                return Ok(None);
+            }
+            Line::End | Line::Failed(_) => return Ok(None),
+        }
+    }
+    let _ = writeln!(out, "Press any key or Ctrl-C to abort the test");
+    let _ = out.flush();
+    let opts = RunOptions {
+        limit: Some(TEST_LIMIT),
+        interval: Duration::from_secs(1),
+        abort: &run::ABORT,
+        bus_args,
+        trace: false,
+    };
+    run::with_signals(|| {
+        let _keys = KeyWatch::start();
+        run(&opts, &mut |l| {
+            if writeln!(out, "{l}").and_then(|_| out.flush()).is_err() {
+                // Nobody reads the test any more: stop it cleanly.
+                run::ABORT.request(Stop::OutputClosed);
+            }
+        })
+    })
+    .map(Some)
+}
+
+/// After a menu test's results: why it stopped early, and the console's
+/// end when a signal asked for it.
+fn finish_menu_test(out: &mut dyn Write, stopped: Option<&str>) -> Result<(), crate::OpError> {
+    if let Some(why) = stopped {
+        let _ = writeln!(out, "Test stopped: {why}");
+    }
+    match run::ABORT.requested() {
+        // SIGTERM or SIGHUP: the sessions are aborted; now the console goes.
+        Some(stop) if stop.ends_console() => {
+            Err(crate::OpError(format!("{}: the test's sessions were aborted", stop.describe())))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn test(
     bus: &mut dyn RegisterBus,
     id: &Identity,
@@ -374,43 +534,11 @@ fn test(
             p.target_ports[s.session]
         );
     }
-    if specs.iter().any(|s| s.test.client) {
-        match ask_line(input, out, "Press Enter to proceed") {
-            Line::Text(_) => {}
-            Line::NotText(seen) => {
-                let _ = writeln!(out, "{}\nOperation cancelled", not_text("Answer", &seen));
-                return Ok(());
-            }
-            Line::End | Line::Failed(_) => return Ok(()),
-        }
-    }
-    let _ = writeln!(out, "Press any key or Ctrl-C to abort the test");
-    let _ = out.flush();
-    let opts = RunOptions {
-        limit: Some(TEST_LIMIT),
-        interval: Duration::from_secs(1),
-        abort: &run::ABORT,
-        bus_args,
-        trace: false,
-    };
-    let report = run::with_signals(|| {
-        let _keys = KeyWatch::start();
-        run::run(bus, duplex, &specs, id.user_clock_khz, &opts, &mut |l| {
-            if writeln!(out, "{l}").and_then(|_| out.flush()).is_err() {
-                // Nobody reads the test any more: stop it cleanly.
-                run::ABORT.request(Stop::OutputClosed);
-            }
-        })
+    let clients = specs.iter().any(|s| s.test.client);
+    let report = run_menu_test(bus_args, clients, input, out, |opts, say| {
+        run::run(bus, duplex, &specs, id.user_clock_khz, opts, say)
     })?;
+    let Some(report) = report else { return Ok(()) };
     let _ = write!(out, "{}", report.totals_text());
-    if let Some(why) = &report.stopped {
-        let _ = writeln!(out, "Test stopped: {why}");
-    }
-    match run::ABORT.requested() {
-        // SIGTERM or SIGHUP: the sessions are aborted; now the console goes.
-        Some(stop) if stop.ends_console() => {
-            Err(crate::OpError(format!("{}: the test's sessions were aborted", stop.describe())))
-        }
-        _ => Ok(()),
-    }
+    finish_menu_test(out, report.stopped.as_deref())
 }

@@ -153,6 +153,59 @@ fn option_2_runs_a_send_test_with_progress_closes_and_totals() {
     p.exp_eof().unwrap();
 }
 
+/// Option 5, the latency test: the questions per session, the
+/// recommended `tcp_latency` command, progress, and the results with a
+/// histogram; the PC echo answers every request. Then the two error
+/// messages, each cancelling the operation.
+#[test]
+fn option_5_runs_a_latency_test_against_tcp_latency() {
+    let tools = tools();
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    let fpga = free_port();
+    let f = console(addr, &["params", "set", "fpga_ip=127.0.0.1", &format!("fpga_port0={fpga}")]);
+    assert_eq!(f.code, Some(0), "{}", f.all());
+    let mut p = menu(addr);
+    p.send_line("5").unwrap();
+    answer(&mut p, "Session 0: role (0 disable, 1 initiator, 2 echo): ", "1");
+    answer(&mut p, "Session 0: request size in bytes (1-65535): ", "64");
+    answer(&mut p, "Session 0: response size in bytes (1-65535): ", "32");
+    answer(&mut p, "Session 0: requests to send (1-0xFFFF_FFFF): ", "50");
+    answer(&mut p, "Session 0: requests in flight at most (1-16): ", "2");
+    answer(&mut p, "Session 0: mode (0 client: active open, 1 server: passive open): ", "1");
+    for s in 1..4 {
+        answer(&mut p, &format!("Session {s}: role"), "0");
+    }
+    let command = format!("tcp_latency c e 127.0.0.1 {fpga} 64 32 50 --outstanding 2");
+    p.exp_string(&format!("session 0: {command}")).unwrap();
+    p.exp_string("Session 0: initiator, 50 requests of 64 bytes, responses of 32 bytes, up to 2 in flight, server")
+        .unwrap();
+    p.exp_string("Wait connection").unwrap();
+    let tool = ToolProcess::spawn(pc_tool(&tools, &command), false).expect("the PC tool");
+    p.exp_string("Latency test complete").unwrap();
+    p.exp_string("Session 0 (initiator, 64 -> 32 bytes, up to 2 in flight): 50 round trips, 0 verification errors  ok")
+        .unwrap();
+    p.exp_regex(r"\n  ns +\d+\.\d").unwrap();
+    p.exp_regex(r"\n  cycles +\d+\.\d").unwrap();
+    p.exp_string("round trips (16 buckets per power of two").unwrap();
+    let run = tool.finish(Duration::from_secs(120));
+    assert!(run.ok(), "{}", run.stderr);
+    assert_eq!(run.json["count"], 50, "the tool's own report");
+
+    answer(&mut p, "Select: ", "5");
+    answer(&mut p, "Session 0: role (0 disable, 1 initiator, 2 echo): ", "2");
+    answer(&mut p, "Session 0: request size", "65536");
+    p.exp_string("OUT-OF-RANGE INPUT").unwrap();
+    p.exp_string("Operation cancelled").unwrap();
+    answer(&mut p, "Select: ", "5");
+    answer(&mut p, "Session 0: role (0 disable, 1 initiator, 2 echo): ", "echo");
+    p.exp_string("INVALID INPUT").unwrap();
+    p.exp_string("Operation cancelled").unwrap();
+    p.exp_string("Select: ").unwrap();
+    p.send_line("q").unwrap();
+    p.exp_eof().unwrap();
+}
+
 /// A key, then Ctrl-C, abort a test that waits for its connection; every
 /// session ends idle with cause `aborted` and the menu goes on.
 #[test]
