@@ -12,6 +12,7 @@ pub use board_sim::{axil, clocks, verilated};
 pub mod boards;
 pub mod demo;
 pub mod dut;
+pub mod latency_demo;
 pub mod register_bench;
 pub mod register_model;
 pub mod scripted_toe;

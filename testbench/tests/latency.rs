@@ -7,6 +7,7 @@
 
 use driver::ops::{self, LatencyResult, LatencyTest, SessionResult};
 use testbench::boards::{default_pair, quick_toe, TwoBoardSim};
+use testbench::latency_demo::{self, expected_round_trip, SESSIONS_CYCLES};
 use testbench::{demo, seed};
 use toe_model::LinkConfig;
 
@@ -78,38 +79,6 @@ fn many_requests_in_flight_of_uneven_sizes() {
     check("latency_uneven_in_flight", 100, 1000, 60, 8);
 }
 
-/// The cycle of the last beat of a `bytes`-byte message, counted from its
-/// first, as the link's credit lets the TOE take them one beat
-/// (`beat_bytes`) at a time: toe_model's rule (`link.rs`), written again
-/// from its documentation: every cycle adds `payload_mb_s` units, capped at
-/// `max(one full beat, one cycle's worth)`, a beat is taken while the
-/// credit is positive and costs `user_clock_mhz` units a byte. The link is
-/// idle before the message (one request in flight), so the credit starts
-/// at its cap.
-fn serialisation(bytes: u64, beat_bytes: u64, link: &LinkConfig) -> u64 {
-    let (add, clk) = (link.payload_mb_s as i64, link.user_clock_mhz as i64);
-    let cap = (beat_bytes as i64 * clk).max(add);
-    let (mut credit, mut left, mut cycle, mut last) = (cap, bytes, 0, 0);
-    while left > 0 {
-        if credit > 0 {
-            let beat = left.min(beat_bytes);
-            credit -= beat as i64 * clk;
-            left -= beat;
-            last = cycle;
-        }
-        credit = (credit + add).min(cap);
-        cycle += 1;
-    }
-    last
-}
-
-/// Cycles the two sessions add to every round trip, whatever the link:
-/// the echo's turnaround from a request's last byte to its response's
-/// first beat, and where the initiator's meter stamps the two ends. A
-/// property of the session's pipeline, not of the link; a change to that
-/// pipeline changes it (and this test says so).
-const SESSIONS_CYCLES: u64 = 5;
-
 /// One request in flight on two boards: every round trip is exactly the
 /// link's latency both ways, each message's serialisation at the link's
 /// rate and the sessions' fixed cycles, computed from the link model's
@@ -129,10 +98,7 @@ fn one_request_in_flight_takes_exactly_the_links_time() {
         (250, slow, 3000, 1000),
     ] {
         let link = LinkConfig { latency_cycles: l, ..link };
-        let expected = 2 * l
-            + serialisation(u64::from(request), BEAT, &link)
-            + serialisation(u64::from(response), BEAT, &link)
-            + SESSIONS_CYCLES;
+        let expected = expected_round_trip(&link, BEAT, u64::from(request), u64::from(response));
         let name = format!("{request} -> {response} bytes, {l}-cycle link at {} MB/s", link.payload_mb_s);
         let mut sim = default_pair(seed::from_env(&name), link, quick_toe(BEAT as usize));
         let initiator = LatencyTest::new(true, request, response, 6, true);
@@ -141,10 +107,12 @@ fn one_request_in_flight_takes_exactly_the_links_time() {
             ops::program_latency(&mut sim.bus(b), 0, &t).unwrap_or_else(|e| panic!("board {b}: {e}"));
             let (fpga, target) = demo::ports(b, 0);
             sim.ports(b, 0, fpga, target);
+            sim.toe.set_messages(b, 0, true);
         }
         sim.start(0, 0);
         sim.start(1, 0);
         assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 2_000_000), "{name}: both sessions must end");
+        assert_eq!(sim.toe.violation_count(), 0, "{name}: {:?}", sim.toe.violations());
         let li = latency(&mut sim, 1);
         assert_eq!(li.count, 6, "{name}: {li:?}");
         assert_eq!(
@@ -154,4 +122,19 @@ fn one_request_in_flight_takes_exactly_the_links_time() {
         );
         assert_eq!((li.sum, li.jitter_sum), (6 * expected, 0), "{name}: {li:?}");
     }
+}
+
+/// `make demo`'s latency row: every round trip the expected one, the
+/// histogram holds them all, both sides verified.
+#[test]
+fn the_demos_latency_row_measures_what_the_link_model_says() {
+    let row = latency_demo::run(seed::from_env("demo latency row"), LinkConfig::default());
+    assert!(row.ok(), "{}\n{:?}\n{:?}", row.table(), row.result, &row.violations[..row.violations.len().min(3)]);
+    assert_eq!(row.expected, 2 * 250 + SESSIONS_CYCLES, "64 bytes fit one beat: no serialisation");
+    let text = row.table();
+    assert!(
+        text.contains("  100                 505        505     2020.0        505       2020.0           ok"),
+        "{text}"
+    );
+    assert!(row.plot_svg().unwrap().contains("expected 2020.0 ns"));
 }

@@ -9,7 +9,9 @@
 //!
 //! Each scenario's MB/s per session over time is drawn into
 //! `<DEMO_PLOTS>/<n>-<scenario>.svg` (`DEMO_PLOTS` defaults to
-//! `target/demo-plots`); the folder is named before the first table.
+//! `target/demo-plots`); the folder is named before the first table. Last
+//! comes the latency row (issue 29): 64-byte round trips beside the round
+//! trip the link model's parameters give, its histogram in `latency.svg`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -83,6 +85,30 @@ fn main() {
         if !say(&text) {
             std::process::exit(i32::from(failures > 0));
         }
+    }
+    // The latency row (issue 29): no reference figure, the link model's own.
+    let t = std::time::Instant::now();
+    let row = testbench::latency_demo::run(seed, toe_model::LinkConfig::default());
+    let mut text = row.table();
+    text += &format!("  wall clock: {:.1} s\n", t.elapsed().as_secs_f64());
+    let path = plots.join("latency.svg");
+    match row.plot_svg().and_then(|svg| plots::write(&path, &svg)) {
+        Ok(()) => text += &format!("  plot: {}\n\n", path.display()),
+        Err(e) => {
+            text += &format!("  plot: {e}\n\n");
+            failures += 1;
+        }
+    }
+    if !row.ok() {
+        text += &format!(
+            "  FAILED: the round trips are not all the expected {} cycles, or a byte or the interface was wrong ({:?})\n",
+            row.expected,
+            &row.violations[..row.violations.len().min(3)]
+        );
+        failures += 1;
+    }
+    if !say(&text) {
+        std::process::exit(i32::from(failures > 0));
     }
     let _ = say(&format!(
         "largest deviation from a reference figure: {:.2} %; rows not verified ok: {failures}\n",
