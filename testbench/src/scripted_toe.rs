@@ -72,6 +72,8 @@ pub struct Script {
     pub tx_last: Option<u64>,
     /// `tx_tlast` of the last TX beat taken.
     pub tx_last_tlast: bool,
+    /// Every TX beat taken: its cycle and the stream offset of its first byte.
+    pub tx_log: Vec<(u64, u64)>,
     /// The first TX byte that differed from the incremental pattern.
     pub tx_mismatch: Option<pattern::Mismatch>,
     /// RX bytes taken (as presented, corruption included) and the cycle of the last beat.
@@ -141,6 +143,7 @@ impl Script {
         self.tx_first = None;
         self.tx_last = None;
         self.tx_last_tlast = false;
+        self.tx_log.clear();
         self.tx_mismatch = None;
         self.rx_log.clear();
         self.rx_last = None;
@@ -280,6 +283,7 @@ impl ToeSide for ScriptedToe {
                 if s.tx_mismatch.is_none() {
                     s.tx_mismatch = pattern::first_mismatch(&o.tx_data, s.tx_bytes);
                 }
+                s.tx_log.push((cycle, s.tx_bytes));
                 s.tx_bytes += o.tx_data.len() as u64;
                 s.tx_beats += 1;
                 s.tx_first.get_or_insert(cycle);

@@ -138,3 +138,124 @@ fn the_demos_latency_row_measures_what_the_link_model_says() {
     );
     assert!(row.plot_svg().unwrap().contains("expected 2020.0 ns"));
 }
+
+/// One board whose TOE is scripted: it answers each request of session 0
+/// (an initiator, a client) after a delay drawn from a known distribution,
+/// timing each round trip itself at the interface (the cycle it took the
+/// request's first beat, the cycle the response's last byte was taken).
+/// The hardware's moments must be `latency::Moments` of those round trips
+/// exactly, and every bucket of its histogram `latency::Histogram`'s.
+/// With requests in flight the answers keep their order, each no earlier
+/// than its delay after its request.
+fn scripted_peer(outstanding: u32) {
+    use rand::{Rng, SeedableRng};
+    use testbench::boards::{Board, Rig};
+    use testbench::scripted_toe::ScriptedToe;
+
+    const REQUEST: u64 = 20; // three beats of 8 bytes, the last partial
+    const RESPONSE: u64 = 13;
+    const COUNT: u32 = 300;
+    let seed = seed::from_env(&format!("scripted latency, {outstanding} in flight"));
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let board = Board::new(&testbench::models::top64::top(), seed);
+    let toe = ScriptedToe::for_board(&board);
+    let mut sim = Rig::from_parts(vec![board], toe);
+    let beat = sim.toe.beat_bytes() as u64;
+    let mut test = LatencyTest::new(true, REQUEST as u32, RESPONSE as u32, COUNT, true);
+    test.outstanding = outstanding;
+    ops::program_latency(&mut sim.bus(0), 0, &test).unwrap();
+    sim.ports(0, 0, 50_001, 60_002);
+    {
+        let s = sim.toe.session_mut(0);
+        s.conn_req_ready = true;
+        s.tx_tready = true;
+    }
+    sim.start(0, 0);
+    let (mut seen_beats, mut starts, mut due) = (0usize, Vec::new(), std::collections::VecDeque::new());
+    let (mut answered, mut rtts) = (0usize, Vec::new());
+    let mut awaiting: Option<usize> = None; // the response queued, not yet taken
+    let mut most_in_flight = 0;
+    let limit = sim.cycles() + 20_000_000;
+    while rtts.len() < COUNT as usize {
+        assert!(sim.cycles() < limit, "{} of {COUNT} round trips in 20 M cycles", rtts.len());
+        sim.run(1);
+        let now = sim.toe.cycle();
+        let s = sim.toe.session_mut(0);
+        if !s.status.established && !s.taken.is_empty() {
+            (s.status.peer_port, s.status.peer_mss, s.status.peer_window_scale) = (60_002, 1460, 0);
+            s.status.established = true;
+        }
+        // Each request starts a new beat: a beat at offset k * REQUEST starts request k.
+        while seen_beats < s.tx_log.len() {
+            let (cycle, offset) = s.tx_log[seen_beats];
+            seen_beats += 1;
+            if offset % REQUEST == 0 {
+                starts.push(cycle);
+                // Mostly a short answer, one in ten between 1,000 and 40,000 cycles.
+                let delay =
+                    if rng.gen_range(0..10) == 0 { rng.gen_range(1_000..40_000) } else { rng.gen_range(0..200) };
+                due.push_back(cycle + delay);
+            }
+        }
+        most_in_flight = most_in_flight.max(starts.len() - rtts.len());
+        if let Some(k) = awaiting {
+            if s.rx_pending() == 0 {
+                rtts.push(s.rx_last.expect("taken") - starts[k]);
+                awaiting = None;
+            }
+        }
+        if awaiting.is_none() && due.front().is_some_and(|&d| d <= now) {
+            due.pop_front();
+            s.send_pattern(RESPONSE, beat as usize);
+            awaiting = Some(answered);
+            answered += 1;
+        }
+    }
+    assert_eq!(most_in_flight, outstanding as usize, "requests unanswered at most: `outstanding`, and reached");
+    // The session closes after its last response: its close request is
+    // taken (conn_req_ready is high), then the connection goes down.
+    let asked = sim.cycles();
+    while sim.toe.session(0).closes() == 0 {
+        assert!(sim.cycles() - asked < 10_000, "no close request after the last response");
+        sim.run(1);
+    }
+    sim.toe.session_mut(0).status.established = false;
+    assert!(sim.wait_idle(&[(0, 0)], 1_000, 1_000_000), "the session ends after {COUNT} round trips");
+    let r = sim.result(0, 0);
+    assert!(r.done && !r.error && r.err_count == 0, "{r:?}");
+    assert_eq!(sim.toe.session(0).tx_mismatch, None, "every request is the pattern");
+    assert_eq!(sim.toe.session(0).tx_bytes, u64::from(COUNT) * REQUEST);
+
+    let mut model = latency::Moments::new();
+    let mut buckets = latency::Histogram::new();
+    for &v in &rtts {
+        model.record(v);
+        buckets.record(v);
+    }
+    let hw = ops::latency_result(&mut sim.bus(0), 0).unwrap();
+    assert_eq!(
+        (u64::from(hw.count), u64::from(hw.min), u64::from(hw.max)),
+        (model.count, model.min, model.max),
+        "count, min, max (seed {seed})"
+    );
+    assert_eq!(
+        (u128::from(hw.sum), hw.sum_sq, u128::from(hw.jitter_sum)),
+        (model.sum, model.sum_sq, model.jitter_sum),
+        "sum, sum of squares, jitter sum (seed {seed})"
+    );
+    let h = ops::latency_histogram(&mut sim.bus(0), 0).unwrap();
+    for (i, &c) in h.iter().enumerate() {
+        assert_eq!(u64::from(c), buckets.count(i), "bucket {i} {:?} (seed {seed})", latency::bounds(i));
+    }
+    assert!(buckets.buckets().count() > 10, "the delays spread over many buckets: {buckets:?}");
+}
+
+#[test]
+fn a_scripted_peer_s_delays_are_measured_exactly() {
+    scripted_peer(1);
+}
+
+#[test]
+fn a_scripted_peer_s_delays_are_measured_exactly_with_requests_in_flight() {
+    scripted_peer(4);
+}
