@@ -6,6 +6,7 @@
 //! checker allows each message's partial `tlast` beat.
 
 use driver::ops::{self, LatencyResult, LatencyTest, SessionResult};
+use driver::regs::session::status::ErrorCause;
 use testbench::boards::{default_pair, quick_toe, TwoBoardSim};
 use testbench::latency_demo::{self, expected_round_trip, SESSIONS_CYCLES};
 use testbench::{demo, seed};
@@ -139,115 +140,195 @@ fn the_demos_latency_row_measures_what_the_link_model_says() {
     assert!(row.plot_svg().unwrap().contains("expected 2020.0 ns"));
 }
 
-/// One board whose TOE is scripted: it answers each request of session 0
-/// (an initiator, a client) after a delay drawn from a known distribution,
-/// timing each round trip itself at the interface (the cycle it took the
-/// request's first beat, the cycle the response's last byte was taken).
-/// The hardware's moments must be `latency::Moments` of those round trips
-/// exactly, and every bucket of its histogram `latency::Histogram`'s.
-/// With requests in flight the answers keep their order, each no earlier
-/// than its delay after its request.
-fn scripted_peer(outstanding: u32) {
-    use rand::{Rng, SeedableRng};
-    use testbench::boards::{Board, Rig};
-    use testbench::scripted_toe::ScriptedToe;
+/// One board whose TOE is scripted (`testbench::scripted_toe`): it opens
+/// session 0's connection when asked and answers each of its requests
+/// after a delay drawn from a known distribution, timing each round trip
+/// itself at the interface (the cycle it took the request's first beat,
+/// the cycle the response's last byte was taken). Answers keep their
+/// order, each no earlier than its delay after its request.
+struct ScriptedPeer {
+    rng: rand_chacha::ChaCha8Rng,
+    /// The cycle each request's first beat was taken.
+    starts: Vec<u64>,
+    /// When each request not yet answered is due an answer.
+    due: std::collections::VecDeque<u64>,
+    /// The request whose response is queued and not yet all taken.
+    awaiting: Option<usize>,
+    answered: usize,
+    /// The round trips as the TOE timed them, in order.
+    rtts: Vec<u64>,
+    seen_beats: usize,
+    most_in_flight: usize,
+    /// Requests answered at most: after these the peer falls silent.
+    answer_at_most: usize,
+}
 
-    const REQUEST: u64 = 20; // three beats of 8 bytes, the last partial
-    const RESPONSE: u64 = 13;
-    const COUNT: u32 = 300;
-    let seed = seed::from_env(&format!("scripted latency, {outstanding} in flight"));
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let board = Board::new(&testbench::models::top64::top(), seed);
-    let toe = ScriptedToe::for_board(&board);
-    let mut sim = Rig::from_parts(vec![board], toe);
-    let beat = sim.toe.beat_bytes() as u64;
-    let mut test = LatencyTest::new(true, REQUEST as u32, RESPONSE as u32, COUNT, true);
-    test.outstanding = outstanding;
-    ops::program_latency(&mut sim.bus(0), 0, &test).unwrap();
-    sim.ports(0, 0, 50_001, 60_002);
-    {
+type ScriptedRig = testbench::boards::Rig<testbench::scripted_toe::ScriptedToe>;
+
+const SCRIPTED_REQUEST: u64 = 20; // three beats of 8 bytes, the last partial
+const SCRIPTED_RESPONSE: u64 = 13;
+
+impl ScriptedPeer {
+    /// A `top64` board whose session 0 is an initiator (client) of
+    /// `count` round trips with `outstanding` in flight and a stall timeout
+    /// of `stall_ms` (0: never), started; and its peer.
+    fn start(name: &str, outstanding: u32, count: u32, stall_ms: u32) -> (ScriptedRig, ScriptedPeer, u64) {
+        use rand::SeedableRng;
+        use testbench::boards::{Board, Rig};
+        use testbench::scripted_toe::ScriptedToe;
+        let seed = seed::from_env(name);
+        let board = Board::new(&testbench::models::top64::top(), seed);
+        let toe = ScriptedToe::for_board(&board);
+        let mut sim = Rig::from_parts(vec![board], toe);
+        let mut test = LatencyTest::new(true, SCRIPTED_REQUEST as u32, SCRIPTED_RESPONSE as u32, count, true);
+        test.outstanding = outstanding;
+        ops::program_latency(&mut sim.bus(0), 0, &test).unwrap();
+        sim.ports(0, 0, 50_001, 60_002);
+        sim.write(0, driver::regs::session(0).unwrap().stall_timeout(), stall_ms);
         let s = sim.toe.session_mut(0);
         s.conn_req_ready = true;
         s.tx_tready = true;
+        sim.start(0, 0);
+        let peer = ScriptedPeer {
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+            starts: Vec::new(),
+            due: Default::default(),
+            awaiting: None,
+            answered: 0,
+            rtts: Vec::new(),
+            seen_beats: 0,
+            most_in_flight: 0,
+            answer_at_most: usize::MAX,
+        };
+        (sim, peer, seed)
     }
-    sim.start(0, 0);
-    let (mut seen_beats, mut starts, mut due) = (0usize, Vec::new(), std::collections::VecDeque::new());
-    let (mut answered, mut rtts) = (0usize, Vec::new());
-    let mut awaiting: Option<usize> = None; // the response queued, not yet taken
-    let mut most_in_flight = 0;
-    let limit = sim.cycles() + 20_000_000;
-    while rtts.len() < COUNT as usize {
-        assert!(sim.cycles() < limit, "{} of {COUNT} round trips in 20 M cycles", rtts.len());
+
+    /// One cycle of the board and the peer.
+    fn step(&mut self, sim: &mut ScriptedRig) {
+        use rand::Rng;
         sim.run(1);
         let now = sim.toe.cycle();
+        let beat = sim.toe.beat_bytes();
         let s = sim.toe.session_mut(0);
-        if !s.status.established && !s.taken.is_empty() {
+        if !s.status.established && s.taken.len() == 1 {
             (s.status.peer_port, s.status.peer_mss, s.status.peer_window_scale) = (60_002, 1460, 0);
             s.status.established = true;
         }
         // Each request starts a new beat: a beat at offset k * REQUEST starts request k.
-        while seen_beats < s.tx_log.len() {
-            let (cycle, offset) = s.tx_log[seen_beats];
-            seen_beats += 1;
-            if offset % REQUEST == 0 {
-                starts.push(cycle);
+        while self.seen_beats < s.tx_log.len() {
+            let (cycle, offset) = s.tx_log[self.seen_beats];
+            self.seen_beats += 1;
+            if offset % SCRIPTED_REQUEST == 0 {
+                self.starts.push(cycle);
                 // Mostly a short answer, one in ten between 1,000 and 40,000 cycles.
-                let delay =
-                    if rng.gen_range(0..10) == 0 { rng.gen_range(1_000..40_000) } else { rng.gen_range(0..200) };
-                due.push_back(cycle + delay);
+                let delay = if self.rng.gen_range(0..10) == 0 {
+                    self.rng.gen_range(1_000..40_000)
+                } else {
+                    self.rng.gen_range(0..200)
+                };
+                self.due.push_back(cycle + delay);
             }
         }
-        most_in_flight = most_in_flight.max(starts.len() - rtts.len());
-        if let Some(k) = awaiting {
-            if s.rx_pending() == 0 {
-                rtts.push(s.rx_last.expect("taken") - starts[k]);
-                awaiting = None;
-            }
-        }
-        if awaiting.is_none() && due.front().is_some_and(|&d| d <= now) {
-            due.pop_front();
-            s.send_pattern(RESPONSE, beat as usize);
-            awaiting = Some(answered);
-            answered += 1;
+        self.most_in_flight = self.most_in_flight.max(self.starts.len() - self.rtts.len());
+        self.collect(sim);
+        let s = sim.toe.session_mut(0);
+        if self.awaiting.is_none() && self.answered < self.answer_at_most && self.due.front().is_some_and(|&d| d <= now)
+        {
+            self.due.pop_front();
+            s.send_pattern(SCRIPTED_RESPONSE, beat);
+            self.awaiting = Some(self.answered);
+            self.answered += 1;
         }
     }
-    assert_eq!(most_in_flight, outstanding as usize, "requests unanswered at most: `outstanding`, and reached");
+
+    /// The round trip of the response awaited, once all of it was taken.
+    /// Register accesses run the board too, so this is also called after
+    /// them.
+    fn collect(&mut self, sim: &ScriptedRig) {
+        let s = sim.toe.session(0);
+        if let Some(k) = self.awaiting {
+            if s.rx_pending() == 0 {
+                self.rtts.push(s.rx_last.expect("taken") - self.starts[k]);
+                self.awaiting = None;
+            }
+        }
+    }
+
+    /// Steps until `done` holds (at most `max` cycles).
+    fn run_until(&mut self, sim: &mut ScriptedRig, max: u64, what: &str, done: impl Fn(&ScriptedPeer) -> bool) {
+        let limit = sim.cycles() + max;
+        while !done(self) {
+            assert!(sim.cycles() < limit, "{what}: not within {max} cycles ({} round trips)", self.rtts.len());
+            self.step(sim);
+        }
+    }
+
+    /// Steps until session 0 is idle (at most `max` cycles).
+    fn run_until_idle(&mut self, sim: &mut ScriptedRig, max: u64) {
+        let limit = sim.cycles() + max;
+        while ops::busy(&mut sim.bus(0), 0).unwrap() {
+            assert!(sim.cycles() < limit, "session 0 still busy after {max} cycles");
+            for _ in 0..100 {
+                self.step(sim);
+            }
+        }
+        self.collect(sim);
+    }
+
+    /// The session's moments and every histogram bucket are those of the
+    /// round trips the peer timed.
+    fn check_measured(&self, sim: &mut ScriptedRig, seed: u64) {
+        let mut model = latency::Moments::new();
+        let mut buckets = latency::Histogram::new();
+        for &v in &self.rtts {
+            model.record(v);
+            buckets.record(v);
+        }
+        let hw = ops::latency_result(&mut sim.bus(0), 0).unwrap();
+        assert_eq!(
+            (u64::from(hw.count), u64::from(hw.min), u64::from(hw.max)),
+            (model.count, model.min, model.max),
+            "count, min, max (seed {seed})"
+        );
+        assert_eq!(
+            (u128::from(hw.sum), hw.sum_sq, u128::from(hw.jitter_sum)),
+            (model.sum, model.sum_sq, model.jitter_sum),
+            "sum, sum of squares, jitter sum (seed {seed})"
+        );
+        let h = ops::latency_histogram(&mut sim.bus(0), 0).unwrap();
+        for (i, &c) in h.iter().enumerate() {
+            assert_eq!(u64::from(c), buckets.count(i), "bucket {i} {:?} (seed {seed})", latency::bounds(i));
+        }
+    }
+}
+
+/// The scripted peer's delays: the hardware's moments must be
+/// `latency::Moments` of the round trips the peer timed, exactly, and
+/// every bucket of its histogram `latency::Histogram`'s; never more than
+/// `outstanding` unanswered, and that many reached.
+fn scripted_peer(outstanding: u32) {
+    const COUNT: u32 = 300;
+    let (mut sim, mut peer, seed) =
+        ScriptedPeer::start(&format!("scripted latency, {outstanding} in flight"), outstanding, COUNT, 0);
+    peer.run_until(&mut sim, 20_000_000, "every round trip", |p| p.rtts.len() == COUNT as usize);
+    assert_eq!(peer.most_in_flight, outstanding as usize, "requests unanswered at most: `outstanding`, and reached");
     // The session closes after its last response: its close request is
     // taken (conn_req_ready is high), then the connection goes down.
     let asked = sim.cycles();
     while sim.toe.session(0).closes() == 0 {
         assert!(sim.cycles() - asked < 10_000, "no close request after the last response");
-        sim.run(1);
+        peer.step(&mut sim);
     }
     sim.toe.session_mut(0).status.established = false;
-    assert!(sim.wait_idle(&[(0, 0)], 1_000, 1_000_000), "the session ends after {COUNT} round trips");
+    peer.run_until_idle(&mut sim, 1_000_000);
     let r = sim.result(0, 0);
     assert!(r.done && !r.error && r.err_count == 0, "{r:?}");
     assert_eq!(sim.toe.session(0).tx_mismatch, None, "every request is the pattern");
-    assert_eq!(sim.toe.session(0).tx_bytes, u64::from(COUNT) * REQUEST);
-
-    let mut model = latency::Moments::new();
-    let mut buckets = latency::Histogram::new();
-    for &v in &rtts {
-        model.record(v);
-        buckets.record(v);
-    }
-    let hw = ops::latency_result(&mut sim.bus(0), 0).unwrap();
-    assert_eq!(
-        (u64::from(hw.count), u64::from(hw.min), u64::from(hw.max)),
-        (model.count, model.min, model.max),
-        "count, min, max (seed {seed})"
-    );
-    assert_eq!(
-        (u128::from(hw.sum), hw.sum_sq, u128::from(hw.jitter_sum)),
-        (model.sum, model.sum_sq, model.jitter_sum),
-        "sum, sum of squares, jitter sum (seed {seed})"
-    );
-    let h = ops::latency_histogram(&mut sim.bus(0), 0).unwrap();
-    for (i, &c) in h.iter().enumerate() {
-        assert_eq!(u64::from(c), buckets.count(i), "bucket {i} {:?} (seed {seed})", latency::bounds(i));
-    }
-    assert!(buckets.buckets().count() > 10, "the delays spread over many buckets: {buckets:?}");
+    assert_eq!(sim.toe.session(0).tx_bytes, u64::from(COUNT) * SCRIPTED_REQUEST);
+    peer.check_measured(&mut sim, seed);
+    let mut spread = latency::Histogram::new();
+    peer.rtts.iter().for_each(|&v| spread.record(v));
+    assert!(spread.buckets().count() > 10, "the delays spread over many buckets: {spread:?}");
 }
 
 #[test]
@@ -258,4 +339,34 @@ fn a_scripted_peer_s_delays_are_measured_exactly() {
 #[test]
 fn a_scripted_peer_s_delays_are_measured_exactly_with_requests_in_flight() {
     scripted_peer(4);
+}
+
+/// A peer that stops answering after three responses: the watchdog ends
+/// the test `stalled` (1 ms of the user clock without progress), and the
+/// three round trips stay measured.
+#[test]
+fn a_peer_that_stops_answering_ends_the_test_stalled() {
+    let (mut sim, mut peer, seed) = ScriptedPeer::start("latency peer falls silent", 1, 100, 1);
+    peer.answer_at_most = 3;
+    peer.run_until_idle(&mut sim, 2_000_000);
+    let r = sim.result(0, 0);
+    assert!(r.error && !r.done, "{r:?}");
+    assert_eq!(ErrorCause::from_bits(r.error_cause), Some(ErrorCause::Stalled), "{r:?}");
+    assert_eq!(peer.rtts.len(), 3);
+    peer.check_measured(&mut sim, seed);
+}
+
+/// `ctrl.abort` in the middle of the round trips: the test ends `aborted`
+/// at once, and what was measured before stays measured.
+#[test]
+fn an_abort_mid_test_ends_it_and_keeps_what_was_measured() {
+    let (mut sim, mut peer, seed) = ScriptedPeer::start("latency abort", 4, 1_000, 0);
+    peer.run_until(&mut sim, 5_000_000, "ten round trips", |p| p.rtts.len() >= 10);
+    sim.abort(0, 0);
+    peer.run_until_idle(&mut sim, 10_000);
+    let r = sim.result(0, 0);
+    assert!(r.error && !r.done, "{r:?}");
+    assert_eq!(ErrorCause::from_bits(r.error_cause), Some(ErrorCause::Aborted), "{r:?}");
+    assert!(peer.rtts.len() < 1_000, "{} round trips", peer.rtts.len());
+    peer.check_measured(&mut sim, seed);
 }
