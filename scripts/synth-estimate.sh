@@ -10,9 +10,10 @@
 # name; EXAMPLES=DIR takes them from DIR), each generated once into a
 # temporary folder by `gen --config`, with the same yosys command: one row
 # per example. An example whose RTL is identical to the default build's
-# reuses the whole top's netlist from the first table. The blocks and then
-# the examples run SYNTH_JOBS at a time (default: the number of cores); the
-# rows come out in block order and in name order.
+# reuses the whole top's netlist from the first table. Every yosys run (the
+# blocks and the examples' tops) is one queue, SYNTH_JOBS at a time
+# (default: the number of cores); the rows come out in block order and in
+# name order, once every run has ended.
 #
 # The depth budget: a block or a whole top deeper than SYNTH_MAX_LEVELS LUT
 # levels (default 5, the whole top's target) fails the run, after the tables.
@@ -54,63 +55,74 @@ synth() {
 }
 
 mapfile -t files <"$build/rtl/files.f"
-echo "synth-estimate: yosys $(yosys -V | awk '{print $2}') synth_xilinx -family xcup -nowidelut, flattened per module"
-"$report" header
+top_module=$(basename "${files[-1]}" .v)
 mapfile -t blocks < <(cd "$build" && "$report" blocks "${files[@]}")
 jobs=${SYNTH_JOBS:-$(nproc)}
-# Every block at once, SYNTH_JOBS at a time, the largest (the top, last)
-# first so that it does not finish alone; the rows come out in block order.
-for ((i = ${#blocks[@]} - 1; i >= 0; i--)); do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
-    (
-        rc=0
-        synth "$build" "${blocks[$i]}" "$work/block-$i.json" "$work/block-$i.log" || rc=$?
-        echo "$rc" >"$work/block-$i.rc"
-    ) &
-done
-wait
-for i in "${!blocks[@]}"; do
-    module=${blocks[$i]}
-    [ "$(cat "$work/block-$i.rc" 2>/dev/null)" = 0 ] \
-        || { cat "$work/block-$i.log"; echo "synth-estimate: yosys failed on $module"; exit 1; }
-    rows row "$module" "$work/block-$i.json"
-    [ "$module" != "$(basename "${files[-1]}" .v)" ] || cp "$work/block-$i.json" "$work/top.json"
-done
-echo "levels: LUT+MUXF levels on the deepest register-to-register path (carry cells not counted); carry: longest carry chain in cells"
-echo "LUT: logic LUTs; the round-trip meter's 16 stamps are distributed RAM (three RAM32M16 cells a session), not counted there"
 
 shopt -s nullglob
 examples=("${EXAMPLES:-$root/examples}"/*.toml)
-[ ${#examples[@]} -gt 0 ] || { echo "synth-estimate: no examples/*.toml"; budget; exit 0; }
-mapfile -t examples < <(printf '%s\n' "${examples[@]}" | LC_ALL=C sort)
-echo
-echo "synth-estimate: the whole top of every example (${#examples[@]}, examples/*.toml), same yosys command"
+[ ${#examples[@]} -eq 0 ] || mapfile -t examples < <(printf '%s\n' "${examples[@]}" | LC_ALL=C sort)
 # Generate every example first: a bad configuration stops the run before any synthesis.
 for config in "${examples[@]}"; do
     name=$(basename "$config" .toml)
     "$bin/gen" --config "$config" --out "$work/ex/$name" 2>"$work/$name.log" \
         || { cat "$work/$name.log"; echo "synth-estimate: gen failed on example $name ($config)"; exit 1; }
 done
-for config in "${examples[@]}"; do
+
+# One queue of yosys runs, SYNTH_JOBS at a time: the whole top first (the
+# longest, some 11 minutes for the default design), then every example's
+# top, largest RTL first, then the blocks, last to first (the larger ones
+# come last in files.f). One queue keeps every core busy while the top
+# runs; two phases left one idle for most of it. The rows come out in
+# block order, then in example name order.
+queue=()   # entries: OUT-KEY DIR MODULE
+queue+=("block-$((${#blocks[@]} - 1)) $build ${blocks[-1]}")
+mapfile -t by_size < <(for config in "${examples[@]}"; do
     name=$(basename "$config" .toml)
     # An example whose RTL is byte for byte the default build's (the default
-    # itself) has the netlist the top's row above came from.
-    if diff -rq "$build/rtl" "$work/ex/$name/rtl" >/dev/null 2>&1; then
-        cp "$work/top.json" "$work/$name.json" && echo 0 >"$work/$name.rc"
-        continue
-    fi
+    # itself) has the top's netlist: nothing to run.
+    diff -rq "$build/rtl" "$work/ex/$name/rtl" >/dev/null 2>&1 && continue
+    echo "$(cat "$work/ex/$name/rtl/"*.v | wc -c) $name"
+done | sort -rn | awk '{print $2}')
+for name in "${by_size[@]}"; do
+    mapfile -t ex_files <"$work/ex/$name/rtl/files.f"
+    queue+=("$name $work/ex/$name $(basename "${ex_files[-1]}" .v)")
+done
+for ((i = ${#blocks[@]} - 2; i >= 0; i--)); do
+    queue+=("block-$i $build ${blocks[$i]}")
+done
+for entry in "${queue[@]}"; do
+    read -r key dir module <<<"$entry"
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
-    mapfile -t files <"$work/ex/$name/rtl/files.f"
     (
         rc=0
-        synth "$work/ex/$name" "$(basename "${files[-1]}" .v)" "$work/$name.json" "$work/$name.log" || rc=$?
-        echo "$rc" >"$work/$name.rc"
+        synth "$dir" "$module" "$work/$key.json" "$work/$key.log" || rc=$?
+        echo "$rc" >"$work/$key.rc"
     ) &
 done
 wait
+
+echo "synth-estimate: yosys $(yosys -V | awk '{print $2}') synth_xilinx -family xcup -nowidelut, flattened per module"
+"$report" header
+for i in "${!blocks[@]}"; do
+    module=${blocks[$i]}
+    [ "$(cat "$work/block-$i.rc" 2>/dev/null)" = 0 ] \
+        || { cat "$work/block-$i.log"; echo "synth-estimate: yosys failed on $module"; exit 1; }
+    rows row "$module" "$work/block-$i.json"
+    [ "$module" != "$top_module" ] || cp "$work/block-$i.json" "$work/top.json"
+done
+echo "levels: LUT+MUXF levels on the deepest register-to-register path (carry cells not counted); carry: longest carry chain in cells"
+echo "LUT: logic LUTs; the round-trip meter's 16 stamps are distributed RAM (three RAM32M16 cells a session), not counted there"
+
+[ ${#examples[@]} -gt 0 ] || { echo "synth-estimate: no examples/*.toml"; budget; exit 0; }
+echo
+echo "synth-estimate: the whole top of every example (${#examples[@]}, examples/*.toml), same yosys command"
 "$report" example-header
 for config in "${examples[@]}"; do
     name=$(basename "$config" .toml)
+    if [ ! -e "$work/$name.rc" ]; then
+        cp "$work/top.json" "$work/$name.json" && echo 0 >"$work/$name.rc"
+    fi
     [ "$(cat "$work/$name.rc" 2>/dev/null)" = 0 ] \
         || { cat "$work/$name.log"; echo "synth-estimate: yosys failed on example $name ($config)"; exit 1; }
     rows example "$name" "$config" "$work/$name.json" \
