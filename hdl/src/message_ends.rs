@@ -70,9 +70,6 @@ pub struct MessageEnds {
     /// cone of what reads it (the session's state machine). While ends are
     /// held it is 1.
     mid_q: DFF<Bit>,
-    /// Twice the message size, set with it: a held beat's tests compare
-    /// and subtract it from registers, one carry chain each.
-    twice: DFF<Bits<17>>,
     // Combinational. Every carry chain here has register operands (`bytes`
     // is registered in `RoundTrips`) but two, behind the subtraction that
     // finds what is left of a taken beat: whether that holds a second end,
@@ -80,7 +77,6 @@ pub struct MessageEnds {
     bytes16: Signal<Local, Bits<16>>,
     rest16: Signal<Local, Bits<16>>,
     rest17: Signal<Local, Bits<17>>,
-    size17: Signal<Local, Bits<17>>,
     left8: Signal<Local, Bits<8>>,
     size8: Signal<Local, Bits<8>>,
     /// What is left of a taken beat after the message ending in it (bytes
@@ -93,6 +89,9 @@ pub struct MessageEnds {
     second_end: Signal<Local, Bit>,
     /// The next message's bytes left after a taken beat's only end.
     size_less_after: Signal<Local, Bits<16>>,
+    /// Twice the message size: a held beat's tests compare and subtract it,
+    /// a register shifted (wiring), one carry chain each.
+    twice: Signal<Local, Bits<17>>,
     twice16: Signal<Local, Bits<16>>,
     /// The next message's bytes left after a held beat's last end:
     /// size - (rest - size).
@@ -127,7 +126,6 @@ impl Default for MessageEnds {
             bytes16: Default::default(),
             rest16: Default::default(),
             rest17: Default::default(),
-            size17: Default::default(),
             left8: Default::default(),
             size8: Default::default(),
             after_take: Default::default(),
@@ -149,7 +147,7 @@ impl Default for MessageEnds {
 impl Logic for MessageEnds {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, message_size, left, rest, held, ending, since, mid_q, twice);
+        dff_setup!(self, clock, message_size, left, rest, held, ending, since, mid_q);
         self.ready.next = !self.held.q.val();
         self.ended.next = self.ending.q.val();
         self.lag.next = self.since.q.val();
@@ -157,7 +155,6 @@ impl Logic for MessageEnds {
         self.bytes16.next = bit_cast::<16, 8>(self.bytes.val());
         self.rest16.next = bit_cast::<16, 8>(self.rest.q.val());
         self.rest17.next = bit_cast::<17, 8>(self.rest.q.val());
-        self.size17.next = bit_cast::<17, 16>(self.size.val());
         self.left8.next = self.left.q.val().get_bits::<8>(0);
         self.size8.next = self.message_size.q.val().get_bits::<8>(0);
         self.after_take.next = self.bytes.val() - self.left8.val();
@@ -165,7 +162,8 @@ impl Logic for MessageEnds {
         self.after_take16.next = bit_cast::<16, 8>(self.after_take.val());
         self.second_end.next = self.after_take16.val() >= self.message_size.q.val();
         self.size_less_after.next = self.message_size.q.val() - self.after_take16.val();
-        self.twice16.next = self.twice.q.val().get_bits::<16>(0);
+        self.twice.next = bit_cast::<17, 16>(self.message_size.q.val()) << self.c_one17.val();
+        self.twice16.next = self.twice.val().get_bits::<16>(0);
         self.twice_less_rest.next = self.twice16.val() - self.rest16.val();
         // `left` means nothing while a beat is held, and `rest` nothing
         // while none is: they take their next values whatever the tests
@@ -181,7 +179,7 @@ impl Logic for MessageEnds {
             // more ends are held, rest - size >= size, so this is true).
             self.mid_q.d.next = self.rest16.val() != self.message_size.q.val();
             // rest - size < size: this end is the beat's last.
-            if self.rest17.val() < self.twice.q.val() {
+            if self.rest17.val() < self.twice.val() {
                 self.held.d.next = false;
             }
         } else if self.take.val() {
@@ -205,7 +203,6 @@ impl Logic for MessageEnds {
         }
         if self.start.val() | self.reset.val() {
             self.message_size.d.next = self.size.val();
-            self.twice.d.next = self.size17.val() << self.c_one17.val();
             self.left.d.next = self.size.val();
             self.mid_q.d.next = false;
             self.held.d.next = false;

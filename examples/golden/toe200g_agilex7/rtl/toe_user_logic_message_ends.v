@@ -58,14 +58,11 @@ module toe_user_logic_message_ends (
     reg [7:0]  since_next;
     reg        mid_q_reg = 1'h0;
     reg        mid_q_next;
-    reg [16:0] twice_reg = 17'h0;
-    reg [16:0] twice_next;
 
     // Combinational signals
     reg [15:0] bytes16;
     reg [15:0] rest16;
     reg [16:0] rest17;
-    reg [16:0] size17;
     reg [7:0]  left8;
     reg [7:0]  size8;
     reg [7:0]  after_take;
@@ -73,6 +70,7 @@ module toe_user_logic_message_ends (
     reg [15:0] after_take16;
     reg        second_end;
     reg [15:0] size_less_after;
+    reg [16:0] twice;
     reg [15:0] twice16;
     reg [15:0] twice_less_rest;
 
@@ -84,7 +82,6 @@ module toe_user_logic_message_ends (
         ending_next = ending_reg;
         since_next = since_reg;
         mid_q_next = mid_q_reg;
-        twice_next = twice_reg;
         ready = ~held_reg;
         ended = ending_reg;
         lag = since_reg;
@@ -92,7 +89,6 @@ module toe_user_logic_message_ends (
         bytes16 = ((bytes) & 16'hffff);
         rest16 = ((rest_reg) & 16'hffff);
         rest17 = ((rest_reg) & 17'h1ffff);
-        size17 = ((size) & 17'h1ffff);
         left8 = left_reg[(32'h0)+:(8)];
         size8 = message_size_reg[(32'h0)+:(8)];
         after_take = bytes - left8;
@@ -100,7 +96,8 @@ module toe_user_logic_message_ends (
         after_take16 = ((after_take) & 16'hffff);
         second_end = after_take16 >= message_size_reg;
         size_less_after = message_size_reg - after_take16;
-        twice16 = twice_reg[(32'h0)+:(16)];
+        twice = ((message_size_reg) & 17'h1ffff) << C_ONE17;
+        twice16 = twice[(32'h0)+:(16)];
         twice_less_rest = twice16 - rest16;
         ending_next = 1'b0;
         if (held_reg) begin
@@ -109,7 +106,7 @@ module toe_user_logic_message_ends (
             rest_next = after_held;
             left_next = twice_less_rest;
             mid_q_next = rest16 != message_size_reg;
-            if (rest17 < twice_reg) begin
+            if (rest17 < twice) begin
                 held_next = 1'b0;
             end
         end
@@ -130,7 +127,6 @@ module toe_user_logic_message_ends (
         end
         if (start | reset) begin
             message_size_next = size;
-            twice_next = size17 << C_ONE17;
             left_next = size;
             mid_q_next = 1'b0;
             held_next = 1'b0;
@@ -146,7 +142,6 @@ module toe_user_logic_message_ends (
         ending_reg       <= ending_next;
         since_reg        <= since_next;
         mid_q_reg        <= mid_q_next;
-        twice_reg        <= twice_next;
     end
 
 endmodule
