@@ -305,6 +305,11 @@ impl LatencyReport {
                 o.result.err_count
             );
             let Some(rt) = &o.round_trips else { continue };
+            let _ = writeln!(
+                s,
+                "  round trips in cycles of the {} MHz user clock and ns at it (on the virtual board: simulated cycles)",
+                f64::from(khz) / 1000.0
+            );
             let columns = ["min", "mean", "stddev", "p50", "p90", "p99", "p99.9", "max", "jitter"];
             let cycles = [
                 rt.min as f64,
@@ -585,6 +590,7 @@ mod tests {
         let text = report.text();
         assert!(text.contains("Session 0 (initiator, 64 -> 64 bytes, up to 1 in flight): 3 round trips"), "{text}");
         assert!(text.contains("400.0 ns - 416.0 ns  2"), "{text}");
+        assert!(text.contains("round trips in cycles of the 250 MHz user clock"), "{text}");
 
         // A histogram that lost a round trip, a count short of the request
         // count, a verification error: each fails the session.
