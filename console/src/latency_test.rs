@@ -42,6 +42,15 @@ pub struct LatencySpec {
     pub test: LatencyTest,
 }
 
+impl run::PcPeer for LatencySpec {
+    fn session(&self) -> usize {
+        self.session
+    }
+    fn pc_command(&self, fpga_ip: Ipv4Addr, target_ip: Ipv4Addr, fpga_port: u16, target_port: u16) -> String {
+        LatencySpec::pc_command(self, fpga_ip, target_ip, fpga_port, target_port)
+    }
+}
+
 impl LatencySpec {
     /// The menu's answers or a command line's fields, checked: sizes
     /// 1..=65,535, count 1..=2^32-1, outstanding 1..=16, conn 0 client or 1
@@ -265,20 +274,12 @@ pub struct LatencyReport {
 
 impl LatencyReport {
     pub fn ok(&self) -> bool {
-        self.stopped.is_none() && self.outcomes.iter().all(|o| o.failure.is_none())
+        self.failures().is_empty()
     }
 
-    /// Why the test failed, session by session; empty when it did not.
+    /// Why the test failed ([`run::failures`]); empty when it did not.
     pub fn failures(&self) -> Vec<String> {
-        let mut why: Vec<String> = self
-            .outcomes
-            .iter()
-            .filter_map(|o| o.failure.as_ref().map(|f| format!("session {}: {f}", o.spec.session)))
-            .collect();
-        if let Some(s) = &self.stopped {
-            why.insert(0, s.clone());
-        }
-        why
+        run::failures(&self.stopped, self.outcomes.iter().map(|o| (o.spec.session, &o.failure)))
     }
 
     /// The results as the console prints them: per session a summary line,

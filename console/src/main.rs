@@ -707,11 +707,7 @@ fn test_cmd(
     opts: &RunOptions,
     out: &TestOutput,
 ) -> Result<(), Fail> {
-    let p = Params::read(bus, id.sessions)?;
-    let commands: Vec<(usize, String)> = specs
-        .iter()
-        .map(|s| (s.session, s.pc_command(p.fpga_ip, p.target_ip, p.fpga_ports[s.session], p.target_ports[s.session])))
-        .collect();
+    let commands = run::pc_commands(&Params::read(bus, id.sessions)?, specs);
     let run = |say: &mut dyn FnMut(&str)| run::run(bus, duplex, specs, id.user_clock_khz, opts, say);
     let Some((report, commands_json)) = with_commands(&commands, out, run)? else { return Ok(()) };
     let shown = if out.json {
@@ -733,11 +729,7 @@ fn latency_cmd(
     opts: &RunOptions,
     out: &TestOutput,
 ) -> Result<(), Fail> {
-    let p = Params::read(bus, id.sessions)?;
-    let commands: Vec<(usize, String)> = specs
-        .iter()
-        .map(|s| (s.session, s.pc_command(p.fpga_ip, p.target_ip, p.fpga_ports[s.session], p.target_ports[s.session])))
-        .collect();
+    let commands = run::pc_commands(&Params::read(bus, id.sessions)?, specs);
     let run = |say: &mut dyn FnMut(&str)| latency_test::run(bus, specs, id.user_clock_khz, opts, say);
     let Some((report, commands_json)) = with_commands(&commands, out, run)? else { return Ok(()) };
     let shown = if out.json {

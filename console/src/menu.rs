@@ -322,6 +322,40 @@ impl Drop for KeyWatch {
     }
 }
 
+/// Asks every session's questions with `ask`; `None` when an answer
+/// cancelled the operation or every session is disabled (said on `out`).
+fn ask_sessions<T>(
+    id: &Identity,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    mut ask: impl FnMut(usize, &mut dyn BufRead, &mut dyn Write) -> Result<Option<T>, InputError>,
+) -> Option<Vec<T>> {
+    let mut specs = Vec::new();
+    for s in 0..id.sessions {
+        match ask(s, input, out) {
+            Ok(Some(spec)) => specs.push(spec),
+            Ok(None) => {}
+            Err(e) => {
+                let _ = writeln!(out, "{e}\nOperation cancelled");
+                return None;
+            }
+        }
+    }
+    if specs.is_empty() {
+        let _ = writeln!(out, "Every session is disabled: nothing to test");
+        return None;
+    }
+    Some(specs)
+}
+
+/// The recommended PC command of every session ([`run::pc_commands`]).
+fn print_commands<S: run::PcPeer>(out: &mut dyn Write, p: &Params, specs: &[S]) {
+    let _ = writeln!(out, "Recommended PC commands:");
+    for (s, c) in run::pc_commands(p, specs) {
+        let _ = writeln!(out, "  session {s}: {c}");
+    }
+}
+
 /// Asks one session's latency questions; `Ok(None)`: disabled.
 fn ask_latency_session(
     s: usize,
@@ -383,21 +417,7 @@ fn latency(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> Result<(), crate::OpError> {
-    let mut specs = Vec::new();
-    for s in 0..id.sessions {
-        match ask_latency_session(s, input, out) {
-            Ok(Some(spec)) => specs.push(spec),
-            Ok(None) => {}
-            Err(e) => {
-                let _ = writeln!(out, "{e}\nOperation cancelled");
-                return Ok(());
-            }
-        }
-    }
-    if specs.is_empty() {
-        let _ = writeln!(out, "Every session is disabled: nothing to test");
-        return Ok(());
-    }
+    let Some(specs) = ask_sessions(id, input, out, ask_latency_session) else { return Ok(()) };
     let sessions: Vec<usize> = specs.iter().map(|s| s.session).collect();
     let busy = run::busy_among(bus, &sessions)?;
     if !busy.is_empty() {
@@ -405,11 +425,7 @@ fn latency(
         return Ok(());
     }
     let p = Params::read(bus, id.sessions)?;
-    let _ = writeln!(out, "Recommended PC commands:");
-    for s in &specs {
-        let (fpga, target) = (p.fpga_ports[s.session], p.target_ports[s.session]);
-        let _ = writeln!(out, "  session {}: {}", s.session, s.pc_command(p.fpga_ip, p.target_ip, fpga, target));
-    }
+    print_commands(out, &p, &specs);
     for s in &specs {
         let _ = writeln!(out, "{}", s.describe(p.fpga_ports[s.session], p.target_ports[s.session]));
     }
@@ -486,21 +502,9 @@ fn test(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> Result<(), crate::OpError> {
-    let mut specs = Vec::new();
-    for s in 0..id.sessions {
-        match ask_session(duplex, s, input, out) {
-            Ok(Some(spec)) => specs.push(spec),
-            Ok(None) => {}
-            Err(e) => {
-                let _ = writeln!(out, "{e}\nOperation cancelled");
-                return Ok(());
-            }
-        }
-    }
-    if specs.is_empty() {
-        let _ = writeln!(out, "Every session is disabled: nothing to test");
+    let Some(specs) = ask_sessions(id, input, out, |s, input, out| ask_session(duplex, s, input, out)) else {
         return Ok(());
-    }
+    };
     // Refused before the commands, so nobody starts a PC tool for it
     // (`run::run` checks again before it writes anything).
     let busy = run::busy_sessions(bus, &specs)?;
@@ -509,15 +513,7 @@ fn test(
         return Ok(());
     }
     let p = Params::read(bus, id.sessions)?;
-    let _ = writeln!(out, "Recommended PC commands:");
-    for s in &specs {
-        let _ = writeln!(
-            out,
-            "  session {}: {}",
-            s.session,
-            s.pc_command(p.fpga_ip, p.target_ip, p.fpga_ports[s.session], p.target_ports[s.session])
-        );
-    }
+    print_commands(out, &p, &specs);
     for s in &specs {
         let t = &s.test;
         let _ = writeln!(

@@ -190,6 +190,49 @@ impl SessionSpec {
     }
 }
 
+/// A session of a test whose peer the PC runs: the throughput tests'
+/// [`SessionSpec`] and the latency test's `LatencySpec`.
+pub trait PcPeer {
+    fn session(&self) -> usize;
+    /// The PC command for this session with the addresses and ports the PC
+    /// must use (see [`SessionSpec::pc_command`]).
+    fn pc_command(&self, fpga_ip: Ipv4Addr, target_ip: Ipv4Addr, fpga_port: u16, target_port: u16) -> String;
+}
+
+impl PcPeer for SessionSpec {
+    fn session(&self) -> usize {
+        self.session
+    }
+    fn pc_command(&self, fpga_ip: Ipv4Addr, target_ip: Ipv4Addr, fpga_port: u16, target_port: u16) -> String {
+        SessionSpec::pc_command(self, fpga_ip, target_ip, fpga_port, target_port)
+    }
+}
+
+/// Each spec's session and its recommended PC command, from the board's
+/// parameters `p` (addresses and each session's ports).
+pub fn pc_commands<S: PcPeer>(p: &crate::params::Params, specs: &[S]) -> Vec<(usize, String)> {
+    specs
+        .iter()
+        .map(|s| {
+            let n = s.session();
+            (n, s.pc_command(p.fpga_ip, p.target_ip, p.fpga_ports[n], p.target_ports[n]))
+        })
+        .collect()
+}
+
+/// Why a test failed: why it was stopped early (first), then each
+/// session's failure as `(session, failure)` gives it; empty when it passed.
+pub fn failures<'a>(
+    stopped: &Option<String>,
+    sessions: impl Iterator<Item = (usize, &'a Option<String>)>,
+) -> Vec<String> {
+    stopped
+        .iter()
+        .cloned()
+        .chain(sessions.filter_map(|(n, f)| f.as_ref().map(|f| format!("session {n}: {f}"))))
+        .collect()
+}
+
 /// Checks that no session is given twice.
 pub fn check_distinct(sessions: &[usize]) -> Result<(), InputError> {
     for (i, a) in sessions.iter().enumerate() {
@@ -366,20 +409,12 @@ pub struct Report {
 
 impl Report {
     pub fn ok(&self) -> bool {
-        self.stopped.is_none() && self.outcomes.iter().all(|o| o.failure.is_none())
+        self.failures().is_empty()
     }
 
-    /// Why the test failed, session by session; empty when it did not.
+    /// Why the test failed ([`failures`]); empty when it did not.
     pub fn failures(&self) -> Vec<String> {
-        let mut why: Vec<String> = self
-            .outcomes
-            .iter()
-            .filter_map(|o| o.failure.as_ref().map(|f| format!("session {}: {f}", o.spec.session)))
-            .collect();
-        if let Some(s) = &self.stopped {
-            why.insert(0, s.clone());
-        }
-        why
+        failures(&self.stopped, self.outcomes.iter().map(|o| (o.spec.session, &o.failure)))
     }
 
     /// The totals as the console prints them.
