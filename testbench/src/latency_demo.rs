@@ -8,7 +8,7 @@ use console::latency_test::{ns, RoundTrips};
 use driver::ops::{self, LatencyResult, LatencyTest, SessionResult};
 use toe_model::LinkConfig;
 
-use crate::boards::{default_pair, quick_toe};
+use crate::boards::{default_pair, quick_toe, TwoBoardSim};
 use crate::demo;
 
 /// Cycles the two sessions add to every round trip, whatever the link:
@@ -146,13 +146,12 @@ impl LatencyRow {
     }
 }
 
-/// Runs the row on `link`: [`COUNT`] round trips of [`SIZE`] bytes.
-pub fn run(seed: u64, link: LinkConfig) -> LatencyRow {
-    let mut sim = default_pair(seed, link.clone(), quick_toe(BEAT_BYTES as usize));
-    let initiator = LatencyTest::new(true, SIZE, SIZE, COUNT, true);
-    let echo = LatencyTest::new(false, SIZE, SIZE, COUNT, false);
+/// Programs and starts session 0 of both boards through their registers:
+/// board 0 with `echo`, board 1 with `initiator`, on the demo's ports, the
+/// link model told that each message may end in a partial beat.
+pub fn start_pair(sim: &mut TwoBoardSim, echo: &LatencyTest, initiator: &LatencyTest) {
     for (b, t) in [(0, echo), (1, initiator)] {
-        ops::program_latency(&mut sim.bus(b), 0, &t).unwrap_or_else(|e| panic!("board {b}: {e}"));
+        ops::program_latency(&mut sim.bus(b), 0, t).unwrap_or_else(|e| panic!("board {b}: {e}"));
         let (fpga, target) = demo::ports(b, 0);
         sim.ports(b, 0, fpga, target);
         // Each message ends in a partial beat with `tlast` (issue 29).
@@ -160,6 +159,14 @@ pub fn run(seed: u64, link: LinkConfig) -> LatencyRow {
     }
     sim.start(0, 0);
     sim.start(1, 0);
+}
+
+/// Runs the row on `link`: [`COUNT`] round trips of [`SIZE`] bytes.
+pub fn run(seed: u64, link: LinkConfig) -> LatencyRow {
+    let mut sim = default_pair(seed, link.clone(), quick_toe(BEAT_BYTES as usize));
+    let initiator = LatencyTest::new(true, SIZE, SIZE, COUNT, true);
+    let echo = LatencyTest::new(false, SIZE, SIZE, COUNT, false);
+    start_pair(&mut sim, &echo, &initiator);
     let ended = sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 5_000_000);
     let mut violations = sim.toe.violations().to_vec();
     if sim.toe.violation_count() > violations.len() as u64 {

@@ -9,21 +9,14 @@ use driver::ops::{self, LatencyResult, LatencyTest, SessionResult};
 use driver::regs::session::status::ErrorCause;
 use testbench::boards::{default_pair, quick_toe, TwoBoardSim};
 use testbench::latency_demo::{self, expected_round_trip, SESSIONS_CYCLES};
-use testbench::{demo, seed};
+use testbench::seed;
 use toe_model::LinkConfig;
 
 /// Both boards' session 0 as `echo` (board 0) and `initiator` (board 1),
 /// run to their end; the echo's and the initiator's results.
 fn run(name: &str, echo: LatencyTest, initiator: LatencyTest, max_cycles: u64) -> (TwoBoardSim, [SessionResult; 2]) {
     let mut sim = default_pair(seed::from_env(name), LinkConfig::default(), quick_toe(128));
-    for (b, t) in [(0, echo), (1, initiator)] {
-        ops::program_latency(&mut sim.bus(b), 0, &t).unwrap_or_else(|e| panic!("board {b}: {e}"));
-        let (fpga, target) = demo::ports(b, 0);
-        sim.ports(b, 0, fpga, target);
-        sim.toe.set_messages(b, 0, true);
-    }
-    sim.start(0, 0);
-    sim.start(1, 0);
+    latency_demo::start_pair(&mut sim, &echo, &initiator);
     assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, max_cycles), "{name}: both sessions must end");
     let r = [sim.result(0, 0), sim.result(1, 0)];
     for (b, r) in r.iter().enumerate() {
@@ -104,14 +97,7 @@ fn one_request_in_flight_takes_exactly_the_links_time() {
         let mut sim = default_pair(seed::from_env(&name), link, quick_toe(BEAT as usize));
         let initiator = LatencyTest::new(true, request, response, 6, true);
         let echo = LatencyTest::new(false, request, response, 6, false);
-        for (b, t) in [(0, echo), (1, initiator)] {
-            ops::program_latency(&mut sim.bus(b), 0, &t).unwrap_or_else(|e| panic!("board {b}: {e}"));
-            let (fpga, target) = demo::ports(b, 0);
-            sim.ports(b, 0, fpga, target);
-            sim.toe.set_messages(b, 0, true);
-        }
-        sim.start(0, 0);
-        sim.start(1, 0);
+        latency_demo::start_pair(&mut sim, &echo, &initiator);
         assert!(sim.wait_idle(&[(0, 0), (1, 0)], 1_000, 2_000_000), "{name}: both sessions must end");
         assert_eq!(sim.toe.violation_count(), 0, "{name}: {:?}", sim.toe.violations());
         let li = latency(&mut sim, 1);
