@@ -27,13 +27,26 @@ use crate::rate_limiter::RateLimiter;
 use crate::round_trips::RoundTrips;
 use crate::traffic_generator::TrafficGenerator;
 
-/// Inputs the product drives from a register (the register file's shared
-/// TX prefix bank) and the datapath reads combinationally: a harness that
-/// drives the datapath alone registers them as the product does. Driven
-/// straight from a top-level port, the bank's choice on `tx_tdata` would
-/// make the stream depend on an input, and Verilator evaluates such logic on
-/// every `eval()` (issue 27).
-pub const REGISTERED_INPUTS: [&str; 1] = ["tx_prefix"];
+/// Inputs the product drives from flip-flops and the datapath reads
+/// combinationally: the register file's shared TX prefix bank, and the
+/// latency modes' settings (the session's mode flip-flop and the register
+/// file's words). A harness that drives the datapath alone registers them
+/// as the product does, so a harness test sets them a cycle before they
+/// count. Driven straight from a top-level port, they would make logic
+/// depend on an input: `messages` chooses the TX stream and holds `rx_tready`
+/// back, so every output of both streams would, and Verilator evaluates such
+/// logic on every `eval()` (issue 27). The bulk-transfer settings are not
+/// here: the harness's tests set them in the cycle of the start pulse.
+pub const REGISTERED_INPUTS: [&str; 8] = [
+    "tx_prefix",
+    "messages",
+    "msg_initiator",
+    "msg_request_size",
+    "msg_response_size",
+    "msg_request_count",
+    "msg_outstanding",
+    "hist_index",
+];
 
 /// No constants, so `Default` builds it (`Datapath::default()`).
 #[derive(LogicBlock, Default)]
@@ -198,8 +211,6 @@ pub struct Datapath<const W: usize, const K: usize> {
     rx_limiter: RateLimiter<W, K>,
     verifier: DataVerifier<W, K>,
     round_trips: RoundTrips<W, K>,
-    /// RoundTrips holds the receive side back (the latency modes).
-    rx_hold: Signal<Local, Bit>,
     /// Names the Verilog module after this type (`crate::emit`).
     verilog_name: crate::emit::ModuleName<Self>,
 }
@@ -267,7 +278,6 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.tx_done.next = self.generator.done.val();
 
         // Receive: TOE -> limiter -> verifier.
-        self.rx_hold.next = self.messages.val() & !self.round_trips.rx_ready.val();
         self.rx_limiter.clock.next = self.clock.val();
         self.rx_limiter.reset.next = self.reset.val();
         self.rx_limiter.percent.next = self.rx_percent.val();
@@ -288,8 +298,18 @@ impl<const W: usize, const K: usize> Logic for Datapath<W, K> {
         self.verifier.s_tlast.next = self.rx_limiter.m_tlast.val();
         // The verifier takes every beat it is shown valid, so a beat
         // RoundTrips holds back is not shown.
-        self.verifier.s_tvalid.next = self.rx_limiter.m_tvalid.val() & !self.rx_hold.val();
-        self.rx_limiter.m_tready.next = self.verifier.s_tready.val() & !self.rx_hold.val();
+        // RoundTrips holds the receive side back in the latency modes
+        // (`messages & !rx_ready`). The hold is written out in both uses
+        // rather than kept in a local signal: one local read by the
+        // flip-flop-only `rx_tready` and by the input-dependent verifier
+        // `s_tvalid` makes Verilator schedule both as one block, recomputed
+        // with the input-combinational logic at every evaluation, so
+        // `rx_tready` would look input-dependent to the simulation (issue
+        // 27, as in the rate limiter). The logic is the same.
+        self.verifier.s_tvalid.next =
+            self.rx_limiter.m_tvalid.val() & !(self.messages.val() & !self.round_trips.rx_ready.val());
+        self.rx_limiter.m_tready.next =
+            self.verifier.s_tready.val() & !(self.messages.val() & !self.round_trips.rx_ready.val());
         // RoundTrips counts a beat only while its `rx_ready` is high.
         self.round_trips.rx_take.next =
             self.messages.val() & self.rx_limiter.m_tvalid.val() & self.verifier.s_tready.val();

@@ -378,7 +378,13 @@ impl<const W: usize, const K: usize> Logic for RoundTrips<W, K> {
         self.ends.take.next = self.take_q.q.val();
         self.ends.bytes.next = self.bytes_q.q.val();
         self.ready_q.next = self.ends.ready.val() & !(self.short_q.q.val() & self.take_q.q.val());
-        self.rx_ready.next = self.ready_q.val();
+        // Written out rather than read from `ready_q`, which the
+        // input-dependent `take_q` below also reads: one local read by both
+        // makes Verilator schedule this flip-flop-only output with the
+        // input-combinational logic, recomputed at every evaluation, and the
+        // session's `rx_tready` would follow it (issue 27, as in the rate
+        // limiter). The logic is the same.
+        self.rx_ready.next = self.ends.ready.val() & !(self.short_q.q.val() & self.take_q.q.val());
         self.take_q.d.next = self.rx_take.val() & self.ready_q.val();
 
         // The measurement: the initiator's round trips.

@@ -766,8 +766,14 @@ impl<const W: usize, const K: usize> Logic for Session<W, K> {
         self.reg_peer_window_scale.next = self.peer.held_window_scale.val();
 
         // Connection requests.
-        self.toe_conn_req_valid.next =
-            ((self.state.q.val() == State::OpenReq) & self.open_ready.val()) | (self.state.q.val() == State::CloseReq);
+        // `open_ready` is written out here rather than read from its local
+        // signal, which the input-dependent open handshake below also reads:
+        // one local read by both makes Verilator schedule this flip-flop-only
+        // output with the input-combinational logic, recomputed at every
+        // evaluation (issue 27, as in the rate limiter). The logic is the same.
+        self.toe_conn_req_valid.next = ((self.state.q.val() == State::OpenReq)
+            & !(self.msg_q.q.val() & self.datapath.msg_clearing.val()))
+            | (self.state.q.val() == State::CloseReq);
         self.toe_conn_req_open.next = self.state.q.val() == State::OpenReq;
         self.toe_conn_req_active.next = self.active.q.val();
         self.toe_conn_req_local_port.next = self.lport.q.val();

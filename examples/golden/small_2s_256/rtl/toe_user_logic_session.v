@@ -512,7 +512,7 @@ module toe_user_logic_session (
             reg_sent = datapath_tx_done;
         end
         reg_error_cause = cause_reg;
-        toe_conn_req_valid = ((state_reg == STATE_OPEN_REQ) & open_ready) | (state_reg == STATE_CLOSE_REQ);
+        toe_conn_req_valid = ((state_reg == STATE_OPEN_REQ) & ~(msg_q_reg & datapath_msg_clearing)) | (state_reg == STATE_CLOSE_REQ);
         toe_conn_req_open = state_reg == STATE_OPEN_REQ;
         toe_conn_req_active = active_reg;
         toe_conn_req_local_port = lport_reg;

@@ -104,9 +104,6 @@ module toe_user_logic_datapath (
     output wire [31:0]   rx_err_received    // Received word at the first error
 );
 
-    // Combinational signals
-    reg rx_hold;
-
     // generator
     wire [63:0]   generator_bytes_sent;
     wire [1023:0] generator_m_tdata;
@@ -281,9 +278,8 @@ module toe_user_logic_datapath (
             tx_limiter_s_tvalid = generator_m_tvalid;
             tx_bytes = generator_bytes_sent;
         end
-        rx_hold = messages & ~round_trips_rx_ready;
-        verifier_s_tvalid = rx_limiter_m_tvalid & ~rx_hold;
-        rx_limiter_m_tready = verifier_s_tready & ~rx_hold;
+        verifier_s_tvalid = rx_limiter_m_tvalid & ~(messages & ~round_trips_rx_ready);
+        rx_limiter_m_tready = verifier_s_tready & ~(messages & ~round_trips_rx_ready);
         round_trips_rx_take = messages & rx_limiter_m_tvalid & verifier_s_tready;
     end
 

@@ -270,7 +270,7 @@ module toe_user_logic_round_trips (
         ends_size = rx_size;
         bytes_q_next = rx_count_count;
         ready_q = ends_ready & ~(short_q_reg & take_q_reg);
-        rx_ready = ready_q;
+        rx_ready = ends_ready & ~(short_q_reg & take_q_reg);
         take_q_next = rx_take & ready_q;
         request_q_next = initiator_q_reg & source_first;
         request_q2_next = request_q_reg;
