@@ -7,8 +7,9 @@ module {{ name }} (
 );
 {%- if !registered.is_empty() %}
 
-    // Inputs the product drives from a register (the register file's TX
-    // prefix bank), registered here as the product does.
+    // Inputs the product drives from flip-flops (the register file's TX
+    // prefix bank, the latency modes' settings), registered here as the
+    // product does.
 {%- for r in registered %}
     reg {{ r.reg.range }}{{ r.reg.name }};
 {%- endfor %}
