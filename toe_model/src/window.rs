@@ -96,7 +96,13 @@ pub(crate) fn data_arrived(
     place: Place,
 ) {
     let base = sess.taken + sess.rx_q.len() as u64;
-    sess.rx_q.extend(inbound.wire.drain(..len));
+    // Slice by slice: extending a deque from a drain copies a byte at a
+    // time, which was the most of this model's time with data moving.
+    let (front, back) = inbound.wire.as_slices();
+    let from_front = len.min(front.len());
+    sess.rx_q.extend(&front[..from_front]);
+    sess.rx_q.extend(&back[..len - from_front]);
+    inbound.wire.drain(..len);
     let end = base + len as u64;
     if !sess.corrupt.is_empty() {
         let taken = sess.taken;
