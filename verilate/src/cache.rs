@@ -16,7 +16,7 @@ use crate::{io, Error, ModelFns, PortInfo, Verilation};
 /// Version of what this crate builds into a cache folder; a folder stamped
 /// with another version is rebuilt. Bump it when the shim, the port table or
 /// the compile changes.
-pub const RECIPE_VERSION: u32 = 3;
+pub const RECIPE_VERSION: u32 = 4;
 
 /// The suffixes of the C entry points a shared model exports (`<model>_<suffix>`).
 const ENTRY_POINTS: [&str; 9] =

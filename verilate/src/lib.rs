@@ -5,6 +5,7 @@
 //! 1. Run Verilator on the top's sources ([`Verilation`]):
 //!    `verilator --cc --build -j 2 -O3 --x-assign fast --x-initial fast
 //!    --prefix V<model> --top-module <top> -Mdir <obj> -CFLAGS "-fPIC -O2"
+//!    -MAKEFLAGS OPT_FAST=-O2
 //!    [<waivers.vlt>] <sources> [--trace-fst]`. Verilator writes the C++ model
 //!    and compiles it into one archive ([`find_archive`]).
 //! 2. Read the ports from the verilated header `V<model>.h`
