@@ -16,7 +16,7 @@ use crate::{io, Error, ModelFns, PortInfo, Verilation};
 /// Version of what this crate builds into a cache folder; a folder stamped
 /// with another version is rebuilt. Bump it when the shim, the port table or
 /// the compile changes.
-pub const RECIPE_VERSION: u32 = 4;
+pub const RECIPE_VERSION: u32 = 5;
 
 /// The suffixes of the C entry points a shared model exports (`<model>_<suffix>`).
 const ENTRY_POINTS: [&str; 9] =
@@ -352,7 +352,9 @@ fn build(
     code.mark_edge_only(&mut ports);
     let shim = tmp.join(format!("{model}_shim.cpp"));
     let rising_only = code.rising_only_clocks(&ports);
-    let text = render_shim(model, &prefix, &ports, false, &rising_only) + &render_port_table(model, &ports);
+    let clocked = code.clocked_eval(&ports);
+    let text =
+        render_shim(model, &prefix, &ports, false, &rising_only, clocked.as_ref()) + &render_port_table(model, &ports);
     fs::write(&shim, text).map_err(io(format!("cannot write {}", shim.display())))?;
 
     // Only the entry points are exported: everything else, the Verilator

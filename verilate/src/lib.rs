@@ -17,7 +17,10 @@
 //!    and `_fall(model, index)`, which lowers a clock whose logic is all on
 //!    its rising edge without an `eval()` ([`VerilatedCode::rising_only_clocks`] reads which
 //!    from the verilated code; [`Model::fall`] uses it only when no other
-//!    clock moved since the last `eval()`).
+//!    clock moved since the last `eval()`). `_eval` skips the
+//!    input-combinational region while the inputs it reads hold the values
+//!    of the last full `eval()` ([`VerilatedCode::clocked_eval`] cuts that
+//!    region out of Verilator's own `eval()` and lists the inputs).
 //!    Each model gets its own `VerilatedContext`.
 //! 4. Describe the ports to Rust as a [`PortInfo`] table, and the entry
 //!    points as a [`ModelFns`]; a driver (the testbench's `Model`) finds
@@ -104,7 +107,7 @@ pub use cache::{load_cached, load_library, Source, RECIPE_VERSION};
 pub use model::{Model, Port};
 pub use recipe::{
     find_archive, parse_ports, render_port_table, render_rust, render_shim, verilator_root, verilator_version,
-    PortDecl, VerilatedCode, Verilation,
+    ClockedEval, PortDecl, VerilatedCode, Verilation,
 };
 pub use static_models::{StaticModel, StaticModels};
 

@@ -166,7 +166,28 @@ pub struct VerilatedCode {
     root: String,
     code: String,
     ico: Option<String>,
+    /// `V<prefix>___024root___eval`'s body as written (None if not found).
+    eval: Option<String>,
+    prefix: String,
 }
+
+/// A model's `eval()` without its input-combinational region
+/// ([`VerilatedCode::clocked_eval`]), for [`render_shim`].
+#[derive(Clone, Debug)]
+pub struct ClockedEval {
+    /// The body of Verilator's `_eval` with the region's loop cut out.
+    body: String,
+    /// The root's functions the body calls (`eval_act`, ...), suffixes only.
+    callees: Vec<String>,
+    /// The inputs the region reads: the shim keeps their values at each
+    /// full `eval()` and takes the clocked one only while all are the same.
+    pub inputs: Vec<PortDecl>,
+}
+
+/// The root functions a clocked `eval()` may call, each `void (root*)`:
+/// the active and NBA regions and, under `VL_DEBUG`, their trigger dumps.
+const CLOCKED_CALLEES: [&str; 5] =
+    ["eval_triggers__act", "eval_act", "eval_nba", "dump_triggers__act", "dump_triggers__nba"];
 
 impl VerilatedCode {
     /// Reads the model `prefix` verilated into `obj`.
@@ -183,8 +204,78 @@ impl VerilatedCode {
         for name in entries {
             code.push_str(&read(&obj.join(name))?);
         }
-        let ico = ico_code(&code, prefix);
-        Ok(VerilatedCode { root, code, ico })
+        let bodies = function_bodies(&code, prefix);
+        let ico = ico_code(&bodies, prefix);
+        let eval = bodies.get(&format!("{prefix}___024root___eval")).cloned();
+        Ok(VerilatedCode { root, code, ico, eval, prefix: prefix.to_string() })
+    }
+
+    /// The model's `eval()` without its input-combinational region, for
+    /// [`render_shim`]'s `eval` to run when no input that region reads has
+    /// changed since the last full `eval()`: None when this Verilator's
+    /// layout is not the one understood here.
+    ///
+    /// Verilator 5.006 runs that region at the start of every `eval()`,
+    /// whatever changed (its only trigger is "first iteration"). It computes
+    /// the logic fed by top-level inputs from the inputs and the state;
+    /// the clocked region after it recomputes whatever a state change moves.
+    /// So with those inputs as they were at the last full `eval()` (compared
+    /// by value, [`ClockedEval::inputs`]), the region would write what is
+    /// already there, and a clock edge needs only the rest. The rest is
+    /// Verilator's own `_eval` with the region's loop cut out: the body
+    /// must be one `while (__VicoContinue)` loop, preceded by its counter's
+    /// reset and its flag's declaration, and nothing else may mention the
+    /// region; the functions it calls are declared from their names.
+    pub fn clocked_eval(&self, ports: &[PortDecl]) -> Option<ClockedEval> {
+        let (ico, eval) = (self.ico.as_ref()?, self.eval.as_ref()?);
+        let mut body = String::new();
+        let mut rest = eval.as_str();
+        // The flag's declaration and the counter's reset, then the loop.
+        for line in ["CData/*0:0*/ __VicoContinue;\n", "vlSelf->__VicoIterCount = 0U;\n", "__VicoContinue = 1U;\n"] {
+            let at = rest.find(line)?;
+            body.push_str(&rest[..at]);
+            rest = &rest[at + line.len()..];
+        }
+        let head = "while (__VicoContinue) {";
+        let after_head = rest.trim_start().strip_prefix(head)?;
+        body.push_str(&rest[..rest.len() - rest.trim_start().len()]);
+        rest = after_head;
+        // Skip to the loop's closing brace (no braces in its strings).
+        let mut depth = 1usize;
+        let mut end = None;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        body.push_str(&rest[end? + 1..]);
+        if body.contains("__Vico") || body.contains("_ico") {
+            return None;
+        }
+        let fn_prefix = format!("{}___024root___", self.prefix);
+        let mut callees: Vec<String> = body
+            .split(&fn_prefix)
+            .skip(1)
+            .filter_map(|call| {
+                let name: String = call.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                call[name.len()..].starts_with('(').then_some(name)
+            })
+            .collect();
+        callees.sort();
+        callees.dedup();
+        if callees.iter().any(|c| !CLOCKED_CALLEES.contains(&c.as_str())) {
+            return None;
+        }
+        let inputs = ports.iter().filter(|p| !p.output && mentioned(ico, &p.name, false)).cloned().collect();
+        Some(ClockedEval { body, callees, inputs })
     }
 
     /// The one-bit inputs whose only event is their rising edge: the clocks
@@ -259,12 +350,11 @@ impl VerilatedCode {
     }
 }
 
-/// The bodies of the functions reachable from `<prefix>___024root___eval_ico`
-/// in `code`, whitespace collapsed; None when one of them is not found.
-fn ico_code(code: &str, prefix: &str) -> Option<String> {
+/// Every function `<prefix>___024root___*` defined in `code`: name -> body
+/// as written (the lines between a definition line
+/// `[VL_INLINE_OPT ]void <name>(...) {` and the line `}`).
+fn function_bodies(code: &str, prefix: &str) -> std::collections::HashMap<String, String> {
     let fn_prefix = format!("{prefix}___024root___");
-    // Function name -> body, for every definition: a line
-    // `[VL_INLINE_OPT ]void <name>(...) {` up to the line `}`.
     let mut bodies = std::collections::HashMap::new();
     let mut current: Option<(String, String)> = None;
     for line in code.lines() {
@@ -286,6 +376,13 @@ fn ico_code(code: &str, prefix: &str) -> Option<String> {
             }
         }
     }
+    bodies
+}
+
+/// The bodies of the functions reachable from `<prefix>___024root___eval_ico`
+/// among `bodies`, whitespace collapsed; None when one of them is not found.
+fn ico_code(bodies: &std::collections::HashMap<String, String>, prefix: &str) -> Option<String> {
+    let fn_prefix = format!("{prefix}___024root___");
     let mut seen = std::collections::BTreeSet::new();
     let mut todo = vec![format!("{fn_prefix}eval_ico")];
     let mut out = String::new();
@@ -349,29 +446,94 @@ fn mentioned(code: &str, name: &str, reads_allowed: bool) -> bool {
 /// with an `eval()`. Verilator
 /// 5.006 evaluates the input-combinational logic on every `eval()`, so the
 /// falling edge's `eval()` cost as much as the rising edge's.
-pub fn render_shim(model: &str, prefix: &str, ports: &[PortDecl], trace: bool, rising_only: &[String]) -> String {
+///
+/// With `clocked` ([`VerilatedCode::clocked_eval`]; not traced),
+/// `<model>_eval` keeps the values of the inputs the input-combinational
+/// region reads at each full `eval()`, and while they are all the same
+/// (compared by value, so a driver that writes an input's old value again
+/// changes nothing) it runs the model's `eval()` without that region: an
+/// edge then costs the clocked logic alone. The first `eval()` is always
+/// full (it also runs Verilator's initial and settle code).
+pub fn render_shim(
+    model: &str,
+    prefix: &str,
+    ports: &[PortDecl],
+    trace: bool,
+    rising_only: &[String],
+    clocked: Option<&ClockedEval>,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "// Generated by the verilate crate: C entry points of model {model}.");
-    let _ = writeln!(s, "#include <cstdint>\n#include \"{prefix}.h\"\n#include \"verilated.h\"");
+    let _ = writeln!(s, "#include <cstdint>\n#include <cstring>\n#include \"{prefix}.h\"\n#include \"verilated.h\"");
     let fast: Vec<(usize, &PortDecl)> = if trace {
         Vec::new()
     } else {
         ports.iter().enumerate().filter(|(_, p)| rising_only.contains(&p.name)).collect()
     };
-    if !fast.is_empty() {
+    let clocked = clocked.filter(|_| !trace);
+    if !fast.is_empty() || clocked.is_some() {
         let _ = writeln!(s, "#include \"{prefix}___024root.h\"");
     }
     if trace {
         let _ = writeln!(s, "#include \"verilated_fst_c.h\"");
     }
-    let _ = writeln!(s, "namespace {{ struct Model {{ VerilatedContext* ctx; {prefix}* top; void* trace; }}; }}");
+    // The inputs' values at the last full eval(), one member each.
+    let mut saved = String::new();
+    if let Some(c) = clocked {
+        let _ = writeln!(s, "#include \"{prefix}__Syms.h\"");
+        for f in &c.callees {
+            let _ = writeln!(s, "void {prefix}___024root___{f}({prefix}___024root* vlSelf);");
+        }
+        let _ = writeln!(s, "// Verilator's eval() of this model without its input-combinational region.");
+        let _ = writeln!(s, "static void {model}_clocked_eval({prefix}___024root* vlSelf) {{\n{}}}", c.body);
+        for (i, p) in c.inputs.iter().enumerate() {
+            if p.kind == 0 {
+                let _ = write!(saved, " uint32_t in{i}[{}];", p.words);
+            } else {
+                let _ = write!(saved, " uint64_t in{i};");
+            }
+        }
+    }
+    let _ = writeln!(
+        s,
+        "namespace {{ struct Model {{ VerilatedContext* ctx; {prefix}* top; void* trace; bool settled;{saved} }}; }}"
+    );
     let _ = writeln!(s, "extern \"C\" {{");
     let _ = writeln!(
         s,
-        "void* {model}_new() {{ auto* m = new Model; m->ctx = new VerilatedContext; m->ctx->traceEverOn({t}); m->top = new {prefix}{{m->ctx, \"top\"}}; m->trace = nullptr; return m; }}",
+        "void* {model}_new() {{ auto* m = new Model; m->ctx = new VerilatedContext; m->ctx->traceEverOn({t}); m->top = new {prefix}{{m->ctx, \"top\"}}; m->trace = nullptr; m->settled = false; return m; }}",
         t = trace
     );
-    let _ = writeln!(s, "void {model}_eval(void* p) {{ static_cast<Model*>(p)->top->eval(); }}");
+    match clocked {
+        None => {
+            let _ = writeln!(s, "void {model}_eval(void* p) {{ static_cast<Model*>(p)->top->eval(); }}");
+        }
+        Some(c) => {
+            let same: Vec<String> = c
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, p)| match p.kind {
+                    0 => format!("std::memcmp(m->in{i}, t->{}.data(), sizeof m->in{i}) == 0", p.name),
+                    _ => format!("m->in{i} == static_cast<uint64_t>(t->{})", p.name),
+                })
+                .collect();
+            let keep: String = c
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, p)| match p.kind {
+                    0 => format!(" std::memcpy(m->in{i}, t->{}.data(), sizeof m->in{i});", p.name),
+                    _ => format!(" m->in{i} = t->{};", p.name),
+                })
+                .collect();
+            let test = if same.is_empty() { String::new() } else { format!(" && {}", same.join("\n        && ")) };
+            let _ = writeln!(
+                s,
+                "void {model}_eval(void* p) {{\n    auto* m = static_cast<Model*>(p);\n    auto* t = m->top;\n    if (m->settled{test}) {{\n        {model}_clocked_eval(t->rootp);\n        return;\n    }}\n    t->eval();\n   {keep}\n    m->settled = true;\n}}"
+            );
+        }
+    }
     if trace {
         let _ = writeln!(s, "void {model}_trace_open(void* p, const char* path) {{ auto* m = static_cast<Model*>(p); auto* t = new VerilatedFstC; m->top->trace(t, 99); t->open(path); m->trace = t; }}");
         let _ = writeln!(s, "void {model}_trace_dump(void* p, uint64_t time) {{ auto* m = static_cast<Model*>(p); if (m->trace) static_cast<VerilatedFstC*>(m->trace)->dump(static_cast<uint64_t>(time)); }}");
@@ -520,7 +682,7 @@ mod tests {
     fn shim_and_table_name_every_port() {
         let mut ports = parse_ports(HEADER).unwrap();
         ports.iter_mut().filter(|p| p.name == "q").for_each(|p| p.edge_only = true);
-        let shim = render_shim("m", "Vm", &ports, false, &["w".to_string()]);
+        let shim = render_shim("m", "Vm", &ports, false, &["w".to_string()], None);
         assert!(shim.contains("case 4: return static_cast<void*>(t->w.data());"));
         assert!(shim.contains("case 6: return static_cast<void*>(&t->q);"));
         let table = render_port_table("m", &ports);

@@ -155,7 +155,8 @@ impl StaticModels {
         }
         let shim = obj.join(format!("{model}_shim.cpp"));
         let rising_only = code.rising_only_clocks(&ports);
-        fs::write(&shim, render_shim(model, &prefix, &ports, self.trace, &rising_only))
+        let clocked = code.clocked_eval(&ports);
+        fs::write(&shim, render_shim(model, &prefix, &ports, self.trace, &rising_only, clocked.as_ref()))
             .unwrap_or_else(|e| panic!("model {model}: cannot write {}: {e}", shim.display()));
         self.archives.push((obj.clone(), lib));
         self.shims.push((shim, obj));
