@@ -9,61 +9,22 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener};
+use std::net::TcpListener;
 use std::time::Duration;
 
-use common::{console, console_cmd, loopback_params, pc_tool, spawn, tools};
-use vboard::pc::{wait_listening, ToolProcess, ToolRun};
+use common::{console, loopback_params};
+use vboard::pc::ToolRun;
 
 const LIMIT: Duration = Duration::from_secs(300);
-
-/// The recommended commands of `test latency` with `specs`, from a dry run.
-fn commands(addr: SocketAddr, specs: &[&str]) -> Vec<(u64, String)> {
-    let d = console(addr, &latency_args(specs, true));
-    assert_eq!(d.code, Some(0), "{}", d.all());
-    d.json()["commands"]
-        .as_array()
-        .expect("commands")
-        .iter()
-        .map(|c| (c["session"].as_u64().unwrap(), c["command"].as_str().unwrap().to_string()))
-        .collect()
-}
-
-fn latency_args<'a>(specs: &[&'a str], dry_run: bool) -> Vec<&'a str> {
-    let mut a = vec!["--json", "test", "latency"];
-    for s in specs {
-        a.extend(["--session", *s]);
-    }
-    if dry_run {
-        a.push("--dry-run");
-    }
-    a
-}
 
 /// Runs `test latency` with the PC's `tcp_latency` as each session's peer,
 /// as recommended; returns the console's JSON and each tool's report.
 fn run_latency(specs: &[&str]) -> (serde_json::Value, Vec<(u64, ToolRun)>) {
-    let vb = common::board(false);
-    let addr = vb.register_addrs()[0];
-    let fpga_ports = loopback_params(addr, vb.design.sessions);
-    let commands = commands(addr, specs);
-    let tools = tools();
-    let is_server = |c: &str| c.starts_with("tcp_latency s ");
-    let mut procs = Vec::new();
-    for (s, c) in commands.iter().filter(|(_, c)| is_server(c)) {
-        procs.push((*s, ToolProcess::spawn(pc_tool(&tools, c), true).expect("PC server")));
+    let mut args = vec!["--json", "test", "latency"];
+    for s in specs {
+        args.extend(["--session", s]);
     }
-    let con = spawn(console_cmd(addr, &latency_args(specs, false)));
-    for (s, c) in commands.iter().filter(|(_, c)| !is_server(c)) {
-        assert!(wait_listening(fpga_ports[*s as usize], Duration::from_secs(30)), "session {s} does not listen");
-        procs.push((*s, ToolProcess::spawn(pc_tool(&tools, c), false).expect("PC client")));
-    }
-    let runs: Vec<(u64, ToolRun)> = procs.into_iter().map(|(s, p)| (s, p.finish(LIMIT))).collect();
-    let f = con.finish(LIMIT);
-    eprintln!("{}", f.all());
-    assert_eq!(f.code, Some(0), "the console reports a failure: {}", f.all());
-    assert!(f.stderr.iter().any(|l| l == "Latency test complete"), "{}", f.all());
-    (f.json(), runs)
+    common::run_beside_pc_tools(&args, &[], |c| c.starts_with("tcp_latency s "), "Latency test complete", LIMIT)
 }
 
 fn session<'a>(json: &'a serde_json::Value, s: u64) -> &'a serde_json::Value {

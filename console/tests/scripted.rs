@@ -11,9 +11,9 @@ mod common;
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-use common::{console, console_cmd, loopback_params, pc_tool, spawn, tools};
+use common::{console, console_cmd, loopback_params, spawn};
 use console::ops;
-use vboard::pc::{free_port, wait_listening, Iperf2Report, ToolProcess, ToolRun, IPERF2_HEADER_BYTES};
+use vboard::pc::{free_port, wait_listening, Iperf2Report, ToolRun, IPERF2_HEADER_BYTES};
 
 const LIMIT: Duration = Duration::from_secs(300);
 
@@ -26,42 +26,12 @@ fn run_test(duplex: &str, specs: &[&str]) -> (serde_json::Value, Vec<(u64, ToolR
 
 /// [`run_test`] with more arguments for the run (not the dry run).
 fn run_test_with(duplex: &str, specs: &[&str], extra: &[&str]) -> (serde_json::Value, Vec<(u64, ToolRun)>) {
-    let vb = common::board(false);
-    let addr = vb.register_addrs()[0];
-    let fpga_ports = loopback_params(addr, vb.design.sessions);
     let mut args = vec!["--json", "test", duplex];
     for s in specs {
         args.extend(["--session", s]);
     }
-    let mut dry = args.clone();
-    args.extend(extra);
-    dry.push("--dry-run");
-    let d = console(addr, &dry);
-    assert_eq!(d.code, Some(0), "{}", d.all());
-    let commands: Vec<(u64, String)> = d.json()["commands"]
-        .as_array()
-        .expect("commands")
-        .iter()
-        .map(|c| (c["session"].as_u64().unwrap(), c["command"].as_str().unwrap().to_string()))
-        .collect();
-    let tools = tools();
     let is_server = |c: &str| c.starts_with("tcpdatatest s ") || c.contains("--server");
-    let mut procs = Vec::new();
-    // A PC server listens before the FPGA client connects.
-    for (s, c) in commands.iter().filter(|(_, c)| is_server(c)) {
-        procs.push((*s, ToolProcess::spawn(pc_tool(&tools, c), true).expect("PC server")));
-    }
-    let con = spawn(console_cmd(addr, &args));
-    for (s, c) in commands.iter().filter(|(_, c)| !is_server(c)) {
-        assert!(wait_listening(fpga_ports[*s as usize], Duration::from_secs(30)), "session {s} does not listen");
-        procs.push((*s, ToolProcess::spawn(pc_tool(&tools, c), false).expect("PC client")));
-    }
-    let runs: Vec<(u64, ToolRun)> = procs.into_iter().map(|(s, p)| (s, p.finish(LIMIT))).collect();
-    let f = con.finish(LIMIT);
-    eprintln!("{}", f.all());
-    assert_eq!(f.code, Some(0), "the console reports a failure: {}", f.all());
-    assert!(f.stderr.iter().any(|l| l.contains("test complete")), "{}", f.all());
-    (f.json(), runs)
+    common::run_beside_pc_tools(&args, extra, is_server, "test complete", LIMIT)
 }
 
 /// Every byte accounted for: the console's per-session counts are the

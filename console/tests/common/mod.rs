@@ -224,3 +224,55 @@ pub fn pc_tool(tools: &Tools, line: &str) -> Command {
     c.args(words).args(["--json", "--quiet", "--timeout", "120"]);
     c
 }
+
+/// The PC commands the console recommends for `args` (a command line
+/// without `--dry-run`), from a dry run: (session, command).
+pub fn recommended(addr: SocketAddr, args: &[&str]) -> Vec<(u64, String)> {
+    let mut dry = args.to_vec();
+    dry.push("--dry-run");
+    let d = console(addr, &dry);
+    assert_eq!(d.code, Some(0), "{}", d.all());
+    d.json()["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .map(|c| (c["session"].as_u64().unwrap(), c["command"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// Runs the console with `args` then `extra` against a virtual board
+/// started here, with the PC tools it recommends for `args` as each
+/// session's peer, run the way a person would: every PC server (a command
+/// `is_server` accepts) first, then the console, then each PC client once
+/// its session listens. Panics unless the console exits 0 and prints a line
+/// containing `complete` on stderr; returns its JSON and each tool's run.
+pub fn run_beside_pc_tools(
+    args: &[&str],
+    extra: &[&str],
+    is_server: impl Fn(&str) -> bool,
+    complete: &str,
+    limit: Duration,
+) -> (serde_json::Value, Vec<(u64, vboard::pc::ToolRun)>) {
+    use vboard::pc::{wait_listening, ToolProcess};
+    let vb = board(false);
+    let addr = vb.register_addrs()[0];
+    let fpga_ports = loopback_params(addr, vb.design.sessions);
+    let commands = recommended(addr, args);
+    let tools = tools();
+    let mut procs = Vec::new();
+    for (s, c) in commands.iter().filter(|(_, c)| is_server(c)) {
+        procs.push((*s, ToolProcess::spawn(pc_tool(&tools, c), true).expect("PC server")));
+    }
+    let all: Vec<&str> = args.iter().chain(extra).copied().collect();
+    let con = spawn(console_cmd(addr, &all));
+    for (s, c) in commands.iter().filter(|(_, c)| !is_server(c)) {
+        assert!(wait_listening(fpga_ports[*s as usize], Duration::from_secs(30)), "session {s} does not listen");
+        procs.push((*s, ToolProcess::spawn(pc_tool(&tools, c), false).expect("PC client")));
+    }
+    let runs: Vec<_> = procs.into_iter().map(|(s, p)| (s, p.finish(limit))).collect();
+    let f = con.finish(limit);
+    eprintln!("{}", f.all());
+    assert_eq!(f.code, Some(0), "the console reports a failure: {}", f.all());
+    assert!(f.stderr.iter().any(|l| l.contains(complete)), "{}", f.all());
+    (f.json(), runs)
+}
