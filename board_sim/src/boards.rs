@@ -328,8 +328,7 @@ impl Board {
             if i.rx_tvalid {
                 assert!(!i.rx_data.is_empty() && i.rx_data.len() <= bytes, "model presented {} bytes", i.rx_data.len());
                 self.m.set(p.rx_tvalid, 1);
-                pack_bytes(&i.rx_data, &mut self.words);
-                self.m.set_wide(p.rx_tdata, &self.words);
+                self.m.set_bytes(p.rx_tdata, &i.rx_data);
                 keep_mask(i.rx_data.len(), &mut self.keep);
                 self.m.set_wide(p.rx_tkeep, &self.keep);
                 self.m.set(p.rx_tlast, u64::from(i.rx_tlast));
@@ -362,12 +361,8 @@ impl Board {
             if o.tx_tvalid {
                 self.m.get_wide(p.tx_tkeep, &mut self.keep);
                 let kept: u32 = self.keep.iter().map(|w| w.count_ones()).sum();
-                self.m.get_wide(p.tx_tdata, &mut self.words);
-                let kept = kept as usize;
-                for w in &self.words[..kept.div_ceil(4)] {
-                    o.tx_data.extend_from_slice(&w.to_le_bytes());
-                }
-                o.tx_data.truncate(kept);
+                o.tx_data.resize(kept as usize, 0);
+                self.m.get_bytes(p.tx_tdata, &mut o.tx_data);
             }
         }
         GlobalOutputs {
@@ -375,18 +370,6 @@ impl Board {
             last_packet_mode: self.m.get(self.last_packet_mode) as u8,
             window_update_gap: self.m.get(self.window_update_gap) as u16,
         }
-    }
-}
-
-/// `bytes` into 32-bit words, byte 0 in the low bits of word 0; words past
-/// the bytes are zero.
-fn pack_bytes(bytes: &[u8], words: &mut [u32]) {
-    let mut chunks = bytes.chunks(4);
-    for w in words.iter_mut() {
-        *w = match chunks.next() {
-            Some(c) => c.iter().rev().fold(0, |v, b| v << 8 | u32::from(*b)),
-            None => 0,
-        };
     }
 }
 
@@ -658,24 +641,21 @@ impl<T: ToeSide> RegisterBus for BoardBus<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{keep_mask, pack_bytes};
+    use super::keep_mask;
 
-    /// The word-at-a-time packing equals the byte-at-a-time one, for every
+    /// The word-at-a-time keep equals the bit-at-a-time one, for every
     /// length of a 128-byte beat and a 16-byte one.
     #[test]
-    fn packing_a_beat_equals_packing_it_byte_by_byte() {
+    fn a_beats_keep_marks_its_bytes() {
         for beat in [16usize, 128] {
             for n in 0..=beat {
-                let bytes: Vec<u8> = (0..n).map(|k| (k * 37 + 11) as u8).collect();
-                let (mut words, mut keep) = (vec![0xffff_ffff; beat / 4], vec![0xffff_ffff; beat.div_ceil(32)]);
-                pack_bytes(&bytes, &mut words);
+                let mut keep = vec![0xffff_ffff; beat.div_ceil(32)];
                 keep_mask(n, &mut keep);
-                let (mut want_words, mut want_keep) = (vec![0u32; beat / 4], vec![0u32; beat.div_ceil(32)]);
-                for (k, b) in bytes.iter().enumerate() {
-                    want_words[k / 4] |= u32::from(*b) << (8 * (k % 4));
-                    want_keep[k / 32] |= 1 << (k % 32);
+                let mut want = vec![0u32; beat.div_ceil(32)];
+                for k in 0..n {
+                    want[k / 32] |= 1 << (k % 32);
                 }
-                assert_eq!((words, keep), (want_words, want_keep), "{n} bytes of a {beat}-byte beat");
+                assert_eq!(keep, want, "{n} bytes of a {beat}-byte beat");
             }
         }
     }

@@ -203,6 +203,84 @@ impl Model {
         }
     }
 
+    /// The low `out.len()` bytes of a port, byte 0 = bits 7:0: a stream's
+    /// data as the bytes it carries, one copy of a wide port's words on a
+    /// little-endian host. Panics for more bytes than the port's storage
+    /// holds.
+    #[inline]
+    pub fn get_bytes(&self, port: Port, out: &mut [u8]) {
+        self.owns(port);
+        if port.kind != 0 {
+            if out.len() > port.kind as usize / 8 {
+                self.misused(port, &format!("read as {} bytes", out.len()));
+            }
+            out.copy_from_slice(&self.get(port).to_le_bytes()[..out.len()]);
+            return;
+        }
+        self.settle_for(port);
+        if out.len() > 4 * port.words {
+            self.misused(port, &format!("read as {} bytes", out.len()));
+        }
+        // SAFETY: a VlWide of `words` u32, live while self is.
+        let src = unsafe { std::slice::from_raw_parts(port.storage as *const u32, port.words) };
+        if cfg!(target_endian = "little") {
+            // SAFETY: the words' memory holds their little-endian bytes,
+            // and out.len() <= 4 * words was checked.
+            unsafe { std::ptr::copy_nonoverlapping(src.as_ptr() as *const u8, out.as_mut_ptr(), out.len()) };
+        } else {
+            for (chunk, w) in out.chunks_mut(4).zip(src) {
+                chunk.copy_from_slice(&w.to_le_bytes()[..chunk.len()]);
+            }
+        }
+    }
+
+    /// Drives an input from bytes, byte 0 = bits 7:0; the bytes past
+    /// `bytes.len()` are cleared, as are unused top bits. Panics for more
+    /// bytes than the port's storage holds.
+    #[inline]
+    pub fn set_bytes(&mut self, port: Port, bytes: &[u8]) {
+        self.owns(port);
+        if port.kind != 0 {
+            if bytes.len() > port.kind as usize / 8 {
+                self.misused(port, &format!("driven with {} bytes", bytes.len()));
+            }
+            let mut b = [0u8; 8];
+            b[..bytes.len()].copy_from_slice(bytes);
+            self.set(port, u64::from_le_bytes(b));
+            return;
+        }
+        if port.output || bytes.len() > 4 * port.words {
+            self.misused(port, &format!("driven with {} bytes (an input of at most {})", bytes.len(), 4 * port.words));
+        }
+        self.changed(port);
+        // SAFETY: a VlWide of `words` u32.
+        let dst = unsafe { std::slice::from_raw_parts_mut(port.storage as *mut u32, port.words) };
+        if cfg!(target_endian = "little") {
+            // SAFETY: as in get_bytes; bytes.len() <= 4 * words was checked.
+            unsafe {
+                let to = dst.as_mut_ptr() as *mut u8;
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), to, bytes.len());
+                std::ptr::write_bytes(to.add(bytes.len()), 0, 4 * port.words - bytes.len());
+            }
+        } else {
+            let mut chunks = bytes.chunks(4);
+            for w in dst.iter_mut() {
+                *w = match chunks.next() {
+                    Some(c) => {
+                        let mut b = [0u8; 4];
+                        b[..c.len()].copy_from_slice(c);
+                        u32::from_le_bytes(b)
+                    }
+                    None => 0,
+                };
+            }
+        }
+        let spare = port.words * 32 - port.width;
+        if spare > 0 {
+            dst[port.words - 1] &= u32::MAX >> spare;
+        }
+    }
+
     /// Input `port` was written.
     #[inline]
     fn changed(&self, port: Port) {

@@ -137,6 +137,29 @@ fn check_counter(fns: &'static ModelFns) {
     m.set_wide("wide_in", &value);
     m.eval();
     assert_eq!(m.get_wide("wide_out"), value);
+
+    // Bytes, byte 0 = bits 7:0: 13 bytes fill the 100 bits (the top 4 bits
+    // of byte 12 are cut), fewer leave the rest zero, and a read of fewer
+    // bytes than the port holds gives the low ones.
+    let (inp, out) = (m.0.port("wide_in"), m.0.port("wide_out"));
+    let bytes: Vec<u8> = (1..=13).map(|b| b * 17).collect();
+    m.0.set_bytes(inp, &bytes);
+    m.eval();
+    assert_eq!(m.get_wide("wide_out"), [0x4433_2211, 0x8877_6655, 0xccbb_aa99, 0xd]);
+    let mut back = vec![0u8; 13];
+    m.0.get_bytes(out, &mut back);
+    assert_eq!(back[..12], bytes[..12]);
+    assert_eq!(back[12], 0xdd & 0x0f);
+    m.0.set_bytes(inp, &bytes[..5]);
+    m.eval();
+    assert_eq!(m.get_wide("wide_out"), [0x4433_2211, 0x55, 0, 0]);
+    let mut low = [0u8; 6];
+    m.0.get_bytes(out, &mut low);
+    assert_eq!(low, [0x11, 0x22, 0x33, 0x44, 0x55, 0]);
+    // A port of at most 64 bits reads as bytes too.
+    let mut count = [0u8; 1];
+    m.0.get_bytes(m.0.port("count"), &mut count);
+    assert_eq!(u64::from(count[0]), m.get("count"));
 }
 
 fn stamp_library(dir: &Path) -> String {
