@@ -477,8 +477,10 @@ pub fn render_shim(
     if trace {
         let _ = writeln!(s, "#include \"verilated_fst_c.h\"");
     }
-    // The inputs' values at the last full eval(), one member each.
-    let mut saved = String::new();
+    // The inputs' values at the last full eval(), one member each: their
+    // declarations, the test that all are unchanged, and the copy after a
+    // full eval().
+    let (mut saved, mut unchanged, mut keep) = (String::new(), String::new(), String::new());
     if let Some(c) = clocked {
         let _ = writeln!(s, "#include \"{prefix}__Syms.h\"");
         for f in &c.callees {
@@ -487,10 +489,15 @@ pub fn render_shim(
         let _ = writeln!(s, "// Verilator's eval() of this model without its input-combinational region.");
         let _ = writeln!(s, "static void {model}_clocked_eval({prefix}___024root* vlSelf) {{\n{}}}", c.body);
         for (i, p) in c.inputs.iter().enumerate() {
+            let n = &p.name;
             if p.kind == 0 {
                 let _ = write!(saved, " uint32_t in{i}[{}];", p.words);
+                let _ = write!(unchanged, "\n        && std::memcmp(m->in{i}, t->{n}.data(), sizeof m->in{i}) == 0");
+                let _ = write!(keep, " std::memcpy(m->in{i}, t->{n}.data(), sizeof m->in{i});");
             } else {
                 let _ = write!(saved, " uint64_t in{i};");
+                let _ = write!(unchanged, "\n        && m->in{i} == static_cast<uint64_t>(t->{n})");
+                let _ = write!(keep, " m->in{i} = t->{n};");
             }
         }
     }
@@ -504,35 +511,13 @@ pub fn render_shim(
         "void* {model}_new() {{ auto* m = new Model; m->ctx = new VerilatedContext; m->ctx->traceEverOn({t}); m->top = new {prefix}{{m->ctx, \"top\"}}; m->trace = nullptr; m->settled = false; return m; }}",
         t = trace
     );
-    match clocked {
-        None => {
-            let _ = writeln!(s, "void {model}_eval(void* p) {{ static_cast<Model*>(p)->top->eval(); }}");
-        }
-        Some(c) => {
-            let same: Vec<String> = c
-                .inputs
-                .iter()
-                .enumerate()
-                .map(|(i, p)| match p.kind {
-                    0 => format!("std::memcmp(m->in{i}, t->{}.data(), sizeof m->in{i}) == 0", p.name),
-                    _ => format!("m->in{i} == static_cast<uint64_t>(t->{})", p.name),
-                })
-                .collect();
-            let keep: String = c
-                .inputs
-                .iter()
-                .enumerate()
-                .map(|(i, p)| match p.kind {
-                    0 => format!(" std::memcpy(m->in{i}, t->{}.data(), sizeof m->in{i});", p.name),
-                    _ => format!(" m->in{i} = t->{};", p.name),
-                })
-                .collect();
-            let test = if same.is_empty() { String::new() } else { format!(" && {}", same.join("\n        && ")) };
-            let _ = writeln!(
-                s,
-                "void {model}_eval(void* p) {{\n    auto* m = static_cast<Model*>(p);\n    auto* t = m->top;\n    if (m->settled{test}) {{\n        {model}_clocked_eval(t->rootp);\n        return;\n    }}\n    t->eval();\n   {keep}\n    m->settled = true;\n}}"
-            );
-        }
+    if clocked.is_some() {
+        let _ = writeln!(
+            s,
+            "void {model}_eval(void* p) {{\n    auto* m = static_cast<Model*>(p);\n    auto* t = m->top;\n    if (m->settled{unchanged}) {{\n        {model}_clocked_eval(t->rootp);\n        return;\n    }}\n    t->eval();\n   {keep}\n    m->settled = true;\n}}"
+        );
+    } else {
+        let _ = writeln!(s, "void {model}_eval(void* p) {{ static_cast<Model*>(p)->top->eval(); }}");
     }
     if trace {
         let _ = writeln!(s, "void {model}_trace_open(void* p, const char* path) {{ auto* m = static_cast<Model*>(p); auto* t = new VerilatedFstC; m->top->trace(t, 99); t->open(path); m->trace = t; }}");
