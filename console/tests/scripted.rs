@@ -672,16 +672,7 @@ fn an_open_ended_test_runs_with_the_iperf_commands_it_prints() {
     let fpga_ports = loopback_params(addr, vb.design.sessions);
     let args =
         ["--json", "test", "half", "--session", "0:1:1:8192:1:100:0", "--session", "1:2:1", "--duration", "0.0008"];
-    let mut dry = args.to_vec();
-    dry.push("--dry-run");
-    let d = console(addr, &dry);
-    assert_eq!(d.code, Some(0), "{}", d.all());
-    let commands: Vec<String> = d.json()["commands"]
-        .as_array()
-        .expect("commands")
-        .iter()
-        .map(|c| c["command"].as_str().unwrap().into())
-        .collect();
+    let commands: Vec<String> = common::recommended(addr, &args).into_iter().map(|(_, c)| c).collect();
     assert!(commands[0].starts_with("iperf -s -B 127.0.0.1 -p "), "{commands:?}");
     assert_eq!(commands[1], format!("iperf -c 127.0.0.1 -p {} -t 1", fpga_ports[1]), "{commands:?}");
     let iperf = |line: &str| {
