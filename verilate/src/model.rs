@@ -197,10 +197,7 @@ impl Model {
         // SAFETY: a VlWide of `words` u32.
         let dst = unsafe { std::slice::from_raw_parts_mut(port.storage as *mut u32, port.words) };
         dst.copy_from_slice(words);
-        let spare = port.words * 32 - port.width;
-        if spare > 0 {
-            dst[port.words - 1] &= u32::MAX >> spare;
-        }
+        clear_unused_bits(port, dst);
     }
 
     /// The low `out.len()` bytes of a port, byte 0 = bits 7:0: a stream's
@@ -275,10 +272,7 @@ impl Model {
                 };
             }
         }
-        let spare = port.words * 32 - port.width;
-        if spare > 0 {
-            dst[port.words - 1] &= u32::MAX >> spare;
-        }
+        clear_unused_bits(port, dst);
     }
 
     /// Input `port` was written.
@@ -361,6 +355,16 @@ impl Model {
         self.time += 1;
         // SAFETY: handle is live; a no-op without a trace.
         unsafe { (self.fns.trace_dump)(self.handle, self.time) };
+    }
+}
+
+/// Clears the bits of a wide port's last word above its width, which
+/// Verilator's code assumes are zero.
+#[inline]
+fn clear_unused_bits(port: Port, words: &mut [u32]) {
+    let spare = port.words * 32 - port.width;
+    if spare > 0 {
+        words[port.words - 1] &= u32::MAX >> spare;
     }
 }
 
