@@ -173,7 +173,8 @@ pub struct Board {
     aresetn: Port,
     outs: Vec<SessionOutputs>,
     tvalid: Vec<bool>,
-    words: Vec<u32>,
+    /// Bytes of a stream beat.
+    beat_bytes: usize,
     keep: Vec<u32>,
     /// What `apply` last drove, per session (none yet: drive everything),
     /// so that a cycle writes only the inputs that change.
@@ -212,7 +213,6 @@ impl Board {
         let axi = Master::new(&mut m, ChaCha8Rng::seed_from_u64(seed), timing.bus);
         let checker = Checker::new(&m, 2_000);
         let toe = (0..sessions).map(|s| ToePorts::resolve(top, &m, s)).collect();
-        let words = vec![0; width / 32];
         let keep = vec![0; (width / 8).div_ceil(32)];
         Board {
             init: top.port(&m, Group::ToeGlobal, "init"),
@@ -228,7 +228,7 @@ impl Board {
             toe,
             outs: vec![SessionOutputs::default(); sessions],
             tvalid: vec![false; sessions],
-            words,
+            beat_bytes: width / 8,
             keep,
             applied: vec![None; sessions],
             applied_init_done: None,
@@ -242,7 +242,7 @@ impl Board {
 
     /// Bytes of a stream beat.
     pub fn beat_bytes(&self) -> usize {
-        self.words.len() * 4
+        self.beat_bytes
     }
 
     /// Queues a 32-bit register read on the bus; see [`Board::bus_done`].
@@ -294,7 +294,7 @@ impl Board {
     /// change a stream's handshake and beat and nothing else, and an idle
     /// session changes nothing.
     fn apply(&mut self, ins: &[toe_model::SessionInputs], init_done: bool) {
-        let bytes = self.words.len() * 4;
+        let bytes = self.beat_bytes;
         if self.applied_init_done != Some(init_done) {
             self.m.set(self.init_done, u64::from(init_done));
             self.applied_init_done = Some(init_done);
