@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BUILD ?= build
 
-.PHONY: help gen verilog deps test test-rust test-pc-large lint synth-estimate bench bench-pc demo soak vboard demo-pc vivado-ooc quartus-ooc golden clean yardstick
+.PHONY: help gen verilog deps test test-rust test-pc-large lint synth-estimate bench bench-pc demo soak vboard demo-pc vivado-ooc quartus-ooc golden equiv clean yardstick
 
 help:
 	@echo "make gen            generate build/ from the default config (same as cargo run -p gen)"
@@ -20,6 +20,7 @@ help:
 	@echo "make vivado-ooc     out-of-context Vivado synthesis (needs vivado on PATH)"
 	@echo "make quartus-ooc    out-of-context Quartus synthesis (needs quartus_sh on PATH)"
 	@echo "make golden         refresh the golden files of generated text and the example build trees (examples/golden/) after an intended change"
+	@echo "make equiv          yosys proof that every generated module whose golden text changed (examples/golden/small_2s_256 against BEFORE=HEAD) has the same logic, cycle for cycle"
 
 gen verilog:
 	$(CARGO) run -q -p gen -- --out $(BUILD)
@@ -88,6 +89,11 @@ quartus-ooc: gen
 
 golden:
 	UPDATE_GOLDEN=1 $(CARGO) test --workspace golden
+
+# After `make golden`: each module whose golden text changed, proven equal
+# to its old self (scripts/equiv.sh: BEFORE, AFTER, EXAMPLE, BEFORE_DIR, AFTER_DIR).
+equiv:
+	@bash scripts/equiv.sh
 
 clean:
 	rm -rf $(BUILD)
