@@ -9,7 +9,7 @@ help:
 	@echo "make gen            generate build/ from the default config (same as cargo run -p gen)"
 	@echo "make test           install missing tools (apt-get), then lint, synthesise and run every test; prints each stage's time"
 	@echo "make lint           verilator --lint-only -Wall on every generated Verilog file, and cargo fmt --check"
-	@echo "make synth-estimate yosys synth_xilinx -family xcup: LUT/FF/carry/BRAM and logic depth per module, then per example (examples/*.toml); fails past SYNTH_MAX_LEVELS (5) LUT levels"
+	@echo "make synth-estimate yosys synth_xilinx -family xcup: LUT/FF/carry/BRAM and logic depth per module, then per example (examples/*.toml); fails past SYNTH_MAX_LEVELS (5) LUT levels; a run on unchanged RTL takes its netlist from SYNTH_CACHE (off: always yosys)"
 	@echo "make bench          the models' cycle rates beside a yardstick-shaped model, rust-hdl's simulator, loopback throughput, and the virtual board's data rate with the PC tools (BENCH_PC_BYTES)"
 	@echo "make bench-pc     tcpdatatest vs iperf3 on loopback"
 	@echo "make yardstick      the generated datapath beside the hand-written yardstick (../shared/yardstick, YARDSTICK=DIR; REPS=3; RECORD=pruned): simulation speed, generator and verifier LUT/FF/levels"

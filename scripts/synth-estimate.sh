@@ -15,6 +15,13 @@
 # (default: the number of cores); the rows come out in block order and in
 # name order, once every run has ended.
 #
+# Each yosys run goes through scripts/synth-one.sh: a run on inputs byte for
+# byte those of an earlier run (yosys's version, its script, every file it
+# reads) takes that run's netlist from the cache (SYNTH_CACHE, default
+# ~/.cache/toe-user-logic/synth; SYNTH_CACHE=off runs every one), so a change
+# that leaves the RTL alone is not synthesised again. The run says how many
+# of its yosys runs came from the cache.
+#
 # The depth budget: a block or a whole top deeper than SYNTH_MAX_LEVELS LUT
 # levels (default 5, the whole top's target) fails the run, after the tables.
 set -euo pipefail
@@ -47,11 +54,11 @@ report="$bin/synth_report"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# synth DIR MODULE NETLIST LOG: yosys on the build folder DIR, top MODULE.
+# synth DIR MODULE NETLIST LOG: yosys on the build folder DIR, top MODULE
+# (scripts/synth-one.sh: a run on the same inputs as an earlier one takes
+# its netlist from SYNTH_CACHE).
 synth() {
-    local files
-    mapfile -t files <"$1/rtl/files.f"
-    (cd "$1" && yosys -q -p "read_verilog -sv ${files[*]}; synth_xilinx -family xcup -nowidelut -noiopad -noclkbuf -flatten -top $2; write_json $3") >"$4" 2>&1
+    bash "$root/scripts/synth-one.sh" "$@"
 }
 
 mapfile -t files <"$build/rtl/files.f"
@@ -101,6 +108,8 @@ for entry in "${queue[@]}"; do
     ) &
 done
 wait
+hits=$( (grep -l "^synth-one: cached netlist" "$work"/*.log 2>/dev/null || true) | wc -l)
+echo "synth-estimate: ${#queue[@]} yosys runs, $hits of them on inputs an earlier run had (netlist cache $(bash "$root/scripts/synth-one.sh" --prune); SYNTH_CACHE=off runs every one)"
 
 echo "synth-estimate: yosys $(yosys -V | awk '{print $2}') synth_xilinx -family xcup -nowidelut, flattened per module"
 "$report" header
