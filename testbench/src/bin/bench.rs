@@ -13,7 +13,11 @@
 //!    - `top1024`, the product top, idle (both clocks toggling), and on
 //!      two boards through the TOE/link model with all four sessions full
 //!      duplex (the rig of the demo and the soak): its figure is model cycles,
-//!      the rig's cycles times its two boards.
+//!      the rig's cycles times its two boards;
+//!    - the top's register file alone (the testbench's `regfile` model of
+//!      the default design), idle as the top: with `dp1024` idle, what of
+//!      an idle `top1024` cycle is the datapaths, the register file and the
+//!      rest (the sessions' control, the shell).
 //! 2. The verilated datapath harness against rust-hdl's own simulator.
 //! 3. Verified loopback throughput of session 0 at 100 % and 5 %.
 //!
@@ -30,7 +34,7 @@ use rand_chacha::ChaCha8Rng;
 use rust_hdl::prelude::*;
 use testbench::boards::{default_pair, Mode, SessionTest};
 use testbench::dut::Dut;
-use testbench::models::{dp1024, top1024};
+use testbench::models::{dp1024, regfile, top1024};
 use testbench::verilated::{Model, Port};
 use toe_model::{LinkConfig, ToeConfig};
 
@@ -209,12 +213,24 @@ fn harness_transferring(cycles: u64) -> (f64, u64) {
 
 /// `top1024` idle: out of reset, both clocks toggling together.
 fn top_idle(cycles: u64) -> f64 {
-    let top = top1024::top();
-    let mut m = Model::new(top.fns);
-    let uclk = top.port(&m, Group::Clock, "user_clk");
-    let aclk = top.port(&m, Group::Bus, "aclk");
-    let rst = top.port(&m, Group::Clock, "user_rst");
-    let aresetn = top.port(&m, Group::Bus, "aresetn");
+    two_clocks_idle(Model::new(top1024::top().fns), cycles)
+}
+
+/// The default design's register file alone (the testbench's `regfile`
+/// model, the same RTL as the top's), idle as [`top_idle`]: the share of a
+/// `top1024` cycle the register file takes.
+fn regfile_idle(cycles: u64) -> f64 {
+    two_clocks_idle(Model::new(&regfile::FNS), cycles)
+}
+
+/// A model with the top's clock and reset ports (`user_clk`, `user_rst`,
+/// `s_axil_aclk`, `s_axil_aresetn`), out of reset, every other input
+/// left at 0: its cycles per second with both clocks toggling together.
+fn two_clocks_idle(mut m: Model, cycles: u64) -> f64 {
+    let uclk = m.port(&Group::Clock.top_name("user_clk"));
+    let aclk = m.port(&Group::Bus.top_name("aclk"));
+    let rst = m.port(&Group::Clock.top_name("user_rst"));
+    let aresetn = m.port(&Group::Bus.top_name("aresetn"));
     // Both clocks rise in one eval and fall as the rig's clocks do (`Model::fall`).
     let edge = |m: &mut Model| {
         m.set(uclk, 1);
@@ -359,6 +375,9 @@ fn main() {
     }
     if wanted("top1024 idle") {
         row("top1024: product top", "idle", top_idle(v_cycles / 2), "");
+    }
+    if wanted("regfile idle") {
+        row("regfile: the top's register file alone", "idle", regfile_idle(v_cycles / 2), "");
     }
     if wanted("top1024 transferring") {
         let (r, bytes) = top_transferring(v_cycles / 8);
