@@ -12,6 +12,18 @@
 //! the pattern at its own offset. [`BeatCheck`](crate::beat_check::BeatCheck)
 //! counts the same way ([`count_terms`]). A leaf because rust-hdl's kernel
 //! language has no loop over bits; `update` is its simulation model.
+//!
+//! Two forms of the same function, as the byte check has:
+//! - synthesis (and lint with `-UVERILATOR`) reads the flat ORs above;
+//! - Verilator (`ifdef VERILATOR`) answers a beat with every byte kept (K)
+//!   and one with none (0, what `tkeep` holds between beats) without them,
+//!   and runs them for the rest. The verifier and the round-trip receiver
+//!   each count the received `tkeep`, an input of the top, so Verilator
+//!   ran the eight 128-bit ORs of each twice a cycle per session, idle or
+//!   not (issue 27).
+//!
+//! Simulation tests only run the second form: `hdl/tests/equivalence.rs`
+//! proves the two equal with a yosys SAT miter at every width.
 
 use rust_hdl::prelude::*;
 
@@ -62,9 +74,26 @@ impl<const K: usize> Logic for KeepCount<K> {
 
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
-            "wire [{m}:0] last_kept = keep & ~(keep >> 1);\n\
-             always @(*) count = {{{terms}}};",
+            "`ifdef VERILATOR\n\
+             // Simulation form, the same function (see hdl/src/keep_count.rs).\n\
+             reg [{m}:0] last_kept;\n\
+             always @(*) begin\n    \
+             last_kept = {k}'d0;\n    \
+             if (&keep) begin\n        \
+             count = 8'd{k};\n    \
+             end else if (keep == {k}'d0) begin\n        \
+             count = 8'd0;\n    \
+             end else begin\n        \
+             last_kept = keep & ~(keep >> 1);\n        \
+             count = {{{terms}}};\n    \
+             end\n\
+             end\n\
+             `else\n\
+             wire [{m}:0] last_kept = keep & ~(keep >> 1);\n\
+             always @(*) count = {{{terms}}};\n\
+             `endif",
             m = K - 1,
+            k = K,
             terms = count_terms::<K>(),
         ))
     }

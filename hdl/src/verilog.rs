@@ -85,6 +85,21 @@ pub fn beat_check_verilog(width: usize, module: &str) -> Result<String, HdlError
     by_width!(width, BeatCheck, |b| block_verilog(b, module))
 }
 
+/// The byte count of a beat's `tkeep` alone
+/// ([`KeepCount`](crate::keep_count::KeepCount)) for `width` bits of data,
+/// for the test that proves its simulation form equal to its synthesis form.
+pub fn keep_count_verilog(width: usize, module: &str) -> Result<String, HdlError> {
+    use crate::keep_count::KeepCount;
+    match width {
+        64 => block_verilog(&mut KeepCount::<8>::default(), module),
+        128 => block_verilog(&mut KeepCount::<16>::default(), module),
+        256 => block_verilog(&mut KeepCount::<32>::default(), module),
+        512 => block_verilog(&mut KeepCount::<64>::default(), module),
+        1024 => block_verilog(&mut KeepCount::<128>::default(), module),
+        other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
+    }
+}
+
 /// The generator's prefix overlay alone ([`PrefixOverlay`]) at `width`
 /// bits, for the test that proves its simulation form equal to its
 /// synthesis form.

@@ -1,10 +1,11 @@
-//! Three leaves have two forms in one Verilog module: the one Verilator
+//! Four leaves have two forms in one Verilog module: the one Verilator
 //! compiles (`ifdef VERILATOR`) and the one synthesis reads. The verifier's
 //! byte check takes a word-level branch for a beat with every byte kept and
 //! inside the transfer; the generator's prefix overlay skips the bank's
 //! shifts for a beat without prefix bytes; the pattern at any byte takes
 //! the aligned pattern's wiring for a beat that starts at a multiple of the
-//! beat. Simulation tests only ever run
+//! beat; the byte count of a `tkeep` answers a full and an empty one
+//! without its ORs. Simulation tests only ever run
 //! the first form, so this proves them the same function with a yosys SAT
 //! miter, at every data width.
 
@@ -148,5 +149,38 @@ fn the_miter_catches_a_pattern_that_differs() {
     std::fs::write(&sim, broken).unwrap();
     std::fs::write(&syn, hdl::verilog::pattern_at_verilog(128, "pa_syn").unwrap()).unwrap();
     assert!(yosys(&miter_script(&sim, &syn, "pa")).is_err(), "a broken pattern passed the miter");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn keep_count_simulation_form_is_the_synthesis_form() {
+    let dir = scratch().join("keep-count");
+    std::fs::create_dir_all(&dir).unwrap();
+    for width in config::DATA_WIDTHS {
+        let sim = dir.join(format!("kc_sim_{width}.v"));
+        let syn = dir.join(format!("kc_syn_{width}.v"));
+        let sim_text = hdl::verilog::keep_count_verilog(width, "kc_sim").unwrap();
+        assert!(sim_text.contains("`ifdef VERILATOR"), "{width} bits: no simulation form to prove");
+        std::fs::write(&sim, sim_text).unwrap();
+        std::fs::write(&syn, hdl::verilog::keep_count_verilog(width, "kc_syn").unwrap()).unwrap();
+        if let Err(log) = yosys(&miter_script(&sim, &syn, "kc")) {
+            panic!("{width} bits: the simulation form of the keep count differs from the synthesis form:\n{log}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Its miter is not vacuous: a full beat counted one byte short fails it.
+#[test]
+fn the_miter_catches_a_keep_count_that_differs() {
+    let dir = scratch().join("keep-count-broken");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (sim, syn) = (dir.join("kc_sim.v"), dir.join("kc_syn.v"));
+    let good = hdl::verilog::keep_count_verilog(128, "kc_sim").unwrap();
+    let broken = good.replacen("count = 8'd16;", "count = 8'd15;", 1);
+    assert_ne!(good, broken, "the full beat's branch of the simulation form was not found");
+    std::fs::write(&sim, broken).unwrap();
+    std::fs::write(&syn, hdl::verilog::keep_count_verilog(128, "kc_syn").unwrap()).unwrap();
+    assert!(yosys(&miter_script(&sim, &syn, "kc")).is_err(), "a broken keep count passed the miter");
     let _ = std::fs::remove_dir_all(&dir);
 }

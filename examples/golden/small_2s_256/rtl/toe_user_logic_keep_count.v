@@ -19,8 +19,24 @@ module toe_user_logic_keep_count (
     output reg  [7:0]  count  // Bytes kept, 0 .. K
 );
 
+    `ifdef VERILATOR
+    // Simulation form, the same function (see hdl/src/keep_count.rs).
+    reg [31:0] last_kept;
+    always @(*) begin
+        last_kept = 32'd0;
+        if (&keep) begin
+            count = 8'd32;
+        end else if (keep == 32'd0) begin
+            count = 8'd0;
+        end else begin
+            last_kept = keep & ~(keep >> 1);
+            count = {|(last_kept & 32'h0), |(last_kept & 32'h0), |(last_kept & 32'h80000000), |(last_kept & 32'h7fff8000), |(last_kept & 32'h7f807f80), |(last_kept & 32'h78787878), |(last_kept & 32'h66666666), |(last_kept & 32'h55555555)};
+        end
+    end
+    `else
     wire [31:0] last_kept = keep & ~(keep >> 1);
     always @(*) count = {|(last_kept & 32'h0), |(last_kept & 32'h0), |(last_kept & 32'h80000000), |(last_kept & 32'h7fff8000), |(last_kept & 32'h7f807f80), |(last_kept & 32'h78787878), |(last_kept & 32'h66666666), |(last_kept & 32'h55555555)};
+    `endif
 
 endmodule
 

@@ -19,8 +19,24 @@ module toe_user_logic_keep_count (
     output reg  [7:0]   count  // Bytes kept, 0 .. K
 );
 
+    `ifdef VERILATOR
+    // Simulation form, the same function (see hdl/src/keep_count.rs).
+    reg [127:0] last_kept;
+    always @(*) begin
+        last_kept = 128'd0;
+        if (&keep) begin
+            count = 8'd128;
+        end else if (keep == 128'd0) begin
+            count = 8'd0;
+        end else begin
+            last_kept = keep & ~(keep >> 1);
+            count = {|(last_kept & 128'h80000000000000000000000000000000), |(last_kept & 128'h7fffffffffffffff8000000000000000), |(last_kept & 128'h7fffffff800000007fffffff80000000), |(last_kept & 128'h7fff80007fff80007fff80007fff8000), |(last_kept & 128'h7f807f807f807f807f807f807f807f80), |(last_kept & 128'h78787878787878787878787878787878), |(last_kept & 128'h66666666666666666666666666666666), |(last_kept & 128'h55555555555555555555555555555555)};
+        end
+    end
+    `else
     wire [127:0] last_kept = keep & ~(keep >> 1);
     always @(*) count = {|(last_kept & 128'h80000000000000000000000000000000), |(last_kept & 128'h7fffffffffffffff8000000000000000), |(last_kept & 128'h7fffffff800000007fffffff80000000), |(last_kept & 128'h7fff80007fff80007fff80007fff8000), |(last_kept & 128'h7f807f807f807f807f807f807f807f80), |(last_kept & 128'h78787878787878787878787878787878), |(last_kept & 128'h66666666666666666666666666666666), |(last_kept & 128'h55555555555555555555555555555555)};
+    `endif
 
 endmodule
 
