@@ -10,6 +10,8 @@
 #     equiv_make; equiv_simple -seq 2; equiv_induct; equiv_status -assert
 # so the proof holds for every input sequence from any state in which the
 # two sides' registers agree (they start so: both take their initial values).
+# yosys reads a module's synthesis form: the simulation forms under
+# `ifdef VERILATOR` are proven equal to it by hdl/tests/equivalence.rs.
 #
 #   BEFORE=REV     the goldens of git revision REV (default HEAD)
 #   AFTER=REV      the goldens of git revision REV (default the work tree's,

@@ -33,6 +33,8 @@ if [ "${1:-}" = --prune ]; then
 fi
 [ $# -eq 4 ] || { echo "usage: synth-one.sh DIR MODULE NETLIST LOG, or synth-one.sh --prune" >&2; exit 2; }
 dir=$1 module=$2 netlist=$3 log=$4
+# yosys runs in DIR: a relative NETLIST is the caller's.
+case $netlist in /*) ;; *) netlist=$PWD/$netlist ;; esac
 mapfile -t files <"$dir/rtl/files.f"
 script="read_verilog -sv ${files[*]}; synth_xilinx -family xcup -nowidelut -noiopad -noclkbuf -flatten -top $module"
 
