@@ -44,8 +44,30 @@ pub fn block_verilog<B: Block>(block: &mut B, module: &str) -> Result<String, Hd
 
 /// Builds `$block::<W, K>` for a configured width (one of
 /// [`config::DATA_WIDTHS`]; an arm per entry), with `default()` or the
-/// constructor given, and returns what `$f` makes of it.
+/// constructor given, and returns what `$f` makes of it. A leaf with one
+/// parameter names it: `Block<W>` (the data width) or `Block<K>` (the
+/// bytes of a beat), built with `default()`.
 macro_rules! by_width {
+    ($width:expr, $block:ident<W>, $f:expr) => {
+        match $width {
+            64 => ($f)(&mut $block::<64>::default()),
+            128 => ($f)(&mut $block::<128>::default()),
+            256 => ($f)(&mut $block::<256>::default()),
+            512 => ($f)(&mut $block::<512>::default()),
+            1024 => ($f)(&mut $block::<1024>::default()),
+            other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
+        }
+    };
+    ($width:expr, $block:ident<K>, $f:expr) => {
+        match $width {
+            64 => ($f)(&mut $block::<8>::default()),
+            128 => ($f)(&mut $block::<16>::default()),
+            256 => ($f)(&mut $block::<32>::default()),
+            512 => ($f)(&mut $block::<64>::default()),
+            1024 => ($f)(&mut $block::<128>::default()),
+            other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
+        }
+    };
     ($width:expr, $block:ident, $f:expr) => {
         by_width!($width, $block::default(), $f)
     };
@@ -90,28 +112,14 @@ pub fn beat_check_verilog(width: usize, module: &str) -> Result<String, HdlError
 /// for the test that proves its simulation form equal to its synthesis form.
 pub fn keep_count_verilog(width: usize, module: &str) -> Result<String, HdlError> {
     use crate::keep_count::KeepCount;
-    match width {
-        64 => block_verilog(&mut KeepCount::<8>::default(), module),
-        128 => block_verilog(&mut KeepCount::<16>::default(), module),
-        256 => block_verilog(&mut KeepCount::<32>::default(), module),
-        512 => block_verilog(&mut KeepCount::<64>::default(), module),
-        1024 => block_verilog(&mut KeepCount::<128>::default(), module),
-        other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
-    }
+    by_width!(width, KeepCount<K>, |b| block_verilog(b, module))
 }
 
 /// The generator's prefix overlay alone ([`PrefixOverlay`]) at `width`
 /// bits, for the test that proves its simulation form equal to its
 /// synthesis form.
 pub fn prefix_overlay_verilog(width: usize, module: &str) -> Result<String, HdlError> {
-    match width {
-        64 => block_verilog(&mut PrefixOverlay::<64>::new(), module),
-        128 => block_verilog(&mut PrefixOverlay::<128>::new(), module),
-        256 => block_verilog(&mut PrefixOverlay::<256>::new(), module),
-        512 => block_verilog(&mut PrefixOverlay::<512>::new(), module),
-        1024 => block_verilog(&mut PrefixOverlay::<1024>::new(), module),
-        other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
-    }
+    by_width!(width, PrefixOverlay<W>, |b| block_verilog(b, module))
 }
 
 /// The pattern at any byte alone ([`PatternAt`](crate::pattern_at::PatternAt))
@@ -119,14 +127,7 @@ pub fn prefix_overlay_verilog(width: usize, module: &str) -> Result<String, HdlE
 /// its synthesis form.
 pub fn pattern_at_verilog(width: usize, module: &str) -> Result<String, HdlError> {
     use crate::pattern_at::PatternAt;
-    match width {
-        64 => block_verilog(&mut PatternAt::<64>::new(), module),
-        128 => block_verilog(&mut PatternAt::<128>::new(), module),
-        256 => block_verilog(&mut PatternAt::<256>::new(), module),
-        512 => block_verilog(&mut PatternAt::<512>::new(), module),
-        1024 => block_verilog(&mut PatternAt::<1024>::new(), module),
-        other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
-    }
+    by_width!(width, PatternAt<W>, |b| block_verilog(b, module))
 }
 
 /// The pattern at any byte ([`PatternAt`](crate::pattern_at::PatternAt))
@@ -136,14 +137,7 @@ pub fn pattern_at_verilog(width: usize, module: &str) -> Result<String, HdlError
 pub fn pattern_at_modules(width: usize, prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
     use crate::pattern_at::PatternAt;
     let root = format!("{prefix}_pattern_at");
-    match width {
-        64 => crate::emit::emit(&mut PatternAt::<64>::new(), &root, prefix),
-        128 => crate::emit::emit(&mut PatternAt::<128>::new(), &root, prefix),
-        256 => crate::emit::emit(&mut PatternAt::<256>::new(), &root, prefix),
-        512 => crate::emit::emit(&mut PatternAt::<512>::new(), &root, prefix),
-        1024 => crate::emit::emit(&mut PatternAt::<1024>::new(), &root, prefix),
-        other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
-    }
+    by_width!(width, PatternAt<W>, |b| crate::emit::emit(b, &root, prefix))
 }
 
 /// The message ends of a receive stream ([`MessageEnds`](crate::message_ends::MessageEnds))
