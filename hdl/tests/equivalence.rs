@@ -47,56 +47,59 @@ fn miter_script(sim: &std::path::Path, syn: &std::path::Path, prefix: &str) -> S
     )
 }
 
-#[test]
-fn beat_check_simulation_form_is_the_synthesis_form() {
-    let dir = scratch().join("beat-check");
+/// A leaf's Verilog at a data width, as module `module`.
+type LeafVerilog = fn(usize, &str) -> Result<String, hdl::verilog::HdlError>;
+
+/// Proves, at every data width, the simulation form of the leaf `verilog`
+/// writes (module `{prefix}_sim`, read with VERILATOR defined) equal to its
+/// synthesis form (`{prefix}_syn`), for every input.
+fn assert_forms_equal(what: &str, prefix: &str, verilog: LeafVerilog) {
+    let dir = scratch().join(format!("{prefix}-forms"));
     std::fs::create_dir_all(&dir).unwrap();
     for width in config::DATA_WIDTHS {
-        let sim = dir.join(format!("bc_sim_{width}.v"));
-        let syn = dir.join(format!("bc_syn_{width}.v"));
-        let sim_text = hdl::verilog::beat_check_verilog(width, "bc_sim").unwrap();
+        let sim = dir.join(format!("{prefix}_sim_{width}.v"));
+        let syn = dir.join(format!("{prefix}_syn_{width}.v"));
+        let sim_text = verilog(width, &format!("{prefix}_sim")).unwrap();
         assert!(sim_text.contains("`ifdef VERILATOR"), "{width} bits: no simulation form to prove");
         std::fs::write(&sim, sim_text).unwrap();
-        std::fs::write(&syn, hdl::verilog::beat_check_verilog(width, "bc_syn").unwrap()).unwrap();
-        if let Err(log) = yosys(&miter_script(&sim, &syn, "bc")) {
-            panic!("{width} bits: the simulation form of the byte check differs from the synthesis form:\n{log}");
+        std::fs::write(&syn, verilog(width, &format!("{prefix}_syn")).unwrap()).unwrap();
+        if let Err(log) = yosys(&miter_script(&sim, &syn, prefix)) {
+            panic!("{width} bits: the simulation form of {what} differs from the synthesis form:\n{log}");
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The miter is not vacuous: the simulation form of the leaf `verilog`
+/// writes at `width` bits, with its first `from` replaced by `to`, fails it.
+fn assert_miter_catches(what: &str, prefix: &str, verilog: LeafVerilog, width: usize, from: &str, to: &str) {
+    let dir = scratch().join(format!("{prefix}-broken"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (sim, syn) = (dir.join(format!("{prefix}_sim.v")), dir.join(format!("{prefix}_syn.v")));
+    let good = verilog(width, &format!("{prefix}_sim")).unwrap();
+    let broken = good.replacen(from, to, 1);
+    assert_ne!(good, broken, "`{from}` was not found in the simulation form of {what}");
+    std::fs::write(&sim, broken).unwrap();
+    std::fs::write(&syn, verilog(width, &format!("{prefix}_syn")).unwrap()).unwrap();
+    assert!(yosys(&miter_script(&sim, &syn, prefix)).is_err(), "a broken {what} passed the miter");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn beat_check_simulation_form_is_the_synthesis_form() {
+    assert_forms_equal("the byte check", "bc", hdl::verilog::beat_check_verilog);
 }
 
 /// The miter is not vacuous: a simulation form that counts one byte short
 /// on a full beat fails it.
 #[test]
 fn the_miter_catches_a_simulation_form_that_differs() {
-    let dir = scratch().join("broken");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (sim, syn) = (dir.join("bc_sim.v"), dir.join("bc_syn.v"));
-    let good = hdl::verilog::beat_check_verilog(64, "bc_sim").unwrap();
-    let broken = good.replacen("count = 8'd8;", "count = 8'd7;", 1);
-    assert_ne!(good, broken, "the full-beat count of the simulation form was not found");
-    std::fs::write(&sim, broken).unwrap();
-    std::fs::write(&syn, hdl::verilog::beat_check_verilog(64, "bc_syn").unwrap()).unwrap();
-    assert!(yosys(&miter_script(&sim, &syn, "bc")).is_err(), "a broken simulation form passed the miter");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_miter_catches("byte check", "bc", hdl::verilog::beat_check_verilog, 64, "count = 8'd8;", "count = 8'd7;");
 }
 
 #[test]
 fn prefix_overlay_simulation_form_is_the_synthesis_form() {
-    let dir = scratch().join("overlay");
-    std::fs::create_dir_all(&dir).unwrap();
-    for width in config::DATA_WIDTHS {
-        let sim = dir.join(format!("po_sim_{width}.v"));
-        let syn = dir.join(format!("po_syn_{width}.v"));
-        let sim_text = hdl::verilog::prefix_overlay_verilog(width, "po_sim").unwrap();
-        assert!(sim_text.contains("`ifdef VERILATOR"), "{width} bits: no simulation form to prove");
-        std::fs::write(&sim, sim_text).unwrap();
-        std::fs::write(&syn, hdl::verilog::prefix_overlay_verilog(width, "po_syn").unwrap()).unwrap();
-        if let Err(log) = yosys(&miter_script(&sim, &syn, "po")) {
-            panic!("{width} bits: the simulation form of the prefix overlay differs from the synthesis form:\n{log}");
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_forms_equal("the prefix overlay", "po", hdl::verilog::prefix_overlay_verilog);
 }
 
 /// The overlay's miter is not vacuous either: a simulation form whose short
@@ -104,83 +107,42 @@ fn prefix_overlay_simulation_form_is_the_synthesis_form() {
 /// prefix byte) fails it.
 #[test]
 fn the_miter_catches_an_overlay_that_differs() {
-    let dir = scratch().join("overlay-broken");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (sim, syn) = (dir.join("po_sim.v"), dir.join("po_syn.v"));
-    let good = hdl::verilog::prefix_overlay_verilog(256, "po_sim").unwrap();
-    let broken = good.replacen("if (count == 8'd0)", "if (count <= 8'd1)", 1);
-    assert_ne!(good, broken, "the short branch of the simulation form was not found");
-    std::fs::write(&sim, broken).unwrap();
-    std::fs::write(&syn, hdl::verilog::prefix_overlay_verilog(256, "po_syn").unwrap()).unwrap();
-    assert!(yosys(&miter_script(&sim, &syn, "po")).is_err(), "a broken overlay passed the miter");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_miter_catches(
+        "overlay",
+        "po",
+        hdl::verilog::prefix_overlay_verilog,
+        256,
+        "if (count == 8'd0)",
+        "if (count <= 8'd1)",
+    );
 }
 
 #[test]
 fn pattern_at_simulation_form_is_the_synthesis_form() {
-    let dir = scratch().join("pattern-at");
-    std::fs::create_dir_all(&dir).unwrap();
-    for width in config::DATA_WIDTHS {
-        let sim = dir.join(format!("pa_sim_{width}.v"));
-        let syn = dir.join(format!("pa_syn_{width}.v"));
-        let sim_text = hdl::verilog::pattern_at_verilog(width, "pa_sim").unwrap();
-        assert!(sim_text.contains("`ifdef VERILATOR"), "{width} bits: no simulation form to prove");
-        std::fs::write(&sim, sim_text).unwrap();
-        std::fs::write(&syn, hdl::verilog::pattern_at_verilog(width, "pa_syn").unwrap()).unwrap();
-        if let Err(log) = yosys(&miter_script(&sim, &syn, "pa")) {
-            panic!(
-                "{width} bits: the simulation form of the pattern at any byte differs from the synthesis form:\n{log}"
-            );
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_forms_equal("the pattern at any byte", "pa", hdl::verilog::pattern_at_verilog);
 }
 
 /// Its miter is not vacuous: a short branch also taken for a beat that
 /// starts one word past a beat boundary fails it.
 #[test]
 fn the_miter_catches_a_pattern_that_differs() {
-    let dir = scratch().join("pattern-at-broken");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (sim, syn) = (dir.join("pa_sim.v"), dir.join("pa_syn.v"));
-    let good = hdl::verilog::pattern_at_verilog(128, "pa_sim").unwrap();
-    let broken = good.replacen("if (offset[3:0] == 4'd0)", "if (offset[1:0] == 2'd0)", 1);
-    assert_ne!(good, broken, "the short branch of the simulation form was not found");
-    std::fs::write(&sim, broken).unwrap();
-    std::fs::write(&syn, hdl::verilog::pattern_at_verilog(128, "pa_syn").unwrap()).unwrap();
-    assert!(yosys(&miter_script(&sim, &syn, "pa")).is_err(), "a broken pattern passed the miter");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_miter_catches(
+        "pattern",
+        "pa",
+        hdl::verilog::pattern_at_verilog,
+        128,
+        "if (offset[3:0] == 4'd0)",
+        "if (offset[1:0] == 2'd0)",
+    );
 }
 
 #[test]
 fn keep_count_simulation_form_is_the_synthesis_form() {
-    let dir = scratch().join("keep-count");
-    std::fs::create_dir_all(&dir).unwrap();
-    for width in config::DATA_WIDTHS {
-        let sim = dir.join(format!("kc_sim_{width}.v"));
-        let syn = dir.join(format!("kc_syn_{width}.v"));
-        let sim_text = hdl::verilog::keep_count_verilog(width, "kc_sim").unwrap();
-        assert!(sim_text.contains("`ifdef VERILATOR"), "{width} bits: no simulation form to prove");
-        std::fs::write(&sim, sim_text).unwrap();
-        std::fs::write(&syn, hdl::verilog::keep_count_verilog(width, "kc_syn").unwrap()).unwrap();
-        if let Err(log) = yosys(&miter_script(&sim, &syn, "kc")) {
-            panic!("{width} bits: the simulation form of the keep count differs from the synthesis form:\n{log}");
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_forms_equal("the keep count", "kc", hdl::verilog::keep_count_verilog);
 }
 
 /// Its miter is not vacuous: a full beat counted one byte short fails it.
 #[test]
 fn the_miter_catches_a_keep_count_that_differs() {
-    let dir = scratch().join("keep-count-broken");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (sim, syn) = (dir.join("kc_sim.v"), dir.join("kc_syn.v"));
-    let good = hdl::verilog::keep_count_verilog(128, "kc_sim").unwrap();
-    let broken = good.replacen("count = 8'd16;", "count = 8'd15;", 1);
-    assert_ne!(good, broken, "the full beat's branch of the simulation form was not found");
-    std::fs::write(&sim, broken).unwrap();
-    std::fs::write(&syn, hdl::verilog::keep_count_verilog(128, "kc_syn").unwrap()).unwrap();
-    assert!(yosys(&miter_script(&sim, &syn, "kc")).is_err(), "a broken keep count passed the miter");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_miter_catches("keep count", "kc", hdl::verilog::keep_count_verilog, 128, "count = 8'd16;", "count = 8'd15;");
 }
