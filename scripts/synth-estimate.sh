@@ -109,7 +109,9 @@ for entry in "${queue[@]}"; do
 done
 wait
 hits=$( (grep -l "^synth-one: cached netlist" "$work"/*.log 2>/dev/null || true) | wc -l)
-echo "synth-estimate: ${#queue[@]} yosys runs, $hits of them on inputs an earlier run had (netlist cache $(bash "$root/scripts/synth-one.sh" --prune); SYNTH_CACHE=off runs every one)"
+# Drops the netlists the cache should no longer hold, and names its folder.
+cache_dir=$(bash "$root/scripts/synth-one.sh" --prune)
+echo "synth-estimate: ${#queue[@]} yosys runs, $hits of them on inputs an earlier run had (netlist cache $cache_dir; SYNTH_CACHE=off runs every one)"
 
 echo "synth-estimate: yosys $(yosys -V | awk '{print $2}') synth_xilinx -family xcup -nowidelut, flattened per module"
 "$report" header

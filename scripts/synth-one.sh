@@ -37,9 +37,12 @@ dir=$1 module=$2 netlist=$3 log=$4
 case $netlist in /*) ;; *) netlist=$PWD/$netlist ;; esac
 mapfile -t files <"$dir/rtl/files.f"
 script="read_verilog -sv ${files[*]}; synth_xilinx -family xcup -nowidelut -noiopad -noclkbuf -flatten -top $module"
+synthesise() {
+    (cd "$dir" && yosys -q -p "$script; write_json $netlist") >"$log" 2>&1
+}
 
 if [ "$cache" = off ]; then
-    (cd "$dir" && yosys -q -p "$script; write_json $netlist") >"$log" 2>&1
+    synthesise
     exit
 fi
 key=$(
@@ -58,7 +61,7 @@ if [ -f "$entry" ] && gzip -dc "$entry" >"$netlist" 2>/dev/null; then
     echo "synth-one: cached netlist $key" >"$log"
     exit 0
 fi
-(cd "$dir" && yosys -q -p "$script; write_json $netlist") >"$log" 2>&1
+synthesise
 # Written whole or not at all; a cache that cannot be written only costs time.
 if mkdir -p "$cache" 2>/dev/null && gzip -c "$netlist" >"$entry.$$" 2>/dev/null; then
     mv -f "$entry.$$" "$entry"
