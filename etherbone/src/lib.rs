@@ -88,6 +88,12 @@
 //! 0x00000001 failed: outside the register map (0x0000..0x07FF) (bus error
 //! 1)`). Accesses inside the span in the same record still run.
 //!
+//! A record's write burst is checked address by address, each at its own
+//! address: a burst from 0xFFFFFFFC runs on to 0x1_0000_0000 and beyond,
+//! which no 32-bit bus has, so those writes are refused the same way
+//! (`write 0x100000000 <- ...`), with or without a span; the burst never
+//! wraps onto 0x0.
+//!
 //! # Connections
 //!
 //! One thread per connection, at most [`ServerOptions::max_connections`]

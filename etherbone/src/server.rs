@@ -484,14 +484,15 @@ impl Connection {
                 );
             }
         } else {
-            let base = rec.write_base as u32;
+            // Addresses in 64 bits: a burst that runs past 0xFFFFFFFF goes
+            // out of the address space, it does not wrap onto 0x0 (the map).
             for (i, &value) in rec.writes.iter().enumerate() {
-                let step = if rec.flags.wff { 0 } else { 4 * i as u32 };
-                ops.push(Op::Write { addr: base.wrapping_add(step), value });
+                let step = if rec.flags.wff { 0 } else { 4 * i as u64 };
+                ops.push(Access { addr: rec.write_base.saturating_add(step), write: Some(value) });
             }
         }
         if !rec.flags.rca {
-            ops.extend(rec.reads.iter().map(|&a| Op::Read { addr: a as u32 }));
+            ops.extend(rec.reads.iter().map(|&addr| Access { addr, write: None }));
         }
 
         let results = if ops.is_empty() {
@@ -537,19 +538,35 @@ impl Connection {
         }
     }
 
-    /// Runs the ops whose address is inside the register map and refuses the
-    /// others without handing them to the bus: a bus that decodes only the
-    /// map's address bits would alias them onto a register.
-    fn run_in_map(&self, ops: &[Op]) -> Vec<Result<u32, String>> {
-        let Some(span) = self.shared.opts.register_span else {
-            return self.run(ops);
-        };
-        let inside = |op: &Op| u64::from(op.addr()) < span;
-        let mapped: Vec<Op> = ops.iter().copied().filter(inside).collect();
+    /// Why the server refuses an access at `addr` itself, if it does: at or
+    /// above the register map's span, or past 0xFFFFFFFF (no 32-bit bus has
+    /// that address; a burst is never wrapped onto 0x0).
+    fn refusal(&self, addr: u64) -> Option<String> {
+        let beyond_32_bits = addr > u64::from(u32::MAX);
+        match self.shared.opts.register_span {
+            Some(span) if addr >= span || beyond_32_bits => {
+                Some(format!("outside the register map ({})", ServerOptions::span_text(span)))
+            }
+            None if beyond_32_bits => {
+                Some("past 0xFFFFFFFF, the end of the 32-bit address space (a burst does not wrap)".into())
+            }
+            _ => None,
+        }
+    }
+
+    /// Runs the accesses the bus may see and refuses the others, address by
+    /// address, without handing them to the bus: a bus that decodes only
+    /// the map's address bits would alias them onto a register.
+    fn run_in_map(&self, accesses: &[Access]) -> Vec<Result<u32, String>> {
+        let mapped: Vec<Op> =
+            accesses.iter().filter(|a| self.refusal(a.addr).is_none()).filter_map(Access::op).collect();
         let mut answers = if mapped.is_empty() { Vec::new() } else { self.run(&mapped) }.into_iter();
-        let refused = || Err(format!("outside the register map ({})", ServerOptions::span_text(span)));
-        ops.iter()
-            .map(|op| if inside(op) { answers.next().unwrap_or_else(|| Err("no result".into())) } else { refused() })
+        accesses
+            .iter()
+            .map(|a| match self.refusal(a.addr) {
+                Some(why) => Err(why),
+                None => answers.next().unwrap_or_else(|| Err("no result".into())),
+            })
             .collect()
     }
 
@@ -595,6 +612,36 @@ impl Connection {
     }
 }
 
+/// One access of a record at the address the client gave, which may lie
+/// past 0xFFFFFFFF (a write burst from near the top); only those that fit
+/// 32 bits become an [`Op`] for the bus.
+#[derive(Debug, Clone, Copy)]
+struct Access {
+    addr: u64,
+    /// The value of a write; `None` for a read.
+    write: Option<u32>,
+}
+
+impl Access {
+    fn op(&self) -> Option<Op> {
+        let addr = u32::try_from(self.addr).ok()?;
+        Some(match self.write {
+            Some(value) => Op::Write { addr, value },
+            None => Op::Read { addr },
+        })
+    }
+}
+
+impl fmt::Display for Access {
+    /// As [`Op`] shows it, with the address's 33rd bit when it has one.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.write {
+            Some(value) => write!(f, "write {:#010x} <- {value:#010x}", self.addr),
+            None => write!(f, "read {:#010x}", self.addr),
+        }
+    }
+}
+
 fn describe(e: BusError) -> String {
     match e {
         BusError::Response { resp, .. } => resp.to_string(),
@@ -605,6 +652,15 @@ fn describe(e: BusError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_access_past_32_bits_is_named_at_its_own_address() {
+        let past = Access { addr: 0x1_0000_0000, write: Some(0x1234_5679) };
+        assert_eq!(past.to_string(), "write 0x100000000 <- 0x12345679");
+        assert_eq!(past.op(), None, "no 32-bit op for the bus");
+        let top = Access { addr: 0xffff_fffc, write: None };
+        assert_eq!(top.to_string(), Op::Read { addr: 0xffff_fffc }.to_string());
+    }
 
     #[test]
     fn info_line_is_litex_format() {

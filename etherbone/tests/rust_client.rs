@@ -321,6 +321,75 @@ fn accesses_outside_the_register_map_never_reach_the_bus() {
     assert_eq!(t.server.bus_errors(), 6);
 }
 
+/// The record of issue 51, item 2: 24 writes from 0xFFFFFFFC. The first is
+/// at the top of the address space, the other 23 past it (0x1_0000_0000 on):
+/// none of them is 0x000-0x058, whatever the low 32 bits say.
+fn burst_over_the_top() -> Packet {
+    Packet::new(vec![Record::writes(0xffff_fffc, (0..24).map(|k| 0x1234_5678 + k))])
+}
+
+/// The words 0x000-0x05C (`target_mac_lo` among them) with values of their own.
+fn poke_low_words(mem: &MemoryBus) -> Vec<u32> {
+    let words: Vec<u32> = (0..24).map(|k| 0xa000_0000 | (4 * k)).collect();
+    for (k, &w) in words.iter().enumerate() {
+        mem.poke(4 * k as u32, w);
+    }
+    words
+}
+
+/// Reads 0x000-0x05C back through the server and the error shift register's
+/// low word (newest access in bit 0).
+fn low_words_and_error_bits(s: &mut TcpStream) -> (Vec<u32>, u32) {
+    let status = Packet::new(vec![Record {
+        flags: RecordFlags { rca: true, ..RecordFlags::default() },
+        ..Record::reads([u64::from(CONFIG_ERROR_LOW)])
+    }]);
+    let errors = raw_transact(s, &status).records[0].writes[0];
+    let words = raw_transact(s, &Packet::new(vec![Record::reads((0..24).map(|k| 4 * k))])).records[0].writes.clone();
+    (words, errors)
+}
+
+#[test]
+fn a_write_burst_past_0xffffffff_is_refused_address_by_address_and_never_wraps_into_the_map() {
+    // With the map's span (the virtual board): all 24 are outside it.
+    let mem = MemoryBus::new();
+    let before = poke_low_words(&mem);
+    let t = start_opts(&mem, ServerInfo::DEFAULT_REPLY_TIMEOUT, map_of_0x800());
+    let (mut s, _) = raw_connect(t.addr());
+    s.write_all(&burst_over_the_top().encode().unwrap()).unwrap();
+    let (words, errors) = low_words_and_error_bits(&mut s);
+    assert_eq!(errors, 0x00ff_ffff, "each of the 24 writes failed, as the error shift register tells the client");
+    assert_eq!(words, before, "0x000-0x05C read back unchanged through the server");
+    assert_eq!(mem.log().iter().filter(|op| matches!(op, Op::Write { .. })).count(), 0, "{:?}", mem.log());
+    assert_eq!(t.server.bus_errors(), 24);
+
+    // Without a span every 32-bit address reaches the bus: 0xFFFFFFFC does,
+    // the 23 past it are refused all the same.
+    let mem = MemoryBus::new();
+    let before = poke_low_words(&mem);
+    let t = start(&mem);
+    let (mut s, _) = raw_connect(t.addr());
+    s.write_all(&burst_over_the_top().encode().unwrap()).unwrap();
+    let (words, errors) = low_words_and_error_bits(&mut s);
+    assert_eq!(errors, 0x007f_ffff, "the first (oldest, bit 23) write succeeded, the 23 after it failed");
+    assert_eq!(words, before, "nothing wrapped onto 0x000-0x05C");
+    assert_eq!(mem.peek(0xffff_fffc), Some(0x1234_5678));
+    let writes: Vec<Op> = mem.log().into_iter().filter(|op| matches!(op, Op::Write { .. })).collect();
+    assert_eq!(writes, vec![Op::Write { addr: 0xffff_fffc, value: 0x1234_5678 }]);
+    assert_eq!(t.server.bus_errors(), 23);
+
+    // A FIFO burst (`wff`) writes its base every time: 0xFFFFFFFC, never past it.
+    let fifo = Packet::new(vec![Record {
+        flags: RecordFlags { wff: true, ..RecordFlags::default() },
+        ..Record::writes(0xffff_fffc, [1, 2, 3])
+    }]);
+    s.write_all(&fifo.encode().unwrap()).unwrap();
+    let (words, errors) = low_words_and_error_bits(&mut s);
+    assert_eq!(errors & 0b111, 0, "the three FIFO writes reach the bus");
+    assert_eq!(words, before);
+    assert_eq!(mem.peek(0xffff_fffc), Some(3));
+}
+
 #[test]
 fn an_idle_connection_is_closed_and_the_client_connects_again() {
     let mem = MemoryBus::new();
