@@ -4,8 +4,10 @@
 //! Every error is one line naming the argument and its valid range; parsing
 //! never panics on user input.
 
+use std::ffi::OsString;
 use std::fmt;
 use std::net::IpAddr;
+use std::os::unix::ffi::OsStrExt;
 use std::time::Duration;
 
 /// Largest transfer size the demo accepts (`0xFFFF_FFFF_FFFF`).
@@ -32,6 +34,30 @@ impl fmt::Display for ArgError {
 }
 
 impl std::error::Error for ArgError {}
+
+/// The command line's arguments after the program name, as text. All four
+/// tools read their arguments through this: the first one that is not valid
+/// UTF-8 is a usage error naming its position (1 = the first after the
+/// program name), with its bytes shown (`\xFF` for each byte that is not
+/// text), where `std::env::args` would panic.
+pub fn utf8_args<I: IntoIterator<Item = OsString>>(args: I) -> Result<Vec<String>, ArgError> {
+    args.into_iter()
+        .enumerate()
+        .map(|(i, a)| {
+            a.into_string().map_err(|a| {
+                let shown: String = a
+                    .as_bytes()
+                    .utf8_chunks()
+                    .map(|c| {
+                        let bad: String = c.invalid().iter().map(|b| format!("\\x{b:02X}")).collect();
+                        format!("{}{bad}", c.valid())
+                    })
+                    .collect();
+                ArgError(format!("argument {}: '{shown}' is not valid UTF-8 text", i + 1))
+            })
+        })
+        .collect()
+}
 
 fn err<T>(msg: impl Into<String>) -> Result<T, ArgError> {
     Err(ArgError(msg.into()))
@@ -369,6 +395,15 @@ pub fn parse_number(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_argument_that_is_not_utf8_is_a_usage_error_naming_its_position() {
+        use std::os::unix::ffi::OsStringExt;
+        let os = |b: &[u8]| OsString::from_vec(b.to_vec());
+        assert_eq!(utf8_args([os(b"c"), os(b"r")]), Ok(vec!["c".to_string(), "r".to_string()]));
+        let e = utf8_args([os(b"c"), os(b"a\xffb\xfe"), os(b"\xff")]).unwrap_err();
+        assert_eq!(e.0, "argument 2: 'a\\xFFb\\xFE' is not valid UTF-8 text");
+    }
 
     fn dt(line: &str) -> Result<Command<DataTestArgs>, ArgError> {
         parse_datatest(&line.split_whitespace().collect::<Vec<_>>())

@@ -17,6 +17,17 @@ use std::io::Write;
 
 use args::{ArgError, Command};
 
+/// The arguments after the program name, read as text by
+/// [`args::utf8_args`] for all four tools; one that is not valid UTF-8 ends
+/// the tool with one line on stderr and exit 2 (`std::env::args` would
+/// panic).
+pub fn args_or_exit(tool: &str) -> Vec<String> {
+    args::utf8_args(std::env::args_os().skip(1)).unwrap_or_else(|e| {
+        let _ = writeln!(std::io::stderr().lock(), "{tool}: error: {e} (see {tool} --help)");
+        std::process::exit(transfer::exit::USAGE)
+    })
+}
+
 /// Shared `main` of both binaries: parse, run, return the exit status.
 pub fn main_with<T>(
     tool: &'static str,

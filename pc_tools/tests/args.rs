@@ -64,3 +64,50 @@ fn help_prints_usage_and_exits_zero() {
         assert!(o.stderr.is_empty());
     }
 }
+
+/// An argument that is not UTF-8 (`tcpdatatest $'\xff'`) is one usage line
+/// naming its position, exit 2, for all four tools (issue 51, item 10):
+/// they read their arguments through one function, where `std::env::args`
+/// panicked (exit 101 and a backtrace).
+#[test]
+fn every_tool_refuses_an_argument_that_is_not_utf8_with_one_line_and_exit_2() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let bad = OsStr::from_bytes(b"\xff");
+    for (tool, name, args) in [
+        (DATATEST, "tcpdatatest", &[bad][..]),
+        (TXRX, "tcp_client_txrx_single", &[OsStr::new("127.0.0.1"), bad][..]),
+        (LATENCY, "tcp_latency", &[OsStr::new("c"), OsStr::new("i"), bad][..]),
+        (env!("CARGO_BIN_EXE_pc-check"), "pc-check", &[OsStr::new("lo"), bad][..]),
+    ] {
+        let mut child = Command::new(tool)
+            .args(args)
+            .env("RUST_BACKTRACE", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the tool starts");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while child.try_wait().expect("try_wait").is_none() {
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                panic!("{name} still running after 20 s");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let o = child.wait_with_output().expect("output");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {stderr}");
+        let position = args.len();
+        assert_eq!(
+            stderr,
+            format!("{name}: error: argument {position}: '\\xFF' is not valid UTF-8 text (see {name} --help)\n"),
+            "{name}"
+        );
+        assert!(o.stdout.is_empty(), "{name}: {}", String::from_utf8_lossy(&o.stdout));
+    }
+}

@@ -26,6 +26,6 @@ fn job(a: TxRxArgs) -> Job {
 }
 
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let argv = pc_tools::args_or_exit("tcp_client_txrx_single");
     std::process::exit(pc_tools::main_with("tcp_client_txrx_single", args::TXRX_USAGE, &argv, args::parse_txrx, job));
 }

@@ -2,7 +2,7 @@
 //! (see pc_tools/README.md).
 
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let argv = pc_tools::args_or_exit("tcp_latency");
     let code = pc_tools::latency::main(&argv, &mut std::io::stdout().lock(), &mut std::io::stderr().lock());
     std::process::exit(code);
 }

@@ -30,6 +30,6 @@ fn job(a: DataTestArgs) -> Job {
 }
 
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let argv = pc_tools::args_or_exit("tcpdatatest");
     std::process::exit(pc_tools::main_with("tcpdatatest", args::DATATEST_USAGE, &argv, args::parse_datatest, job));
 }
