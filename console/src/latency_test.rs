@@ -21,7 +21,7 @@ use latency::{Histogram, Moments};
 
 use crate::input::{self, InputError};
 use crate::ops::{self, LatencyResult, LatencyTest, OpError, SessionResult};
-use crate::run::{self, cause_text, RunOptions};
+use crate::run::{self, RunOptions, Stream};
 
 /// Largest request or response the registers hold, bytes.
 pub const MAX_MESSAGE: u64 = 0xFFFF;
@@ -101,6 +101,17 @@ impl LatencySpec {
             None => 1,
         };
         Ok(LatencySpec::new(n, initiator, (request, response), count, outstanding, conn))
+    }
+
+    /// The stream this session's verifier checks: an initiator's
+    /// responses, an echo's requests (for the first-error record's words).
+    pub fn stream(&self) -> Stream {
+        let t = &self.test;
+        if t.initiator {
+            Stream::Responses { count: t.request_count, size: t.response_size }
+        } else {
+            Stream::Requests { size: t.request_size }
+        }
     }
 
     pub fn role(&self) -> &'static str {
@@ -230,20 +241,7 @@ impl LatencyOutcome {
         let failure = if result.busy {
             Some("still busy".to_string())
         } else if result.error {
-            let mut m = format!("error: {}", cause_text(&result));
-            if result.err_count != 0 {
-                let _ = write!(
-                    m,
-                    " (first wrong byte at offset {} of the {} stream, expected word {:#010x}, received {:#010x}; \
-                     {} error(s))",
-                    result.err_offset,
-                    if t.initiator { "responses'" } else { "requests'" },
-                    result.err_expected,
-                    result.err_received,
-                    result.err_count
-                );
-            }
-            Some(m)
+            Some(run::error_text(&result, spec.stream()))
         } else if !result.done {
             Some("did not complete".to_string())
         } else if result.err_count != 0 {
@@ -605,6 +603,58 @@ mod tests {
         let bad = SessionResult { err_count: 1, ..done() };
         let f = LatencyOutcome::judge(initiator(3), bad, l, Some(rt), true).failure;
         assert_eq!(f.as_deref(), Some("1 verification error(s)"));
+    }
+
+    /// Issue 51, item 13: a latency session's error is worded as its cause,
+    /// by the throughput tests' one function (`run::error_text`): a short
+    /// stream and a surplus are not "first wrong byte ... expected word".
+    #[test]
+    fn a_latency_failure_is_worded_as_its_cause() {
+        use crate::regs::session::status::ErrorCause;
+        let failed = |spec: LatencySpec, cause: ErrorCause, offset: u64| {
+            let r = SessionResult {
+                error: true,
+                error_cause: cause.bits(),
+                err_count: 1,
+                err_offset: offset,
+                err_expected: 0x0302_0100,
+                err_received: 0x0706_0504,
+                ..SessionResult::default()
+            };
+            LatencyOutcome::judge(spec, r, LatencyResult::default(), None, true).failure.unwrap()
+        };
+        let init = initiator(4);
+        assert_eq!(
+            failed(init, ErrorCause::PeerClosed, 100),
+            "error: peer_closed (the peer closed the connection after 100 of 256 bytes of responses: \
+             1 of 4 responses whole, then 36 of 64 bytes)"
+        );
+        assert_eq!(
+            failed(init, ErrorCause::BeyondSize, 256),
+            "error: beyond_size (the peer sent more than its 4 responses of 64 bytes, 256 in all: \
+             the surplus starts at offset 256 of the responses' stream, received word there 0x07060504; 1 error(s))"
+        );
+        assert_eq!(
+            failed(init, ErrorCause::Verify, 100),
+            "error: verify (first wrong byte at offset 100 of the responses' stream, expected word 0x03020100, \
+             received 0x07060504; 1 error(s))"
+        );
+        let echo = LatencySpec::parse(4, "1:echo:10:64:5").unwrap();
+        assert_eq!(
+            failed(echo, ErrorCause::PeerClosed, 23),
+            "error: peer_closed (the peer closed the connection in the middle of a request, after 23 bytes of \
+             requests: 2 requests whole, then 3 of 10 bytes)"
+        );
+        for cause in [ErrorCause::PeerClosed, ErrorCause::BeyondSize] {
+            let text = failed(init, cause, 256);
+            assert!(!text.contains("first wrong byte") && !text.contains("expected word"), "{text}");
+        }
+        // The same function words a throughput test's record.
+        let r = SessionResult { error_cause: ErrorCause::PeerClosed.bits(), err_count: 1, err_offset: 600, ..done() };
+        assert_eq!(
+            run::error_text(&r, Stream::Transfer(1000)),
+            "error: peer_closed (the peer closed the connection after 600 of 1000 bytes)"
+        );
     }
 
     #[test]

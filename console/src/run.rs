@@ -314,11 +314,7 @@ impl Outcome {
         let failure = if r.busy {
             Some("still busy".to_string())
         } else if r.error {
-            let mut m = format!("error: {}", cause_text(&r));
-            if let Some(record) = first_error_text(&r, spec.test.transfer_size) {
-                let _ = write!(m, " ({record})");
-            }
-            Some(m)
+            Some(error_text(&r, Stream::Transfer(spec.test.transfer_size)))
         } else if !r.done {
             Some("did not complete".to_string())
         } else if !sizes_match {
@@ -352,37 +348,102 @@ pub fn cause_text(r: &SessionResult) -> String {
     }
 }
 
+/// The stream a session's verifier checked, as a first-error record is
+/// worded: a throughput test's transfer, a latency initiator's responses or
+/// a latency echo's requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// A throughput test's transfer of this many bytes (`transfer_size`).
+    Transfer(u64),
+    /// A latency initiator's responses: `count` of `size` bytes each.
+    Responses { count: u32, size: u32 },
+    /// A latency echo's requests of `size` bytes each, as many as the peer
+    /// sends until it closes.
+    Requests { size: u32 },
+}
+
+impl Stream {
+    /// " of the responses' stream" after an offset; nothing for a transfer,
+    /// whose offsets are the test's own.
+    fn of(self) -> &'static str {
+        match self {
+            Stream::Transfer(_) => "",
+            Stream::Responses { .. } => " of the responses' stream",
+            Stream::Requests { .. } => " of the requests' stream",
+        }
+    }
+}
+
+/// A session's error as a test reports it: `error: <cause>`, then the
+/// first-error record in the terms of its cause ([`first_error_text`]) when
+/// the verifier recorded one. The one wording of every test (throughput and
+/// latency alike).
+pub fn error_text(r: &SessionResult, stream: Stream) -> String {
+    let mut m = format!("error: {}", cause_text(r));
+    if let Some(record) = first_error_text(r, stream) {
+        let _ = write!(m, " ({record})");
+    }
+    m
+}
+
 /// The first-error record (`err_offset`, `err_expected`, `err_received`,
-/// `err_count`) in the terms of the error it describes; `None` when the
-/// record is empty. The verifier fills it differently per cause
-/// (`hdl/src/data_verifier.rs`): a mismatch holds the first wrong byte's
-/// offset and the expected and received words there; data beyond the
-/// transfer holds `transfer_size` as the offset and the received word there
-/// (its "expected" word is only the pattern at that offset); a short
-/// transfer holds the bytes received (and no received word).
-pub fn first_error_text(r: &SessionResult, transfer_size: u64) -> Option<String> {
+/// `err_count`) in the terms of the error it describes, for the `stream`
+/// the verifier checked; `None` when the record is empty. The verifier
+/// fills it differently per cause (`hdl/src/data_verifier.rs`): a mismatch
+/// holds the first wrong byte's offset and the expected and received words
+/// there; data beyond the expected bytes holds their count as the offset
+/// and the received word there (its "expected" word is only the pattern at
+/// that offset); a short stream holds the bytes received (and no received
+/// word).
+pub fn first_error_text(r: &SessionResult, stream: Stream) -> Option<String> {
     if r.err_count == 0 {
         return None;
     }
     let n = r.err_count;
+    let (at, of) = (r.err_offset, stream.of());
     Some(match ErrorCause::from_bits(r.error_cause) {
         Some(ErrorCause::Verify) => format!(
-            "first wrong byte at offset {}, expected word {:#010x}, received {:#010x}; {n} error(s)",
-            r.err_offset, r.err_expected, r.err_received
+            "first wrong byte at offset {at}{of}, expected word {:#010x}, received {:#010x}; {n} error(s)",
+            r.err_expected, r.err_received
         ),
-        Some(ErrorCause::BeyondSize) => format!(
-            "the peer sent more than the transfer size of {transfer_size} bytes: the surplus starts at offset {}, \
-             received word there {:#010x}; {n} error(s)",
-            r.err_offset, r.err_received
-        ),
-        Some(ErrorCause::PeerClosed) => {
-            format!("the peer closed the connection after {} of {transfer_size} bytes", r.err_offset)
+        Some(ErrorCause::BeyondSize) => {
+            let owed = match stream {
+                Stream::Transfer(size) => format!("the transfer size of {size} bytes"),
+                Stream::Responses { count, size } => {
+                    format!("its {count} responses of {size} bytes, {} in all", u64::from(count) * u64::from(size))
+                }
+                // An echo takes requests until the peer closes (never past 2^48-1 bytes).
+                Stream::Requests { .. } => "the bytes an echo can take".to_string(),
+            };
+            format!(
+                "the peer sent more than {owed}: the surplus starts at offset {at}{of}, received word there {:#010x}; \
+                 {n} error(s)",
+                r.err_received
+            )
         }
+        Some(ErrorCause::PeerClosed) => match stream {
+            Stream::Transfer(size) => format!("the peer closed the connection after {at} of {size} bytes"),
+            Stream::Responses { count, size } => {
+                let (whole, part) = (at / u64::from(size.max(1)), at % u64::from(size.max(1)));
+                format!(
+                    "the peer closed the connection after {at} of {} bytes of responses: \
+                     {whole} of {count} responses whole, then {part} of {size} bytes",
+                    u64::from(count) * u64::from(size)
+                )
+            }
+            Stream::Requests { size } => {
+                let (whole, part) = (at / u64::from(size.max(1)), at % u64::from(size.max(1)));
+                format!(
+                    "the peer closed the connection in the middle of a request, after {at} bytes of requests: \
+                     {whole} requests whole, then {part} of {size} bytes"
+                )
+            }
+        },
         // Another cause ended the test after the verifier had recorded an
         // error whose kind the registers do not say: the record as it is.
         _ => format!(
-            "first-error record: offset {}, expected word {:#010x}, received word {:#010x}; {n} error(s)",
-            r.err_offset, r.err_expected, r.err_received
+            "first-error record: offset {at}{of}, expected word {:#010x}, received word {:#010x}; {n} error(s)",
+            r.err_expected, r.err_received
         ),
     })
 }
