@@ -302,9 +302,78 @@ pub fn report(iface: &str, settings: &[Setting]) -> (String, i32) {
     (s, i32::from(differs))
 }
 
+/// `pc-check IFACE...` once its arguments are known: each interface's
+/// report (read by `check`) on `out`, each error on `err`; returns the exit
+/// status, the worst of the reports' (0 or 1) and 2 for an interface that
+/// cannot be checked. A report that cannot be written (a closed stdout,
+/// `pc-check eth0 | head -1`) is dropped and changes nothing else: the
+/// other interfaces are still checked and the status is the run's, as the
+/// other PC tools treat a closed stdout.
+pub fn run(
+    ifaces: &[String],
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+    check: &dyn Fn(&str) -> Result<Vec<Setting>, NicError>,
+) -> i32 {
+    let mut status = 0;
+    for iface in ifaces {
+        match check(iface) {
+            Ok(settings) => {
+                let (text, s) = report(iface, &settings);
+                let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+                status = status.max(s);
+            }
+            Err(e) => {
+                let _ = writeln!(err, "pc-check: error: {e}");
+                status = 2;
+            }
+        }
+    }
+    status
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stdout whose reader has gone.
+    struct Closed;
+
+    impl std::io::Write for Closed {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+    }
+
+    /// Issue 51, item 12: a closed stdout does not turn a failing run into
+    /// a success; the interfaces after the unwritten report are still checked.
+    #[test]
+    fn a_closed_stdout_keeps_the_runs_exit_status() {
+        let check = |iface: &str| -> Result<Vec<Setting>, NicError> {
+            match iface {
+                "jumbo0" => Ok(vec![mtu_setting(Ok("9000"))]),
+                "small0" => Ok(vec![mtu_setting(Ok("1500"))]),
+                _ => Err(NicError::Missing { name: iface.to_string(), present: vec![] }),
+            }
+        };
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut err = Vec::new();
+        for (ifaces, status) in [
+            (&["jumbo0"][..], 0),
+            (&["small0"][..], 1),
+            (&["jumbo0", "small0"][..], 1),
+            (&["small0", "jumbo0"][..], 1),
+            (&["jumbo0", "gone0"][..], 2),
+        ] {
+            assert_eq!(run(&names(ifaces), &mut Closed, &mut err, &check), status, "{ifaces:?}");
+            let mut shown = Vec::new();
+            assert_eq!(run(&names(ifaces), &mut shown, &mut err, &check), status, "{ifaces:?}, stdout open");
+        }
+        assert_eq!(String::from_utf8(err).unwrap(), "pc-check: error: no interface \"gone0\" (present: )\n".repeat(2));
+    }
 
     #[test]
     fn mtu_is_jumbo_from_9000() {

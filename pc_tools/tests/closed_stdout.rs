@@ -2,7 +2,7 @@
 //! `tcpdatatest ... | head -1`): stdout is a socket whose other end is
 //! closed before the tool starts, so every write fails with a broken pipe.
 //! The transfer runs to its end all the same and the exit status is the
-//! transfer's.
+//! transfer's; `pc-check`'s is the run's (issue 51, item 12).
 
 mod common;
 
@@ -79,4 +79,26 @@ fn a_transfer_runs_to_its_end_with_stdout_closed() {
     let o = with_closed_stdout(TXRX, &["127.0.0.1", &port, &n.to_string(), "1", "1"]);
     h.join().unwrap();
     assert_quiet(&o, "tcp_client_txrx_single");
+}
+
+/// `pc-check` with its stdout closed ends with the run's status (issue 51,
+/// item 12): the same as with stdout open for every interface present (1
+/// when one differs, 0 when all match), and 2 for a missing interface named
+/// after a report that could not be written.
+#[test]
+fn pc_check_exits_with_the_runs_status_when_stdout_is_closed() {
+    const PC_CHECK: &str = env!("CARGO_BIN_EXE_pc-check");
+    let present = pc_tools::nic::interfaces();
+    let names: Vec<&str> = present.iter().map(String::as_str).collect();
+    let open = Command::new(PC_CHECK).args(&names).output().expect("pc-check runs");
+    let status = open.status.code();
+    assert!(matches!(status, Some(0 | 1)), "{names:?}: {open:?}");
+    let closed = with_closed_stdout(PC_CHECK, &names);
+    assert_eq!(closed.status.code(), status, "{names:?}: {}", String::from_utf8_lossy(&closed.stderr));
+    assert!(closed.stderr.is_empty(), "{}", String::from_utf8_lossy(&closed.stderr));
+
+    let closed = with_closed_stdout(PC_CHECK, &["lo", "nosuch9"]);
+    let err = String::from_utf8_lossy(&closed.stderr);
+    assert_eq!(closed.status.code(), Some(2), "{err}");
+    assert!(err.starts_with("pc-check: error: no interface \"nosuch9\"") && err.lines().count() == 1, "{err}");
 }

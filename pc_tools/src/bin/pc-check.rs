@@ -12,10 +12,10 @@ moderation off, the CPU frequency governor, the interface's IRQ affinity) from t
 kernel and prints each with the recommendation and whether it matches. Nothing is
 changed: docs/pc_setup.md gives the commands that set them.
 Exit status: 0 every readable setting matches, 1 one differs, 2 bad usage or no
-such interface.";
+such interface; the same with stdout closed (the reports are then dropped).";
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args = pc_tools::args_or_exit("pc-check");
     let mut out = std::io::stdout();
     if args.iter().any(|a| a == "-h" || a == "--help") {
         let _ = writeln!(out, "{USAGE}");
@@ -27,22 +27,6 @@ fn main() {
         let _ = writeln!(std::io::stderr(), "pc-check: error: {what}\n{USAGE}");
         std::process::exit(2);
     }
-    let mut status = 0;
-    for iface in &args {
-        match pc_tools::nic::check(iface) {
-            Ok(settings) => {
-                let (text, s) = pc_tools::nic::report(iface, &settings);
-                // A closed stdout (`pc-check eth0 | head -1`) ends it quietly.
-                if out.write_all(text.as_bytes()).is_err() {
-                    return;
-                }
-                status = status.max(s);
-            }
-            Err(e) => {
-                let _ = writeln!(std::io::stderr(), "pc-check: error: {e}");
-                status = 2;
-            }
-        }
-    }
+    let status = pc_tools::nic::run(&args, &mut out, &mut std::io::stderr(), &pc_tools::nic::check);
     std::process::exit(status);
 }
