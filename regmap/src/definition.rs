@@ -20,9 +20,10 @@ pub const ID_MAGIC: u32 = u32::from_be_bytes(*b"TOEU");
 /// `session.stall_timeout` and its cause `stalled`; 4: open-ended tests,
 /// `ctrl.stop`, `duration`, and the TX prefix: the `tx_prefix` bank and
 /// `test_config.prefix_length`; 5: the latency modes, their parameters,
-/// `ctrl.snapshot`, the round-trip results and the histogram).
+/// `ctrl.snapshot`, the round-trip results and the histogram; 6: the
+/// session's `claim`, arbitrated between bus masters).
 pub const VERSION_MAJOR: u32 = 1;
-pub const VERSION_MINOR: u32 = 5;
+pub const VERSION_MINOR: u32 = 6;
 
 /// Bytes in the shared TX prefix bank (`tx_prefix`): room for iperf3's
 /// 37-byte stream cookie and for most greetings.
@@ -327,6 +328,9 @@ fn session_block(design: &Design) -> Block {
         reg("latency_sizes", 0x2C, "Message sizes of the latency modes; taken at `ctrl.start`.", vec![
             field("request", 0, 16, Rw, DEFAULT_MESSAGE_SIZE, "Request size in bytes, 1..=65,535.").range(1, 65_535),
             field("response", 16, 16, Rw, DEFAULT_MESSAGE_SIZE, "Response size in bytes, 1..=65,535.").range(1, 65_535),
+        ]),
+        reg("claim", 0x6C, "Which software owns the session: a console claims it before it programs and starts a test and frees it after, so that two consoles (or any two bus masters) cannot both start a test on it. The register file arbitrates: of two claims written at once, the first takes the session and the second reads back the first's value. The session's logic does not look at it: software that does not claim can still start the session.", vec![
+            field("owner", 0, 32, Claim, 0, "The owner's tag; 0: free. Write a nonzero tag while it reads 0 to claim the session, read it back to see whether the claim was taken, write 0 to free it (also to free a claim a killed console left)."),
         ]),
         reg("request_count", 0x68, "Latency mode (initiator): the requests to send; taken at `ctrl.start`. The echo answers until the peer closes.", vec![
             field("count", 0, 32, Rw, DEFAULT_REQUEST_COUNT, "Requests, 1..=4,294,967,295.").range(1, u32::MAX),

@@ -48,11 +48,17 @@ pub enum Access {
     W1c,
     /// Write-pulse command: writing 1 fires a single event; reads return 0.
     WPulse,
+    /// A claim several bus masters arbitrate for: a write that sets the
+    /// field while it reads 0 takes it, a write of 0 frees it, a write that
+    /// would change one nonzero value into another is ignored; reads return
+    /// the field. The register file applies writes one at a time, so of two
+    /// masters that write their own values, one reads its value back.
+    Claim,
 }
 
 impl Access {
     /// All access types, in documentation order.
-    pub const ALL: [Access; 5] = [Access::Ro, Access::Rw, Access::Wo, Access::W1c, Access::WPulse];
+    pub const ALL: [Access; 6] = [Access::Ro, Access::Rw, Access::Wo, Access::W1c, Access::WPulse, Access::Claim];
 
     /// The short name used in every output.
     pub fn as_str(self) -> &'static str {
@@ -62,6 +68,7 @@ impl Access {
             Access::Wo => "wo",
             Access::W1c => "w1c",
             Access::WPulse => "wpulse",
+            Access::Claim => "claim",
         }
     }
 
@@ -73,12 +80,16 @@ impl Access {
             Access::Wo => "write-only: reads return 0",
             Access::W1c => "read, write 1 to clear: writing 1 to a bit clears it, writing 0 leaves it unchanged",
             Access::WPulse => "write-pulse command: writing 1 fires one event in the user clock domain; reads return 0",
+            Access::Claim => {
+                "claim: a nonzero write while the field is 0 takes it, writing 0 frees it, a write that would replace \
+                 one nonzero value by another is ignored; reads return the field (the first of several masters wins)"
+            }
         }
     }
 
     /// Whether a read returns the field's value.
     pub fn readable(self) -> bool {
-        matches!(self, Access::Ro | Access::Rw | Access::W1c)
+        matches!(self, Access::Ro | Access::Rw | Access::W1c | Access::Claim)
     }
 }
 
@@ -531,6 +542,12 @@ pub enum RegmapError {
         second: String,
         bit: u32,
     },
+    /// A claim field shares its register with another field, or resets to
+    /// a held value: the register file arbitrates whole words, free at reset.
+    ClaimRegister {
+        field: String,
+        problem: &'static str,
+    },
     ResetTooWide {
         field: String,
         reset: u32,
@@ -641,6 +658,7 @@ impl fmt::Display for RegmapError {
                 )
             }
             FieldOverlap { first, second, bit } => write!(f, "fields `{first}` and `{second}` overlap at bit {bit}"),
+            ClaimRegister { field, problem } => write!(f, "claim field `{field}` {problem}"),
             ResetTooWide { field, reset, width } => {
                 write!(f, "reset value {reset:#X} of field `{field}` does not fit in its {width} bit(s)")
             }

@@ -48,6 +48,7 @@ impl RegisterMap {
                     check_field(block, &field_id(&block.name, &reg.name, &field.name), field)?;
                 }
                 check_field_overlap(&block.name, reg)?;
+                check_claim(&block.name, reg)?;
             }
             check_wides(block)?;
             check_bank(block)?;
@@ -245,6 +246,23 @@ fn check_field_overlap(block: &str, reg: &crate::Register) -> Result<(), RegmapE
                 });
             }
         }
+    }
+    Ok(())
+}
+
+/// A claim is the only field of its register and resets free (0): the
+/// register file decides a write to the word as a whole (taken, freed or
+/// ignored), so another field beside it would share its fate.
+fn check_claim(block: &str, reg: &crate::Register) -> Result<(), RegmapError> {
+    for f in reg.fields.iter().filter(|f| f.access == Access::Claim) {
+        let problem = if reg.fields.len() > 1 {
+            "must be the only field of its register"
+        } else if f.reset.values().iter().any(|&v| v != 0) {
+            "must reset to 0 (free)"
+        } else {
+            continue;
+        };
+        return Err(RegmapError::ClaimRegister { field: field_id(block, &reg.name, &f.name), problem });
     }
     Ok(())
 }

@@ -33,6 +33,7 @@ fn every_register_instance_matches_the_map() {
         assert_eq!(generated.rw_mask, loc.register.mask_of(Access::Rw), "{id}");
         assert_eq!(generated.w1c_mask, loc.register.mask_of(Access::W1c), "{id}");
         assert_eq!(generated.wpulse_mask, loc.register.mask_of(Access::WPulse), "{id}");
+        assert_eq!(generated.claim_mask, loc.register.mask_of(Access::Claim), "{id}");
         assert_eq!(generated.volatile_mask, loc.register.volatile_mask(), "{id}");
     }
     assert_eq!(regs::ADDRESS_BITS, map.address_bits());

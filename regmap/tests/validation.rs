@@ -54,6 +54,23 @@ fn overlapping_fields() {
 }
 
 #[test]
+fn a_claim_shares_its_register_with_no_other_field() {
+    let message = broken(|m| {
+        let owner = field(m, "session", "claim", "owner").clone();
+        let r = reg(m, "session", "claim");
+        r.fields[0].width = 16;
+        r.fields.push(regmap::Field { name: "extra".into(), lsb: 16, width: 16, access: Access::Rw, ..owner });
+    });
+    assert_eq!(message, "claim field `session.claim.owner` must be the only field of its register");
+}
+
+#[test]
+fn a_claim_resets_free() {
+    let message = broken(|m| field(m, "session", "claim", "owner").reset = Reset::Fixed(7));
+    assert_eq!(message, "claim field `session.claim.owner` must reset to 0 (free)");
+}
+
+#[test]
 fn empty_field() {
     let message = broken(|m| field(m, "session", "ctrl", "abort").width = 0);
     assert_eq!(message, "field `session.ctrl.abort` has width 0");

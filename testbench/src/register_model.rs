@@ -160,7 +160,7 @@ impl Expect {
             let r = &self.regs[i];
             for f in &r.fields {
                 let bits = match f.access {
-                    Access::Rw => r.storage & f.mask,
+                    Access::Rw | Access::Claim => r.storage & f.mask,
                     Access::Wo | Access::WPulse => 0,
                     Access::W1c => r.sticky & f.mask,
                     Access::Ro if !f.volatile => r.reset & f.mask,
@@ -213,6 +213,13 @@ impl Expect {
             let m = f.mask & bytes;
             match f.access {
                 Access::Rw | Access::Wo => r.storage = (r.storage & !m) | (data & m),
+                // Taken while free, freed by 0; one holder never becomes another.
+                Access::Claim => {
+                    let written = (r.storage & !m) | (data & m);
+                    if r.storage & f.mask == 0 || written & f.mask == 0 {
+                        r.storage = written;
+                    }
+                }
                 Access::W1c => r.sticky &= !(data & m),
                 Access::WPulse if data & m != 0 => {
                     *self.pulses.entry(f.port.clone().unwrap().0).or_default() += 1;

@@ -142,6 +142,42 @@ fn write_pulses_fire_exactly_once_in_the_user_domain() {
     assert!(b.pulses.values().sum::<u64>() >= 2 * 13, "{:?}", b.pulses);
 }
 
+/// Issue 51, item 3: `session.claim` is taken by the first nonzero write
+/// while free, read back by its holder, kept against any other master's
+/// tag (OKAY, nothing changes) and freed only by 0, in every session; then
+/// random writes and byte strobes against the model's claim rule.
+#[test]
+fn a_claim_is_taken_by_the_first_writer_and_freed_only_by_zero() {
+    let mut b = default_bench("claim");
+    let mut rng = ChaCha8Rng::seed_from_u64(b.rng.gen());
+    let sessions = b.map.block("session").unwrap().instances();
+    let claims: Vec<u32> = (0..sessions).map(|s| b.addr("session", s, "claim")).collect();
+    for &c in &claims {
+        assert_eq!(b.read(c), (0, OKAY), "free after reset");
+        assert_eq!(b.write(c, 0x1111_0001, 0xF), OKAY);
+        assert_eq!(b.write(c, 0x2222_0002, 0xF), OKAY, "a losing claim is not an error");
+        assert_eq!(b.read(c).0, 0x1111_0001, "the first claim holds");
+        assert_eq!(b.write(c, 0x0000_00FF, 0x1), OKAY);
+        assert_eq!(b.read(c).0, 0x1111_0001, "a byte cannot change a held claim");
+        assert_eq!(b.write(c, 0, 0xF), OKAY);
+        assert_eq!(b.read(c).0, 0, "0 frees it");
+        assert_eq!(b.write(c, 0x2222_0002, 0xF), OKAY);
+        assert_eq!(b.read(c).0, 0x2222_0002, "then the next claim takes it");
+        b.check_write(c, 0, 0xF);
+    }
+    for _ in 0..400 {
+        let c = claims[rng.gen_range(0..claims.len())];
+        let data = match rng.gen_range(0..3) {
+            0 => 0,
+            1 => rng.gen_range(1..4),
+            _ => rng.gen(),
+        };
+        b.check_write(c, data, rng.gen_range(0..16));
+        b.check_read(c);
+    }
+    b.check_outputs();
+}
+
 #[test]
 fn byte_strobes_write_only_the_enabled_bytes() {
     let mut b = default_bench("byte strobes");

@@ -167,7 +167,7 @@ impl RegisterFileCore {
             storage_words: layout
                 .storage
                 .iter()
-                .map(|s| RegsStorage::new(s.addr, s.mask, s.read_mask, s.reset))
+                .map(|s| RegsStorage::new(s.addr, s.mask, s.read_mask, s.reset, s.claim))
                 .collect(),
             pulse_words: layout.pulse.iter().map(|s| RegsPulse::new(s.addr, s.mask)).collect(),
             sticky_words: layout.sticky.iter().map(|s| RegsSticky::new(s.addr, s.mask, s.reset)).collect(),

@@ -89,8 +89,11 @@ pub struct Slot {
     pub addr: u32,
     /// Bits of this behaviour.
     pub mask: u32,
-    /// Storage: bits a read returns (`rw`, not `wo`). Others: `mask`.
+    /// Storage: bits a read returns (`rw` and `claim`, not `wo`). Others: `mask`.
     pub read_mask: u32,
+    /// Storage: the bits of a `claim` field (a write is taken only while
+    /// they are 0, or when it frees them); 0 in every other slot.
+    pub claim: u32,
     /// Reset value (storage, sticky, latch) or the constant value.
     pub reset: u32,
     /// Latch: the low half whose read loads it.
@@ -331,16 +334,18 @@ impl Layout {
                     let wide = wide_lo.or(wide_hi);
                     let is_counter = wide.is_some_and(|w| (block.name.as_str(), w.name.as_str()) == CYCLE_COUNTER);
                     counter_seen |= is_counter;
-                    let writable = reg.mask_of(Access::Rw) | reg.mask_of(Access::Wo);
+                    let claim = reg.mask_of(Access::Claim);
+                    let writable = reg.mask_of(Access::Rw) | reg.mask_of(Access::Wo) | claim;
                     let mut storage = None;
                     if writable != 0 {
                         storage = Some(l.storage.len());
                         l.storage.push(Slot {
                             addr,
                             mask: writable,
-                            read_mask: reg.mask_of(Access::Rw),
+                            read_mask: reg.mask_of(Access::Rw) | claim,
                             reset: reset & writable,
                             lo_addr: 0,
+                            claim,
                             label: label.clone(),
                             note: note(writable),
                         });
@@ -355,6 +360,7 @@ impl Layout {
                             read_mask: 0,
                             reset: 0,
                             lo_addr: 0,
+                            claim: 0,
                             label: label.clone(),
                             note: note(pulse_mask),
                         });
@@ -369,6 +375,7 @@ impl Layout {
                             read_mask: w1c,
                             reset: reset & w1c,
                             lo_addr: 0,
+                            claim: 0,
                             label: label.clone(),
                             note: note(w1c),
                         });
@@ -383,6 +390,7 @@ impl Layout {
                             read_mask: constant,
                             reset: reset & constant,
                             lo_addr: 0,
+                            claim: 0,
                             label: label.clone(),
                             note: note(constant),
                         });
@@ -403,6 +411,7 @@ impl Layout {
                                     read_mask: volatile,
                                     reset: reset & volatile,
                                     lo_addr,
+                                    claim: 0,
                                     label: label.clone(),
                                     note: note(volatile),
                                 });
@@ -415,6 +424,7 @@ impl Layout {
                                     read_mask: volatile,
                                     reset: 0,
                                     lo_addr: 0,
+                                    claim: 0,
                                     label: label.clone(),
                                     note: note(volatile),
                                 });
@@ -507,7 +517,8 @@ impl Layout {
                                 let kind = if is_counter { PortKind::Counter } else { PortKind::Status };
                                 l.add(group, &port, kind, &source, block, instance, addr, piece)?;
                             }
-                            Access::Ro => {}
+                            // Software's alone: no port reaches the user logic.
+                            Access::Ro | Access::Claim => {}
                         }
                     }
                 }
@@ -643,9 +654,10 @@ mod tests {
             let ids: Vec<String> = map.fields().map(|f| f.id()).collect();
             let implemented: std::collections::BTreeSet<&String> = layout.implemented.iter().collect();
             assert_eq!(implemented, ids.iter().collect(), "{sessions} sessions");
-            // Every non-constant field reaches a port; every bit of a port is one field's.
+            // Every field reaches a port but the constants and the claims
+            // (software's alone); every bit of a port is one field's.
             for f in map.fields() {
-                let constant = f.field.is_constant();
+                let constant = f.field.is_constant() || f.field.access == regmap::Access::Claim;
                 let wide = f.block.wide_with_lo(&f.register.name).or(f.block.wide_with_hi(&f.register.name));
                 let source = match (&f.block.bank, wide) {
                     (Some(bank), _) => format!("{}.{bank}", f.block.name),

@@ -19,8 +19,11 @@ use rust_hdl::prelude::*;
 
 use super::block::DECODE_ADDRESS_BITS;
 
-/// A writable word (`rw` and `wo` fields): written under the byte mask, reset
-/// to the map's value; a read returns its `rw` bits.
+/// A writable word (`rw`, `wo` and `claim` fields): written under the byte
+/// mask, reset to the map's value; a read returns its `rw` and `claim` bits.
+/// A word with `claim` bits takes a write only while they are 0 or when the
+/// write frees them: of two masters that each write their own tag, the first
+/// holds the word and the second's write is ignored.
 #[derive(LogicBlock)]
 pub struct RegsStorage {
     // ---- Clock and reset.
@@ -48,10 +51,14 @@ pub struct RegsStorage {
     pub(super) address: Constant<Bits<DECODE_ADDRESS_BITS>>,
     /// The writable bits.
     pub(super) mask: Constant<Bits<32>>,
-    /// The bits a read returns (`rw`, not `wo`).
+    /// The bits a read returns (`rw` and `claim`, not `wo`).
     pub(super) read_mask: Constant<Bits<32>>,
     /// The reset value.
     pub(super) reset_value: Constant<Bits<32>>,
+    /// The `claim` bits (0: a plain word).
+    pub(super) claim_mask: Constant<Bits<32>>,
+    /// The word as the selected write would leave it.
+    written: Signal<Local, Bits<32>>,
     sel: DFF<Bit>,
     word: DFF<Bits<32>>,
     /// Names the Verilog module after this type (`crate::emit`).
@@ -59,7 +66,7 @@ pub struct RegsStorage {
 }
 
 impl RegsStorage {
-    pub fn new(addr: u32, mask: u32, read_mask: u32, reset: u32) -> Self {
+    pub fn new(addr: u32, mask: u32, read_mask: u32, reset: u32, claim: u32) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -74,6 +81,8 @@ impl RegsStorage {
             mask: Constant::new(bits(u64::from(mask))),
             read_mask: Constant::new(bits(u64::from(read_mask))),
             reset_value: Constant::new(bits(u64::from(reset))),
+            claim_mask: Constant::new(bits(u64::from(claim))),
+            written: Default::default(),
             sel: Default::default(),
             word: Default::default(),
             verilog_name: Default::default(),
@@ -90,9 +99,14 @@ impl Logic for RegsStorage {
         self.hit.next = self.sel.q.val();
         self.rdata.next = self.word.q.val() & self.read_mask.val();
         self.word.d.next = self.word.q.val();
-        if self.sel.q.val() & self.write.val() {
-            self.word.d.next = (self.word.q.val() & !(self.wmask.val() & self.mask.val()))
-                | (self.wdata.val() & self.wmask.val() & self.mask.val());
+        self.written.next = (self.word.q.val() & !(self.wmask.val() & self.mask.val()))
+            | (self.wdata.val() & self.wmask.val() & self.mask.val());
+        // A held claim changes only to free.
+        if self.sel.q.val()
+            & self.write.val()
+            & (!(self.word.q.val() & self.claim_mask.val()).any() | !(self.written.val() & self.claim_mask.val()).any())
+        {
+            self.word.d.next = self.written.val();
         }
         if self.reset.val() {
             self.word.d.next = self.reset_value.val();

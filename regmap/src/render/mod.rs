@@ -85,6 +85,10 @@ pub(crate) fn field_notes(block: &Block, reg: &Register, field: &Field) -> Vec<S
         Access::W1c => notes.push("Write 1 to clear.".to_string()),
         Access::WPulse => notes.push("Write 1 to fire; reads 0.".to_string()),
         Access::Wo => notes.push("Reads 0.".to_string()),
+        Access::Claim => notes.push(
+            "Write a nonzero value while it reads 0 to claim it, read it back to see who holds it, write 0 to free it."
+                .to_string(),
+        ),
         Access::Ro | Access::Rw => {}
     }
     if let Some(wide) = block.wide_with_lo(&reg.name) {

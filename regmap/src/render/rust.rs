@@ -134,14 +134,16 @@ const SUPPORT: &str = r#"    /// One register instance: its bus address, reset w
         pub w1c_mask: u32,
         /// Bits of write-pulse command fields (read 0).
         pub wpulse_mask: u32,
+        /// Bits of claim fields (the first nonzero write while 0 takes them, 0 frees them).
+        pub claim_mask: u32,
         /// Bits the hardware updates on its own.
         pub volatile_mask: u32,
     }
 
     impl Register {
-        /// Bits a read returns (read-only, read-write and write-1-to-clear fields).
+        /// Bits a read returns (read-only, read-write, write-1-to-clear and claim fields).
         pub const fn readable_mask(self) -> u32 {
-            self.ro_mask | self.rw_mask | self.w1c_mask
+            self.ro_mask | self.rw_mask | self.w1c_mask | self.claim_mask
         }
     }
 
@@ -242,7 +244,7 @@ fn register_literal(
     format!(
         "Register {{\n{indent}    id: \"{}\",\n{indent}    instance: {instance},\n{indent}    addr: {base} + {path}{}::OFFSET,\n{indent}    reset: {reset},\n\
          {indent}    ro_mask: {},\n{indent}    rw_mask: {},\n{indent}    wo_mask: {},\n{indent}    w1c_mask: {},\n{indent}    wpulse_mask: {},\n\
-         {indent}    volatile_mask: {},\n{indent}}}",
+         {indent}    claim_mask: {},\n{indent}    volatile_mask: {},\n{indent}}}",
         crate::register_id(&block.name, &reg.name),
         reg.name,
         m(Access::Ro),
@@ -250,6 +252,7 @@ fn register_literal(
         m(Access::Wo),
         m(Access::W1c),
         m(Access::WPulse),
+        m(Access::Claim),
         hex(u64::from(reg.volatile_mask()), 8),
     )
 }

@@ -212,6 +212,7 @@ module toe_user_logic_regs (
     wire [31:0] s0_duration_lo_value;
     wire [31:0] s0_duration_hi_value;
     wire [31:0] s0_request_count_value;
+    wire [31:0] s0_claim_value;
     wire [31:0] s0_hist_index_value;
     wire [31:0] s1_test_config_value;
     wire [31:0] s1_speed_value;
@@ -226,6 +227,7 @@ module toe_user_logic_regs (
     wire [31:0] s1_duration_lo_value;
     wire [31:0] s1_duration_hi_value;
     wire [31:0] s1_request_count_value;
+    wire [31:0] s1_claim_value;
     wire [31:0] s1_hist_index_value;
     wire [31:0] toe_toe_ctrl_pulse;
     wire [31:0] s0_ctrl_pulse;
@@ -312,6 +314,7 @@ module toe_user_logic_regs (
     wire unused_s0_target_port_value = ^s0_target_port_value;
     wire unused_s0_stall_timeout_value = ^s0_stall_timeout_value;
     wire unused_s0_duration_hi_value = ^s0_duration_hi_value;
+    wire unused_s0_claim_value = ^s0_claim_value;
     wire unused_s0_hist_index_value = ^s0_hist_index_value;
     wire unused_s1_test_config_value = ^s1_test_config_value;
     wire unused_s1_speed_value = ^s1_speed_value;
@@ -321,6 +324,7 @@ module toe_user_logic_regs (
     wire unused_s1_target_port_value = ^s1_target_port_value;
     wire unused_s1_stall_timeout_value = ^s1_stall_timeout_value;
     wire unused_s1_duration_hi_value = ^s1_duration_hi_value;
+    wire unused_s1_claim_value = ^s1_claim_value;
     wire unused_s1_hist_index_value = ^s1_hist_index_value;
     wire unused_toe_toe_ctrl_pulse = ^toe_toe_ctrl_pulse;
     wire unused_s0_ctrl_pulse = ^s0_ctrl_pulse;
@@ -387,6 +391,7 @@ module toe_user_logic_regs (
         .s0_duration_lo_value(s0_duration_lo_value),
         .s0_duration_hi_value(s0_duration_hi_value),
         .s0_request_count_value(s0_request_count_value),
+        .s0_claim_value(s0_claim_value),
         .s0_hist_index_value(s0_hist_index_value),
         .s1_test_config_value(s1_test_config_value),
         .s1_speed_value(s1_speed_value),
@@ -401,6 +406,7 @@ module toe_user_logic_regs (
         .s1_duration_lo_value(s1_duration_lo_value),
         .s1_duration_hi_value(s1_duration_hi_value),
         .s1_request_count_value(s1_request_count_value),
+        .s1_claim_value(s1_claim_value),
         .s1_hist_index_value(s1_hist_index_value),
         .toe_toe_ctrl_pulse(toe_toe_ctrl_pulse),
         .s0_ctrl_pulse(s0_ctrl_pulse),

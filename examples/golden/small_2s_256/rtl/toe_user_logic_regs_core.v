@@ -82,6 +82,7 @@ module toe_user_logic_regs_core (
     output wire [31:0] s0_duration_lo_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s0_duration_hi_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s0_request_count_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s0_claim_value,                // Writable word (writable bits; others 0)
     output wire [31:0] s0_hist_index_value,           // Writable word (writable bits; others 0)
     output wire [31:0] s1_test_config_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s1_speed_value,                // Writable word (writable bits; others 0)
@@ -96,6 +97,7 @@ module toe_user_logic_regs_core (
     output wire [31:0] s1_duration_lo_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s1_duration_hi_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s1_request_count_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s1_claim_value,                // Writable word (writable bits; others 0)
     output wire [31:0] s1_hist_index_value,           // Writable word (writable bits; others 0)
     output wire [31:0] toe_toe_ctrl_pulse,            // Write-pulse word: written ones, for one cycle
     output wire [31:0] s0_ctrl_pulse,                 // Write-pulse word: written ones, for one cycle
@@ -256,7 +258,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h48),
         .MASK       (32'h3ff0033),
         .READ_MASK  (32'h3ff0033),
-        .RESET_VALUE(32'h100000)
+        .RESET_VALUE(32'h100000),
+        .CLAIM_MASK (32'h0)
     ) u_toe_toe_config_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -276,7 +279,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h4c),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h2030405)
+        .RESET_VALUE(32'h2030405),
+        .CLAIM_MASK (32'h0)
     ) u_toe_fpga_mac_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -296,7 +300,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h50),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h1)
+        .RESET_VALUE(32'h1),
+        .CLAIM_MASK (32'h0)
     ) u_toe_fpga_mac_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -316,7 +321,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h54),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'hc0a8c82a)
+        .RESET_VALUE(32'hc0a8c82a),
+        .CLAIM_MASK (32'h0)
     ) u_toe_fpga_ip_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -336,7 +342,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h58),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h33221100)
+        .RESET_VALUE(32'h33221100),
+        .CLAIM_MASK (32'h0)
     ) u_toe_target_mac_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -356,7 +363,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h5c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h5544)
+        .RESET_VALUE(32'h5544),
+        .CLAIM_MASK (32'h0)
     ) u_toe_target_mac_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -376,7 +384,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h60),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'hc0a8c819)
+        .RESET_VALUE(32'hc0a8c819),
+        .CLAIM_MASK (32'h0)
     ) u_toe_target_ip_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -396,7 +405,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hc0),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_0_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -416,7 +426,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hc4),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_1_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -436,7 +447,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hc8),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_2_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -456,7 +468,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hcc),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_3_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -476,7 +489,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hd0),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_4_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -496,7 +510,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hd4),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_5_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -516,7 +531,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hd8),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_6_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -536,7 +552,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hdc),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_7_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -556,7 +573,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'he0),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_8_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -576,7 +594,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'he4),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_9_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -596,7 +615,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'he8),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_10_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -616,7 +636,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hec),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_11_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -636,7 +657,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hf0),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_12_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -656,7 +678,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hf4),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_13_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -676,7 +699,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hf8),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_14_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -696,7 +720,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hfc),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_15_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -716,7 +741,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h108),
         .MASK       (32'h1f7f3137),
         .READ_MASK  (32'h1f7f3137),
-        .RESET_VALUE(32'h1000110)
+        .RESET_VALUE(32'h1000110),
+        .CLAIM_MASK (32'h0)
     ) u_s0_test_config_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -736,7 +762,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h10c),
         .MASK       (32'h7f007f),
         .READ_MASK  (32'h7f007f),
-        .RESET_VALUE(32'h640064)
+        .RESET_VALUE(32'h640064),
+        .CLAIM_MASK (32'h0)
     ) u_s0_speed_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -756,7 +783,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h110),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h100000)
+        .RESET_VALUE(32'h100000),
+        .CLAIM_MASK (32'h0)
     ) u_s0_transfer_size_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -776,7 +804,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h114),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s0_transfer_size_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -796,7 +825,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h118),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h2000)
+        .RESET_VALUE(32'h2000),
+        .CLAIM_MASK (32'h0)
     ) u_s0_packet_size_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -816,7 +846,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h11c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s0_packet_size_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -836,7 +867,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h120),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'hea60)
+        .RESET_VALUE(32'hea60),
+        .CLAIM_MASK (32'h0)
     ) u_s0_fpga_port_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -856,7 +888,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h124),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'hee48)
+        .RESET_VALUE(32'hee48),
+        .CLAIM_MASK (32'h0)
     ) u_s0_target_port_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -876,7 +909,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h128),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h3e8)
+        .RESET_VALUE(32'h3e8),
+        .CLAIM_MASK (32'h0)
     ) u_s0_stall_timeout_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -896,7 +930,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h12c),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h400040)
+        .RESET_VALUE(32'h400040),
+        .CLAIM_MASK (32'h0)
     ) u_s0_latency_sizes_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -916,7 +951,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h148),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s0_duration_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -936,7 +972,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h14c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s0_duration_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -956,7 +993,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h168),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h3e8)
+        .RESET_VALUE(32'h3e8),
+        .CLAIM_MASK (32'h0)
     ) u_s0_request_count_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -969,6 +1007,27 @@ module toe_user_logic_regs_core (
         .value(s0_request_count_value)
     );
 
+    // session[0].claim at 0x016c: owner [31:0] claim
+    wire        s0_claim_storage_hit;
+    wire [31:0] s0_claim_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h16c),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'hffffffff)
+    ) u_s0_claim_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_claim_storage_hit),
+        .rdata(s0_claim_storage_rdata),
+        .value(s0_claim_value)
+    );
+
     // session[0].hist_index at 0x01c0: bucket [8:0] rw
     wire        s0_hist_index_storage_hit;
     wire [31:0] s0_hist_index_storage_rdata;
@@ -976,7 +1035,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h1c0),
         .MASK       (32'h1ff),
         .READ_MASK  (32'h1ff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s0_hist_index_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -996,7 +1056,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h208),
         .MASK       (32'h1f7f3137),
         .READ_MASK  (32'h1f7f3137),
-        .RESET_VALUE(32'h1000110)
+        .RESET_VALUE(32'h1000110),
+        .CLAIM_MASK (32'h0)
     ) u_s1_test_config_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1016,7 +1077,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h20c),
         .MASK       (32'h7f007f),
         .READ_MASK  (32'h7f007f),
-        .RESET_VALUE(32'h640064)
+        .RESET_VALUE(32'h640064),
+        .CLAIM_MASK (32'h0)
     ) u_s1_speed_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1036,7 +1098,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h210),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h100000)
+        .RESET_VALUE(32'h100000),
+        .CLAIM_MASK (32'h0)
     ) u_s1_transfer_size_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1056,7 +1119,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h214),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s1_transfer_size_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1076,7 +1140,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h218),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h2000)
+        .RESET_VALUE(32'h2000),
+        .CLAIM_MASK (32'h0)
     ) u_s1_packet_size_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1096,7 +1161,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h21c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s1_packet_size_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1116,7 +1182,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h220),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'hea61)
+        .RESET_VALUE(32'hea61),
+        .CLAIM_MASK (32'h0)
     ) u_s1_fpga_port_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1136,7 +1203,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h224),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'hee49)
+        .RESET_VALUE(32'hee49),
+        .CLAIM_MASK (32'h0)
     ) u_s1_target_port_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1156,7 +1224,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h228),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h3e8)
+        .RESET_VALUE(32'h3e8),
+        .CLAIM_MASK (32'h0)
     ) u_s1_stall_timeout_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1176,7 +1245,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h22c),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h400040)
+        .RESET_VALUE(32'h400040),
+        .CLAIM_MASK (32'h0)
     ) u_s1_latency_sizes_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1196,7 +1266,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h248),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s1_duration_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1216,7 +1287,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h24c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s1_duration_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1236,7 +1308,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h268),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h3e8)
+        .RESET_VALUE(32'h3e8),
+        .CLAIM_MASK (32'h0)
     ) u_s1_request_count_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1249,6 +1322,27 @@ module toe_user_logic_regs_core (
         .value(s1_request_count_value)
     );
 
+    // session[1].claim at 0x026c: owner [31:0] claim
+    wire        s1_claim_storage_hit;
+    wire [31:0] s1_claim_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h26c),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'hffffffff)
+    ) u_s1_claim_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_claim_storage_hit),
+        .rdata(s1_claim_storage_rdata),
+        .value(s1_claim_value)
+    );
+
     // session[1].hist_index at 0x02c0: bucket [8:0] rw
     wire        s1_hist_index_storage_hit;
     wire [31:0] s1_hist_index_storage_rdata;
@@ -1256,7 +1350,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h2c0),
         .MASK       (32'h1ff),
         .READ_MASK  (32'h1ff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s1_hist_index_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -2348,7 +2443,7 @@ module toe_user_logic_regs_core (
     wire [31:0] info_version_constant_rdata;
     toe_user_logic_regs_constant #(
         .ADDRESS(16'h4),
-        .VALUE  (32'h10005)
+        .VALUE  (32'h10006)
     ) u_info_version_constant (
         .clock(user_clk),
         .addr (crossing_addr),
@@ -2490,6 +2585,7 @@ module toe_user_logic_regs_core (
         .s0_duration_lo_storage_hit        (s0_duration_lo_storage_hit),
         .s0_duration_hi_storage_hit        (s0_duration_hi_storage_hit),
         .s0_request_count_storage_hit      (s0_request_count_storage_hit),
+        .s0_claim_storage_hit              (s0_claim_storage_hit),
         .s0_hist_index_storage_hit         (s0_hist_index_storage_hit),
         .s1_test_config_storage_hit        (s1_test_config_storage_hit),
         .s1_speed_storage_hit              (s1_speed_storage_hit),
@@ -2504,6 +2600,7 @@ module toe_user_logic_regs_core (
         .s1_duration_lo_storage_hit        (s1_duration_lo_storage_hit),
         .s1_duration_hi_storage_hit        (s1_duration_hi_storage_hit),
         .s1_request_count_storage_hit      (s1_request_count_storage_hit),
+        .s1_claim_storage_hit              (s1_claim_storage_hit),
         .s1_hist_index_storage_hit         (s1_hist_index_storage_hit),
         .toe_toe_config_storage_rdata      (toe_toe_config_storage_rdata),
         .toe_fpga_mac_lo_storage_rdata     (toe_fpga_mac_lo_storage_rdata),
@@ -2541,6 +2638,7 @@ module toe_user_logic_regs_core (
         .s0_duration_lo_storage_rdata      (s0_duration_lo_storage_rdata),
         .s0_duration_hi_storage_rdata      (s0_duration_hi_storage_rdata),
         .s0_request_count_storage_rdata    (s0_request_count_storage_rdata),
+        .s0_claim_storage_rdata            (s0_claim_storage_rdata),
         .s0_hist_index_storage_rdata       (s0_hist_index_storage_rdata),
         .s1_test_config_storage_rdata      (s1_test_config_storage_rdata),
         .s1_speed_storage_rdata            (s1_speed_storage_rdata),
@@ -2555,6 +2653,7 @@ module toe_user_logic_regs_core (
         .s1_duration_lo_storage_rdata      (s1_duration_lo_storage_rdata),
         .s1_duration_hi_storage_rdata      (s1_duration_hi_storage_rdata),
         .s1_request_count_storage_rdata    (s1_request_count_storage_rdata),
+        .s1_claim_storage_rdata            (s1_claim_storage_rdata),
         .s1_hist_index_storage_rdata       (s1_hist_index_storage_rdata),
         .toe_toe_ctrl_pulse_hit            (toe_toe_ctrl_pulse_hit),
         .s0_ctrl_pulse_hit                 (s0_ctrl_pulse_hit),

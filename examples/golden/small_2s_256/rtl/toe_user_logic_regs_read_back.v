@@ -60,6 +60,7 @@ module toe_user_logic_regs_read_back (
     input  wire        s0_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s0_duration_hi_storage_hit,         // Writable words: addressed
     input  wire        s0_request_count_storage_hit,       // Writable words: addressed
+    input  wire        s0_claim_storage_hit,               // Writable words: addressed
     input  wire        s0_hist_index_storage_hit,          // Writable words: addressed
     input  wire        s1_test_config_storage_hit,         // Writable words: addressed
     input  wire        s1_speed_storage_hit,               // Writable words: addressed
@@ -74,6 +75,7 @@ module toe_user_logic_regs_read_back (
     input  wire        s1_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s1_duration_hi_storage_hit,         // Writable words: addressed
     input  wire        s1_request_count_storage_hit,       // Writable words: addressed
+    input  wire        s1_claim_storage_hit,               // Writable words: addressed
     input  wire        s1_hist_index_storage_hit,          // Writable words: addressed
     input  wire [31:0] toe_toe_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] toe_fpga_mac_lo_storage_rdata,      // Writable words: read value
@@ -111,6 +113,7 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s0_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_duration_hi_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_request_count_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s0_claim_storage_rdata,             // Writable words: read value
     input  wire [31:0] s0_hist_index_storage_rdata,        // Writable words: read value
     input  wire [31:0] s1_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_speed_storage_rdata,             // Writable words: read value
@@ -125,6 +128,7 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s1_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_duration_hi_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_request_count_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s1_claim_storage_rdata,             // Writable words: read value
     input  wire [31:0] s1_hist_index_storage_rdata,        // Writable words: read value
     input  wire        toe_toe_ctrl_pulse_hit,             // Write-pulse words (read as 0): addressed
     input  wire        s0_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
@@ -443,6 +447,10 @@ module toe_user_logic_regs_read_back (
             if (s0_request_count_storage_hit) begin
                 any_data = any_data | s0_request_count_storage_rdata;
             end
+            any_hit = any_hit | s0_claim_storage_hit;
+            if (s0_claim_storage_hit) begin
+                any_data = any_data | s0_claim_storage_rdata;
+            end
             any_hit = any_hit | s0_hist_index_storage_hit;
             if (s0_hist_index_storage_hit) begin
                 any_data = any_data | s0_hist_index_storage_rdata;
@@ -498,6 +506,10 @@ module toe_user_logic_regs_read_back (
             any_hit = any_hit | s1_request_count_storage_hit;
             if (s1_request_count_storage_hit) begin
                 any_data = any_data | s1_request_count_storage_rdata;
+            end
+            any_hit = any_hit | s1_claim_storage_hit;
+            if (s1_claim_storage_hit) begin
+                any_data = any_data | s1_claim_storage_rdata;
             end
             any_hit = any_hit | s1_hist_index_storage_hit;
             if (s1_hist_index_storage_hit) begin

@@ -6,13 +6,17 @@
 
 // toe_user_logic_regs_storage: Rust block `RegsStorage` (hdl/src/register_file/slots.rs)
 //
-// A writable word (`rw` and `wo` fields): written under the byte mask, reset
-// to the map's value; a read returns its `rw` bits.
+// A writable word (`rw`, `wo` and `claim` fields): written under the byte
+// mask, reset to the map's value; a read returns its `rw` and `claim` bits.
+// A word with `claim` bits takes a write only while they are 0 or when the
+// write frees them: of two masters that each write their own tag, the first
+// holds the word and the second's write is ignored.
 module toe_user_logic_regs_storage #(
     parameter [15:0] ADDRESS = 16'h0,     // The word's address
     parameter [31:0] MASK = 32'h0,        // The writable bits
-    parameter [31:0] READ_MASK = 32'h0,   // The bits a read returns (`rw`, not `wo`)
-    parameter [31:0] RESET_VALUE = 32'h0  // The reset value
+    parameter [31:0] READ_MASK = 32'h0,   // The bits a read returns (`rw` and `claim`, not `wo`)
+    parameter [31:0] RESET_VALUE = 32'h0, // The reset value
+    parameter [31:0] CLAIM_MASK = 32'h0   // The `claim` bits (0: a plain word)
 ) (
     // Clock and reset
     input  wire        clock, // User clock
@@ -36,13 +40,17 @@ module toe_user_logic_regs_storage #(
     reg [31:0] word_reg = 32'h0;
     reg [31:0] word_next;
 
+    // Combinational signals
+    reg [31:0] written;
+
     always @(*) begin
         sel_next = addr == ADDRESS;
         hit = sel_reg;
         rdata = word_reg & READ_MASK;
         word_next = word_reg;
-        if (sel_reg & write) begin
-            word_next = (word_reg & ~(wmask & MASK)) | (wdata & wmask & MASK);
+        written = (word_reg & ~(wmask & MASK)) | (wdata & wmask & MASK);
+        if (sel_reg & write & (~|(word_reg & CLAIM_MASK) | ~|(written & CLAIM_MASK))) begin
+            word_next = written;
         end
         if (reset) begin
             word_next = RESET_VALUE;

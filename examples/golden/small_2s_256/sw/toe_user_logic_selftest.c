@@ -703,6 +703,13 @@ _Static_assert(TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_MASK == ((0xFFFFFFFFu 
 _Static_assert((TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_RESET & ~(TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_MASK >> TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_SHIFT)) == 0u, "session.request_count.count: reset fits the field");
 _Static_assert(TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_MIN <= TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_MAX && (TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_MAX & ~(TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_MASK >> TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_SHIFT)) == 0u, "session.request_count.count: range fits the field");
 _Static_assert(TOE_USER_LOGIC_SESSION_REQUEST_COUNT_RESET == ((TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_RESET << TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_SHIFT)), "session.request_count: reset composed of its fields");
+_Static_assert(TOE_USER_LOGIC_SESSION_CLAIM_OFFSET == 0x06Cu, "session.claim: offset");
+_Static_assert(TOE_USER_LOGIC_SESSION_CLAIM_OFFSET % 4u == 0u && TOE_USER_LOGIC_SESSION_CLAIM_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_SIZE, "session.claim: aligned, inside the block");
+_Static_assert(TOE_USER_LOGIC_SESSION_CLAIM_OWNER_SHIFT == 0u && TOE_USER_LOGIC_SESSION_CLAIM_OWNER_WIDTH == 32u, "session.claim.owner: position");
+_Static_assert(TOE_USER_LOGIC_SESSION_CLAIM_OWNER_WIDTH >= 1u && TOE_USER_LOGIC_SESSION_CLAIM_OWNER_SHIFT + TOE_USER_LOGIC_SESSION_CLAIM_OWNER_WIDTH <= 32u, "session.claim.owner: inside bits 31:0");
+_Static_assert(TOE_USER_LOGIC_SESSION_CLAIM_OWNER_MASK == ((0xFFFFFFFFu >> (32u - TOE_USER_LOGIC_SESSION_CLAIM_OWNER_WIDTH)) << TOE_USER_LOGIC_SESSION_CLAIM_OWNER_SHIFT), "session.claim.owner: mask matches shift and width");
+_Static_assert((TOE_USER_LOGIC_SESSION_CLAIM_OWNER_RESET & ~(TOE_USER_LOGIC_SESSION_CLAIM_OWNER_MASK >> TOE_USER_LOGIC_SESSION_CLAIM_OWNER_SHIFT)) == 0u, "session.claim.owner: reset fits the field");
+_Static_assert(TOE_USER_LOGIC_SESSION_CLAIM_RESET == ((TOE_USER_LOGIC_SESSION_CLAIM_OWNER_RESET << TOE_USER_LOGIC_SESSION_CLAIM_OWNER_SHIFT)), "session.claim: reset composed of its fields");
 _Static_assert(TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET == 0x070u, "session.peer_port: offset");
 _Static_assert(TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET % 4u == 0u && TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_SIZE, "session.peer_port: aligned, inside the block");
 _Static_assert(TOE_USER_LOGIC_SESSION_PEER_PORT_PORT_SHIFT == 0u && TOE_USER_LOGIC_SESSION_PEER_PORT_PORT_WIDTH == 16u, "session.peer_port.port: position");
@@ -875,7 +882,8 @@ _Static_assert(TOE_USER_LOGIC_SESSION_ERR_EXPECTED_OFFSET + 4u <= TOE_USER_LOGIC
 _Static_assert(TOE_USER_LOGIC_SESSION_ERR_RECEIVED_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_ERR_COUNT_OFFSET, "session: err_received and err_count do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_ERR_COUNT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_RX_PACKETS_OFFSET, "session: err_count and rx_packets do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_RX_PACKETS_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_REQUEST_COUNT_OFFSET, "session: rx_packets and request_count do not overlap");
-_Static_assert(TOE_USER_LOGIC_SESSION_REQUEST_COUNT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET, "session: request_count and peer_port do not overlap");
+_Static_assert(TOE_USER_LOGIC_SESSION_REQUEST_COUNT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_CLAIM_OFFSET, "session: request_count and claim do not overlap");
+_Static_assert(TOE_USER_LOGIC_SESSION_CLAIM_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET, "session: claim and peer_port do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_PEER_MSS_OFFSET, "session: peer_port and peer_mss do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_PEER_MSS_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_PEER_WINDOW_SCALE_OFFSET, "session: peer_mss and peer_window_scale do not overlap");
 _Static_assert(TOE_USER_LOGIC_SESSION_PEER_WINDOW_SCALE_OFFSET + 4u <= TOE_USER_LOGIC_SESSION_RTT_COUNT_OFFSET, "session: peer_window_scale and rtt_count do not overlap");

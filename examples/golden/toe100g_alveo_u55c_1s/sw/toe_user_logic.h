@@ -4,7 +4,7 @@
 #ifndef TOE_USER_LOGIC_H
 #define TOE_USER_LOGIC_H
 
-/* Register map of `toe_user_logic`, version 1.5, on a 32-bit register bus (AXI4-Lite).
+/* Register map of `toe_user_logic`, version 1.6, on a 32-bit register bus (AXI4-Lite).
  *
  * Registers are 32 bits, 4-byte aligned; bits no field covers read 0 and ignore writes.
  * Fields: value = (word & _MASK) >> _SHIFT; word = (word & ~_MASK) | ((value << _SHIFT) & _MASK).
@@ -20,6 +20,7 @@
 #define TOE_USER_LOGIC_ACCESS_WO 2u
 #define TOE_USER_LOGIC_ACCESS_W1C 3u
 #define TOE_USER_LOGIC_ACCESS_WPULSE 4u
+#define TOE_USER_LOGIC_ACCESS_CLAIM 5u
 
 #define TOE_USER_LOGIC_ADDRESS_BITS 9u
 
@@ -39,11 +40,11 @@
 
 /* version (ro, address 0x004): Register-map version. The major number changes when a register moves or changes meaning, the minor number when registers are added or an undefined access gets a defined answer. */
 #define TOE_USER_LOGIC_VERSION_OFFSET 0x004u
-#define TOE_USER_LOGIC_VERSION_RESET 0x00010005u
+#define TOE_USER_LOGIC_VERSION_RESET 0x00010006u
 #define TOE_USER_LOGIC_VERSION_MINOR_MASK 0x0000FFFFu
 #define TOE_USER_LOGIC_VERSION_MINOR_SHIFT 0u
 #define TOE_USER_LOGIC_VERSION_MINOR_WIDTH 16u
-#define TOE_USER_LOGIC_VERSION_MINOR_RESET 0x0005u
+#define TOE_USER_LOGIC_VERSION_MINOR_RESET 0x0006u
 #define TOE_USER_LOGIC_VERSION_MINOR_ACCESS TOE_USER_LOGIC_ACCESS_RO
 #define TOE_USER_LOGIC_VERSION_MINOR_VOLATILE 0u
 #define TOE_USER_LOGIC_VERSION_MAJOR_MASK 0xFFFF0000u
@@ -857,6 +858,16 @@
 #define TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_VOLATILE 0u
 #define TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_MIN 1u
 #define TOE_USER_LOGIC_SESSION_REQUEST_COUNT_COUNT_MAX 4294967295u
+
+/* claim (claim, offset in the instance 0x06C): Which software owns the session: a console claims it before it programs and starts a test and frees it after, so that two consoles (or any two bus masters) cannot both start a test on it. The register file arbitrates: of two claims written at once, the first takes the session and the second reads back the first's value. The session's logic does not look at it: software that does not claim can still start the session. */
+#define TOE_USER_LOGIC_SESSION_CLAIM_OFFSET 0x06Cu
+#define TOE_USER_LOGIC_SESSION_CLAIM_RESET 0x00000000u
+#define TOE_USER_LOGIC_SESSION_CLAIM_OWNER_MASK 0xFFFFFFFFu
+#define TOE_USER_LOGIC_SESSION_CLAIM_OWNER_SHIFT 0u
+#define TOE_USER_LOGIC_SESSION_CLAIM_OWNER_WIDTH 32u
+#define TOE_USER_LOGIC_SESSION_CLAIM_OWNER_RESET 0x00000000u
+#define TOE_USER_LOGIC_SESSION_CLAIM_OWNER_ACCESS TOE_USER_LOGIC_ACCESS_CLAIM
+#define TOE_USER_LOGIC_SESSION_CLAIM_OWNER_VOLATILE 0u
 
 /* peer_port (ro, offset in the instance 0x070): The peer's TCP port as the TOE reports it once connected (the OS may choose another than `target_port`). */
 #define TOE_USER_LOGIC_SESSION_PEER_PORT_OFFSET 0x070u

@@ -336,6 +336,7 @@ module toe_user_logic_regs (
     wire [31:0] s0_duration_lo_value;
     wire [31:0] s0_duration_hi_value;
     wire [31:0] s0_request_count_value;
+    wire [31:0] s0_claim_value;
     wire [31:0] s0_hist_index_value;
     wire [31:0] s1_test_config_value;
     wire [31:0] s1_speed_value;
@@ -350,6 +351,7 @@ module toe_user_logic_regs (
     wire [31:0] s1_duration_lo_value;
     wire [31:0] s1_duration_hi_value;
     wire [31:0] s1_request_count_value;
+    wire [31:0] s1_claim_value;
     wire [31:0] s1_hist_index_value;
     wire [31:0] s2_test_config_value;
     wire [31:0] s2_speed_value;
@@ -364,6 +366,7 @@ module toe_user_logic_regs (
     wire [31:0] s2_duration_lo_value;
     wire [31:0] s2_duration_hi_value;
     wire [31:0] s2_request_count_value;
+    wire [31:0] s2_claim_value;
     wire [31:0] s2_hist_index_value;
     wire [31:0] s3_test_config_value;
     wire [31:0] s3_speed_value;
@@ -378,6 +381,7 @@ module toe_user_logic_regs (
     wire [31:0] s3_duration_lo_value;
     wire [31:0] s3_duration_hi_value;
     wire [31:0] s3_request_count_value;
+    wire [31:0] s3_claim_value;
     wire [31:0] s3_hist_index_value;
     wire [31:0] toe_toe_ctrl_pulse;
     wire [31:0] s0_ctrl_pulse;
@@ -534,6 +538,7 @@ module toe_user_logic_regs (
     wire unused_s0_target_port_value = ^s0_target_port_value;
     wire unused_s0_stall_timeout_value = ^s0_stall_timeout_value;
     wire unused_s0_duration_hi_value = ^s0_duration_hi_value;
+    wire unused_s0_claim_value = ^s0_claim_value;
     wire unused_s0_hist_index_value = ^s0_hist_index_value;
     wire unused_s1_test_config_value = ^s1_test_config_value;
     wire unused_s1_speed_value = ^s1_speed_value;
@@ -543,6 +548,7 @@ module toe_user_logic_regs (
     wire unused_s1_target_port_value = ^s1_target_port_value;
     wire unused_s1_stall_timeout_value = ^s1_stall_timeout_value;
     wire unused_s1_duration_hi_value = ^s1_duration_hi_value;
+    wire unused_s1_claim_value = ^s1_claim_value;
     wire unused_s1_hist_index_value = ^s1_hist_index_value;
     wire unused_s2_test_config_value = ^s2_test_config_value;
     wire unused_s2_speed_value = ^s2_speed_value;
@@ -552,6 +558,7 @@ module toe_user_logic_regs (
     wire unused_s2_target_port_value = ^s2_target_port_value;
     wire unused_s2_stall_timeout_value = ^s2_stall_timeout_value;
     wire unused_s2_duration_hi_value = ^s2_duration_hi_value;
+    wire unused_s2_claim_value = ^s2_claim_value;
     wire unused_s2_hist_index_value = ^s2_hist_index_value;
     wire unused_s3_test_config_value = ^s3_test_config_value;
     wire unused_s3_speed_value = ^s3_speed_value;
@@ -561,6 +568,7 @@ module toe_user_logic_regs (
     wire unused_s3_target_port_value = ^s3_target_port_value;
     wire unused_s3_stall_timeout_value = ^s3_stall_timeout_value;
     wire unused_s3_duration_hi_value = ^s3_duration_hi_value;
+    wire unused_s3_claim_value = ^s3_claim_value;
     wire unused_s3_hist_index_value = ^s3_hist_index_value;
     wire unused_toe_toe_ctrl_pulse = ^toe_toe_ctrl_pulse;
     wire unused_s0_ctrl_pulse = ^s0_ctrl_pulse;
@@ -631,6 +639,7 @@ module toe_user_logic_regs (
         .s0_duration_lo_value(s0_duration_lo_value),
         .s0_duration_hi_value(s0_duration_hi_value),
         .s0_request_count_value(s0_request_count_value),
+        .s0_claim_value(s0_claim_value),
         .s0_hist_index_value(s0_hist_index_value),
         .s1_test_config_value(s1_test_config_value),
         .s1_speed_value(s1_speed_value),
@@ -645,6 +654,7 @@ module toe_user_logic_regs (
         .s1_duration_lo_value(s1_duration_lo_value),
         .s1_duration_hi_value(s1_duration_hi_value),
         .s1_request_count_value(s1_request_count_value),
+        .s1_claim_value(s1_claim_value),
         .s1_hist_index_value(s1_hist_index_value),
         .s2_test_config_value(s2_test_config_value),
         .s2_speed_value(s2_speed_value),
@@ -659,6 +669,7 @@ module toe_user_logic_regs (
         .s2_duration_lo_value(s2_duration_lo_value),
         .s2_duration_hi_value(s2_duration_hi_value),
         .s2_request_count_value(s2_request_count_value),
+        .s2_claim_value(s2_claim_value),
         .s2_hist_index_value(s2_hist_index_value),
         .s3_test_config_value(s3_test_config_value),
         .s3_speed_value(s3_speed_value),
@@ -673,6 +684,7 @@ module toe_user_logic_regs (
         .s3_duration_lo_value(s3_duration_lo_value),
         .s3_duration_hi_value(s3_duration_hi_value),
         .s3_request_count_value(s3_request_count_value),
+        .s3_claim_value(s3_claim_value),
         .s3_hist_index_value(s3_hist_index_value),
         .toe_toe_ctrl_pulse(toe_toe_ctrl_pulse),
         .s0_ctrl_pulse(s0_ctrl_pulse),

@@ -82,6 +82,7 @@ module toe_user_logic_regs_core (
     output wire [31:0] s0_duration_lo_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s0_duration_hi_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s0_request_count_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s0_claim_value,                // Writable word (writable bits; others 0)
     output wire [31:0] s0_hist_index_value,           // Writable word (writable bits; others 0)
     output wire [31:0] s1_test_config_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s1_speed_value,                // Writable word (writable bits; others 0)
@@ -96,6 +97,7 @@ module toe_user_logic_regs_core (
     output wire [31:0] s1_duration_lo_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s1_duration_hi_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s1_request_count_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s1_claim_value,                // Writable word (writable bits; others 0)
     output wire [31:0] s1_hist_index_value,           // Writable word (writable bits; others 0)
     output wire [31:0] s2_test_config_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s2_speed_value,                // Writable word (writable bits; others 0)
@@ -110,6 +112,7 @@ module toe_user_logic_regs_core (
     output wire [31:0] s2_duration_lo_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s2_duration_hi_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s2_request_count_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s2_claim_value,                // Writable word (writable bits; others 0)
     output wire [31:0] s2_hist_index_value,           // Writable word (writable bits; others 0)
     output wire [31:0] s3_test_config_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s3_speed_value,                // Writable word (writable bits; others 0)
@@ -124,6 +127,7 @@ module toe_user_logic_regs_core (
     output wire [31:0] s3_duration_lo_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s3_duration_hi_value,          // Writable word (writable bits; others 0)
     output wire [31:0] s3_request_count_value,        // Writable word (writable bits; others 0)
+    output wire [31:0] s3_claim_value,                // Writable word (writable bits; others 0)
     output wire [31:0] s3_hist_index_value,           // Writable word (writable bits; others 0)
     output wire [31:0] toe_toe_ctrl_pulse,            // Write-pulse word: written ones, for one cycle
     output wire [31:0] s0_ctrl_pulse,                 // Write-pulse word: written ones, for one cycle
@@ -354,7 +358,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h48),
         .MASK       (32'h3ff0033),
         .READ_MASK  (32'h3ff0033),
-        .RESET_VALUE(32'h100000)
+        .RESET_VALUE(32'h100000),
+        .CLAIM_MASK (32'h0)
     ) u_toe_toe_config_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -374,7 +379,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h4c),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h2030405)
+        .RESET_VALUE(32'h2030405),
+        .CLAIM_MASK (32'h0)
     ) u_toe_fpga_mac_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -394,7 +400,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h50),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h1)
+        .RESET_VALUE(32'h1),
+        .CLAIM_MASK (32'h0)
     ) u_toe_fpga_mac_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -414,7 +421,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h54),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'hc0a8c82a)
+        .RESET_VALUE(32'hc0a8c82a),
+        .CLAIM_MASK (32'h0)
     ) u_toe_fpga_ip_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -434,7 +442,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h58),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h33221100)
+        .RESET_VALUE(32'h33221100),
+        .CLAIM_MASK (32'h0)
     ) u_toe_target_mac_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -454,7 +463,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h5c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h5544)
+        .RESET_VALUE(32'h5544),
+        .CLAIM_MASK (32'h0)
     ) u_toe_target_mac_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -474,7 +484,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h60),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'hc0a8c819)
+        .RESET_VALUE(32'hc0a8c819),
+        .CLAIM_MASK (32'h0)
     ) u_toe_target_ip_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -494,7 +505,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hc0),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_0_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -514,7 +526,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hc4),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_1_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -534,7 +547,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hc8),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_2_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -554,7 +568,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hcc),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_3_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -574,7 +589,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hd0),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_4_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -594,7 +610,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hd4),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_5_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -614,7 +631,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hd8),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_6_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -634,7 +652,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hdc),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_7_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -654,7 +673,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'he0),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_8_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -674,7 +694,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'he4),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_9_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -694,7 +715,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'he8),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_10_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -714,7 +736,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hec),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_11_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -734,7 +757,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hf0),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_12_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -754,7 +778,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hf4),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_13_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -774,7 +799,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hf8),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_14_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -794,7 +820,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'hfc),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'h0),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_shared_tx_prefix_15_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -814,7 +841,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h108),
         .MASK       (32'h1f7f3137),
         .READ_MASK  (32'h1f7f3137),
-        .RESET_VALUE(32'h1000110)
+        .RESET_VALUE(32'h1000110),
+        .CLAIM_MASK (32'h0)
     ) u_s0_test_config_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -834,7 +862,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h10c),
         .MASK       (32'h7f007f),
         .READ_MASK  (32'h7f007f),
-        .RESET_VALUE(32'h640064)
+        .RESET_VALUE(32'h640064),
+        .CLAIM_MASK (32'h0)
     ) u_s0_speed_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -854,7 +883,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h110),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h100000)
+        .RESET_VALUE(32'h100000),
+        .CLAIM_MASK (32'h0)
     ) u_s0_transfer_size_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -874,7 +904,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h114),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s0_transfer_size_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -894,7 +925,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h118),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h2000)
+        .RESET_VALUE(32'h2000),
+        .CLAIM_MASK (32'h0)
     ) u_s0_packet_size_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -914,7 +946,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h11c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s0_packet_size_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -934,7 +967,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h120),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'hea60)
+        .RESET_VALUE(32'hea60),
+        .CLAIM_MASK (32'h0)
     ) u_s0_fpga_port_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -954,7 +988,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h124),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'hee48)
+        .RESET_VALUE(32'hee48),
+        .CLAIM_MASK (32'h0)
     ) u_s0_target_port_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -974,7 +1009,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h128),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h3e8)
+        .RESET_VALUE(32'h3e8),
+        .CLAIM_MASK (32'h0)
     ) u_s0_stall_timeout_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -994,7 +1030,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h12c),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h400040)
+        .RESET_VALUE(32'h400040),
+        .CLAIM_MASK (32'h0)
     ) u_s0_latency_sizes_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1014,7 +1051,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h148),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s0_duration_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1034,7 +1072,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h14c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s0_duration_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1054,7 +1093,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h168),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h3e8)
+        .RESET_VALUE(32'h3e8),
+        .CLAIM_MASK (32'h0)
     ) u_s0_request_count_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1067,6 +1107,27 @@ module toe_user_logic_regs_core (
         .value(s0_request_count_value)
     );
 
+    // session[0].claim at 0x016c: owner [31:0] claim
+    wire        s0_claim_storage_hit;
+    wire [31:0] s0_claim_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h16c),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'hffffffff)
+    ) u_s0_claim_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s0_claim_storage_hit),
+        .rdata(s0_claim_storage_rdata),
+        .value(s0_claim_value)
+    );
+
     // session[0].hist_index at 0x01c0: bucket [8:0] rw
     wire        s0_hist_index_storage_hit;
     wire [31:0] s0_hist_index_storage_rdata;
@@ -1074,7 +1135,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h1c0),
         .MASK       (32'h1ff),
         .READ_MASK  (32'h1ff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s0_hist_index_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1094,7 +1156,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h208),
         .MASK       (32'h1f7f3137),
         .READ_MASK  (32'h1f7f3137),
-        .RESET_VALUE(32'h1000110)
+        .RESET_VALUE(32'h1000110),
+        .CLAIM_MASK (32'h0)
     ) u_s1_test_config_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1114,7 +1177,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h20c),
         .MASK       (32'h7f007f),
         .READ_MASK  (32'h7f007f),
-        .RESET_VALUE(32'h640064)
+        .RESET_VALUE(32'h640064),
+        .CLAIM_MASK (32'h0)
     ) u_s1_speed_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1134,7 +1198,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h210),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h100000)
+        .RESET_VALUE(32'h100000),
+        .CLAIM_MASK (32'h0)
     ) u_s1_transfer_size_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1154,7 +1219,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h214),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s1_transfer_size_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1174,7 +1240,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h218),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h2000)
+        .RESET_VALUE(32'h2000),
+        .CLAIM_MASK (32'h0)
     ) u_s1_packet_size_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1194,7 +1261,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h21c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s1_packet_size_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1214,7 +1282,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h220),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'hea61)
+        .RESET_VALUE(32'hea61),
+        .CLAIM_MASK (32'h0)
     ) u_s1_fpga_port_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1234,7 +1303,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h224),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'hee49)
+        .RESET_VALUE(32'hee49),
+        .CLAIM_MASK (32'h0)
     ) u_s1_target_port_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1254,7 +1324,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h228),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h3e8)
+        .RESET_VALUE(32'h3e8),
+        .CLAIM_MASK (32'h0)
     ) u_s1_stall_timeout_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1274,7 +1345,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h22c),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h400040)
+        .RESET_VALUE(32'h400040),
+        .CLAIM_MASK (32'h0)
     ) u_s1_latency_sizes_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1294,7 +1366,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h248),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s1_duration_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1314,7 +1387,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h24c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s1_duration_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1334,7 +1408,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h268),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h3e8)
+        .RESET_VALUE(32'h3e8),
+        .CLAIM_MASK (32'h0)
     ) u_s1_request_count_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1347,6 +1422,27 @@ module toe_user_logic_regs_core (
         .value(s1_request_count_value)
     );
 
+    // session[1].claim at 0x026c: owner [31:0] claim
+    wire        s1_claim_storage_hit;
+    wire [31:0] s1_claim_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h26c),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'hffffffff)
+    ) u_s1_claim_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s1_claim_storage_hit),
+        .rdata(s1_claim_storage_rdata),
+        .value(s1_claim_value)
+    );
+
     // session[1].hist_index at 0x02c0: bucket [8:0] rw
     wire        s1_hist_index_storage_hit;
     wire [31:0] s1_hist_index_storage_rdata;
@@ -1354,7 +1450,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h2c0),
         .MASK       (32'h1ff),
         .READ_MASK  (32'h1ff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s1_hist_index_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1374,7 +1471,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h308),
         .MASK       (32'h1f7f3137),
         .READ_MASK  (32'h1f7f3137),
-        .RESET_VALUE(32'h1000110)
+        .RESET_VALUE(32'h1000110),
+        .CLAIM_MASK (32'h0)
     ) u_s2_test_config_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1394,7 +1492,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h30c),
         .MASK       (32'h7f007f),
         .READ_MASK  (32'h7f007f),
-        .RESET_VALUE(32'h640064)
+        .RESET_VALUE(32'h640064),
+        .CLAIM_MASK (32'h0)
     ) u_s2_speed_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1414,7 +1513,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h310),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h100000)
+        .RESET_VALUE(32'h100000),
+        .CLAIM_MASK (32'h0)
     ) u_s2_transfer_size_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1434,7 +1534,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h314),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s2_transfer_size_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1454,7 +1555,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h318),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h2000)
+        .RESET_VALUE(32'h2000),
+        .CLAIM_MASK (32'h0)
     ) u_s2_packet_size_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1474,7 +1576,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h31c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s2_packet_size_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1494,7 +1597,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h320),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'hea62)
+        .RESET_VALUE(32'hea62),
+        .CLAIM_MASK (32'h0)
     ) u_s2_fpga_port_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1514,7 +1618,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h324),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'hee4a)
+        .RESET_VALUE(32'hee4a),
+        .CLAIM_MASK (32'h0)
     ) u_s2_target_port_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1534,7 +1639,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h328),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h3e8)
+        .RESET_VALUE(32'h3e8),
+        .CLAIM_MASK (32'h0)
     ) u_s2_stall_timeout_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1554,7 +1660,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h32c),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h400040)
+        .RESET_VALUE(32'h400040),
+        .CLAIM_MASK (32'h0)
     ) u_s2_latency_sizes_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1574,7 +1681,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h348),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s2_duration_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1594,7 +1702,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h34c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s2_duration_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1614,7 +1723,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h368),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h3e8)
+        .RESET_VALUE(32'h3e8),
+        .CLAIM_MASK (32'h0)
     ) u_s2_request_count_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1627,6 +1737,27 @@ module toe_user_logic_regs_core (
         .value(s2_request_count_value)
     );
 
+    // session[2].claim at 0x036c: owner [31:0] claim
+    wire        s2_claim_storage_hit;
+    wire [31:0] s2_claim_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h36c),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'hffffffff)
+    ) u_s2_claim_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s2_claim_storage_hit),
+        .rdata(s2_claim_storage_rdata),
+        .value(s2_claim_value)
+    );
+
     // session[2].hist_index at 0x03c0: bucket [8:0] rw
     wire        s2_hist_index_storage_hit;
     wire [31:0] s2_hist_index_storage_rdata;
@@ -1634,7 +1765,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h3c0),
         .MASK       (32'h1ff),
         .READ_MASK  (32'h1ff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s2_hist_index_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1654,7 +1786,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h408),
         .MASK       (32'h1f7f3137),
         .READ_MASK  (32'h1f7f3137),
-        .RESET_VALUE(32'h1000110)
+        .RESET_VALUE(32'h1000110),
+        .CLAIM_MASK (32'h0)
     ) u_s3_test_config_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1674,7 +1807,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h40c),
         .MASK       (32'h7f007f),
         .READ_MASK  (32'h7f007f),
-        .RESET_VALUE(32'h640064)
+        .RESET_VALUE(32'h640064),
+        .CLAIM_MASK (32'h0)
     ) u_s3_speed_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1694,7 +1828,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h410),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h100000)
+        .RESET_VALUE(32'h100000),
+        .CLAIM_MASK (32'h0)
     ) u_s3_transfer_size_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1714,7 +1849,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h414),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s3_transfer_size_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1734,7 +1870,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h418),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h2000)
+        .RESET_VALUE(32'h2000),
+        .CLAIM_MASK (32'h0)
     ) u_s3_packet_size_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1754,7 +1891,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h41c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s3_packet_size_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1774,7 +1912,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h420),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'hea63)
+        .RESET_VALUE(32'hea63),
+        .CLAIM_MASK (32'h0)
     ) u_s3_fpga_port_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1794,7 +1933,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h424),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'hee4b)
+        .RESET_VALUE(32'hee4b),
+        .CLAIM_MASK (32'h0)
     ) u_s3_target_port_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1814,7 +1954,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h428),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h3e8)
+        .RESET_VALUE(32'h3e8),
+        .CLAIM_MASK (32'h0)
     ) u_s3_stall_timeout_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1834,7 +1975,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h42c),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h400040)
+        .RESET_VALUE(32'h400040),
+        .CLAIM_MASK (32'h0)
     ) u_s3_latency_sizes_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1854,7 +1996,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h448),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s3_duration_lo_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1874,7 +2017,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h44c),
         .MASK       (32'hffff),
         .READ_MASK  (32'hffff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s3_duration_hi_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1894,7 +2038,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h468),
         .MASK       (32'hffffffff),
         .READ_MASK  (32'hffffffff),
-        .RESET_VALUE(32'h3e8)
+        .RESET_VALUE(32'h3e8),
+        .CLAIM_MASK (32'h0)
     ) u_s3_request_count_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -1907,6 +2052,27 @@ module toe_user_logic_regs_core (
         .value(s3_request_count_value)
     );
 
+    // session[3].claim at 0x046c: owner [31:0] claim
+    wire        s3_claim_storage_hit;
+    wire [31:0] s3_claim_storage_rdata;
+    toe_user_logic_regs_storage #(
+        .ADDRESS    (16'h46c),
+        .MASK       (32'hffffffff),
+        .READ_MASK  (32'hffffffff),
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'hffffffff)
+    ) u_s3_claim_storage (
+        .clock(user_clk),
+        .reset(user_rst),
+        .addr (crossing_addr),
+        .write(crossing_write),
+        .wdata(crossing_wdata),
+        .wmask(crossing_wmask),
+        .hit  (s3_claim_storage_hit),
+        .rdata(s3_claim_storage_rdata),
+        .value(s3_claim_value)
+    );
+
     // session[3].hist_index at 0x04c0: bucket [8:0] rw
     wire        s3_hist_index_storage_hit;
     wire [31:0] s3_hist_index_storage_rdata;
@@ -1914,7 +2080,8 @@ module toe_user_logic_regs_core (
         .ADDRESS    (16'h4c0),
         .MASK       (32'h1ff),
         .READ_MASK  (32'h1ff),
-        .RESET_VALUE(32'h0)
+        .RESET_VALUE(32'h0),
+        .CLAIM_MASK (32'h0)
     ) u_s3_hist_index_storage (
         .clock(user_clk),
         .reset(user_rst),
@@ -4006,7 +4173,7 @@ module toe_user_logic_regs_core (
     wire [31:0] info_version_constant_rdata;
     toe_user_logic_regs_constant #(
         .ADDRESS(16'h4),
-        .VALUE  (32'h10005)
+        .VALUE  (32'h10006)
     ) u_info_version_constant (
         .clock(user_clk),
         .addr (crossing_addr),
@@ -4148,6 +4315,7 @@ module toe_user_logic_regs_core (
         .s0_duration_lo_storage_hit        (s0_duration_lo_storage_hit),
         .s0_duration_hi_storage_hit        (s0_duration_hi_storage_hit),
         .s0_request_count_storage_hit      (s0_request_count_storage_hit),
+        .s0_claim_storage_hit              (s0_claim_storage_hit),
         .s0_hist_index_storage_hit         (s0_hist_index_storage_hit),
         .s1_test_config_storage_hit        (s1_test_config_storage_hit),
         .s1_speed_storage_hit              (s1_speed_storage_hit),
@@ -4162,6 +4330,7 @@ module toe_user_logic_regs_core (
         .s1_duration_lo_storage_hit        (s1_duration_lo_storage_hit),
         .s1_duration_hi_storage_hit        (s1_duration_hi_storage_hit),
         .s1_request_count_storage_hit      (s1_request_count_storage_hit),
+        .s1_claim_storage_hit              (s1_claim_storage_hit),
         .s1_hist_index_storage_hit         (s1_hist_index_storage_hit),
         .s2_test_config_storage_hit        (s2_test_config_storage_hit),
         .s2_speed_storage_hit              (s2_speed_storage_hit),
@@ -4176,6 +4345,7 @@ module toe_user_logic_regs_core (
         .s2_duration_lo_storage_hit        (s2_duration_lo_storage_hit),
         .s2_duration_hi_storage_hit        (s2_duration_hi_storage_hit),
         .s2_request_count_storage_hit      (s2_request_count_storage_hit),
+        .s2_claim_storage_hit              (s2_claim_storage_hit),
         .s2_hist_index_storage_hit         (s2_hist_index_storage_hit),
         .s3_test_config_storage_hit        (s3_test_config_storage_hit),
         .s3_speed_storage_hit              (s3_speed_storage_hit),
@@ -4190,6 +4360,7 @@ module toe_user_logic_regs_core (
         .s3_duration_lo_storage_hit        (s3_duration_lo_storage_hit),
         .s3_duration_hi_storage_hit        (s3_duration_hi_storage_hit),
         .s3_request_count_storage_hit      (s3_request_count_storage_hit),
+        .s3_claim_storage_hit              (s3_claim_storage_hit),
         .s3_hist_index_storage_hit         (s3_hist_index_storage_hit),
         .toe_toe_config_storage_rdata      (toe_toe_config_storage_rdata),
         .toe_fpga_mac_lo_storage_rdata     (toe_fpga_mac_lo_storage_rdata),
@@ -4227,6 +4398,7 @@ module toe_user_logic_regs_core (
         .s0_duration_lo_storage_rdata      (s0_duration_lo_storage_rdata),
         .s0_duration_hi_storage_rdata      (s0_duration_hi_storage_rdata),
         .s0_request_count_storage_rdata    (s0_request_count_storage_rdata),
+        .s0_claim_storage_rdata            (s0_claim_storage_rdata),
         .s0_hist_index_storage_rdata       (s0_hist_index_storage_rdata),
         .s1_test_config_storage_rdata      (s1_test_config_storage_rdata),
         .s1_speed_storage_rdata            (s1_speed_storage_rdata),
@@ -4241,6 +4413,7 @@ module toe_user_logic_regs_core (
         .s1_duration_lo_storage_rdata      (s1_duration_lo_storage_rdata),
         .s1_duration_hi_storage_rdata      (s1_duration_hi_storage_rdata),
         .s1_request_count_storage_rdata    (s1_request_count_storage_rdata),
+        .s1_claim_storage_rdata            (s1_claim_storage_rdata),
         .s1_hist_index_storage_rdata       (s1_hist_index_storage_rdata),
         .s2_test_config_storage_rdata      (s2_test_config_storage_rdata),
         .s2_speed_storage_rdata            (s2_speed_storage_rdata),
@@ -4255,6 +4428,7 @@ module toe_user_logic_regs_core (
         .s2_duration_lo_storage_rdata      (s2_duration_lo_storage_rdata),
         .s2_duration_hi_storage_rdata      (s2_duration_hi_storage_rdata),
         .s2_request_count_storage_rdata    (s2_request_count_storage_rdata),
+        .s2_claim_storage_rdata            (s2_claim_storage_rdata),
         .s2_hist_index_storage_rdata       (s2_hist_index_storage_rdata),
         .s3_test_config_storage_rdata      (s3_test_config_storage_rdata),
         .s3_speed_storage_rdata            (s3_speed_storage_rdata),
@@ -4269,6 +4443,7 @@ module toe_user_logic_regs_core (
         .s3_duration_lo_storage_rdata      (s3_duration_lo_storage_rdata),
         .s3_duration_hi_storage_rdata      (s3_duration_hi_storage_rdata),
         .s3_request_count_storage_rdata    (s3_request_count_storage_rdata),
+        .s3_claim_storage_rdata            (s3_claim_storage_rdata),
         .s3_hist_index_storage_rdata       (s3_hist_index_storage_rdata),
         .toe_toe_ctrl_pulse_hit            (toe_toe_ctrl_pulse_hit),
         .s0_ctrl_pulse_hit                 (s0_ctrl_pulse_hit),

@@ -60,6 +60,7 @@ module toe_user_logic_regs_read_back (
     input  wire        s0_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s0_duration_hi_storage_hit,         // Writable words: addressed
     input  wire        s0_request_count_storage_hit,       // Writable words: addressed
+    input  wire        s0_claim_storage_hit,               // Writable words: addressed
     input  wire        s0_hist_index_storage_hit,          // Writable words: addressed
     input  wire        s1_test_config_storage_hit,         // Writable words: addressed
     input  wire        s1_speed_storage_hit,               // Writable words: addressed
@@ -74,6 +75,7 @@ module toe_user_logic_regs_read_back (
     input  wire        s1_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s1_duration_hi_storage_hit,         // Writable words: addressed
     input  wire        s1_request_count_storage_hit,       // Writable words: addressed
+    input  wire        s1_claim_storage_hit,               // Writable words: addressed
     input  wire        s1_hist_index_storage_hit,          // Writable words: addressed
     input  wire        s2_test_config_storage_hit,         // Writable words: addressed
     input  wire        s2_speed_storage_hit,               // Writable words: addressed
@@ -88,6 +90,7 @@ module toe_user_logic_regs_read_back (
     input  wire        s2_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s2_duration_hi_storage_hit,         // Writable words: addressed
     input  wire        s2_request_count_storage_hit,       // Writable words: addressed
+    input  wire        s2_claim_storage_hit,               // Writable words: addressed
     input  wire        s2_hist_index_storage_hit,          // Writable words: addressed
     input  wire        s3_test_config_storage_hit,         // Writable words: addressed
     input  wire        s3_speed_storage_hit,               // Writable words: addressed
@@ -102,6 +105,7 @@ module toe_user_logic_regs_read_back (
     input  wire        s3_duration_lo_storage_hit,         // Writable words: addressed
     input  wire        s3_duration_hi_storage_hit,         // Writable words: addressed
     input  wire        s3_request_count_storage_hit,       // Writable words: addressed
+    input  wire        s3_claim_storage_hit,               // Writable words: addressed
     input  wire        s3_hist_index_storage_hit,          // Writable words: addressed
     input  wire [31:0] toe_toe_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] toe_fpga_mac_lo_storage_rdata,      // Writable words: read value
@@ -139,6 +143,7 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s0_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_duration_hi_storage_rdata,       // Writable words: read value
     input  wire [31:0] s0_request_count_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s0_claim_storage_rdata,             // Writable words: read value
     input  wire [31:0] s0_hist_index_storage_rdata,        // Writable words: read value
     input  wire [31:0] s1_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_speed_storage_rdata,             // Writable words: read value
@@ -153,6 +158,7 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s1_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_duration_hi_storage_rdata,       // Writable words: read value
     input  wire [31:0] s1_request_count_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s1_claim_storage_rdata,             // Writable words: read value
     input  wire [31:0] s1_hist_index_storage_rdata,        // Writable words: read value
     input  wire [31:0] s2_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s2_speed_storage_rdata,             // Writable words: read value
@@ -167,6 +173,7 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s2_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s2_duration_hi_storage_rdata,       // Writable words: read value
     input  wire [31:0] s2_request_count_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s2_claim_storage_rdata,             // Writable words: read value
     input  wire [31:0] s2_hist_index_storage_rdata,        // Writable words: read value
     input  wire [31:0] s3_test_config_storage_rdata,       // Writable words: read value
     input  wire [31:0] s3_speed_storage_rdata,             // Writable words: read value
@@ -181,6 +188,7 @@ module toe_user_logic_regs_read_back (
     input  wire [31:0] s3_duration_lo_storage_rdata,       // Writable words: read value
     input  wire [31:0] s3_duration_hi_storage_rdata,       // Writable words: read value
     input  wire [31:0] s3_request_count_storage_rdata,     // Writable words: read value
+    input  wire [31:0] s3_claim_storage_rdata,             // Writable words: read value
     input  wire [31:0] s3_hist_index_storage_rdata,        // Writable words: read value
     input  wire        toe_toe_ctrl_pulse_hit,             // Write-pulse words (read as 0): addressed
     input  wire        s0_ctrl_pulse_hit,                  // Write-pulse words (read as 0): addressed
@@ -633,6 +641,10 @@ module toe_user_logic_regs_read_back (
             if (s0_request_count_storage_hit) begin
                 any_data = any_data | s0_request_count_storage_rdata;
             end
+            any_hit = any_hit | s0_claim_storage_hit;
+            if (s0_claim_storage_hit) begin
+                any_data = any_data | s0_claim_storage_rdata;
+            end
             any_hit = any_hit | s0_hist_index_storage_hit;
             if (s0_hist_index_storage_hit) begin
                 any_data = any_data | s0_hist_index_storage_rdata;
@@ -688,6 +700,10 @@ module toe_user_logic_regs_read_back (
             any_hit = any_hit | s1_request_count_storage_hit;
             if (s1_request_count_storage_hit) begin
                 any_data = any_data | s1_request_count_storage_rdata;
+            end
+            any_hit = any_hit | s1_claim_storage_hit;
+            if (s1_claim_storage_hit) begin
+                any_data = any_data | s1_claim_storage_rdata;
             end
             any_hit = any_hit | s1_hist_index_storage_hit;
             if (s1_hist_index_storage_hit) begin
@@ -745,6 +761,10 @@ module toe_user_logic_regs_read_back (
             if (s2_request_count_storage_hit) begin
                 any_data = any_data | s2_request_count_storage_rdata;
             end
+            any_hit = any_hit | s2_claim_storage_hit;
+            if (s2_claim_storage_hit) begin
+                any_data = any_data | s2_claim_storage_rdata;
+            end
             any_hit = any_hit | s2_hist_index_storage_hit;
             if (s2_hist_index_storage_hit) begin
                 any_data = any_data | s2_hist_index_storage_rdata;
@@ -800,6 +820,10 @@ module toe_user_logic_regs_read_back (
             any_hit = any_hit | s3_request_count_storage_hit;
             if (s3_request_count_storage_hit) begin
                 any_data = any_data | s3_request_count_storage_rdata;
+            end
+            any_hit = any_hit | s3_claim_storage_hit;
+            if (s3_claim_storage_hit) begin
+                any_data = any_data | s3_claim_storage_rdata;
             end
             any_hit = any_hit | s3_hist_index_storage_hit;
             if (s3_hist_index_storage_hit) begin
