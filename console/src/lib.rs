@@ -8,6 +8,7 @@
 //! - [`backend`]: Etherbone, a PCIe BAR through sysfs, the XDMA user device;
 //! - [`identity`]: the `info` block, checked before anything else;
 //! - [`params`], [`run`], [`input`]: menu 0/1, menu 2/3, and input validation;
+//! - [`claim`]: one console at a time per session (`session.claim`);
 //! - [`iperf3`]: an iperf3 client whose data streams are FPGA sessions;
 //! - [`latency_test`]: the latency test (round trips measured in hardware).
 //!
@@ -15,6 +16,7 @@
 //! (`driver::regs`).
 
 pub mod backend;
+pub mod claim;
 pub mod identity;
 pub mod input;
 pub mod iperf3;

@@ -432,6 +432,31 @@ pub fn stall_timeout(bus: &mut (impl RegisterBus + ?Sized), s: usize, ms: u32) -
     write(bus, session(s)?.stall_timeout(), word)
 }
 
+/// Session `s`'s claim (`claim.owner`): 0 when free, else the tag of the
+/// software that holds it.
+pub fn claim_owner(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<u32> {
+    Ok(regs::session::claim::OWNER.get(read(bus, session(s)?.claim())?))
+}
+
+/// Claims session `s` for `tag` (nonzero): writes it to `claim.owner` and
+/// reads it back. The register file takes the write only while the claim
+/// is free, so of several masters writing at once exactly one reads its own
+/// tag. `Ok(Ok(()))` when `tag` holds the session (also when it already
+/// did), `Ok(Err(owner))` with the holder's tag when another does.
+pub fn claim(bus: &mut (impl RegisterBus + ?Sized), s: usize, tag: u32) -> Result<std::result::Result<(), u32>> {
+    if tag == 0 {
+        return Err(OpError("a claim tag must not be 0 (0 frees the claim)".into()));
+    }
+    write(bus, session(s)?.claim(), tag)?;
+    let owner = claim_owner(bus, s)?;
+    Ok(if owner == tag { Ok(()) } else { Err(owner) })
+}
+
+/// Frees session `s`'s claim, whoever holds it (writes 0 to `claim.owner`).
+pub fn free_claim(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<()> {
+    write(bus, session(s)?.claim(), 0)
+}
+
 /// Clears `done`/`error` of session `s` and starts it.
 pub fn start(bus: &mut (impl RegisterBus + ?Sized), s: usize) -> Result<()> {
     start_all(bus, &[s])
