@@ -65,7 +65,9 @@ mod state {
     pub const SERVER_ERROR: u8 = 0xFE;
 }
 
-/// How long the server may take to answer a step outside the test itself.
+/// How long the server may take over one exchange outside the test itself
+/// (the set-up until `TEST_RUNNING`, the results after `TEST_END`): one
+/// deadline for all its reads, not a limit per read.
 const STEP_LIMIT: Duration = Duration::from_secs(30);
 /// How long a session may take to connect, and to end once told to.
 const SESSION_LIMIT: Duration = Duration::from_secs(30);
@@ -171,7 +173,35 @@ impl Report {
         t
     }
 
+    /// Why the test failed, per stream; empty when it passed: each
+    /// stream's count must be the server's (forward, the server received
+    /// every byte the FPGA sent after the cookie; with `-R`, the FPGA
+    /// received every byte the server says it sent), and each session must
+    /// have ended `done`.
+    pub fn failures(&self) -> Vec<String> {
+        self.streams
+            .iter()
+            .filter_map(|s| {
+                let who = format!("stream {} (session {})", s.id, s.session);
+                if s.result.error {
+                    Some(format!("{who}: the FPGA session ended with an error ({})", run::cause_text(&s.result)))
+                } else if !s.result.done {
+                    Some(format!("{who}: the FPGA session did not end done"))
+                } else if s.fpga_bytes != s.server_bytes {
+                    Some(if self.reverse {
+                        format!("{who}: the server sent {} bytes, the FPGA received {}", s.server_bytes, s.fpga_bytes)
+                    } else {
+                        format!("{who}: the FPGA sent {} bytes, the server received {}", s.fpga_bytes, s.server_bytes)
+                    })
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+
     pub fn json(&self) -> serde_json::Value {
+        let failures = self.failures();
         let streams: Vec<serde_json::Value> = self
             .streams
             .iter()
@@ -191,6 +221,8 @@ impl Report {
             .collect();
         serde_json::json!({
             "reverse": self.reverse,
+            "ok": failures.is_empty(),
+            "failures": failures,
             "streams": streams,
             "sum": {
                 "fpga_bytes": self.streams.iter().map(|s| s.fpga_bytes).sum::<u64>(),
@@ -256,47 +288,93 @@ pub fn shares(total: u64, streams: usize) -> Vec<u64> {
     (0..n).map(|k| total / n + u64::from(k < total % n)).collect()
 }
 
-/// The control connection.
-struct Control {
+/// The control connection. Every answer the server owes is read against
+/// one deadline for the whole exchange ([`Control::expect_within`]), not a
+/// limit per read: a server that answers one byte at a time cannot hold the
+/// console past it. A stop request (a signal, [`AbortFlag`]) ends a read
+/// within [`POLL`].
+struct Control<'a> {
     sock: TcpStream,
     what: String,
+    abort: &'a AbortFlag,
+    /// When the answers of the current exchange are due.
+    deadline: Instant,
+    /// The exchange's bound, for the message.
+    limit: Duration,
 }
 
-impl Control {
-    fn connect(addr: SocketAddr) -> Result<Control, String> {
+impl<'a> Control<'a> {
+    fn connect(addr: SocketAddr, abort: &'a AbortFlag) -> Result<Control<'a>, String> {
         let sock = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
             .map_err(|e| format!("cannot reach the iperf3 server at {addr}: {e}"))?;
         let _ = sock.set_nodelay(true);
-        Ok(Control { sock, what: format!("the iperf3 server at {addr}") })
+        // The client's messages are a few hundred bytes; a server that
+        // reads none of them cannot hold a write past the step's bound.
+        sock.set_write_timeout(Some(STEP_LIMIT)).map_err(|e| e.to_string())?;
+        Ok(Control {
+            sock,
+            what: format!("the iperf3 server at {addr}"),
+            abort,
+            deadline: Instant::now() + STEP_LIMIT,
+            limit: STEP_LIMIT,
+        })
+    }
+
+    /// Starts an exchange: everything the server sends until the next call
+    /// is due within `limit` from now.
+    fn expect_within(&mut self, limit: Duration) {
+        self.deadline = Instant::now() + limit;
+        self.limit = limit;
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<(), String> {
-        self.sock.write_all(bytes).map_err(|e| format!("writing to {}: {e}", self.what))
+        self.sock.write_all(bytes).map_err(|e| match e.kind() {
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+                format!("{} did not read the client's message within {} s", self.what, STEP_LIMIT.as_secs())
+            }
+            _ => format!("writing to {}: {e}", self.what),
+        })
     }
 
-    fn read_exact(&mut self, buf: &mut [u8], limit: Duration) -> Result<(), String> {
-        self.sock.set_read_timeout(Some(limit)).map_err(|e| e.to_string())?;
-        self.sock.read_exact(buf).map_err(|e| match e.kind() {
-            std::io::ErrorKind::UnexpectedEof => format!("{} closed the control connection", self.what),
-            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
-                format!("{} did not answer within {} s", self.what, limit.as_secs())
+    /// Fills `buf` by the exchange's deadline; a stop request ends the
+    /// wait at once.
+    fn read_exact(&mut self, buf: &mut [u8]) -> Result<(), String> {
+        let mut got = 0;
+        while got < buf.len() {
+            if let Some(why) = self.abort.requested() {
+                return Err(format!("{} while waiting for {}", Stop::describe(why), self.what));
             }
-            _ => format!("reading from {}: {e}", self.what),
-        })
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(format!("{} did not answer within {} s", self.what, self.limit.as_secs()));
+            }
+            self.sock.set_read_timeout(Some(left.min(POLL))).map_err(|e| e.to_string())?;
+            match self.sock.read(&mut buf[got..]) {
+                Ok(0) => return Err(format!("{} closed the control connection", self.what)),
+                Ok(n) => got += n,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted
+                    ) => {}
+                Err(e) => return Err(format!("reading from {}: {e}", self.what)),
+            }
+        }
+        Ok(())
     }
 
     /// The next state byte; `ACCESS_DENIED`, `SERVER_ERROR` and
     /// `SERVER_TERMINATE` are errors.
-    fn state(&mut self, limit: Duration) -> Result<u8, String> {
+    fn state(&mut self) -> Result<u8, String> {
         let mut b = [0u8];
-        self.read_exact(&mut b, limit)?;
+        self.read_exact(&mut b)?;
         match b[0] {
             state::ACCESS_DENIED => {
                 Err(format!("{} is busy running a test (access denied); try again later", self.what))
             }
             state::SERVER_ERROR => {
                 let mut e = [0u8; 8];
-                self.read_exact(&mut e, STEP_LIMIT)?;
+                self.read_exact(&mut e)?;
                 let ierr = i32::from_be_bytes([e[0], e[1], e[2], e[3]]);
                 let errno = i32::from_be_bytes([e[4], e[5], e[6], e[7]]);
                 Err(format!(
@@ -334,13 +412,13 @@ impl Control {
 
     fn read_json(&mut self) -> Result<serde_json::Value, String> {
         let mut len = [0u8; 4];
-        self.read_exact(&mut len, STEP_LIMIT)?;
+        self.read_exact(&mut len)?;
         let len = u32::from_be_bytes(len) as usize;
         if len > 1 << 20 {
             return Err(format!("{} sent a result of {len} bytes; expected JSON of a few kB", self.what));
         }
         let mut text = vec![0u8; len];
-        self.read_exact(&mut text, STEP_LIMIT)?;
+        self.read_exact(&mut text)?;
         serde_json::from_slice(&text).map_err(|e| format!("{} sent results that are not JSON: {e}", self.what))
     }
 }
@@ -369,9 +447,70 @@ fn resolve(server: &str, port: u16) -> Result<SocketAddrV4, String> {
         .ok_or_else(|| format!("the iperf3 server {server:?} has no IPv4 address: the TOE speaks IPv4"))
 }
 
+/// What a session held before the command programmed it, put back when the
+/// command ends: its ports (`target_port` becomes the iperf3 server's) and
+/// its test registers (`test_config` with the prefix settings, `speed`, the
+/// sizes, `duration`). A later `test` then finds the board as it was.
+#[derive(Clone, Copy, Debug)]
+struct Saved {
+    session: usize,
+    ports: (u16, u16),
+    test_config: u32,
+    speed: u32,
+    transfer_size: u64,
+    packet_size: u64,
+    duration: u64,
+}
+
+impl Saved {
+    fn read(bus: &mut dyn RegisterBus, s: usize) -> Result<Saved, String> {
+        let r = session_regs(s)?;
+        let e = |e: ops::OpError| e.0;
+        Ok(Saved {
+            session: s,
+            ports: ops::read_ports(bus, s).map_err(e)?,
+            test_config: ops::read(bus, r.test_config()).map_err(e)?,
+            speed: ops::read(bus, r.speed()).map_err(e)?,
+            transfer_size: ops::read_wide(bus, r.transfer_size()).map_err(e)?,
+            packet_size: ops::read_wide(bus, r.packet_size()).map_err(e)?,
+            duration: ops::read_wide(bus, r.duration()).map_err(e)?,
+        })
+    }
+
+    fn restore(&self, bus: &mut dyn RegisterBus) -> Result<(), ops::OpError> {
+        let r = session_regs(self.session).map_err(ops::OpError)?;
+        ops::ports(bus, self.session, self.ports.0, self.ports.1)?;
+        ops::write(bus, r.test_config(), self.test_config)?;
+        ops::write(bus, r.speed(), self.speed)?;
+        ops::write_wide(bus, r.transfer_size(), self.transfer_size)?;
+        ops::write_wide(bus, r.packet_size(), self.packet_size)?;
+        ops::write_wide(bus, r.duration(), self.duration)
+    }
+}
+
+fn session_regs(s: usize) -> Result<crate::regs::Session, String> {
+    crate::regs::session(s).ok_or_else(|| format!("session {s} does not exist in the register map"))
+}
+
+/// Puts back what the command programmed: each session's [`Saved`]
+/// registers, and the TX prefix bank, which is write-only (it cannot be
+/// read back), at its reset value (zeros).
+fn restore(bus: &mut dyn RegisterBus, saved: &[Saved]) -> Result<(), String> {
+    let sessions: Vec<usize> = saved.iter().map(|s| s.session).collect();
+    let failed = |e: ops::OpError| {
+        format!("restoring the ports and test registers of sessions {sessions:?} after the iperf3 test: {}", e.0)
+    };
+    for s in saved {
+        s.restore(bus).map_err(failed)?;
+    }
+    ops::write_tx_prefix(bus, &[]).map_err(failed)
+}
+
 /// Runs the test. `say` prints progress lines; `abort` ends it early (every
 /// session is aborted then). `bus_args` are the console's bus options, for
-/// the command that ends a session still busy.
+/// the command that ends a session still busy. Whatever the end (success,
+/// an error, a signal), the sessions' ports and test registers are put back
+/// as they were before ([`Saved`]) once the sessions are idle.
 pub fn run(
     bus: &mut dyn RegisterBus,
     id: &Identity,
@@ -383,6 +522,7 @@ pub fn run(
     if args.parallel == 0 || args.parallel > id.sessions {
         return Err(format!("-P {} is not in 1..={} (the board's sessions)", args.parallel, id.sessions));
     }
+    check_bytes(args)?;
     let addr = resolve(&args.server, args.port)?;
     let server_ip = *addr.ip();
     let params = Params::read(bus, id.sessions).map_err(|e| e.0)?;
@@ -398,52 +538,121 @@ pub fn run(
     if !busy.is_empty() {
         return Err(run::busy_message(&busy, bus_args));
     }
-    let mut test = Test { bus, sessions: &sessions, started: false };
+    let saved = sessions.iter().map(|&s| Saved::read(bus, s)).collect::<Result<Vec<_>, String>>()?;
+    let mut test = Test { bus, sessions: &sessions, started: 0 };
     let out = test.run(args, addr, &params, id.user_clock_khz, abort, say);
-    if out.is_err() && test.started {
+    if out.is_err() && test.started > 0 {
         test.abort_all();
     }
-    out
+    match (out, restore(&mut *bus, &saved)) {
+        (out, Ok(())) => out,
+        (Ok(_), Err(e)) => Err(e),
+        (Err(e), Err(r)) => Err(format!("{e}; {r}")),
+    }
+}
+
+/// The largest `-n` a forward test of `streams` streams can send: each
+/// stream's share and its 37-byte cookie must fit the 48-bit
+/// `transfer_size` ([`shares`] gives the first streams the remainder), and
+/// `-n` itself is at most 2^48-1.
+pub fn max_bytes(streams: usize) -> u64 {
+    (run::MAX_SIZE - COOKIE_SIZE as u64).saturating_mul(streams as u64).min(run::MAX_SIZE)
+}
+
+/// `-n` within [`max_bytes`] (forward; with `-R` the FPGA sends the cookie
+/// alone and receives open-ended).
+pub fn check_bytes(args: &Args) -> Result<(), String> {
+    match args.amount {
+        Amount::Bytes(n) if !args.reverse && n > max_bytes(args.parallel) => Err(format!(
+            "-n {n} is not in 1..={} with -P {}: each stream's share and its {COOKIE_SIZE}-byte cookie must fit \
+             the 48-bit transfer size ({})",
+            max_bytes(args.parallel),
+            args.parallel,
+            run::MAX_SIZE
+        )),
+        _ => Ok(()),
+    }
 }
 
 struct Test<'a> {
     bus: &'a mut dyn RegisterBus,
     sessions: &'a [usize],
-    started: bool,
+    /// Sessions `sessions[..started]` are started by this test. Only their
+    /// status is this test's: the others still show an earlier test's
+    /// `done`, `error` or `closed` until their own start clears it, so the
+    /// test never reads them.
+    started: usize,
+}
+
+/// What a wait watches besides the sessions: the control connection, and
+/// (`streams_open`) that every stream stays open, as the server keeps them
+/// until `TEST_END`.
+struct Watch<'c, 'a> {
+    ctl: &'c mut Control<'a>,
+    streams_open: bool,
 }
 
 impl Test<'_> {
-    /// Aborts every session and waits (bounded) until they are idle; the
-    /// test's own error is what the console reports.
+    /// Aborts every session started and waits (bounded) until they are
+    /// idle; the test's own error is what the console reports.
     fn abort_all(&mut self) {
-        let _ = run::abort_and_wait(self.bus, self.sessions);
+        let _ = run::abort_and_wait(self.bus, &self.sessions[..self.started]);
     }
 
+    /// The results of the sessions this test started.
     fn results(&mut self) -> Result<Vec<SessionResult>, String> {
-        self.sessions.iter().map(|&s| ops::result(self.bus, s).map_err(|e| e.0)).collect()
+        self.sessions[..self.started].iter().map(|&s| ops::result(self.bus, s).map_err(|e| e.0)).collect()
+    }
+
+    /// Programs session `sessions[k]` with `t`, points it at the server's
+    /// `port` and starts it: the one place the test starts a session.
+    fn start_stream(&mut self, k: usize, t: &SessionTest, fpga_port: u16, port: u16) -> Result<(), String> {
+        debug_assert_eq!(k, self.started, "the streams start in order");
+        let s = self.sessions[k];
+        ops::program(self.bus, s, t).map_err(|e| e.0)?;
+        ops::ports(self.bus, s, fpga_port, port).map_err(|e| e.0)?;
+        // Counted before the start: a start whose write fails may still
+        // have reached the board, and it is aborted with the others.
+        self.started = k + 1;
+        ops::start(self.bus, s).map_err(|e| e.0)
     }
 
     /// Waits until `done(results)`: the results, or `None` once `limit`
-    /// has passed; an abort request or a session error ends the wait with
-    /// an error.
+    /// has passed; an abort request, a session error, or the server going
+    /// away (`watch`) ends the wait with an error.
     fn wait(
         &mut self,
         what: &str,
         limit: Duration,
-        abort: &AbortFlag,
+        watch: &mut Watch,
         mut done: impl FnMut(&[SessionResult]) -> bool,
     ) -> Result<Option<Vec<SessionResult>>, String> {
         let end = Instant::now() + limit;
         loop {
             let r = self.results()?;
             if let Some((k, bad)) = r.iter().enumerate().find(|(_, r)| r.error) {
-                return Err(format!("session {} failed while {what}: {}", self.sessions[k], bad.cause_name()));
+                let e = format!("session {} failed while {what}: {}", self.sessions[k], bad.cause_name());
+                return Err(if watch.ctl.gone() { went_away(watch.ctl, &e) } else { e });
             }
             if done(&r) {
                 return Ok(Some(r));
             }
-            if let Some(why) = abort.requested() {
+            if let Some(why) = watch.ctl.abort.requested() {
                 return Err(format!("{} while {what}", Stop::describe(why)));
+            }
+            if watch.ctl.gone() {
+                return Err(format!(
+                    "{} went away during the test (control connection closed while {what})",
+                    watch.ctl.what
+                ));
+            }
+            if watch.streams_open {
+                if let Some((k, r)) = r.iter().enumerate().find(|(_, r)| !r.busy) {
+                    return Err(format!(
+                        "{} went away during the test: it closed its stream to session {} after {} bytes",
+                        watch.ctl.what, self.sessions[k], r.rx_bytes
+                    ));
+                }
             }
             if Instant::now() >= end {
                 return Ok(None);
@@ -457,10 +666,10 @@ impl Test<'_> {
         &mut self,
         what: &str,
         limit: Duration,
-        abort: &AbortFlag,
+        watch: &mut Watch,
         done: impl FnMut(&[SessionResult]) -> bool,
     ) -> Result<Vec<SessionResult>, String> {
-        self.wait(what, limit, abort, done)?.ok_or_else(|| format!("{what} took longer than {} s", limit.as_secs()))
+        self.wait(what, limit, watch, done)?.ok_or_else(|| format!("{what} took longer than {} s", limit.as_secs()))
     }
 
     fn run(
@@ -472,7 +681,7 @@ impl Test<'_> {
         abort: &AbortFlag,
         say: &mut dyn FnMut(&str),
     ) -> Result<Report, String> {
-        let mut ctl = Control::connect(SocketAddr::V4(addr))?;
+        let mut ctl = Control::connect(SocketAddr::V4(addr), abort)?;
         let cookie = make_cookie();
         ctl.write(&cookie)?;
         say(&format!(
@@ -483,12 +692,13 @@ impl Test<'_> {
         ));
         let cycles = |s: u64| s * u64::from(khz) * 1000;
         let mut ids = Vec::new();
+        let mut running = false;
         loop {
             // The test itself runs in `run_streams`, between two reads: the
             // server answers every step at once (a stream it refused, say
-            // for a wrong cookie, leaves it waiting: the limit ends that).
-            let next = match ctl.state(STEP_LIMIT) {
-                Err(e) if !ids.is_empty() => {
+            // for a wrong cookie, leaves it waiting: the deadline ends that).
+            let next = match ctl.state() {
+                Err(e) if !ids.is_empty() && !running && abort.requested().is_none() => {
                     // Streams the server closed at once were refused: their
                     // cookie was not the test's.
                     let r = self.results()?;
@@ -503,8 +713,16 @@ impl Test<'_> {
                         ctl.what
                     ));
                 }
+                Err(e) if running && ctl.gone() => return Err(went_away(&ctl, &e)),
                 other => other?,
             };
+            let streams_created = ids.len() == self.sessions.len();
+            if matches!(next, state::TEST_START | state::TEST_RUNNING | state::EXCHANGE_RESULTS) && !streams_created {
+                return Err(format!(
+                    "{} sent state {next} before the client created its streams (CREATE_STREAMS, 10)",
+                    ctl.what
+                ));
+            }
             match next {
                 state::PARAM_EXCHANGE => ctl.send_json(&parameters(args))?,
                 state::CREATE_STREAMS => {
@@ -513,7 +731,8 @@ impl Test<'_> {
                         Amount::Bytes(n) if !args.reverse => shares(n, self.sessions.len()),
                         _ => vec![0; self.sessions.len()],
                     };
-                    for (k, &s) in self.sessions.iter().enumerate() {
+                    for k in 0..self.sessions.len() {
+                        let s = self.sessions[k];
                         let mut t = SessionTest::new(Mode::Send, shares[k] + COOKIE_SIZE as u64, true);
                         t.verify = false;
                         t.prefix_length = COOKIE_SIZE as u8;
@@ -527,32 +746,29 @@ impl Test<'_> {
                             t.open_ended = true;
                             t.duration = cycles(secs);
                         }
-                        ops::program(self.bus, s, &t).map_err(|e| e.0)?;
-                        ops::ports(self.bus, s, params.fpga_ports[s], args.port).map_err(|e| e.0)?;
-                        ops::start(self.bus, s).map_err(|e| e.0)?;
-                        self.started = true;
+                        self.start_stream(k, &t, params.fpga_ports[s], args.port)?;
                         // One at a time: the server numbers the streams in
                         // the order it accepts them.
-                        self.wait_for("connecting", SESSION_LIMIT, abort, |r| r[k].connected || r[k].done)?;
+                        let mut watch = Watch { ctl: &mut ctl, streams_open: false };
+                        self.wait_for("connecting", SESSION_LIMIT, &mut watch, |r| r[k].connected || r[k].done)?;
                         ids.push(stream_id(k));
                     }
+                    ctl.expect_within(STEP_LIMIT);
                 }
                 state::TEST_START => {}
                 state::TEST_RUNNING => {
-                    if let Err(e) = self.run_streams(args, abort, say) {
-                        return Err(if ctl.gone() {
-                            format!("{} went away during the test (control connection closed): {e}", ctl.what)
-                        } else {
-                            e
-                        });
-                    }
+                    running = true;
+                    self.run_streams(args, &mut ctl, say)?;
                     std::thread::sleep(DRAIN);
                     ctl.write(&[state::TEST_END])?;
+                    ctl.expect_within(STEP_LIMIT);
                 }
                 state::EXCHANGE_RESULTS => {
                     // Reverse, the server has closed its streams: each
                     // receive ends `done` once it holds every byte sent.
-                    let r = self.wait_for("ending", SESSION_LIMIT, abort, |r| r.iter().all(|r| !r.busy))?;
+                    let mut watch = Watch { ctl: &mut ctl, streams_open: false };
+                    let r = self.wait_for("ending", SESSION_LIMIT, &mut watch, |r| r.iter().all(|r| !r.busy))?;
+                    ctl.expect_within(STEP_LIMIT);
                     let figures: Vec<(u64, f64)> = r
                         .iter()
                         .map(|r| {
@@ -582,7 +798,7 @@ impl Test<'_> {
                             })
                         })
                         .collect::<Result<Vec<_>, String>>()?;
-                    match ctl.state(STEP_LIMIT)? {
+                    match ctl.state()? {
                         state::DISPLAY_RESULTS => {}
                         other => {
                             return Err(format!(
@@ -598,33 +814,36 @@ impl Test<'_> {
         }
     }
 
-    /// From `TEST_RUNNING` until the FPGA's streams have ended.
-    fn run_streams(&mut self, args: &Args, abort: &AbortFlag, say: &mut dyn FnMut(&str)) -> Result<(), String> {
+    /// From `TEST_RUNNING` until the FPGA's streams have ended. The server
+    /// going away (its control connection closed, or with `-R` a stream
+    /// closed before the end) ends it at once.
+    fn run_streams(&mut self, args: &Args, ctl: &mut Control, say: &mut dyn FnMut(&str)) -> Result<(), String> {
         let begin = Instant::now();
         // A send is over at `status.sent` (the server closes its end only
         // after TEST_END, so the sessions stay busy until then).
         let all_sent = |r: &[SessionResult]| r.iter().all(|r| r.sent);
+        let mut watch = Watch { ctl, streams_open: args.reverse };
         match (args.amount, args.reverse) {
             (Amount::Time(secs), false) => {
                 // The hardware's `duration` ends each send; a board whose
                 // clock runs slower than real time (the virtual board) is
                 // stopped after the same wall time.
-                if self.wait("sending", Duration::from_secs(secs), abort, all_sent)?.is_none() {
+                if self.wait("sending", Duration::from_secs(secs), &mut watch, all_sent)?.is_none() {
                     for &s in self.sessions {
                         ops::stop(self.bus, s).map_err(|e| e.0)?;
                     }
                 }
-                self.wait_for("ending the sends", SESSION_LIMIT, abort, all_sent)?;
+                self.wait_for("ending the sends", SESSION_LIMIT, &mut watch, all_sent)?;
             }
             (Amount::Bytes(_), false) => {
-                self.wait_for("sending", Duration::from_secs(86_400), abort, all_sent)?;
+                self.wait_for("sending", Duration::from_secs(86_400), &mut watch, all_sent)?;
             }
             (Amount::Time(secs), true) => {
                 // Received for the time asked: the limit is the end.
-                self.wait("receiving", Duration::from_secs(secs), abort, |_| false)?;
+                self.wait("receiving", Duration::from_secs(secs), &mut watch, |_| false)?;
             }
             (Amount::Bytes(n), true) => {
-                self.wait_for("receiving", Duration::from_secs(86_400), abort, |r| {
+                self.wait_for("receiving", Duration::from_secs(86_400), &mut watch, |r| {
                     r.iter().map(|r| r.rx_bytes).sum::<u64>() >= n
                 })?;
             }
@@ -632,6 +851,11 @@ impl Test<'_> {
         say(&format!("FPGA streams ended after {:.1} s", begin.elapsed().as_secs_f64()));
         Ok(())
     }
+}
+
+/// The docs' message for a server that went away during the test.
+fn went_away(ctl: &Control, e: &str) -> String {
+    format!("{} went away during the test (control connection closed): {e}", ctl.what)
 }
 
 /// The client's results as iperf3 expects them: per stream id, the bytes
@@ -682,6 +906,110 @@ mod tests {
     fn bytes_are_shared_over_the_streams_with_the_remainder_first() {
         assert_eq!(shares(10, 4), [3, 3, 2, 2]);
         assert_eq!(shares(10, 1), [10]);
+    }
+
+    /// A control connection to a local server that runs `serve` on its
+    /// end; bound by `limit` for the whole exchange.
+    fn control_to<'a>(
+        abort: &'a AbortFlag,
+        limit: Duration,
+        serve: impl FnOnce(TcpStream) + Send + 'static,
+    ) -> Control<'a> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || serve(listener.accept().unwrap().0));
+        let mut ctl = Control::connect(addr, abort).unwrap();
+        ctl.expect_within(limit);
+        ctl
+    }
+
+    /// Issue 51, item 8: the limit is one deadline for the exchange, not
+    /// one per read: a server that sends a byte every 100 ms (each read
+    /// well within any per-read limit) is cut off at the deadline.
+    #[test]
+    fn a_server_answering_a_byte_at_a_time_is_cut_off_at_the_exchange_deadline() {
+        let abort = AbortFlag::new();
+        let mut ctl = control_to(&abort, Duration::from_secs(1), |mut s| {
+            let text = serde_json::json!({"streams": [], "padding": "x".repeat(100)}).to_string();
+            let mut msg = (text.len() as u32).to_be_bytes().to_vec();
+            msg.extend(text.as_bytes());
+            for b in msg {
+                if s.write_all(&[b]).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let begin = Instant::now();
+        let e = ctl.read_json().unwrap_err();
+        let took = begin.elapsed();
+        assert!(e.contains("did not answer within 1 s"), "{e}");
+        assert!(took < Duration::from_millis(1500), "{took:?}");
+    }
+
+    /// Item 8: a stop request (a signal sets it) ends a wait on a silent
+    /// server within a poll, long before the deadline.
+    #[test]
+    fn a_stop_request_ends_a_wait_on_a_silent_server_at_once() {
+        static ABORT: AbortFlag = AbortFlag::new();
+        let mut ctl = control_to(&ABORT, STEP_LIMIT, |mut s| {
+            let _ = s.read(&mut [0u8; 1]);
+        });
+        let begin = Instant::now();
+        std::thread::spawn(|| {
+            std::thread::sleep(Duration::from_millis(200));
+            ABORT.request(Stop::Signal(libc::SIGTERM));
+        });
+        let e = ctl.state().unwrap_err();
+        assert!(e.starts_with("SIGTERM received while waiting for the iperf3 server"), "{e}");
+        assert!(begin.elapsed() < Duration::from_secs(1), "{:?}", begin.elapsed());
+    }
+
+    fn stream(session: usize, fpga_bytes: u64, server_bytes: u64) -> StreamFigures {
+        StreamFigures {
+            session,
+            id: stream_id(session),
+            fpga_bytes,
+            fpga_seconds: 1.0,
+            server_bytes,
+            server_seconds: 1.0,
+            result: SessionResult { done: true, ..SessionResult::default() },
+        }
+    }
+
+    /// Issue 51, item 6: a test passes only when every stream's count is
+    /// the server's, in both directions.
+    #[test]
+    fn a_test_fails_where_a_streams_count_differs_from_the_servers() {
+        let ok = Report { reverse: false, streams: vec![stream(0, 100, 100), stream(1, 7, 7)] };
+        assert!(ok.failures().is_empty());
+        let short = Report { reverse: false, streams: vec![stream(0, 100, 100), stream(1, 100, 0)] };
+        assert_eq!(short.failures(), ["stream 3 (session 1): the FPGA sent 100 bytes, the server received 0"]);
+        let reverse = Report { reverse: true, streams: vec![stream(0, 90, 100)] };
+        assert_eq!(reverse.failures(), ["stream 1 (session 0): the server sent 100 bytes, the FPGA received 90"]);
+        assert_eq!(reverse.json()["ok"], false);
+    }
+
+    /// Issue 51, item 15: each stream's share and its cookie fit the 48-bit
+    /// transfer size.
+    #[test]
+    fn the_largest_size_leaves_each_stream_room_for_its_cookie() {
+        let args = |n, parallel, reverse| Args {
+            server: "127.0.0.1".into(),
+            port: DEFAULT_PORT,
+            amount: Amount::Bytes(n),
+            parallel,
+            reverse,
+        };
+        let max = run::MAX_SIZE - COOKIE_SIZE as u64;
+        assert_eq!(max_bytes(1), max);
+        assert!(check_bytes(&args(max, 1, false)).is_ok());
+        let e = check_bytes(&args(max + 1, 1, false)).unwrap_err();
+        assert!(e.contains(&format!("is not in 1..={max} with -P 1")), "{e}");
+        assert!(check_bytes(&args(run::MAX_SIZE, 2, false)).is_ok());
+        assert_eq!(shares(run::MAX_SIZE, 2)[0] + COOKIE_SIZE as u64 <= run::MAX_SIZE, true);
+        // -R: the FPGA sends the cookie alone.
+        assert!(check_bytes(&args(run::MAX_SIZE, 1, true)).is_ok());
     }
 
     #[test]

@@ -324,6 +324,69 @@ fn bus_args(cli: &Cli) -> String {
     a.join(" ")
 }
 
+/// Every check of the command line that does not need the board, run
+/// before the bus is opened, so a bad flag is status 2 whether the board
+/// answers or not. The board's figures they use (sessions, user clock) are
+/// `expect`'s, which `identify` then insists the board has; what needs the
+/// board itself (its ports for `params set`, a session's busy state) is
+/// checked once it is open.
+fn check_flags(cmd: &Option<Cmd>, expect: &Expect) -> Result<(), Fail> {
+    match cmd {
+        Some(Cmd::Iperf3 { server, port, time: _, bytes, parallel, reverse }) => {
+            if *parallel == 0 || *parallel > expect.sessions {
+                return Err(Fail(2, format!("-P {parallel} is not in 1..={} (the board's sessions)", expect.sessions)));
+            }
+            if let Some(n) = *bytes {
+                let args = iperf3::Args {
+                    server: server.clone(),
+                    port: *port,
+                    amount: iperf3::Amount::Bytes(n),
+                    parallel: *parallel,
+                    reverse: *reverse,
+                };
+                iperf3::check_bytes(&args).map_err(|e| Fail(2, e))?;
+            }
+        }
+        Some(Cmd::Test { duplex, sessions, duration, plot, .. }) => {
+            if let Some(path) = plot {
+                plots::check_path(path).map_err(|e| Fail(2, e))?;
+            }
+            if duplex == "latency" {
+                if duration.is_some() {
+                    return Err(Fail(2, "--duration is for the throughput tests (half), not latency".into()));
+                }
+                let mut list = Vec::new();
+                for s in sessions {
+                    list.push(LatencySpec::parse(expect.sessions, s)?.session);
+                }
+                run::check_distinct(&list)?;
+            } else {
+                let duplex = if duplex == "half" { Duplex::Half } else { Duplex::Full };
+                let mut specs = Vec::new();
+                for s in sessions {
+                    specs.extend(SessionSpec::parse(duplex, expect.sessions, s)?);
+                }
+                run::check_distinct(&specs.iter().map(|s| s.session).collect::<Vec<_>>())?;
+                if let Some(seconds) = *duration {
+                    for s in &mut specs {
+                        s.open_ended(seconds, expect.user_clock_khz).map_err(|e| Fail(2, e))?;
+                    }
+                }
+                if specs.is_empty() {
+                    return Err(Fail(2, "every session is disabled (mode 0): nothing to test".into()));
+                }
+            }
+        }
+        Some(Cmd::Abort { sessions } | Cmd::Stop { sessions }) => {
+            for s in sessions {
+                console::input::number("Session", s, 0, expect.sessions as u64 - 1)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 fn real_main(cli: Cli) -> Result<(), Fail> {
     let target = if let Some(a) = &cli.connect {
         Target::Etherbone { addr: a.clone(), error_checks: !cli.litex_server }
@@ -340,6 +403,7 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
         data_width: cli.data_width.unwrap_or(def.data_width),
         user_clock_khz: cli.clock_khz.unwrap_or(def.user_clock_khz),
     };
+    check_flags(&cli.cmd, &expect)?;
     let bus_args = bus_args(&cli);
     let mut bus = backend::open(&target, Duration::from_secs(cli.bus_timeout)).map_err(|e| Fail(1, e))?;
     let id = identity::identify(&mut *bus, &expect)?;
@@ -350,9 +414,7 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
         Cmd::Abort { sessions } => abort_cmd(&mut *bus, &id, &session_list(&sessions, &id)?, json),
         Cmd::Stop { sessions } => stop_cmd(&mut *bus, &id, &session_list(&sessions, &id)?, json),
         Cmd::Test { duplex, sessions, timeout, interval, dry_run, duration, plot } => {
-            if let Some(path) = &plot {
-                plots::check_path(path).map_err(|e| Fail(2, e))?;
-            }
+            // The flags were checked before the bus was opened (`check_flags`).
             // 0: no limit, as the PC tools' --timeout 0.
             let limit = (timeout > 0).then(|| Duration::from_secs(timeout));
             let out = TestOutput { dry_run, json, plot: plot.as_deref() };
@@ -404,9 +466,6 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
                 (Some(t), None) => iperf3::Amount::Time(t),
                 (None, None) => iperf3::Amount::Time(iperf3::DEFAULT_TIME_S),
             };
-            if parallel == 0 || parallel > id.sessions {
-                return Err(Fail(2, format!("-P {parallel} is not in 1..={} (the board's sessions)", id.sessions)));
-            }
             let args = iperf3::Args { server, port, amount, parallel, reverse };
             iperf3_cmd(&mut *bus, &id, &args, &bus_args, json)
         }
@@ -432,7 +491,13 @@ fn iperf3_cmd(
     let report =
         run::with_signals(|| iperf3::run(bus, id, args, bus_args, &run::ABORT, &mut say)).map_err(|e| Fail(1, e))?;
     let text = if json { format!("{}\n", report.json()) } else { report.text() };
-    emit(&text)
+    let shown = emit(&text);
+    // Status 0 only when the server's count is the FPGA's, per stream.
+    let why = report.failures();
+    if !why.is_empty() {
+        return Err(Fail(1, format!("test failed: {}", why.join("; "))));
+    }
+    shown
 }
 
 fn regs_cmd(bus: &mut dyn RegisterBus, json: bool) -> Result<(), Fail> {
