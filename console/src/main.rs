@@ -128,7 +128,8 @@ enum Cmd {
         sessions: Vec<String>,
     },
     /// End the sends of tests sessions are running, gracefully (`ctrl.stop`): the stream ends, the
-    /// session closes and the test ends `done`; waits up to 5 s for each to be idle.
+    /// session closes and the test ends `done`; waits up to 5 s for each to be idle. A session running
+    /// a latency test is refused by name, nothing written (`ctrl.stop` does not end one; `abort` does).
     Stop {
         /// A session to stop (repeat); without it, every session still busy.
         #[arg(long = "session", value_name = "N")]
@@ -412,7 +413,7 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
         Cmd::Regs => regs_cmd(&mut *bus, json),
         Cmd::Params { op } => params_cmd(&mut *bus, &id, op, json),
         Cmd::Abort { sessions } => abort_cmd(&mut *bus, &id, &session_list(&sessions, &id)?, json),
-        Cmd::Stop { sessions } => stop_cmd(&mut *bus, &id, &session_list(&sessions, &id)?, json),
+        Cmd::Stop { sessions } => stop_cmd(&mut *bus, &id, &session_list(&sessions, &id)?, &bus_args, json),
         Cmd::Test { duplex, sessions, timeout, interval, dry_run, duration, plot } => {
             // The flags were checked before the bus was opened (`check_flags`).
             // 0: no limit, as the PC tools' --timeout 0.
@@ -590,9 +591,21 @@ fn session_list(args: &[String], id: &Identity) -> Result<Vec<usize>, Fail> {
 }
 
 /// `stop`: `ctrl.stop` to the named sessions (or every busy one), then up
-/// to [`ABORT_WAIT`] for each to end.
-fn stop_cmd(bus: &mut dyn RegisterBus, id: &Identity, sessions: &[usize], json: bool) -> Result<(), Fail> {
+/// to [`ABORT_WAIT`] for each to end. A session running a latency test is
+/// refused by name before anything is written ([`run::latency_among`]):
+/// `ctrl.stop` does not end one.
+fn stop_cmd(
+    bus: &mut dyn RegisterBus,
+    id: &Identity,
+    sessions: &[usize],
+    bus_args: &str,
+    json: bool,
+) -> Result<(), Fail> {
     let list: Vec<usize> = if sessions.is_empty() { (0..id.sessions).collect() } else { sessions.to_vec() };
+    let latency = run::latency_among(bus, &list)?;
+    if !latency.is_empty() {
+        return Err(Fail(1, run::stop_refusal(&latency, bus_args)));
+    }
     let mut was_busy = Vec::new();
     for &s in &list {
         let busy = ops::busy(bus, s)?;

@@ -691,6 +691,42 @@ pub fn busy_among(bus: &mut (impl RegisterBus + ?Sized), sessions: &[usize]) -> 
     Ok(busy)
 }
 
+/// Those of `sessions` running a latency test: busy, with
+/// `test_config.test_mode` latency or echo. `ctrl.stop` ends a send (the
+/// traffic generator's); a latency test's requests and responses come from
+/// its round trips, which do not take it, so `stop` would leave such a test
+/// running all its round trips: only `ctrl.abort` ends one early.
+pub fn latency_among(bus: &mut (impl RegisterBus + ?Sized), sessions: &[usize]) -> Result<Vec<usize>, OpError> {
+    use crate::regs::session::test_config::{TestMode, TEST_MODE};
+    let mut latency = Vec::new();
+    for &s in sessions {
+        let r = crate::regs::session(s).ok_or_else(|| OpError(format!("session {s} does not exist")))?;
+        let mode = TestMode::from_bits(TEST_MODE.get(ops::read(bus, r.test_config())?));
+        if matches!(mode, Some(TestMode::Latency | TestMode::Echo)) && ops::busy(bus, s)? {
+            latency.push(s);
+        }
+    }
+    Ok(latency)
+}
+
+/// Why `stop` refuses the `latency` sessions ([`latency_among`]), and the
+/// command that ends them.
+pub fn stop_refusal(latency: &[usize], bus_args: &str) -> String {
+    let list: Vec<String> = latency.iter().map(usize::to_string).collect();
+    let sessions: String = latency.iter().map(|s| format!(" --session {s}")).collect();
+    let bus = if bus_args.is_empty() { "<bus option>" } else { bus_args };
+    let (who, it) = if latency.len() == 1 {
+        (format!("session {} runs", list[0]), "it")
+    } else {
+        (format!("sessions {} run", list.join(", ")), "them")
+    };
+    format!(
+        "{who} a latency test, which `stop` cannot end: `ctrl.stop` ends a send, and a latency test's round \
+         trips do not take it (the test would run all its round trips); end {it} with `toe-console {bus} \
+         abort{sessions}`, or name only the sessions to stop; nothing was written"
+    )
+}
+
 /// How long [`abort_and_wait`] waits for the aborted sessions to be idle.
 pub const ABORT_IDLE_LIMIT: Duration = Duration::from_secs(5);
 

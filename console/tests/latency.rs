@@ -170,3 +170,145 @@ fn bad_latency_specs_are_refused() {
     let mut bus = etherbone::Client::connect(addr, Duration::from_secs(5)).unwrap();
     assert!(!console::ops::busy(&mut bus, 0).unwrap(), "nothing was started");
 }
+
+/// Runs the console with `args` against the board at `addr` (its sessions
+/// listening on `fpga_ports`) with the PC tools it recommends as the
+/// peers, servers first, clients once their session listens; returns the
+/// console's run and each tool's.
+fn beside_tools(
+    addr: std::net::SocketAddr,
+    fpga_ports: &[u16],
+    args: &[&str],
+    is_server: impl Fn(&str) -> bool,
+) -> (vboard::pc::Finished, Vec<(u64, ToolRun)>) {
+    use vboard::pc::{wait_listening, ToolProcess};
+    let commands = common::recommended(addr, args);
+    let tools = common::tools();
+    let mut procs = Vec::new();
+    for (s, c) in commands.iter().filter(|(_, c)| is_server(c)) {
+        procs.push((*s, ToolProcess::spawn(common::pc_tool(&tools, c), true).expect("PC server")));
+    }
+    let con = common::spawn(common::console_cmd(addr, args));
+    for (s, c) in commands.iter().filter(|(_, c)| !is_server(c)) {
+        assert!(wait_listening(fpga_ports[*s as usize], Duration::from_secs(30)), "session {s} does not listen");
+        procs.push((*s, ToolProcess::spawn(common::pc_tool(&tools, c), false).expect("PC client")));
+    }
+    let runs: Vec<_> = procs.into_iter().map(|(s, p)| (s, p.finish(LIMIT))).collect();
+    (con.finish(LIMIT), runs)
+}
+
+/// Leaves `sessions` idle with a sticky `error` (cause `aborted`): each
+/// started straight over the bus as a passive receive or echo, waiting for
+/// a peer, then ended by `abort`, as a killed console's test is.
+fn leave_aborted(addr: std::net::SocketAddr, sessions: &[usize]) {
+    let mut bus = etherbone::Client::connect(addr, Duration::from_secs(5)).unwrap();
+    for &s in sessions {
+        if s % 2 == 0 {
+            console::ops::program(
+                &mut bus,
+                s,
+                &console::ops::SessionTest::new(console::ops::Mode::Receive, 1000, false),
+            )
+            .unwrap();
+        } else {
+            console::ops::program_latency(&mut bus, s, &console::ops::LatencyTest::new(false, 8, 8, 5, false)).unwrap();
+        }
+    }
+    console::ops::start_all(&mut bus, sessions).unwrap();
+    let list: Vec<String> = sessions.iter().map(|s| format!("--session={s}")).collect();
+    let mut args = vec!["abort"];
+    args.extend(list.iter().map(String::as_str));
+    let f = console(addr, &args);
+    assert_eq!(f.code, Some(0), "{}", f.all());
+    for &s in sessions {
+        let r = console::ops::result(&mut bus, s).unwrap();
+        assert!(!r.busy && r.error && r.cause_name() == "aborted", "session {s}: {r:?}");
+    }
+}
+
+/// Issue 51, item 1: an earlier test's sticky `error` (here `aborted`)
+/// fails no later test: a `test half` and a `test latency` each judge only
+/// what happened since their own start, on a session left in error and on
+/// others, while sessions outside the test keep their error untouched.
+#[test]
+fn an_earlier_aborted_test_fails_no_later_test() {
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    let ports = loopback_params(addr, vb.design.sessions);
+    let f = console(addr, &["params", "set", "stall_timeout=0", "--no-init"]);
+    assert_eq!(f.code, Some(0), "{}", f.all());
+    leave_aborted(addr, &[0, 1, 2]);
+
+    // Session 0 (left in error) receives, session 3 (clean) sends.
+    let is_server = |c: &str| c.starts_with("tcpdatatest s ") || c.starts_with("tcp_latency s ");
+    let (f, runs) = beside_tools(
+        addr,
+        &ports,
+        &["--json", "test", "half", "--session", "0:2:100003", "--session", "3:1:50001"],
+        is_server,
+    );
+    assert_eq!(f.code, Some(0), "the old error failed the test: {}", f.all());
+    assert_eq!(f.json()["ok"], true, "{}", f.all());
+    assert!(runs.iter().all(|(_, t)| t.ok()), "{runs:?}");
+
+    // Session 1 (left in error) is an initiator, session 3 (done before) an echo.
+    let (f, runs) = beside_tools(
+        addr,
+        &ports,
+        &["--json", "test", "latency", "--session", "1:initiator:64:64:40:1:0", "--session", "3:echo:32:16:30"],
+        is_server,
+    );
+    assert_eq!(f.code, Some(0), "the old error failed the latency test: {}", f.all());
+    let j = f.json();
+    assert_eq!(j["ok"], true, "{j}");
+    check_initiator(session(&j, 1), 40);
+    assert_eq!(session(&j, 3)["count"], 30, "{j}");
+    for (s, _) in &runs {
+        tool(&runs, *s);
+    }
+    // Session 2 was in neither test: its error stays for whoever reads it.
+    let mut bus = etherbone::Client::connect(addr, Duration::from_secs(5)).unwrap();
+    let r = console::ops::result(&mut bus, 2).unwrap();
+    assert!(r.error && r.cause_name() == "aborted", "{r:?}");
+}
+
+/// Issue 51, item 14: `ctrl.stop` ends a send, and the latency modes'
+/// round trips do not take it, so `stop` refuses a session running a
+/// latency test by name, exit status 1, nothing written, and names the
+/// `abort` that ends it; that `abort` does.
+#[test]
+fn stop_refuses_a_latency_test_by_name_and_abort_ends_it() {
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    let ports = loopback_params(addr, vb.design.sessions);
+    let f = console(addr, &["params", "set", "stall_timeout=0", "--no-init"]);
+    assert_eq!(f.code, Some(0), "{}", f.all());
+    let mut bus = etherbone::Client::connect(addr, Duration::from_secs(5)).unwrap();
+    // An echo waiting for its PC initiator, as `test latency` leaves it.
+    console::ops::program_latency(&mut bus, 2, &console::ops::LatencyTest::new(false, 64, 64, 10, false)).unwrap();
+    console::ops::start(&mut bus, 2).unwrap();
+    assert!(vboard::pc::wait_listening(ports[2], Duration::from_secs(30)), "the echo listens");
+    let refusal = format!(
+        "toe-console: error: session 2 runs a latency test, which `stop` cannot end: `ctrl.stop` ends a send, \
+         and a latency test's round trips do not take it (the test would run all its round trips); end it with \
+         `toe-console --connect {addr} abort --session 2`, or name only the sessions to stop; nothing was written"
+    );
+    for args in [&["stop", "--session", "2"][..], &["stop"], &["stop", "--session", "0", "--session", "2"]] {
+        let f = console(addr, args);
+        assert_eq!(f.code, Some(1), "{args:?}: {}", f.all());
+        assert_eq!(f.stderr, [refusal.clone()], "{args:?}: {}", f.all());
+        assert!(f.stdout.is_empty(), "{args:?}: {}", f.all());
+        let r = console::ops::result(&mut bus, 2).unwrap();
+        assert!(r.busy && !r.done && !r.error, "{args:?}: the test runs on untouched: {r:?}");
+    }
+    let f = console(addr, &["abort", "--session", "2"]);
+    assert_eq!(
+        (f.code, f.stdout.as_slice()),
+        (Some(0), &["session 2: aborted, now idle".to_string()][..]),
+        "{}",
+        f.all()
+    );
+    let f = console(addr, &["stop"]);
+    assert_eq!(f.code, Some(0), "{}", f.all());
+    assert_eq!(f.stdout, ["no session is running a test: nothing to stop"], "{}", f.all());
+}
