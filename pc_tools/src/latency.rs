@@ -46,7 +46,7 @@ options:
   --outstanding N  requests in flight at most (1-16, default 1: one at a time)
   --pattern P      1: incremental pattern each way, verified (default); 0: zeros, not verified
   --timeout S      seconds (0-86400, 0 = no limit) to wait for connect, accept and each read/write; default 30
-  --json           print a JSON summary on stdout (other lines go to stderr)
+  --json           print one JSON document on stdout, the summary or the error (other lines go to stderr)
   --plot FILE.svg  initiator: draw the round trips' histogram (log time axis, percentiles marked)
   -h, --help       this text";
 
@@ -254,6 +254,22 @@ fn io_failure(what: &str, e: std::io::Error) -> Failure {
     }
 }
 
+/// Reads all of `buf` (one response or request); a failure carries the
+/// bytes of it that had come, so a message cut short by the peer's close
+/// says so.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<(), (usize, std::io::Error)> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => return Err((got, ErrorKind::UnexpectedEof.into())),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err((got, e)),
+        }
+    }
+    Ok(())
+}
+
 /// Fills `buf` with the stream's bytes from `offset` (zeros without the pattern).
 fn fill(buf: &mut [u8], offset: u64, pattern: bool) {
     if pattern {
@@ -301,8 +317,12 @@ pub fn open(a: &LatencyArgs, say: &mut dyn FnMut(&str)) -> Result<TcpStream, Fai
 }
 
 /// The initiator: requests from a writer thread, at most `outstanding`
-/// unanswered; responses read and timed here.
-pub fn initiate(a: &LatencyArgs, stream: TcpStream) -> Result<Outcome, Failure> {
+/// unanswered; responses read and timed here, into `out` (which keeps what
+/// was measured when the run fails). After the last response the stream
+/// must end: the echo answers each request with exactly `response` bytes
+/// and closes after the initiator's close, so a byte more is an error
+/// (exit 6), as `tcpdatatest` treats surplus.
+pub fn initiate(a: &LatencyArgs, stream: TcpStream, out: &mut Outcome) -> Result<(), Failure> {
     let mut writer = stream.try_clone().map_err(|e| io_failure("socket", e))?;
     let mut reader = stream;
     let (permit_tx, permit_rx) = mpsc::sync_channel::<()>(a.outstanding);
@@ -329,12 +349,11 @@ pub fn initiate(a: &LatencyArgs, stream: TcpStream) -> Result<Outcome, Failure> 
         Ok(())
     });
     let mut buf = vec![0u8; a.response as usize];
-    let mut out =
-        Outcome { transactions: 0, verify_errors: 0, samples: Vec::with_capacity(a.count.min(1 << 24) as usize) };
+    out.samples.reserve(a.count.min(1 << 24) as usize);
     let mut result = Ok(());
     for k in 0..a.count {
-        if let Err(e) = reader.read_exact(&mut buf) {
-            result = Err(io_failure(&format!("receiving response {k}"), e));
+        if let Err((got, e)) = read_full(&mut reader, &mut buf) {
+            result = Err(io_failure(&format!("receiving response {k} ({got} of {} bytes)", a.response), e));
             break;
         }
         let done = Instant::now();
@@ -348,16 +367,45 @@ pub fn initiate(a: &LatencyArgs, stream: TcpStream) -> Result<Outcome, Failure> 
         let _ = permit_tx.send(());
     }
     drop(permit_tx);
-    let _ = reader.shutdown(Shutdown::Both);
+    if result.is_err() {
+        // Unblocks a writer held by a peer that stopped reading.
+        let _ = reader.shutdown(Shutdown::Both);
+    }
     let written = writer_thread.join().unwrap_or_else(|_| Err(Failure(exit::RESET, "the writer thread failed".into())));
-    result.and(written).map(|_| out)
+    let result = result.and(written).and_then(|_| end_of_responses(a, &mut reader));
+    let _ = reader.shutdown(Shutdown::Both);
+    result
 }
 
-/// The echo: one response for every request, until the initiator closes.
-pub fn echo(a: &LatencyArgs, mut stream: TcpStream) -> Result<Outcome, Failure> {
+/// After the last response (every request sent and the sending side
+/// closed): the peer's close must come next, with no byte before it.
+fn end_of_responses(a: &LatencyArgs, reader: &mut TcpStream) -> Result<(), Failure> {
+    let expected = a.count * a.response;
+    let mut extra = [0u8; 4096];
+    loop {
+        match reader.read(&mut extra) {
+            Ok(0) => return Ok(()),
+            Ok(n) => {
+                let (count, response, received) = (a.count, a.response, expected + n as u64);
+                return Err(Failure(
+                    exit::TOO_MUCH,
+                    format!(
+                        "peer sent more data than expected: received at least {received} bytes, \
+                         expected {expected} bytes ({count} responses of {response} bytes)"
+                    ),
+                ));
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_failure("waiting for the peer to close after the last response", e)),
+        }
+    }
+}
+
+/// The echo: one response for every request, until the initiator closes;
+/// counts into `out`.
+pub fn echo(a: &LatencyArgs, mut stream: TcpStream, out: &mut Outcome) -> Result<(), Failure> {
     let mut req = vec![0u8; a.request as usize];
     let mut resp = vec![0u8; a.response as usize];
-    let mut out = Outcome { transactions: 0, verify_errors: 0, samples: Vec::new() };
     loop {
         // The first byte tells a clean end (the initiator closed between
         // requests) from a request cut short.
@@ -367,7 +415,9 @@ pub fn echo(a: &LatencyArgs, mut stream: TcpStream) -> Result<Outcome, Failure> 
             Err(e) => return Err(io_failure(&format!("receiving request {}", out.transactions), e)),
         }
         let k = out.transactions;
-        stream.read_exact(&mut req[1..]).map_err(|e| io_failure(&format!("receiving request {k}"), e))?;
+        read_full(&mut stream, &mut req[1..]).map_err(|(got, e)| {
+            io_failure(&format!("receiving request {k} ({} of {} bytes)", got + 1, a.request), e)
+        })?;
         out.verify_errors += u64::from(!verified(&req, k * a.request, a.pattern));
         fill(&mut resp, k * a.response, a.pattern);
         stream.write_all(&resp).map_err(|e| io_failure(&format!("sending response {k}"), e))?;
@@ -379,11 +429,19 @@ pub fn echo(a: &LatencyArgs, mut stream: TcpStream) -> Result<Outcome, Failure> 
             format!("the initiator closed after {} requests, expected {}", out.transactions, a.count),
         ));
     }
-    Ok(out)
+    Ok(())
 }
 
-/// The JSON summary; `stats` are `Stats::of(&out.samples)`.
-pub fn json(a: &LatencyArgs, out: &Outcome, stats: Option<&Stats>) -> serde_json::Value {
+/// The JSON document, the summary or the error: `stats` are
+/// `Stats::of(&out.samples)`, `code` the exit status and `error` its
+/// message (`None` for 0).
+pub fn json(
+    a: &LatencyArgs,
+    out: &Outcome,
+    stats: Option<&Stats>,
+    code: i32,
+    error: Option<&str>,
+) -> serde_json::Value {
     let mut v = serde_json::json!({
         "role": if a.initiator { "initiator" } else { "echo" },
         "request": a.request,
@@ -391,8 +449,11 @@ pub fn json(a: &LatencyArgs, out: &Outcome, stats: Option<&Stats>) -> serde_json
         "outstanding": a.outstanding,
         "count": out.transactions,
         "verify_errors": out.verify_errors,
-        // Every transaction done and every byte as the pattern says, as the other tools' `ok`.
-        "ok": out.transactions == a.count && out.verify_errors == 0,
+        // Every transaction done, every byte as the pattern says and
+        // nothing else wrong: exit status 0, as the other tools' `ok`.
+        "ok": code == exit::OK && out.transactions == a.count && out.verify_errors == 0,
+        "exit_code": code,
+        "error": error,
     });
     if let Some(s) = stats {
         for (k, x) in [
@@ -438,25 +499,41 @@ pub fn main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             return exit::USAGE;
         }
     }
+    let mut o = Outcome { transactions: 0, verify_errors: 0, samples: Vec::new() };
     let result = {
         let mut say = |l: &str| {
             // Progress goes to stdout, or to stderr with --json.
             let _ = if a.json { writeln!(err, "{l}") } else { writeln!(out, "{l}") };
         };
-        open(&a, &mut say).and_then(|stream| if a.initiator { initiate(&a, stream) } else { echo(&a, stream) })
-    };
-    let (code, o) = match result {
-        Err(Failure(code, msg)) => {
-            let _ = writeln!(err, "{TOOL}: error: {msg}");
-            return code;
-        }
-        Ok(o) if o.verify_errors > 0 => (exit::MISMATCH, o),
-        Ok(o) => (exit::OK, o),
+        open(&a, &mut say)
+            .and_then(|stream| if a.initiator { initiate(&a, stream, &mut o) } else { echo(&a, stream, &mut o) })
     };
     // Sorted once for the percentiles, whatever is printed or drawn.
     let stats = Stats::of(&o.samples);
+    if let Err(Failure(code, msg)) = result {
+        // With --json the document is the error, with what was measured
+        // before it; without, the error line alone.
+        if a.json {
+            let _ = writeln!(out, "{}", json(&a, &o, stats.as_ref(), code, Some(&msg)));
+        }
+        let _ = writeln!(err, "{TOOL}: error: {msg}");
+        return code;
+    }
+    let mut errors = Vec::new();
+    if o.verify_errors > 0 {
+        errors.push((exit::MISMATCH, format!("{} transactions differ from the incremental pattern", o.verify_errors)));
+    }
+    // Drawn before the summary is printed, so that the JSON's exit status
+    // is the tool's.
+    let drawn =
+        a.plot.as_ref().map(|path| (path, plot_svg(&a, stats.as_ref()).and_then(|svg| plots::write(path, &svg))));
+    if let Some((_, Err(e))) = &drawn {
+        errors.push((exit::PLOT, e.clone()));
+    }
+    // The plot's failure decides the status (8) when both fail; each gets its line.
+    let (code, error) = errors.last().map_or((exit::OK, None), |(c, m)| (*c, Some(m.as_str())));
     if a.json {
-        let _ = writeln!(out, "{}", json(&a, &o, stats.as_ref()));
+        let _ = writeln!(out, "{}", json(&a, &o, stats.as_ref(), code, error));
     } else {
         let role = if a.initiator { "initiator" } else { "echo" };
         let _ = writeln!(
@@ -471,22 +548,12 @@ pub fn main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 let _ = writeln!(out, "  {line}");
             }
         }
-    }
-    if code == exit::MISMATCH {
-        let _ = writeln!(err, "{TOOL}: error: {} transactions differ from the incremental pattern", o.verify_errors);
-    }
-    if let Some(path) = &a.plot {
-        let drawn = plot_svg(&a, stats.as_ref()).and_then(|svg| plots::write(path, &svg));
-        match drawn {
-            Ok(()) if !a.json => {
-                let _ = writeln!(out, "plot: {}", path.display());
-            }
-            Ok(()) => {}
-            Err(e) => {
-                let _ = writeln!(err, "{TOOL}: error: {e}");
-                return exit::PLOT;
-            }
+        if let Some((path, Ok(()))) = &drawn {
+            let _ = writeln!(out, "plot: {}", path.display());
         }
+    }
+    for (_, m) in &errors {
+        let _ = writeln!(err, "{TOOL}: error: {m}");
     }
     code
 }
@@ -561,7 +628,7 @@ mod tests {
             other => panic!("{other:?}"),
         };
         let out = Outcome { transactions: 6, verify_errors: 0, samples: vec![10, 10, 40, 1000, 1001, 1030] };
-        let j = json(&a, &out, Some(&s));
+        let j = json(&a, &out, Some(&s), 0, None);
         let h = j["histogram"].as_array().expect("a histogram list");
         assert_eq!(h.len(), 4);
         assert_eq!(
@@ -571,8 +638,11 @@ mod tests {
         assert_eq!(h.iter().map(|b| b["count"].as_u64().unwrap()).sum::<u64>(), 6);
         assert_eq!(j["ok"], true);
         // One transaction short, or one with a wrong byte: not ok.
-        assert_eq!(json(&a, &Outcome { transactions: 5, ..out }, Some(&s))["ok"], false);
-        assert_eq!(json(&a, &Outcome { verify_errors: 1, transactions: 6, samples: vec![] }, None)["ok"], false);
+        assert_eq!(json(&a, &Outcome { transactions: 5, ..out }, Some(&s), 0, None)["ok"], false);
+        assert_eq!(
+            json(&a, &Outcome { verify_errors: 1, transactions: 6, samples: vec![] }, None, 0, None)["ok"],
+            false
+        );
         let text = s.histogram_text();
         assert_eq!(text.len(), 4, "{text:?}");
         assert!(text[2].contains("1.0 us") && text[2].contains(" 2 "), "{text:?}");

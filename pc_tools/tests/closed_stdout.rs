@@ -102,3 +102,28 @@ fn pc_check_exits_with_the_runs_status_when_stdout_is_closed() {
     assert_eq!(closed.status.code(), Some(2), "{err}");
     assert!(err.starts_with("pc-check: error: no interface \"nosuch9\"") && err.lines().count() == 1, "{err}");
 }
+
+/// `tcp_latency` with its stdout closed: a run's status is still its own,
+/// 0 for a clean one and 6 for responses longer than asked (issue 51, item 4).
+#[test]
+fn tcp_latency_exits_with_the_runs_status_when_stdout_is_closed() {
+    for (len, status) in [(8usize, 0), (9, 6)] {
+        let (addr, h) = peer(move |mut s| {
+            use std::io::{Read, Write};
+            let (mut req, mut sent) = ([0u8; 8], 0u64);
+            let mut resp = vec![0u8; len];
+            while s.read_exact(&mut req).is_ok() {
+                pattern::fill(&mut resp, sent);
+                if s.write_all(&resp).is_err() {
+                    return;
+                }
+                sent += len as u64;
+            }
+        });
+        let o = with_closed_stdout(LATENCY, &["c", "i", "127.0.0.1", &addr.port().to_string(), "8", "8", "20"]);
+        h.join().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("panicked"), "{err}");
+        assert_eq!(o.status.code(), Some(status), "{len}-byte responses: {err}");
+    }
+}

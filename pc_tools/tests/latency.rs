@@ -9,7 +9,7 @@ mod common;
 use std::io::{Read, Write};
 use std::time::Duration;
 
-use common::{peer, run, server, LATENCY};
+use common::{pattern_bytes, peer, run, server, LATENCY};
 
 fn json(out: &str) -> serde_json::Value {
     serde_json::from_str(out.lines().last().unwrap_or("")).unwrap_or_else(|e| panic!("{e}: {out:?}"))
@@ -175,4 +175,138 @@ fn bad_arguments_exit_2_naming_the_field() {
     let o = run(LATENCY, &["--help"]);
     assert_eq!(o.code, 0);
     assert!(o.stdout.contains("usage: tcp_latency"));
+}
+
+/// With `--json`, a failed run prints one JSON object on stdout, the error
+/// with what was measured before it, `ok` false and the exit status; stderr
+/// carries the same message as its one error line (issue 51, item 11).
+fn failure_json(o: &common::Outcome, code: i32) -> serde_json::Value {
+    assert_eq!(o.code, code, "{o:?}");
+    assert_eq!(o.stdout.lines().count(), 1, "one JSON document: {o:?}");
+    let j = json(&o.stdout);
+    assert_eq!((j["ok"].as_bool(), j["exit_code"].as_i64()), (Some(false), Some(i64::from(code))), "{j}");
+    let error = j["error"].as_str().unwrap_or_else(|| panic!("an error in {j}"));
+    assert!(o.stderr.ends_with(&format!("tcp_latency: error: {error}\n")), "{o:?}");
+    j
+}
+
+/// A peer answering every 64-byte request with `len` bytes, going on with
+/// the response stream's pattern (so every byte the tool reads is right),
+/// until the initiator closes; then it closes too, as an echo does.
+fn answer_64_byte_requests_with(len: usize) -> (std::net::SocketAddr, std::thread::JoinHandle<()>) {
+    peer(move |mut s| {
+        let (mut req, mut sent) = ([0u8; 64], 0u64);
+        let mut resp = vec![0u8; len];
+        while s.read_exact(&mut req).is_ok() {
+            pattern::fill(&mut resp, sent);
+            if s.write_all(&resp).is_err() {
+                return;
+            }
+            sent += len as u64;
+        }
+    })
+}
+
+/// Issue 51, item 4: responses of 65 or 128 bytes to 64-byte requests were
+/// read as the expected 64 and the rest left unread, `ok: true`, exit 0.
+/// The stream must end after the last response: more is surplus (exit 6,
+/// as `tcpdatatest`'s), one at a time and with requests in flight.
+#[test]
+fn responses_longer_than_the_response_size_are_surplus_not_success() {
+    for (len, outstanding) in [(65usize, "1"), (128, "1"), (128, "4")] {
+        let (addr, h) = answer_64_byte_requests_with(len);
+        let port = addr.port().to_string();
+        let args = ["c", "i", "127.0.0.1", &port, "64", "64", "5", "--outstanding", outstanding, "--timeout", "10"];
+        let o = run(LATENCY, &[&args[..], &["--json"]].concat());
+        h.join().unwrap();
+        let j = failure_json(&o, 6);
+        let error = j["error"].as_str().unwrap();
+        assert!(
+            error.starts_with("peer sent more data than expected: received at least ")
+                && error.ends_with(" bytes, expected 320 bytes (5 responses of 64 bytes)"),
+            "{len} bytes: {j}"
+        );
+        assert_eq!(j["count"].as_u64(), Some(5), "every response was read before the surplus: {j}");
+    }
+    // In text: the one error line, no summary.
+    let (addr, h) = answer_64_byte_requests_with(65);
+    let o = run(LATENCY, &["c", "i", "127.0.0.1", &addr.port().to_string(), "64", "64", "3"]);
+    h.join().unwrap();
+    assert_eq!(o.code, 6, "{o:?}");
+    assert_eq!(o.stderr.lines().count(), 1, "{o:?}");
+    assert!(o.stdout.is_empty(), "{o:?}");
+}
+
+/// Shorter responses are errors too: 63 bytes for 64 leave the tool waiting
+/// for the 64th (a stall, exit 4, after `--timeout 1`), and 32 bytes and
+/// then the peer's close end it at once (exit 5), each naming the bytes of
+/// the response that came.
+#[test]
+fn responses_shorter_than_the_response_size_are_errors() {
+    let (addr, h) = answer_64_byte_requests_with(63);
+    let port = addr.port().to_string();
+    let o = run(LATENCY, &["c", "i", "127.0.0.1", &port, "64", "64", "5", "--timeout", "1", "--json"]);
+    h.join().unwrap();
+    let j = failure_json(&o, 4);
+    assert_eq!(j["error"], "receiving response 0 (63 of 64 bytes): no progress within the timeout", "{j}");
+    assert_eq!(j["count"].as_u64(), Some(0), "{j}");
+
+    let (addr, h) = peer(|mut s| {
+        let mut req = [0u8; 64];
+        s.read_exact(&mut req).unwrap();
+        s.write_all(&pattern_bytes(32)).unwrap();
+        // A FIN, not a reset (see a_peer_that_closes_early_is_one_error_line).
+        s.shutdown(std::net::Shutdown::Write).unwrap();
+        std::io::copy(&mut s, &mut std::io::sink()).expect("the tool leaves within 20 s");
+    });
+    let o = run(LATENCY, &["c", "i", "127.0.0.1", &addr.port().to_string(), "64", "64", "5", "--json"]);
+    h.join().unwrap();
+    let j = failure_json(&o, 5);
+    assert_eq!(j["error"], "receiving response 0 (32 of 64 bytes): the peer closed the connection", "{j}");
+}
+
+/// Issue 51, item 11: `--json` printed nothing on stdout when the run
+/// failed. Refused, reset and an echo that was sent fewer requests than
+/// `<count>` each print the error as JSON, with the counts so far.
+#[test]
+fn json_reports_every_failure_on_stdout() {
+    // Refused: a port whose listener has gone.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
+    let o = run(LATENCY, &["c", "i", "127.0.0.1", &port, "64", "64", "5", "--json"]);
+    let j = failure_json(&o, 3);
+    assert!(j["error"].as_str().unwrap().contains("connection refused"), "{j}");
+    assert_eq!((j["count"].as_u64(), j["role"].as_str()), (Some(0), Some("initiator")), "{j}");
+
+    // A reset after two responses, once the third request is in: the
+    // writer is then idle and the reader alone meets the reset.
+    let (addr, h) = peer(|mut s| {
+        answer_8_byte_requests(&mut s, 2, |_, _| {});
+        s.read_exact(&mut [0u8; 8]).unwrap();
+        common::reset(s);
+    });
+    let o = run(LATENCY, &["c", "i", "127.0.0.1", &addr.port().to_string(), "8", "8", "5", "--json"]);
+    h.join().unwrap();
+    let j = failure_json(&o, 4);
+    assert_eq!(j["count"].as_u64(), Some(2), "{j}");
+    let timed: u64 =
+        j["histogram"].as_array().unwrap_or_else(|| panic!("{j}")).iter().map(|b| b["count"].as_u64().unwrap()).sum();
+    assert_eq!(timed, 2, "the two round trips: {j}");
+
+    // The echo (connecting here), sent two requests of five.
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port().to_string();
+    let echo = common::spawn(LATENCY, &["c", "e", "127.0.0.1", &port, "8", "8", "5", "--json"]);
+    let (mut s, _) = l.accept().unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    for k in 0..2u64 {
+        let mut req = [0u8; 8];
+        pattern::fill(&mut req, k * 8);
+        s.write_all(&req).unwrap();
+        s.read_exact(&mut [0u8; 8]).unwrap();
+    }
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    let o = echo.finish();
+    let j = failure_json(&o, 5);
+    assert_eq!(j["error"], "the initiator closed after 2 requests, expected 5", "{j}");
+    assert_eq!((j["count"].as_u64(), j["role"].as_str()), (Some(2), Some("echo")), "{j}");
 }
