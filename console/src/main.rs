@@ -767,14 +767,18 @@ fn write_plot(out: &TestOutput, draw: impl FnOnce() -> Result<String, String>) -
     Ok(())
 }
 
-/// A test's exit: `shown` (the result printed) when it passed, else status 1
-/// with `why`.
-fn verdict(shown: Result<(), Fail>, why: Vec<String>) -> Result<(), Fail> {
+/// A test's exit: when it passed, `plot` (the `--plot` write) and then
+/// `shown` (the result printed); else status 1 with `why`, a failed plot
+/// reported on a line of its own before it, so that neither error hides
+/// the other.
+fn verdict(shown: Result<(), Fail>, plot: Result<(), Fail>, why: Vec<String>) -> Result<(), Fail> {
     if why.is_empty() {
-        shown
-    } else {
-        Err(Fail(1, format!("test failed: {}", why.join("; "))))
+        return plot.and(shown);
     }
+    if let Err(Fail(_, message)) = plot {
+        note(&format!("toe-console: error: {message}"));
+    }
+    Err(Fail(1, format!("test failed: {}", why.join("; "))))
 }
 
 fn test_cmd(
@@ -795,8 +799,8 @@ fn test_cmd(
     } else {
         emit(&report.totals_text())
     };
-    write_plot(out, || console::plot::svg(&report))?;
-    verdict(shown, report.failures())
+    let plot = write_plot(out, || console::plot::svg(&report));
+    verdict(shown, plot, report.failures())
 }
 
 /// `test latency`: the latency test ([`latency_test`]).
@@ -817,6 +821,6 @@ fn latency_cmd(
     } else {
         emit(&report.text())
     };
-    write_plot(out, || report.plot_svg())?;
-    verdict(shown, report.failures())
+    let plot = write_plot(out, || report.plot_svg());
+    verdict(shown, plot, report.failures())
 }

@@ -742,3 +742,33 @@ fn stop_ends_a_running_send_done() {
     );
     assert_eq!(sink.join().unwrap(), r.tx_bytes, "the peer got every byte counted");
 }
+
+/// Issue 51, item 16: a failed test whose `--plot` cannot be written either
+/// reports both, the plot's error on its own line and then the test's
+/// failure, with the test's exit status (1), for the throughput tests and
+/// the latency test alike.
+#[test]
+fn a_failed_test_whose_plot_fails_too_reports_both() {
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    loopback_params(addr, vb.design.sessions);
+    let dir = tempfile::tempdir().unwrap();
+    // A folder named like the plot: `--plot` passes its checks, the write fails.
+    let plot = dir.path().join("taken.svg");
+    std::fs::create_dir(&plot).unwrap();
+    let plot = plot.to_str().unwrap();
+    for args in [
+        &["test", "half", "--session", "0:1:10000:8192:1:100:0", "--plot", plot][..],
+        &["test", "latency", "--session", "1:initiator:64:64:4:1:0", "--plot", plot],
+    ] {
+        // Nobody listens at the target's port: the open is refused.
+        let f = console(addr, args);
+        assert_eq!(f.code, Some(1), "{args:?}: {}", f.all());
+        let errors: Vec<&String> = f.stderr.iter().filter(|l| l.starts_with("toe-console: error: ")).collect();
+        assert_eq!(errors.len(), 2, "{args:?}: {}", f.all());
+        assert!(errors[0].starts_with(&format!("toe-console: error: --plot {plot}: ")), "{args:?}: {}", f.all());
+        assert!(errors[1].starts_with("toe-console: error: test failed: session "), "{args:?}: {}", f.all());
+        assert!(errors[1].contains("error: refused"), "{args:?}: {}", f.all());
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing left beside the folder");
+}
