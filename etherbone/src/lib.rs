@@ -104,7 +104,13 @@
 //! connection closed: nothing received for 60 s (the server's idle limit)`,
 //! so forgotten clients do not hold threads for ever. The limit counts only
 //! the time the server waits for the client's bytes, not the time a request
-//! spends on the bus. The Rust [`Client`] notices such a close before its
+//! spends on the bus. Sending is bounded too: each answer must be sent
+//! whole within [`ServerOptions::write_timeout`] (10 s by default), so a
+//! client that pipelines requests and never reads the answers (its socket
+//! buffers full, a few MB) is closed with `etherbone: 127.0.0.1:50000:
+//! connection closed: an answer could not be sent within 10 s, the client
+//! reads nothing (the server's write limit)`, and its place among the
+//! connections is free again. The Rust [`Client`] notices such a close before its
 //! next access and connects again; LiteX's `RemoteClient` does not, so a
 //! LiteX session left alone for longer must `open()` again.
 //!

@@ -152,6 +152,13 @@ pub struct ServerOptions {
     /// with a line on stderr, so that forgotten clients do not hold a thread
     /// each for ever. `None`: never. Default [`ServerOptions::DEFAULT_IDLE_TIMEOUT`].
     pub idle_timeout: Option<Duration>,
+    /// Each answer (and the server-information line) must be sent whole
+    /// within this long; a connection whose client reads nothing, so that
+    /// its socket buffers stay full, is closed with a line on stderr instead
+    /// of holding its thread and its place for ever. What waits for a
+    /// client is thus bounded by its socket buffers and this time. Default
+    /// [`ServerOptions::DEFAULT_WRITE_TIMEOUT`].
+    pub write_timeout: Duration,
     /// Connections served at once; one more is closed as soon as it is
     /// accepted, with a line on stderr. Default [`ServerOptions::DEFAULT_MAX_CONNECTIONS`].
     pub max_connections: usize,
@@ -168,6 +175,9 @@ impl ServerOptions {
     pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
     /// Far more than a console, LiteX tools and tests use at once.
     pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
+    /// A client that reads its answers frees the socket buffer in well under
+    /// a millisecond; one that reads nothing is closed after this long.
+    pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
     /// The address range the server lets through, for messages: `0x0000..0x07FF`.
     pub fn span_text(span: u64) -> String {
@@ -179,6 +189,7 @@ impl Default for ServerOptions {
     fn default() -> Self {
         ServerOptions {
             idle_timeout: Some(Self::DEFAULT_IDLE_TIMEOUT),
+            write_timeout: Self::DEFAULT_WRITE_TIMEOUT,
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
             register_span: None,
         }
@@ -321,6 +332,9 @@ pub fn spawn_server_with(
     if opts.idle_timeout == Some(Duration::ZERO) {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "idle_timeout must be above 0 (None: no limit)"));
     }
+    if opts.write_timeout.is_zero() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "write_timeout must be above 0"));
+    }
     let addr = listener.local_addr()?;
     // Non-blocking so that the accept loop can see the stop flag.
     listener.set_nonblocking(true)?;
@@ -416,7 +430,9 @@ struct Connection {
 impl Connection {
     fn serve(&mut self) -> Result<(), String> {
         let line = self.shared.info.line();
-        (&self.stream).write_all(line.as_bytes()).map_err(|e| format!("sending the server-information line: {e}"))?;
+        if !self.send(line.as_bytes(), "the server-information line")? {
+            return Ok(());
+        }
         let read_half = self.stream.try_clone().map_err(|e| format!("cloning the socket: {e}"))?;
         let mut reader = BufReader::new(read_half);
         loop {
@@ -439,9 +455,47 @@ impl Connection {
                 Err(e) => return Err(e.to_string()),
             };
             if let Some(answer) = self.handle(packet)? {
-                (&self.stream).write_all(&answer).map_err(|e| format!("sending an answer: {e}"))?;
+                if !self.send(&answer, "an answer")? {
+                    return Ok(());
+                }
             }
         }
+    }
+
+    /// Sends `bytes` whole within the server's write limit. Returns false,
+    /// with the connection shut down and a line on stderr, when the client
+    /// let them wait that long (it reads nothing: its receive buffer and the
+    /// server's send buffer are full).
+    fn send(&self, mut bytes: &[u8], what: &str) -> Result<bool, String> {
+        let limit = self.shared.opts.write_timeout;
+        let deadline = Instant::now() + limit;
+        while !bytes.is_empty() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let result = if left.is_zero() {
+                Err(io::ErrorKind::TimedOut.into())
+            } else {
+                self.stream.set_write_timeout(Some(left)).and_then(|()| (&self.stream).write(bytes))
+            };
+            match result {
+                Ok(0) => return Err(format!("sending {what}: the connection accepts no more bytes")),
+                Ok(n) => bytes = &bytes[n..],
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
+                        && !self.shared.stop.load(Ordering::SeqCst) =>
+                {
+                    eprintln!(
+                        "etherbone: {}: connection closed: {what} could not be sent within {} s, the client reads nothing (the server's write limit)",
+                        self.peer,
+                        limit.as_secs_f64()
+                    );
+                    let _ = self.stream.shutdown(Shutdown::Both);
+                    return Ok(false);
+                }
+                Err(e) => return Err(format!("sending {what}: {e}")),
+            }
+        }
+        Ok(true)
     }
 
     fn handle(&mut self, packet: Packet) -> Result<Option<Vec<u8>>, String> {
