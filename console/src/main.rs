@@ -138,7 +138,8 @@ enum Cmd {
     /// An iperf3 client whose data streams are FPGA sessions 0..P-1 (iperf3's flags and meanings;
     /// TCP only): the console speaks iperf3's control protocol to the server, the FPGA connects the
     /// streams to it (the TOE's target_ip must be the server) and sends, or receives with -R; the
-    /// server's figures and the FPGA's are printed side by side.
+    /// server's figures and the FPGA's are printed side by side, status 0 only when they agree per
+    /// stream. The sessions' ports and test registers are put back afterwards.
     Iperf3 {
         /// The iperf3 server (`iperf3 -s`) to run the test against.
         #[arg(short = 'c', long = "client", value_name = "SERVER")]
@@ -153,7 +154,7 @@ enum Cmd {
               value_parser = clap::value_parser!(u64).range(1..=86_400))]
         time: Option<u64>,
         /// Bytes to send over all streams instead of a time (K, M, G: powers of 1024), after each
-        /// stream's 37-byte cookie.
+        /// stream's 37-byte cookie; 1..=2^48-1, and (without -R) each stream's share plus its cookie too.
         #[arg(short = 'n', long, value_name = "BYTES", value_parser = parse_bytes)]
         bytes: Option<u64>,
         /// Streams, one FPGA session each, sessions 0..P-1 (1..=sessions).
