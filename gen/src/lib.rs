@@ -11,7 +11,7 @@ pub mod sim_shell;
 pub mod write;
 pub mod yardstick;
 
-pub use write::{write_atomically, MANIFEST};
+pub use write::{check_out, write_atomically, MANIFEST};
 
 use std::fmt;
 
@@ -88,9 +88,8 @@ pub fn parse_config(text: &str) -> Result<config::Design, GenError> {
 /// Reads, resolves over the default and validates the configuration file
 /// `path`, as `gen --config FILE` does; every error names the file.
 pub fn read_config(path: &std::path::Path) -> Result<config::Design, String> {
-    let origin = path.display();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {origin}: {e}"))?;
-    parse_config(&text).map_err(|e| format!("{origin}: {e}"))
+    let text = config::read_file(path)?;
+    parse_config(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// What one generation produces: the files, and the top's ports as data

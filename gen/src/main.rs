@@ -10,13 +10,15 @@ use clap::Parser;
 #[derive(Parser, Debug)]
 #[command(name = "gen", version, about, long_about = None)]
 struct Args {
-    /// Configuration file (TOML): the keys it sets override the embedded
-    /// default (the reference demo); the default alone when absent.
+    /// Configuration file (TOML, UTF-8, at most 1 MiB): the keys it sets
+    /// override the embedded default (the reference demo); the default
+    /// alone when absent.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Output folder, replaced as a whole once every file is generated; it
     /// must be new, empty or a folder gen wrote (it holds gen-manifest.txt),
-    /// anything else is refused.
+    /// anything else (a symbolic link too, with or without a trailing /) is
+    /// refused before anything is generated.
     #[arg(long, value_name = "DIR", default_value = "build")]
     out: PathBuf,
     /// Print the default configuration and exit.
@@ -71,7 +73,7 @@ fn fail(message: &str) -> ExitCode {
 /// with the same line).
 fn print_config(path: &std::path::Path) -> Result<String, String> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {origin}: {e}"))?;
+    let text = config::read_file(path)?;
     let resolved = config::resolve(&text).map_err(|e| format!("{origin}: {e}"))?;
     let design = gen::parse_config(&text).map_err(|e| format!("{origin}: {e}"))?;
     gen::generate(&design).map_err(|e| format!("{origin}: {e}"))?;
@@ -86,6 +88,8 @@ fn run(args: &Args) -> Result<usize, String> {
             "the default configuration".to_string(),
         ),
     };
+    // A path gen may not replace is refused before anything is generated.
+    gen::check_out(&args.out).map_err(|e| e.to_string())?;
     let files = gen::generate(&design).map_err(|e| format!("{origin}: {e}"))?;
     gen::write_atomically(&args.out, &files).map_err(|e| e.to_string())?;
     Ok(files.len())

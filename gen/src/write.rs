@@ -51,20 +51,47 @@ enum Existing {
     Replaceable,
 }
 
-/// Why `out` may not be written, in one line naming it.
+/// Why `out` may not be written, in one line naming it and the option.
 fn refuse(out: &Path, why: &str) -> GenError {
-    GenError::Io(format!("refusing to write to {}: {why}", out.display()))
+    GenError::Io(format!("refusing to write to --out {}: {why}", out.display()))
 }
 
+/// `out` without trailing separators and `.` components: the name gen
+/// replaces. `link/` and `link/.` make the system follow a symbolic link
+/// `link` to its folder, while gen renames the path's own last component:
+/// every check and every rename works on this form, so what was checked is
+/// what is moved.
+fn plain(out: &Path) -> PathBuf {
+    out.components().collect()
+}
+
+/// Checks `--out` as [`write_atomically`] will, before anything is
+/// generated: a path gen may not replace is refused with the same line,
+/// and nothing is written.
+pub fn check_out(out: &Path) -> Result<(), GenError> {
+    if out.file_name().and_then(|n| n.to_str()).is_none() {
+        return Err(refuse(out, "it names no folder of its own; give a folder name such as build"));
+    }
+    inspect(out).map(|_| ())
+}
+
+/// What `out` holds, or why gen may not replace it ([`refuse`], naming
+/// `out` as given).
 fn inspect(out: &Path) -> Result<Existing, GenError> {
-    let meta = match fs::symlink_metadata(out) {
+    let meta = match fs::symlink_metadata(plain(out)) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Existing::Nothing),
         Err(e) => return Err(GenError::Io(format!("cannot read {}: {e}", out.display()))),
     };
     let kind = meta.file_type();
     if kind.is_symlink() {
-        return Err(refuse(out, "it is a symbolic link; give the folder itself, or a new path"));
+        let why = if plain(out).as_os_str() == out.as_os_str() {
+            "it is a symbolic link; give the folder itself, or a new path"
+        } else {
+            "it is a symbolic link (a trailing / or /. does not make it the folder: gen replaces the name itself); \
+             give the folder itself, or a new path"
+        };
+        return Err(refuse(out, why));
     }
     if kind.is_file() {
         return Err(refuse(out, "it is a file, not a folder; give a new path or a folder gen wrote"));
@@ -190,6 +217,8 @@ pub fn write_atomically(out: &Path, files: &[GeneratedFile]) -> Result<(), GenEr
         check_path(&file.path)?;
     }
     let existing = inspect(out)?;
+    // Checked and moved as the same name (see `plain`).
+    let out = &plain(out);
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

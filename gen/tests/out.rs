@@ -1,6 +1,7 @@
 //! `gen --out PATH` replaces only a folder gen wrote (issue 25, item 3): a
-//! folder of other files, a file or a symbolic link is refused with one line
-//! and exit 2, and no run, refused or failed, leaves anything behind.
+//! folder of other files, a file or a symbolic link (however its name is
+//! written) is refused with one line and exit 2, before anything is
+//! generated, and no run, refused or failed, leaves anything behind.
 
 mod common;
 
@@ -29,7 +30,7 @@ fn names(dir: &Path) -> Vec<String> {
 /// gen refused `out` with exactly `why`, one line, exit 2.
 fn assert_refused(o: &Output, out: &Path, why: &str) {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(o));
-    assert_eq!(stderr(o), format!("gen: error: refusing to write to {}: {why}\n", out.display()));
+    assert_eq!(stderr(o), format!("gen: error: refusing to write to --out {}: {why}\n", out.display()));
 }
 
 const NOT_GENS: &str = "the folder holds files gen did not write (it has no gen-manifest.txt); \
@@ -76,6 +77,40 @@ fn a_symbolic_link_is_refused_even_to_a_folder_gen_wrote() {
     assert_eq!(tree(&real), before);
     assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_eq!(names(tmp.path()), ["link", "real"]);
+}
+
+/// Issue 51, item 16: `link/` and `link/.` make the system follow the link
+/// to its folder, where gen replaces the name itself: refused as the link it
+/// is, with the line that names `--out`, before anything is generated (a
+/// configuration only the generation refuses is not reached), nothing
+/// written; a real folder named so (`real/.`) is that folder, replaced.
+#[test]
+fn a_link_named_with_a_trailing_slash_is_refused_before_anything_is_generated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let real = tmp.path().join("real");
+    assert!(gen_out(&real).status.success());
+    let before = tree(&real);
+    std::os::unix::fs::symlink(&real, tmp.path().join("link")).unwrap();
+    // Parsed, refused only by the generation (the board's tools cannot read the netlist).
+    let cfg = tmp.path().join("late.toml");
+    fs::write(&cfg, "[toe]\nnetlist = \"toe/core.edf\"\n").unwrap();
+    let why = "it is a symbolic link (a trailing / or /. does not make it the folder: gen replaces the name \
+               itself); give the folder itself, or a new path";
+    for name in ["link/", "link/.", "link//"] {
+        let link = PathBuf::from(format!("{}/{name}", tmp.path().display()));
+        assert_refused(&gen_out(&link), &link, why);
+        let o =
+            Command::new(env!("CARGO_BIN_EXE_gen")).arg("--config").arg(&cfg).arg("--out").arg(&link).output().unwrap();
+        assert_refused(&o, &link, why);
+        assert_eq!(tree(&real), before, "{name}");
+        assert!(fs::symlink_metadata(tmp.path().join("link")).unwrap().file_type().is_symlink(), "{name}");
+        assert_eq!(names(tmp.path()), ["late.toml", "link", "real"], "{name}: something was left beside them");
+    }
+    let dot = PathBuf::from(format!("{}/real/.", tmp.path().display()));
+    let o = gen_out(&dot);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(tree(&real), before);
+    assert_eq!(names(tmp.path()), ["late.toml", "link", "real"]);
 }
 
 #[test]
