@@ -193,6 +193,34 @@ fn err<T>(key: &str, message: impl Into<String>) -> Result<T, ConfigError> {
     Err(ConfigError { key: key.to_string(), message: message.into() })
 }
 
+/// The largest configuration file [`read_file`] reads: 1 MiB, far above
+/// any real configuration (the default is a few kB).
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// The text of the configuration file `path`, the one reader of every
+/// `--config` (gen, yardstick, synth_report, the virtual board): at most
+/// [`MAX_FILE_BYTES`] read, so a larger file, or an endless one such as
+/// `/dev/urandom`, is refused without reading further; UTF-8 only. Each
+/// error is one line naming the file.
+pub fn read_file(path: &std::path::Path) -> Result<String, String> {
+    use std::io::Read;
+    let origin = path.display();
+    let cannot = |e: std::io::Error| format!("cannot read {origin}: {e}");
+    let mut bytes = Vec::new();
+    std::fs::File::open(path).and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)).map_err(cannot)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "{origin}: larger than {MAX_FILE_BYTES} bytes (1 MiB), the limit of a configuration file: not read"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{origin}: not UTF-8 text (byte {} is not valid UTF-8); a configuration is a TOML file, UTF-8",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
 /// Parses and validates configuration text laid over the embedded default
 /// ([`resolve`]: keys the text leaves out keep the default's value).
 /// `board.name` must name a board of the catalogue ([`boards`]).

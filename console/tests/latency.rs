@@ -296,7 +296,7 @@ fn stop_refuses_a_latency_test_by_name_and_abort_ends_it() {
     for args in [&["stop", "--session", "2"][..], &["stop"], &["stop", "--session", "0", "--session", "2"]] {
         let f = console(addr, args);
         assert_eq!(f.code, Some(1), "{args:?}: {}", f.all());
-        assert_eq!(f.stderr, [refusal.clone()], "{args:?}: {}", f.all());
+        assert_eq!(f.stderr, std::slice::from_ref(&refusal), "{args:?}: {}", f.all());
         assert!(f.stdout.is_empty(), "{args:?}: {}", f.all());
         let r = console::ops::result(&mut bus, 2).unwrap();
         assert!(r.busy && !r.done && !r.error, "{args:?}: the test runs on untouched: {r:?}");

@@ -181,3 +181,46 @@ fn print_config_refuses_what_the_build_refuses_with_the_same_line() {
     assert!(line.contains("`toe.netlist`") && line.contains(".vqm"), "{line}");
     assert_eq!(line, String::from_utf8_lossy(&build.stderr));
 }
+
+/// Issue 51, item 16: a configuration is read through one bounded reader
+/// (`config::read_file`): an endless file (`/dev/urandom`) or one larger
+/// than 1 MiB is refused at once, naming the file and the limit, and a
+/// file that is not UTF-8 is refused as such, by `--print-config` and
+/// `--config` alike: one line, exit status 2, nothing written.
+#[test]
+fn a_config_is_read_bounded_and_must_be_utf8() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let big = tmp.path().join("big.toml");
+    // Valid TOML (comments), one byte over the limit.
+    let mut text = "#".repeat(config::MAX_FILE_BYTES as usize);
+    text.push('\n');
+    std::fs::write(&big, text).unwrap();
+    let binary = tmp.path().join("binary.toml");
+    std::fs::write(&binary, b"# \xff\xfe\n").unwrap();
+    let limit = |f: &str| {
+        format!("gen: error: {f}: larger than 1048576 bytes (1 MiB), the limit of a configuration file: not read\n")
+    };
+    let cases = [
+        ("/dev/urandom".to_string(), limit("/dev/urandom")),
+        (big.display().to_string(), limit(&big.display().to_string())),
+        (
+            binary.display().to_string(),
+            format!(
+                "gen: error: {}: not UTF-8 text (byte 2 is not valid UTF-8); a configuration is a TOML file, UTF-8\n",
+                binary.display()
+            ),
+        ),
+    ];
+    for (file, line) in &cases {
+        for args in [&["--print-config", file][..], &["--config", file, "--out", out.to_str().unwrap()]] {
+            let start = std::time::Instant::now();
+            let o = gen(args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}");
+            assert_eq!(String::from_utf8_lossy(&o.stderr), *line, "{args:?}");
+            assert!(o.stdout.is_empty(), "{args:?}");
+            assert!(start.elapsed() < std::time::Duration::from_secs(30), "{args:?}: read without a bound?");
+        }
+    }
+    assert!(!out.exists(), "nothing written");
+}

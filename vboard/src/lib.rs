@@ -141,7 +141,7 @@ pub fn load_design(path: Option<&PathBuf>) -> Result<config::Design, String> {
     match path {
         None => gen::parse_config(config::DEFAULT_TOML).map_err(|e| format!("the default configuration: {e}")),
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            let text = config::read_file(p)?;
             gen::parse_config(&text).map_err(|e| format!("{}: {e}", p.display()))
         }
     }
