@@ -543,13 +543,35 @@ pub fn run(
         ));
     }
     let sessions: Vec<usize> = (0..args.parallel).collect();
-    let busy = run::busy_among(bus, &sessions).map_err(|e| e.0)?;
+    // Claimed first, so no other console can program or start these
+    // sessions between the busy check and the streams' starts
+    // (`crate::claim`); freed after the registers are put back.
+    let claimed = crate::claim::with_claims(bus, &sessions, bus_args, |bus| {
+        Ok(run_claimed(bus, id, args, bus_args, abort, say, addr, &params, &sessions))
+    });
+    claimed.map_err(|e| e.0)?
+}
+
+/// [`run`] once its sessions are claimed.
+#[allow(clippy::too_many_arguments)]
+fn run_claimed(
+    bus: &mut dyn RegisterBus,
+    id: &Identity,
+    args: &Args,
+    bus_args: &str,
+    abort: &AbortFlag,
+    say: &mut dyn FnMut(&str),
+    addr: SocketAddrV4,
+    params: &Params,
+    sessions: &[usize],
+) -> Result<Report, String> {
+    let busy = run::busy_among(bus, sessions).map_err(|e| e.0)?;
     if !busy.is_empty() {
         return Err(run::busy_message(&busy, bus_args));
     }
     let saved = sessions.iter().map(|&s| Saved::read(bus, s)).collect::<Result<Vec<_>, String>>()?;
-    let mut test = Test { bus, sessions: &sessions, started: 0, programmed: false };
-    let out = test.run(args, addr, &params, id.user_clock_khz, abort, say);
+    let mut test = Test { bus, sessions, started: 0, programmed: false };
+    let out = test.run(args, addr, params, id.user_clock_khz, abort, say);
     if out.is_err() && test.started > 0 {
         test.abort_all();
     }

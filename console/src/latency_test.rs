@@ -448,6 +448,20 @@ pub fn run(
     say: &mut dyn FnMut(&str),
 ) -> Result<LatencyReport, OpError> {
     let sessions: Vec<usize> = specs.iter().map(|s| s.session).collect();
+    // Claimed first, so no other console can program or start these
+    // sessions between the check below and the start (`crate::claim`).
+    crate::claim::with_claims(bus, &sessions, opts.bus_args, |bus| run_claimed(bus, specs, user_clock_khz, opts, say))
+}
+
+/// [`run`] once its sessions are claimed.
+fn run_claimed(
+    bus: &mut (impl RegisterBus + ?Sized),
+    specs: &[LatencySpec],
+    user_clock_khz: u32,
+    opts: &RunOptions,
+    say: &mut dyn FnMut(&str),
+) -> Result<LatencyReport, OpError> {
+    let sessions: Vec<usize> = specs.iter().map(|s| s.session).collect();
     // A session still busy would take the new start as its own: refuse
     // before anything is written.
     let busy = run::busy_among(bus, &sessions)?;

@@ -121,9 +121,10 @@ enum Cmd {
     /// Every register of the map by name with its value.
     Regs,
     /// End the tests sessions are still running (`ctrl.abort`), such as one a killed console left
-    /// behind; waits up to 5 s for each to be idle.
+    /// behind; waits up to 5 s for each to be idle, and frees each session's claim (another console's
+    /// `session.claim`, which a killed console leaves held).
     Abort {
-        /// A session to abort (repeat); without it, every session still busy.
+        /// A session to abort (repeat); without it, every session still busy or claimed.
         #[arg(long = "session", value_name = "N")]
         sessions: Vec<String>,
     },
@@ -576,8 +577,6 @@ fn params_cmd(bus: &mut dyn RegisterBus, id: &Identity, op: ParamsOp, json: bool
     shown
 }
 
-/// `abort`: writes `ctrl.abort` to each of `sessions` still busy (every
-/// busy session when none is given) and waits for them to be idle.
 /// The `--session N` arguments of `abort` and `stop`: checked against the
 /// design's sessions, each once, in the order given.
 fn session_list(args: &[String], id: &Identity) -> Result<Vec<usize>, Fail> {
@@ -647,6 +646,9 @@ fn stop_cmd(
     emit(&text)
 }
 
+/// `abort`: writes `ctrl.abort` to each of `sessions` still busy (every
+/// busy session when none is given), waits for them to be idle, and frees
+/// each one's claim (`session.claim`).
 fn abort_cmd(bus: &mut dyn RegisterBus, id: &Identity, sessions: &[usize], json: bool) -> Result<(), Fail> {
     let list: Vec<usize> = if sessions.is_empty() { (0..id.sessions).collect() } else { sessions.to_vec() };
     let mut was_busy = Vec::new();
@@ -671,26 +673,44 @@ fn abort_cmd(bus: &mut dyn RegisterBus, id: &Identity, sessions: &[usize], json:
             std::thread::sleep(Duration::from_millis(10));
         }
     }
+    // A claim (`session.claim`) is freed too: a console killed with SIGKILL
+    // leaves its own, and the next console's refusal names this command.
+    let mut freed = Vec::new();
+    for &s in &list {
+        let owner = ops::claim_owner(bus, s)?;
+        if owner != 0 {
+            ops::free_claim(bus, s)?;
+            freed.push((s, owner));
+        }
+    }
+    let claim_of = |s: usize| freed.iter().find(|f| f.0 == s).map(|f| f.1);
     let text = if json {
         let v: Vec<serde_json::Value> = was_busy
             .iter()
-            .map(|(s, b)| serde_json::json!({"session": s, "was_busy": b, "busy": still.contains(s)}))
+            .map(|&(s, b)| {
+                serde_json::json!({"session": s, "was_busy": b, "busy": still.contains(&s), "claim_freed": claim_of(s)})
+            })
             .collect();
         format!("{}\n", serde_json::json!({ "sessions": v }))
     } else {
-        // Every session named, or (none named) every one that was busy.
-        let shown: Vec<&(usize, bool)> = was_busy.iter().filter(|(_, b)| *b || !sessions.is_empty()).collect();
+        // Every session named, or (none named) every one that was busy or claimed.
+        let shown: Vec<&(usize, bool)> =
+            was_busy.iter().filter(|(s, b)| *b || claim_of(*s).is_some() || !sessions.is_empty()).collect();
         if shown.is_empty() {
             "no session is running a test: nothing to abort\n".to_string()
         } else {
-            shown
-                .iter()
-                .map(|(s, b)| match (*b, still.contains(s)) {
+            let mut text = String::new();
+            for (s, b) in shown {
+                text += &match (*b, still.contains(s)) {
                     (false, _) => format!("session {s}: not running a test, nothing to abort\n"),
                     (true, false) => format!("session {s}: aborted, now idle\n"),
                     (true, true) => format!("session {s}: aborted, still busy after {} s\n", ABORT_WAIT.as_secs()),
-                })
-                .collect()
+                };
+                if let Some(owner) = claim_of(*s) {
+                    text += &format!("session {s}: claim {owner:#010x} freed\n");
+                }
+            }
+            text
         }
     };
     let shown = emit(&text);

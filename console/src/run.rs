@@ -852,6 +852,23 @@ pub fn run(
     opts: &RunOptions,
     say: &mut dyn FnMut(&str),
 ) -> Result<Report, OpError> {
+    // Claimed first, so no other console can program or start these
+    // sessions between the check below and the start (`crate::claim`).
+    let sessions: Vec<usize> = specs.iter().map(|s| s.session).collect();
+    crate::claim::with_claims(bus, &sessions, opts.bus_args, |bus| {
+        run_claimed(bus, duplex, specs, user_clock_khz, opts, say)
+    })
+}
+
+/// [`run`] once its sessions are claimed.
+fn run_claimed(
+    bus: &mut (impl RegisterBus + ?Sized),
+    duplex: Duplex,
+    specs: &[SessionSpec],
+    user_clock_khz: u32,
+    opts: &RunOptions,
+    say: &mut dyn FnMut(&str),
+) -> Result<Report, OpError> {
     // A session still busy would take the new start as its own and hand
     // the old test's connection and data to the new one: refuse before
     // anything is written.
