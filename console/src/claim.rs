@@ -32,7 +32,7 @@ pub fn new_tag() -> u32 {
 
 /// Why a session could not be claimed, in the words the console prints.
 pub fn claimed_message(session: usize, owner: u32, bus_args: &str) -> String {
-    let bus = if bus_args.is_empty() { "<bus option>" } else { bus_args };
+    let bus = crate::run::shown_bus(bus_args);
     format!(
         "session {session} is claimed by another console (session{session}.claim = {owner:#010x}): it is \
          preparing or running a test; if no console is using it (one was killed), \

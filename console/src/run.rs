@@ -709,17 +709,39 @@ pub fn latency_among(bus: &mut (impl RegisterBus + ?Sized), sessions: &[usize]) 
     Ok(latency)
 }
 
+/// How a refusal names its sessions: `who` ("session 2 is", "sessions 1, 3
+/// are", with the verb given), `it` ("it", "them") and the `--session`
+/// arguments of the command that ends them.
+struct Named {
+    who: String,
+    it: &'static str,
+    sessions: String,
+}
+
+fn named(list: &[usize], one: &str, many: &str) -> Named {
+    let numbers: Vec<String> = list.iter().map(usize::to_string).collect();
+    let sessions = list.iter().map(|s| format!(" --session {s}")).collect();
+    match numbers.as_slice() {
+        [n] => Named { who: format!("session {n} {one}"), it: "it", sessions },
+        _ => Named { who: format!("sessions {} {many}", numbers.join(", ")), it: "them", sessions },
+    }
+}
+
+/// The console's bus options as typed, for a command it recommends; a
+/// placeholder where none were typed (the menu's tests).
+pub fn shown_bus(bus_args: &str) -> &str {
+    if bus_args.is_empty() {
+        "<bus option>"
+    } else {
+        bus_args
+    }
+}
+
 /// Why `stop` refuses the `latency` sessions ([`latency_among`]), and the
 /// command that ends them.
 pub fn stop_refusal(latency: &[usize], bus_args: &str) -> String {
-    let list: Vec<String> = latency.iter().map(usize::to_string).collect();
-    let sessions: String = latency.iter().map(|s| format!(" --session {s}")).collect();
-    let bus = if bus_args.is_empty() { "<bus option>" } else { bus_args };
-    let (who, it) = if latency.len() == 1 {
-        (format!("session {} runs", list[0]), "it")
-    } else {
-        (format!("sessions {} run", list.join(", ")), "them")
-    };
+    let Named { who, it, sessions } = named(latency, "runs", "run");
+    let bus = shown_bus(bus_args);
     format!(
         "{who} a latency test, which `stop` cannot end: `ctrl.stop` ends a send, and a latency test's round \
          trips do not take it (the test would run all its round trips); end {it} with `toe-console {bus} \
@@ -749,14 +771,8 @@ pub fn abort_and_wait(bus: &mut (impl RegisterBus + ?Sized), sessions: &[usize])
 /// Why the console refuses to start a test on `busy` sessions, and how to
 /// end the old test.
 pub fn busy_message(busy: &[usize], bus_args: &str) -> String {
-    let list: Vec<String> = busy.iter().map(usize::to_string).collect();
-    let sessions: String = busy.iter().map(|s| format!(" --session {s}")).collect();
-    let bus = if bus_args.is_empty() { "<bus option>" } else { bus_args };
-    let (who, it) = if busy.len() == 1 {
-        (format!("session {} is", list[0]), "it")
-    } else {
-        (format!("sessions {} are", list.join(", ")), "them")
-    };
+    let Named { who, it, sessions } = named(busy, "is", "are");
+    let bus = shown_bus(bus_args);
     format!(
         "{who} still running a test (status.busy = 1): end {it} with `toe-console {bus} abort{sessions}` \
          or wait for {it} to end; nothing was written"
