@@ -354,31 +354,7 @@ fn check_flags(cmd: &Option<Cmd>, expect: &Expect) -> Result<(), Fail> {
             if let Some(path) = plot {
                 plots::check_path(path).map_err(|e| Fail(2, e))?;
             }
-            if duplex == "latency" {
-                if duration.is_some() {
-                    return Err(Fail(2, "--duration is for the throughput tests (half), not latency".into()));
-                }
-                let mut list = Vec::new();
-                for s in sessions {
-                    list.push(LatencySpec::parse(expect.sessions, s)?.session);
-                }
-                run::check_distinct(&list)?;
-            } else {
-                let duplex = if duplex == "half" { Duplex::Half } else { Duplex::Full };
-                let mut specs = Vec::new();
-                for s in sessions {
-                    specs.extend(SessionSpec::parse(duplex, expect.sessions, s)?);
-                }
-                run::check_distinct(&specs.iter().map(|s| s.session).collect::<Vec<_>>())?;
-                if let Some(seconds) = *duration {
-                    for s in &mut specs {
-                        s.open_ended(seconds, expect.user_clock_khz).map_err(|e| Fail(2, e))?;
-                    }
-                }
-                if specs.is_empty() {
-                    return Err(Fail(2, "every session is disabled (mode 0): nothing to test".into()));
-                }
-            }
+            plan_test(duplex, sessions, *duration, expect)?;
         }
         Some(Cmd::Abort { sessions } | Cmd::Stop { sessions }) => {
             for s in sessions {
@@ -388,6 +364,43 @@ fn check_flags(cmd: &Option<Cmd>, expect: &Expect) -> Result<(), Fail> {
         _ => {}
     }
     Ok(())
+}
+
+/// What `test` runs: its sessions' specs as given, checked against the
+/// design the console expects (which `identify` then requires the board to
+/// be), so every check needs no bus.
+enum TestPlan {
+    Latency(Vec<LatencySpec>),
+    Throughput(Duplex, Vec<SessionSpec>),
+}
+
+fn plan_test(duplex: &str, sessions: &[String], duration: Option<f64>, expect: &Expect) -> Result<TestPlan, Fail> {
+    if duplex == "latency" {
+        if duration.is_some() {
+            return Err(Fail(2, "--duration is for the throughput tests (half), not latency".into()));
+        }
+        let mut specs = Vec::new();
+        for s in sessions {
+            specs.push(LatencySpec::parse(expect.sessions, s)?);
+        }
+        run::check_distinct(&specs.iter().map(|s| s.session).collect::<Vec<_>>())?;
+        return Ok(TestPlan::Latency(specs));
+    }
+    let duplex = if duplex == "half" { Duplex::Half } else { Duplex::Full };
+    let mut specs = Vec::new();
+    for s in sessions {
+        specs.extend(SessionSpec::parse(duplex, expect.sessions, s)?);
+    }
+    run::check_distinct(&specs.iter().map(|s| s.session).collect::<Vec<_>>())?;
+    if let Some(seconds) = duration {
+        for s in &mut specs {
+            s.open_ended(seconds, expect.user_clock_khz).map_err(|e| Fail(2, e))?;
+        }
+    }
+    if specs.is_empty() {
+        return Err(Fail(2, "every session is disabled (mode 0): nothing to test".into()));
+    }
+    Ok(TestPlan::Throughput(duplex, specs))
 }
 
 fn real_main(cli: Cli) -> Result<(), Fail> {
@@ -421,39 +434,6 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
             // 0: no limit, as the PC tools' --timeout 0.
             let limit = (timeout > 0).then(|| Duration::from_secs(timeout));
             let out = TestOutput { dry_run, json, plot: plot.as_deref() };
-            if duplex == "latency" {
-                if duration.is_some() {
-                    return Err(Fail(2, "--duration is for the throughput tests (half), not latency".into()));
-                }
-                let mut specs = Vec::new();
-                for s in &sessions {
-                    specs.push(LatencySpec::parse(id.sessions, s)?);
-                }
-                let sessions: Vec<usize> = specs.iter().map(|s| s.session).collect();
-                run::check_distinct(&sessions)?;
-                let opts = RunOptions {
-                    limit,
-                    interval: Duration::from_secs_f64(interval),
-                    abort: &run::ABORT,
-                    bus_args: &bus_args,
-                    trace: false,
-                };
-                return latency_cmd(&mut *bus, &id, &specs, &opts, &out);
-            }
-            let duplex = if duplex == "half" { Duplex::Half } else { Duplex::Full };
-            let mut specs = Vec::new();
-            for s in &sessions {
-                specs.extend(SessionSpec::parse(duplex, id.sessions, s)?);
-            }
-            run::check_distinct(&specs.iter().map(|s| s.session).collect::<Vec<_>>())?;
-            if let Some(seconds) = duration {
-                for s in &mut specs {
-                    s.open_ended(seconds, id.user_clock_khz).map_err(|e| Fail(2, e))?;
-                }
-            }
-            if specs.is_empty() {
-                return Err(Fail(2, "every session is disabled (mode 0): nothing to test".into()));
-            }
             let opts = RunOptions {
                 limit,
                 interval: Duration::from_secs_f64(interval),
@@ -461,7 +441,12 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
                 bus_args: &bus_args,
                 trace: plot.is_some(),
             };
-            test_cmd(&mut *bus, &id, duplex, &specs, &opts, &out)
+            match plan_test(&duplex, &sessions, duration, &expect)? {
+                TestPlan::Latency(specs) => {
+                    latency_cmd(&mut *bus, &id, &specs, &RunOptions { trace: false, ..opts }, &out)
+                }
+                TestPlan::Throughput(duplex, specs) => test_cmd(&mut *bus, &id, duplex, &specs, &opts, &out),
+            }
         }
         Cmd::Iperf3 { server, port, time, bytes, parallel, reverse } => {
             let amount = match (time, bytes) {
