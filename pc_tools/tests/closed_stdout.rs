@@ -108,18 +108,7 @@ fn pc_check_exits_with_the_runs_status_when_stdout_is_closed() {
 #[test]
 fn tcp_latency_exits_with_the_runs_status_when_stdout_is_closed() {
     for (len, status) in [(8usize, 0), (9, 6)] {
-        let (addr, h) = peer(move |mut s| {
-            use std::io::{Read, Write};
-            let (mut req, mut sent) = ([0u8; 8], 0u64);
-            let mut resp = vec![0u8; len];
-            while s.read_exact(&mut req).is_ok() {
-                pattern::fill(&mut resp, sent);
-                if s.write_all(&resp).is_err() {
-                    return;
-                }
-                sent += len as u64;
-            }
-        });
+        let (addr, h) = echo_answering(8, len);
         let o = with_closed_stdout(LATENCY, &["c", "i", "127.0.0.1", &addr.port().to_string(), "8", "8", "20"]);
         h.join().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);

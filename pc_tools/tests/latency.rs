@@ -9,7 +9,7 @@ mod common;
 use std::io::{Read, Write};
 use std::time::Duration;
 
-use common::{pattern_bytes, peer, run, server, LATENCY};
+use common::{echo_answering, pattern_bytes, peer, run, server, LATENCY};
 
 fn json(out: &str) -> serde_json::Value {
     serde_json::from_str(out.lines().last().unwrap_or("")).unwrap_or_else(|e| panic!("{e}: {out:?}"))
@@ -190,23 +190,6 @@ fn failure_json(o: &common::Outcome, code: i32) -> serde_json::Value {
     j
 }
 
-/// A peer answering every 64-byte request with `len` bytes, going on with
-/// the response stream's pattern (so every byte the tool reads is right),
-/// until the initiator closes; then it closes too, as an echo does.
-fn answer_64_byte_requests_with(len: usize) -> (std::net::SocketAddr, std::thread::JoinHandle<()>) {
-    peer(move |mut s| {
-        let (mut req, mut sent) = ([0u8; 64], 0u64);
-        let mut resp = vec![0u8; len];
-        while s.read_exact(&mut req).is_ok() {
-            pattern::fill(&mut resp, sent);
-            if s.write_all(&resp).is_err() {
-                return;
-            }
-            sent += len as u64;
-        }
-    })
-}
-
 /// Issue 51, item 4: responses of 65 or 128 bytes to 64-byte requests were
 /// read as the expected 64 and the rest left unread, `ok: true`, exit 0.
 /// The stream must end after the last response: more is surplus (exit 6,
@@ -214,7 +197,7 @@ fn answer_64_byte_requests_with(len: usize) -> (std::net::SocketAddr, std::threa
 #[test]
 fn responses_longer_than_the_response_size_are_surplus_not_success() {
     for (len, outstanding) in [(65usize, "1"), (128, "1"), (128, "4")] {
-        let (addr, h) = answer_64_byte_requests_with(len);
+        let (addr, h) = echo_answering(64, len);
         let port = addr.port().to_string();
         let args = ["c", "i", "127.0.0.1", &port, "64", "64", "5", "--outstanding", outstanding, "--timeout", "10"];
         let o = run(LATENCY, &[&args[..], &["--json"]].concat());
@@ -229,7 +212,7 @@ fn responses_longer_than_the_response_size_are_surplus_not_success() {
         assert_eq!(j["count"].as_u64(), Some(5), "every response was read before the surplus: {j}");
     }
     // In text: the one error line, no summary.
-    let (addr, h) = answer_64_byte_requests_with(65);
+    let (addr, h) = echo_answering(64, 65);
     let o = run(LATENCY, &["c", "i", "127.0.0.1", &addr.port().to_string(), "64", "64", "3"]);
     h.join().unwrap();
     assert_eq!(o.code, 6, "{o:?}");
@@ -243,7 +226,7 @@ fn responses_longer_than_the_response_size_are_surplus_not_success() {
 /// the response that came.
 #[test]
 fn responses_shorter_than_the_response_size_are_errors() {
-    let (addr, h) = answer_64_byte_requests_with(63);
+    let (addr, h) = echo_answering(64, 63);
     let port = addr.port().to_string();
     let o = run(LATENCY, &["c", "i", "127.0.0.1", &port, "64", "64", "5", "--timeout", "1", "--json"]);
     h.join().unwrap();

@@ -120,6 +120,26 @@ pub fn server(tool: &str, args: &[&str]) -> (Running, u16) {
     (s, port)
 }
 
+/// An echo peer ([`peer`]) answering every `request`-byte request with
+/// `len` bytes that go on with the response stream's pattern (so every byte
+/// the tool reads is right), until the initiator closes; then it closes too,
+/// as an echo does. A `len` other than the tool's response size is an echo
+/// of the wrong length.
+pub fn echo_answering(request: usize, len: usize) -> (SocketAddr, thread::JoinHandle<()>) {
+    peer(move |mut s| {
+        use std::io::{Read, Write};
+        let (mut req, mut sent) = (vec![0u8; request], 0u64);
+        let mut resp = vec![0u8; len];
+        while s.read_exact(&mut req).is_ok() {
+            pattern::fill(&mut resp, sent);
+            if s.write_all(&resp).is_err() {
+                return;
+            }
+            sent += len as u64;
+        }
+    })
+}
+
 /// A one-connection peer on an ephemeral loopback port: `serve` runs on the
 /// accepted stream in a thread; the accept is bounded in time.
 pub fn peer<F>(serve: F) -> (SocketAddr, thread::JoinHandle<()>)
