@@ -471,6 +471,27 @@ pub fn read_packet<R: Read>(r: &mut R) -> Result<Option<Packet>, StreamError> {
     Ok(Some(Packet { header, records: vec![decode_record(header.addr_size, &rh, &payload)] }))
 }
 
+/// True when `bytes`, the start of a stream, hold everything [`read_packet`]
+/// needs to return without reading more: a whole packet, or a header it
+/// refuses at once. A server uses it to take every packet a client sent in
+/// one go without waiting on the socket for the next.
+pub fn packet_ready(bytes: &[u8]) -> bool {
+    let head = bytes.get(..PACKET_HEADER_LEN).unwrap_or(bytes);
+    let header = match decode_header(head) {
+        Ok(h) => h,
+        Err(DecodeError::Truncated { .. }) => return false,
+        Err(_) => return true,
+    };
+    if header.probe || header.probe_reply {
+        return true;
+    }
+    let Some(rh) = bytes.get(PACKET_HEADER_LEN..PACKET_HEADER_LEN + RECORD_HEADER_LEN) else {
+        return false;
+    };
+    let rh: &[u8; RECORD_HEADER_LEN] = rh.try_into().expect("slice of record header length");
+    bytes.len() >= PACKET_HEADER_LEN + RECORD_HEADER_LEN + record_payload_len(header.addr_size, rh)
+}
+
 /// Fills `buf` unless the stream ends first; returns how much was read.
 fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
@@ -653,6 +674,35 @@ mod tests {
         );
     }
 
+    /// `packet_ready` says yes exactly when `read_packet` needs no more
+    /// bytes: it returns a packet or refuses what it has, and never stops
+    /// at the end of the bytes mid-packet.
+    fn ready_agrees_with_read_packet(bytes: &[u8]) {
+        let needs_more = match read_packet(&mut &bytes[..]) {
+            Ok(None) | Err(StreamError::Decode(DecodeError::Truncated { .. })) => true,
+            Ok(Some(_)) | Err(_) => false,
+        };
+        assert_eq!(packet_ready(bytes), !needs_more, "{bytes:02x?}");
+    }
+
+    #[test]
+    fn a_packet_is_ready_once_its_last_byte_is_there() {
+        let write = Packet::new(vec![Record::writes(0x20, [1, 2, 3])]).encode().unwrap();
+        let read = Packet::new(vec![Record::reads([0, 4])]).encode().unwrap();
+        let probe = Packet { header: PacketHeader { probe: true, ..PacketHeader::default() }, records: vec![] };
+        let probe = probe.encode().unwrap();
+        for packet in [&write, &read, &probe] {
+            for cut in 0..=packet.len() {
+                ready_agrees_with_read_packet(&packet[..cut]);
+            }
+            assert!(packet_ready(packet));
+            assert!(packet_ready(&[packet.as_slice(), &read[..3]].concat()), "a whole packet and a bit of the next");
+        }
+        assert!(!packet_ready(&write[..write.len() - 1]));
+        // A wrong magic is refused at once: nothing to wait for.
+        assert!(packet_ready(&hex("4e6e1044 00000000")));
+    }
+
     #[test]
     fn encode_limits() {
         let e = Packet::new(vec![Record::reads(0..256)]).encode().unwrap_err();
@@ -682,7 +732,7 @@ mod tests {
                 bytes[..4].copy_from_slice(&[0x4e, 0x6f, 0x10, if seed & 4 == 0 { 0x84 } else { 0x44 }]);
             }
             let _ = Packet::decode(&bytes);
-            let _ = read_packet(&mut &bytes[..]);
+            ready_agrees_with_read_packet(&bytes);
         }
     }
 }

@@ -76,6 +76,18 @@
 //! default, below the 2 s after which `RemoteClient` gives up), when its
 //! request receiver is gone, or when a record's byte enable is not 0xF.
 //!
+//! # Packets sent together run together
+//!
+//! The server reads every whole packet a client has already sent (one TCP
+//! write of several packets, as [`Client::write32_all`] sends them) and
+//! hands all their bus accesses to the simulation as one [`BusRequest`],
+//! in order, then sends the answers in order. A board's Etherbone core runs
+//! a pipelined stream back to back; served a packet at a time, the
+//! simulation loop would run on between them, and the `ctrl.start` writes
+//! of sessions started together would land hundreds of cycles apart, so
+//! that the first session had the link to itself and measured a higher
+//! rate than the others.
+//!
 //! # Addresses outside the register map
 //!
 //! A server given the map's span ([`ServerOptions::register_span`]; the

@@ -12,7 +12,9 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use crate::bus::{BusError, Op, RegisterBus};
-use crate::codec::{read_packet, AddrSize, Packet, PacketHeader, Record, RecordFlags, StreamError, BYTE_ENABLE_32};
+use crate::codec::{
+    packet_ready, read_packet, AddrSize, Packet, PacketHeader, Record, RecordFlags, StreamError, BYTE_ENABLE_32,
+};
 
 /// Config space, byte address of the upper 32 bits of the connection's error
 /// shift register (the Etherbone specification's register at 0x0).
@@ -436,7 +438,7 @@ impl Connection {
         let read_half = self.stream.try_clone().map_err(|e| format!("cloning the socket: {e}"))?;
         let mut reader = BufReader::new(read_half);
         loop {
-            let packet = match read_packet(&mut reader) {
+            let first = match read_packet(&mut reader) {
                 Ok(Some(p)) => p,
                 Ok(None) => return Ok(()),
                 Err(StreamError::Io(e))
@@ -454,10 +456,27 @@ impl Connection {
                 }
                 Err(e) => return Err(e.to_string()),
             };
-            if let Some(answer) = self.handle(packet)? {
-                if !self.send(&answer, "an answer")? {
-                    return Ok(());
+            // Every further packet the client has already sent joins this
+            // one: their accesses go to the bus as one request, back to back,
+            // as a board's Etherbone core runs a pipelined stream. Served one
+            // at a time, each would wait a turn of the simulation loop, and
+            // writes sent together (the starts of several sessions) would
+            // land hundreds of cycles apart.
+            let mut packets = vec![first];
+            let mut fault = None;
+            while fault.is_none() && packet_ready(reader.buffer()) {
+                match read_packet(&mut reader) {
+                    Ok(Some(p)) => packets.push(p),
+                    Ok(None) => break,
+                    Err(e) => fault = Some(e.to_string()),
                 }
+            }
+            let (answer, refused) = self.handle(packets);
+            if !answer.is_empty() && !self.send(&answer, "an answer")? {
+                return Ok(());
+            }
+            if let Some(why) = refused.or(fault) {
+                return Err(why);
             }
         }
     }
@@ -498,70 +517,92 @@ impl Connection {
         Ok(true)
     }
 
-    fn handle(&mut self, packet: Packet) -> Result<Option<Vec<u8>>, String> {
-        if packet.header.probe {
-            let answer = Packet {
-                header: PacketHeader {
-                    probe: false,
-                    probe_reply: true,
-                    no_reads: true,
-                    probe_id: packet.header.probe_id,
-                    ..PacketHeader::default()
+    /// Serves `packets` in order with one bus request for all their
+    /// accesses. Returns the answers, one packet per packet that has reads
+    /// or is a probe, and why the connection must close, if a packet says
+    /// so (then the packets before it are served and answered).
+    fn handle(&mut self, packets: Vec<Packet>) -> (Vec<u8>, Option<String>) {
+        let mut refused = None;
+        let mut planned = Vec::with_capacity(packets.len());
+        for packet in packets {
+            if !packet.header.probe && packet.header.addr_size != AddrSize::A32 {
+                refused = Some(
+                    "the packet has 64-bit addresses; this server's bus has 32-bit addresses (LiteX: --addr-width 32)"
+                        .into(),
+                );
+                break;
+            }
+            planned.push(PlannedPacket {
+                probe_id: packet.header.probe.then_some(packet.header.probe_id),
+                records: packet.records.into_iter().map(PlannedRecord::new).collect(),
+            });
+        }
+        let accesses: Vec<Access> = planned
+            .iter()
+            .flat_map(|p| &p.records)
+            .filter(|r| r.refused.is_none())
+            .flat_map(|r| r.accesses.clone())
+            .collect();
+        let mut results = self.run_in_map(&accesses).into_iter();
+
+        let mut bytes = Vec::new();
+        for packet in planned {
+            let answer = match packet.probe_id {
+                Some(probe_id) => Packet {
+                    header: PacketHeader {
+                        probe: false,
+                        probe_reply: true,
+                        no_reads: true,
+                        probe_id,
+                        ..PacketHeader::default()
+                    },
+                    records: Vec::new(),
                 },
-                records: Vec::new(),
+                None => {
+                    let answers: Vec<Record> =
+                        packet.records.into_iter().filter_map(|r| self.finish_record(r, &mut results)).collect();
+                    if answers.is_empty() {
+                        continue;
+                    }
+                    Packet::new(answers)
+                }
             };
-            return answer.encode().map(Some).map_err(|e| e.to_string());
+            match answer.encode() {
+                Ok(b) => bytes.extend(b),
+                Err(e) => {
+                    refused.get_or_insert(e.to_string());
+                    break;
+                }
+            }
         }
-        if packet.header.addr_size != AddrSize::A32 {
-            return Err(
-                "the packet has 64-bit addresses; this server's bus has 32-bit addresses (LiteX: --addr-width 32)"
-                    .into(),
-            );
-        }
-        let answers: Vec<Record> = packet.records.into_iter().filter_map(|r| self.handle_record(r)).collect();
-        if answers.is_empty() {
-            return Ok(None);
-        }
-        Packet::new(answers).encode().map(Some).map_err(|e| e.to_string())
+        (bytes, refused)
     }
 
-    /// Performs a record's bus accesses and returns the answer record, if it
-    /// has reads. Writes come first, as in LiteX and the specification.
-    fn handle_record(&mut self, rec: Record) -> Option<Record> {
-        let mut ops = Vec::with_capacity(rec.writes.len() + rec.reads.len());
-        if rec.flags.wca {
-            if !rec.writes.is_empty() {
-                eprintln!(
-                    "etherbone: {}: {} config-space write(s) ignored: the config space is read-only",
-                    self.peer,
-                    rec.writes.len()
-                );
-            }
-        } else {
-            // Addresses in 64 bits: a burst that runs past 0xFFFFFFFF goes
-            // out of the address space, it does not wrap onto 0x0 (the map).
-            for (i, &value) in rec.writes.iter().enumerate() {
-                let step = if rec.flags.wff { 0 } else { 4 * i as u64 };
-                ops.push(Access { addr: rec.write_base.saturating_add(step), write: Some(value) });
-            }
+    /// Takes a record's results from `results` (the batch's, in order),
+    /// notes them in the error shift register and returns the answer
+    /// record, if it has reads.
+    fn finish_record(
+        &mut self,
+        planned: PlannedRecord,
+        results: &mut impl Iterator<Item = Result<u32, String>>,
+    ) -> Option<Record> {
+        let PlannedRecord { rec, accesses, refused } = planned;
+        if rec.flags.wca && !rec.writes.is_empty() {
+            eprintln!(
+                "etherbone: {}: {} config-space write(s) ignored: the config space is read-only",
+                self.peer,
+                rec.writes.len()
+            );
         }
-        if !rec.flags.rca {
-            ops.extend(rec.reads.iter().map(|&addr| Access { addr, write: None }));
-        }
-
-        let results = if ops.is_empty() {
-            Vec::new()
-        } else if rec.byte_enable != BYTE_ENABLE_32 {
-            let why = format!("byte enable {:#04x} refused: only 0x0f (32-bit accesses) is supported", rec.byte_enable);
-            vec![Err(why); ops.len()]
-        } else {
-            self.run_in_map(&ops)
+        let results: Vec<Result<u32, String>> = match refused {
+            Some(why) => vec![Err(why); accesses.len()],
+            None => accesses.iter().map(|_| results.next().unwrap_or_else(|| Err("no result".into()))).collect(),
         };
-        for (op, result) in ops.iter().zip(&results) {
+        for (access, result) in accesses.iter().zip(&results) {
             self.error_shift = (self.error_shift << 1) | u64::from(result.is_err());
             if let Err(why) = result {
                 let n = self.shared.bus_errors.fetch_add(1, Ordering::Relaxed) + 1;
-                eprintln!("etherbone: {}: {op} failed: {why} (bus error {n})", self.peer);
+                eprintln!("etherbone: {}: {access} failed: {why} (bus error {n})", self.peer);
             }
         }
 
@@ -663,6 +704,43 @@ impl Connection {
                 }
             }
         }
+    }
+}
+
+/// A packet of a batch, before its accesses run.
+struct PlannedPacket {
+    /// A probe has no records and is answered with its id.
+    probe_id: Option<u32>,
+    records: Vec<PlannedRecord>,
+}
+
+/// A record's bus accesses, worked out before any of them runs. Writes
+/// come first, as in LiteX and the specification.
+struct PlannedRecord {
+    rec: Record,
+    accesses: Vec<Access>,
+    /// Why none of them goes to the bus, if none does.
+    refused: Option<String>,
+}
+
+impl PlannedRecord {
+    fn new(rec: Record) -> Self {
+        let mut accesses = Vec::with_capacity(rec.writes.len() + rec.reads.len());
+        // Config-space writes (`wca`) are ignored, and said so when served.
+        if !rec.flags.wca {
+            // Addresses in 64 bits: a burst that runs past 0xFFFFFFFF goes
+            // out of the address space, it does not wrap onto 0x0 (the map).
+            for (i, &value) in rec.writes.iter().enumerate() {
+                let step = if rec.flags.wff { 0 } else { 4 * i as u64 };
+                accesses.push(Access { addr: rec.write_base.saturating_add(step), write: Some(value) });
+            }
+        }
+        if !rec.flags.rca {
+            accesses.extend(rec.reads.iter().map(|&addr| Access { addr, write: None }));
+        }
+        let refused = (!accesses.is_empty() && rec.byte_enable != BYTE_ENABLE_32)
+            .then(|| format!("byte enable {:#04x} refused: only 0x0f (32-bit accesses) is supported", rec.byte_enable));
+        PlannedRecord { rec, accesses, refused }
     }
 }
 

@@ -465,3 +465,46 @@ fn writes_together_are_all_performed_and_the_first_failure_is_named() {
     let mut local = mem.clone();
     assert_eq!(local.write32_all(&writes[..5]), Err(BusError::slverr(0x10c)));
 }
+
+/// Packets a client sends in one go reach the bus as one request, in
+/// order, and are answered in order: a board's Etherbone core runs a
+/// pipelined stream without pausing between packets, and the virtual board
+/// must too, or writes sent together (the starts of several sessions)
+/// land a simulation-loop turn apart each.
+#[test]
+fn packets_sent_together_reach_the_bus_as_one_request() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let info = ServerInfo::for_addr(ServerInfo::DEFAULT_COMM, listener.local_addr().unwrap()).unwrap();
+    let (server, requests) = spawn_server(listener, info).unwrap();
+    let (mut s, _) = raw_connect(server.local_addr());
+    let mut bytes = Vec::new();
+    for k in 0..8u32 {
+        bytes.extend(Packet::new(vec![Record::writes(u64::from(0x40 + 4 * k), [k])]).encode().unwrap());
+    }
+    let probe =
+        Packet { header: PacketHeader { probe: true, probe_id: 7, ..PacketHeader::default() }, records: vec![] };
+    bytes.extend(probe.encode().unwrap());
+    bytes.extend(Packet::new(vec![Record::reads([0x40, 0x5c])]).encode().unwrap());
+    let status = Record {
+        flags: RecordFlags { rca: true, ..RecordFlags::default() },
+        ..Record::reads([u64::from(CONFIG_ERROR_LOW)])
+    };
+    bytes.extend(Packet::new(vec![status]).encode().unwrap());
+    s.write_all(&bytes).unwrap();
+
+    let request = requests.recv_timeout(TIMEOUT).expect("a bus request");
+    let writes = (0..8).map(|k| Op::Write { addr: 0x40 + 4 * k, value: k });
+    let want: Vec<Op> = writes.chain([Op::Read { addr: 0x40 }, Op::Read { addr: 0x5c }]).collect();
+    assert_eq!(request.ops(), want.as_slice(), "every packet's accesses in one request, in order");
+    let mut results: Vec<Result<u32, BusError>> = vec![Ok(0); want.len()];
+    results[3] = Err(BusError::slverr(0x4c));
+    results[9] = Ok(7);
+    assert!(request.respond(results));
+
+    let answer = read_packet(&mut s).unwrap().unwrap();
+    assert!(answer.header.probe_reply && answer.header.probe_id == 7, "the probe first: {answer:?}");
+    assert_eq!(read_packet(&mut s).unwrap().unwrap().records[0].writes, vec![0, 7], "then the reads");
+    // Ten accesses, newest in bit 0: the fourth (bit 6) failed.
+    assert_eq!(read_packet(&mut s).unwrap().unwrap().records[0].writes, vec![1 << 6], "then the error status");
+    assert!(requests.try_recv().is_err(), "nothing more went to the bus");
+}
