@@ -2,7 +2,8 @@
 # Installs what the tests need and is missing, from Debian's packages:
 # Verilator (testbench, lint), yosys (synth-estimate), tclsh (script stand-ins),
 # gcc (C header self-test), iperf3 (bench-pc), iperf 2.x (the iperf interop
-# tests), zlib (FST traces), Python's
+# tests), ip, ping, arping and tcpdump (the network node's tests on a TAP
+# device in a private namespace), zlib (FST traces), Python's
 # venv; then LiteX, pinned in scripts/requirements-litex.txt, into .venv/ (the
 # Etherbone interop test runs LiteX's own client). Quick when all is present.
 set -euo pipefail
@@ -17,6 +18,10 @@ command -v g++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)
 command -v iperf3 >/dev/null || need+=(iperf3)
 command -v iperf >/dev/null || need+=(iperf)
+command -v ip >/dev/null || need+=(iproute2)
+command -v ping >/dev/null || need+=(iputils-ping)
+command -v arping >/dev/null || need+=(arping)
+command -v tcpdump >/dev/null || need+=(tcpdump)
 [ -e /usr/include/zlib.h ] || need+=(zlib1g-dev)
 if ! command -v python3 >/dev/null; then
     need+=(python3 python3-venv)
@@ -25,7 +30,7 @@ elif [ ! -x "$root/.venv/bin/python" ] && ! python3 -c 'import ensurepip, venv' 
     need+=(python3-venv)
 fi
 if [ ${#need[@]} -eq 0 ]; then
-    echo "deps: verilator $(verilator --version | awk '{print $2}'), yosys, tclsh, gcc, iperf3, iperf, python3 present"
+    echo "deps: verilator $(verilator --version | awk '{print $2}'), yosys, tclsh, gcc, iperf3, iperf, ip, ping, arping, tcpdump, python3 present"
 else
     echo "deps: installing ${need[*]}"
     sudo=""
