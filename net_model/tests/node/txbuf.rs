@@ -23,6 +23,8 @@ fn exactly_the_answers_that_fit_are_sent_in_order() {
             0 => 1472, // two full frames (3028 bytes), then a third does not fit
             1 => 1472,
             2 => 1472,
+            3 => 1026, // 1068 bytes: the buffer is exactly full
+            4 => 0,    // so not even a 60-byte frame fits
             _ => rng.gen_range(0..=1472),
         };
         let frame_len = (42 + len).max(60);
@@ -35,6 +37,7 @@ fn exactly_the_answers_that_fit_are_sent_in_order() {
         n.receive(&ping(seq, &vec![seq as u8; len]), false, 1);
         assert_eq!(n.tx_buffer_used(), used, "after echo {seq}");
     }
+    assert_eq!(want[..3], [0, 1, 3]);
     assert!(full > 10, "the test must overflow the buffer ({full})");
     assert_eq!(n.count(Counter::Dropped(DropReason::TxBufferFull)), full);
     assert_eq!(n.count(Counter::IcmpEchoesAnswered), want.len() as u64);
