@@ -10,33 +10,33 @@
 //! # Receive: the checks, in order
 //!
 //! ```text
-//!  frame from the MAC (tdata ... tlast, tuser)          frames_in += 1
+//!  frame from the MAC (tdata ... tlast, tuser)                frames_in += 1
 //!   |
-//!   |  Ethernet     frame_error (tuser) -> runt (< 60) -> oversize (> 14 + mtu)
-//!   |               -> not_our_mac (dst not fpga_mac, not broadcast)
-//!   |               -> vlan_tag (0x8100, 0x88a8) -> ethertype_unknown
+//!   |  frame      frame_error (tuser) -> runt (< 60) -> oversize (> 14 + mtu)
+//!   |  Ethernet   -> not_our_mac (dst neither fpga_mac nor broadcast)
+//!   |             -> vlan_tag (0x8100, 0x88a8) -> ethertype_unknown
 //!   |
-//!   +-- 0x0806 ARP  arp_malformed (short; htype 1, ptype 0x0800, hlen 6, plen 4, oper 1|2)
-//!   |               -> arp_not_for_us (tpa != fpga_ip, or fixed-MAC mode)
-//!   |      request: [server: spa == target_ip teaches target_mac] -> reply ---------+
-//!   |      reply:   arp_reply_ignored unless client mode is resolving and          |
-//!   |               spa == target_ip -> target_mac, init_done                      |
-//!   |                                                                              |
-//!   +-- 0x0800 IPv4 ipv4_version -> ipv4_header_length (IHL < 5)                   |
-//!                   -> ipv4_options (IHL > 5) -> ipv4_length (total < 20 or        |
-//!                   beyond the frame) -> ipv4_checksum -> ipv4_not_for_us          |
-//!                   -> ipv4_fragment (MF or offset) -> ipv4_protocol (not 1)       |
-//!        ICMP       icmp_truncated (< 8) -> icmp_checksum                          |
-//!                   -> icmp_not_echo_request (not type 8 code 0) -> echo reply ----+
-//!                                                                                  |
-//!  Transmit                                                                        v
-//!   client-mode ARP timer: a request every arp_retry_cycles ---> pad to 60 bytes
-//!   (arp_attempts of them, then arp_failed)                           |
-//!                                                 whole frame fits?  no: tx_buffer_full
-//!                                                          | yes         (the request's
-//!                                               TX FIFO (tx_buffer_bytes)  ARP timer keeps
-//!                                                          |               it due instead)
-//!                                               transmit(now) -> MAC     frames_out += 1
+//!   +-- 0x0806 ARP   arp_malformed (short; htype 1, ptype 0x0800, hlen 6,
+//!   |                plen 4, oper 1 or 2) -> arp_not_for_us (tpa != fpga_ip,
+//!   |                or fixed-MAC mode)
+//!   |     request:   [server: spa == target_ip teaches target_mac] ------> ARP reply
+//!   |     reply:     arp_reply_ignored unless client mode is resolving
+//!   |                and spa == target_ip; then target_mac, init_done
+//!   |
+//!   +-- 0x0800 IPv4  ipv4_version -> ipv4_header_length (IHL < 5)
+//!                    -> ipv4_options (IHL > 5) -> ipv4_length (total < 20 or
+//!                    beyond the frame) -> ipv4_checksum -> ipv4_not_for_us
+//!                    -> ipv4_fragment (MF or offset) -> ipv4_protocol (not 1)
+//!         ICMP       icmp_truncated (< 8) -> icmp_checksum
+//!                    -> icmp_not_echo_request (not type 8 code 0) -> echo reply
+//!
+//!  ARP reply, echo reply ------------------+
+//!  client-mode ARP timer: a request at  ---+--> pad to 60 --> fits whole in the
+//!  init, then arp_retry_cycles after the         bytes         FIFO (tx_buffer_bytes)?
+//!  last; after arp_attempts, arp_failed                          |yes         |no
+//!                                                                v            v
+//!                         MAC <-- transmit(now) <-- FIFO      answer: dropped, tx_buffer_full
+//!                                 frames_out += 1             request: stays due, next tick
 //! ```
 //!
 //! A dropped frame counts under exactly one [`DropReason`]: the first check
@@ -50,6 +50,18 @@
 //! stores the frame, raises every flag as it streams, and picks the first
 //! raised flag of this order at `tlast`; the model checks the same order.
 //! Bytes beyond an IPv4 packet's total length are Ethernet padding and ignored.
+//!
+//! The order, as numbered register fields will have it: 1 frame_error,
+//! 2 runt, 3 oversize, 4 not_our_mac, 5 vlan_tag, 6 ethertype_unknown,
+//! 7 arp_malformed, 8 arp_not_for_us, 9 arp_reply_ignored, 10 ipv4_version,
+//! 11 ipv4_header_length, 12 ipv4_options, 13 ipv4_length, 14 ipv4_checksum,
+//! 15 ipv4_not_for_us, 16 ipv4_fragment, 17 ipv4_protocol, 18 icmp_truncated,
+//! 19 icmp_checksum, 20 icmp_not_echo_request, 21 tx_buffer_full (the answer
+//! of a frame that passed every check). A frame error comes first because
+//! nothing in a frame with a bad FCS can be believed. An ARP packet "too
+//! short" cannot reach the ARP checks (a frame past the runt check carries
+//! at least 46 bytes), but the check stays so the order does not depend on
+//! the runt limit.
 //!
 //! # Answers
 //!
@@ -82,6 +94,27 @@
 //! fpga_ip; fixed-MAC mode is done at once with the configured MAC. Before
 //! the first `init` the node already answers ARP and echo requests (they need
 //! no target), but `init_done` is false.
+//!
+//! # Example
+//!
+//! ```
+//! use std::net::Ipv4Addr;
+//! use net_model::frames::{self, Ends};
+//! use net_model::{ArpMode, Counter, NetNode, NodeConfig};
+//!
+//! let (fpga_mac, host_mac) = ([0x02, 0, 0, 0, 0, 1], [0x02, 0, 0, 0, 0, 2]);
+//! let (fpga_ip, host_ip) = (Ipv4Addr::new(10, 0, 0, 2), Ipv4Addr::new(10, 0, 0, 1));
+//! let mut node = NetNode::new(NodeConfig::new(fpga_mac, fpga_ip, host_ip, ArpMode::Server))?;
+//! node.init(0);
+//! assert!(node.init_done());
+//!
+//! let ends = Ends { src_mac: host_mac, dst_mac: fpga_mac, src_ip: host_ip, dst_ip: fpga_ip };
+//! node.receive(&frames::echo_request(ends, 1, 1, b"ping"), false, 10);
+//! let reply = node.transmit(11).expect("an echo reply");
+//! assert_eq!(&reply[..6], &host_mac);
+//! assert_eq!(node.count(Counter::IcmpEchoesAnswered), 1);
+//! # Ok::<(), net_model::ConfigError>(())
+//! ```
 //!
 //! # Part 2 (TCP)
 //!
