@@ -145,7 +145,8 @@ impl NetNode {
         let request = frames::arp_request(self.cfg.fpga_mac, self.cfg.fpga_ip, self.cfg.target_ip);
         if self.enqueue(request) {
             self.counters.bump(Counter::ArpRequestsSent);
-            self.resolution = Resolution::Resolving { sent: sent + 1, due: now + self.cfg.arp_retry_cycles };
+            self.resolution =
+                Resolution::Resolving { sent: sent + 1, due: now.saturating_add(self.cfg.arp_retry_cycles) };
         }
     }
 

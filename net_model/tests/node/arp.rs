@@ -203,3 +203,14 @@ fn fixed_mac_sends_no_arp_and_takes_none() {
     assert_eq!(n.target_mac(), Some(FIXED_MAC));
     assert_echo_answered(&mut n, 1 << 40);
 }
+
+/// Time near the end of u64 does not overflow: the last wait ends at u64::MAX.
+#[test]
+fn time_near_the_end_of_u64() {
+    let mut n = client(1000, 2);
+    n.init(u64::MAX - 10);
+    assert_eq!(drain(&mut n, u64::MAX - 10).len(), 1);
+    assert_eq!(drain(&mut n, u64::MAX).len(), 1, "the retry at the saturated due time");
+    n.receive(&host_reply(), false, u64::MAX);
+    assert!(!n.init_done() && n.arp_failed());
+}
