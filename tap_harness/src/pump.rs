@@ -335,12 +335,17 @@ fn run<N: FrameNode>(s: &Shared<N>, tap: Tap, mut pcap: Option<PcapWriter>, idle
     while !s.stop.load(Ordering::SeqCst) {
         let mut moved = false;
 
+        // After every frame in, the node's answers go out before the next
+        // frame comes in: the MAC drains the transmit buffer at the line
+        // rate the requests arrive at, so a burst the kernel queued at once
+        // does not overflow a transmit buffer sized for two frames.
         let injected: Vec<Vec<u8>> = lock(&s.inject).drain(..).collect();
         for frame in injected {
             moved = true;
             lock(&s.stats).injected += 1;
             let len = frame.len();
-            deliver(s, &mut pcap, frame, len, true);
+            deliver(s, &mut pcap, &frame, len, true);
+            drain(s, &tap, &mut pcap);
         }
 
         for _ in 0..BURST {
@@ -358,7 +363,8 @@ fn run<N: FrameNode>(s: &Shared<N>, tap: Tap, mut pcap: Option<PcapWriter>, idle
                     if frame.len() < MIN_FRAME {
                         frame.resize(MIN_FRAME, 0);
                     }
-                    deliver(s, &mut pcap, frame, n, false);
+                    deliver(s, &mut pcap, &frame, n, false);
+                    drain(s, &tap, &mut pcap);
                 }
                 Ok(None) => break,
                 Err(e) => {
@@ -368,25 +374,8 @@ fn run<N: FrameNode>(s: &Shared<N>, tap: Tap, mut pcap: Option<PcapWriter>, idle
             }
         }
 
-        for _ in 0..BURST {
-            let now = s.clock.now();
-            let Some(frame) = lock(&s.node).transmit(now) else { break };
-            moved = true;
-            let at = SystemTime::now();
-            let written = tap.write_frame(&frame, WRITE_WAIT);
-            {
-                let mut st = lock(&s.stats);
-                match written {
-                    Ok(()) => st.to_kernel += 1,
-                    Err(e) => {
-                        st.tap_write_errors += 1;
-                        st.last_error = Some(format!("writing a {}-byte frame to {}: {e}", frame.len(), tap.name()));
-                    }
-                }
-            }
-            let len = frame.len();
-            record(s, &mut pcap, Direction::FromNode, false, frame, len, at, now);
-        }
+        // Frames due by time alone (client-mode ARP requests).
+        moved |= drain(s, &tap, &mut pcap);
 
         if moved {
             unflushed = pcap.is_some();
@@ -408,11 +397,34 @@ fn run<N: FrameNode>(s: &Shared<N>, tap: Tap, mut pcap: Option<PcapWriter>, idle
     (tap, pcap)
 }
 
-fn deliver<N: FrameNode>(s: &Shared<N>, pcap: &mut Option<PcapWriter>, frame: Vec<u8>, len: usize, injected: bool) {
-    let at = SystemTime::now();
+/// Moves the node's frames to the TAP, at most a burst; `true` if any went.
+fn drain<N: FrameNode>(s: &Shared<N>, tap: &Tap, pcap: &mut Option<PcapWriter>) -> bool {
+    let mut moved = false;
+    for _ in 0..BURST {
+        let now = s.clock.now();
+        let Some(frame) = lock(&s.node).transmit(now) else { break };
+        moved = true;
+        // Logged before the kernel has it: whoever sees the kernel react
+        // finds the frame in the log already.
+        let len = frame.len();
+        record(s, pcap, Direction::FromNode, false, &frame, len, SystemTime::now(), now);
+        let written = tap.write_frame(&frame, WRITE_WAIT);
+        let mut st = lock(&s.stats);
+        match written {
+            Ok(()) => st.to_kernel += 1,
+            Err(e) => {
+                st.tap_write_errors += 1;
+                st.last_error = Some(format!("writing a {len}-byte frame to {}: {e}", tap.name()));
+            }
+        }
+    }
+    moved
+}
+
+fn deliver<N: FrameNode>(s: &Shared<N>, pcap: &mut Option<PcapWriter>, frame: &[u8], len: usize, injected: bool) {
     let now = s.clock.now();
-    lock(&s.node).receive(&frame, now);
-    record(s, pcap, Direction::ToNode, injected, frame, len, at, now);
+    record(s, pcap, Direction::ToNode, injected, frame, len, SystemTime::now(), now);
+    lock(&s.node).receive(frame, now);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -421,18 +433,18 @@ fn record<N>(
     pcap: &mut Option<PcapWriter>,
     direction: Direction,
     injected: bool,
-    frame: Vec<u8>,
+    frame: &[u8],
     original_len: usize,
     at: SystemTime,
     now: u64,
 ) {
     if let Some(p) = pcap.as_mut() {
-        if let Err(e) = p.write_frame(at, &frame) {
+        if let Err(e) = p.write_frame(at, frame) {
             pcap_error(s, &e);
         }
     }
     if s.keep_log {
-        lock(&s.log).push(LoggedFrame { direction, injected, bytes: frame, original_len, at, now });
+        lock(&s.log).push(LoggedFrame { direction, injected, bytes: frame.to_vec(), original_len, at, now });
     }
 }
 
