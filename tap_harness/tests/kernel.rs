@@ -719,3 +719,42 @@ fn the_runs_pcap_reads_back_with_tcpdump() {
     // Both directions, with the right Ethernet addresses (-e).
     assert_eq!(count(&format!("{} > {}", mac_text(&FPGA_MAC), mac_text(&kernel_mac))), 4, "{text}");
 }
+
+#[test]
+fn a_refused_namespace_is_one_clear_error() {
+    // A thread whose effective capabilities lack CAP_SYS_ADMIN (capabilities
+    // are per thread): in_private_namespace's own thread inherits that.
+    let result = std::thread::spawn(|| {
+        #[repr(C)]
+        struct Header {
+            version: u32,
+            pid: i32,
+        }
+        #[repr(C)]
+        #[derive(Clone, Copy, Default)]
+        struct Data {
+            effective: u32,
+            permitted: u32,
+            inheritable: u32,
+        }
+        const VERSION_3: u32 = 0x2008_0522;
+        const CAP_SYS_ADMIN: u32 = 21;
+        let mut header = Header { version: VERSION_3, pid: 0 };
+        let mut data = [Data::default(); 2];
+        // SAFETY: capget/capset with a version-3 header and two data words.
+        unsafe {
+            assert_eq!(libc::syscall(libc::SYS_capget, &mut header as *mut Header, data.as_mut_ptr()), 0);
+            data[0].effective &= !(1 << CAP_SYS_ADMIN);
+            assert_eq!(libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()), 0);
+        }
+        in_private_namespace(|| ()).map_err(|e| e.to_string())
+    })
+    .join()
+    .unwrap();
+    assert_eq!(
+        result,
+        Err("tap_harness: cannot create a private network namespace: unshare(CLONE_NEWNET): \
+             Operation not permitted (run as root)"
+            .to_string())
+    );
+}

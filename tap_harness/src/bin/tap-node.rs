@@ -97,6 +97,16 @@ enum Mode {
     Fixed,
 }
 
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Client => "client",
+            Mode::Server => "server",
+            Mode::Fixed => "fixed-MAC",
+        }
+    }
+}
+
 impl From<Mode> for ArpMode {
     fn from(m: Mode) -> Self {
         match m {
@@ -269,10 +279,10 @@ fn run_command(args: &Args) -> Result<u8, HarnessError> {
     }
     let pump = start_node(args, tap, args.target_mac.unwrap_or(kernel_mac))?;
     eprintln!(
-        "tap-node: node {} ({}) in {:?} mode on {}, the kernel is {}/{} ({}){}",
+        "tap-node: node {} ({}) in {} mode on {}, the kernel is {}/{} ({}){}",
         args.fpga_ip,
         mac_text(&args.fpga_mac),
-        args.mode,
+        args.mode.name(),
         args.tap,
         args.target_ip,
         args.prefix_len,
@@ -319,10 +329,10 @@ fn serve_attached(args: &Args, name: &str) -> Result<u8, HarnessError> {
     let kernel_mac = tap.mac()?;
     let pump = start_node(args, tap, args.target_mac.unwrap_or(kernel_mac))?;
     eprintln!(
-        "tap-node: node {} ({}) in {:?} mode serving {name}; Ctrl-C or SIGTERM stops it",
+        "tap-node: node {} ({}) in {} mode serving {name}; Ctrl-C or SIGTERM stops it",
         args.fpga_ip,
         mac_text(&args.fpga_mac),
-        args.mode
+        args.mode.name()
     );
     while SIGNAL.load(Ordering::SeqCst) == 0 {
         if let Some(why) = pump.failure() {
