@@ -119,9 +119,10 @@ fn attach_serves_a_tap_made_by_someone_else_until_sigterm() {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn tap-node --attach");
-        // Wait for its first line: the node is serving.
+        // Its first line says the node is serving: ping only after it.
         let mut stderr = child.stderr.take().unwrap();
-        let first = std::thread::spawn(move || {
+        let (first_tx, first_rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
             let mut seen = Vec::new();
             let mut byte = [0u8; 1];
             while stderr.read(&mut byte).unwrap_or(0) == 1 {
@@ -130,21 +131,18 @@ fn attach_serves_a_tap_made_by_someone_else_until_sigterm() {
                     break;
                 }
             }
+            let _ = first_tx.send(());
             let mut rest = Vec::new();
             let _ = stderr.read_to_end(&mut rest);
-            (seen, rest)
+            seen.extend(rest);
+            seen
         });
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let mut ping = None;
-        while Instant::now() < deadline {
-            let p = run_bounded("ping", &["-c", "3", "-i", "0.2", "-W", "2", "10.9.0.2"], Duration::from_secs(15))
-                .unwrap_or_else(|e| panic!("{e}"));
-            let ok = p.status.success();
-            ping = Some(p);
-            if ok {
-                break;
-            }
+        if first_rx.recv_timeout(Duration::from_secs(10)).is_err() {
+            let _ = child.kill();
+            panic!("tap-node --attach printed nothing within 10 s");
         }
+        let ping = run_bounded("ping", &["-c", "3", "-i", "0.2", "-W", "2", "10.9.0.2"], Duration::from_secs(15))
+            .unwrap_or_else(|e| panic!("{e}"));
         // SAFETY: kill(2) on our own child.
         unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
         let status = {
@@ -160,11 +158,11 @@ fn attach_serves_a_tap_made_by_someone_else_until_sigterm() {
                 std::thread::sleep(Duration::from_millis(10));
             }
         };
-        let (first, rest) = first.join().unwrap();
+        let stderr = text(&reader.join().unwrap());
         // The TAP is persistent: it outlives tap-node, until we delete it.
         ip(&["link", "show", "tapx"]).unwrap_or_else(|e| panic!("{e}"));
         ip(&["tuntap", "del", "tapx", "mode", "tap"]).unwrap_or_else(|e| panic!("{e}"));
-        (ping.expect("ping ran"), (status, text(&first) + &text(&rest)))
+        (ping, (status, stderr))
     })
     .unwrap_or_else(|e| panic!("{e}"));
     let (status, stderr) = out;
