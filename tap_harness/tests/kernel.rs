@@ -413,25 +413,43 @@ fn ping_flood_of_ten_thousand_loses_nothing() {
 
 #[test]
 fn arping_is_answered_and_the_kernel_learns_the_nodes_mac() {
-    let (arping, neigh, answered) = in_ns(|| {
+    let (arping, ping, neigh, answered, wire) = in_ns(|| {
         let rig = Rig::start(ArpMode::Server, 1500, 1500, None);
         let arping = run_bounded("arping", &["-c", "3", "-i", TAP, "10.0.0.2"], Duration::from_secs(20))
             .unwrap_or_else(|e| panic!("{e}"));
         let answered = rig.count(Counter::ArpRequestsAnswered);
-        // arping's replies go to arping, not to the kernel's ARP table; the
-        // kernel's own request (for the ping) puts the node there.
-        run_bounded("ping", &["-c", "1", "-W", "3", "10.0.0.2"], Duration::from_secs(10))
+        // arping's replies go to arping, not to the kernel's ARP table
+        // (arp_accept is 0: the kernel takes no unsolicited reply); the
+        // kernel's own request, for the ping, puts the node there.
+        let ping = run_bounded("ping", &["-c", "1", "-W", "3", "10.0.0.2"], Duration::from_secs(10))
             .and_then(|o| o.checked())
-            .unwrap_or_else(|e| panic!("{e}"));
+            .map(|_| ())
+            .map_err(|e| e.to_string());
         let neigh = ip(&["neigh", "show", "10.0.0.2", "dev", TAP]).unwrap_or_else(|e| panic!("{e}")).stdout;
-        (arping, neigh, answered)
+        // What crossed the wire, for a failure message.
+        let wire = rig
+            .pump
+            .frames()
+            .iter()
+            .map(|f| format!("{:?} {:#06x} {} bytes", f.direction, f.ethertype().unwrap_or(0), f.original_len))
+            .collect::<Vec<_>>()
+            .join("\n");
+        (arping, ping, neigh, answered, format!("{}\ncounters: {}", wire, rig.nonzero()))
     });
-    assert!(arping.status.success(), "{}: {}\n{}{}", arping.command, arping.status, arping.stdout, arping.stderr);
+    assert!(
+        arping.status.success(),
+        "{}: {}\n{}{}\nframes:\n{wire}",
+        arping.command,
+        arping.status,
+        arping.stdout,
+        arping.stderr
+    );
     let from_node = format!("bytes from {} ({FPGA_IP})", mac_text(&FPGA_MAC));
     let replies = arping.stdout.lines().filter(|l| l.contains(&from_node)).count();
     assert_eq!(replies, 3, "arping's replies from the node's MAC:\n{}", arping.stdout);
     assert!(arping.stdout.contains("3 packets transmitted, 3 packets received"), "{}", arping.stdout);
     assert!(answered >= 3, "ArpRequestsAnswered = {answered}");
+    assert_eq!(ping, Ok(()), "the ping after arping");
     assert!(neigh.contains(&format!("lladdr {}", mac_text(&FPGA_MAC))), "ip neigh show 10.0.0.2: {neigh:?}");
 }
 
