@@ -104,18 +104,17 @@ pub struct Ends {
 
 /// A whole frame of an ICMP echo request.
 pub fn echo_request(ends: Ends, id: u16, seq: u16, data: &[u8]) -> Vec<u8> {
-    let msg = icmp_echo(icmp::TYPE_ECHO_REQUEST, id, seq, data);
-    ethernet(
-        ends.dst_mac,
-        ends.src_mac,
-        eth::TYPE_IPV4,
-        &ipv4_packet(ends.src_ip, ends.dst_ip, ipv4::PROTOCOL_ICMP, &msg),
-    )
+    echo(ends, icmp::TYPE_ECHO_REQUEST, id, seq, data)
 }
 
 /// A whole frame of an ICMP echo reply.
 pub fn echo_reply(ends: Ends, id: u16, seq: u16, data: &[u8]) -> Vec<u8> {
-    let msg = icmp_echo(icmp::TYPE_ECHO_REPLY, id, seq, data);
+    echo(ends, icmp::TYPE_ECHO_REPLY, id, seq, data)
+}
+
+/// A whole frame of an ICMP echo message of type `ty`.
+fn echo(ends: Ends, ty: u8, id: u16, seq: u16, data: &[u8]) -> Vec<u8> {
+    let msg = icmp_echo(ty, id, seq, data);
     ethernet(
         ends.dst_mac,
         ends.src_mac,
