@@ -26,6 +26,7 @@ pub mod lane_select;
 pub mod leading_one;
 pub mod message_ends;
 pub mod message_source;
+pub mod net;
 pub mod pattern_at;
 pub mod pattern_lanes;
 pub mod peer_latch;

@@ -1,0 +1,94 @@
+//! The node's descriptor FIFO: the answers the transmitter owes, in the
+//! order they were decided (`crate::net::Desc`, packed), eight deep, in
+//! distributed RAM.
+//!
+//! ```text
+//!   push, push_data --(clock)--> slot[wr] ... slot[rd] --> head (shown ahead), empty
+//!   pop (takes the head) ------> rd += 1                     full
+//! ```
+//!
+//! A push into a full FIFO and a pop of an empty one are ignored (the
+//! users check `full` and `empty`). A leaf because rust-hdl's kernel
+//! language has no memories; `update` is its simulation model.
+
+use rust_hdl::prelude::*;
+
+use super::{DESC_BITS, DESC_DEPTH};
+
+#[derive(LogicBlock, Default)]
+pub struct DescFifo {
+    // ---- Clock.
+    /// User clock.
+    pub clock: Signal<In, Clock>,
+    // ---- Write side.
+    /// Put `push_data` at the tail at this edge (ignored when full).
+    pub push: Signal<In, Bit>,
+    /// The descriptor put.
+    pub push_data: Signal<In, Bits<DESC_BITS>>,
+    /// No room for another descriptor.
+    pub full: Signal<Out, Bit>,
+    // ---- Read side.
+    /// Take the head at this edge (ignored when empty).
+    pub pop: Signal<In, Bit>,
+    /// The oldest descriptor (valid unless `empty`).
+    pub head: Signal<Out, Bits<DESC_BITS>>,
+    /// No descriptor held.
+    pub empty: Signal<Out, Bit>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
+    _slots: [Bits<DESC_BITS>; DESC_DEPTH],
+    _rd: usize,
+    _count: usize,
+}
+
+impl Logic for DescFifo {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let push = self.push.val() && self._count < DESC_DEPTH;
+            let pop = self.pop.val() && self._count > 0;
+            if push {
+                self._slots[(self._rd + self._count) % DESC_DEPTH] = self.push_data.val();
+            }
+            if pop {
+                self._rd = (self._rd + 1) % DESC_DEPTH;
+            }
+            self._count = self._count + usize::from(push) - usize::from(pop);
+        }
+        self.head.next = self._slots[self._rd];
+        self.full.next = self._count == DESC_DEPTH;
+        self.empty.next = self._count == 0;
+    }
+
+    fn connect(&mut self) {
+        self.head.connect();
+        self.full.connect();
+        self.empty.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "reg [{dm}:0] slot [0:{sm}];\n\
+             reg [2:0] rd_reg = 3'd0;\n\
+             reg [2:0] wr_reg = 3'd0;\n\
+             reg [3:0] count_reg = 4'd0;\n\
+             wire do_push = push && count_reg != 4'd{depth};\n\
+             wire do_pop = pop && count_reg != 4'd0;\n\
+             always @(posedge clock) begin\n    \
+                 if (do_push) begin\n        \
+                     slot[wr_reg] <= push_data;\n        \
+                     wr_reg <= wr_reg + 3'd1;\n    \
+                 end\n    \
+                 if (do_pop) rd_reg <= rd_reg + 3'd1;\n    \
+                 count_reg <= count_reg + {{3'd0, do_push}} - {{3'd0, do_pop}};\n\
+             end\n\
+             always @(*) begin\n    \
+                 head = slot[rd_reg];\n    \
+                 full = count_reg == 4'd{depth};\n    \
+                 empty = count_reg == 4'd0;\n\
+             end",
+            dm = DESC_BITS - 1,
+            sm = DESC_DEPTH - 1,
+            depth = DESC_DEPTH,
+        ))
+    }
+}

@@ -1,0 +1,815 @@
+//! The node's receiver: takes the MAC's frames (no `tready`: a MAC cannot
+//! wait), decides each at its end in `net_model`'s check order, writes its
+//! beats into the frame RAM and hands the transmitter a descriptor for each
+//! answer.
+//!
+//! ```text
+//!  s_t* --> 0 capture: header bytes 0..41 (constant part-selects), beat position
+//!       --> 1 d1: the beat, one cycle late, so total_length (bytes 16-17) is
+//!             registered before any word of the ICMP sum needs it
+//!       --> 2 cap: at tlast the header, byte count, ICMP sum over bytes
+//!             34 .. 14 + total_length without the checksum field, tuser
+//!       --> 3 flags: every check of net_model, one flag per DropReason, and
+//!             the answer's fields (checksums, length)
+//!       --> 4 decision: the first raised flag (one-hot), or the answer
+//!  d1 -> d2 -> d3 -> d4 --> writer: d4 meets the decision of its frame at its
+//!             last beat: answer -> descriptor; drop -> rewind; full -> tx_buffer_full
+//! ```
+//!
+//! The writer writes each beat four cycles after it came, so a dropped
+//! frame's beats are given back (the write pointer rewinds) before the next
+//! frame's first beat is written: frames may come back to back, one per
+//! beat. A beat that meets a full RAM (`tail` is the transmitter's) is not
+//! written, nor is the rest of its frame; a frame that passed every check
+//! is then dropped as `tx_buffer_full`, as is an answer the full
+//! descriptor FIFO cannot take. ARP replies are built from the descriptor
+//! alone, so an ARP frame's beats are always given back. A client-mode ARP
+//! reply is awaited (`awaiting`, the ARP client's) unless the decision of
+//! the cycle before took one already. A leaf because the per-byte work
+//! (sum, byte count, placement) is loops, which rust-hdl's kernel language
+//! lacks; `update` is its simulation model.
+
+use rust_hdl::prelude::*;
+
+use super::{
+    b, byte_of, desc_field, fold, Desc, ADDR_BITS, DESC_BITS, DROP_REASONS, KIND_ARP_REPLY, KIND_ECHO, PTR_BITS,
+};
+
+/// Header bytes the checks and the answer read (Ethernet, ARP's 28, the
+/// IPv4 header and ICMP's type, code and checksum: 0 .. 41).
+const HDR_BYTES: usize = 42;
+
+/// Reasons decided by the checks (all but `tx_buffer_full`).
+const CHECKED: usize = DROP_REASONS - 1;
+
+#[derive(LogicBlock)]
+pub struct NetRx<const W: usize, const K: usize> {
+    // ---- Clock.
+    /// User clock.
+    pub clock: Signal<In, Clock>,
+    // ---- Frames from the MAC (AXI4-Stream, no tready).
+    /// Beat, byte 0 (first on the wire) in bits 7:0.
+    pub s_tdata: Signal<In, Bits<W>>,
+    /// Byte enables, contiguous from bit 0.
+    pub s_tkeep: Signal<In, Bits<K>>,
+    /// Last beat of a frame.
+    pub s_tlast: Signal<In, Bit>,
+    /// Beat valid.
+    pub s_tvalid: Signal<In, Bit>,
+    /// The MAC's frame error (bad FCS), on any beat of the frame.
+    pub s_tuser: Signal<In, Bit>,
+    // ---- Configuration.
+    /// The node's MAC, first byte on the wire in bits 47:40.
+    pub fpga_mac: Signal<In, Bits<48>>,
+    /// The node's IPv4 address, first byte in bits 31:24.
+    pub fpga_ip: Signal<In, Bits<32>>,
+    /// The target's IPv4 address.
+    pub target_ip: Signal<In, Bits<32>>,
+    /// ARP mode (`toe_mode`): 0 client, 1 server, 2 fixed MAC.
+    pub mode: Signal<In, Bits<2>>,
+    /// Client mode is resolving: an ARP reply from target_ip is awaited.
+    pub awaiting: Signal<In, Bit>,
+    // ---- Frame RAM and descriptors.
+    /// The transmitter's tail: RAM beats from it to the write pointer are in use.
+    pub tail: Signal<In, Bits<PTR_BITS>>,
+    /// The descriptor FIFO is full.
+    pub fifo_full: Signal<In, Bit>,
+    /// Write `ram_data` at `ram_addr`.
+    pub ram_write: Signal<Out, Bit>,
+    /// RAM word written.
+    pub ram_addr: Signal<Out, Bits<ADDR_BITS>>,
+    /// Beat written.
+    pub ram_data: Signal<Out, Bits<W>>,
+    /// Push `push_data` into the descriptor FIFO.
+    pub push: Signal<Out, Bit>,
+    /// The answer's descriptor (`crate::net::Desc`, packed).
+    pub push_data: Signal<Out, Bits<DESC_BITS>>,
+    // ---- Events (one-cycle pulses).
+    /// A frame ended.
+    pub frame_in: Signal<Out, Bit>,
+    /// The frame was dropped: bit i is reason i of net_model's `DropReason::ALL`.
+    pub dropped: Signal<Out, Bits<DROP_REASONS>>,
+    /// An ARP request was answered (its reply is queued).
+    pub arp_answered: Signal<Out, Bit>,
+    /// An echo request was answered (its reply is queued).
+    pub echo_answered: Signal<Out, Bit>,
+    /// Server mode: target_ip's ARP request for fpga_ip teaches `learn_mac`.
+    pub learn: Signal<Out, Bit>,
+    /// Client mode: the awaited ARP reply came (`learn_mac` is the target's).
+    pub resolved: Signal<Out, Bit>,
+    /// The MAC learnt (with `learn` or `resolved`).
+    pub learn_mac: Signal<Out, Bits<48>>,
+    /// Names the Verilog module after this type (`crate::emit`).
+    verilog_name: crate::emit::ModuleName<Self>,
+    _mtu: usize,
+    _depth: usize,
+    _s: State<W>,
+}
+
+/// A beat in the delay line.
+#[derive(Clone, Copy, Default)]
+struct Beat<const W: usize> {
+    valid: bool,
+    last: bool,
+    data: Bits<W>,
+}
+
+/// The model's registers, as the Verilog names them.
+#[derive(Clone, Default)]
+struct State<const W: usize> {
+    // Stage 0.
+    mid: bool,
+    pos: u64,
+    hdr: Vec<u8>,
+    err: bool,
+    // Stage 1.
+    d1: Beat<W>,
+    d1_keep: u128,
+    d1_count: u64,
+    d1_pos: u64,
+    d1_err: bool,
+    acc: u64,
+    // Stage 2.
+    cap_valid: bool,
+    cap_hdr: Vec<u8>,
+    cap_len: u64,
+    cap_sum: u64,
+    cap_err: bool,
+    // Stage 3.
+    f_valid: bool,
+    f_flags: u64,
+    f_arp: bool,
+    f_request: bool,
+    f_from_target: bool,
+    f_mac: u64,
+    f_ip: u64,
+    f_len: u64,
+    f_total: u64,
+    f_icmp: u64,
+    f_ipcs: u64,
+    // Stage 4.
+    dv: bool,
+    dropped: u64,
+    kind: u64,
+    learn: bool,
+    resolved: bool,
+    mac: u64,
+    ip: u64,
+    len: u64,
+    total: u64,
+    icmp: u64,
+    ipcs: u64,
+    // Delay line and writer.
+    d2: Beat<W>,
+    d3: Beat<W>,
+    d4: Beat<W>,
+    wr: u64,
+    start: u64,
+    ovf: bool,
+    // Event pulses.
+    frame_in: bool,
+    out_dropped: u64,
+    arp_answered: bool,
+    echo_answered: bool,
+}
+
+/// What the writer does in a cycle (combinational).
+struct Write {
+    ram_write: bool,
+    ram_addr: u64,
+    push: bool,
+    desc: Desc,
+    wr: u64,
+    start: u64,
+    ovf: bool,
+    full_drop: bool,
+}
+
+impl<const W: usize, const K: usize> NetRx<W, K> {
+    /// The MTU the oversize check uses.
+    pub fn mtu(&self) -> usize {
+        self._mtu
+    }
+
+    /// The receiver of a node with this MTU and a frame RAM of `depth` beats.
+    pub fn new(mtu: usize, depth: usize) -> Self {
+        assert!(W == 8 * K && depth.is_power_of_two() && depth <= 1 << ADDR_BITS, "NetRx: W {W} K {K} depth {depth}");
+        NetRx {
+            clock: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tvalid: Default::default(),
+            s_tuser: Default::default(),
+            fpga_mac: Default::default(),
+            fpga_ip: Default::default(),
+            target_ip: Default::default(),
+            mode: Default::default(),
+            awaiting: Default::default(),
+            tail: Default::default(),
+            fifo_full: Default::default(),
+            ram_write: Default::default(),
+            ram_addr: Default::default(),
+            ram_data: Default::default(),
+            push: Default::default(),
+            push_data: Default::default(),
+            frame_in: Default::default(),
+            dropped: Default::default(),
+            arp_answered: Default::default(),
+            echo_answered: Default::default(),
+            learn: Default::default(),
+            resolved: Default::default(),
+            learn_mac: Default::default(),
+            verilog_name: Default::default(),
+            _mtu: mtu,
+            _depth: depth,
+            _s: State { hdr: vec![0; 64], cap_hdr: vec![0; 64], ..Default::default() },
+        }
+    }
+
+    fn write(&self) -> Write {
+        let s = &self._s;
+        let ptr_mask = (1u64 << PTR_BITS) - 1;
+        let full = (s.wr.wrapping_sub(self.tail.val().to_u64()) & ptr_mask) == self._depth as u64;
+        let mut w = Write {
+            ram_write: false,
+            ram_addr: s.wr & (self._depth as u64 - 1),
+            push: false,
+            desc: Desc::default(),
+            wr: s.wr,
+            start: s.start,
+            ovf: s.ovf,
+            full_drop: false,
+        };
+        if !s.d4.valid {
+            return w;
+        }
+        let can = !full && !s.ovf;
+        w.ram_write = can;
+        let wr1 = if can { (s.wr + 1) & ptr_mask } else { s.wr };
+        if !s.d4.last {
+            w.wr = wr1;
+            w.ovf = s.ovf || !can;
+            return w;
+        }
+        let ovf = s.ovf || !can;
+        let echo = s.dv && s.kind == KIND_ECHO;
+        let arp = s.dv && s.kind == KIND_ARP_REPLY;
+        let fifo_full = self.fifo_full.val();
+        w.full_drop = (echo && (ovf || fifo_full)) || (arp && fifo_full);
+        w.push = (echo || arp) && !w.full_drop;
+        w.desc = Desc {
+            kind: s.kind,
+            start: s.start,
+            end: wr1,
+            len: s.len,
+            mac: s.mac,
+            ip: s.ip,
+            icmp_csum: s.icmp,
+            ip_csum: s.ipcs,
+            total: s.total,
+        };
+        if echo && w.push {
+            w.wr = wr1;
+            w.start = wr1;
+        } else {
+            w.wr = s.start;
+        }
+        w.ovf = false;
+        w
+    }
+
+    /// Stage 3: every check of net_model on a captured frame.
+    fn flags(&mut self) {
+        let s = &mut self._s;
+        let h = &s.cap_hdr;
+        let be16 = |i: usize| u64::from(h[i]) << 8 | u64::from(h[i + 1]);
+        let be32 = |i: usize| be16(i) << 16 | be16(i + 2);
+        let be48 = |i: usize| be16(i) << 32 | be32(i + 2);
+        let fpga_mac = self.fpga_mac.val().to_u64();
+        let fpga_ip = self.fpga_ip.val().to_u64();
+        let mode = self.mode.val().to_u64();
+        let ethertype = be16(12);
+        let (arp, ipv4) = (ethertype == 0x0806, ethertype == 0x0800);
+        let dst = be48(0);
+        let oper = be16(20);
+        let total = be16(16);
+        let ihl = u64::from(h[14] & 0xf);
+        let ip_sum: u64 = (0..10).map(|i| be16(14 + 2 * i)).sum();
+        let mut v = [false; CHECKED];
+        v[0] = s.cap_err;
+        v[1] = s.cap_len < 60;
+        v[2] = s.cap_len > 14 + self._mtu as u64;
+        v[3] = dst != fpga_mac && dst != 0xffff_ffff_ffff;
+        v[4] = ethertype == 0x8100 || ethertype == 0x88a8;
+        v[5] = !arp && !ipv4 && !v[4];
+        v[6] = arp && (be16(14) != 1 || be16(16) != 0x0800 || h[18] != 6 || h[19] != 4 || (oper != 1 && oper != 2));
+        v[7] = arp && (mode == 2 || be32(38) != fpga_ip);
+        v[8] = arp && oper == 2;
+        v[9] = ipv4 && h[14] >> 4 != 4;
+        v[10] = ipv4 && ihl < 5;
+        v[11] = ipv4 && ihl > 5;
+        v[12] = ipv4 && (total < 20 || total + 14 > s.cap_len);
+        v[13] = ipv4 && fold(ip_sum) != 0xffff;
+        v[14] = ipv4 && be32(30) != fpga_ip;
+        v[15] = ipv4 && be16(20) & 0x3fff != 0;
+        v[16] = ipv4 && h[23] != 1;
+        v[17] = ipv4 && total < 28;
+        v[18] = ipv4 && fold(s.cap_sum + be16(36)) != 0xffff;
+        v[19] = ipv4 && (h[34] != 8 || h[35] != 0);
+        s.f_valid = s.cap_valid;
+        s.f_flags = v.iter().enumerate().fold(0, |f, (i, &x)| f | u64::from(x) << i);
+        s.f_arp = arp;
+        s.f_request = oper == 1;
+        s.f_from_target = be32(28) == self.target_ip.val().to_u64();
+        s.f_mac = if arp { be48(22) } else { be48(6) };
+        s.f_ip = if arp { be32(28) } else { be32(26) };
+        s.f_len = if arp { 60 } else { (14 + total).max(60) };
+        s.f_total = total & 0x7fff;
+        // The reply's ICMP sum is the request's without its type (8 -> 0):
+        // an integer subtraction of the unfolded sum, so a message of all
+        // zeros sums to 0 and its checksum is 0xffff, as net_model's.
+        s.f_icmp = !fold(s.cap_sum.wrapping_sub(0x0800) & 0xffff_ffff) & 0xffff;
+        let src_ip = be32(26);
+        let ipcs = 0x4500
+            + total
+            + 0x4000
+            + 0x4001
+            + (fpga_ip >> 16)
+            + (fpga_ip & 0xffff)
+            + (src_ip >> 16)
+            + (src_ip & 0xffff);
+        s.f_ipcs = !fold(ipcs) & 0xffff;
+    }
+
+    /// Stage 4: the first raised flag, or the answer.
+    fn decide(&mut self) {
+        let s = &mut self._s;
+        let mode = self.mode.val().to_u64();
+        // A reply taken by the decision of the cycle before is no longer awaited.
+        let awaiting = self.awaiting.val() && !(s.dv && s.resolved);
+        let mut flags = s.f_flags;
+        if awaiting && s.f_from_target {
+            flags &= !(1 << 8);
+        }
+        let drop = flags != 0;
+        s.dv = s.f_valid;
+        s.dropped = if s.f_valid { flags & flags.wrapping_neg() } else { 0 };
+        let ok = s.f_valid && !drop;
+        s.kind = match (ok, s.f_arp, s.f_request) {
+            (false, _, _) => 0,
+            (true, true, true) => KIND_ARP_REPLY,
+            (true, true, false) => 0,
+            (true, false, _) => KIND_ECHO,
+        };
+        s.learn = ok && s.f_arp && s.f_request && mode == 1 && s.f_from_target;
+        s.resolved = ok && s.f_arp && !s.f_request;
+        s.mac = s.f_mac;
+        s.ip = s.f_ip;
+        s.len = s.f_len;
+        s.total = s.f_total;
+        s.icmp = s.f_icmp;
+        s.ipcs = s.f_ipcs;
+    }
+
+    /// Stages 0 to 2 at a clock edge.
+    fn capture(&mut self) {
+        let data = self.s_tdata.val();
+        let keep = (0..K).fold(0u128, |k, j| k | u128::from(self.s_tkeep.val().get_bit(j)) << j);
+        let (valid, last, user) = (self.s_tvalid.val(), self.s_tlast.val(), self.s_tuser.val());
+        let s = &mut self._s;
+        // Stage 2 from stage 1 (d1 and the header as it stood after d1's beat).
+        let total = u64::from(s.hdr[16]) << 8 | u64::from(s.hdr[17]);
+        let hi = 14 + total;
+        let mut beat_sum = 0;
+        for j in 0..K {
+            let p = s.d1_pos + j as u64;
+            if s.d1_keep >> j & 1 == 1 && p >= 34 && p < hi && p != 36 && p != 37 {
+                let byte = u64::from(byte_of(s.d1.data, j));
+                beat_sum += if j % 2 == 0 { byte << 8 } else { byte };
+            }
+        }
+        let base = if s.d1_pos == 0 { 0 } else { s.acc };
+        s.cap_valid = s.d1.valid && s.d1.last;
+        if s.d1.valid {
+            s.acc = (base + beat_sum) & 0xffff_ffff;
+            if s.d1.last {
+                s.cap_hdr.clone_from(&s.hdr);
+                s.cap_len = (s.d1_pos + s.d1_count).min(0xffff);
+                s.cap_sum = s.acc;
+                s.cap_err = s.d1_err;
+            }
+        }
+        s.frame_in = s.d1.valid && s.d1.last;
+        // Stage 1 from stage 0.
+        let pos = if s.mid { s.pos } else { 0 };
+        let err = (s.mid && s.err) || user;
+        s.d1 = Beat { valid, last, data };
+        s.d1_keep = keep;
+        s.d1_count = u64::from(keep.count_ones());
+        s.d1_pos = pos;
+        s.d1_err = err;
+        if valid {
+            if !s.mid {
+                s.hdr.iter_mut().for_each(|x| *x = 0);
+            }
+            if pos < 64 {
+                for j in 0..K.min(64) {
+                    s.hdr[pos as usize + j] = byte_of(data, j);
+                }
+            }
+            s.pos = if last { 0 } else { (pos + K as u64).min(0xffff) };
+            s.mid = !last;
+            s.err = err && !last;
+        }
+    }
+}
+
+impl<const W: usize, const K: usize> Logic for NetRx<W, K> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let w = self.write();
+            let dv = self._s.dv;
+            let (dropped, kind) = (self._s.dropped, self._s.kind);
+            self._s.out_dropped = if dv { dropped | u64::from(w.full_drop) << CHECKED } else { 0 };
+            self._s.arp_answered = w.push && kind == KIND_ARP_REPLY;
+            self._s.echo_answered = w.push && kind == KIND_ECHO;
+            self._s.wr = w.wr;
+            self._s.start = w.start;
+            self._s.ovf = w.ovf;
+            self.decide();
+            self.flags();
+            self._s.d4 = self._s.d3;
+            self._s.d3 = self._s.d2;
+            self._s.d2 = self._s.d1;
+            self.capture();
+        }
+        let w = self.write();
+        self.ram_write.next = w.ram_write;
+        self.ram_addr.next = b(w.ram_addr);
+        self.ram_data.next = self._s.d4.data;
+        self.push.next = w.push;
+        self.push_data.next = w.desc.pack();
+        self.frame_in.next = self._s.frame_in;
+        self.dropped.next = b(self._s.out_dropped);
+        self.arp_answered.next = self._s.arp_answered;
+        self.echo_answered.next = self._s.echo_answered;
+        self.learn.next = self._s.dv && self._s.learn;
+        self.resolved.next = self._s.dv && self._s.resolved;
+        self.learn_mac.next = b(self._s.mac);
+    }
+
+    fn connect(&mut self) {
+        self.ram_write.connect();
+        self.ram_addr.connect();
+        self.ram_data.connect();
+        self.push.connect();
+        self.push_data.connect();
+        self.frame_in.connect();
+        self.dropped.connect();
+        self.arp_answered.connect();
+        self.echo_answered.connect();
+        self.learn.connect();
+        self.resolved.connect();
+        self.learn_mac.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(verilog::<W, K>(self._mtu, self._depth))
+    }
+}
+
+/// Header byte `i` of vector `v` (byte i in bits 8i+7:8i).
+fn hb(v: &str, i: usize) -> String {
+    format!("{v}[{}:{}]", 8 * i + 7, 8 * i)
+}
+
+/// The big-endian field of `n` bytes at byte `i` of vector `v`.
+fn be(v: &str, i: usize, n: usize) -> String {
+    let bytes: Vec<String> = (i..i + n).map(|k| hb(v, k)).collect();
+    format!("{{{}}}", bytes.join(", "))
+}
+
+fn verilog<const W: usize, const K: usize>(mtu: usize, depth: usize) -> String {
+    let h = "cap_hdr_reg";
+    let mut t = String::new();
+    // Stage 0: the header capture, constant part-selects per beat.
+    let hb_bits = 8 * HDR_BYTES;
+    let placement: String = (0..HDR_BYTES.div_ceil(K))
+        .map(|beat| {
+            let top = ((beat + 1) * W).min(hb_bits) - 1;
+            let cond = if beat == 0 { "!mid_reg".to_string() } else { format!("pos_now == 16'd{}", beat * K) };
+            format!("    if ({cond}) hdr_next[{top}:{}] = s_tdata[{}:0];\n", beat * W, top - beat * W)
+        })
+        .collect();
+    let ip_words: Vec<String> = (0..10).map(|i| format!("{{4'd0, {}}}", be(h, 14 + 2 * i, 2))).collect();
+    t.push_str(&format!(
+        "// Stage 0: the beat's place in its frame, the header so far.
+wire [15:0] pos_now = mid_reg ? pos_reg : 16'd0;
+wire        err_now = (mid_reg && err_reg) || s_tuser;
+reg  [{hm}:0] hdr_next;
+always @(*) begin
+    hdr_next = mid_reg ? hdr_reg : {hb_bits}'d0;
+{placement}end
+reg         mid_reg = 1'b0;
+reg  [15:0] pos_reg = 16'd0;
+reg         err_reg = 1'b0;
+reg [{hm}:0] hdr_reg = {hb_bits}'d0;
+wire [16:0] pos_step = {{1'b0, pos_now}} + 17'd{K};
+always @(posedge clock) begin
+    if (s_tvalid) begin
+        hdr_reg <= hdr_next;
+        pos_reg <= s_tlast ? 16'd0 : (pos_step[16] ? 16'hffff : pos_step[15:0]);
+        mid_reg <= !s_tlast;
+        err_reg <= err_now && !s_tlast;
+    end
+end
+
+// Stage 1: the beat one cycle late; the ICMP sum of its bytes inside
+// 34 .. 14 + total_length, the checksum field (36, 37) left out.
+reg          d1_valid_reg = 1'b0;
+reg          d1_last_reg = 1'b0;
+reg  [{wm}:0] d1_data_reg = {W}'d0;
+reg  [{km}:0] d1_keep_reg = {K}'d0;
+reg   [15:0] d1_pos_reg = 16'd0;
+reg          d1_err_reg = 1'b0;
+always @(posedge clock) begin
+    d1_valid_reg <= s_tvalid;
+    d1_last_reg <= s_tlast;
+    d1_data_reg <= s_tdata;
+    d1_keep_reg <= s_tkeep;
+    d1_pos_reg <= pos_now;
+    d1_err_reg <= err_now;
+end
+wire [16:0] sum_end = 17'd14 + {{1'b0, hdr_reg[135:128], hdr_reg[143:136]}};
+reg  [23:0] beat_sum;
+reg   [7:0] beat_count;
+reg  [16:0] at;
+integer j;
+always @(*) begin
+    beat_sum = 24'd0;
+    beat_count = 8'd0;
+    for (j = 0; j < {K}; j = j + 1) begin
+        at = {{1'b0, d1_pos_reg}} + j[16:0];
+        beat_count = beat_count + {{7'd0, d1_keep_reg[j]}};
+        if (d1_keep_reg[j] && at >= 17'd34 && at < sum_end && at != 17'd36 && at != 17'd37) begin
+            if (j[0]) beat_sum = beat_sum + {{16'd0, d1_data_reg[8*j +: 8]}};
+            else beat_sum = beat_sum + {{8'd0, d1_data_reg[8*j +: 8], 8'd0}};
+        end
+    end
+end
+
+// Stage 2: at the frame's end, its header, byte count, ICMP sum and error.
+reg  [31:0] acc_reg = 32'd0;
+wire [31:0] acc_now = (d1_pos_reg == 16'd0 ? 32'd0 : acc_reg) + {{8'd0, beat_sum}};
+wire [16:0] len_now = {{1'b0, d1_pos_reg}} + {{9'd0, beat_count}};
+reg         cap_valid_reg = 1'b0;
+reg [{hm}:0] {h} = {hb_bits}'d0;
+reg  [15:0] cap_len_reg = 16'd0;
+reg  [31:0] cap_sum_reg = 32'd0;
+reg         cap_err_reg = 1'b0;
+reg         frame_in_reg = 1'b0;
+always @(posedge clock) begin
+    cap_valid_reg <= d1_valid_reg && d1_last_reg;
+    frame_in_reg <= d1_valid_reg && d1_last_reg;
+    if (d1_valid_reg) begin
+        acc_reg <= acc_now;
+        if (d1_last_reg) begin
+            {h} <= hdr_reg;
+            cap_len_reg <= len_now[16] ? 16'hffff : len_now[15:0];
+            cap_sum_reg <= acc_now;
+            cap_err_reg <= d1_err_reg;
+        end
+    end
+end
+
+// Stage 3: net_model's checks, one flag per reason (bit = its index).
+wire [15:0] ethertype = {et};
+wire        is_arp = ethertype == 16'h0806;
+wire        is_ipv4 = ethertype == 16'h0800;
+wire        is_vlan = ethertype == 16'h8100 || ethertype == 16'h88a8;
+wire [47:0] dst_mac = {dst};
+wire [15:0] oper = {oper};
+wire [15:0] total = {total};
+wire  [3:0] ihl = {h}[115:112];
+wire [19:0] ip_sum = {ip_sum};
+wire [16:0] ip_fold1 = {{1'b0, ip_sum[15:0]}} + {{13'd0, ip_sum[19:16]}};
+wire [15:0] ip_fold = ip_fold1[15:0] + {{15'd0, ip_fold1[16]}};
+wire [31:0] icmp_all = cap_sum_reg + {{16'd0, {icmp_field}}};
+wire [16:0] icmp_fold1 = {{1'b0, icmp_all[15:0]}} + {{1'b0, icmp_all[31:16]}};
+wire [15:0] icmp_fold = icmp_fold1[15:0] + {{15'd0, icmp_fold1[16]}};
+wire [16:0] frame_end = {{1'b0, total}} + 17'd14;
+wire [{cm}:0] flags;
+assign flags[0] = cap_err_reg;
+assign flags[1] = cap_len_reg < 16'd60;
+assign flags[2] = cap_len_reg > 16'd{max_len};
+assign flags[3] = dst_mac != fpga_mac && dst_mac != 48'hffffffffffff;
+assign flags[4] = is_vlan;
+assign flags[5] = !is_arp && !is_ipv4 && !is_vlan;
+assign flags[6] = is_arp && ({htype} != 16'h0001 || {ptype} != 16'h0800 || {hlen} != 8'd6
+                  || {plen} != 8'd4 || (oper != 16'd1 && oper != 16'd2));
+assign flags[7] = is_arp && (mode == 2'd2 || {tpa} != fpga_ip);
+assign flags[8] = is_arp && oper == 16'd2;
+assign flags[9] = is_ipv4 && {h}[119:116] != 4'd4;
+assign flags[10] = is_ipv4 && ihl < 4'd5;
+assign flags[11] = is_ipv4 && ihl > 4'd5;
+assign flags[12] = is_ipv4 && (total < 16'd20 || frame_end > {{1'b0, cap_len_reg}});
+assign flags[13] = is_ipv4 && ip_fold != 16'hffff;
+assign flags[14] = is_ipv4 && {ip_dst} != fpga_ip;
+assign flags[15] = is_ipv4 && {frag}[13:0] != 14'd0;
+assign flags[16] = is_ipv4 && {proto} != 8'd1;
+assign flags[17] = is_ipv4 && total < 16'd28;
+assign flags[18] = is_ipv4 && icmp_fold != 16'hffff;
+assign flags[19] = is_ipv4 && ({icmp_type} != 8'd8 || {icmp_code} != 8'd0);
+// The answer: the echo reply's checksums (the ICMP one is the request's
+// unfolded sum less its type 8, an integer subtraction, so an all-zero
+// message gets 0xffff as net_model's does) and lengths.
+wire [31:0] reply_sum = cap_sum_reg - 32'h0800;
+wire [16:0] reply_fold1 = {{1'b0, reply_sum[15:0]}} + {{1'b0, reply_sum[31:16]}};
+wire [15:0] reply_fold = reply_fold1[15:0] + {{15'd0, reply_fold1[16]}};
+wire [31:0] src_ip = {src_ip};
+wire [19:0] ipcs_sum = 20'h04500 + {{4'd0, total}} + 20'h04000 + 20'h04001 + {{4'd0, fpga_ip[31:16]}}
+                     + {{4'd0, fpga_ip[15:0]}} + {{4'd0, src_ip[31:16]}} + {{4'd0, src_ip[15:0]}};
+wire [16:0] ipcs_fold1 = {{1'b0, ipcs_sum[15:0]}} + {{13'd0, ipcs_sum[19:16]}};
+wire [15:0] ipcs_fold = ipcs_fold1[15:0] + {{15'd0, ipcs_fold1[16]}};
+reg         f_valid_reg = 1'b0;
+reg  [{cm}:0] f_flags_reg = {checked}'d0;
+reg         f_arp_reg = 1'b0;
+reg         f_request_reg = 1'b0;
+reg         f_from_target_reg = 1'b0;
+reg  [47:0] f_mac_reg = 48'd0;
+reg  [31:0] f_ip_reg = 32'd0;
+reg  [13:0] f_len_reg = 14'd0;
+reg  [14:0] f_total_reg = 15'd0;
+reg  [15:0] f_icmp_reg = 16'd0;
+reg  [15:0] f_ipcs_reg = 16'd0;
+always @(posedge clock) begin
+    f_valid_reg <= cap_valid_reg;
+    f_flags_reg <= flags;
+    f_arp_reg <= is_arp;
+    f_request_reg <= oper == 16'd1;
+    f_from_target_reg <= {spa} == target_ip;
+    f_mac_reg <= is_arp ? {sha} : {src_mac};
+    f_ip_reg <= is_arp ? {spa} : src_ip;
+    f_len_reg <= is_arp || frame_end < 17'd60 ? 14'd60 : frame_end[13:0];
+    f_total_reg <= total[14:0];
+    f_icmp_reg <= ~reply_fold;
+    f_ipcs_reg <= ~ipcs_fold;
+end
+
+// Stage 4: the first raised flag (one-hot), or the answer. A reply taken
+// by the decision of the cycle before is no longer awaited.
+wire         still_awaiting = awaiting && !(dv_reg && resolved_reg);
+wire [{cm}:0] live = f_flags_reg & ~({{{cm}'d0, still_awaiting && f_from_target_reg}} << 8);
+wire         ok = f_valid_reg && live == {checked}'d0;
+reg          dv_reg = 1'b0;
+reg  [{cm}:0] drop_reg = {checked}'d0;
+reg    [1:0] kind_reg = 2'd0;
+reg          learn_reg = 1'b0;
+reg          resolved_reg = 1'b0;
+reg   [47:0] mac_reg = 48'd0;
+reg   [31:0] ip_reg = 32'd0;
+reg   [13:0] len_reg = 14'd0;
+reg   [14:0] total_reg = 15'd0;
+reg   [15:0] icmp_reg = 16'd0;
+reg   [15:0] ipcs_reg = 16'd0;
+always @(posedge clock) begin
+    dv_reg <= f_valid_reg;
+    drop_reg <= f_valid_reg ? live & (~live + {checked}'d1) : {checked}'d0;
+    kind_reg <= !ok ? 2'd0 : !f_arp_reg ? 2'd{echo} : f_request_reg ? 2'd{arp} : 2'd0;
+    learn_reg <= ok && f_arp_reg && f_request_reg && mode == 2'd1 && f_from_target_reg;
+    resolved_reg <= ok && f_arp_reg && !f_request_reg;
+    mac_reg <= f_mac_reg;
+    ip_reg <= f_ip_reg;
+    len_reg <= f_len_reg;
+    total_reg <= f_total_reg;
+    icmp_reg <= f_icmp_reg;
+    ipcs_reg <= f_ipcs_reg;
+end
+
+// The delay line: a beat reaches the writer with its frame's decision.
+reg          d2_valid_reg = 1'b0, d3_valid_reg = 1'b0, d4_valid_reg = 1'b0;
+reg          d2_last_reg = 1'b0, d3_last_reg = 1'b0, d4_last_reg = 1'b0;
+reg  [{wm}:0] d2_data_reg = {W}'d0, d3_data_reg = {W}'d0, d4_data_reg = {W}'d0;
+always @(posedge clock) begin
+    d2_valid_reg <= d1_valid_reg;
+    d2_last_reg <= d1_last_reg;
+    d2_data_reg <= d1_data_reg;
+    d3_valid_reg <= d2_valid_reg;
+    d3_last_reg <= d2_last_reg;
+    d3_data_reg <= d2_data_reg;
+    d4_valid_reg <= d3_valid_reg;
+    d4_last_reg <= d3_last_reg;
+    d4_data_reg <= d3_data_reg;
+end
+
+// The writer.
+reg [{pm}:0] wr_reg = {ptr}'d0;
+reg [{pm}:0] start_reg = {ptr}'d0;
+reg          ovf_reg = 1'b0;
+wire [{pm}:0] used = wr_reg - tail;
+wire         can = !(used == {ptr}'d{depth}) && !ovf_reg;
+wire [{pm}:0] wr_next1 = can ? wr_reg + {ptr}'d1 : wr_reg;
+wire         is_echo = dv_reg && kind_reg == 2'd{echo};
+wire         is_arp_reply = dv_reg && kind_reg == 2'd{arp};
+wire         full_drop = d4_valid_reg && d4_last_reg
+                         && ((is_echo && (ovf_reg || !can || fifo_full)) || (is_arp_reply && fifo_full));
+wire         do_push = d4_valid_reg && d4_last_reg && (is_echo || is_arp_reply) && !full_drop;
+always @(*) begin
+    ram_write = d4_valid_reg && can;
+    ram_addr = {{{addr_pad}wr_reg[{am}:0]}};
+    ram_data = d4_data_reg;
+    push = do_push;
+    push_data = {desc_bits}'d0;
+    {d_start} = start_reg;
+    {d_end} = wr_next1;
+    {d_len} = len_reg;
+    {d_mac} = mac_reg;
+    {d_ip} = ip_reg;
+    {d_icmp} = icmp_reg;
+    {d_ipcs} = ipcs_reg;
+    {d_total} = total_reg;
+    {d_kind} = kind_reg;
+    frame_in = frame_in_reg;
+    dropped = out_dropped_reg;
+    arp_answered = arp_answered_reg;
+    echo_answered = echo_answered_reg;
+    learn = dv_reg && learn_reg;
+    resolved = dv_reg && resolved_reg;
+    learn_mac = mac_reg;
+end
+reg [{dm}:0] out_dropped_reg = {drops}'d0;
+reg          arp_answered_reg = 1'b0;
+reg          echo_answered_reg = 1'b0;
+always @(posedge clock) begin
+    out_dropped_reg <= dv_reg ? {{full_drop, drop_reg}} : {drops}'d0;
+    arp_answered_reg <= do_push && kind_reg == 2'd{arp};
+    echo_answered_reg <= do_push && kind_reg == 2'd{echo};
+    if (d4_valid_reg) begin
+        if (!d4_last_reg) begin
+            wr_reg <= wr_next1;
+            ovf_reg <= ovf_reg || !can;
+        end else begin
+            ovf_reg <= 1'b0;
+            if (do_push && is_echo) begin
+                wr_reg <= wr_next1;
+                start_reg <= wr_next1;
+            end else begin
+                wr_reg <= start_reg;
+            end
+        end
+    end
+end",
+        wm = W - 1,
+        km = K - 1,
+        hm = hb_bits - 1,
+        h = h,
+        et = be(h, 12, 2),
+        dst = be(h, 0, 6),
+        oper = be(h, 20, 2),
+        total = be(h, 16, 2),
+        ip_sum = ip_words.join(" + "),
+        icmp_field = be(h, 36, 2),
+        cm = CHECKED - 1,
+        checked = CHECKED,
+        max_len = 14 + mtu,
+        htype = be(h, 14, 2),
+        ptype = be(h, 16, 2),
+        hlen = hb(h, 18),
+        plen = hb(h, 19),
+        tpa = be(h, 38, 4),
+        ip_dst = be(h, 30, 4),
+        frag = be(h, 20, 2),
+        proto = hb(h, 23),
+        icmp_type = hb(h, 34),
+        icmp_code = hb(h, 35),
+        src_ip = be(h, 26, 4),
+        spa = be(h, 28, 4),
+        sha = be(h, 22, 6),
+        src_mac = be(h, 6, 6),
+        echo = KIND_ECHO,
+        arp = KIND_ARP_REPLY,
+        pm = PTR_BITS - 1,
+        ptr = PTR_BITS,
+        depth = depth,
+        am = depth.trailing_zeros().max(1) - 1,
+        addr_pad = if (depth.trailing_zeros().max(1) as usize) < ADDR_BITS {
+            format!("{}'d0, ", ADDR_BITS - depth.trailing_zeros().max(1) as usize)
+        } else {
+            String::new()
+        },
+        desc_bits = DESC_BITS,
+        d_start = desc_field("push_data", "start"),
+        d_end = desc_field("push_data", "end"),
+        d_len = desc_field("push_data", "len"),
+        d_mac = desc_field("push_data", "mac"),
+        d_ip = desc_field("push_data", "ip"),
+        d_icmp = desc_field("push_data", "icmp_csum"),
+        d_ipcs = desc_field("push_data", "ip_csum"),
+        d_total = desc_field("push_data", "total"),
+        d_kind = desc_field("push_data", "kind"),
+        dm = DROP_REASONS - 1,
+        drops = DROP_REASONS,
+    ));
+    t
+}
