@@ -310,10 +310,13 @@ fn echo(rng: &mut impl Rng, max_data: usize) -> Vec<u8> {
     }
     let data = random_data(rng, max_data);
     let mut f = frames::echo_request(ends, rng.gen(), rng.gen(), &data);
-    // Ethernet padding or trailer past the IPv4 packet, ignored.
-    if rng.gen_ratio(1, 6) {
-        let extra = rng.gen_range(1..40).min(14 + MTU - f.len());
+    // Ethernet padding or trailer past the IPv4 packet, not zeros, ignored
+    // (the reply pads with zeros of its own).
+    if rng.gen_ratio(1, 4) {
+        let extra = rng.gen_range(0..40).min(14 + MTU - f.len());
         f.extend((0..extra).map(|_| rng.gen::<u8>()));
+        let end = 14 + 28 + data.len();
+        f[end..].iter_mut().for_each(|b| *b = rng.gen());
     }
     f
 }
