@@ -3,8 +3,9 @@
 //! table talk to the node as to a host on an Ethernet, and every frame both
 //! ways lands in a pcap file that `tcpdump -r` reads.
 //!
-//! The node is anything that implements [`FrameNode`]: today the plain-Rust
-//! model `net_model::NetNode`, later the verilated RTL of the same node.
+//! The node is anything that implements [`FrameNode`]: the plain-Rust model
+//! `net_model::NetNode`, or the node's RTL verilated at a data width
+//! ([`RtlNode`], `tap-node --rtl WIDTH`).
 //!
 //! ```text
 //!  host namespace: never touched
@@ -30,7 +31,7 @@
 //!  |  |  |  node.receive(frame, now)    node.transmit(now)           |  |  |
 //!  |  |  +--------------+-----------------------^--------------------+  |  |
 //!  |  |  +--------------v-----------------------+--------------------+  |  |
-//!  |  |  | FrameNode: net_model::NetNode (later the verilated RTL)   |  |  |
+//!  |  |  | FrameNode: net_model::NetNode, or RtlNode (verilated RTL) |  |  |
 //!  |  |  | 10.0.0.2, 02:00:5e:10:00:02; now = 250 MHz cycles         |  |  |
 //!  |  |  +-----------------------------------------------------------+  |  |
 //!  |  +-----------------------------------------------------------------+  |
@@ -129,6 +130,7 @@ mod error;
 pub mod namespace;
 pub mod pcap;
 pub mod pump;
+pub mod rtl;
 mod sys;
 pub mod tap;
 
@@ -136,4 +138,5 @@ pub use error::HarnessError;
 pub use namespace::{in_private_namespace, ip, run_bounded, CommandOutput};
 pub use pcap::PcapWriter;
 pub use pump::{Direction, FrameNode, LoggedFrame, Pump, PumpOptions, PumpStats, Stopped};
+pub use rtl::{AnyNode, RtlNode};
 pub use tap::{Tap, TapConfig};

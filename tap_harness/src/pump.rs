@@ -15,12 +15,15 @@ use crate::tap::Tap;
 /// A network node as the wire sees it: frames in as a vendor MAC presents
 /// them (no preamble or FCS, at least 60 bytes), frames out when it has
 /// one. `now` counts the node's clock cycles. Implemented for the plain-Rust
-/// model (`net_model::NetNode`); the verilated RTL implements it later.
+/// model (`net_model::NetNode`) and the verilated RTL ([`crate::RtlNode`]).
 pub trait FrameNode {
     /// One frame from the wire, seen at `now`.
     fn receive(&mut self, frame: &[u8], now: u64);
     /// The next frame the node sends, if it has one at `now`.
     fn transmit(&mut self, now: u64) -> Option<Vec<u8>>;
+    /// The node's counter `c` (the model's count, or the RTL's event
+    /// pulses summed).
+    fn count(&self, c: net_model::Counter) -> u64;
 }
 
 impl FrameNode for net_model::NetNode {
@@ -30,6 +33,10 @@ impl FrameNode for net_model::NetNode {
 
     fn transmit(&mut self, now: u64) -> Option<Vec<u8>> {
         net_model::NetNode::transmit(self, now)
+    }
+
+    fn count(&self, c: net_model::Counter) -> u64 {
+        net_model::NetNode::count(self, c)
     }
 }
 

@@ -1,7 +1,8 @@
-//! The model node (`net_model::NetNode`) met by the real Linux kernel: each
-//! test makes its own private network namespace with a TAP, the kernel at
-//! 10.0.0.1/24 on it and the node at 10.0.0.2 behind the pump, and talks to
-//! the node with the kernel's own tools and sockets. Nothing here touches the
+//! The node met by the real Linux kernel, as the model (`net_model::NetNode`)
+//! and as its RTL verilated at 64 and 1024 bits (`tap_harness::RtlNode`):
+//! each test makes its own private network namespace with a TAP, the kernel
+//! at 10.0.0.1/24 on it and the node at 10.0.0.2 behind the pump, and talks
+//! to the node with the kernel's own tools and sockets. Nothing here touches the
 //! host's namespace. Without root, /dev/net/tun or unshare every test fails
 //! with the harness's one-line reason.
 
@@ -13,7 +14,10 @@ use std::time::{Duration, Instant};
 
 use net_model::{ArpMode, Counter, DropReason, NetNode, NodeConfig};
 use rand::{Rng, RngCore};
-use tap_harness::{in_private_namespace, ip, run_bounded, Direction, PcapWriter, Pump, PumpOptions, Tap, TapConfig};
+use tap_harness::{
+    in_private_namespace, ip, run_bounded, AnyNode, Direction, FrameNode, PcapWriter, Pump, PumpOptions, RtlNode, Tap,
+    TapConfig,
+};
 
 const KERNEL_IP: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
 const FPGA_IP: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
@@ -31,17 +35,26 @@ fn in_ns<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     in_private_namespace(f).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Which node stands behind the TAP.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    /// The plain-Rust model.
+    Model,
+    /// The RTL, verilated at this data width.
+    Rtl(usize),
+}
+
 /// The TAP, the node and the pump, in the calling thread's namespace.
 struct Rig {
-    pump: Pump<NetNode>,
+    pump: Pump<AnyNode>,
     kernel_mac: [u8; 6],
     ifindex: i32,
 }
 
 impl Rig {
-    /// A TAP of `tap_mtu`, a node of `mode` and `mtu` (its `init` done at 0),
+    /// A TAP of `tap_mtu`, a node of `kind`, `mode` and `mtu` (its `init` done),
     /// the pump started, optionally capturing to `pcap`.
-    fn start(mode: ArpMode, mtu: usize, tap_mtu: usize, pcap: Option<&PathBuf>) -> Rig {
+    fn start(kind: Kind, mode: ArpMode, mtu: usize, tap_mtu: usize, pcap: Option<&PathBuf>) -> Rig {
         let tap = Tap::create(&TapConfig { mtu: tap_mtu, ..TapConfig::new(TAP, KERNEL_IP) })
             .unwrap_or_else(|e| panic!("{e}"));
         let kernel_mac = tap.mac().unwrap_or_else(|e| panic!("{e}"));
@@ -52,8 +65,18 @@ impl Rig {
         if mode == ArpMode::FixedMac {
             cfg.target_mac = kernel_mac;
         }
-        let mut node = NetNode::new(cfg).unwrap_or_else(|e| panic!("{e}"));
-        node.init(0);
+        let node = match kind {
+            Kind::Model => {
+                let mut node = NetNode::new(cfg).unwrap_or_else(|e| panic!("{e}"));
+                node.init(0);
+                AnyNode::Model(Box::new(node))
+            }
+            Kind::Rtl(width) => {
+                let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tap_rtl");
+                let node = RtlNode::build(width, &cfg, &cache, move |m| eprintln!("RTL node at {width} bits: {m}"));
+                AnyNode::Rtl(node.unwrap_or_else(|e| panic!("{e}")))
+            }
+        };
         let pcap = pcap.map(|p| PcapWriter::create(p).unwrap_or_else(|e| panic!("{e}")));
         let pump =
             Pump::start(tap, node, PumpOptions { pcap, ..PumpOptions::default() }).unwrap_or_else(|e| panic!("{e}"));
@@ -339,7 +362,7 @@ fn tcpdump_lines(path: &std::path::Path) -> Vec<String> {
 fn the_namespace_is_private_and_the_callers_is_untouched() {
     let host = tap_harness::namespace::current_namespace_id().unwrap();
     let (inside, links) = in_ns(|| {
-        let _rig = Rig::start(ArpMode::Server, 1500, 1500, None);
+        let _rig = Rig::start(Kind::Model, ArpMode::Server, 1500, 1500, None);
         let links = ip(&["-o", "link", "show"]).unwrap().stdout;
         (tap_harness::namespace::current_namespace_id().unwrap(), links)
     });
@@ -352,12 +375,12 @@ fn the_namespace_is_private_and_the_callers_is_untouched() {
 
 /// `count` echo requests of seeded random sizes (0 ..= mtu - 28 data bytes)
 /// and contents from a raw ICMP socket, one at a time; every reply checked.
-fn random_echoes(mtu: usize, count: u16) {
-    let mut rng = seeded_inputs::seed::rng(&format!("random echoes at MTU {mtu}"));
+fn random_echoes(kind: Kind, mtu: usize, count: u16) {
+    let mut rng = seeded_inputs::seed::rng(&format!("random echoes at MTU {mtu}, {kind:?}"));
     let id: u16 = rng.gen();
     let started = Instant::now();
     let (answered, stats, max_seen) = in_ns(|| {
-        let rig = Rig::start(ArpMode::Server, mtu, mtu, None);
+        let rig = Rig::start(kind, ArpMode::Server, mtu, mtu, None);
         let sock = RawIcmp::open();
         let mut max_seen = 0;
         for seq in 0..count {
@@ -376,7 +399,10 @@ fn random_echoes(mtu: usize, count: u16) {
         let stopped = rig.pump.stop().unwrap_or_else(|e| panic!("{e}"));
         (answered, stopped.stats, max_seen)
     });
-    eprintln!("MTU {mtu}: {count} echoes (largest {max_seen} data bytes) in {:?}: {stats:?}", started.elapsed());
+    eprintln!(
+        "{kind:?}, MTU {mtu}: {count} echoes (largest {max_seen} data bytes) in {:?}: {stats:?}",
+        started.elapsed()
+    );
     assert_eq!(answered, u64::from(count), "IcmpEchoesAnswered");
     assert_eq!(stats.tap_write_errors, 0, "{stats:?}");
     assert!(stats.padded > 0, "no frame needed padding: the 0-byte echo should have: {stats:?}");
@@ -384,18 +410,17 @@ fn random_echoes(mtu: usize, count: u16) {
 
 #[test]
 fn a_thousand_random_echoes_at_mtu_1500() {
-    random_echoes(1500, 1000);
+    random_echoes(Kind::Model, 1500, 1000);
 }
 
 #[test]
 fn a_thousand_random_echoes_at_mtu_9000() {
-    random_echoes(9000, 1000);
+    random_echoes(Kind::Model, 9000, 1000);
 }
 
-#[test]
-fn ping_flood_of_ten_thousand_loses_nothing() {
+fn ping_flood(kind: Kind) {
     let (out, answered) = in_ns(|| {
-        let rig = Rig::start(ArpMode::Server, 1500, 1500, None);
+        let rig = Rig::start(kind, ArpMode::Server, 1500, 1500, None);
         let out =
             run_bounded("ping", &["-f", "-c", "10000", "-s", "56", "-w", "60", "10.0.0.2"], Duration::from_secs(90))
                 .unwrap_or_else(|e| panic!("{e}"));
@@ -411,10 +436,9 @@ fn ping_flood_of_ten_thousand_loses_nothing() {
     assert_eq!(answered, 10000, "IcmpEchoesAnswered after ping -f -c 10000");
 }
 
-#[test]
-fn arping_is_answered_and_the_kernel_learns_the_nodes_mac() {
+fn arping(kind: Kind) {
     let (arping, ping, neigh, answered, wire) = in_ns(|| {
-        let rig = Rig::start(ArpMode::Server, 1500, 1500, None);
+        let rig = Rig::start(kind, ArpMode::Server, 1500, 1500, None);
         let arping = run_bounded("arping", &["-c", "3", "-i", TAP, "10.0.0.2"], Duration::from_secs(20))
             .unwrap_or_else(|e| panic!("{e}"));
         let answered = rig.count(Counter::ArpRequestsAnswered);
@@ -453,10 +477,9 @@ fn arping_is_answered_and_the_kernel_learns_the_nodes_mac() {
     assert!(neigh.contains(&format!("lladdr {}", mac_text(&FPGA_MAC))), "ip neigh show 10.0.0.2: {neigh:?}");
 }
 
-#[test]
-fn client_mode_resolves_the_kernels_mac() {
+fn client_mode(kind: Kind) {
     let (target, done, failed, kernel_mac, sent, received, arp_out) = in_ns(|| {
-        let rig = Rig::start(ArpMode::Client, 1500, 1500, None);
+        let rig = Rig::start(kind, ArpMode::Client, 1500, 1500, None);
         let deadline = Instant::now() + ROUND_TRIP;
         while !rig.pump.with_node(|n, _| n.init_done() || n.arp_failed()) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(1));
@@ -483,10 +506,9 @@ fn client_mode_resolves_the_kernels_mac() {
     assert_eq!(&request[38..42], &KERNEL_IP.octets());
 }
 
-#[test]
-fn fixed_mac_mode_sends_no_arp_and_answers_ping() {
+fn fixed_mac_mode(kind: Kind) {
     let (ping, log) = in_ns(|| {
-        let rig = Rig::start(ArpMode::FixedMac, 1500, 1500, None);
+        let rig = Rig::start(kind, ArpMode::FixedMac, 1500, 1500, None);
         ip(&["neigh", "replace", "10.0.0.2", "lladdr", &mac_text(&FPGA_MAC), "dev", TAP, "nud", "permanent"])
             .unwrap_or_else(|e| panic!("{e}"));
         let ping = run_bounded("ping", &["-c", "3", "-i", "0.2", "-W", "3", "10.0.0.2"], Duration::from_secs(20))
@@ -656,8 +678,7 @@ fn bad_frames(kernel_mac: [u8; 6], mtu: usize) -> Vec<Bad> {
     ]
 }
 
-#[test]
-fn bad_frames_are_dropped_counted_and_not_answered() {
+fn bad_frames_dropped(kind: Kind) {
     const NODE_MTU: usize = 1500;
     // The TAP's MTU is above the node's so the kernel lets the oversize
     // frame out of the packet socket; the node's MTU is what it checks.
@@ -665,7 +686,7 @@ fn bad_frames_are_dropped_counted_and_not_answered() {
     let mut rng = seeded_inputs::seed::rng("bad frames: echo ids");
     let id: u16 = rng.gen();
     let reports = in_ns(|| {
-        let rig = Rig::start(ArpMode::Server, NODE_MTU, TAP_MTU, None);
+        let rig = Rig::start(kind, ArpMode::Server, NODE_MTU, TAP_MTU, None);
         // A permanent entry: the kernel sends no ARP of its own in between,
         // so every counter but the expected ones must stay still.
         ip(&["neigh", "replace", "10.0.0.2", "lladdr", &mac_text(&FPGA_MAC), "dev", TAP, "nud", "permanent"])
@@ -718,7 +739,7 @@ fn bad_frames_are_dropped_counted_and_not_answered() {
 fn the_runs_pcap_reads_back_with_tcpdump() {
     let path = temp_path("ping");
     let (log_len, kernel_mac) = in_ns(|| {
-        let rig = Rig::start(ArpMode::Server, 1500, 1500, Some(&path));
+        let rig = Rig::start(Kind::Model, ArpMode::Server, 1500, 1500, Some(&path));
         run_bounded("ping", &["-c", "3", "-i", "0.2", "-W", "3", "10.0.0.2"], Duration::from_secs(20))
             .and_then(|o| o.checked())
             .unwrap_or_else(|e| panic!("{e}"));
@@ -775,4 +796,71 @@ fn a_refused_namespace_is_one_clear_error() {
              Operation not permitted (run as root)"
             .to_string())
     );
+}
+
+// ------------------------------------------------ the tests, model and RTL
+
+#[test]
+fn ping_flood_of_ten_thousand_loses_nothing() {
+    ping_flood(Kind::Model);
+}
+
+#[test]
+fn arping_is_answered_and_the_kernel_learns_the_nodes_mac() {
+    arping(Kind::Model);
+}
+
+#[test]
+fn client_mode_resolves_the_kernels_mac() {
+    client_mode(Kind::Model);
+}
+
+#[test]
+fn fixed_mac_mode_sends_no_arp_and_answers_ping() {
+    fixed_mac_mode(Kind::Model);
+}
+
+#[test]
+fn bad_frames_are_dropped_counted_and_not_answered() {
+    bad_frames_dropped(Kind::Model);
+}
+
+#[test]
+fn rtl_at_64_bits_answers_a_thousand_random_echoes() {
+    random_echoes(Kind::Rtl(64), 1500, 1000);
+}
+
+#[test]
+fn rtl_at_1024_bits_answers_a_thousand_random_echoes() {
+    random_echoes(Kind::Rtl(1024), 1500, 1000);
+}
+
+#[test]
+fn rtl_at_64_bits_loses_nothing_in_a_ping_flood() {
+    ping_flood(Kind::Rtl(64));
+}
+
+#[test]
+fn rtl_at_1024_bits_loses_nothing_in_a_ping_flood() {
+    ping_flood(Kind::Rtl(1024));
+}
+
+#[test]
+fn rtl_answers_arping_and_the_kernel_learns_its_mac() {
+    arping(Kind::Rtl(64));
+}
+
+#[test]
+fn rtl_in_client_mode_resolves_the_kernels_mac() {
+    client_mode(Kind::Rtl(1024));
+}
+
+#[test]
+fn rtl_in_fixed_mac_mode_sends_no_arp_and_answers_ping() {
+    fixed_mac_mode(Kind::Rtl(64));
+}
+
+#[test]
+fn rtl_drops_and_counts_bad_frames_and_answers_none() {
+    bad_frames_dropped(Kind::Rtl(1024));
 }

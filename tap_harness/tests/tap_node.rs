@@ -172,6 +172,27 @@ fn attach_serves_a_tap_made_by_someone_else_until_sigterm() {
     assert_eq!(counter(&stderr, "icmp_echoes_answered"), Some(3), "{stderr}");
 }
 
+/// `--rtl 64`: the kernel pings the node's verilated RTL, as a person would.
+#[test]
+fn pings_the_verilated_rtl() {
+    let cache = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tap_rtl");
+    let child = Command::new(BIN)
+        .args(["--rtl", "64", "--", "ping", "-c", "3", "-i", "0.2", "-W", "3", "-s", "300", "10.0.0.2"])
+        .env("TAP_NODE_CACHE", &cache)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {BIN}: {e}"));
+    // A cold Verilator build of the node comes first.
+    let out = wait_bounded(child, Duration::from_secs(600), "--rtl 64");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{}\n{stdout}\n{stderr}", out.status);
+    assert!(stderr.contains("the node's RTL at 64 bits"), "{stderr}");
+    assert!(stdout.contains("3 packets transmitted, 3 received, 0% packet loss"), "{stdout}");
+    assert_eq!(counter(&stderr, "icmp_echoes_answered"), Some(3), "{stderr}");
+}
+
 #[test]
 fn bad_arguments_name_the_option_and_exit_2() {
     let cases: &[(&[&str], &str)] = &[
@@ -188,6 +209,7 @@ fn bad_arguments_name_the_option_and_exit_2() {
         (&[], "give a COMMAND after `--`"),
         (&["--attach", "tap0", "--", "true"], "--attach NAME serves a TAP until Ctrl-C and takes no COMMAND"),
         (&["--attach", "tap0", "--mode", "fixed"], "--mode fixed with --attach needs --target-mac"),
+        (&["--rtl", "96", "--", "true"], "'--rtl <WIDTH>': \"96\" is not a data width: use 64, 128, 256, 512 or 1024"),
     ];
     for (args, expected) in cases {
         let out = tap_node(args, Duration::from_secs(10));

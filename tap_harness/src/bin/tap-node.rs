@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 use net_model::{ArpMode, Counter, NetNode, NodeConfig};
-use tap_harness::{in_private_namespace, ip, HarnessError, PcapWriter, Pump, PumpOptions, PumpStats, Tap, TapConfig};
+use tap_harness::{
+    in_private_namespace, ip, AnyNode, FrameNode, HarnessError, PcapWriter, Pump, PumpOptions, PumpStats, RtlNode, Tap,
+    TapConfig,
+};
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -77,6 +80,12 @@ struct Args {
     #[arg(long, value_name = "FILE")]
     pcap: Option<PathBuf>,
 
+    /// Put the node's RTL behind the TAP instead of the model: its Verilog
+    /// at this data width, verilated (a minute or two the first time, then
+    /// cached in $TAP_NODE_CACHE, else target/tap-node-cache).
+    #[arg(long, value_name = "WIDTH", value_parser = parse_width)]
+    rtl: Option<usize>,
+
     /// The TAP to make in the private namespace.
     #[arg(long, default_value = "tap0", value_name = "NAME", value_parser = parse_ifname)]
     tap: String,
@@ -115,6 +124,19 @@ impl From<Mode> for ArpMode {
             Mode::Fixed => ArpMode::FixedMac,
         }
     }
+}
+
+fn parse_width(s: &str) -> Result<usize, String> {
+    let widths = [64, 128, 256, 512, 1024];
+    match s.parse::<usize>() {
+        Ok(w) if widths.contains(&w) => Ok(w),
+        _ => Err(format!("{s:?} is not a data width: use 64, 128, 256, 512 or 1024")),
+    }
+}
+
+/// Where a verilated node is kept between runs.
+fn rtl_cache() -> PathBuf {
+    std::env::var_os("TAP_NODE_CACHE").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("target/tap-node-cache"))
 }
 
 fn parse_mac(s: &str) -> Result<[u8; 6], String> {
@@ -252,12 +274,21 @@ fn config_message(e: &net_model::ConfigError) -> String {
 }
 
 /// Makes the node and its pump on `tap`; client mode starts its ARP.
-fn start_node(args: &Args, tap: Tap, target_mac: [u8; 6]) -> Result<Pump<NetNode>, HarnessError> {
+fn start_node(args: &Args, tap: Tap, target_mac: [u8; 6]) -> Result<Pump<AnyNode>, HarnessError> {
     let cfg = node_config(args, target_mac).map_err(|m| HarnessError::Invalid { what: "node".into(), detail: m })?;
-    let mut node =
-        NetNode::new(cfg).map_err(|e| HarnessError::Invalid { what: "node".into(), detail: config_message(&e) })?;
+    let node = match args.rtl {
+        None => {
+            let mut node = NetNode::new(cfg)
+                .map_err(|e| HarnessError::Invalid { what: "node".into(), detail: config_message(&e) })?;
+            node.init(0);
+            AnyNode::Model(Box::new(node))
+        }
+        Some(width) => {
+            eprintln!("tap-node: the node's RTL at {width} bits, verilated in {}", rtl_cache().display());
+            AnyNode::Rtl(RtlNode::build(width, &cfg, &rtl_cache(), |m| eprintln!("tap-node: {m}"))?)
+        }
+    };
     let pcap = args.pcap.as_deref().map(PcapWriter::create).transpose()?;
-    node.init(0);
     Pump::start(tap, node, PumpOptions { pcap, keep_log: false, ..PumpOptions::default() })
 }
 
@@ -346,13 +377,13 @@ fn serve_attached(args: &Args, name: &str) -> Result<u8, HarnessError> {
 
 /// Stops the pump and prints the node's nonzero counters (and the pump's
 /// troubles, if any) on stderr.
-fn finish(pump: Pump<NetNode>) -> Result<(), HarnessError> {
+fn finish(pump: Pump<AnyNode>) -> Result<(), HarnessError> {
     let stopped = pump.stop()?;
     print_counters(&stopped.node, &stopped.stats);
     Ok(())
 }
 
-fn print_counters(node: &NetNode, stats: &PumpStats) {
+fn print_counters(node: &AnyNode, stats: &PumpStats) {
     eprintln!("tap-node: node counters (nonzero):");
     for c in Counter::ALL {
         let v = node.count(c);
