@@ -83,3 +83,34 @@ fn verilator_lint_is_clean_at_every_width_and_mtu() {
         }
     }
 }
+
+/// yosys, a second Verilog front end, reads the node at every width and
+/// elaborates it: Verilator accepts forms Verilog does not have (a
+/// part-select of a concatenation, `{a, b}[13:0]`), which the vendor tools
+/// and `make synth-estimate` refuse.
+#[test]
+fn yosys_reads_and_elaborates_the_node_at_every_width() {
+    if !Command::new("yosys").arg("-V").output().is_ok_and(|o| o.status.success()) {
+        panic!("yosys is not installed (make deps installs it)");
+    }
+    for width in config::DATA_WIDTHS {
+        let modules = hdl::net::node_modules(width, 1500, "dut").unwrap();
+        let sources = common::sources(&modules);
+        let dir = common::cache("net_yosys").join(format!("{width}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut files = Vec::new();
+        for s in &sources {
+            std::fs::write(dir.join(&s.path), &s.contents).unwrap();
+            files.push(s.path.display().to_string());
+        }
+        let script = format!("read_verilog -sv {}; hierarchy -check -top dut_net_node", files.join(" "));
+        let out = Command::new("yosys").args(["-q", "-p", &script]).current_dir(&dir).output().unwrap();
+        assert!(
+            out.status.success(),
+            "width {width}: yosys refused the node:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -616,7 +616,7 @@ assign flags[11] = is_ipv4 && ihl > 4'd5;
 assign flags[12] = is_ipv4 && (total < 16'd20 || frame_end > {{1'b0, cap_len_reg}});
 assign flags[13] = is_ipv4 && ip_fold != 16'hffff;
 assign flags[14] = is_ipv4 && {ip_dst} != fpga_ip;
-assign flags[15] = is_ipv4 && {frag}[13:0] != 14'd0;
+assign flags[15] = is_ipv4 && {frag} != 14'd0;
 assign flags[16] = is_ipv4 && {proto} != 8'd1;
 assign flags[17] = is_ipv4 && total < 16'd28;
 assign flags[18] = is_ipv4 && icmp_fold != 16'hffff;
@@ -779,7 +779,9 @@ end",
         plen = hb(h, 19),
         tpa = be(h, 38, 4),
         ip_dst = be(h, 30, 4),
-        frag = be(h, 20, 2),
+        // MF and the fragment offset: the low 14 bits of bytes 20-21, as a
+        // plain concatenation (a part-select of a concatenation is not Verilog).
+        frag = format!("{{{h}[{}:{}], {}}}", 8 * 20 + 5, 8 * 20, hb(h, 21)),
         proto = hb(h, 23),
         icmp_type = hb(h, 34),
         icmp_code = hb(h, 35),
