@@ -562,6 +562,7 @@ fn lockstep(dut: &mut dyn Dut, mode: ArpMode, mix: Mix, frames: usize, what: &st
     let mut held: VecDeque<usize> = VecDeque::new();
     let mut seen = 0;
     let max_data = MTU - 28;
+    let mut next_bad = rng.gen_range(0..20);
     for n in 0..frames {
         let (frame, user) = match rng.gen_range(0..20) {
             0..=6 => (echo(&mut rng, max_data), false),
@@ -571,7 +572,10 @@ fn lockstep(dut: &mut dyn Dut, mode: ArpMode, mix: Mix, frames: usize, what: &st
             }
             9 => (zero_echo(&mut rng), false),
             _ => {
-                let reason = DropReason::ALL[rng.gen_range(0..20)];
+                // The reasons in turn, so every one is reached in a run
+                // (drawn at random, one was missed now and then).
+                let reason = DropReason::ALL[next_bad % 20];
+                next_bad += 1;
                 bad(&mut rng, reason)
             }
         };
