@@ -4,8 +4,10 @@
 
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
+use std::time::Duration;
+
+mod common;
 
 use net_model::frames::{echo_request, Ends};
 use net_model::{ArpMode, NodeConfig};
@@ -107,22 +109,7 @@ fn bad_measurements_are_errors_that_say_why() {
 
 /// Runs net-bench with `args`, at most 60 s.
 fn net_bench(args: &[&str]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {BIN}: {e}"));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().expect("try_wait").is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("net-bench {args:?}: still running after 60 s; killed");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    child.wait_with_output().expect("output")
+    common::run_bounded_bin(BIN, args, Duration::from_secs(60))
 }
 
 #[test]

@@ -3,35 +3,19 @@
 //! statuses, and the one-line errors for bad arguments and missing rights.
 
 use std::io::Read;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::wait_bounded;
 use tap_harness::{in_private_namespace, ip, run_bounded};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tap-node");
 
 /// Runs tap-node with `args`, at most `limit`.
 fn tap_node(args: &[&str], limit: Duration) -> Output {
-    let child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {BIN}: {e}"));
-    wait_bounded(child, limit, &args.join(" "))
-}
-
-fn wait_bounded(mut child: Child, limit: Duration, what: &str) -> Output {
-    let deadline = Instant::now() + limit;
-    while child.try_wait().expect("try_wait").is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("tap-node {what}: still running after {limit:?}; killed");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    child.wait_with_output().expect("output")
+    common::run_bounded_bin(BIN, args, limit)
 }
 
 fn text(b: &[u8]) -> String {
