@@ -129,6 +129,23 @@ pub struct RoundTrip {
     pub last_to_last: u64,
 }
 
+/// Where a verilated node is kept between runs of the binaries:
+/// `$TAP_NODE_CACHE`, else `target/tap-node-cache`.
+pub fn default_cache() -> std::path::PathBuf {
+    std::env::var_os("TAP_NODE_CACHE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from("target/tap-node-cache"))
+}
+
+/// A data width the node is built at (`config::DATA_WIDTHS`), from an
+/// option's text; the error lists the widths.
+pub fn parse_width(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(w) if config::DATA_WIDTHS.contains(&w) => Ok(w),
+        _ => Err(format!("{s:?} is not a data width: use {}", config::data_widths_text())),
+    }
+}
+
 type Job = Box<dyn FnOnce(&mut Driver) + Send>;
 
 /// The verilated node, run on a thread of its own.

@@ -9,11 +9,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use net_model::frames::{echo_request, Ends};
 use net_model::{ArpMode, NodeConfig};
-use tap_harness::rtl::{BackToBack, RoundTrip, BACK_TO_BACK_MAX};
+use tap_harness::rtl::{parse_width, BackToBack, RoundTrip, BACK_TO_BACK_MAX};
 use tap_harness::{HarnessError, RtlNode};
 
-/// The widths the node is built at.
-const WIDTHS: [usize; 5] = [64, 128, 256, 512, 1024];
 /// Frame sizes measured: the smallest echo request most hosts send and the
 /// largest at MTU 1500 (bytes without FCS).
 const FRAME_SIZES: [usize; 2] = [64, 1514];
@@ -42,7 +40,7 @@ node cannot be built; 2 for bad arguments.";
 struct Args {
     /// Data widths to measure, comma-separated (64, 128, 256, 512, 1024).
     #[arg(long, value_delimiter = ',', value_name = "W,...", value_parser = parse_width,
-          default_values_t = WIDTHS)]
+          default_values_t = config::DATA_WIDTHS)]
     widths: Vec<usize>,
 
     /// Echo requests in each back-to-back run.
@@ -53,13 +51,6 @@ struct Args {
     /// Where the verilated node is kept between runs [default: $TAP_NODE_CACHE, else target/tap-node-cache].
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
-}
-
-fn parse_width(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(w) if WIDTHS.contains(&w) => Ok(w),
-        _ => Err(format!("{s:?} is not a data width: use 64, 128, 256, 512 or 1024")),
-    }
 }
 
 /// The node measured: server mode (it sends nothing unasked), MTU 1500.
@@ -112,9 +103,7 @@ fn table(width: usize, frames: u64, rows: &[(BackToBack, RoundTrip)]) -> String 
 }
 
 fn run(args: &Args) -> Result<(), HarnessError> {
-    let cache = args.cache.clone().unwrap_or_else(|| {
-        std::env::var_os("TAP_NODE_CACHE").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("target/tap-node-cache"))
-    });
+    let cache = args.cache.clone().unwrap_or_else(tap_harness::rtl::default_cache);
     let cfg = node_config();
     println!(
         "The open engine's network node (hdl::net), verilated, MTU {}: cycles of its clock; ns at {CLOCK_MHZ} MHz",

@@ -83,7 +83,7 @@ struct Args {
     /// Put the node's RTL behind the TAP instead of the model: its Verilog
     /// at this data width, verilated (a minute or two the first time, then
     /// cached in $TAP_NODE_CACHE, else target/tap-node-cache).
-    #[arg(long, value_name = "WIDTH", value_parser = parse_width)]
+    #[arg(long, value_name = "WIDTH", value_parser = tap_harness::rtl::parse_width)]
     rtl: Option<usize>,
 
     /// The TAP to make in the private namespace.
@@ -124,19 +124,6 @@ impl From<Mode> for ArpMode {
             Mode::Fixed => ArpMode::FixedMac,
         }
     }
-}
-
-fn parse_width(s: &str) -> Result<usize, String> {
-    let widths = [64, 128, 256, 512, 1024];
-    match s.parse::<usize>() {
-        Ok(w) if widths.contains(&w) => Ok(w),
-        _ => Err(format!("{s:?} is not a data width: use 64, 128, 256, 512 or 1024")),
-    }
-}
-
-/// Where a verilated node is kept between runs.
-fn rtl_cache() -> PathBuf {
-    std::env::var_os("TAP_NODE_CACHE").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("target/tap-node-cache"))
 }
 
 fn parse_mac(s: &str) -> Result<[u8; 6], String> {
@@ -284,8 +271,9 @@ fn start_node(args: &Args, tap: Tap, target_mac: [u8; 6]) -> Result<Pump<AnyNode
             AnyNode::Model(Box::new(node))
         }
         Some(width) => {
-            eprintln!("tap-node: the node's RTL at {width} bits, verilated in {}", rtl_cache().display());
-            AnyNode::Rtl(RtlNode::build(width, &cfg, &rtl_cache(), |m| eprintln!("tap-node: {m}"))?)
+            let cache = tap_harness::rtl::default_cache();
+            eprintln!("tap-node: the node's RTL at {width} bits, verilated in {}", cache.display());
+            AnyNode::Rtl(RtlNode::build(width, &cfg, &cache, |m| eprintln!("tap-node: {m}"))?)
         }
     };
     let pcap = args.pcap.as_deref().map(PcapWriter::create).transpose()?;
