@@ -83,13 +83,45 @@ pub struct Design {
     pub reg_clock_mhz: f64,
     /// Board name, one of the boards under `constraints/`.
     pub board: String,
-    /// Path of the TOE core's netlist or IP, as written in the config.
+    /// Which TCP offload engine the design holds.
+    pub toe_core: ToeCore,
+    /// Path of the licensed TOE core's netlist or IP, as written in the
+    /// config; unused with [`ToeCore::Open`].
     pub toe_netlist: String,
     /// Reset values of the TOE parameter registers.
     pub defaults: ToeDefaults,
     /// First 16 hex digits of the SHA-256 of the canonical configuration.
     pub config_hash: String,
 }
+
+/// The TCP offload engine of a design (`toe.core`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToeCore {
+    /// A licensed core outside the generated RTL: the generated top is the
+    /// user logic, with the TOE session interface as its ports, and the
+    /// board top instantiates the core (`toe.netlist`).
+    Licensed,
+    /// The project's own engine (`docs/open_engine.md`), inside the
+    /// generated top, whose network port is the MAC's AXI4-Stream.
+    Open {
+        /// The largest IPv4 packet in bytes, [`MTU_RANGE`].
+        mtu: usize,
+    },
+}
+
+impl ToeCore {
+    /// The configuration's spelling (`toe.core`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ToeCore::Licensed => "licensed",
+            ToeCore::Open { .. } => "open",
+        }
+    }
+}
+
+/// The MTUs the open engine takes (`toe.mtu`): IPv4's minimum reassembly
+/// size up to jumbo frames.
+pub const MTU_RANGE: (usize, usize) = (576, 9000);
 
 /// Reset values of the TOE parameter registers.
 #[derive(Clone, Debug, PartialEq)]
@@ -267,8 +299,15 @@ fn parse_table(root: Table) -> Result<Design, ConfigError> {
     }
     board.finish()?;
 
+    let core = toe.string("core", "")?;
     let toe_netlist = toe.string("netlist", "")?;
-    if toe_netlist.is_empty() {
+    let mtu = toe.integer("mtu", MTU_RANGE.0 as i64, MTU_RANGE.1 as i64)? as usize;
+    let toe_core = match core.as_str() {
+        "licensed" => ToeCore::Licensed,
+        "open" => ToeCore::Open { mtu },
+        other => return toe.fail("core", format!("{other:?} is not a TOE core: use \"licensed\" or \"open\"")),
+    };
+    if toe_core == ToeCore::Licensed && toe_netlist.is_empty() {
         return err("toe.netlist", "must name the TOE core's netlist or IP file (a non-empty path)");
     }
     toe.finish()?;
@@ -295,6 +334,7 @@ fn parse_table(root: Table) -> Result<Design, ConfigError> {
         user_clock_mhz,
         reg_clock_mhz,
         board: board_name,
+        toe_core,
         toe_netlist,
         defaults: ToeDefaults {
             mode,
@@ -332,8 +372,16 @@ fn code_by_name<T: codes::CodeTable + Copy>(
 
 /// The hash covers the validated values, not the text: comments and layout
 /// do not change it, any value that reaches an output does.
+///
+/// The canonical form is the design's `Debug` text without the hash. A
+/// licensed-core design leaves `toe_core` (and the open core's MTU) out of it,
+/// so its hash is the one it had before `toe.core` existed: the hash a
+/// bitstream reports (`info.config_hash`) still names its configuration.
 fn hash(design: &Design) -> String {
-    let canonical = format!("{:?}", Design { config_hash: String::new(), ..design.clone() });
+    let mut canonical = format!("{:?}", Design { config_hash: String::new(), ..design.clone() });
+    if design.toe_core == ToeCore::Licensed {
+        canonical = canonical.replacen("toe_core: Licensed, ", "", 1);
+    }
     let digest = Sha256::digest(canonical.as_bytes());
     digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
@@ -570,6 +618,29 @@ mod tests {
     }
 
     #[test]
+    fn the_open_core_takes_its_mtu_and_needs_no_netlist() {
+        let d = parse(DEFAULT_TOML).unwrap();
+        assert_eq!(d.toe_core, ToeCore::Licensed);
+        let open = with("core = \"licensed\"", "core = \"open\"").unwrap();
+        assert_eq!(open.toe_core, ToeCore::Open { mtu: 1500 });
+        assert_ne!(open.config_hash, d.config_hash, "the core reaches every output");
+        let text =
+            DEFAULT_TOML.replacen("core = \"licensed\"", "core = \"open\"", 1).replacen("mtu = 1500", "mtu = 9000", 1);
+        let jumbo = parse(&text.replacen("netlist = \"toe/toe_core.v\"", "netlist = \"\"", 1)).unwrap();
+        assert_eq!(jumbo.toe_core, ToeCore::Open { mtu: 9000 });
+        assert_ne!(jumbo.config_hash, open.config_hash);
+    }
+
+    /// A licensed-core design hashes as it did before `toe.core` existed:
+    /// the default's hash is the one its bitstreams report.
+    #[test]
+    fn a_licensed_design_keeps_its_hash() {
+        assert_eq!(parse(DEFAULT_TOML).unwrap().config_hash, "57d39e780ecc15a3");
+        // The open core's MTU reaches no output of a licensed design.
+        assert_eq!(with("mtu = 1500", "mtu = 9000").unwrap().config_hash, "57d39e780ecc15a3");
+    }
+
+    #[test]
     fn each_bad_value_names_its_key_and_range() {
         let cases: &[(&str, &str, &str, &str)] = &[
             ("sessions = 4", "sessions = 5", "design.sessions", "1..=4"),
@@ -589,6 +660,9 @@ mod tests {
                 "known boards: agilex7-f-devkit, agilex7-i-devkit, alveo-u250, alveo-u50, alveo-u55c",
             ),
             ("netlist = \"toe/toe_core.v\"", "netlist = \"\"", "toe.netlist", "non-empty"),
+            ("core = \"licensed\"", "core = \"tcp\"", "toe.core", "use \"licensed\" or \"open\""),
+            ("mtu = 1500", "mtu = 575", "toe.mtu", "576..=9000"),
+            ("mtu = 1500", "mtu = 9001", "toe.mtu", "576..=9000"),
             ("mode = \"client\"", "mode = \"master\"", "defaults.mode", "\"fixed-mac\""),
             ("fpga_mac = \"00:01:02:03:04:05\"", "fpga_mac = \"00:01:02:03:04\"", "defaults.fpga_mac", "six hex bytes"),
             (
