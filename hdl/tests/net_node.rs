@@ -69,7 +69,7 @@ struct Beat<'a> {
 trait Dut {
     fn k(&self) -> usize;
     fn configure(&mut self, mode: u64, retry: u64, attempts: u64);
-    fn drive(&mut self, rx: Option<&Beat>, tready: bool, init: bool);
+    fn drive(&mut self, rx: Option<&Beat>, tready: bool, init: bool, reset: bool);
     fn cycle(&mut self);
     fn outs(&self) -> Outs;
 }
@@ -105,10 +105,11 @@ impl<const W: usize, const K: usize> Dut for Sim<W, K> {
         self.0.arp_attempts.next = bits(attempts);
     }
 
-    fn drive(&mut self, rx: Option<&Beat>, tready: bool, init: bool) {
+    fn drive(&mut self, rx: Option<&Beat>, tready: bool, init: bool, reset: bool) {
         let n = &mut self.0;
         n.m_tready.next = tready;
         n.init.next = init;
+        n.reset.next = reset;
         n.s_tvalid.next = rx.is_some();
         if let Some(b) = rx {
             let mut data = Bits::<W>::default();
@@ -162,7 +163,8 @@ struct Verilated {
     p: std::collections::HashMap<&'static str, verilate::Port>,
 }
 
-const PORTS: [&str; 30] = [
+const PORTS: [&str; 31] = [
+    "reset",
     "s_tdata",
     "s_tkeep",
     "s_tlast",
@@ -236,9 +238,10 @@ impl Dut for Verilated {
         self.set("arp_attempts", attempts);
     }
 
-    fn drive(&mut self, rx: Option<&Beat>, tready: bool, init: bool) {
+    fn drive(&mut self, rx: Option<&Beat>, tready: bool, init: bool, reset: bool) {
         self.set("m_tready", u64::from(tready));
         self.set("init", u64::from(init));
+        self.set("reset", u64::from(reset));
         self.set("s_tvalid", u64::from(rx.is_some()));
         if let Some(b) = rx {
             let port = self.p["s_tdata"];
@@ -484,15 +487,29 @@ struct Bench<'a> {
     sent: Vec<Vec<u8>>,
     partial: Vec<u8>,
     last_outs: Outs,
+    /// Cycles `reset` stays high from the next step on.
+    reset_left: u64,
 }
 
 impl<'a> Bench<'a> {
     fn new(dut: &'a mut dyn Dut, ready: f64) -> Self {
         let last_outs = dut.outs();
-        Bench { dut, ready, cycle: 0, tally: Tally::default(), sent: Vec::new(), partial: Vec::new(), last_outs }
+        Bench {
+            dut,
+            ready,
+            cycle: 0,
+            tally: Tally::default(),
+            sent: Vec::new(),
+            partial: Vec::new(),
+            last_outs,
+            reset_left: 0,
+        }
     }
 
-    /// One cycle with `rx` (or none) and `init`.
+    /// One cycle with `rx` (or none) and `init`; `reset` high while
+    /// `reset_left` lasts. After a reset cycle no event pulse is pending, the
+    /// frame being sent is cut short (its bytes are forgotten) and the
+    /// pulses are summed afresh.
     fn step(&mut self, rng: &mut impl Rng, rx: Option<&Beat>, init: bool) {
         let tready = rng.gen_bool(self.ready);
         let o = &self.last_outs;
@@ -502,28 +519,57 @@ impl<'a> Bench<'a> {
                 self.sent.push(std::mem::take(&mut self.partial));
             }
         }
-        self.dut.drive(rx, tready, init);
+        let reset = self.reset_left > 0;
+        self.reset_left = self.reset_left.saturating_sub(1);
+        self.dut.drive(rx, tready, init, reset);
         self.dut.cycle();
         self.cycle += 1;
         self.last_outs = self.dut.outs();
         let o = self.last_outs.clone();
-        self.tally.add(&o);
+        if reset {
+            let mut quiet = Tally::default();
+            quiet.add(&o);
+            assert_eq!(quiet, Tally::default(), "cycle {}: an event pulse after a reset cycle", self.cycle);
+            assert!(!o.tvalid && !o.init_done && o.target_mac.is_none(), "cycle {}: not idle after reset", self.cycle);
+            self.tally = Tally::default();
+            self.partial.clear();
+        } else {
+            self.tally.add(&o);
+        }
     }
 
     /// Feeds `frame` beat by beat, `gap` says whether an idle cycle follows each beat.
     fn feed(&mut self, rng: &mut impl Rng, frame: &[u8], user: bool, gaps: bool) {
+        self.feed_reset(rng, frame, user, gaps, None);
+    }
+
+    /// As `feed`, with `reset` high for `cycles` from beat `at` on (`at` =
+    /// the beats: after the last), then idle cycles while it lasts.
+    fn feed_reset(&mut self, rng: &mut impl Rng, frame: &[u8], user: bool, gaps: bool, reset: Option<(usize, u64)>) {
         let k = self.dut.k();
         let beats = frame.len().div_ceil(k);
         for (i, chunk) in frame.chunks(k).enumerate() {
+            if let Some((at, cycles)) = reset {
+                if at == i {
+                    self.reset_left = cycles;
+                }
+            }
             let mut data = chunk.to_vec();
             // Bytes past tkeep are garbage, as a MAC may leave them.
             data.resize_with(k, || rng.gen());
             let last = i + 1 == beats;
             let beat = Beat { data: &data, kept: chunk.len(), last, user: user && (last || rng.gen_ratio(1, 4)) };
             self.step(rng, Some(&beat), false);
+            match reset {
+                Some((at, cycles)) if last && at >= beats => self.reset_left = cycles,
+                _ => {}
+            }
             while gaps && rng.gen_ratio(1, 3) {
                 self.step(rng, None, false);
             }
+        }
+        while self.reset_left > 0 {
+            self.step(rng, None, false);
         }
     }
 
@@ -544,10 +590,20 @@ enum Mix {
 
 /// One seeded run: `frames` random frames into the DUT and the model.
 fn lockstep(dut: &mut dyn Dut, mode: ArpMode, mix: Mix, frames: usize, what: &str) {
+    lockstep_resets(dut, mode, mix, frames, 0, what);
+}
+
+/// As `lockstep`, and with `resets` > 0 about one frame in `resets` meets a
+/// reset of 1 to 3 cycles at a random beat of it (its first, its last or
+/// after it): the frames sent before are a prefix of the model's, then the
+/// node must answer as a fresh model does (the frame met by reset is
+/// dropped whole, uncounted; `init` again, as after configuration).
+fn lockstep_resets(dut: &mut dyn Dut, mode: ArpMode, mix: Mix, frames: usize, resets: u32, what: &str) {
     let mut rng = seeded_inputs::seed::rng(what);
     let mut cfg = NodeConfig::new(FPGA_MAC, FPGA_IP, HOST_IP, mode);
     cfg.target_mac = FIXED_MAC;
-    let mut model = NetNode::new(cfg).unwrap();
+    let mut model = NetNode::new(cfg.clone()).unwrap();
+    let mut reset_count = 0;
     dut.configure(u64::from(mode.toe_mode()), 1000, 3);
     let k = dut.k();
     let depth = hdl::net::ram_depth(k, MTU);
@@ -606,12 +662,32 @@ fn lockstep(dut: &mut dyn Dut, mode: ArpMode, mix: Mix, frames: usize, what: &st
                 Tally::of_model(&model)
             );
         }
+        let gaps = matches!(mix, Mix::Gaps) && rng.gen_ratio(1, 4);
+        if resets > 0 && rng.gen_ratio(1, resets) {
+            let at = rng.gen_range(0..=frame.len().div_ceil(k));
+            let cycles = rng.gen_range(1..=3);
+            bench.feed_reset(&mut rng, &frame, user, gaps, Some((at, cycles)));
+            reset_count += 1;
+            for (i, got) in bench.sent.iter().enumerate() {
+                assert_eq!(Some(got), expected.get(i), "{what}: frame {i} before reset {reset_count}");
+            }
+            bench.sent.clear();
+            expected.clear();
+            held.clear();
+            seen = 0;
+            model = NetNode::new(cfg.clone()).unwrap();
+            let pause = rng.gen_range(0..3);
+            bench.idle(&mut rng, pause);
+            bench.step(&mut rng, None, true);
+            model.init(bench.cycle);
+            bench.idle(&mut rng, 2);
+            continue;
+        }
         model.receive(&frame, user, bench.cycle);
         while let Some(f) = model.transmit(bench.cycle) {
             held.push_back(if f[12..14] == [0x08, 0x06] { 0 } else { need });
             expected.push_back(f);
         }
-        let gaps = matches!(mix, Mix::Gaps) && rng.gen_ratio(1, 4);
         bench.feed(&mut rng, &frame, user, gaps);
         if matches!(mix, Mix::Gaps) {
             let gap = rng.gen_range(0..6);
@@ -644,6 +720,10 @@ fn lockstep(dut: &mut dyn Dut, mode: ArpMode, mix: Mix, frames: usize, what: &st
         assert_eq!(got, want, "{what}: frame {i} of {}", expected.len());
     }
     assert_eq!(bench.tally, Tally::of_model(&model), "{what}: counters");
+    if resets > 0 {
+        assert!(reset_count > 0, "{what}: no reset in the run");
+        return;
+    }
     // The mix reached every reason but the buffer's, and both answers.
     for r in &DropReason::ALL[..20] {
         if frames >= 200 {
@@ -831,4 +911,22 @@ fn client_mode_resolves_retries_and_fails_as_the_model() {
     client(&mut Sim::<64, 8>::new(), "net client sim 64");
     client(&mut Sim::<1024, 128>::new(), "net client sim 1024");
     client(&mut Verilated::new(128), "net client verilated 128");
+}
+
+/// A reset at random points of a mix (mid-frame in, mid-frame out, between
+/// frames, a frame starting under reset): afterwards the node answers the
+/// next frames exactly as a fresh model does, counters included, and no
+/// pulse is pending after a reset cycle (`Bench::step`).
+#[test]
+fn a_reset_mid_traffic_leaves_a_fresh_node() {
+    for (mode, mix) in [(ArpMode::Server, Mix::Gaps), (ArpMode::FixedMac, Mix::BackToBack)] {
+        lockstep_resets(&mut Sim::<64, 8>::new(), mode, mix, 120, 12, &format!("net reset sim 64 {mode:?} {mix:?}"));
+    }
+    lockstep_resets(&mut Sim::<512, 64>::new(), ArpMode::Server, Mix::BackToBack, 80, 10, "net reset sim 512");
+    for width in config::DATA_WIDTHS {
+        for (mode, mix) in [(ArpMode::Server, Mix::BackToBack), (ArpMode::Server, Mix::Gaps)] {
+            let what = format!("net reset verilated {width} {mode:?} {mix:?}");
+            lockstep_resets(&mut Verilated::new(width), mode, mix, 300, 12, &what);
+        }
+    }
 }

@@ -30,6 +30,8 @@ pub struct ArpClient {
     // ---- Clock.
     /// User clock.
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset: as before the first `init` (no target MAC, idle).
+    pub reset: Signal<In, Bit>,
     // ---- Configuration.
     /// `toe_init` (one-cycle pulse): forget the target, client mode starts resolving.
     pub init: Signal<In, Bit>,
@@ -94,7 +96,9 @@ impl Logic for ArpClient {
             let mode = self.mode.val().to_u64();
             let attempts = self.attempts.val().to_u64();
             let learn_mac = self.learn_mac.val().to_u64();
-            if self.init.val() {
+            if self.reset.val() {
+                self._s = ArpState::default();
+            } else if self.init.val() {
                 self._s.initialised = true;
                 self._s.known = mode == 2;
                 self._s.mac = if mode == 2 { self.fixed_mac.val().to_u64() } else { 0 };
@@ -155,7 +159,14 @@ reg [47:0] mac_reg = 48'd0;
 reg        known_reg = 1'b0;
 wire       due = st_reg == RESOLVING && timer_reg == 32'd0;
 always @(posedge clock) begin
-    if (init) begin
+    if (reset) begin
+        initialised_reg <= 1'b0;
+        known_reg <= 1'b0;
+        mac_reg <= 48'd0;
+        st_reg <= IDLE;
+        sent_reg <= 8'd0;
+        timer_reg <= 32'd0;
+    end else if (init) begin
         initialised_reg <= 1'b1;
         known_reg <= mode == 2'd2;
         mac_reg <= mode == 2'd2 ? fixed_mac : 48'd0;

@@ -20,6 +20,8 @@ pub struct DescFifo {
     // ---- Clock.
     /// User clock.
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset: the FIFO empties (push and pop ignored).
+    pub reset: Signal<In, Bit>,
     // ---- Write side.
     /// Put `push_data` at the tail at this edge (ignored when full).
     pub push: Signal<In, Bit>,
@@ -43,7 +45,10 @@ pub struct DescFifo {
 
 impl Logic for DescFifo {
     fn update(&mut self) {
-        if self.clock.pos_edge() {
+        if self.clock.pos_edge() && self.reset.val() {
+            self._rd = 0;
+            self._count = 0;
+        } else if self.clock.pos_edge() {
             let push = self.push.val() && self._count < DESC_DEPTH;
             let pop = self.pop.val() && self._count > 0;
             if push {
@@ -67,25 +72,29 @@ impl Logic for DescFifo {
 
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
-            "reg [{dm}:0] slot [0:{sm}];\n\
-             reg [2:0] rd_reg = 3'd0;\n\
-             reg [2:0] wr_reg = 3'd0;\n\
-             reg [3:0] count_reg = 4'd0;\n\
-             wire do_push = push && count_reg != 4'd{depth};\n\
-             wire do_pop = pop && count_reg != 4'd0;\n\
-             always @(posedge clock) begin\n    \
-                 if (do_push) begin\n        \
-                     slot[wr_reg] <= push_data;\n        \
-                     wr_reg <= wr_reg + 3'd1;\n    \
-                 end\n    \
-                 if (do_pop) rd_reg <= rd_reg + 3'd1;\n    \
-                 count_reg <= count_reg + {{3'd0, do_push}} - {{3'd0, do_pop}};\n\
-             end\n\
-             always @(*) begin\n    \
-                 head = slot[rd_reg];\n    \
-                 full = count_reg == 4'd{depth};\n    \
-                 empty = count_reg == 4'd0;\n\
-             end",
+            "reg [{dm}:0] slot [0:{sm}];
+reg [2:0] rd_reg = 3'd0;
+reg [2:0] wr_reg = 3'd0;
+reg [3:0] count_reg = 4'd0;
+wire do_push = push && count_reg != 4'd{depth};
+wire do_pop = pop && count_reg != 4'd0;
+always @(posedge clock) begin
+    if (do_push && !reset) slot[wr_reg] <= push_data;
+    if (reset) begin
+        rd_reg <= 3'd0;
+        wr_reg <= 3'd0;
+        count_reg <= 4'd0;
+    end else begin
+        if (do_push) wr_reg <= wr_reg + 3'd1;
+        if (do_pop) rd_reg <= rd_reg + 3'd1;
+        count_reg <= count_reg + {{3'd0, do_push}} - {{3'd0, do_pop}};
+    end
+end
+always @(*) begin
+    head = slot[rd_reg];
+    full = count_reg == 4'd{depth};
+    empty = count_reg == 4'd0;
+end",
             dm = DESC_BITS - 1,
             sm = DESC_DEPTH - 1,
             depth = DESC_DEPTH,

@@ -16,6 +16,19 @@
 //! the FIFO eight answers; `dropped` bit i is reason i of net_model's
 //! `DropReason::ALL`. The ports of the register file's step (counters,
 //! `toe_mode`, addresses, `init`) are here as plain inputs and pulses.
+//!
+//! `reset` (synchronous, active high, any number of cycles) returns the node
+//! to its state at configuration: the descriptor FIFO and the frame RAM's
+//! pointers empty, rx, tx and ARP idle (ARP as before the first `init`: no
+//! target MAC, `init_done` low), no event pulse pending. Frames are dropped
+//! whole and uncounted (no `frames_in`, no `dropped` pulse): those whose
+//! decision is in flight, those whose beats arrive while `reset` is high, and
+//! the rest of a frame whose first beat came before or during reset (its
+//! beats are skipped to its `tlast`). The first frame counted is one whose
+//! first beat comes after reset falls. The transmitter stops where it is:
+//! a frame it is sending is cut short on `m_t*` (no `tlast`), so reset is
+//! meant for a link that is down (the MAC in reset too, as `user_rst`
+//! does), when no frame is on the wire.
 
 use rust_hdl::prelude::*;
 
@@ -32,6 +45,9 @@ pub struct NetNode<const W: usize, const K: usize> {
     // ---- Clock.
     /// User clock.
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high (the top drives it from `user_rst`);
+    /// see the module's notes for what it drops.
+    pub reset: Signal<In, Bit>,
     // ---- Frames from the MAC (AXI4-Stream, no tready).
     /// Beat, byte 0 (first on the wire) in bits 7:0.
     pub s_tdata: Signal<In, Bits<W>>,
@@ -114,6 +130,7 @@ impl<const W: usize, const K: usize> NetNode<W, K> {
         let request = Desc { kind: KIND_ARP_REQUEST, len: 60, ..Desc::default() };
         Ok(NetNode {
             clock: Default::default(),
+            reset: Default::default(),
             s_tdata: Default::default(),
             s_tkeep: Default::default(),
             s_tlast: Default::default(),
@@ -172,6 +189,10 @@ impl<const W: usize, const K: usize> Logic for NetNode<W, K> {
         self.fifo.clock.next = self.clock.val();
         self.tx.clock.next = self.clock.val();
         self.arp.clock.next = self.clock.val();
+        self.rx.reset.next = self.reset.val();
+        self.fifo.reset.next = self.reset.val();
+        self.tx.reset.next = self.reset.val();
+        self.arp.reset.next = self.reset.val();
         // Receive.
         self.rx.s_tdata.next = self.s_tdata.val();
         self.rx.s_tkeep.next = self.s_tkeep.val();

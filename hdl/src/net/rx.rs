@@ -47,6 +47,9 @@ pub struct NetRx<const W: usize, const K: usize> {
     // ---- Clock.
     /// User clock.
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset: every frame in flight is dropped uncounted, the
+    /// write pointer rewinds to 0, a frame still arriving is skipped to its end.
+    pub reset: Signal<In, Bit>,
     // ---- Frames from the MAC (AXI4-Stream, no tready).
     /// Beat, byte 0 (first on the wire) in bits 7:0.
     pub s_tdata: Signal<In, Bits<W>>,
@@ -118,6 +121,7 @@ struct Beat<const W: usize> {
 #[derive(Clone, Default)]
 struct State<const W: usize> {
     // Stage 0.
+    skip: bool,
     mid: bool,
     pos: u64,
     hdr: Vec<u8>,
@@ -196,6 +200,7 @@ impl<const W: usize, const K: usize> NetRx<W, K> {
         assert!(W == 8 * K && depth.is_power_of_two() && depth <= 1 << ADDR_BITS, "NetRx: W {W} K {K} depth {depth}");
         NetRx {
             clock: Default::default(),
+            reset: Default::default(),
             s_tdata: Default::default(),
             s_tkeep: Default::default(),
             s_tlast: Default::default(),
@@ -378,6 +383,12 @@ impl<const W: usize, const K: usize> NetRx<W, K> {
         let keep = (0..K).fold(0u128, |k, j| k | u128::from(self.s_tkeep.val().get_bit(j)) << j);
         let (valid, last, user) = (self.s_tvalid.val(), self.s_tlast.val(), self.s_tuser.val());
         let s = &mut self._s;
+        // The rest of a frame begun before or during reset is skipped.
+        let skipped = s.skip;
+        if valid && skipped {
+            s.skip = !last;
+        }
+        let valid = valid && !skipped;
         // Stage 2 from stage 1 (d1 and the header as it stood after d1's beat).
         let total = u64::from(s.hdr[16]) << 8 | u64::from(s.hdr[17]);
         let hi = 14 + total;
@@ -427,7 +438,13 @@ impl<const W: usize, const K: usize> NetRx<W, K> {
 
 impl<const W: usize, const K: usize> Logic for NetRx<W, K> {
     fn update(&mut self) {
-        if self.clock.pos_edge() {
+        if self.clock.pos_edge() && self.reset.val() {
+            let s = &self._s;
+            let skip = if self.s_tvalid.val() { !self.s_tlast.val() } else { s.skip || s.mid };
+            // Registers with no valid bit keep their values, as the Verilog's.
+            let (hdr, pos, acc) = (s.hdr.clone(), s.pos, s.acc);
+            self._s = State { skip, hdr, pos, acc, cap_hdr: vec![0; 64], ..Default::default() };
+        } else if self.clock.pos_edge() {
             let w = self.write();
             let dv = self._s.dv;
             let (dropped, kind) = (self._s.dropped, self._s.kind);
@@ -515,13 +532,23 @@ reg         mid_reg = 1'b0;
 reg  [15:0] pos_reg = 16'd0;
 reg         err_reg = 1'b0;
 reg [{hm}:0] hdr_reg = {hb_bits}'d0;
+// The rest of a frame begun before or during reset is skipped.
+reg         skip_reg = 1'b0;
+wire        in_valid = s_tvalid && !skip_reg && !reset;
 wire [16:0] pos_step = {{1'b0, pos_now}} + 17'd{K};
 always @(posedge clock) begin
-    if (s_tvalid) begin
-        hdr_reg <= hdr_next;
-        pos_reg <= s_tlast ? 16'd0 : (pos_step[16] ? 16'hffff : pos_step[15:0]);
-        mid_reg <= !s_tlast;
-        err_reg <= err_now && !s_tlast;
+    if (reset) begin
+        mid_reg <= 1'b0;
+        err_reg <= 1'b0;
+        skip_reg <= s_tvalid ? !s_tlast : skip_reg || mid_reg;
+    end else begin
+        if (s_tvalid && skip_reg) skip_reg <= !s_tlast;
+        if (in_valid) begin
+            hdr_reg <= hdr_next;
+            pos_reg <= s_tlast ? 16'd0 : (pos_step[16] ? 16'hffff : pos_step[15:0]);
+            mid_reg <= !s_tlast;
+            err_reg <= err_now && !s_tlast;
+        end
     end
 end
 
@@ -534,7 +561,7 @@ reg  [{km}:0] d1_keep_reg = {K}'d0;
 reg   [15:0] d1_pos_reg = 16'd0;
 reg          d1_err_reg = 1'b0;
 always @(posedge clock) begin
-    d1_valid_reg <= s_tvalid;
+    d1_valid_reg <= in_valid;
     d1_last_reg <= s_tlast;
     d1_data_reg <= s_tdata;
     d1_keep_reg <= s_tkeep;
@@ -570,8 +597,8 @@ reg  [31:0] cap_sum_reg = 32'd0;
 reg         cap_err_reg = 1'b0;
 reg         frame_in_reg = 1'b0;
 always @(posedge clock) begin
-    cap_valid_reg <= d1_valid_reg && d1_last_reg;
-    frame_in_reg <= d1_valid_reg && d1_last_reg;
+    cap_valid_reg <= !reset && d1_valid_reg && d1_last_reg;
+    frame_in_reg <= !reset && d1_valid_reg && d1_last_reg;
     if (d1_valid_reg) begin
         acc_reg <= acc_now;
         if (d1_last_reg) begin
@@ -644,7 +671,7 @@ reg  [14:0] f_total_reg = 15'd0;
 reg  [15:0] f_icmp_reg = 16'd0;
 reg  [15:0] f_ipcs_reg = 16'd0;
 always @(posedge clock) begin
-    f_valid_reg <= cap_valid_reg;
+    f_valid_reg <= !reset && cap_valid_reg;
     f_flags_reg <= flags;
     f_arp_reg <= is_arp;
     f_request_reg <= oper == 16'd1;
@@ -674,7 +701,7 @@ reg   [14:0] total_reg = 15'd0;
 reg   [15:0] icmp_reg = 16'd0;
 reg   [15:0] ipcs_reg = 16'd0;
 always @(posedge clock) begin
-    dv_reg <= f_valid_reg;
+    dv_reg <= !reset && f_valid_reg;
     drop_reg <= f_valid_reg ? live & (~live + {checked}'d1) : {checked}'d0;
     kind_reg <= !ok ? 2'd0 : !f_arp_reg ? 2'd{echo} : f_request_reg ? 2'd{arp} : 2'd0;
     learn_reg <= ok && f_arp_reg && f_request_reg && mode == 2'd1 && f_from_target_reg;
@@ -692,13 +719,13 @@ reg          d2_valid_reg = 1'b0, d3_valid_reg = 1'b0, d4_valid_reg = 1'b0;
 reg          d2_last_reg = 1'b0, d3_last_reg = 1'b0, d4_last_reg = 1'b0;
 reg  [{wm}:0] d2_data_reg = {W}'d0, d3_data_reg = {W}'d0, d4_data_reg = {W}'d0;
 always @(posedge clock) begin
-    d2_valid_reg <= d1_valid_reg;
+    d2_valid_reg <= !reset && d1_valid_reg;
     d2_last_reg <= d1_last_reg;
     d2_data_reg <= d1_data_reg;
-    d3_valid_reg <= d2_valid_reg;
+    d3_valid_reg <= !reset && d2_valid_reg;
     d3_last_reg <= d2_last_reg;
     d3_data_reg <= d2_data_reg;
-    d4_valid_reg <= d3_valid_reg;
+    d4_valid_reg <= !reset && d3_valid_reg;
     d4_last_reg <= d3_last_reg;
     d4_data_reg <= d3_data_reg;
 end
@@ -742,10 +769,14 @@ reg [{dm}:0] out_dropped_reg = {drops}'d0;
 reg          arp_answered_reg = 1'b0;
 reg          echo_answered_reg = 1'b0;
 always @(posedge clock) begin
-    out_dropped_reg <= dv_reg ? {{full_drop, drop_reg}} : {drops}'d0;
-    arp_answered_reg <= do_push && kind_reg == 2'd{arp};
-    echo_answered_reg <= do_push && kind_reg == 2'd{echo};
-    if (d4_valid_reg) begin
+    out_dropped_reg <= dv_reg && !reset ? {{full_drop, drop_reg}} : {drops}'d0;
+    arp_answered_reg <= !reset && do_push && kind_reg == 2'd{arp};
+    echo_answered_reg <= !reset && do_push && kind_reg == 2'd{echo};
+    if (reset) begin
+        wr_reg <= {ptr}'d0;
+        start_reg <= {ptr}'d0;
+        ovf_reg <= 1'b0;
+    end else if (d4_valid_reg) begin
         if (!d4_last_reg) begin
             wr_reg <= wr_next1;
             ovf_reg <= ovf_reg || !can;

@@ -32,6 +32,10 @@ pub struct NetTx<const W: usize, const K: usize> {
     // ---- Clock.
     /// User clock.
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset: the frame being sent stops where it is (a MAC
+    /// sees it cut short: reset is for a link that is down), the out
+    /// buffer empties, the tail returns to 0.
+    pub reset: Signal<In, Bit>,
     // ---- Configuration.
     /// The node's MAC, first byte on the wire in bits 47:40.
     pub fpga_mac: Signal<In, Bits<48>>,
@@ -118,6 +122,7 @@ impl<const W: usize, const K: usize> NetTx<W, K> {
         assert!(W == 8 * K && depth.is_power_of_two() && depth <= 1 << ADDR_BITS, "NetTx: W {W} K {K} depth {depth}");
         NetTx {
             clock: Default::default(),
+            reset: Default::default(),
             fpga_mac: Default::default(),
             fpga_ip: Default::default(),
             target_ip: Default::default(),
@@ -201,7 +206,14 @@ impl<const W: usize, const K: usize> NetTx<W, K> {
 impl<const W: usize, const K: usize> Logic for NetTx<W, K> {
     fn update(&mut self) {
         let st = self.step();
-        if self.clock.pos_edge() {
+        if self.clock.pos_edge() && self.reset.val() {
+            let s = &mut self._s;
+            s.active = false;
+            s.inf_valid = false;
+            s.entries = 0;
+            s.tail = 0;
+            s.frame_out = false;
+        } else if self.clock.pos_edge() {
             let read = self.read_data.val();
             let s = &mut self._s;
             // The beat back from the RAM, into the out buffer.
@@ -448,44 +460,52 @@ always @(*) begin
 end
 
 always @(posedge clock) begin
-    frame_out_reg <= pop_out && e0_last_reg;
-    if (inf_valid_reg && (entries_reg == 2'd0 || (pop_out && entries_reg == 2'd1))) begin
-        e0_data_reg <= ret_data;
-        e0_keep_reg <= inf_keep_reg;
-        e0_last_reg <= inf_last_reg;
-    end else if (pop_out) begin
-        e0_data_reg <= e1_data_reg;
-        e0_keep_reg <= e1_keep_reg;
-        e0_last_reg <= e1_last_reg;
-    end
-    if (inf_valid_reg && (entries_reg == 2'd2 || (!pop_out && entries_reg == 2'd1))) begin
-        e1_data_reg <= ret_data;
-        e1_keep_reg <= inf_keep_reg;
-        e1_last_reg <= inf_last_reg;
-    end
-    entries_reg <= entries_reg + {{1'b0, inf_valid_reg}} - {{1'b0, pop_out}};
-    if (inf_valid_reg && inf_free_reg) tail_reg <= inf_end_reg;
-    inf_valid_reg <= issue;
-    if (issue) begin
-        inf_ovl_reg <= slice_ovl;
-        inf_mask_reg <= slice_mask;
-        inf_keep_reg <= slice_keep;
-        inf_last_reg <= last_issue;
-        inf_free_reg <= last_issue && kind_reg == 2'd{echo};
-        inf_end_reg <= end_reg;
-        pos_reg <= pos_next[15:0];
-        addr_reg <= addr_reg + {ptr}'d1;
-        if (last_issue) active_reg <= 1'b0;
-    end
-    if (load) begin
-        active_reg <= 1'b1;
-        pos_reg <= 16'd0;
-        addr_reg <= head_start;
-        len_reg <= head_len;
-        kind_reg <= head_kind;
-        end_reg <= head_end;
-        bank_reg <= bank;
-        mask_reg <= mask;
+    if (reset) begin
+        active_reg <= 1'b0;
+        inf_valid_reg <= 1'b0;
+        entries_reg <= 2'd0;
+        tail_reg <= {ptr}'d0;
+        frame_out_reg <= 1'b0;
+    end else begin
+        frame_out_reg <= pop_out && e0_last_reg;
+        if (inf_valid_reg && (entries_reg == 2'd0 || (pop_out && entries_reg == 2'd1))) begin
+            e0_data_reg <= ret_data;
+            e0_keep_reg <= inf_keep_reg;
+            e0_last_reg <= inf_last_reg;
+        end else if (pop_out) begin
+            e0_data_reg <= e1_data_reg;
+            e0_keep_reg <= e1_keep_reg;
+            e0_last_reg <= e1_last_reg;
+        end
+        if (inf_valid_reg && (entries_reg == 2'd2 || (!pop_out && entries_reg == 2'd1))) begin
+            e1_data_reg <= ret_data;
+            e1_keep_reg <= inf_keep_reg;
+            e1_last_reg <= inf_last_reg;
+        end
+        entries_reg <= entries_reg + {{1'b0, inf_valid_reg}} - {{1'b0, pop_out}};
+        if (inf_valid_reg && inf_free_reg) tail_reg <= inf_end_reg;
+        inf_valid_reg <= issue;
+        if (issue) begin
+            inf_ovl_reg <= slice_ovl;
+            inf_mask_reg <= slice_mask;
+            inf_keep_reg <= slice_keep;
+            inf_last_reg <= last_issue;
+            inf_free_reg <= last_issue && kind_reg == 2'd{echo};
+            inf_end_reg <= end_reg;
+            pos_reg <= pos_next[15:0];
+            addr_reg <= addr_reg + {ptr}'d1;
+            if (last_issue) active_reg <= 1'b0;
+        end
+        if (load) begin
+            active_reg <= 1'b1;
+            pos_reg <= 16'd0;
+            addr_reg <= head_start;
+            len_reg <= head_len;
+            kind_reg <= head_kind;
+            end_reg <= head_end;
+            bank_reg <= bank;
+            mask_reg <= mask;
+        end
     end
 end
 
