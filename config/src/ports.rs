@@ -66,6 +66,14 @@ pub enum Group {
     /// A pin of the board top (reference clocks, transceiver and PCIe lanes):
     /// named by the board file, not by the user logic.
     Pin,
+    /// The open engine's network port (`mac_*`): Ethernet II frames to and
+    /// from the MAC as AXI4-Stream, in the user clock domain
+    /// (`docs/open_engine.md`). Only a design with `toe.core = "open"` has it.
+    Mac,
+    /// The register file's `net` block (`net_*`): the open engine's
+    /// counters and ARP state in, its ARP settings out; nets between the
+    /// register file and the engine, not top ports.
+    Net,
 }
 
 impl Group {
@@ -80,6 +88,8 @@ impl Group {
             Group::RegisterSession(s) | Group::Datapath(s) => format!("s{s}_{local}"),
             Group::Info => format!("info_{local}"),
             Group::RegisterShared => format!("shared_{local}"),
+            Group::Mac => format!("mac_{local}"),
+            Group::Net => format!("net_{local}"),
         }
     }
 
@@ -103,6 +113,8 @@ impl Group {
             Group::RegisterShared => "Register file, shared by the sessions".to_string(),
             Group::Datapath(s) => format!("Session {s}"),
             Group::Pin => "Board pins".to_string(),
+            Group::Mac => "Network port: Ethernet II frames to and from the MAC (AXI4-Stream, user clock)".to_string(),
+            Group::Net => "Register file, the open engine's network node".to_string(),
         }
     }
 }
@@ -230,6 +242,8 @@ impl PortPlan {
                 Group::RegisterShared => "register_shared".to_string(),
                 Group::Datapath(s) => format!("datapath:{s}"),
                 Group::Pin => "pin".to_string(),
+                Group::Mac => "mac".to_string(),
+                Group::Net => "net".to_string(),
             };
             out.push_str(&format!("{} {} {} {}\n", p.direction.keyword(), p.width, group, p.local));
         }
@@ -257,6 +271,8 @@ impl PortPlan {
                 None if group == "info" => Group::Info,
                 None if group == "register_shared" => Group::RegisterShared,
                 None if group == "pin" => Group::Pin,
+                None if group == "mac" => Group::Mac,
+                None if group == "net" => Group::Net,
                 Some(("toe_session", s)) => Group::ToeSession(index(s)?),
                 Some(("register_session", s)) => Group::RegisterSession(index(s)?),
                 Some(("datapath", s)) => Group::Datapath(index(s)?),
@@ -323,6 +339,8 @@ mod tests {
         ports.push(Port::new(Group::Info, "cycle_count", Direction::Output, 64));
         ports.push(Port::new(Group::Datapath(2), "tx_start", Direction::Input, 1));
         ports.push(Port::new(Group::Pin, "qsfp_tx_p", Direction::Output, 4));
+        ports.push(Port::new(Group::Mac, "rx_tuser", Direction::Input, 1));
+        ports.push(Port::new(Group::Net, "frames_in", Direction::Input, 32));
         let p = PortPlan::new(ports);
         assert_eq!(PortPlan::from_text(&p.to_text()).unwrap(), p);
         for bad in
