@@ -285,6 +285,69 @@ fn tx_prefix_block() -> Block {
     }
 }
 
+/// Base of the `net` block: above the fourth session's block, so it stays
+/// put whatever the session count.
+pub const NET_BASE: u32 = 0x500;
+/// Offset of the first counter register in the `net` block; counter i of
+/// `net_model::Counter::ALL` is at `NET_COUNTERS + 4 * i`.
+pub const NET_COUNTERS: u32 = 0x20;
+/// Reset of `net.arp_attempts`: client-mode ARP requests before `arp_failed`,
+/// as many as Linux sends before it gives up on a neighbour (ucast_solicit +
+/// mcast_solicit = 3).
+pub const DEFAULT_ARP_ATTEMPTS: u32 = 3;
+
+/// The open engine's network node (`toe.core = "open"` only): its ARP
+/// settings and state, and one counter per event and per drop reason, named
+/// and described by `net_model::Counter`, the model the RTL is checked
+/// against.
+fn net_block(design: &Design) -> Block {
+    use net_model::Counter;
+    use Access::*;
+    let one_second = design.user_clock_khz().saturating_mul(1000);
+    let mut regs = vec![
+        reg("net_status", 0x00, "The node's ARP state.", vec![
+            field("target_known", 0, 1, Ro, 0, "1: the target's MAC is known (`resolved_mac`): from its ARP reply (client mode), from its ARP request (server mode), or `toe.target_mac` (fixed-MAC mode); cleared by `toe_ctrl.init`.").volatile(),
+            field("arp_failed", 1, 1, Ro, 0, "1: client mode sent `arp_attempts` requests for `toe.target_ip`, each waited `arp_retry_cycles`, and none was answered; `toe_status.init_done` stays 0. Cleared by `toe_ctrl.init`.").volatile(),
+        ]),
+        reg("arp_attempts", 0x04, "Client mode: ARP requests for `toe.target_ip` before the node gives up (`net_status.arp_failed`); taken at `toe_ctrl.init`.", vec![
+            field("count", 0, 8, Rw, DEFAULT_ARP_ATTEMPTS, "Requests, 1..=255.").range(1, 255),
+        ]),
+        reg("arp_retry_cycles", 0x08, "Client mode: user-clock cycles between two ARP requests, and after the last before `arp_failed`; taken at `toe_ctrl.init`. The reset value is one second.", vec![
+            field("cycles", 0, 32, Rw, one_second, "Cycles, 1..=4,294,967,295.").range(1, u32::MAX),
+        ]),
+    ];
+    let mut wides = Vec::new();
+    wide(&mut regs, &mut wides, WideDef {
+        name: "resolved_mac",
+        offset: 0x10,
+        width: 48,
+        access: Ro,
+        volatile: true,
+        reset: 0,
+        description: "The target's MAC as the node knows it (valid while `net_status.target_known`), first byte on the wire in bits 47:40.",
+    });
+    for (i, counter) in Counter::ALL.iter().enumerate() {
+        let doc = format!("Count of {}; wraps at 2^32, so software takes differences. Kept across `toe_ctrl.init`; cleared by a reset of the user clock domain.", counter.doc());
+        regs.push(reg(
+            counter.name(),
+            NET_COUNTERS + 4 * i as u32,
+            &doc,
+            vec![field("count", 0, 32, Ro, 0, "Events.").volatile()],
+        ));
+    }
+    regs.sort_by_key(|r| r.offset);
+    Block {
+        name: "net".into(),
+        description: "The open engine's network node (`toe.core = \"open\"` only; docs/open_engine.md): ARP settings and state, and a counter for every event and every reason a frame is dropped.".into(),
+        base: NET_BASE,
+        size: 0x100,
+        repeat: None,
+        registers: regs,
+        wides,
+        bank: None,
+    }
+}
+
 fn session_block(design: &Design) -> Block {
     use Access::*;
     let ports = |p: &[u16]| p.iter().map(|&v| u32::from(v)).collect::<Vec<_>>();
@@ -531,9 +594,11 @@ impl RegisterMap {
     /// [`Design`] built by hand rather than by `config::parse` (say, port lists
     /// shorter than `sessions`).
     pub fn try_for_design(design: &Design) -> Result<RegisterMap, crate::RegmapError> {
-        let map = RegisterMap {
-            blocks: vec![info_block(design), toe_block(design), tx_prefix_block(), session_block(design)],
-        };
+        let mut blocks = vec![info_block(design), toe_block(design), tx_prefix_block(), session_block(design)];
+        if let config::ToeCore::Open { .. } = design.toe_core {
+            blocks.push(net_block(design));
+        }
+        let map = RegisterMap { blocks };
         map.validate()?;
         Ok(map)
     }
@@ -545,6 +610,38 @@ mod tests {
 
     fn design(sessions: usize) -> Design {
         config::parse(&config::default_toml_with_sessions(sessions)).unwrap()
+    }
+
+    fn open(sessions: usize) -> Design {
+        let text = config::Variant::default().sessions(sessions).set("toe.core", "open").to_toml();
+        config::parse(&text).unwrap()
+    }
+
+    /// The `net` block exists with the open core only, at one base for every
+    /// session count, a counter register for every counter of the model in
+    /// the model's order.
+    #[test]
+    fn the_open_core_adds_the_net_block_with_the_models_counters() {
+        assert!(RegisterMap::for_design(&design(4)).block("net").is_none());
+        for sessions in 1..=config::MAX_SESSIONS {
+            let map = RegisterMap::for_design(&open(sessions));
+            assert_eq!(map.validate(), Ok(()));
+            let net = map.block("net").expect("open core: net block");
+            assert_eq!(net.base, NET_BASE);
+            let session = map.block("session").unwrap();
+            assert_eq!(
+                session.base + config::MAX_SESSIONS as u32 * session.stride(),
+                NET_BASE,
+                "right above session 3"
+            );
+            for (i, counter) in net_model::Counter::ALL.iter().enumerate() {
+                let r = net.register(counter.name()).unwrap_or_else(|| panic!("no register {counter}"));
+                assert_eq!(r.offset, NET_COUNTERS + 4 * i as u32, "{counter}");
+                assert_eq!((r.fields[0].access, r.fields[0].width), (Access::Ro, 32), "{counter}");
+            }
+            let retry = net.register("arp_retry_cycles").unwrap();
+            assert_eq!(retry.fields[0].reset, Reset::Fixed(250_000_000), "one second at 250 MHz");
+        }
     }
 
     #[test]
