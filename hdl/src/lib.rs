@@ -27,6 +27,7 @@ pub mod leading_one;
 pub mod message_ends;
 pub mod message_source;
 pub mod net;
+pub mod open_toe;
 pub mod pattern_at;
 pub mod pattern_lanes;
 pub mod peer_latch;

@@ -256,7 +256,8 @@ pub(super) fn err(msg: impl Into<String>) -> HdlError {
 
 /// The port group of instance `instance` of `block`: the repeated `session`
 /// block's instances are [`Group::RegisterSession`], `toe` is
-/// [`Group::ToeGlobal`], `info` is [`Group::Info`], a bank (`tx_prefix`) is
+/// [`Group::ToeGlobal`], `info` is [`Group::Info`], `net` (the open engine's
+/// node) is [`Group::Net`], a bank (`tx_prefix`) is
 /// [`Group::RegisterShared`]: one port for every session. A block the port plan has
 /// no group for is an error.
 pub fn port_group(block: &regmap::Block, instance: usize) -> Result<Group, HdlError> {
@@ -264,6 +265,7 @@ pub fn port_group(block: &regmap::Block, instance: usize) -> Result<Group, HdlEr
         ("session", true) => Ok(Group::RegisterSession(instance)),
         ("toe", false) => Ok(Group::ToeGlobal),
         ("info", false) => Ok(Group::Info),
+        ("net", false) => Ok(Group::Net),
         (_, false) if block.bank.is_some() => Ok(Group::RegisterShared),
         _ => Err(err(format!("register file: block `{}` has no port group", block.name))),
     }
