@@ -18,14 +18,30 @@
 //!   (XDMA over PCIe on Alveo, JTAG-to-Avalon bridge on the Agilex kit)
 //!   driving every [`Group::Bus`] port (`s_axil_*`) as `m_axil_*`.
 //!
-//! A port of any other group (register-file fields, pins, or a clock other
-//! than `user_clk`/`user_rst`) is an error naming it, so a new port cannot be
-//! left dangling on the board.
+//! With the open engine (`toe.core = "open"`) the generated top holds the
+//! engine itself and its network port is the MAC's AXI4-Stream
+//! ([`Group::Mac`]), so the board's Ethernet MAC takes the licensed core's
+//! place:
+//!
+//! ```text
+//!  u_user_logic (<top>: user logic + open engine) mac_* <──> u_mac (<top>_mac) <──> QSFP pins
+//! ```
+//!
+//! - `u_mac`: every [`Group::Mac`] port of the top with the opposite
+//!   direction, `user_clk`, `user_rst` and the QSFP reference clock and
+//!   lanes. The user fills it with a wrapper of that name around the vendor
+//!   MAC IP, its streams crossed to `user_clk`; there is no `<top>_toe` stub
+//!   (the engine `<top>_toe` is generated RTL).
+//!
+//! A port of any other group (register-file fields, pins, a clock other
+//! than `user_clk`/`user_rst`, or the other core's network ports) is an
+//! error naming it, so a new port cannot be left dangling on the board.
 
 use config::ports::{range, Direction, Group, Port, PortPlan};
+use config::ToeCore;
 
-use crate::board::{Board, FlowError, RegisterKind};
-use crate::names::{BoardFiles, PLATFORM_INST, TOE_INST, USER_INST};
+use crate::board::{Board, FlowError, RegisterKind, Vendor};
+use crate::names::{BoardFiles, MAC_INST, PLATFORM_INST, TOE_INST, USER_INST};
 use crate::text::mhz;
 use crate::FlowInputs;
 
@@ -44,6 +60,29 @@ const BUS_ADDRESS: [&str; 2] = ["awaddr", "araddr"];
 const USER_CLOCK: [(Group, &str); 2] = [(Group::Clock, "user_clk"), (Group::Clock, "user_rst")];
 /// The register bus clock and reset, which the platform drives.
 const BUS_CLOCK: [(Group, &str); 2] = [(Group::Bus, "aclk"), (Group::Bus, "aresetn")];
+
+/// The open engine's network port as the top must declare it (locals,
+/// directions seen from the top, widths for `data_width`): Ethernet II frames
+/// without preamble and FCS, AXI4-Stream in the user clock domain; RX has no
+/// `tready` (a MAC cannot wait), `rx_tuser` marks a frame the MAC saw bad.
+fn mac_ports(data_width: usize) -> Vec<Port> {
+    let (i, o) = (Direction::Input, Direction::Output);
+    [
+        ("rx_tdata", i, data_width),
+        ("rx_tkeep", i, data_width / 8),
+        ("rx_tlast", i, 1),
+        ("rx_tvalid", i, 1),
+        ("rx_tuser", i, 1),
+        ("tx_tdata", o, data_width),
+        ("tx_tkeep", o, data_width / 8),
+        ("tx_tlast", o, 1),
+        ("tx_tvalid", o, 1),
+        ("tx_tready", i, 1),
+    ]
+    .into_iter()
+    .map(|(local, direction, width)| Port::new(Group::Mac, local, direction, width))
+    .collect()
+}
 
 /// 1-bit ports of `direction` for the (group, local name) pairs `names`.
 fn clock_ports(names: &[(Group, &str)], direction: Direction) -> Vec<Port> {
@@ -96,19 +135,23 @@ fn board_pins(board: &Board) -> Pins {
 
 /// Where each user-logic port goes on the board.
 struct Split {
-    /// User-logic TOE ports, [`Group::ToeGlobal`] and [`Group::ToeSession`]
-    /// (as the user logic has them).
-    toe: Vec<Port>,
+    /// The user logic's network ports (as the user logic has them): with the
+    /// licensed core its TOE ports, [`Group::ToeGlobal`] and
+    /// [`Group::ToeSession`]; with the open engine its MAC port, [`Group::Mac`].
+    net: Vec<Port>,
     /// [`Group::Bus`] ports other than clock and reset (as the user logic has them).
     bus: Vec<Port>,
 }
 
 /// Places every port of the plan by its group; a port the board top cannot
-/// place (a register-file or pin group, or an unknown clock) is an error naming it.
-fn split(plan: &PortPlan) -> Result<Split, FlowError> {
+/// place (a register-file or pin group, an unknown clock, a network port of
+/// the other TOE core, or a MAC port unlike [`mac_ports`]) is an error naming it.
+fn split(plan: &PortPlan, design: &config::Design) -> Result<Split, FlowError> {
     let bad = |field: String, message: String| FlowError::Inputs { field, message };
     let clocks = [USER_CLOCK, BUS_CLOCK].concat();
-    let mut toe = Vec::new();
+    let open = matches!(design.toe_core, ToeCore::Open { .. });
+    let mac = mac_ports(design.data_width);
+    let mut net = Vec::new();
     let mut bus = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for (i, p) in plan.ports().iter().enumerate() {
@@ -139,13 +182,60 @@ fn split(plan: &PortPlan) -> Result<Split, FlowError> {
                 ))
             }
             Group::Bus => bus.push(p.clone()),
-            Group::ToeGlobal | Group::ToeSession(_) => toe.push(p.clone()),
+            Group::ToeGlobal | Group::ToeSession(_) if !open => net.push(p.clone()),
+            Group::ToeGlobal | Group::ToeSession(_) => {
+                return Err(bad(
+                    format!("ports[{i}]"),
+                    format!("{:?} ({:?}) is a port of the licensed TOE core's interface, but toe.core is \"open\": the open engine is inside the top, whose network port is the MAC stream (Mac); the board top cannot place it", p.name, p.group),
+                ))
+            }
+            Group::Mac if open => {
+                let Some(want) = mac.iter().find(|m| m.local == p.local) else {
+                    let locals: Vec<&str> = mac.iter().map(|m| m.local.as_str()).collect();
+                    return Err(bad(
+                        format!("ports[{i}]"),
+                        format!("{:?} (Mac) is not a port of the MAC stream: its ports are mac_{{{}}}", p.name, locals.join(", ")),
+                    ));
+                };
+                if p.direction != want.direction {
+                    let driver = if want.direction == Direction::Input { "the MAC drives it" } else { "the engine drives it" };
+                    return Err(bad(
+                        format!("ports[{i}]"),
+                        format!("{:?} (Mac) is an {}: it must be an {} of the top ({driver})", p.name, p.direction.keyword(), want.direction.keyword()),
+                    ));
+                }
+                if p.width != want.width {
+                    return Err(bad(
+                        format!("ports[{i}]"),
+                        format!("{:?} (Mac) is {} bits wide: it must be {} bits for design.data_width {}", p.name, p.width, want.width, design.data_width),
+                    ));
+                }
+                net.push(p.clone());
+            }
+            Group::Mac => {
+                return Err(bad(
+                    format!("ports[{i}]"),
+                    format!("{:?} (Mac) is the open engine's MAC port, but toe.core is \"licensed\": the licensed core's user logic has TOE ports (ToeGlobal, ToeSession); the board top cannot place it", p.name),
+                ))
+            }
+            Group::Clock if open => return Err(unplaceable_open(i, p)),
+            Group::RegisterSession(_)
+            | Group::RegisterShared
+            | Group::Datapath(_)
+            | Group::Info
+            | Group::Pin
+            | Group::Net
+                if open =>
+            {
+                return Err(unplaceable_open(i, p))
+            }
             Group::Clock
             | Group::RegisterSession(_)
             | Group::RegisterShared
             | Group::Datapath(_)
             | Group::Info
-            | Group::Pin => {
+            | Group::Pin
+            | Group::Net => {
                 return Err(bad(
                     format!("ports[{i}]"),
                     format!("{:?} ({:?}) is none of user_clk/user_rst, a register bus port (Bus) or a TOE port (ToeGlobal, ToeSession): the board top cannot place it", p.name, p.group),
@@ -153,12 +243,27 @@ fn split(plan: &PortPlan) -> Result<Split, FlowError> {
             }
         }
     }
-    for (group, local) in clocks {
+    let mut needed: Vec<(Group, &str)> = clocks;
+    if open {
+        needed.extend(mac.iter().map(|m| (m.group, m.local.as_str())));
+    }
+    for (group, local) in needed {
         if plan.get(group, local).is_err() {
             return Err(bad("ports".into(), format!("the user logic has no `{}` port", group.top_name(local))));
         }
     }
-    Ok(Split { toe, bus })
+    Ok(Split { net, bus })
+}
+
+/// A port an open-core top has no place for on the board, named.
+fn unplaceable_open(i: usize, p: &Port) -> FlowError {
+    FlowError::Inputs {
+        field: format!("ports[{i}]"),
+        message: format!(
+            "{:?} ({:?}) is none of user_clk/user_rst, a register bus port (Bus) or a MAC port (Mac): the board top cannot place it",
+            p.name, p.group
+        ),
+    }
 }
 
 fn port_list(groups: &[(String, Vec<Port>)]) -> String {
@@ -215,33 +320,13 @@ pub fn render_board_top(
 ) -> Result<Vec<(String, String)>, FlowError> {
     let top = &inputs.top_module;
     let files = BoardFiles::new(top);
-    let s = split(&inputs.ports)?;
+    let s = split(&inputs.ports, design)?;
     let pins = board_pins(board);
-    let toe_mod = format!("{top}_toe");
     let plat_mod = format!("{top}_platform");
     let board_mod = format!("{top}_board");
-
-    // ---- TOE core black box
-    let toe_core: Vec<Port> = s.toe.iter().map(|p| Port { direction: p.direction.flip(), ..p.clone() }).collect();
-    let toe_groups = vec![
-        (
-            "User clock domain (the TOE session interface is synchronous to user_clk)".to_string(),
-            clock_ports(&USER_CLOCK, Direction::Input),
-        ),
-        ("TOE side of the user logic's TOE ports (docs/toe_interface.md), opposite directions".to_string(), toe_core),
-        (format!("{} reference clock and lanes ({})", board.qsfp.name, board.file), pins.toe.clone()),
-    ];
-    let toe_header = format!(
-        "// Black box of the TOE core `{toe_mod}` for the board top `{board_mod}`.\n\
-         // REPLACE WITH YOUR LICENSED CORE: its netlist (toe.netlist) must define this\n\
-         // module with these ports, or you write one wrapper `{toe_mod}` with these ports\n\
-         // around the core that adapts the pin names (and instantiates the Ethernet MAC/PHY\n\
-         // if the core needs one outside). The ports follow the configuration: {} session(s),\n\
-         // {}-bit data. Read by the board build only when toe.netlist is a netlist (.edf/.edn/.edif);\n\
-         // not in rtl/files.f.\n",
-        design.sessions, design.data_width
-    );
-    let toe_text = stub_module(&toe_mod, &toe_header, &toe_groups);
+    let open = matches!(design.toe_core, ToeCore::Open { .. });
+    let core = if open { mac_side(design, board, top, &s, &pins) } else { toe_side(design, board, top, &s, &pins) };
+    let core_text = stub_module(&core.module, &core.header, &core.groups);
 
     // ---- Platform black box
     // The master side of each bus port: same group and local name, `m_axil_*`, other direction.
@@ -264,7 +349,7 @@ pub fn render_board_top(
     ];
     let plat_header = format!(
         "// Black box of the platform `{plat_mod}` for the board top `{board_mod}`: YOU SUPPLY IT\n\
-         // (board build: `{plat_mod}.v` beside the TOE netlist). It holds the vendor IP that cannot be generated here:\n\
+         // (board build: `{plat_mod}.v` beside {}). It holds the vendor IP that cannot be generated here:\n\
          // - a PLL / clocking wizard from the free-running {} MHz board clock `{}` to\n\
          //   user_clk ({user_mhz} MHz) and s_axil_aclk ({reg_mhz} MHz), the frequencies the constraints assume;\n\
          // - user_rst (active high) and s_axil_aresetn (active low), each synchronous to its clock;\n\
@@ -272,6 +357,7 @@ pub fn render_board_top(
          //   its whole {MASTER_ADDRESS_BITS}-bit address drives m_axil_awaddr/araddr (drop no bit: the register\n\
          //   file decodes all of them and answers SLVERR outside the map).\n\
          // Lint only reads this stub; it is not in rtl/files.f.\n",
+        if open { "your MAC wrapper" } else { "the TOE netlist" },
         mhz(board.free_clock.freq_mhz),
         board.free_clock.port
     );
@@ -284,14 +370,18 @@ pub fn render_board_top(
          //\n\
          //   board clock{} --> {PLATFORM_INST} ({plat_mod}) --> user_clk/user_rst, s_axil_aclk/aresetn, AXI4-Lite master\n\
          //   {PLATFORM_INST} m_axil_* <--> {USER_INST} ({top}) s_axil_*\n\
-         //   {USER_INST} toe_*, toe<s>_* <--> {TOE_INST} ({toe_mod}) <--> {} refclk + {} lanes\n\
+         //   {USER_INST} {}, {} <--> {} ({}) <--> {} refclk + {} lanes\n\
          //\n\
-         // {toe_mod} is the licensed TOE core (stub: rtl/stub/{toe_mod}.v); {plat_mod} is yours\n\
-         // (stub: rtl/stub/{plat_mod}.v). Pins: vivado/board.xdc or quartus/board.qsf.\n",
+         // {}",
         board.description,
         if board.register_path.pcie.is_some() { ", PCIe" } else { "" },
+        core.user_ports.0,
+        core.user_ports.1,
+        core.inst,
+        core.module,
         board.qsfp.name,
         board.qsfp.lanes.len(),
+        core.about,
     ));
     let board_groups = vec![
         ("Free-running board clock and register path".to_string(), pins.platform.clone()),
@@ -306,8 +396,8 @@ pub fn render_board_top(
     for p in &s.bus {
         body.push_str(&format!("    wire {}{};\n", range(p.width), p.name));
     }
-    body.push_str("    // TOE interface\n");
-    for p in &s.toe {
+    body.push_str(&format!("    // {}\n", core.wires));
+    for p in &s.net {
         body.push_str(&format!("    wire {}{};\n", range(p.width), p.name));
     }
     let mut pc: Vec<(String, String)> = pins.platform.iter().map(|p| (p.name.clone(), p.name.clone())).collect();
@@ -322,13 +412,138 @@ pub fn render_board_top(
     body.push_str(&format!("\n    {top} {USER_INST} (\n{}    );\n", conns(&uc)));
     let mut tc: Vec<(String, String)> =
         clock_ports(&USER_CLOCK, Direction::Input).into_iter().map(|p| (p.name.clone(), p.name)).collect();
-    tc.extend(s.toe.iter().map(|p| (p.name.clone(), p.name.clone())));
+    tc.extend(s.net.iter().map(|p| (p.name.clone(), p.name.clone())));
     tc.extend(pins.toe.iter().map(|p| (p.name.clone(), p.name.clone())));
-    body.push_str(&format!("\n    {toe_mod} {TOE_INST} (\n{}    );\n\nendmodule // {board_mod}\n", conns(&tc)));
+    body.push_str(&format!(
+        "\n    {} {} (\n{}    );\n\nendmodule // {board_mod}\n",
+        core.module,
+        core.inst,
+        conns(&tc)
+    ));
 
     Ok(vec![
         (files.top, design.verilog_file(&body)),
-        (files.toe_stub, design.verilog_file(&toe_text)),
+        (if open { files.mac_stub } else { files.toe_stub }, design.verilog_file(&core_text)),
         (files.platform_stub, design.verilog_file(&plat_text)),
     ])
+}
+
+/// The block on the board side of the user logic's network ports: the
+/// licensed TOE core, or with the open engine the Ethernet MAC wrapper.
+struct CoreSide {
+    module: String,
+    inst: &'static str,
+    /// The stub's header comment and port groups.
+    header: String,
+    groups: Vec<(String, Vec<Port>)>,
+    /// The user logic's network ports as the board top's diagram names them.
+    user_ports: (&'static str, &'static str),
+    /// The board top's comment lines under its diagram, from the core's
+    /// name to the end of the comment.
+    about: String,
+    /// The comment over the wires of the network ports.
+    wires: &'static str,
+}
+
+/// The licensed TOE core `<top>_toe` as a black box.
+fn toe_side(design: &config::Design, board: &Board, top: &str, s: &Split, pins: &Pins) -> CoreSide {
+    let toe_mod = format!("{top}_toe");
+    let board_mod = format!("{top}_board");
+    let plat_mod = format!("{top}_platform");
+    let toe_core: Vec<Port> = s.net.iter().map(|p| Port { direction: p.direction.flip(), ..p.clone() }).collect();
+    let groups = vec![
+        (
+            "User clock domain (the TOE session interface is synchronous to user_clk)".to_string(),
+            clock_ports(&USER_CLOCK, Direction::Input),
+        ),
+        ("TOE side of the user logic's TOE ports (docs/toe_interface.md), opposite directions".to_string(), toe_core),
+        (format!("{} reference clock and lanes ({})", board.qsfp.name, board.file), pins.toe.clone()),
+    ];
+    let header = format!(
+        "// Black box of the TOE core `{toe_mod}` for the board top `{board_mod}`.\n\
+         // REPLACE WITH YOUR LICENSED CORE: its netlist (toe.netlist) must define this\n\
+         // module with these ports, or you write one wrapper `{toe_mod}` with these ports\n\
+         // around the core that adapts the pin names (and instantiates the Ethernet MAC/PHY\n\
+         // if the core needs one outside). The ports follow the configuration: {} session(s),\n\
+         // {}-bit data. Read by the board build only when toe.netlist is a netlist (.edf/.edn/.edif);\n\
+         // not in rtl/files.f.\n",
+        design.sessions, design.data_width
+    );
+    CoreSide {
+        about: format!(
+            "{toe_mod} is the licensed TOE core (stub: rtl/stub/{toe_mod}.v); {plat_mod} is yours\n\
+             // (stub: rtl/stub/{plat_mod}.v). Pins: vivado/board.xdc or quartus/board.qsf.\n"
+        ),
+        module: toe_mod,
+        inst: TOE_INST,
+        header,
+        groups,
+        user_ports: ("toe_*", "toe<s>_*"),
+        wires: "TOE interface",
+    }
+}
+
+/// The vendor MAC IP for the header of the MAC wrapper's stub: this board's
+/// and what else the vendor offers for the cage.
+fn mac_ip(board: &Board) -> String {
+    let vendor = match board.vendor {
+        Vendor::Amd => "AMD offers CMAC (UltraScale+ 100G Ethernet) and the 10G/25G Ethernet Subsystem",
+        Vendor::Intel => "Intel offers F-tile Ethernet Hard IP (E-tile Hard IP for Ethernet on E-tile boards)",
+    };
+    format!(
+        "here the {} on {} at {}G ({}); {vendor}",
+        board.qsfp.mac, board.qsfp.name, board.qsfp.line_rate_gbps, board.file
+    )
+}
+
+/// The Ethernet MAC wrapper `<top>_mac` of an open-core design as a black box:
+/// the MAC side of the top's [`Group::Mac`] ports.
+fn mac_side(design: &config::Design, board: &Board, top: &str, s: &Split, pins: &Pins) -> CoreSide {
+    let mac_mod = format!("{top}_mac");
+    let board_mod = format!("{top}_board");
+    let plat_mod = format!("{top}_platform");
+    let mac: Vec<Port> = s.net.iter().map(|p| Port { direction: p.direction.flip(), ..p.clone() }).collect();
+    let groups = vec![
+        (
+            "User clock domain: both streams are synchronous to user_clk, not to the MAC's own clock".to_string(),
+            clock_ports(&USER_CLOCK, Direction::Input),
+        ),
+        (
+            "MAC side of the top's MAC stream (Ethernet II frames, no preamble/FCS), opposite directions".to_string(),
+            mac,
+        ),
+        (format!("{} reference clock and lanes ({})", board.qsfp.name, board.file), pins.toe.clone()),
+    ];
+    let w = design.data_width;
+    let header = format!(
+        "// Black box of the Ethernet MAC `{mac_mod}` for the board top `{board_mod}`.\n\
+         // YOU SUPPLY IT: a wrapper named `{mac_mod}` with these ports around the vendor MAC IP,\n\
+         // {}.\n\
+         // The top `{top}` holds the open TOE engine (toe.core = \"open\"); the wrapper is only the MAC:\n\
+         // - mac_rx_* (outputs here): Ethernet II frames the MAC received, without preamble and FCS:\n\
+         //   {w}-bit tdata, first byte on the wire in tdata[7:0], tkeep per byte contiguous from bit 0,\n\
+         //   tlast on the last beat; mac_rx_tuser on any beat marks a frame the MAC saw bad (FCS):\n\
+         //   the engine drops it. No tready: the engine takes a beat every cycle rx_tvalid is high\n\
+         //   (a MAC cannot wait), so the RX crossing must never stall the MAC.\n\
+         // - mac_tx_* (inputs here, mac_tx_tready an output): frames to send, the same form;\n\
+         //   the MAC adds preamble and FCS; tready may stall the engine.\n\
+         // - Both streams are in user_clk ({} MHz); the MAC's own clock (from its transceiver) differs,\n\
+         //   so the wrapper crosses each stream (an asynchronous FIFO per direction).\n\
+         // Read by the board build as `{mac_mod}.v` beside your platform; lint reads this stub; not in rtl/files.f.\n",
+        mac_ip(board),
+        mhz(design.user_clock_mhz),
+    );
+    CoreSide {
+        about: format!(
+            "{top} holds the open TOE engine ({top}_toe, in rtl/); {mac_mod} is your Ethernet MAC wrapper\n\
+             // (stub: rtl/stub/{mac_mod}.v) and {plat_mod} is yours (stub: rtl/stub/{plat_mod}.v).\n\
+             // Pins: vivado/board.xdc or quartus/board.qsf.\n"
+        ),
+        module: mac_mod,
+        inst: MAC_INST,
+        header,
+        groups,
+        user_ports: ("mac_rx_*", "mac_tx_*"),
+        wires: "MAC stream (AXI4-Stream, user_clk)",
+    }
 }

@@ -50,6 +50,6 @@ pub use board::{
 };
 pub use board_top::MASTER_ADDRESS_BITS;
 pub use inputs::{ClockPort, FlowInputs, REG_CLOCK_PORT, USER_CLOCK_PORT};
-pub use names::{BoardFiles, PLATFORM_INST, TOE_INST, USER_INST};
+pub use names::{BoardFiles, MAC_INST, PLATFORM_INST, TOE_INST, USER_INST};
 pub use render::{netlist_types, render};
 pub use text::tcl_word;

@@ -8,6 +8,9 @@
 pub const USER_INST: &str = "u_user_logic";
 /// Instance name of the TOE core in the board top.
 pub const TOE_INST: &str = "u_toe";
+/// Instance name of the Ethernet MAC wrapper in the board top of an open-core
+/// design (`toe.core = "open"`), in place of the TOE core.
+pub const MAC_INST: &str = "u_mac";
 /// Instance name of the platform (clocks, resets, register master).
 pub const PLATFORM_INST: &str = "u_platform";
 
@@ -15,6 +18,8 @@ pub const PLATFORM_INST: &str = "u_platform";
 pub struct BoardFiles {
     pub top: String,
     pub toe_stub: String,
+    /// The MAC wrapper's stub, generated for an open-core design only.
+    pub mac_stub: String,
     pub platform_stub: String,
 }
 
@@ -23,6 +28,7 @@ impl BoardFiles {
         BoardFiles {
             top: format!("rtl/{top}_board.v"),
             toe_stub: format!("rtl/stub/{top}_toe.v"),
+            mac_stub: format!("rtl/stub/{top}_mac.v"),
             platform_stub: format!("rtl/stub/{top}_platform.v"),
         }
     }

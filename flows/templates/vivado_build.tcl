@@ -2,7 +2,11 @@
 # {{ banner[1] }}
 #
 # Full board build for {{ board.board_desc }} ({{ board.part }}):
+{% if board.open -%}
+# user logic with the open TOE engine + {{ mac_desc }} (your MAC wrapper)
+{% else -%}
 # user logic + TOE core (black box, licensed netlist) + {{ mac_desc }}
+{% endif -%}
 # + register path ({{ board.reg_desc }}), pins and clocks from {{ board.board_file }},
 # implementation, reports and bitstream. Run from anywhere:
 #   vivado -mode batch -source vivado/build.tcl
@@ -12,6 +16,35 @@ set script_dir [file dirname [file normalize [info script]]]
 set build_dir [file dirname $script_dir]
 set out_dir [file join $script_dir out board]
 
+{% if board.open -%}
+# The board files are yours, not generated: the platform and the Ethernet MAC wrapper, in one folder.
+set supply_dir {{ board.supply_dir }}
+if {[file pathtype $supply_dir] ne "absolute"} {
+    set supply_dir [file join $build_dir $supply_dir]
+}
+
+# The board top (generated) instantiates {{ board.user_inst_plain }} ($top, the user logic with the open TOE engine),
+# {{ board.mac_inst_plain }} (the Ethernet MAC) and {{ board.platform_inst_plain }}: the MAC wrapper and the platform module
+# (clocks, resets, register master) are yours, in $supply_dir, with the ports of the stubs.
+set top {{ board.top }}
+set board_top {{ board.board_top }}
+set board_top_file [file join $build_dir {{ board.board_top_file }}]
+set platform_file [file join $supply_dir {{ board.platform_file }}]
+set platform_stub [file join $build_dir {{ board.platform_stub }}]
+if {![file exists $platform_file]} {
+    puts stderr "ERROR: platform module not found: $platform_file"
+    puts stderr "ERROR: write [file rootname [file tail $platform_file]] (clocks, resets, register master) with the ports of $platform_stub there; see README.md, section 'What you supply'."
+    exit 1
+}
+set mac_file [file join $supply_dir {{ board.mac_file }}]
+set mac_stub [file join $build_dir {{ board.mac_stub }}]
+if {![file exists $mac_file]} {
+    puts stderr "ERROR: MAC wrapper not found: $mac_file"
+    puts stderr "ERROR: write [file rootname [file tail $mac_file]] (the vendor Ethernet MAC IP, its AXI4-Stream crossed to user_clk) with the ports of $mac_stub beside the platform; see README.md, section 'What you supply'."
+    exit 1
+}
+
+{% else -%}
 # The licensed TOE core is not generated: stop before anything else if it is absent.
 set toe_netlist {{ board.toe_netlist }}
 if {[file pathtype $toe_netlist] ne "absolute"} {
@@ -37,6 +70,7 @@ if {![file exists $platform_file]} {
     exit 1
 }
 
+{% endif -%}
 set part {{ board.part }}
 set rtl_files [list{% for f in board.rtl %} \
     {{ f }}{% endfor %}]
@@ -53,7 +87,7 @@ foreach f $rtl_files {
     }
     read_verilog $path
 }
-foreach path [list $board_top_file $platform_file] {
+foreach path [list $board_top_file $platform_file{% if board.open %} $mac_file{% endif %}] {
     if {![file exists $path]} {
         puts stderr "ERROR: RTL file $path is missing: run `cargo run -p gen -- --out $build_dir` first."
         exit 1
@@ -61,6 +95,7 @@ foreach path [list $board_top_file $platform_file] {
     read_verilog $path
 }
 
+{% if !board.open -%}
 switch -- [string tolower [file extension $toe_netlist]] {
     .edf - .edn - .edif {
         # A netlist fills the black box declared by the generated stub (same module name and ports).
@@ -76,6 +111,7 @@ switch -- [string tolower [file extension $toe_netlist]] {
     }
 }
 
+{% endif -%}
 # Vendor IP: register path and Ethernet MAC.
 source [file join $script_dir ip.tcl]
 

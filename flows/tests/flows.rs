@@ -1014,3 +1014,344 @@ fn run_tool_says_when_the_tool_is_missing_and_runs_it_when_present() {
     let called = fs::read_to_string(&log).unwrap();
     assert!(called.contains("/vivado -mode batch") && called.trim_end().ends_with("-source ooc_synth.tcl"), "{called}");
 }
+
+// ---------------------------------------------------------------- the open engine
+
+/// A design with the open engine (`toe.core = "open"`) on `board`.
+fn open_design(board: &str, sessions: usize, width: usize) -> config::Design {
+    let text =
+        config::Variant::default().set("toe.core", "open").sessions(sessions).data_width(width).board(board).to_toml();
+    let d = config::parse(&text).unwrap_or_else(|e| panic!("open core on {board}: {e}"));
+    assert!(matches!(d.toe_core, config::ToeCore::Open { .. }), "{board}: toe.core did not reach the design");
+    d
+}
+
+/// The MAC stream of an open top, written out here from the brief, not from the code under test.
+fn mac_stream(width: usize) -> Vec<Port> {
+    let (i, o) = (Direction::Input, Direction::Output);
+    [
+        ("rx_tdata", i, width),
+        ("rx_tkeep", i, width / 8),
+        ("rx_tlast", i, 1),
+        ("rx_tvalid", i, 1),
+        ("rx_tuser", i, 1),
+        ("tx_tdata", o, width),
+        ("tx_tkeep", o, width / 8),
+        ("tx_tlast", o, 1),
+        ("tx_tvalid", o, 1),
+        ("tx_tready", i, 1),
+    ]
+    .into_iter()
+    .map(|(n, d, w)| Port::new(Group::Mac, n, d, w))
+    .collect()
+}
+
+/// An open top's ports: clocks, the AXI4-Lite bus and the MAC stream; no TOE ports.
+fn open_ports(design: &config::Design) -> PortPlan {
+    let mut v: Vec<Port> =
+        user_ports(design).ports().iter().filter(|p| matches!(p.group, Group::Clock | Group::Bus)).cloned().collect();
+    v.extend(mac_stream(design.data_width));
+    PortPlan::new(v)
+}
+
+fn open_inputs(design: &config::Design) -> FlowInputs {
+    FlowInputs::standard(design, vec![USER_RTL.to_string()]).with_ports(open_ports(design)).with_crossings(crossings())
+}
+
+fn text_of<'a>(files: &'a [(String, String)], path: &str) -> &'a str {
+    &files.iter().find(|(p, _)| p == path).unwrap_or_else(|| panic!("{path} not generated")).1
+}
+
+/// A stand-in of the generated top with the plan's ports (outputs tied low), for lint.
+fn user_logic_standin(top: &str, plan: &PortPlan) -> String {
+    let decls: Vec<String> = plan.ports().iter().map(|p| format!("    {}", p.declaration())).collect();
+    let mut s = format!("module {top} (\n{}\n);\n", decls.join(",\n"));
+    for p in plan.ports().iter().filter(|p| p.direction == Direction::Output) {
+        s.push_str(&format!("    assign {} = {{{}{{1'b0}}}};\n", p.name, p.width));
+    }
+    let ins: Vec<&str> = plan.inputs().map(|p| p.name.as_str()).collect();
+    s.push_str(&format!("    wire unused = &{{1'b0, {}}};\nendmodule\n", ins.join(", ")));
+    s
+}
+
+/// `verilator --lint-only -Wall` of the board top with its stubs and a stand-in of the top;
+/// None (with a note) without verilator, else the failure text.
+fn lint_board_top(
+    design: &config::Design,
+    files: &[(String, String)],
+    inputs: &FlowInputs,
+) -> Option<Result<(), String>> {
+    let verilator = std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .map(|d| Path::new(d).join("verilator"))
+        .find(|p| p.is_file());
+    let Some(verilator) = verilator else {
+        println!("note: verilator not on PATH: board top lint skipped (Debian: `apt-get install verilator`)");
+        return None;
+    };
+    let b = BuildDir::new(files, inputs);
+    let top = &inputs.top_module;
+    fs::write(b.path(&format!("rtl/{top}.v")), design.verilog_file(&user_logic_standin(top, &inputs.ports))).unwrap();
+    let mut args: Vec<String> = vec![format!("rtl/{top}.v")];
+    args.extend(files.iter().map(|(p, _)| p).filter(|p| p.starts_with("rtl/")).cloned());
+    let out = Command::new(verilator)
+        .current_dir(b.dir.path())
+        .args(["--lint-only", "-Wall"])
+        .args(&args)
+        .args(["--top-module", &format!("{top}_board")])
+        .output()
+        .expect("verilator runs");
+    Some(if out.status.success() && out.stderr.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    })
+}
+
+#[test]
+fn an_open_design_has_the_mac_in_place_of_the_toe_core() {
+    for name in board_names() {
+        for width in [64, 1024] {
+            let d = open_design(name, 1, width);
+            let board = load_board(name).unwrap();
+            let i = open_inputs(&d);
+            let what = format!("open core, {name}, {width} bits");
+            let files = render(&d, &board, &i).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let top = &d.name;
+            let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+            let mac_stub = format!("rtl/stub/{top}_mac.v");
+            assert!(paths.contains(&mac_stub.as_str()), "{what}: no MAC stub in {paths:?}");
+            assert!(
+                !paths.iter().any(|p| p.ends_with("_toe.v")),
+                "{what}: a TOE stub for an open design (the top has a real {top}_toe): {paths:?}"
+            );
+
+            // The board top instantiates the MAC wrapper, wired to every MAC port of the top, and no TOE.
+            let board_top = text_of(&files, &format!("rtl/{top}_board.v"));
+            assert!(board_top.contains(&format!("    {top}_mac u_mac (\n")), "{what}: no u_mac:\n{board_top}");
+            assert!(!board_top.contains(&format!("{top}_toe ")), "{what}: the board top instantiates a TOE");
+            assert!(!board_top.contains("u_toe"), "{what}: u_toe in the board top");
+            let mac_inst = &board_top[board_top.find(" u_mac (").unwrap()..];
+            for p in mac_stream(width) {
+                let conn = format!(".{} ", p.name);
+                assert!(
+                    mac_inst.contains(&conn) && mac_inst.contains(&format!("({})", p.name)),
+                    "{what}: u_mac lacks {}",
+                    p.name
+                );
+                assert!(board_top.contains(&format!("wire {}{};", config::ports::range(p.width), p.name)));
+            }
+            for pin in ["_tx_p", "_tx_n", "_rx_p", "_rx_n"] {
+                let lanes = format!("{}{pin}", board.qsfp.name);
+                assert!(mac_inst.contains(&format!(".{lanes} ")), "{what}: u_mac lacks {lanes}");
+            }
+            assert!(mac_inst.contains(&format!(".{}_p ", board.qsfp.refclk.port)), "{what}: u_mac lacks refclk");
+
+            // The stub has every MAC port of the top flipped, the user clock, and says what the user supplies.
+            let stub = text_of(&files, &mac_stub);
+            for p in mac_stream(width) {
+                let flipped = Port { direction: p.direction.flip(), ..p.clone() };
+                assert!(stub.contains(&flipped.declaration()), "{what}: stub lacks `{}`", flipped.declaration());
+            }
+            for needle in [
+                "input  wire user_clk",
+                "input  wire user_rst",
+                "(* black_box *)",
+                "YOU SUPPLY IT",
+                "no preamble/FCS",
+                "No tready",
+                "crosses each stream",
+                board.qsfp.mac.as_str(),
+            ] {
+                assert!(stub.contains(needle), "{what}: MAC stub lacks {needle:?}:\n{stub}");
+            }
+
+            // No script or README names a netlist.
+            for (path, text) in &files {
+                for netlist in ["toe_netlist", "read_edif", "VQM_FILE", &d.toe_netlist, "TOE core netlist"] {
+                    assert!(!text.contains(netlist), "{what}: {path} names {netlist:?}");
+                }
+            }
+            let readme = text_of(&files, "README.md");
+            for needle in [
+                format!("Ethernet MAC wrapper** `{top}_mac.v`"),
+                format!("`rtl/stub/{top}_mac.v`"),
+                format!("`mac_rx_tdata` ({width} bits), `mac_rx_tkeep` ({} bits)", width / 8),
+                "**no `tready`**".to_string(),
+                "without preamble and FCS".to_string(),
+                "ERROR: MAC wrapper not found".to_string(),
+            ] {
+                assert!(readme.contains(&needle), "{what}: README lacks {needle:?}");
+            }
+            assert!(!readme.contains("licensed TOE core"), "{what}: README asks for a licensed core");
+
+            if let Some(Err(e)) = lint_board_top(&d, &files, &i) {
+                panic!("{what}: board top lint failed:\n{e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn an_open_design_builds_with_the_mac_wrapper_and_no_netlist() {
+    for name in ["alveo-u50", "agilex7-i-devkit"] {
+        let d = open_design(name, 2, 512);
+        let board = load_board(name).unwrap();
+        let i = open_inputs(&d);
+        let files = render(&d, &board, &i).unwrap();
+        let b = BuildDir::new(&files, &i);
+        let top = &d.name;
+        // The board files live in the folder of toe.netlist (toe/ by default), which names no netlist.
+        let platform = platform_rel(&d, top);
+        let mac = format!("{}/{top}_mac.v", Path::new(&platform).parent().unwrap().display());
+        let (tool, script) = match board.vendor {
+            Vendor::Amd => ("vivado", "vivado/build.tcl"),
+            Vendor::Intel => ("quartus", "quartus/build.tcl"),
+        };
+        let w = format!("open core, {name}: {script}");
+        if board.vendor == Vendor::Intel {
+            b.touch("quartus/ip/reg_bridge.ip");
+            b.touch("quartus/ip/eth_mac.ip");
+        }
+        let run = b.run(&[tool], script);
+        assert_stopped(
+            &run,
+            &w,
+            "the platform is missing",
+            &format!("ERROR: platform module not found: {}", b.abs(&platform)),
+        );
+        b.touch(&platform);
+        let run = b.run(&[tool], script);
+        assert_stopped(
+            &run,
+            &w,
+            "the MAC wrapper is missing",
+            &format!("ERROR: MAC wrapper not found: {}", b.abs(&mac)),
+        );
+        assert!(
+            run.cmds("read_verilog").next().is_none() && run.cmds("project_new").next().is_none(),
+            "{w}: ran past the check"
+        );
+        // No netlist needed: with the platform and the MAC wrapper the whole build runs.
+        b.touch(&mac);
+        let run = b.run(&[tool], script);
+        run.assert_completed(&w);
+        let board_top = b.abs(&format!("rtl/{top}_board.v"));
+        match board.vendor {
+            Vendor::Amd => {
+                for f in [&board_top, &b.abs(&platform), &b.abs(&mac)] {
+                    run.assert_has(&w, "read_verilog", &[f]);
+                }
+                assert!(run.cmds("read_edif").next().is_none(), "{w}: read a netlist");
+                assert_eq!(
+                    run.cmds("read_verilog").count(),
+                    i.rtl_files.len() + 3,
+                    "{w}: RTL, board top, platform, MAC only"
+                );
+                run.assert_has(&w, "synth_design", &["-top", &format!("{top}_board")]);
+            }
+            Vendor::Intel => {
+                for f in [&board_top, &b.abs(&platform), &b.abs(&mac)] {
+                    run.assert_has(&w, "set_global_assignment", &["-name", "VERILOG_FILE", f]);
+                }
+                let files: Vec<&Vec<String>> = run
+                    .cmds("set_global_assignment")
+                    .filter(|r| r.iter().any(|a| a.ends_with("_FILE") && a != "SDC_FILE" && a != "IP_FILE"))
+                    .collect();
+                assert_eq!(files.len(), i.rtl_files.len() + 3, "{w}: RTL, board top, platform, MAC only: {files:?}");
+                run.assert_has(&w, "execute_flow", &["-compile"]);
+            }
+        }
+        // The OOC synthesis is the same as a licensed design's: the top alone.
+        b.run(&["vivado"], "vivado/ooc_synth.tcl").assert_completed(&format!("{w}: vivado OOC"));
+        b.run(&["quartus"], "quartus/ooc_synth.tcl").assert_completed(&format!("{w}: quartus OOC"));
+    }
+}
+
+#[test]
+fn an_open_design_takes_any_netlist_path() {
+    // check_netlist does not apply: the open core has no netlist for the vendor to read.
+    let intel = load_board("agilex7-i-devkit").unwrap();
+    let mut d = open_design(&intel.name, 1, 64);
+    d.toe_netlist = "boards/unused.edf".into();
+    let files = render(&d, &intel, &open_inputs(&d)).unwrap();
+    let build = text_of(&files, "quartus/build.tcl");
+    assert!(build.contains("set supply_dir {boards}"), "{build}");
+}
+
+#[test]
+fn open_plan_ports_the_board_cannot_place_are_named() {
+    let d = open_design("alveo-u50", 1, 64);
+    let board = load_board(&d.board).unwrap();
+    let render_with = |ports: Vec<Port>| {
+        let i = open_inputs(&d).with_ports(PortPlan::new(ports));
+        render(&d, &board, &i).map(|_| ()).map_err(|e| e.to_string())
+    };
+    let base = open_ports(&d).ports().to_vec();
+    let n = base.len();
+    assert_eq!(render_with(base.clone()), Ok(()));
+
+    // Each MAC port in the wrong direction.
+    for p in mac_stream(64) {
+        let mut ports = base.clone();
+        let k = ports.iter().position(|q| q.group == Group::Mac && q.local == p.local).unwrap();
+        ports[k].direction = p.direction.flip();
+        let (is, must, who) = match p.direction {
+            Direction::Input => ("output", "input", "the MAC drives it"),
+            Direction::Output => ("input", "output", "the engine drives it"),
+        };
+        assert_eq!(
+            render_with(ports),
+            Err(format!(
+                "flow inputs: `ports[{k}]`: \"mac_{}\" (Mac) is an {is}: it must be an {must} of the top ({who})",
+                p.local
+            ))
+        );
+    }
+    // A MAC port of the wrong width, an unknown one, a missing one.
+    let mut ports = base.clone();
+    let k = ports.iter().position(|q| q.local == "rx_tkeep").unwrap();
+    ports[k].width = 64;
+    assert_eq!(
+        render_with(ports),
+        Err(format!("flow inputs: `ports[{k}]`: \"mac_rx_tkeep\" (Mac) is 64 bits wide: it must be 8 bits for design.data_width 64"))
+    );
+    let mut ports = base.clone();
+    ports.push(Port::new(Group::Mac, "rx_tready", Direction::Output, 1));
+    assert_eq!(
+        render_with(ports),
+        Err(format!("flow inputs: `ports[{n}]`: \"mac_rx_tready\" (Mac) is not a port of the MAC stream: its ports are mac_{{rx_tdata, rx_tkeep, rx_tlast, rx_tvalid, rx_tuser, tx_tdata, tx_tkeep, tx_tlast, tx_tvalid, tx_tready}}"))
+    );
+    let ports = base.iter().filter(|p| p.local != "rx_tuser").cloned().collect();
+    assert_eq!(render_with(ports), Err("flow inputs: `ports`: the user logic has no `mac_rx_tuser` port".into()));
+
+    // Register-file nets of the engine, and the licensed core's TOE ports, have no place on an open board.
+    for (port, shown) in [
+        (Port::new(Group::Net, "frames_in", Direction::Input, 32), "\"net_frames_in\" (Net) is none of user_clk/user_rst, a register bus port (Bus) or a MAC port (Mac)"),
+        (Port::new(Group::ToeSession(0), "tx_tdata", Direction::Output, 64), "\"toe0_tx_tdata\" (ToeSession(0)) is a port of the licensed TOE core's interface, but toe.core is \"open\""),
+        (Port::new(Group::ToeGlobal, "init", Direction::Output, 1), "\"toe_init\" (ToeGlobal) is a port of the licensed TOE core's interface, but toe.core is \"open\""),
+    ] {
+        let mut ports = base.clone();
+        ports.push(port);
+        let e = render_with(ports).unwrap_err();
+        assert!(e.starts_with(&format!("flow inputs: `ports[{n}]`: {shown}")), "{e}");
+        assert!(e.ends_with("the board top cannot place it"), "{e}");
+    }
+}
+
+#[test]
+fn a_licensed_plan_with_open_engine_ports_is_named() {
+    let d = default_design();
+    let board = load_board(&d.board).unwrap();
+    let n = user_ports(&d).ports().len();
+    for (port, shown) in [
+        (Port::new(Group::Mac, "rx_tdata", Direction::Input, 1024), "\"mac_rx_tdata\" (Mac) is the open engine's MAC port, but toe.core is \"licensed\": the licensed core's user logic has TOE ports (ToeGlobal, ToeSession); the board top cannot place it"),
+        (Port::new(Group::Net, "frames_in", Direction::Input, 32), "\"net_frames_in\" (Net) is none of user_clk/user_rst, a register bus port (Bus) or a TOE port (ToeGlobal, ToeSession): the board top cannot place it"),
+    ] {
+        let mut ports = user_ports(&d).ports().to_vec();
+        ports.push(port);
+        let i = inputs(&d, &[USER_RTL]).with_ports(PortPlan::new(ports));
+        assert_eq!(render(&d, &board, &i).unwrap_err().to_string(), format!("flow inputs: `ports[{n}]`: {shown}"));
+    }
+}

@@ -7,7 +7,7 @@
 use askama::Template;
 
 use crate::board::{Board, BoardClock, FlowError, RegisterKind};
-use crate::names::{BoardFiles, PLATFORM_INST, TOE_INST, USER_INST};
+use crate::names::{BoardFiles, MAC_INST, PLATFORM_INST, TOE_INST, USER_INST};
 use crate::text::{mhz, period, tcl_word};
 use crate::FlowInputs;
 
@@ -26,6 +26,21 @@ pub(super) struct Job<'a> {
     pub(super) board_top_plain: String,
     pub(super) board_top: String,
     pub(super) toe_netlist: String,
+    /// The design holds the open engine (`toe.core = "open"`): no TOE
+    /// netlist, the board's MAC wrapper in its place.
+    pub(super) open: bool,
+}
+
+/// The folder of the board files the user supplies (the platform, and with
+/// the open engine the MAC wrapper): the folder of `toe.netlist`, relative to
+/// the build folder unless absolute; the build folder itself when the path
+/// has no folder.
+pub(super) fn supply_dir(design: &config::Design) -> String {
+    std::path::Path::new(&design.toe_netlist)
+        .parent()
+        .map(|p| p.display().to_string())
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| ".".into())
 }
 
 impl<'a> Job<'a> {
@@ -42,6 +57,7 @@ impl<'a> Job<'a> {
             board_top: tcl_word(&board_top_plain),
             board_top_plain,
             toe_netlist: tcl_word(&design.toe_netlist),
+            open: matches!(design.toe_core, config::ToeCore::Open { .. }),
         }
     }
 
@@ -96,6 +112,11 @@ impl<'a> Job<'a> {
             platform_stub: tcl_word(&f.platform_stub),
             platform_stub_plain: f.platform_stub,
             platform_inst_plain: PLATFORM_INST,
+            open: self.open,
+            supply_dir: tcl_word(&supply_dir(self.design)),
+            mac_inst_plain: MAC_INST,
+            mac_file: tcl_word(&format!("{top}_mac.v")),
+            mac_stub: tcl_word(&f.mac_stub),
         }
     }
 }
@@ -219,4 +240,11 @@ pub(super) struct BoardCtx<'a> {
     pub(super) platform_stub: String,
     pub(super) platform_stub_plain: String,
     pub(super) platform_inst_plain: &'static str,
+    /// The open engine: no TOE netlist; the MAC wrapper `mac_file` the user
+    /// supplies, in `supply_dir` beside the platform, instead.
+    pub(super) open: bool,
+    pub(super) supply_dir: String,
+    pub(super) mac_inst_plain: &'static str,
+    pub(super) mac_file: String,
+    pub(super) mac_stub: String,
 }

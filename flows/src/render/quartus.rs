@@ -12,20 +12,26 @@ use crate::text::tcl_word;
 
 /// Quartus IP the user creates on `board`, relative to `quartus/`, with what
 /// it must be: the register bridge and the board's Ethernet hard IP on its cage.
-pub(super) fn quartus_ip(board: &Board) -> Vec<(String, String)> {
+/// With the open engine (`mac_wrapper`: the wrapper's module) the MAC IP
+/// lives in the user's MAC wrapper instead of serving a TOE core.
+pub(super) fn quartus_ip(board: &Board, mac_wrapper: Option<&str>) -> Vec<(String, String)> {
     let q = &board.qsfp;
+    let eth = match mac_wrapper {
+        None => format!(
+            "{} on the {} lanes ({}G, as your TOE core expects), reference clock as in board.qsf",
+            q.mac, q.name, q.line_rate_gbps
+        ),
+        Some(wrapper) => format!(
+            "{} on the {} lanes ({}G), reference clock as in board.qsf; instantiated in your MAC wrapper `{wrapper}`",
+            q.mac, q.name, q.line_rate_gbps
+        ),
+    };
     vec![
         (
             "ip/reg_bridge.ip".into(),
             "Platform Designer system exporting an AXI4-Lite master (32-bit address and data) driven by a JTAG to Avalon Master Bridge, clocked by the register clock".into(),
         ),
-        (
-            "ip/eth_mac.ip".into(),
-            format!(
-                "{} on the {} lanes ({}G, as your TOE core expects), reference clock as in board.qsf",
-                q.mac, q.name, q.line_rate_gbps
-            ),
-        ),
+        ("ip/eth_mac.ip".into(), eth),
     ]
 }
 
@@ -125,7 +131,7 @@ pub(super) fn board_build(job: &Job) -> Result<Vec<(String, String)>, FlowError>
                 banner,
                 family: tcl_word(&board.family),
                 board: job.build(),
-                ip_files: quartus_ip(board).iter().map(|(p, _)| tcl_word(p)).collect(),
+                ip_files: quartus_ip(board, None).iter().map(|(p, _)| tcl_word(p)).collect(),
             },
         )?,
         file(

@@ -6,10 +6,10 @@
 use askama::Template;
 
 use super::cdc::cdc;
-use super::context::{file, Job};
+use super::context::{file, supply_dir, Job};
 use super::quartus::quartus_ip;
 use crate::board::{Board, FlowError, Vendor};
-use crate::names::{BoardFiles, PLATFORM_INST, TOE_INST, USER_INST};
+use crate::names::{BoardFiles, MAC_INST, PLATFORM_INST, TOE_INST, USER_INST};
 use crate::text::{mhz, period};
 
 /// One OOC target in the README.
@@ -52,6 +52,12 @@ struct BuildReadme<'a> {
     platform_module: String,
     toe_module: String,
     toe_netlist_dir: String,
+    /// The open engine: the MAC wrapper `mac_module` in place of a TOE core.
+    open: bool,
+    mtu: usize,
+    mac_module: String,
+    mac_inst: &'a str,
+    mac_stub: String,
     cdc: bool,
     amd: bool,
     rtl: &'a [String],
@@ -143,6 +149,11 @@ fn pin_names(board: &Board) -> Vec<String> {
 pub(super) fn readme(job: &Job, ooc: Vec<OocLine>) -> Result<(String, String), FlowError> {
     let (design, board, inputs, top_plain) = (job.design, job.board, job.inputs, job.top_plain);
     let files = BoardFiles::new(top_plain);
+    let mac_module = format!("{top_plain}_mac");
+    let (open, mtu) = match design.toe_core {
+        config::ToeCore::Open { mtu } => (true, mtu),
+        config::ToeCore::Licensed => (false, 0),
+    };
     file(
         "README.md",
         BuildReadme {
@@ -162,17 +173,18 @@ pub(super) fn readme(job: &Job, ooc: Vec<OocLine>) -> Result<(String, String), F
             platform_stub: files.platform_stub,
             platform_module: format!("{top_plain}_platform"),
             toe_module: format!("{top_plain}_toe"),
-            toe_netlist_dir: std::path::Path::new(&design.toe_netlist)
-                .parent()
-                .map(|p| p.display().to_string())
-                .filter(|p| !p.is_empty())
-                .unwrap_or_else(|| ".".into()),
+            toe_netlist_dir: supply_dir(design),
+            open,
+            mtu,
+            mac_inst: MAC_INST,
+            mac_stub: files.mac_stub,
             cdc: cdc(inputs).is_some(),
             amd: board.vendor == Vendor::Amd,
             rtl: &inputs.rtl_files,
             clocks: inputs.clocks.iter().map(|c| (c.port.clone(), period(c.period_ns))).collect(),
             ports: pin_names(board),
-            quartus_ip: quartus_ip(board),
+            quartus_ip: quartus_ip(board, open.then_some(mac_module.as_str())),
+            mac_module,
             missing: &board.missing,
         },
     )
