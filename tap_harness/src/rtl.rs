@@ -27,15 +27,16 @@
 //!
 //! The figures the design implies (`hdl::net`): the node stores a frame
 //! whole before it answers. Its last beat, taken at edge k, is decided and
-//! written with its descriptor at edge k + 4 (the receiver's four stages);
-//! the transmitter loads the descriptor at k + 5, the frame RAM returns the
-//! first beat at k + 6, the out buffer holds it at k + 7 and the MAC takes
-//! it at k + 8 ([`ANSWER_CYCLES_AFTER_LAST`]). A reply is as long as its
+//! written with its descriptor pushed at edge k + 10 (the receiver's ten
+//! stages, `hdl::net::rx::DELAY`); the descriptor FIFO writes it at k + 11,
+//! the transmitter loads it at k + 12, the frame RAM returns the first beat
+//! at k + 13, the out buffer holds it at k + 14 and the MAC takes it at
+//! k + 15 ([`ANSWER_CYCLES_AFTER_LAST`]). A reply is as long as its
 //! request, so for a request of B beats both `first_to_first` and
-//! `last_to_last` are B + 7. The transmitter loads the next descriptor with
+//! `last_to_last` are B + 14. The transmitter loads the next descriptor with
 //! the last beat of the frame before, so replies leave back to back as the
-//! requests came: N requests of B beats take N * B + B + 7 cycles, first
-//! beat in to last beat out, both counted (N + 8 for one-beat frames).
+//! requests came: N requests of B beats take N * B + B + 14 cycles, first
+//! beat in to last beat out, both counted (N + 15 for one-beat frames).
 
 use std::net::Ipv4Addr;
 use std::path::Path;
@@ -63,7 +64,7 @@ const CALL_LIMIT: Duration = Duration::from_secs(60);
 /// Cycles from a request's last beat in to its reply's first beat out, as
 /// the design's pipeline implies (module docs): the measuring tests hold
 /// [`RtlNode::round_trip`] and [`RtlNode::back_to_back`] to it.
-pub const ANSWER_CYCLES_AFTER_LAST: u64 = 8;
+pub const ANSWER_CYCLES_AFTER_LAST: u64 = 15;
 /// The most frames one [`RtlNode::back_to_back`] run takes.
 pub const BACK_TO_BACK_MAX: u64 = 100_000;
 /// Idle cycles a measurement waits, at most, for the node to fall quiet

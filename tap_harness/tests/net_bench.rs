@@ -17,12 +17,12 @@ use tap_harness::RtlNode;
 const BIN: &str = env!("CARGO_BIN_EXE_net-bench");
 
 /// From a request's last beat taken (edge k) to its reply's first beat
-/// taken, as `hdl::net` documents its pipeline: the receiver's four stages
-/// decide the frame and write its last beat with the descriptor (k + 4),
-/// the transmitter loads the descriptor (k + 5), the frame RAM's registered
-/// read returns the first beat (k + 6), the out buffer holds it (k + 7),
-/// the MAC takes it (k + 8).
-const ANSWER: u64 = 4 + 1 + 1 + 1 + 1;
+/// taken, as `hdl::net` documents its pipeline: the receiver's ten stages
+/// decide the frame and write its last beat with the descriptor (k + 10),
+/// the descriptor FIFO writes it (k + 11), the transmitter loads it
+/// (k + 12), the frame RAM's registered read returns the first beat
+/// (k + 13), the out buffer holds it (k + 14), the MAC takes it (k + 15).
+const ANSWER: u64 = 10 + 1 + 1 + 1 + 1 + 1;
 
 fn cfg() -> NodeConfig {
     NodeConfig::new(
@@ -87,8 +87,8 @@ fn at_1024_bits_one_beat_frames_back_to_back_take_frames_plus_the_answer_cycles(
     let req = request(64, cfg().fpga_ip);
     let b = n.back_to_back(&req, 50).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((b.beats, b.cycles, b.steady_cycles), (1, 50 + ANSWER, 49));
-    assert_eq!(b.frames_per_cycle(), 50.0 / 58.0);
-    assert_eq!(b.of_wire(), 50.0 / 58.0);
+    assert_eq!(b.frames_per_cycle(), 50.0 / 65.0);
+    assert_eq!(b.of_wire(), 50.0 / 65.0);
     let r = n.round_trip(&req).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((r.first_to_first, r.last_to_last), (ANSWER, ANSWER));
 }
@@ -142,9 +142,9 @@ fn a_small_run_prints_a_table_per_width() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("1024 bits (128 bytes a beat)"), "{text}");
-    // 10 one-beat frames: 10 + 8 cycles; the round trip 8 cycles, 32 ns.
+    // 10 one-beat frames: 10 + 15 cycles; the round trip 15 cycles, 60 ns.
     assert!(
-        text.contains("| 64 B | 1 | 18 | 0.5556 | 1.0000 | 0.556 | 1.000 | 8 cycles (32 ns) | 8 cycles (32 ns) |"),
+        text.contains("| 64 B | 1 | 25 | 0.4000 | 1.0000 | 0.400 | 1.000 | 15 cycles (60 ns) | 15 cycles (60 ns) |"),
         "{text}"
     );
     assert!(!text.contains("64 bits"), "{text}");

@@ -5,9 +5,10 @@
 //! parameter: it sizes the frame RAM and bounds the oversize check).
 //!
 //! ```text
-//!  MAC RX (no tready) ---> NetRx: header capture, byte count, ICMP sum (2 stages)
-//!                          -> checks, flags (stage 3) -> first raised flag (stage 4)
-//!                          beats delayed 4 cycles --> FrameRam (circular, in beats)
+//!  MAC RX (no tready) ---> NetRx: header capture, byte count, ICMP sum (adder
+//!                          tree, d2 .. d7), checks beside it -> flags (d9) ->
+//!                          first raised flag (d10); beats delayed 10 cycles
+//!                                     --> FrameRam (circular, in beats)
 //!                                |  answer: descriptor           ^ tail (freed)
 //!                                v                               |
 //!  ArpClient --request--> DescFifo (8 descriptors) ---> NetTx: header overlay over the
@@ -17,8 +18,8 @@
 //! ```
 //!
 //! How the blocks fit:
-//! - [`rx::NetRx`] writes every beat into the frame RAM four cycles after it
-//!   arrives, which is when the decision on the frame before it is known: a
+//! - [`rx::NetRx`] writes every beat into the frame RAM [`rx::DELAY`] cycles
+//!   after it arrives, which is when the decision on its frame is known: a
 //!   dropped frame's beats are given back by rewinding the write pointer
 //!   before the next frame's first beat is written, so frames may come back
 //!   to back, one per beat at 1024 bits. A frame that meets a full RAM stops
@@ -26,7 +27,10 @@
 //!   `tx_buffer_full`, never half-delivered.
 //! - [`desc_fifo::DescFifo`] holds what the transmitter needs per answer
 //!   ([`Desc`]); the ARP client's requests go into it when the receiver is
-//!   not pushing, so frames leave in the order they were decided.
+//!   not pushing, so frames leave in the order they were decided. A push
+//!   waits a cycle in a register before its RAM write.
+//! - Every path is within the synthesis estimate's 5 LUT levels at every
+//!   width (`make synth-estimate` has a row per width).
 //! - [`tx::NetTx`] replays a stored echo request with its first 64 bytes
 //!   rewritten (ARP frames are overlay only) and frees its RAM beats.
 //! - [`arp::ArpClient`] holds the ARP state: the mode, client-mode timer and
