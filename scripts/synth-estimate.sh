@@ -9,9 +9,10 @@
 # Then the whole top of every example configuration (examples/*.toml, by
 # name; EXAMPLES=DIR takes them from DIR), each generated once into a
 # temporary folder by `gen --config`, with the same yosys command: one row
-# per example. An example whose RTL is identical to the default build's
+# per example. Then the open engine's network node (hdl::net) at each data
+# width, MTU 1500, written by tap_harness's `net-rtl`: one row per width. An example whose RTL is identical to the default build's
 # reuses the whole top's netlist from the first table. Every yosys run (the
-# blocks and the examples' tops) is one queue, SYNTH_JOBS at a time
+# blocks, the examples' tops and the node's widths) is one queue, SYNTH_JOBS at a time
 # (default: the number of cores); the rows come out in block order and in
 # name order, once every run has ended.
 #
@@ -22,7 +23,7 @@
 # that leaves the RTL alone is not synthesised again. The run says how many
 # of its yosys runs came from the cache.
 #
-# The depth budget: a block or a whole top deeper than SYNTH_MAX_LEVELS LUT
+# The depth budget: a block, a whole top or a node deeper than SYNTH_MAX_LEVELS LUT
 # levels (default 5, the whole top's target) fails the run, after the tables.
 set -euo pipefail
 export SYNTH_MAX_LEVELS=${SYNTH_MAX_LEVELS:-5}
@@ -47,9 +48,9 @@ budget() {
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="${CARGO_TARGET_DIR:-$root/target}/debug"
-# GEN_BUILT=1: `gen` and `synth_report` are already in $bin (make test builds
-# every binary once, in its build stage); otherwise build them here.
-[ "${GEN_BUILT:-0}" = 1 ] || cargo build -q -p gen --bin synth_report --bin gen
+# GEN_BUILT=1: `gen`, `synth_report` and `net-rtl` are already in $bin (make
+# test builds every binary once, in its build stage); otherwise build them here.
+[ "${GEN_BUILT:-0}" = 1 ] || cargo build -q -p gen -p tap_harness --bin synth_report --bin gen --bin net-rtl
 report="$bin/synth_report"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -75,11 +76,18 @@ for config in "${examples[@]}"; do
     "$bin/gen" --config "$config" --out "$work/ex/$name" 2>"$work/$name.log" \
         || { cat "$work/$name.log"; echo "synth-estimate: gen failed on example $name ($config)"; exit 1; }
 done
+# The network node at each width (MTU 1500): its RTL, its top module.
+net_widths=(64 128 256 512 1024)
+declare -A net_top
+for w in "${net_widths[@]}"; do
+    net_top[$w]=$("$bin/net-rtl" --width "$w" --mtu 1500 --out "$work/net/$w" 2>"$work/net-$w.log") \
+        || { cat "$work/net-$w.log"; echo "synth-estimate: net-rtl failed at width $w"; exit 1; }
+done
 
 # One queue of yosys runs, SYNTH_JOBS at a time: the whole top first (the
 # longest, some 11 minutes for the default design), then every example's
-# top, largest RTL first, then the blocks, last to first (the larger ones
-# come last in files.f). One queue keeps every core busy while the top
+# top, largest RTL first, then the network node, widest first, then the
+# blocks, last to first (the larger ones come last in files.f). One queue keeps every core busy while the top
 # runs; two phases left one idle for most of it. The rows come out in
 # block order, then in example name order.
 queue=()   # entries: OUT-KEY DIR MODULE
@@ -94,6 +102,10 @@ done | sort -rn | awk '{print $2}')
 for name in "${by_size[@]}"; do
     mapfile -t ex_files <"$work/ex/$name/rtl/files.f"
     queue+=("$name $work/ex/$name $(basename "${ex_files[-1]}" .v)")
+done
+for ((i = ${#net_widths[@]} - 1; i >= 0; i--)); do
+    w=${net_widths[$i]}
+    queue+=("net-$w $work/net/$w ${net_top[$w]}")
 done
 for ((i = ${#blocks[@]} - 2; i >= 0; i--)); do
     queue+=("block-$i $build ${blocks[$i]}")
@@ -125,19 +137,31 @@ done
 echo "levels: LUT+MUXF levels on the deepest register-to-register path (carry cells not counted); carry: longest carry chain in cells"
 echo "LUT: logic LUTs; the round-trip meter's 16 stamps are distributed RAM (three RAM32M16 cells a session), not counted there"
 
-[ ${#examples[@]} -gt 0 ] || { echo "synth-estimate: no examples/*.toml"; budget; exit 0; }
+if [ ${#examples[@]} -eq 0 ]; then
+    echo "synth-estimate: no examples/*.toml"
+else
+    echo
+    echo "synth-estimate: the whole top of every example (${#examples[@]}, examples/*.toml), same yosys command"
+    "$report" example-header
+    for config in "${examples[@]}"; do
+        name=$(basename "$config" .toml)
+        if [ ! -e "$work/$name.rc" ]; then
+            cp "$work/top.json" "$work/$name.json" && echo 0 >"$work/$name.rc"
+        fi
+        [ "$(cat "$work/$name.rc" 2>/dev/null)" = 0 ] \
+            || { cat "$work/$name.log"; echo "synth-estimate: yosys failed on example $name ($config)"; exit 1; }
+        rows example "$name" "$config" "$work/$name.json" \
+            || { echo "synth-estimate: no row for example $name ($config)"; exit 1; }
+    done
+    echo "MB/s: peak user bandwidth of one session (W/8 x user clock); the whole top: register file and every session"
+fi
+
 echo
-echo "synth-estimate: the whole top of every example (${#examples[@]}, examples/*.toml), same yosys command"
-"$report" example-header
-for config in "${examples[@]}"; do
-    name=$(basename "$config" .toml)
-    if [ ! -e "$work/$name.rc" ]; then
-        cp "$work/top.json" "$work/$name.json" && echo 0 >"$work/$name.rc"
-    fi
-    [ "$(cat "$work/$name.rc" 2>/dev/null)" = 0 ] \
-        || { cat "$work/$name.log"; echo "synth-estimate: yosys failed on example $name ($config)"; exit 1; }
-    rows example "$name" "$config" "$work/$name.json" \
-        || { echo "synth-estimate: no row for example $name ($config)"; exit 1; }
+echo "synth-estimate: the open engine's network node at each width (MTU 1500; hdl::net, tap_harness net-rtl), same yosys command"
+"$report" header
+for w in "${net_widths[@]}"; do
+    [ "$(cat "$work/net-$w.rc" 2>/dev/null)" = 0 ] \
+        || { cat "$work/net-$w.log"; echo "synth-estimate: yosys failed on the network node at width $w"; exit 1; }
+    rows row "${net_top[$w]}" "$work/net-$w.json"
 done
-echo "MB/s: peak user bandwidth of one session (W/8 x user clock); the whole top: register file and every session"
 budget
