@@ -9,8 +9,11 @@
 //!   by `build.rs` with `regmap::rust_accessors` (the same text `gen` writes
 //!   to `build/sw/regmap_accessors.rs`; no verilation, so a lab PC without
 //!   Verilator builds it);
-//! - [`design`]: the design those accessors were generated for.
+//! - [`design`]: the design those accessors were generated for;
+//! - [`net`]: the open engine's network node (`toe.core = "open"`): its ARP
+//!   state and counters.
 
+pub mod net;
 pub mod ops;
 
 #[allow(dead_code, clippy::all)]
