@@ -120,6 +120,10 @@ enum Cmd {
     },
     /// Every register of the map by name with its value.
     Regs,
+    /// The open engine's network node (a design with toe.core = "open"): the target's MAC as ARP
+    /// found it, and every counter (frames in and out, ARP, ICMP echoes, and each reason a frame
+    /// was dropped); counters wrap at 2^32.
+    Net,
     /// End the tests sessions are still running (`ctrl.abort`), such as one a killed console left
     /// behind; waits up to 5 s for each to be idle, and frees each session's claim (another console's
     /// `session.claim`, which a killed console leaves held).
@@ -426,6 +430,7 @@ fn real_main(cli: Cli) -> Result<(), Fail> {
     let json = cli.json;
     match cli.cmd.unwrap_or(Cmd::Menu) {
         Cmd::Regs => regs_cmd(&mut *bus, json),
+        Cmd::Net => net_cmd(&mut *bus, json),
         Cmd::Params { op } => params_cmd(&mut *bus, &id, op, json),
         Cmd::Abort { sessions } => abort_cmd(&mut *bus, &id, &session_list(&sessions, &id)?, json),
         Cmd::Stop { sessions } => stop_cmd(&mut *bus, &id, &session_list(&sessions, &id)?, &bus_args, json),
@@ -508,6 +513,34 @@ fn regs_cmd(bus: &mut dyn RegisterBus, json: bool) -> Result<(), Fail> {
             };
         }
     }
+    emit(&text)
+}
+
+fn net_cmd(bus: &mut dyn RegisterBus, json: bool) -> Result<(), Fail> {
+    let state = driver::net::read(bus)?;
+    let mac = state.resolved_mac.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":");
+    let text = if json {
+        let counters: serde_json::Map<String, serde_json::Value> =
+            state.counters.iter().map(|&(n, v)| (n.to_string(), v.into())).collect();
+        let net = serde_json::json!({
+            "target_known": state.target_known,
+            "arp_failed": state.arp_failed,
+            "resolved_mac": mac,
+            "counters": counters,
+        });
+        format!("{}\n", serde_json::json!({ "net": net }))
+    } else {
+        let target = match (state.target_known, state.arp_failed) {
+            (true, _) => format!("known, {mac}"),
+            (false, true) => "unknown: ARP failed (no reply from target_ip)".to_string(),
+            (false, false) => "unknown".to_string(),
+        };
+        let mut text = format!("target MAC: {target}\n");
+        for (name, value) in &state.counters {
+            text += &format!("{name:<32} {value:>10}\n");
+        }
+        text
+    };
     emit(&text)
 }
 
