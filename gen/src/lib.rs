@@ -6,6 +6,7 @@
 //! failure never leaves half a build, and replaces only a folder gen wrote
 //! (marked by its [`MANIFEST`]).
 
+pub mod open_toe;
 pub mod rtl;
 pub mod sim_shell;
 pub mod write;

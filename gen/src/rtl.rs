@@ -55,11 +55,11 @@ fn clock_net(port: &Port, what: &str) -> Result<String, GenError> {
 }
 
 /// A comment and the declarations under it, in a module header.
-struct PortGroup {
-    comment: String,
+pub(crate) struct PortGroup {
+    pub(crate) comment: String,
     /// Declarations without separators (`output wire [1:0] x`).
-    ports: Vec<String>,
-    last: bool,
+    pub(crate) ports: Vec<String>,
+    pub(crate) last: bool,
 }
 
 /// A net the template declares: `wire <range> <name>;`.
@@ -91,6 +91,14 @@ struct TopTemplate<'a> {
     wires: Vec<Wire>,
     regs_conns: Vec<Conn>,
     units: Vec<Unit>,
+    /// The open engine, when the design has it.
+    engine: Option<EngineInstance>,
+}
+
+/// The engine's instance in the top.
+struct EngineInstance {
+    module: String,
+    conns: Vec<Conn>,
 }
 
 #[derive(Template)]
@@ -134,7 +142,7 @@ pub struct Rtl {
 }
 
 /// The module header's groups of `plan`, in order, each with its comment.
-fn header_groups(plan: &PortPlan) -> Vec<PortGroup> {
+pub(crate) fn header_groups(plan: &PortPlan) -> Vec<PortGroup> {
     let mut groups: Vec<PortGroup> = plan
         .groups()
         .into_iter()
@@ -158,14 +166,23 @@ pub fn generate(design: &config::Design, map: &regmap::RegisterMap) -> Result<Rt
     let regs = register_file_module(design);
     let regs_modules = hdl::register_file::register_file_modules(design, map, &regs, &design.name)?;
     let regs_ports = hdl::register_file::register_file_ports(design, map)?;
-    let (top, plan) = top_template(design, &regs, regs_ports.ports(), &session, &session_ports)?;
+    let engine = match design.toe_core {
+        config::ToeCore::Licensed => None,
+        config::ToeCore::Open { mtu } => {
+            Some(crate::open_toe::engine(design, mtu, regs_ports.ports(), &session_ports)?)
+        }
+    };
+    let engine_ports = engine.as_ref().map(|e| e.ports.as_slice());
+    let (top, plan) = top_template(design, &regs, regs_ports.ports(), &session, &session_ports, engine_ports)?;
     let top_text = top.render().map_err(|e| GenError::Template(e.to_string()))?;
 
     // One module a file, children first; the top comes last: lint and the
     // scripts take the last file's module as the top.
+    let engine_modules = engine.map(|e| e.modules).unwrap_or_default();
     let mut files: Vec<GeneratedFile> = session_modules
         .iter()
         .chain(&regs_modules)
+        .chain(&engine_modules)
         .map(|m| GeneratedFile { path: format!("{RTL_DIR}/{}.v", m.name), contents: design.verilog_file(&m.text) })
         .collect();
     files
@@ -176,12 +193,18 @@ pub fn generate(design: &config::Design, map: &regmap::RegisterMap) -> Result<Rt
     Ok(Rtl { files, sources, plan, crossings: hdl::register_file::crossings() })
 }
 
+/// The top's template and port plan. With an engine (the open core's
+/// ports, [`crate::open_toe::Engine::ports`]) the TOE interface and the
+/// register file's `net` block are nets inside the top, joined to the engine
+/// instance by name, and the engine's network port (`mac_*`) is the top's;
+/// without one they are the top's ports (the licensed core sits outside).
 fn top_template<'a>(
     design: &'a config::Design,
     regs: &'a str,
     regs_ports: &[Port],
     session: &'a str,
     session_ports: &[Port],
+    engine_ports: Option<&[Port]>,
 ) -> Result<(TopTemplate<'a>, PortPlan), GenError> {
     let mismatch = |what: String| GenError::Hdl(hdl::verilog::HdlError(what));
     let mut top_ports = Vec::new();
@@ -194,6 +217,10 @@ fn top_template<'a>(
     };
     for p in regs_ports {
         match p.group {
+            Group::ToeGlobal | Group::Net if engine_ports.is_some() => {
+                wires.push(Wire { range: range(p.width), name: p.name.clone() });
+                regs_conns.push(Conn { port: p.name.clone(), net: p.name.clone() });
+            }
             Group::Clock | Group::Bus | Group::ToeGlobal => {
                 top_ports.push(p.clone());
                 regs_conns.push(Conn { port: p.name.clone(), net: p.name.clone() });
@@ -243,7 +270,10 @@ fn top_template<'a>(
                 Group::ToeSession(_) => {
                     let top = Port::new(Group::ToeSession(s), &q.local, q.direction, q.width);
                     let name = top.name.clone();
-                    top_ports.push(top);
+                    match engine_ports {
+                        Some(_) => wires.push(Wire { range: range(q.width), name: name.clone() }),
+                        None => top_ports.push(top),
+                    }
                     name
                 }
                 Group::RegisterSession(_) | Group::RegisterShared => {
@@ -270,6 +300,30 @@ fn top_template<'a>(
         }
         units.push(Unit { index: s, conns });
     }
+    let engine = match engine_ports {
+        None => None,
+        Some(ports) => {
+            let mut conns = Vec::new();
+            for p in ports {
+                let net = match p.group {
+                    Group::Clock => p.name.clone(),
+                    Group::Mac => {
+                        top_ports.push(p.clone());
+                        p.name.clone()
+                    }
+                    _ if wires.iter().any(|w| w.name == p.name) => p.name.clone(),
+                    other => {
+                        return Err(mismatch(format!(
+                            "engine port `{}` ({other:?}) has no net in the top: neither the register file nor a session has it",
+                            p.name
+                        )))
+                    }
+                };
+                conns.push(Conn { port: p.name.clone(), net });
+            }
+            Some(EngineInstance { module: crate::open_toe::engine_module(design), conns })
+        }
+    };
     // Declared group by group: clocking, bus, TOE-wide, then session by session.
     top_ports.sort_by_key(|p| p.group);
     let plan = PortPlan::new(top_ports);
@@ -283,6 +337,7 @@ fn top_template<'a>(
         wires,
         regs_conns,
         units,
+        engine,
     };
     Ok((template, plan))
 }
@@ -377,7 +432,7 @@ mod tests {
             reg(Group::RegisterSession(0), "busy", Direction::Input, 1),
             reg(Group::RegisterSession(0), "done", Direction::Output, 1),
         ];
-        top_template(&design, "r", &regs, "s", session)
+        top_template(&design, "r", &regs, "s", session, None)
             .map(|(t, plan)| (t.render().unwrap(), plan))
             .map_err(|e| e.to_string())
     }
@@ -491,7 +546,7 @@ mod lockstep {
         let session_ports = hdl::verilog::session_ports(design.data_width).unwrap();
         let regs_ports = hdl::register_file::register_file_ports(&design, &map).unwrap();
         let (top, plan) =
-            top_template(&reference, "ref_regs", regs_ports.ports(), "ref_session", &session_ports).unwrap();
+            top_template(&reference, "ref_regs", regs_ports.ports(), "ref_session", &session_ports, None).unwrap();
         assert_eq!(plan, rtl.plan, "the reference top has the product's ports");
         for (path, text) in
             [("ref_session.v", session_text), ("ref_regs.v", regs_text), ("reference_top.v", top.render().unwrap())]

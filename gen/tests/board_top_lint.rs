@@ -29,7 +29,13 @@ fn lint(config_text: &str, what: &str) {
     }
     let top = &design.name;
     let board = format!("rtl/{top}_board.v");
-    let stubs = [format!("rtl/stub/{top}_toe.v"), format!("rtl/stub/{top}_platform.v")];
+    // The core's place: the licensed TOE core, or with the open engine inside
+    // the top, the board's Ethernet MAC.
+    let core = match design.toe_core {
+        config::ToeCore::Licensed => "toe",
+        config::ToeCore::Open { .. } => "mac",
+    };
+    let stubs = [format!("rtl/stub/{top}_{core}.v"), format!("rtl/stub/{top}_platform.v")];
     let filelist = fs::read_to_string(dir.path().join("rtl/files.f")).unwrap();
     assert_eq!(
         filelist.lines().last(),
@@ -69,7 +75,10 @@ fn lint(config_text: &str, what: &str) {
         board_text.contains("`default_nettype none") && board_text.contains(&design.banner()[0]),
         "{what}: prologue or banner"
     );
-    assert!(board_text.contains(" u_user_logic (") && board_text.contains(" u_toe ("), "{what}: instances");
+    assert!(
+        board_text.contains(" u_user_logic (") && board_text.contains(&format!(" u_{core} (")),
+        "{what}: instances"
+    );
     // The register master's whole address reaches the register file.
     let bits = hdl::register_file::BUS_ADDRESS_BITS;
     assert_eq!(bits, flows::MASTER_ADDRESS_BITS, "the bus address is the register master's");
@@ -87,11 +96,12 @@ fn lint(config_text: &str, what: &str) {
             "{what}: regs s_axil_{name} {range}"
         );
     }
-    let toe_stub = fs::read_to_string(dir.path().join(&stubs[0])).unwrap();
-    assert!(
-        toe_stub.contains("(* black_box *)") && toe_stub.contains("REPLACE WITH YOUR LICENSED CORE"),
-        "{what}: TOE stub marking"
-    );
+    let core_stub = fs::read_to_string(dir.path().join(&stubs[0])).unwrap();
+    let marking = match design.toe_core {
+        config::ToeCore::Licensed => "REPLACE WITH YOUR LICENSED CORE",
+        config::ToeCore::Open { .. } => "YOU SUPPLY IT",
+    };
+    assert!(core_stub.contains("(* black_box *)") && core_stub.contains(marking), "{what}: {core} stub marking");
 
     let waivers = verilate::write_waivers(dir.path()).unwrap();
     // `verilator --lint-only -Wall` of the user logic's files, `extra` and top module `module`.
@@ -126,5 +136,13 @@ fn board_top_lints_clean_for_one_session_of_64_bits_on_every_board() {
     for board in flows::board_names() {
         let text = config::Variant::default().sessions(1).data_width(64).board(board).to_toml();
         lint(&text, &format!("1 session x 64 bits on {board}"));
+    }
+}
+
+#[test]
+fn board_top_lints_clean_for_the_open_engine_at_64_and_1024_bits() {
+    for width in [64, 1024] {
+        let text = config::Variant::default().sessions(1).data_width(width).set("toe.core", "open").to_toml();
+        lint(&text, &format!("open engine, 1 session x {width} bits"));
     }
 }
