@@ -835,6 +835,23 @@ fn rtl_at_1024_bits_answers_a_thousand_random_echoes() {
     random_echoes(Kind::Rtl(1024), 1500, 1000);
 }
 
+/// The widths between: the same thousand echoes, so every width meets the
+/// kernel (the lockstep tests hold each to the model frame for frame).
+#[test]
+fn rtl_at_128_bits_answers_a_thousand_random_echoes() {
+    random_echoes(Kind::Rtl(128), 1500, 1000);
+}
+
+#[test]
+fn rtl_at_256_bits_answers_a_thousand_random_echoes() {
+    random_echoes(Kind::Rtl(256), 1500, 1000);
+}
+
+#[test]
+fn rtl_at_512_bits_answers_a_thousand_random_echoes() {
+    random_echoes(Kind::Rtl(512), 1500, 1000);
+}
+
 #[test]
 fn rtl_at_64_bits_loses_nothing_in_a_ping_flood() {
     ping_flood(Kind::Rtl(64));
