@@ -396,6 +396,19 @@ fn regs_lists_every_register_by_name_with_its_value() {
     assert_eq!(j["registers"].as_array().unwrap().len(), console::regs::ALL.len());
 }
 
+/// The virtual board holds the licensed-core design: no `net` block, and
+/// `net` says so instead of printing numbers (the open engine's counters
+/// are read from a verilated open top in `gen/tests/open_core.rs`).
+#[test]
+fn net_on_a_design_without_the_open_engine_says_so() {
+    let vb = common::board(false);
+    let addr = vb.register_addrs()[0];
+    let f = console(addr, &["net"]);
+    assert_eq!(f.code, Some(1), "{}", f.all());
+    assert!(f.all().contains("no open engine") && f.all().contains("toe.core = \"open\""), "{}", f.all());
+    assert!(f.stdout.is_empty(), "nothing printed as if read: {}", f.all());
+}
+
 #[test]
 fn a_design_that_is_not_the_expected_one_is_refused_before_anything_else() {
     let vb = common::board(false);
