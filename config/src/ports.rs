@@ -149,6 +149,32 @@ impl Port {
     }
 }
 
+/// The open engine's network port (`toe.core = "open"`) as the top
+/// declares it, [`Group::Mac`] (directions seen from the top, widths for
+/// `data_width`): Ethernet II frames without preamble and FCS, as the
+/// vendors' MAC IP presents them, AXI4-Stream in the user clock domain; RX
+/// has no `tready` (a MAC cannot wait), `rx_tuser` marks a frame the MAC saw
+/// bad (FCS). The one definition: the generator declares these ports and
+/// the board top checks the plan against them.
+pub fn mac_ports(data_width: usize) -> Vec<Port> {
+    let (i, o) = (Direction::Input, Direction::Output);
+    [
+        ("rx_tdata", i, data_width),
+        ("rx_tkeep", i, data_width / 8),
+        ("rx_tlast", i, 1),
+        ("rx_tvalid", i, 1),
+        ("rx_tuser", i, 1),
+        ("tx_tdata", o, data_width),
+        ("tx_tkeep", o, data_width / 8),
+        ("tx_tlast", o, 1),
+        ("tx_tvalid", o, 1),
+        ("tx_tready", i, 1),
+    ]
+    .into_iter()
+    .map(|(local, direction, width)| Port::new(Group::Mac, local, direction, width))
+    .collect()
+}
+
 /// `[msb:0] ` for a vector, empty for a single bit: the one place that writes
 /// a Verilog range for a port or net of the generated files.
 pub fn range(width: usize) -> String {

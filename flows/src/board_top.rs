@@ -61,29 +61,6 @@ const USER_CLOCK: [(Group, &str); 2] = [(Group::Clock, "user_clk"), (Group::Cloc
 /// The register bus clock and reset, which the platform drives.
 const BUS_CLOCK: [(Group, &str); 2] = [(Group::Bus, "aclk"), (Group::Bus, "aresetn")];
 
-/// The open engine's network port as the top must declare it (locals,
-/// directions seen from the top, widths for `data_width`): Ethernet II frames
-/// without preamble and FCS, AXI4-Stream in the user clock domain; RX has no
-/// `tready` (a MAC cannot wait), `rx_tuser` marks a frame the MAC saw bad.
-fn mac_ports(data_width: usize) -> Vec<Port> {
-    let (i, o) = (Direction::Input, Direction::Output);
-    [
-        ("rx_tdata", i, data_width),
-        ("rx_tkeep", i, data_width / 8),
-        ("rx_tlast", i, 1),
-        ("rx_tvalid", i, 1),
-        ("rx_tuser", i, 1),
-        ("tx_tdata", o, data_width),
-        ("tx_tkeep", o, data_width / 8),
-        ("tx_tlast", o, 1),
-        ("tx_tvalid", o, 1),
-        ("tx_tready", i, 1),
-    ]
-    .into_iter()
-    .map(|(local, direction, width)| Port::new(Group::Mac, local, direction, width))
-    .collect()
-}
-
 /// 1-bit ports of `direction` for the (group, local name) pairs `names`.
 fn clock_ports(names: &[(Group, &str)], direction: Direction) -> Vec<Port> {
     names.iter().map(|(g, l)| Port::new(*g, l, direction, 1)).collect()
@@ -146,11 +123,13 @@ struct Split {
 /// Places every port of the plan by its group; a port the board top cannot
 /// place (a register-file or pin group, an unknown clock, a network port of
 /// the other TOE core, or a MAC port unlike [`mac_ports`]) is an error naming it.
+///
+/// [`mac_ports`]: config::ports::mac_ports
 fn split(plan: &PortPlan, design: &config::Design) -> Result<Split, FlowError> {
     let bad = |field: String, message: String| FlowError::Inputs { field, message };
     let clocks = [USER_CLOCK, BUS_CLOCK].concat();
     let open = matches!(design.toe_core, ToeCore::Open { .. });
-    let mac = mac_ports(design.data_width);
+    let mac = config::ports::mac_ports(design.data_width);
     let mut net = Vec::new();
     let mut bus = Vec::new();
     let mut seen: Vec<&str> = Vec::new();

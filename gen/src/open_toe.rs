@@ -30,28 +30,6 @@ pub fn engine_module(design: &config::Design) -> String {
     format!("{}_toe", design.name)
 }
 
-/// The network port (`mac_*`): Ethernet II frames without preamble and FCS,
-/// as the vendors' MAC IP presents them, in the user clock domain.
-pub fn mac_ports(data_width: usize) -> Vec<Port> {
-    use Direction::*;
-    let k = data_width / 8;
-    [
-        ("rx_tdata", Input, data_width),
-        ("rx_tkeep", Input, k),
-        ("rx_tlast", Input, 1),
-        ("rx_tvalid", Input, 1),
-        ("rx_tuser", Input, 1),
-        ("tx_tdata", Output, data_width),
-        ("tx_tkeep", Output, k),
-        ("tx_tlast", Output, 1),
-        ("tx_tvalid", Output, 1),
-        ("tx_tready", Input, 1),
-    ]
-    .into_iter()
-    .map(|(local, direction, width)| Port::new(Group::Mac, local, direction, width))
-    .collect()
-}
-
 /// The node's port each engine net drives or takes, by the node's port name:
 /// (node port, engine net).
 const NODE_WIRING: [(&str, &str); 21] = [
@@ -152,7 +130,7 @@ pub fn engine(
         );
     }
     ports.extend(regs_ports.iter().filter(|p| p.group == Group::Net).map(|p| flipped(p, Group::Net)));
-    ports.extend(mac_ports(design.data_width));
+    ports.extend(config::ports::mac_ports(design.data_width));
     let port = |name: &str| ports.iter().find(|p| p.name == name);
 
     // The node: every port wired by name, event pulses onto wires.
