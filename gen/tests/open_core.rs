@@ -17,16 +17,21 @@
 
 use std::path::{Path, PathBuf};
 
+use board_sim::axil::{self, Checker, Completion, Master, Timing};
+use board_sim::clocks::TwoClocks;
+use board_sim::verilated::{Model, Port};
 use config::codes::{ConnMode, ErrorCause, TestMode, ToeMode};
+use config::ports::Group;
 use net_model::frames::{self, Ends};
 use net_model::{ArpMode, Counter, DropReason, Mac, NetNode, NodeConfig};
 use rand::Rng;
+use rand::SeedableRng;
 use regmap::RegisterMap;
-use verilate::{Model, Port, Source};
+use verilate::Source;
 
 /// The peer: the kernel's side of the wire.
 const PEER_MAC: Mac = [0x02, 0x00, 0x5e, 0x10, 0x20, 0x30];
-/// Register-bus cycles an access may take before the test calls it hung.
+/// User-clock cycles an access may take before the test calls it hung.
 const BUS_LIMIT: u64 = 10_000;
 /// Cycles a frame's answer may take to come out.
 const ANSWER_LIMIT: u64 = 20_000;
@@ -35,35 +40,23 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The verilated top and the register map it was generated with.
+/// The verilated top and the register map it was generated with; the
+/// register bus is `board_sim`'s AXI4-Lite master (random timing) watched by
+/// its protocol checker, the two clocks unrelated, as on a board.
 struct Board {
     m: Model,
     map: RegisterMap,
-    clocks: [Port; 2],
-    p: Ports,
+    clocks: TwoClocks,
+    axi: Master,
+    checker: Checker,
+    p: MacPorts,
     width: usize,
     cycle: u64,
     rng: rand_chacha::ChaCha8Rng,
 }
 
-struct Ports {
-    awaddr: Port,
-    awvalid: Port,
-    awready: Port,
-    wdata: Port,
-    wstrb: Port,
-    wvalid: Port,
-    wready: Port,
-    bvalid: Port,
-    bready: Port,
-    bresp: Port,
-    araddr: Port,
-    arvalid: Port,
-    arready: Port,
-    rdata: Port,
-    rvalid: Port,
-    rready: Port,
-    rresp: Port,
+/// The network port.
+struct MacPorts {
     rx_tdata: Port,
     rx_tkeep: Port,
     rx_tlast: Port,
@@ -74,6 +67,11 @@ struct Ports {
     tx_tlast: Port,
     tx_tvalid: Port,
     tx_tready: Port,
+}
+
+/// Clock periods in ps for a frequency in MHz.
+fn period_ps(mhz: f64) -> u64 {
+    (1e6 / mhz).round() as u64
 }
 
 impl Board {
@@ -98,27 +96,9 @@ impl Board {
                 eprintln!("{l}")
             })
             .unwrap_or_else(|e| panic!("verilating {example}: {e}"));
-        let m = Model::new(fns);
-        let bus = |l: &str| m.port(&config::ports::Group::Bus.top_name(l));
-        let mac = |l: &str| m.port(&config::ports::Group::Mac.top_name(l));
-        let p = Ports {
-            awaddr: bus("awaddr"),
-            awvalid: bus("awvalid"),
-            awready: bus("awready"),
-            wdata: bus("wdata"),
-            wstrb: bus("wstrb"),
-            wvalid: bus("wvalid"),
-            wready: bus("wready"),
-            bvalid: bus("bvalid"),
-            bready: bus("bready"),
-            bresp: bus("bresp"),
-            araddr: bus("araddr"),
-            arvalid: bus("arvalid"),
-            arready: bus("arready"),
-            rdata: bus("rdata"),
-            rvalid: bus("rvalid"),
-            rready: bus("rready"),
-            rresp: bus("rresp"),
+        let mut m = Model::new(fns);
+        let mac = |l: &str| m.port(&Group::Mac.top_name(l));
+        let p = MacPorts {
             rx_tdata: mac("rx_tdata"),
             rx_tkeep: mac("rx_tkeep"),
             rx_tlast: mac("rx_tlast"),
@@ -130,11 +110,20 @@ impl Board {
             tx_tvalid: mac("tx_tvalid"),
             tx_tready: mac("tx_tready"),
         };
-        let clocks = [m.port("user_clk"), m.port("s_axil_aclk")];
-        let rng = seeded_inputs::seed::rng(&format!("open core {example}"));
-        let mut b = Board { m, map, clocks, p, width: design.data_width, cycle: 0, rng };
-        // Both domains in reset, then out; the bus clock runs with the user clock.
-        let (rst, aresetn) = (b.m.port("user_rst"), b.m.port("s_axil_aresetn"));
+        let mut rng = seeded_inputs::seed::rng(&format!("open core {example}"));
+        let clocks = TwoClocks::new(
+            &mut m,
+            "user_clk",
+            period_ps(design.user_clock_mhz),
+            &Group::Bus.top_name("aclk"),
+            period_ps(design.reg_clock_mhz),
+            1_300,
+        );
+        let axi = Master::new(&mut m, rand_chacha::ChaCha8Rng::seed_from_u64(rng.gen()), Timing::default());
+        let checker = Checker::new(&m, 2_000);
+        let mut b = Board { m, map, clocks, axi, checker, p, width: design.data_width, cycle: 0, rng };
+        // Both domains in reset, then out.
+        let (rst, aresetn) = (b.m.port("user_rst"), b.m.port(&Group::Bus.top_name("aresetn")));
         b.m.set(rst, 1);
         b.m.set(aresetn, 0);
         for _ in 0..16 {
@@ -148,17 +137,24 @@ impl Board {
         b
     }
 
-    /// One cycle of both clocks.
+    /// Clock events up to and including the next rising edge of the user
+    /// clock; the bus master and checker take every bus clock edge on the way.
     fn step(&mut self) {
-        for c in self.clocks {
-            self.m.set(c, 1);
+        loop {
+            let edges = self.clocks.peek();
+            if edges.b {
+                self.axi.sample(&self.m);
+                self.checker.sample(&self.m);
+            }
+            self.clocks.advance(&mut self.m);
+            if edges.b {
+                self.axi.drive(&mut self.m);
+            }
+            if edges.a {
+                self.cycle += 1;
+                return;
+            }
         }
-        self.m.eval();
-        for c in self.clocks {
-            self.m.set(c, 0);
-        }
-        self.m.eval();
-        self.cycle += 1;
     }
 
     fn address(&self, block: &str, register: &str) -> u32 {
@@ -171,67 +167,40 @@ impl Board {
         (f.lsb, f.width)
     }
 
-    fn write(&mut self, addr: u32, data: u32) {
-        let p = &self.p;
-        let (awaddr, awvalid, wdata, wstrb, wvalid, bready) =
-            (p.awaddr, p.awvalid, p.wdata, p.wstrb, p.wvalid, p.bready);
-        self.m.set(awaddr, u64::from(addr));
-        self.m.set(awvalid, 1);
-        self.m.set(wdata, u64::from(data));
-        self.m.set(wstrb, 0xf);
-        self.m.set(wvalid, 1);
-        self.m.set(bready, 1);
-        let (mut aw, mut w) = (false, false);
+    /// Runs until the master's transaction `id` completes: its response.
+    fn complete(&mut self, id: u64, what: &str) -> Completion {
         for _ in 0..BUS_LIMIT {
-            self.m.eval();
-            let (aw_now, w_now) = (self.m.bit(self.p.awready), self.m.bit(self.p.wready));
-            let b_now = self.m.bit(self.p.bvalid);
-            let resp = self.m.get(self.p.bresp);
             self.step();
-            aw |= aw_now;
-            w |= w_now;
-            if aw {
-                self.m.set(awvalid, 0);
-            }
-            if w {
-                self.m.set(wvalid, 0);
-            }
-            if b_now {
-                assert_eq!(resp, 0, "write of {data:#x} to {addr:#x} answered {resp}");
-                self.m.set(bready, 0);
-                return;
+            if let Some(c) = self.axi.take_done().into_iter().find(|c| c.id == id) {
+                return c;
             }
         }
-        panic!("write to {addr:#x}: no response in {BUS_LIMIT} cycles");
+        panic!("{what}: no response in {BUS_LIMIT} user cycles");
     }
 
-    fn read(&mut self, addr: u32) -> u32 {
-        let (araddr, arvalid, rready) = (self.p.araddr, self.p.arvalid, self.p.rready);
-        self.m.set(araddr, u64::from(addr));
-        self.m.set(arvalid, 1);
-        self.m.set(rready, 1);
-        let mut ar = false;
-        for _ in 0..BUS_LIMIT {
-            self.m.eval();
-            let ar_now = self.m.bit(self.p.arready);
-            let (r_now, data, resp) = (self.m.bit(self.p.rvalid), self.m.get(self.p.rdata), self.m.get(self.p.rresp));
-            self.step();
-            ar |= ar_now;
-            if ar {
-                self.m.set(arvalid, 0);
-            }
-            if r_now {
-                assert_eq!(resp, 0, "read of {addr:#x} answered {resp}");
-                self.m.set(rready, 0);
-                return data as u32;
-            }
+    fn write(&mut self, addr: u32, data: u32) -> Result<(), etherbone::BusError> {
+        let id = self.axi.write(addr, data, 0xf);
+        let c = self.complete(id, &format!("write of {data:#x} to {addr:#x}"));
+        if c.resp == axil::OKAY {
+            Ok(())
+        } else {
+            Err(etherbone::BusError::slverr(addr))
         }
-        panic!("read of {addr:#x}: no response in {BUS_LIMIT} cycles");
+    }
+
+    fn read(&mut self, addr: u32) -> Result<u32, etherbone::BusError> {
+        let id = self.axi.read(addr);
+        let c = self.complete(id, &format!("read of {addr:#x}"));
+        if c.resp == axil::OKAY {
+            Ok(c.data)
+        } else {
+            Err(etherbone::BusError::slverr(addr))
+        }
     }
 
     fn read_field(&mut self, block: &str, register: &str, field: &str) -> u32 {
         let (lsb, width) = self.field(block, register, field);
-        let v = self.read(self.address(block, register));
+        let v = self.read(self.address(block, register)).unwrap_or_else(|e| panic!("{block}.{register}: {e}"));
         (v >> lsb) & if width == 32 { u32::MAX } else { (1 << width) - 1 }
     }
 
@@ -299,11 +268,10 @@ impl Board {
 /// The top's AXI4-Lite slave as a register bus, as the console uses one.
 impl etherbone::RegisterBus for Board {
     fn read32(&mut self, addr: u32) -> Result<u32, etherbone::BusError> {
-        Ok(self.read(addr))
+        self.read(addr)
     }
     fn write32(&mut self, addr: u32, value: u32) -> Result<(), etherbone::BusError> {
-        self.write(addr, value);
-        Ok(())
+        self.write(addr, value)
     }
 }
 
@@ -337,11 +305,11 @@ fn run(example: &str) {
 
     // Server mode through the register file, then init.
     let (lsb, _) = b.field("toe", "toe_config", "mode");
-    let config = b.read(b.address("toe", "toe_config"));
+    let config = b.read(b.address("toe", "toe_config")).unwrap();
     let config = (config & !(0b11 << lsb)) | ((ToeMode::Server as u32) << lsb);
-    b.write(b.address("toe", "toe_config"), config);
+    b.write(b.address("toe", "toe_config"), config).unwrap();
     let (init_lsb, _) = b.field("toe", "toe_ctrl", "init");
-    b.write(b.address("toe", "toe_ctrl"), 1 << init_lsb);
+    b.write(b.address("toe", "toe_ctrl"), 1 << init_lsb).unwrap();
     for _ in 0..16 {
         b.step();
     }
@@ -396,7 +364,7 @@ fn run(example: &str) {
     // Every counter, as the bus reads it, is the model's; and as the
     // console reads them, every one of them.
     for counter in Counter::ALL {
-        let got = b.read(b.address("net", counter.name()));
+        let got = b.read(b.address("net", counter.name())).unwrap();
         assert_eq!(u64::from(got), model.count(counter), "net.{}", counter.name());
     }
     let state = driver::net::read(&mut b).unwrap();
@@ -412,10 +380,10 @@ fn run(example: &str) {
     let (conn_lsb, _) = b.field("session", "test_config", "conn_mode");
     let test = ((TestMode::Send as u32) << mode_lsb) | ((ConnMode::Active as u32) << conn_lsb);
     let test_config = b.address("session", "test_config");
-    let keep = b.read(test_config) & !((0b111 << mode_lsb) | (1 << conn_lsb));
-    b.write(test_config, keep | test);
+    let keep = b.read(test_config).unwrap() & !((0b111 << mode_lsb) | (1 << conn_lsb));
+    b.write(test_config, keep | test).unwrap();
     let (start_lsb, _) = b.field("session", "ctrl", "start");
-    b.write(b.address("session", "ctrl"), 1 << start_lsb);
+    b.write(b.address("session", "ctrl"), 1 << start_lsb).unwrap();
     let mut polls = 0;
     while b.read_field("session", "status", "error") == 0 {
         polls += 1;
