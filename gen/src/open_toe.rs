@@ -63,10 +63,6 @@ const NODE_STATUS: [(&str, &str); 3] =
 /// The node's bus of drop pulses: bit i is `net_model::DropReason::ALL[i]`.
 const NODE_DROPPED: &str = "dropped";
 
-/// Session-interface inputs of the engine that only TCP (part 2) will use.
-const TCP_INPUTS: [&str; 7] =
-    ["conn_req_active", "conn_req_local_port", "conn_req_remote_port", "tx_tdata", "tx_tkeep", "tx_tlast", "tx_tvalid"];
-
 /// One instance in the engine.
 pub(crate) struct Instance {
     comment: String,
@@ -116,7 +112,7 @@ pub fn engine(
     let name = engine_module(design);
     let node_module = format!("{}_net_node", design.name);
     let mut modules = hdl::net::node_modules(design.data_width, mtu, &design.name)?;
-    let node_ports = hdl::open_toe::node_ports(design.data_width, mtu)?;
+    let node_ports = hdl::net::node_ports(design.data_width, mtu)?;
     modules.extend(hdl::open_toe::modules(&design.name)?);
 
     // The engine's ports: clock and reset, then every top net it serves, flipped.
@@ -220,11 +216,11 @@ pub fn engine(
         for p in ports.iter().filter(|p| p.group == Group::ToeSession(s)) {
             let driven = ["conn_req_ready", "conn_error"].contains(&p.local.as_str());
             let taken = ["conn_req_valid", "conn_req_open"].contains(&p.local.as_str());
+            // Every other session input (the request's other fields, the
+            // data the session offers, its RX ready) waits for TCP.
             match p.direction {
                 Direction::Output if !driven => ties.push(Tie { name: p.name.clone(), width: p.width }),
-                Direction::Input if !taken && TCP_INPUTS.contains(&p.local.as_str()) || p.local == "rx_tready" => {
-                    unused.push(p.name.clone())
-                }
+                Direction::Input if !taken => unused.push(p.name.clone()),
                 _ => {}
             }
         }

@@ -95,24 +95,6 @@ impl Logic for ConnRefuser {
     }
 }
 
-/// The ports of the network node (`crate::net::node_modules`'s root) at
-/// `width` bits and this MTU: (name, direction, width), in declaration order.
-pub fn node_ports(
-    width: usize,
-    mtu: usize,
-) -> Result<Vec<(String, config::ports::Direction, usize)>, crate::verilog::HdlError> {
-    use crate::net::node::NetNode;
-    use crate::verilog::{block_ports, HdlError};
-    match width {
-        64 => Ok(block_ports(&mut NetNode::<64, 8>::new(mtu)?)),
-        128 => Ok(block_ports(&mut NetNode::<128, 16>::new(mtu)?)),
-        256 => Ok(block_ports(&mut NetNode::<256, 32>::new(mtu)?)),
-        512 => Ok(block_ports(&mut NetNode::<512, 64>::new(mtu)?)),
-        1024 => Ok(block_ports(&mut NetNode::<1024, 128>::new(mtu)?)),
-        other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
-    }
-}
-
 /// The Verilog of both blocks, `<prefix>_event_counter` and
 /// `<prefix>_conn_refuser`.
 pub fn modules(prefix: &str) -> Result<Vec<crate::emit::Module>, crate::verilog::HdlError> {

@@ -193,18 +193,47 @@ pub(crate) fn byte_of<const W: usize>(data: rust_hdl::prelude::Bits<W>, j: usize
     data.get_bits::<8>(8 * j).index() as u8
 }
 
+/// Runs `$body` with `$node` bound to a `NetNode` of `$width` bits and MTU
+/// `$mtu` (its `?` on the MTU's check returns from the caller): the one
+/// place the node's widths map to its const parameters.
+macro_rules! with_node {
+    ($width:expr, $mtu:expr, |$node:ident| $body:expr) => {
+        match $width {
+            64 => {
+                let mut $node = node::NetNode::<64, 8>::new($mtu)?;
+                $body
+            }
+            128 => {
+                let mut $node = node::NetNode::<128, 16>::new($mtu)?;
+                $body
+            }
+            256 => {
+                let mut $node = node::NetNode::<256, 32>::new($mtu)?;
+                $body
+            }
+            512 => {
+                let mut $node = node::NetNode::<512, 64>::new($mtu)?;
+                $body
+            }
+            1024 => {
+                let mut $node = node::NetNode::<1024, 128>::new($mtu)?;
+                $body
+            }
+            other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
+        }
+    };
+}
+
 /// The modules of the node at `width` bits and `mtu`, root `<prefix>_net_node`.
 pub fn node_modules(width: usize, mtu: usize, prefix: &str) -> Result<Vec<crate::emit::Module>, HdlError> {
-    use node::NetNode;
     let root = format!("{prefix}_net_node");
-    match width {
-        64 => crate::emit::emit(&mut NetNode::<64, 8>::new(mtu)?, &root, prefix),
-        128 => crate::emit::emit(&mut NetNode::<128, 16>::new(mtu)?, &root, prefix),
-        256 => crate::emit::emit(&mut NetNode::<256, 32>::new(mtu)?, &root, prefix),
-        512 => crate::emit::emit(&mut NetNode::<512, 64>::new(mtu)?, &root, prefix),
-        1024 => crate::emit::emit(&mut NetNode::<1024, 128>::new(mtu)?, &root, prefix),
-        other => Err(HdlError(format!("unsupported data width {other}: use {}", config::data_widths_text()))),
-    }
+    with_node!(width, mtu, |n| crate::emit::emit(&mut n, &root, prefix))
+}
+
+/// The ports of the node (`node_modules`'s root) at `width` bits and this
+/// MTU: (name, direction, width), in declaration order.
+pub fn node_ports(width: usize, mtu: usize) -> Result<Vec<(String, config::ports::Direction, usize)>, HdlError> {
+    with_node!(width, mtu, |n| Ok(crate::verilog::block_ports(&mut n)))
 }
 
 #[cfg(test)]
