@@ -81,6 +81,9 @@ pub struct NodeConfig {
     /// the MAC): at least two frames of the largest size (2 * (14 + mtu));
     /// the default is that rounded up to whole 4 KiB blocks.
     pub tx_buffer_bytes: usize,
+    /// The TCP engine (part 2); `None` drops TCP as any other protocol
+    /// (`ipv4_protocol`), as the part-1 RTL does.
+    pub tcp: Option<crate::tcp::TcpConfig>,
 }
 
 impl NodeConfig {
@@ -98,6 +101,7 @@ impl NodeConfig {
             arp_retry_cycles: ARP_RETRY_CYCLES_DEFAULT,
             arp_attempts: ARP_ATTEMPTS_DEFAULT,
             tx_buffer_bytes: default_tx_buffer_bytes(MTU_DEFAULT),
+            tcp: None,
         }
     }
 
@@ -130,7 +134,11 @@ impl NodeConfig {
             least as u64,
             TX_BUFFER_MAX as u64,
             " (at least two frames of 14 + mtu bytes)",
-        )
+        )?;
+        match &self.tcp {
+            Some(tcp) => tcp.validate(),
+            None => Ok(()),
+        }
     }
 }
 
@@ -176,6 +184,10 @@ pub fn fmt_mac(mac: &Mac) -> String {
 pub struct ConfigError(String);
 
 impl ConfigError {
+    pub(crate) fn new(message: String) -> Self {
+        ConfigError(message)
+    }
+
     /// The message.
     pub fn message(&self) -> &str {
         &self.0

@@ -118,6 +118,57 @@ pub mod icmp {
     pub const TYPE_ECHO_REPLY: u8 = 0;
 }
 
+/// The TCP header (RFC 9293, section 3.1), offsets from the start of the
+/// IPv4 payload.
+pub mod tcp {
+    /// Source port, 2 bytes.
+    pub const SRC_PORT: usize = 0;
+    /// Destination port, 2 bytes.
+    pub const DST_PORT: usize = 2;
+    /// Sequence number, 4 bytes.
+    pub const SEQ: usize = 4;
+    /// Acknowledgment number, 4 bytes.
+    pub const ACK: usize = 8;
+    /// Data offset in 32-bit words (high nibble) and reserved bits.
+    pub const DATA_OFFSET: usize = 12;
+    /// The control bits (CWR ECE URG ACK PSH RST SYN FIN, high to low).
+    pub const FLAGS: usize = 13;
+    /// Window, 2 bytes (scaled by the window-scale shift after the SYNs).
+    pub const WINDOW: usize = 14;
+    /// Checksum over the pseudo-header, the header and the data, 2 bytes.
+    pub const CHECKSUM: usize = 16;
+    /// Urgent pointer, 2 bytes (not used by the engine).
+    pub const URGENT: usize = 18;
+    /// Length of a header without options (data offset 5).
+    pub const HEADER_LEN: usize = 20;
+    /// The longest header: data offset 15.
+    pub const MAX_HEADER_LEN: usize = 60;
+    /// FIN: no more data from the sender.
+    pub const FIN: u8 = 0x01;
+    /// SYN: synchronise sequence numbers.
+    pub const SYN: u8 = 0x02;
+    /// RST: reset the connection.
+    pub const RST: u8 = 0x04;
+    /// PSH: push the data to the receiving application.
+    pub const PSH: u8 = 0x08;
+    /// ACK: the acknowledgment field is significant.
+    pub const ACK_FLAG: u8 = 0x10;
+    /// Option kind: end of the option list.
+    pub const OPT_END: u8 = 0;
+    /// Option kind: no operation (padding).
+    pub const OPT_NOP: u8 = 1;
+    /// Option kind: maximum segment size (length 4), SYN only.
+    pub const OPT_MSS: u8 = 2;
+    /// Option kind: window scale (length 3), SYN only (RFC 7323).
+    pub const OPT_WINDOW_SCALE: u8 = 3;
+    /// Option kind: timestamps (length 10: TSval, TSecr; RFC 7323).
+    pub const OPT_TIMESTAMPS: u8 = 8;
+    /// The largest window-scale shift (RFC 7323, section 2.3).
+    pub const MAX_WINDOW_SCALE: u8 = 14;
+    /// The MSS assumed when a SYN carries none (RFC 9293, section 3.7.1).
+    pub const DEFAULT_MSS: u16 = 536;
+}
+
 /// The big-endian 16-bit field at `at`.
 pub(crate) fn be16(bytes: &[u8], at: usize) -> u16 {
     u16::from_be_bytes([bytes[at], bytes[at + 1]])

@@ -130,6 +130,7 @@ pub mod counters;
 pub mod frame;
 pub mod frames;
 pub mod node;
+pub mod tcp;
 
 pub use config::{ArpMode, ConfigError, NodeConfig};
 pub use counters::{Counter, DropReason};

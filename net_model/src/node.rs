@@ -9,6 +9,7 @@ use crate::config::{ArpMode, ConfigError, NodeConfig};
 use crate::counters::{Counter, Counters, DropReason};
 use crate::frame::{arp, be16, eth, icmp, ip_at, ipv4, mac_at};
 use crate::frames;
+use crate::tcp::{Addresses, Request, SegmentSink, TcpEngine};
 use crate::Mac;
 
 /// Where client-mode resolution of target_ip stands.
@@ -33,22 +34,48 @@ pub struct NetNode {
     initialised: bool,
     target_mac: Option<Mac>,
     resolution: Resolution,
-    tx: VecDeque<Vec<u8>>,
-    tx_used: usize,
+    tx: TxBuffer,
+    tcp: Option<TcpEngine>,
     counters: Counters,
+}
+
+/// The store-and-forward transmit buffer: whole frames, padded.
+#[derive(Clone, Debug)]
+struct TxBuffer {
+    frames: VecDeque<Vec<u8>>,
+    used: usize,
+    capacity: usize,
+}
+
+impl SegmentSink for TxBuffer {
+    /// Puts a whole frame (padded) in the buffer, or nothing.
+    fn offer(&mut self, frame: Vec<u8>) -> bool {
+        let frame = frames::pad(frame);
+        if self.used + frame.len() > self.capacity {
+            return false;
+        }
+        self.used += frame.len();
+        self.frames.push_back(frame);
+        true
+    }
 }
 
 impl NetNode {
     /// A node with a checked configuration, before its first `init`.
     pub fn new(cfg: NodeConfig) -> Result<Self, ConfigError> {
         cfg.validate()?;
+        let tcp = match &cfg.tcp {
+            Some(t) => Some(TcpEngine::new(t.clone(), cfg.mtu)?),
+            None => None,
+        };
+        let tx = TxBuffer { frames: VecDeque::new(), used: 0, capacity: cfg.tx_buffer_bytes };
         Ok(NetNode {
             cfg,
             initialised: false,
             target_mac: None,
             resolution: Resolution::Idle,
-            tx: VecDeque::new(),
-            tx_used: 0,
+            tx,
+            tcp,
             counters: Counters::new(),
         })
     }
@@ -95,17 +122,19 @@ impl NetNode {
     pub fn receive(&mut self, frame: &[u8], frame_error: bool, now: u64) {
         self.counters.bump(Counter::FramesIn);
         self.tick(now);
-        if let Err(reason) = self.take(frame, frame_error) {
+        if let Err(reason) = self.take(frame, frame_error, now) {
             self.counters.bump(Counter::Dropped(reason));
         }
+        // What the frame made due (an ACK, an RST) goes at once.
+        self.poll_tcp(now);
     }
 
     /// The next frame for the MAC, if any. Sends due ARP requests in client
     /// mode first: call it whenever time advances.
     pub fn transmit(&mut self, now: u64) -> Option<Vec<u8>> {
         self.tick(now);
-        let frame = self.tx.pop_front()?;
-        self.tx_used -= frame.len();
+        let frame = self.tx.frames.pop_front()?;
+        self.tx.used -= frame.len();
         self.counters.bump(Counter::FramesOut);
         Some(frame)
     }
@@ -122,18 +151,61 @@ impl NetNode {
 
     /// Bytes of frames waiting in the transmit buffer.
     pub fn tx_buffer_used(&self) -> usize {
-        self.tx_used
+        self.tx.used
     }
 
     /// Frames waiting in the transmit buffer.
     pub fn tx_frames_waiting(&self) -> usize {
-        self.tx.len()
+        self.tx.frames.len()
+    }
+
+    /// The TCP engine, if the configuration has one.
+    pub fn tcp(&self) -> Option<&TcpEngine> {
+        self.tcp.as_ref()
+    }
+
+    /// The TCP engine, to read its sessions' `rx` streams.
+    pub fn tcp_mut(&mut self) -> Option<&mut TcpEngine> {
+        self.tcp.as_mut()
+    }
+
+    /// A connection request of `session` at `now`, with `toe_init_done` as
+    /// the node has it. Ignored without a TCP engine.
+    pub fn tcp_request(&mut self, session: usize, req: Request, now: u64) {
+        let initialised = self.init_done();
+        if let Some(tcp) = self.tcp.as_mut() {
+            tcp.request(session, req, initialised, now);
+        }
+        self.poll_tcp(now);
+    }
+
+    /// The addresses the TCP engine sends with.
+    fn addresses(&self) -> Addresses {
+        Addresses {
+            fpga_mac: self.cfg.fpga_mac,
+            fpga_ip: self.cfg.fpga_ip,
+            target_ip: self.cfg.target_ip,
+            target_mac: if self.init_done() { self.target_mac } else { None },
+        }
+    }
+
+    /// The TCP engine's due segments into the transmit buffer, while they fit.
+    fn poll_tcp(&mut self, now: u64) {
+        let addrs = self.addresses();
+        if let Some(tcp) = self.tcp.as_mut() {
+            tcp.poll(now, &addrs, &mut self.tx);
+        }
     }
 
     /// Client-mode timing: sends the request that is due, or declares
     /// failure once the last request's wait is over. A request that does not
     /// fit in the transmit buffer stays due and goes at a later tick.
     fn tick(&mut self, now: u64) {
+        self.tick_arp(now);
+        self.poll_tcp(now);
+    }
+
+    fn tick_arp(&mut self, now: u64) {
         let Resolution::Resolving { sent, due } = self.resolution else { return };
         if now < due {
             return;
@@ -152,18 +224,12 @@ impl NetNode {
 
     /// Puts a whole frame (padded) in the transmit buffer, or nothing.
     fn enqueue(&mut self, frame: Vec<u8>) -> bool {
-        let frame = frames::pad(frame);
-        if self.tx_used + frame.len() > self.cfg.tx_buffer_bytes {
-            return false;
-        }
-        self.tx_used += frame.len();
-        self.tx.push_back(frame);
-        true
+        self.tx.offer(frame)
     }
 
     /// Answers `frame`, or says why it is dropped. The checks run in the
     /// order of [`DropReason::ALL`].
-    fn take(&mut self, frame: &[u8], frame_error: bool) -> Result<(), DropReason> {
+    fn take(&mut self, frame: &[u8], frame_error: bool, now: u64) -> Result<(), DropReason> {
         if frame_error {
             return Err(DropReason::FrameError);
         }
@@ -181,7 +247,7 @@ impl NetNode {
         match be16(frame, eth::ETHERTYPE) {
             eth::TYPE_VLAN | eth::TYPE_QINQ => Err(DropReason::VlanTag),
             eth::TYPE_ARP => self.take_arp(payload),
-            eth::TYPE_IPV4 => self.take_ipv4(mac_at(frame, eth::SRC), payload),
+            eth::TYPE_IPV4 => self.take_ipv4(mac_at(frame, eth::SRC), payload, now),
             _ => Err(DropReason::EtherTypeUnknown),
         }
     }
@@ -225,7 +291,7 @@ impl NetNode {
         Ok(())
     }
 
-    fn take_ipv4(&mut self, src_mac: Mac, p: &[u8]) -> Result<(), DropReason> {
+    fn take_ipv4(&mut self, src_mac: Mac, p: &[u8], now: u64) -> Result<(), DropReason> {
         // The runt check leaves at least 46 bytes, more than an IPv4 header.
         let version_ihl = p[ipv4::VERSION_IHL];
         if version_ihl >> 4 != 4 {
@@ -249,6 +315,13 @@ impl NetNode {
         let flags_frag = be16(p, ipv4::FLAGS_FRAG);
         if flags_frag & (ipv4::FLAG_MF | ipv4::FRAG_OFFSET_MASK) != 0 {
             return Err(DropReason::Ipv4Fragment);
+        }
+        if p[ipv4::PROTOCOL] == ipv4::PROTOCOL_TCP {
+            let addrs = self.addresses();
+            if let Some(tcp) = self.tcp.as_mut() {
+                tcp.receive(ip_at(p, ipv4::SRC), &addrs, &p[ipv4::HEADER_LEN..total], now);
+                return Ok(());
+            }
         }
         if p[ipv4::PROTOCOL] != ipv4::PROTOCOL_ICMP {
             return Err(DropReason::Ipv4Protocol);

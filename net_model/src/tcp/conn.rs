@@ -1,0 +1,816 @@
+//! One session's connection: RFC 9293's state machine for a receiver, its
+//! receive buffer and what it owes the peer.
+
+use std::collections::VecDeque;
+
+use super::segment::{Header, Segment, SynOptions};
+use super::{PendingRst, RxBeat, SessionCounter, TcpConfig};
+use crate::frame::tcp;
+
+/// The connection states, named as RFC 9293 (section 3.3.2) names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Closed,
+    Listen,
+    SynSent,
+    SynReceived,
+    Established,
+    FinWait1,
+    FinWait2,
+    CloseWait,
+    Closing,
+    LastAck,
+    TimeWait,
+}
+
+impl State {
+    /// RFC 9293's name, e.g. `SYN-RECEIVED`.
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Closed => "CLOSED",
+            State::Listen => "LISTEN",
+            State::SynSent => "SYN-SENT",
+            State::SynReceived => "SYN-RECEIVED",
+            State::Established => "ESTABLISHED",
+            State::FinWait1 => "FIN-WAIT-1",
+            State::FinWait2 => "FIN-WAIT-2",
+            State::CloseWait => "CLOSE-WAIT",
+            State::Closing => "CLOSING",
+            State::LastAck => "LAST-ACK",
+            State::TimeWait => "TIME-WAIT",
+        }
+    }
+
+    /// What `established` shows: the handshake is done and the connection
+    /// is not closed both ways yet.
+    fn shows_established(self) -> bool {
+        matches!(self, State::Established | State::FinWait1 | State::FinWait2 | State::CloseWait)
+    }
+
+    /// Data from the peer is still taken.
+    fn receives(self) -> bool {
+        matches!(self, State::Established | State::FinWait1 | State::FinWait2)
+    }
+}
+
+/// A connection request (`conn_req_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// `open` = 1: connect to `remote_port` (active) or listen on `local_port`.
+    Open { active: bool, local_port: u16, remote_port: u16 },
+    /// `open` = 0.
+    Close,
+}
+
+/// The session's side of the interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionStatus {
+    pub state: State,
+    pub established: bool,
+    pub peer_closed: bool,
+    pub conn_error: bool,
+    pub peer_port: u16,
+    pub peer_mss: u16,
+    pub peer_window_scale: u8,
+}
+
+/// `a < b` in sequence space (RFC 9293 section 3.4).
+fn lt(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
+
+fn le(a: u32, b: u32) -> bool {
+    a == b || lt(a, b)
+}
+
+/// The one run of bytes kept beyond a gap: what arrived out of order,
+/// contiguous, waiting for the gap before it to fill.
+#[derive(Clone, Debug)]
+struct Island {
+    start: u32,
+    data: Vec<u8>,
+    /// The run ends with the peer's FIN.
+    fin: bool,
+}
+
+impl Island {
+    fn end(&self) -> u32 {
+        self.start.wrapping_add(self.data.len() as u32)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Conn {
+    index: usize,
+    // Fixed by the configuration.
+    buffer_size: usize,
+    our_window_scale: u8,
+    mss: u16,
+    gap_bytes: u32,
+    ack_delay: u64,
+    rto: u64,
+    max_retries: u32,
+    time_wait: u64,
+    timestamp_cycles: u64,
+
+    state: State,
+    /// Opened with `active` = 0: a reset SYN-RECEIVED returns to LISTEN.
+    passive: bool,
+    conn_error: bool,
+    local_port: u16,
+    remote_port: u16,
+    peer_mss: u16,
+    peer_window_scale: u8,
+    /// Both SYNs carried window scale: windows are shifted.
+    scaling: bool,
+    /// Both SYNs carried timestamps: every segment sent carries them.
+    timestamps: bool,
+    /// RFC 7323's TS.Recent: the TSval to echo.
+    ts_recent: u32,
+    /// The acknowledgment number of the last segment sent with ACK (Last.ACK.sent).
+    last_ack_sent: u32,
+    /// The highest SEG.SEQ + data length of an acceptable segment: RCV.NXT
+    /// below it means a gap is known, and in-order data is ACKed at once.
+    highest_seen: u32,
+
+    iss: u32,
+    snd_una: u32,
+    snd_nxt: u32,
+    irs: u32,
+    rcv_nxt: u32,
+
+    /// Bytes received in order, not yet read.
+    data: VecDeque<u8>,
+    /// Stream offsets: bytes received in order, bytes read.
+    received: u64,
+    read: u64,
+    /// Stream offsets where a push point ends a run of bytes, increasing.
+    pushes: VecDeque<u64>,
+    /// The stream offset of the peer's FIN, once received.
+    fin_at: Option<u64>,
+    /// Bytes kept beyond a gap.
+    island: Option<Island>,
+
+    syn_due: bool,
+    fin_due: bool,
+    fin_sent: bool,
+    ack_now: bool,
+    ack_at: Option<u64>,
+    window_update_due: bool,
+    unacked: u64,
+    /// RCV.NXT + window of the last ACK sent.
+    right_edge: u32,
+    /// RCV.NXT and the window field of the last ACK sent.
+    last_ack: Option<(u32, u16)>,
+    retry_at: Option<u64>,
+    retries: u32,
+    time_wait_until: u64,
+
+    counters: [u64; SessionCounter::ALL.len()],
+}
+
+impl Conn {
+    pub(super) fn new(index: usize, cfg: &TcpConfig, mss: u16) -> Self {
+        Conn {
+            index,
+            buffer_size: cfg.rx_buffer_bytes,
+            our_window_scale: cfg.window_scale(),
+            mss,
+            gap_bytes: cfg.window_update_gap_kb * 1024,
+            ack_delay: cfg.ack_delay_cycles,
+            rto: cfg.rto_cycles,
+            max_retries: cfg.retries,
+            time_wait: cfg.time_wait_cycles,
+            timestamp_cycles: cfg.timestamp_cycles,
+            state: State::Closed,
+            passive: false,
+            conn_error: false,
+            local_port: 0,
+            remote_port: 0,
+            peer_mss: 0,
+            peer_window_scale: 0,
+            scaling: false,
+            timestamps: false,
+            ts_recent: 0,
+            last_ack_sent: 0,
+            highest_seen: 0,
+            iss: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            irs: 0,
+            rcv_nxt: 0,
+            data: VecDeque::new(),
+            received: 0,
+            read: 0,
+            pushes: VecDeque::new(),
+            fin_at: None,
+            island: None,
+            syn_due: false,
+            fin_due: false,
+            fin_sent: false,
+            ack_now: false,
+            ack_at: None,
+            window_update_due: false,
+            unacked: 0,
+            right_edge: 0,
+            last_ack: None,
+            retry_at: None,
+            retries: 0,
+            time_wait_until: 0,
+            counters: [0; SessionCounter::ALL.len()],
+        }
+    }
+
+    pub(super) fn count(&self, c: SessionCounter) -> u64 {
+        self.counters[c as usize]
+    }
+
+    pub(super) fn bump(&mut self, c: SessionCounter, by: u64) {
+        self.counters[c as usize] += by;
+    }
+
+    pub(super) fn status(&self) -> SessionStatus {
+        SessionStatus {
+            state: self.state,
+            established: self.state.shows_established(),
+            peer_closed: self.fin_at == Some(self.read),
+            conn_error: self.conn_error,
+            peer_port: self.remote_port,
+            peer_mss: self.peer_mss,
+            peer_window_scale: self.peer_window_scale,
+        }
+    }
+
+    /// The connection of these ports (LISTEN and CLOSED have none).
+    pub(super) fn owns(&self, local_port: u16, remote_port: u16) -> bool {
+        !matches!(self.state, State::Closed | State::Listen)
+            && self.local_port == local_port
+            && self.remote_port == remote_port
+    }
+
+    pub(super) fn listens_on(&self, port: u16) -> bool {
+        self.state == State::Listen && self.local_port == port
+    }
+
+    pub(super) fn rx_available(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Free bytes of the receive buffer: the real window.
+    fn free(&self) -> u32 {
+        (self.buffer_size - self.data.len()) as u32
+    }
+
+    /// The window field to send.
+    fn window_field(&self, syn: bool) -> u16 {
+        let free = self.free();
+        let scaled = if self.scaling && !syn { free >> self.our_window_scale } else { free };
+        scaled.min(0xffff) as u16
+    }
+
+    /// The RST that aborts this connection now, if it is synchronised
+    /// (`<SEQ=SND.NXT><CTL=RST>`, RFC 9293 3.10.5).
+    fn abort_rst(&self) -> Option<PendingRst> {
+        let synchronised = !matches!(self.state, State::Closed | State::Listen | State::SynSent | State::TimeWait);
+        synchronised.then_some(PendingRst {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq: self.snd_nxt,
+            ack: None,
+            session: Some(self.index),
+        })
+    }
+
+    /// Forgets the connection: its buffer, its timers and what it owed.
+    fn forget(&mut self, state: State) {
+        self.state = state;
+        self.data.clear();
+        self.received = 0;
+        self.read = 0;
+        self.pushes.clear();
+        self.fin_at = None;
+        self.island = None;
+        self.syn_due = false;
+        self.fin_due = false;
+        self.fin_sent = false;
+        self.ack_now = false;
+        self.ack_at = None;
+        self.window_update_due = false;
+        self.unacked = 0;
+        self.retry_at = None;
+        self.retries = 0;
+        self.scaling = false;
+        self.timestamps = false;
+        self.last_ack = None;
+    }
+
+    /// Ends the connection (CLOSED); `error` raises `conn_error`. The bytes
+    /// not read yet stay readable, the FIN's push point with them.
+    fn close_down(&mut self, error: bool) {
+        self.state = State::Closed;
+        self.island = None;
+        self.conn_error |= error;
+        self.syn_due = false;
+        self.fin_due = false;
+        self.ack_now = false;
+        self.ack_at = None;
+        self.window_update_due = false;
+        self.retry_at = None;
+    }
+
+    pub(super) fn request(&mut self, req: Request, initialised: bool, now: u64) -> Option<PendingRst> {
+        match req {
+            Request::Close => {
+                match self.state {
+                    State::Listen | State::SynSent => self.forget(State::Closed),
+                    State::SynReceived => {
+                        // A close cancels a listen: the half-open connection is reset.
+                        let rst = self.abort_rst();
+                        self.forget(State::Closed);
+                        return rst;
+                    }
+                    State::Established => {
+                        self.state = State::FinWait1;
+                        self.fin_due = true;
+                    }
+                    State::CloseWait => {
+                        self.state = State::LastAck;
+                        self.fin_due = true;
+                    }
+                    _ => {}
+                }
+                None
+            }
+            Request::Open { active, local_port, remote_port } => {
+                let rst = self.abort_rst();
+                self.forget(State::Closed);
+                self.conn_error = false;
+                self.peer_mss = 0;
+                self.peer_window_scale = 0;
+                self.local_port = local_port;
+                self.passive = !active;
+                if !initialised {
+                    self.conn_error = true;
+                    return rst;
+                }
+                if active {
+                    self.remote_port = remote_port;
+                    self.iss = (now as u32).wrapping_add((self.index as u32) << 24);
+                    self.snd_una = self.iss;
+                    self.snd_nxt = self.iss.wrapping_add(1);
+                    self.state = State::SynSent;
+                    self.syn_due = true;
+                } else {
+                    self.remote_port = 0;
+                    self.state = State::Listen;
+                }
+                rst
+            }
+        }
+    }
+
+    /// Takes the peer's SYN: its sequence number and options.
+    fn take_syn(&mut self, seg: &Segment) {
+        self.irs = seg.seq;
+        self.rcv_nxt = seg.seq.wrapping_add(1);
+        self.peer_mss = seg.mss.unwrap_or(tcp::DEFAULT_MSS);
+        self.peer_window_scale = seg.window_scale.unwrap_or(0);
+        self.scaling = seg.window_scale.is_some();
+        self.timestamps = seg.timestamps.is_some();
+        self.ts_recent = seg.timestamps.map_or(0, |(tsval, _)| tsval);
+        self.highest_seen = self.rcv_nxt;
+    }
+
+    /// Our TSval at `now`.
+    fn tsval(&self, now: u64) -> u32 {
+        (now / self.timestamp_cycles) as u32
+    }
+
+    /// A segment of this connection (or a SYN for this listener) at `now`.
+    pub(super) fn segment(&mut self, seg: &Segment, now: u64) -> Option<PendingRst> {
+        self.bump(SessionCounter::SegmentsIn, 1);
+        match self.state {
+            State::Closed => None,
+            State::Listen => {
+                // The demultiplexer gives a listener SYNs without ACK or RST only.
+                self.remote_port = seg.src_port;
+                self.take_syn(seg);
+                self.iss = (now as u32).wrapping_add((self.index as u32) << 24);
+                self.snd_una = self.iss;
+                self.snd_nxt = self.iss.wrapping_add(1);
+                self.state = State::SynReceived;
+                self.syn_due = true;
+                None
+            }
+            State::SynSent => self.syn_sent(seg),
+            _ => self.synchronised(seg, now),
+        }
+    }
+
+    /// RFC 9293 3.10.7.3.
+    fn syn_sent(&mut self, seg: &Segment) -> Option<PendingRst> {
+        let has_ack = seg.has(tcp::ACK_FLAG);
+        if has_ack && !(lt(self.iss, seg.ack) && le(seg.ack, self.snd_nxt)) {
+            return (!seg.has(tcp::RST)).then_some(self.rst_for(seg.ack));
+        }
+        if seg.has(tcp::RST) {
+            if has_ack {
+                self.bump(SessionCounter::RstsIn, 1);
+                self.close_down(true);
+            }
+            return None;
+        }
+        if seg.has(tcp::SYN) {
+            self.take_syn(seg);
+            if has_ack {
+                self.snd_una = seg.ack;
+                self.state = State::Established;
+                self.retry_at = None;
+                self.retries = 0;
+                self.syn_due = false;
+                self.ack_now = true;
+            } else {
+                // Simultaneous open: our SYN-ACK answers.
+                self.state = State::SynReceived;
+                self.syn_due = true;
+                self.retries = 0;
+            }
+        }
+        None
+    }
+
+    /// `<SEQ=seq><CTL=RST>` to the peer.
+    fn rst_for(&self, seq: u32) -> PendingRst {
+        PendingRst { src_port: self.local_port, dst_port: self.remote_port, seq, ack: None, session: Some(self.index) }
+    }
+
+    /// RFC 9293 3.10.7.4, for every synchronised state.
+    fn synchronised(&mut self, seg: &Segment, now: u64) -> Option<PendingRst> {
+        // The peer's SYN again: our SYN-ACK was lost, send it at once.
+        if self.state == State::SynReceived && seg.has(tcp::SYN) && !seg.has(tcp::ACK_FLAG) && seg.seq == self.irs {
+            self.syn_due = true;
+            return None;
+        }
+
+        // First: is the segment in the window?
+        let wnd = self.free();
+        let len = seg.len();
+        let in_window = |s: u32| le(self.rcv_nxt, s) && lt(s, self.rcv_nxt.wrapping_add(wnd));
+        let acceptable = match (len, wnd) {
+            (0, 0) => seg.seq == self.rcv_nxt,
+            (0, _) => in_window(seg.seq),
+            (_, 0) => false,
+            _ => in_window(seg.seq) || in_window(seg.seq.wrapping_add(len - 1)),
+        };
+        if !acceptable {
+            if !seg.has(tcp::RST) {
+                let old = le(seg.seq.wrapping_add(len), self.rcv_nxt);
+                self.bump(if old { SessionCounter::Duplicate } else { SessionCounter::OutsideWindow }, 1);
+                self.ack_now = true;
+            }
+            return None;
+        }
+
+        // RFC 7323 section 4.3: TS.Recent follows the segment that covers
+        // the left edge of the window (never an out-of-order one).
+        if let (true, Some((tsval, _))) = (self.timestamps, seg.timestamps) {
+            if le(self.ts_recent, tsval) && le(seg.seq, self.last_ack_sent) {
+                self.ts_recent = tsval;
+            }
+        }
+        let end = seg.seq.wrapping_add(seg.payload.len() as u32);
+        if lt(self.highest_seen, end) {
+            self.highest_seen = end;
+        }
+
+        // Second: RST, taken only at exactly RCV.NXT (RFC 5961 section 3).
+        if seg.has(tcp::RST) {
+            if seg.seq != self.rcv_nxt {
+                self.ack_now = true;
+                return None;
+            }
+            self.bump(SessionCounter::RstsIn, 1);
+            if self.state == State::SynReceived && self.passive {
+                let port = self.local_port;
+                self.forget(State::Listen);
+                self.local_port = port;
+            } else {
+                let error = self.state.shows_established() || self.state == State::SynReceived;
+                self.close_down(error);
+            }
+            return None;
+        }
+
+        // Fourth: a SYN here gets a challenge ACK (RFC 5961 section 4).
+        if seg.has(tcp::SYN) {
+            self.ack_now = true;
+            return None;
+        }
+
+        // Fifth: the ACK.
+        if !seg.has(tcp::ACK_FLAG) {
+            return None;
+        }
+        if self.state == State::SynReceived {
+            if !(lt(self.snd_una, seg.ack) && le(seg.ack, self.snd_nxt)) {
+                return Some(self.rst_for(seg.ack));
+            }
+            self.state = State::Established;
+            self.syn_due = false;
+            self.retry_at = None;
+            self.retries = 0;
+        }
+        if lt(self.snd_nxt, seg.ack) {
+            self.ack_now = true;
+            return None;
+        }
+        if lt(self.snd_una, seg.ack) {
+            self.snd_una = seg.ack;
+        }
+        let fin_acked = self.fin_sent && self.snd_una == self.snd_nxt;
+        if fin_acked {
+            self.fin_due = false;
+            self.retry_at = None;
+            self.retries = 0;
+            match self.state {
+                State::FinWait1 => self.state = State::FinWait2,
+                State::Closing => self.enter_time_wait(now),
+                State::LastAck => {
+                    self.close_down(false);
+                    return None;
+                }
+                _ => {}
+            }
+        }
+
+        // Seventh and eighth: the data and the FIN.
+        if self.state.receives() && (!seg.payload.is_empty() || seg.has(tcp::FIN)) {
+            self.take_text(seg, now);
+        }
+        None
+    }
+
+    /// In-order data into the buffer (new bytes only), the push point, the FIN.
+    fn take_text(&mut self, seg: &Segment, now: u64) {
+        if lt(self.rcv_nxt, seg.seq) {
+            self.bump(SessionCounter::OutOfOrder, 1);
+            self.ack_now = true;
+            self.keep_out_of_order(seg);
+            return;
+        }
+        // A gap is known (an out-of-order segment was seen): the sender is
+        // recovering, so each segment that fills part of it is ACKed at once
+        // (RFC 5681 section 4.2).
+        let filling_gap = lt(self.rcv_nxt, self.highest_seen);
+        let skip = self.rcv_nxt.wrapping_sub(seg.seq) as usize;
+        let new = seg.payload.get(skip..).unwrap_or(&[]);
+        let take = new.len().min(self.free() as usize);
+        self.data.extend(&new[..take]);
+        self.received += take as u64;
+        self.rcv_nxt = self.rcv_nxt.wrapping_add(take as u32);
+        self.bump(SessionCounter::BytesInOrder, take as u64);
+        if skip > 0 || take < new.len() || (filling_gap && take > 0) {
+            // Old bytes with the new, bytes past the window, or a gap being
+            // filled: say where we are now.
+            self.ack_now = true;
+        }
+        if take < new.len() {
+            return; // the FIN, if any, lies past the window too
+        }
+        if seg.has(tcp::PSH) && take > 0 {
+            self.pushes.push_back(self.received);
+        }
+        let mut fin = seg.has(tcp::FIN);
+        if let Some(island) = self.island.take() {
+            if le(island.start, self.rcv_nxt) {
+                // The gap is filled: the island joins the stream. Its bytes
+                // were taken inside the window, so they fit.
+                let skip = self.rcv_nxt.wrapping_sub(island.start) as usize;
+                let joined = island.data.get(skip..).unwrap_or(&[]);
+                self.data.extend(joined);
+                self.received += joined.len() as u64;
+                self.rcv_nxt = self.rcv_nxt.wrapping_add(joined.len() as u32);
+                self.bump(SessionCounter::BytesInOrder, joined.len() as u64);
+                fin |= island.fin;
+                self.ack_now = true;
+            } else {
+                self.island = Some(island);
+            }
+        }
+        if fin {
+            self.rcv_nxt = self.rcv_nxt.wrapping_add(1);
+            self.fin_at = Some(self.received);
+            if self.pushes.back() != Some(&self.received) {
+                self.pushes.push_back(self.received);
+            }
+            self.ack_now = true;
+            match self.state {
+                State::Established => self.state = State::CloseWait,
+                State::FinWait1 => self.state = State::Closing,
+                State::FinWait2 => self.enter_time_wait(now),
+                _ => {}
+            }
+            return;
+        }
+        if take > 0 && !self.ack_now {
+            self.unacked += take as u64;
+            if self.unacked >= 2 * u64::from(self.mss) {
+                self.ack_now = true;
+            } else if self.ack_at.is_none() {
+                self.ack_at = Some(now + self.ack_delay);
+            }
+        }
+    }
+
+    /// An acceptable segment beyond RCV.NXT: kept if it starts the island
+    /// or extends it at its end and lies wholly inside the window; otherwise
+    /// dropped. Its push point, if any, is not kept (the FIN is).
+    fn keep_out_of_order(&mut self, seg: &Segment) {
+        let end = seg.seq.wrapping_add(seg.payload.len() as u32);
+        let window_end = self.rcv_nxt.wrapping_add(self.free());
+        let fits = le(end, window_end);
+        let kept = fits
+            && match &mut self.island {
+                None => {
+                    self.island = Some(Island { start: seg.seq, data: seg.payload.to_vec(), fin: seg.has(tcp::FIN) });
+                    true
+                }
+                Some(island) if !island.fin && le(island.start, seg.seq) && le(seg.seq, island.end()) => {
+                    let skip = island.end().wrapping_sub(seg.seq) as usize;
+                    if let Some(new) = seg.payload.get(skip..) {
+                        island.data.extend_from_slice(new);
+                        island.fin = seg.has(tcp::FIN);
+                    }
+                    true
+                }
+                Some(_) => false,
+            };
+        if !kept {
+            self.bump(SessionCounter::OutOfOrderDropped, 1);
+        }
+    }
+
+    fn enter_time_wait(&mut self, now: u64) {
+        self.state = State::TimeWait;
+        self.time_wait_until = now + self.time_wait;
+        self.retry_at = None;
+    }
+
+    /// Timers at `now`: retransmissions, TIME-WAIT's end, the delayed ACK.
+    pub(super) fn tick(&mut self, now: u64) {
+        if self.state == State::TimeWait && now >= self.time_wait_until {
+            self.state = State::Closed;
+        }
+        if let Some(at) = self.ack_at {
+            if now >= at {
+                self.ack_now = true;
+                self.ack_at = None;
+            }
+        }
+        let Some(at) = self.retry_at else { return };
+        if now < at {
+            return;
+        }
+        self.retry_at = None;
+        if self.retries >= self.max_retries {
+            match self.state {
+                State::SynReceived if self.passive => {
+                    let port = self.local_port;
+                    self.forget(State::Listen);
+                    self.local_port = port;
+                }
+                State::SynSent | State::SynReceived | State::FinWait1 => self.close_down(true),
+                _ => self.close_down(false),
+            }
+            return;
+        }
+        self.retries += 1;
+        self.bump(SessionCounter::Retransmits, 1);
+        match self.state {
+            State::SynSent | State::SynReceived => self.syn_due = true,
+            State::FinWait1 | State::Closing | State::LastAck => self.fin_due = true,
+            _ => {}
+        }
+    }
+
+    /// The segment this connection owes the peer now, if any.
+    pub(super) fn due(&self, now: u64) -> Option<Header> {
+        // An ACK that does not move RCV.NXT repeats the last window unless
+        // it is a window update: a duplicate ACK counts for the sender's fast
+        // retransmit only with the window unchanged (RFC 5681 section 2).
+        let window = match self.last_ack {
+            Some((ack, window)) if ack == self.rcv_nxt && !self.window_update_due => window,
+            _ => self.window_field(false),
+        };
+        let base = Header {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq: self.snd_nxt,
+            ack: self.rcv_nxt,
+            flags: tcp::ACK_FLAG,
+            window,
+            syn_options: None,
+            timestamps: self.timestamps.then_some((self.tsval(now), self.ts_recent)),
+        };
+        if self.syn_due {
+            // A SYN offers window scale and timestamps; a SYN-ACK answers
+            // with those the peer's SYN offered.
+            let (flags, ack, window_scale, timestamps) = match self.state {
+                State::SynSent => (tcp::SYN, 0, Some(self.our_window_scale), Some((self.tsval(now), 0))),
+                State::SynReceived => (
+                    tcp::SYN | tcp::ACK_FLAG,
+                    self.rcv_nxt,
+                    self.scaling.then_some(self.our_window_scale),
+                    base.timestamps,
+                ),
+                _ => return None,
+            };
+            return Some(Header {
+                seq: self.iss,
+                ack,
+                flags,
+                window: self.window_field(true),
+                syn_options: Some(SynOptions { mss: self.mss, window_scale }),
+                timestamps,
+                ..base
+            });
+        }
+        if self.fin_due {
+            // No data is sent in this part: the FIN sits right after the SYN.
+            return Some(Header { seq: self.iss.wrapping_add(1), flags: tcp::FIN | tcp::ACK_FLAG, ..base });
+        }
+        let synchronised = !matches!(self.state, State::Closed | State::Listen | State::SynSent);
+        (synchronised && (self.ack_now || self.window_update_due)).then_some(base)
+    }
+
+    /// `h`, from [`Conn::due`], went out at `now`.
+    pub(super) fn sent(&mut self, h: &Header, now: u64) {
+        let is_syn = h.flags & tcp::SYN != 0;
+        let is_fin = h.flags & tcp::FIN != 0;
+        if h.flags & tcp::ACK_FLAG != 0 {
+            self.bump(SessionCounter::AcksOut, 1);
+            if !is_syn && !is_fin && !self.ack_now && self.window_update_due {
+                self.bump(SessionCounter::WindowUpdates, 1);
+            }
+            self.ack_now = false;
+            self.ack_at = None;
+            self.window_update_due = false;
+            self.unacked = 0;
+            let scale = if self.scaling && !is_syn { self.our_window_scale } else { 0 };
+            self.right_edge = self.rcv_nxt.wrapping_add(u32::from(h.window) << scale);
+            self.last_ack = (!is_syn).then_some((self.rcv_nxt, h.window));
+            self.last_ack_sent = h.ack;
+        }
+        if is_syn {
+            self.syn_due = false;
+            self.retry_at = Some(now + (self.rto << self.retries.min(16)));
+        }
+        if is_fin {
+            self.fin_due = false;
+            self.fin_sent = true;
+            self.snd_nxt = self.iss.wrapping_add(2);
+            self.retry_at = Some(now + (self.rto << self.retries.min(16)));
+        }
+    }
+
+    /// Up to `max` bytes of the stream, stopping after a push point.
+    pub(super) fn read(&mut self, max: usize, _now: u64) -> (Vec<u8>, bool) {
+        let to_push = self.pushes.front().map(|p| (p - self.read) as usize);
+        let n = max.min(self.data.len()).min(to_push.unwrap_or(usize::MAX));
+        let at_push = n > 0 && to_push == Some(n);
+        self.take(n, at_push)
+    }
+
+    /// The next beat: whole, or partial at a push point.
+    pub(super) fn beat(&mut self, beat_bytes: usize, _now: u64) -> Option<RxBeat> {
+        let to_push = self.pushes.front().map(|p| (p - self.read) as usize);
+        let (n, last) = match to_push {
+            Some(p) if p > 0 && p <= beat_bytes => (p, true),
+            _ if self.data.len() >= beat_bytes => (beat_bytes, false),
+            _ => return None,
+        };
+        let (data, _) = self.take(n, last);
+        Some(RxBeat { data, last })
+    }
+
+    fn take(&mut self, n: usize, at_push: bool) -> (Vec<u8>, bool) {
+        let bytes: Vec<u8> = self.data.drain(..n).collect();
+        self.read += n as u64;
+        while self.pushes.front().is_some_and(|&p| p <= self.read) {
+            self.pushes.pop_front();
+        }
+        if n > 0 && self.state.receives() && self.gap_bytes > 0 {
+            let edge = self.rcv_nxt.wrapping_add(self.advertisable());
+            if edge.wrapping_sub(self.right_edge) as i32 >= self.gap_bytes as i32 {
+                self.window_update_due = true;
+            }
+        }
+        (bytes, at_push)
+    }
+
+    /// The window an ACK sent now would carry, in bytes.
+    fn advertisable(&self) -> u32 {
+        let scale = if self.scaling { self.our_window_scale } else { 0 };
+        u32::from(self.window_field(false)) << scale
+    }
+}
