@@ -8,6 +8,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
 use crate::error::HarnessError;
 use crate::pcap::PcapWriter;
 use crate::tap::Tap;
@@ -97,11 +100,45 @@ pub struct PumpOptions {
     /// The longest the pump sleeps when nothing happens: it bounds the
     /// latency of injected frames, of the stop flag and of the node's timers.
     pub idle_wait: Duration,
+    /// Faults on the frames from the kernel (none by default).
+    pub faults: Faults,
 }
 
 impl Default for PumpOptions {
     fn default() -> Self {
-        PumpOptions { clock_hz: DEFAULT_CLOCK_HZ, pcap: None, keep_log: true, idle_wait: Duration::from_millis(1) }
+        PumpOptions {
+            clock_hz: DEFAULT_CLOCK_HZ,
+            pcap: None,
+            keep_log: true,
+            idle_wait: Duration::from_millis(1),
+            faults: Faults::default(),
+        }
+    }
+}
+
+/// Faults on the way from the kernel to the node, drawn per frame from a
+/// seeded generator: what `tc qdisc ... netem loss / reorder / duplicate /
+/// corrupt` does on the kernel's side of the TAP (the pump does it itself,
+/// so it works on kernels without `sch_netem` and a seed replays a run).
+/// Each is a probability, 0.0 ..= 1.0; frames handed in by
+/// [`Pump::inject`] are never touched.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Faults {
+    pub seed: u64,
+    /// The frame is lost.
+    pub loss: f64,
+    /// The frame is held back and delivered after the next one (or after
+    /// one idle wait if no other comes).
+    pub reorder: f64,
+    /// The frame is delivered twice.
+    pub duplicate: f64,
+    /// One random bit of the frame (header or data) is flipped.
+    pub corrupt: f64,
+}
+
+impl Faults {
+    fn any(&self) -> bool {
+        self.loss > 0.0 || self.reorder > 0.0 || self.duplicate > 0.0 || self.corrupt > 0.0
     }
 }
 
@@ -122,6 +159,14 @@ pub struct PumpStats {
     pub pcap_errors: u64,
     /// The last of those errors.
     pub last_error: Option<String>,
+    /// Frames from the kernel lost by [`Faults::loss`].
+    pub lost: u64,
+    /// Frames from the kernel held back and delivered late ([`Faults::reorder`]).
+    pub reordered: u64,
+    /// Frames from the kernel delivered twice ([`Faults::duplicate`]).
+    pub duplicated: u64,
+    /// Frames from the kernel with a bit flipped ([`Faults::corrupt`]).
+    pub corrupted: u64,
 }
 
 /// The node's clock: cycles of `hz` since `start`.
@@ -186,6 +231,17 @@ impl<N: FrameNode + Send + 'static> Pump<N> {
         if opts.clock_hz == 0 {
             return Err(HarnessError::invalid("clock_hz", "0 is outside 1..=u64::MAX"));
         }
+        let f = opts.faults;
+        for (field, p) in [
+            ("faults.loss", f.loss),
+            ("faults.reorder", f.reorder),
+            ("faults.duplicate", f.duplicate),
+            ("faults.corrupt", f.corrupt),
+        ] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(HarnessError::invalid(field, &format!("{p} is outside 0.0 ..= 1.0")));
+            }
+        }
         let shared = Arc::new(Shared {
             node: Mutex::new(node),
             log: Mutex::new(Vec::new()),
@@ -200,12 +256,14 @@ impl<N: FrameNode + Send + 'static> Pump<N> {
         let s = Arc::clone(&shared);
         let idle_wait = opts.idle_wait;
         let pcap = opts.pcap;
+        let faults = opts.faults;
         let thread = std::thread::Builder::new()
             .name(format!("pump-{tap_name}"))
             .spawn(move || {
                 // A panic (in the node, most likely) is kept as the pump's
                 // failure, so waiters report it instead of timing out.
-                let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&s, tap, pcap, idle_wait)));
+                let ran =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&s, tap, pcap, idle_wait, faults)));
                 ran.map_err(|p| fail(&s, panic_text(&*p))).ok()
             })
             .map_err(|e| HarnessError::io("cannot start the pump thread", e))?;
@@ -336,9 +394,16 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 
 /// The pump thread: rounds of injected frames, kernel frames, node frames,
 /// and a bounded wait when a round moved nothing.
-fn run<N: FrameNode>(s: &Shared<N>, tap: Tap, mut pcap: Option<PcapWriter>, idle_wait: Duration) -> Parts {
+fn run<N: FrameNode>(
+    s: &Shared<N>,
+    tap: Tap,
+    mut pcap: Option<PcapWriter>,
+    idle_wait: Duration,
+    faults: Faults,
+) -> Parts {
     let mut buf = vec![0u8; READ_BUFFER];
     let mut unflushed = false;
+    let mut faulty = faults.any().then(|| FaultState { rng: ChaCha8Rng::seed_from_u64(faults.seed), held: None });
     while !s.stop.load(Ordering::SeqCst) {
         let mut moved = false;
 
@@ -370,8 +435,18 @@ fn run<N: FrameNode>(s: &Shared<N>, tap: Tap, mut pcap: Option<PcapWriter>, idle
                     if frame.len() < MIN_FRAME {
                         frame.resize(MIN_FRAME, 0);
                     }
-                    deliver(s, &mut pcap, &frame, n, false);
-                    drain(s, &tap, &mut pcap);
+                    match faulty.as_mut() {
+                        None => {
+                            deliver(s, &mut pcap, &frame, n, false);
+                            drain(s, &tap, &mut pcap);
+                        }
+                        Some(f) => {
+                            for (frame, n) in f.apply(&faults, s, frame, n) {
+                                deliver(s, &mut pcap, &frame, n, false);
+                                drain(s, &tap, &mut pcap);
+                            }
+                        }
+                    }
                 }
                 Ok(None) => break,
                 Err(e) => {
@@ -381,7 +456,15 @@ fn run<N: FrameNode>(s: &Shared<N>, tap: Tap, mut pcap: Option<PcapWriter>, idle
             }
         }
 
-        // Frames due by time alone (client-mode ARP requests).
+        // A frame held back for reordering goes once nothing came after it.
+        if !moved {
+            if let Some((frame, n)) = faulty.as_mut().and_then(|f| f.held.take()) {
+                moved = true;
+                deliver(s, &mut pcap, &frame, n, false);
+            }
+        }
+
+        // Frames due by time alone (client-mode ARP requests, TCP timers).
         moved |= drain(s, &tap, &mut pcap);
 
         if moved {
@@ -402,6 +485,48 @@ fn run<N: FrameNode>(s: &Shared<N>, tap: Tap, mut pcap: Option<PcapWriter>, idle
         }
     }
     (tap, pcap)
+}
+
+/// The seeded fault generator and the frame it holds back.
+struct FaultState {
+    rng: ChaCha8Rng,
+    held: Option<(Vec<u8>, usize)>,
+}
+
+impl FaultState {
+    /// What becomes of one frame from the kernel (`n` bytes before
+    /// padding): the frames to deliver now, in order.
+    fn apply<N>(&mut self, f: &Faults, s: &Shared<N>, mut frame: Vec<u8>, n: usize) -> Vec<(Vec<u8>, usize)> {
+        let mut out = Vec::new();
+        if self.rng.gen_bool(f.loss) {
+            lock(&s.stats).lost += 1;
+            return out;
+        }
+        if self.rng.gen_bool(f.corrupt) {
+            let at = self.rng.gen_range(0..n.max(1));
+            frame[at] ^= 1 << self.rng.gen_range(0..8);
+            lock(&s.stats).corrupted += 1;
+        }
+        let copies = if self.rng.gen_bool(f.duplicate) {
+            lock(&s.stats).duplicated += 1;
+            2
+        } else {
+            1
+        };
+        if self.held.is_none() && self.rng.gen_bool(f.reorder) {
+            lock(&s.stats).reordered += 1;
+            self.held = Some((frame.clone(), n));
+            for _ in 1..copies {
+                out.push((frame.clone(), n));
+            }
+            return out;
+        }
+        for _ in 0..copies {
+            out.push((frame.clone(), n));
+        }
+        out.extend(self.held.take());
+        out
+    }
 }
 
 /// Moves the node's frames to the TAP, at most a burst; `true` if any went.

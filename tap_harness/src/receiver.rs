@@ -1,0 +1,235 @@
+//! The open engine's TCP model with receiving sessions in front of it: the
+//! user logic of a receive test (listen, take the `rx` stream beat by beat,
+//! verify the incremental pattern, close when the peer has closed), so the
+//! kernel's TCP stack can send into the engine through the TAP.
+
+use net_model::tcp::{Request, SessionCounter, State};
+use net_model::{Counter, NetNode};
+use pattern::{Checker, Mismatch};
+
+use crate::pump::FrameNode;
+
+/// How the receiving sessions behave.
+#[derive(Clone, Debug)]
+pub struct ReceiverOptions {
+    /// Session `s` listens on `port + s`, or all on `port` (`same_port`).
+    pub port: u16,
+    /// Every session listens on `port` itself: one connection to it each.
+    pub same_port: bool,
+    /// Bytes per `rx` beat (W/8 of the design's data width).
+    pub beat_bytes: usize,
+    /// After every `.0` bytes the user logic stops taking beats for `.1`
+    /// microseconds of the node's clock (`None`: every beat as soon as it
+    /// is there). A reader that stops fills the receive buffer and closes
+    /// the window.
+    pub pause: Option<(u64, u64)>,
+    /// Listen again after each connection ends (open/close cycles).
+    pub reopen: bool,
+    /// Check every byte against the incremental pattern (off for a peer
+    /// that sends other data, such as iperf).
+    pub verify: bool,
+    /// Cycles of the node's clock per microsecond.
+    pub cycles_per_us: u64,
+}
+
+impl Default for ReceiverOptions {
+    fn default() -> Self {
+        ReceiverOptions {
+            port: 5001,
+            same_port: false,
+            beat_bytes: 128,
+            pause: None,
+            reopen: false,
+            verify: true,
+            cycles_per_us: crate::pump::DEFAULT_CLOCK_HZ / 1_000_000,
+        }
+    }
+}
+
+/// How one connection of a session ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Received {
+    /// Bytes taken on `rx`, each checked against the pattern.
+    pub bytes: u64,
+    /// The first byte that differed from the pattern.
+    pub mismatch: Option<Mismatch>,
+    /// `peer_closed` rose: the whole stream arrived.
+    pub peer_closed: bool,
+    /// `conn_error` rose (a reset, or an open that failed).
+    pub conn_error: bool,
+    /// A beat other than the last before a push point was partial.
+    pub bad_beat: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Listening,
+    Receiving,
+    Closing,
+    Done,
+}
+
+#[derive(Clone, Debug)]
+struct User {
+    phase: Phase,
+    checker: Checker,
+    current: Received,
+    done: Vec<Received>,
+    /// No beat is taken before this cycle.
+    paused_until: u64,
+    /// Bytes taken since the last pause.
+    since_pause: u64,
+}
+
+/// The model node and its receiving sessions, as one [`FrameNode`].
+pub struct Receiver {
+    node: NetNode,
+    users: Vec<User>,
+    opts: ReceiverOptions,
+}
+
+fn fresh() -> Received {
+    Received { bytes: 0, mismatch: None, peer_closed: false, conn_error: false, bad_beat: false }
+}
+
+impl Receiver {
+    /// `node` (its configuration with a TCP engine; `init` done) with every
+    /// session listening at `now`.
+    ///
+    /// # Panics
+    /// If the node has no TCP engine: a harness set up wrongly.
+    pub fn new(mut node: NetNode, opts: ReceiverOptions, now: u64) -> Self {
+        let sessions = node.tcp().expect("a node with a TCP engine").config().sessions;
+        let users = (0..sessions)
+            .map(|_| User {
+                phase: Phase::Listening,
+                checker: Checker::new(0),
+                current: fresh(),
+                done: Vec::new(),
+                paused_until: 0,
+                since_pause: 0,
+            })
+            .collect();
+        for s in 0..sessions {
+            node.tcp_request(s, listen(&opts, s), now);
+        }
+        Receiver { node, users, opts }
+    }
+
+    /// The node.
+    pub fn node(&self) -> &NetNode {
+        &self.node
+    }
+
+    /// The connections session `s` finished, in order.
+    pub fn finished(&self, s: usize) -> &[Received] {
+        &self.users[s].done
+    }
+
+    /// A session counter of the engine.
+    pub fn session_count(&self, s: usize, c: SessionCounter) -> u64 {
+        self.node.tcp().map_or(0, |t| t.session_count(s, c))
+    }
+
+    /// Session `s`'s connection state.
+    pub fn state(&self, s: usize) -> State {
+        self.node.tcp().map_or(State::Closed, |t| t.status(s).state)
+    }
+
+    /// The user logic at `now`: every session takes what it may and moves on.
+    fn step(&mut self, now: u64) {
+        for s in 0..self.users.len() {
+            self.step_session(s, now);
+        }
+    }
+
+    fn step_session(&mut self, s: usize, now: u64) {
+        let Receiver { node, users, opts } = self;
+        let user = &mut users[s];
+        let Some(tcp) = node.tcp_mut() else { return };
+        let status = tcp.status(s);
+        match user.phase {
+            Phase::Done => {}
+            Phase::Listening => {
+                if status.conn_error {
+                    user.current.conn_error = true;
+                    user.done.push(std::mem::replace(&mut user.current, fresh()));
+                    user.phase = Phase::Done;
+                } else if status.established {
+                    user.phase = Phase::Receiving;
+                    user.checker = Checker::new(0);
+                    user.paused_until = 0;
+                    user.since_pause = 0;
+                }
+            }
+            Phase::Receiving => {
+                while now >= user.paused_until {
+                    let Some(beat) = tcp.rx_beat(s, opts.beat_bytes, now) else { break };
+                    if let Some((every, for_us)) = opts.pause {
+                        user.since_pause += beat.data.len() as u64;
+                        if user.since_pause >= every {
+                            user.since_pause = 0;
+                            user.paused_until = now + for_us * opts.cycles_per_us;
+                        }
+                    }
+                    if beat.data.len() < opts.beat_bytes && !beat.last {
+                        user.current.bad_beat = true;
+                    }
+                    if opts.verify && user.current.mismatch.is_none() {
+                        if let Err(m) = user.checker.check_next(&beat.data) {
+                            user.current.mismatch = Some(m);
+                        }
+                    }
+                    user.current.bytes += beat.data.len() as u64;
+                }
+                let status = tcp.status(s);
+                if status.peer_closed {
+                    user.current.peer_closed = true;
+                    user.phase = Phase::Closing;
+                    node.tcp_request(s, Request::Close, now);
+                } else if status.conn_error || !status.established {
+                    user.current.conn_error = status.conn_error;
+                    end_connection(user, node, opts, s, now);
+                }
+            }
+            Phase::Closing => {
+                if matches!(status.state, State::Closed | State::TimeWait) {
+                    user.current.conn_error |= status.conn_error;
+                    end_connection(user, node, opts, s, now);
+                }
+            }
+        }
+    }
+}
+
+/// Records the connection's end; listens again if the options say so.
+fn end_connection(user: &mut User, node: &mut NetNode, opts: &ReceiverOptions, s: usize, now: u64) {
+    user.done.push(std::mem::replace(&mut user.current, fresh()));
+    if opts.reopen {
+        user.phase = Phase::Listening;
+        node.tcp_request(s, listen(opts, s), now);
+    } else {
+        user.phase = Phase::Done;
+    }
+}
+
+fn listen(opts: &ReceiverOptions, s: usize) -> Request {
+    let port = if opts.same_port { opts.port } else { opts.port + s as u16 };
+    Request::Open { active: false, local_port: port, remote_port: 0 }
+}
+
+impl FrameNode for Receiver {
+    fn receive(&mut self, frame: &[u8], now: u64) {
+        self.node.receive(frame, false, now);
+        self.step(now);
+    }
+
+    fn transmit(&mut self, now: u64) -> Option<Vec<u8>> {
+        self.step(now);
+        self.node.transmit(now)
+    }
+
+    fn count(&self, c: Counter) -> u64 {
+        self.node.count(c)
+    }
+}
