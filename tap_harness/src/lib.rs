@@ -4,8 +4,12 @@
 //! ways lands in a pcap file that `tcpdump -r` reads.
 //!
 //! The node is anything that implements [`FrameNode`]: the plain-Rust model
-//! `net_model::NetNode`, or the node's RTL verilated at a data width
-//! ([`RtlNode`], `tap-node --rtl WIDTH`).
+//! `net_model::NetNode`, the model with receiving TCP sessions in front of
+//! it ([`Receiver`], `tap-node --tcp N`: the kernel's TCP stack sends into
+//! it, every byte checked against the incremental pattern), or the node's
+//! RTL verilated at a data width ([`RtlNode`], `tap-node --rtl WIDTH`). The
+//! pump can lose, reorder, duplicate and corrupt the kernel's frames from a
+//! seed ([`pump::Faults`]), as netem would.
 //!
 //! ```text
 //!  host namespace: never touched
@@ -104,7 +108,9 @@
 //! The tests (`cargo test -p tap_harness`, as root) run the kernel against
 //! the model this way: `tests/kernel.rs` (random echoes at MTU 1500 and 9000,
 //! `ping -f`, `arping`, client and fixed-MAC ARP, bad frames, the pcap read
-//! by `tcpdump`) and `tests/tap_node.rs` (the binary).
+//! by `tcpdump`), `tests/tcp_kernel.rs` (`tcpdatatest`, iperf 2 and plain
+//! sockets through faults into TCP sessions) and `tests/tap_node.rs` (the
+//! binary).
 //!
 //! # In code
 //!

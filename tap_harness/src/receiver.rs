@@ -1,7 +1,8 @@
 //! The open engine's TCP model with receiving sessions in front of it: the
-//! user logic of a receive test (listen, take the `rx` stream beat by beat,
-//! verify the incremental pattern, close when the peer has closed), so the
-//! kernel's TCP stack can send into the engine through the TAP.
+//! user logic of a receive test (listen or connect, take the `rx` stream
+//! beat by beat, verify the incremental pattern, close when the peer has
+//! closed, or first), so the kernel's TCP stack can send into the engine
+//! through the TAP.
 
 use net_model::tcp::{Request, SessionCounter, State};
 use net_model::{Counter, NetNode};
@@ -28,6 +29,12 @@ pub struct ReceiverOptions {
     /// Check every byte against the incremental pattern (off for a peer
     /// that sends other data, such as iperf).
     pub verify: bool,
+    /// Open actively instead: session `s` connects from local port
+    /// `port + s` to the target's port given here.
+    pub active: Option<u16>,
+    /// Close our direction (FIN) once this many bytes arrived, then take the
+    /// rest of the stream until the peer closes: the FPGA closes first.
+    pub close_after: Option<u64>,
     /// Cycles of the node's clock per microsecond.
     pub cycles_per_us: u64,
 }
@@ -41,6 +48,8 @@ impl Default for ReceiverOptions {
             pause: None,
             reopen: false,
             verify: true,
+            active: None,
+            close_after: None,
             cycles_per_us: crate::pump::DEFAULT_CLOCK_HZ / 1_000_000,
         }
     }
@@ -63,6 +72,8 @@ pub struct Received {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
+    /// Waiting for `toe_init_done` (client-mode ARP) before the open request.
+    Starting,
     Listening,
     Receiving,
     Closing,
@@ -79,6 +90,8 @@ struct User {
     paused_until: u64,
     /// Bytes taken since the last pause.
     since_pause: u64,
+    /// Our close request went before the peer closed.
+    closed_first: bool,
 }
 
 /// The model node and its receiving sessions, as one [`FrameNode`].
@@ -93,27 +106,28 @@ fn fresh() -> Received {
 }
 
 impl Receiver {
-    /// `node` (its configuration with a TCP engine; `init` done) with every
-    /// session listening at `now`.
+    /// `node` (its configuration with a TCP engine; `init` done) whose
+    /// sessions open (listen, or connect) as soon as the node has its
+    /// target's MAC (`toe_init_done`), at `now` if it has.
     ///
     /// # Panics
     /// If the node has no TCP engine: a harness set up wrongly.
-    pub fn new(mut node: NetNode, opts: ReceiverOptions, now: u64) -> Self {
+    pub fn new(node: NetNode, opts: ReceiverOptions, now: u64) -> Self {
         let sessions = node.tcp().expect("a node with a TCP engine").config().sessions;
         let users = (0..sessions)
             .map(|_| User {
-                phase: Phase::Listening,
+                phase: Phase::Starting,
                 checker: Checker::new(0),
                 current: fresh(),
                 done: Vec::new(),
                 paused_until: 0,
                 since_pause: 0,
+                closed_first: false,
             })
             .collect();
-        for s in 0..sessions {
-            node.tcp_request(s, listen(&opts, s), now);
-        }
-        Receiver { node, users, opts }
+        let mut r = Receiver { node, users, opts };
+        r.step(now);
+        r
     }
 
     /// The node.
@@ -150,6 +164,12 @@ impl Receiver {
         let status = tcp.status(s);
         match user.phase {
             Phase::Done => {}
+            Phase::Starting => {
+                if node.init_done() {
+                    user.phase = Phase::Listening;
+                    node.tcp_request(s, listen(opts, s), now);
+                }
+            }
             Phase::Listening => {
                 if status.conn_error {
                     user.current.conn_error = true;
@@ -160,6 +180,7 @@ impl Receiver {
                     user.checker = Checker::new(0);
                     user.paused_until = 0;
                     user.since_pause = 0;
+                    user.closed_first = false;
                 }
             }
             Phase::Receiving => {
@@ -183,11 +204,18 @@ impl Receiver {
                     user.current.bytes += beat.data.len() as u64;
                 }
                 let status = tcp.status(s);
+                let close_now = opts.close_after.is_some_and(|n| user.current.bytes >= n);
+                if close_now && !user.closed_first && !status.peer_closed {
+                    user.closed_first = true;
+                    node.tcp_request(s, Request::Close, now);
+                }
                 if status.peer_closed {
                     user.current.peer_closed = true;
                     user.phase = Phase::Closing;
-                    node.tcp_request(s, Request::Close, now);
-                } else if status.conn_error || !status.established {
+                    if !user.closed_first {
+                        node.tcp_request(s, Request::Close, now);
+                    }
+                } else if status.conn_error || status.state == State::Closed {
                     user.current.conn_error = status.conn_error;
                     end_connection(user, node, opts, s, now);
                 }
@@ -213,9 +241,15 @@ fn end_connection(user: &mut User, node: &mut NetNode, opts: &ReceiverOptions, s
     }
 }
 
+/// Session `s`'s open request: listen, or connect to the target.
 fn listen(opts: &ReceiverOptions, s: usize) -> Request {
-    let port = if opts.same_port { opts.port } else { opts.port + s as u16 };
-    Request::Open { active: false, local_port: port, remote_port: 0 }
+    match opts.active {
+        Some(remote_port) => Request::Open { active: true, local_port: opts.port + s as u16, remote_port },
+        None => {
+            let port = if opts.same_port { opts.port } else { opts.port + s as u16 };
+            Request::Open { active: false, local_port: port, remote_port: 0 }
+        }
+    }
 }
 
 impl FrameNode for Receiver {

@@ -378,10 +378,12 @@ impl FrameNode for RtlNode {
     }
 }
 
-/// Either node behind a TAP: the model or its RTL, chosen at run time
-/// (`tap-node --rtl WIDTH`, the kernel tests).
+/// The node behind a TAP, chosen at run time (`tap-node`, the kernel
+/// tests): the model, the model with receiving TCP sessions in front of it
+/// (`tap-node --tcp N`), or the node's RTL (`--rtl WIDTH`).
 pub enum AnyNode {
     Model(Box<net_model::NetNode>),
+    Tcp(Box<crate::Receiver>),
     Rtl(RtlNode),
 }
 
@@ -389,6 +391,7 @@ impl FrameNode for AnyNode {
     fn receive(&mut self, frame: &[u8], now: u64) {
         match self {
             AnyNode::Model(n) => FrameNode::receive(n.as_mut(), frame, now),
+            AnyNode::Tcp(r) => r.receive(frame, now),
             AnyNode::Rtl(n) => n.receive(frame, now),
         }
     }
@@ -396,6 +399,7 @@ impl FrameNode for AnyNode {
     fn transmit(&mut self, now: u64) -> Option<Vec<u8>> {
         match self {
             AnyNode::Model(n) => FrameNode::transmit(n.as_mut(), now),
+            AnyNode::Tcp(r) => r.transmit(now),
             AnyNode::Rtl(n) => n.transmit(now),
         }
     }
@@ -403,6 +407,7 @@ impl FrameNode for AnyNode {
     fn count(&self, c: Counter) -> u64 {
         match self {
             AnyNode::Model(n) => n.count(c),
+            AnyNode::Tcp(r) => r.count(c),
             AnyNode::Rtl(n) => n.count(c),
         }
     }
@@ -413,6 +418,7 @@ impl AnyNode {
     pub fn init_done(&self) -> bool {
         match self {
             AnyNode::Model(n) => n.init_done(),
+            AnyNode::Tcp(r) => r.node().init_done(),
             AnyNode::Rtl(n) => n.init_done(),
         }
     }
@@ -421,6 +427,7 @@ impl AnyNode {
     pub fn arp_failed(&self) -> bool {
         match self {
             AnyNode::Model(n) => n.arp_failed(),
+            AnyNode::Tcp(r) => r.node().arp_failed(),
             AnyNode::Rtl(n) => n.arp_failed(),
         }
     }
@@ -429,6 +436,7 @@ impl AnyNode {
     pub fn target_mac(&self) -> Option<Mac> {
         match self {
             AnyNode::Model(n) => n.target_mac(),
+            AnyNode::Tcp(r) => r.node().target_mac(),
             AnyNode::Rtl(n) => n.target_mac(),
         }
     }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::wait_bounded;
+use common::{tcpdatatest, wait_bounded};
 use tap_harness::{in_private_namespace, ip, run_bounded};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tap-node");
@@ -231,4 +231,45 @@ fn without_the_right_to_make_a_namespace_it_says_so_in_one_line() {
         "tap_harness: cannot create a private network namespace: unshare(CLONE_NEWNET): \
          Operation not permitted (run as root)\n"
     );
+}
+
+#[test]
+fn tcp_sessions_take_tcpdatatest_and_report_each_connection() {
+    let tool = tcpdatatest();
+    let out = tap_node(
+        &[
+            "--tcp",
+            "2",
+            "--port",
+            "6000",
+            "--",
+            &tool,
+            "c",
+            "t",
+            "10.0.0.2",
+            "6000",
+            "3000001",
+            "1",
+            "1",
+            "--sessions",
+            "2",
+        ],
+        Duration::from_secs(60),
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{}\n{stdout}\n{stderr}", out.status);
+    for s in 0..2 {
+        let line = format!("tap-node: session {s} connection 0: 3000001 bytes, verified, closed by the peer");
+        assert!(stderr.contains(&line), "no `{line}` in:\n{stderr}");
+    }
+}
+
+#[test]
+fn tcp_is_refused_with_rtl_and_beyond_64_sessions() {
+    let out = tap_node(&["--tcp", "1", "--rtl", "64", "--", "true"], Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--rtl"), "{}", text(&out.stderr));
+    let out = tap_node(&["--tcp", "65", "--", "true"], Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--tcp"), "{}", text(&out.stderr));
 }

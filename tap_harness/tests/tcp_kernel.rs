@@ -18,6 +18,10 @@ use tap_harness::{
     ReceiverOptions, Tap, TapConfig,
 };
 
+mod common;
+
+use common::{tcpdatatest, wait_bounded};
+
 const KERNEL_IP: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
 const FPGA_IP: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
 const FPGA_MAC: [u8; 6] = [0x02, 0x00, 0x5e, 0x10, 0x00, 0x02];
@@ -62,10 +66,21 @@ fn start_with(
     faults: Faults,
     tune: impl FnOnce(&mut TcpConfig),
 ) -> Pump<Receiver> {
+    start_in_mode(ArpMode::Server, sessions, mtu, opts, faults, tune)
+}
+
+fn start_in_mode(
+    mode: ArpMode,
+    sessions: usize,
+    mtu: usize,
+    opts: ReceiverOptions,
+    faults: Faults,
+    tune: impl FnOnce(&mut TcpConfig),
+) -> Pump<Receiver> {
     let tap = Tap::create(&TapConfig { mtu, ..TapConfig::new("tap0", KERNEL_IP) }).unwrap_or_else(|e| panic!("{e}"));
     let mut tcp = TcpConfig::new(sessions);
     tune(&mut tcp);
-    let mut cfg = NodeConfig::new(FPGA_MAC, FPGA_IP, KERNEL_IP, ArpMode::Server);
+    let mut cfg = NodeConfig::new(FPGA_MAC, FPGA_IP, KERNEL_IP, mode);
     cfg.mtu = mtu;
     cfg.tx_buffer_bytes = net_model::config::default_tx_buffer_bytes(mtu);
     cfg.tcp = Some(tcp);
@@ -75,14 +90,6 @@ fn start_with(
     let path = PCAP.with(|p| p.borrow().clone()).expect("started inside in_ns");
     let pcap = Some(PcapWriter::create(&path).unwrap_or_else(|e| panic!("{e}")));
     Pump::start(tap, receiver, PumpOptions { faults, pcap, ..PumpOptions::default() }).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The PC tools' `tcpdatatest`, built beside this test by the workspace build.
-fn tcpdatatest() -> String {
-    let exe = std::env::current_exe().expect("the test's path");
-    let bin = exe.parent().and_then(|deps| deps.parent()).map(|d| d.join("tcpdatatest")).unwrap_or_default();
-    assert!(bin.exists(), "{} is missing: build it with `cargo build -p pc_tools`", bin.display());
-    bin.to_string_lossy().into_owned()
 }
 
 /// `tcpdatatest c t 10.0.0.2 5001 <bytes> 1 2 --sessions N`: exit 0 required.
@@ -418,5 +425,88 @@ fn a_thousand_open_close_cycles_leave_no_session_stuck() {
             }
             assert!(matches!(r.state(s), State::Listen | State::SynReceived | State::TimeWait), "{:?}", r.state(s));
         }
+    });
+}
+
+#[test]
+fn the_fpga_closes_first_and_still_takes_the_rest_of_the_stream() {
+    let bytes = 4 << 20;
+    in_ns(|| {
+        let opts = ReceiverOptions { close_after: Some(1 << 20), ..ReceiverOptions::default() };
+        // A 50 ms retransmission wait: the kernel's ACK of our FIN comes on
+        // the wall clock of the harness, not the link's microseconds.
+        let pump = start_with(1, 1500, opts, Faults::default(), |t| {
+            t.time_wait_cycles = 2_500_000;
+            t.rto_cycles = 12_500_000;
+        });
+        send(&pump, bytes, 1);
+        wait_finished(&pump, 1, 1);
+        let stopped = pump.stop().unwrap_or_else(|e| panic!("{e}"));
+        assert_whole(&stopped.node, 0, bytes);
+        // Our FIN went first, so we end in TIME-WAIT (10 ms here) or past it.
+        let fins: Vec<_> = segments_from_node(&stopped.log).into_iter().filter(|&(_, f, _)| f & 0x01 != 0).collect();
+        assert_eq!(fins.len(), 1, "one FIN from the node: {fins:?}");
+        assert_eq!(stopped.node.session_count(0, SessionCounter::Retransmits), 0);
+        assert!(matches!(stopped.node.state(0), State::TimeWait | State::Closed), "{:?}", stopped.node.state(0));
+    });
+}
+
+/// `tcpdatatest s t 0.0.0.0 6000 <bytes> 1 2` in the background, once it
+/// listens (`ss`): the kernel serves one connection and sends it the stream.
+fn kernel_server(bytes: u64) -> std::process::Child {
+    let child = std::process::Command::new(tcpdatatest())
+        .args(["s", "t", "0.0.0.0", "6000", &bytes.to_string(), "1", "2", "--timeout", "30", "--quiet"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tcpdatatest s t starts");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let out =
+            run_bounded("ss", &["-ltnH", "sport = :6000"], Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
+        if !out.stdout.trim().is_empty() {
+            return child;
+        }
+        assert!(Instant::now() < deadline, "tcpdatatest s t did not listen on port 6000 within 10 s");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn an_active_open_connects_to_the_kernel_and_receives_its_stream() {
+    let bytes = 2 << 20;
+    in_ns(|| {
+        let server = kernel_server(bytes);
+        // Client mode: the node resolves the kernel's MAC, then connects.
+        let opts = ReceiverOptions { active: Some(6000), port: 40000, ..ReceiverOptions::default() };
+        let pump = start_in_mode(ArpMode::Client, 1, 1500, opts, Faults::default(), |_| {});
+        wait_finished(&pump, 1, 1);
+        let out = wait_bounded(server, TRANSFER_LIMIT, "tcpdatatest s t");
+        assert!(
+            out.status.success(),
+            "tcpdatatest s t: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r = pump.stop().unwrap_or_else(|e| panic!("{e}")).node;
+        assert_whole(&r, 0, bytes);
+        let status = r.node().tcp().expect("engine").status(0);
+        assert_eq!(status.peer_port, 6000);
+        assert_eq!(status.peer_mss, 1460, "the kernel's MSS at MTU 1500");
+    });
+}
+
+#[test]
+fn an_active_open_to_a_port_nobody_listens_on_is_refused() {
+    in_ns(|| {
+        let opts = ReceiverOptions { active: Some(6001), port: 40000, ..ReceiverOptions::default() };
+        let pump = start_in_mode(ArpMode::Client, 1, 1500, opts, Faults::default(), |_| {});
+        wait_finished(&pump, 1, 1);
+        let r = pump.stop().unwrap_or_else(|e| panic!("{e}")).node;
+        let want = Received { bytes: 0, mismatch: None, peer_closed: false, conn_error: true, bad_beat: false };
+        assert_eq!(r.finished(0), &[want][..]);
+        assert_eq!(r.session_count(0, SessionCounter::RstsIn), 1, "the kernel's RST");
+        assert_eq!(r.state(0), State::Closed);
     });
 }

@@ -8,10 +8,11 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
+use net_model::tcp::{EngineCounter, SessionCounter, TcpConfig};
 use net_model::{ArpMode, Counter, NetNode, NodeConfig};
 use tap_harness::{
-    in_private_namespace, ip, AnyNode, FrameNode, HarnessError, PcapWriter, Pump, PumpOptions, PumpStats, RtlNode, Tap,
-    TapConfig,
+    in_private_namespace, ip, AnyNode, FrameNode, HarnessError, PcapWriter, Pump, PumpOptions, PumpStats, Receiver,
+    ReceiverOptions, RtlNode, Tap, TapConfig,
 };
 
 const AFTER_HELP: &str = "\
@@ -21,6 +22,9 @@ Examples:
   tap-node -- arping -c 3 -i tap0 10.0.0.2          ARP requests from arping
   tap-node --mtu 9000 -- ping -c 3 -s 8972 -M do 10.0.0.2
   tap-node -- bash                                  a shell in the namespace (exit it to see the counters)
+  tap-node --tcp 1 -- tcpdatatest c t 10.0.0.2 5001 100000000 1 2
+                                                    the kernel's TCP sends into a session of the TCP model,
+                                                    which verifies every byte (the PC tools' tcpdatatest)
 
 Attach to a TAP you made yourself (the node serves it until Ctrl-C or SIGTERM):
   ip netns add tn
@@ -85,6 +89,17 @@ struct Args {
     /// cached in $TAP_NODE_CACHE, else target/tap-node-cache).
     #[arg(long, value_name = "WIDTH", value_parser = tap_harness::rtl::parse_width)]
     rtl: Option<usize>,
+
+    /// Put TCP sessions in front of the model (the open engine's TCP, part
+    /// 2): session s listens on --port + s, takes its stream as the user
+    /// logic does, verifies the incremental pattern and closes when the
+    /// peer closes, then listens again. The results are printed at the end.
+    #[arg(long, value_name = "SESSIONS", value_parser = clap::value_parser!(u16).range(1..=64), conflicts_with = "rtl")]
+    tcp: Option<u16>,
+
+    /// The first TCP port the sessions of --tcp listen on.
+    #[arg(long, default_value_t = 5001, value_parser = clap::value_parser!(u16).range(1..=65472))]
+    port: u16,
 
     /// The TAP to make in the private namespace.
     #[arg(long, default_value = "tap0", value_name = "NAME", value_parser = parse_ifname)]
@@ -159,6 +174,38 @@ fn mac_text(mac: &[u8; 6]) -> String {
 fn usage(msg: &str) -> ExitCode {
     eprintln!("tap-node: {msg}");
     ExitCode::from(2)
+}
+
+/// Per TCP session: each connection's verified bytes and how it ended,
+/// then the session's nonzero counters; then the engine's.
+fn print_tcp(r: &Receiver) {
+    let Some(tcp) = r.node().tcp() else { return };
+    for s in 0..tcp.config().sessions {
+        for (i, c) in r.finished(s).iter().enumerate() {
+            let verdict = match (&c.mismatch, c.conn_error, c.peer_closed) {
+                (Some(m), _, _) => format!("MISMATCH: {m}"),
+                (None, true, _) => "reset".to_string(),
+                (None, false, true) => "verified, closed by the peer".to_string(),
+                (None, false, false) => "ended".to_string(),
+            };
+            eprintln!("tap-node: session {s} connection {i}: {} bytes, {verdict}", c.bytes);
+        }
+        let counts: Vec<String> = SessionCounter::ALL
+            .iter()
+            .map(|&c| (c, tcp.session_count(s, c)))
+            .filter(|&(_, v)| v != 0)
+            .map(|(c, v)| format!("{c} {v}"))
+            .collect();
+        if !counts.is_empty() {
+            eprintln!("tap-node: session {s} ({}): {}", tcp.status(s).state.name(), counts.join(", "));
+        }
+    }
+    for c in EngineCounter::ALL {
+        let v = tcp.count(c);
+        if v != 0 {
+            eprintln!("  {:<32} {v}", c.name());
+        }
+    }
 }
 
 /// The last signal of those we catch (SIGINT, SIGTERM, SIGHUP), 0 if none.
@@ -249,6 +296,7 @@ fn node_config(args: &Args, target_mac: [u8; 6]) -> Result<NodeConfig, String> {
     cfg.mtu = usize::from(args.mtu);
     cfg.tx_buffer_bytes = net_model::config::default_tx_buffer_bytes(cfg.mtu);
     cfg.target_mac = target_mac;
+    cfg.tcp = args.tcp.map(|n| TcpConfig::new(usize::from(n)));
     cfg.validate().map_err(|e| config_message(&e))?;
     Ok(cfg)
 }
@@ -268,7 +316,13 @@ fn start_node(args: &Args, tap: Tap, target_mac: [u8; 6]) -> Result<Pump<AnyNode
             let mut node = NetNode::new(cfg)
                 .map_err(|e| HarnessError::Invalid { what: "node".into(), detail: config_message(&e) })?;
             node.init(0);
-            AnyNode::Model(Box::new(node))
+            match args.tcp {
+                None => AnyNode::Model(Box::new(node)),
+                Some(_) => {
+                    let opts = ReceiverOptions { port: args.port, reopen: true, ..ReceiverOptions::default() };
+                    AnyNode::Tcp(Box::new(Receiver::new(node, opts, 0)))
+                }
+            }
         }
         Some(width) => {
             let cache = tap_harness::rtl::default_cache();
@@ -378,6 +432,9 @@ fn print_counters(node: &AnyNode, stats: &PumpStats) {
         if v != 0 {
             eprintln!("  {:<32} {v}", c.name());
         }
+    }
+    if let AnyNode::Tcp(r) = node {
+        print_tcp(r);
     }
     if stats.tap_write_errors + stats.pcap_errors != 0 {
         eprintln!(

@@ -1,4 +1,6 @@
-//! Shared by the binaries' tests: a child process waited for with a bound.
+//! Shared by the binaries' tests: a child process waited for with a bound,
+//! and where the PC tools' binaries are. Each test binary uses some of them.
+#![allow(dead_code)]
 
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -28,4 +30,13 @@ pub fn wait_bounded(mut child: Child, limit: Duration, what: &str) -> Output {
         std::thread::sleep(Duration::from_millis(10));
     }
     child.wait_with_output().expect("output")
+}
+
+/// The PC tools' `tcpdatatest`, built beside the test by the workspace build
+/// (`make test` builds every binary first).
+pub fn tcpdatatest() -> String {
+    let exe = std::env::current_exe().expect("the test's path");
+    let bin = exe.parent().and_then(|deps| deps.parent()).map(|d| d.join("tcpdatatest")).unwrap_or_default();
+    assert!(bin.exists(), "{} is missing: build it with `cargo build -p pc_tools`", bin.display());
+    bin.to_string_lossy().into_owned()
 }
