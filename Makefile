@@ -10,7 +10,7 @@ help:
 	@echo "make test           install missing tools (apt-get), then lint, synthesise and run every test; prints each stage's time"
 	@echo "make lint           verilator --lint-only -Wall on every generated Verilog file, and cargo fmt --check"
 	@echo "make synth-estimate yosys synth_xilinx -family xcup: LUT/FF/carry/BRAM and logic depth per module, then per example (examples/*.toml); fails past SYNTH_MAX_LEVELS (5) LUT levels; a run on unchanged RTL takes its netlist from SYNTH_CACHE (off: always yosys)"
-	@echo "make bench          the models' cycle rates beside a yardstick-shaped model, rust-hdl's simulator, loopback throughput, the virtual board's data rate with the PC tools (BENCH_PC_BYTES), and the open engine's network node in its own cycles (net-bench: echo requests back to back, round trip)"
+	@echo "make bench          the models' cycle rates beside a yardstick-shaped model, rust-hdl's simulator, loopback throughput, the virtual board's data rate with the PC tools (BENCH_PC_BYTES), the open engine's network node in its own cycles (net-bench: echo requests back to back, round trip), and the kernel's TCP into the engine's TCP model through each fault (tcp-bench, as root)"
 	@echo "make bench-pc     tcpdatatest vs iperf3 on loopback"
 	@echo "make yardstick      the generated datapath beside the hand-written yardstick (../shared/yardstick, YARDSTICK=DIR; REPS=3; RECORD=pruned): simulation speed, generator and verifier LUT/FF/levels"
 	@echo "make demo           the demo's FPGA-to-FPGA scenarios on two simulated boards, next to the reference figures; plots in target/demo-plots (DEMO_PLOTS)"
@@ -46,13 +46,16 @@ synth-estimate: gen
 # The models' cycle rates (testbench/src/bin/bench.rs), then the virtual
 # board's data rate with the PC tools beside its cycle rate (demo-pc's rows,
 # BENCH_PC_BYTES per session and direction), then the open engine's network
-# node in its own clock cycles (tap_harness/src/bin/net-bench.rs).
+# node in its own clock cycles (tap_harness/src/bin/net-bench.rs), then the
+# kernel's TCP sending into the open engine's TCP model through a TAP with
+# each fault (tap_harness/src/bin/tcp-bench.rs; as root).
 BENCH_PC_BYTES ?= 134217728
 bench:
 	$(CARGO) run --release -q -p testbench --bin bench
 	$(CARGO) run --release -q -p tap_harness --bin net-bench
 	$(CARGO) build --release -q -p pc_tools
 	DEMO_PC_BYTES=$(BENCH_PC_BYTES) $(CARGO) run --release -q -p vboard --bin demo-pc
+	$(CARGO) run --release -q -p tap_harness --bin tcp-bench
 
 # Two verilated boards joined by the Rust TOE/link model, programmed through
 # their registers; prints the console-style table (docs/two_board_sim.md).

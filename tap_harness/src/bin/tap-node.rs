@@ -10,6 +10,7 @@ use std::time::Duration;
 use clap::{Parser, ValueEnum};
 use net_model::tcp::{EngineCounter, SessionCounter, TcpConfig};
 use net_model::{ArpMode, Counter, NetNode, NodeConfig};
+use tap_harness::pump::Faults;
 use tap_harness::{
     in_private_namespace, ip, AnyNode, FrameNode, HarnessError, PcapWriter, Pump, PumpOptions, PumpStats, Receiver,
     ReceiverOptions, RtlNode, Tap, TapConfig,
@@ -25,6 +26,8 @@ Examples:
   tap-node --tcp 1 -- tcpdatatest c t 10.0.0.2 5001 100000000 1 2
                                                     the kernel's TCP sends into a session of the TCP model,
                                                     which verifies every byte (the PC tools' tcpdatatest)
+  tap-node --tcp 1 --loss 0.01 --pcap loss.pcap -- tcpdatatest c t 10.0.0.2 5001 10000000 1 2
+                                                    the same through 1 % loss (seeded: --seed)
 
 Attach to a TAP you made yourself (the node serves it until Ctrl-C or SIGTERM):
   ip netns add tn
@@ -101,6 +104,26 @@ struct Args {
     #[arg(long, default_value_t = 5001, value_parser = clap::value_parser!(u16).range(1..=65472))]
     port: u16,
 
+    /// Lose this share of the kernel's frames (0.0 ..= 1.0), as netem's `loss`.
+    #[arg(long, default_value_t = 0.0, value_name = "P", value_parser = parse_probability)]
+    loss: f64,
+
+    /// Hold back this share of the kernel's frames and deliver each after the next, as netem's `reorder`.
+    #[arg(long, default_value_t = 0.0, value_name = "P", value_parser = parse_probability)]
+    reorder: f64,
+
+    /// Deliver this share of the kernel's frames twice, as netem's `duplicate`.
+    #[arg(long, default_value_t = 0.0, value_name = "P", value_parser = parse_probability)]
+    duplicate: f64,
+
+    /// Flip one random bit in this share of the kernel's frames, as netem's `corrupt`.
+    #[arg(long, default_value_t = 0.0, value_name = "P", value_parser = parse_probability)]
+    corrupt: f64,
+
+    /// Seed of --loss, --reorder, --duplicate and --corrupt: a seed replays a run.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+
     /// The TAP to make in the private namespace.
     #[arg(long, default_value = "tap0", value_name = "NAME", value_parser = parse_ifname)]
     tap: String,
@@ -155,6 +178,13 @@ fn parse_mac(s: &str) -> Result<[u8; 6], String> {
         *byte = u8::from_str_radix(part, 16).map_err(|_| bad())?;
     }
     Ok(mac)
+}
+
+fn parse_probability(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("{s:?} is not a probability: 0.0 ..= 1.0 (0.01 is 1 %)")),
+    }
 }
 
 fn parse_ifname(s: &str) -> Result<String, String> {
@@ -331,7 +361,14 @@ fn start_node(args: &Args, tap: Tap, target_mac: [u8; 6]) -> Result<Pump<AnyNode
         }
     };
     let pcap = args.pcap.as_deref().map(PcapWriter::create).transpose()?;
-    Pump::start(tap, node, PumpOptions { pcap, keep_log: false, ..PumpOptions::default() })
+    let faults = Faults {
+        seed: args.seed,
+        loss: args.loss,
+        reorder: args.reorder,
+        duplicate: args.duplicate,
+        corrupt: args.corrupt,
+    };
+    Pump::start(tap, node, PumpOptions { pcap, keep_log: false, faults, ..PumpOptions::default() })
 }
 
 /// Command mode, on the namespace thread: the TAP, the node, COMMAND.
