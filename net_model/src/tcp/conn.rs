@@ -129,8 +129,9 @@ pub(super) struct Conn {
     ts_recent: u32,
     /// The acknowledgment number of the last segment sent with ACK (Last.ACK.sent).
     last_ack_sent: u32,
-    /// The highest SEG.SEQ + data length of an acceptable segment: RCV.NXT
-    /// below it means a gap is known, and in-order data is ACKed at once.
+    /// The highest SEG.SEQ + data length of an acceptable segment with
+    /// text: RCV.NXT below it means a gap is known, and in-order data is
+    /// ACKed at once.
     highest_seen: u32,
 
     iss: u32,
@@ -162,6 +163,9 @@ pub(super) struct Conn {
     right_edge: u32,
     /// RCV.NXT and the window field of the last ACK sent.
     last_ack: Option<(u32, u16)>,
+    /// The ACK owed answers an out-of-order segment: a duplicate ACK, which
+    /// repeats the last window.
+    dup_ack: bool,
     retry_at: Option<u64>,
     retries: u32,
     time_wait_until: u64,
@@ -214,6 +218,7 @@ impl Conn {
             unacked: 0,
             right_edge: 0,
             last_ack: None,
+            dup_ack: false,
             retry_at: None,
             retries: 0,
             time_wait_until: 0,
@@ -302,6 +307,7 @@ impl Conn {
         self.scaling = false;
         self.timestamps = false;
         self.last_ack = None;
+        self.dup_ack = false;
     }
 
     /// Ends the connection (CLOSED); `error` raises `conn_error`. The bytes
@@ -313,6 +319,7 @@ impl Conn {
         self.syn_due = false;
         self.fin_due = false;
         self.ack_now = false;
+        self.dup_ack = false;
         self.ack_at = None;
         self.window_update_due = false;
         self.retry_at = None;
@@ -478,10 +485,6 @@ impl Conn {
                 self.ts_recent = tsval;
             }
         }
-        let end = seg.seq.wrapping_add(seg.payload.len() as u32);
-        if lt(self.highest_seen, end) {
-            self.highest_seen = end;
-        }
 
         // Second: RST, taken only at exactly RCV.NXT (RFC 5961 section 3).
         if seg.has(tcp::RST) {
@@ -552,16 +555,26 @@ impl Conn {
 
     /// In-order data into the buffer (new bytes only), the push point, the FIN.
     fn take_text(&mut self, seg: &Segment, now: u64) {
+        // Whether a gap is known is decided before this segment moves the
+        // mark: an in-order segment always ends past RCV.NXT, and counting
+        // it made every segment "fill a gap" and be ACKed at once, so no ACK
+        // was ever delayed.
+        let gap_known = lt(self.rcv_nxt, self.highest_seen);
+        let end = seg.seq.wrapping_add(seg.payload.len() as u32);
+        if lt(self.highest_seen, end) {
+            self.highest_seen = end;
+        }
         if lt(self.rcv_nxt, seg.seq) {
             self.bump(SessionCounter::OutOfOrder, 1);
             self.ack_now = true;
+            self.dup_ack = true;
             self.keep_out_of_order(seg);
             return;
         }
         // A gap is known (an out-of-order segment was seen): the sender is
         // recovering, so each segment that fills part of it is ACKed at once
         // (RFC 5681 section 4.2).
-        let filling_gap = lt(self.rcv_nxt, self.highest_seen);
+        let filling_gap = gap_known;
         let skip = self.rcv_nxt.wrapping_sub(seg.seq) as usize;
         let new = seg.payload.get(skip..).unwrap_or(&[]);
         let take = new.len().min(self.free() as usize);
@@ -614,7 +627,12 @@ impl Conn {
         }
         if take > 0 && !self.ack_now {
             self.unacked += take as u64;
-            if self.unacked >= 2 * u64::from(self.mss) {
+            // A full segment is our MSS less the options the peer sends on
+            // every segment (RFC 6691): 12 bytes of timestamps if in use.
+            // Counting 2 * MSS made two full segments with timestamps
+            // (2 * 1448 of MSS 1460) wait for the delayed-ACK timer.
+            let full = u64::from(self.mss) - if self.timestamps { 12 } else { 0 };
+            if self.unacked >= 2 * full {
                 self.ack_now = true;
             } else if self.ack_at.is_none() {
                 self.ack_at = Some(now + self.ack_delay);
@@ -695,11 +713,14 @@ impl Conn {
 
     /// The segment this connection owes the peer now, if any.
     pub(super) fn due(&self, now: u64) -> Option<Header> {
-        // An ACK that does not move RCV.NXT repeats the last window unless
-        // it is a window update: a duplicate ACK counts for the sender's fast
-        // retransmit only with the window unchanged (RFC 5681 section 2).
+        // A duplicate ACK (the answer to an out-of-order segment) repeats
+        // the last window unless a window update is due: the sender counts
+        // it for fast retransmit only with the window unchanged (RFC 5681
+        // section 2). Every other ACK carries the window as it is: the
+        // answer to a zero-window probe must show the space reads freed, or
+        // with window updates off (gap 0) the sender would never learn of it.
         let window = match self.last_ack {
-            Some((ack, window)) if ack == self.rcv_nxt && !self.window_update_due => window,
+            Some((ack, window)) if self.dup_ack && ack == self.rcv_nxt && !self.window_update_due => window,
             _ => self.window_field(false),
         };
         let base = Header {
@@ -753,6 +774,7 @@ impl Conn {
                 self.bump(SessionCounter::WindowUpdates, 1);
             }
             self.ack_now = false;
+            self.dup_ack = false;
             self.ack_at = None;
             self.window_update_due = false;
             self.unacked = 0;

@@ -21,7 +21,8 @@
 //!   v
 //!  the session's state machine (RFC 9293 3.10.7, below)      session counters
 //!   |  data in order -> receive buffer -> rx stream (read_rx / rx_beat)
-//!   |  out of order, duplicate, outside the window -> dropped, ACK at once
+//!   |  out of order -> the island (one run), or dropped; ACK at once
+//!   |  duplicate, outside the window -> dropped, ACK at once
 //!   v
 //!  pending segments per session (SYN, SYN-ACK, FIN, ACK, window update)
 //!  and a queue of RSTs, sent as the transmit buffer has room
@@ -37,14 +38,21 @@
 //!   space. An unacceptable one is dropped and answered by an ACK at once:
 //!   a *duplicate* if it ends at or before RCV.NXT (a retransmission, or a
 //!   zero-window probe of one old byte), else *outside the window*.
-//! - An acceptable segment that starts after RCV.NXT is *out of order*:
-//!   dropped (no reassembly), answered by an ACK at once, so the sender
-//!   sees duplicate ACKs and retransmits fast (RFC 5681).
+//! - An acceptable segment that starts after RCV.NXT is *out of order*,
+//!   answered by a duplicate ACK at once (it repeats the last window, so
+//!   the sender counts it and retransmits fast, RFC 5681). One run of such
+//!   bytes, the *island*, is kept: a segment that starts it or extends it
+//!   at its end (and fits the window) joins it, any other is dropped. When
+//!   the gap before it fills, the island (and a FIN that ended it) joins
+//!   the stream and one ACK acknowledges everything.
 //! - A segment that starts at or before RCV.NXT and ends after it delivers
 //!   its new bytes only (never a byte twice), up to the free space.
-//! - ACKs: at once for every drop above, a FIN, or a segment that carried
-//!   old bytes with new ones; otherwise once the bytes not yet acknowledged
-//!   reach two of our MSS, or `ack_delay_cycles` after the first of them.
+//! - ACKs: at once for every drop above, a FIN, a segment that carried
+//!   old bytes with new ones, or one that fills a known gap; otherwise once
+//!   the bytes not yet acknowledged reach two full segments (our MSS, less
+//!   the 12 bytes of timestamps when in use), or `ack_delay_cycles` after
+//!   the first of them. Every ACK but a duplicate one carries the window as
+//!   it is, so the answer to a zero-window probe shows freed space.
 //! - Window updates: when the user logic frees space and the window's right
 //!   edge has moved `window_update_gap_kb` KiB past the one last advertised
 //!   (`toe_window_update_gap`; 0 turns them off), a pure ACK goes at once.
@@ -55,21 +63,26 @@
 //!
 //! # Connections
 //!
-//! The states are RFC 9293's ([`State`]). Our SYN and SYN-ACK carry MSS
-//! (MTU - 40) and window scale; the peer's MSS (536 if absent) and window
-//! scale are reported. SYN, SYN-ACK and FIN are sent again after
+//! The states are RFC 9293's ([`State`]). Our SYN carries MSS (MTU - 40),
+//! window scale and timestamps; our SYN-ACK carries MSS and, of the other
+//! two, those the peer's SYN offered. The peer's MSS (536 if absent) and
+//! window scale are reported. With timestamps every segment carries them,
+//! echoing TS.Recent, which follows only segments at the left edge of the
+//! window (RFC 7323 section 4.3). SYN, SYN-ACK and FIN are sent again after
 //! `rto_cycles`, doubling each time, at most `retries` times: then an
 //! active open reports `conn_error`, a passive one returns to LISTEN, a
-//! close gives up the connection with `conn_error`. TIME-WAIT lasts
+//! close in FIN-WAIT-1 gives up the connection with `conn_error`, one in
+//! CLOSING or LAST-ACK (the peer's FIN is in) without it. TIME-WAIT lasts
 //! `time_wait_cycles`. RSTs are checked as RFC 5961 says (exact sequence
 //! number, else a challenge ACK); a SYN on a synchronised connection also
 //! gets a challenge ACK. The initial sequence number is the low 32 bits of
 //! the cycle counter plus the session number times 2^24.
 //!
-//! Not supported: SACK (not offered, so never used), timestamps (neither
-//! offered nor required), urgent data (the pointer is ignored), IPv4
-//! options, reassembly of out-of-order segments, data on a SYN (dropped,
-//! the sender sends it again), and sending data (part 3).
+//! Not supported: SACK (not offered, so never used), PAWS (timestamps are
+//! echoed, not used to reject segments), urgent data (the pointer is
+//! ignored), IPv4 options, more than one island of out-of-order bytes,
+//! data on a SYN (dropped, the sender sends it again), and sending data
+//! (part 3).
 
 mod conn;
 pub mod segment;
