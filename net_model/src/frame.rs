@@ -161,6 +161,10 @@ pub mod tcp {
     pub const OPT_MSS: u8 = 2;
     /// Option kind: window scale (length 3), SYN only (RFC 7323).
     pub const OPT_WINDOW_SCALE: u8 = 3;
+    /// Option kind: SACK permitted (length 2), SYN only (RFC 2018).
+    pub const OPT_SACK_PERMITTED: u8 = 4;
+    /// Option kind: SACK blocks (length 2 + 8 per block: left edge, right edge; RFC 2018).
+    pub const OPT_SACK: u8 = 5;
     /// Option kind: timestamps (length 10: TSval, TSecr; RFC 7323).
     pub const OPT_TIMESTAMPS: u8 = 8;
     /// The largest window-scale shift (RFC 7323, section 2.3).

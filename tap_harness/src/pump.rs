@@ -239,7 +239,7 @@ impl<N: FrameNode + Send + 'static> Pump<N> {
             ("faults.corrupt", f.corrupt),
         ] {
             if !(0.0..=1.0).contains(&p) {
-                return Err(HarnessError::invalid(field, &format!("{p} is outside 0.0 ..= 1.0")));
+                return Err(HarnessError::invalid(field, format!("{p} is outside 0.0 ..= 1.0")));
             }
         }
         let shared = Arc::new(Shared {

@@ -453,8 +453,10 @@ fn the_fpga_closes_first_and_still_takes_the_rest_of_the_stream() {
 
 /// `tcpdatatest s t 0.0.0.0 6000 <bytes> 1 2` in the background, once it
 /// listens (`ss`): the kernel serves one connection and sends it the stream.
+// The child is returned to the caller, who waits for it (wait_bounded).
+#[allow(clippy::zombie_processes)]
 fn kernel_server(bytes: u64) -> std::process::Child {
-    let child = std::process::Command::new(tcpdatatest())
+    let mut child = std::process::Command::new(tcpdatatest())
         .args(["s", "t", "0.0.0.0", "6000", &bytes.to_string(), "1", "2", "--timeout", "30", "--quiet"])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -463,12 +465,16 @@ fn kernel_server(bytes: u64) -> std::process::Child {
         .expect("tcpdatatest s t starts");
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let out =
-            run_bounded("ss", &["-ltnH", "sport = :6000"], Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
-        if !out.stdout.trim().is_empty() {
+        let listening = run_bounded("ss", &["-ltnH", "sport = :6000"], Duration::from_secs(5))
+            .is_ok_and(|out| !out.stdout.trim().is_empty());
+        if listening {
             return child;
         }
-        assert!(Instant::now() < deadline, "tcpdatatest s t did not listen on port 6000 within 10 s");
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("tcpdatatest s t did not listen on port 6000 within 10 s");
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
 }

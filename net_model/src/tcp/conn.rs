@@ -125,6 +125,9 @@ pub(super) struct Conn {
     scaling: bool,
     /// Both SYNs carried timestamps: every segment sent carries them.
     timestamps: bool,
+    /// The peer's SYN permitted SACK: every ACK sent while the island holds
+    /// bytes carries it as one SACK block (RFC 2018).
+    sack: bool,
     /// RFC 7323's TS.Recent: the TSval to echo.
     ts_recent: u32,
     /// The acknowledgment number of the last segment sent with ACK (Last.ACK.sent).
@@ -195,6 +198,7 @@ impl Conn {
             peer_window_scale: 0,
             scaling: false,
             timestamps: false,
+            sack: false,
             ts_recent: 0,
             last_ack_sent: 0,
             highest_seen: 0,
@@ -306,6 +310,7 @@ impl Conn {
         self.retries = 0;
         self.scaling = false;
         self.timestamps = false;
+        self.sack = false;
         self.last_ack = None;
         self.dup_ack = false;
     }
@@ -384,6 +389,7 @@ impl Conn {
         self.peer_window_scale = seg.window_scale.unwrap_or(0);
         self.scaling = seg.window_scale.is_some();
         self.timestamps = seg.timestamps.is_some();
+        self.sack = seg.sack_permitted;
         self.ts_recent = seg.timestamps.map_or(0, |(tsval, _)| tsval);
         self.highest_seen = self.rcv_nxt;
     }
@@ -732,17 +738,24 @@ impl Conn {
             window,
             syn_options: None,
             timestamps: self.timestamps.then_some((self.tsval(now), self.ts_recent)),
+            // The island as one SACK block, so the sender retransmits only
+            // the gap and treats nothing else as delivered.
+            sack: match &self.island {
+                Some(i) if self.sack && !i.data.is_empty() => Some((i.start, i.end())),
+                _ => None,
+            },
         };
         if self.syn_due {
-            // A SYN offers window scale and timestamps; a SYN-ACK answers
-            // with those the peer's SYN offered.
-            let (flags, ack, window_scale, timestamps) = match self.state {
-                State::SynSent => (tcp::SYN, 0, Some(self.our_window_scale), Some((self.tsval(now), 0))),
+            // A SYN offers window scale, timestamps and SACK; a SYN-ACK
+            // answers with those the peer's SYN offered.
+            let (flags, ack, window_scale, timestamps, sack_permitted) = match self.state {
+                State::SynSent => (tcp::SYN, 0, Some(self.our_window_scale), Some((self.tsval(now), 0)), true),
                 State::SynReceived => (
                     tcp::SYN | tcp::ACK_FLAG,
                     self.rcv_nxt,
                     self.scaling.then_some(self.our_window_scale),
                     base.timestamps,
+                    self.sack,
                 ),
                 _ => return None,
             };
@@ -751,8 +764,9 @@ impl Conn {
                 ack,
                 flags,
                 window: self.window_field(true),
-                syn_options: Some(SynOptions { mss: self.mss, window_scale }),
+                syn_options: Some(SynOptions { mss: self.mss, window_scale, sack_permitted }),
                 timestamps,
+                sack: None,
                 ..base
             });
         }

@@ -44,7 +44,10 @@
 //!   bytes, the *island*, is kept: a segment that starts it or extends it
 //!   at its end (and fits the window) joins it, any other is dropped. When
 //!   the gap before it fills, the island (and a FIN that ended it) joins
-//!   the stream and one ACK acknowledges everything.
+//!   the stream and one ACK acknowledges everything. If the peer's SYN
+//!   permitted SACK, every ACK sent while the island holds bytes reports
+//!   it as one SACK block (RFC 2018), so the sender resends the gap alone
+//!   and takes nothing it sent beyond the island as delivered.
 //! - A segment that starts at or before RCV.NXT and ends after it delivers
 //!   its new bytes only (never a byte twice), up to the free space.
 //! - ACKs: at once for every drop above, a FIN, a segment that carried
@@ -64,8 +67,8 @@
 //! # Connections
 //!
 //! The states are RFC 9293's ([`State`]). Our SYN carries MSS (MTU - 40),
-//! window scale and timestamps; our SYN-ACK carries MSS and, of the other
-//! two, those the peer's SYN offered. The peer's MSS (536 if absent) and
+//! window scale, timestamps and SACK permitted; our SYN-ACK carries MSS
+//! and, of the other three, those the peer's SYN offered. The peer's MSS (536 if absent) and
 //! window scale are reported. With timestamps every segment carries them,
 //! echoing TS.Recent, which follows only segments at the left edge of the
 //! window (RFC 7323 section 4.3). SYN, SYN-ACK and FIN are sent again after
@@ -78,7 +81,8 @@
 //! gets a challenge ACK. The initial sequence number is the low 32 bits of
 //! the cycle counter plus the session number times 2^24.
 //!
-//! Not supported: SACK (not offered, so never used), PAWS (timestamps are
+//! Not supported: SACK blocks from the peer (ignored: we send no data),
+//! more than one SACK block (there is one island), PAWS (timestamps are
 //! echoed, not used to reject segments), urgent data (the pointer is
 //! ignored), IPv4 options, more than one island of out-of-order bytes,
 //! data on a SYN (dropped, the sender sends it again), and sending data
@@ -108,9 +112,9 @@ pub struct TcpConfig {
     pub rx_buffer_bytes: usize,
     /// Longest wait before an ACK of data is sent, cycles (default 40 us at 250 MHz).
     pub ack_delay_cycles: u64,
-    /// First retransmission wait of SYN, SYN-ACK and FIN, cycles (default 1 ms at 250 MHz).
+    /// First retransmission wait of SYN, SYN-ACK and FIN, cycles (default 200 ms at 250 MHz).
     pub rto_cycles: u64,
-    /// Retransmissions of SYN, SYN-ACK or FIN before giving up, 0 ..= 15 (default 6).
+    /// Retransmissions of SYN, SYN-ACK or FIN before giving up, 0 ..= 15 (default 5).
     pub retries: u32,
     /// Length of TIME-WAIT, cycles (default 1 ms at 250 MHz).
     pub time_wait_cycles: u64,
@@ -123,10 +127,13 @@ pub struct TcpConfig {
 
 /// 40 us at 250 MHz.
 pub const ACK_DELAY_DEFAULT: u64 = 10_000;
-/// 1 ms at 250 MHz.
-pub const RTO_DEFAULT: u64 = 250_000;
-/// Retransmissions of a control segment.
-pub const RETRIES_DEFAULT: u32 = 6;
+/// 200 ms at 250 MHz: Linux's least retransmission time-out. A PC's ACK
+/// of a SYN-ACK or a FIN can take milliseconds; a shorter first wait only
+/// sends segments twice.
+pub const RTO_DEFAULT: u64 = 50_000_000;
+/// Retransmissions of a control segment: with 200 ms doubling, an active
+/// open gives up after 12.6 s.
+pub const RETRIES_DEFAULT: u32 = 5;
 /// 1 ms at 250 MHz.
 pub const TIME_WAIT_DEFAULT: u64 = 250_000;
 /// 1 ms at 250 MHz: RFC 7323 asks for a tick of 1 ms ..= 1 s.
@@ -459,6 +466,7 @@ impl TcpEngine {
                 window: 0,
                 syn_options: None,
                 timestamps: None,
+                sack: None,
             };
             if !sink.offer(segment::frame(ends, &h, &[])) {
                 return;

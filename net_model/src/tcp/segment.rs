@@ -34,6 +34,8 @@ pub struct Segment<'a> {
     pub window_scale: Option<u8>,
     /// The timestamps option (TSval, TSecr), if present (RFC 7323).
     pub timestamps: Option<(u32, u32)>,
+    /// The SACK-permitted option is present (RFC 2018; taken from SYNs only).
+    pub sack_permitted: bool,
     pub payload: &'a [u8],
 }
 
@@ -78,7 +80,7 @@ pub fn parse(src: Ipv4Addr, dst: Ipv4Addr, bytes: &[u8]) -> Result<Segment<'_>, 
     if checksum::fold(checksum::sum(pseudo_header_sum(src, dst, bytes.len()), bytes)) != 0xffff {
         return Err(SegmentError::Checksum);
     }
-    let Options { mss, window_scale, timestamps } = options(&bytes[tcp::HEADER_LEN..header_len]);
+    let Options { mss, window_scale, timestamps, sack_permitted } = options(&bytes[tcp::HEADER_LEN..header_len]);
     Ok(Segment {
         src_port: be16(bytes, tcp::SRC_PORT),
         dst_port: be16(bytes, tcp::DST_PORT),
@@ -89,6 +91,7 @@ pub fn parse(src: Ipv4Addr, dst: Ipv4Addr, bytes: &[u8]) -> Result<Segment<'_>, 
         mss,
         window_scale,
         timestamps,
+        sack_permitted,
         payload: &bytes[header_len..],
     })
 }
@@ -99,9 +102,10 @@ struct Options {
     mss: Option<u16>,
     window_scale: Option<u8>,
     timestamps: Option<(u32, u32)>,
+    sack_permitted: bool,
 }
 
-/// The MSS, window-scale and timestamps options of an option list. Unknown
+/// The MSS, window-scale, timestamps and SACK-permitted options of an option list. Unknown
 /// options are skipped by their length; a malformed list (a length below 2
 /// or past the end) ends the walk, keeping what was read before it.
 fn options(mut opts: &[u8]) -> Options {
@@ -120,6 +124,7 @@ fn options(mut opts: &[u8]) -> Options {
                     (tcp::OPT_MSS, 4) => found.mss = Some(be16(opts, 2)),
                     (tcp::OPT_WINDOW_SCALE, 3) => found.window_scale = Some(opts[2].min(tcp::MAX_WINDOW_SCALE)),
                     (tcp::OPT_TIMESTAMPS, 10) => found.timestamps = Some((be32(opts, 2), be32(opts, 6))),
+                    (tcp::OPT_SACK_PERMITTED, 2) => found.sack_permitted = true,
                     _ => {}
                 }
                 opts = &opts[len..];
@@ -146,6 +151,8 @@ pub struct Header {
     pub syn_options: Option<SynOptions>,
     /// The timestamps option (TSval, TSecr), once both SYNs carried it.
     pub timestamps: Option<(u32, u32)>,
+    /// One SACK block (left edge, right edge): the bytes kept beyond a gap.
+    pub sack: Option<(u32, u32)>,
 }
 
 /// The options the engine puts on its SYN and SYN-ACK.
@@ -154,12 +161,15 @@ pub struct SynOptions {
     pub mss: u16,
     /// Sent only when `Some` (on a SYN-ACK, only if the peer's SYN had one).
     pub window_scale: Option<u8>,
+    /// SACK permitted (on a SYN-ACK, only if the peer's SYN had it).
+    pub sack_permitted: bool,
 }
 
 /// The TCP segment of `header` and `payload` from `src` to `dst`, with its
 /// checksum. The options, each present or not, in one fixed order that
 /// keeps every option 4-byte aligned as RFC 7323's appendix A suggests:
-/// MSS (4 bytes), NOP NOP timestamps (12), NOP window scale (4).
+/// MSS (4 bytes), NOP NOP timestamps (12), NOP window scale (4), NOP NOP
+/// SACK permitted (4), NOP NOP one SACK block (12).
 pub fn build(src: Ipv4Addr, dst: Ipv4Addr, header: &Header, payload: &[u8]) -> Vec<u8> {
     let mut s = vec![0u8; tcp::HEADER_LEN];
     s[tcp::SRC_PORT..tcp::SRC_PORT + 2].copy_from_slice(&header.src_port.to_be_bytes());
@@ -179,6 +189,14 @@ pub fn build(src: Ipv4Addr, dst: Ipv4Addr, header: &Header, payload: &[u8]) -> V
     }
     if let Some(shift) = header.syn_options.and_then(|o| o.window_scale) {
         s.extend_from_slice(&[tcp::OPT_NOP, tcp::OPT_WINDOW_SCALE, 3, shift]);
+    }
+    if header.syn_options.is_some_and(|o| o.sack_permitted) {
+        s.extend_from_slice(&[tcp::OPT_NOP, tcp::OPT_NOP, tcp::OPT_SACK_PERMITTED, 2]);
+    }
+    if let Some((left, right)) = header.sack {
+        s.extend_from_slice(&[tcp::OPT_NOP, tcp::OPT_NOP, tcp::OPT_SACK, 10]);
+        s.extend_from_slice(&left.to_be_bytes());
+        s.extend_from_slice(&right.to_be_bytes());
     }
     s[tcp::DATA_OFFSET] = ((s.len() / 4) as u8) << 4;
     s.extend_from_slice(payload);
@@ -215,22 +233,30 @@ mod tests {
             window: 1024,
             syn_options: None,
             timestamps: None,
+            sack: None,
         }
     }
 
     #[test]
     fn a_built_segment_reads_back_field_for_field() {
         let h = Header {
-            syn_options: Some(SynOptions { mss: 1460, window_scale: Some(7) }),
+            syn_options: Some(SynOptions { mss: 1460, window_scale: Some(7), sack_permitted: true }),
             timestamps: Some((0x0102_0304, 0xa0b0_c0d0)),
             ..header(tcp::SYN | tcp::ACK_FLAG)
         };
         let bytes = build(A, B, &h, b"hello");
-        assert_eq!(bytes[tcp::DATA_OFFSET] >> 4, 10, "MSS (4) + timestamps (12) + window scale (4) = 20 option bytes");
+        assert_eq!(
+            bytes[tcp::DATA_OFFSET] >> 4,
+            11,
+            "MSS (4) + timestamps (12) + window scale (4) + SACK permitted (4) = 24 option bytes"
+        );
         let s = parse(A, B, &bytes).expect("a valid segment");
         assert_eq!((s.src_port, s.dst_port, s.seq, s.ack, s.window), (5001, 40000, 7, 9, 1024));
         assert_eq!((s.mss, s.window_scale), (Some(1460), Some(7)));
         assert_eq!(s.timestamps, Some((0x0102_0304, 0xa0b0_c0d0)));
+        assert!(s.sack_permitted);
+        let block = build(A, B, &Header { sack: Some((100, 200)), ..header(tcp::ACK_FLAG) }, &[]);
+        assert_eq!(&block[tcp::HEADER_LEN..], &[1, 1, 5, 10, 0, 0, 0, 100, 0, 0, 0, 200]);
         assert_eq!(s.payload, b"hello");
         assert_eq!(s.len(), 5 + 1, "SYN counts one");
     }
@@ -260,6 +286,7 @@ mod tests {
             window: 0,
             syn_options: None,
             timestamps: None,
+            sack: None,
         };
         let bytes = build(A, B, &h, &[]);
         assert_eq!(be16(&bytes, tcp::CHECKSUM), 0x9bcf);
@@ -281,7 +308,7 @@ mod tests {
     fn unknown_options_are_skipped_and_a_big_shift_is_capped() {
         // SACK-permitted (4, 2), timestamps (8, 10: 1, 2), window scale 15, MSS 9000.
         let opts = [4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2, 3, 3, 15, 2, 4, 0x23, 0x28, 0];
-        let want = Options { mss: Some(9000), window_scale: Some(14), timestamps: Some((1, 2)) };
+        let want = Options { mss: Some(9000), window_scale: Some(14), timestamps: Some((1, 2)), sack_permitted: true };
         assert_eq!(options(&opts), want);
         assert_eq!(options(&[2, 1, 0, 0]), Options::default(), "a length below 2 ends the walk");
         assert_eq!(options(&[1, 1, 2]), Options::default(), "an option cut short ends the walk");

@@ -173,6 +173,8 @@ fn an_open_on_a_live_connection_resets_it_and_proceeds() {
             mss: None,
             ws: None,
             ts: None,
+            sack_ok: false,
+            sack: None,
             payload: 0,
         };
         let syn = Out {
@@ -185,6 +187,8 @@ fn an_open_on_a_live_connection_resets_it_and_proceeds() {
             mss: Some(1460),
             ws: Some(3),
             ts: Some((25, 0)),
+            sack_ok: true,
+            sack: None,
             payload: 0,
         };
         assert_eq!(out, vec![rst, syn], "{what}: RST <SEQ=SND.NXT> for the old, then the new SYN");
@@ -201,8 +205,9 @@ fn an_open_on_a_live_connection_resets_it_and_proceeds() {
             ack: 2501,
             flags: SYN | ACK_FLAG,
             window: 1000,
-            syn_options: Some(SynOptions { mss: 1200, window_scale: None }),
+            syn_options: Some(SynOptions { mss: 1200, window_scale: None, sack_permitted: false }),
             timestamps: None,
+            sack: None,
         };
         assert_eq!(flags_of(&tb.send(&syn_ack, &[])), vec![ACK_FLAG]);
         let st = tb.status(0);

@@ -200,3 +200,39 @@ fn a_fin_in_the_island_is_taken_when_the_island_joins() {
     assert_eq!(tb.read(0, 2000), (s[300..].to_vec(), true), "the FIN's push point");
     assert!(tb.status(0).peer_closed);
 }
+
+#[test]
+fn with_sack_permitted_the_island_is_reported_as_one_sack_block() {
+    let mut tb = Tb::new(tcp_cfg(1));
+    tb.at(1000);
+    let l = passive(&mut tb, 0, 5001, 40000, 1_000_000, PeerOpts { sack: true, ..FULL_OPTS });
+    let f = l.full();
+    let s = stream(8 * f);
+    let first = two_segments(&mut tb, &l, &s);
+    assert_eq!(first.sack, None, "no island, no block");
+    // A gap at [2f, 3f): the duplicate ACK carries the island [3f, 4f) as a block.
+    let out = l.data(&mut tb, 3 * f, &s[3 * f..4 * f], 0);
+    let block = (l.seq(3 * f), l.seq(4 * f));
+    assert_eq!(out, vec![Out { sack: Some(block), ..first }]);
+    // The island grows; the block with it.
+    let out = l.data(&mut tb, 4 * f, &s[4 * f..5 * f], 0);
+    assert_eq!(out.iter().map(|o| o.sack).collect::<Vec<_>>(), vec![Some((l.seq(3 * f), l.seq(5 * f)))]);
+    // A segment that cannot join is not reported: only kept bytes are SACKed.
+    let out = l.data(&mut tb, 6 * f, &s[6 * f..7 * f], 0);
+    assert_eq!(out.iter().map(|o| o.sack).collect::<Vec<_>>(), vec![Some((l.seq(3 * f), l.seq(5 * f)))]);
+    // The gap fills: the ACK covers the island and carries no block.
+    tb.advance(1);
+    let out = l.data(&mut tb, 2 * f, &s[2 * f..3 * f], 0);
+    assert_eq!(out.iter().map(|o| (o.ack, o.sack)).collect::<Vec<_>>(), vec![(l.seq(5 * f), None)]);
+}
+
+#[test]
+fn without_sack_permitted_no_block_is_sent_and_our_syn_ack_does_not_offer_it() {
+    let mut tb = Tb::new(tcp_cfg(1));
+    let l = link(&mut tb);
+    let f = l.full();
+    let s = stream(4 * f);
+    two_segments(&mut tb, &l, &s);
+    let out = l.data(&mut tb, 3 * f, &s[3 * f..4 * f], 0);
+    assert_eq!(out.iter().map(|o| o.sack).collect::<Vec<_>>(), vec![None]);
+}

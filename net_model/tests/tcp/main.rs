@@ -56,13 +56,30 @@ pub struct Out {
     pub mss: Option<u16>,
     pub ws: Option<u8>,
     pub ts: Option<(u32, u32)>,
+    /// SACK permitted (SYNs only).
+    pub sack_ok: bool,
+    /// One SACK block.
+    pub sack: Option<(u32, u32)>,
     pub payload: usize,
 }
 
 impl Out {
     /// A pure ACK from port `src` to `dst` (no options but timestamps).
     pub fn ack(src: u16, dst: u16, seq: u32, ack: u32, window: u16, ts: Option<(u32, u32)>) -> Out {
-        Out { src_port: src, dst_port: dst, seq, ack, flags: ACK_FLAG, window, mss: None, ws: None, ts, payload: 0 }
+        Out {
+            src_port: src,
+            dst_port: dst,
+            seq,
+            ack,
+            flags: ACK_FLAG,
+            window,
+            mss: None,
+            ws: None,
+            ts,
+            sack_ok: false,
+            sack: None,
+            payload: 0,
+        }
     }
 }
 
@@ -114,7 +131,7 @@ pub fn parse_out(f: &[u8]) -> Out {
     assert_eq!(fold(ones_sum(ones_sum(0, &pseudo), t)), 0xffff, "TCP checksum");
     let header_len = usize::from(t[12] >> 4) * 4;
     assert!((20..=t.len()).contains(&header_len), "TCP data offset");
-    let (mut mss, mut ws, mut ts) = (None, None, None);
+    let (mut mss, mut ws, mut ts, mut sack_ok, mut sack) = (None, None, None, false, None);
     let mut o = &t[20..header_len];
     while let Some(&kind) = o.first() {
         match kind {
@@ -127,6 +144,8 @@ pub fn parse_out(f: &[u8]) -> Out {
                     (2, 4) => mss = Some(w16(o, 2)),
                     (3, 3) => ws = Some(o[2]),
                     (8, 10) => ts = Some((w32(o, 2), w32(o, 6))),
+                    (4, 2) => sack_ok = true,
+                    (5, 10) => sack = Some((w32(o, 2), w32(o, 6))),
                     _ => panic!("an option the engine never sends: kind {kind}, length {len}"),
                 }
                 o = &o[len..];
@@ -143,6 +162,8 @@ pub fn parse_out(f: &[u8]) -> Out {
         mss,
         ws,
         ts,
+        sack_ok,
+        sack,
         payload: t.len() - header_len,
     }
 }
@@ -261,10 +282,12 @@ pub struct PeerOpts {
     pub ws: Option<u8>,
     /// The SYN's TSval, if it offers timestamps.
     pub ts: Option<u32>,
+    /// The SYN permits SACK.
+    pub sack: bool,
 }
 
-pub const FULL_OPTS: PeerOpts = PeerOpts { mss: Some(1460), ws: Some(7), ts: Some(5000) };
-pub const NO_OPTS: PeerOpts = PeerOpts { mss: None, ws: None, ts: None };
+pub const FULL_OPTS: PeerOpts = PeerOpts { mss: Some(1460), ws: Some(7), ts: Some(5000), sack: false };
+pub const NO_OPTS: PeerOpts = PeerOpts { mss: None, ws: None, ts: None, sack: false };
 
 /// A host SYN from `peer_port` to `port`: only the options `o` offers.
 pub fn host_syn(port: u16, peer_port: u16, seq: u32, o: PeerOpts) -> Header {
@@ -275,8 +298,9 @@ pub fn host_syn(port: u16, peer_port: u16, seq: u32, o: PeerOpts) -> Header {
         ack: 0,
         flags: SYN,
         window: 64240,
-        syn_options: o.mss.map(|mss| SynOptions { mss, window_scale: o.ws }),
+        syn_options: o.mss.map(|mss| SynOptions { mss, window_scale: o.ws, sack_permitted: o.sack }),
         timestamps: o.ts.map(|v| (v, 0)),
+        sack: None,
     }
 }
 
@@ -315,6 +339,7 @@ impl Link {
             window: 65535,
             syn_options: None,
             timestamps: self.ts.then_some((self.tsval, 1)),
+            sack: None,
         }
     }
 

@@ -28,6 +28,8 @@ fn a_syn_with_options_gets_a_syn_ack_with_ours_and_the_ack_establishes() {
         mss: Some(8960),
         ws: Some(3),
         ts: Some((100, 5000)),
+        sack_ok: false,
+        sack: None,
         payload: 0,
     };
     assert_eq!(out, vec![syn_ack], "MSS = MTU - 40, our shift, TSecr = the SYN's TSval, window min(buffer, 65535)");
@@ -44,6 +46,7 @@ fn a_syn_with_options_gets_a_syn_ack_with_ours_and_the_ack_establishes() {
         window: 502,
         syn_options: None,
         timestamps: Some((5001, 100)),
+        sack: None,
     };
     assert_eq!(tb.send(&ack, &[]), vec![]);
     let want = SessionStatus {
@@ -87,7 +90,7 @@ fn options_the_syn_does_not_offer_are_not_used() {
         let what = format!("SYN with window scale {ws}, timestamps {ts}");
         // (The builder puts window scale beside an MSS option only.)
         let mss = if ws { Some(1000) } else { None };
-        let o = PeerOpts { mss, ws: ws.then_some(2), ts: ts.then_some(77) };
+        let o = PeerOpts { mss, ws: ws.then_some(2), ts: ts.then_some(77), sack: false };
         let mut tb = Tb::new(tcp_cfg(1));
         tb.at(300);
         tb.request(0, listen(5001));
@@ -154,6 +157,8 @@ fn syns_go_to_the_lowest_listening_session_and_the_rest_are_refused() {
         mss: None,
         ws: None,
         ts: None,
+        sack_ok: false,
+        sack: None,
         payload: 0,
     };
     assert_eq!(out, vec![rst_ack]);
@@ -175,6 +180,7 @@ fn syns_go_to_the_lowest_listening_session_and_the_rest_are_refused() {
             window: 100,
             syn_options: None,
             timestamps: None,
+            sack: None,
         };
         let rst = Out { src_port: port, dst_port: 40005, seq: 0xdead_beef, ack: 0, flags: RST, ..rst_ack };
         assert_eq!(tb.send(&ack, b"abc"), vec![rst], "ACK to port {port}");
@@ -235,6 +241,8 @@ fn an_active_open_offers_options_and_the_syn_ack_establishes() {
         mss: Some(1460),
         ws: Some(3),
         ts: Some((50, 0)),
+        sack_ok: true,
+        sack: None,
         payload: 0,
     };
     assert_eq!(out, vec![syn]);
@@ -248,8 +256,9 @@ fn an_active_open_offers_options_and_the_syn_ack_establishes() {
         ack: iss + 1,
         flags: SYN | ACK_FLAG,
         window: 29200,
-        syn_options: Some(SynOptions { mss: 1400, window_scale: Some(2) }),
+        syn_options: Some(SynOptions { mss: 1400, window_scale: Some(2), sack_permitted: false }),
         timestamps: Some((999, 50)),
+        sack: None,
     };
     let out = tb.send(&syn_ack, &[]);
     assert_eq!(out, vec![Out::ack(40000, 5001, iss + 1, 7001, 32768, Some((51, 999)))]);
@@ -282,6 +291,7 @@ fn an_rst_with_a_good_ack_in_syn_sent_refuses_the_open() {
         window: 0,
         syn_options: None,
         timestamps: None,
+        sack: None,
     };
     tb.at(5010);
     // Not taken: an RST without ACK, an RST+ACK for another SYN.

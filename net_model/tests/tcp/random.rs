@@ -78,6 +78,7 @@ impl Sender {
             window: 65535,
             syn_options: None,
             timestamps: self.ts.then_some(((now / 7) as u32, 1)),
+            sack: None,
         }
     }
 
@@ -144,6 +145,8 @@ struct Run {
     gap_kb: u32,
     ws: bool,
     ts: bool,
+    /// The host's SYN permits SACK (the engine then reports its island).
+    sack: bool,
     irs: u32,
     beat: usize,
     loss: f64,
@@ -165,8 +168,8 @@ struct Seen {
 
 fn transfer(rng: &mut ChaCha8Rng, r: &Run, seen: &mut Seen) {
     let what = format!(
-        "{} bytes, buffer {}, gap {} KiB, ws {}, ts {}, irs {:#x}, beat {}, loss {:.2} dup {:.2} late {:.2} stall {}",
-        r.len, r.buffer, r.gap_kb, r.ws, r.ts, r.irs, r.beat, r.loss, r.dup, r.late, r.stall
+        "{} bytes, buffer {}, gap {} KiB, ws {}, ts {}, sack {}, irs {:#x}, beat {}, loss {:.2} dup {:.2} late {:.2} stall {}",
+        r.len, r.buffer, r.gap_kb, r.ws, r.ts, r.sack, r.irs, r.beat, r.loss, r.dup, r.late, r.stall
     );
     let mut cfg = TcpConfig::new(2);
     cfg.rx_buffer_bytes = r.buffer;
@@ -185,7 +188,7 @@ fn transfer(rng: &mut ChaCha8Rng, r: &Run, seen: &mut Seen) {
     // The handshake, on session 1 (session 0 listens elsewhere), without loss.
     node.tcp_request(0, listen(6000), 1);
     node.tcp_request(1, listen(5001), 1);
-    let opts = PeerOpts { mss: Some(1460), ws: r.ws.then_some(5), ts: r.ts.then_some(1) };
+    let opts = PeerOpts { mss: Some(1460), ws: r.ws.then_some(5), ts: r.ts.then_some(1), sack: r.sack };
     node.receive(&segment::frame(ends, &host_syn(5001, 40000, r.irs, opts), &[]), false, 10);
     let syn_ack = parse_out(&node.transmit(10).expect("a SYN-ACK"));
     assert_eq!(syn_ack.flags, SYN | ACK_FLAG, "{what}");
@@ -315,6 +318,7 @@ fn random_streams_through_a_lossy_network_arrive_exactly() {
             gap_kb: [0, 1, 2, 8][rng.gen_range(0..4)],
             ws: rng.gen_bool(0.5),
             ts: rng.gen_bool(0.5),
+            sack: rng.gen_bool(0.5),
             irs: if rng.gen_bool(0.3) { u32::MAX - rng.gen_range(0..100_000) } else { rng.gen() },
             beat: [8, 16, 32, 64, 128][rng.gen_range(0..5)],
             loss: rng.gen_range(0.0..0.15),
