@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use super::segment::{Header, Segment, SynOptions};
+use super::segment::{Header, SackBlocks, Segment, SynOptions};
 use super::{PendingRst, RxBeat, SessionCounter, TcpConfig};
 use crate::frame::tcp;
 
@@ -83,7 +83,7 @@ fn le(a: u32, b: u32) -> bool {
     a == b || lt(a, b)
 }
 
-/// The one run of bytes kept beyond a gap: what arrived out of order,
+/// A run of bytes kept beyond a gap: what arrived out of order,
 /// contiguous, waiting for the gap before it to fill.
 #[derive(Clone, Debug)]
 struct Island {
@@ -91,6 +91,9 @@ struct Island {
     data: Vec<u8>,
     /// The run ends with the peer's FIN.
     fin: bool,
+    /// The out-of-order segment count when a segment was last kept in this
+    /// run: the SACK blocks go most recent first (RFC 2018 section 4).
+    changed: u64,
 }
 
 impl Island {
@@ -125,8 +128,8 @@ pub(super) struct Conn {
     scaling: bool,
     /// Both SYNs carried timestamps: every segment sent carries them.
     timestamps: bool,
-    /// The peer's SYN permitted SACK: every ACK sent while the island holds
-    /// bytes carries it as one SACK block (RFC 2018).
+    /// The peer's SYN permitted SACK: every ACK sent while islands hold
+    /// bytes carries them as SACK blocks (RFC 2018).
     sack: bool,
     /// RFC 7323's TS.Recent: the TSval to echo.
     ts_recent: u32,
@@ -152,8 +155,12 @@ pub(super) struct Conn {
     pushes: VecDeque<u64>,
     /// The stream offset of the peer's FIN, once received.
     fin_at: Option<u64>,
-    /// Bytes kept beyond a gap.
-    island: Option<Island>,
+    /// Bytes kept beyond a gap: disjoint runs that do not touch, in
+    /// sequence order, at most `max_islands`.
+    islands: Vec<Island>,
+    max_islands: usize,
+    /// Out-of-order segments kept so far: the clock of `Island::changed`.
+    kept: u64,
 
     syn_due: bool,
     fin_due: bool,
@@ -212,7 +219,9 @@ impl Conn {
             read: 0,
             pushes: VecDeque::new(),
             fin_at: None,
-            island: None,
+            islands: Vec::with_capacity(cfg.islands),
+            max_islands: cfg.islands,
+            kept: 0,
             syn_due: false,
             fin_due: false,
             fin_sent: false,
@@ -298,7 +307,7 @@ impl Conn {
         self.read = 0;
         self.pushes.clear();
         self.fin_at = None;
-        self.island = None;
+        self.islands.clear();
         self.syn_due = false;
         self.fin_due = false;
         self.fin_sent = false;
@@ -319,7 +328,7 @@ impl Conn {
     /// not read yet stay readable, the FIN's push point with them.
     fn close_down(&mut self, error: bool) {
         self.state = State::Closed;
-        self.island = None;
+        self.islands.clear();
         self.conn_error |= error;
         self.syn_due = false;
         self.fin_due = false;
@@ -600,20 +609,22 @@ impl Conn {
             self.pushes.push_back(self.received);
         }
         let mut fin = seg.has(tcp::FIN);
-        if let Some(island) = self.island.take() {
-            if le(island.start, self.rcv_nxt) {
-                // The gap is filled: the island joins the stream. Its bytes
-                // were taken inside the window, so they fit.
-                let skip = self.rcv_nxt.wrapping_sub(island.start) as usize;
-                let joined = island.data.get(skip..).unwrap_or(&[]);
-                self.data.extend(joined);
-                self.received += joined.len() as u64;
-                self.rcv_nxt = self.rcv_nxt.wrapping_add(joined.len() as u32);
-                self.bump(SessionCounter::BytesInOrder, joined.len() as u64);
-                fin |= island.fin;
-                self.ack_now = true;
-            } else {
-                self.island = Some(island);
+        // The gap before the first island is filled: it joins the stream,
+        // then the next if RCV.NXT now reaches it, and so on. Their bytes
+        // were taken inside the window, so they fit. The island a FIN ends
+        // is the last (nothing is kept past a FIN).
+        while self.islands.first().is_some_and(|i| le(i.start, self.rcv_nxt)) {
+            let island = self.islands.remove(0);
+            let skip = self.rcv_nxt.wrapping_sub(island.start) as usize;
+            let joined = island.data.get(skip..).unwrap_or(&[]);
+            self.data.extend(joined);
+            self.received += joined.len() as u64;
+            self.rcv_nxt = self.rcv_nxt.wrapping_add(joined.len() as u32);
+            self.bump(SessionCounter::BytesInOrder, joined.len() as u64);
+            self.ack_now = true;
+            if island.fin {
+                fin = true;
+                break;
             }
         }
         if fin {
@@ -646,32 +657,76 @@ impl Conn {
         }
     }
 
-    /// An acceptable segment beyond RCV.NXT: kept if it starts the island
-    /// or extends it at its end and lies wholly inside the window; otherwise
-    /// dropped. Its push point, if any, is not kept (the FIN is).
+    /// An acceptable segment beyond RCV.NXT, kept if it lies wholly inside
+    /// the window and either overlaps or touches islands (extending them,
+    /// merging those it bridges; only its new bytes are added) or there is
+    /// room for a new island. A FIN ends its island: nothing is kept past
+    /// it, and a FIN before a kept byte is not kept. Otherwise dropped. Its
+    /// push point, if any, is not kept (the FIN is).
     fn keep_out_of_order(&mut self, seg: &Segment) {
-        let end = seg.seq.wrapping_add(seg.payload.len() as u32);
-        let window_end = self.rcv_nxt.wrapping_add(self.free());
-        let fits = le(end, window_end);
-        let kept = fits
-            && match &mut self.island {
-                None => {
-                    self.island = Some(Island { start: seg.seq, data: seg.payload.to_vec(), fin: seg.has(tcp::FIN) });
-                    true
-                }
-                Some(island) if !island.fin && le(island.start, seg.seq) && le(seg.seq, island.end()) => {
-                    let skip = island.end().wrapping_sub(seg.seq) as usize;
-                    if let Some(new) = seg.payload.get(skip..) {
-                        island.data.extend_from_slice(new);
-                        island.fin = seg.has(tcp::FIN);
-                    }
-                    true
-                }
-                Some(_) => false,
-            };
-        if !kept {
+        if !self.try_keep(seg) {
             self.bump(SessionCounter::OutOfOrderDropped, 1);
         }
+    }
+
+    fn try_keep(&mut self, seg: &Segment) -> bool {
+        let (start, fin) = (seg.seq, seg.has(tcp::FIN));
+        let end = start.wrapping_add(seg.payload.len() as u32);
+        let window_end = self.rcv_nxt.wrapping_add(self.free());
+        if !le(end, window_end) {
+            return false;
+        }
+        // Islands are sorted, so a FIN can only end the last one.
+        if let Some(last) = self.islands.last() {
+            if last.fin && lt(last.end(), end) {
+                return false; // past the FIN kept
+            }
+            if fin && lt(end, last.end()) {
+                return false; // a FIN before bytes kept
+            }
+        }
+        // The islands this segment overlaps or touches: a run of them.
+        let first = self.islands.iter().position(|i| le(start, i.end()));
+        let touching = match first {
+            Some(a) => self.islands[a..].iter().take_while(|i| le(i.start, end)).count(),
+            None => 0,
+        };
+        let at = first.unwrap_or(self.islands.len());
+        if touching == 0 && self.islands.len() >= self.max_islands {
+            return false;
+        }
+        self.kept += 1;
+        if touching == 0 {
+            let island = Island { start, data: seg.payload.to_vec(), fin, changed: self.kept };
+            self.islands.insert(at, island);
+            return true;
+        }
+        // One island from the first touched to the last: the segment's bytes
+        // before it, each island with the segment's bytes between them, the
+        // segment's bytes after the last.
+        let mut merged: Vec<Island> = self.islands.drain(at..at + touching).collect();
+        let mut island = merged.remove(0);
+        if lt(start, island.start) {
+            let mut data = seg.payload[..island.start.wrapping_sub(start) as usize].to_vec();
+            data.extend_from_slice(&island.data);
+            island.data = data;
+            island.start = start;
+        }
+        for next in merged {
+            let from = island.end().wrapping_sub(start) as usize;
+            let to = next.start.wrapping_sub(start) as usize;
+            island.data.extend_from_slice(&seg.payload[from..to]);
+            island.data.extend_from_slice(&next.data);
+            island.fin |= next.fin;
+        }
+        if lt(island.end(), end) {
+            let from = island.end().wrapping_sub(start) as usize;
+            island.data.extend_from_slice(&seg.payload[from..]);
+        }
+        island.fin |= fin;
+        island.changed = self.kept;
+        self.islands.insert(at, island);
+        true
     }
 
     fn enter_time_wait(&mut self, now: u64) {
@@ -738,12 +793,7 @@ impl Conn {
             window,
             syn_options: None,
             timestamps: self.timestamps.then_some((self.tsval(now), self.ts_recent)),
-            // The island as one SACK block, so the sender retransmits only
-            // the gap and treats nothing else as delivered.
-            sack: match &self.island {
-                Some(i) if self.sack && !i.data.is_empty() => Some((i.start, i.end())),
-                _ => None,
-            },
+            sack: self.sack_blocks(),
         };
         if self.syn_due {
             // A SYN offers window scale, timestamps and SACK; a SYN-ACK
@@ -766,7 +816,7 @@ impl Conn {
                 window: self.window_field(true),
                 syn_options: Some(SynOptions { mss: self.mss, window_scale, sack_permitted }),
                 timestamps,
-                sack: None,
+                sack: SackBlocks::NONE,
                 ..base
             });
         }
@@ -776,6 +826,25 @@ impl Conn {
         }
         let synchronised = !matches!(self.state, State::Closed | State::Listen | State::SynSent);
         (synchronised && (self.ack_now || self.window_update_due)).then_some(base)
+    }
+
+    /// The islands as SACK blocks, so the sender retransmits only the gaps
+    /// and treats nothing else as delivered (RFC 2018 section 4): the island
+    /// holding the segment kept last first, then the others, most recently
+    /// changed first; 3 beside timestamps (40 option bytes), else 4. An
+    /// island of a FIN alone holds no byte and is not reported.
+    fn sack_blocks(&self) -> SackBlocks {
+        let mut blocks = SackBlocks::NONE;
+        if !self.sack {
+            return blocks;
+        }
+        let mut recent: Vec<&Island> = self.islands.iter().filter(|i| !i.data.is_empty()).collect();
+        recent.sort_by_key(|i| std::cmp::Reverse(i.changed));
+        let room = if self.timestamps { 3 } else { 4 };
+        for i in recent.into_iter().take(room) {
+            blocks.push((i.start, i.end()));
+        }
+        blocks
     }
 
     /// `h`, from [`Conn::due`], went out at `now`.

@@ -21,7 +21,7 @@
 //!   v
 //!  the session's state machine (RFC 9293 3.10.7, below)      session counters
 //!   |  data in order -> receive buffer -> rx stream (read_rx / rx_beat)
-//!   |  out of order -> the island (one run), or dropped; ACK at once
+//!   |  out of order -> an island (up to `islands` runs), or dropped; ACK at once
 //!   |  duplicate, outside the window -> dropped, ACK at once
 //!   v
 //!  pending segments per session (SYN, SYN-ACK, FIN, ACK, window update)
@@ -40,14 +40,22 @@
 //!   zero-window probe of one old byte), else *outside the window*.
 //! - An acceptable segment that starts after RCV.NXT is *out of order*,
 //!   answered by a duplicate ACK at once (it repeats the last window, so
-//!   the sender counts it and retransmits fast, RFC 5681). One run of such
-//!   bytes, the *island*, is kept: a segment that starts it or extends it
-//!   at its end (and fits the window) joins it, any other is dropped. When
-//!   the gap before it fills, the island (and a FIN that ended it) joins
-//!   the stream and one ACK acknowledges everything. If the peer's SYN
-//!   permitted SACK, every ACK sent while the island holds bytes reports
-//!   it as one SACK block (RFC 2018), so the sender resends the gap alone
-//!   and takes nothing it sent beyond the island as delivered.
+//!   the sender counts it and retransmits fast, RFC 5681). Up to `islands`
+//!   (1 ..= 8) runs of such bytes, the *islands*, are kept: disjoint, in
+//!   sequence order, inside the window. A segment that lies wholly inside
+//!   the window and overlaps or touches islands extends them (merging the
+//!   ones it bridges), adding only its new bytes; one that touches none
+//!   starts a new island if fewer than `islands` exist; any other is
+//!   dropped (`out_of_order_dropped`). A FIN ends its island: a segment
+//!   reaching past it, or a FIN before a kept byte, is dropped. When
+//!   RCV.NXT reaches the first island, it (and a FIN that ended it) joins
+//!   the stream, then the next if RCV.NXT now reaches it, and so on; one
+//!   ACK acknowledges everything. If the peer's SYN permitted SACK, every
+//!   ACK sent while islands hold bytes reports them as SACK blocks (RFC
+//!   2018 section 4): first the island holding the segment most recently
+//!   kept, then the others, most recently changed first; at most 3 blocks
+//!   beside timestamps (40 option bytes), else 4. The sender resends the
+//!   gaps alone and takes nothing it sent beyond the islands as delivered.
 //! - A segment that starts at or before RCV.NXT and ends after it delivers
 //!   its new bytes only (never a byte twice), up to the free space.
 //! - ACKs: at once for every drop above, a FIN, a segment that carried
@@ -82,11 +90,12 @@
 //! the cycle counter plus the session number times 2^24.
 //!
 //! Not supported: SACK blocks from the peer (ignored: we send no data),
-//! more than one SACK block (there is one island), PAWS (timestamps are
-//! echoed, not used to reject segments), urgent data (the pointer is
-//! ignored), IPv4 options, more than one island of out-of-order bytes,
-//! data on a SYN (dropped, the sender sends it again), and sending data
-//! (part 3).
+//! D-SACK (RFC 2883: a duplicate is not reported), reporting an island
+//! beyond the 3 (or 4) blocks an ACK holds (the least recently changed go
+//! unreported), PAWS (timestamps are echoed, not used to reject segments),
+//! urgent data (the pointer is ignored), IPv4 options, more than `islands`
+//! runs of out-of-order bytes, data on a SYN (dropped, the sender sends it
+//! again), and sending data (part 3).
 
 mod conn;
 pub mod segment;
@@ -97,7 +106,7 @@ use std::net::Ipv4Addr;
 
 use conn::Conn;
 pub use conn::{Request, SessionStatus, State};
-use segment::{Header, Segment, SegmentError};
+use segment::{Header, SackBlocks, Segment, SegmentError};
 
 use crate::config::ConfigError;
 use crate::frame::tcp;
@@ -123,6 +132,8 @@ pub struct TcpConfig {
     pub window_update_gap_kb: u32,
     /// Cycles per tick of the timestamp clock (TSval), default 1 ms at 250 MHz.
     pub timestamp_cycles: u64,
+    /// Islands of out-of-order bytes kept per session, 1 ..= 8 (default 4).
+    pub islands: usize,
 }
 
 /// 40 us at 250 MHz.
@@ -142,6 +153,10 @@ pub const TIMESTAMP_TICK_DEFAULT: u64 = 250_000;
 pub const RX_BUFFER_DEFAULT: usize = 256 << 10;
 /// The most sessions.
 pub const SESSIONS_MAX: usize = 64;
+/// Islands of out-of-order bytes a session keeps by default.
+pub const ISLANDS_DEFAULT: usize = 4;
+/// The most islands a session can keep.
+pub const ISLANDS_MAX: usize = 8;
 /// RSTs waiting for room in the transmit buffer; more are not sent.
 pub const RST_QUEUE: usize = 4;
 
@@ -157,6 +172,7 @@ impl TcpConfig {
             time_wait_cycles: TIME_WAIT_DEFAULT,
             window_update_gap_kb: 8,
             timestamp_cycles: TIMESTAMP_TICK_DEFAULT,
+            islands: ISLANDS_DEFAULT,
         }
     }
 
@@ -175,7 +191,8 @@ impl TcpConfig {
         range("tcp.retries", u64::from(self.retries), 0, 15)?;
         range("tcp.time_wait_cycles", self.time_wait_cycles, 1, u64::from(u32::MAX))?;
         range("tcp.window_update_gap_kb", u64::from(self.window_update_gap_kb), 0, 1023)?;
-        range("tcp.timestamp_cycles", self.timestamp_cycles, 1, u64::from(u32::MAX))
+        range("tcp.timestamp_cycles", self.timestamp_cycles, 1, u64::from(u32::MAX))?;
+        range("tcp.islands", self.islands as u64, 1, ISLANDS_MAX as u64)
     }
 
     /// Our window-scale shift: the least that fits the buffer in 16 bits.
@@ -244,9 +261,10 @@ pub enum SessionCounter {
     SegmentsIn,
     /// Data bytes taken in order into the receive buffer.
     BytesInOrder,
-    /// Segments that started after RCV.NXT (kept in the island, or not).
+    /// Segments that started after RCV.NXT (kept in an island, or not).
     OutOfOrder,
-    /// Out-of-order segments that could not join the island: dropped.
+    /// Out-of-order segments not kept: outside the window, past a FIN
+    /// kept, or neither joining an island nor room for a new one.
     OutOfOrderDropped,
     /// Segments dropped because they ended at or before RCV.NXT.
     Duplicate,
@@ -466,7 +484,7 @@ impl TcpEngine {
                 window: 0,
                 syn_options: None,
                 timestamps: None,
-                sack: None,
+                sack: SackBlocks::NONE,
             };
             if !sink.offer(segment::frame(ends, &h, &[])) {
                 return;

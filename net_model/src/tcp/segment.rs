@@ -151,8 +151,56 @@ pub struct Header {
     pub syn_options: Option<SynOptions>,
     /// The timestamps option (TSval, TSecr), once both SYNs carried it.
     pub timestamps: Option<(u32, u32)>,
-    /// One SACK block (left edge, right edge): the bytes kept beyond a gap.
-    pub sack: Option<(u32, u32)>,
+    /// SACK blocks (RFC 2018): the runs of bytes kept beyond a gap, the
+    /// one first that holds the segment the ACK answers.
+    pub sack: SackBlocks,
+}
+
+/// The most SACK blocks an option list can hold: 4 alone (2 NOP + 2 + 4 * 8
+/// = 36 of the 40 option bytes), 3 beside timestamps (12 + 2 NOP + 2 + 3 * 8
+/// = 40).
+pub const SACK_BLOCKS_MAX: usize = 4;
+
+/// Up to [`SACK_BLOCKS_MAX`] SACK blocks (left edge, right edge), in the
+/// order they are sent. A fixed array and a count, so [`Header`] stays `Copy`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    blocks: [(u32, u32); SACK_BLOCKS_MAX],
+    len: u8,
+}
+
+impl SackBlocks {
+    /// No block: no SACK option is sent.
+    pub const NONE: SackBlocks = SackBlocks { blocks: [(0, 0); SACK_BLOCKS_MAX], len: 0 };
+
+    /// The blocks of `list`, in its order; panics past [`SACK_BLOCKS_MAX`].
+    pub fn new(list: &[(u32, u32)]) -> Self {
+        let mut b = SackBlocks::NONE;
+        for &block in list {
+            b.push(block);
+        }
+        b
+    }
+
+    /// Adds a block at the end; panics past [`SACK_BLOCKS_MAX`].
+    pub fn push(&mut self, block: (u32, u32)) {
+        assert!(usize::from(self.len) < SACK_BLOCKS_MAX, "more than {SACK_BLOCKS_MAX} SACK blocks");
+        self.blocks[usize::from(self.len)] = block;
+        self.len += 1;
+    }
+
+    /// The blocks, first first.
+    pub fn as_slice(&self) -> &[(u32, u32)] {
+        &self.blocks[..usize::from(self.len)]
+    }
+
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 /// The options the engine puts on its SYN and SYN-ACK.
@@ -169,7 +217,7 @@ pub struct SynOptions {
 /// checksum. The options, each present or not, in one fixed order that
 /// keeps every option 4-byte aligned as RFC 7323's appendix A suggests:
 /// MSS (4 bytes), NOP NOP timestamps (12), NOP window scale (4), NOP NOP
-/// SACK permitted (4), NOP NOP one SACK block (12).
+/// SACK permitted (4), NOP NOP SACK with its blocks (4 + 8 a block).
 pub fn build(src: Ipv4Addr, dst: Ipv4Addr, header: &Header, payload: &[u8]) -> Vec<u8> {
     let mut s = vec![0u8; tcp::HEADER_LEN];
     s[tcp::SRC_PORT..tcp::SRC_PORT + 2].copy_from_slice(&header.src_port.to_be_bytes());
@@ -193,11 +241,15 @@ pub fn build(src: Ipv4Addr, dst: Ipv4Addr, header: &Header, payload: &[u8]) -> V
     if header.syn_options.is_some_and(|o| o.sack_permitted) {
         s.extend_from_slice(&[tcp::OPT_NOP, tcp::OPT_NOP, tcp::OPT_SACK_PERMITTED, 2]);
     }
-    if let Some((left, right)) = header.sack {
-        s.extend_from_slice(&[tcp::OPT_NOP, tcp::OPT_NOP, tcp::OPT_SACK, 10]);
-        s.extend_from_slice(&left.to_be_bytes());
-        s.extend_from_slice(&right.to_be_bytes());
+    if !header.sack.is_empty() {
+        let len = 2 + 8 * header.sack.len() as u8;
+        s.extend_from_slice(&[tcp::OPT_NOP, tcp::OPT_NOP, tcp::OPT_SACK, len]);
+        for (left, right) in header.sack.as_slice() {
+            s.extend_from_slice(&left.to_be_bytes());
+            s.extend_from_slice(&right.to_be_bytes());
+        }
     }
+    debug_assert!(s.len() <= tcp::HEADER_LEN + 40, "more than 40 option bytes");
     s[tcp::DATA_OFFSET] = ((s.len() / 4) as u8) << 4;
     s.extend_from_slice(payload);
     let c = !checksum::fold(checksum::sum(pseudo_header_sum(src, dst, s.len()), &s));
@@ -233,7 +285,7 @@ mod tests {
             window: 1024,
             syn_options: None,
             timestamps: None,
-            sack: None,
+            sack: SackBlocks::NONE,
         }
     }
 
@@ -255,8 +307,25 @@ mod tests {
         assert_eq!((s.mss, s.window_scale), (Some(1460), Some(7)));
         assert_eq!(s.timestamps, Some((0x0102_0304, 0xa0b0_c0d0)));
         assert!(s.sack_permitted);
-        let block = build(A, B, &Header { sack: Some((100, 200)), ..header(tcp::ACK_FLAG) }, &[]);
+        let block = build(A, B, &Header { sack: SackBlocks::new(&[(100, 200)]), ..header(tcp::ACK_FLAG) }, &[]);
         assert_eq!(&block[tcp::HEADER_LEN..], &[1, 1, 5, 10, 0, 0, 0, 100, 0, 0, 0, 200]);
+        // Three blocks beside timestamps, in the order given: 40 option bytes, the most.
+        let h = Header {
+            timestamps: Some((1, 2)),
+            sack: SackBlocks::new(&[(300, 400), (100, 200), (0x0102_0304, 0x0506_0708)]),
+            ..header(tcp::ACK_FLAG)
+        };
+        let three = build(A, B, &h, &[]);
+        assert_eq!(three[tcp::DATA_OFFSET] >> 4, 15, "20 + 12 + 28 = 60 header bytes");
+        assert_eq!(
+            &three[tcp::HEADER_LEN + 12..],
+            &[1, 1, 5, 26, 0, 0, 1, 44, 0, 0, 1, 144, 0, 0, 0, 100, 0, 0, 0, 200, 1, 2, 3, 4, 5, 6, 7, 8]
+        );
+        assert_eq!(parse(A, B, &three).map(|s| s.timestamps), Ok(Some((1, 2))), "the peer's SACK is skipped");
+        let four = SackBlocks::new(&[(1, 2), (3, 4), (5, 6), (7, 8)]);
+        let four = build(A, B, &Header { sack: four, ..header(tcp::ACK_FLAG) }, &[]);
+        assert_eq!(&four[tcp::HEADER_LEN..tcp::HEADER_LEN + 4], &[1, 1, 5, 34]);
+        assert_eq!(four.len(), tcp::HEADER_LEN + 36);
         assert_eq!(s.payload, b"hello");
         assert_eq!(s.len(), 5 + 1, "SYN counts one");
     }
@@ -286,7 +355,7 @@ mod tests {
             window: 0,
             syn_options: None,
             timestamps: None,
-            sack: None,
+            sack: SackBlocks::NONE,
         };
         let bytes = build(A, B, &h, &[]);
         assert_eq!(be16(&bytes, tcp::CHECKSUM), 0x9bcf);

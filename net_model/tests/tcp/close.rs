@@ -174,7 +174,7 @@ fn an_open_on_a_live_connection_resets_it_and_proceeds() {
             ws: None,
             ts: None,
             sack_ok: false,
-            sack: None,
+            sack: Blocks::default(),
             payload: 0,
         };
         let syn = Out {
@@ -188,7 +188,7 @@ fn an_open_on_a_live_connection_resets_it_and_proceeds() {
             ws: Some(3),
             ts: Some((25, 0)),
             sack_ok: true,
-            sack: None,
+            sack: Blocks::default(),
             payload: 0,
         };
         assert_eq!(out, vec![rst, syn], "{what}: RST <SEQ=SND.NXT> for the old, then the new SYN");
@@ -207,7 +207,7 @@ fn an_open_on_a_live_connection_resets_it_and_proceeds() {
             window: 1000,
             syn_options: Some(SynOptions { mss: 1200, window_scale: None, sack_permitted: false }),
             timestamps: None,
-            sack: None,
+            sack: SackBlocks::NONE,
         };
         assert_eq!(flags_of(&tb.send(&syn_ack, &[])), vec![ACK_FLAG]);
         let st = tb.status(0);

@@ -1,6 +1,6 @@
 //! The receive path: in-order data on the rx stream, push points and
-//! `last`, the FIN and `peer_closed`, duplicates and overlaps, the island
-//! of out-of-order bytes.
+//! `last`, the FIN and `peer_closed`, duplicates and overlaps, one island
+//! of out-of-order bytes (`islands = 1`; several are in `islands.rs`).
 
 use net_model::frame::tcp::{FIN, PSH};
 use net_model::tcp::{RxBeat, SessionCounter as C, State};
@@ -106,8 +106,13 @@ fn a_duplicate_is_acked_at_once_and_delivers_nothing() {
     assert_eq!(read_all(&mut tb, 0), s[..150].to_vec());
 }
 
+/// `tcp_cfg(1)` keeping one island of out-of-order bytes.
+pub fn one_island() -> TcpConfig {
+    TcpConfig { islands: 1, ..tcp_cfg(1) }
+}
+
 /// Two full segments on `l`: bytes [0, 2 * full) in, and the one ACK they get.
-fn two_segments(tb: &mut Tb, l: &Link, s: &[u8]) -> Out {
+pub fn two_segments(tb: &mut Tb, l: &Link, s: &[u8]) -> Out {
     let f = l.full();
     assert_eq!(l.data(tb, 0, &s[..f], 0), vec![]);
     let out = l.data(tb, f, &s[f..2 * f], 0);
@@ -117,7 +122,7 @@ fn two_segments(tb: &mut Tb, l: &Link, s: &[u8]) -> Out {
 
 #[test]
 fn out_of_order_bytes_wait_in_the_island_and_join_when_the_gap_fills() {
-    let mut tb = Tb::new(tcp_cfg(1));
+    let mut tb = Tb::new(one_island());
     let l = link(&mut tb);
     let f = l.full();
     let s = stream(20 * f);
@@ -146,7 +151,8 @@ fn out_of_order_bytes_wait_in_the_island_and_join_when_the_gap_fills() {
     assert_eq!(l.data(&mut tb, 4 * f - 40, &s[4 * f - 40..end], 0), vec![dup]);
     tb.assert_moved(0, &before, &[(C::SegmentsIn, 1), (C::OutOfOrder, 1), (C::AcksOut, 1)]);
 
-    // One beyond the island's end, and one before its start: dropped.
+    // With one island, one beyond the island's end and one before its
+    // start (neither touching it): dropped.
     for (from, to) in [(6 * f, 7 * f), (2 * f + 80, 3 * f - 10)] {
         let before = tb.counters(0);
         assert_eq!(l.data(&mut tb, from, &s[from..to], 0), vec![dup], "[{from}, {to})");
@@ -203,27 +209,27 @@ fn a_fin_in_the_island_is_taken_when_the_island_joins() {
 
 #[test]
 fn with_sack_permitted_the_island_is_reported_as_one_sack_block() {
-    let mut tb = Tb::new(tcp_cfg(1));
+    let mut tb = Tb::new(one_island());
     tb.at(1000);
     let l = passive(&mut tb, 0, 5001, 40000, 1_000_000, PeerOpts { sack: true, ..FULL_OPTS });
     let f = l.full();
     let s = stream(8 * f);
     let first = two_segments(&mut tb, &l, &s);
-    assert_eq!(first.sack, None, "no island, no block");
+    assert_eq!(first.sack.list(), vec![], "no island, no block");
     // A gap at [2f, 3f): the duplicate ACK carries the island [3f, 4f) as a block.
     let out = l.data(&mut tb, 3 * f, &s[3 * f..4 * f], 0);
     let block = (l.seq(3 * f), l.seq(4 * f));
-    assert_eq!(out, vec![Out { sack: Some(block), ..first }]);
+    assert_eq!(out, vec![Out { sack: blocks(&[block]), ..first }]);
     // The island grows; the block with it.
     let out = l.data(&mut tb, 4 * f, &s[4 * f..5 * f], 0);
-    assert_eq!(out.iter().map(|o| o.sack).collect::<Vec<_>>(), vec![Some((l.seq(3 * f), l.seq(5 * f)))]);
-    // A segment that cannot join is not reported: only kept bytes are SACKed.
+    assert_eq!(out.iter().map(|o| o.sack.list()).collect::<Vec<_>>(), vec![vec![(l.seq(3 * f), l.seq(5 * f))]]);
+    // With one island, a segment that cannot join is not reported: only kept bytes are SACKed.
     let out = l.data(&mut tb, 6 * f, &s[6 * f..7 * f], 0);
-    assert_eq!(out.iter().map(|o| o.sack).collect::<Vec<_>>(), vec![Some((l.seq(3 * f), l.seq(5 * f)))]);
+    assert_eq!(out.iter().map(|o| o.sack.list()).collect::<Vec<_>>(), vec![vec![(l.seq(3 * f), l.seq(5 * f))]]);
     // The gap fills: the ACK covers the island and carries no block.
     tb.advance(1);
     let out = l.data(&mut tb, 2 * f, &s[2 * f..3 * f], 0);
-    assert_eq!(out.iter().map(|o| (o.ack, o.sack)).collect::<Vec<_>>(), vec![(l.seq(5 * f), None)]);
+    assert_eq!(out.iter().map(|o| (o.ack, o.sack.list())).collect::<Vec<_>>(), vec![(l.seq(5 * f), vec![])]);
 }
 
 #[test]
@@ -234,5 +240,5 @@ fn without_sack_permitted_no_block_is_sent_and_our_syn_ack_does_not_offer_it() {
     let s = stream(4 * f);
     two_segments(&mut tb, &l, &s);
     let out = l.data(&mut tb, 3 * f, &s[3 * f..4 * f], 0);
-    assert_eq!(out.iter().map(|o| o.sack).collect::<Vec<_>>(), vec![None]);
+    assert_eq!(out.iter().map(|o| o.sack.list()).collect::<Vec<_>>(), vec![vec![]]);
 }

@@ -6,6 +6,7 @@
 
 mod close;
 mod data;
+mod islands;
 mod open;
 mod random;
 mod rst;
@@ -16,7 +17,7 @@ use std::net::Ipv4Addr;
 
 use net_model::frame::tcp::{ACK_FLAG, SYN};
 use net_model::frames::Ends;
-use net_model::tcp::segment::{self, Header, SynOptions};
+use net_model::tcp::segment::{self, Header, SackBlocks, SynOptions};
 use net_model::tcp::{EngineCounter, Request, RxBeat, SessionCounter, SessionStatus, State, TcpConfig};
 use net_model::{ArpMode, Mac, NetNode, NodeConfig};
 
@@ -58,9 +59,30 @@ pub struct Out {
     pub ts: Option<(u32, u32)>,
     /// SACK permitted (SYNs only).
     pub sack_ok: bool,
-    /// One SACK block.
-    pub sack: Option<(u32, u32)>,
+    /// The SACK blocks, in the order sent.
+    pub sack: Blocks,
     pub payload: usize,
+}
+
+/// Up to 4 SACK blocks (left, right) as the option carried them, first
+/// first; `Copy`, so an [`Out`] stays one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Blocks {
+    pub n: usize,
+    pub b: [(u32, u32); 4],
+}
+
+impl Blocks {
+    pub fn list(&self) -> Vec<(u32, u32)> {
+        self.b[..self.n].to_vec()
+    }
+}
+
+/// The blocks of `list`, in its order.
+pub fn blocks(list: &[(u32, u32)]) -> Blocks {
+    let mut b = Blocks { n: list.len(), ..Blocks::default() };
+    b.b[..list.len()].copy_from_slice(list);
+    b
 }
 
 impl Out {
@@ -77,7 +99,7 @@ impl Out {
             ws: None,
             ts,
             sack_ok: false,
-            sack: None,
+            sack: Blocks::default(),
             payload: 0,
         }
     }
@@ -131,7 +153,8 @@ pub fn parse_out(f: &[u8]) -> Out {
     assert_eq!(fold(ones_sum(ones_sum(0, &pseudo), t)), 0xffff, "TCP checksum");
     let header_len = usize::from(t[12] >> 4) * 4;
     assert!((20..=t.len()).contains(&header_len), "TCP data offset");
-    let (mut mss, mut ws, mut ts, mut sack_ok, mut sack) = (None, None, None, false, None);
+    let (mut mss, mut ws, mut ts, mut sack_ok, mut sack) = (None, None, None, false, Blocks::default());
+    let mut sack_options = 0;
     let mut o = &t[20..header_len];
     while let Some(&kind) = o.first() {
         match kind {
@@ -145,13 +168,19 @@ pub fn parse_out(f: &[u8]) -> Out {
                     (3, 3) => ws = Some(o[2]),
                     (8, 10) => ts = Some((w32(o, 2), w32(o, 6))),
                     (4, 2) => sack_ok = true,
-                    (5, 10) => sack = Some((w32(o, 2), w32(o, 6))),
+                    (5, 10 | 18 | 26 | 34) => {
+                        sack_options += 1;
+                        let n = (len - 2) / 8;
+                        sack = blocks(&(0..n).map(|k| (w32(o, 2 + 8 * k), w32(o, 6 + 8 * k))).collect::<Vec<_>>());
+                    }
                     _ => panic!("an option the engine never sends: kind {kind}, length {len}"),
                 }
                 o = &o[len..];
             }
         }
     }
+    assert!(sack_options <= 1, "{sack_options} SACK options");
+    assert!(header_len <= 60, "more than 40 option bytes");
     Out {
         src_port: w16(t, 0),
         dst_port: w16(t, 2),
@@ -300,7 +329,7 @@ pub fn host_syn(port: u16, peer_port: u16, seq: u32, o: PeerOpts) -> Header {
         window: 64240,
         syn_options: o.mss.map(|mss| SynOptions { mss, window_scale: o.ws, sack_permitted: o.sack }),
         timestamps: o.ts.map(|v| (v, 0)),
-        sack: None,
+        sack: SackBlocks::NONE,
     }
 }
 
@@ -339,7 +368,7 @@ impl Link {
             window: 65535,
             syn_options: None,
             timestamps: self.ts.then_some((self.tsval, 1)),
-            sack: None,
+            sack: SackBlocks::NONE,
         }
     }
 

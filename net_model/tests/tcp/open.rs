@@ -29,7 +29,7 @@ fn a_syn_with_options_gets_a_syn_ack_with_ours_and_the_ack_establishes() {
         ws: Some(3),
         ts: Some((100, 5000)),
         sack_ok: false,
-        sack: None,
+        sack: Blocks::default(),
         payload: 0,
     };
     assert_eq!(out, vec![syn_ack], "MSS = MTU - 40, our shift, TSecr = the SYN's TSval, window min(buffer, 65535)");
@@ -46,7 +46,7 @@ fn a_syn_with_options_gets_a_syn_ack_with_ours_and_the_ack_establishes() {
         window: 502,
         syn_options: None,
         timestamps: Some((5001, 100)),
-        sack: None,
+        sack: SackBlocks::NONE,
     };
     assert_eq!(tb.send(&ack, &[]), vec![]);
     let want = SessionStatus {
@@ -158,7 +158,7 @@ fn syns_go_to_the_lowest_listening_session_and_the_rest_are_refused() {
         ws: None,
         ts: None,
         sack_ok: false,
-        sack: None,
+        sack: Blocks::default(),
         payload: 0,
     };
     assert_eq!(out, vec![rst_ack]);
@@ -180,7 +180,7 @@ fn syns_go_to_the_lowest_listening_session_and_the_rest_are_refused() {
             window: 100,
             syn_options: None,
             timestamps: None,
-            sack: None,
+            sack: SackBlocks::NONE,
         };
         let rst = Out { src_port: port, dst_port: 40005, seq: 0xdead_beef, ack: 0, flags: RST, ..rst_ack };
         assert_eq!(tb.send(&ack, b"abc"), vec![rst], "ACK to port {port}");
@@ -242,7 +242,7 @@ fn an_active_open_offers_options_and_the_syn_ack_establishes() {
         ws: Some(3),
         ts: Some((50, 0)),
         sack_ok: true,
-        sack: None,
+        sack: Blocks::default(),
         payload: 0,
     };
     assert_eq!(out, vec![syn]);
@@ -258,7 +258,7 @@ fn an_active_open_offers_options_and_the_syn_ack_establishes() {
         window: 29200,
         syn_options: Some(SynOptions { mss: 1400, window_scale: Some(2), sack_permitted: false }),
         timestamps: Some((999, 50)),
-        sack: None,
+        sack: SackBlocks::NONE,
     };
     let out = tb.send(&syn_ack, &[]);
     assert_eq!(out, vec![Out::ack(40000, 5001, iss + 1, 7001, 32768, Some((51, 999)))]);
@@ -291,7 +291,7 @@ fn an_rst_with_a_good_ack_in_syn_sent_refuses_the_open() {
         window: 0,
         syn_options: None,
         timestamps: None,
-        sack: None,
+        sack: SackBlocks::NONE,
     };
     tb.at(5010);
     // Not taken: an RST without ACK, an RST+ACK for another SYN.

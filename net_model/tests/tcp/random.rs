@@ -78,7 +78,7 @@ impl Sender {
             window: 65535,
             syn_options: None,
             timestamps: self.ts.then_some(((now / 7) as u32, 1)),
-            sack: None,
+            sack: SackBlocks::NONE,
         }
     }
 
@@ -145,8 +145,10 @@ struct Run {
     gap_kb: u32,
     ws: bool,
     ts: bool,
-    /// The host's SYN permits SACK (the engine then reports its island).
+    /// The host's SYN permits SACK (the engine then reports its islands).
     sack: bool,
+    /// `TcpConfig::islands`, 1 ..= 8.
+    islands: usize,
     irs: u32,
     beat: usize,
     loss: f64,
@@ -164,12 +166,14 @@ struct Seen {
     joined: u64,
     duplicate: u64,
     window_updates: u64,
+    /// The most SACK blocks one ACK carried.
+    most_blocks: usize,
 }
 
 fn transfer(rng: &mut ChaCha8Rng, r: &Run, seen: &mut Seen) {
     let what = format!(
-        "{} bytes, buffer {}, gap {} KiB, ws {}, ts {}, sack {}, irs {:#x}, beat {}, loss {:.2} dup {:.2} late {:.2} stall {}",
-        r.len, r.buffer, r.gap_kb, r.ws, r.ts, r.sack, r.irs, r.beat, r.loss, r.dup, r.late, r.stall
+        "{} bytes, buffer {}, gap {} KiB, ws {}, ts {}, sack {}, islands {}, irs {:#x}, beat {}, loss {:.2} dup {:.2} late {:.2} stall {}",
+        r.len, r.buffer, r.gap_kb, r.ws, r.ts, r.sack, r.islands, r.irs, r.beat, r.loss, r.dup, r.late, r.stall
     );
     let mut cfg = TcpConfig::new(2);
     cfg.rx_buffer_bytes = r.buffer;
@@ -179,6 +183,7 @@ fn transfer(rng: &mut ChaCha8Rng, r: &Run, seen: &mut Seen) {
     cfg.retries = 12;
     cfg.time_wait_cycles = 1000;
     cfg.timestamp_cycles = 50;
+    cfg.islands = r.islands;
     let shift = if r.ws { cfg.window_scale() } else { 0 };
     let mut node = NetNode::new(node_cfg(cfg)).expect("config");
     node.init(0);
@@ -232,6 +237,19 @@ fn transfer(rng: &mut ChaCha8Rng, r: &Run, seen: &mut Seen) {
         for f in to_host.due(now) {
             let o = parse_out(&f);
             assert_eq!((o.src_port, o.dst_port), (5001, 40000), "{what}");
+            // The blocks: no more than the islands, 3 beside timestamps, else 4;
+            // each above the ACK, none overlapping or touching another.
+            let blocks = o.sack.list();
+            assert!(r.sack || blocks.is_empty(), "{what}: SACK not permitted: {o:?}");
+            assert!(blocks.len() <= r.islands.min(if r.ts { 3 } else { 4 }), "{what}: {o:?}");
+            for (k, &(left, right)) in blocks.iter().enumerate() {
+                let (l, rt) = (left.wrapping_sub(o.ack) as i32, right.wrapping_sub(o.ack) as i32);
+                assert!(0 < l && l < rt, "{what}: block {k} not above the ACK: {o:?}");
+                for &(l2, r2) in &blocks[..k] {
+                    assert!(lt32(right, l2) || lt32(r2, left), "{what}: blocks overlap or touch: {o:?}");
+                }
+            }
+            seen.most_blocks = seen.most_blocks.max(blocks.len());
             if let Some(ack) = snd.take(&o, now) {
                 to_node.put(rng, now, segment::frame(ends, &ack, &[]));
             }
@@ -306,6 +324,11 @@ fn transfer(rng: &mut ChaCha8Rng, r: &Run, seen: &mut Seen) {
     );
 }
 
+/// `a < b` in sequence space.
+fn lt32(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
+
 #[test]
 fn random_streams_through_a_lossy_network_arrive_exactly() {
     let mut rng = seeded_inputs::seed::rng("tcp random transfer");
@@ -326,9 +349,11 @@ fn random_streams_through_a_lossy_network_arrive_exactly() {
             late: rng.gen_range(0.0..0.2),
             // Every fourth run a slow reader, so the window closes.
             stall: if i % 4 == 1 { 0.02 } else { 0.002 },
+            islands: rng.gen_range(1..=8),
         };
         transfer(&mut rng, &run, &mut seen);
     }
     eprintln!("over all runs: {seen:?}");
     assert!(seen.probes > 0 && seen.joined > 0 && seen.duplicate > 0 && seen.window_updates > 0, "{seen:?}");
+    assert!(seen.most_blocks >= 3, "several islands reported at once: {seen:?}");
 }
