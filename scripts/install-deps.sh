@@ -2,8 +2,8 @@
 # Installs what the tests need and is missing, from Debian's packages:
 # Verilator (testbench, lint), yosys (synth-estimate), tclsh (script stand-ins),
 # gcc (C header self-test), iperf3 (bench-pc), iperf 2.x (the iperf interop
-# tests), ip, ping, arping and tcpdump (the network node's tests on a TAP
-# device in a private namespace), zlib (FST traces), Python's
+# tests), ip, ss, nstat, ping, arping and tcpdump (the open engine's tests on
+# a TAP device in a private namespace), zlib (FST traces), Python's
 # venv; then LiteX, pinned in scripts/requirements-litex.txt, into .venv/ (the
 # Etherbone interop test runs LiteX's own client). Quick when all is present.
 set -euo pipefail
@@ -18,7 +18,7 @@ command -v g++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)
 command -v iperf3 >/dev/null || need+=(iperf3)
 command -v iperf >/dev/null || need+=(iperf)
-command -v ip >/dev/null || need+=(iproute2)
+command -v ip >/dev/null && command -v ss >/dev/null && command -v nstat >/dev/null || need+=(iproute2)
 command -v ping >/dev/null || need+=(iputils-ping)
 command -v arping >/dev/null || need+=(arping)
 command -v tcpdump >/dev/null || need+=(tcpdump)
@@ -30,7 +30,7 @@ elif [ ! -x "$root/.venv/bin/python" ] && ! python3 -c 'import ensurepip, venv' 
     need+=(python3-venv)
 fi
 if [ ${#need[@]} -eq 0 ]; then
-    echo "deps: verilator $(verilator --version | awk '{print $2}'), yosys, tclsh, gcc, iperf3, iperf, ip, ping, arping, tcpdump, python3 present"
+    echo "deps: verilator $(verilator --version | awk '{print $2}'), yosys, tclsh, gcc, iperf3, iperf, ip, ss, nstat, ping, arping, tcpdump, python3 present"
 else
     echo "deps: installing ${need[*]}"
     sudo=""
