@@ -142,7 +142,7 @@ mod sys;
 pub mod tap;
 
 pub use error::HarnessError;
-pub use namespace::{in_private_namespace, ip, run_bounded, CommandOutput};
+pub use namespace::{in_private_namespace, ip, kernel_counter, run_bounded, workspace_binary, CommandOutput};
 pub use pcap::PcapWriter;
 pub use pump::{Direction, FrameNode, LoggedFrame, Pump, PumpOptions, PumpStats, Stopped};
 pub use receiver::{Received, Receiver, ReceiverOptions};

@@ -139,6 +139,27 @@ pub fn run_bounded(program: &str, args: &[&str], limit: Duration) -> Result<Comm
     Ok(CommandOutput { command, status, stdout, stderr })
 }
 
+/// The kernel's count of the statistic `name` (e.g. `TcpRetransSegs`) in
+/// the calling thread's namespace, as `nstat -az NAME` reports it.
+pub fn kernel_counter(name: &str) -> Result<u64, HarnessError> {
+    let out = run_bounded("nstat", &["-az", name], Duration::from_secs(5))?.checked()?;
+    out.stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(name).and_then(|v| v.split_whitespace().next()?.parse().ok()))
+        .ok_or_else(|| HarnessError::Command {
+            command: format!("nstat -az {name}"),
+            detail: format!("no {name} in its output: {}", out.stdout),
+        })
+}
+
+/// A binary of the workspace's build (such as the PC tools' `tcpdatatest`)
+/// that sits beside the running executable, or one folder up (a test's
+/// executable is in `target/<profile>/deps`, the binaries in `target/<profile>`).
+pub fn workspace_binary(name: &str) -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    exe.ancestors().skip(1).take(2).map(|dir| dir.join(name)).find(|p| p.exists())
+}
+
 /// Runs `ip args...` in the calling thread's namespace and requires exit 0.
 pub fn ip(args: &[&str]) -> Result<CommandOutput, HarnessError> {
     run_bounded("ip", args, Duration::from_secs(10))?.checked()

@@ -56,7 +56,7 @@ impl Default for ReceiverOptions {
 }
 
 /// How one connection of a session ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Received {
     /// Bytes taken on `rx`, each checked against the pattern.
     pub bytes: u64,
@@ -80,12 +80,12 @@ enum Phase {
     Done,
 }
 
-#[derive(Clone, Debug)]
-struct User {
-    phase: Phase,
+/// What a session keeps about its connection in progress: all of it
+/// starts afresh with each connection.
+#[derive(Clone, Debug, Default)]
+struct Connection {
+    got: Received,
     checker: Checker,
-    current: Received,
-    done: Vec<Received>,
     /// No beat is taken before this cycle.
     paused_until: u64,
     /// Bytes taken since the last pause.
@@ -94,15 +94,25 @@ struct User {
     closed_first: bool,
 }
 
+#[derive(Clone, Debug)]
+struct User {
+    phase: Phase,
+    conn: Connection,
+    done: Vec<Received>,
+}
+
+impl User {
+    /// Records how the connection in progress ended; the next starts afresh.
+    fn finish(&mut self) {
+        self.done.push(std::mem::take(&mut self.conn).got);
+    }
+}
+
 /// The model node and its receiving sessions, as one [`FrameNode`].
 pub struct Receiver {
     node: NetNode,
     users: Vec<User>,
     opts: ReceiverOptions,
-}
-
-fn fresh() -> Received {
-    Received { bytes: 0, mismatch: None, peer_closed: false, conn_error: false, bad_beat: false }
 }
 
 impl Receiver {
@@ -115,15 +125,7 @@ impl Receiver {
     pub fn new(node: NetNode, opts: ReceiverOptions, now: u64) -> Self {
         let sessions = node.tcp().expect("a node with a TCP engine").config().sessions;
         let users = (0..sessions)
-            .map(|_| User {
-                phase: Phase::Starting,
-                checker: Checker::new(0),
-                current: fresh(),
-                done: Vec::new(),
-                paused_until: 0,
-                since_pause: 0,
-                closed_first: false,
-            })
+            .map(|_| User { phase: Phase::Starting, conn: Connection::default(), done: Vec::new() })
             .collect();
         let mut r = Receiver { node, users, opts };
         r.step(now);
@@ -172,57 +174,54 @@ impl Receiver {
             }
             Phase::Listening => {
                 if status.conn_error {
-                    user.current.conn_error = true;
-                    user.done.push(std::mem::replace(&mut user.current, fresh()));
+                    user.conn.got.conn_error = true;
+                    user.finish();
                     user.phase = Phase::Done;
                 } else if status.established {
                     user.phase = Phase::Receiving;
-                    user.checker = Checker::new(0);
-                    user.paused_until = 0;
-                    user.since_pause = 0;
-                    user.closed_first = false;
                 }
             }
             Phase::Receiving => {
-                while now >= user.paused_until {
+                let c = &mut user.conn;
+                while now >= c.paused_until {
                     let Some(beat) = tcp.rx_beat(s, opts.beat_bytes, now) else { break };
                     if let Some((every, for_us)) = opts.pause {
-                        user.since_pause += beat.data.len() as u64;
-                        if user.since_pause >= every {
-                            user.since_pause = 0;
-                            user.paused_until = now + for_us * opts.cycles_per_us;
+                        c.since_pause += beat.data.len() as u64;
+                        if c.since_pause >= every {
+                            c.since_pause = 0;
+                            c.paused_until = now + for_us * opts.cycles_per_us;
                         }
                     }
                     if beat.data.len() < opts.beat_bytes && !beat.last {
-                        user.current.bad_beat = true;
+                        c.got.bad_beat = true;
                     }
-                    if opts.verify && user.current.mismatch.is_none() {
-                        if let Err(m) = user.checker.check_next(&beat.data) {
-                            user.current.mismatch = Some(m);
+                    if opts.verify && c.got.mismatch.is_none() {
+                        if let Err(m) = c.checker.check_next(&beat.data) {
+                            c.got.mismatch = Some(m);
                         }
                     }
-                    user.current.bytes += beat.data.len() as u64;
+                    c.got.bytes += beat.data.len() as u64;
                 }
                 let status = tcp.status(s);
-                let close_now = opts.close_after.is_some_and(|n| user.current.bytes >= n);
-                if close_now && !user.closed_first && !status.peer_closed {
-                    user.closed_first = true;
+                let close_now = opts.close_after.is_some_and(|n| c.got.bytes >= n);
+                if close_now && !c.closed_first && !status.peer_closed {
+                    c.closed_first = true;
                     node.tcp_request(s, Request::Close, now);
                 }
                 if status.peer_closed {
-                    user.current.peer_closed = true;
+                    c.got.peer_closed = true;
                     user.phase = Phase::Closing;
-                    if !user.closed_first {
+                    if !c.closed_first {
                         node.tcp_request(s, Request::Close, now);
                     }
                 } else if status.conn_error || status.state == State::Closed {
-                    user.current.conn_error = status.conn_error;
+                    c.got.conn_error = status.conn_error;
                     end_connection(user, node, opts, s, now);
                 }
             }
             Phase::Closing => {
                 if matches!(status.state, State::Closed | State::TimeWait) {
-                    user.current.conn_error |= status.conn_error;
+                    user.conn.got.conn_error |= status.conn_error;
                     end_connection(user, node, opts, s, now);
                 }
             }
@@ -232,7 +231,7 @@ impl Receiver {
 
 /// Records the connection's end; listens again if the options say so.
 fn end_connection(user: &mut User, node: &mut NetNode, opts: &ReceiverOptions, s: usize, now: u64) {
-    user.done.push(std::mem::replace(&mut user.current, fresh()));
+    user.finish();
     if opts.reopen {
         user.phase = Phase::Listening;
         node.tcp_request(s, listen(opts, s), now);

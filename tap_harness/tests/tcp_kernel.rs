@@ -14,8 +14,8 @@ use net_model::tcp::{EngineCounter, SessionCounter, State, TcpConfig};
 use net_model::{ArpMode, NetNode, NodeConfig};
 use tap_harness::pump::Faults;
 use tap_harness::{
-    in_private_namespace, run_bounded, Direction, LoggedFrame, PcapWriter, Pump, PumpOptions, Received, Receiver,
-    ReceiverOptions, Tap, TapConfig,
+    in_private_namespace, kernel_counter, run_bounded, Direction, LoggedFrame, PcapWriter, Pump, PumpOptions, Received,
+    Receiver, ReceiverOptions, Tap, TapConfig,
 };
 
 mod common;
@@ -159,15 +159,6 @@ fn segments_from_node(log: &[LoggedFrame]) -> Vec<(u32, u8, u16)> {
         .collect()
 }
 
-/// The kernel's count of a TCP statistic in this namespace (`nstat -az`).
-fn nstat(name: &str) -> u64 {
-    let out = run_bounded("nstat", &["-az", name], Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
-    out.stdout
-        .lines()
-        .find_map(|l| l.strip_prefix(name).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok()))
-        .unwrap_or_else(|| panic!("nstat has no {name}: {}", out.stdout))
-}
-
 #[test]
 fn tcpdatatest_sends_into_one_session_at_1024_bits_every_byte_verified() {
     let bytes = 32 << 20;
@@ -236,10 +227,10 @@ fn through_faults(
     let faults = faults(seed);
     in_ns(|| {
         let pump = start(1, 1500, ReceiverOptions::default(), faults);
-        let retrans_before = nstat("TcpRetransSegs");
+        let retrans_before = kernel_counter("TcpRetransSegs").unwrap_or_else(|e| panic!("{e}"));
         send(&pump, bytes, 1);
         wait_finished(&pump, 1, 1);
-        let retrans = nstat("TcpRetransSegs") - retrans_before;
+        let retrans = kernel_counter("TcpRetransSegs").unwrap_or_else(|e| panic!("{e}")) - retrans_before;
         let stopped = pump.stop().unwrap_or_else(|e| panic!("{e}"));
         assert_whole(&stopped.node, 0, bytes);
         eprintln!(

@@ -14,7 +14,8 @@ use net_model::tcp::{SessionCounter, TcpConfig};
 use net_model::{ArpMode, NetNode, NodeConfig};
 use tap_harness::pump::Faults;
 use tap_harness::{
-    in_private_namespace, run_bounded, HarnessError, Pump, PumpOptions, Receiver, ReceiverOptions, Tap, TapConfig,
+    in_private_namespace, kernel_counter, run_bounded, workspace_binary, HarnessError, Pump, PumpOptions, Receiver,
+    ReceiverOptions, Tap, TapConfig,
 };
 
 const AFTER_HELP: &str = "\
@@ -72,15 +73,6 @@ const COLUMNS: [SessionCounter; 5] = [
     SessionCounter::WindowUpdates,
 ];
 
-fn nstat_retrans() -> Result<u64, HarnessError> {
-    let out = run_bounded("nstat", &["-az", "TcpRetransSegs"], Duration::from_secs(5))?.checked()?;
-    Ok(out
-        .stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("TcpRetransSegs").and_then(|v| v.split_whitespace().next()?.parse().ok()))
-        .unwrap_or(0))
-}
-
 fn run_row(tool: &str, bytes: u64, faults: Faults) -> Result<Row, String> {
     let run = || -> Result<Row, String> {
         let e = |e: HarnessError| e.to_string();
@@ -97,7 +89,7 @@ fn run_row(tool: &str, bytes: u64, faults: Faults) -> Result<Row, String> {
         let receiver = Receiver::new(node, ReceiverOptions::default(), 0);
         let pump =
             Pump::start(tap, receiver, PumpOptions { faults, keep_log: false, ..PumpOptions::default() }).map_err(e)?;
-        let before = nstat_retrans().map_err(e)?;
+        let before = kernel_counter("TcpRetransSegs").map_err(e)?;
         let start = Instant::now();
         let out = run_bounded(
             tool,
@@ -109,7 +101,7 @@ fn run_row(tool: &str, bytes: u64, faults: Faults) -> Result<Row, String> {
         if !out.status.success() {
             return Err(format!("tcpdatatest: {}: {}{}", out.status, out.stdout, out.stderr));
         }
-        let retransmitted = nstat_retrans().map_err(e)? - before;
+        let retransmitted = kernel_counter("TcpRetransSegs").map_err(e)? - before;
         let deadline = Instant::now() + Duration::from_secs(20);
         while pump.with_node(|r, _| r.finished(0).is_empty()) {
             if Instant::now() > deadline {
@@ -129,11 +121,7 @@ fn run_row(tool: &str, bytes: u64, faults: Faults) -> Result<Row, String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let tool = args
-        .tcpdatatest
-        .clone()
-        .or_else(|| std::env::current_exe().ok().and_then(|p| p.parent().map(|d| d.join("tcpdatatest"))))
-        .unwrap_or_default();
+    let tool = args.tcpdatatest.clone().or_else(|| workspace_binary("tcpdatatest")).unwrap_or_default();
     if !tool.exists() {
         eprintln!(
             "tcp-bench: {} is missing: build it with `cargo build --release -p pc_tools` (or give --tcpdatatest)",

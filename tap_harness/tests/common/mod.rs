@@ -35,8 +35,7 @@ pub fn wait_bounded(mut child: Child, limit: Duration, what: &str) -> Output {
 /// The PC tools' `tcpdatatest`, built beside the test by the workspace build
 /// (`make test` builds every binary first).
 pub fn tcpdatatest() -> String {
-    let exe = std::env::current_exe().expect("the test's path");
-    let bin = exe.parent().and_then(|deps| deps.parent()).map(|d| d.join("tcpdatatest")).unwrap_or_default();
-    assert!(bin.exists(), "{} is missing: build it with `cargo build -p pc_tools`", bin.display());
+    let bin = tap_harness::workspace_binary("tcpdatatest")
+        .unwrap_or_else(|| panic!("tcpdatatest is missing beside this test: build it with `cargo build -p pc_tools`"));
     bin.to_string_lossy().into_owned()
 }
