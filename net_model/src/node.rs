@@ -215,16 +215,11 @@ impl NetNode {
             return;
         }
         let request = frames::arp_request(self.cfg.fpga_mac, self.cfg.fpga_ip, self.cfg.target_ip);
-        if self.enqueue(request) {
+        if self.tx.offer(request) {
             self.counters.bump(Counter::ArpRequestsSent);
             self.resolution =
                 Resolution::Resolving { sent: sent + 1, due: now.saturating_add(self.cfg.arp_retry_cycles) };
         }
-    }
-
-    /// Puts a whole frame (padded) in the transmit buffer, or nothing.
-    fn enqueue(&mut self, frame: Vec<u8>) -> bool {
-        self.tx.offer(frame)
     }
 
     /// Answers `frame`, or says why it is dropped. The checks run in the
@@ -275,7 +270,7 @@ impl NetNode {
                 self.target_mac = Some(sha);
             }
             let reply = frames::arp_reply(self.cfg.fpga_mac, self.cfg.fpga_ip, sha, spa);
-            if !self.enqueue(reply) {
+            if !self.tx.offer(reply) {
                 return Err(DropReason::TxBufferFull);
             }
             self.counters.bump(Counter::ArpRequestsAnswered);
@@ -345,7 +340,7 @@ impl NetNode {
             be16(m, icmp::SEQ),
             &m[icmp::HEADER_LEN..],
         );
-        if !self.enqueue(reply) {
+        if !self.tx.offer(reply) {
             return Err(DropReason::TxBufferFull);
         }
         self.counters.bump(Counter::IcmpEchoesAnswered);

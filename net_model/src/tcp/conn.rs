@@ -301,35 +301,34 @@ impl Conn {
 
     /// Forgets the connection: its buffer, its timers and what it owed.
     fn forget(&mut self, state: State) {
+        self.owe_nothing();
         self.state = state;
         self.data.clear();
         self.received = 0;
         self.read = 0;
         self.pushes.clear();
         self.fin_at = None;
-        self.islands.clear();
-        self.syn_due = false;
-        self.fin_due = false;
         self.fin_sent = false;
-        self.ack_now = false;
-        self.ack_at = None;
-        self.window_update_due = false;
         self.unacked = 0;
-        self.retry_at = None;
         self.retries = 0;
         self.scaling = false;
         self.timestamps = false;
         self.sack = false;
         self.last_ack = None;
-        self.dup_ack = false;
     }
 
     /// Ends the connection (CLOSED); `error` raises `conn_error`. The bytes
     /// not read yet stay readable, the FIN's push point with them.
     fn close_down(&mut self, error: bool) {
+        self.owe_nothing();
         self.state = State::Closed;
-        self.islands.clear();
         self.conn_error |= error;
+    }
+
+    /// Drops what the connection owed the peer (segments due, timers) and
+    /// the bytes kept beyond a gap: common to forgetting and closing down.
+    fn owe_nothing(&mut self) {
+        self.islands.clear();
         self.syn_due = false;
         self.fin_due = false;
         self.ack_now = false;
